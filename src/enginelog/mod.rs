@@ -1,0 +1,1 @@
+//! Engine-log parsing (UCI, CECP) and rule-13c coverage.

@@ -1,0 +1,1 @@
+//! The game log on disk: append + fdatasync, lock, torn-tail repair.

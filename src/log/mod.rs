@@ -1,0 +1,1 @@
+//! Byte format of the game log.
