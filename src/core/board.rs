@@ -1,0 +1,361 @@
+//! The game record: legal chess through shakmaty, or free-text moves for other games.
+//! The move list is the only move counter: periods, move numbers and side to move derive from it.
+use serde::{Deserialize, Serialize};
+use shakmaty::fen::Fen;
+use shakmaty::san::{San, SanError, SanPlus};
+use shakmaty::uci::UciMove;
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
+
+use super::Side;
+
+/// A move as recorded: SAN (with check suffix) and UCI for chess; the text itself otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedMove {
+    pub san: String,
+    pub uci: String,
+}
+
+/// How a chess game ends by the position alone (FIDE Laws, which apply by rule 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PositionEnd {
+    Checkmate,
+    Stalemate,
+    InsufficientMaterial,
+    FivefoldRepetition,
+    SeventyFiveMoves,
+}
+
+impl PositionEnd {
+    pub fn describe(self) -> &'static str {
+        match self {
+            PositionEnd::Checkmate => "checkmate",
+            PositionEnd::Stalemate => "stalemate (FIDE Laws 5.2.1)",
+            PositionEnd::InsufficientMaterial => {
+                "dead position: insufficient material (FIDE Laws 5.2.2)"
+            }
+            PositionEnd::FivefoldRepetition => "fivefold repetition (FIDE Laws 9.6.1)",
+            PositionEnd::SeventyFiveMoves => "75-move rule (FIDE Laws 9.6.2)",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ChessRecord {
+    start: Chess,
+    pos: Chess,
+    moves: Vec<RecordedMove>,
+    /// Zobrist keys of every position so far, the start included.
+    keys: Vec<u64>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Board {
+    Chess(Box<ChessRecord>),
+    Free(Vec<RecordedMove>),
+}
+
+fn key(pos: &Chess) -> u64 {
+    let z: Zobrist64 = pos.zobrist_hash(EnPassantMode::Legal);
+    z.0
+}
+
+fn color_side(c: Color) -> Side {
+    match c {
+        Color::White => Side::White,
+        Color::Black => Side::Black,
+    }
+}
+
+fn side_color(s: Side) -> Color {
+    match s {
+        Side::White => Color::White,
+        Side::Black => Color::Black,
+    }
+}
+
+impl Board {
+    pub fn new_chess() -> Board {
+        let pos = Chess::default();
+        Board::Chess(Box::new(ChessRecord {
+            keys: vec![key(&pos)],
+            start: pos.clone(),
+            pos,
+            moves: Vec::new(),
+        }))
+    }
+
+    pub fn new_free() -> Board {
+        Board::Free(Vec::new())
+    }
+
+    pub fn moves(&self) -> &[RecordedMove] {
+        match self {
+            Board::Chess(c) => &c.moves,
+            Board::Free(m) => m,
+        }
+    }
+
+    pub fn plies(&self) -> usize {
+        self.moves().len()
+    }
+
+    pub fn side_to_move(&self) -> Side {
+        match self {
+            Board::Chess(c) => color_side(c.pos.turn()),
+            Board::Free(m) => {
+                if m.len() % 2 == 0 {
+                    Side::White
+                } else {
+                    Side::Black
+                }
+            }
+        }
+    }
+
+    /// Moves completed by a side, counted from the recorded moves.
+    pub fn moves_by(&self, side: Side) -> u32 {
+        let n = self.plies() as u32;
+        match side {
+            Side::White => n.div_ceil(2),
+            Side::Black => n / 2,
+        }
+    }
+
+    /// FEN of the current position (chess only).
+    pub fn fen(&self) -> Option<String> {
+        match self {
+            Board::Chess(c) => Some(Fen::from_position(&c.pos, EnPassantMode::Legal).to_string()),
+            Board::Free(_) => None,
+        }
+    }
+
+    /// Number of men on the board (chess only).
+    pub fn men(&self) -> Option<u32> {
+        match self {
+            Board::Chess(c) => Some(c.pos.board().occupied().count() as u32),
+            Board::Free(_) => None,
+        }
+    }
+
+    /// Check a move written in SAN or UCI (or free text) against the position, without playing it.
+    pub fn check(&self, text: &str) -> Result<RecordedMove, String> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err("no move given".into());
+        }
+        match self {
+            Board::Free(_) => {
+                if text.chars().any(char::is_whitespace) {
+                    Err(format!("'{text}': a move is one word"))
+                } else {
+                    Ok(RecordedMove {
+                        san: text.to_string(),
+                        uci: text.to_string(),
+                    })
+                }
+            }
+            Board::Chess(c) => {
+                if c.pos.is_game_over() {
+                    return Err("the game is over on the board".into());
+                }
+                let m = parse_chess_move(&c.pos, text)?;
+                let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
+                let san = SanPlus::from_move(c.pos.clone(), m).to_string();
+                Ok(RecordedMove { san, uci })
+            }
+        }
+    }
+
+    /// Play a move recorded earlier (its UCI form for chess). Fails only on a corrupt record.
+    pub fn play(&mut self, mv: &RecordedMove) -> Result<(), String> {
+        match self {
+            Board::Free(m) => {
+                m.push(mv.clone());
+                Ok(())
+            }
+            Board::Chess(c) => {
+                let uci = UciMove::from_ascii(mv.uci.as_bytes())
+                    .map_err(|e| format!("'{}': {e}", mv.uci))?;
+                let m = uci.to_move(&c.pos).map_err(|e| {
+                    format!(
+                        "'{}' in {}: {e}",
+                        mv.uci,
+                        Fen::from_position(&c.pos, EnPassantMode::Legal)
+                    )
+                })?;
+                c.pos.play_unchecked(m);
+                c.keys.push(key(&c.pos));
+                c.moves.push(mv.clone());
+                Ok(())
+            }
+        }
+    }
+
+    /// Take back the last `n` plies (arbiter-authorised correction, rules 6d / 7e).
+    pub fn take_back(&mut self, n: usize) -> Result<(), String> {
+        if n > self.plies() {
+            return Err(format!("only {} moves are recorded", self.plies()));
+        }
+        let keep = self.plies() - n;
+        match self {
+            Board::Free(m) => {
+                m.truncate(keep);
+                Ok(())
+            }
+            Board::Chess(c) => {
+                let moves: Vec<RecordedMove> = c.moves[..keep].to_vec();
+                let mut fresh = Board::Chess(Box::new(ChessRecord {
+                    keys: vec![key(&c.start)],
+                    pos: c.start.clone(),
+                    start: c.start.clone(),
+                    moves: Vec::new(),
+                }));
+                for m in &moves {
+                    fresh.play(m)?;
+                }
+                *self = fresh;
+                Ok(())
+            }
+        }
+    }
+
+    /// How the position itself ends the game, if it does (automatic under the FIDE Laws).
+    pub fn automatic_end(&self) -> Option<PositionEnd> {
+        let Board::Chess(c) = self else { return None };
+        if c.pos.is_checkmate() {
+            return Some(PositionEnd::Checkmate);
+        }
+        if c.pos.is_stalemate() {
+            return Some(PositionEnd::Stalemate);
+        }
+        if c.pos.is_insufficient_material() {
+            return Some(PositionEnd::InsufficientMaterial);
+        }
+        if self.repetitions() >= 5 {
+            return Some(PositionEnd::FivefoldRepetition);
+        }
+        if c.pos.halfmoves() >= 150 {
+            return Some(PositionEnd::SeventyFiveMoves);
+        }
+        None
+    }
+
+    /// How many times the current position has occurred.
+    pub fn repetitions(&self) -> usize {
+        match self {
+            Board::Chess(c) => {
+                let last = c.keys.last().copied().unwrap_or_default();
+                c.keys.iter().filter(|k| **k == last).count()
+            }
+            Board::Free(_) => 0,
+        }
+    }
+
+    /// Half-moves since the last capture or pawn move.
+    pub fn halfmove_clock(&self) -> u32 {
+        match self {
+            Board::Chess(c) => c.pos.halfmoves(),
+            Board::Free(_) => 0,
+        }
+    }
+
+    /// Whether `side` can still checkmate by any legal sequence (FIDE Laws 6.9). Free games: yes.
+    pub fn can_checkmate(&self, side: Side) -> bool {
+        match self {
+            Board::Chess(c) => !c.pos.has_insufficient_material(side_color(side)),
+            Board::Free(_) => true,
+        }
+    }
+
+    /// Whose move ended the game by checkmate (the side not to move).
+    pub fn winner_by_mate(&self) -> Side {
+        self.side_to_move().other()
+    }
+}
+
+fn parse_chess_move(pos: &Chess, text: &str) -> Result<shakmaty::Move, String> {
+    let san_err = match SanPlus::from_ascii(text.as_bytes()) {
+        Ok(sp) => match sp.san.to_move(pos) {
+            Ok(m) => return Ok(m),
+            Err(SanError::AmbiguousSan) => {
+                return Err(format!(
+                    "'{text}' is ambiguous here: say which piece (e.g. Nbd2)"
+                ));
+            }
+            Err(SanError::IllegalSan) => Some(format!("'{text}' is not a legal move here")),
+        },
+        Err(_) => None,
+    };
+    match UciMove::from_ascii(text.as_bytes()) {
+        Ok(u) => u
+            .to_move(pos)
+            .map_err(|_| format!("'{text}' is not a legal move here")),
+        Err(_) => Err(san_err.unwrap_or_else(|| {
+            format!("'{text}' is neither SAN (e.g. Nf3, O-O, exd8=Q) nor UCI (e.g. g1f3)")
+        })),
+    }
+}
+
+/// SAN candidates completing a prefix, for the Board UI's move line.
+pub fn complete_san(board: &Board, prefix: &str) -> Vec<String> {
+    let Board::Chess(c) = board else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = c
+        .pos
+        .legal_moves()
+        .iter()
+        .map(|m| San::from_move(&c.pos, m.clone()).to_string())
+        .filter(|s| s.starts_with(prefix))
+        .collect();
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn san_and_uci_both_accepted_and_refusals_say_why() {
+        let mut b = Board::new_chess();
+        let m = b.check("e4").unwrap();
+        assert_eq!(m.uci, "e2e4");
+        b.play(&m).unwrap();
+        let m = b.check("e7e5").unwrap();
+        assert_eq!(m.san, "e5");
+        b.play(&m).unwrap();
+        assert!(b.check("Ke3").unwrap_err().contains("not a legal move"));
+        assert!(b.check("zz").unwrap_err().contains("neither SAN"));
+        assert_eq!(b.moves_by(Side::White), 1);
+        assert_eq!(b.side_to_move(), Side::White);
+    }
+
+    #[test]
+    fn ambiguous_san_is_refused() {
+        let mut b = Board::new_chess();
+        for m in ["Nf3", "a6", "Nc3", "a5", "Nd4", "a4", "e3", "h6"] {
+            let r = b.check(m).unwrap();
+            b.play(&r).unwrap();
+        }
+        // knights on c3 and d4 can both reach b5
+        assert!(b.check("Nb5").unwrap_err().contains("ambiguous"));
+        assert!(b.check("Ncb5").is_ok());
+    }
+
+    #[test]
+    fn takeback_rebuilds_repetition_history() {
+        let mut b = Board::new_chess();
+        for m in ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"] {
+            let r = b.check(m).unwrap();
+            b.play(&r).unwrap();
+        }
+        assert_eq!(b.repetitions(), 3);
+        b.take_back(4).unwrap();
+        assert_eq!(b.repetitions(), 2);
+        assert_eq!(b.plies(), 4);
+    }
+}

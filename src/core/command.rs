@@ -1,0 +1,834 @@
+//! Commands: the exact words accepted by script mode and by the Board UI's `:` line.
+//! `<who> <verb> [args]`, or `move <SAN|UCI>` for the operator entering a move.
+use serde::Serialize;
+
+use super::event::{Justification, PlayerKind, Score};
+use super::timefmt::{parse_duration, parse_signed};
+use super::{Ms, Side};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum SideRef {
+    Side(Side),
+    Human,
+    Machine,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum ClaimKind {
+    Threefold,
+    FiftyMoves,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Command {
+    // arbiter, before the game (declarations, bound into line 0)
+    DeclarePlayer {
+        side: Side,
+        kind: PlayerKind,
+        name: String,
+    },
+    DeclareOperator {
+        name: String,
+    },
+    DeclareTeam {
+        names: Vec<String>,
+    },
+    DeclareAlgorithm {
+        threshold_ms: Option<Ms>,
+        text: String,
+    },
+    DeclareConfig {
+        sha256: String,
+    },
+    /// Write line 0 (declarations bound) without starting the clock.
+    Open,
+    /// Open if needed and start White's clock.
+    Start,
+    // arbiter, during the game
+    Stop {
+        reason: String,
+    },
+    Resume,
+    CorrectClock {
+        clause: &'static str,
+        side: SideRef,
+        delta: bool,
+        ms: i64,
+        reason: String,
+    },
+    TakeBack {
+        clause: &'static str,
+        plies: usize,
+        reason: String,
+    },
+    WrongMove {
+        played: String,
+        correct: String,
+    },
+    PowerFailure {
+        text: String,
+    },
+    PowerRestored,
+    ParamDecision {
+        id: u32,
+        permit: bool,
+        reason: String,
+    },
+    Dispute {
+        text: String,
+    },
+    Decide {
+        ruling: u32,
+        score: Score,
+        reason: String,
+    },
+    NoShow {
+        side: SideRef,
+    },
+    Note {
+        text: String,
+    },
+    RestartGap {
+        gap_ms: Ms,
+        charge: bool,
+    },
+    // the operator
+    Move {
+        text: String,
+    },
+    InternalClock {
+        reading_ms: Ms,
+    },
+    SyncInternalClock,
+    Param {
+        name: String,
+        value: String,
+    },
+    ParamRequest {
+        name: String,
+        reason: String,
+    },
+    Consult {
+        with: Vec<String>,
+    },
+    ConsultEnd,
+    AcceptDraw,
+    DeclineDraw,
+    OfferDraw {
+        justification: Justification,
+    },
+    Resign,
+    TechnicalProblem {
+        text: String,
+    },
+    Repaired {
+        text: String,
+    },
+    ResetDone,
+    TablebaseDraw,
+    Claim {
+        kind: ClaimKind,
+        by_human: bool,
+    },
+    // the technical supervisor
+    InfoStop {
+        question: String,
+    },
+    InfoResume,
+    WorkNote {
+        text: String,
+    },
+    // the committee
+    Advise {
+        request: u32,
+        text: String,
+    },
+    Ruling {
+        dispute: u32,
+        text: String,
+    },
+    // the human player (recorded by the arbiter)
+    HumanOfferDraw,
+    HumanAcceptDraw,
+    HumanDeclineDraw,
+    HumanResign,
+}
+
+/// One line of help: who may say it, the words, and the clause.
+pub struct HelpLine {
+    pub who: &'static str,
+    pub words: &'static str,
+    pub clause: &'static str,
+    pub what: &'static str,
+}
+
+/// Every command, grouped by who may use it (shown by `?` in the Board UI and in README).
+pub const HELP: &[HelpLine] = &[
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter declare white|black human|machine NAME",
+        clause: "1",
+        what: "players and colours",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter declare operator NAME",
+        clause: "4c",
+        what: "the machine operator for this game",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter declare team NAME, NAME, ...",
+        clause: "9c",
+        what: "machine team members the operator may consult",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter declare algorithm [threshold SECONDS] TEXT",
+        clause: "6c",
+        what: "internal-clock algorithm",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter declare config SHA256",
+        clause: "8a",
+        what: "digest of the machine configuration document",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter open",
+        clause: "5b",
+        what: "write the game's first entry (declarations bound)",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter start",
+        clause: "3",
+        what: "start White's clock",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter stop REASON",
+        clause: "1",
+        what: "stop both clocks",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter resume",
+        clause: "1",
+        what: "restart the clock of the side to move",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter correct 6d|7e clock white|black|human|machine H:MM:SS|+S|-S REASON",
+        clause: "6d",
+        what: "set or adjust a clock",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter correct 6d|7e takeback N REASON",
+        clause: "6d",
+        what: "take back N moves (clocks stopped)",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter wrong-move PLAYED CORRECT",
+        clause: "7c",
+        what: "operator executed a move not the machine's",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter power-failure TEXT",
+        clause: "8b",
+        what: "suspend the game",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter power-restored",
+        clause: "8b",
+        what: "start the reset window",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter param-decision ID permit|refuse REASON",
+        clause: "6l",
+        what: "decide a parameter-correction request",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter dispute TEXT",
+        clause: "12",
+        what: "record a dispute",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter decide RULING 1-0|0-1|1/2-1/2 REASON",
+        clause: "12",
+        what: "end the game on a committee ruling",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter no-show white|black|human|machine",
+        clause: "2",
+        what: "default time passed: the absent side loses",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter note TEXT",
+        clause: "5b",
+        what: "a note in the log",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter restart-gap H:MM:SS charge|waive",
+        clause: "8b",
+        what: "after a restart: charge the gap to the running clock or not",
+    },
+    HelpLine {
+        who: "operator",
+        words: "move SAN|UCI",
+        clause: "6a",
+        what: "enter a move and press the clock",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator internal-clock H:MM:SS",
+        clause: "6c",
+        what: "report the engine's internal clock",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator sync-internal-clock",
+        clause: "6c",
+        what: "internal clock set to the game clock",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator param NAME VALUE",
+        clause: "6g",
+        what: "set a parameter (before the machine's first move)",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator param-request NAME REASON",
+        clause: "6l",
+        what: "ask to correct a parameter",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator consult NAME, NAME",
+        clause: "9e",
+        what: "start consulting registered team members",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator consult-end",
+        clause: "9e",
+        what: "end the consultation",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator accept-draw",
+        clause: "9a",
+        what: "accept the human's draw offer",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator decline-draw",
+        clause: "9a",
+        what: "decline the human's draw offer",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator offer-draw eval CP|PAWNS",
+        clause: "9d",
+        what: "offer a draw on a near-draw evaluation",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator offer-draw repetition LINE",
+        clause: "9d",
+        what: "offer a draw on a repetition line",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator resign",
+        clause: "9b",
+        what: "resign for the machine",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator technical-problem TEXT",
+        clause: "8a",
+        what: "report a technical problem",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator repaired TEXT",
+        clause: "8a",
+        what: "machine restored",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator reset-done",
+        clause: "8b",
+        what: "machine reset after a power failure",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator tablebase-draw",
+        clause: "10a",
+        what: "the machine's tablebase shows a draw",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator claim threefold|fifty",
+        clause: "2",
+        what: "claim a draw (FIDE Laws 9.2, 9.3)",
+    },
+    HelpLine {
+        who: "supervisor",
+        words: "supervisor info-stop QUESTION",
+        clause: "8a",
+        what: "stop the machine's clock to ask",
+    },
+    HelpLine {
+        who: "supervisor",
+        words: "supervisor info-resume",
+        clause: "8a",
+        what: "restart the machine's clock",
+    },
+    HelpLine {
+        who: "supervisor",
+        words: "supervisor note TEXT",
+        clause: "8a",
+        what: "note of work done",
+    },
+    HelpLine {
+        who: "committee",
+        words: "committee advise REQUEST TEXT",
+        clause: "6l",
+        what: "advice on a parameter request",
+    },
+    HelpLine {
+        who: "committee",
+        words: "committee ruling DISPUTE TEXT",
+        clause: "12",
+        what: "ruling on a dispute",
+    },
+    HelpLine {
+        who: "human",
+        words: "human offer-draw",
+        clause: "9e",
+        what: "the human offers a draw with the move just made",
+    },
+    HelpLine {
+        who: "human",
+        words: "human accept-draw",
+        clause: "2",
+        what: "accept the machine's offer",
+    },
+    HelpLine {
+        who: "human",
+        words: "human decline-draw",
+        clause: "2",
+        what: "decline the machine's offer",
+    },
+    HelpLine {
+        who: "human",
+        words: "human resign",
+        clause: "2",
+        what: "the human resigns",
+    },
+    HelpLine {
+        who: "human",
+        words: "human claim threefold|fifty",
+        clause: "2",
+        what: "claim a draw (FIDE Laws 9.2, 9.3)",
+    },
+];
+
+fn rest(words: &[&str]) -> String {
+    words.join(" ")
+}
+
+fn need_text(words: &[&str], what: &str) -> Result<String, String> {
+    if words.is_empty() {
+        Err(format!("give the {what}"))
+    } else {
+        Ok(rest(words))
+    }
+}
+
+fn side_ref(w: Option<&&str>) -> Result<SideRef, String> {
+    match w.copied() {
+        Some("white") => Ok(SideRef::Side(Side::White)),
+        Some("black") => Ok(SideRef::Side(Side::Black)),
+        Some("human") => Ok(SideRef::Human),
+        Some("machine") => Ok(SideRef::Machine),
+        Some(o) => Err(format!(
+            "'{o}' is not a side (white, black, human, machine)"
+        )),
+        None => Err("give a side (white, black, human, machine)".into()),
+    }
+}
+
+fn number(w: Option<&&str>, what: &str) -> Result<u32, String> {
+    let w = w.ok_or_else(|| format!("give the {what} number"))?;
+    w.trim_start_matches('#')
+        .parse()
+        .map_err(|_| format!("'{w}' is not a {what} number"))
+}
+
+fn names(words: &[&str]) -> Vec<String> {
+    rest(words)
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Parse centipawns: `12`, `-35`, `12cp`, or pawns with a point: `0.12`, `-0.35`.
+pub fn parse_eval(s: &str) -> Result<i32, String> {
+    let t = s.trim_end_matches("cp");
+    if t.contains('.') {
+        let v: f64 = t
+            .parse()
+            .map_err(|_| format!("'{s}' is not an evaluation"))?;
+        if !v.is_finite() || v.abs() > 1000.0 {
+            return Err(format!("'{s}' is not an evaluation"));
+        }
+        Ok((v * 100.0).round() as i32)
+    } else {
+        t.parse().map_err(|_| format!("'{s}' is not an evaluation (centipawns like 12, or pawns like 0.12; mate scores are not near-draw)"))
+    }
+}
+
+/// Parse one command line. Errors say what is wrong with the words.
+pub fn parse(line: &str) -> Result<Command, String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let Some((&who, rest_words)) = words.split_first() else {
+        return Err("empty command".into());
+    };
+    let (verb, args) = match rest_words.split_first() {
+        Some((v, a)) => (*v, a),
+        None if who == "move" => return Err("give the move (SAN like Nf3 or UCI like g1f3)".into()),
+        None => {
+            return Err(format!(
+                "'{who}' needs a verb; see the command list (? in the Board UI)"
+            ));
+        }
+    };
+    let c = match (who, verb) {
+        ("move", mv) => {
+            if !args.is_empty() {
+                return Err(
+                    "one move at a time: 'move SAN' (draw offers are separate commands)".into(),
+                );
+            }
+            Command::Move {
+                text: mv.to_string(),
+            }
+        }
+        ("arbiter", "declare") => parse_declare(args)?,
+        ("arbiter", "open") => Command::Open,
+        ("arbiter", "start") => Command::Start,
+        ("arbiter", "stop") => Command::Stop {
+            reason: need_text(args, "reason")?,
+        },
+        ("arbiter", "resume") => Command::Resume,
+        ("arbiter", "correct") => parse_correct(args)?,
+        ("arbiter", "wrong-move") => match args {
+            [played, correct] => Command::WrongMove {
+                played: played.to_string(),
+                correct: correct.to_string(),
+            },
+            _ => return Err("say: arbiter wrong-move PLAYED CORRECT".into()),
+        },
+        ("arbiter", "power-failure") => Command::PowerFailure {
+            text: need_text(args, "description")?,
+        },
+        ("arbiter", "power-restored") => Command::PowerRestored,
+        ("arbiter", "param-decision") => {
+            let id = number(args.first(), "request")?;
+            let permit = match args.get(1).copied() {
+                Some("permit") => true,
+                Some("refuse") => false,
+                _ => return Err("say permit or refuse".into()),
+            };
+            Command::ParamDecision {
+                id,
+                permit,
+                reason: need_text(args.get(2..).unwrap_or(&[]), "reason")?,
+            }
+        }
+        ("arbiter", "dispute") => Command::Dispute {
+            text: need_text(args, "dispute")?,
+        },
+        ("arbiter", "decide") => {
+            let ruling = number(args.first(), "ruling")?;
+            let score = args
+                .get(1)
+                .and_then(|s| Score::parse(s))
+                .ok_or("give the result: 1-0, 0-1 or 1/2-1/2")?;
+            Command::Decide {
+                ruling,
+                score,
+                reason: need_text(args.get(2..).unwrap_or(&[]), "reason")?,
+            }
+        }
+        ("arbiter", "no-show") => Command::NoShow {
+            side: side_ref(args.first())?,
+        },
+        ("arbiter", "note") => Command::Note {
+            text: need_text(args, "note")?,
+        },
+        ("arbiter", "restart-gap") => {
+            let gap_ms = parse_duration(args.first().ok_or("give the gap")?)?;
+            let charge = match args.get(1).copied() {
+                Some("charge") => true,
+                Some("waive") => false,
+                _ => return Err("say charge or waive".into()),
+            };
+            Command::RestartGap { gap_ms, charge }
+        }
+        ("operator", "internal-clock") => Command::InternalClock {
+            reading_ms: parse_duration(args.first().ok_or("give the internal clock reading")?)?,
+        },
+        ("operator", "sync-internal-clock") => Command::SyncInternalClock,
+        ("operator", "param") => match args {
+            [name, value @ ..] if !value.is_empty() => Command::Param {
+                name: name.to_string(),
+                value: rest(value),
+            },
+            _ => return Err("say: operator param NAME VALUE".into()),
+        },
+        ("operator", "param-request") => match args {
+            [name, reason @ ..] if !reason.is_empty() => Command::ParamRequest {
+                name: name.to_string(),
+                reason: rest(reason),
+            },
+            _ => return Err("say: operator param-request NAME REASON".into()),
+        },
+        ("operator", "consult") => {
+            let with = names(args);
+            if with.is_empty() {
+                return Err("name the team members consulted".into());
+            }
+            Command::Consult { with }
+        }
+        ("operator", "consult-end") => Command::ConsultEnd,
+        ("operator", "accept-draw") => Command::AcceptDraw,
+        ("operator", "decline-draw") => Command::DeclineDraw,
+        ("operator", "offer-draw") => match args {
+            ["eval", v] => Command::OfferDraw {
+                justification: Justification::Eval { cp: parse_eval(v)? },
+            },
+            ["repetition", line @ ..] if !line.is_empty() => Command::OfferDraw {
+                justification: Justification::Repetition { line: rest(line) },
+            },
+            _ => return Err(
+                "a machine draw offer needs its justification (9d): 'eval CP' or 'repetition LINE'"
+                    .into(),
+            ),
+        },
+        ("operator", "resign") => Command::Resign,
+        ("operator", "technical-problem") => Command::TechnicalProblem {
+            text: need_text(args, "problem")?,
+        },
+        ("operator", "repaired") => Command::Repaired {
+            text: need_text(args, "work done")?,
+        },
+        ("operator", "reset-done") => Command::ResetDone,
+        ("operator", "tablebase-draw") => Command::TablebaseDraw,
+        ("operator", "claim") | ("human", "claim") => {
+            let kind = match args.first().copied() {
+                Some("threefold") => ClaimKind::Threefold,
+                Some("fifty") => ClaimKind::FiftyMoves,
+                _ => return Err("claim threefold or fifty".into()),
+            };
+            Command::Claim {
+                kind,
+                by_human: who == "human",
+            }
+        }
+        ("supervisor", "info-stop") => Command::InfoStop {
+            question: need_text(args, "question")?,
+        },
+        ("supervisor", "info-resume") => Command::InfoResume,
+        ("supervisor", "note") => Command::WorkNote {
+            text: need_text(args, "note")?,
+        },
+        ("committee", "advise") => Command::Advise {
+            request: number(args.first(), "request")?,
+            text: need_text(args.get(1..).unwrap_or(&[]), "advice")?,
+        },
+        ("committee", "ruling") => Command::Ruling {
+            dispute: number(args.first(), "dispute")?,
+            text: need_text(args.get(1..).unwrap_or(&[]), "ruling")?,
+        },
+        ("human", "offer-draw") => Command::HumanOfferDraw,
+        ("human", "accept-draw") => Command::HumanAcceptDraw,
+        ("human", "decline-draw") => Command::HumanDeclineDraw,
+        ("human", "resign") => Command::HumanResign,
+        ("arbiter" | "operator" | "supervisor" | "committee" | "human", v) => {
+            return Err(format!(
+                "'{who} {v}' is not a command; see the command list (? in the Board UI)"
+            ));
+        }
+        (w, _) => {
+            return Err(format!(
+                "'{w}' is not a command: start with arbiter, operator, supervisor, committee, human or move"
+            ));
+        }
+    };
+    Ok(c)
+}
+
+fn parse_declare(args: &[&str]) -> Result<Command, String> {
+    match args {
+        [side @ ("white" | "black"), kind, name @ ..] => {
+            let side = if *side == "white" { Side::White } else { Side::Black };
+            let kind = match *kind {
+                "human" => PlayerKind::Human,
+                "machine" => PlayerKind::Machine,
+                k => return Err(format!("'{k}' is not human or machine")),
+            };
+            Ok(Command::DeclarePlayer { side, kind, name: need_text(name, "player's name")? })
+        }
+        ["operator", name @ ..] => Ok(Command::DeclareOperator { name: need_text(name, "operator's name")? }),
+        ["team", list @ ..] => {
+            let names = names(list);
+            if names.is_empty() { Err("name the team members, separated by commas".into()) } else { Ok(Command::DeclareTeam { names }) }
+        }
+        ["algorithm", "threshold", secs, text @ ..] => {
+            let threshold_ms = parse_duration(secs)?;
+            Ok(Command::DeclareAlgorithm { threshold_ms: Some(threshold_ms), text: need_text(text, "algorithm's text")? })
+        }
+        ["algorithm", text @ ..] => Ok(Command::DeclareAlgorithm { threshold_ms: None, text: need_text(text, "algorithm's text")? }),
+        ["config", sha] => {
+            if sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+                Ok(Command::DeclareConfig { sha256: sha.to_ascii_lowercase() })
+            } else {
+                Err(format!("'{sha}' is not a SHA-256 (64 hex digits)"))
+            }
+        }
+        _ => Err("declare white|black human|machine NAME, operator NAME, team NAMES, algorithm TEXT or config SHA256".into()),
+    }
+}
+
+fn parse_correct(args: &[&str]) -> Result<Command, String> {
+    let clause = match args.first().copied() {
+        Some("6d") => super::clause::OPERATOR_CORRECTION,
+        Some("7e") => super::clause::WRONG_ENTRY,
+        _ => return Err("say which rule authorises the correction: 6d (operator error or technical problem) or 7e (move entered wrongly)".into()),
+    };
+    match args.get(1..).unwrap_or(&[]) {
+        ["clock", side, t, reason @ ..] => {
+            let side = side_ref(Some(side))?;
+            let delta = t.starts_with('+') || t.starts_with('-');
+            let ms = if delta {
+                parse_signed(t)?
+            } else {
+                parse_duration(t)? as i64
+            };
+            Ok(Command::CorrectClock {
+                clause,
+                side,
+                delta,
+                ms,
+                reason: need_text(reason, "reason")?,
+            })
+        }
+        ["takeback", n, reason @ ..] => {
+            let plies: usize = n
+                .parse()
+                .map_err(|_| format!("'{n}' is not a number of moves"))?;
+            if plies == 0 {
+                return Err("take back at least one move".into());
+            }
+            Ok(Command::TakeBack {
+                clause,
+                plies,
+                reason: need_text(reason, "reason")?,
+            })
+        }
+        _ => Err(
+            "say: correct 6d|7e clock SIDE TIME REASON, or correct 6d|7e takeback N REASON".into(),
+        ),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_help_line_names_a_parsable_command() {
+        // Each help entry's words, with placeholders filled, parse.
+        let fill = |w: &str| {
+            w.replace(
+                "white|black human|machine NAME",
+                "white human Garry Kasparov",
+            )
+            .replace(
+                "white|black|human|machine H:MM:SS|+S|-S REASON",
+                "human +600 compensation",
+            )
+            .replace("white|black|human|machine", "human")
+            .replace("6d|7e", "6d")
+            .replace("NAME, NAME, ...", "A, B")
+            .replace("NAME, NAME", "A")
+            .replace("[threshold SECONDS] TEXT", "adjust at 2 min")
+            .replace("SHA256", &"a".repeat(64))
+            .replace("N REASON", "1 wrong entry")
+            .replace("PLAYED CORRECT", "Ne4 Nf6")
+            .replace("ID permit|refuse REASON", "1 permit ok")
+            .replace("RULING 1-0|0-1|1/2-1/2 REASON", "1 1/2-1/2 ruling")
+            .replace("REQUEST TEXT", "1 permit it")
+            .replace("DISPUTE TEXT", "1 the game stands")
+            .replace("H:MM:SS charge|waive", "0:01:00 waive")
+            .replace("H:MM:SS", "1:59:00")
+            .replace("SAN|UCI", "e4")
+            .replace("NAME VALUE", "hash 512")
+            .replace("NAME REASON", "hash set at 16 by accident")
+            .replace("eval CP|PAWNS", "eval 0.12")
+            .replace("repetition LINE", "repetition Nf3 Nf6 Ng1 Ng8")
+            .replace("threefold|fifty", "threefold")
+            .replace("QUESTION", "what are you doing")
+            .replace("REASON", "a reason")
+            .replace("TEXT", "some text")
+        };
+        for h in HELP {
+            let line = fill(h.words);
+            assert!(
+                parse(&line).is_ok(),
+                "{} -> {line}: {:?}",
+                h.words,
+                parse(&line)
+            );
+        }
+    }
+
+    #[test]
+    fn bad_words_are_named() {
+        assert!(parse("").unwrap_err().contains("empty"));
+        assert!(parse("arbiter fly").unwrap_err().contains("not a command"));
+        assert!(parse("player move").unwrap_err().contains("start with"));
+        assert!(parse("operator offer-draw").unwrap_err().contains("9d"));
+        assert!(
+            parse("arbiter correct clock human +600 x")
+                .unwrap_err()
+                .contains("6d")
+        );
+        assert!(
+            parse("arbiter declare config abc")
+                .unwrap_err()
+                .contains("SHA-256")
+        );
+        assert_eq!(parse_eval("0.12"), Ok(12));
+        assert_eq!(parse_eval("-35cp"), Ok(-35));
+        assert!(parse_eval("M3").is_err());
+    }
+}

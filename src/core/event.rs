@@ -1,0 +1,343 @@
+//! What the log records. One event per line of the game log: the line's `kind` and `body` are the
+//! serde form of [`EventKind`]; `mono_ms`, `actor` and `clause` come from [`Event`].
+use serde::{Deserialize, Serialize};
+
+use super::board::PositionEnd;
+use super::{Actor, Ms, Side};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Monotonic time of the event, ms since the game's start.
+    pub at: Ms,
+    pub actor: Actor,
+    /// Clause of the match rules the entry cites.
+    pub clause: String,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+impl Event {
+    pub fn new(at: Ms, actor: Actor, clause: &str, kind: EventKind) -> Event {
+        Event {
+            at,
+            actor,
+            clause: clause.to_string(),
+            kind,
+        }
+    }
+    /// The event kind's name as written in the log.
+    pub fn kind_name(&self) -> String {
+        serde_json::to_value(&self.kind)
+            .ok()
+            .and_then(|v| v.get("kind").and_then(|k| k.as_str().map(str::to_string)))
+            .unwrap_or_default()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlayerKind {
+    Human,
+    Machine,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    pub name: String,
+    pub kind: PlayerKind,
+}
+
+/// The internal-clock algorithm of rule 6c.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Algorithm {
+    pub text: String,
+    /// A correction is owed when the internal clock differs from the game clock by this or more.
+    pub threshold_ms: Ms,
+    /// `default` (6c), `declared`, or `carried over from game N`.
+    pub source: String,
+}
+
+/// Pre-game declarations, bound into the game's first entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Declarations {
+    pub white: Player,
+    pub black: Player,
+    /// Rules 4c, 4d.
+    pub operator: String,
+    /// Rule 9c: the persons the operator may consult about draw offers.
+    pub team: Vec<String>,
+    /// Rule 6c.
+    pub algorithm: Algorithm,
+    /// Rule 8a: SHA-256 of the machine configuration document.
+    pub config_sha256: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileRef {
+    pub name: String,
+    pub file: String,
+    pub sha256: String,
+    /// The profile's TOML, so that the log alone rebuilds the game.
+    pub toml: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyRef {
+    pub principal: String,
+    pub fingerprint: String,
+}
+
+/// Body of line 0: the identity of the match and game, the rules, the declarations and the key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Opening {
+    pub match_id: String,
+    pub game: u32,
+    pub profile: ProfileRef,
+    pub declarations: Declarations,
+    pub arbiter_key: KeyRef,
+    pub kit_version: String,
+}
+
+/// Why the machine may offer a draw (9d).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Justification {
+    /// The evaluation shown, in centipawns from the machine's point of view.
+    Eval { cp: i32 },
+    /// A repetition line shown by the machine.
+    Repetition { line: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Termination {
+    Checkmate,
+    Stalemate,
+    InsufficientMaterial,
+    FivefoldRepetition,
+    SeventyFiveMoves,
+    ThreefoldClaim,
+    FiftyMoveClaim,
+    FlagFall,
+    FlagFallDraw,
+    Resignation,
+    DrawAgreed,
+    TablebaseDraw,
+    Forfeit,
+    NoShow,
+    ArbiterDecision,
+    MoveCap,
+}
+
+impl Termination {
+    pub fn from_position(p: PositionEnd) -> Termination {
+        match p {
+            PositionEnd::Checkmate => Termination::Checkmate,
+            PositionEnd::Stalemate => Termination::Stalemate,
+            PositionEnd::InsufficientMaterial => Termination::InsufficientMaterial,
+            PositionEnd::FivefoldRepetition => Termination::FivefoldRepetition,
+            PositionEnd::SeventyFiveMoves => Termination::SeventyFiveMoves,
+        }
+    }
+    /// PGN `Termination` tag value.
+    pub fn pgn(self) -> &'static str {
+        match self {
+            Termination::FlagFall | Termination::FlagFallDraw => "time forfeit",
+            Termination::Forfeit | Termination::NoShow => "rules infraction",
+            Termination::ArbiterDecision => "adjudication",
+            _ => "normal",
+        }
+    }
+}
+
+/// The result of a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Score {
+    #[serde(rename = "1-0")]
+    WhiteWins,
+    #[serde(rename = "0-1")]
+    BlackWins,
+    #[serde(rename = "1/2-1/2")]
+    Draw,
+}
+
+impl Score {
+    pub fn win_for(side: Side) -> Score {
+        match side {
+            Side::White => Score::WhiteWins,
+            Side::Black => Score::BlackWins,
+        }
+    }
+    pub fn text(self) -> &'static str {
+        match self {
+            Score::WhiteWins => "1-0",
+            Score::BlackWins => "0-1",
+            Score::Draw => "1/2-1/2",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Score> {
+        match s {
+            "1-0" => Some(Score::WhiteWins),
+            "0-1" => Some(Score::BlackWins),
+            "1/2-1/2" | "½-½" | "draw" => Some(Score::Draw),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeclineHow {
+    /// The answering side said no.
+    Declined,
+    /// The answering side moved without answering (9e: this constitutes rejection).
+    ByMove,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockSet {
+    /// Set the side's remaining time.
+    Remaining,
+    /// Add (or with a negative delta, remove) time.
+    Delta,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "body", rename_all = "snake_case")]
+pub enum EventKind {
+    /// Line 0.
+    GameOpened(Box<Opening>),
+    /// The clock of `side` starts: the game has begun (3).
+    ClockStarted { side: Side },
+    /// A move made and the clock pressed (6a for the human's moves, 6b for the machine's).
+    MoveMade {
+        side: Side,
+        san: String,
+        uci: String,
+        /// Time charged for the move.
+        spent_ms: Ms,
+        /// Fischer increment added after it.
+        increment_ms: Ms,
+        /// The mover's remaining time after the move (for readers; the state recomputes it).
+        remaining_ms: i64,
+        /// Position after the move (chess).
+        fen: Option<String>,
+        /// The move was made while the opponent's draw offer was unanswered: rejection (9e).
+        declines_draw: bool,
+    },
+    /// The arbiter stops both clocks (1).
+    ClockStopped { reason: String },
+    /// The clock of the side to move starts again.
+    ClockResumed { side: Side },
+    /// 6c: the engine's internal clock as reported by the operator, against the game clock.
+    InternalClockReported {
+        reading_ms: Ms,
+        game_clock_ms: i64,
+        diff_ms: i64,
+        threshold_ms: Ms,
+        correction_owed: bool,
+    },
+    /// 6c: the operator set the internal clock to the game clock.
+    InternalClockCorrected { from_ms: Ms, to_ms: i64 },
+    /// 6d / 7e: the arbiter corrects a clock.
+    ClockCorrected {
+        side: Side,
+        how: ClockSet,
+        from_ms: i64,
+        to_ms: i64,
+        delta_ms: i64,
+        reason: String,
+    },
+    /// 6d / 7e: the arbiter takes back moves to restore the position.
+    MovesTakenBack {
+        plies: usize,
+        removed: Vec<String>,
+        reason: String,
+        fen: Option<String>,
+    },
+    /// 6g: a parameter set before the machine's first move.
+    ParameterSet { name: String, value: String },
+    /// 6l: the operator asks to correct a parameter set incorrectly by accident.
+    ParameterRequested {
+        id: u32,
+        name: String,
+        reason: String,
+    },
+    /// 6l, 12: the committee's advice on a request or dispute.
+    CommitteeAdvised { request: u32, text: String },
+    /// 6l: the arbiter permits or refuses the correction.
+    ParameterDecided {
+        id: u32,
+        permitted: bool,
+        reason: String,
+    },
+    /// 7b (not pressed) or 7c (pressed): the operator executed a move that is not the machine's.
+    WrongMove {
+        played: String,
+        correct: String,
+        correct_uci: String,
+        pressed: bool,
+        infraction: u32,
+        penalty_ms: Ms,
+        forfeit: bool,
+    },
+    /// 8a: a technical problem; the machine's clock keeps running.
+    TechnicalProblem { text: String },
+    /// 8a: the supervisor's note of work done.
+    WorkNote { text: String },
+    /// 8a: the supervisor stops the machine's clock to ask for information.
+    InfoStopped { question: String },
+    /// 8a: information received; the machine's clock restarts.
+    InfoResumed,
+    /// 8a: the machine is restored.
+    TechnicalResolved { text: String },
+    /// 8b: power failure or other external disruption: the game is suspended.
+    PowerFailed { text: String },
+    /// 8b: power is back; the reset window starts.
+    PowerRestored { window_ms: Ms },
+    /// 8b: the operator reports the machine reset before the window ends.
+    MachineReset,
+    /// A draw offer (9d for the machine; the human's under the FIDE Laws).
+    DrawOffered {
+        by: Side,
+        justification: Option<Justification>,
+    },
+    /// 9e: consultation with registered team members starts.
+    ConsultationStarted { with: Vec<String> },
+    /// 9e: consultation ends (by the operator, by the limit, or with the game).
+    ConsultationEnded {
+        used_ms: Ms,
+        total_ms: Ms,
+        limit_reached: bool,
+    },
+    /// 9a: the offer is declined.
+    DrawDeclined { by: Side, how: DeclineHow },
+    /// 12: a dispute is raised.
+    DisputeRaised { id: u32, text: String },
+    /// 12: the committee's ruling.
+    RulingGiven { id: u32, dispute: u32, text: String },
+    /// A note for the log of machine-related actions (5b).
+    Note { text: String },
+    /// After a restart of the kit: the arbiter's decision on the time between the last entry and
+    /// the restart (8b: waived, the running clock is credited; 6d: charged).
+    RestartGap {
+        gap_ms: Ms,
+        charged: bool,
+        side: Option<Side>,
+    },
+    /// The game is over.
+    GameEnded {
+        score: Score,
+        termination: Termination,
+        detail: String,
+        fen: Option<String>,
+        ruling: Option<u32>,
+    },
+    /// The journal cut off a torn last line on open (written by the journal, not the core).
+    Recovery(serde_json::Value),
+    /// 13a / 13c: the machine's log files archived, with their digests and coverage.
+    EngineLogArchived(serde_json::Value),
+    /// 13d: the program copy archived.
+    ProgramArchived(serde_json::Value),
+}

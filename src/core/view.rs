@@ -1,0 +1,257 @@
+//! What a screen or a report shows: a pure function of the state and `now`.
+use serde::Serialize;
+
+use super::event::{Justification, PlayerKind, Termination};
+use super::game::{Game, Phase, Stop};
+use super::{Ms, Side};
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClockView {
+    pub side: Side,
+    pub name: String,
+    pub kind: Option<PlayerKind>,
+    /// What the clock face shows.
+    pub shown_ms: i64,
+    /// All time left (differs from `shown_ms` only with on-flag period addition).
+    pub remaining_ms: i64,
+    pub running: bool,
+    /// 1-based period number.
+    pub period: usize,
+    pub moves_made: u32,
+    /// Moves still to make before the next time control, if there is one.
+    pub moves_to_control: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Urgency {
+    Normal,
+    /// Under two minutes left.
+    Amber,
+    /// Nothing left.
+    Red,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Panel {
+    /// 9e: the human's draw offer and the consultation countdown.
+    DrawOffer {
+        answered: Option<bool>,
+        consulting_with: Vec<String>,
+        used_ms: Ms,
+        left_ms: i64,
+        urgency: Urgency,
+        limit_reached: bool,
+    },
+    /// 9d: the machine's draw offer awaiting the human's answer.
+    MachineOffer { justification: Justification },
+    /// 8a: technical problem; the machine's clock keeps running unless the supervisor stopped it.
+    Technical {
+        text: String,
+        since_ms: Ms,
+        machine_clock_running: bool,
+        info_question: Option<String>,
+    },
+    /// 8b: power failure; the reset window countdown once power is back.
+    Power {
+        text: String,
+        window_left_ms: Option<i64>,
+        reset_done: bool,
+    },
+    /// Rule 1: the arbiter stopped the clocks.
+    Stopped { reason: String },
+    /// 7c: operator errors in this game, out of the forfeit limit.
+    OperatorErrors { count: u32, forfeit_at: u32 },
+    /// 6c: a correction of the internal clock is owed.
+    SyncWarning {
+        reading_ms: Ms,
+        game_clock_ms: i64,
+        diff_ms: i64,
+    },
+    /// 6l: parameter requests awaiting a decision.
+    ParamRequests { open: Vec<u32> },
+    /// The result, flag fall included.
+    Result {
+        score: String,
+        termination: Termination,
+        detail: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct View {
+    pub phase: Phase,
+    pub match_id: String,
+    pub game: u32,
+    pub rules: String,
+    pub clocks: [ClockView; 2],
+    pub to_move: Side,
+    pub plies: usize,
+    /// The last moves, numbered (`12. Nf3`, `12... Nf6`), oldest first.
+    pub last_moves: Vec<String>,
+    pub fen: Option<String>,
+    pub panels: Vec<Panel>,
+    pub next_deadline: Option<Ms>,
+}
+
+/// Numbered SAN of ply `i` (0-based).
+pub fn numbered(i: usize, san: &str) -> String {
+    let n = i / 2 + 1;
+    if i % 2 == 0 {
+        format!("{n}. {san}")
+    } else {
+        format!("{n}... {san}")
+    }
+}
+
+impl Game {
+    pub fn view(&self, now: Ms, last_n: usize) -> View {
+        let clocks = Side::BOTH.map(|side| {
+            let moves = self.moves_of(side);
+            let (period, control) = self.profile.period_of(side, moves);
+            ClockView {
+                side,
+                name: self
+                    .player(side)
+                    .map_or_else(|| side.to_string(), |p| p.name.clone()),
+                kind: self.player(side).map(|p| p.kind),
+                shown_ms: self.displayed(side, now),
+                remaining_ms: self.remaining(side, now),
+                running: self.phase == Phase::Playing && self.clock.running() == Some(side),
+                period: period + 1,
+                moves_made: moves,
+                moves_to_control: control.map(|c| c.saturating_sub(moves)),
+            }
+        });
+        let moves = self.board.moves();
+        let start = moves.len().saturating_sub(last_n);
+        let last_moves = moves[start..]
+            .iter()
+            .enumerate()
+            .map(|(k, m)| numbered(start + k, &m.san))
+            .collect();
+        let mut panels = Vec::new();
+        match &self.stop {
+            Some(Stop::Arbiter { reason, .. }) => panels.push(Panel::Stopped {
+                reason: reason.clone(),
+            }),
+            Some(Stop::Power {
+                text,
+                restored,
+                window_ms,
+                reset_done,
+                ..
+            }) => panels.push(Panel::Power {
+                text: text.clone(),
+                window_left_ms: restored.map(|r| (r + window_ms) as i64 - now as i64),
+                reset_done: *reset_done,
+            }),
+            _ => {}
+        }
+        if let Some(o) = &self.offer
+            && self.phase == Phase::Playing
+            && (o.answered.is_none() || o.consulting.is_some())
+        {
+            let limit = self
+                .profile
+                .draw_offers
+                .as_ref()
+                .map_or(0, |d| d.consultation_limit_seconds * 1000);
+            let used = self.consultation_used(now).unwrap_or(0);
+            let left = limit as i64 - used as i64;
+            let urgency = if left <= 0 || o.limit_reached {
+                Urgency::Red
+            } else if left < 120_000 {
+                Urgency::Amber
+            } else {
+                Urgency::Normal
+            };
+            panels.push(Panel::DrawOffer {
+                answered: o.answered,
+                consulting_with: o
+                    .consulting
+                    .as_ref()
+                    .map(|(_, w)| w.clone())
+                    .unwrap_or_default(),
+                used_ms: used,
+                left_ms: left.max(0),
+                urgency,
+                limit_reached: o.limit_reached,
+            });
+        }
+        if let Some(o) = &self.machine_offer
+            && o.answered.is_none()
+            && self.phase == Phase::Playing
+        {
+            panels.push(Panel::MachineOffer {
+                justification: o.justification.clone(),
+            });
+        }
+        if let Some(t) = &self.technical {
+            let m = self.machine_side();
+            let info = match &self.stop {
+                Some(Stop::Info { question, .. }) => Some(question.clone()),
+                _ => None,
+            };
+            panels.push(Panel::Technical {
+                text: t.text.clone(),
+                since_ms: t.since,
+                machine_clock_running: m.is_some() && self.clock.running() == m,
+                info_question: info,
+            });
+        } else if let Some(Stop::Info { question, .. }) = &self.stop {
+            panels.push(Panel::Technical {
+                text: "information requested".into(),
+                since_ms: self.last_at,
+                machine_clock_running: false,
+                info_question: Some(question.clone()),
+            });
+        }
+        if let Some(o) = &self.profile.operator_errors
+            && self.machine_side().is_some()
+        {
+            panels.push(Panel::OperatorErrors {
+                count: self.infractions,
+                forfeit_at: o.forfeit_at_infraction,
+            });
+        }
+        if let Some(r) = &self.internal
+            && r.owed
+            && self.phase == Phase::Playing
+        {
+            panels.push(Panel::SyncWarning {
+                reading_ms: r.reading_ms,
+                game_clock_ms: r.game_clock_ms,
+                diff_ms: r.diff_ms,
+            });
+        }
+        let open: Vec<u32> = self
+            .params
+            .iter()
+            .filter(|p| p.decided.is_none())
+            .map(|p| p.id)
+            .collect();
+        if !open.is_empty() {
+            panels.push(Panel::ParamRequests { open });
+        }
+        if let Some(o) = &self.outcome {
+            panels.push(Panel::Result {
+                score: o.score.text().to_string(),
+                termination: o.termination,
+                detail: o.detail.clone(),
+            });
+        }
+        View {
+            phase: self.phase,
+            match_id: self.ctx.match_id.clone(),
+            game: self.ctx.game,
+            rules: self.profile.profile.name.clone(),
+            clocks,
+            to_move: self.board.side_to_move(),
+            plies: self.board.plies(),
+            last_moves,
+            fen: self.board.fen(),
+            panels,
+            next_deadline: self.next_deadline(),
+        }
+    }
+}
