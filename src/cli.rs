@@ -11,7 +11,11 @@ pub const DEFAULT_MATCH_DIR: &str = "logs/demo";
 pub const DEFAULT_RULES: &str = "rules/kasparov-deep-junior-2003.toml";
 
 #[derive(Debug, Parser)]
-#[command(name = "arbiter", version, about = "Arbiter kit for a human-vs-engine chess match (Kasparov vs Deep Junior 2003 rules)")]
+#[command(
+    name = "arbiter",
+    version,
+    about = "Arbiter kit for a human-vs-engine chess match (Kasparov vs Deep Junior 2003 rules)"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -1,2 +1,4 @@
 //! Arbiter keys and SSHSIG checkpoints.
-pub fn cmd_keygen(_a: &crate::cli::KeygenArgs) -> std::process::ExitCode { crate::cli::fail(70, "keygen: not built yet") }
+pub fn cmd_keygen(_a: &crate::cli::KeygenArgs) -> std::process::ExitCode {
+    crate::cli::fail(70, "keygen: not built yet")
+}
