@@ -1,1 +1,440 @@
-//! The game log on disk: append + fdatasync, lock, torn-tail repair.
+//! The game log on disk (SHELL): append + fdatasync, one writer (OS file lock), torn-tail repair.
+//!
+//! Every line is written, then `fdatasync`ed, and only then reported as appended. A failed write
+//! or sync is never retried: the journal is poisoned and refuses every later append, so the
+//! session can stop taking input and raise the alarm.
+use crate::log::scan::{self, Fault, ScannedLine};
+use crate::log::{self, Entry, LineError, NewEntry, RECOVERY_KIND, ZERO_HASH, hex32, sha256};
+use std::fmt;
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// Mode of every file the kit creates in a match folder.
+pub const FILE_MODE: u32 = 0o600;
+/// Mode of every folder the kit creates in a match folder.
+pub const DIR_MODE: u32 = 0o700;
+
+/// Errors of the journal; each names the file and the problem.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("cannot {op} {path}: {source}")]
+    Io { op: &'static str, path: PathBuf, source: io::Error },
+    #[error("game log {0} already exists; refusing to overwrite it")]
+    Exists(PathBuf),
+    #[error(
+        "game log {0} is already open in another arbiter process (its file lock is held); close that session first"
+    )]
+    Locked(PathBuf),
+    #[error("game log {path} has no complete first entry (line 0); nothing was changed: {detail}")]
+    NoFirstEntry { path: PathBuf, detail: String },
+    #[error("game log {path} is open read-only because it is damaged: {damage}")]
+    ReadOnly { path: PathBuf, damage: Damage },
+    #[error(
+        "game log {path} refuses further input after an earlier failure ({reason}); stop the session and raise the alarm"
+    )]
+    Poisoned { path: PathBuf, reason: String },
+    #[error("game log {path}: {fault}")]
+    Damaged { path: PathBuf, fault: Fault },
+    #[error("entry refused before writing (it would not read back as a valid line): {0}")]
+    Invalid(LineError),
+}
+
+/// Damage found on open anywhere but the tail: the game opens read-only and nothing is repaired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Damage {
+    pub fault: Fault,
+    /// Number of valid entries before the damage.
+    pub valid_entries: u64,
+    /// Size of the file.
+    pub file_len: u64,
+}
+
+impl fmt::Display for Damage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}; entries 0..{} are intact; the file ({} bytes) was not repaired",
+            self.fault, self.valid_entries, self.file_len
+        )
+    }
+}
+
+/// The file operations the journal performs while appending; tests replace them to inject
+/// failures (see [`FaultPlan`]).
+pub trait FileOps: Send {
+    fn write_all(&mut self, file: &mut File, buf: &[u8]) -> io::Result<()> {
+        file.write_all(buf)
+    }
+    fn sync_data(&mut self, file: &File) -> io::Result<()> {
+        file.sync_data()
+    }
+}
+
+/// The real thing.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RealOps;
+impl FileOps for RealOps {}
+
+/// Injected failures, counted over the appends made through one journal handle (the recovery
+/// entry written by `open` counts too). Indexes are 0-based.
+#[derive(Debug, Default, Clone)]
+pub struct FaultPlan {
+    /// Fail the write of this append.
+    pub fail_write_at: Option<u64>,
+    /// With `fail_write_at`: write this many bytes of the line first (a torn write).
+    pub torn_bytes: Option<usize>,
+    /// Fail the fdatasync of this append (the line itself was written).
+    pub fail_sync_at: Option<u64>,
+    writes: u64,
+    syncs: u64,
+}
+
+impl FaultPlan {
+    pub fn new() -> FaultPlan {
+        FaultPlan::default()
+    }
+    pub fn fail_write(mut self, at: u64, torn_bytes: Option<usize>) -> FaultPlan {
+        self.fail_write_at = Some(at);
+        self.torn_bytes = torn_bytes;
+        self
+    }
+    pub fn fail_sync(mut self, at: u64) -> FaultPlan {
+        self.fail_sync_at = Some(at);
+        self
+    }
+}
+
+impl FileOps for FaultPlan {
+    fn write_all(&mut self, file: &mut File, buf: &[u8]) -> io::Result<()> {
+        let n = self.writes;
+        self.writes += 1;
+        if self.fail_write_at == Some(n) {
+            if let Some(k) = self.torn_bytes {
+                file.write_all(&buf[..k.min(buf.len())])?;
+            }
+            return Err(io::Error::other("injected write failure"));
+        }
+        file.write_all(buf)
+    }
+    fn sync_data(&mut self, file: &File) -> io::Result<()> {
+        let n = self.syncs;
+        self.syncs += 1;
+        if self.fail_sync_at == Some(n) {
+            return Err(io::Error::other("injected fdatasync failure"));
+        }
+        file.sync_data()
+    }
+}
+
+fn io_err(op: &'static str, path: &Path) -> impl FnOnce(io::Error) -> JournalError + use<> {
+    let path = path.to_owned();
+    move |source| JournalError::Io { op, path, source }
+}
+
+/// fsync a folder (so a file created or renamed in it survives a crash).
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// Create `dir` and its missing parents with mode 0700, fsyncing the parent of each one created.
+pub fn ensure_dir(dir: &Path) -> io::Result<()> {
+    if dir.as_os_str().is_empty() || dir.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent() {
+        ensure_dir(parent)?;
+    }
+    match DirBuilder::new().mode(DIR_MODE).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => return Ok(()),
+        Err(e) => return Err(e),
+    }
+    match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => sync_dir(p),
+        _ => sync_dir(Path::new(".")),
+    }
+}
+
+fn parent_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Write a new file (0600, refused if it exists), fsync it and its folder.
+pub fn write_new_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut f = OpenOptions::new().write(true).create_new(true).mode(FILE_MODE).open(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    sync_dir(&parent_of(path))
+}
+
+/// Replace `path` atomically with `bytes` (temp file 0600, fsync, rename, fsync folder).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".tmp");
+    let tmp = path.with_file_name(name);
+    let _ = fs::remove_file(&tmp);
+    let mut f = OpenOptions::new().write(true).create_new(true).mode(FILE_MODE).open(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    fs::rename(&tmp, path)?;
+    sync_dir(&parent_of(path))
+}
+
+/// An open game log, holding its exclusive lock.
+pub struct Journal {
+    path: PathBuf,
+    file: File,
+    entries: Vec<Entry>,
+    damage: Option<Damage>,
+    recoveries: Vec<Entry>,
+    poisoned: Option<String>,
+    ops: Box<dyn FileOps>,
+}
+
+impl fmt::Debug for Journal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Journal")
+            .field("path", &self.path)
+            .field("entries", &self.entries.len())
+            .field("damage", &self.damage)
+            .field("poisoned", &self.poisoned)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock(file: &File, path: &Path) -> Result<(), JournalError> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(fs::TryLockError::WouldBlock) => Err(JournalError::Locked(path.to_owned())),
+        Err(fs::TryLockError::Error(e)) => Err(io_err("lock", path)(e)),
+    }
+}
+
+fn entries_of(lines: &[ScannedLine]) -> Vec<Entry> {
+    lines.iter().filter_map(|l| l.entry.as_ref().ok().cloned()).collect()
+}
+
+/// The name of the side file for bytes cut at `offset` (a numbered suffix if it exists already).
+fn side_file_for(path: &Path, offset: u64) -> PathBuf {
+    let base = format!(
+        "{}.torn-{offset}",
+        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    );
+    let mut candidate = path.with_file_name(&base);
+    let mut k = 2;
+    while candidate.exists() {
+        candidate = path.with_file_name(format!("{base}.{k}"));
+        k += 1;
+    }
+    candidate
+}
+
+impl Journal {
+    /// Create a new game log with its line 0 (parent folders 0700, file 0600; refused if the file
+    /// exists), fdatasync it and fsync its folder; the lock is held until the journal is dropped.
+    pub fn create(path: &Path, first: NewEntry) -> Result<Journal, JournalError> {
+        Journal::create_with(path, first, Box::new(RealOps))
+    }
+
+    /// [`Journal::create`] with injected file operations.
+    pub fn create_with(path: &Path, first: NewEntry, ops: Box<dyn FileOps>) -> Result<Journal, JournalError> {
+        let dir = parent_of(path);
+        ensure_dir(&dir).map_err(io_err("create folder", &dir))?;
+        let file = match OpenOptions::new().read(true).append(true).create_new(true).mode(FILE_MODE).open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(JournalError::Exists(path.to_owned())),
+            Err(e) => return Err(io_err("create", path)(e)),
+        };
+        lock(&file, path)?;
+        sync_dir(&dir).map_err(io_err("fsync folder of", path))?;
+        let mut j = Journal {
+            path: path.to_owned(),
+            file,
+            entries: Vec::new(),
+            damage: None,
+            recoveries: Vec::new(),
+            poisoned: None,
+            ops,
+        };
+        j.append(first)?;
+        Ok(j)
+    }
+
+    /// Open an existing game log for appending (exclusive, non-blocking lock). A torn last line
+    /// is cut off into a side file and a `recovery` entry is appended; damage anywhere else opens
+    /// the journal read-only (see [`Journal::damage`]).
+    pub fn open(path: &Path) -> Result<Journal, JournalError> {
+        Journal::open_with(path, Box::new(RealOps))
+    }
+
+    /// [`Journal::open`] with injected file operations.
+    pub fn open_with(path: &Path, ops: Box<dyn FileOps>) -> Result<Journal, JournalError> {
+        let mut file = OpenOptions::new().read(true).append(true).open(path).map_err(io_err("open", path))?;
+        lock(&file, path)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(io_err("read", path))?;
+        let lines = scan::scan(&bytes);
+        let mut j = Journal {
+            path: path.to_owned(),
+            file,
+            entries: Vec::new(),
+            damage: None,
+            recoveries: Vec::new(),
+            poisoned: None,
+            ops,
+        };
+        let fault = scan::first_local_fault(&lines);
+        match fault {
+            None if lines.is_empty() => {
+                return Err(JournalError::NoFirstEntry { path: path.to_owned(), detail: "the file is empty".into() });
+            }
+            None => j.entries = entries_of(&lines),
+            Some(f) if f.index == 0 => {
+                return Err(JournalError::NoFirstEntry { path: path.to_owned(), detail: f.to_string() });
+            }
+            Some(f) if f.index + 1 == lines.len() as u64 => {
+                j.entries = entries_of(&lines[..lines.len() - 1]);
+                j.cut_tail(&bytes, f.offset)?;
+            }
+            Some(f) => {
+                j.entries = entries_of(&lines[..f.index as usize]);
+                j.damage = Some(Damage { valid_entries: f.index, fault: f, file_len: bytes.len() as u64 });
+                return Ok(j);
+            }
+        }
+        j.record_pending_side_files()?;
+        Ok(j)
+    }
+
+    fn cut_tail(&mut self, bytes: &[u8], offset: u64) -> Result<(), JournalError> {
+        let dropped = bytes.get(offset as usize..).unwrap_or_default();
+        let side = side_file_for(&self.path, offset);
+        write_new_file(&side, dropped).map_err(io_err("write side file", &side))?;
+        let path = self.path.clone();
+        self.file.set_len(offset).map_err(io_err("truncate", &path))?;
+        self.file.sync_all().map_err(io_err("fsync", &path))?;
+        Ok(())
+    }
+
+    /// Append a `recovery` entry for every side file of this log that no recovery entry names
+    /// yet (normally the one just cut; also one left by a crash right after cutting).
+    fn record_pending_side_files(&mut self) -> Result<(), JournalError> {
+        let dir = parent_of(&self.path);
+        let prefix = format!(
+            "{}.torn-",
+            self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+        );
+        let recorded: Vec<String> = self
+            .entries
+            .iter()
+            .filter(|e| e.kind == RECOVERY_KIND)
+            .filter_map(|e| e.body.get("side_file").and_then(|s| s.as_str()).map(str::to_owned))
+            .collect();
+        let mut pending: Vec<(u64, String)> = Vec::new();
+        for item in fs::read_dir(&dir).map_err(io_err("list", &dir))? {
+            let item = item.map_err(io_err("list", &dir))?;
+            let name = item.file_name().to_string_lossy().into_owned();
+            let Some(rest) = name.strip_prefix(&prefix) else { continue };
+            let Ok(offset) = rest.split('.').next().unwrap_or_default().parse::<u64>() else { continue };
+            if !recorded.contains(&name) {
+                pending.push((offset, name));
+            }
+        }
+        pending.sort();
+        for (offset, name) in pending {
+            let side = dir.join(&name);
+            let dropped = fs::read(&side).map_err(io_err("read side file", &side))?;
+            let last = self.entries.last().map_or(0, |e| e.mono_ms);
+            let e = NewEntry {
+                mono_ms: last,
+                utc: chrono::Utc::now(),
+                actor: "kit".into(),
+                clause: "5b".into(),
+                kind: RECOVERY_KIND.into(),
+                body: serde_json::json!({
+                    "offset": offset,
+                    "length": dropped.len(),
+                    "sha256": hex32(&sha256(&dropped)),
+                    "side_file": name,
+                }),
+            };
+            let entry = self.append(e)?.clone();
+            self.recoveries.push(entry);
+        }
+        Ok(())
+    }
+
+    /// The entries of the log (up to the damage, if any).
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// `Some` when the log is damaged before its tail: the journal is read-only.
+    pub fn damage(&self) -> Option<&Damage> {
+        self.damage.as_ref()
+    }
+
+    /// The (first) recovery entry appended by this open, if any.
+    pub fn recovery(&self) -> Option<&Entry> {
+        self.recoveries.first()
+    }
+
+    /// Every recovery entry appended by this open.
+    pub fn recoveries(&self) -> &[Entry] {
+        &self.recoveries
+    }
+
+    /// Why the journal refuses input after a failed write or sync.
+    pub fn poisoned(&self) -> Option<&str> {
+        self.poisoned.as_deref()
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Write the entry's line and its newline, fdatasync, and only then return it. Any failure
+    /// poisons the journal: every later append is refused.
+    pub fn append(&mut self, e: NewEntry) -> Result<&Entry, JournalError> {
+        if let Some(reason) = &self.poisoned {
+            return Err(JournalError::Poisoned { path: self.path.clone(), reason: reason.clone() });
+        }
+        if let Some(damage) = &self.damage {
+            return Err(JournalError::ReadOnly { path: self.path.clone(), damage: damage.clone() });
+        }
+        let seq = self.entries.len() as u64;
+        let prev = self.entries.last().map_or(ZERO_HASH, |l| l.hash);
+        let offset = self.entries.last().map_or(0, Entry::end);
+        let mut line = log::encode_line(seq, &prev, &e);
+        let entry = log::parse_line(&line, offset).map_err(JournalError::Invalid)?;
+        line.push(b'\n');
+        if let Err(err) = self.ops.write_all(&mut self.file, &line) {
+            self.poisoned = Some(format!("write of seq {seq} failed: {err}"));
+            return Err(io_err("append to", &self.path)(err));
+        }
+        if let Err(err) = self.ops.sync_data(&self.file) {
+            self.poisoned = Some(format!("fdatasync after seq {seq} failed: {err}"));
+            return Err(io_err("fdatasync", &self.path)(err));
+        }
+        self.entries.push(entry);
+        Ok(&self.entries[self.entries.len() - 1])
+    }
+}
+
+/// Read a game log without locking or repairing it; any bad line is an error.
+pub fn read_entries(path: &Path) -> Result<Vec<Entry>, JournalError> {
+    let bytes = fs::read(path).map_err(io_err("read", path))?;
+    let lines = scan::scan(&bytes);
+    if lines.is_empty() {
+        return Err(JournalError::NoFirstEntry { path: path.to_owned(), detail: "the file is empty".into() });
+    }
+    if let Some(fault) = scan::first_local_fault(&lines) {
+        return Err(JournalError::Damaged { path: path.to_owned(), fault });
+    }
+    Ok(entries_of(&lines))
+}

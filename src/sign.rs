@@ -1,4 +1,373 @@
-//! Arbiter keys and SSHSIG checkpoints.
-pub fn cmd_keygen(_a: &crate::cli::KeygenArgs) -> std::process::ExitCode {
-    crate::cli::fail(70, "keygen: not built yet")
+//! Arbiter keys and SSHSIG checkpoints (SHELL).
+//!
+//! Keys are Ed25519 in OpenSSH format; `DIR/allowed_signers` is the OpenSSH allowed-signers file
+//! that `ssh-keygen -Y verify` reads; checkpoints are signed with namespace
+//! [`NAMESPACE`](crate::log::checkpoint::NAMESPACE).
+use crate::journal::{ensure_dir, write_atomic, write_new_file};
+use crate::log::checkpoint::{self, Checkpoint, NAMESPACE};
+use crate::log::{Entry, merkle};
+use ssh_key::{Algorithm, HashAlg, LineEnding, PrivateKey, PublicKey, SshSig};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Comment of the key `ensure_demo_key` creates.
+pub const DEMO_KEY_COMMENT: &str = "DEMO KEY - arbiter-kit demo match only, NOT for a real match";
+/// Principal of the arbiter key in allowed_signers unless told otherwise.
+pub const DEFAULT_PRINCIPAL: &str = "arbiter";
+
+/// Errors of key handling and signing; each names the file and the problem.
+#[derive(Debug, thiserror::Error)]
+pub enum SignError {
+    #[error("cannot {op} {path}: {source}")]
+    Io { op: &'static str, path: PathBuf, source: io::Error },
+    #[error("key file {0} already exists; refusing to overwrite it")]
+    KeyExists(PathBuf),
+    #[error("{path} is not an OpenSSH key: {source}")]
+    BadKey { path: PathBuf, source: ssh_key::Error },
+    #[error("key {0} is encrypted: give its passphrase (--passphrase-env VAR)")]
+    Encrypted(PathBuf),
+    #[error("wrong passphrase for key {0}")]
+    WrongPassphrase(PathBuf),
+    #[error("key {path} is {algorithm}, but the arbiter key must be ssh-ed25519")]
+    NotEd25519 { path: PathBuf, algorithm: String },
+    #[error("environment variable {0} (named by --passphrase-env) is not set or not UTF-8")]
+    PassphraseEnv(String),
+    #[error("cannot sign a checkpoint of an empty log")]
+    EmptyLog,
+    #[error("key operation failed: {0}")]
+    Ssh(#[from] ssh_key::Error),
+}
+
+fn io_err(op: &'static str, path: &Path) -> impl FnOnce(io::Error) -> SignError + use<> {
+    let path = path.to_owned();
+    move |source| SignError::Io { op, path, source }
+}
+
+/// `SHA256:<base64>` as printed by `ssh-keygen -l`.
+pub fn fingerprint(key: &PublicKey) -> String {
+    key.fingerprint(HashAlg::Sha256).to_string()
+}
+
+fn require_ed25519(path: &Path, key: &PublicKey) -> Result<(), SignError> {
+    if key.algorithm() == Algorithm::Ed25519 {
+        Ok(())
+    } else {
+        Err(SignError::NotEd25519 { path: path.to_owned(), algorithm: key.algorithm().to_string() })
+    }
+}
+
+/// Create an Ed25519 key at `out` (0600, refused if it exists; encrypted when a passphrase is
+/// given) and its public half at `out.pub`.
+pub fn keygen(out: &Path, passphrase: Option<&str>, comment: &str) -> Result<PublicKey, SignError> {
+    if out.exists() {
+        return Err(SignError::KeyExists(out.to_owned()));
+    }
+    if let Some(dir) = out.parent() {
+        ensure_dir(dir).map_err(io_err("create folder", dir))?;
+    }
+    let mut key = PrivateKey::random(&mut rand_core::OsRng, Algorithm::Ed25519)?;
+    key.set_comment(comment);
+    let public = key.public_key().clone();
+    if let Some(p) = passphrase {
+        key = key.encrypt(&mut rand_core::OsRng, p)?;
+    }
+    let pem = key.to_openssh(LineEnding::LF)?;
+    write_new_file(out, pem.as_bytes()).map_err(|e| match e.kind() {
+        io::ErrorKind::AlreadyExists => SignError::KeyExists(out.to_owned()),
+        _ => SignError::Io { op: "write key", path: out.to_owned(), source: e },
+    })?;
+    let pub_path = pub_path(out);
+    let line = format!("{}\n", public.to_openssh()?);
+    write_new_file(&pub_path, line.as_bytes()).map_err(io_err("write public key", &pub_path))?;
+    Ok(public)
+}
+
+fn pub_path(out: &Path) -> PathBuf {
+    let mut name = out.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".pub");
+    out.with_file_name(name)
+}
+
+/// Load an Ed25519 private key (decrypting it with `passphrase` if it is encrypted).
+pub fn load_key(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, SignError> {
+    let text = fs::read_to_string(path).map_err(io_err("read key", path))?;
+    let key = PrivateKey::from_openssh(text.as_bytes())
+        .map_err(|source| SignError::BadKey { path: path.to_owned(), source })?;
+    require_ed25519(path, key.public_key())?;
+    if !key.is_encrypted() {
+        return Ok(key);
+    }
+    let Some(p) = passphrase else {
+        return Err(SignError::Encrypted(path.to_owned()));
+    };
+    key.decrypt(p).map_err(|_| SignError::WrongPassphrase(path.to_owned()))
+}
+
+/// Read a public key from a `.pub` file or from a private key file (whose public half is stored
+/// in clear even when the key is encrypted).
+pub fn load_public_key(path: &Path) -> Result<PublicKey, SignError> {
+    let text = fs::read_to_string(path).map_err(io_err("read key", path))?;
+    let key = match PublicKey::from_openssh(text.trim()) {
+        Ok(k) => k,
+        Err(_) => PrivateKey::from_openssh(text.as_bytes())
+            .map(|k| k.public_key().clone())
+            .map_err(|source| SignError::BadKey { path: path.to_owned(), source })?,
+    };
+    require_ed25519(path, &key)?;
+    Ok(key)
+}
+
+/// One line of an allowed_signers file.
+#[derive(Debug, Clone)]
+pub struct AllowedSigner {
+    pub principals: Vec<String>,
+    /// `namespaces="..."` option, if present.
+    pub namespaces: Option<Vec<String>>,
+    pub key: PublicKey,
+}
+
+fn split_outside_quotes(s: &str, sep: impl Fn(char) -> bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    for c in s.chars() {
+        if c == '"' {
+            quoted = !quoted;
+            cur.push(c);
+        } else if !quoted && sep(c) {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+        } else {
+            cur.push(c);
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+fn is_key_type(t: &str) -> bool {
+    t.starts_with("ssh-") || t.starts_with("ecdsa-") || t.starts_with("sk-")
+}
+
+/// Parse an allowed_signers file. Lines this kit cannot use (`cert-authority`, unknown key
+/// types, malformed) are returned as problems, with their line numbers.
+pub fn parse_allowed_signers(text: &str) -> (Vec<AllowedSigner>, Vec<String>) {
+    let mut signers = Vec::new();
+    let mut problems = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let toks = split_outside_quotes(line, char::is_whitespace);
+        let (opts, rest) = match toks.get(1) {
+            Some(t) if is_key_type(t) => (None, &toks[1..]),
+            Some(t) => (Some(t.as_str()), toks.get(2..).unwrap_or_default()),
+            None => (None, &toks[..0]),
+        };
+        let [kt, b64, ..] = rest else {
+            problems.push(format!("allowed_signers line {}: no key", n + 1));
+            continue;
+        };
+        let mut namespaces = None;
+        let mut usable = true;
+        for opt in opts.map(|o| split_outside_quotes(o, |c| c == ',')).unwrap_or_default() {
+            let lower = opt.to_ascii_lowercase();
+            if lower == "cert-authority" {
+                usable = false;
+            } else if let Some(v) = lower.strip_prefix("namespaces=") {
+                let v = v.trim_matches('"');
+                namespaces = Some(v.split(',').map(str::to_owned).collect());
+            }
+        }
+        if !usable {
+            problems.push(format!("allowed_signers line {}: cert-authority keys are not supported", n + 1));
+            continue;
+        }
+        match PublicKey::from_openssh(&format!("{kt} {b64}")) {
+            Ok(key) => signers.push(AllowedSigner {
+                principals: toks[0].split(',').map(str::to_owned).collect(),
+                namespaces,
+                key,
+            }),
+            Err(e) => problems.push(format!("allowed_signers line {}: bad key: {e}", n + 1)),
+        }
+    }
+    (signers, problems)
+}
+
+/// Add `principal key` to `DIR/allowed_signers` unless that pair is listed already (file 0600).
+pub fn ensure_allowed_signer(match_dir: &Path, principal: &str, key: &PublicKey) -> Result<(), SignError> {
+    ensure_dir(match_dir).map_err(io_err("create folder", match_dir))?;
+    let path = match_dir.join("allowed_signers");
+    let existing = match fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(io_err("read", &path)(e)),
+    };
+    let (signers, _) = parse_allowed_signers(&existing);
+    if signers
+        .iter()
+        .any(|s| s.principals.iter().any(|p| p == principal) && s.key.key_data() == key.key_data())
+    {
+        return Ok(());
+    }
+    let bare = PublicKey::new(key.key_data().clone(), "");
+    let mut text = existing;
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&format!("{principal} namespaces=\"{NAMESPACE}\" {}\n", bare.to_openssh()?));
+    write_atomic(&path, text.as_bytes()).map_err(io_err("write", &path))
+}
+
+/// The demo key `DIR/keys/demo-arbiter` (created unencrypted and clearly labelled if missing),
+/// registered as principal `arbiter`.
+pub fn ensure_demo_key(match_dir: &Path) -> Result<PathBuf, SignError> {
+    let path = match_dir.join("keys").join("demo-arbiter");
+    let public = if path.exists() {
+        load_key(&path, None)?.public_key().clone()
+    } else {
+        keygen(&path, None, DEMO_KEY_COMMENT)?
+    };
+    ensure_allowed_signer(match_dir, DEFAULT_PRINCIPAL, &public)?;
+    Ok(path)
+}
+
+/// The signing key named by `--key`/`--passphrase-env`: the given file, else `DIR/keys/arbiter`
+/// if it exists, else the demo key (created if needed).
+pub fn key_from_args(k: &crate::cli::KeyArgs, match_dir: &Path) -> Result<PrivateKey, SignError> {
+    let passphrase = passphrase_from_env(k.passphrase_env.as_deref())?;
+    let path = match &k.key {
+        Some(p) => p.clone(),
+        None => {
+            let default = match_dir.join("keys").join("arbiter");
+            if default.exists() { default } else { ensure_demo_key(match_dir)? }
+        }
+    };
+    load_key(&path, passphrase.as_deref())
+}
+
+fn passphrase_from_env(var: Option<&str>) -> Result<Option<String>, SignError> {
+    match var {
+        None => Ok(None),
+        Some(v) => std::env::var(v).map(Some).map_err(|_| SignError::PassphraseEnv(v.to_owned())),
+    }
+}
+
+/// Path of the checkpoint text for `n` entries of `game`.
+pub fn checkpoint_path(match_dir: &Path, game: u32, n: u64) -> PathBuf {
+    match_dir.join(format!("game-{game}")).join("checkpoints").join(format!("{n}.txt"))
+}
+
+/// Sign a checkpoint over all of `entries` (N = entries.len()): writes `checkpoints/<N>.txt.sig`
+/// then `checkpoints/<N>.txt` (0600, atomically, fsynced) and returns the path of the text.
+pub fn sign_checkpoint(
+    match_dir: &Path,
+    game: u32,
+    match_id: &str,
+    entries: &[Entry],
+    key: &PrivateKey,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<PathBuf, SignError> {
+    let last = entries.last().ok_or(SignError::EmptyLog)?;
+    let leaves: Vec<[u8; 32]> = entries.iter().map(|e| e.hash).collect();
+    let cp = Checkpoint::new(
+        checkpoint::origin(match_id, game),
+        entries.len() as u64,
+        merkle::root(&leaves),
+        last.hash,
+        now,
+    );
+    let text = cp.to_text();
+    let sig = key.sign(NAMESPACE, HashAlg::Sha512, text.as_bytes())?.to_pem(LineEnding::LF)?;
+    let path = checkpoint_path(match_dir, game, cp.size);
+    if let Some(dir) = path.parent() {
+        ensure_dir(dir).map_err(io_err("create folder", dir))?;
+    }
+    let mut sig_name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    sig_name.push(".sig");
+    let sig_path = path.with_file_name(sig_name);
+    write_atomic(&sig_path, sig.as_bytes()).map_err(io_err("write", &sig_path))?;
+    write_atomic(&path, text.as_bytes()).map_err(io_err("write", &path))?;
+    Ok(path)
+}
+
+/// A signature that verified, and who made it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signer {
+    pub principals: Vec<String>,
+    pub fingerprint: String,
+}
+
+/// Why a signature is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SigProblem {
+    #[error("signature file is not an armored SSH signature: {0}")]
+    Malformed(String),
+    #[error("signature namespace is {0:?}, expected {NAMESPACE:?}")]
+    Namespace(String),
+    #[error("signed by key {0}, which is not in allowed_signers for namespace {NAMESPACE:?}")]
+    UnknownKey(String),
+    #[error("signature by {0} does not verify over this text")]
+    Invalid(String),
+}
+
+/// Verify an armored SSHSIG over `msg` against the allowed signers (namespace
+/// `arbiter-kit-checkpoint`), as `ssh-keygen -Y verify` would.
+pub fn verify_signature(signers: &[AllowedSigner], msg: &[u8], armored: &str) -> Result<Signer, SigProblem> {
+    let sig = SshSig::from_pem(armored.as_bytes()).map_err(|e| SigProblem::Malformed(e.to_string()))?;
+    if sig.namespace() != NAMESPACE {
+        return Err(SigProblem::Namespace(sig.namespace().to_owned()));
+    }
+    let fp = fingerprint(&PublicKey::from(sig.public_key().clone()));
+    let allowed: Vec<&AllowedSigner> = signers
+        .iter()
+        .filter(|s| s.key.key_data() == sig.public_key())
+        .filter(|s| s.namespaces.as_ref().is_none_or(|ns| ns.iter().any(|n| n == NAMESPACE)))
+        .collect();
+    let Some(first) = allowed.first() else {
+        return Err(SigProblem::UnknownKey(fp));
+    };
+    first.key.verify(NAMESPACE, msg, &sig).map_err(|_| SigProblem::Invalid(fp.clone()))?;
+    Ok(Signer { principals: allowed.iter().flat_map(|s| s.principals.iter().cloned()).collect(), fingerprint: fp })
+}
+
+/// `arbiter keygen`: create the arbiter key (default `DIR/keys/arbiter`) or register an existing
+/// one (`--existing`), and list it in `DIR/allowed_signers`. Exit 0 on success, 1 on failure.
+pub fn cmd_keygen(a: &crate::cli::KeygenArgs) -> ExitCode {
+    match run_keygen(a) {
+        Ok(msg) => {
+            println!("{msg}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => crate::cli::fail(1, e),
+    }
+}
+
+fn run_keygen(a: &crate::cli::KeygenArgs) -> Result<String, SignError> {
+    let dir = &a.m.dir;
+    let (public, what) = match &a.existing {
+        Some(existing) => (load_public_key(existing)?, format!("registered existing key {}", existing.display())),
+        None => {
+            let out = a.out.clone().unwrap_or_else(|| dir.join("keys").join("arbiter"));
+            let passphrase = passphrase_from_env(a.passphrase_env.as_deref())?;
+            let comment = format!("arbiter-kit arbiter key ({})", a.principal);
+            let public = keygen(&out, passphrase.as_deref(), &comment)?;
+            let enc = if passphrase.is_some() { "encrypted" } else { "unencrypted" };
+            (public, format!("created {enc} key {} and {}", out.display(), pub_path(&out).display()))
+        }
+    };
+    ensure_allowed_signer(dir, &a.principal, &public)?;
+    Ok(format!(
+        "{what}\nfingerprint {}\nprincipal {:?} listed in {}",
+        fingerprint(&public),
+        a.principal,
+        dir.join("allowed_signers").display()
+    ))
 }
