@@ -100,6 +100,9 @@ pub struct ScriptArgs {
     /// Print the final state as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Print each entry as soon as it is durably appended (`appended <seq> <hash> <kind>`).
+    #[arg(long)]
+    pub echo: bool,
 }
 
 #[derive(Debug, Clone, Args)]

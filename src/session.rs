@@ -25,6 +25,30 @@ pub trait Storage {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// What the Board UI's status line shows about the log.
+    fn status(&self) -> StorageStatus {
+        StorageStatus {
+            entries: self.len(),
+            ..StorageStatus::default()
+        }
+    }
+    /// Call `f` after every durable append.
+    fn set_on_append(&mut self, _f: Box<dyn FnMut(&crate::log::Entry)>) {}
+    /// Sign a checkpoint now (when the arbiter asks). Returns its path.
+    fn checkpoint_now(&mut self, _now: DateTime<Utc>) -> Result<String, String> {
+        Err("this session keeps no log to sign (dry run)".into())
+    }
+}
+
+/// The log's state for the status line.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct StorageStatus {
+    pub entries: usize,
+    pub last_entry: Option<String>,
+    /// Entries covered by the latest signed checkpoint.
+    pub signed_upto: Option<usize>,
+    /// A problem that does not stop play (e.g. a checkpoint that could not be signed).
+    pub warning: Option<String>,
 }
 
 /// In-memory storage, for dry runs and tests.
@@ -78,6 +102,23 @@ impl Session {
             utc_origin,
             frozen: None,
         }
+    }
+
+    /// Print every entry as soon as it is durable (script mode `--echo`, used by the crash test).
+    pub fn set_echo(&mut self) {
+        self.storage
+            .set_on_append(Box::new(|e: &crate::log::Entry| {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(
+                    out,
+                    "appended {} {} {}",
+                    e.seq,
+                    crate::log::hex32(&e.hash),
+                    e.kind
+                );
+                let _ = out.flush();
+            }));
     }
 
     pub fn utc_at(&self, at: Ms) -> DateTime<Utc> {
@@ -358,25 +399,52 @@ pub fn cmd_script(a: &ScriptArgs) -> ExitCode {
         Ok(l) => l,
         Err(e) => return crate::cli::fail(65, format!("{}:{e}", a.file.display())),
     };
-    let (profile, pref) = match load_profile(&a.rules) {
-        Ok(p) => p,
-        Err(e) => return crate::cli::fail(65, e),
+    let mut session = if a.dry_run {
+        let (profile, pref) = match load_profile(&a.rules) {
+            Ok(p) => p,
+            Err(e) => return crate::cli::fail(65, e),
+        };
+        let n = a
+            .game
+            .unwrap_or_else(|| games(&a.m.dir).last().map_or(1, |g| g + 1));
+        let ctx = GameContext {
+            match_id: match_id(&a.m.dir),
+            game: n,
+            profile: pref,
+            arbiter_key: KeyRef {
+                principal: "arbiter".into(),
+                fingerprint: "none (dry run)".into(),
+            },
+            previous_algorithm: None,
+        };
+        Session::new(
+            Game::new(ctx, profile),
+            Box::new(Memory::default()),
+            Utc::now(),
+        )
+    } else {
+        let n = a
+            .game
+            .unwrap_or_else(|| games(&a.m.dir).last().map_or(1, |g| g + 1));
+        if log_path(&a.m.dir, n).exists() {
+            return crate::cli::fail(
+                65,
+                format!(
+                    "game {n} of {} already has a log; a script starts a new game (leave out --game)",
+                    a.m.dir.display()
+                ),
+            );
+        }
+        match crate::matchdir::open_game(&a.m.dir, Some(n), &a.rules, &a.key) {
+            Ok(mut o) => {
+                if a.echo {
+                    o.session.set_echo();
+                }
+                o.session
+            }
+            Err(e) => return crate::cli::fail(66, e),
+        }
     };
-    let n = a
-        .game
-        .unwrap_or_else(|| games(&a.m.dir).last().map_or(1, |g| g + 1));
-    let ctx = GameContext {
-        match_id: match_id(&a.m.dir),
-        game: n,
-        profile: pref,
-        arbiter_key: KeyRef {
-            principal: "arbiter".into(),
-            fingerprint: "none (dry run)".into(),
-        },
-        previous_algorithm: None,
-    };
-    let game = Game::new(ctx, profile);
-    let mut session = Session::new(game, Box::new(Memory::default()), Utc::now());
     let result = run_script(&mut session, &lines);
     let now = match &result {
         Ok(t) => *t,
@@ -390,6 +458,14 @@ pub fn cmd_script(a: &ScriptArgs) -> ExitCode {
             "{}",
             summary_text(&session.game, now, session.storage.len())
         );
+        if !a.dry_run {
+            for (name, pts) in match_score(&a.m.dir) {
+                println!("match score: {name} {pts}");
+            }
+        }
+    }
+    if let Some(w) = session.storage.status().warning {
+        eprintln!("arbiter: warning: {w}");
     }
     match result {
         Ok(_) => ExitCode::SUCCESS,
@@ -432,6 +508,24 @@ pub fn cmd_status(a: &StatusArgs) -> ExitCode {
     }
 }
 
-pub fn cmd_checkpoint(_a: &CheckpointArgs) -> ExitCode {
-    crate::cli::fail(70, "checkpoint: waiting for the journal")
+pub fn cmd_checkpoint(a: &CheckpointArgs) -> ExitCode {
+    let Some(n) = a.game.or_else(|| games(&a.m.dir).last().copied()) else {
+        return crate::cli::fail(66, format!("{}: no games", a.m.dir.display()));
+    };
+    let entries = match crate::journal::read_entries(&log_path(&a.m.dir, n)) {
+        Ok(e) => e,
+        Err(e) => return crate::cli::fail(65, e),
+    };
+    let (key, _) = match crate::matchdir::arbiter_key(&a.key, &a.m.dir) {
+        Ok(k) => k,
+        Err(e) => return crate::cli::fail(66, e),
+    };
+    match crate::sign::sign_checkpoint(&a.m.dir, n, &match_id(&a.m.dir), &entries, &key, Utc::now())
+    {
+        Ok(p) => {
+            println!("{}", p.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => crate::cli::fail(74, e),
+    }
 }
