@@ -236,7 +236,11 @@ fn compare_and_hash(paths: &[PathBuf], progress: bool) -> Result<(String, u64), 
         for i in 1..files.len() {
             let ni = lens[i];
             let common = n0.min(ni);
-            if let Some(j) = (0..common).find(|&j| bufs[0][j] != bufs[i][j]) {
+            let (a, b) = (&bufs[0][..common], &bufs[i][..common]);
+            if let Some(j) = (a != b)
+                .then(|| a.iter().zip(b).position(|(x, y)| x != y))
+                .flatten()
+            {
                 return Err(ArchiveError::CopiesDiffer {
                     a: first.clone(),
                     b: paths[i].clone(),
@@ -499,14 +503,12 @@ pub fn archive_copies(
     }
     // Refuse before writing anything if the checksum file already pins another content.
     for (name, digest) in &planned {
-        if let Some((_, old)) = sums.iter().find(|(n, _)| n == name) {
-            if old != digest {
-                return Err(ArchiveError::WouldOverwrite {
-                    path: dir.join(name),
-                    existing: old.clone(),
-                    new: digest.clone(),
-                });
-            }
+        if let Some((_, old)) = sums.iter().find(|(n, d)| n == name && d != digest) {
+            return Err(ArchiveError::WouldOverwrite {
+                path: dir.join(name),
+                existing: old.clone(),
+                new: digest.clone(),
+            });
         }
     }
 

@@ -72,6 +72,9 @@ pub struct MoveCoverage {
     pub iterations_without_eval: usize,
     /// Time taken, from the log.
     pub time_ms: Option<u64>,
+    /// Time the machine's clock ran for the move (from the game, for comparison; the engine's own
+    /// figure leaves out the operator's handling).
+    pub spent_ms: Option<u64>,
     /// The engine's move, as it wrote it.
     pub bestmove: Option<String>,
     pub has_iterations: bool,
@@ -193,6 +196,7 @@ fn empty(m: &MachineMove) -> MoveCoverage {
         max_depth: None,
         iterations_without_eval: 0,
         time_ms: None,
+        spent_ms: m.spent_ms,
         bestmove: None,
         has_iterations: false,
         has_evaluations: false,

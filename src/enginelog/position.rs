@@ -25,10 +25,12 @@ pub(crate) fn from_fen(fen: &str) -> Result<Chess, String> {
 /// A move written in UCI (`e7e5`, `e8g8`, `e8h8`) or SAN (`Nf6`, `O-O`) in `pos`.
 pub(crate) fn parse_move(pos: &Chess, text: &str) -> Option<Move> {
     let text = text.trim();
-    if let Ok(uci) = text.parse::<UciMove>() {
-        if let Ok(m) = uci.to_move(pos) {
-            return Some(m);
-        }
+    if let Some(m) = text
+        .parse::<UciMove>()
+        .ok()
+        .and_then(|uci| uci.to_move(pos).ok())
+    {
+        return Some(m);
     }
     let san_text = text.trim_end_matches(['+', '#', '!', '?']);
     let san_text = match san_text {

@@ -124,17 +124,18 @@ impl UciParser {
         if let Some(k) = info.multipv {
             s.max_multipv = s.max_multipv.max(k);
         }
-        if let Some(depth) = info.depth {
-            if !info.currmove && info.multipv.is_none_or(|k| k <= 1) {
-                s.record(Iteration {
-                    depth,
-                    seldepth: info.seldepth,
-                    score: info.score,
-                    time_ms: info.time_ms,
-                    nodes: info.nodes,
-                    pv: info.pv,
-                });
-            }
+        if let Some(depth) = info.depth
+            && !info.currmove
+            && info.multipv.is_none_or(|k| k <= 1)
+        {
+            s.record(Iteration {
+                depth,
+                seldepth: info.seldepth,
+                score: info.score,
+                time_ms: info.time_ms,
+                nodes: info.nodes,
+                pv: info.pv,
+            });
         }
     }
 

@@ -245,3 +245,37 @@ fn archive_again_is_idempotent_and_never_overwrites() -> TestResult {
     assert!(out.status.success());
     Ok(())
 }
+
+/// Files past the progress-bar threshold stream through in constant memory (sparse files, so
+/// the test writes little).
+#[test]
+fn archive_large_sparse_copies_stream() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    let len: u64 = 160 << 20;
+    let mut paths = Vec::new();
+    for (name, last) in [("a.log", b'x'), ("b.log", b'x'), ("c.log", b'y')] {
+        let p = tmp.path().join(name);
+        let f = std::fs::File::create(&p)?;
+        f.set_len(len - 1)?;
+        drop(f);
+        let mut f = std::fs::OpenOptions::new().append(true).open(&p)?;
+        std::io::Write::write_all(&mut f, &[last])?;
+        paths.push(p);
+    }
+    compare_copies(&paths[..2])?;
+    let err = compare_copies(&paths[1..])
+        .err()
+        .ok_or("different copies were accepted")?;
+    assert!(
+        matches!(err, ArchiveError::CopiesDiffer { offset, .. } if offset == len - 1),
+        "{err}"
+    );
+    let (digest, size) = hash_file(&paths[0], true)?;
+    assert_eq!(size, len);
+    let out = Command::new("sha256sum").arg(&paths[0]).output()?;
+    assert_eq!(
+        String::from_utf8(out.stdout)?.split_whitespace().next(),
+        Some(digest.as_str())
+    );
+    Ok(())
+}

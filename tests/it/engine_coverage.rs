@@ -332,3 +332,30 @@ fn engine_unknown_format_is_reported_as_unknown() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn engine_repeated_position_takes_the_searches_in_turn() -> TestResult {
+    // 1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nc6: Black faces the same position at moves 1 and 3.
+    let moves = machine_moves_from_san(&["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nc6"], false, None)?;
+    assert_eq!(
+        moves[0].fen_before.split(' ').take(4).collect::<Vec<_>>(),
+        moves[2].fen_before.split(' ').take(4).collect::<Vec<_>>()
+    );
+    let search = |before: &str, best: &str| {
+        format!(
+            ">> position startpos moves {before}\n>> go movetime 100\n\
+             << info depth 1 score cp 0 time 5 pv {best}\n<< bestmove {best}\n"
+        )
+    };
+    let log = [
+        search("g1f3", "g8f6"),
+        search("g1f3 g8f6 f3g1", "f6g8"),
+        search("g1f3 g8f6 f3g1 f6g8 g1f3", "b8c6"),
+    ]
+    .concat();
+    let cov = coverage(&parse_str(&log), &moves);
+    assert_eq!(cov.summary, "3/3 machine moves covered");
+    let picked: Vec<Option<usize>> = cov.moves.iter().map(|m| m.search).collect();
+    assert_eq!(picked, [Some(0), Some(1), Some(2)]);
+    Ok(())
+}
