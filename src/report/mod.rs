@@ -1,4 +1,6 @@
 //! Committee report and PGN.
+pub mod pgn;
+
 pub fn cmd_report(_a: &crate::cli::ReportArgs) -> std::process::ExitCode {
     crate::cli::fail(70, "report: not built yet")
 }

@@ -1,0 +1,258 @@
+//! PGN export with clock comments. PURE.
+//!
+//! Every move carries `{[%clk h:mm:ss] [%emt h:mm:ss]}`:
+//! - `%clk` is the time left on the mover's clock after the move, rounded DOWN to the second, as
+//!   a clock display shows it (59.9 s left reads 0:00:59);
+//! - `%emt` is the time the move took, rounded to the NEAREST second, halves up (0.4 s reads
+//!   0:00:00, 0.5 s reads 0:00:01).
+//!
+//! Hours are not padded (`1:59:59`, `12:00:00`). Lines are wrapped at 79 columns, never inside a
+//! clock comment; the movetext ends with the result.
+
+use serde::{Deserialize, Serialize};
+
+/// Widest line written (under 80 columns).
+pub const MAX_LINE: usize = 79;
+
+/// A game to export.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PgnGame {
+    pub event: String,
+    pub site: String,
+    /// `YYYY.MM.DD`, `?` for unknown parts.
+    pub date: String,
+    pub round: String,
+    pub white: String,
+    pub black: String,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub result: String,
+    /// PGN TimeControl, e.g. `40/7200:20/3600:1800` (see [`time_control_tag`]).
+    pub time_control: String,
+    pub termination: Option<String>,
+    pub moves: Vec<PgnMove>,
+}
+
+/// One move with its clock figures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PgnMove {
+    pub san: String,
+    /// Time left on the mover's clock after the move, in milliseconds.
+    pub clock_ms: u64,
+    /// Time the move took, in milliseconds.
+    pub spent_ms: u64,
+}
+
+/// `h:mm:ss` of whole seconds.
+fn hms(total_s: u64) -> String {
+    format!(
+        "{}:{:02}:{:02}",
+        total_s / 3600,
+        total_s / 60 % 60,
+        total_s % 60
+    )
+}
+
+/// A remaining-time figure for `%clk`: rounded down to the second.
+pub fn format_clock(ms: u64) -> String {
+    hms(ms / 1000)
+}
+
+/// A duration for `%emt`: rounded to the nearest second, halves up.
+pub fn format_elapsed(ms: u64) -> String {
+    hms(ms.saturating_add(500) / 1000)
+}
+
+/// A tag value with `\` and `"` escaped and line breaks flattened.
+fn tag_value(v: &str) -> String {
+    let mut out = String::with_capacity(v.len());
+    for c in v.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' | '\r' | '\t' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn result_token(r: &str) -> &str {
+    match r.trim() {
+        r @ ("1-0" | "0-1" | "1/2-1/2") => r,
+        _ => "*",
+    }
+}
+
+/// The game as PGN: the Seven Tag Roster in order, TimeControl, Termination (when known), then
+/// the movetext with a clock comment on every move, ending with the result.
+pub fn write_pgn(game: &PgnGame) -> String {
+    let result = result_token(&game.result);
+    let mut out = String::new();
+    let mut tags: Vec<(&str, &str)> = vec![
+        ("Event", &game.event),
+        ("Site", &game.site),
+        ("Date", &game.date),
+        ("Round", &game.round),
+        ("White", &game.white),
+        ("Black", &game.black),
+        ("Result", result),
+        ("TimeControl", &game.time_control),
+    ];
+    if let Some(t) = &game.termination {
+        tags.push(("Termination", t));
+    }
+    for (name, value) in tags {
+        let value = if value.trim().is_empty() { "?" } else { value };
+        out.push_str(&format!("[{name} \"{}\"]\n", tag_value(value)));
+    }
+    out.push('\n');
+
+    let mut tokens: Vec<String> = Vec::with_capacity(game.moves.len() * 3 + 1);
+    for (i, m) in game.moves.iter().enumerate() {
+        let number = i / 2 + 1;
+        // Every move is followed by a comment, so Black's moves repeat the number.
+        tokens.push(if i % 2 == 0 {
+            format!("{number}.")
+        } else {
+            format!("{number}...")
+        });
+        tokens.push(m.san.split_whitespace().collect::<String>());
+        tokens.push(format!(
+            "{{[%clk {}] [%emt {}]}}",
+            format_clock(m.clock_ms),
+            format_elapsed(m.spent_ms)
+        ));
+    }
+    tokens.push(result.to_owned());
+
+    let mut line = String::new();
+    for t in tokens {
+        if !line.is_empty() && line.len() + 1 + t.len() > MAX_LINE {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&t);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+/// The PGN TimeControl tag from periods `(moves, seconds, increment seconds)`: `moves/seconds`
+/// for a period of a number of moves, `seconds` for the rest of the game, `+increment` when there
+/// is one; periods joined by `:`. No periods gives `-` (no time control).
+pub fn time_control_tag(periods: &[(Option<u32>, u64, u64)]) -> String {
+    if periods.is_empty() {
+        return "-".to_owned();
+    }
+    periods
+        .iter()
+        .map(|&(moves, secs, inc)| {
+            let mut p = match moves {
+                Some(n) => format!("{n}/{secs}"),
+                None => secs.to_string(),
+            };
+            if inc > 0 {
+                p.push_str(&format!("+{inc}"));
+            }
+            p
+        })
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(moves: Vec<PgnMove>) -> PgnGame {
+        PgnGame {
+            event: "Man vs Machine \"2003\"".to_owned(),
+            site: "New York".to_owned(),
+            date: "2003.01.26".to_owned(),
+            round: "1".to_owned(),
+            white: "Kasparov, Garry".to_owned(),
+            black: "Deep Junior".to_owned(),
+            result: "1/2-1/2".to_owned(),
+            time_control: "40/7200:20/3600:1800".to_owned(),
+            termination: Some("normal".to_owned()),
+            moves,
+        }
+    }
+
+    fn mv(san: &str, clock_ms: u64, spent_ms: u64) -> PgnMove {
+        PgnMove {
+            san: san.to_owned(),
+            clock_ms,
+            spent_ms,
+        }
+    }
+
+    #[test]
+    fn pgn_exact_output_of_a_short_game() {
+        let g = game(vec![
+            mv("d4", 7_199_900, 100),
+            mv("d5", 7_195_499, 4_501),
+            mv("c4", 7_000_000, 199_900),
+        ]);
+        assert_eq!(
+            write_pgn(&g),
+            "[Event \"Man vs Machine \\\"2003\\\"\"]\n\
+             [Site \"New York\"]\n\
+             [Date \"2003.01.26\"]\n\
+             [Round \"1\"]\n\
+             [White \"Kasparov, Garry\"]\n\
+             [Black \"Deep Junior\"]\n\
+             [Result \"1/2-1/2\"]\n\
+             [TimeControl \"40/7200:20/3600:1800\"]\n\
+             [Termination \"normal\"]\n\
+             \n\
+             1. d4 {[%clk 1:59:59] [%emt 0:00:00]} 1... d5 {[%clk 1:59:55] [%emt 0:00:05]}\n\
+             2. c4 {[%clk 1:56:40] [%emt 0:03:20]} 1/2-1/2\n"
+        );
+    }
+
+    #[test]
+    fn pgn_rounding_of_clocks_and_elapsed_times() {
+        assert_eq!(format_clock(59_999), "0:00:59");
+        assert_eq!(format_clock(0), "0:00:00");
+        assert_eq!(format_clock(10_800_000), "3:00:00");
+        assert_eq!(format_clock(45_296_789), "12:34:56");
+        assert_eq!(format_elapsed(499), "0:00:00");
+        assert_eq!(format_elapsed(500), "0:00:01");
+        assert_eq!(format_elapsed(1_499), "0:00:01");
+        assert_eq!(format_elapsed(3_599_500), "1:00:00");
+        assert_eq!(format_elapsed(u64::MAX), hms(u64::MAX / 1000));
+    }
+
+    #[test]
+    fn pgn_no_moves_and_unknown_fields() {
+        let mut g = game(Vec::new());
+        g.result = String::new();
+        g.site = String::new();
+        g.termination = None;
+        let pgn = write_pgn(&g);
+        assert!(pgn.contains("[Site \"?\"]\n"));
+        assert!(pgn.contains("[Result \"*\"]\n"));
+        assert!(!pgn.contains("Termination"));
+        assert!(pgn.ends_with("\n\n*\n"));
+    }
+
+    #[test]
+    fn pgn_time_control_tags() {
+        assert_eq!(
+            time_control_tag(&[(Some(40), 7200, 0), (Some(20), 3600, 0), (None, 1800, 0)]),
+            "40/7200:20/3600:1800"
+        );
+        assert_eq!(time_control_tag(&[(None, 5400, 30)]), "5400+30");
+        assert_eq!(
+            time_control_tag(&[(Some(40), 5400, 30), (None, 1800, 30)]),
+            "40/5400+30:1800+30"
+        );
+        assert_eq!(time_control_tag(&[]), "-");
+    }
+}
