@@ -226,9 +226,9 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Checkpoint(a) => crate::session::cmd_checkpoint(&a),
         Command::Verify(a) => crate::verify::cmd_verify(&a),
         Command::Prove(a) => crate::verify::cmd_prove(&a),
-        Command::Archive(a) => crate::archive::cmd_archive(&a),
+        Command::Archive(a) => crate::postgame::cmd_archive(&a),
         Command::Report(a) => crate::report::cmd_report(&a),
-        Command::Pgn(a) => crate::report::cmd_pgn(&a),
+        Command::Pgn(a) => crate::postgame::cmd_pgn(&a),
     }
 }
 

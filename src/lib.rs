@@ -7,6 +7,7 @@ pub mod enginelog; // PURE: UCI / CECP engine-log parsing and rule-13c coverage
 pub mod journal; // SHELL: append + fdatasync, lock, torn-tail repair, read
 pub mod log; // PURE: byte format of the game log, chain hash, Merkle tree, checkpoint text
 pub mod matchdir; // SHELL: match folders: open or create games with journal and key, restart, checkpoints
+pub mod postgame; // SHELL: rule 13 archive into the game log, PGN export
 pub mod report; // PURE+SHELL: committee report (HTML/SVG/Markdown) and PGN
 pub mod session; // glue: now -> decide -> append -> evolve; script runner; match folders
 pub mod sign; // SHELL: arbiter keys, OpenSSH SSHSIG checkpoints
