@@ -1,0 +1,210 @@
+//! Crash loop (issue "The log"): `arbiter script` killed with SIGKILL at random moments, many
+//! times. Every entry reported as appended must be present, the chain must verify, and the replay
+//! must equal the expected state (the same script run in memory, cut at the same entry).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arbiter::core::event::{Event, EventKind};
+use arbiter::core::game::{Game, GameContext};
+use arbiter::core::script::parse_script;
+use arbiter::journal::Journal;
+use arbiter::matchdir::events_of;
+use arbiter::session::{Memory, Session, load_profile};
+
+const SCRIPT: &str = "tests/fixtures/crash.arb";
+const RULES: &str = "rules/kasparov-deep-junior-2003.toml";
+
+/// The events the script produces, run in memory.
+fn expected_events() -> Vec<Event> {
+    let (profile, pref) = load_profile(Path::new(RULES)).unwrap();
+    let ctx = GameContext {
+        match_id: "crash".into(),
+        game: 1,
+        profile: pref,
+        arbiter_key: arbiter::core::event::KeyRef {
+            principal: "arbiter".into(),
+            fingerprint: "-".into(),
+        },
+        previous_algorithm: None,
+    };
+    let lines = parse_script(&std::fs::read_to_string(SCRIPT).unwrap()).unwrap();
+    let mut s = Session::new(
+        Game::new(ctx, profile),
+        Box::new(Memory::default()),
+        chrono::Utc::now(),
+    );
+    let mut out = Vec::new();
+    for l in &lines {
+        out.extend(s.execute(&l.command, l.at).unwrap());
+    }
+    out
+}
+
+/// xorshift64*: a small deterministic generator for kill times.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+struct Run {
+    reported: Vec<(u64, String)>,
+    finished: bool,
+}
+
+fn run_and_kill(dir: &Path, kill_after: Option<Duration>) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["script", SCRIPT, "--rules", RULES, "--echo", "--match"])
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let mut w = line.split_whitespace();
+            if w.next() == Some("appended") {
+                let seq: u64 = w.next().unwrap().parse().unwrap();
+                v.push((seq, w.next().unwrap().to_string()));
+            }
+        }
+        v
+    });
+    let mut finished = false;
+    match kill_after {
+        Some(d) => {
+            let deadline = Instant::now() + d;
+            while Instant::now() < deadline {
+                if child.try_wait().unwrap().is_some() {
+                    finished = true;
+                    break;
+                }
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            if !finished {
+                child.kill().unwrap(); // SIGKILL
+            }
+            child.wait().unwrap();
+        }
+        None => {
+            assert!(child.wait().unwrap().success());
+            finished = true;
+        }
+    }
+    Run {
+        reported: reader.join().unwrap(),
+        finished,
+    }
+}
+
+#[test]
+fn crash_loop_sigkill_never_loses_an_acknowledged_entry() {
+    let expected = expected_events();
+    let runs: u64 = std::env::var("ARBITER_CRASH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let base = tempfile::tempdir().unwrap();
+    // One full run measures how long the script takes here.
+    let t0 = Instant::now();
+    let full = run_and_kill(&base.path().join("full"), None);
+    let span = t0.elapsed();
+    assert_eq!(
+        full.reported.len(),
+        expected.len(),
+        "a full run appends every expected event"
+    );
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let (mut killed_mid, mut torn) = (0, 0);
+    for i in 0..runs {
+        let dir = base.path().join(format!("m{i}"));
+        let at = Duration::from_micros(rng.next() % (span.as_micros() as u64 + 1));
+        let run = run_and_kill(&dir, Some(at));
+        let log = dir.join("game-1").join("log.jsonl");
+        if !log.exists() {
+            assert!(
+                run.reported.is_empty(),
+                "run {i}: entries reported but no log"
+            );
+            continue;
+        }
+        let j = match Journal::open(&log) {
+            Ok(j) => j,
+            // killed between creating the file and finishing line 0: nothing was reported
+            Err(arbiter::journal::JournalError::NoFirstEntry { .. }) => {
+                assert!(
+                    run.reported.is_empty(),
+                    "run {i}: line 0 reported but not readable"
+                );
+                continue;
+            }
+            Err(e) => panic!("run {i}: {e}"),
+        };
+        assert!(j.damage().is_none(), "run {i}: damage {:?}", j.damage());
+        if j.recovery().is_some() {
+            torn += 1;
+        }
+        let entries: Vec<_> = j
+            .entries()
+            .iter()
+            .filter(|e| e.kind != "recovery")
+            .cloned()
+            .collect();
+        for (seq, hash) in &run.reported {
+            let e = entries
+                .get(*seq as usize)
+                .unwrap_or_else(|| panic!("run {i}: acknowledged entry {seq} missing"));
+            assert_eq!(
+                &arbiter::log::hex32(&e.hash),
+                hash,
+                "run {i}: entry {seq} differs"
+            );
+        }
+        // the chain links every entry to the previous one
+        for w in j.entries().windows(2) {
+            assert_eq!(
+                w[1].prev,
+                arbiter::log::hex32(&w[0].hash),
+                "run {i}: chain broken at {}",
+                w[1].seq
+            );
+        }
+        let events = events_of(&entries).unwrap();
+        assert!(matches!(events[0].kind, EventKind::GameOpened(_)));
+        assert_eq!(
+            events[1..],
+            expected[1..events.len()],
+            "run {i}: the log is not a prefix of the expected events"
+        );
+        let live = Game::replay(events.iter()).unwrap();
+        let want =
+            Game::replay(std::iter::once(&events[0]).chain(expected[1..events.len()].iter()))
+                .unwrap();
+        assert_eq!(
+            live.view(live.last_at, usize::MAX),
+            want.view(want.last_at, usize::MAX),
+            "run {i}: replay differs"
+        );
+        if !run.finished && entries.len() < expected.len() {
+            killed_mid += 1;
+        }
+    }
+    println!(
+        "crash loop: {runs} runs, {killed_mid} killed mid-game, {torn} torn tails repaired, full run {span:?}"
+    );
+    assert!(
+        killed_mid * 2 >= runs,
+        "most runs should be killed mid-game ({killed_mid}/{runs})"
+    );
+}
