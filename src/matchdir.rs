@@ -44,6 +44,9 @@ pub fn signs_checkpoint(kind: &EventKind) -> bool {
     )
 }
 
+/// A callback run after every durable append.
+pub type OnAppend = Box<dyn FnMut(&Entry)>;
+
 /// The game log as a session's storage: the journal is created with line 0 (`game_opened`).
 pub struct JournalStorage {
     pub match_dir: PathBuf,
@@ -55,7 +58,7 @@ pub struct JournalStorage {
     pub signed_upto: Option<usize>,
     pub warning: Option<String>,
     /// Called after every durable append (script mode's `--echo`).
-    pub on_append: Option<Box<dyn FnMut(&Entry)>>,
+    pub on_append: Option<OnAppend>,
 }
 
 impl JournalStorage {
@@ -131,7 +134,7 @@ impl Storage for JournalStorage {
         }
     }
 
-    fn set_on_append(&mut self, f: Box<dyn FnMut(&Entry)>) {
+    fn set_on_append(&mut self, f: OnAppend) {
         self.on_append = Some(f);
     }
 

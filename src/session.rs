@@ -33,7 +33,7 @@ pub trait Storage {
         }
     }
     /// Call `f` after every durable append.
-    fn set_on_append(&mut self, _f: Box<dyn FnMut(&crate::log::Entry)>) {}
+    fn set_on_append(&mut self, _f: crate::matchdir::OnAppend) {}
     /// Sign a checkpoint now (when the arbiter asks). Returns its path.
     fn checkpoint_now(&mut self, _now: DateTime<Utc>) -> Result<String, String> {
         Err("this session keeps no log to sign (dry run)".into())
