@@ -146,9 +146,11 @@ impl fmt::Display for Fault {
 
 fn local_problem(lines: &[ScannedLine], i: usize) -> Option<Problem> {
     let l = &lines[i];
+    if !l.terminated {
+        return Some(Problem::Unterminated);
+    }
     match &l.entry {
         Err(e) => Some(Problem::Line(e.clone())),
-        Ok(_) if !l.terminated => Some(Problem::Unterminated),
         Ok(e) if e.seq != i as u64 => Some(Problem::Seq { found: e.seq }),
         Ok(_) => None,
     }
