@@ -20,7 +20,11 @@ pub const DIR_MODE: u32 = 0o700;
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     #[error("cannot {op} {path}: {source}")]
-    Io { op: &'static str, path: PathBuf, source: io::Error },
+    Io {
+        op: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
     #[error("game log {0} already exists; refusing to overwrite it")]
     Exists(PathBuf),
     #[error(
@@ -30,13 +34,13 @@ pub enum JournalError {
     #[error("game log {path} has no complete first entry (line 0); nothing was changed: {detail}")]
     NoFirstEntry { path: PathBuf, detail: String },
     #[error("game log {path} is open read-only because it is damaged: {damage}")]
-    ReadOnly { path: PathBuf, damage: Damage },
+    ReadOnly { path: PathBuf, damage: Box<Damage> },
     #[error(
         "game log {path} refuses further input after an earlier failure ({reason}); stop the session and raise the alarm"
     )]
     Poisoned { path: PathBuf, reason: String },
     #[error("game log {path}: {fault}")]
-    Damaged { path: PathBuf, fault: Fault },
+    Damaged { path: PathBuf, fault: Box<Fault> },
     #[error("entry refused before writing (it would not read back as a valid line): {0}")]
     Invalid(LineError),
 }
@@ -166,7 +170,11 @@ fn parent_of(path: &Path) -> PathBuf {
 
 /// Write a new file (0600, refused if it exists), fsync it and its folder.
 pub fn write_new_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut f = OpenOptions::new().write(true).create_new(true).mode(FILE_MODE).open(path)?;
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(FILE_MODE)
+        .open(path)?;
     f.write_all(bytes)?;
     f.sync_all()?;
     sync_dir(&parent_of(path))
@@ -174,11 +182,18 @@ pub fn write_new_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// Replace `path` atomically with `bytes` (temp file 0600, fsync, rename, fsync folder).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
     name.push(".tmp");
     let tmp = path.with_file_name(name);
     let _ = fs::remove_file(&tmp);
-    let mut f = OpenOptions::new().write(true).create_new(true).mode(FILE_MODE).open(&tmp)?;
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(FILE_MODE)
+        .open(&tmp)?;
     f.write_all(bytes)?;
     f.sync_all()?;
     fs::rename(&tmp, path)?;
@@ -216,14 +231,19 @@ fn lock(file: &File, path: &Path) -> Result<(), JournalError> {
 }
 
 fn entries_of(lines: &[ScannedLine]) -> Vec<Entry> {
-    lines.iter().filter_map(|l| l.entry.as_ref().ok().cloned()).collect()
+    lines
+        .iter()
+        .filter_map(|l| l.entry.as_ref().ok().cloned())
+        .collect()
 }
 
 /// The name of the side file for bytes cut at `offset` (a numbered suffix if it exists already).
 fn side_file_for(path: &Path, offset: u64) -> PathBuf {
     let base = format!(
         "{}.torn-{offset}",
-        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
     );
     let mut candidate = path.with_file_name(&base);
     let mut k = 2;
@@ -242,12 +262,24 @@ impl Journal {
     }
 
     /// [`Journal::create`] with injected file operations.
-    pub fn create_with(path: &Path, first: NewEntry, ops: Box<dyn FileOps>) -> Result<Journal, JournalError> {
+    pub fn create_with(
+        path: &Path,
+        first: NewEntry,
+        ops: Box<dyn FileOps>,
+    ) -> Result<Journal, JournalError> {
         let dir = parent_of(path);
         ensure_dir(&dir).map_err(io_err("create folder", &dir))?;
-        let file = match OpenOptions::new().read(true).append(true).create_new(true).mode(FILE_MODE).open(path) {
+        let file = match OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create_new(true)
+            .mode(FILE_MODE)
+            .open(path)
+        {
             Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(JournalError::Exists(path.to_owned())),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                return Err(JournalError::Exists(path.to_owned()));
+            }
             Err(e) => return Err(io_err("create", path)(e)),
         };
         lock(&file, path)?;
@@ -274,7 +306,11 @@ impl Journal {
 
     /// [`Journal::open`] with injected file operations.
     pub fn open_with(path: &Path, ops: Box<dyn FileOps>) -> Result<Journal, JournalError> {
-        let mut file = OpenOptions::new().read(true).append(true).open(path).map_err(io_err("open", path))?;
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(path)
+            .map_err(io_err("open", path))?;
         lock(&file, path)?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(io_err("read", path))?;
@@ -291,11 +327,17 @@ impl Journal {
         let fault = scan::first_local_fault(&lines);
         match fault {
             None if lines.is_empty() => {
-                return Err(JournalError::NoFirstEntry { path: path.to_owned(), detail: "the file is empty".into() });
+                return Err(JournalError::NoFirstEntry {
+                    path: path.to_owned(),
+                    detail: "the file is empty".into(),
+                });
             }
             None => j.entries = entries_of(&lines),
             Some(f) if f.index == 0 => {
-                return Err(JournalError::NoFirstEntry { path: path.to_owned(), detail: f.to_string() });
+                return Err(JournalError::NoFirstEntry {
+                    path: path.to_owned(),
+                    detail: f.to_string(),
+                });
             }
             Some(f) if f.index + 1 == lines.len() as u64 => {
                 j.entries = entries_of(&lines[..lines.len() - 1]);
@@ -303,7 +345,11 @@ impl Journal {
             }
             Some(f) => {
                 j.entries = entries_of(&lines[..f.index as usize]);
-                j.damage = Some(Damage { valid_entries: f.index, fault: f, file_len: bytes.len() as u64 });
+                j.damage = Some(Damage {
+                    valid_entries: f.index,
+                    fault: f,
+                    file_len: bytes.len() as u64,
+                });
                 return Ok(j);
             }
         }
@@ -316,7 +362,9 @@ impl Journal {
         let side = side_file_for(&self.path, offset);
         write_new_file(&side, dropped).map_err(io_err("write side file", &side))?;
         let path = self.path.clone();
-        self.file.set_len(offset).map_err(io_err("truncate", &path))?;
+        self.file
+            .set_len(offset)
+            .map_err(io_err("truncate", &path))?;
         self.file.sync_all().map_err(io_err("fsync", &path))?;
         Ok(())
     }
@@ -327,20 +375,32 @@ impl Journal {
         let dir = parent_of(&self.path);
         let prefix = format!(
             "{}.torn-",
-            self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+            self.path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
         );
         let recorded: Vec<String> = self
             .entries
             .iter()
             .filter(|e| e.kind == RECOVERY_KIND)
-            .filter_map(|e| e.body.get("side_file").and_then(|s| s.as_str()).map(str::to_owned))
+            .filter_map(|e| {
+                e.body
+                    .get("side_file")
+                    .and_then(|s| s.as_str())
+                    .map(str::to_owned)
+            })
             .collect();
         let mut pending: Vec<(u64, String)> = Vec::new();
         for item in fs::read_dir(&dir).map_err(io_err("list", &dir))? {
             let item = item.map_err(io_err("list", &dir))?;
             let name = item.file_name().to_string_lossy().into_owned();
-            let Some(rest) = name.strip_prefix(&prefix) else { continue };
-            let Ok(offset) = rest.split('.').next().unwrap_or_default().parse::<u64>() else { continue };
+            let Some(rest) = name.strip_prefix(&prefix) else {
+                continue;
+            };
+            let Ok(offset) = rest.split('.').next().unwrap_or_default().parse::<u64>() else {
+                continue;
+            };
             if !recorded.contains(&name) {
                 pending.push((offset, name));
             }
@@ -402,10 +462,16 @@ impl Journal {
     /// poisons the journal: every later append is refused.
     pub fn append(&mut self, e: NewEntry) -> Result<&Entry, JournalError> {
         if let Some(reason) = &self.poisoned {
-            return Err(JournalError::Poisoned { path: self.path.clone(), reason: reason.clone() });
+            return Err(JournalError::Poisoned {
+                path: self.path.clone(),
+                reason: reason.clone(),
+            });
         }
         if let Some(damage) = &self.damage {
-            return Err(JournalError::ReadOnly { path: self.path.clone(), damage: damage.clone() });
+            return Err(JournalError::ReadOnly {
+                path: self.path.clone(),
+                damage: Box::new(damage.clone()),
+            });
         }
         let seq = self.entries.len() as u64;
         let prev = self.entries.last().map_or(ZERO_HASH, |l| l.hash);
@@ -431,10 +497,16 @@ pub fn read_entries(path: &Path) -> Result<Vec<Entry>, JournalError> {
     let bytes = fs::read(path).map_err(io_err("read", path))?;
     let lines = scan::scan(&bytes);
     if lines.is_empty() {
-        return Err(JournalError::NoFirstEntry { path: path.to_owned(), detail: "the file is empty".into() });
+        return Err(JournalError::NoFirstEntry {
+            path: path.to_owned(),
+            detail: "the file is empty".into(),
+        });
     }
     if let Some(fault) = scan::first_local_fault(&lines) {
-        return Err(JournalError::Damaged { path: path.to_owned(), fault });
+        return Err(JournalError::Damaged {
+            path: path.to_owned(),
+            fault: Box::new(fault),
+        });
     }
     Ok(entries_of(&lines))
 }

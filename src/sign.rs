@@ -21,11 +21,18 @@ pub const DEFAULT_PRINCIPAL: &str = "arbiter";
 #[derive(Debug, thiserror::Error)]
 pub enum SignError {
     #[error("cannot {op} {path}: {source}")]
-    Io { op: &'static str, path: PathBuf, source: io::Error },
+    Io {
+        op: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
     #[error("key file {0} already exists; refusing to overwrite it")]
     KeyExists(PathBuf),
     #[error("{path} is not an OpenSSH key: {source}")]
-    BadKey { path: PathBuf, source: ssh_key::Error },
+    BadKey {
+        path: PathBuf,
+        source: ssh_key::Error,
+    },
     #[error("key {0} is encrypted: give its passphrase (--passphrase-env VAR)")]
     Encrypted(PathBuf),
     #[error("wrong passphrase for key {0}")]
@@ -54,7 +61,10 @@ fn require_ed25519(path: &Path, key: &PublicKey) -> Result<(), SignError> {
     if key.algorithm() == Algorithm::Ed25519 {
         Ok(())
     } else {
-        Err(SignError::NotEd25519 { path: path.to_owned(), algorithm: key.algorithm().to_string() })
+        Err(SignError::NotEd25519 {
+            path: path.to_owned(),
+            algorithm: key.algorithm().to_string(),
+        })
     }
 }
 
@@ -76,7 +86,11 @@ pub fn keygen(out: &Path, passphrase: Option<&str>, comment: &str) -> Result<Pub
     let pem = key.to_openssh(LineEnding::LF)?;
     write_new_file(out, pem.as_bytes()).map_err(|e| match e.kind() {
         io::ErrorKind::AlreadyExists => SignError::KeyExists(out.to_owned()),
-        _ => SignError::Io { op: "write key", path: out.to_owned(), source: e },
+        _ => SignError::Io {
+            op: "write key",
+            path: out.to_owned(),
+            source: e,
+        },
     })?;
     let pub_path = pub_path(out);
     let line = format!("{}\n", public.to_openssh()?);
@@ -85,7 +99,10 @@ pub fn keygen(out: &Path, passphrase: Option<&str>, comment: &str) -> Result<Pub
 }
 
 fn pub_path(out: &Path) -> PathBuf {
-    let mut name = out.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut name = out
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
     name.push(".pub");
     out.with_file_name(name)
 }
@@ -93,8 +110,10 @@ fn pub_path(out: &Path) -> PathBuf {
 /// Load an Ed25519 private key (decrypting it with `passphrase` if it is encrypted).
 pub fn load_key(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, SignError> {
     let text = fs::read_to_string(path).map_err(io_err("read key", path))?;
-    let key = PrivateKey::from_openssh(text.as_bytes())
-        .map_err(|source| SignError::BadKey { path: path.to_owned(), source })?;
+    let key = PrivateKey::from_openssh(text.as_bytes()).map_err(|source| SignError::BadKey {
+        path: path.to_owned(),
+        source,
+    })?;
     require_ed25519(path, key.public_key())?;
     if !key.is_encrypted() {
         return Ok(key);
@@ -102,7 +121,8 @@ pub fn load_key(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, Sig
     let Some(p) = passphrase else {
         return Err(SignError::Encrypted(path.to_owned()));
     };
-    key.decrypt(p).map_err(|_| SignError::WrongPassphrase(path.to_owned()))
+    key.decrypt(p)
+        .map_err(|_| SignError::WrongPassphrase(path.to_owned()))
 }
 
 /// Read a public key from a `.pub` file or from a private key file (whose public half is stored
@@ -113,7 +133,10 @@ pub fn load_public_key(path: &Path) -> Result<PublicKey, SignError> {
         Ok(k) => k,
         Err(_) => PrivateKey::from_openssh(text.as_bytes())
             .map(|k| k.public_key().clone())
-            .map_err(|source| SignError::BadKey { path: path.to_owned(), source })?,
+            .map_err(|source| SignError::BadKey {
+                path: path.to_owned(),
+                source,
+            })?,
     };
     require_ed25519(path, &key)?;
     Ok(key)
@@ -176,7 +199,10 @@ pub fn parse_allowed_signers(text: &str) -> (Vec<AllowedSigner>, Vec<String>) {
         };
         let mut namespaces = None;
         let mut usable = true;
-        for opt in opts.map(|o| split_outside_quotes(o, |c| c == ',')).unwrap_or_default() {
+        for opt in opts
+            .map(|o| split_outside_quotes(o, |c| c == ','))
+            .unwrap_or_default()
+        {
             let lower = opt.to_ascii_lowercase();
             if lower == "cert-authority" {
                 usable = false;
@@ -186,7 +212,10 @@ pub fn parse_allowed_signers(text: &str) -> (Vec<AllowedSigner>, Vec<String>) {
             }
         }
         if !usable {
-            problems.push(format!("allowed_signers line {}: cert-authority keys are not supported", n + 1));
+            problems.push(format!(
+                "allowed_signers line {}: cert-authority keys are not supported",
+                n + 1
+            ));
             continue;
         }
         match PublicKey::from_openssh(&format!("{kt} {b64}")) {
@@ -202,7 +231,11 @@ pub fn parse_allowed_signers(text: &str) -> (Vec<AllowedSigner>, Vec<String>) {
 }
 
 /// Add `principal key` to `DIR/allowed_signers` unless that pair is listed already (file 0600).
-pub fn ensure_allowed_signer(match_dir: &Path, principal: &str, key: &PublicKey) -> Result<(), SignError> {
+pub fn ensure_allowed_signer(
+    match_dir: &Path,
+    principal: &str,
+    key: &PublicKey,
+) -> Result<(), SignError> {
     ensure_dir(match_dir).map_err(io_err("create folder", match_dir))?;
     let path = match_dir.join("allowed_signers");
     let existing = match fs::read_to_string(&path) {
@@ -222,7 +255,10 @@ pub fn ensure_allowed_signer(match_dir: &Path, principal: &str, key: &PublicKey)
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str(&format!("{principal} namespaces=\"{NAMESPACE}\" {}\n", bare.to_openssh()?));
+    text.push_str(&format!(
+        "{principal} namespaces=\"{NAMESPACE}\" {}\n",
+        bare.to_openssh()?
+    ));
     write_atomic(&path, text.as_bytes()).map_err(io_err("write", &path))
 }
 
@@ -247,7 +283,11 @@ pub fn key_from_args(k: &crate::cli::KeyArgs, match_dir: &Path) -> Result<Privat
         Some(p) => p.clone(),
         None => {
             let default = match_dir.join("keys").join("arbiter");
-            if default.exists() { default } else { ensure_demo_key(match_dir)? }
+            if default.exists() {
+                default
+            } else {
+                ensure_demo_key(match_dir)?
+            }
         }
     };
     load_key(&path, passphrase.as_deref())
@@ -256,13 +296,18 @@ pub fn key_from_args(k: &crate::cli::KeyArgs, match_dir: &Path) -> Result<Privat
 fn passphrase_from_env(var: Option<&str>) -> Result<Option<String>, SignError> {
     match var {
         None => Ok(None),
-        Some(v) => std::env::var(v).map(Some).map_err(|_| SignError::PassphraseEnv(v.to_owned())),
+        Some(v) => std::env::var(v)
+            .map(Some)
+            .map_err(|_| SignError::PassphraseEnv(v.to_owned())),
     }
 }
 
 /// Path of the checkpoint text for `n` entries of `game`.
 pub fn checkpoint_path(match_dir: &Path, game: u32, n: u64) -> PathBuf {
-    match_dir.join(format!("game-{game}")).join("checkpoints").join(format!("{n}.txt"))
+    match_dir
+        .join(format!("game-{game}"))
+        .join("checkpoints")
+        .join(format!("{n}.txt"))
 }
 
 /// Sign a checkpoint over all of `entries` (N = entries.len()): writes `checkpoints/<N>.txt.sig`
@@ -285,12 +330,17 @@ pub fn sign_checkpoint(
         now,
     );
     let text = cp.to_text();
-    let sig = key.sign(NAMESPACE, HashAlg::Sha512, text.as_bytes())?.to_pem(LineEnding::LF)?;
+    let sig = key
+        .sign(NAMESPACE, HashAlg::Sha512, text.as_bytes())?
+        .to_pem(LineEnding::LF)?;
     let path = checkpoint_path(match_dir, game, cp.size);
     if let Some(dir) = path.parent() {
         ensure_dir(dir).map_err(io_err("create folder", dir))?;
     }
-    let mut sig_name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut sig_name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
     sig_name.push(".sig");
     let sig_path = path.with_file_name(sig_name);
     write_atomic(&sig_path, sig.as_bytes()).map_err(io_err("write", &sig_path))?;
@@ -320,8 +370,13 @@ pub enum SigProblem {
 
 /// Verify an armored SSHSIG over `msg` against the allowed signers (namespace
 /// `arbiter-kit-checkpoint`), as `ssh-keygen -Y verify` would.
-pub fn verify_signature(signers: &[AllowedSigner], msg: &[u8], armored: &str) -> Result<Signer, SigProblem> {
-    let sig = SshSig::from_pem(armored.as_bytes()).map_err(|e| SigProblem::Malformed(e.to_string()))?;
+pub fn verify_signature(
+    signers: &[AllowedSigner],
+    msg: &[u8],
+    armored: &str,
+) -> Result<Signer, SigProblem> {
+    let sig =
+        SshSig::from_pem(armored.as_bytes()).map_err(|e| SigProblem::Malformed(e.to_string()))?;
     if sig.namespace() != NAMESPACE {
         return Err(SigProblem::Namespace(sig.namespace().to_owned()));
     }
@@ -329,13 +384,26 @@ pub fn verify_signature(signers: &[AllowedSigner], msg: &[u8], armored: &str) ->
     let allowed: Vec<&AllowedSigner> = signers
         .iter()
         .filter(|s| s.key.key_data() == sig.public_key())
-        .filter(|s| s.namespaces.as_ref().is_none_or(|ns| ns.iter().any(|n| n == NAMESPACE)))
+        .filter(|s| {
+            s.namespaces
+                .as_ref()
+                .is_none_or(|ns| ns.iter().any(|n| n == NAMESPACE))
+        })
         .collect();
     let Some(first) = allowed.first() else {
         return Err(SigProblem::UnknownKey(fp));
     };
-    first.key.verify(NAMESPACE, msg, &sig).map_err(|_| SigProblem::Invalid(fp.clone()))?;
-    Ok(Signer { principals: allowed.iter().flat_map(|s| s.principals.iter().cloned()).collect(), fingerprint: fp })
+    first
+        .key
+        .verify(NAMESPACE, msg, &sig)
+        .map_err(|_| SigProblem::Invalid(fp.clone()))?;
+    Ok(Signer {
+        principals: allowed
+            .iter()
+            .flat_map(|s| s.principals.iter().cloned())
+            .collect(),
+        fingerprint: fp,
+    })
 }
 
 /// `arbiter keygen`: create the arbiter key (default `DIR/keys/arbiter`) or register an existing
@@ -353,14 +421,31 @@ pub fn cmd_keygen(a: &crate::cli::KeygenArgs) -> ExitCode {
 fn run_keygen(a: &crate::cli::KeygenArgs) -> Result<String, SignError> {
     let dir = &a.m.dir;
     let (public, what) = match &a.existing {
-        Some(existing) => (load_public_key(existing)?, format!("registered existing key {}", existing.display())),
+        Some(existing) => (
+            load_public_key(existing)?,
+            format!("registered existing key {}", existing.display()),
+        ),
         None => {
-            let out = a.out.clone().unwrap_or_else(|| dir.join("keys").join("arbiter"));
+            let out = a
+                .out
+                .clone()
+                .unwrap_or_else(|| dir.join("keys").join("arbiter"));
             let passphrase = passphrase_from_env(a.passphrase_env.as_deref())?;
             let comment = format!("arbiter-kit arbiter key ({})", a.principal);
             let public = keygen(&out, passphrase.as_deref(), &comment)?;
-            let enc = if passphrase.is_some() { "encrypted" } else { "unencrypted" };
-            (public, format!("created {enc} key {} and {}", out.display(), pub_path(&out).display()))
+            let enc = if passphrase.is_some() {
+                "encrypted"
+            } else {
+                "unencrypted"
+            };
+            (
+                public,
+                format!(
+                    "created {enc} key {} and {}",
+                    out.display(),
+                    pub_path(&out).display()
+                ),
+            )
         }
     };
     ensure_allowed_signer(dir, &a.principal, &public)?;

@@ -175,16 +175,25 @@ pub struct PreparedCheckpoint {
 }
 
 /// Parse checkpoint texts and verify their signatures against the allowed signers.
-pub fn prepare_checkpoints(files: Vec<CheckpointFile>, signers: &[AllowedSigner]) -> Vec<PreparedCheckpoint> {
+pub fn prepare_checkpoints(
+    files: Vec<CheckpointFile>,
+    signers: &[AllowedSigner],
+) -> Vec<PreparedCheckpoint> {
     files
         .into_iter()
         .map(|file| {
             let parsed = Checkpoint::parse(&file.text).map_err(|e| e.to_string());
             let signer = match &file.sig {
                 None => Err(format!("no signature file {}.sig", file.name)),
-                Some(sig) => verify_signature(signers, file.text.as_bytes(), sig).map_err(|e| e.to_string()),
+                Some(sig) => {
+                    verify_signature(signers, file.text.as_bytes(), sig).map_err(|e| e.to_string())
+                }
             };
-            PreparedCheckpoint { file, parsed, signer }
+            PreparedCheckpoint {
+                file,
+                parsed,
+                signer,
+            }
         })
         .collect()
 }
@@ -199,14 +208,28 @@ pub struct Identity {
 
 /// Read the identity bound by line 0 (`game_opened`).
 pub fn identity(lines: &[ScannedLine], game: u32) -> Result<Identity, String> {
-    let e = lines.first().and_then(|l| l.placed(0)).ok_or("line 0 is not a valid entry")?;
+    let e = lines
+        .first()
+        .filter(|l| l.placed(0).is_some())
+        .and_then(|l| l.entry.as_ref().ok())
+        .ok_or("line 0 is not a valid entry")?;
     if e.kind != "game_opened" {
-        return Err(format!("line 0 has kind {:?}, expected \"game_opened\"", e.kind));
+        return Err(format!(
+            "line 0 has kind {:?}, expected \"game_opened\"",
+            e.kind
+        ));
     }
-    let s = |ptr: &str| e.body.pointer(ptr).and_then(|v| v.as_str()).map(str::to_owned);
+    let s = |ptr: &str| {
+        e.body
+            .pointer(ptr)
+            .and_then(|v| v.as_str())
+            .map(str::to_owned)
+    };
     let match_id = s("/match_id").ok_or("line 0 body lacks match_id")?;
     if e.body.get("game").and_then(|g| g.as_u64()) != Some(u64::from(game)) {
-        return Err(format!("line 0 body.game is not {game} (the folder's game number)"));
+        return Err(format!(
+            "line 0 body.game is not {game} (the folder's game number)"
+        ));
     }
     for p in ["/profile/name", "/profile/sha256"] {
         s(p).ok_or(format!("line 0 body lacks {p}"))?;
@@ -217,23 +240,37 @@ pub fn identity(lines: &[ScannedLine], game: u32) -> Result<Identity, String> {
     Ok(Identity {
         match_id,
         principal: s("/arbiter_key/principal").ok_or("line 0 body lacks arbiter_key.principal")?,
-        fingerprint: s("/arbiter_key/fingerprint").ok_or("line 0 body lacks arbiter_key.fingerprint")?,
+        fingerprint: s("/arbiter_key/fingerprint")
+            .ok_or("line 0 body lacks arbiter_key.fingerprint")?,
     })
 }
 
-fn checkpoint_problem(cp: &PreparedCheckpoint, ident: Option<&Identity>, game: u32) -> Result<(u64, [u8; 32]), String> {
+fn checkpoint_problem(
+    cp: &PreparedCheckpoint,
+    ident: Option<&Identity>,
+    game: u32,
+) -> Result<(u64, [u8; 32]), String> {
     let parsed = cp.parsed.as_ref().map_err(Clone::clone)?;
     let signer = cp.signer.as_ref().map_err(Clone::clone)?;
     if cp.file.name != format!("{}.txt", parsed.size) {
-        return Err(format!("file name {} does not match its entry count {}", cp.file.name, parsed.size));
+        return Err(format!(
+            "file name {} does not match its entry count {}",
+            cp.file.name, parsed.size
+        ));
     }
     let ident = ident.ok_or("cannot be matched to the game: line 0 does not bind an identity")?;
     let want = checkpoint::origin(&ident.match_id, game);
     if parsed.origin != want {
-        return Err(format!("origin {:?} is not this game's {:?}", parsed.origin, want));
+        return Err(format!(
+            "origin {:?} is not this game's {:?}",
+            parsed.origin, want
+        ));
     }
     if !signer.principals.contains(&ident.principal) {
-        return Err(format!("signing key {} is not listed for principal {:?}", signer.fingerprint, ident.principal));
+        return Err(format!(
+            "signing key {} is not listed for principal {:?}",
+            signer.fingerprint, ident.principal
+        ));
     }
     if signer.fingerprint != ident.fingerprint {
         return Err(format!(
@@ -258,7 +295,12 @@ fn empty_file() -> BadLine {
 
 /// Verify scanned lines against prepared checkpoints. TRUNCATED wins over BAD LINE when the only
 /// fault is an unfinished last line that a signed checkpoint covers (both are reported).
-pub fn verify_lines(game: u32, log: &str, lines: &[ScannedLine], cps: &[PreparedCheckpoint]) -> GameVerification {
+pub fn verify_lines(
+    game: u32,
+    log: &str,
+    lines: &[ScannedLine],
+    cps: &[PreparedCheckpoint],
+) -> GameVerification {
     let ident = identity(lines, game);
     let mut reports = Vec::with_capacity(cps.len());
     let mut anchors: Vec<(u64, [u8; 32])> = Vec::new();
@@ -283,15 +325,30 @@ pub fn verify_lines(game: u32, log: &str, lines: &[ScannedLine], cps: &[Prepared
     let mut truncated = None;
     let mut bad_line = None;
     if lines.is_empty() {
-        let signed = cps.iter().filter(|c| c.signer.is_ok()).filter_map(|c| c.parsed.as_ref().ok()).map(|c| c.size).max();
+        let signed = cps
+            .iter()
+            .filter(|c| c.signer.is_ok())
+            .filter_map(|c| c.parsed.as_ref().ok())
+            .map(|c| c.size)
+            .max();
         match signed {
-            Some(s) => truncated = Some(Truncation { checkpoint: s, file_entries: 0 }),
+            Some(s) => {
+                truncated = Some(Truncation {
+                    checkpoint: s,
+                    file_entries: 0,
+                })
+            }
             None => bad_line = Some(empty_file()),
         }
     } else if let Some(f) = &fault {
         let note = match f.problem {
             Problem::Hash(Witness::Checkpoint(cn)) => {
-                let agreeing = anchors.iter().map(|a| a.0).filter(|&s| s < cn).max().unwrap_or(0);
+                let agreeing = anchors
+                    .iter()
+                    .map(|a| a.0)
+                    .filter(|&s| s < cn)
+                    .max()
+                    .unwrap_or(0);
                 Some(format!(
                     "the chain itself is consistent here, so it was rewritten: the change lies in seq {agreeing}..={}",
                     f.index
@@ -300,7 +357,10 @@ pub fn verify_lines(game: u32, log: &str, lines: &[ScannedLine], cps: &[Prepared
             _ => None,
         };
         if f.problem == Problem::Unterminated && f.index + 1 == n && max_anchor > f.index {
-            truncated = Some(Truncation { checkpoint: max_anchor, file_entries: f.index });
+            truncated = Some(Truncation {
+                checkpoint: max_anchor,
+                file_entries: f.index,
+            });
         }
         bad_line = Some(BadLine {
             seq: f.index,
@@ -323,14 +383,19 @@ pub fn verify_lines(game: u32, log: &str, lines: &[ScannedLine], cps: &[Prepared
             note: None,
         });
     } else if max_anchor > n {
-        truncated = Some(Truncation { checkpoint: max_anchor, file_entries: n });
+        truncated = Some(Truncation {
+            checkpoint: max_anchor,
+            file_entries: n,
+        });
     }
     let intact = bad_line.is_none() && truncated.is_none();
     let mut signed = 0;
     if intact {
         let leaves: Vec<[u8; 32]> = lines.iter().map(|l| l.hash).collect();
         for (i, cp) in cps.iter().enumerate() {
-            let (Some(a), Ok(parsed)) = (anchor_of[i], &cp.parsed) else { continue };
+            let (Some(a), Ok(parsed)) = (anchor_of[i], &cp.parsed) else {
+                continue;
+            };
             let size = anchors[a].0;
             if size > n {
                 continue;
@@ -339,17 +404,23 @@ pub fn verify_lines(game: u32, log: &str, lines: &[ScannedLine], cps: &[Prepared
                 signed = signed.max(size);
             } else {
                 reports[i].ok = false;
-                reports[i].problem = Some("Merkle tree hash differs from the one computed from the file".into());
+                reports[i].problem =
+                    Some("Merkle tree hash differs from the one computed from the file".into());
             }
         }
     }
-    let unsigned_tail = (intact && truncated.is_none() && signed < n)
-        .then_some(UnsignedTail { first_seq: signed, entries: n - signed });
+    let unsigned_tail = (intact && truncated.is_none() && signed < n).then_some(UnsignedTail {
+        first_seq: signed,
+        entries: n - signed,
+    });
     let recoveries: Vec<RecoveryReport> = lines
         .iter()
         .filter_map(|l| l.entry.as_ref().ok())
         .filter(|e| e.kind == RECOVERY_KIND)
-        .map(|e| RecoveryReport { seq: e.seq, body: e.body.clone() })
+        .map(|e| RecoveryReport {
+            seq: e.seq,
+            body: e.body.clone(),
+        })
         .collect();
     let status = if truncated.is_some() {
         Status::Truncated
@@ -371,7 +442,11 @@ pub fn verify_lines(game: u32, log: &str, lines: &[ScannedLine], cps: &[Prepared
         log: log.to_owned(),
         lines: n,
         signed_entries: signed,
-        chain_head: if intact { lines.last().map(|l| hex32(&l.hash)) } else { None },
+        chain_head: if intact {
+            lines.last().map(|l| hex32(&l.hash))
+        } else {
+            None
+        },
         bad_line,
         truncated,
         unsigned_tail,
@@ -382,7 +457,12 @@ pub fn verify_lines(game: u32, log: &str, lines: &[ScannedLine], cps: &[Prepared
 }
 
 /// Verify a log given entirely in memory.
-pub fn verify_bytes(game: u32, log: &[u8], files: Vec<CheckpointFile>, allowed_signers: &str) -> GameVerification {
+pub fn verify_bytes(
+    game: u32,
+    log: &[u8],
+    files: Vec<CheckpointFile>,
+    allowed_signers: &str,
+) -> GameVerification {
     let (signers, problems) = parse_allowed_signers(allowed_signers);
     let cps = prepare_checkpoints(files, &signers);
     let mut v = verify_lines(game, "<memory>", &scan::scan(log), &cps);
@@ -405,7 +485,8 @@ pub fn read_checkpoint_files(dir: &Path) -> Result<Vec<CheckpointFile>, String> 
             continue;
         }
         let path = item.path();
-        let text = fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let sig_path = dir.join(format!("{name}.sig"));
         let sig = match fs::read_to_string(&sig_path) {
             Ok(s) => Some(s),
@@ -414,13 +495,22 @@ pub fn read_checkpoint_files(dir: &Path) -> Result<Vec<CheckpointFile>, String> 
         };
         out.push(CheckpointFile { name, text, sig });
     }
-    out.sort_by_key(|f| (f.name.trim_end_matches(".txt").parse::<u64>().unwrap_or(u64::MAX), f.name.clone()));
+    out.sort_by_key(|f| {
+        (
+            f.name
+                .trim_end_matches(".txt")
+                .parse::<u64>()
+                .unwrap_or(u64::MAX),
+            f.name.clone(),
+        )
+    });
     Ok(out)
 }
 
 fn read_signers(match_dir: &Path) -> Result<(Vec<AllowedSigner>, Vec<String>), String> {
     let path = match_dir.join("allowed_signers");
-    let text = fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text =
+        fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     Ok(parse_allowed_signers(&text))
 }
 
@@ -434,16 +524,23 @@ pub fn verify_game(match_dir: &Path, game: u32) -> GameVerification {
     let path = log_path(match_dir, game);
     let bytes = match fs::read(&path) {
         Ok(b) => b,
-        Err(e) => return GameVerification::unreadable(game, &path, format!("cannot read {}: {e}", path.display())),
+        Err(e) => {
+            return GameVerification::unreadable(
+                game,
+                &path,
+                format!("cannot read {}: {e}", path.display()),
+            );
+        }
     };
     let (signers, mut problems) = match read_signers(match_dir) {
         Ok(s) => s,
         Err(e) => return GameVerification::unreadable(game, &path, e),
     };
-    let files = match read_checkpoint_files(&match_dir.join(format!("game-{game}")).join("checkpoints")) {
-        Ok(f) => f,
-        Err(e) => return GameVerification::unreadable(game, &path, e),
-    };
+    let files =
+        match read_checkpoint_files(&match_dir.join(format!("game-{game}")).join("checkpoints")) {
+            Ok(f) => f,
+            Err(e) => return GameVerification::unreadable(game, &path, e),
+        };
     let cps = prepare_checkpoints(files, &signers);
     let mut v = verify_lines(game, &path.display().to_string(), &scan::scan(&bytes), &cps);
     v.problems.append(&mut problems);
@@ -496,7 +593,11 @@ pub fn render(v: &GameVerification) -> String {
     }
     for c in &v.checkpoints {
         match &c.problem {
-            None => out.push_str(&format!("\n  checkpoint {}: signature ok ({})", c.file, c.signer.as_deref().unwrap_or("?"))),
+            None => out.push_str(&format!(
+                "\n  checkpoint {}: signature ok ({})",
+                c.file,
+                c.signer.as_deref().unwrap_or("?")
+            )),
             Some(p) => out.push_str(&format!("\n  checkpoint {}: BAD: {p}", c.file)),
         }
     }
@@ -525,13 +626,23 @@ pub fn cmd_verify(a: &crate::cli::VerifyArgs) -> ExitCode {
         None => games_in(&a.m.dir),
     };
     if games.is_empty() {
-        return crate::cli::fail(exit::UNREADABLE, format!("no game-<n> folders in {}", a.m.dir.display()));
+        return crate::cli::fail(
+            exit::UNREADABLE,
+            format!("no game-<n> folders in {}", a.m.dir.display()),
+        );
     }
     let results: Vec<GameVerification> = games.iter().map(|&g| verify_game(&a.m.dir, g)).collect();
-    let worst = results.iter().map(|r| r.status).max().unwrap_or(Status::Unreadable);
+    let worst = results
+        .iter()
+        .map(|r| r.status)
+        .max()
+        .unwrap_or(Status::Unreadable);
     let code = worst.exit_code();
     if a.json {
-        match serde_json::to_string_pretty(&Summary { exit_code: code, games: &results }) {
+        match serde_json::to_string_pretty(&Summary {
+            exit_code: code,
+            games: &results,
+        }) {
             Ok(s) => println!("{s}"),
             Err(e) => return crate::cli::fail(exit::UNREADABLE, e),
         }
@@ -579,7 +690,13 @@ pub fn verify_proof(proof_json: &[u8], allowed_signers: &str) -> ProofVerificati
         Err(e) => return bad(format!("checkpoint signature: {e}"), Some(&p)),
     };
     if !signer.principals.contains(&p.principal) {
-        return bad(format!("signing key {} is not listed for principal {:?}", signer.fingerprint, p.principal), Some(&p));
+        return bad(
+            format!(
+                "signing key {} is not listed for principal {:?}",
+                signer.fingerprint, p.principal
+            ),
+            Some(&p),
+        );
     }
     ProofVerification {
         ok: true,
@@ -595,12 +712,22 @@ pub fn verify_proof(proof_json: &[u8], allowed_signers: &str) -> ProofVerificati
 fn cmd_verify_proof(match_dir: &Path, proof: &Path, json: bool) -> ExitCode {
     let bytes = match fs::read(proof) {
         Ok(b) => b,
-        Err(e) => return crate::cli::fail(exit::UNREADABLE, format!("cannot read {}: {e}", proof.display())),
+        Err(e) => {
+            return crate::cli::fail(
+                exit::UNREADABLE,
+                format!("cannot read {}: {e}", proof.display()),
+            );
+        }
     };
     let signers_path = match_dir.join("allowed_signers");
     let signers = match fs::read_to_string(&signers_path) {
         Ok(s) => s,
-        Err(e) => return crate::cli::fail(exit::UNREADABLE, format!("cannot read {}: {e}", signers_path.display())),
+        Err(e) => {
+            return crate::cli::fail(
+                exit::UNREADABLE,
+                format!("cannot read {}: {e}", signers_path.display()),
+            );
+        }
     };
     let v = verify_proof(&bytes, &signers);
     if json {
@@ -630,7 +757,9 @@ pub enum ProveError {
     Unreadable(String),
     #[error("game {game} does not verify ({status}); refusing to prove from it")]
     Unverified { game: u32, status: &'static str },
-    #[error("no valid signed checkpoint of game {game} covers seq {seq} (sign one first: arbiter checkpoint)")]
+    #[error(
+        "no valid signed checkpoint of game {game} covers seq {seq} (sign one first: arbiter checkpoint)"
+    )]
     NotCovered { game: u32, seq: u64 },
 }
 
@@ -647,7 +776,8 @@ impl ProveError {
 /// Build the inclusion proof of entry `seq` against the largest valid signed checkpoint.
 pub fn prove(match_dir: &Path, game: u32, seq: u64) -> Result<InclusionProof, ProveError> {
     let path = log_path(match_dir, game);
-    let bytes = fs::read(&path).map_err(|e| ProveError::Unreadable(format!("cannot read {}: {e}", path.display())))?;
+    let bytes = fs::read(&path)
+        .map_err(|e| ProveError::Unreadable(format!("cannot read {}: {e}", path.display())))?;
     let (signers, _) = read_signers(match_dir).map_err(ProveError::Unreadable)?;
     let files = read_checkpoint_files(&match_dir.join(format!("game-{game}")).join("checkpoints"))
         .map_err(ProveError::Unreadable)?;
@@ -655,7 +785,10 @@ pub fn prove(match_dir: &Path, game: u32, seq: u64) -> Result<InclusionProof, Pr
     let lines = scan::scan(&bytes);
     let v = verify_lines(game, &path.display().to_string(), &lines, &cps);
     if matches!(v.status, Status::BadLine | Status::Truncated) {
-        return Err(ProveError::Unverified { game, status: v.status.label() });
+        return Err(ProveError::Unverified {
+            game,
+            status: v.status.label(),
+        });
     }
     let ident = identity(&lines, game).map_err(ProveError::Unreadable)?;
     let best = cps
@@ -667,12 +800,23 @@ pub fn prove(match_dir: &Path, game: u32, seq: u64) -> Result<InclusionProof, Pr
         .max_by_key(|(_, p)| p.size)
         .ok_or(ProveError::NotCovered { game, seq })?;
     let (cp, parsed) = best;
-    let leaves: Vec<[u8; 32]> = lines[..parsed.size as usize].iter().map(|l| l.hash).collect();
+    let leaves: Vec<[u8; 32]> = lines[..parsed.size as usize]
+        .iter()
+        .map(|l| l.hash)
+        .collect();
     let l = &lines[seq as usize];
     let entry = std::str::from_utf8(&bytes[l.offset as usize..(l.offset + l.len) as usize])
         .map_err(|e| ProveError::Unreadable(e.to_string()))?;
-    InclusionProof::build(parsed, &cp.file.text, cp.file.sig.as_deref().unwrap_or_default(), &ident.principal, entry, seq, &leaves)
-        .ok_or(ProveError::NotCovered { game, seq })
+    InclusionProof::build(
+        parsed,
+        &cp.file.text,
+        cp.file.sig.as_deref().unwrap_or_default(),
+        &ident.principal,
+        entry,
+        seq,
+        &leaves,
+    )
+    .ok_or(ProveError::NotCovered { game, seq })
 }
 
 /// `arbiter prove`: print the inclusion proof (JSON) of one entry.

@@ -1,15 +1,26 @@
 //! Byte format and RFC 6962 test vectors.
 #![allow(clippy::unwrap_used)]
 use arbiter::log::checkpoint::Checkpoint;
-use arbiter::log::merkle::{inclusion_proof, leaf_hash, root, root_from_inclusion, verify_inclusion};
+use arbiter::log::merkle::{
+    inclusion_proof, leaf_hash, root, root_from_inclusion, verify_inclusion,
+};
 use arbiter::log::{NewEntry, ZERO_HASH, encode_line, entry_hash, parse_line};
 
 /// The certificate-transparency test leaves (RFC 6962 test data).
 fn leaves() -> Vec<Vec<u8>> {
-    ["", "00", "10", "2021", "3031", "40414243", "5051525354555657", "606162636465666768696a6b6c6d6e6f"]
-        .iter()
-        .map(|h| hex::decode(h).unwrap())
-        .collect()
+    [
+        "",
+        "00",
+        "10",
+        "2021",
+        "3031",
+        "40414243",
+        "5051525354555657",
+        "606162636465666768696a6b6c6d6e6f",
+    ]
+    .iter()
+    .map(|h| hex::decode(h).unwrap())
+    .collect()
 }
 
 const ROOTS: [&str; 8] = [
@@ -32,38 +43,71 @@ fn log_rfc6962_roots() {
     let hashes: Vec<[u8; 32]> = leaves().iter().map(|l| leaf_hash(l)).collect();
     assert_eq!(hex::encode(root(&hashes)), ROOTS[7]);
     for n in 1..=8 {
-        assert_eq!(hex::encode(root(&hashes[..n])), ROOTS[n - 1], "tree of size {n}");
+        assert_eq!(
+            hex::encode(root(&hashes[..n])),
+            ROOTS[n - 1],
+            "tree of size {n}"
+        );
     }
     // E_n is exactly the RFC 6962 leaf hash of the line bytes.
     assert_eq!(entry_hash(b""), h(ROOTS[0]));
-    assert_eq!(hex::encode(root(&[])), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    assert_eq!(
+        hex::encode(root(&[])),
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
 }
 
 #[test]
 fn log_rfc6962_known_inclusion_paths() {
     let hashes: Vec<[u8; 32]> = leaves().iter().map(|l| leaf_hash(l)).collect();
     let cases: [(usize, usize, &[&str]); 4] = [
-        (0, 8, &[
-            "96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7",
-            "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
-            "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4",
-        ]),
-        (5, 8, &[
-            "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
-            "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
-            "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
-        ]),
-        (2, 3, &["fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125"]),
-        (1, 5, &[
-            "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
-            "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
-            "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
-        ]),
+        (
+            0,
+            8,
+            &[
+                "96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7",
+                "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+                "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4",
+            ],
+        ),
+        (
+            5,
+            8,
+            &[
+                "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+                "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
+                "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+            ],
+        ),
+        (
+            2,
+            3,
+            &["fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125"],
+        ),
+        (
+            1,
+            5,
+            &[
+                "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
+                "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+                "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+            ],
+        ),
     ];
     for (index, size, path) in cases {
         let want: Vec<[u8; 32]> = path.iter().map(|p| h(p)).collect();
-        assert_eq!(inclusion_proof(&hashes[..size], index).unwrap(), want, "leaf {index} of {size}");
-        assert!(verify_inclusion(&hashes[index], index as u64, size as u64, &want, &h(ROOTS[size - 1])));
+        assert_eq!(
+            inclusion_proof(&hashes[..size], index).unwrap(),
+            want,
+            "leaf {index} of {size}"
+        );
+        assert!(verify_inclusion(
+            &hashes[index],
+            index as u64,
+            size as u64,
+            &want,
+            &h(ROOTS[size - 1])
+        ));
     }
 }
 
@@ -75,7 +119,10 @@ fn log_rfc6962_every_inclusion_proof_and_wrong_ones() {
         for index in 0..size {
             let path = inclusion_proof(&hashes[..size], index).unwrap();
             let (i, n) = (index as u64, size as u64);
-            assert!(verify_inclusion(&hashes[index], i, n, &path, &r), "leaf {index} of {size}");
+            assert!(
+                verify_inclusion(&hashes[index], i, n, &path, &r),
+                "leaf {index} of {size}"
+            );
             // Wrong leaf, index, size, root, and every flipped path node: all refused.
             let other = hashes[(index + 1) % 8];
             assert!(!verify_inclusion(&other, i, n, &path, &r));
@@ -97,7 +144,13 @@ fn log_rfc6962_every_inclusion_proof_and_wrong_ones() {
             longer.push(r);
             assert!(root_from_inclusion(&hashes[index], i, n, &longer).is_none());
             if !path.is_empty() {
-                assert!(!verify_inclusion(&hashes[index], i, n, &path[..path.len() - 1], &r));
+                assert!(!verify_inclusion(
+                    &hashes[index],
+                    i,
+                    n,
+                    &path[..path.len() - 1],
+                    &r
+                ));
             }
         }
     }
@@ -107,7 +160,9 @@ fn log_rfc6962_every_inclusion_proof_and_wrong_ones() {
 fn log_line_format_is_stable() {
     let e = NewEntry {
         mono_ms: 61_000,
-        utc: chrono::DateTime::parse_from_rfc3339("2003-01-26T15:01:01.250Z").unwrap().into(),
+        utc: chrono::DateTime::parse_from_rfc3339("2003-01-26T15:01:01.250Z")
+            .unwrap()
+            .into(),
         actor: "operator".into(),
         clause: "9a".into(),
         kind: "draw_offer_declined".into(),
@@ -127,7 +182,13 @@ fn log_line_format_is_stable() {
 
 #[test]
 fn log_checkpoint_text_round_trip_and_strictness() {
-    let cp = Checkpoint::new("arbiter-kit/m/game-1".into(), 3, [7; 32], [9; 32], chrono::Utc::now());
+    let cp = Checkpoint::new(
+        "arbiter-kit/m/game-1".into(),
+        3,
+        [7; 32],
+        [9; 32],
+        chrono::Utc::now(),
+    );
     let text = cp.to_text();
     assert_eq!(text.lines().count(), 5);
     assert!(text.ends_with('\n'));

@@ -45,11 +45,24 @@ fn log_interop_ssh_keygen_verifies_kit_checkpoints() {
     let j = m.game(1, 25, &[10, 25]);
     drop(j);
     for n in [10, 25] {
-        let cp = m.dir.join("game-1").join("checkpoints").join(format!("{n}.txt"));
+        let cp = m
+            .dir
+            .join("game-1")
+            .join("checkpoints")
+            .join(format!("{n}.txt"));
         assert_eq!(mode(&cp), 0o600);
-        assert!(ssh_verify(&m.dir, &cp, "arbiter", "arbiter-kit-checkpoint"), "checkpoint {n}");
-        assert!(!ssh_verify(&m.dir, &cp, "arbiter", "file"), "wrong namespace must fail");
-        assert!(!ssh_verify(&m.dir, &cp, "someone-else", "arbiter-kit-checkpoint"), "wrong principal must fail");
+        assert!(
+            ssh_verify(&m.dir, &cp, "arbiter", "arbiter-kit-checkpoint"),
+            "checkpoint {n}"
+        );
+        assert!(
+            !ssh_verify(&m.dir, &cp, "arbiter", "file"),
+            "wrong namespace must fail"
+        );
+        assert!(
+            !ssh_verify(&m.dir, &cp, "someone-else", "arbiter-kit-checkpoint"),
+            "wrong principal must fail"
+        );
     }
     assert_eq!(mode(&m.dir.join("game-1").join("checkpoints")), 0o700);
     assert_eq!(mode(&m.dir.join("allowed_signers")), 0o600);
@@ -65,9 +78,19 @@ fn log_interop_chain_head_script_matches_kit() {
     let j = m.game(1, 40, &[40]);
     let head = hex32(&j.entries().last().unwrap().hash);
     drop(j);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").join("chain-head.sh");
-    let out = Command::new("sh").arg(&script).arg(m.log_path(1)).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("docs")
+        .join("chain-head.sh");
+    let out = Command::new("sh")
+        .arg(&script)
+        .arg(m.log_path(1))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), head);
     let cp = std::fs::read_to_string(m.dir.join("game-1/checkpoints/40.txt")).unwrap();
     assert!(cp.contains(&format!("chain {head}\n")));
@@ -76,7 +99,11 @@ fn log_interop_chain_head_script_matches_kit() {
     let at = bytes.len() / 2;
     bytes[at] = if bytes[at] == b'0' { b'1' } else { b'0' };
     std::fs::write(m.log_path(1), &bytes).unwrap();
-    let out = Command::new("sh").arg(&script).arg(m.log_path(1)).output().unwrap();
+    let out = Command::new("sh")
+        .arg(&script)
+        .arg(m.log_path(1))
+        .output()
+        .unwrap();
     let changed = String::from_utf8(out.stdout).unwrap();
     assert!(!out.status.success() || changed.trim() != head);
 }
@@ -86,19 +113,49 @@ fn log_interop_passphrase_round_trip() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("keys").join("arbiter");
     let public = sign::keygen(&path, Some("correct horse"), "pp test").unwrap();
-    assert!(matches!(sign::keygen(&path, None, "again"), Err(SignError::KeyExists(_))));
-    assert!(matches!(sign::load_key(&path, None), Err(SignError::Encrypted(_))));
-    assert!(matches!(sign::load_key(&path, Some("wrong")), Err(SignError::WrongPassphrase(_))));
+    assert!(matches!(
+        sign::keygen(&path, None, "again"),
+        Err(SignError::KeyExists(_))
+    ));
+    assert!(matches!(
+        sign::load_key(&path, None),
+        Err(SignError::Encrypted(_))
+    ));
+    assert!(matches!(
+        sign::load_key(&path, Some("wrong")),
+        Err(SignError::WrongPassphrase(_))
+    ));
     let key = sign::load_key(&path, Some("correct horse")).unwrap();
     assert_eq!(key.public_key().key_data(), public.key_data());
-    assert_eq!(sign::load_public_key(&path).unwrap().key_data(), public.key_data());
+    assert_eq!(
+        sign::load_public_key(&path).unwrap().key_data(),
+        public.key_data()
+    );
     assert!(sign::fingerprint(&public).starts_with("SHA256:"));
     if have(SSH_KEYGEN) {
         // OpenSSH reads the kit's encrypted key with the passphrase.
-        let out = Command::new(SSH_KEYGEN).args(["-y", "-P", "correct horse", "-f"]).arg(&path).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = Command::new(SSH_KEYGEN)
+            .args(["-y", "-P", "correct horse", "-f"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let printed = String::from_utf8(out.stdout).unwrap();
-        assert!(printed.starts_with(&public.to_openssh().unwrap().rsplit_once(' ').unwrap().0.to_owned()));
+        assert!(
+            printed.starts_with(
+                &public
+                    .to_openssh()
+                    .unwrap()
+                    .rsplit_once(' ')
+                    .unwrap()
+                    .0
+                    .to_owned()
+            )
+        );
     }
 }
 
@@ -111,7 +168,16 @@ fn log_interop_existing_openssh_key_signs() {
     let dir = tmp.path().join("match");
     let key_path = tmp.path().join("id_ed25519");
     let ok = Command::new(SSH_KEYGEN)
-        .args(["-q", "-t", "ed25519", "-N", "s3cret", "-C", "arbiter@example", "-f"])
+        .args([
+            "-q",
+            "-t",
+            "ed25519",
+            "-N",
+            "s3cret",
+            "-C",
+            "arbiter@example",
+            "-f",
+        ])
         .arg(&key_path)
         .status()
         .unwrap()

@@ -3,14 +3,14 @@
 //! namespace. Fast because checkpoint signatures are checked once (they do not depend on the log)
 //! and each mutation re-scans only the lines it touches; the verdict itself is always the real
 //! `verify_lines` over the whole log.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 use crate::log_util::{MATCH_ID, TestMatch, t0};
 use arbiter::log::checkpoint::NAMESPACE;
 use arbiter::log::scan::{ScannedLine, scan, scan_line};
 use arbiter::sign::{self, parse_allowed_signers};
 use arbiter::verify::{
-    CheckpointFile, GameVerification, PreparedCheckpoint, Status, prepare_checkpoints, read_checkpoint_files,
-    verify_bytes, verify_lines,
+    CheckpointFile, GameVerification, PreparedCheckpoint, Status, prepare_checkpoints,
+    read_checkpoint_files, verify_bytes, verify_lines,
 };
 use ssh_key::{HashAlg, LineEnding};
 use std::time::Instant;
@@ -35,7 +35,13 @@ fn fixture() -> Fixture {
     assert_eq!(files.len(), CHECKPOINTS.len());
     let signers = std::fs::read_to_string(m.dir.join("allowed_signers")).unwrap();
     let cps = prepare_checkpoints(files.clone(), &parse_allowed_signers(&signers).0);
-    Fixture { _m: m, bytes, files, signers, cps }
+    Fixture {
+        _m: m,
+        bytes,
+        files,
+        signers,
+        cps,
+    }
 }
 
 fn run(f: &Fixture, lines: &[ScannedLine]) -> GameVerification {
@@ -43,9 +49,20 @@ fn run(f: &Fixture, lines: &[ScannedLine]) -> GameVerification {
 }
 
 fn expect_bad_line(v: &GameVerification, seq: u64, offset: u64, what: &str) {
-    let b = v.bad_line.as_ref().unwrap_or_else(|| panic!("{what}: not detected: {v:?}"));
-    assert_eq!((b.seq, b.offset), (seq, offset), "{what}: wrong first bad line: {b:?}");
-    assert!(matches!(v.status, Status::BadLine | Status::Truncated), "{what}: {:?}", v.status);
+    let b = v
+        .bad_line
+        .as_ref()
+        .unwrap_or_else(|| panic!("{what}: not detected: {v:?}"));
+    assert_eq!(
+        (b.seq, b.offset),
+        (seq, offset),
+        "{what}: wrong first bad line: {b:?}"
+    );
+    assert!(
+        matches!(v.status, Status::BadLine | Status::Truncated),
+        "{what}: {:?}",
+        v.status
+    );
 }
 
 /// Recompute offsets after lines were removed or moved (as a real file would have them).
@@ -59,7 +76,7 @@ fn reflow(mut lines: Vec<ScannedLine>) -> Vec<ScannedLine> {
 }
 
 #[test]
-#[allow(clippy::panic)]
+
 fn log_tamper_matrix_single_bytes() {
     let started = Instant::now();
     let f = fixture();
@@ -77,7 +94,12 @@ fn log_tamper_matrix_single_bytes() {
             line[p] ^= 0x01;
             lines[n] = scan_line(&line, original.offset, true);
             let v = run(&f, &lines);
-            expect_bad_line(&v, n as u64, original.offset, &format!("byte {p} of line {n}"));
+            expect_bad_line(
+                &v,
+                n as u64,
+                original.offset,
+                &format!("byte {p} of line {n}"),
+            );
             mutations += 1;
         }
         lines[n] = original.clone();
@@ -90,23 +112,33 @@ fn log_tamper_matrix_single_bytes() {
             run(&f, &l)
         } else {
             let next = &lines[n + 1];
-            merged.extend_from_slice(&f.bytes[next.offset as usize..(next.offset + next.len) as usize]);
+            merged.extend_from_slice(
+                &f.bytes[next.offset as usize..(next.offset + next.len) as usize],
+            );
             let mut l = lines.clone();
             l.splice(n..n + 2, [scan_line(&merged, original.offset, true)]);
             run(&f, &l)
         };
-        expect_bad_line(&v, n as u64, original.offset, &format!("newline of line {n}"));
+        expect_bad_line(
+            &v,
+            n as u64,
+            original.offset,
+            &format!("newline of line {n}"),
+        );
         if n == last {
             assert_eq!(v.status, Status::Truncated);
         }
         mutations += 1;
     }
     assert_eq!(mutations, f.bytes.len() as u64);
-    eprintln!("{mutations} single-byte mutations in {:?}", started.elapsed());
+    eprintln!(
+        "{mutations} single-byte mutations in {:?}",
+        started.elapsed()
+    );
 }
 
 #[test]
-#[allow(clippy::panic)]
+
 fn log_tamper_matrix_lines_and_truncation() {
     let f = fixture();
     let lines = scan(&f.bytes);
@@ -126,13 +158,23 @@ fn log_tamper_matrix_lines_and_truncation() {
         let mut l = lines.clone();
         l.insert(k + 1, lines[k].clone());
         let v = run(&f, &reflow(l));
-        expect_bad_line(&v, k as u64 + 1, lines[k + 1 - 1].offset + lines[k].len + 1, &format!("duplicate line {k}"));
+        expect_bad_line(
+            &v,
+            k as u64 + 1,
+            lines[k + 1 - 1].offset + lines[k].len + 1,
+            &format!("duplicate line {k}"),
+        );
         // Swapped with the next.
         if k + 1 < n {
             let mut l = lines.clone();
             l.swap(k, k + 1);
             let v = run(&f, &reflow(l));
-            expect_bad_line(&v, k as u64, lines[k].offset, &format!("swap lines {k} and {}", k + 1));
+            expect_bad_line(
+                &v,
+                k as u64,
+                lines[k].offset,
+                &format!("swap lines {k} and {}", k + 1),
+            );
         }
     }
     // Truncation at every line boundary.
@@ -144,18 +186,33 @@ fn log_tamper_matrix_lines_and_truncation() {
         assert_eq!(v.exit_code, 21);
     }
     // The same through the byte-level entry point for a few cuts, including mid-line.
-    for cut in [0, lines[7].offset as usize, lines[7].offset as usize + 9, f.bytes.len() - 1] {
+    for cut in [
+        0,
+        lines[7].offset as usize,
+        lines[7].offset as usize + 9,
+        f.bytes.len() - 1,
+    ] {
         let v = verify_bytes(1, &f.bytes[..cut], f.files.clone(), &f.signers);
         assert_eq!(v.status, Status::Truncated, "cut at byte {cut}");
     }
 }
 
 #[test]
-#[allow(clippy::panic)]
+
 fn log_tamper_crlf_bom_and_whole_file() {
     let f = fixture();
     let lines = scan(&f.bytes);
-    let crlf: Vec<u8> = f.bytes.iter().flat_map(|&b| if b == b'\n' { vec![b'\r', b'\n'] } else { vec![b] }).collect();
+    let crlf: Vec<u8> = f
+        .bytes
+        .iter()
+        .flat_map(|&b| {
+            if b == b'\n' {
+                vec![b'\r', b'\n']
+            } else {
+                vec![b]
+            }
+        })
+        .collect();
     let v = verify_bytes(1, &crlf, f.files.clone(), &f.signers);
     expect_bad_line(&v, 0, 0, "CRLF endings");
     assert!(v.bad_line.unwrap().problem.contains("carriage return"));
@@ -163,14 +220,22 @@ fn log_tamper_crlf_bom_and_whole_file() {
     let k = lines[100].offset as usize + lines[100].len as usize;
     let mut one = f.bytes.clone();
     one.insert(k, b'\r');
-    expect_bad_line(&verify_bytes(1, &one, f.files.clone(), &f.signers), 100, lines[100].offset, "CRLF on line 100");
+    expect_bad_line(
+        &verify_bytes(1, &one, f.files.clone(), &f.signers),
+        100,
+        lines[100].offset,
+        "CRLF on line 100",
+    );
     let mut bom = vec![0xEF, 0xBB, 0xBF];
     bom.extend_from_slice(&f.bytes);
     let v = verify_bytes(1, &bom, f.files.clone(), &f.signers);
     expect_bad_line(&v, 0, 0, "BOM");
     assert!(v.bad_line.unwrap().problem.contains("byte-order mark"));
     // Untouched bytes through the byte-level path verify.
-    assert_eq!(verify_bytes(1, &f.bytes, f.files.clone(), &f.signers).status, Status::Ok);
+    assert_eq!(
+        verify_bytes(1, &f.bytes, f.files.clone(), &f.signers).status,
+        Status::Ok
+    );
 }
 
 #[test]
@@ -178,7 +243,10 @@ fn log_tamper_rewritten_chain_is_caught_by_checkpoints() {
     // Someone edits entry 150 and recomputes every later prev: the chain is self-consistent,
     // only the signed checkpoints betray it.
     let f = fixture();
-    let mut entries: Vec<arbiter::log::Entry> = scan(&f.bytes).into_iter().map(|l| l.entry.unwrap()).collect();
+    let mut entries: Vec<arbiter::log::Entry> = scan(&f.bytes)
+        .into_iter()
+        .map(|l| l.entry.unwrap())
+        .collect();
     entries[150].body = serde_json::json!({"forged": true});
     let mut out = Vec::new();
     let mut prev = [0u8; 32];
@@ -199,7 +267,10 @@ fn log_tamper_rewritten_chain_is_caught_by_checkpoints() {
     let v = verify_bytes(1, &out, f.files.clone(), &f.signers);
     assert_eq!(v.status, Status::BadLine);
     let b = v.bad_line.unwrap();
-    assert_eq!(b.seq, 199, "first disagreeing checkpoint covers 200 entries");
+    assert_eq!(
+        b.seq, 199,
+        "first disagreeing checkpoint covers 200 entries"
+    );
     assert!(b.note.unwrap().contains("128..=199"));
 }
 
@@ -207,7 +278,12 @@ fn resign(f: &Fixture, key: &ssh_key::PrivateKey, namespace: &str) -> Vec<Checkp
     f.files
         .iter()
         .map(|c| CheckpointFile {
-            sig: Some(key.sign(namespace, HashAlg::Sha512, c.text.as_bytes()).unwrap().to_pem(LineEnding::LF).unwrap()),
+            sig: Some(
+                key.sign(namespace, HashAlg::Sha512, c.text.as_bytes())
+                    .unwrap()
+                    .to_pem(LineEnding::LF)
+                    .unwrap(),
+            ),
             ..c.clone()
         })
         .collect()
@@ -224,22 +300,39 @@ fn log_tamper_wrong_key_wrong_namespace_and_checkpoint_bytes() {
     let v = verify_bytes(1, &f.bytes, resign(&f, &other, NAMESPACE), &f.signers);
     assert_eq!(v.status, Status::BadCheckpoint);
     assert_eq!(v.exit_code, 22);
-    assert!(v.checkpoints.iter().all(|c| !c.ok && c.problem.as_ref().unwrap().contains("not in allowed_signers")));
+    assert!(v.checkpoints.iter().all(|c| {
+        !c.ok
+            && c.problem
+                .as_ref()
+                .unwrap()
+                .contains("not in allowed_signers")
+    }));
 
     // A key listed in allowed_signers, but not the one line 0 names.
     let signers = format!(
         "{}arbiter {}\n",
         f.signers,
-        ssh_key::PublicKey::new(other.public_key().key_data().clone(), "").to_openssh().unwrap()
+        ssh_key::PublicKey::new(other.public_key().key_data().clone(), "")
+            .to_openssh()
+            .unwrap()
     );
     let v = verify_bytes(1, &f.bytes, resign(&f, &other, NAMESPACE), &signers);
     assert_eq!(v.status, Status::BadCheckpoint);
-    assert!(v.checkpoints.iter().all(|c| c.problem.as_ref().unwrap().contains("line 0 names")), "{v:?}");
+    assert!(
+        v.checkpoints
+            .iter()
+            .all(|c| c.problem.as_ref().unwrap().contains("line 0 names")),
+        "{v:?}"
+    );
 
     let key = sign::load_key(&f._m.key_path, None).unwrap();
     let v = verify_bytes(1, &f.bytes, resign(&f, &key, "file"), &f.signers);
     assert_eq!(v.status, Status::BadCheckpoint);
-    assert!(v.checkpoints.iter().all(|c| c.problem.as_ref().unwrap().contains("namespace")));
+    assert!(
+        v.checkpoints
+            .iter()
+            .all(|c| c.problem.as_ref().unwrap().contains("namespace"))
+    );
 
     // Every single-byte change of a checkpoint text breaks its signature.
     let mut files = f.files.clone();
@@ -250,7 +343,11 @@ fn log_tamper_wrong_key_wrong_namespace_and_checkpoint_bytes() {
         files[1].text = String::from_utf8_lossy(&b).into_owned();
         let cps = prepare_checkpoints(files.clone(), &parse_allowed_signers(&f.signers).0);
         let v = verify_lines(1, "mem", &scan(&f.bytes), &cps);
-        assert!(matches!(v.status, Status::BadCheckpoint), "checkpoint byte {p}: {:?}", v.status);
+        assert!(
+            matches!(v.status, Status::BadCheckpoint),
+            "checkpoint byte {p}: {:?}",
+            v.status
+        );
         assert!(!v.checkpoints[1].ok);
     }
     // A missing signature file.

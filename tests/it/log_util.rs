@@ -33,12 +33,37 @@ pub fn first_entry(fingerprint: &str, game: u32) -> NewEntry {
 /// A varied synthetic entry number `i`.
 pub fn entry(i: u64) -> NewEntry {
     let (actor, clause, kind, body) = match i % 6 {
-        0 => ("operator", "6a", "move", json!({"san": "e4", "ply": i, "clock_ms": [7_200_000 - i * 1000, 7_200_000]})),
-        1 => ("arbiter", "6c", "clock_corrected", json!({"side": "machine", "delta_ms": -1500, "why": "drift ≥ 2 min"})),
-        2 => ("supervisor", "8a", "repair_note", json!({"text": "cable \"A\" reseated\tok", "minutes": 1.5})),
-        3 => ("committee", "12b", "ruling", json!({"ruling": null, "votes": [true, false, true]})),
+        0 => (
+            "operator",
+            "6a",
+            "move",
+            json!({"san": "e4", "ply": i, "clock_ms": [7_200_000 - i * 1000, 7_200_000]}),
+        ),
+        1 => (
+            "arbiter",
+            "6c",
+            "clock_corrected",
+            json!({"side": "machine", "delta_ms": -1500, "why": "drift ≥ 2 min"}),
+        ),
+        2 => (
+            "supervisor",
+            "8a",
+            "repair_note",
+            json!({"text": "cable \"A\" reseated\tok", "minutes": 1.5}),
+        ),
+        3 => (
+            "committee",
+            "12b",
+            "ruling",
+            json!({"ruling": null, "votes": [true, false, true]}),
+        ),
         4 => ("kit", "5b", "heartbeat", json!({})),
-        _ => ("operator", "9a", "draw_offer_declined", json!({"by": "human", "nested": {"a": [1, {"b": "é"}]}})),
+        _ => (
+            "operator",
+            "9a",
+            "draw_offer_declined",
+            json!({"by": "human", "nested": {"a": [1, {"b": "é"}]}}),
+        ),
     };
     NewEntry {
         mono_ms: i * 1_000 + 17,
@@ -66,7 +91,12 @@ impl TestMatch {
         let public = sign::keygen(&key_path, None, "test arbiter").unwrap();
         sign::ensure_allowed_signer(&dir, "arbiter", &public).unwrap();
         let key = sign::load_key(&key_path, None).unwrap();
-        TestMatch { tmp, dir, key, key_path }
+        TestMatch {
+            tmp,
+            dir,
+            key,
+            key_path,
+        }
     }
 
     pub fn fingerprint(&self) -> String {
@@ -79,7 +109,8 @@ impl TestMatch {
 
     /// Game `game` with `n` entries in total, a checkpoint after every entry count in `at`.
     pub fn game(&self, game: u32, n: u64, at: &[u64]) -> Journal {
-        let mut j = Journal::create(&self.log_path(game), first_entry(&self.fingerprint(), game)).unwrap();
+        let mut j =
+            Journal::create(&self.log_path(game), first_entry(&self.fingerprint(), game)).unwrap();
         for i in 1..n {
             j.append(entry(i)).unwrap();
             if at.contains(&(i + 1)) {

@@ -13,7 +13,10 @@ fn bin() -> Command {
 
 fn code(cmd: &mut Command) -> (i32, String) {
     let out = cmd.output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
 }
 
 #[test]
@@ -21,8 +24,15 @@ fn log_verify_statuses_on_disk() {
     let m = TestMatch::new();
     let mut j = m.game(1, 30, &[10, 30]);
     let v = verify_game(&m.dir, 1);
-    assert_eq!((v.status, v.exit_code, v.signed_entries), (Status::Ok, 0, 30), "{v:?}");
-    assert_eq!(v.chain_head.as_deref(), Some(arbiter::log::hex32(&j.entries()[29].hash).as_str()));
+    assert_eq!(
+        (v.status, v.exit_code, v.signed_entries),
+        (Status::Ok, 0, 30),
+        "{v:?}"
+    );
+    assert_eq!(
+        v.chain_head.as_deref(),
+        Some(arbiter::log::hex32(&j.entries()[29].hash).as_str())
+    );
 
     // Unsigned tail: never a pass.
     j.append(entry(30)).unwrap();
@@ -35,7 +45,12 @@ fn log_verify_statuses_on_disk() {
     drop(j);
 
     // A torn tail repaired on reopen, then signed: verified, recovery entry reported.
-    std::fs::OpenOptions::new().append(true).open(m.log_path(1)).unwrap().write_all(b"{\"v\":1,\"se").unwrap();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(m.log_path(1))
+        .unwrap()
+        .write_all(b"{\"v\":1,\"se")
+        .unwrap();
     let v = verify_game(&m.dir, 1);
     assert_eq!(v.status, Status::BadLine, "unrepaired torn tail: {v:?}");
     assert_eq!(v.bad_line.unwrap().seq, 32);
@@ -74,9 +89,13 @@ fn log_verify_proofs_for_every_entry() {
         let v = verify_proof(&json, &signers);
         assert!(v.ok, "seq {seq}: {v:?}");
     }
-    assert!(matches!(prove(&m.dir, 1, 37), Err(ProveError::NotCovered { .. })));
+    assert!(matches!(
+        prove(&m.dir, 1, 37),
+        Err(ProveError::NotCovered { .. })
+    ));
     let p = prove(&m.dir, 1, 5).unwrap();
-    let check = |p: &InclusionProof, signers: &str| verify_proof(&serde_json::to_vec(p).unwrap(), signers);
+    let check =
+        |p: &InclusionProof, signers: &str| verify_proof(&serde_json::to_vec(p).unwrap(), signers);
     let mut bad = p.clone();
     bad.entry = bad.entry.replace("\"mono_ms\":5017", "\"mono_ms\":5018");
     assert!(!check(&bad, &signers).ok);
@@ -94,8 +113,13 @@ fn log_verify_proofs_for_every_entry() {
     bad.tree_size = 36;
     assert!(!check(&bad, &signers).ok);
     assert!(!check(&p, "").ok, "no allowed signer");
-    let dup = String::from_utf8(serde_json::to_vec(&p).unwrap()).unwrap().replacen("{", "{\"format\":\"x\",", 1);
-    assert!(!verify_proof(dup.as_bytes(), &signers).ok, "duplicate keys refused");
+    let dup = String::from_utf8(serde_json::to_vec(&p).unwrap())
+        .unwrap()
+        .replacen("{", "{\"format\":\"x\",", 1);
+    assert!(
+        !verify_proof(dup.as_bytes(), &signers).ok,
+        "duplicate keys refused"
+    );
 }
 
 #[test]
@@ -138,8 +162,15 @@ fn log_verify_cli_exit_codes() {
     std::fs::write(m.log_path(1), &bytes).unwrap();
     let (c, out) = code(bin().args(["verify", "--match", dir, "--game", "1"]));
     assert_eq!(c, 20, "{out}");
-    assert!(out.contains(&format!("line seq 3 (byte offset {off}")), "{out}");
-    let (c, _) = code(bin().args(["verify", "--match", m.tmp.path().join("nothing").to_str().unwrap()]));
+    assert!(
+        out.contains(&format!("line seq 3 (byte offset {off}")),
+        "{out}"
+    );
+    let (c, _) = code(bin().args([
+        "verify",
+        "--match",
+        m.tmp.path().join("nothing").to_str().unwrap(),
+    ]));
     assert_eq!(c, 3);
 }
 
@@ -148,13 +179,29 @@ fn log_verify_cli_keygen() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("m");
     let d = dir.to_str().unwrap();
-    let (c, out) = code(bin().args(["keygen", "--match", d]).env("ARB_PP", "pw").args(["--passphrase-env", "ARB_PP"]));
+    let (c, out) = code(
+        bin()
+            .args(["keygen", "--match", d])
+            .env("ARB_PP", "pw")
+            .args(["--passphrase-env", "ARB_PP"]),
+    );
     assert_eq!(c, 0, "{out}");
     assert!(out.contains("encrypted"));
     assert!(arbiter::sign::load_key(&dir.join("keys/arbiter"), Some("pw")).is_ok());
     let (c, _) = code(bin().args(["keygen", "--match", d]));
     assert_eq!(c, 1, "refuses to overwrite");
-    let (c, out) = code(bin().args(["keygen", "--match", d, "--principal", "deputy", "--existing"]).arg(dir.join("keys/arbiter.pub")));
+    let (c, out) = code(
+        bin()
+            .args([
+                "keygen",
+                "--match",
+                d,
+                "--principal",
+                "deputy",
+                "--existing",
+            ])
+            .arg(dir.join("keys/arbiter.pub")),
+    );
     assert_eq!(c, 0, "{out}");
     let listed = std::fs::read_to_string(dir.join("allowed_signers")).unwrap();
     assert_eq!(listed.lines().count(), 2);
