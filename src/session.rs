@@ -446,6 +446,12 @@ pub fn cmd_script(a: &ScriptArgs) -> ExitCode {
         }
     };
     let result = run_script(&mut session, &lines);
+    if !a.dry_run && !session.storage.is_empty() && session.frozen.is_none() {
+        // Closing the session: sign what was recorded, so nothing is left as an unsigned tail.
+        if let Err(w) = session.storage.checkpoint_now(Utc::now()) {
+            eprintln!("arbiter: warning: checkpoint not signed: {w}");
+        }
+    }
     let now = match &result {
         Ok(t) => *t,
         Err(_) => session.game.last_at,

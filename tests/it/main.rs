@@ -3,6 +3,7 @@ mod archive_copies;
 mod crash;
 mod engine_coverage;
 mod engine_props;
+mod fixture;
 mod log_format;
 mod log_interop;
 mod log_journal;
