@@ -1,7 +1,88 @@
 //! Committee report and PGN.
-pub fn cmd_report(_a: &crate::cli::ReportArgs) -> std::process::ExitCode {
-    crate::cli::fail(70, "report: not built yet")
+//!
+//! The report is built in two pure steps: [`model::build`] turns the game's events into a
+//! [`model::Report`], and the renderers ([`html::render`], [`markdown::render`], with the clock
+//! chart of [`svg::chart`]) turn the model into text. [`cmd_report`] is the thin shell around them.
+pub mod html;
+pub mod markdown;
+pub mod model;
+pub mod svg;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+pub use model::{Report, Verification};
+
+/// Which rendering of the report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Html,
+    Markdown,
 }
-pub fn cmd_pgn(_a: &crate::cli::PgnArgs) -> std::process::ExitCode {
+
+/// Default output path of the report of game `n`.
+pub fn default_path(match_dir: &Path, n: u32, format: Format) -> PathBuf {
+    crate::session::game_dir(match_dir, n).join(match format {
+        Format::Html => "report.html",
+        Format::Markdown => "report.md",
+    })
+}
+
+/// Read the log of game `n`, build the report and render it.
+pub fn render_game(
+    match_dir: &Path,
+    n: u32,
+    format: Format,
+    public: bool,
+    verification: Option<Verification>,
+) -> Result<String, String> {
+    let (events, utc) = model::read_log(&crate::session::log_path(match_dir, n))?;
+    let v = verification.unwrap_or_else(|| Verification::not_checked(events.len()));
+    let r = model::build(&events, &utc, &v, public);
+    Ok(match format {
+        Format::Html => html::render(&r),
+        Format::Markdown => markdown::render(&r),
+    })
+}
+
+/// Write a file readable by its owner only (0600), replacing any earlier one.
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    // `mode` applies only when the file is created: tighten an existing one too.
+    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+pub fn cmd_report(a: &crate::cli::ReportArgs) -> ExitCode {
+    let format = if a.markdown {
+        Format::Markdown
+    } else {
+        Format::Html
+    };
+    // The verifier's status replaces this placeholder when it is wired in.
+    let text = match render_game(&a.m.dir, a.game, format, a.public, None) {
+        Ok(t) => t,
+        Err(e) => return crate::cli::fail(66, format!("report: {e}")),
+    };
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| default_path(&a.m.dir, a.game, format));
+    if let Err(e) = write_private(&out, text.as_bytes()) {
+        return crate::cli::fail(74, format!("report: {}: {e}", out.display()));
+    }
+    println!("{}", out.display());
+    ExitCode::SUCCESS
+}
+
+pub fn cmd_pgn(_a: &crate::cli::PgnArgs) -> ExitCode {
     crate::cli::fail(70, "pgn: not built yet")
 }
