@@ -1176,17 +1176,11 @@ impl Builder<'_> {
                 });
             }
             K::EngineLogArchived(v) => {
-                let sec = archive_section(
-                    s,
-                    &e.clause,
-                    "machine's log file (13a, 13c)",
-                    v,
-                    self.public,
-                );
+                let sec = archive_section(s, &e.clause, "Machine's log file", v, self.public);
                 self.report.archives.push(sec);
             }
             K::ProgramArchived(v) => {
-                let sec = archive_section(s, &e.clause, "program copy (13d)", v, self.public);
+                let sec = archive_section(s, &e.clause, "Program copy", v, self.public);
                 self.report.archives.push(sec);
             }
             _ => {}

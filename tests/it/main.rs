@@ -1,1 +1,3 @@
 //! The one integration-test binary: each module drives one part of the kit.
+mod report_model;
+mod report_support;
