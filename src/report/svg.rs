@@ -115,7 +115,7 @@ pub fn chart(c: &Chart) -> String {
             r##"<line class="period-line" data-move="{p}" x1="{xx:.1}" y1="{TOP}" x2="{xx:.1}" y2="{:.1}" stroke="{PERIOD}" stroke-dasharray="5 4"/><text x="{:.1}" y="{:.1}" fill="{PERIOD}">move {p}</text>"##,
             TOP + h,
             xx + 3.0,
-            TOP + 12.0
+            TOP + h - 6.0
         );
     }
     // The two clocks.
