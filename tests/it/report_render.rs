@@ -136,6 +136,15 @@ fn chromium() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// Whether fontconfig knows any font (without one, Chromium lays the page out with no text).
+fn fonts_installed() -> bool {
+    Command::new("fc-list")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .is_ok_and(|o| o.status.success() && !o.stdout.trim_ascii().is_empty())
+}
+
 /// Width and height from a PNG's IHDR chunk.
 fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
     if bytes.len() < 24 || &bytes[..8] != b"\x89PNG\r\n\x1a\n" || &bytes[12..16] != b"IHDR" {
@@ -231,12 +240,20 @@ fn report_html_renders_in_headless_chromium() -> TestResult {
     assert!(out.status.success(), "chromium failed: {stderr}");
     let bytes = std::fs::read(&png)?;
     assert_eq!(png_size(&bytes), Some((1200, 2000)), "not a 1200x2000 PNG");
-    // A blank page of that size compresses to a few kB; the report has tables and a chart.
+    // A blank page of that size is about 11 kB; laid out without any font (boxes and the chart,
+    // no text) about 33 kB; with text about 400 kB.
     assert!(
-        bytes.len() > 50_000,
-        "screenshot is only {} bytes",
+        bytes.len() > 25_000,
+        "screenshot is only {} bytes: blank page?",
         bytes.len()
     );
+    if fonts_installed() {
+        assert!(
+            bytes.len() > 100_000,
+            "screenshot is only {} bytes although fonts are installed: no text rendered?",
+            bytes.len()
+        );
+    }
     let name = html
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
