@@ -12,3 +12,6 @@ mod log_util;
 mod log_verify;
 mod pgn_support;
 mod pgn_write;
+mod report_model;
+mod report_render;
+mod report_support;
