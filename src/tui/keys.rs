@@ -249,7 +249,7 @@ fn clock_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
             }
         },
         KeyCode::Char('s') | KeyCode::F(5) => Action::Execute(Command::Stop {
-            reason: "clocks stopped by the arbiter at the board".into(),
+            reason: "stopped at the board (stop key)".into(),
         }),
         KeyCode::Char('r') | KeyCode::F(6) => Action::Execute(Command::Resume),
         KeyCode::F(7) => Action::Execute(Command::HumanOfferDraw),
@@ -508,10 +508,7 @@ pub fn after_execute(ui: &mut UiState, result: &Result<Vec<Event>, SessionError>
             ));
         }
         Err(SessionError::Refused(r)) => {
-            ui.message = Some(Message::new(
-                MsgKind::Refused,
-                format!("{r} — nothing recorded"),
-            ));
+            ui.message = Some(Message::new(MsgKind::Refused, r.to_string()));
             if let Some((kind, text)) = submitted
                 && kind == LineKind::Move
             {

@@ -61,9 +61,13 @@ pub fn render(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut 
         (false, false) => panels.len() as u16 + 2,
     };
     let alarm_h = if alarm.is_some() { 3 } else { 0 };
-    let fixed = 1 + 2 + 1 + 1 + 1 + u16::from(completion) + alarm_h;
+    let fixed = 1 + 2 + 1 + 2 + 1 + u16::from(completion) + alarm_h;
     let rest = area.height.saturating_sub(fixed + panels_h);
-    let clock_h = if rest >= 11 {
+    // Clocks: border, digits (8 or 4 rows, centred), info line; on a large screen a little air
+    // around the digits, and the moves box takes the rest.
+    let clock_h = if !compact && rest >= 11 + 6 {
+        (rest - 6).min(15)
+    } else if rest >= 11 {
         11
     } else if rest >= 7 {
         7
@@ -82,7 +86,7 @@ pub fn render(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut 
         Constraint::Length(panels_h),
         Constraint::Length(1),
         Constraint::Length(u16::from(completion)),
-        Constraint::Length(1),
+        Constraint::Length(2),
         Constraint::Length(1),
     ])
     .split(area);
@@ -96,9 +100,9 @@ pub fn render(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut 
     for (i, c) in view.clocks.iter().enumerate() {
         clock(c, halves[i], buf);
     }
-    moves(view, rows[3], buf);
+    moves(view, compact, rows[3], buf);
     if !panels.is_empty() {
-        let p = Paragraph::new(panels).wrap(Wrap { trim: true });
+        let p = Paragraph::new(panels);
         if compact {
             p.render(rows[4], buf);
         } else {
@@ -114,7 +118,7 @@ pub fn render(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut 
     if completion {
         completion_line(ui, rows[6], buf);
     }
-    status_line(status, rows[7], buf);
+    status_lines(status, rows[7], buf);
     input_line(view, ui, rows[8], buf);
 
     match &ui.mode {
@@ -155,18 +159,14 @@ fn header(view: &View, area: Rect, buf: &mut Buffer) {
     let (phase, style) = phase_text(view);
     let line = Line::from(vec![
         Span::styled(" ARBITER ", Style::new().fg(Color::Black).bg(Color::White)),
+        Span::raw(" "),
+        Span::styled(phase, style),
         Span::raw(format!(
-            " {} · game {} · {} · ",
+            " · {} · game {} · {}",
             view.match_id, view.game, view.rules
         )),
-        Span::styled(phase, style),
     ]);
     Paragraph::new(line).render(area, buf);
-    let hint = Line::from(" ? help ").right_aligned();
-    if area.width >= 100 {
-        hint.style(Style::new().fg(Color::DarkGray))
-            .render(area, buf);
-    }
 }
 
 fn alarm_banner(text: &str, area: Rect, buf: &mut Buffer) {
@@ -244,7 +244,7 @@ fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
     if c.running {
         block = block
             .border_type(BorderType::Thick)
-            .title(Line::from(" ▶ RUNNING ").right_aligned());
+            .title_bottom(Line::from(" ▶ RUNNING ◀ ").centered());
     }
     let inner = block.inner(area);
     block.render(area, buf);
@@ -252,16 +252,22 @@ fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
         return;
     }
     let face = timefmt::clock(c.shown_ms);
-    let info = match c.moves_to_control {
-        Some(n) => format!(
-            "period {} · {} moves made · {} to the time control",
-            c.period, c.moves_made, n
-        ),
-        None => format!(
-            "period {} · {} moves made · no further control",
-            c.period, c.moves_made
-        ),
+    let made = match c.moves_made {
+        1 => "1 move".to_string(),
+        n => format!("{n} moves"),
     };
+    let control = match c.moves_to_control {
+        Some(n) => format!("{n} to the control"),
+        None => "no further control".to_string(),
+    };
+    let info = [
+        format!("period {} · {made} · {control}", c.period),
+        format!("P{} · {control}", c.period),
+        control,
+    ]
+    .into_iter()
+    .find(|s| s.chars().count() <= usize::from(inner.width))
+    .unwrap_or_default();
     let big_h = inner.height.saturating_sub(1);
     match digits_for(inner.width, big_h) {
         Some((px, h)) => {
@@ -306,7 +312,17 @@ fn move_list(view: &View) -> String {
     out
 }
 
-fn moves(view: &View, area: Rect, buf: &mut Buffer) {
+fn moves(view: &View, compact: bool, area: Rect, buf: &mut Buffer) {
+    let area = if compact || area.height < 4 {
+        area
+    } else {
+        let block = Block::bordered()
+            .border_style(Style::new().fg(Color::DarkGray))
+            .title(" moves ");
+        let inner = block.inner(area);
+        block.render(area, buf);
+        inner
+    };
     let mover = &view.clocks[view.to_move.index()];
     let to_move = match view.phase {
         Phase::Ended => Line::from(Span::styled(" game over", Style::new().fg(Color::Gray))),
@@ -362,7 +378,12 @@ fn tag(text: &str, color: Color) -> Span<'static> {
 /// One or two lines per live panel, in the order the core gives them.
 pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
     let mut out = Vec::new();
-    for p in &view.panels {
+    // The result first: it is what everyone looks for.
+    let (result, others): (Vec<&Panel>, Vec<&Panel>) = view
+        .panels
+        .iter()
+        .partition(|p| matches!(p, Panel::Result { .. }));
+    for p in result.into_iter().chain(others) {
         match p {
             Panel::DrawOffer {
                 answered,
@@ -378,12 +399,14 @@ pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
                     Urgency::Red => Color::Red,
                 };
                 let state = match (answered, consulting_with.is_empty()) {
-                    (Some(false), _) => "declined by move; consultation may finish",
+                    (Some(false), _) => "declined; the consultation may finish",
                     (Some(true), _) => "accepted",
                     (None, true) => "unanswered",
                     (None, false) => "operator consulting",
                 };
-                let mut spans = vec![
+                // The countdown rounds up, the time used rounds down: they add up to the limit.
+                let used = i64::try_from(*used_ms).unwrap_or(i64::MAX);
+                out.push(Line::from(vec![
                     tag("9e DRAW OFFER", color),
                     Span::raw(format!(" by the human · {state} · ")),
                     Span::styled(
@@ -391,17 +414,20 @@ pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
                         Style::new().fg(color).add_modifier(Modifier::BOLD),
                     ),
                     Span::raw(format!(
-                        " of 10:00 (used {})",
-                        timefmt::short(*used_ms as i64)
+                        " of {} · used {}",
+                        timefmt::short(used.saturating_add(*left_ms)),
+                        timefmt::short(used / 1000 * 1000)
                     )),
-                ];
+                ]));
                 if !consulting_with.is_empty() {
-                    spans.push(Span::raw(format!(" · with {}", consulting_with.join(", "))));
+                    out.push(Line::from(format!(
+                        "   consulting: {}",
+                        consulting_with.join(", ")
+                    )));
                 }
-                out.push(Line::from(spans));
                 if *limit_reached || *urgency == Urgency::Red {
                     out.push(Line::from(Span::styled(
-                        "   consultation time used up: the operator must cease consulting; further consultation is refused (9e)",
+                        "   time used up: consultation must cease; asking again is refused (9e)",
                         Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
                     )));
                 }
@@ -463,7 +489,7 @@ pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
                     (Some(_), true) => Span::raw("machine reset · arbiter resume"),
                     (Some(w), false) if *w > 0 => Span::styled(
                         format!(
-                            "reset window {} left of 20:00 · operator reset-done",
+                            "reset window {} left · operator reset-done",
                             timefmt::short(*w)
                         ),
                         Style::new()
@@ -494,7 +520,9 @@ pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
                 let note = match count {
                     0 => String::new(),
                     c if c < forfeit_at => {
-                        format!(" · +10 min given to the human; infraction {forfeit_at} forfeits")
+                        format!(
+                            " · time compensated to the human; infraction {forfeit_at} forfeits"
+                        )
                     }
                     _ => " · the machine forfeits".into(),
                 };
@@ -582,30 +610,30 @@ fn completion_line(ui: &UiState, area: Rect, buf: &mut Buffer) {
     Line::from(spans).render(area, buf);
 }
 
-fn status_line(s: &Status, area: Rect, buf: &mut Buffer) {
+fn status_lines(s: &Status, area: Rect, buf: &mut Buffer) {
+    let gray = Style::new().fg(Color::Gray);
     let signed = match s.signed_upto {
         Some(n) if n >= s.entries => Span::styled(
-            format!("signed up to #{}", n.saturating_sub(1)),
+            format!("checkpoint: all {} entries signed", s.entries),
             Style::new().fg(Color::Green),
         ),
         Some(n) => Span::styled(
             format!(
-                "signed up to #{} ({} unsigned)",
-                n.saturating_sub(1),
+                "checkpoint: {n} of {} entries signed ({} unsigned)",
+                s.entries,
                 s.entries - n
             ),
             Style::new().fg(AMBER),
         ),
-        None => Span::styled("not signed", Style::new().fg(Color::DarkGray)),
+        None => Span::styled("checkpoint: none signed", Style::new().fg(Color::DarkGray)),
     };
     let last = s.last_entry.clone().unwrap_or_else(|| "—".to_string());
-    Line::from(vec![
-        Span::styled(
-            format!(" log {} entries · ", s.entries),
-            Style::new().fg(Color::Gray),
-        ),
-        signed,
-        Span::styled(format!(" · last: {last}"), Style::new().fg(Color::Gray)),
+    Paragraph::new(vec![
+        Line::from(vec![
+            Span::styled(format!(" log: {} entries · ", s.entries), gray),
+            signed,
+        ]),
+        Line::from(Span::styled(format!(" last entry: {last}"), gray)),
     ])
     .render(area, buf);
 }
@@ -636,27 +664,38 @@ fn input_line(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
             Span::raw(ui.line.clone()),
             cursor,
         ]),
+        (_, false) if view.phase == Phase::Ended => Line::from(Span::styled(
+            " : command (notes, disputes, rulings)  ? help  q quit",
+            Style::new().fg(Color::Gray),
+        )),
         _ => {
             let press = match view.phase {
-                Phase::Draft | Phase::Opened => "Space start clock",
-                Phase::Playing => "Space move",
+                Phase::Draft | Phase::Opened => "start clock",
+                Phase::Playing => "move",
                 Phase::Ended => "",
             };
             let keys = [
-                press,
-                "s/F5 stop",
-                "r/F6 resume",
-                "F7 human offers draw",
-                "F8 consult",
-                ": command",
-                "? help",
-                "q quit",
+                ("Space", press),
+                ("s", "stop"),
+                ("r", "resume"),
+                ("F7", "draw offer"),
+                ("F8", "consult"),
+                (":", "command"),
+                ("?", "help"),
+                ("q", "quit"),
             ];
-            let text: Vec<&str> = keys.into_iter().filter(|k| !k.is_empty()).collect();
-            Line::from(Span::styled(
-                format!(" {}", text.join(" · ")),
-                Style::new().fg(Color::Gray),
-            ))
+            let mut spans = Vec::new();
+            for (k, what) in keys.into_iter().filter(|(_, w)| !w.is_empty()) {
+                spans.push(Span::styled(
+                    format!(" {k}"),
+                    Style::new().fg(Color::White).add_modifier(Modifier::BOLD),
+                ));
+                spans.push(Span::styled(
+                    format!(" {what} "),
+                    Style::new().fg(Color::Gray),
+                ));
+            }
+            Line::from(spans)
         }
     };
     line.render(area, buf);
@@ -741,7 +780,7 @@ fn confirm(pending: &Pending, text: &str, area: Rect, buf: &mut Buffer) {
         Pending::Command(_) => (
             " irreversible: confirm ",
             " = yes, record it      ",
-            "This can end the game or change what was played, and cannot be undone.".to_string(),
+            "It can end the game or change what was played: it cannot be undone.".to_string(),
         ),
     };
     let lines = vec![
