@@ -46,7 +46,14 @@ pub fn run(
     status: &mut dyn FnMut(&Session) -> Status,
     notice: Option<String>,
 ) -> std::io::Result<()> {
-    let mut terminal = ratatui::try_init()?;
+    let mut terminal = match ratatui::try_init() {
+        Ok(t) => t,
+        Err(e) => {
+            // Raw mode may be on even though the alternate screen failed.
+            let _ = ratatui::try_restore();
+            return Err(e);
+        }
+    };
     let result = run_loop(&mut terminal, session, origin, offset_ms, status, notice);
     let restored = ratatui::try_restore();
     result.and(restored)

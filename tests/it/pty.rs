@@ -59,8 +59,18 @@ impl Tmux {
         self.tmux().args(args).output().expect("tmux runs")
     }
 
-    /// Start `arbiter ARGS...` in `cwd` in a w×h terminal.
+    /// Start `arbiter ARGS...` in `cwd` in a w×h terminal; the session ends when it exits.
     pub fn start(name: &str, args: &[&str], cwd: &Path, w: u16, h: u16) -> Tmux {
+        Tmux::start_with(name, args, cwd, w, h, false)
+    }
+
+    /// Like [`Tmux::start`], but when arbiter exits the pane stays, printing
+    /// `arbiter exited CODE` and the terminal's line-discipline mode (to check it was restored).
+    pub fn start_watched(name: &str, args: &[&str], cwd: &Path, w: u16, h: u16) -> Tmux {
+        Tmux::start_with(name, args, cwd, w, h, true)
+    }
+
+    fn start_with(name: &str, args: &[&str], cwd: &Path, w: u16, h: u16, watch: bool) -> Tmux {
         let socket = format!(
             "arbiter-{name}-{}-{}",
             std::process::id(),
@@ -70,11 +80,18 @@ impl Tmux {
             socket,
             target: "board".into(),
         };
-        let mut cmd = format!("exec {}", shell_quote(bin()));
+        let mut cmd = shell_quote(bin());
         for a in args {
             cmd.push(' ');
             cmd.push_str(&shell_quote(a));
         }
+        let cmd = if watch {
+            format!(
+                "{cmd}; echo \"arbiter exited $?\"; stty -a | grep -o -- '-\\?icanon'; exec sleep 600"
+            )
+        } else {
+            format!("exec {cmd}")
+        };
         let (w, h) = (w.to_string(), h.to_string());
         let cwd = cwd.display().to_string();
         let out = t.run(&[
@@ -163,7 +180,10 @@ impl Drop for Tmux {
 
 /// Start the demo game and press the clock: White's clock runs.
 fn started(name: &str) -> Tmux {
-    let t = Tmux::start(name, &["play"], &repo_dir(), 100, 30);
+    started_with(Tmux::start(name, &["play"], &repo_dir(), 100, 30))
+}
+
+fn started_with(t: Tmux) -> Tmux {
     t.wait_for("PRE-GAME", DEADLINE);
     t.keys(&["Space"]);
     t.wait_for("RUNNING", DEADLINE);
@@ -181,7 +201,13 @@ fn play(t: &Tmux, san: &str) {
 #[test]
 fn pty_start_and_play_two_moves() {
     need_tmux!();
-    let t = started("moves");
+    let t = started_with(Tmux::start_watched(
+        "moves",
+        &["play"],
+        &repo_dir(),
+        100,
+        30,
+    ));
     play(&t, "e4");
     t.wait_for("1. e4", DEADLINE);
     play(&t, "e5");
@@ -191,11 +217,11 @@ fn pty_start_and_play_two_moves() {
     t.keys(&["q"]);
     t.wait_for("quit the board UI?", DEADLINE);
     t.keys(&["y"]);
-    assert!(
-        t.wait_exit(DEADLINE),
-        "arbiter play did not exit:\n{}",
-        t.screen()
-    );
+    // The terminal is restored: main screen back, canonical mode on.
+    let s = t.wait_for("arbiter exited 0", DEADLINE);
+    assert!(!s.contains("ARBITER"), "alternate screen not left:\n{s}");
+    let s = t.wait_for("icanon", DEADLINE);
+    assert!(!s.contains("-icanon"), "raw mode left on:\n{s}");
 }
 
 #[test]
@@ -218,6 +244,14 @@ fn pty_draw_offer_consultation_countdown() {
     assert!(
         s.contains("consulting: Shay Bushinsky, Boris Alterman"),
         "{s}"
+    );
+    t.keys(&["q"]);
+    t.wait_for("quit the board UI?", DEADLINE);
+    t.keys(&["y"]);
+    assert!(
+        t.wait_exit(DEADLINE),
+        "arbiter play did not exit:\n{}",
+        t.screen()
     );
 }
 

@@ -117,6 +117,12 @@ fn screen_draw_offer_red_at_zero_and_further_consultation_refused() {
         &r.s.game.view(620_000, 10),
         false
     ));
+    // The bell rings once when the alarm appears, not on every frame.
+    assert!(!arbiter::tui::bell(
+        &mut r.ui,
+        &r.s.game.view(621_000, 10),
+        false
+    ));
     // Asking again is refused by the core and named in the message line.
     r.key("10:25", ch(':'));
     r.typed("10:25", "operator consult Shay Bushinsky");
