@@ -297,3 +297,16 @@ fn screen_refusal_names_the_clause() {
     assert!(s.contains("refused (rule 1)"), "{s}");
     insta::assert_snapshot!(s);
 }
+
+#[test]
+fn screen_many_panels_at_once_80x24() {
+    let mut r = consulting();
+    r.at("30", "operator internal-clock 1:50:00")
+        .at("40", "operator technical-problem monitor cable loose")
+        .at("50", "supervisor info-stop which cable?");
+    let s = r.shot("1:00", 80, 24);
+    for needle in ["9e DRAW OFFER", "8a TECHNICAL", "6c SYNC", "7c operator errors"] {
+        assert!(s.contains(needle), "{needle}\n{s}");
+    }
+    insta::assert_snapshot!(s);
+}
