@@ -305,7 +305,12 @@ fn screen_many_panels_at_once_80x24() {
         .at("40", "operator technical-problem monitor cable loose")
         .at("50", "supervisor info-stop which cable?");
     let s = r.shot("1:00", 80, 24);
-    for needle in ["9e DRAW OFFER", "8a TECHNICAL", "6c SYNC", "7c operator errors"] {
+    for needle in [
+        "9e DRAW OFFER",
+        "8a TECHNICAL",
+        "6c SYNC",
+        "7c operator errors",
+    ] {
         assert!(s.contains(needle), "{needle}\n{s}");
     }
     insta::assert_snapshot!(s);
