@@ -68,7 +68,13 @@ pub fn cmd_report(a: &crate::cli::ReportArgs) -> ExitCode {
     } else {
         Format::Html
     };
-    let text = match render_game(&a.m.dir, a.game, format, a.public, Some(verification(&a.m.dir, a.game))) {
+    let text = match render_game(
+        &a.m.dir,
+        a.game,
+        format,
+        a.public,
+        Some(verification(&a.m.dir, a.game)),
+    ) {
         Ok(t) => t,
         Err(e) => return crate::cli::fail(66, format!("report: {e}")),
     };
@@ -91,16 +97,28 @@ pub fn verification(match_dir: &Path, n: u32) -> Verification {
         detail.push(format!("chain head {h}"));
     }
     if let Some(b) = &v.bad_line {
-        detail.push(format!("first bad line: {}", serde_json::to_string(b).unwrap_or_default()));
+        detail.push(format!(
+            "first bad line: {}",
+            serde_json::to_string(b).unwrap_or_default()
+        ));
     }
     if let Some(t) = &v.truncated {
-        detail.push(format!("truncated: {}", serde_json::to_string(t).unwrap_or_default()));
+        detail.push(format!(
+            "truncated: {}",
+            serde_json::to_string(t).unwrap_or_default()
+        ));
     }
     if let Some(u) = &v.unsigned_tail {
-        detail.push(format!("unsigned tail: {}", serde_json::to_string(u).unwrap_or_default()));
+        detail.push(format!(
+            "unsigned tail: {}",
+            serde_json::to_string(u).unwrap_or_default()
+        ));
     }
     if !v.recoveries.is_empty() {
-        detail.push(format!("{} recovery entries (torn tails cut after a crash)", v.recoveries.len()));
+        detail.push(format!(
+            "{} recovery entries (torn tails cut after a crash)",
+            v.recoveries.len()
+        ));
     }
     detail.extend(v.problems.iter().cloned());
     Verification {

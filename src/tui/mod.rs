@@ -19,9 +19,8 @@ use crossterm::event::{self, Event as TermEvent};
 use crate::cli::PlayArgs;
 use crate::core::Ms;
 use crate::core::command::{Command, parse};
-use crate::core::event::{Event, KeyRef};
-use crate::core::game::{Game, GameContext};
-use crate::session::{Memory, Session, SessionError, load_profile};
+use crate::core::event::Event;
+use crate::session::{Session, SessionError};
 
 pub use describe::describe_event;
 pub use keys::{Action, LineKind, Message, Mode, MsgKind, Pending, UiState, after_execute, on_key};
@@ -158,37 +157,49 @@ pub fn parse_declarations(text: &str) -> Result<Vec<Command>, String> {
 /// The session `arbiter play` drives, its time origin and offset, and a notice for the screen.
 /// For now: an in-memory game (nothing written to disk) with the demo declarations.
 fn open_session(a: &PlayArgs) -> Result<(Session, Instant, u64, Option<String>), String> {
-    let (profile, pref) = load_profile(&a.rules)?;
-    let decl_text = match &a.declarations {
-        Some(p) => std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?,
-        None => DEMO_DECLARATIONS.to_string(),
-    };
-    let ctx = GameContext {
-        match_id: "demo (in memory)".into(),
-        game: a.game.unwrap_or(1),
-        profile: pref,
-        arbiter_key: KeyRef {
-            principal: "arbiter".into(),
-            fingerprint: "none (in-memory demo)".into(),
-        },
-        previous_algorithm: None,
-    };
-    let mut game = Game::new(ctx, profile);
-    for cmd in parse_declarations(&decl_text)? {
-        game.declare(&cmd).map_err(|e| e.to_string())?;
+    let opened = crate::matchdir::open_game(&a.m.dir, a.game, &a.rules, &a.key)?;
+    let mut session = opened.session;
+    let mut notes: Vec<String> = opened.notice.into_iter().collect();
+    if session.game.phase == crate::core::game::Phase::Draft {
+        let demo = a.m.dir == std::path::Path::new(crate::cli::DEFAULT_MATCH_DIR);
+        let decl_text = match &a.declarations {
+            Some(p) => {
+                Some(std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?)
+            }
+            None if demo => Some(DEMO_DECLARATIONS.to_string()),
+            None => None,
+        };
+        match decl_text {
+            Some(t) => {
+                for cmd in parse_declarations(&t)? {
+                    session.game.declare(&cmd).map_err(|e| e.to_string())?;
+                }
+                let what = if a.declarations.is_some() { "declarations loaded" } else { "DEMO match with demo declarations and a demo key" };
+                notes.push(format!("game {}: {what} · Space starts White's clock", session.game.ctx.game));
+            }
+            None => notes.push(format!(
+                "game {}: declare the game first (:arbiter declare white human NAME, black machine NAME, operator, team), then Space starts White's clock",
+                session.game.ctx.game
+            )),
+        }
     }
-    let session = Session::new(game, Box::new(Memory::default()), Utc::now());
-    let notice = "in-memory demo: nothing is written to disk · Space starts White's clock";
-    Ok((session, Instant::now(), 0, Some(notice.into())))
+    let notice = (!notes.is_empty()).then(|| notes.join(" · "));
+    Ok((session, Instant::now(), opened.now_ms, notice))
 }
 
-/// What the status line shows for a session whose storage says only its length.
-fn plain_status(s: &Session) -> Status {
+/// The status line: what the journal says about the log.
+fn journal_status(s: &Session) -> Status {
+    let st = s.storage.status();
+    let last = match (st.last_entry, st.warning) {
+        (Some(l), Some(w)) => Some(format!("{l} · ⚠ {w}")),
+        (l, None) => l,
+        (None, Some(w)) => Some(format!("⚠ {w}")),
+    };
     Status {
-        entries: s.storage.len(),
-        last_entry: None,
-        signed_upto: None,
-        alarm: None,
+        entries: st.entries,
+        last_entry: last,
+        signed_upto: st.signed_upto,
+        alarm: s.frozen.clone(),
     }
 }
 
@@ -197,7 +208,14 @@ pub fn cmd_play(a: &PlayArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return crate::cli::fail(65, e),
     };
-    match run(&mut session, origin, offset, &mut plain_status, notice) {
+    let result = run(&mut session, origin, offset, &mut journal_status, notice);
+    if session.frozen.is_none() && !session.storage.is_empty() {
+        // Closing the board: sign everything recorded.
+        if let Err(w) = session.storage.checkpoint_now(Utc::now()) {
+            eprintln!("arbiter: warning: checkpoint not signed: {w}");
+        }
+    }
+    match result {
         Ok(()) => match &session.frozen {
             Some(m) => crate::cli::fail(74, SessionError::Storage(m.clone())),
             None => ExitCode::SUCCESS,
