@@ -178,9 +178,32 @@ impl Drop for Tmux {
     }
 }
 
+/// A fresh match folder with the demo declarations, and the `arbiter play` arguments for it.
+pub fn demo_match() -> (tempfile::TempDir, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let decl = dir.path().join("declarations.arb");
+    std::fs::write(&decl, arbiter::tui::DEMO_DECLARATIONS).unwrap();
+    let m = dir.path().join("match");
+    let rules = repo_dir().join("rules/kasparov-deep-junior-2003.toml");
+    let args = vec![
+        "play".to_string(),
+        "--match".to_string(),
+        m.display().to_string(),
+        "--rules".to_string(),
+        rules.display().to_string(),
+        "--declarations".to_string(),
+        decl.display().to_string(),
+    ];
+    (dir, args)
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
 /// Start the demo game and press the clock: White's clock runs.
-fn started(name: &str) -> Tmux {
-    started_with(Tmux::start(name, &["play"], &repo_dir(), 100, 30))
+fn started(name: &str, args: &[String]) -> Tmux {
+    started_with(Tmux::start(name, &strs(args), &repo_dir(), 100, 30))
 }
 
 fn started_with(t: Tmux) -> Tmux {
@@ -201,9 +224,10 @@ fn play(t: &Tmux, san: &str) {
 #[test]
 fn pty_start_and_play_two_moves() {
     need_tmux!();
+    let (_dir, args) = demo_match();
     let t = started_with(Tmux::start_watched(
         "moves",
-        &["play"],
+        &strs(&args),
         &repo_dir(),
         100,
         30,
@@ -227,7 +251,8 @@ fn pty_start_and_play_two_moves() {
 #[test]
 fn pty_draw_offer_consultation_countdown() {
     need_tmux!();
-    let t = started("draw");
+    let (_dir, args) = demo_match();
+    let t = started("draw", &args);
     play(&t, "e4");
     t.wait_for("1. e4", DEADLINE);
     t.keys(&[":"]);
@@ -282,7 +307,8 @@ fn pty_idle_cpu_and_rss_with_running_clock() {
         eprintln!("skipped: no /proc");
         return;
     }
-    let t = started("idle");
+    let (_dir, args) = demo_match();
+    let t = started("idle", &args);
     let pid = t.pid();
     let tck: u64 = Command::new("getconf")
         .arg("CLK_TCK")
@@ -299,8 +325,79 @@ fn pty_idle_cpu_and_rss_with_running_clock() {
         "arbiter play, clock running, {secs:.1} s: CPU {cpu_s:.3} s ({:.3} %), VmRSS {rss} KiB",
         100.0 * cpu_s / secs
     );
+    // A measurement, not a timed assertion: the figure goes to docs/reliability.md.
+}
+
+#[test]
+fn pty_kill_9_and_resume_from_the_log() {
+    need_tmux!();
+    let (dir, args) = demo_match();
+    let t = started("kill", &args);
+    play(&t, "e4");
+    t.wait_for("1. e4", DEADLINE);
+    play(&t, "e5");
+    t.wait_for("log: 4 entries", DEADLINE);
+    let pid = t.pid();
+    let st = Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    assert!(t.wait_exit(DEADLINE), "arbiter survived kill -9");
+    drop(t);
+    // Same match folder: the game is rebuilt from its log, and the gap must be decided first.
+    let t = Tmux::start("kill2", &strs(&args), &repo_dir(), 120, 30);
+    let s = t.wait_for("RESTART", DEADLINE);
+    assert!(s.contains("1. e4 e5"), "moves not restored:\n{s}");
+    assert!(s.contains("log: 4 entries"), "{s}");
+    play(&t, "Nf3");
+    t.wait_for("decide first", DEADLINE);
+    t.keys(&["Escape"]); // the refused move comes back on its line for correction: drop it
+    t.keys(&[":"]);
+    t.type_text("arbiter restart-gap 0 waive");
+    t.keys(&["Enter"]);
+    t.wait_for("log: 5 entries", DEADLINE);
+    play(&t, "Nf3");
+    t.wait_for("2. Nf3", DEADLINE);
+    t.keys(&["q"]);
+    t.wait_for("quit the board UI?", DEADLINE);
+    t.keys(&["y"]);
     assert!(
-        cpu_s / secs < 0.02,
-        "idle CPU too high: {cpu_s} s in {secs} s"
+        t.wait_exit(DEADLINE),
+        "arbiter play did not exit:\n{}",
+        t.screen()
+    );
+    let log = dir.path().join("match/game-1/log.jsonl");
+    let entries = arbiter::journal::read_entries(&log).unwrap();
+    let kinds: Vec<&str> = entries.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "game_opened",
+            "clock_started",
+            "move_made",
+            "move_made",
+            "restart_gap",
+            "move_made"
+        ]
+    );
+    let gap = &entries[4];
+    assert_eq!(gap.clause, "8b");
+    assert_eq!(gap.body["charged"], serde_json::json!(false));
+    assert!(
+        gap.body["gap_ms"].as_u64().unwrap() > 0,
+        "the measured gap is recorded, not the typed 0"
+    );
+    // Closing the board signed everything: the log verifies.
+    let out = Command::new(bin())
+        .args(["verify", "--match"])
+        .arg(dir.path().join("match"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
     );
 }
