@@ -307,7 +307,7 @@ pub fn complete_san(board: &Board, prefix: &str) -> Vec<String> {
         .pos
         .legal_moves()
         .iter()
-        .map(|m| San::from_move(&c.pos, m.clone()).to_string())
+        .map(|m| San::from_move(&c.pos, *m).to_string())
         .filter(|s| s.starts_with(prefix))
         .collect();
     out.sort();

@@ -519,10 +519,10 @@ impl Game {
 
     /// Apply a declaration to the draft (before `arbiter open`).
     pub fn declare(&mut self, cmd: &Command) -> Result<(), Refusal> {
-        if self.phase != Phase::Draft {
-            if let Some((cl, msg)) = Self::declared_clause(cmd) {
-                return refuse(cl, msg);
-            }
+        if self.phase != Phase::Draft
+            && let Some((cl, msg)) = Self::declared_clause(cmd)
+        {
+            return refuse(cl, msg);
         }
         match cmd {
             Command::DeclarePlayer { side, kind, name } => {

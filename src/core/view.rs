@@ -96,7 +96,7 @@ pub struct View {
 /// Numbered SAN of ply `i` (0-based).
 pub fn numbered(i: usize, san: &str) -> String {
     let n = i / 2 + 1;
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         format!("{n}. {san}")
     } else {
         format!("{n}... {san}")

@@ -1,1 +1,2 @@
 //! The one integration-test binary: each module drives one part of the kit.
+mod clauses; // one test per clause of the 2003 rules, given / when / then
