@@ -314,8 +314,10 @@ impl Game {
         if self.phase != Phase::Playing {
             return None;
         }
+        // A flag already down (a clock corrected below zero) falls now, not in the past.
         self.clock
             .flag_at(&self.profile, |s| self.board.moves_by(s))
+            .map(|t| t.max(self.last_at))
     }
 
     /// When the current consultation reaches the 9e limit.

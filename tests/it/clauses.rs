@@ -1082,6 +1082,42 @@ fn clause_7e_wrong_entry_corrected_position_and_clocks_time_conserved() {
 }
 
 #[test]
+fn clause_6d_clock_corrected_below_zero_flag_falls_at_once() {
+    // White's clock runs from 0; at 100 s the arbiter takes 2 h off it: -100 s left.
+    let mut m = started();
+    m.when("100 arbiter correct 6d clock white -2:00:00 wrong time set")
+        .then(|m, ev| {
+            assert_eq!(ev.len(), 2, "{ev:?}");
+            assert_eq!(
+                corrected(&ev[0]),
+                (
+                    Side::White,
+                    ClockSet::Delta,
+                    H as i64 - 100_000,
+                    -100_000,
+                    -(H as i64)
+                )
+            );
+            let (score, term, _, _) = ended(&ev[1]);
+            assert_eq!((score, term), (Score::BlackWins, Termination::FlagFall));
+            assert_eq!(
+                ev[1].at, 100_000,
+                "the flag falls when the correction is made"
+            );
+            assert_eq!(m.game().phase, Phase::Ended);
+        });
+    // the same for the side not to move: its flag falls as soon as its clock starts
+    let mut m = started();
+    m.at("100 arbiter correct 6d clock black -2:00:01 wrong time set");
+    assert_eq!(m.game().phase, Phase::Playing);
+    m.when("110 move e4").then(|_, ev| {
+        assert_eq!(ev.len(), 2, "{ev:?}");
+        assert_eq!(ev[1].at, 110_000);
+        assert_eq!(ended(&ev[1]).0, Score::WhiteWins);
+    });
+}
+
+#[test]
 fn clause_6g_parameters_may_be_set_before_the_machine_first_move() {
     given(HUMAN_WHITE)
         .and("0 arbiter open")
@@ -1858,8 +1894,10 @@ fn profile_semantic_errors_name_the_key_and_its_line() {
         rules_text(KASPAROV_2003).replace("{ seconds = 1800 },", "{ moves = 10, seconds = 1800 },");
     let e = profile_error(&text);
     assert_eq!(e.key, "time_control.periods[2].moves");
-    let e = profile_error("this is not toml");
-    assert_eq!((e.file.as_str(), e.line, e.col), ("bad.toml", 1, 6));
+    let text = "this is not toml";
+    let e = profile_error(text);
+    assert_eq!((e.file.as_str(), e.key.as_str()), ("bad.toml", "-"));
+    assert_eq!((e.line, e.col), position_of(text, "is not"));
 }
 
 // ----- chess lines reaching particular material (legal, from the initial position) -------------
