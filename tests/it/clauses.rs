@@ -1084,7 +1084,7 @@ fn clause_7e_wrong_entry_corrected_position_and_clocks_time_conserved() {
 #[test]
 fn clause_6d_clock_corrected_below_zero_flag_falls_at_once() {
     // White's clock runs from 0; at 100 s the arbiter takes 2 h off it: -100 s left.
-    let mut m = started();
+    let m = started();
     m.when("100 arbiter correct 6d clock white -2:00:00 wrong time set")
         .then(|m, ev| {
             assert_eq!(ev.len(), 2, "{ev:?}");

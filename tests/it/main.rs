@@ -1,2 +1,3 @@
 //! The one integration-test binary: each module drives one part of the kit.
 mod clauses; // one test per clause of the 2003 rules, given / when / then
+mod props; // properties over random sessions: time conserved, one clock, replay, refusals
