@@ -446,7 +446,10 @@ impl Game {
                     (
                         Score::win_for(side.other()),
                         Termination::FlagFall,
-                        format!("{side}'s flag fell before the time control's moves were made"),
+                        match self.profile.period_of(side, self.moves_of(side)).1 {
+                            Some(n) => format!("{side}'s flag fell before its move {n} was made"),
+                            None => format!("{side}'s flag fell in the last period"),
+                        },
                     )
                 } else {
                     (

@@ -636,8 +636,9 @@ fn clause_3_flag_fall_before_the_40th_move_loses() {
         (ev[0].at, ev[0].clause.as_str(), ev[0].actor),
         (flag, "3", Actor::Kit)
     );
-    let (score, term, _, _) = ended(&ev[0]);
+    let (score, term, detail, _) = ended(&ev[0]);
     assert_eq!((score, term), (Score::BlackWins, Termination::FlagFall));
+    assert_eq!(detail, "white's flag fell before its move 40 was made");
     assert_eq!(
         m.remaining(Side::White, flag + 60_000),
         0,

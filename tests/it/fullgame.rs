@@ -194,7 +194,8 @@ fn fullgame_seven_hours_both_controls_flag_fall_in_the_third_period() {
     assert_eq!(m.view(t).next_deadline, Some(flag));
     assert!(m.tick(flag - 1).is_empty());
     let ev = m.tick(flag);
-    let (score, term, _, _) = ended(&ev[0]);
+    let (score, term, detail, _) = ended(&ev[0]);
+    assert_eq!(detail, "white's flag fell in the last period");
     assert_eq!(
         (score, term, ev[0].at),
         (Score::BlackWins, Termination::FlagFall, flag)
