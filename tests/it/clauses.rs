@@ -289,6 +289,12 @@ impl Then {
         self
     }
 
+    /// Check the view at `at` (after a refusal or events alike).
+    pub fn then_view(self, at: Ms, f: impl FnOnce(&View)) -> Then {
+        f(&self.m.view(at));
+        self
+    }
+
     pub fn events(&self) -> &[Event] {
         match &self.result {
             Ok(ev) => ev,
@@ -531,7 +537,7 @@ fn clause_2_san_and_uci_are_recorded_both_ways() {
 }
 
 #[test]
-fn no_show_after_the_default_time_loses() {
+fn clause_2_no_show_after_the_default_time_loses() {
     // FIDE Laws (2001) 6.6 as the 2003 profile gives it: one hour after the start.
     started()
         .when("3599.999 arbiter no-show human")
@@ -548,6 +554,75 @@ fn no_show_after_the_default_time_loses() {
     m.moves("e4", 5000);
     m.when("3700 arbiter no-show white")
         .then_refused_saying("2", "already moved");
+}
+
+// ----- clauses 1 and 5b: the arbiter and the log ------------------------------------------------
+
+#[test]
+fn clause_1_arbiter_stops_and_resumes_both_clocks() {
+    let mut m = started();
+    m.moves("e4", 5000);
+    m.when("10 arbiter resume")
+        .then_refused_saying("", "running")
+        .when("10 arbiter stop spectator disturbance")
+        .then_events(&[("clock_stopped", "1")])
+        .then(|m, _| {
+            let v = m.view(100_000);
+            assert!(v.clocks.iter().all(|c| !c.running));
+            assert_eq!(v.clocks[1].remaining_ms, H as i64 - 5000);
+            assert!(v.panels.contains(&Panel::Stopped {
+                reason: "spectator disturbance".into()
+            }));
+        })
+        .when("20 arbiter stop again")
+        .then_refused_saying("", "already stopped")
+        .when("30 move e5")
+        .then_refused_saying("1", "arbiter resume")
+        .when("100 arbiter resume")
+        .then_events(&[("clock_resumed", "1")])
+        .when("110 move e5")
+        .then(|_, ev| assert_eq!(move_made(&ev[0]).2, 15_000));
+}
+
+#[test]
+fn clause_1_players_are_fixed_once_the_game_is_opened() {
+    given(HUMAN_WHITE)
+        .and("0 arbiter open")
+        .when("1 arbiter declare white machine Deep Fritz")
+        .then_refused("1");
+    // both players must be declared
+    let m = given(&HUMAN_WHITE[1..])
+        .when("0 arbiter start")
+        .then_refused_saying("1", "declare white");
+    assert_eq!(m.game().phase, Phase::Draft);
+}
+
+#[test]
+fn clause_5b_the_log_opens_with_the_declarations_and_the_rules() {
+    let mut m = given(HUMAN_WHITE)
+        .when("0 arbiter open")
+        .then_events(&[("game_opened", "5b")])
+        .then(|_, ev| match &ev[0].kind {
+            EventKind::GameOpened(o) => {
+                assert_eq!(o.profile.toml, rules_text(KASPAROV_2003));
+                assert_eq!(o.declarations.white.name, "Garry Kasparov");
+                assert_eq!(
+                    o.declarations.black.kind,
+                    arbiter::core::event::PlayerKind::Machine
+                );
+            }
+            k => panic!("{k:?}"),
+        })
+        .when("0 arbiter open")
+        .then_refused_saying("", "already opened")
+        .when("1 arbiter note clock corrected by the operator before the start")
+        .then_events(&[("note", "5b")]);
+    m.at("2 arbiter start");
+    assert_eq!(m.game().started_at, Some(2000));
+    // notes are refused before anything is opened
+    given(HUMAN_WHITE)
+        .when("0 arbiter note too early")
+        .then_refused("5b");
 }
 
 // ----- clause 3: time control ----------------------------------------------------------------
@@ -1361,6 +1436,13 @@ fn clause_8b_power_failure_suspends_and_the_reset_window_runs_twenty_minutes() {
         })
         .when(&format!("{} arbiter resume", secs(restored + 600_000)))
         .then_refused_saying("8b", "reset-done")
+        .then_view(restored + 600_000, |v| {
+            assert!(v.panels.contains(&Panel::Power {
+                text: "hall blackout".into(),
+                window_left_ms: Some(600_000),
+                reset_done: false
+            }));
+        })
         .when(&format!("{} arbiter resume", secs(window_end - 1)))
         .then_refused("8b")
         .when(&format!("{} arbiter resume", secs(window_end)))
