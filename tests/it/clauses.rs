@@ -1939,6 +1939,15 @@ fn profile_malformed_value_is_refused_with_file_line_col_and_key() {
         e.to_string()
             .starts_with(&format!("bad.toml:{}:{}: ", e.line, e.col))
     );
+    // inside an inline table, the key is the one the bad value belongs to
+    let text = rules_text(KASPAROV_2003).replace(
+        "{ moves = 20, seconds = 3600 }",
+        "{ moves = 20, seconds = \"1h\" }",
+    );
+    let e = profile_error(&text);
+    assert_eq!((e.line, e.col), position_of(&text, "\"1h\""));
+    assert_eq!(e.key, "seconds");
+    assert!(e.message.contains("expected u64"), "{}", e.message);
 }
 
 #[test]
