@@ -842,6 +842,13 @@ impl Game {
             C::WrongMove { played, correct } => self.decide_wrong_move(played, correct, now),
             C::PowerFailure { text } => {
                 self.playing()?;
+                if self.profile.power_failure.is_none() {
+                    // nothing could restore the game: the arbiter stops the clocks (rule 1)
+                    return refuse(
+                        c::POWER_FAILURE,
+                        "this rules profile has no [power_failure] section: arbiter stop REASON",
+                    );
+                }
                 if matches!(self.stop, Some(Stop::Power { .. })) {
                     return refuse(c::POWER_FAILURE, "the game is already suspended");
                 }

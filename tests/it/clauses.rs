@@ -1910,6 +1910,20 @@ fn denryusen_moves_are_free_text_one_word() {
     assert_eq!(complete_san(&m.game().board, ""), Vec::<String>::new());
 }
 
+#[test]
+fn denryusen_has_no_power_failure_rule_so_the_game_is_not_suspended_by_8b() {
+    // Without a [power_failure] section nothing could ever restore the game: refuse the
+    // suspension itself; the arbiter stops the clocks under rule 1 instead.
+    let mut m = denryusen();
+    m.at("1 move 7g7f");
+    m.when("2 arbiter power-failure blackout")
+        .then_refused_saying("8b", "[power_failure]")
+        .when("2 arbiter stop blackout")
+        .then_events(&[("clock_stopped", "1")])
+        .when("100 arbiter resume")
+        .then_events(&[("clock_resumed", "1")]);
+}
+
 // ----- rules profiles ----------------------------------------------------------------------------
 
 fn profile_error(text: &str) -> arbiter::core::rules::ProfileError {
