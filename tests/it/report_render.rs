@@ -10,20 +10,32 @@ use arbiter::session::kind_and_body;
 
 /// Write a game log as the journal does (one JSON object a line; `prev` is not checked here).
 fn write_log(match_dir: &Path, n: u32, white: &str) -> TestResult {
+    // A real hash-chained log, written through the journal, with no checkpoint signed.
     let (events, utc) = game_events(white)?;
-    let dir = arbiter::session::game_dir(match_dir, n);
-    std::fs::create_dir_all(&dir)?;
-    let mut text = String::new();
-    for (i, (e, u)) in events.iter().zip(&utc).enumerate() {
+    let mut journal: Option<arbiter::journal::Journal> = None;
+    for (e, u) in events.iter().zip(&utc) {
         let (kind, body) = kind_and_body(e);
-        let line = serde_json::json!({
-            "v": 1, "seq": i, "prev": null, "utc": u, "mono_ms": e.at,
-            "actor": e.actor.name(), "clause": e.clause, "kind": kind, "body": body,
-        });
-        text.push_str(&serde_json::to_string(&line)?);
-        text.push('\n');
+        let utc = chrono::DateTime::parse_from_rfc3339(u)?.with_timezone(&chrono::Utc);
+        let ne = arbiter::log::NewEntry {
+            mono_ms: e.at,
+            utc,
+            actor: e.actor.name().to_string(),
+            clause: e.clause.clone(),
+            kind,
+            body,
+        };
+        match journal.as_mut() {
+            Some(j) => {
+                j.append(ne)?;
+            }
+            None => {
+                journal = Some(arbiter::journal::Journal::create(
+                    &arbiter::session::log_path(match_dir, n),
+                    ne,
+                )?)
+            }
+        }
     }
-    std::fs::write(arbiter::session::log_path(match_dir, n), text)?;
     Ok(())
 }
 
@@ -72,7 +84,18 @@ fn report_cli_writes_html_and_markdown_readable_by_the_owner_only() -> TestResul
     assert_eq!(mode(&html_path)?, 0o600);
     let html = std::fs::read_to_string(&html_path)?;
     assert!(html.starts_with("<!DOCTYPE html>") && html.contains("Committee version"));
-    assert!(html.contains("not checked by this build"));
+    // No arbiter key was registered for this match: the report carries the verifier's verdict.
+    assert!(
+        html.contains("Unreadable (arbiter verify exit code 3)")
+            && html.contains("allowed_signers"),
+        "the verifier's verdict is shown: {}",
+        html.split("Verification")
+            .nth(1)
+            .unwrap_or("")
+            .chars()
+            .take(600)
+            .collect::<String>()
+    );
 
     let out = arbiter(&["report", "--match", &d, "--game", "1", "--markdown"])?;
     assert!(
