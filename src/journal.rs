@@ -223,12 +223,23 @@ impl fmt::Debug for Journal {
 }
 
 fn lock(file: &File, path: &Path) -> Result<(), JournalError> {
-    match file.try_lock() {
-        Ok(()) => Ok(()),
-        Err(fs::TryLockError::WouldBlock) => Err(JournalError::Locked(path.to_owned())),
-        Err(fs::TryLockError::Error(e)) => Err(io_err("lock", path)(e)),
+    // A process forked by this one holds a copy of the descriptor (and so of the lock) until it
+    // execs; wait a little before concluding that another arbiter holds the game.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(LOCK_PATIENCE_MS);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(fs::TryLockError::WouldBlock) => return Err(JournalError::Locked(path.to_owned())),
+            Err(fs::TryLockError::Error(e)) => return Err(io_err("lock", path)(e)),
+        }
     }
 }
+
+/// How long `open` waits for the lock before refusing the game as open elsewhere.
+pub const LOCK_PATIENCE_MS: u64 = 300;
 
 fn entries_of(lines: &[ScannedLine]) -> Vec<Entry> {
     lines

@@ -140,6 +140,8 @@ pub struct Game {
     pub disputes: u32,
     pub rulings: Vec<(u32, u32)>,
     pub outcome: Option<Outcome>,
+    /// Whether the latest event applied is the machine's move (9d: its draw offer goes with it).
+    pub last_was_machine_move: bool,
     /// Time of the latest event applied.
     pub last_at: Ms,
     /// Events applied so far.
@@ -182,6 +184,7 @@ impl Game {
             disputes: 0,
             rulings: Vec::new(),
             outcome: None,
+            last_was_machine_move: false,
             last_at: 0,
             applied: 0,
         }
@@ -431,11 +434,32 @@ impl Game {
         None
     }
 
+    /// The event that closes a consultation in progress at `now`, if one is.
+    fn consultation_close(&self, now: Ms, actor: Actor) -> Option<Event> {
+        let o = self.offer.as_ref()?;
+        let (since, _) = o.consulting.as_ref()?;
+        let used = now.saturating_sub(*since);
+        Some(Event::new(
+            now,
+            actor,
+            c::CONSULTATION,
+            EventKind::ConsultationEnded {
+                used_ms: used,
+                total_ms: o.consult_used + used,
+                limit_reached: false,
+            },
+        ))
+    }
+
     /// The earliest event that is due at or before `now` because time passed or the state calls
     /// for it. The shell appends and applies it, then asks again, before any command at `now`.
     pub fn due(&self, now: Ms) -> Option<Event> {
         if let Some(e) = self.due_result() {
             return Some(e);
+        }
+        if self.phase == Phase::Ended {
+            // The game ended during a consultation: record its time (9e).
+            return self.consultation_close(self.last_at, Actor::Kit);
         }
         let flag = self.flag_at().filter(|t| *t <= now);
         let consult = self.consultation_limit_at().filter(|t| *t <= now);
@@ -828,7 +852,13 @@ impl Game {
                     .map(|m| m.san.clone())
                     .collect();
                 b.take_back(*plies).map_err(Refusal::state)?;
-                one(
+                // A consultation in progress ends with the position it was about (9e).
+                let mut out: Vec<Event> = self
+                    .consultation_close(now, Actor::Kit)
+                    .into_iter()
+                    .collect();
+                out.push(self.ev(
+                    now,
                     Actor::Arbiter,
                     clause,
                     EventKind::MovesTakenBack {
@@ -837,7 +867,8 @@ impl Game {
                         reason: reason.clone(),
                         fen: b.fen(),
                     },
-                )
+                ));
+                Ok(out)
             }
             C::WrongMove { played, correct } => self.decide_wrong_move(played, correct, now),
             C::PowerFailure { text } => {
@@ -1713,22 +1744,21 @@ impl Game {
                 "answer the human's draw offer first (operator accept-draw or decline-draw)",
             );
         }
-        let just_moved = self.board.plies() > 0 && self.board.side_to_move() != m;
-        if self.board.side_to_move() != m && !just_moved {
-            return refuse(
-                c::MACHINE_DRAW_OFFER,
-                "the machine offers a draw when making its move",
-            );
-        }
-        if just_moved
-            && self
-                .machine_offer
-                .as_ref()
-                .is_some_and(|o| o.ply == self.board.plies())
+        let just_moved = self.last_was_machine_move;
+        if self
+            .machine_offer
+            .as_ref()
+            .is_some_and(|o| o.ply == self.board.plies() && o.answered.is_none())
         {
             return refuse(
                 c::MACHINE_DRAW_OFFER,
                 "a draw offer was already made with this move",
+            );
+        }
+        if self.board.side_to_move() != m && !just_moved {
+            return refuse(
+                c::MACHINE_DRAW_OFFER,
+                "the machine offers a draw when making its move: before it, or right after it, not later",
             );
         }
         match j {
@@ -2031,11 +2061,7 @@ impl Game {
                     return Err("game_ended twice".into());
                 }
                 self.clock.stop(at);
-                if let Some(o) = self.offer.as_mut()
-                    && let Some((since, _)) = o.consulting.take()
-                {
-                    o.consult_used += at.saturating_sub(since);
-                }
+                // A consultation still in progress is closed by `due` with its own entry.
                 self.phase = Phase::Ended;
                 self.outcome = Some(Outcome {
                     at,
@@ -2048,6 +2074,10 @@ impl Game {
             | EventKind::EngineLogArchived(_)
             | EventKind::ProgramArchived(_) => {}
         }
+        self.last_was_machine_move = match &e.kind {
+            EventKind::MoveMade { side, .. } => self.machine_side() == Some(*side),
+            _ => false,
+        };
         self.last_at = at;
         self.applied += 1;
         Ok(())

@@ -2063,3 +2063,55 @@ pub const TO_BARE_KINGS: &str = "\
     Kc5 Qe6 Kb4 Kd4 Kb5 Qe2 Kc6 Qc2 Kd7 Kc5 Kd8 Kb4 Kd7 Qh7 Kd8 Qh4 Kc7 Qh1 Kb6 Qf1 Kb7 Qd1 Kc6 Qf3 \
     Kc7 Qd1 Kb8 Qe2 Kc7 Qe1 Kc6 Ka5 Kc5 Qc3 Kd6 Qc4 Kd7 Qd4 Kc6 Qd2 Kb7 Qa2 Kb8 Qd5 Kc8 Qd2 Kb7 Qf2 \
     Kc6 Qa7 Kd6 Nh6 Kd5 Qd4 Kxd4";
+
+#[test]
+fn clause_9d_machine_offer_only_with_its_move() {
+    let mut m = started();
+    m.moves("e4 e5", 5000);
+    // Something else happened since the machine's move: an offer now would not go with it.
+    m.at("11 arbiter note spectators moved to the back rows");
+    m.when("12 operator offer-draw eval 0")
+        .then_refused_saying("9d", "when making its move")
+        .and("20 move Nf3")
+        // the machine is on move: the offer goes with the move it is about to make
+        .when("21 operator offer-draw eval 0.1")
+        .then_events(&[("draw_offered", "9d")]);
+}
+
+#[test]
+fn clause_9e_consultation_time_is_logged_when_the_game_ends_during_it() {
+    let mut m = started();
+    m.moves("e4 e5 Nf3", 5000);
+    m.at("15 human offer-draw");
+    m.at("20 operator consult Shay Bushinsky");
+    m.when("80 human resign").then(|m, ev| {
+        let kinds: Vec<String> = ev.iter().map(|e| e.kind_name()).collect();
+        assert_eq!(kinds, ["game_ended", "consultation_ended"]);
+        assert_eq!(ev[1].clause, "9e");
+        match &ev[1].kind {
+            EventKind::ConsultationEnded {
+                used_ms,
+                total_ms,
+                limit_reached,
+            } => {
+                assert_eq!(
+                    (*used_ms, *total_ms, *limit_reached),
+                    (60_000, 60_000, false)
+                );
+            }
+            k => panic!("{k:?}"),
+        }
+        assert!(m.game().offer.as_ref().unwrap().consulting.is_none());
+    });
+}
+
+#[test]
+fn clause_9e_takeback_closes_the_consultation_with_its_time() {
+    let mut m = started();
+    m.moves("e4 e5 Nf3", 5000);
+    m.at("15 human offer-draw");
+    m.at("20 operator consult Shay Bushinsky");
+    m.at("50 arbiter stop position disputed");
+    m.when("60 arbiter correct 6d takeback 1 Nf3 was entered for Ng1-f3 by mistake")
+        .then_events(&[("consultation_ended", "9e"), ("moves_taken_back", "6d")]);
+}

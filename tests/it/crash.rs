@@ -6,6 +6,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arbiter::core::event::{Event, EventKind};
@@ -60,7 +61,9 @@ struct Run {
     finished: bool,
 }
 
-fn run_and_kill(dir: &Path, kill_after: Option<Duration>) -> Run {
+/// Run the script; with `kill`, SIGKILL it once `k` entries were acknowledged and a further
+/// `extra` microseconds passed (so kills land before, during and after appends).
+fn run_and_kill(dir: &Path, kill: Option<(usize, u64)>) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(["script", SCRIPT, "--rules", RULES, "--echo", "--match"])
         .arg(dir)
@@ -69,31 +72,37 @@ fn run_and_kill(dir: &Path, kill_after: Option<Duration>) -> Run {
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
     let reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
         for line in BufReader::new(stdout).lines() {
             let Ok(line) = line else { break };
             let mut w = line.split_whitespace();
             if w.next() == Some("appended") {
                 let seq: u64 = w.next().unwrap().parse().unwrap();
-                v.push((seq, w.next().unwrap().to_string()));
+                sink.lock()
+                    .unwrap()
+                    .push((seq, w.next().unwrap().to_string()));
             }
         }
-        v
     });
     let mut finished = false;
-    match kill_after {
-        Some(d) => {
-            let deadline = Instant::now() + d;
-            while Instant::now() < deadline {
+    match kill {
+        Some((k, extra)) => {
+            let limit = Instant::now() + Duration::from_secs(60);
+            while seen.lock().unwrap().len() < k && Instant::now() < limit {
                 if child.try_wait().unwrap().is_some() {
                     finished = true;
                     break;
                 }
-                std::thread::sleep(Duration::from_micros(200));
+                std::thread::sleep(Duration::from_micros(100));
             }
             if !finished {
-                child.kill().unwrap(); // SIGKILL
+                std::thread::sleep(Duration::from_micros(extra));
+                finished = child.try_wait().unwrap().is_some();
+                if !finished {
+                    child.kill().unwrap(); // SIGKILL
+                }
             }
             child.wait().unwrap();
         }
@@ -102,10 +111,9 @@ fn run_and_kill(dir: &Path, kill_after: Option<Duration>) -> Run {
             finished = true;
         }
     }
-    Run {
-        reported: reader.join().unwrap(),
-        finished,
-    }
+    reader.join().unwrap();
+    let reported = seen.lock().unwrap().clone();
+    Run { reported, finished }
 }
 
 #[test]
@@ -116,7 +124,6 @@ fn crash_loop_sigkill_never_loses_an_acknowledged_entry() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(200);
     let base = tempfile::tempdir().unwrap();
-    // One full run measures how long the script takes here.
     let t0 = Instant::now();
     let full = run_and_kill(&base.path().join("full"), None);
     let span = t0.elapsed();
@@ -129,8 +136,9 @@ fn crash_loop_sigkill_never_loses_an_acknowledged_entry() {
     let (mut killed_mid, mut torn) = (0, 0);
     for i in 0..runs {
         let dir = base.path().join(format!("m{i}"));
-        let at = Duration::from_micros(rng.next() % (span.as_micros() as u64 + 1));
-        let run = run_and_kill(&dir, Some(at));
+        let k = (rng.next() % expected.len() as u64) as usize;
+        let extra = rng.next() % 3000;
+        let run = run_and_kill(&dir, Some((k, extra)));
         let log = dir.join("game-1").join("log.jsonl");
         if !log.exists() {
             assert!(
