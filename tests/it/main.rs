@@ -16,6 +16,7 @@ mod pgn_support;
 mod pgn_write;
 mod props; // properties over random sessions: time conserved, one clock, replay, refusals // a seven-hour game to the millisecond; the example scripts
 mod pty;
+mod readme;
 mod realgame;
 mod report_model;
 mod report_render;

@@ -1,0 +1,67 @@
+//! README.md's examples are what the kit accepts: the per-clause script block runs without a
+//! refusal, and the two set-up commands are the ones .ci/run relies on.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+
+use arbiter::core::game::{Game, GameContext, Phase};
+use arbiter::core::script::parse_script;
+use arbiter::session::{Memory, Session, load_profile, run_script};
+
+#[test]
+fn readme_clause_examples_run_without_refusal() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let at = readme.find("One example line per clause").unwrap();
+    let start = readme[at..].find("```text\n").unwrap() + at + 8;
+    let end = readme[start..].find("```").unwrap() + start;
+    let lines = parse_script(&readme[start..end]).unwrap();
+    assert!(lines.len() > 40, "the block has a line per clause");
+    let (profile, pref) = load_profile(Path::new("rules/kasparov-deep-junior-2003.toml")).unwrap();
+    let ctx = GameContext {
+        match_id: "readme".into(),
+        game: 1,
+        profile: pref,
+        arbiter_key: arbiter::core::event::KeyRef {
+            principal: "arbiter".into(),
+            fingerprint: "-".into(),
+        },
+        previous_algorithm: None,
+    };
+    let mut s = Session::new(
+        Game::new(ctx, profile),
+        Box::new(Memory::default()),
+        chrono::Utc::now(),
+    );
+    run_script(&mut s, &lines)
+        .unwrap_or_else(|(line, e)| panic!("README example line {line}: {e}"));
+    assert_eq!(s.game.phase, Phase::Ended);
+    let readme_clauses: std::collections::BTreeSet<&str> = readme[start..end]
+        .lines()
+        .filter_map(|l| l.split("# ").nth(1))
+        .filter_map(|c| c.split([':', ' ', ',']).next())
+        .collect();
+    for c in [
+        "1", "3", "4c", "5b", "6a", "6b", "6c", "6d", "6g", "6l", "7b", "7c", "7e", "8a", "8b",
+        "9a", "9c", "9d", "9e", "12",
+    ] {
+        assert!(
+            readme_clauses.contains(c),
+            "README example block lacks clause {c}"
+        );
+    }
+}
+
+#[test]
+fn readme_opens_with_the_two_setup_commands() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let first: Vec<&str> = readme.lines().take(4).collect();
+    assert_eq!(
+        first,
+        ["```sh", "cargo run --release -- play", "cargo test", "```"]
+    );
+    let ci = std::fs::read_to_string(".ci/run").unwrap();
+    assert!(
+        ci.lines().any(|l| l.trim() == "cargo test"),
+        ".ci/run runs README's test command"
+    );
+}
