@@ -434,6 +434,34 @@ impl Game {
         None
     }
 
+    /// A game-ending event at the current position.
+    fn ended(&self, score: Score, termination: Termination, detail: String) -> EventKind {
+        EventKind::GameEnded {
+            score,
+            termination,
+            detail,
+            fen: self.board.fen(),
+            ruling: None,
+        }
+    }
+
+    /// The human's side, when the machine's draw offer awaits his answer.
+    fn machine_offer_to_answer(&self) -> Result<Side, Refusal> {
+        self.playing()?;
+        let h = self.need_human()?;
+        if self
+            .machine_offer
+            .as_ref()
+            .is_none_or(|o| o.answered.is_some())
+        {
+            return refuse(
+                c::MACHINE_DRAW_OFFER,
+                "there is no unanswered draw offer from the machine",
+            );
+        }
+        Ok(h)
+    }
+
     /// The event that closes a consultation in progress at `now`, if one is.
     fn consultation_close(&self, now: Ms, actor: Actor) -> Option<Event> {
         let o = self.offer.as_ref()?;
@@ -485,13 +513,7 @@ impl Game {
                         ),
                     )
                 };
-                let kind = EventKind::GameEnded {
-                    score,
-                    termination,
-                    detail,
-                    fen: self.board.fen(),
-                    ruling: None,
-                };
+                let kind = self.ended(score, termination, detail);
                 Some(Event::new(f, Actor::Kit, c::TIME_CONTROL, kind))
             }
             (_, Some(t)) => {
@@ -1042,13 +1064,7 @@ impl Game {
                 one(
                     Actor::Arbiter,
                     c::LAWS,
-                    EventKind::GameEnded {
-                        score: Score::win_for(side.other()),
-                        termination: Termination::NoShow,
-                        detail,
-                        fen: self.board.fen(),
-                        ruling: None,
-                    },
+                    self.ended(Score::win_for(side.other()), Termination::NoShow, detail),
                 )
             }
             C::Note { text } => {
@@ -1275,13 +1291,7 @@ impl Game {
                     now,
                     Actor::Operator,
                     c::DRAW_ANSWER,
-                    EventKind::GameEnded {
-                        score: Score::Draw,
-                        termination: Termination::DrawAgreed,
-                        detail,
-                        fen: self.board.fen(),
-                        ruling: None,
-                    },
+                    self.ended(Score::Draw, Termination::DrawAgreed, detail),
                 ));
                 Ok(out)
             }
@@ -1310,13 +1320,11 @@ impl Game {
                 one(
                     Actor::Operator,
                     c::RESIGN,
-                    EventKind::GameEnded {
-                        score: Score::win_for(m.other()),
-                        termination: Termination::Resignation,
-                        detail: format!("the machine ({m}) resigned"),
-                        fen: self.board.fen(),
-                        ruling: None,
-                    },
+                    self.ended(
+                        Score::win_for(m.other()),
+                        Termination::Resignation,
+                        format!("the machine ({m}) resigned"),
+                    ),
                 )
             }
             C::HumanResign => {
@@ -1325,13 +1333,11 @@ impl Game {
                 one(
                     Actor::Arbiter,
                     c::RESIGN,
-                    EventKind::GameEnded {
-                        score: Score::win_for(h.other()),
-                        termination: Termination::Resignation,
-                        detail: format!("the human ({h}) resigned"),
-                        fen: self.board.fen(),
-                        ruling: None,
-                    },
+                    self.ended(
+                        Score::win_for(h.other()),
+                        Termination::Resignation,
+                        format!("the human ({h}) resigned"),
+                    ),
                 )
             }
             C::TechnicalProblem { text } => {
@@ -1426,13 +1432,7 @@ impl Game {
                 one(
                     Actor::Operator,
                     c::TABLEBASE,
-                    EventKind::GameEnded {
-                        score: Score::Draw,
-                        termination: Termination::TablebaseDraw,
-                        detail,
-                        fen: self.board.fen(),
-                        ruling: None,
-                    },
+                    self.ended(Score::Draw, Termination::TablebaseDraw, detail),
                 )
             }
             C::Claim { kind, by_human } => {
@@ -1479,17 +1479,7 @@ impl Game {
                 } else {
                     Actor::Operator
                 };
-                one(
-                    actor,
-                    c::LAWS,
-                    EventKind::GameEnded {
-                        score: Score::Draw,
-                        termination: term,
-                        detail,
-                        fen: self.board.fen(),
-                        ruling: None,
-                    },
-                )
+                one(actor, c::LAWS, self.ended(Score::Draw, term, detail))
             }
             C::HumanOfferDraw => {
                 self.playing()?;
@@ -1540,43 +1530,19 @@ impl Game {
                 Ok(out)
             }
             C::HumanAcceptDraw => {
-                self.playing()?;
-                let h = self.need_human()?;
-                if self
-                    .machine_offer
-                    .as_ref()
-                    .is_none_or(|o| o.answered.is_some())
-                {
-                    return refuse(
-                        c::MACHINE_DRAW_OFFER,
-                        "there is no unanswered draw offer from the machine",
-                    );
-                }
+                let h = self.machine_offer_to_answer()?;
                 one(
                     Actor::Arbiter,
                     c::MACHINE_DRAW_OFFER,
-                    EventKind::GameEnded {
-                        score: Score::Draw,
-                        termination: Termination::DrawAgreed,
-                        detail: format!("the human ({h}) accepted the machine's draw offer"),
-                        fen: self.board.fen(),
-                        ruling: None,
-                    },
+                    self.ended(
+                        Score::Draw,
+                        Termination::DrawAgreed,
+                        format!("the human ({h}) accepted the machine's draw offer"),
+                    ),
                 )
             }
             C::HumanDeclineDraw => {
-                self.playing()?;
-                let h = self.need_human()?;
-                if self
-                    .machine_offer
-                    .as_ref()
-                    .is_none_or(|o| o.answered.is_some())
-                {
-                    return refuse(
-                        c::MACHINE_DRAW_OFFER,
-                        "there is no unanswered draw offer from the machine",
-                    );
-                }
+                let h = self.machine_offer_to_answer()?;
                 one(
                     Actor::Arbiter,
                     c::MACHINE_DRAW_OFFER,
