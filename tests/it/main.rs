@@ -1,6 +1,7 @@
 //! The one integration-test binary: each module drives one part of the kit.
 mod archive_copies;
 mod clauses; // one test per clause of the 2003 rules, given / when / then
+mod clauses13;
 mod crash;
 mod engine_coverage;
 mod engine_props;

@@ -11,14 +11,14 @@ use arbiter::core::event::EventKind;
 
 use crate::pgn_support::{parse_pgn, read_real, real_data};
 
-fn arbiter(args: &[&str]) -> std::process::Output {
+pub(crate) fn arbiter(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(args)
         .output()
         .unwrap()
 }
 
-fn ok(out: &std::process::Output) -> String {
+pub(crate) fn ok(out: &std::process::Output) -> String {
     assert!(
         out.status.success(),
         "exit {:?}\nstdout: {}\nstderr: {}",
@@ -49,14 +49,14 @@ fn tool(name: &str) -> Option<PathBuf> {
     None
 }
 
-struct Played {
+pub(crate) struct Played {
     _tmp: tempfile::TempDir,
-    dir: String,
+    pub(crate) dir: String,
     log: Vec<(String, String, u64, i64)>, // san, uci, spent_ms, remaining_ms
     original: crate::pgn_support::ParsedPgn,
 }
 
-fn play_the_real_game() -> Played {
+pub(crate) fn play_the_real_game() -> Played {
     let original = parse_pgn(&read_real("game.pgn").unwrap()).unwrap();
     let mut script = String::from(
         "0 arbiter declare white human Human\n0 arbiter declare black machine Stockfish\n0 arbiter declare operator Op\n0 arbiter start\n",

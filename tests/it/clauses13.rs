@@ -1,0 +1,173 @@
+//! Rule 13 through the kit: the machine's log handed over in at least two copies within 30
+//! minutes (13a), its content checked (13c), the program copy (13d), and the public release that
+//! leaves out what 13e keeps confidential.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+
+use crate::pgn_support::{read_real, real_data};
+use crate::realgame::{arbiter, ok, play_the_real_game};
+
+fn last_entry(dir: &str, kind: &str) -> arbiter::log::Entry {
+    let entries = arbiter::journal::read_entries(&Path::new(dir).join("game-1/log.jsonl")).unwrap();
+    entries.into_iter().rev().find(|e| e.kind == kind).unwrap()
+}
+
+fn copies(text: &str) -> (tempfile::TempDir, String, String) {
+    let t = tempfile::tempdir().unwrap();
+    let (a, b) = (t.path().join("a.log"), t.path().join("b.log"));
+    std::fs::write(&a, text).unwrap();
+    std::fs::write(&b, text).unwrap();
+    (t, a.display().to_string(), b.display().to_string())
+}
+
+#[test]
+fn clause_13a_two_copies_needed_and_late_delivery_accepted_but_flagged() {
+    let p = play_the_real_game();
+    let (_t, a, b) = copies(&read_real("machine-debug.log").unwrap());
+    let refused = arbiter(&["archive", "--match", &p.dir, "--game", "1", &a]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("rule 13a"));
+    // Delivered 31 minutes after the end of the game: accepted, flagged, citing 13a.
+    let end = last_entry(&p.dir, "game_ended");
+    let end_utc = chrono::DateTime::parse_from_rfc3339(&end.utc).unwrap();
+    let delivered = (end_utc + chrono::Duration::minutes(31)).to_rfc3339();
+    let out = ok(&arbiter(&[
+        "archive",
+        "--match",
+        &p.dir,
+        "--game",
+        "1",
+        &a,
+        &b,
+        "--delivered",
+        &delivered,
+    ]));
+    assert!(
+        out.contains("13a: delivered 0:31:00 after the end of the game, later than 0:30:00"),
+        "{out}"
+    );
+    let e = last_entry(&p.dir, "engine_log_archived");
+    assert_eq!(e.clause, "13a");
+    assert_eq!(e.body["late"], true);
+    assert_eq!(e.body["after_game_end_ms"], 31 * 60_000);
+}
+
+#[test]
+fn clause_13c_coverage_names_the_move_whose_search_shows_no_evaluation() {
+    let p = play_the_real_game();
+    // Black's 23rd move (…Rfd8) is the 46th ply: strip the scores of the search that chose it.
+    let text = read_real("machine-debug.log").unwrap();
+    let mut out = String::new();
+    let mut in_search = false;
+    for line in text.lines() {
+        if line.starts_with(">> position") {
+            in_search = line.split_whitespace().count() == 4 + 45; // ">> position startpos moves" + 45 plies
+        }
+        if in_search && line.starts_with("<< info depth") {
+            let cut: Vec<&str> = line.split_whitespace().collect();
+            let mut kept = Vec::new();
+            let mut skip = 0;
+            for w in cut {
+                if skip > 0 {
+                    skip -= 1;
+                    continue;
+                }
+                if w == "score" {
+                    skip = 2;
+                    continue;
+                }
+                kept.push(w);
+            }
+            out.push_str(&kept.join(" "));
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    let (_t, a, b) = copies(&out);
+    let stdout = ok(&arbiter(&[
+        "archive", "--match", &p.dir, "--game", "1", &a, &b,
+    ]));
+    assert!(
+        stdout.contains("13c: 52/53 machine moves covered; move 23: no evaluation"),
+        "{stdout}"
+    );
+    let e = last_entry(&p.dir, "engine_log_archived");
+    assert_eq!(e.clause, "13c");
+    assert_eq!(e.body["coverage"]["covered"], 52);
+}
+
+#[test]
+fn clause_13d_program_copy_archived_with_its_digest() {
+    let p = play_the_real_game();
+    let (t, a, b) = copies(&read_real("machine-debug.log").unwrap());
+    let program = t.path().join("junior-8.bin");
+    std::fs::write(&program, b"the engine as used in game 1").unwrap();
+    let out = ok(&arbiter(&[
+        "archive",
+        "--match",
+        &p.dir,
+        "--game",
+        "1",
+        &a,
+        &b,
+        "--program",
+        program.to_str().unwrap(),
+    ]));
+    assert!(out.contains("13d: program"), "{out}");
+    let e = last_entry(&p.dir, "program_archived");
+    assert_eq!(e.clause, "13d");
+    let want = arbiter::archive::hash_file(&program, false).unwrap().0;
+    assert_eq!(e.body["stored"]["sha256"], serde_json::json!(want));
+    ok(&arbiter(&["verify", "--match", &p.dir, "--game", "1"]));
+}
+
+#[test]
+fn clause_13e_public_report_withholds_the_engine_log_contents() {
+    let p = play_the_real_game();
+    let src = real_data("machine-debug.log").unwrap();
+    let (_t, a, b) = copies(&std::fs::read_to_string(src).unwrap());
+    ok(&arbiter(&[
+        "archive", "--match", &p.dir, "--game", "1", &a, &b,
+    ]));
+    let digest = last_entry(&p.dir, "engine_log_archived").body["stored"]["sha256"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let committee = std::fs::read_to_string(
+        ok(&arbiter(&[
+            "report",
+            "--match",
+            &p.dir,
+            "--game",
+            "1",
+            "--markdown",
+        ]))
+        .trim(),
+    )
+    .unwrap();
+    assert!(
+        committee.contains(&digest),
+        "the committee version shows the digest"
+    );
+    let public_out = tempfile::tempdir().unwrap();
+    let public = public_out.path().join("public.md");
+    ok(&arbiter(&[
+        "report",
+        "--match",
+        &p.dir,
+        "--game",
+        "1",
+        "--markdown",
+        "--public",
+        "--out",
+        public.to_str().unwrap(),
+    ]));
+    let text = std::fs::read_to_string(&public).unwrap();
+    assert!(
+        !text.contains(&digest),
+        "the public version leaves the digest out"
+    );
+    assert!(text.contains("13e"));
+}
