@@ -13,6 +13,7 @@ mod log_journal;
 mod log_tamper;
 mod log_util;
 mod log_verify;
+mod offline;
 mod pgn_support;
 mod pgn_write;
 mod props; // properties over random sessions: time conserved, one clock, replay, refusals // a seven-hour game to the millisecond; the example scripts

@@ -1,0 +1,53 @@
+//! Rule 11 in spirit: the arbiter's laptop is offline, and the kit never opens a network
+//! connection. Every subcommand a match uses runs under strace without a single socket call.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::process::Command;
+
+#[test]
+fn clause_11_the_kit_opens_no_network_connection() {
+    if Command::new("strace").arg("-V").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "strace is required in CI (.ci/run installs it)"
+        );
+        println!("SKIPPED: strace is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m").display().to_string();
+    let trace = tmp.path().join("trace");
+    let runs: [&[&str]; 6] = [
+        &["script", "examples/scripts/quick.arb", "--match", &m],
+        &["checkpoint", "--match", &m, "--game", "1"],
+        &["verify", "--match", &m],
+        &["status", "--match", &m],
+        &["report", "--match", &m, "--game", "1"],
+        &["pgn", "--match", &m, "--game", "1"],
+    ];
+    for args in runs {
+        let out = Command::new("strace")
+            .args([
+                "-f",
+                "-qq",
+                "-e",
+                "trace=socket,connect,bind,sendto,sendmsg",
+                "-o",
+            ])
+            .arg(&trace)
+            .arg(env!("CARGO_BIN_EXE_arbiter"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let calls = std::fs::read_to_string(&trace).unwrap();
+        assert!(
+            calls.trim().is_empty(),
+            "arbiter {args:?} made network calls:\n{calls}"
+        );
+    }
+}
