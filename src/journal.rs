@@ -34,13 +34,13 @@ pub enum JournalError {
     #[error("game log {path} has no complete first entry (line 0); nothing was changed: {detail}")]
     NoFirstEntry { path: PathBuf, detail: String },
     #[error("game log {path} is open read-only because it is damaged: {damage}")]
-    ReadOnly { path: PathBuf, damage: Damage },
+    ReadOnly { path: PathBuf, damage: Box<Damage> },
     #[error(
         "game log {path} refuses further input after an earlier failure ({reason}); stop the session and raise the alarm"
     )]
     Poisoned { path: PathBuf, reason: String },
     #[error("game log {path}: {fault}")]
-    Damaged { path: PathBuf, fault: Fault },
+    Damaged { path: PathBuf, fault: Box<Fault> },
     #[error("entry refused before writing (it would not read back as a valid line): {0}")]
     Invalid(LineError),
 }
@@ -470,7 +470,7 @@ impl Journal {
         if let Some(damage) = &self.damage {
             return Err(JournalError::ReadOnly {
                 path: self.path.clone(),
-                damage: damage.clone(),
+                damage: Box::new(damage.clone()),
             });
         }
         let seq = self.entries.len() as u64;
@@ -505,7 +505,7 @@ pub fn read_entries(path: &Path) -> Result<Vec<Entry>, JournalError> {
     if let Some(fault) = scan::first_local_fault(&lines) {
         return Err(JournalError::Damaged {
             path: path.to_owned(),
-            fault,
+            fault: Box::new(fault),
         });
     }
     Ok(entries_of(&lines))

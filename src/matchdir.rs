@@ -277,11 +277,8 @@ pub fn open_game(
         notes.push(format!("LOG DAMAGED, read-only: {d}"));
     }
     if playing && let Some(side) = running {
-        notes.push(format!(
-            "restarted {} after the last entry; {side}'s clock was running. Decide: arbiter restart-gap {} charge (6d) | waive (8b)",
-            timefmt::clock(gap as i64),
-            timefmt::exact(gap)
-        ));
+        session.restart_gap = Some(gap);
+        notes.push(format!("RESTART {} after the last entry, {side}'s clock running: :arbiter restart-gap {} charge|waive", timefmt::clock(gap as i64), timefmt::exact(gap)));
     }
     Ok(Opened {
         session,

@@ -92,6 +92,10 @@ pub struct Session {
     pub utc_origin: DateTime<Utc>,
     /// Set when an append failed: every later command is refused.
     pub frozen: Option<String>,
+    /// After a restart with a clock running: the measured gap, until the arbiter decides whether
+    /// the running clock is charged for it (8b waive / 6d charge). Nothing else is accepted
+    /// before that decision, and no time-caused event is recorded.
+    pub restart_gap: Option<Ms>,
 }
 
 impl Session {
@@ -101,6 +105,7 @@ impl Session {
             storage,
             utc_origin,
             frozen: None,
+            restart_gap: None,
         }
     }
 
@@ -144,6 +149,9 @@ impl Session {
     /// Record every event that time or state makes due at or before `now`.
     pub fn catch_up(&mut self, now: Ms) -> Result<Vec<Event>, SessionError> {
         let mut out = Vec::new();
+        if self.restart_gap.is_some() {
+            return Ok(out);
+        }
         while let Some(e) = self.game.due(now) {
             self.record(&e)?;
             out.push(e);
@@ -156,6 +164,32 @@ impl Session {
     pub fn execute(&mut self, cmd: &Command, now: Ms) -> Result<Vec<Event>, SessionError> {
         if let Some(f) = &self.frozen {
             return Err(SessionError::Storage(f.clone()));
+        }
+        if let Some(gap) = self.restart_gap {
+            let Command::RestartGap { charge, .. } = cmd else {
+                return Err(SessionError::Refused(Refusal::new(
+                    crate::core::clause::POWER_FAILURE,
+                    format!(
+                        "the kit restarted {} after its last entry with a clock running: decide first, arbiter restart-gap {} charge|waive",
+                        timefmt::clock(gap as i64),
+                        timefmt::exact(gap)
+                    ),
+                )));
+            };
+            let decided = Command::RestartGap {
+                gap_ms: gap,
+                charge: *charge,
+            };
+            let now = now.max(self.game.last_at);
+            let events = self.game.decide(&decided, now)?;
+            let mut out = Vec::new();
+            for e in &events {
+                self.record(e)?;
+                out.push(e.clone());
+            }
+            self.restart_gap = None;
+            out.extend(self.catch_up(now)?);
+            return Ok(out);
         }
         let mut out = self.catch_up(now)?;
         if Game::is_declaration(cmd) && self.game.phase == Phase::Draft {
@@ -446,6 +480,12 @@ pub fn cmd_script(a: &ScriptArgs) -> ExitCode {
         }
     };
     let result = run_script(&mut session, &lines);
+    if !a.dry_run && !session.storage.is_empty() && session.frozen.is_none() {
+        // Closing the session: sign what was recorded, so nothing is left as an unsigned tail.
+        if let Err(w) = session.storage.checkpoint_now(Utc::now()) {
+            eprintln!("arbiter: warning: checkpoint not signed: {w}");
+        }
+    }
     let now = match &result {
         Ok(t) => *t,
         Err(_) => session.game.last_at,

@@ -1,7 +1,834 @@
-//! Committee verification.
-pub fn cmd_verify(_a: &crate::cli::VerifyArgs) -> std::process::ExitCode {
-    crate::cli::fail(70, "verify: not built yet")
+//! Committee verification (SHELL around pure checks): `arbiter verify` and `arbiter prove`.
+//!
+//! The work is split so that the expensive, log-independent part (reading checkpoint files and
+//! verifying their signatures, [`prepare_checkpoints`]) is done once, and the per-log part
+//! ([`verify_lines`]) runs over already scanned lines; the tamper tests use exactly these.
+use crate::log::checkpoint::{self, Checkpoint};
+use crate::log::proof::InclusionProof;
+use crate::log::scan::{self, Problem, ScannedLine, Witness};
+use crate::log::{RECOVERY_KIND, hex32, merkle};
+use crate::sign::{AllowedSigner, Signer, parse_allowed_signers, verify_signature};
+use serde::Serialize;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Exit codes of `arbiter verify` and `arbiter prove` (documented in docs/log-format.md).
+pub mod exit {
+    /// Chain intact, every checkpoint valid, every entry covered by a signed checkpoint.
+    pub const OK: u8 = 0;
+    /// Usage error (from clap).
+    pub const USAGE: u8 = 2;
+    /// A file could not be read, or there is nothing to verify.
+    pub const UNREADABLE: u8 = 3;
+    /// Entries after the last signed checkpoint (never a pass).
+    pub const UNSIGNED_TAIL: u8 = 10;
+    /// As OK, but the log holds recovery entries (torn tails cut on reopen) to review.
+    pub const RECOVERED: u8 = 11;
+    /// A line is invalid or the chain is broken: the first bad line is reported.
+    pub const BAD_LINE: u8 = 20;
+    /// A signed checkpoint covers more entries than the file holds.
+    pub const TRUNCATED: u8 = 21;
+    /// A checkpoint is unsigned, badly signed, signed by an unknown key, or inconsistent.
+    pub const BAD_CHECKPOINT: u8 = 22;
+    /// `verify --proof`: the inclusion proof does not hold.
+    pub const BAD_PROOF: u8 = 23;
+    /// `prove`: no valid signed checkpoint covers the entry.
+    pub const NOT_COVERED: u8 = 24;
 }
-pub fn cmd_prove(_a: &crate::cli::ProveArgs) -> std::process::ExitCode {
-    crate::cli::fail(70, "prove: not built yet")
+
+/// Overall verdict of one game, in increasing severity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Status {
+    Ok,
+    Recovered,
+    UnsignedTail,
+    Unreadable,
+    BadCheckpoint,
+    Truncated,
+    BadLine,
+}
+
+impl Status {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Status::Ok => exit::OK,
+            Status::Recovered => exit::RECOVERED,
+            Status::UnsignedTail => exit::UNSIGNED_TAIL,
+            Status::Unreadable => exit::UNREADABLE,
+            Status::BadCheckpoint => exit::BAD_CHECKPOINT,
+            Status::Truncated => exit::TRUNCATED,
+            Status::BadLine => exit::BAD_LINE,
+        }
+    }
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Ok => "OK",
+            Status::Recovered => "OK WITH RECOVERY ENTRIES",
+            Status::UnsignedTail => "UNSIGNED TAIL",
+            Status::Unreadable => "UNREADABLE",
+            Status::BadCheckpoint => "BAD CHECKPOINT",
+            Status::Truncated => "TRUNCATED",
+            Status::BadLine => "BAD LINE",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BadLine {
+    pub seq: u64,
+    pub offset: u64,
+    pub length: u64,
+    pub problem: String,
+    pub expected: Option<String>,
+    pub found: String,
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Truncation {
+    /// Entries covered by the largest signed checkpoint.
+    pub checkpoint: u64,
+    /// Complete entries in the file.
+    pub file_entries: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnsignedTail {
+    pub first_seq: u64,
+    pub entries: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckpointReport {
+    pub file: String,
+    pub entries: Option<u64>,
+    pub ok: bool,
+    pub signer: Option<String>,
+    pub problem: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecoveryReport {
+    pub seq: u64,
+    pub body: serde_json::Value,
+}
+
+/// The verdict on one game log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GameVerification {
+    pub game: u32,
+    pub status: Status,
+    pub exit_code: u8,
+    pub log: String,
+    /// Lines in the file (complete or not).
+    pub lines: u64,
+    /// Entries covered by the largest valid signed checkpoint.
+    pub signed_entries: u64,
+    /// Hash of the last line when the chain is intact.
+    pub chain_head: Option<String>,
+    pub bad_line: Option<BadLine>,
+    pub truncated: Option<Truncation>,
+    pub unsigned_tail: Option<UnsignedTail>,
+    pub checkpoints: Vec<CheckpointReport>,
+    pub recoveries: Vec<RecoveryReport>,
+    pub problems: Vec<String>,
+}
+
+impl GameVerification {
+    fn unreadable(game: u32, log: &Path, problem: String) -> GameVerification {
+        GameVerification {
+            game,
+            status: Status::Unreadable,
+            exit_code: exit::UNREADABLE,
+            log: log.display().to_string(),
+            lines: 0,
+            signed_entries: 0,
+            chain_head: None,
+            bad_line: None,
+            truncated: None,
+            unsigned_tail: None,
+            checkpoints: Vec::new(),
+            recoveries: Vec::new(),
+            problems: vec![problem],
+        }
+    }
+}
+
+/// A checkpoint file pair as read from `checkpoints/`.
+#[derive(Debug, Clone)]
+pub struct CheckpointFile {
+    /// File name of the text, e.g. `312.txt`.
+    pub name: String,
+    pub text: String,
+    /// Content of `<name>.sig`, if present.
+    pub sig: Option<String>,
+}
+
+/// A checkpoint with its signature checked (independent of the log).
+#[derive(Debug, Clone)]
+pub struct PreparedCheckpoint {
+    pub file: CheckpointFile,
+    pub parsed: Result<Checkpoint, String>,
+    pub signer: Result<Signer, String>,
+}
+
+/// Parse checkpoint texts and verify their signatures against the allowed signers.
+pub fn prepare_checkpoints(
+    files: Vec<CheckpointFile>,
+    signers: &[AllowedSigner],
+) -> Vec<PreparedCheckpoint> {
+    files
+        .into_iter()
+        .map(|file| {
+            let parsed = Checkpoint::parse(&file.text).map_err(|e| e.to_string());
+            let signer = match &file.sig {
+                None => Err(format!("no signature file {}.sig", file.name)),
+                Some(sig) => {
+                    verify_signature(signers, file.text.as_bytes(), sig).map_err(|e| e.to_string())
+                }
+            };
+            PreparedCheckpoint {
+                file,
+                parsed,
+                signer,
+            }
+        })
+        .collect()
+}
+
+/// What line 0 binds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    pub match_id: String,
+    pub principal: String,
+    pub fingerprint: String,
+}
+
+/// Read the identity bound by line 0 (`game_opened`).
+pub fn identity(lines: &[ScannedLine], game: u32) -> Result<Identity, String> {
+    let e = lines
+        .first()
+        .filter(|l| l.placed(0).is_some())
+        .and_then(|l| l.entry.as_ref().ok())
+        .ok_or("line 0 is not a valid entry")?;
+    if e.kind != "game_opened" {
+        return Err(format!(
+            "line 0 has kind {:?}, expected \"game_opened\"",
+            e.kind
+        ));
+    }
+    let s = |ptr: &str| {
+        e.body
+            .pointer(ptr)
+            .and_then(|v| v.as_str())
+            .map(str::to_owned)
+    };
+    let match_id = s("/match_id").ok_or("line 0 body lacks match_id")?;
+    if e.body.get("game").and_then(|g| g.as_u64()) != Some(u64::from(game)) {
+        return Err(format!(
+            "line 0 body.game is not {game} (the folder's game number)"
+        ));
+    }
+    for p in ["/profile/name", "/profile/sha256"] {
+        s(p).ok_or(format!("line 0 body lacks {p}"))?;
+    }
+    if !e.body.get("declarations").is_some_and(|d| d.is_object()) {
+        return Err("line 0 body lacks the declarations object".into());
+    }
+    Ok(Identity {
+        match_id,
+        principal: s("/arbiter_key/principal").ok_or("line 0 body lacks arbiter_key.principal")?,
+        fingerprint: s("/arbiter_key/fingerprint")
+            .ok_or("line 0 body lacks arbiter_key.fingerprint")?,
+    })
+}
+
+fn checkpoint_problem(
+    cp: &PreparedCheckpoint,
+    ident: Option<&Identity>,
+    game: u32,
+) -> Result<(u64, [u8; 32]), String> {
+    let parsed = cp.parsed.as_ref().map_err(Clone::clone)?;
+    let signer = cp.signer.as_ref().map_err(Clone::clone)?;
+    if cp.file.name != format!("{}.txt", parsed.size) {
+        return Err(format!(
+            "file name {} does not match its entry count {}",
+            cp.file.name, parsed.size
+        ));
+    }
+    let ident = ident.ok_or("cannot be matched to the game: line 0 does not bind an identity")?;
+    let want = checkpoint::origin(&ident.match_id, game);
+    if parsed.origin != want {
+        return Err(format!(
+            "origin {:?} is not this game's {:?}",
+            parsed.origin, want
+        ));
+    }
+    if !signer.principals.contains(&ident.principal) {
+        return Err(format!(
+            "signing key {} is not listed for principal {:?}",
+            signer.fingerprint, ident.principal
+        ));
+    }
+    if signer.fingerprint != ident.fingerprint {
+        return Err(format!(
+            "signed by {}, but line 0 names the arbiter key {}",
+            signer.fingerprint, ident.fingerprint
+        ));
+    }
+    Ok((parsed.size, parsed.chain))
+}
+
+fn empty_file() -> BadLine {
+    BadLine {
+        seq: 0,
+        offset: 0,
+        length: 0,
+        problem: "the log file is empty".into(),
+        expected: None,
+        found: String::new(),
+        note: None,
+    }
+}
+
+/// Verify scanned lines against prepared checkpoints. TRUNCATED wins over BAD LINE when the only
+/// fault is an unfinished last line that a signed checkpoint covers (both are reported).
+pub fn verify_lines(
+    game: u32,
+    log: &str,
+    lines: &[ScannedLine],
+    cps: &[PreparedCheckpoint],
+) -> GameVerification {
+    let ident = identity(lines, game);
+    let mut reports = Vec::with_capacity(cps.len());
+    let mut anchors: Vec<(u64, [u8; 32])> = Vec::new();
+    let mut anchor_of: Vec<Option<usize>> = Vec::new();
+    for cp in cps {
+        let r = checkpoint_problem(cp, ident.as_ref().ok(), game);
+        reports.push(CheckpointReport {
+            file: cp.file.name.clone(),
+            entries: cp.parsed.as_ref().ok().map(|c| c.size),
+            ok: r.is_ok(),
+            signer: cp.signer.as_ref().ok().map(|s| s.fingerprint.clone()),
+            problem: r.as_ref().err().cloned(),
+        });
+        anchor_of.push(r.as_ref().ok().map(|_| anchors.len()));
+        if let Ok(a) = r {
+            anchors.push(a);
+        }
+    }
+    let n = lines.len() as u64;
+    let fault = scan::first_fault(lines, &anchors);
+    let max_anchor = anchors.iter().map(|a| a.0).max().unwrap_or(0);
+    let mut truncated = None;
+    let mut bad_line = None;
+    if lines.is_empty() {
+        let signed = cps
+            .iter()
+            .filter(|c| c.signer.is_ok())
+            .filter_map(|c| c.parsed.as_ref().ok())
+            .map(|c| c.size)
+            .max();
+        match signed {
+            Some(s) => {
+                truncated = Some(Truncation {
+                    checkpoint: s,
+                    file_entries: 0,
+                })
+            }
+            None => bad_line = Some(empty_file()),
+        }
+    } else if let Some(f) = &fault {
+        let note = match f.problem {
+            Problem::Hash(Witness::Checkpoint(cn)) => {
+                let agreeing = anchors
+                    .iter()
+                    .map(|a| a.0)
+                    .filter(|&s| s < cn)
+                    .max()
+                    .unwrap_or(0);
+                Some(format!(
+                    "the chain itself is consistent here, so it was rewritten: the change lies in seq {agreeing}..={}",
+                    f.index
+                ))
+            }
+            _ => None,
+        };
+        if f.problem == Problem::Unterminated && f.index + 1 == n && max_anchor > f.index {
+            truncated = Some(Truncation {
+                checkpoint: max_anchor,
+                file_entries: f.index,
+            });
+        }
+        bad_line = Some(BadLine {
+            seq: f.index,
+            offset: f.offset,
+            length: f.len,
+            problem: f.problem.to_string(),
+            expected: f.expected.as_ref().map(hex32),
+            found: hex32(&f.found),
+            note,
+        });
+    } else if let Err(p) = &ident {
+        let l0 = lines.first();
+        bad_line = Some(BadLine {
+            seq: 0,
+            offset: 0,
+            length: l0.map_or(0, |l| l.len),
+            problem: p.clone(),
+            expected: None,
+            found: l0.map(|l| hex32(&l.hash)).unwrap_or_default(),
+            note: None,
+        });
+    } else if max_anchor > n {
+        truncated = Some(Truncation {
+            checkpoint: max_anchor,
+            file_entries: n,
+        });
+    }
+    let intact = bad_line.is_none() && truncated.is_none();
+    let mut signed = 0;
+    if intact {
+        let leaves: Vec<[u8; 32]> = lines.iter().map(|l| l.hash).collect();
+        for (i, cp) in cps.iter().enumerate() {
+            let (Some(a), Ok(parsed)) = (anchor_of[i], &cp.parsed) else {
+                continue;
+            };
+            let size = anchors[a].0;
+            if size > n {
+                continue;
+            }
+            if merkle::root(&leaves[..size as usize]) == parsed.root {
+                signed = signed.max(size);
+            } else {
+                reports[i].ok = false;
+                reports[i].problem =
+                    Some("Merkle tree hash differs from the one computed from the file".into());
+            }
+        }
+    }
+    let unsigned_tail = (intact && truncated.is_none() && signed < n).then_some(UnsignedTail {
+        first_seq: signed,
+        entries: n - signed,
+    });
+    let recoveries: Vec<RecoveryReport> = lines
+        .iter()
+        .filter_map(|l| l.entry.as_ref().ok())
+        .filter(|e| e.kind == RECOVERY_KIND)
+        .map(|e| RecoveryReport {
+            seq: e.seq,
+            body: e.body.clone(),
+        })
+        .collect();
+    let status = if truncated.is_some() {
+        Status::Truncated
+    } else if bad_line.is_some() {
+        Status::BadLine
+    } else if reports.iter().any(|r| !r.ok) {
+        Status::BadCheckpoint
+    } else if unsigned_tail.is_some() {
+        Status::UnsignedTail
+    } else if !recoveries.is_empty() {
+        Status::Recovered
+    } else {
+        Status::Ok
+    };
+    GameVerification {
+        game,
+        status,
+        exit_code: status.exit_code(),
+        log: log.to_owned(),
+        lines: n,
+        signed_entries: signed,
+        chain_head: if intact {
+            lines.last().map(|l| hex32(&l.hash))
+        } else {
+            None
+        },
+        bad_line,
+        truncated,
+        unsigned_tail,
+        checkpoints: reports,
+        recoveries,
+        problems: Vec::new(),
+    }
+}
+
+/// Verify a log given entirely in memory.
+pub fn verify_bytes(
+    game: u32,
+    log: &[u8],
+    files: Vec<CheckpointFile>,
+    allowed_signers: &str,
+) -> GameVerification {
+    let (signers, problems) = parse_allowed_signers(allowed_signers);
+    let cps = prepare_checkpoints(files, &signers);
+    let mut v = verify_lines(game, "<memory>", &scan::scan(log), &cps);
+    v.problems.extend(problems);
+    v
+}
+
+/// Read `DIR/game-<n>/checkpoints/`.
+pub fn read_checkpoint_files(dir: &Path) -> Result<Vec<CheckpointFile>, String> {
+    let mut out = Vec::new();
+    let items = match fs::read_dir(dir) {
+        Ok(i) => i,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(format!("cannot list {}: {e}", dir.display())),
+    };
+    for item in items {
+        let item = item.map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+        let name = item.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".txt") {
+            continue;
+        }
+        let path = item.path();
+        let text = fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let sig_path = dir.join(format!("{name}.sig"));
+        let sig = match fs::read_to_string(&sig_path) {
+            Ok(s) => Some(s),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(format!("cannot read {}: {e}", sig_path.display())),
+        };
+        out.push(CheckpointFile { name, text, sig });
+    }
+    out.sort_by_key(|f| {
+        (
+            f.name
+                .trim_end_matches(".txt")
+                .parse::<u64>()
+                .unwrap_or(u64::MAX),
+            f.name.clone(),
+        )
+    });
+    Ok(out)
+}
+
+fn read_signers(match_dir: &Path) -> Result<(Vec<AllowedSigner>, Vec<String>), String> {
+    let path = match_dir.join("allowed_signers");
+    let text =
+        fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(parse_allowed_signers(&text))
+}
+
+/// Path of a game's log.
+pub fn log_path(match_dir: &Path, game: u32) -> PathBuf {
+    match_dir.join(format!("game-{game}")).join("log.jsonl")
+}
+
+/// Verify one game of a match folder.
+pub fn verify_game(match_dir: &Path, game: u32) -> GameVerification {
+    let path = log_path(match_dir, game);
+    let bytes = match fs::read(&path) {
+        Ok(b) => b,
+        Err(e) => {
+            return GameVerification::unreadable(
+                game,
+                &path,
+                format!("cannot read {}: {e}", path.display()),
+            );
+        }
+    };
+    let (signers, mut problems) = match read_signers(match_dir) {
+        Ok(s) => s,
+        Err(e) => return GameVerification::unreadable(game, &path, e),
+    };
+    let files =
+        match read_checkpoint_files(&match_dir.join(format!("game-{game}")).join("checkpoints")) {
+            Ok(f) => f,
+            Err(e) => return GameVerification::unreadable(game, &path, e),
+        };
+    let cps = prepare_checkpoints(files, &signers);
+    let mut v = verify_lines(game, &path.display().to_string(), &scan::scan(&bytes), &cps);
+    v.problems.append(&mut problems);
+    v
+}
+
+/// Game numbers present in a match folder (`game-<n>` folders), ascending.
+pub fn games_in(match_dir: &Path) -> Vec<u32> {
+    let mut games: Vec<u32> = fs::read_dir(match_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|i| i.file_name().to_str()?.strip_prefix("game-")?.parse().ok())
+        .collect();
+    games.sort_unstable();
+    games
+}
+
+/// Human-readable report of one game.
+pub fn render(v: &GameVerification) -> String {
+    let mut out = format!("game {}: {}", v.game, v.status.label());
+    match (&v.bad_line, &v.truncated, &v.unsigned_tail) {
+        (Some(b), _, _) => {
+            out.push_str(&format!(" at line seq {} (byte offset {}, {} bytes): {}", b.seq, b.offset, b.length, b.problem));
+            if let Some(e) = &b.expected {
+                out.push_str(&format!("\n  expected hash {e}\n  found    hash {}", b.found));
+            }
+            if let Some(n) = &b.note {
+                out.push_str(&format!("\n  {n}"));
+            }
+        }
+        (_, Some(t), _) => out.push_str(&format!(
+            ": signed checkpoint covers {} entries but {} holds only {}",
+            t.checkpoint, v.log, t.file_entries
+        )),
+        (_, _, Some(u)) => out.push_str(&format!(
+            ": entries {}..{} ({}) come after the last signed checkpoint ({} entries) and are NOT verified",
+            u.first_seq,
+            u.first_seq + u.entries - 1,
+            u.entries,
+            v.signed_entries
+        )),
+        _ if v.status != Status::Unreadable => {
+            out.push_str(&format!(" ({} entries, {} covered by signed checkpoints)", v.lines, v.signed_entries))
+        }
+        _ => {}
+    }
+    if let Some(h) = &v.chain_head {
+        out.push_str(&format!("\n  chain head {h}"));
+    }
+    for c in &v.checkpoints {
+        match &c.problem {
+            None => out.push_str(&format!(
+                "\n  checkpoint {}: signature ok ({})",
+                c.file,
+                c.signer.as_deref().unwrap_or("?")
+            )),
+            Some(p) => out.push_str(&format!("\n  checkpoint {}: BAD: {p}", c.file)),
+        }
+    }
+    for r in &v.recoveries {
+        out.push_str(&format!("\n  recovery entry seq {}: {}", r.seq, r.body));
+    }
+    for p in &v.problems {
+        out.push_str(&format!("\n  {p}"));
+    }
+    out
+}
+
+#[derive(Debug, Serialize)]
+struct Summary<'a> {
+    exit_code: u8,
+    games: &'a [GameVerification],
+}
+
+/// `arbiter verify`: every game (or `--game N`), or an inclusion proof with `--proof FILE`.
+pub fn cmd_verify(a: &crate::cli::VerifyArgs) -> ExitCode {
+    if let Some(proof) = &a.proof {
+        return cmd_verify_proof(&a.m.dir, proof, a.json);
+    }
+    let games = match a.game {
+        Some(g) => vec![g],
+        None => games_in(&a.m.dir),
+    };
+    if games.is_empty() {
+        return crate::cli::fail(
+            exit::UNREADABLE,
+            format!("no game-<n> folders in {}", a.m.dir.display()),
+        );
+    }
+    let results: Vec<GameVerification> = games.iter().map(|&g| verify_game(&a.m.dir, g)).collect();
+    let worst = results
+        .iter()
+        .map(|r| r.status)
+        .max()
+        .unwrap_or(Status::Unreadable);
+    let code = worst.exit_code();
+    if a.json {
+        match serde_json::to_string_pretty(&Summary {
+            exit_code: code,
+            games: &results,
+        }) {
+            Ok(s) => println!("{s}"),
+            Err(e) => return crate::cli::fail(exit::UNREADABLE, e),
+        }
+    } else {
+        for r in &results {
+            println!("{}", render(r));
+        }
+    }
+    ExitCode::from(code)
+}
+
+/// The verdict on an inclusion proof.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProofVerification {
+    pub ok: bool,
+    pub exit_code: u8,
+    pub origin: Option<String>,
+    pub seq: Option<u64>,
+    pub tree_size: Option<u64>,
+    pub signer: Option<String>,
+    pub problem: Option<String>,
+}
+
+/// Check a proof file's content against allowed_signers text.
+pub fn verify_proof(proof_json: &[u8], allowed_signers: &str) -> ProofVerification {
+    let bad = |problem: String, p: Option<&InclusionProof>| ProofVerification {
+        ok: false,
+        exit_code: exit::BAD_PROOF,
+        origin: p.map(|p| p.origin.clone()),
+        seq: p.map(|p| p.leaf_index),
+        tree_size: p.map(|p| p.tree_size),
+        signer: None,
+        problem: Some(problem),
+    };
+    let p = match InclusionProof::from_json(proof_json) {
+        Ok(p) => p,
+        Err(e) => return bad(e.to_string(), None),
+    };
+    if let Err(e) = p.check() {
+        return bad(e.to_string(), Some(&p));
+    }
+    let (signers, _) = parse_allowed_signers(allowed_signers);
+    let signer = match verify_signature(&signers, p.checkpoint.as_bytes(), &p.signature) {
+        Ok(s) => s,
+        Err(e) => return bad(format!("checkpoint signature: {e}"), Some(&p)),
+    };
+    if !signer.principals.contains(&p.principal) {
+        return bad(
+            format!(
+                "signing key {} is not listed for principal {:?}",
+                signer.fingerprint, p.principal
+            ),
+            Some(&p),
+        );
+    }
+    ProofVerification {
+        ok: true,
+        exit_code: exit::OK,
+        origin: Some(p.origin.clone()),
+        seq: Some(p.leaf_index),
+        tree_size: Some(p.tree_size),
+        signer: Some(signer.fingerprint),
+        problem: None,
+    }
+}
+
+fn cmd_verify_proof(match_dir: &Path, proof: &Path, json: bool) -> ExitCode {
+    let bytes = match fs::read(proof) {
+        Ok(b) => b,
+        Err(e) => {
+            return crate::cli::fail(
+                exit::UNREADABLE,
+                format!("cannot read {}: {e}", proof.display()),
+            );
+        }
+    };
+    let signers_path = match_dir.join("allowed_signers");
+    let signers = match fs::read_to_string(&signers_path) {
+        Ok(s) => s,
+        Err(e) => {
+            return crate::cli::fail(
+                exit::UNREADABLE,
+                format!("cannot read {}: {e}", signers_path.display()),
+            );
+        }
+    };
+    let v = verify_proof(&bytes, &signers);
+    if json {
+        match serde_json::to_string_pretty(&v) {
+            Ok(s) => println!("{s}"),
+            Err(e) => return crate::cli::fail(exit::UNREADABLE, e),
+        }
+    } else if v.ok {
+        println!(
+            "proof OK: entry seq {} is entry {} of the {} entries of {} signed by {}",
+            v.seq.unwrap_or(0),
+            v.seq.unwrap_or(0),
+            v.tree_size.unwrap_or(0),
+            v.origin.as_deref().unwrap_or("?"),
+            v.signer.as_deref().unwrap_or("?")
+        );
+    } else {
+        println!("proof BAD: {}", v.problem.as_deref().unwrap_or("?"));
+    }
+    ExitCode::from(v.exit_code)
+}
+
+/// Errors of `prove`, with their exit codes.
+#[derive(Debug, thiserror::Error)]
+pub enum ProveError {
+    #[error("{0}")]
+    Unreadable(String),
+    #[error("game {game} does not verify ({status}); refusing to prove from it")]
+    Unverified { game: u32, status: &'static str },
+    #[error(
+        "no valid signed checkpoint of game {game} covers seq {seq} (sign one first: arbiter checkpoint)"
+    )]
+    NotCovered { game: u32, seq: u64 },
+}
+
+impl ProveError {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ProveError::Unreadable(_) => exit::UNREADABLE,
+            ProveError::Unverified { .. } => exit::BAD_LINE,
+            ProveError::NotCovered { .. } => exit::NOT_COVERED,
+        }
+    }
+}
+
+/// Build the inclusion proof of entry `seq` against the largest valid signed checkpoint.
+pub fn prove(match_dir: &Path, game: u32, seq: u64) -> Result<InclusionProof, ProveError> {
+    let path = log_path(match_dir, game);
+    let bytes = fs::read(&path)
+        .map_err(|e| ProveError::Unreadable(format!("cannot read {}: {e}", path.display())))?;
+    let (signers, _) = read_signers(match_dir).map_err(ProveError::Unreadable)?;
+    let files = read_checkpoint_files(&match_dir.join(format!("game-{game}")).join("checkpoints"))
+        .map_err(ProveError::Unreadable)?;
+    let cps = prepare_checkpoints(files, &signers);
+    let lines = scan::scan(&bytes);
+    let v = verify_lines(game, &path.display().to_string(), &lines, &cps);
+    if matches!(v.status, Status::BadLine | Status::Truncated) {
+        return Err(ProveError::Unverified {
+            game,
+            status: v.status.label(),
+        });
+    }
+    let ident = identity(&lines, game).map_err(ProveError::Unreadable)?;
+    let best = cps
+        .iter()
+        .zip(&v.checkpoints)
+        .filter(|(_, r)| r.ok)
+        .filter_map(|(cp, _)| Some((cp, cp.parsed.as_ref().ok()?)))
+        .filter(|(_, p)| p.size > seq && p.size <= v.signed_entries)
+        .max_by_key(|(_, p)| p.size)
+        .ok_or(ProveError::NotCovered { game, seq })?;
+    let (cp, parsed) = best;
+    let leaves: Vec<[u8; 32]> = lines[..parsed.size as usize]
+        .iter()
+        .map(|l| l.hash)
+        .collect();
+    let l = &lines[seq as usize];
+    let entry = std::str::from_utf8(&bytes[l.offset as usize..(l.offset + l.len) as usize])
+        .map_err(|e| ProveError::Unreadable(e.to_string()))?;
+    InclusionProof::build(
+        parsed,
+        &cp.file.text,
+        cp.file.sig.as_deref().unwrap_or_default(),
+        &ident.principal,
+        entry,
+        seq,
+        &leaves,
+    )
+    .ok_or(ProveError::NotCovered { game, seq })
+}
+
+/// `arbiter prove`: print the inclusion proof (JSON) of one entry.
+pub fn cmd_prove(a: &crate::cli::ProveArgs) -> ExitCode {
+    match prove(&a.m.dir, a.game, a.seq) {
+        Ok(p) => match serde_json::to_string_pretty(&p) {
+            Ok(s) => {
+                println!("{s}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => crate::cli::fail(exit::UNREADABLE, e),
+        },
+        Err(e) => crate::cli::fail(e.exit_code(), e),
+    }
 }

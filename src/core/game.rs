@@ -314,8 +314,10 @@ impl Game {
         if self.phase != Phase::Playing {
             return None;
         }
+        // A flag already down (a clock corrected below zero) falls now, not in the past.
         self.clock
             .flag_at(&self.profile, |s| self.board.moves_by(s))
+            .map(|t| t.max(self.last_at))
     }
 
     /// When the current consultation reaches the 9e limit.
@@ -444,7 +446,10 @@ impl Game {
                     (
                         Score::win_for(side.other()),
                         Termination::FlagFall,
-                        format!("{side}'s flag fell before the time control's moves were made"),
+                        match self.profile.period_of(side, self.moves_of(side)).1 {
+                            Some(n) => format!("{side}'s flag fell before its move {n} was made"),
+                            None => format!("{side}'s flag fell in the last period"),
+                        },
                     )
                 } else {
                     (
@@ -837,6 +842,13 @@ impl Game {
             C::WrongMove { played, correct } => self.decide_wrong_move(played, correct, now),
             C::PowerFailure { text } => {
                 self.playing()?;
+                if self.profile.power_failure.is_none() {
+                    // nothing could restore the game: the arbiter stops the clocks (rule 1)
+                    return refuse(
+                        c::POWER_FAILURE,
+                        "this rules profile has no [power_failure] section: arbiter stop REASON",
+                    );
+                }
                 if matches!(self.stop, Some(Stop::Power { .. })) {
                     return refuse(c::POWER_FAILURE, "the game is already suspended");
                 }

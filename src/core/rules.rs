@@ -428,11 +428,21 @@ fn key_from_message(msg: &str) -> Option<String> {
     }
 }
 
-/// The key written at the start of the line holding `offset`, or `-`.
+/// The key the text at `offset` belongs to: the last `key =` before it on its line (inline
+/// tables hold several), else the key written at the start of the line, or `-`.
 fn key_at(text: &str, offset: usize) -> String {
-    let start = text[..offset.min(text.len())]
-        .rfind('\n')
-        .map_or(0, |i| i + 1);
+    let offset = offset.min(text.len());
+    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    if let Some(eq) = text[start..offset].rfind('=') {
+        let key = text[start..start + eq]
+            .rsplit(['{', ','])
+            .next()
+            .unwrap_or("")
+            .trim();
+        if !key.is_empty() {
+            return key.to_string();
+        }
+    }
     let line = text[start..].lines().next().unwrap_or("").trim();
     match line.split_once('=') {
         Some((k, _)) => k.trim().to_string(),

@@ -16,14 +16,16 @@ pub struct ScannedLine {
     pub terminated: bool,
     /// SHA-256(0x00 || line bytes).
     pub hash: [u8; 32],
+    /// The entry's `prev`, decoded once (None if the line is invalid).
+    pub prev: Option<[u8; 32]>,
     pub entry: Result<Entry, LineError>,
 }
 
 impl ScannedLine {
-    /// The parsed entry if the line is valid, terminated and sits at position `index`.
-    pub fn placed(&self, index: usize) -> Option<&Entry> {
+    /// The decoded `prev` if the line is valid, terminated and sits at position `index`.
+    pub fn placed(&self, index: usize) -> Option<[u8; 32]> {
         match &self.entry {
-            Ok(e) if self.terminated && e.seq == index as u64 => Some(e),
+            Ok(e) if self.terminated && e.seq == index as u64 => self.prev,
             _ => None,
         }
     }
@@ -50,12 +52,14 @@ pub fn split(bytes: &[u8]) -> Vec<(u64, &[u8], bool)> {
 
 /// Analyse one line in isolation.
 pub fn scan_line(line: &[u8], offset: u64, terminated: bool) -> ScannedLine {
+    let entry = parse_line(line, offset);
     ScannedLine {
         offset,
         len: line.len() as u64,
         terminated,
         hash: entry_hash(line),
-        entry: parse_line(line, offset),
+        prev: entry.as_ref().ok().map(Entry::prev_bytes),
+        entry,
     }
 }
 
@@ -146,9 +150,11 @@ impl fmt::Display for Fault {
 
 fn local_problem(lines: &[ScannedLine], i: usize) -> Option<Problem> {
     let l = &lines[i];
+    if !l.terminated {
+        return Some(Problem::Unterminated);
+    }
     match &l.entry {
         Err(e) => Some(Problem::Line(e.clone())),
-        Ok(_) if !l.terminated => Some(Problem::Unterminated),
         Ok(e) if e.seq != i as u64 => Some(Problem::Seq { found: e.seq }),
         Ok(_) => None,
     }
@@ -171,16 +177,16 @@ pub fn first_local_fault(lines: &[ScannedLine]) -> Option<Fault> {
                 found: l.hash,
             });
         }
-        if let Ok(e) = &l.entry {
+        if let Some(prev) = l.prev {
             let want = previous_hash(lines, i);
-            if e.prev_bytes() != want {
+            if prev != want {
                 return Some(Fault {
                     index: i as u64,
                     offset: l.offset,
                     len: l.len,
                     problem: Problem::Prev,
                     expected: Some(want),
-                    found: e.prev_bytes(),
+                    found: prev,
                 });
             }
         }
@@ -195,10 +201,10 @@ fn disputed(
     i: usize,
 ) -> Option<(Witness, [u8; 32])> {
     let actual = lines[i].hash;
-    if let Some(next) = lines.get(i + 1).and_then(|l| l.placed(i + 1))
-        && next.prev_bytes() != actual
+    if let Some(next_prev) = lines.get(i + 1).and_then(|l| l.placed(i + 1))
+        && next_prev != actual
     {
-        return Some((Witness::NextLine, next.prev_bytes()));
+        return Some((Witness::NextLine, next_prev));
     }
     anchors
         .iter()
@@ -208,16 +214,12 @@ fn disputed(
 
 /// A witness of `E_i` (for reporting the expected hash of an invalid line).
 fn witness(lines: &[ScannedLine], anchors: &[(u64, [u8; 32])], i: usize) -> Option<[u8; 32]> {
-    lines
-        .get(i + 1)
-        .and_then(|l| l.placed(i + 1))
-        .map(Entry::prev_bytes)
-        .or_else(|| {
-            anchors
-                .iter()
-                .find(|(n, _)| *n == i as u64 + 1)
-                .map(|(_, c)| *c)
-        })
+    lines.get(i + 1).and_then(|l| l.placed(i + 1)).or_else(|| {
+        anchors
+            .iter()
+            .find(|(n, _)| *n == i as u64 + 1)
+            .map(|(_, c)| *c)
+    })
 }
 
 /// The first bad line, given the chain heads `(N, E_{N-1})` of trusted (signed) checkpoints.
@@ -230,9 +232,9 @@ pub fn first_fault(lines: &[ScannedLine], anchors: &[(u64, [u8; 32])]) -> Option
     let mut link: Option<Fault> = None;
     for i in 0..limit {
         let l = &lines[i];
-        if let Some(e) = l.placed(i) {
+        if let Some(prev) = l.placed(i) {
             let want = previous_hash(lines, i);
-            if e.prev_bytes() != want {
+            if prev != want {
                 link = Some(if i == 0 || disputed(lines, anchors, i).is_some() {
                     Fault {
                         index: i as u64,
@@ -240,7 +242,7 @@ pub fn first_fault(lines: &[ScannedLine], anchors: &[(u64, [u8; 32])]) -> Option
                         len: l.len,
                         problem: Problem::Prev,
                         expected: Some(want),
-                        found: e.prev_bytes(),
+                        found: prev,
                     }
                 } else {
                     let p = &lines[i - 1];
@@ -249,7 +251,7 @@ pub fn first_fault(lines: &[ScannedLine], anchors: &[(u64, [u8; 32])]) -> Option
                         offset: p.offset,
                         len: p.len,
                         problem: Problem::Hash(Witness::NextLine),
-                        expected: Some(e.prev_bytes()),
+                        expected: Some(prev),
                         found: p.hash,
                     }
                 });

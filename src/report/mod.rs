@@ -1,9 +1,130 @@
 //! Committee report and PGN.
+//!
+//! The report is built in two pure steps: [`model::build`] turns the game's events into a
+//! [`model::Report`], and the renderers ([`html::render`], [`markdown::render`], with the clock
+//! chart of [`svg::chart`]) turn the model into text. [`cmd_report`] is the thin shell around them.
+pub mod html;
+pub mod markdown;
+pub mod model;
 pub mod pgn;
+pub mod svg;
 
-pub fn cmd_report(_a: &crate::cli::ReportArgs) -> std::process::ExitCode {
-    crate::cli::fail(70, "report: not built yet")
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+pub use model::{Report, Verification};
+
+/// Which rendering of the report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Html,
+    Markdown,
 }
-pub fn cmd_pgn(_a: &crate::cli::PgnArgs) -> std::process::ExitCode {
-    crate::cli::fail(70, "pgn: not built yet")
+
+/// Default output path of the report of game `n`.
+pub fn default_path(match_dir: &Path, n: u32, format: Format) -> PathBuf {
+    crate::session::game_dir(match_dir, n).join(match format {
+        Format::Html => "report.html",
+        Format::Markdown => "report.md",
+    })
+}
+
+/// Read the log of game `n`, build the report and render it.
+pub fn render_game(
+    match_dir: &Path,
+    n: u32,
+    format: Format,
+    public: bool,
+    verification: Option<Verification>,
+) -> Result<String, String> {
+    let (events, utc) = model::read_log(&crate::session::log_path(match_dir, n))?;
+    let v = verification.unwrap_or_else(|| Verification::not_checked(events.len()));
+    let r = model::build(&events, &utc, &v, public);
+    Ok(match format {
+        Format::Html => html::render(&r),
+        Format::Markdown => markdown::render(&r),
+    })
+}
+
+/// Write a file readable by its owner only (0600), replacing any earlier one.
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    // `mode` applies only when the file is created: tighten an existing one too.
+    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+pub fn cmd_report(a: &crate::cli::ReportArgs) -> ExitCode {
+    let format = if a.markdown {
+        Format::Markdown
+    } else {
+        Format::Html
+    };
+    let text = match render_game(
+        &a.m.dir,
+        a.game,
+        format,
+        a.public,
+        Some(verification(&a.m.dir, a.game)),
+    ) {
+        Ok(t) => t,
+        Err(e) => return crate::cli::fail(66, format!("report: {e}")),
+    };
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| default_path(&a.m.dir, a.game, format));
+    if let Err(e) = write_private(&out, text.as_bytes()) {
+        return crate::cli::fail(74, format!("report: {}: {e}", out.display()));
+    }
+    println!("{}", out.display());
+    ExitCode::SUCCESS
+}
+
+/// The verifier's verdict on a game log, for the report.
+pub fn verification(match_dir: &Path, n: u32) -> Verification {
+    let v = crate::verify::verify_game(match_dir, n);
+    let mut detail = Vec::new();
+    if let Some(h) = &v.chain_head {
+        detail.push(format!("chain head {h}"));
+    }
+    if let Some(b) = &v.bad_line {
+        detail.push(format!(
+            "first bad line: {}",
+            serde_json::to_string(b).unwrap_or_default()
+        ));
+    }
+    if let Some(t) = &v.truncated {
+        detail.push(format!(
+            "truncated: {}",
+            serde_json::to_string(t).unwrap_or_default()
+        ));
+    }
+    if let Some(u) = &v.unsigned_tail {
+        detail.push(format!(
+            "unsigned tail: {}",
+            serde_json::to_string(u).unwrap_or_default()
+        ));
+    }
+    if !v.recoveries.is_empty() {
+        detail.push(format!(
+            "{} recovery entries (torn tails cut after a crash)",
+            v.recoveries.len()
+        ));
+    }
+    detail.extend(v.problems.iter().cloned());
+    Verification {
+        status: format!("{:?} (arbiter verify exit code {})", v.status, v.exit_code),
+        detail: detail.join("; "),
+        entries: v.lines as usize,
+        signed_upto: (v.signed_entries > 0).then_some(v.signed_entries as usize),
+    }
 }

@@ -1,4 +1,225 @@
-//! Board-side terminal UI.
-pub fn cmd_play(_a: &crate::cli::PlayArgs) -> std::process::ExitCode {
-    crate::cli::fail(70, "play: not built yet")
+//! Board-side terminal UI (`arbiter play`).
+//!
+//! Shape: keys -> [`Action`] is the pure [`on_key`]; the screen is the pure [`render`] of
+//! (`&View`, `&UiState`, `&Status`); this file's [`run`] is the thin loop that owns the terminal,
+//! reads the monotonic clock, sleeps until something on screen changes, and passes commands to
+//! [`Session::execute`] (which returns only after the log append).
+pub mod describe;
+pub mod keys;
+pub mod screen;
+pub mod timing;
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use chrono::Utc;
+use crossterm::event::{self, Event as TermEvent};
+
+use crate::cli::PlayArgs;
+use crate::core::Ms;
+use crate::core::command::{Command, parse};
+use crate::core::event::Event;
+use crate::session::{Session, SessionError};
+
+pub use describe::describe_event;
+pub use keys::{Action, LineKind, Message, Mode, MsgKind, Pending, UiState, after_execute, on_key};
+pub use screen::{Screen, Status, render};
+pub use timing::{bell, wait_for};
+
+/// How many of the latest moves the view carries.
+pub const LAST_MOVES: usize = 40;
+
+/// Milliseconds since the game's time origin, from the monotonic clock.
+fn now_ms(origin: Instant, offset_ms: u64) -> Ms {
+    offset_ms.saturating_add(u64::try_from(origin.elapsed().as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Run the Board UI until the user quits. `now = offset_ms + origin.elapsed()`; `status` is asked
+/// for the log's state before each frame; `notice` is shown in the message line at start.
+/// The terminal is restored on return and on panic (ratatui's hook).
+pub fn run(
+    session: &mut Session,
+    origin: Instant,
+    offset_ms: u64,
+    status: &mut dyn FnMut(&Session) -> Status,
+    notice: Option<String>,
+) -> std::io::Result<()> {
+    let mut terminal = match ratatui::try_init() {
+        Ok(t) => t,
+        Err(e) => {
+            // Raw mode may be on even though the alternate screen failed.
+            let _ = ratatui::try_restore();
+            return Err(e);
+        }
+    };
+    let result = run_loop(&mut terminal, session, origin, offset_ms, status, notice);
+    let restored = ratatui::try_restore();
+    result.and(restored)
+}
+
+/// The latest entry this screen recorded, for a shell whose status does not say.
+fn remember(last: &mut Option<String>, events: &[Event], entries: usize) {
+    if let Some(e) = events.last() {
+        *last = Some(format!(
+            "#{} {}",
+            entries.saturating_sub(1),
+            describe_event(e)
+        ));
+    }
+}
+
+fn catch_up(session: &mut Session, ui: &mut UiState, last: &mut Option<String>, now: Ms) {
+    if session.frozen.is_some() {
+        return;
+    }
+    match session.catch_up(now) {
+        Ok(events) => remember(last, &events, session.storage.len()),
+        Err(e) => after_execute(ui, &Err(e), session.storage.len()),
+    }
+}
+
+fn run_loop(
+    terminal: &mut ratatui::DefaultTerminal,
+    session: &mut Session,
+    origin: Instant,
+    offset_ms: u64,
+    status: &mut dyn FnMut(&Session) -> Status,
+    notice: Option<String>,
+) -> std::io::Result<()> {
+    let mut ui = UiState::new(notice);
+    let mut last: Option<String> = None;
+    loop {
+        let now = now_ms(origin, offset_ms);
+        catch_up(session, &mut ui, &mut last, now);
+        if ui.frozen.is_none() {
+            ui.frozen = session.frozen.clone();
+        }
+        let view = session.game.view(now, LAST_MOVES);
+        let mut st = status(session);
+        if st.last_entry.is_none() {
+            st.last_entry = last.clone();
+        }
+        let frozen = ui.frozen.is_some() || st.alarm.is_some();
+        if bell(&mut ui, &view, frozen) {
+            let mut out = std::io::stdout();
+            out.write_all(b"\x07")?;
+            out.flush()?;
+        }
+        terminal.draw(|f| render(&view, &ui, &st, f.area(), f.buffer_mut()))?;
+        if !event::poll(wait_for(&view, now))? {
+            continue;
+        }
+        // A resize, focus change or paste needs only the next frame, drawn for the new size.
+        let TermEvent::Key(key) = event::read()? else {
+            continue;
+        };
+        // Time first: a flag that fell before the key is recorded before the key acts.
+        let now = now_ms(origin, offset_ms);
+        catch_up(session, &mut ui, &mut last, now);
+        if st.alarm.is_some() && ui.frozen.is_none() {
+            ui.frozen = st.alarm.clone();
+        }
+        match on_key(&mut ui, key, &session.game) {
+            Action::None => {}
+            Action::Quit => return Ok(()),
+            Action::Execute(cmd) => {
+                let now = now_ms(origin, offset_ms);
+                let r = session.execute(&cmd, now);
+                if let Ok(events) = &r {
+                    remember(&mut last, events, session.storage.len());
+                }
+                after_execute(&mut ui, &r, session.storage.len());
+            }
+        }
+    }
+}
+
+/// Declarations of the demo game: Kasparov (white, human) v Deep Junior (black, machine).
+pub const DEMO_DECLARATIONS: &str = "\
+arbiter declare white human Garry Kasparov
+arbiter declare black machine Deep Junior
+arbiter declare operator Amir Ban
+arbiter declare team Shay Bushinsky, Boris Alterman
+";
+
+/// Parse declaration lines (`arbiter declare ...`; `#` comments, blank lines ignored).
+pub fn parse_declarations(text: &str) -> Result<Vec<Command>, String> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let l = l.split('#').next().unwrap_or("").trim();
+            (!l.is_empty()).then(|| parse(l).map_err(|e| format!("line {}: {e}", i + 1)))
+        })
+        .collect()
+}
+
+/// The session `arbiter play` drives, its time origin and offset, and a notice for the screen.
+/// For now: an in-memory game (nothing written to disk) with the demo declarations.
+fn open_session(a: &PlayArgs) -> Result<(Session, Instant, u64, Option<String>), String> {
+    let opened = crate::matchdir::open_game(&a.m.dir, a.game, &a.rules, &a.key)?;
+    let mut session = opened.session;
+    let mut notes: Vec<String> = opened.notice.into_iter().collect();
+    if session.game.phase == crate::core::game::Phase::Draft {
+        let demo = a.m.dir == std::path::Path::new(crate::cli::DEFAULT_MATCH_DIR);
+        let decl_text = match &a.declarations {
+            Some(p) => {
+                Some(std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?)
+            }
+            None if demo => Some(DEMO_DECLARATIONS.to_string()),
+            None => None,
+        };
+        match decl_text {
+            Some(t) => {
+                for cmd in parse_declarations(&t)? {
+                    session.game.declare(&cmd).map_err(|e| e.to_string())?;
+                }
+                let what = if a.declarations.is_some() { "declarations loaded" } else { "DEMO match with demo declarations and a demo key" };
+                notes.push(format!("game {}: {what} · Space starts White's clock", session.game.ctx.game));
+            }
+            None => notes.push(format!(
+                "game {}: declare the game first (:arbiter declare white human NAME, black machine NAME, operator, team), then Space starts White's clock",
+                session.game.ctx.game
+            )),
+        }
+    }
+    let notice = (!notes.is_empty()).then(|| notes.join(" · "));
+    Ok((session, Instant::now(), opened.now_ms, notice))
+}
+
+/// The status line: what the journal says about the log.
+fn journal_status(s: &Session) -> Status {
+    let st = s.storage.status();
+    let last = match (st.last_entry, st.warning) {
+        (Some(l), Some(w)) => Some(format!("{l} · ⚠ {w}")),
+        (l, None) => l,
+        (None, Some(w)) => Some(format!("⚠ {w}")),
+    };
+    Status {
+        entries: st.entries,
+        last_entry: last,
+        signed_upto: st.signed_upto,
+        alarm: s.frozen.clone(),
+    }
+}
+
+pub fn cmd_play(a: &PlayArgs) -> ExitCode {
+    let (mut session, origin, offset, notice) = match open_session(a) {
+        Ok(s) => s,
+        Err(e) => return crate::cli::fail(65, e),
+    };
+    let result = run(&mut session, origin, offset, &mut journal_status, notice);
+    if session.frozen.is_none() && !session.storage.is_empty() {
+        // Closing the board: sign everything recorded.
+        if let Err(w) = session.storage.checkpoint_now(Utc::now()) {
+            eprintln!("arbiter: warning: checkpoint not signed: {w}");
+        }
+    }
+    match result {
+        Ok(()) => match &session.frozen {
+            Some(m) => crate::cli::fail(74, SessionError::Storage(m.clone())),
+            None => ExitCode::SUCCESS,
+        },
+        Err(e) => crate::cli::fail(74, format!("terminal: {e}")),
+    }
 }

@@ -1,0 +1,714 @@
+//! The committee report as one self-contained HTML page: inline CSS and SVG, no script, no
+//! external assets. A pure function of the [`Report`] model; every text from the log is escaped.
+use std::fmt::Write;
+
+use super::model::{
+    ArchiveSection, DrawOfferRow, IncidentKind, MoveRow, Report, Stamp, Version, hms,
+};
+use super::svg;
+use crate::core::{Side, timefmt};
+
+/// Escape text for HTML element content and double- or single-quoted attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if c.is_control() && c != '\n' && c != '\t' => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const CSS: &str = r#"
+:root { color-scheme: light; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
+  color: #111827; background: #f9fafb; margin: 0; padding: 24px; line-height: 1.4; }
+main { max-width: 1120px; margin: 0 auto; background: #fff; padding: 24px 32px;
+  border: 1px solid #e5e7eb; border-radius: 6px; }
+h1 { font-size: 1.6em; margin: 0 0 4px 0; }
+h2 { font-size: 1.2em; margin: 28px 0 8px 0; padding-bottom: 4px; border-bottom: 2px solid #e5e7eb; }
+h3 { font-size: 1em; margin: 16px 0 6px 0; }
+.sub { color: #4b5563; margin: 0 0 12px 0; }
+.version { padding: 10px 14px; border-radius: 4px; margin: 12px 0; font-weight: 600; }
+.version p { font-weight: normal; margin: 4px 0 0 0; }
+.version-committee { background: #fef2f2; border: 2px solid #dc2626; color: #7f1d1d; }
+.version-public { background: #ecfdf5; border: 2px solid #059669; color: #064e3b; }
+table { border-collapse: collapse; width: 100%; margin: 6px 0 12px 0; font-size: 0.92em; }
+th, td { border: 1px solid #e5e7eb; padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: #f3f4f6; font-weight: 600; }
+table.kv th { width: 16em; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.time { white-space: nowrap; font-variant-numeric: tabular-nums; }
+td.utc { white-space: nowrap; font-size: 0.85em; color: #374151; }
+.clause { display: inline-block; min-width: 2.2em; padding: 0 4px; border-radius: 3px;
+  background: #eef2ff; color: #3730a3; font-weight: 600; text-align: center; }
+code, .mono { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 0.9em;
+  overflow-wrap: anywhere; }
+.none { color: #6b7280; font-style: italic; }
+.warn { color: #92400e; background: #fffbeb; border: 1px solid #f59e0b; padding: 8px 12px; border-radius: 4px; }
+.ok { color: #065f46; }
+.bad { color: #991b1b; font-weight: 600; }
+.result { font-size: 1.3em; font-weight: 700; }
+.chart { overflow-x: auto; }
+.chart svg { max-width: 100%; height: auto; }
+.withheld { color: #065f46; font-style: italic; }
+@media print { body { background: #fff; padding: 0; } main { border: 0; } }
+"#;
+
+fn stamp_cells(s: &Stamp) -> String {
+    format!(
+        r#"<td class="time">{}</td><td class="utc">{}</td>"#,
+        escape(&s.game_time),
+        escape(&s.utc)
+    )
+}
+
+fn clause(c: &str) -> String {
+    format!(r#"<span class="clause">{}</span>"#, escape(c))
+}
+
+fn none(s: &mut String, what: &str) {
+    let _ = write!(s, r#"<p class="none">{}</p>"#, escape(what));
+}
+
+fn kv(s: &mut String, rows: &[(&str, String)]) {
+    s.push_str(r#"<table class="kv">"#);
+    for (k, v) in rows {
+        let _ = write!(s, "<tr><th>{}</th><td>{v}</td></tr>", escape(k));
+    }
+    s.push_str("</table>");
+}
+
+fn mono(v: &str) -> String {
+    format!("<code>{}</code>", escape(v))
+}
+
+/// The whole page.
+pub fn render(r: &Report) -> String {
+    let mut s = String::new();
+    let title = format!("Arbiter report: match {}, game {}", r.match_id, r.game);
+    let _ = write!(
+        s,
+        r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="report-version" content="{}"><title>{}</title><style>{CSS}</style></head><body><main>"#,
+        match r.version {
+            Version::Committee => "committee",
+            Version::Public => "public",
+        },
+        escape(&title)
+    );
+    let _ = write!(s, "<h1>{}</h1>", escape(&title));
+    if let Some(d) = &r.declared {
+        let _ = write!(
+            s,
+            r#"<p class="sub">{} (white) vs {} (black) · {} · arbiter kit {}</p>"#,
+            escape(&d.declarations.white.name),
+            escape(&d.declarations.black.name),
+            escape(&d.rules_name),
+            escape(&r.kit_version)
+        );
+    }
+    let (class, id) = match r.version {
+        Version::Committee => ("version-committee", "version-committee"),
+        Version::Public => ("version-public", "version-public"),
+    };
+    let _ = write!(
+        s,
+        r#"<div class="version {class}" id="{id}">{}<p>{}</p></div>"#,
+        escape(r.version.title()),
+        escape(r.version.note())
+    );
+    if !r.warnings.is_empty() {
+        s.push_str(r#"<div class="warn"><strong>Problems reading the log:</strong><ul>"#);
+        for w in &r.warnings {
+            let _ = write!(s, "<li>{}</li>", escape(w));
+        }
+        s.push_str("</ul></div>");
+    }
+    declarations(&mut s, r);
+    verification(&mut s, r);
+    result(&mut s, r);
+    timeline(&mut s, r);
+    chart(&mut s, r);
+    moves(&mut s, r);
+    draw_offers(&mut s, r);
+    infractions(&mut s, r);
+    incidents(&mut s, r);
+    disputes(&mut s, r);
+    parameters(&mut s, r);
+    archives(&mut s, r);
+    s.push_str("</main></body></html>\n");
+    s
+}
+
+fn declarations(s: &mut String, r: &Report) {
+    s.push_str(r#"<section id="declarations"><h2>Declarations</h2>"#);
+    let Some(d) = &r.declared else {
+        none(s, "No declarations: the log has no game_opened entry.");
+        s.push_str("</section>");
+        return;
+    };
+    let dec = &d.declarations;
+    let player = |p: &crate::core::event::Player| {
+        format!(
+            "{} <span class=\"none\">({})</span>",
+            escape(&p.name),
+            match p.kind {
+                crate::core::event::PlayerKind::Human => "human",
+                crate::core::event::PlayerKind::Machine => "machine",
+            }
+        )
+    };
+    let team = if dec.team.is_empty() {
+        r#"<span class="none">none declared</span>"#.to_string()
+    } else {
+        escape(&dec.team.join(", "))
+    };
+    kv(
+        s,
+        &[
+            (
+                "Match / game",
+                escape(&format!("{} / {}", r.match_id, r.game)),
+            ),
+            ("White", player(&dec.white)),
+            ("Black", player(&dec.black)),
+            ("Machine operator (4c, 4d)", escape(&dec.operator)),
+            ("Machine team (9c)", team),
+            (
+                "Internal-clock algorithm (6c)",
+                format!(
+                    "{}<br><span class=\"none\">threshold {}; {}</span>",
+                    escape(&dec.algorithm.text),
+                    escape(&hms(dec.algorithm.threshold_ms)),
+                    escape(&dec.algorithm.source)
+                ),
+            ),
+            (
+                "Configuration SHA-256 (8a)",
+                dec.config_sha256.as_deref().map_or_else(
+                    || r#"<span class="none">not declared</span>"#.to_string(),
+                    mono,
+                ),
+            ),
+            (
+                "Rules profile",
+                format!(
+                    "{} <span class=\"none\">({})</span>",
+                    escape(&d.rules_name),
+                    escape(&d.rules_file)
+                ),
+            ),
+            ("Rules profile SHA-256", mono(&d.rules_sha256)),
+            (
+                "Arbiter key",
+                format!(
+                    "{} {}",
+                    escape(&d.arbiter_key.principal),
+                    mono(&d.arbiter_key.fingerprint)
+                ),
+            ),
+        ],
+    );
+    s.push_str("</section>");
+}
+
+fn verification(s: &mut String, r: &Report) {
+    let v = &r.verification;
+    s.push_str(r#"<section id="verification"><h2>Verification of the log</h2>"#);
+    kv(
+        s,
+        &[
+            ("Status", format!("<strong>{}</strong>", escape(&v.status))),
+            ("Detail", escape(&v.detail)),
+            ("Entries", v.entries.to_string()),
+            (
+                "Signed up to entry",
+                v.signed_upto.map_or_else(
+                    || r#"<span class="none">no signed checkpoint</span>"#.to_string(),
+                    |n| n.to_string(),
+                ),
+            ),
+        ],
+    );
+    s.push_str("</section>");
+}
+
+fn result(s: &mut String, r: &Report) {
+    s.push_str(r#"<section id="result"><h2>Result</h2>"#);
+    match &r.result {
+        Some(res) => {
+            let _ = write!(
+                s,
+                r#"<p class="result">{} <span class="none">— {}</span></p>"#,
+                escape(&res.score),
+                escape(&res.termination)
+            );
+            kv(
+                s,
+                &[
+                    ("Detail", escape(&res.detail)),
+                    ("Clause", clause(&res.clause)),
+                    (
+                        "Time",
+                        format!(
+                            "{} game time, {} UTC",
+                            escape(&res.stamp.game_time),
+                            escape(&res.stamp.utc)
+                        ),
+                    ),
+                    (
+                        "Ruling",
+                        res.ruling.map_or_else(
+                            || r#"<span class="none">none</span>"#.to_string(),
+                            |n| n.to_string(),
+                        ),
+                    ),
+                ],
+            );
+        }
+        None => none(s, "The game has no result in the log."),
+    }
+    s.push_str("</section>");
+}
+
+fn timeline(s: &mut String, r: &Report) {
+    s.push_str(r#"<section id="timeline"><h2>Timeline of machine-related actions (5b)</h2>"#);
+    s.push_str(
+        r#"<p class="sub">Every entry of the log except the moves (which are in the time-per-move table; a move that rejects a draw offer is listed here too).</p>"#,
+    );
+    if r.timeline.is_empty() {
+        none(s, "No entries.");
+    } else {
+        s.push_str(
+            r#"<table class="timeline"><thead><tr><th class="num">#</th><th>Game time</th><th>UTC</th><th>Actor</th><th>Clause</th><th>Action</th></tr></thead><tbody>"#,
+        );
+        for t in &r.timeline {
+            let _ = write!(
+                s,
+                r#"<tr data-kind="{}" data-clause="{}"><td class="num">{}</td>{}<td>{}</td><td>{}</td><td>{}</td></tr>"#,
+                escape(&t.kind),
+                escape(&t.clause),
+                t.stamp.entry,
+                stamp_cells(&t.stamp),
+                escape(&t.actor),
+                clause(&t.clause),
+                escape(&t.text)
+            );
+        }
+        s.push_str("</tbody></table>");
+    }
+    s.push_str("</section>");
+}
+
+fn chart(s: &mut String, r: &Report) {
+    s.push_str(r#"<section id="chart"><h2>Clocks</h2>"#);
+    s.push_str(
+        r#"<p class="sub">Each side's remaining time after each of its moves; dashed lines mark the time controls; triangles mark penalties (7c), diamonds clock corrections (6d, 7e).</p><div class="chart">"#,
+    );
+    s.push_str(&svg::chart(&r.chart));
+    s.push_str("</div></section>");
+}
+
+fn move_cells(m: Option<&MoveRow>) -> String {
+    match m {
+        None => r#"<td></td><td></td><td></td>"#.to_string(),
+        Some(m) => {
+            let mut san = escape(&m.san);
+            if let Some(f) = &m.corrected_from {
+                let _ = write!(
+                    san,
+                    r#" <span class="bad" title="7c">(executed {}, corrected)</span>"#,
+                    escape(f)
+                );
+            }
+            if m.declines_draw {
+                san.push_str(r#" <span class="none">(rejects the draw offer, 9e)</span>"#);
+            }
+            format!(
+                r#"<td class="san">{san}</td><td class="num">{}</td><td class="num">{}</td>"#,
+                escape(&timefmt::exact(m.spent_ms)),
+                escape(&timefmt::clock(m.remaining_ms))
+            )
+        }
+    }
+}
+
+fn moves(s: &mut String, r: &Report) {
+    s.push_str(r#"<section id="moves"><h2>Time per move</h2>"#);
+    if r.moves.is_empty() {
+        none(s, "No moves.");
+        s.push_str("</section>");
+        return;
+    }
+    let _ = write!(
+        s,
+        r#"<table class="moves"><thead><tr><th class="num">No.</th><th>Period</th><th>{} (white)</th><th class="num">Time</th><th class="num">Left</th><th>{} (black)</th><th class="num">Time</th><th class="num">Left</th></tr></thead><tbody>"#,
+        escape(&r.name(Side::White)),
+        escape(&r.name(Side::Black))
+    );
+    let last = r.moves.iter().map(|m| m.number).max().unwrap_or(0);
+    for n in 1..=last {
+        let w = r
+            .moves
+            .iter()
+            .find(|m| m.number == n && m.side == Side::White);
+        let b = r
+            .moves
+            .iter()
+            .find(|m| m.number == n && m.side == Side::Black);
+        let period = w.or(b).map_or(1, |m| m.period);
+        let _ = write!(
+            s,
+            r#"<tr><td class="num">{n}</td><td class="num">{period}</td>{}{}</tr>"#,
+            move_cells(w),
+            move_cells(b)
+        );
+    }
+    s.push_str("</tbody></table>");
+    let totals: Vec<String> = Side::BOTH
+        .iter()
+        .map(|side| {
+            let t: u64 = r
+                .moves
+                .iter()
+                .filter(|m| m.side == *side)
+                .map(|m| m.spent_ms)
+                .sum();
+            format!("{}: {}", r.name(*side), hms(t))
+        })
+        .collect();
+    let _ = write!(
+        s,
+        r#"<p class="sub">Time used in total: {}</p>"#,
+        escape(&totals.join("; "))
+    );
+    s.push_str("</section>");
+}
+
+fn offer_rows(s: &mut String, o: &DrawOfferRow) {
+    let mut consult = String::new();
+    if o.consultations.is_empty() {
+        consult.push_str(r#"<span class="none">none</span>"#);
+    } else {
+        consult.push_str("<ul>");
+        for c in &o.consultations {
+            let _ = write!(
+                consult,
+                "<li>{} – {} with {}: {}{}</li>",
+                escape(&c.started.game_time),
+                escape(c.ended.as_ref().map_or("open", |e| e.game_time.as_str())),
+                escape(&c.with.join(", ")),
+                escape(&c.used_ms.map_or_else(|| "-".to_string(), hms)),
+                if c.limit_reached {
+                    r#" <span class="bad">limit reached</span>"#
+                } else {
+                    ""
+                }
+            );
+        }
+        consult.push_str("</ul>");
+        let _ = write!(
+            consult,
+            "total {}{}",
+            escape(&hms(o.consultation_ms)),
+            if o.limit_reached {
+                r#" <span class="bad">(ten-minute limit reached, 9e)</span>"#
+            } else {
+                ""
+            }
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<tr>{}<td>{} ({})</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>"#,
+        stamp_cells(&o.stamp),
+        escape(&o.by_name),
+        o.by,
+        clause(&o.clause),
+        escape(o.with_move.as_deref().unwrap_or("-")),
+        escape(o.justification.as_deref().unwrap_or("-")),
+        consult,
+        escape(&o.outcome)
+    );
+}
+
+fn draw_offers(s: &mut String, r: &Report) {
+    s.push_str(r#"<section id="draw-offers"><h2>Draw offers and consultation (9)</h2>"#);
+    if r.draw_offers.is_empty() {
+        none(s, "No draw offers.");
+    } else {
+        s.push_str(
+            r#"<table><thead><tr><th>Game time</th><th>UTC</th><th>By</th><th>Clause</th><th>With move</th><th>Justification (9d)</th><th>Consultation (9c, 9e)</th><th>Outcome</th></tr></thead><tbody>"#,
+        );
+        for o in &r.draw_offers {
+            offer_rows(s, o);
+        }
+        s.push_str("</tbody></table>");
+    }
+    s.push_str("</section>");
+}
+
+fn infractions(s: &mut String, r: &Report) {
+    s.push_str(r#"<section id="infractions"><h2>Operator errors (7b, 7c)</h2>"#);
+    if r.infractions.is_empty() {
+        none(s, "No operator errors.");
+    } else {
+        s.push_str(
+            r#"<table><thead><tr><th>Game time</th><th>UTC</th><th>Clause</th><th>Executed</th><th>Machine's move</th><th>Clock pressed</th><th class="num">Infraction</th><th class="num">Penalty</th><th>Forfeit</th></tr></thead><tbody>"#,
+        );
+        for i in &r.infractions {
+            let _ = write!(
+                s,
+                r#"<tr>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class="num">{}</td><td class="num">{}</td><td>{}</td></tr>"#,
+                stamp_cells(&i.stamp),
+                clause(&i.clause),
+                escape(&i.played),
+                escape(&i.correct),
+                if i.pressed { "yes" } else { "no" },
+                if i.pressed {
+                    i.infraction.to_string()
+                } else {
+                    "-".into()
+                },
+                if i.penalty_ms > 0 {
+                    format!("+{}", escape(&hms(i.penalty_ms)))
+                } else {
+                    "-".into()
+                },
+                if i.forfeit {
+                    r#"<span class="bad">yes</span>"#
+                } else {
+                    "no"
+                }
+            );
+        }
+        s.push_str("</tbody></table>");
+    }
+    s.push_str("</section>");
+}
+
+fn incidents(s: &mut String, r: &Report) {
+    s.push_str(
+        r#"<section id="incidents"><h2>Technical problems (8a) and power failures (8b)</h2>"#,
+    );
+    if r.incidents.is_empty() {
+        none(s, "No technical problems or power failures.");
+    }
+    for inc in &r.incidents {
+        let kind = match inc.kind {
+            IncidentKind::Technical => "Technical problem",
+            IncidentKind::Power => "Power failure",
+        };
+        let _ = write!(
+            s,
+            r#"<h3>{kind} {} at {}: {}</h3>"#,
+            clause(&inc.clause),
+            escape(&inc.start.game_time),
+            escape(&inc.text)
+        );
+        let mut rows: Vec<(&str, String)> = vec![
+            (
+                "From",
+                format!(
+                    "{} game time, {} UTC",
+                    escape(&inc.start.game_time),
+                    escape(&inc.start.utc)
+                ),
+            ),
+            (
+                "To",
+                inc.end.as_ref().map_or_else(
+                    || r#"<span class="bad">still open</span>"#.to_string(),
+                    |e| format!("{} game time, {} UTC", escape(&e.game_time), escape(&e.utc)),
+                ),
+            ),
+            (
+                "Duration",
+                inc.duration_ms.map_or_else(|| "-".to_string(), hms),
+            ),
+        ];
+        let parts: Vec<String> = inc
+            .durations
+            .iter()
+            .map(|(n, d)| format!("{}: {}", escape(n), escape(&hms(*d))))
+            .collect();
+        if !parts.is_empty() {
+            rows.push(("Of which", parts.join("<br>")));
+        }
+        kv(s, &rows);
+        if !inc.details.is_empty() {
+            s.push_str(
+                r#"<table><thead><tr><th>Game time</th><th>UTC</th><th>What</th></tr></thead><tbody>"#,
+            );
+            for (st, t) in &inc.details {
+                let _ = write!(s, "<tr>{}<td>{}</td></tr>", stamp_cells(st), escape(t));
+            }
+            s.push_str("</tbody></table>");
+        }
+    }
+    s.push_str("</section>");
+}
+
+fn disputes(s: &mut String, r: &Report) {
+    s.push_str(r#"<section id="disputes"><h2>Disputes and rulings (12)</h2>"#);
+    if r.disputes.is_empty() {
+        none(s, "No disputes.");
+    } else {
+        s.push_str(
+            r#"<table><thead><tr><th class="num">Dispute</th><th>Game time</th><th>UTC</th><th>Text</th><th>Rulings</th><th>Decision</th></tr></thead><tbody>"#,
+        );
+        for d in &r.disputes {
+            let rulings = if d.rulings.is_empty() {
+                r#"<span class="none">none yet</span>"#.to_string()
+            } else {
+                d.rulings
+                    .iter()
+                    .map(|(st, id, t)| {
+                        format!(
+                            "ruling {id} at {} ({} UTC): {}",
+                            escape(&st.game_time),
+                            escape(&st.utc),
+                            escape(t)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("<br>")
+            };
+            let _ = write!(
+                s,
+                r#"<tr><td class="num">{}</td>{}<td>{}</td><td>{rulings}</td><td>{}</td></tr>"#,
+                d.id,
+                stamp_cells(&d.raised),
+                escape(&d.text),
+                d.decision.as_ref().map_or_else(
+                    || "-".to_string(),
+                    |(st, t)| format!("{}: {}", escape(&st.game_time), escape(t))
+                )
+            );
+        }
+        s.push_str("</tbody></table>");
+    }
+    s.push_str("</section>");
+}
+
+fn parameters(s: &mut String, r: &Report) {
+    s.push_str(r#"<section id="parameters"><h2>Machine parameters (6g, 6l)</h2>"#);
+    if r.parameters.is_empty() {
+        none(s, "No parameters set or requested.");
+    } else {
+        s.push_str(
+            r#"<table><thead><tr><th>Game time</th><th>UTC</th><th>Clause</th><th>Request</th><th>Parameter</th><th>Value / reason</th><th>Committee advice</th><th>Decision</th></tr></thead><tbody>"#,
+        );
+        for p in &r.parameters {
+            let advice = p
+                .advice
+                .iter()
+                .map(|(st, t)| format!("{}: {}", escape(&st.game_time), escape(t)))
+                .collect::<Vec<_>>()
+                .join("<br>");
+            let decision = p.decision.as_ref().map_or_else(
+                || {
+                    if p.id.is_some() {
+                        r#"<span class="bad">not decided</span>"#.to_string()
+                    } else {
+                        "-".to_string()
+                    }
+                },
+                |(st, ok, t)| {
+                    format!(
+                        "{}: {} — {}",
+                        escape(&st.game_time),
+                        if *ok { "permitted" } else { "refused" },
+                        escape(t)
+                    )
+                },
+            );
+            let _ = write!(
+                s,
+                r#"<tr>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{decision}</td></tr>"#,
+                stamp_cells(&p.stamp),
+                clause(&p.clause),
+                p.id.map_or_else(|| "-".to_string(), |i| i.to_string()),
+                escape(&p.name),
+                escape(&p.text),
+                if advice.is_empty() {
+                    "-".to_string()
+                } else {
+                    advice
+                },
+            );
+        }
+        s.push_str("</tbody></table>");
+    }
+    s.push_str("</section>");
+}
+
+fn archive(s: &mut String, a: &ArchiveSection, public: bool) {
+    let _ = write!(
+        s,
+        r#"<h3>{} {} at {} ({} UTC)</h3>"#,
+        escape(&a.what),
+        clause(&a.clause),
+        escape(&a.stamp.game_time),
+        escape(&a.stamp.utc)
+    );
+    let mut rows: Vec<(&str, String)> = Vec::new();
+    if let Some(sum) = &a.summary {
+        rows.push((
+            "Coverage (13c)",
+            format!("<strong>{}</strong>", escape(sum)),
+        ));
+    }
+    if let Some(st) = &a.status {
+        rows.push(("Coverage status", escape(st)));
+    }
+    if !rows.is_empty() {
+        kv(s, &rows);
+    }
+    if !a.move_problems.is_empty() {
+        s.push_str(
+            r#"<table class="engine-moves"><thead><tr><th class="num">Move</th><th>SAN</th><th>Problems</th></tr></thead><tbody>"#,
+        );
+        for m in &a.move_problems {
+            let _ = write!(
+                s,
+                r#"<tr><td class="num">{}</td><td>{}</td><td>{}</td></tr>"#,
+                escape(&m.number),
+                escape(&m.san),
+                escape(&m.problems.join("; "))
+            );
+        }
+        s.push_str("</tbody></table>");
+    }
+    if !a.fields.is_empty() {
+        s.push_str(r#"<table class="kv engine-fields">"#);
+        for (k, v) in &a.fields {
+            let _ = write!(s, "<tr><th>{}</th><td>{}</td></tr>", escape(k), mono(v));
+        }
+        s.push_str("</table>");
+    }
+    if public && a.withheld > 0 {
+        let _ = write!(
+            s,
+            r#"<p class="withheld">{} item(s) of this entry (per-move engine details, file digests) are withheld from the public version (13e).</p>"#,
+            a.withheld
+        );
+    }
+}
+
+fn archives(s: &mut String, r: &Report) {
+    s.push_str(r#"<section id="engine-log"><h2>Machine's log file and program copy (13)</h2>"#);
+    if r.archives.is_empty() {
+        none(s, "No engine log or program copy archived in this log.");
+    }
+    for a in &r.archives {
+        archive(s, a, r.version == Version::Public);
+    }
+    s.push_str("</section>");
+}

@@ -1,0 +1,519 @@
+//! The committee report as Markdown, for the terminal: the same sections as the HTML page, the
+//! clock chart as a table of remaining times. A pure function of the [`Report`] model.
+use std::fmt::Write;
+
+use super::model::{ArchiveSection, IncidentKind, MoveRow, Report, Stamp, Version, hms};
+use crate::core::{Side, timefmt};
+
+/// Escape text from the log for a Markdown table cell or line: no raw HTML, no table breaks,
+/// no code spans or links, one line.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' | '|' | '<' | '>' | '`' | '*' | '[' | ']' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' | '\t' => out.push(' '),
+            c if c.is_control() => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn row(s: &mut String, cells: &[String]) {
+    s.push('|');
+    for c in cells {
+        let _ = write!(s, " {c} |");
+    }
+    s.push('\n');
+}
+
+fn head(s: &mut String, cells: &[&str]) {
+    row(s, &cells.iter().map(|c| c.to_string()).collect::<Vec<_>>());
+    row(
+        s,
+        &cells.iter().map(|_| "---".to_string()).collect::<Vec<_>>(),
+    );
+}
+
+fn when(st: &Stamp) -> String {
+    if st.utc.is_empty() {
+        st.game_time.clone()
+    } else {
+        format!("{} ({} UTC)", st.game_time, escape(&st.utc))
+    }
+}
+
+fn move_cells(m: Option<&MoveRow>) -> [String; 3] {
+    match m {
+        None => [String::new(), String::new(), String::new()],
+        Some(m) => {
+            let mut san = escape(&m.san);
+            if let Some(f) = &m.corrected_from {
+                let _ = write!(san, " (executed {}, corrected 7c)", escape(f));
+            }
+            if m.declines_draw {
+                san.push_str(" (rejects the draw offer, 9e)");
+            }
+            [
+                san,
+                timefmt::exact(m.spent_ms),
+                timefmt::clock(m.remaining_ms),
+            ]
+        }
+    }
+}
+
+/// The whole report as Markdown.
+pub fn render(r: &Report) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "# Arbiter report: match {}, game {}\n",
+        escape(&r.match_id),
+        r.game
+    );
+    let _ = writeln!(s, "**{}.** {}\n", r.version.title(), r.version.note());
+    if !r.warnings.is_empty() {
+        s.push_str("**Problems reading the log:**\n\n");
+        for w in &r.warnings {
+            let _ = writeln!(s, "- {}", escape(w));
+        }
+        s.push('\n');
+    }
+
+    s.push_str("## Declarations\n\n");
+    match &r.declared {
+        Some(d) => {
+            let dec = &d.declarations;
+            let kind = |k: crate::core::event::PlayerKind| match k {
+                crate::core::event::PlayerKind::Human => "human",
+                crate::core::event::PlayerKind::Machine => "machine",
+            };
+            head(&mut s, &["Item", "Declared"]);
+            let rows = [
+                (
+                    "Match / game",
+                    format!("{} / {}", escape(&r.match_id), r.game),
+                ),
+                (
+                    "White",
+                    format!("{} ({})", escape(&dec.white.name), kind(dec.white.kind)),
+                ),
+                (
+                    "Black",
+                    format!("{} ({})", escape(&dec.black.name), kind(dec.black.kind)),
+                ),
+                ("Machine operator (4c, 4d)", escape(&dec.operator)),
+                (
+                    "Machine team (9c)",
+                    if dec.team.is_empty() {
+                        "none declared".into()
+                    } else {
+                        escape(&dec.team.join(", "))
+                    },
+                ),
+                (
+                    "Internal-clock algorithm (6c)",
+                    format!(
+                        "{} (threshold {}; {})",
+                        escape(&dec.algorithm.text),
+                        hms(dec.algorithm.threshold_ms),
+                        escape(&dec.algorithm.source)
+                    ),
+                ),
+                (
+                    "Configuration SHA-256 (8a)",
+                    dec.config_sha256
+                        .as_deref()
+                        .map_or_else(|| "not declared".to_string(), escape),
+                ),
+                (
+                    "Rules profile",
+                    format!("{} ({})", escape(&d.rules_name), escape(&d.rules_file)),
+                ),
+                ("Rules profile SHA-256", escape(&d.rules_sha256)),
+                (
+                    "Arbiter key",
+                    format!(
+                        "{} {}",
+                        escape(&d.arbiter_key.principal),
+                        escape(&d.arbiter_key.fingerprint)
+                    ),
+                ),
+            ];
+            for (k, v) in rows {
+                row(&mut s, &[k.to_string(), v]);
+            }
+            s.push('\n');
+        }
+        None => s.push_str("No declarations: the log has no game_opened entry.\n\n"),
+    }
+
+    let v = &r.verification;
+    s.push_str("## Verification of the log\n\n");
+    let _ = writeln!(s, "- Status: **{}**", escape(&v.status));
+    let _ = writeln!(s, "- Detail: {}", escape(&v.detail));
+    let _ = writeln!(s, "- Entries: {}", v.entries);
+    let _ = writeln!(
+        s,
+        "- Signed up to entry: {}\n",
+        v.signed_upto
+            .map_or_else(|| "no signed checkpoint".to_string(), |n| n.to_string())
+    );
+
+    s.push_str("## Result\n\n");
+    match &r.result {
+        Some(res) => {
+            let _ = writeln!(
+                s,
+                "**{}** by {} (clause {}) at {}: {}{}\n",
+                escape(&res.score),
+                escape(&res.termination),
+                escape(&res.clause),
+                when(&res.stamp),
+                escape(&res.detail),
+                res.ruling
+                    .map_or_else(String::new, |n| format!(" (ruling {n})"))
+            );
+        }
+        None => s.push_str("The game has no result in the log.\n\n"),
+    }
+
+    s.push_str("## Timeline of machine-related actions (5b)\n\n");
+    if r.timeline.is_empty() {
+        s.push_str("No entries.\n\n");
+    } else {
+        head(
+            &mut s,
+            &["#", "Game time", "UTC", "Actor", "Clause", "Action"],
+        );
+        for t in &r.timeline {
+            row(
+                &mut s,
+                &[
+                    t.stamp.entry.to_string(),
+                    t.stamp.game_time.clone(),
+                    escape(&t.stamp.utc),
+                    escape(&t.actor),
+                    escape(&t.clause),
+                    escape(&t.text),
+                ],
+            );
+        }
+        s.push('\n');
+    }
+
+    s.push_str("## Time per move\n\n");
+    if r.moves.is_empty() {
+        s.push_str("No moves.\n\n");
+    } else {
+        let w = format!("{} (white)", escape(&r.name(Side::White)));
+        let b = format!("{} (black)", escape(&r.name(Side::Black)));
+        head(
+            &mut s,
+            &["No.", "Period", &w, "Time", "Left", &b, "Time", "Left"],
+        );
+        let last = r.moves.iter().map(|m| m.number).max().unwrap_or(0);
+        for n in 1..=last {
+            let wm = r
+                .moves
+                .iter()
+                .find(|m| m.number == n && m.side == Side::White);
+            let bm = r
+                .moves
+                .iter()
+                .find(|m| m.number == n && m.side == Side::Black);
+            let period = wm.or(bm).map_or(1, |m| m.period);
+            let mut cells = vec![n.to_string(), period.to_string()];
+            cells.extend(move_cells(wm));
+            cells.extend(move_cells(bm));
+            row(&mut s, &cells);
+        }
+        s.push('\n');
+    }
+    if !r.chart.period_lines.is_empty() || !r.chart.marks.is_empty() {
+        let lines: Vec<String> = r.chart.period_lines.iter().map(|p| p.to_string()).collect();
+        let _ = writeln!(
+            s,
+            "Time controls after moves {}.",
+            if lines.is_empty() {
+                "-".to_string()
+            } else {
+                lines.join(", ")
+            }
+        );
+        for m in &r.chart.marks {
+            let _ = writeln!(s, "- Clock mark: {}", escape(&m.label));
+        }
+        s.push('\n');
+    }
+
+    s.push_str("## Draw offers and consultation (9)\n\n");
+    if r.draw_offers.is_empty() {
+        s.push_str("No draw offers.\n\n");
+    } else {
+        head(
+            &mut s,
+            &[
+                "When",
+                "By",
+                "Clause",
+                "With move",
+                "Justification (9d)",
+                "Consultation (9c, 9e)",
+                "Outcome",
+            ],
+        );
+        for o in &r.draw_offers {
+            let consult = if o.consultations.is_empty() {
+                "none".to_string()
+            } else {
+                let parts: Vec<String> = o
+                    .consultations
+                    .iter()
+                    .map(|c| {
+                        format!(
+                            "{}–{} with {}: {}{}",
+                            c.started.game_time,
+                            c.ended.as_ref().map_or("open", |e| e.game_time.as_str()),
+                            escape(&c.with.join(", ")),
+                            c.used_ms.map_or_else(|| "-".to_string(), hms),
+                            if c.limit_reached {
+                                " (limit reached)"
+                            } else {
+                                ""
+                            }
+                        )
+                    })
+                    .collect();
+                format!("{}; total {}", parts.join("; "), hms(o.consultation_ms))
+            };
+            row(
+                &mut s,
+                &[
+                    when(&o.stamp),
+                    format!("{} ({})", escape(&o.by_name), o.by),
+                    escape(&o.clause),
+                    escape(o.with_move.as_deref().unwrap_or("-")),
+                    escape(o.justification.as_deref().unwrap_or("-")),
+                    consult,
+                    escape(&o.outcome),
+                ],
+            );
+        }
+        s.push('\n');
+    }
+
+    s.push_str("## Operator errors (7b, 7c)\n\n");
+    if r.infractions.is_empty() {
+        s.push_str("No operator errors.\n\n");
+    } else {
+        head(
+            &mut s,
+            &[
+                "When",
+                "Clause",
+                "Executed",
+                "Machine's move",
+                "Clock pressed",
+                "Infraction",
+                "Penalty",
+                "Forfeit",
+            ],
+        );
+        for i in &r.infractions {
+            row(
+                &mut s,
+                &[
+                    when(&i.stamp),
+                    escape(&i.clause),
+                    escape(&i.played),
+                    escape(&i.correct),
+                    if i.pressed { "yes" } else { "no" }.into(),
+                    if i.pressed {
+                        i.infraction.to_string()
+                    } else {
+                        "-".into()
+                    },
+                    if i.penalty_ms > 0 {
+                        format!("+{}", hms(i.penalty_ms))
+                    } else {
+                        "-".into()
+                    },
+                    if i.forfeit { "yes" } else { "no" }.into(),
+                ],
+            );
+        }
+        s.push('\n');
+    }
+
+    s.push_str("## Technical problems (8a) and power failures (8b)\n\n");
+    if r.incidents.is_empty() {
+        s.push_str("No technical problems or power failures.\n\n");
+    }
+    for inc in &r.incidents {
+        let kind = match inc.kind {
+            IncidentKind::Technical => "Technical problem",
+            IncidentKind::Power => "Power failure",
+        };
+        let _ = writeln!(
+            s,
+            "### {kind} ({}) at {}: {}\n",
+            escape(&inc.clause),
+            inc.start.game_time,
+            escape(&inc.text)
+        );
+        let _ = writeln!(s, "- From: {}", when(&inc.start));
+        let _ = writeln!(
+            s,
+            "- To: {}",
+            inc.end
+                .as_ref()
+                .map_or_else(|| "still open".to_string(), when)
+        );
+        let _ = writeln!(
+            s,
+            "- Duration: {}",
+            inc.duration_ms.map_or_else(|| "-".to_string(), hms)
+        );
+        for (n, d) in &inc.durations {
+            let _ = writeln!(s, "  - {}: {}", escape(n), hms(*d));
+        }
+        for (st, t) in &inc.details {
+            let _ = writeln!(s, "- {}: {}", when(st), escape(t));
+        }
+        s.push('\n');
+    }
+
+    s.push_str("## Disputes and rulings (12)\n\n");
+    if r.disputes.is_empty() {
+        s.push_str("No disputes.\n\n");
+    }
+    for d in &r.disputes {
+        let _ = writeln!(
+            s,
+            "- Dispute {} at {}: {}",
+            d.id,
+            when(&d.raised),
+            escape(&d.text)
+        );
+        for (st, id, t) in &d.rulings {
+            let _ = writeln!(s, "  - Ruling {id} at {}: {}", when(st), escape(t));
+        }
+        if let Some((st, t)) = &d.decision {
+            let _ = writeln!(s, "  - Decision at {}: {}", when(st), escape(t));
+        }
+    }
+    if !r.disputes.is_empty() {
+        s.push('\n');
+    }
+
+    s.push_str("## Machine parameters (6g, 6l)\n\n");
+    if r.parameters.is_empty() {
+        s.push_str("No parameters set or requested.\n\n");
+    } else {
+        head(
+            &mut s,
+            &[
+                "When",
+                "Clause",
+                "Request",
+                "Parameter",
+                "Value / reason",
+                "Committee advice",
+                "Decision",
+            ],
+        );
+        for p in &r.parameters {
+            let advice: Vec<String> = p
+                .advice
+                .iter()
+                .map(|(st, t)| format!("{}: {}", st.game_time, escape(t)))
+                .collect();
+            let decision = p.decision.as_ref().map_or_else(
+                || {
+                    if p.id.is_some() {
+                        "not decided".to_string()
+                    } else {
+                        "-".to_string()
+                    }
+                },
+                |(st, ok, t)| {
+                    format!(
+                        "{}: {} — {}",
+                        st.game_time,
+                        if *ok { "permitted" } else { "refused" },
+                        escape(t)
+                    )
+                },
+            );
+            row(
+                &mut s,
+                &[
+                    when(&p.stamp),
+                    escape(&p.clause),
+                    p.id.map_or_else(|| "-".to_string(), |i| i.to_string()),
+                    escape(&p.name),
+                    escape(&p.text),
+                    if advice.is_empty() {
+                        "-".into()
+                    } else {
+                        advice.join("; ")
+                    },
+                    decision,
+                ],
+            );
+        }
+        s.push('\n');
+    }
+
+    s.push_str("## Machine's log file and program copy (13)\n\n");
+    if r.archives.is_empty() {
+        s.push_str("No engine log or program copy archived in this log.\n\n");
+    }
+    for a in &r.archives {
+        archive(&mut s, a, r.version == Version::Public);
+    }
+    s
+}
+
+fn archive(s: &mut String, a: &ArchiveSection, public: bool) {
+    let _ = writeln!(
+        s,
+        "### {} ({}) at {}\n",
+        escape(&a.what),
+        escape(&a.clause),
+        when(&a.stamp)
+    );
+    if let Some(sum) = &a.summary {
+        let _ = writeln!(s, "- Coverage (13c): **{}**", escape(sum));
+    }
+    if let Some(st) = &a.status {
+        let _ = writeln!(s, "- Coverage status: {}", escape(st));
+    }
+    for m in &a.move_problems {
+        let _ = writeln!(
+            s,
+            "- Move {} {}: {}",
+            escape(&m.number),
+            escape(&m.san),
+            escape(&m.problems.join("; "))
+        );
+    }
+    for (k, v) in &a.fields {
+        let _ = writeln!(s, "- {}: {}", escape(k), escape(v));
+    }
+    if public && a.withheld > 0 {
+        let _ = writeln!(
+            s,
+            "- {} item(s) of this entry (per-move engine details, file digests) are withheld \
+             from the public version (13e).",
+            a.withheld
+        );
+    }
+    s.push('\n');
+}

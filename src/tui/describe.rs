@@ -1,0 +1,80 @@
+//! One-line descriptions of log entries for the status and message lines (pure).
+use crate::core::event::{Event, EventKind, Termination};
+use crate::core::timefmt;
+
+fn brief(v: &serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::String(s) => Some(if s.chars().count() > 48 {
+            let cut: String = s.chars().take(47).collect();
+            format!("{cut}…")
+        } else {
+            s.clone()
+        }),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        serde_json::Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// `0:41:02 operator 6a move_made Nf3`, `1:12:09 kit 3 game_ended 1-0 ...`.
+pub fn describe_event(e: &Event) -> String {
+    let head = format!(
+        "{} {} ({}) {}",
+        timefmt::clock(e.at as i64),
+        e.actor.name(),
+        e.clause,
+        e.kind_name()
+    );
+    let detail = match &e.kind {
+        EventKind::GameOpened(o) => format!(
+            "{} v {}",
+            o.declarations.white.name, o.declarations.black.name
+        ),
+        EventKind::MoveMade { san, side, .. } => format!("{side} {san}"),
+        EventKind::GameEnded {
+            score, termination, ..
+        } => format!("{} {}", score.text(), termination_text(*termination)),
+        EventKind::Recovery(_)
+        | EventKind::EngineLogArchived(_)
+        | EventKind::ProgramArchived(_) => String::new(),
+        _ => {
+            let (_, body) = crate::session::kind_and_body(e);
+            match body {
+                serde_json::Value::Object(m) => m
+                    .iter()
+                    .filter_map(|(k, v)| brief(v).map(|b| format!("{k}={b}")))
+                    .take(3)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                other => brief(&other).unwrap_or_default(),
+            }
+        }
+    };
+    if detail.is_empty() {
+        head
+    } else {
+        format!("{head} {detail}")
+    }
+}
+
+/// How a game ended, in words.
+pub fn termination_text(t: Termination) -> &'static str {
+    match t {
+        Termination::Checkmate => "checkmate",
+        Termination::Stalemate => "stalemate",
+        Termination::InsufficientMaterial => "insufficient material",
+        Termination::FivefoldRepetition => "fivefold repetition",
+        Termination::SeventyFiveMoves => "75-move rule",
+        Termination::ThreefoldClaim => "threefold repetition claimed",
+        Termination::FiftyMoveClaim => "50-move rule claimed",
+        Termination::FlagFall => "flag fall",
+        Termination::FlagFallDraw => "flag fall, no mating material",
+        Termination::Resignation => "resignation",
+        Termination::DrawAgreed => "draw agreed",
+        Termination::TablebaseDraw => "tablebase draw (10a)",
+        Termination::Forfeit => "forfeit",
+        Termination::NoShow => "no-show",
+        Termination::ArbiterDecision => "arbiter's decision",
+        Termination::MoveCap => "move cap",
+    }
+}

@@ -1,0 +1,535 @@
+//! Keys -> actions: a pure state machine over [`UiState`]. Nothing here touches the terminal,
+//! the clock or the log; the loop executes the [`Action`] and reports back with
+//! [`after_execute`].
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use crate::core::board::complete_san;
+use crate::core::command::{Command, HELP, parse};
+use crate::core::event::Event;
+use crate::core::game::{Game, Phase};
+use crate::session::SessionError;
+
+use super::describe::describe_event;
+
+/// What the message line says, and how it is coloured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MsgKind {
+    /// A notice from the shell (e.g. the restart-gap prompt) or a hint.
+    Info,
+    /// Something was recorded (shown only after the log append returned).
+    Done,
+    /// The core refused a command: nothing changed; the text names the clause.
+    Refused,
+    /// The words were not understood, or an internal error.
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub kind: MsgKind,
+    pub text: String,
+}
+
+impl Message {
+    pub fn new(kind: MsgKind, text: impl Into<String>) -> Message {
+        Message {
+            kind,
+            text: text.into(),
+        }
+    }
+}
+
+/// What waits for a y/n answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pending {
+    Command(Command),
+    Quit,
+}
+
+/// Which line is being edited, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// `move ▸` — pressing the clock: a SAN/UCI move with Tab completion.
+    Move,
+    /// `:` — the words of script mode.
+    Command,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mode {
+    /// Nothing being typed: single keys act (Space presses the clock, s/r stop/resume, ...).
+    Clock,
+    /// Editing a line.
+    Line(LineKind),
+    /// The command list, scrolled by this many lines.
+    Help { scroll: u16 },
+    /// An irreversible action awaits y/n; `text` is what was typed.
+    Confirm { pending: Pending, text: String },
+}
+
+/// Tab completion in progress: the candidates for `base` and the one shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    pub base: String,
+    pub candidates: Vec<String>,
+    pub index: usize,
+}
+
+/// Everything the screen knows beyond the game: the mode, the line being typed, the message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UiState {
+    pub mode: Mode,
+    pub line: String,
+    pub completion: Option<Completion>,
+    pub message: Option<Message>,
+    /// The log could not be written: input is frozen and the alarm is shown.
+    pub frozen: Option<String>,
+    /// Lines entered on the `:` line, oldest first (Up/Down recall them).
+    pub history: Vec<String>,
+    pub history_pos: Option<usize>,
+    /// The line that produced the command being executed, restored if the core refuses it.
+    pub submitted: Option<(LineKind, String)>,
+    /// Red alarms the bell has already rung for (rung again only when one appears anew).
+    pub rung: Vec<&'static str>,
+}
+
+impl Default for UiState {
+    fn default() -> Self {
+        UiState::new(None)
+    }
+}
+
+impl UiState {
+    pub fn new(notice: Option<String>) -> UiState {
+        UiState {
+            mode: Mode::Clock,
+            line: String::new(),
+            completion: None,
+            message: notice.map(|n| Message::new(MsgKind::Info, n)),
+            frozen: None,
+            history: Vec::new(),
+            history_pos: None,
+            submitted: None,
+            rung: Vec::new(),
+        }
+    }
+}
+
+/// What the loop must do after a key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    None,
+    /// Run this command through the session (catch-up, decide, append, evolve).
+    Execute(Command),
+    Quit,
+}
+
+/// Commands that can end the game or change what was played; they ask y/n first.
+pub fn needs_confirmation(cmd: &Command) -> bool {
+    use Command as C;
+    matches!(
+        cmd,
+        C::Resign
+            | C::HumanResign
+            | C::AcceptDraw
+            | C::HumanAcceptDraw
+            | C::TablebaseDraw
+            | C::Decide { .. }
+            | C::NoShow { .. }
+            | C::Claim { .. }
+            | C::WrongMove { .. }
+            | C::CorrectClock { .. }
+            | C::TakeBack { .. }
+    )
+}
+
+fn ctrl(key: &KeyEvent, c: char) -> bool {
+    key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char(c)
+}
+
+/// Handle one key. Pure: reads the game (for SAN completion and the phase), changes only `ui`.
+pub fn on_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
+    if key.kind == KeyEventKind::Release {
+        return Action::None;
+    }
+    if ui.frozen.is_some() {
+        // The log is not being written: nothing may be entered. Only leaving is possible.
+        return match key.code {
+            KeyCode::Char('q') => Action::Quit,
+            _ if ctrl(&key, 'c') => Action::Quit,
+            _ => Action::None,
+        };
+    }
+    match ui.mode.clone() {
+        Mode::Clock => clock_key(ui, key, game),
+        Mode::Line(kind) => line_key(ui, kind, key, game),
+        Mode::Help { scroll } => {
+            let scroll = match key.code {
+                KeyCode::Esc | KeyCode::Char('q' | '?') | KeyCode::F(1) => {
+                    ui.mode = Mode::Clock;
+                    return Action::None;
+                }
+                KeyCode::Down | KeyCode::Char('j') => scroll.saturating_add(1),
+                KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
+                KeyCode::PageDown | KeyCode::Char(' ') => scroll.saturating_add(10),
+                KeyCode::PageUp => scroll.saturating_sub(10),
+                KeyCode::Home => 0,
+                _ => scroll,
+            };
+            ui.mode = Mode::Help {
+                scroll: scroll.min(help_len()),
+            };
+            Action::None
+        }
+        Mode::Confirm { pending, text } => match key.code {
+            KeyCode::Char('y' | 'Y') => {
+                ui.mode = Mode::Clock;
+                match pending {
+                    Pending::Quit => Action::Quit,
+                    Pending::Command(c) => {
+                        ui.submitted = Some((LineKind::Command, text));
+                        Action::Execute(c)
+                    }
+                }
+            }
+            KeyCode::Char('n' | 'N') | KeyCode::Esc => {
+                ui.mode = Mode::Clock;
+                ui.message = Some(Message::new(
+                    MsgKind::Info,
+                    match pending {
+                        Pending::Quit => "not quitting".to_string(),
+                        Pending::Command(_) => format!("cancelled, nothing recorded: {text}"),
+                    },
+                ));
+                Action::None
+            }
+            _ if ctrl(&key, 'c') => {
+                ui.mode = Mode::Clock;
+                Action::None
+            }
+            _ => Action::None,
+        },
+    }
+}
+
+fn open_line(ui: &mut UiState, kind: LineKind, text: &str) {
+    ui.mode = Mode::Line(kind);
+    ui.line = text.to_string();
+    ui.completion = None;
+    ui.history_pos = None;
+}
+
+/// Characters that begin a move in SAN or UCI: files, pieces, castling.
+fn starts_move(c: char) -> bool {
+    matches!(c, 'a'..='h' | 'N' | 'B' | 'R' | 'Q' | 'K' | 'O')
+}
+
+fn clock_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
+    if ctrl(&key, 'c') {
+        ui.mode = Mode::Confirm {
+            pending: Pending::Quit,
+            text: "quit".into(),
+        };
+        return Action::None;
+    }
+    match key.code {
+        KeyCode::Char(' ') | KeyCode::Enter => match game.phase {
+            // Pressing the clock before the game starts White's clock.
+            Phase::Draft | Phase::Opened => Action::Execute(Command::Start),
+            Phase::Playing => {
+                open_line(ui, LineKind::Move, "");
+                Action::None
+            }
+            Phase::Ended => {
+                ui.message = Some(Message::new(
+                    MsgKind::Info,
+                    "the game is over; : opens the command line (notes, rulings)",
+                ));
+                Action::None
+            }
+        },
+        KeyCode::Char('s') | KeyCode::F(5) => Action::Execute(Command::Stop {
+            reason: "stopped at the board (stop key)".into(),
+        }),
+        KeyCode::Char('r') | KeyCode::F(6) => Action::Execute(Command::Resume),
+        KeyCode::F(7) => Action::Execute(Command::HumanOfferDraw),
+        KeyCode::F(8) => {
+            let team = game.decl.as_ref().map(|d| d.team.join(", "));
+            let team = team.unwrap_or_else(|| game.draft.team.join(", "));
+            open_line(ui, LineKind::Command, &format!("operator consult {team}"));
+            Action::None
+        }
+        KeyCode::Char(':') => {
+            open_line(ui, LineKind::Command, "");
+            Action::None
+        }
+        KeyCode::Char('?') | KeyCode::F(1) => {
+            ui.mode = Mode::Help { scroll: 0 };
+            Action::None
+        }
+        KeyCode::Char('q') => {
+            ui.mode = Mode::Confirm {
+                pending: Pending::Quit,
+                text: "quit".into(),
+            };
+            Action::None
+        }
+        KeyCode::Esc => {
+            ui.message = None;
+            Action::None
+        }
+        KeyCode::Char(c) if starts_move(c) && game.phase == Phase::Playing => {
+            open_line(ui, LineKind::Move, &c.to_string());
+            Action::None
+        }
+        _ => Action::None,
+    }
+}
+
+fn line_key(ui: &mut UiState, kind: LineKind, key: KeyEvent, game: &Game) -> Action {
+    if ctrl(&key, 'c') || key.code == KeyCode::Esc {
+        ui.mode = Mode::Clock;
+        ui.line.clear();
+        ui.completion = None;
+        return Action::None;
+    }
+    if ctrl(&key, 'u') {
+        ui.line.clear();
+        ui.completion = None;
+        return Action::None;
+    }
+    match key.code {
+        KeyCode::Char(c) => {
+            ui.line.push(c);
+            ui.completion = None;
+            ui.history_pos = None;
+            Action::None
+        }
+        KeyCode::Backspace => {
+            if ui.line.pop().is_none() {
+                ui.mode = Mode::Clock;
+            }
+            ui.completion = None;
+            Action::None
+        }
+        KeyCode::Tab => {
+            complete(ui, kind, game, true);
+            Action::None
+        }
+        KeyCode::BackTab => {
+            complete(ui, kind, game, false);
+            Action::None
+        }
+        KeyCode::Up | KeyCode::Down if kind == LineKind::Command => {
+            recall(ui, key.code == KeyCode::Up);
+            Action::None
+        }
+        KeyCode::Enter => submit(ui, kind),
+        _ => Action::None,
+    }
+}
+
+fn recall(ui: &mut UiState, older: bool) {
+    if ui.history.is_empty() {
+        return;
+    }
+    let last = ui.history.len() - 1;
+    let pos = match (ui.history_pos, older) {
+        (None, true) => Some(last),
+        (None, false) => None,
+        (Some(p), true) => Some(p.saturating_sub(1)),
+        (Some(p), false) if p < last => Some(p + 1),
+        (Some(_), false) => None,
+    };
+    ui.history_pos = pos;
+    ui.line = pos
+        .and_then(|p| ui.history.get(p).cloned())
+        .unwrap_or_default();
+    ui.completion = None;
+}
+
+fn submit(ui: &mut UiState, kind: LineKind) -> Action {
+    let text = ui.line.trim().to_string();
+    if text.is_empty() {
+        ui.mode = Mode::Clock;
+        return Action::None;
+    }
+    let parsed = match kind {
+        LineKind::Move => parse(&format!("move {text}")),
+        LineKind::Command => {
+            if ui.history.last() != Some(&text) {
+                ui.history.push(text.clone());
+            }
+            parse(&text)
+        }
+    };
+    ui.completion = None;
+    ui.history_pos = None;
+    match parsed {
+        Err(e) => {
+            ui.message = Some(Message::new(MsgKind::Error, format!("not understood: {e}")));
+            Action::None
+        }
+        Ok(cmd) if needs_confirmation(&cmd) => {
+            ui.mode = Mode::Confirm {
+                pending: Pending::Command(cmd),
+                text,
+            };
+            ui.line.clear();
+            Action::None
+        }
+        Ok(cmd) => {
+            ui.mode = Mode::Clock;
+            ui.line.clear();
+            ui.submitted = Some((kind, text));
+            Action::Execute(cmd)
+        }
+    }
+}
+
+/// Candidates for Tab on a line: SAN moves on the move line (and after `move ` on the command
+/// line), otherwise the command words of [`HELP`].
+pub fn candidates(kind: LineKind, line: &str, game: &Game) -> Vec<String> {
+    match kind {
+        LineKind::Move => complete_san(&game.board, line),
+        LineKind::Command => match line.strip_prefix("move ") {
+            Some(rest) => complete_san(&game.board, rest.trim_start())
+                .into_iter()
+                .map(|m| format!("move {m}"))
+                .collect(),
+            None => command_words()
+                .into_iter()
+                .filter(|w| w.starts_with(line))
+                .collect(),
+        },
+    }
+}
+
+/// The literal beginnings of every command in [`HELP`], with one level of `a|b` alternatives
+/// expanded: `arbiter stop `, `arbiter correct 6d `, `operator claim threefold`, ...
+pub fn command_words() -> Vec<String> {
+    let mut out: Vec<String> = vec!["move ".into()];
+    for h in HELP {
+        let mut lit: Vec<&str> = Vec::new();
+        let mut alts: Vec<&str> = Vec::new();
+        let mut complete = true;
+        for tok in h.words.split_whitespace() {
+            let lower = tok
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '|');
+            if lower && !tok.contains('|') {
+                lit.push(tok);
+            } else {
+                if lower {
+                    alts = tok.split('|').collect();
+                }
+                complete = false;
+                break;
+            }
+        }
+        let base = lit.join(" ");
+        let tail = if complete { "" } else { " " };
+        let mut add = |s: String| {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        };
+        if alts.is_empty() {
+            add(format!("{base}{tail}"));
+        } else {
+            for a in alts {
+                add(format!("{base} {a} "));
+            }
+        }
+    }
+    out
+}
+
+fn complete(ui: &mut UiState, kind: LineKind, game: &Game, forward: bool) {
+    let c = match ui.completion.take() {
+        Some(mut c) if !c.candidates.is_empty() => {
+            let n = c.candidates.len();
+            c.index = if forward {
+                (c.index + 1) % n
+            } else {
+                (c.index + n - 1) % n
+            };
+            c
+        }
+        _ => {
+            let base = ui.line.clone();
+            let candidates = candidates(kind, &base, game);
+            if candidates.is_empty() {
+                ui.message = Some(Message::new(
+                    MsgKind::Info,
+                    match kind {
+                        LineKind::Move => format!("no legal move starts with '{base}'"),
+                        LineKind::Command => format!("no command starts with '{base}'"),
+                    },
+                ));
+                return;
+            }
+            let index = if forward { 0 } else { candidates.len() - 1 };
+            Completion {
+                base,
+                candidates,
+                index,
+            }
+        }
+    };
+    if let Some(s) = c.candidates.get(c.index) {
+        ui.line = s.clone();
+    }
+    ui.completion = Some(c);
+}
+
+/// Tell the screen how a command ended. `entries` is the log length after it.
+/// Only an `Ok` (the append returned) shows a command as done; a refusal restores the line that
+/// produced it so it can be corrected; a storage failure freezes input.
+pub fn after_execute(ui: &mut UiState, result: &Result<Vec<Event>, SessionError>, entries: usize) {
+    let submitted = ui.submitted.take();
+    match result {
+        Ok(events) if events.is_empty() => {
+            ui.message = Some(Message::new(
+                MsgKind::Done,
+                "noted in the draft declarations (recorded when the game is opened)",
+            ));
+        }
+        Ok(events) => {
+            let first = entries.saturating_sub(events.len());
+            let text: Vec<String> = events
+                .iter()
+                .enumerate()
+                .map(|(i, e)| format!("#{} {}", first + i, describe_event(e)))
+                .collect();
+            ui.message = Some(Message::new(
+                MsgKind::Done,
+                format!("recorded {}", text.join(" · ")),
+            ));
+        }
+        Err(SessionError::Refused(r)) => {
+            ui.message = Some(Message::new(MsgKind::Refused, r.to_string()));
+            if let Some((kind, text)) = submitted
+                && kind == LineKind::Move
+            {
+                open_line(ui, kind, &text);
+            }
+        }
+        Err(SessionError::Storage(m)) => {
+            ui.frozen = Some(m.clone());
+            ui.mode = Mode::Clock;
+            ui.message = Some(Message::new(
+                MsgKind::Error,
+                "the log append failed: the last action was NOT recorded",
+            ));
+        }
+        Err(e @ SessionError::Apply(_)) => {
+            ui.message = Some(Message::new(MsgKind::Error, e.to_string()));
+        }
+    }
+}
+
+/// Lines of the help overlay's text (for scrolling limits).
+pub fn help_len() -> u16 {
+    u16::try_from(HELP.len() + 24).unwrap_or(u16::MAX)
+}

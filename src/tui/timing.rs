@@ -1,0 +1,96 @@
+//! When the loop must wake next, and when the bell rings (pure).
+use std::time::Duration;
+
+use crate::core::Ms;
+use crate::core::event::Termination;
+use crate::core::view::{Panel, Urgency, View};
+
+use super::keys::UiState;
+
+/// Longest sleep when nothing on screen changes on its own (the shell's status may change).
+pub const IDLE_WAKE: Duration = Duration::from_secs(30);
+
+/// Milliseconds until a clock face (rounding down: `h:mm:ss` shows a second while any of it is
+/// left) shows a different second.
+fn floor_boundary(ms: i64) -> u64 {
+    ms.rem_euclid(1000) as u64 + 1
+}
+
+/// Milliseconds until a countdown shown rounding up (`m:ss`, [`crate::core::timefmt::short`])
+/// changes.
+fn ceil_boundary(ms: i64) -> u64 {
+    (ms - 1).rem_euclid(1000) as u64 + 1
+}
+
+/// How long the loop may sleep at `now`: until the earliest of the next displayed-second
+/// boundary of a running clock or countdown on screen and the core's next deadline (flag fall,
+/// 9e limit, 8b window). Deadlines already past are ignored (they are recorded by catch-up, or
+/// wait for the arbiter), so this never returns zero: no busy loop.
+pub fn wait_for(view: &View, now: Ms) -> Duration {
+    let mut wake: Vec<u64> = Vec::new();
+    for c in &view.clocks {
+        if c.running {
+            wake.push(floor_boundary(c.shown_ms));
+        }
+    }
+    for p in &view.panels {
+        match p {
+            Panel::DrawOffer {
+                consulting_with,
+                left_ms,
+                ..
+            } if !consulting_with.is_empty() && *left_ms > 0 => {
+                wake.push(ceil_boundary(*left_ms));
+            }
+            Panel::Power {
+                window_left_ms: Some(w),
+                reset_done: false,
+                ..
+            } if *w > 0 => wake.push(ceil_boundary(*w)),
+            _ => {}
+        }
+    }
+    if let Some(d) = view.next_deadline.filter(|d| *d > now) {
+        wake.push(d - now);
+    }
+    wake.into_iter().min().map_or(IDLE_WAKE, |ms| {
+        Duration::from_millis(ms.max(1)).min(IDLE_WAKE)
+    })
+}
+
+/// The red alarms currently on screen: 9e limit reached, flag fallen, 8b window over, log
+/// failure.
+pub fn red_alarms(view: &View, frozen: bool) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for p in &view.panels {
+        match p {
+            Panel::DrawOffer {
+                urgency: Urgency::Red,
+                ..
+            } => out.push("9e"),
+            Panel::Result {
+                termination: Termination::FlagFall | Termination::FlagFallDraw,
+                ..
+            } => out.push("flag"),
+            Panel::Power {
+                window_left_ms: Some(w),
+                reset_done: false,
+                ..
+            } if *w <= 0 => out.push("8b"),
+            _ => {}
+        }
+    }
+    if frozen {
+        out.push("log");
+    }
+    out
+}
+
+/// Whether the terminal bell must ring now: a red alarm appeared that was not on screen at the
+/// previous call. Updates `ui.rung`.
+pub fn bell(ui: &mut UiState, view: &View, frozen: bool) -> bool {
+    let now = red_alarms(view, frozen);
+    let ring = now.iter().any(|a| !ui.rung.contains(a));
+    ui.rung = now;
+    ring
+}

@@ -1,0 +1,274 @@
+//! End to end: `arbiter report` on a match folder writes the HTML (0600) and the Markdown, and
+//! the HTML renders in headless Chromium without errors about the page.
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::report_support::{TestResult, game_events};
+use arbiter::session::kind_and_body;
+
+/// Write a game log as the journal does (one JSON object a line; `prev` is not checked here).
+fn write_log(match_dir: &Path, n: u32, white: &str) -> TestResult {
+    let (events, utc) = game_events(white)?;
+    let dir = arbiter::session::game_dir(match_dir, n);
+    std::fs::create_dir_all(&dir)?;
+    let mut text = String::new();
+    for (i, (e, u)) in events.iter().zip(&utc).enumerate() {
+        let (kind, body) = kind_and_body(e);
+        let line = serde_json::json!({
+            "v": 1, "seq": i, "prev": null, "utc": u, "mono_ms": e.at,
+            "actor": e.actor.name(), "clause": e.clause, "kind": kind, "body": body,
+        });
+        text.push_str(&serde_json::to_string(&line)?);
+        text.push('\n');
+    }
+    std::fs::write(arbiter::session::log_path(match_dir, n), text)?;
+    Ok(())
+}
+
+fn arbiter(args: &[&str]) -> Result<std::process::Output, std::io::Error> {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+}
+
+fn mode(p: &Path) -> Result<u32, std::io::Error> {
+    Ok(std::fs::metadata(p)?.permissions().mode() & 0o777)
+}
+
+#[test]
+fn report_read_log_gives_the_events_and_their_utc() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    write_log(tmp.path(), 1, "Garry Kasparov")?;
+    let (events, utc) =
+        arbiter::report::model::read_log(&arbiter::session::log_path(tmp.path(), 1))?;
+    let (want, want_utc) = game_events("Garry Kasparov")?;
+    assert_eq!(events, want);
+    assert_eq!(utc, want_utc);
+    assert!(arbiter::report::model::read_log(&tmp.path().join("missing.jsonl")).is_err());
+    Ok(())
+}
+
+#[test]
+fn report_cli_writes_html_and_markdown_readable_by_the_owner_only() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    let dir = tmp.path().join("ny-2003");
+    write_log(&dir, 1, "Garry Kasparov")?;
+    let d = dir.to_string_lossy().to_string();
+
+    let out = arbiter(&["report", "--match", &d, "--game", "1"])?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html_path = dir.join("game-1/report.html");
+    assert_eq!(
+        String::from_utf8(out.stdout)?.trim(),
+        html_path.to_string_lossy()
+    );
+    assert_eq!(mode(&html_path)?, 0o600);
+    let html = std::fs::read_to_string(&html_path)?;
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("Committee version"));
+    assert!(html.contains("not checked by this build"));
+
+    let out = arbiter(&["report", "--match", &d, "--game", "1", "--markdown"])?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md_path = dir.join("game-1/report.md");
+    assert_eq!(mode(&md_path)?, 0o600);
+    assert!(
+        std::fs::read_to_string(&md_path)?.starts_with("# Arbiter report: match ny-2003, game 1")
+    );
+
+    // --public to a chosen path; an existing file is replaced and tightened to 0600.
+    let public = tmp.path().join("public.html");
+    std::fs::write(&public, "old")?;
+    std::fs::set_permissions(&public, std::fs::Permissions::from_mode(0o644))?;
+    let p = public.to_string_lossy().to_string();
+    let out = arbiter(&[
+        "report", "--match", &d, "--game", "1", "--public", "--out", &p,
+    ])?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(mode(&public)?, 0o600);
+    let text = std::fs::read_to_string(&public)?;
+    assert!(text.contains("Public version (rule 5b release)"));
+    assert!(!text.contains("aa11bb22cc33dd44ee55ff66aa11bb22cc33dd44ee55ff66aa11bb22cc33dd44"));
+
+    // A game without a log: exit 66, nothing written.
+    let out = arbiter(&["report", "--match", &d, "--game", "7"])?;
+    assert_eq!(out.status.code(), Some(66));
+    assert!(!dir.join("game-7/report.html").exists());
+    Ok(())
+}
+
+#[test]
+fn report_html_is_self_contained() -> TestResult {
+    let (events, utc) = game_events("Garry Kasparov")?;
+    let v = arbiter::report::Verification::not_checked(events.len());
+    let html =
+        arbiter::report::html::render(&arbiter::report::model::build(&events, &utc, &v, false));
+    for banned in [
+        "<script", "<link", "<img", "<iframe", "src=", "url(", "@import",
+    ] {
+        assert!(!html.contains(banned), "{banned}");
+    }
+    // The only URL is the SVG namespace, which is never fetched.
+    let urls = html.matches("http").count();
+    assert_eq!(urls, html.matches("http://www.w3.org/2000/svg").count());
+    Ok(())
+}
+
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .flat_map(|n| std::env::split_paths(&path).map(move |d| d.join(n)))
+        .find(|p| p.is_file())
+}
+
+/// Whether fontconfig knows any font (without one, Chromium lays the page out with no text).
+fn fonts_installed() -> bool {
+    Command::new("fc-list")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .is_ok_and(|o| o.status.success() && !o.stdout.trim_ascii().is_empty())
+}
+
+/// Width and height from a PNG's IHDR chunk.
+fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    if bytes.len() < 24 || &bytes[..8] != b"\x89PNG\r\n\x1a\n" || &bytes[12..16] != b"IHDR" {
+        return None;
+    }
+    let w = u32::from_be_bytes(bytes[16..20].try_into().ok()?);
+    let h = u32::from_be_bytes(bytes[20..24].try_into().ok()?);
+    Some((w, h))
+}
+
+/// Lines of Chromium's stderr that are about the page (not the sandbox's missing D-Bus etc.).
+fn page_errors(stderr: &str, page: &str) -> Vec<String> {
+    const ABOUT_THE_PAGE: &[&str] = &[
+        "CONSOLE",
+        "Uncaught",
+        "net::ERR_",
+        "Failed to load",
+        "Refused to",
+        "Content Security Policy",
+        "Not allowed to load",
+        "ERR_FILE_NOT_FOUND",
+        "ERR_ACCESS_DENIED",
+    ];
+    stderr
+        .lines()
+        .filter(|l| l.contains(page) || ABOUT_THE_PAGE.iter().any(|w| l.contains(w)))
+        .filter(|l| !l.contains("bytes written to file"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn report_html_renders_in_headless_chromium() -> TestResult {
+    let Some(browser) = chromium() else {
+        if std::env::var_os("CI").is_some() {
+            return Err(
+                "chromium is not installed: CI must install it (.ci/run) to render the \
+                        committee report headless"
+                    .into(),
+            );
+        }
+        eprintln!("skipped: chromium is not installed (apt-get install chromium)");
+        return Ok(());
+    };
+    let tmp = tempfile::tempdir()?;
+    let dir = tmp.path().join("ny-2003");
+    write_log(&dir, 1, "Garry Kasparov")?;
+    let d = dir.to_string_lossy().to_string();
+    let out = arbiter(&["report", "--match", &d, "--game", "1"])?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = dir.join("game-1/report.html");
+    let png = tmp.path().join("report.png");
+    let profile = tmp.path().join("chromium-profile");
+
+    let mut child = Command::new(&browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--enable-logging=stderr",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg("--window-size=1200,2000")
+        .arg(format!("file://{}", html.display()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    // Poll with a deadline: a browser that hangs fails the test instead of the CI run.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if child.try_wait()?.is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            child.kill()?;
+            child.wait()?;
+            return Err("chromium did not finish within 120 s".into());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = child.wait_with_output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "chromium failed: {stderr}");
+    let bytes = std::fs::read(&png)?;
+    assert_eq!(png_size(&bytes), Some((1200, 2000)), "not a 1200x2000 PNG");
+    // A blank page of that size is about 11 kB; laid out without any font (boxes and the chart,
+    // no text) about 33 kB; with text about 400 kB.
+    assert!(
+        bytes.len() > 25_000,
+        "screenshot is only {} bytes: blank page?",
+        bytes.len()
+    );
+    if fonts_installed() {
+        assert!(
+            bytes.len() > 100_000,
+            "screenshot is only {} bytes although fonts are installed: no text rendered?",
+            bytes.len()
+        );
+    }
+    let name = html
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let errors = page_errors(&stderr, &name);
+    assert!(
+        errors.is_empty(),
+        "chromium reported errors about the page:\n{}",
+        errors.join("\n")
+    );
+    // To look at it: ARBITER_KEEP_SCREENSHOT=/tmp/report.png keeps the PNG and the HTML.
+    if let Some(keep) = std::env::var_os("ARBITER_KEEP_SCREENSHOT") {
+        let keep = PathBuf::from(keep);
+        std::fs::copy(&png, &keep)?;
+        std::fs::copy(&html, keep.with_extension("html"))?;
+    }
+    Ok(())
+}

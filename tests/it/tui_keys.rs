@@ -1,0 +1,300 @@
+//! Key handling as a pure mapping: (UiState, key, game) -> (Action, UiState).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::time::Duration;
+
+use arbiter::core::command::{Command, HELP, parse};
+use arbiter::tui::keys::{command_words, needs_confirmation};
+use arbiter::tui::{Action, LineKind, Mode, MsgKind, Pending, UiState, on_key, wait_for};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
+
+use crate::tui_support::{Rig, ch, ctrl, demo_game, key, t};
+
+fn press(ui: &mut UiState, g: &arbiter::core::game::Game, keys: &[KeyEvent]) -> Vec<Action> {
+    keys.iter().map(|k| on_key(ui, *k, g)).collect()
+}
+
+#[test]
+fn keys_space_starts_the_clock_before_the_game() {
+    let g = demo_game();
+    let mut ui = UiState::default();
+    assert_eq!(
+        on_key(&mut ui, ch(' '), &g),
+        Action::Execute(Command::Start)
+    );
+    assert_eq!(ui.mode, Mode::Clock);
+}
+
+#[test]
+fn keys_space_opens_the_move_line_and_enter_presses_the_clock() {
+    let mut r = Rig::new();
+    r.at("0", "arbiter start");
+    let g = &r.s.game;
+    let mut ui = UiState::default();
+    let a = press(
+        &mut ui,
+        g,
+        &[ch(' '), ch('e'), ch('4'), key(KeyCode::Enter)],
+    );
+    assert_eq!(a[..3], [Action::None, Action::None, Action::None]);
+    assert_eq!(a[3], Action::Execute(Command::Move { text: "e4".into() }));
+    assert_eq!(ui.mode, Mode::Clock);
+    assert_eq!(ui.submitted, Some((LineKind::Move, "e4".into())));
+}
+
+#[test]
+fn keys_a_move_letter_starts_the_move_line() {
+    let mut r = Rig::new();
+    r.at("0", "arbiter start");
+    let mut ui = UiState::default();
+    on_key(&mut ui, ch('N'), &r.s.game);
+    assert_eq!(ui.mode, Mode::Line(LineKind::Move));
+    assert_eq!(ui.line, "N");
+}
+
+#[test]
+fn keys_tab_cycles_san_completions_both_ways() {
+    let mut r = Rig::new();
+    r.at("0", "arbiter start");
+    let g = &r.s.game;
+    let mut ui = UiState::default();
+    press(&mut ui, g, &[ch('N'), key(KeyCode::Tab)]);
+    let c = ui.completion.clone().unwrap();
+    assert_eq!(c.candidates, ["Na3", "Nc3", "Nf3", "Nh3"]);
+    assert_eq!(ui.line, "Na3");
+    on_key(&mut ui, key(KeyCode::Tab), g);
+    assert_eq!(ui.line, "Nc3");
+    on_key(&mut ui, key(KeyCode::BackTab), g);
+    on_key(&mut ui, key(KeyCode::BackTab), g);
+    assert_eq!(ui.line, "Nh3");
+    // Typing resets the completion; a prefix with no move says so.
+    press(&mut ui, g, &[ch('x'), key(KeyCode::Tab)]);
+    assert!(ui.completion.is_none());
+    assert!(ui.message.unwrap().text.contains("no legal move"));
+}
+
+#[test]
+fn keys_stop_and_resume_when_the_line_is_empty() {
+    let g = demo_game();
+    let mut ui = UiState::default();
+    for k in [ch('s'), key(KeyCode::F(5))] {
+        assert!(matches!(
+            on_key(&mut ui, k, &g),
+            Action::Execute(Command::Stop { .. })
+        ));
+    }
+    for k in [ch('r'), key(KeyCode::F(6))] {
+        assert_eq!(on_key(&mut ui, k, &g), Action::Execute(Command::Resume));
+    }
+    // On a line, s and r are just letters.
+    ui.mode = Mode::Line(LineKind::Command);
+    assert_eq!(on_key(&mut ui, ch('s'), &g), Action::None);
+    assert_eq!(ui.line, "s");
+}
+
+#[test]
+fn keys_command_line_accepts_exactly_the_script_words() {
+    let g = demo_game();
+    for line in [
+        "arbiter stop player unwell",
+        "supervisor info-stop what is that cable",
+        "operator consult Shay Bushinsky",
+        "human offer-draw",
+        "committee ruling 1 the game stands",
+    ] {
+        let mut ui = UiState::default();
+        on_key(&mut ui, ch(':'), &g);
+        for c in line.chars() {
+            on_key(&mut ui, ch(c), &g);
+        }
+        let a = on_key(&mut ui, key(KeyCode::Enter), &g);
+        assert_eq!(a, Action::Execute(parse(line).unwrap()), "{line}");
+    }
+    let mut ui = UiState::default();
+    press(&mut ui, &g, &[ch(':'), ch('x'), key(KeyCode::Enter)]);
+    let m = ui.message.clone().unwrap();
+    assert_eq!(m.kind, MsgKind::Error);
+    assert!(m.text.starts_with("not understood"), "{m:?}");
+    assert_eq!(
+        ui.mode,
+        Mode::Line(LineKind::Command),
+        "the line stays for fixing"
+    );
+}
+
+#[test]
+fn keys_irreversible_commands_ask_for_confirmation() {
+    let g = demo_game();
+    let irreversible = [
+        "operator resign",
+        "human resign",
+        "operator accept-draw",
+        "human accept-draw",
+        "operator tablebase-draw",
+        "arbiter decide 1 1/2-1/2 committee ruling",
+        "arbiter no-show human",
+        "operator claim threefold",
+        "human claim fifty",
+        "arbiter wrong-move e6 e5",
+        "arbiter correct 6d clock human +60 wrong press",
+        "arbiter correct 7e takeback 1 wrong entry",
+    ];
+    for line in irreversible {
+        let cmd = parse(line).unwrap();
+        assert!(needs_confirmation(&cmd), "{line}");
+        let mut ui = UiState::default();
+        on_key(&mut ui, ch(':'), &g);
+        for c in line.chars() {
+            on_key(&mut ui, ch(c), &g);
+        }
+        assert_eq!(on_key(&mut ui, key(KeyCode::Enter), &g), Action::None);
+        assert!(matches!(ui.mode, Mode::Confirm { .. }), "{line}");
+        // Other keys do nothing; n cancels; asking again and y executes.
+        assert_eq!(on_key(&mut ui, ch('x'), &g), Action::None);
+        assert_eq!(on_key(&mut ui, ch('n'), &g), Action::None);
+        assert_eq!(ui.mode, Mode::Clock);
+        assert!(ui.message.clone().unwrap().text.contains("cancelled"));
+        ui.mode = Mode::Confirm {
+            pending: Pending::Command(cmd.clone()),
+            text: line.into(),
+        };
+        assert_eq!(on_key(&mut ui, ch('y'), &g), Action::Execute(cmd));
+    }
+    for line in [
+        "arbiter stop x",
+        "move e4",
+        "human offer-draw",
+        "operator decline-draw",
+    ] {
+        assert!(!needs_confirmation(&parse(line).unwrap()), "{line}");
+    }
+}
+
+#[test]
+fn keys_help_opens_scrolls_and_closes() {
+    let g = demo_game();
+    let mut ui = UiState::default();
+    on_key(&mut ui, ch('?'), &g);
+    assert_eq!(ui.mode, Mode::Help { scroll: 0 });
+    press(&mut ui, &g, &[key(KeyCode::Down), key(KeyCode::PageDown)]);
+    assert_eq!(ui.mode, Mode::Help { scroll: 11 });
+    on_key(&mut ui, key(KeyCode::Esc), &g);
+    assert_eq!(ui.mode, Mode::Clock);
+    on_key(&mut ui, key(KeyCode::F(1)), &g);
+    assert!(matches!(ui.mode, Mode::Help { .. }));
+}
+
+#[test]
+fn keys_quit_asks_first() {
+    let g = demo_game();
+    let mut ui = UiState::default();
+    assert_eq!(on_key(&mut ui, ch('q'), &g), Action::None);
+    assert_eq!(on_key(&mut ui, ch('y'), &g), Action::Quit);
+    assert_eq!(on_key(&mut ui, ctrl('c'), &g), Action::None);
+    assert_eq!(on_key(&mut ui, ch('n'), &g), Action::None);
+    assert_eq!(ui.mode, Mode::Clock);
+}
+
+#[test]
+fn keys_frozen_input_only_quits() {
+    let g = demo_game();
+    let mut ui = UiState {
+        frozen: Some("disk full".into()),
+        ..UiState::default()
+    };
+    for k in [ch(' '), ch(':'), ch('s'), key(KeyCode::Enter), ch('?')] {
+        assert_eq!(on_key(&mut ui, k, &g), Action::None);
+    }
+    assert_eq!(ui.mode, Mode::Clock);
+    assert_eq!(on_key(&mut ui, ch('q'), &g), Action::Quit);
+}
+
+#[test]
+fn keys_release_events_are_ignored() {
+    let g = demo_game();
+    let mut ui = UiState::default();
+    let mut k = ch(' ');
+    k.kind = KeyEventKind::Release;
+    assert_eq!(on_key(&mut ui, k, &g), Action::None);
+}
+
+#[test]
+fn keys_f8_prefills_consultation_with_the_registered_team() {
+    let g = demo_game();
+    let mut ui = UiState::default();
+    on_key(&mut ui, key(KeyCode::F(8)), &g);
+    assert_eq!(ui.mode, Mode::Line(LineKind::Command));
+    assert_eq!(ui.line, "operator consult Shay Bushinsky, Boris Alterman");
+    assert_eq!(
+        on_key(&mut ui, key(KeyCode::F(7)), &g),
+        Action::None,
+        "F7 is not text"
+    );
+}
+
+#[test]
+fn keys_command_words_complete_every_help_entry() {
+    let words = command_words();
+    for h in HELP {
+        assert!(
+            words.iter().any(|w| h.words.starts_with(w.trim_end())),
+            "{} has no completion",
+            h.words
+        );
+    }
+    let g = demo_game();
+    let mut ui = UiState::default();
+    on_key(&mut ui, ch(':'), &g);
+    for c in "operator con".chars() {
+        on_key(&mut ui, ch(c), &g);
+    }
+    on_key(&mut ui, key(KeyCode::Tab), &g);
+    assert_eq!(
+        ui.completion.clone().unwrap().candidates,
+        ["operator consult ", "operator consult-end"]
+    );
+    // History: Up recalls the previous line.
+    let mut ui = UiState::default();
+    press(&mut ui, &g, &[ch(':'), ch('h'), key(KeyCode::Enter)]);
+    press(&mut ui, &g, &[key(KeyCode::Esc), ch(':'), key(KeyCode::Up)]);
+    assert_eq!(ui.line, "h");
+}
+
+#[test]
+fn keys_refused_move_restores_the_line_for_correction() {
+    let mut r = Rig::new();
+    r.at("0", "arbiter start");
+    r.key("5", ch(' '));
+    r.typed("5", "e5");
+    r.key("5", key(KeyCode::Enter));
+    assert_eq!(r.ui.mode, Mode::Line(LineKind::Move));
+    assert_eq!(r.ui.line, "e5");
+    assert_eq!(r.ui.message.clone().unwrap().kind, MsgKind::Refused);
+    assert_eq!(r.s.game.board.plies(), 0);
+}
+
+#[test]
+fn keys_wake_times_follow_the_running_clock_and_deadlines() {
+    let mut r = Rig::new();
+    // Before the start nothing changes on its own: the loop sleeps long.
+    let v = r.s.game.view(0, 10);
+    assert_eq!(wait_for(&v, 0), arbiter::tui::timing::IDLE_WAKE);
+    r.at("0", "arbiter start");
+    // White's face shows 2:00:00 until 1 ms has passed, then 1:59:59 for a second.
+    let v = r.s.game.view(t("0.250"), 10);
+    assert_eq!(
+        wait_for(&v, t("0.250")),
+        Duration::from_millis(1000 - 250 + 1)
+    );
+    // The 8b reset window counts down while both clocks are stopped.
+    r.at("10", "move e4")
+        .at("20", "arbiter power-failure storm")
+        .at("30", "arbiter power-restored");
+    let now = t("40.4");
+    let v = r.s.game.view(now, 10);
+    assert_eq!(wait_for(&v, now), Duration::from_millis(600));
+    // After the window ends (a deadline in the past), the loop does not spin.
+    let now = t("25:00");
+    let v = r.s.game.view(now, 10);
+    assert!(wait_for(&v, now) >= Duration::from_millis(1));
+}
