@@ -1,12 +1,13 @@
-//! Verification throughput on a generated game log of `ARBITER_BENCH_VERIFY_ENTRIES` entries
-//! (default 1,000,000; a valid game, see `support::game_events`) against SHA-256 of the same
-//! bytes, in the same run: in-process (the `sha2` crate), `openssl dgst -sha256` and
-//! `sha256sum`. Every contender reads the file (warm in the page cache) itself.
+//! Verification throughput on a generated, signed game log of `ARBITER_BENCH_VERIFY_ENTRIES`
+//! entries (default 1,000,000; a valid game, see `support::game_events_of`, with one signed
+//! checkpoint over all of it) against SHA-256 of the same bytes, in the same run: in-process (the
+//! `sha2` crate), `openssl dgst -sha256` and `sha256sum`. Every contender reads the file (warm in
+//! the page cache) itself.
 //!
-//! What is measured as "verify" is [`verify`] below: until the committee verifier lands it is the
-//! chain check the log module gives (read, `log::scan::scan`: strict parse + entry hash of every
-//! line, then `first_local_fault`: seq and prev links). Switching to
-//! `arbiter::verify::verify_game` is the one marked line.
+//! What is measured as "verify" is [`verify`]: the committee verifier
+//! `arbiter::verify::verify_game` (read, strict scan of every line, chain, checkpoint signature,
+//! Merkle root). [`chain_check`] is the bare chain check from the log module, shown alongside;
+//! switching the measured one is the marked line in [`verify`].
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;
@@ -19,12 +20,19 @@ use sha2::{Digest, Sha256};
 use support::*;
 
 /// What the report calls the measured verifier.
-const MEASURED: &str = "chain check: read + log::scan::scan + first_local_fault";
+const MEASURED: &str = "arbiter::verify::verify_game (what `arbiter verify` runs per game)";
 
 /// Verify game 1 of `match_dir`; the number of entries checked.
 fn verify(match_dir: &Path) -> usize {
-    // Once `arbiter::verify::verify_game` lands, replace the rest of this body with it:
-    // return arbiter::verify::verify_game(match_dir, 1).map(|r| r.entries).unwrap() as usize;
+    // The one line to switch: `return chain_check(match_dir);` measures the bare chain check.
+    let v = arbiter::verify::verify_game(match_dir, 1);
+    assert_eq!(v.status, arbiter::verify::Status::Ok, "{v:?}");
+    v.lines as usize
+}
+
+/// The chain check the log module gives: read, `scan` (strict parse + entry hash of every line),
+/// then `first_local_fault` (seq and prev links). No signatures.
+fn chain_check(match_dir: &Path) -> usize {
     let bytes = std::fs::read(log_path(match_dir)).unwrap();
     let lines = scan::scan(&bytes);
     if let Some(f) = scan::first_local_fault(&lines) {
@@ -108,14 +116,22 @@ fn generated(n: usize) -> PathBuf {
     let path = log_path(&dir);
     if !path.exists() {
         let t = Instant::now();
-        let events = game_events(n, 10);
+        let _ = std::fs::remove_dir_all(&dir);
+        let key_path = arbiter::sign::ensure_demo_key(&dir).unwrap();
+        let key = arbiter::sign::load_key(&key_path, None).unwrap();
+        let fp = arbiter::sign::fingerprint(key.public_key());
+        let match_id = arbiter::session::match_id(&dir);
+        let events = game_events_of(&match_id, &fp, n, 10);
         let bytes = log_bytes(&events);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, &bytes).unwrap();
-        std::fs::rename(&tmp, &path).unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let entries: Vec<_> = scan::scan(&bytes)
+            .into_iter()
+            .map(|l| l.entry.unwrap())
+            .collect();
+        arbiter::sign::sign_checkpoint(&dir, 1, &match_id, &entries, &key, origin()).unwrap();
         println!(
-            "   generated {n} entries ({} bytes) in {:.1} s",
+            "   generated {n} entries ({} bytes) and a signed checkpoint in {:.1} s",
             bytes.len(),
             t.elapsed().as_secs_f64()
         );
@@ -134,10 +150,17 @@ fn main() {
     let _ = std::fs::read(&path).unwrap(); // warm the page cache
     let openssl = have("openssl");
     let sha256sum = have("sha256sum");
-    let (mut ours, mut inproc, mut ossl, mut sum) = (vec![], vec![], vec![], vec![]);
+    let (mut ours, mut inproc, mut ossl, mut sum, mut chain) =
+        (vec![], vec![], vec![], vec![], vec![]);
     for r in 0..rounds {
-        for k in 0..4 {
-            match (k + r) % 4 {
+        for k in 0..5 {
+            match (k + r) % 5 {
+                4 => {
+                    let t = Instant::now();
+                    let m = chain_check(&dir);
+                    chain.push(t.elapsed().as_secs_f64());
+                    assert_eq!(m, n);
+                }
                 0 => {
                     let t = Instant::now();
                     let m = verify(&dir);
@@ -188,6 +211,13 @@ fn main() {
         ours,
         mbs(ours),
         n as f64 / ours
+    );
+    let chain = median(&mut chain);
+    println!(
+        "   also   chain check only (log::scan):    {:7.3} s  {:7.0} MB/s  {:.3}x openssl",
+        chain,
+        mbs(chain),
+        ossl_s / chain
     );
     println!("   ratio ours/sha2-in-process = {:.3}x", inproc / ours);
     if env_u64("ARBITER_BENCH_BREAKDOWN", 1) == 1 {

@@ -119,7 +119,17 @@ pub fn header(name: &str, what: &str) {
 
 // ----- a realistic game ----------------------------------------------------------------------
 
-fn context(match_id: &str) -> (Game, DateTime<Utc>) {
+/// The demo key's fingerprint the generated games name when no real key signs them.
+pub const FINGERPRINT: &str = "SHA256:dkyPPQDU6pCQiCUIYaQtZjbpuCcwhReQzHb2rnEoMA0";
+
+/// UTC of monotonic offset 0 in generated games.
+pub fn origin() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2003-01-26T15:00:00.000Z")
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+fn context(match_id: &str, fingerprint: &str) -> Game {
     let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join(RULES);
     let (profile, pref) = load_profile(&rules).unwrap();
     let ctx = GameContext {
@@ -128,14 +138,11 @@ fn context(match_id: &str) -> (Game, DateTime<Utc>) {
         profile: pref,
         arbiter_key: KeyRef {
             principal: "arbiter".into(),
-            fingerprint: "SHA256:dkyPPQDU6pCQiCUIYaQtZjbpuCcwhReQzHb2rnEoMA0".into(),
+            fingerprint: fingerprint.into(),
         },
         previous_algorithm: None,
     };
-    let origin = DateTime::parse_from_rfc3339("2003-01-26T15:00:00.000Z")
-        .unwrap()
-        .with_timezone(&Utc);
-    (Game::new(ctx, profile), origin)
+    Game::new(ctx, profile)
 }
 
 /// The events of a valid game of at least `n` events (then cut to exactly `n`), run through a
@@ -147,8 +154,13 @@ fn context(match_id: &str) -> (Game, DateTime<Utc>) {
 /// then `arbiter stop`, `arbiter correct 6d takeback 60` and `arbiter resume`, and again. Moves
 /// take `step_ms` of game time each, so the clocks never fall.
 pub fn game_events(n: usize, step_ms: Ms) -> Vec<Event> {
-    let (game, origin) = context("bench");
-    let mut s = Session::new(game, Box::new(Memory::default()), origin);
+    game_events_of("bench", FINGERPRINT, n, step_ms)
+}
+
+/// [`game_events`] for a given match id and arbiter key fingerprint (bound into line 0).
+pub fn game_events_of(match_id: &str, fingerprint: &str, n: usize, step_ms: Ms) -> Vec<Event> {
+    let game = context(match_id, fingerprint);
+    let mut s = Session::new(game, Box::new(Memory::default()), origin());
     let mut now: Ms = 0;
     let mut out: Vec<Event> = Vec::with_capacity(n + 128);
     let run = |s: &mut Session, line: &str, now: Ms, out: &mut Vec<Event>| {
@@ -221,7 +233,7 @@ pub fn new_entry(e: &Event, origin: DateTime<Utc>) -> NewEntry {
 
 /// The bytes of a game log holding `events`, chained as the journal writes them.
 pub fn log_bytes(events: &[Event]) -> Vec<u8> {
-    let origin = context("bench").1;
+    let origin = origin();
     let mut out = Vec::with_capacity(events.len() * 400);
     let mut prev = ZERO_HASH;
     for (seq, e) in events.iter().enumerate() {
@@ -235,7 +247,7 @@ pub fn log_bytes(events: &[Event]) -> Vec<u8> {
 
 /// `move_made` entries of a real game, as the journal gets them (the append benchmark's input).
 pub fn move_entries(n: usize) -> Vec<NewEntry> {
-    let origin = context("bench").1;
+    let origin = origin();
     game_events(n * 2 + 200, 1000)
         .iter()
         .filter(|e| e.kind_name() == "move_made")
