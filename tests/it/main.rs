@@ -4,6 +4,7 @@ mod clauses; // one test per clause of the 2003 rules, given / when / then
 mod crash;
 mod engine_coverage;
 mod engine_props;
+mod faults; // injected write and fsync failures, wall-clock jumps
 mod fixture;
 mod fullgame;
 mod log_format;
