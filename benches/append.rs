@@ -120,8 +120,14 @@ fn main() {
         "   anchor sqlite (WAL, synchronous=FULL): {:8.1} us/event",
         us(sqlite)
     );
-    println!("   anchor raw write + fdatasync:          {:8.1} us/event", us(raw));
-    println!("   ours   Journal::append:                {:8.1} us/event", us(ours));
+    println!(
+        "   anchor raw write + fdatasync:          {:8.1} us/event",
+        us(raw)
+    );
+    println!(
+        "   ours   Journal::append:                {:8.1} us/event",
+        us(ours)
+    );
     let r_sql = ours / sqlite;
     let r_raw = ours / raw;
     println!(

@@ -93,13 +93,22 @@ fn main() {
     let ours = median(&mut a);
     if openssl {
         let t = median(&mut o);
-        println!("   anchor openssl dgst -sha256: {t:7.3} s  {:5.2} GB/s", gbs(t));
+        println!(
+            "   anchor openssl dgst -sha256: {t:7.3} s  {:5.2} GB/s",
+            gbs(t)
+        );
     }
     if sha256sum {
         let t = median(&mut s);
-        println!("   anchor sha256sum:            {t:7.3} s  {:5.2} GB/s", gbs(t));
+        println!(
+            "   anchor sha256sum:            {t:7.3} s  {:5.2} GB/s",
+            gbs(t)
+        );
     }
-    println!("   ours   archive::hash_file:   {ours:7.3} s  {:5.2} GB/s", gbs(ours));
+    println!(
+        "   ours   archive::hash_file:   {ours:7.3} s  {:5.2} GB/s",
+        gbs(ours)
+    );
     if sha256sum {
         println!("   ratio ours/sha256sum = {:.2}x", median(&mut s) / ours);
     }

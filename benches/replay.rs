@@ -73,7 +73,7 @@ fn main() {
                 .split(|&b| b == b'\n')
                 .filter(|l| !l.is_empty())
                 .map(|l| serde_json::from_slice::<serde_json::Value>(l).unwrap())
-                .count()
+                .fold(0, |k, v| k + usize::from(!v.is_null()))
         });
         assert_eq!(k, n);
         json.push(t);

@@ -78,7 +78,9 @@ fn breakdown(bytes: &[u8], openssl_s: f64) {
             .filter(|(o, l, _)| arbiter::log::parse_line(l, *o).is_ok())
             .count()
     });
-    step("log::scan::scan (parse_line + leaf hash)", &|| scan::scan(bytes).len());
+    step("log::scan::scan (parse_line + leaf hash)", &|| {
+        scan::scan(bytes).len()
+    });
 }
 
 /// The least a chain check must do: hash every line and compare the next line's `prev` and
@@ -174,7 +176,9 @@ fn main() {
                     inproc.push(t.elapsed().as_secs_f64());
                     std::hint::black_box(h);
                 }
-                2 if openssl => ossl.push(time_cmd("openssl", &["dgst", "-sha256", p]).0.as_secs_f64()),
+                2 if openssl => {
+                    ossl.push(time_cmd("openssl", &["dgst", "-sha256", p]).0.as_secs_f64())
+                }
                 3 if sha256sum => sum.push(time_cmd("sha256sum", &[p]).0.as_secs_f64()),
                 _ => {}
             }

@@ -25,8 +25,8 @@ pub const PLIES: [&str; 60] = [
     "d4", "d5", "c4", "c6", "Nc3", "Nf6", "Nf3", "g6", "cxd5", "cxd5", "Bf4", "Nc6", "h3", "Qb6",
     "a3", "Ne4", "Nxd5", "Qa5+", "Nc3", "Bg7", "Rc1", "Bf5", "e3", "O-O", "Bc4", "e5", "Bxe5",
     "Nxe5", "Nxe5", "Bxe5", "dxe5", "Rad8", "Qa4", "Qxa4", "Nxa4", "Rc8", "f3", "Ng3", "Rg1",
-    "Bd3", "Kf2", "Ne2", "Bxd3", "Nxc1", "Be4", "Rfd8", "Re1", "Rd2+", "Kf1", "Nb3", "Bxb7",
-    "Rc4", "Nc3", "Rxb2", "Ne4", "Rcc2", "Ba8", "Rxg2", "f4", "Kg7",
+    "Bd3", "Kf2", "Ne2", "Bxd3", "Nxc1", "Be4", "Rfd8", "Re1", "Rd2+", "Kf1", "Nb3", "Bxb7", "Rc4",
+    "Nc3", "Rxb2", "Ne4", "Rcc2", "Ba8", "Rxg2", "f4", "Kg7",
 ];
 
 /// A number from the environment, or the default.

@@ -140,7 +140,10 @@ fn journal_run(dir: &Path, events: &[Event], at: u64, inject: Inject) {
         for (i, e) in entries.iter().enumerate().skip(1) {
             match j.append(e.clone()) {
                 Ok(entry) => {
-                    assert!(failed_at.is_none(), "append {i} acknowledged after a failure");
+                    assert!(
+                        failed_at.is_none(),
+                        "append {i} acknowledged after a failure"
+                    );
                     acked.push(entry.clone());
                 }
                 Err(JournalError::Poisoned { .. }) => {
@@ -307,7 +310,10 @@ fn fault_session_memory_failure_freezes_input_at_every_index() {
             assert!(failed, "fail_from {fail_from} of {total}: no failure seen");
             for cmd in later_commands() {
                 assert!(
-                    matches!(s.execute(&cmd, last_at + 1000), Err(SessionError::Storage(_))),
+                    matches!(
+                        s.execute(&cmd, last_at + 1000),
+                        Err(SessionError::Storage(_))
+                    ),
                     "{cmd:?} accepted while frozen"
                 );
             }
@@ -364,11 +370,7 @@ fn journal_storage(dir: &Path, journal: Option<Journal>) -> JournalStorage {
 fn fault_session_journal_failure_freezes_and_the_log_matches_the_screen() {
     let script = script();
     let half = script.len() / 2;
-    for inject in [
-        Inject::Sync,
-        Inject::Write(None),
-        Inject::Write(Some(10)),
-    ] {
+    for inject in [Inject::Sync, Inject::Write(None), Inject::Write(Some(10))] {
         for fail_at in 0..4u64 {
             let tmp = tempfile::tempdir().unwrap();
             let dir = tmp.path();
@@ -428,10 +430,12 @@ fn fault_session_journal_failure_freezes_and_the_log_matches_the_screen() {
 
 // ----- wall clock --------------------------------------------------------------------------
 
+type Rows = Vec<(Event, DateTime<Utc>)>;
+
 /// Storage that records the UTC it is handed with every event.
 #[derive(Default)]
 struct Recording {
-    rows: std::sync::Arc<std::sync::Mutex<Vec<(Event, DateTime<Utc>)>>>,
+    rows: std::sync::Arc<std::sync::Mutex<Rows>>,
 }
 
 impl Storage for Recording {
@@ -443,8 +447,6 @@ impl Storage for Recording {
         self.rows.lock().unwrap().len()
     }
 }
-
-type Rows = Vec<(Event, DateTime<Utc>)>;
 
 /// Run the script; after command `jump_after`, the UTC origin moves by `jump` (what a wall-clock
 /// change would do to a session that took UTC from the system clock). Returns the rows and the
