@@ -175,14 +175,14 @@ fn journal_run(dir: &Path, events: &[Event], at: u64, inject: Inject) {
         // Line 0 never became durable: nothing was acknowledged and the log refuses to open
         // (it has no first entry) instead of inventing one.
         assert!(acked.is_empty());
-        match Journal::open(&path) {
+        match open_retry(&path, real_ops) {
             Err(JournalError::NoFirstEntry { .. }) => {}
             Err(e) => panic!("{e}"),
             Ok(j) => panic!("opened a log whose line 0 failed: {:?}", j.entries()),
         }
         return;
     }
-    let j = Journal::open(&path).unwrap();
+    let j = open_retry(&path, real_ops).unwrap();
     assert!(j.damage().is_none(), "{:?}", j.damage());
     let got = j.entries();
     let hashes = |es: &[Entry]| es.iter().map(|e| e.hash).collect::<Vec<_>>();
@@ -209,6 +209,28 @@ fn journal_run(dir: &Path, events: &[Event], at: u64, inject: Inject) {
     // And it reads back strictly, line for line.
     let all = read_entries(&path).unwrap();
     assert_eq!(all.len(), lines_of(&path).len());
+}
+
+/// `Journal::open`, waiting out a lock held by a moment's copy of our file descriptor in a child
+/// process that another test of this binary is spawning (fork, then exec with CLOEXEC): flock
+/// locks belong to the open file, so the copy holds it until the child execs.
+fn open_retry(
+    path: &Path,
+    ops: impl Fn() -> Box<dyn arbiter::journal::FileOps>,
+) -> Result<Journal, JournalError> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match Journal::open_with(path, ops()) {
+            Err(JournalError::Locked(_)) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            r => return r,
+        }
+    }
+}
+
+fn real_ops() -> Box<dyn arbiter::journal::FileOps> {
+    Box::new(arbiter::journal::RealOps)
 }
 
 /// Length of the line (with its newline) that append `seq` would write after `acked`.
@@ -386,7 +408,7 @@ fn fault_session_journal_failure_freezes_and_the_log_matches_the_screen() {
                 Inject::Sync => FaultPlan::new().fail_sync(fail_at),
                 Inject::Write(k) => FaultPlan::new().fail_write(fail_at, k),
             };
-            let j = Journal::open_with(&path, Box::new(plan)).unwrap();
+            let j = open_retry(&path, || Box::new(plan.clone())).unwrap();
             let game = Game::replay(events_of(j.entries()).unwrap().iter()).unwrap();
             let mut s = Session::new(game, Box::new(journal_storage(dir, Some(j))), t0());
             let mut frozen_at = None;
@@ -412,7 +434,7 @@ fn fault_session_journal_failure_freezes_and_the_log_matches_the_screen() {
             }
             let shown = serde_json::to_value(s.game.view(last_at, 100)).unwrap();
             drop(s);
-            let j = Journal::open(&path).unwrap();
+            let j = open_retry(&path, real_ops).unwrap();
             let events: Vec<Event> = events_of(j.entries())
                 .unwrap()
                 .into_iter()

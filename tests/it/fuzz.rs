@@ -90,7 +90,7 @@ fn run_target(
     exec: impl Fn(&[u8]) + Send + Sync + 'static,
 ) -> u64 {
     let (tx, rx) = mpsc::channel();
-    let base = seed() ^ fxhash(name.as_bytes());
+    let seed = seed();
     std::thread::Builder::new()
         .name(format!("fuzz-{name}"))
         .stack_size(64 << 20)
@@ -98,7 +98,7 @@ fn run_target(
             let mut findings: Vec<(u64, String, PathBuf)> = Vec::new();
             let mut slowest = (Duration::ZERO, 0u64);
             for i in 0..n {
-                let mut rng = Rng::new(base.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+                let mut rng = case_rng(name, seed, i);
                 let input = case(&mut rng);
                 let t = Instant::now();
                 let r = catch_unwind(AssertUnwindSafe(|| exec(&input)));
@@ -141,6 +141,12 @@ fn run_target(
         findings[0].2.display()
     );
     n
+}
+
+/// The generator of case `i` of a target under a seed (so any case can be made again).
+fn case_rng(name: &str, seed: u64, i: u64) -> Rng {
+    let base = seed ^ fxhash(name.as_bytes());
+    Rng::new(base.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
 }
 
 fn fxhash(b: &[u8]) -> u64 {
@@ -442,6 +448,30 @@ fn play_under(profile: Profile, text: &str) {
     }
 }
 
+fn profile_case(rng: &mut Rng) -> Vec<u8> {
+    static CORPUS: std::sync::OnceLock<Vec<Vec<u8>>> = std::sync::OnceLock::new();
+    let corpus = CORPUS.get_or_init(profile_corpus);
+    let base = rng.pick(corpus);
+    if rng.chance(2) {
+        let text = String::from_utf8(base.clone()).unwrap();
+        let mut out = mutate_lines(rng, &text, TOML_WORDS);
+        // A value changed in place: keep the key, change what follows '='.
+        if rng.chance(2) {
+            let lines: Vec<&str> = out.lines().collect();
+            let i = rng.below(lines.len());
+            if let Some((k, _)) = lines.get(i).and_then(|l| l.split_once('=')) {
+                let v = rng.pick(INTERESTING);
+                let mut ls: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+                ls[i] = format!("{k}= {v}");
+                out = ls.join("\n");
+            }
+        }
+        out.into_bytes()
+    } else {
+        mutate_bytes(rng, base, TOML_WORDS, corpus)
+    }
+}
+
 fn profile_exec(input: &[u8]) {
     let Ok(text) = std::str::from_utf8(input) else {
         return;
@@ -455,32 +485,11 @@ fn profile_exec(input: &[u8]) {
 #[test]
 fn fuzz_rules_profile_parser() {
     let corpus = profile_corpus();
-    let c2 = corpus.clone();
     run_target(
         "rules-profile",
         cases(1500),
         Duration::from_secs(600),
-        move |rng| {
-            let base = rng.pick(&c2);
-            if rng.chance(2) {
-                let text = String::from_utf8(base.clone()).unwrap();
-                let mut out = mutate_lines(rng, &text, TOML_WORDS);
-                // A value changed in place: keep the key, change what follows '='.
-                if rng.chance(2) {
-                    let lines: Vec<&str> = out.lines().collect();
-                    let i = rng.below(lines.len());
-                    if let Some((k, _)) = lines.get(i).and_then(|l| l.split_once('=')) {
-                        let v = rng.pick(INTERESTING);
-                        let mut ls: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
-                        ls[i] = format!("{k}= {v}");
-                        out = ls.join("\n");
-                    }
-                }
-                out.into_bytes()
-            } else {
-                mutate_bytes(rng, base, TOML_WORDS, &c2)
-            }
-        },
+        profile_case,
         profile_exec,
     );
     eprintln!(
@@ -1124,6 +1133,28 @@ fn fuzz_engine_log_parsers() {
     );
     // And the real log itself, through both entry points.
     engine_exec(&real);
+}
+
+/// Cases the long run of 2026-11-21 (`ARBITER_FUZZ_CASES=60000 ARBITER_FUZZ_SEED=20261121`)
+/// found, made again from their seed and run: they panicked before the fixes (u64 overflow of
+/// profile seconds * 1000 in `rules.rs` / `game.rs`; a consultation started near `u64::MAX` ms in
+/// a crafted log, `Game::consultation_limit_at`).
+#[test]
+fn fuzz_regressions_found_by_the_long_run() {
+    const SEED: u64 = 20_261_121;
+    for i in [967, 5271, 9811, 10593, 10910] {
+        let input = profile_case(&mut case_rng("rules-profile", SEED, i));
+        profile_exec(&input);
+    }
+    let _ = real_log();
+    let input = log_case(&mut case_rng("log-reader", SEED, 13191));
+    log_exec(&input);
+    // And the bound itself: a period of u64::MAX seconds is refused with the key named.
+    let text = std::fs::read_to_string(root().join("rules/kasparov-deep-junior-2003.toml"))
+        .unwrap()
+        .replace("seconds = 7200", "seconds = 18446744073709551615");
+    let e = Profile::parse("big.toml", &text).unwrap_err();
+    assert!(e.to_string().contains("periods[0].seconds"), "{e}");
 }
 
 /// The harness finds what it should: a target that panics on some inputs is reported.
