@@ -41,8 +41,13 @@ fi
 
 # ticks (utime+stime) of a pid; the command name may hold spaces, so cut after the last ')'.
 ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+# On-CPU time in ns (/proc/<pid>/schedstat, first field): finer than utime+stime's 10 ms ticks.
+cpu_ns() { awk '{print $1}' "/proc/$1/schedstat"; }
+wakeups() { awk '/^voluntary_ctxt_switches:/ {print $2}' "/proc/$1/status"; }
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 hwm_kb() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status"; }
+# Where the resident memory is: anonymous (heap, stacks) and file-backed (the program's pages).
+split_kb() { awk '/^RssAnon:/ {a=$2} /^RssFile:/ {f=$2} END {printf "anon %s kB + file %s kB", a, f}' "/proc/$1/status"; }
 
 # Start a program in its own tmux session; print its pid (the pane runs it with exec).
 start() {
@@ -74,10 +79,10 @@ TC_PID=$(start ttyclock tty-clock -s -c)
 
 # --- arbiter play ----------------------------------------------------------------------------
 cat >"$WORK/declarations.arb" <<'EOF'
-0 arbiter declare white human Garry Kasparov
-0 arbiter declare black machine Deep Junior
-0 arbiter declare operator Amir Ban
-0 arbiter declare team Shay Bushinsky, Boris Alterman
+arbiter declare white human Garry Kasparov
+arbiter declare black machine Deep Junior
+arbiter declare operator Amir Ban
+arbiter declare team Shay Bushinsky, Boris Alterman
 EOF
 AR_PID=""
 AR_NOTE=""
@@ -108,8 +113,8 @@ fi
 wait_ticking ttyclock 10 || echo "warning: tty-clock's screen did not change" >&2
 
 # --- measure both over the same window --------------------------------------------------------
-t0_tc=$(ticks "$TC_PID")
-[ -n "$AR_PID" ] && t0_ar=$(ticks "$AR_PID")
+t0_tc=$(ticks "$TC_PID"); n0_tc=$(cpu_ns "$TC_PID"); w0_tc=$(wakeups "$TC_PID")
+if [ -n "$AR_PID" ]; then t0_ar=$(ticks "$AR_PID"); n0_ar=$(cpu_ns "$AR_PID"); w0_ar=$(wakeups "$AR_PID"); fi
 max_tc=0; max_ar=0
 for _ in $(seq "$SECS"); do
   sleep 1
@@ -118,19 +123,20 @@ for _ in $(seq "$SECS"); do
     r=$(rss_kb "$AR_PID"); [ "$r" -gt "$max_ar" ] && max_ar=$r
   fi
 done
-t1_tc=$(ticks "$TC_PID")
+t1_tc=$(ticks "$TC_PID"); n1_tc=$(cpu_ns "$TC_PID"); w1_tc=$(wakeups "$TC_PID")
+ms() { awk -v d="$1" 'BEGIN { printf "%.1f ms", d / 1e6 }'; }
 cpu() { awk -v d="$1" -v hz="$HZ" -v s="$SECS" 'BEGIN { printf "%.3f", 100 * d / hz / s }'; }
 
 echo "== tui_idle: ${SECS} s with a running clock, $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, CLK_TCK=$HZ"
-echo "   anchor tty-clock -s -c: cpu $(cpu $((t1_tc - t0_tc)))% ($((t1_tc - t0_tc)) ticks)  rss max ${max_tc} kB  hwm $(hwm_kb "$TC_PID") kB"
+echo "   anchor tty-clock -s -c: cpu $(ms $((n1_tc - n0_tc))) in ${SECS} s, $((w1_tc - w0_tc)) wakeups, $(cpu $((t1_tc - t0_tc)))% ($((t1_tc - t0_tc)) ticks)  rss max ${max_tc} kB  hwm $(hwm_kb "$TC_PID") kB ($(split_kb "$TC_PID"))"
 if [ -n "$AR_PID" ] && kill -0 "$AR_PID" 2>/dev/null; then
-  t1_ar=$(ticks "$AR_PID")
-  d_ar=$((t1_ar - t0_ar)); d_tc=$((t1_tc - t0_tc))
-  echo "   ours   arbiter play:     cpu $(cpu $d_ar)% ($d_ar ticks)  rss max ${max_ar} kB  hwm $(hwm_kb "$AR_PID") kB"
+  t1_ar=$(ticks "$AR_PID"); n1_ar=$(cpu_ns "$AR_PID"); w1_ar=$(wakeups "$AR_PID")
+  d_ar=$((n1_ar - n0_ar)); d_tc=$((n1_tc - n0_tc))
+  echo "   ours   arbiter play:     cpu $(ms $d_ar) in ${SECS} s, $((w1_ar - w0_ar)) wakeups, $(cpu $((t1_ar - t0_ar)))% ($((t1_ar - t0_ar)) ticks)  rss max ${max_ar} kB  hwm $(hwm_kb "$AR_PID") kB ($(split_kb "$AR_PID"))"
   [ -n "$AR_NOTE" ] && echo "   note: $AR_NOTE"
   ok_cpu=$([ "$d_ar" -le "$d_tc" ] && echo MET || echo MISSED)
   ok_rss=$([ "$max_ar" -le "$max_tc" ] && echo MET || echo MISSED)
-  echo "   cpu ours/tty-clock = $(awk -v a="$d_ar" -v b="$d_tc" 'BEGIN { if (b == 0) print "n/a (tty-clock used 0 ticks)"; else printf "%.2fx", a / b }') (target <= 1.0x: $ok_cpu)"
+  echo "   cpu ours/tty-clock = $(awk -v a="$d_ar" -v b="$d_tc" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2fx", a / b }') (on-CPU ns; target <= 1.0x: $ok_cpu)"
   echo "   rss ours/tty-clock = $(awk -v a="$max_ar" -v b="$max_tc" 'BEGIN { printf "%.2fx", a / b }') (target <= 1.0x: $ok_rss)"
   echo "   board screen at the end:"
   text_of board | grep -v '^\s*$' | head -8 | sed 's/^/   | /'
