@@ -89,6 +89,10 @@ fn run_target(
     case: impl Fn(&mut Rng) -> Vec<u8> + Send + Sync + 'static,
     exec: impl Fn(&[u8]) + Send + Sync + 'static,
 ) -> u64 {
+    // One target at a time: the fuzz loops are CPU-bound, and other tests of this binary (the
+    // crash loop) time themselves against the machine's load.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (tx, rx) = mpsc::channel();
     let seed = seed();
     std::thread::Builder::new()
