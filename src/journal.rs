@@ -495,7 +495,17 @@ impl Journal {
             return Err(io_err("append to", &self.path)(err));
         }
         if let Err(err) = self.ops.sync_data(&self.file) {
-            self.poisoned = Some(format!("fdatasync after seq {seq} failed: {err}"));
+            // The whole line was written but is not acknowledged: take it back out (best effort),
+            // so that a reopened log does not hold an entry the session reported as failed.
+            let undone = self
+                .file
+                .set_len(offset)
+                .and_then(|()| self.file.sync_all());
+            let undone = match undone {
+                Ok(()) => "the unsynced line was removed".to_string(),
+                Err(e) => format!("removing the unsynced line failed too: {e}"),
+            };
+            self.poisoned = Some(format!("fdatasync after seq {seq} failed: {err}; {undone}"));
             return Err(io_err("fdatasync", &self.path)(err));
         }
         self.entries.push(entry);

@@ -333,7 +333,7 @@ impl Game {
             * 1000;
         let o = self.offer.as_ref()?;
         let (since, _) = o.consulting.as_ref()?;
-        Some(since + limit.saturating_sub(o.consult_used))
+        Some(since.saturating_add(limit.saturating_sub(o.consult_used)))
     }
 
     /// Consultation time used so far on the current offer at `now`.
@@ -354,7 +354,7 @@ impl Game {
                 restored: Some(r),
                 window_ms,
                 ..
-            }) => Some(r + window_ms),
+            }) => Some(r.saturating_add(*window_ms)),
             _ => None,
         }
     }
@@ -363,7 +363,8 @@ impl Game {
     pub fn no_show_at(&self) -> Option<Ms> {
         let secs = self.profile.limits.as_ref()?.no_show_seconds?;
         let start = self.started_at?;
-        (self.phase == Phase::Playing && self.board.plies() < 2).then_some(start + secs * 1000)
+        (self.phase == Phase::Playing && self.board.plies() < 2)
+            .then_some(start.saturating_add(secs * 1000))
     }
 
     /// The next moment something changes on its own: flag fall, 9e limit, 8b window, no-show.

@@ -189,6 +189,9 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
+/// The largest duration, in seconds, any field of a profile may give (100 days).
+pub const MAX_SECONDS: u64 = 100 * 24 * 3600;
+
 /// The line of a section header or key in the text, for semantic errors (1 when not found).
 fn locate(text: &str, needle: &str) -> (usize, usize) {
     text.find(needle).map_or((1, 1), |o| line_col(text, o))
@@ -264,6 +267,86 @@ impl Profile {
                 "limits.max_plies_result".into(),
                 "[limits",
                 "max_plies and max_plies_result go together".into(),
+            ));
+        }
+        // Durations become milliseconds and are summed with game times: bound them so that
+        // arithmetic cannot overflow (found by fuzzing: `seconds = 18446744073709551615`).
+        let mut lists: Vec<(&str, &[Period])> = Vec::new();
+        if let Some(p) = &tc.periods {
+            lists.push(("time_control.periods", p));
+        }
+        if let Some(f) = &tc.first {
+            lists.push(("time_control.first.periods", &f.periods));
+        }
+        if let Some(f) = &tc.second {
+            lists.push(("time_control.second.periods", &f.periods));
+        }
+        let mut durations: Vec<(String, &'static str, u64)> = Vec::new();
+        for (key, ps) in lists {
+            for (i, p) in ps.iter().enumerate() {
+                durations.push((format!("{key}[{i}].seconds"), "seconds", p.seconds));
+                durations.push((
+                    format!("{key}[{i}].increment_seconds"),
+                    "increment_seconds",
+                    p.increment_seconds,
+                ));
+            }
+        }
+        let opt = |k: &str, n: &'static str, v: Option<u64>| v.map(|v| (k.to_string(), n, v));
+        durations.extend(
+            [
+                opt(
+                    "operator_errors.wrong_move_penalty_seconds",
+                    "wrong_move_penalty_seconds",
+                    self.operator_errors
+                        .as_ref()
+                        .map(|o| o.wrong_move_penalty_seconds),
+                ),
+                opt(
+                    "draw_offers.consultation_limit_seconds",
+                    "consultation_limit_seconds",
+                    self.draw_offers
+                        .as_ref()
+                        .map(|d| d.consultation_limit_seconds),
+                ),
+                opt(
+                    "power_failure.reset_window_seconds",
+                    "reset_window_seconds",
+                    self.power_failure.as_ref().map(|p| p.reset_window_seconds),
+                ),
+                opt(
+                    "internal_clock.sync_threshold_seconds",
+                    "sync_threshold_seconds",
+                    self.internal_clock
+                        .as_ref()
+                        .map(|c| c.sync_threshold_seconds),
+                ),
+                opt(
+                    "engine_log.deadline_seconds",
+                    "deadline_seconds",
+                    self.engine_log.as_ref().map(|d| d.deadline_seconds),
+                ),
+                opt(
+                    "program_copy.deadline_seconds",
+                    "deadline_seconds",
+                    self.program_copy.as_ref().map(|d| d.deadline_seconds),
+                ),
+                opt(
+                    "limits.no_show_seconds",
+                    "no_show_seconds",
+                    self.limits.as_ref().and_then(|l| l.no_show_seconds),
+                ),
+            ]
+            .into_iter()
+            .flatten(),
+        );
+        if let Some((k, needle, v)) = durations.into_iter().find(|(_, _, v)| *v > MAX_SECONDS) {
+            return Err((
+                k,
+                needle,
+                format!(
+                    "{v} s is more than the largest duration a profile may give ({MAX_SECONDS} s, 100 days)"
+                ),
             ));
         }
         for (k, v) in [

@@ -5,8 +5,10 @@ mod clauses13;
 mod crash;
 mod engine_coverage;
 mod engine_props;
+mod faults; // injected write and fsync failures, wall-clock jumps
 mod fixture;
 mod fullgame;
+mod fuzz; // seeded structure-aware mutation loops: no panics, no hangs
 mod log_format;
 mod log_interop;
 mod log_journal;

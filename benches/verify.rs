@@ -1,0 +1,240 @@
+//! Verification throughput on a generated, signed game log of `ARBITER_BENCH_VERIFY_ENTRIES`
+//! entries (default 1,000,000; a valid game, see `support::game_events_of`, with one signed
+//! checkpoint over all of it) against SHA-256 of the same bytes, in the same run: in-process (the
+//! `sha2` crate), `openssl dgst -sha256` and `sha256sum`. Every contender reads the file (warm in
+//! the page cache) itself.
+//!
+//! What is measured as "verify" is [`verify`]: the committee verifier
+//! `arbiter::verify::verify_game` (read, strict scan of every line, chain, checkpoint signature,
+//! Merkle root). [`chain_check`] is the bare chain check from the log module, shown alongside;
+//! switching the measured one is the marked line in [`verify`].
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use arbiter::log::scan;
+use sha2::{Digest, Sha256};
+use support::*;
+
+/// What the report calls the measured verifier.
+const MEASURED: &str = "arbiter::verify::verify_game (what `arbiter verify` runs per game)";
+
+/// Verify game 1 of `match_dir`; the number of entries checked.
+fn verify(match_dir: &Path) -> usize {
+    // The one line to switch: `return chain_check(match_dir);` measures the bare chain check.
+    let v = arbiter::verify::verify_game(match_dir, 1);
+    assert_eq!(v.status, arbiter::verify::Status::Ok, "{v:?}");
+    v.lines as usize
+}
+
+/// The chain check the log module gives: read, `scan` (strict parse + entry hash of every line),
+/// then `first_local_fault` (seq and prev links). No signatures.
+fn chain_check(match_dir: &Path) -> usize {
+    let bytes = std::fs::read(log_path(match_dir)).unwrap();
+    let lines = scan::scan(&bytes);
+    if let Some(f) = scan::first_local_fault(&lines) {
+        panic!("generated log does not verify: {f}");
+    }
+    lines.len()
+}
+
+/// Where the time of [`verify`] goes, each step timed alone over the same bytes (already read):
+/// the floor of any verifier that hashes every line and checks the links, and the steps of the
+/// measured one.
+fn breakdown(bytes: &[u8], openssl_s: f64) {
+    let size = bytes.len() as f64;
+    let step = |name: &str, f: &dyn Fn() -> usize| {
+        let t = Instant::now();
+        let n = f();
+        let s = t.elapsed().as_secs_f64();
+        println!(
+            "   step {name:<44} {s:7.3} s {:7.0} MB/s  {:5.3}x openssl  ({n})",
+            size / s / 1e6,
+            openssl_s / s
+        );
+    };
+    step("split into lines", &|| scan::split(bytes).len());
+    step("split + one SHA-256 per line (leaf hash)", &|| {
+        scan::split(bytes)
+            .iter()
+            .map(|(_, l, _)| arbiter::log::entry_hash(l)[0] as usize)
+            .sum()
+    });
+    step("floor: leaf hash + prev link + seq, no parse", &|| {
+        chain_floor(bytes)
+    });
+    step("split + JSON syntax check only (IgnoredAny)", &|| {
+        scan::split(bytes)
+            .iter()
+            .filter(|(_, l, _)| serde_json::from_slice::<serde::de::IgnoredAny>(l).is_ok())
+            .count()
+    });
+    step("split + log::parse_line per line", &|| {
+        scan::split(bytes)
+            .iter()
+            .filter(|(o, l, _)| arbiter::log::parse_line(l, *o).is_ok())
+            .count()
+    });
+    step("log::scan::scan (parse_line + leaf hash)", &|| {
+        scan::scan(bytes).len()
+    });
+}
+
+/// The least a chain check must do: hash every line and compare the next line's `prev` and
+/// `seq` fields, found by position in the canonical prefix. Entries checked.
+fn chain_floor(bytes: &[u8]) -> usize {
+    let mut prev = arbiter::log::ZERO_HASH;
+    let mut hex = [0u8; 64];
+    let mut n = 0usize;
+    for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let seq_prefix = format!("{{\"v\":1,\"seq\":{n},\"prev\":\"");
+        assert!(line.starts_with(seq_prefix.as_bytes()), "line {n}: prefix");
+        let at = seq_prefix.len();
+        hex::encode_to_slice(prev, &mut hex).unwrap();
+        assert_eq!(&line[at..at + 64], &hex[..], "line {n}: prev");
+        prev = arbiter::log::entry_hash(line);
+        n += 1;
+    }
+    n
+}
+
+fn log_path(match_dir: &Path) -> PathBuf {
+    match_dir.join("game-1").join("log.jsonl")
+}
+
+/// The generated match folder, kept between runs (`target/bench-tmp/verify-<n>`).
+fn generated(n: usize) -> PathBuf {
+    let base = std::env::var_os("ARBITER_BENCH_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("target")
+                .join("bench-tmp")
+        });
+    let dir = base.join(format!("verify-{n}"));
+    let path = log_path(&dir);
+    if !path.exists() {
+        let t = Instant::now();
+        let _ = std::fs::remove_dir_all(&dir);
+        let key_path = arbiter::sign::ensure_demo_key(&dir).unwrap();
+        let key = arbiter::sign::load_key(&key_path, None).unwrap();
+        let fp = arbiter::sign::fingerprint(key.public_key());
+        let match_id = arbiter::session::match_id(&dir);
+        let events = game_events_of(&match_id, &fp, n, 10);
+        let bytes = log_bytes(&events);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let entries: Vec<_> = scan::scan(&bytes)
+            .into_iter()
+            .map(|l| l.entry.unwrap())
+            .collect();
+        arbiter::sign::sign_checkpoint(&dir, 1, &match_id, &entries, &key, origin()).unwrap();
+        println!(
+            "   generated {n} entries ({} bytes) and a signed checkpoint in {:.1} s",
+            bytes.len(),
+            t.elapsed().as_secs_f64()
+        );
+    }
+    dir
+}
+
+fn main() {
+    let n = env_u64("ARBITER_BENCH_VERIFY_ENTRIES", 1_000_000) as usize;
+    let rounds = env_u64("ARBITER_BENCH_ROUNDS", 3) as usize;
+    header("verify", &format!("{n}-entry game log x {rounds} rounds"));
+    let dir = generated(n);
+    let path = log_path(&dir);
+    let p = path.to_str().unwrap();
+    let size = std::fs::metadata(&path).unwrap().len() as f64;
+    let _ = std::fs::read(&path).unwrap(); // warm the page cache
+    let openssl = have("openssl");
+    let sha256sum = have("sha256sum");
+    let (mut ours, mut inproc, mut ossl, mut sum, mut chain) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    for r in 0..rounds {
+        for k in 0..5 {
+            match (k + r) % 5 {
+                4 => {
+                    let t = Instant::now();
+                    let m = chain_check(&dir);
+                    chain.push(t.elapsed().as_secs_f64());
+                    assert_eq!(m, n);
+                }
+                0 => {
+                    let t = Instant::now();
+                    let m = verify(&dir);
+                    ours.push(t.elapsed().as_secs_f64());
+                    assert_eq!(m, n);
+                }
+                1 => {
+                    let t = Instant::now();
+                    let bytes = std::fs::read(&path).unwrap();
+                    let h = Sha256::digest(&bytes);
+                    inproc.push(t.elapsed().as_secs_f64());
+                    std::hint::black_box(h);
+                }
+                2 if openssl => {
+                    ossl.push(time_cmd("openssl", &["dgst", "-sha256", p]).0.as_secs_f64())
+                }
+                3 if sha256sum => sum.push(time_cmd("sha256sum", &[p]).0.as_secs_f64()),
+                _ => {}
+            }
+        }
+    }
+    let mbs = |s: f64| size / s / 1e6;
+    let ours = median(&mut ours);
+    println!("   log: {n} entries, {:.0} MB", size / 1e6);
+    println!("   measured: {MEASURED}");
+    let inproc = median(&mut inproc);
+    println!(
+        "   anchor sha2 in-process (read + digest): {:7.3} s  {:7.0} MB/s",
+        inproc,
+        mbs(inproc)
+    );
+    let ossl_s = median(&mut ossl);
+    if openssl {
+        println!(
+            "   anchor openssl dgst -sha256:            {:7.3} s  {:7.0} MB/s",
+            ossl_s,
+            mbs(ossl_s)
+        );
+    }
+    let sum_s = median(&mut sum);
+    if sha256sum {
+        println!(
+            "   anchor sha256sum:                       {:7.3} s  {:7.0} MB/s",
+            sum_s,
+            mbs(sum_s)
+        );
+    }
+    println!(
+        "   ours   verify:                          {:7.3} s  {:7.0} MB/s  {:.0} entries/s",
+        ours,
+        mbs(ours),
+        n as f64 / ours
+    );
+    let chain = median(&mut chain);
+    println!(
+        "   also   chain check only (log::scan):    {:7.3} s  {:7.0} MB/s  {:.3}x openssl",
+        chain,
+        mbs(chain),
+        ossl_s / chain
+    );
+    println!("   ratio ours/sha2-in-process = {:.3}x", inproc / ours);
+    if env_u64("ARBITER_BENCH_BREAKDOWN", 1) == 1 {
+        breakdown(&std::fs::read(&path).unwrap(), ossl_s);
+    }
+    if sha256sum {
+        println!("   ratio ours/sha256sum       = {:.3}x", sum_s / ours);
+    }
+    if openssl {
+        let r = ossl_s / ours;
+        println!(
+            "   ratio ours/openssl         = {r:.3}x (throughput; target >= 0.5x: {})",
+            verdict(r >= 0.5)
+        );
+    }
+}
