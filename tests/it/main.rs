@@ -1,30 +1,30 @@
 //! The one integration-test binary: each module drives one part of the kit.
-mod archive_copies;
+mod archive_copies; // rule 13a: copies compared, hashed, stored; SHA256SUMS
 mod clauses; // one test per clause of the 2003 rules, given / when / then
-mod clauses13;
-mod crash;
-mod engine_coverage;
-mod engine_props;
+mod clauses13; // rule 13 through the binary: 13a, 13c, 13d, 13e
+mod crash; // SIGKILL at random moments: nothing acknowledged is lost
+mod engine_coverage; // UCI / CECP engine logs and the rule-13c coverage
+mod engine_props; // engine-log parsers never panic
 mod faults; // injected write and fsync failures, wall-clock jumps
-mod fixture;
-mod fullgame;
+mod fixture; // the small signed demo game under tests/fixtures
+mod fullgame; // a seven-hour game to the millisecond; the example scripts
 mod fuzz; // seeded structure-aware mutation loops: no panics, no hangs
-mod log_format;
-mod log_interop;
-mod log_journal;
-mod log_tamper;
+mod log_format; // byte format, RFC 6962 vectors, checkpoint text
+mod log_interop; // ssh-keygen -Y verify, the jq + sha256sum recipe, passphrase keys
+mod log_journal; // append + fdatasync, lock, torn-tail repair
+mod log_tamper; // the tamper matrix
 mod log_util;
-mod log_verify;
-mod offline;
+mod log_verify; // verify statuses, proofs, exit codes
+mod offline; // rule 11: no network call
 mod pgn_support;
-mod pgn_write;
-mod props; // properties over random sessions: time conserved, one clock, replay, refusals // a seven-hour game to the millisecond; the example scripts
-mod pty;
-mod readme;
-mod realgame;
-mod report_model;
-mod report_render;
+mod pgn_write; // PGN with %clk / %emt
+mod props; // properties over random sessions: time conserved, one clock, replay, refusals
+mod pty; // the Board UI in a real pseudo-terminal (tmux)
+mod readme; // README's examples are what the kit accepts
+mod realgame; // the real Stockfish game end to end: archive, coverage, PGN in two readers
+mod report_model; // the committee report's content
+mod report_render; // report files, self-contained HTML, headless Chromium
 mod report_support;
-mod screens;
-mod tui_keys;
+mod screens; // every Board UI screen and panel (snapshots)
+mod tui_keys; // keys -> commands, pure
 mod tui_support;
