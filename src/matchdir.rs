@@ -182,15 +182,29 @@ pub fn entry_value(e: &Entry) -> serde_json::Value {
     serde_json::json!({"mono_ms": e.mono_ms, "actor": e.actor, "clause": e.clause, "kind": e.kind, "body": e.body})
 }
 
-/// Events of journal entries.
+/// Events of journal entries (one copy of each body, no intermediate line object).
 pub fn events_of(entries: &[Entry]) -> Result<Vec<Event>, String> {
-    entries
-        .iter()
-        .map(|e| {
-            event_from_value(&entry_value(e))
-                .map_err(|m| format!("entry {} ({}): {m}", e.seq, e.kind))
-        })
-        .collect()
+    entries.iter().map(event_of).collect()
+}
+
+/// The event of one journal entry.
+pub fn event_of(e: &Entry) -> Result<Event, String> {
+    let fail = |m: String| format!("entry {} ({}): {m}", e.seq, e.kind);
+    let actor = crate::core::Actor::parse(&e.actor)
+        .ok_or_else(|| fail(format!("unknown actor '{}'", e.actor)))?;
+    let mut kb = serde_json::Map::with_capacity(2);
+    kb.insert("kind".into(), serde_json::Value::String(e.kind.clone()));
+    if !e.body.is_null() {
+        kb.insert("body".into(), e.body.clone());
+    }
+    let kind: EventKind = serde_json::from_value(serde_json::Value::Object(kb))
+        .map_err(|m| fail(format!("body: {m}")))?;
+    Ok(Event {
+        at: e.mono_ms,
+        actor,
+        clause: e.clause.clone(),
+        kind,
+    })
 }
 
 /// A game ready for the Board UI or a script: its session and the monotonic offset of "now".
