@@ -207,3 +207,112 @@ fn log_verify_cli_keygen() {
     assert_eq!(listed.lines().count(), 2);
     assert!(listed.lines().nth(1).unwrap().starts_with("deputy "));
 }
+
+/// Build a valid signed log of `n` realistic `move_made` entries (about 420 bytes a line) in
+/// `DIR/game-1/log.jsonl`, checkpoint signed at `n`.
+fn bench_match(dir: &std::path::Path, n: u64) {
+    use arbiter::log::{Entry, ZERO_HASH, encode_line, entry_hash};
+    use arbiter::sign;
+    let key_path = dir.join("keys").join("arbiter");
+    let public = sign::keygen(&key_path, None, "bench arbiter").unwrap();
+    sign::ensure_allowed_signer(dir, "arbiter", &public).unwrap();
+    let key = sign::load_key(&key_path, None).unwrap();
+    let fp = sign::fingerprint(key.public_key());
+    let path = dir.join("game-1").join("log.jsonl");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let mut entries: Vec<Entry> = Vec::with_capacity(n as usize);
+    let mut prev = ZERO_HASH;
+    let sans = [("e4", "e2e4"), ("Nf3", "g1f3"), ("Bxc6+", "b5c6"), ("O-O", "e1g1")];
+    for i in 0..n {
+        let e = if i == 0 {
+            crate::log_util::first_entry(&fp, 1)
+        } else {
+            let (san, uci) = sans[(i % 4) as usize];
+            let mut e = entry(i);
+            e.actor = "operator".into();
+            e.clause = "6a".into();
+            e.kind = "move_made".into();
+            e.body = serde_json::json!({
+                "declines_draw": i % 7 == 0,
+                "fen": format!("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - {} {}", i % 50, i / 2 + 1),
+                "increment_ms": 0,
+                "remaining_ms": 7_200_000 - (i % 7_000_000),
+                "san": san,
+                "side": if i % 2 == 0 { "white" } else { "black" },
+                "spent_ms": i % 60_000,
+                "uci": uci,
+            });
+            e
+        };
+        let line = encode_line(i, &prev, &e);
+        prev = entry_hash(&line);
+        out.write_all(&line).unwrap();
+        out.write_all(b"\n").unwrap();
+        entries.push(Entry {
+            v: 1,
+            seq: i,
+            prev: String::new(),
+            utc: String::new(),
+            mono_ms: 0,
+            actor: String::new(),
+            clause: String::new(),
+            kind: String::new(),
+            body: serde_json::Value::Null,
+            hash: prev,
+            offset: 0,
+            len: 0,
+        });
+    }
+    out.flush().unwrap();
+    sign::sign_checkpoint(
+        dir,
+        1,
+        crate::log_util::MATCH_ID,
+        &entries,
+        &key,
+        crate::log_util::t0(),
+    )
+    .unwrap();
+}
+
+/// Timing of `verify_game` on a large valid log against `openssl dgst -sha256` on the same file.
+/// Run: `cargo test --release --test it log_verify_bench -- --ignored --nocapture`
+/// (`ARBITER_BENCH_ENTRIES`, default 1 000 000). Prints times and the ratio; asserts only the
+/// verdict.
+#[test]
+#[ignore = "benchmark; run explicitly with --release --ignored --nocapture"]
+fn log_verify_bench_large_log() {
+    use std::time::Instant;
+    let n: u64 = std::env::var("ARBITER_BENCH_ENTRIES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("match");
+    bench_match(&dir, n);
+    let path = dir.join("game-1").join("log.jsonl");
+    let size = std::fs::metadata(&path).unwrap().len();
+    let mut best_verify = f64::MAX;
+    let mut best_openssl = f64::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let v = verify_game(&dir, 1);
+        best_verify = best_verify.min(t.elapsed().as_secs_f64());
+        assert_eq!((v.status, v.lines, v.signed_entries), (Status::Ok, n, n), "{v:?}");
+        let t = Instant::now();
+        let out = Command::new("openssl")
+            .args(["dgst", "-sha256"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        best_openssl = best_openssl.min(t.elapsed().as_secs_f64());
+        assert!(out.status.success());
+    }
+    println!(
+        "bench: {n} entries, {:.1} MB: verify_game {best_verify:.3} s ({:.0} MB/s), openssl dgst -sha256 {best_openssl:.3} s; ratio {:.3}x openssl",
+        size as f64 / 1e6,
+        size as f64 / 1e6 / best_verify,
+        best_openssl / best_verify
+    );
+}
