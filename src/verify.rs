@@ -377,16 +377,16 @@ pub fn verify_lines(
 fn verify_clean(
     game: u32,
     log: &str,
-    bytes: &[u8],
+    clean: fast::CleanLog,
     cps: &[PreparedCheckpoint],
 ) -> Option<GameVerification> {
-    let clean = fast::scan_clean(bytes)?;
     let ident = identity_of(&clean.first, game);
     let findings = checkpoint_findings(cps, ident.as_ref().ok(), game);
     let n = clean.leaves.len() as u64;
-    let disagrees = findings.1.iter().any(|&(size, chain)| {
-        (1..=n).contains(&size) && clean.leaves[size as usize - 1] != chain
-    });
+    let disagrees = findings
+        .1
+        .iter()
+        .any(|&(size, chain)| (1..=n).contains(&size) && clean.leaves[size as usize - 1] != chain);
     if disagrees {
         return None;
     }
@@ -415,7 +415,8 @@ pub fn verify_log(
     bytes: &[u8],
     cps: &[PreparedCheckpoint],
 ) -> GameVerification {
-    verify_clean(game, log, bytes, cps)
+    fast::scan_clean(bytes)
+        .and_then(|clean| verify_clean(game, log, clean, cps))
         .unwrap_or_else(|| verify_lines(game, log, &scan::scan(bytes), cps))
 }
 
@@ -619,19 +620,29 @@ pub fn log_path(match_dir: &Path, game: u32) -> PathBuf {
     match_dir.join(format!("game-{game}")).join("log.jsonl")
 }
 
-/// Verify one game of a match folder.
+/// Verify one game of a match folder: the fast path streams the log ([`fast::scan_clean_file`]);
+/// whenever it finds anything to report, the whole file is read and verified on the exact path
+/// ([`verify_lines`]), as [`verify_log`] does.
 pub fn verify_game(match_dir: &Path, game: u32) -> GameVerification {
     let path = log_path(match_dir, game);
-    let bytes = match fs::read(&path) {
-        Ok(b) => b,
-        Err(e) => {
-            return GameVerification::unreadable(
+    let read = || {
+        fs::read(&path).map_err(|e| {
+            GameVerification::unreadable(
                 game,
                 &path,
                 format!("cannot read {}: {e}", path.display()),
-            );
-        }
+            )
+        })
     };
+    let clean = fast::scan_clean_file(&path);
+    // Read now if the fast path failed, so that an unreadable log is reported first, as ever.
+    let mut bytes = None;
+    if clean.is_none() {
+        match read() {
+            Ok(b) => bytes = Some(b),
+            Err(v) => return v,
+        }
+    }
     let (signers, mut problems) = match read_signers(match_dir) {
         Ok(s) => s,
         Err(e) => return GameVerification::unreadable(game, &path, e),
@@ -642,7 +653,20 @@ pub fn verify_game(match_dir: &Path, game: u32) -> GameVerification {
             Err(e) => return GameVerification::unreadable(game, &path, e),
         };
     let cps = prepare_checkpoints(files, &signers);
-    let mut v = verify_log(game, &path.display().to_string(), &bytes, &cps);
+    let log = path.display().to_string();
+    let mut v = match clean.and_then(|c| verify_clean(game, &log, c, &cps)) {
+        Some(v) => v,
+        None => {
+            let bytes = match bytes {
+                Some(b) => b,
+                None => match read() {
+                    Ok(b) => b,
+                    Err(v) => return v,
+                },
+            };
+            verify_lines(game, &log, &scan::scan(&bytes), &cps)
+        }
+    };
     v.problems.append(&mut problems);
     v
 }

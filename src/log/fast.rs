@@ -11,6 +11,9 @@
 //! diagnosis.
 use super::{ACTORS, Entry, RECOVERY_KIND, ZERO_HASH, entry_hash, parse_line};
 use serde_json::Value;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
 
 /// Below this many bytes the log is checked on the calling thread only.
 const PARALLEL_MIN_BYTES: usize = 1 << 20;
@@ -135,14 +138,25 @@ impl<'a> Cursor<'a> {
     /// texts that chrono parses as RFC 3339 and writes back unchanged with milliseconds and `Z`.
     fn utc(&mut self) -> Option<()> {
         let s = self.b.get(self.i..self.i + 24)?;
-        let sep = [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':'), (19, b'.')];
+        let sep = [
+            (4, b'-'),
+            (7, b'-'),
+            (10, b'T'),
+            (13, b':'),
+            (16, b':'),
+            (19, b'.'),
+        ];
         if s[23] != b'Z' || sep.iter().any(|&(k, c)| s[k] != c) {
             return None;
         }
         let year = digits::<4>(&s[0..])?;
         let month = digits::<2>(&s[5..])?;
         let day = digits::<2>(&s[8..])?;
-        let (h, m, sec) = (digits::<2>(&s[11..])?, digits::<2>(&s[14..])?, digits::<2>(&s[17..])?);
+        let (h, m, sec) = (
+            digits::<2>(&s[11..])?,
+            digits::<2>(&s[14..])?,
+            digits::<2>(&s[17..])?,
+        );
         digits::<3>(&s[20..])?;
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
         let days = match month {
@@ -223,7 +237,10 @@ impl<'a> Cursor<'a> {
         }
         if matches!(self.peek(), Some(b'.' | b'e' | b'E' | b'+' | b'-')) {
             // A float: let serde_json itself parse and re-write it.
-            while matches!(self.peek(), Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')) {
+            while matches!(
+                self.peek(),
+                Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+            ) {
                 self.i += 1;
             }
             let text = &self.b[start..self.i];
@@ -322,66 +339,141 @@ pub struct CleanLog {
     pub recoveries: Vec<Entry>,
 }
 
-/// One slice of the file, checked on its own (links inside it only).
+/// One stretch of consecutive lines of the file, checked on its own (links inside it only).
 struct Part {
     leaves: Vec<[u8; 32]>,
     first_seq: u64,
     first_prev: [u8; 32],
-    /// Byte offsets (in the file) and lengths of the recovery entries.
-    recoveries: Vec<(usize, usize)>,
+    /// Line 0 if this stretch starts the file.
+    first: Option<Entry>,
+    recoveries: Vec<Entry>,
 }
 
-fn check_part(bytes: &[u8], base: usize) -> Option<Part> {
-    let mut part = Part {
-        leaves: Vec::with_capacity(bytes.len() / 256),
-        first_seq: 0,
-        first_prev: ZERO_HASH,
-        recoveries: Vec::new(),
-    };
-    let mut pos = 0;
-    while pos < bytes.len() {
-        let rest = &bytes[pos..];
-        let (facts, len) = match check_line(rest) {
-            Some(f) => f,
-            None => {
-                let len = rest.iter().position(|&b| b == b'\n')?;
-                let e = parse_line(&rest[..len], (base + pos) as u64).ok()?;
-                let facts = LineFacts {
-                    seq: e.seq,
-                    prev: e.prev_bytes(),
-                    recovery: e.kind == RECOVERY_KIND,
-                };
-                (facts, len)
-            }
-        };
-        match part.leaves.last() {
-            None => (part.first_seq, part.first_prev) = (facts.seq, facts.prev),
-            Some(h) => {
-                if facts.prev != *h || facts.seq != part.first_seq + part.leaves.len() as u64 {
-                    return None;
+impl Part {
+    fn new(capacity: usize) -> Part {
+        Part {
+            leaves: Vec::with_capacity(capacity),
+            first_seq: 0,
+            first_prev: ZERO_HASH,
+            first: None,
+            recoveries: Vec::new(),
+        }
+    }
+
+    /// Check whole lines (`bytes` ends in `\n`, or is empty) found at file offset `base`,
+    /// following the lines fed before. `None` at the first thing wrong.
+    fn feed(&mut self, bytes: &[u8], base: usize) -> Option<()> {
+        let mut pos = 0;
+        while pos < bytes.len() {
+            let rest = &bytes[pos..];
+            let offset = base + pos;
+            let (facts, len, entry) = match check_line(rest) {
+                Some((facts, len)) => (facts, len, None),
+                None => {
+                    let len = rest.iter().position(|&b| b == b'\n')?;
+                    let e = parse_line(&rest[..len], offset as u64).ok()?;
+                    let facts = LineFacts {
+                        seq: e.seq,
+                        prev: e.prev_bytes(),
+                        recovery: e.kind == RECOVERY_KIND,
+                    };
+                    (facts, len, Some(e))
+                }
+            };
+            let line = &rest[..len];
+            match self.leaves.last() {
+                None => (self.first_seq, self.first_prev) = (facts.seq, facts.prev),
+                Some(h) => {
+                    if facts.prev != *h || facts.seq != self.first_seq + self.leaves.len() as u64 {
+                        return None;
+                    }
                 }
             }
+            if offset == 0 || facts.recovery {
+                let e = match entry {
+                    Some(e) => e,
+                    None => parse_line(line, offset as u64).ok()?,
+                };
+                if facts.recovery {
+                    self.recoveries.push(e.clone());
+                }
+                if offset == 0 {
+                    self.first = Some(e);
+                }
+            }
+            self.leaves.push(entry_hash(line));
+            pos += len + 1;
         }
-        if facts.recovery {
-            part.recoveries.push((base + pos, len));
-        }
-        part.leaves.push(entry_hash(&rest[..len]));
-        pos += len + 1;
+        Some(())
     }
-    Some(part)
 }
 
-/// Check a whole log on the fast path; `None` if it is not clean (or empty) — then run the exact
-/// path for the diagnosis.
+/// Join the parts (in file order) into one chain.
+fn join(parts: Vec<Option<Part>>) -> Option<CleanLog> {
+    let mut leaves: Vec<[u8; 32]> = Vec::new();
+    let mut first = None;
+    let mut recoveries = Vec::new();
+    for part in parts {
+        let part = part?;
+        let want_prev = leaves.last().copied().unwrap_or(ZERO_HASH);
+        if part.first_seq != leaves.len() as u64 || part.first_prev != want_prev {
+            return None;
+        }
+        if leaves.is_empty() {
+            leaves = part.leaves;
+            first = part.first;
+        } else {
+            leaves.extend_from_slice(&part.leaves);
+        }
+        recoveries.extend(part.recoveries);
+    }
+    Some(CleanLog {
+        first: first?,
+        leaves,
+        recoveries,
+    })
+}
+
+fn threads_for(len: usize) -> usize {
+    if len < PARALLEL_MIN_BYTES {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    }
+}
+
+/// Run `check` over each range on its own thread (the last on this one).
+fn in_parallel<F>(ranges: &[(usize, usize)], check: F) -> Vec<Option<Part>>
+where
+    F: Fn(usize, usize) -> Option<Part> + Sync,
+{
+    let check = &check;
+    std::thread::scope(|s| {
+        let (last, others) = match ranges.split_last() {
+            Some(x) => x,
+            None => return Vec::new(),
+        };
+        let handles: Vec<_> = others
+            .iter()
+            .map(|&(a, b)| s.spawn(move || check(a, b)))
+            .collect();
+        let last = check(last.0, last.1);
+        let mut out: Vec<Option<Part>> = handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect();
+        out.push(last);
+        out
+    })
+}
+
+/// Check a whole log held in memory on the fast path; `None` if it is not clean (or empty) —
+/// then run the exact path for the diagnosis.
 pub fn scan_clean(bytes: &[u8]) -> Option<CleanLog> {
     if bytes.last() != Some(&b'\n') {
         return None;
     }
-    let threads = if bytes.len() < PARALLEL_MIN_BYTES {
-        1
-    } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
-    };
+    let threads = threads_for(bytes.len());
     // Cut after a newline near each k/threads of the file.
     let mut cuts = vec![0usize];
     for k in 1..threads {
@@ -393,47 +485,97 @@ pub fn scan_clean(bytes: &[u8]) -> Option<CleanLog> {
     cuts.push(bytes.len());
     cuts.dedup();
     let ranges: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
-    let parts: Vec<Option<Part>> = if ranges.len() == 1 {
-        vec![check_part(bytes, 0)]
-    } else {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = ranges
-                .iter()
-                .map(|&(a, b)| s.spawn(move || check_part(&bytes[a..b], a)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().ok().flatten())
-                .collect()
-        })
-    };
-    let mut leaves: Vec<[u8; 32]> = Vec::new();
-    let mut recoveries = Vec::new();
-    for part in parts {
-        let part = part?;
-        let want_prev = leaves.last().copied().unwrap_or(ZERO_HASH);
-        if part.first_seq != leaves.len() as u64 || part.first_prev != want_prev {
+    join(in_parallel(&ranges, |a, b| {
+        let mut part = Part::new((b - a) / 256);
+        part.feed(&bytes[a..b], a)?;
+        Some(part)
+    }))
+}
+
+/// Bytes read at a time by [`scan_clean_file`] (per thread; grown for a longer line).
+const BLOCK: usize = 4 << 20;
+
+/// The first line start at or after `from` (`len` if none), reading `file` from there.
+fn line_start_after(file: &mut File, from: usize, len: usize) -> Option<usize> {
+    if from == 0 {
+        return Some(0);
+    }
+    file.seek(SeekFrom::Start(from as u64 - 1)).ok()?;
+    let mut buf = vec![0u8; 64 << 10];
+    let mut at = from - 1;
+    while at < len {
+        let got = file.read(&mut buf).ok()?;
+        if got == 0 {
             return None;
         }
-        if leaves.is_empty() {
-            leaves = part.leaves;
-        } else {
-            leaves.extend_from_slice(&part.leaves);
+        if let Some(p) = buf[..got].iter().position(|&b| b == b'\n') {
+            return Some(at + p + 1);
         }
-        recoveries.extend(part.recoveries);
+        at += got;
     }
-    let parse_at = |(offset, len): (usize, usize)| parse_line(&bytes[offset..offset + len], offset as u64).ok();
-    let first_len = bytes.iter().position(|&b| b == b'\n')?;
-    let first = parse_at((0, first_len))?;
-    let recoveries = recoveries
-        .into_iter()
-        .map(parse_at)
-        .collect::<Option<Vec<Entry>>>()?;
-    Some(CleanLog {
-        leaves,
-        first,
-        recoveries,
-    })
+    Some(len)
+}
+
+/// Stream bytes `a..b` of the file (whole lines) through a [`Part`].
+fn check_file_part(path: &Path, a: usize, b: usize) -> Option<Part> {
+    let mut file = File::open(path).ok()?;
+    file.seek(SeekFrom::Start(a as u64)).ok()?;
+    let mut part = Part::new((b - a) / 256);
+    let mut buf = vec![0u8; BLOCK.min(b - a).max(1)];
+    let (mut filled, mut base, mut remaining) = (0usize, a, b - a);
+    loop {
+        if filled == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let want = (buf.len() - filled).min(remaining);
+        let got = if want == 0 {
+            0
+        } else {
+            file.read(&mut buf[filled..filled + want]).ok()?
+        };
+        if got == 0 && remaining > 0 {
+            return None;
+        }
+        filled += got;
+        remaining -= got;
+        let upto = if remaining == 0 {
+            filled
+        } else {
+            buf[..filled]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |p| p + 1)
+        };
+        part.feed(&buf[..upto], base)?;
+        if remaining == 0 {
+            return (upto == filled).then_some(part);
+        }
+        buf.copy_within(upto..filled, 0);
+        filled -= upto;
+        base += upto;
+    }
+}
+
+/// [`scan_clean`] over a file, read in blocks on each thread (no copy of the whole file). Any
+/// read problem, or a file changing length under it, gives `None` like any other finding.
+pub fn scan_clean_file(path: &Path) -> Option<CleanLog> {
+    let mut file = File::open(path).ok()?;
+    let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
+    if len == 0 {
+        return None;
+    }
+    let threads = threads_for(len);
+    let mut cuts = vec![0usize];
+    for k in 1..threads {
+        let from = (len * k / threads).max(*cuts.last().unwrap_or(&0));
+        cuts.push(line_start_after(&mut file, from, len)?);
+    }
+    cuts.push(len);
+    cuts.dedup();
+    let ranges: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+    let clean = join(in_parallel(&ranges, |a, b| check_file_part(path, a, b)))?;
+    // The file must not have grown meanwhile either (its last line was checked to end in \n).
+    (file.metadata().ok()?.len() == len as u64).then_some(clean)
 }
 
 #[cfg(test)]
@@ -519,18 +661,36 @@ mod tests {
     #[test]
     fn utc_texts_agree_with_chrono() {
         let mut texts = Vec::new();
-        for y in ["0000", "0999", "1000", "1900", "2000", "2003", "2024", "2100", "9999"] {
+        for y in [
+            "0000", "0999", "1000", "1900", "2000", "2003", "2024", "2100", "9999",
+        ] {
             for m in ["00", "01", "02", "04", "12", "13"] {
                 for d in ["00", "01", "28", "29", "30", "31", "32"] {
-                    for t in ["00:00:00.000", "23:59:59.999", "24:00:00.000", "23:60:00.000", "23:59:60.000"] {
+                    for t in [
+                        "00:00:00.000",
+                        "23:59:59.999",
+                        "24:00:00.000",
+                        "23:60:00.000",
+                        "23:59:60.000",
+                    ] {
                         texts.push(format!("{y}-{m}-{d}T{t}Z"));
                     }
                 }
             }
         }
-        texts.extend(["2003-01-26t15:00:00.000Z", "2003-01-26T15:00:00.000z", "2003-01-26T15:00:00,000Z"].map(String::from));
+        texts.extend(
+            [
+                "2003-01-26t15:00:00.000Z",
+                "2003-01-26T15:00:00.000z",
+                "2003-01-26T15:00:00,000Z",
+            ]
+            .map(String::from),
+        );
         for t in texts {
-            let mut c = Cursor { b: t.as_bytes(), i: 0 };
+            let mut c = Cursor {
+                b: t.as_bytes(),
+                i: 0,
+            };
             if c.utc().is_some() {
                 let parsed = chrono::DateTime::parse_from_rfc3339(&t).unwrap();
                 assert_eq!(crate::log::format_utc(&parsed.with_timezone(&Utc)), t);
@@ -565,10 +725,20 @@ mod tests {
         assert_eq!(c.leaves.len(), 50);
         assert_eq!(c.leaves[49], prev);
         assert_eq!(c.first.kind, "game_opened");
-        assert_eq!(c.recoveries.iter().map(|e| e.seq).collect::<Vec<_>>(), [3, 13, 23, 33, 43]);
-        let cut = bytes.len() / 2 + bytes[bytes.len() / 2..].iter().position(|&b| b == b'\n').unwrap() + 1;
-        let a = check_part(&bytes[..cut], 0).unwrap();
-        let b = check_part(&bytes[cut..], cut).unwrap();
+        assert_eq!(
+            c.recoveries.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            [3, 13, 23, 33, 43]
+        );
+        let cut = bytes.len() / 2
+            + bytes[bytes.len() / 2..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .unwrap()
+            + 1;
+        let mut a = Part::new(0);
+        a.feed(&bytes[..cut], 0).unwrap();
+        let mut b = Part::new(0);
+        b.feed(&bytes[cut..], cut).unwrap();
         assert_eq!(b.first_seq, a.leaves.len() as u64);
         assert_eq!(b.first_prev, *a.leaves.last().unwrap());
         assert!(scan_clean(&bytes[..bytes.len() - 1]).is_none());

@@ -198,7 +198,9 @@ mod tests {
             assert_eq!(t.root(m), Some(root(&leaves[..m])), "m = {m}");
         }
         assert_eq!(t.root(301), None);
-        let big: Vec<[u8; 32]> = (0..70_001u32).map(|i| leaf_hash(&i.to_be_bytes())).collect();
+        let big: Vec<[u8; 32]> = (0..70_001u32)
+            .map(|i| leaf_hash(&i.to_be_bytes()))
+            .collect();
         let t = Subtrees::new(big.clone());
         for m in [1, 2, 65_536, 65_537, 70_000, 70_001] {
             assert_eq!(t.root(m), Some(root(&big[..m])), "m = {m}");

@@ -223,7 +223,12 @@ fn bench_match(dir: &std::path::Path, n: u64) {
     let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     let mut entries: Vec<Entry> = Vec::with_capacity(n as usize);
     let mut prev = ZERO_HASH;
-    let sans = [("e4", "e2e4"), ("Nf3", "g1f3"), ("Bxc6+", "b5c6"), ("O-O", "e1g1")];
+    let sans = [
+        ("e4", "e2e4"),
+        ("Nf3", "g1f3"),
+        ("Bxc6+", "b5c6"),
+        ("O-O", "e1g1"),
+    ];
     for i in 0..n {
         let e = if i == 0 {
             crate::log_util::first_entry(&fp, 1)
@@ -299,7 +304,11 @@ fn log_verify_bench_large_log() {
         let t = Instant::now();
         let v = verify_game(&dir, 1);
         best_verify = best_verify.min(t.elapsed().as_secs_f64());
-        assert_eq!((v.status, v.lines, v.signed_entries), (Status::Ok, n, n), "{v:?}");
+        assert_eq!(
+            (v.status, v.lines, v.signed_entries),
+            (Status::Ok, n, n),
+            "{v:?}"
+        );
         let t = Instant::now();
         let out = Command::new("openssl")
             .args(["dgst", "-sha256"])
@@ -309,6 +318,23 @@ fn log_verify_bench_large_log() {
         best_openssl = best_openssl.min(t.elapsed().as_secs_f64());
         assert!(out.status.success());
     }
+    let t = Instant::now();
+    let bytes = std::fs::read(&path).unwrap();
+    let read = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let clean = arbiter::log::fast::scan_clean(&bytes).unwrap();
+    let scan = t.elapsed().as_secs_f64();
+    drop((bytes, clean));
+    let t = Instant::now();
+    let clean = arbiter::log::fast::scan_clean_file(&path).unwrap();
+    let stream = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let tree = arbiter::log::merkle::Subtrees::new(clean.leaves);
+    assert!(tree.root(n as usize).is_some());
+    let merkle = t.elapsed().as_secs_f64();
+    println!(
+        "bench phases: fs::read {read:.3} s, fast scan in memory {scan:.3} s, streamed from the file {stream:.3} s, Merkle levels {merkle:.3} s"
+    );
     println!(
         "bench: {n} entries, {:.1} MB: verify_game {best_verify:.3} s ({:.0} MB/s), openssl dgst -sha256 {best_openssl:.3} s; ratio {:.3}x openssl",
         size as f64 / 1e6,
