@@ -625,22 +625,14 @@ pub fn log_path(match_dir: &Path, game: u32) -> PathBuf {
 /// ([`verify_lines`]), as [`verify_log`] does.
 pub fn verify_game(match_dir: &Path, game: u32) -> GameVerification {
     let path = log_path(match_dir, game);
-    let read = || {
-        fs::read(&path).map_err(|e| {
-            GameVerification::unreadable(
-                game,
-                &path,
-                format!("cannot read {}: {e}", path.display()),
-            )
-        })
-    };
+    let read = || fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()));
     let clean = fast::scan_clean_file(&path);
     // Read now if the fast path failed, so that an unreadable log is reported first, as ever.
     let mut bytes = None;
     if clean.is_none() {
         match read() {
             Ok(b) => bytes = Some(b),
-            Err(v) => return v,
+            Err(e) => return GameVerification::unreadable(game, &path, e),
         }
     }
     let (signers, mut problems) = match read_signers(match_dir) {
@@ -661,7 +653,7 @@ pub fn verify_game(match_dir: &Path, game: u32) -> GameVerification {
                 Some(b) => b,
                 None => match read() {
                     Ok(b) => b,
-                    Err(v) => return v,
+                    Err(e) => return GameVerification::unreadable(game, &path, e),
                 },
             };
             verify_lines(game, &log, &scan::scan(&bytes), &cps)
