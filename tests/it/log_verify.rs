@@ -342,3 +342,93 @@ fn log_verify_bench_large_log() {
         best_openssl / best_verify
     );
 }
+
+/// `verify_game` as the exact path alone would judge the files on disk.
+fn exact_game(dir: &std::path::Path, game: u32) -> arbiter::verify::GameVerification {
+    use arbiter::verify::{log_path, prepare_checkpoints, read_checkpoint_files, verify_lines};
+    let path = log_path(dir, game);
+    let bytes = std::fs::read(&path).unwrap();
+    let (signers, problems) = arbiter::sign::parse_allowed_signers(
+        &std::fs::read_to_string(dir.join("allowed_signers")).unwrap(),
+    );
+    let files =
+        read_checkpoint_files(&dir.join(format!("game-{game}")).join("checkpoints")).unwrap();
+    let cps = prepare_checkpoints(files, &signers);
+    let lines = arbiter::log::scan::scan(&bytes);
+    let mut v = verify_lines(game, &path.display().to_string(), &lines, &cps);
+    v.problems.extend(problems);
+    v
+}
+
+/// The streamed, two-thread fast path of `verify_game` (a log over 1 MB) agrees with the exact
+/// path on the clean file and on damage in either half and right at the cut between them; so
+/// does the small-file path with a recovery entry.
+#[test]
+fn log_verify_streamed_fast_path_agrees_with_exact_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("match");
+    bench_match(&dir, 4_000);
+    let path = dir.join("game-1").join("log.jsonl");
+    let good = std::fs::read(&path).unwrap();
+    assert!(good.len() > 1 << 20);
+    let v = verify_game(&dir, 1);
+    assert_eq!(v.status, Status::Ok);
+    assert_eq!(v, exact_game(&dir, 1));
+    // Line starts: the threads split at the first line start after each k/threads of the file.
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(
+            good.iter()
+                .enumerate()
+                .filter(|x| *x.1 == b'\n')
+                .map(|x| x.0 + 1),
+        )
+        .filter(|&s| s < good.len())
+        .collect();
+    let half = starts.iter().position(|&s| s >= good.len() / 2).unwrap();
+    let line = |k: usize| starts[k]..starts.get(k + 1).copied().unwrap_or(good.len()) - 1;
+    let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+    for k in [1, half - 1, half, half + 1, starts.len() - 1] {
+        let mut b = good.clone();
+        let at = line(k).start + 30; // inside "prev"
+        b[at] ^= 0x01;
+        cases.push((format!("prev of line {k}"), b));
+        let mut b = good.clone();
+        b.drain(line(k).start..line(k).end + 1);
+        cases.push((format!("delete line {k}"), b));
+        let mut b = good.clone();
+        let mono = line(k).start
+            + good[line(k)]
+                .windows(10)
+                .position(|w| w == b"\"mono_ms\":")
+                .unwrap()
+            + 10;
+        b[mono] = if b[mono] == b'9' { b'8' } else { b[mono] + 1 };
+        cases.push((format!("mono_ms of line {k}"), b));
+    }
+    let mut torn = good.clone();
+    torn.extend_from_slice(b"{\"v\":1,\"se");
+    cases.push(("torn tail".into(), torn));
+    cases.push(("last newline cut".into(), good[..good.len() - 1].to_vec()));
+    for (what, bytes) in cases {
+        std::fs::write(&path, &bytes).unwrap();
+        let v = verify_game(&dir, 1);
+        assert_ne!(v.status, Status::Ok, "{what}");
+        assert_eq!(v, exact_game(&dir, 1), "{what}");
+    }
+
+    // Small log with a recovery entry, signed: RECOVERED on both paths.
+    let m = TestMatch::new();
+    let j = m.game(1, 12, &[]);
+    drop(j);
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(m.log_path(1))
+        .unwrap()
+        .write_all(b"{\"v\":1,\"se")
+        .unwrap();
+    let j = Journal::open(&m.log_path(1)).unwrap();
+    m.sign(&j, 1);
+    let v = verify_game(&m.dir, 1);
+    assert_eq!(v.status, Status::Recovered);
+    assert_eq!(v, exact_game(&m.dir, 1));
+}
