@@ -72,6 +72,22 @@ struct Cursor<'a> {
     i: usize,
 }
 
+/// Value of each lowercase hex digit; 0xff for every other byte.
+const HEX: [u8; 256] = {
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
 fn hex_val(c: u8) -> Option<u8> {
     match c {
         b'0'..=b'9' => Some(c - b'0'),
@@ -138,8 +154,15 @@ impl<'a> Cursor<'a> {
     fn hex32(&mut self) -> Option<[u8; 32]> {
         let s = self.b.get(self.i..self.i + 64)?;
         let mut out = [0u8; 32];
+        // Branch-free: any byte that is not a lowercase hex digit sets a high bit in `bad`.
+        let mut bad = 0u8;
         for (o, pair) in out.iter_mut().zip(s.chunks_exact(2)) {
-            *o = hex_val(pair[0])? << 4 | hex_val(pair[1])?;
+            let (h, l) = (HEX[usize::from(pair[0])], HEX[usize::from(pair[1])]);
+            bad |= h | l;
+            *o = h << 4 | l;
+        }
+        if bad & 0xf0 != 0 {
+            return None;
         }
         self.i += 64;
         Some(out)
@@ -675,6 +698,32 @@ mod tests {
             }
         }
         assert!(accepted > 10);
+    }
+
+    #[test]
+    fn hex_table_is_lowercase_hex_only() {
+        for c in 0..=255u8 {
+            assert_eq!(HEX[usize::from(c)] != 0xff, hex_val(c).is_some(), "{c}");
+            if let Some(v) = hex_val(c) {
+                assert_eq!(HEX[usize::from(c)], v);
+            }
+        }
+        let text = format!("{}\"", crate::log::hex32(&[0x5a; 32]));
+        let mut c = Cursor {
+            b: text.as_bytes(),
+            i: 0,
+        };
+        assert_eq!(c.hex32(), Some([0x5a; 32]));
+        assert_eq!(crate::log::decode_hash("A".repeat(64).as_str()), None);
+        let upper = "A".repeat(64);
+        assert_eq!(
+            Cursor {
+                b: upper.as_bytes(),
+                i: 0
+            }
+            .hex32(),
+            None
+        );
     }
 
     #[test]
