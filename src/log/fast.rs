@@ -551,7 +551,8 @@ fn line_start_after(file: &mut File, from: usize, len: usize) -> Option<usize> {
             return None;
         }
         if let Some(p) = buf[..got].iter().position(|&b| b == b'\n') {
-            return Some(at + p + 1);
+            // Past `len` only if the file grew meanwhile: not a clean read.
+            return Some(at + p + 1).filter(|&cut| cut <= len);
         }
         at += got;
     }
