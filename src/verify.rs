@@ -5,8 +5,8 @@
 //! ([`verify_lines`]) runs over already scanned lines; the tamper tests use exactly these.
 use crate::log::checkpoint::{self, Checkpoint};
 use crate::log::proof::InclusionProof;
-use crate::log::scan::{self, Problem, ScannedLine, Witness};
-use crate::log::{RECOVERY_KIND, hex32, merkle};
+use crate::log::scan::{self, Fault, Problem, ScannedLine, Witness};
+use crate::log::{Entry, RECOVERY_KIND, fast, hex32, merkle};
 use crate::sign::{AllowedSigner, Signer, parse_allowed_signers, verify_signature};
 use serde::Serialize;
 use std::fs;
@@ -213,6 +213,11 @@ pub fn identity(lines: &[ScannedLine], game: u32) -> Result<Identity, String> {
         .filter(|l| l.placed(0).is_some())
         .and_then(|l| l.entry.as_ref().ok())
         .ok_or("line 0 is not a valid entry")?;
+    identity_of(e, game)
+}
+
+/// The identity bound by `e`, a valid entry placed at line 0.
+fn identity_of(e: &Entry, game: u32) -> Result<Identity, String> {
     if e.kind != "game_opened" {
         return Err(format!(
             "line 0 has kind {:?}, expected \"game_opened\"",
@@ -293,20 +298,24 @@ fn empty_file() -> BadLine {
     }
 }
 
-/// Verify scanned lines against prepared checkpoints. TRUNCATED wins over BAD LINE when the only
-/// fault is an unfinished last line that a signed checkpoint covers (both are reported).
-pub fn verify_lines(
-    game: u32,
-    log: &str,
-    lines: &[ScannedLine],
+/// Every checkpoint's report, the trusted chain heads `(N, E_{N-1})` and, for each checkpoint,
+/// the index of its chain head in that list (if trusted).
+type CheckpointFindings = (
+    Vec<CheckpointReport>,
+    Vec<(u64, [u8; 32])>,
+    Vec<Option<usize>>,
+);
+
+fn checkpoint_findings(
     cps: &[PreparedCheckpoint],
-) -> GameVerification {
-    let ident = identity(lines, game);
+    ident: Option<&Identity>,
+    game: u32,
+) -> CheckpointFindings {
     let mut reports = Vec::with_capacity(cps.len());
     let mut anchors: Vec<(u64, [u8; 32])> = Vec::new();
     let mut anchor_of: Vec<Option<usize>> = Vec::new();
     for cp in cps {
-        let r = checkpoint_problem(cp, ident.as_ref().ok(), game);
+        let r = checkpoint_problem(cp, ident, game);
         reports.push(CheckpointReport {
             file: cp.file.name.clone(),
             entries: cp.parsed.as_ref().ok().map(|c| c.size),
@@ -319,12 +328,112 @@ pub fn verify_lines(
             anchors.push(a);
         }
     }
-    let n = lines.len() as u64;
-    let fault = scan::first_fault(lines, &anchors);
+    (reports, anchors, anchor_of)
+}
+
+/// What the verdict needs from the lines of a log.
+struct LogFacts {
+    /// Lines in the file (complete or not).
+    n: u64,
+    /// Length and hash of line 0.
+    first: Option<(u64, [u8; 32])>,
+    /// The hash of every line.
+    leaves: Vec<[u8; 32]>,
+    recoveries: Vec<RecoveryReport>,
+}
+
+/// Verify scanned lines against prepared checkpoints. TRUNCATED wins over BAD LINE when the only
+/// fault is an unfinished last line that a signed checkpoint covers (both are reported).
+pub fn verify_lines(
+    game: u32,
+    log: &str,
+    lines: &[ScannedLine],
+    cps: &[PreparedCheckpoint],
+) -> GameVerification {
+    let ident = identity(lines, game);
+    let findings = checkpoint_findings(cps, ident.as_ref().ok(), game);
+    let fault = scan::first_fault(lines, &findings.1);
+    let facts = LogFacts {
+        n: lines.len() as u64,
+        first: lines.first().map(|l| (l.len, l.hash)),
+        leaves: lines.iter().map(|l| l.hash).collect(),
+        recoveries: lines
+            .iter()
+            .filter_map(|l| l.entry.as_ref().ok())
+            .filter(|e| e.kind == RECOVERY_KIND)
+            .map(|e| RecoveryReport {
+                seq: e.seq,
+                body: e.body.clone(),
+            })
+            .collect(),
+    };
+    verdict(game, log, cps, ident, findings, fault, facts)
+}
+
+/// The fast path of [`verify_log`]: a verdict only when every line is valid, terminated, in
+/// place and linked, and every trusted chain head agrees with the file — exactly the cases where
+/// [`scan::first_fault`] finds nothing, so the verdict equals [`verify_lines`]'s. `None`
+/// otherwise.
+fn verify_clean(
+    game: u32,
+    log: &str,
+    clean: fast::CleanLog,
+    cps: &[PreparedCheckpoint],
+) -> Option<GameVerification> {
+    let ident = identity_of(&clean.first, game);
+    let findings = checkpoint_findings(cps, ident.as_ref().ok(), game);
+    let n = clean.leaves.len() as u64;
+    let disagrees = findings
+        .1
+        .iter()
+        .any(|&(size, chain)| (1..=n).contains(&size) && clean.leaves[size as usize - 1] != chain);
+    if disagrees {
+        return None;
+    }
+    let facts = LogFacts {
+        n,
+        first: Some((clean.first.len, clean.leaves[0])),
+        leaves: clean.leaves,
+        recoveries: clean
+            .recoveries
+            .into_iter()
+            .map(|e| RecoveryReport {
+                seq: e.seq,
+                body: e.body,
+            })
+            .collect(),
+    };
+    Some(verdict(game, log, cps, ident, findings, None, facts))
+}
+
+/// Verify a whole log file's bytes: the fast path, and the exact path ([`scan::scan`] and
+/// [`verify_lines`]) whenever the fast path finds anything at all to report, so that every
+/// diagnosis is the exact path's.
+pub fn verify_log(
+    game: u32,
+    log: &str,
+    bytes: &[u8],
+    cps: &[PreparedCheckpoint],
+) -> GameVerification {
+    fast::scan_clean(bytes)
+        .and_then(|clean| verify_clean(game, log, clean, cps))
+        .unwrap_or_else(|| verify_lines(game, log, &scan::scan(bytes), cps))
+}
+
+fn verdict(
+    game: u32,
+    log: &str,
+    cps: &[PreparedCheckpoint],
+    ident: Result<Identity, String>,
+    (mut reports, anchors, anchor_of): CheckpointFindings,
+    fault: Option<Fault>,
+    facts: LogFacts,
+) -> GameVerification {
+    let n = facts.n;
     let max_anchor = anchors.iter().map(|a| a.0).max().unwrap_or(0);
     let mut truncated = None;
     let mut bad_line = None;
-    if lines.is_empty() {
+    if n == 0 {
         let signed = cps
             .iter()
             .filter(|c| c.signer.is_ok())
@@ -372,14 +481,13 @@ pub fn verify_lines(
             note,
         });
     } else if let Err(p) = &ident {
-        let l0 = lines.first();
         bad_line = Some(BadLine {
             seq: 0,
             offset: 0,
-            length: l0.map_or(0, |l| l.len),
+            length: facts.first.map_or(0, |l| l.0),
             problem: p.clone(),
             expected: None,
-            found: l0.map(|l| hex32(&l.hash)).unwrap_or_default(),
+            found: facts.first.map(|l| hex32(&l.1)).unwrap_or_default(),
             note: None,
         });
     } else if max_anchor > n {
@@ -389,9 +497,14 @@ pub fn verify_lines(
         });
     }
     let intact = bad_line.is_none() && truncated.is_none();
+    let chain_head = if intact {
+        facts.leaves.last().map(hex32)
+    } else {
+        None
+    };
     let mut signed = 0;
-    if intact {
-        let leaves: Vec<[u8; 32]> = lines.iter().map(|l| l.hash).collect();
+    if intact && anchors.iter().any(|a| a.0 <= n) {
+        let tree = merkle::Subtrees::new(facts.leaves);
         for (i, cp) in cps.iter().enumerate() {
             let (Some(a), Ok(parsed)) = (anchor_of[i], &cp.parsed) else {
                 continue;
@@ -400,7 +513,7 @@ pub fn verify_lines(
             if size > n {
                 continue;
             }
-            if merkle::root(&leaves[..size as usize]) == parsed.root {
+            if tree.root(size as usize) == Some(parsed.root) {
                 signed = signed.max(size);
             } else {
                 reports[i].ok = false;
@@ -413,15 +526,7 @@ pub fn verify_lines(
         first_seq: signed,
         entries: n - signed,
     });
-    let recoveries: Vec<RecoveryReport> = lines
-        .iter()
-        .filter_map(|l| l.entry.as_ref().ok())
-        .filter(|e| e.kind == RECOVERY_KIND)
-        .map(|e| RecoveryReport {
-            seq: e.seq,
-            body: e.body.clone(),
-        })
-        .collect();
+    let recoveries = facts.recoveries;
     let status = if truncated.is_some() {
         Status::Truncated
     } else if bad_line.is_some() {
@@ -442,11 +547,7 @@ pub fn verify_lines(
         log: log.to_owned(),
         lines: n,
         signed_entries: signed,
-        chain_head: if intact {
-            lines.last().map(|l| hex32(&l.hash))
-        } else {
-            None
-        },
+        chain_head,
         bad_line,
         truncated,
         unsigned_tail,
@@ -465,7 +566,7 @@ pub fn verify_bytes(
 ) -> GameVerification {
     let (signers, problems) = parse_allowed_signers(allowed_signers);
     let cps = prepare_checkpoints(files, &signers);
-    let mut v = verify_lines(game, "<memory>", &scan::scan(log), &cps);
+    let mut v = verify_log(game, "<memory>", log, &cps);
     v.problems.extend(problems);
     v
 }
@@ -519,19 +620,21 @@ pub fn log_path(match_dir: &Path, game: u32) -> PathBuf {
     match_dir.join(format!("game-{game}")).join("log.jsonl")
 }
 
-/// Verify one game of a match folder.
+/// Verify one game of a match folder: the fast path streams the log ([`fast::scan_clean_file`]);
+/// whenever it finds anything to report, the whole file is read and verified on the exact path
+/// ([`verify_lines`]), as [`verify_log`] does.
 pub fn verify_game(match_dir: &Path, game: u32) -> GameVerification {
     let path = log_path(match_dir, game);
-    let bytes = match fs::read(&path) {
-        Ok(b) => b,
-        Err(e) => {
-            return GameVerification::unreadable(
-                game,
-                &path,
-                format!("cannot read {}: {e}", path.display()),
-            );
+    let read = || fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()));
+    let clean = fast::scan_clean_file(&path);
+    // Read now if the fast path failed, so that an unreadable log is reported first, as ever.
+    let mut bytes = None;
+    if clean.is_none() {
+        match read() {
+            Ok(b) => bytes = Some(b),
+            Err(e) => return GameVerification::unreadable(game, &path, e),
         }
-    };
+    }
     let (signers, mut problems) = match read_signers(match_dir) {
         Ok(s) => s,
         Err(e) => return GameVerification::unreadable(game, &path, e),
@@ -542,7 +645,20 @@ pub fn verify_game(match_dir: &Path, game: u32) -> GameVerification {
             Err(e) => return GameVerification::unreadable(game, &path, e),
         };
     let cps = prepare_checkpoints(files, &signers);
-    let mut v = verify_lines(game, &path.display().to_string(), &scan::scan(&bytes), &cps);
+    let log = path.display().to_string();
+    let mut v = match clean.and_then(|c| verify_clean(game, &log, c, &cps)) {
+        Some(v) => v,
+        None => {
+            let bytes = match bytes {
+                Some(b) => b,
+                None => match read() {
+                    Ok(b) => b,
+                    Err(e) => return GameVerification::unreadable(game, &path, e),
+                },
+            };
+            verify_lines(game, &log, &scan::scan(&bytes), &cps)
+        }
+    };
     v.problems.append(&mut problems);
     v
 }

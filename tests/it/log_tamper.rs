@@ -10,7 +10,7 @@ use arbiter::log::scan::{ScannedLine, scan, scan_line};
 use arbiter::sign::{self, parse_allowed_signers};
 use arbiter::verify::{
     CheckpointFile, GameVerification, PreparedCheckpoint, Status, prepare_checkpoints,
-    read_checkpoint_files, verify_bytes, verify_lines,
+    read_checkpoint_files, verify_bytes, verify_lines, verify_log,
 };
 use ssh_key::{HashAlg, LineEnding};
 use std::time::Instant;
@@ -356,4 +356,105 @@ fn log_tamper_wrong_key_wrong_namespace_and_checkpoint_bytes() {
     let v = verify_bytes(1, &f.bytes, files, &f.signers);
     assert_eq!(v.status, Status::BadCheckpoint);
     let _ = (MATCH_ID, t0());
+}
+
+/// The exact path over the whole of `bytes`.
+fn exact(f: &Fixture, bytes: &[u8]) -> GameVerification {
+    verify_lines(1, "mem", &scan(bytes), &f.cps)
+}
+
+fn join_lines(lines: &[&[u8]]) -> Vec<u8> {
+    lines
+        .iter()
+        .flat_map(|l| l.iter().chain(b"\n"))
+        .copied()
+        .collect()
+}
+
+/// `verify_log` (the fast path, falling back to the exact one on any finding) gives verdicts
+/// identical, field for field, to `verify_lines` over `scan`: clean logs, changed bytes, deleted,
+/// duplicated and swapped lines, truncations, a rewritten chain, a wrong game number.
+#[test]
+fn log_tamper_fast_path_agrees_with_exact_path() {
+    let f = fixture();
+    let lines: Vec<&[u8]> = f
+        .bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut cases: Vec<(String, Vec<u8>)> = vec![("untouched".into(), f.bytes.clone())];
+    // About 200 positions spread over the file, each changed three ways.
+    for p in (0..f.bytes.len()).step_by(f.bytes.len() / 200) {
+        for x in [0x01, 0x02, 0x20] {
+            let mut b = f.bytes.clone();
+            b[p] ^= x;
+            cases.push((format!("byte {p} ^ {x:#x}"), b));
+        }
+    }
+    for k in (0..lines.len()).step_by(23).chain([lines.len() - 1]) {
+        let mut l = lines.clone();
+        l.remove(k);
+        cases.push((format!("delete {k}"), join_lines(&l)));
+        let mut l = lines.clone();
+        l.insert(k, lines[k]);
+        cases.push((format!("duplicate {k}"), join_lines(&l)));
+        if k + 1 < lines.len() {
+            let mut l = lines.clone();
+            l.swap(k, k + 1);
+            cases.push((format!("swap {k}"), join_lines(&l)));
+        }
+        cases.push((format!("first {k} lines"), join_lines(&lines[..k])));
+        let mut cut = join_lines(&lines[..=k]);
+        cut.truncate(cut.len() - 5);
+        cases.push((format!("cut inside line {k}"), cut));
+    }
+    // A chain rewritten after an edit of line 150: consistent, but not what was signed.
+    let mut entries: Vec<arbiter::log::Entry> = scan(&f.bytes)
+        .into_iter()
+        .map(|l| l.entry.unwrap())
+        .collect();
+    entries[150].body = serde_json::json!({"forged": true});
+    let mut forged = Vec::new();
+    let mut prev = [0u8; 32];
+    for (i, e) in entries.iter().enumerate() {
+        let ne = arbiter::log::NewEntry {
+            mono_ms: e.mono_ms,
+            utc: chrono::DateTime::parse_from_rfc3339(&e.utc).unwrap().into(),
+            actor: e.actor.clone(),
+            clause: e.clause.clone(),
+            kind: e.kind.clone(),
+            body: e.body.clone(),
+        };
+        let line = arbiter::log::encode_line(i as u64, &prev, &ne);
+        prev = arbiter::log::entry_hash(&line);
+        forged.extend_from_slice(&line);
+        forged.push(b'\n');
+    }
+    cases.push(("rewritten chain".into(), forged));
+    let mut clean = 0;
+    for (what, bytes) in &cases {
+        clean += usize::from(arbiter::log::fast::scan_clean(bytes).is_some());
+        assert_eq!(
+            verify_log(1, "mem", bytes, &f.cps),
+            exact(&f, bytes),
+            "{what}"
+        );
+    }
+    // A wrong game number (line 0 binds game 1) and fewer checkpoints, on the clean log.
+    assert_eq!(
+        verify_log(2, "mem", &f.bytes, &f.cps),
+        verify_lines(2, "mem", &scan(&f.bytes), &f.cps)
+    );
+    for keep in 0..f.cps.len() {
+        let cps = &f.cps[..keep];
+        assert_eq!(
+            verify_log(1, "mem", &f.bytes, cps),
+            verify_lines(1, "mem", &scan(&f.bytes), cps)
+        );
+    }
+    assert!(
+        clean > 10 && clean < cases.len(),
+        "{clean} of {}",
+        cases.len()
+    );
 }

@@ -207,3 +207,228 @@ fn log_verify_cli_keygen() {
     assert_eq!(listed.lines().count(), 2);
     assert!(listed.lines().nth(1).unwrap().starts_with("deputy "));
 }
+
+/// Build a valid signed log of `n` realistic `move_made` entries (about 420 bytes a line) in
+/// `DIR/game-1/log.jsonl`, checkpoint signed at `n`.
+fn bench_match(dir: &std::path::Path, n: u64) {
+    use arbiter::log::{Entry, ZERO_HASH, encode_line, entry_hash};
+    use arbiter::sign;
+    let key_path = dir.join("keys").join("arbiter");
+    let public = sign::keygen(&key_path, None, "bench arbiter").unwrap();
+    sign::ensure_allowed_signer(dir, "arbiter", &public).unwrap();
+    let key = sign::load_key(&key_path, None).unwrap();
+    let fp = sign::fingerprint(key.public_key());
+    let path = dir.join("game-1").join("log.jsonl");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let mut entries: Vec<Entry> = Vec::with_capacity(n as usize);
+    let mut prev = ZERO_HASH;
+    let sans = [
+        ("e4", "e2e4"),
+        ("Nf3", "g1f3"),
+        ("Bxc6+", "b5c6"),
+        ("O-O", "e1g1"),
+    ];
+    for i in 0..n {
+        let e = if i == 0 {
+            crate::log_util::first_entry(&fp, 1)
+        } else {
+            let (san, uci) = sans[(i % 4) as usize];
+            let mut e = entry(i);
+            e.actor = "operator".into();
+            e.clause = "6a".into();
+            e.kind = "move_made".into();
+            e.body = serde_json::json!({
+                "declines_draw": i % 7 == 0,
+                "fen": format!("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - {} {}", i % 50, i / 2 + 1),
+                "increment_ms": 0,
+                "remaining_ms": 7_200_000 - (i % 7_000_000),
+                "san": san,
+                "side": if i % 2 == 0 { "white" } else { "black" },
+                "spent_ms": i % 60_000,
+                "uci": uci,
+            });
+            e
+        };
+        let line = encode_line(i, &prev, &e);
+        prev = entry_hash(&line);
+        out.write_all(&line).unwrap();
+        out.write_all(b"\n").unwrap();
+        entries.push(Entry {
+            v: 1,
+            seq: i,
+            prev: String::new(),
+            utc: String::new(),
+            mono_ms: 0,
+            actor: String::new(),
+            clause: String::new(),
+            kind: String::new(),
+            body: serde_json::Value::Null,
+            hash: prev,
+            offset: 0,
+            len: 0,
+        });
+    }
+    out.flush().unwrap();
+    sign::sign_checkpoint(
+        dir,
+        1,
+        crate::log_util::MATCH_ID,
+        &entries,
+        &key,
+        crate::log_util::t0(),
+    )
+    .unwrap();
+}
+
+/// Timing of `verify_game` on a large valid log against `openssl dgst -sha256` on the same file.
+/// Run: `cargo test --release --test it log_verify_bench -- --ignored --nocapture`
+/// (`ARBITER_BENCH_ENTRIES`, default 1 000 000). Prints times and the ratio; asserts only the
+/// verdict.
+#[test]
+#[ignore = "benchmark; run explicitly with --release --ignored --nocapture"]
+fn log_verify_bench_large_log() {
+    use std::time::Instant;
+    let n: u64 = std::env::var("ARBITER_BENCH_ENTRIES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("match");
+    bench_match(&dir, n);
+    let path = dir.join("game-1").join("log.jsonl");
+    let size = std::fs::metadata(&path).unwrap().len();
+    let mut best_verify = f64::MAX;
+    let mut best_openssl = f64::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let v = verify_game(&dir, 1);
+        best_verify = best_verify.min(t.elapsed().as_secs_f64());
+        assert_eq!(
+            (v.status, v.lines, v.signed_entries),
+            (Status::Ok, n, n),
+            "{v:?}"
+        );
+        let t = Instant::now();
+        let out = Command::new("openssl")
+            .args(["dgst", "-sha256"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        best_openssl = best_openssl.min(t.elapsed().as_secs_f64());
+        assert!(out.status.success());
+    }
+    let t = Instant::now();
+    let bytes = std::fs::read(&path).unwrap();
+    let read = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let clean = arbiter::log::fast::scan_clean(&bytes).unwrap();
+    let scan = t.elapsed().as_secs_f64();
+    drop((bytes, clean));
+    let t = Instant::now();
+    let clean = arbiter::log::fast::scan_clean_file(&path).unwrap();
+    let stream = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let tree = arbiter::log::merkle::Subtrees::new(clean.leaves);
+    assert!(tree.root(n as usize).is_some());
+    let merkle = t.elapsed().as_secs_f64();
+    println!(
+        "bench phases: fs::read {read:.3} s, fast scan in memory {scan:.3} s, streamed from the file {stream:.3} s, Merkle levels {merkle:.3} s"
+    );
+    println!(
+        "bench: {n} entries, {:.1} MB: verify_game {best_verify:.3} s ({:.0} MB/s), openssl dgst -sha256 {best_openssl:.3} s; ratio {:.3}x openssl",
+        size as f64 / 1e6,
+        size as f64 / 1e6 / best_verify,
+        best_openssl / best_verify
+    );
+}
+
+/// `verify_game` as the exact path alone would judge the files on disk.
+fn exact_game(dir: &std::path::Path, game: u32) -> arbiter::verify::GameVerification {
+    use arbiter::verify::{log_path, prepare_checkpoints, read_checkpoint_files, verify_lines};
+    let path = log_path(dir, game);
+    let bytes = std::fs::read(&path).unwrap();
+    let (signers, problems) = arbiter::sign::parse_allowed_signers(
+        &std::fs::read_to_string(dir.join("allowed_signers")).unwrap(),
+    );
+    let files =
+        read_checkpoint_files(&dir.join(format!("game-{game}")).join("checkpoints")).unwrap();
+    let cps = prepare_checkpoints(files, &signers);
+    let lines = arbiter::log::scan::scan(&bytes);
+    let mut v = verify_lines(game, &path.display().to_string(), &lines, &cps);
+    v.problems.extend(problems);
+    v
+}
+
+/// The streamed, two-thread fast path of `verify_game` (a log over 1 MB) agrees with the exact
+/// path on the clean file and on damage in either half and right at the cut between them; so
+/// does the small-file path with a recovery entry.
+#[test]
+fn log_verify_streamed_fast_path_agrees_with_exact_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("match");
+    bench_match(&dir, 4_000);
+    let path = dir.join("game-1").join("log.jsonl");
+    let good = std::fs::read(&path).unwrap();
+    assert!(good.len() > 1 << 20);
+    let v = verify_game(&dir, 1);
+    assert_eq!(v.status, Status::Ok);
+    assert_eq!(v, exact_game(&dir, 1));
+    // Line starts: the threads split at the first line start after each k/threads of the file.
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(
+            good.iter()
+                .enumerate()
+                .filter(|x| *x.1 == b'\n')
+                .map(|x| x.0 + 1),
+        )
+        .filter(|&s| s < good.len())
+        .collect();
+    let half = starts.iter().position(|&s| s >= good.len() / 2).unwrap();
+    let line = |k: usize| starts[k]..starts.get(k + 1).copied().unwrap_or(good.len()) - 1;
+    let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+    for k in [1, half - 1, half, half + 1, starts.len() - 1] {
+        let mut b = good.clone();
+        let at = line(k).start + 30; // inside "prev"
+        b[at] ^= 0x01;
+        cases.push((format!("prev of line {k}"), b));
+        let mut b = good.clone();
+        b.drain(line(k).start..line(k).end + 1);
+        cases.push((format!("delete line {k}"), b));
+        let mut b = good.clone();
+        let mono = line(k).start
+            + good[line(k)]
+                .windows(10)
+                .position(|w| w == b"\"mono_ms\":")
+                .unwrap()
+            + 10;
+        b[mono] = if b[mono] == b'9' { b'8' } else { b[mono] + 1 };
+        cases.push((format!("mono_ms of line {k}"), b));
+    }
+    let mut torn = good.clone();
+    torn.extend_from_slice(b"{\"v\":1,\"se");
+    cases.push(("torn tail".into(), torn));
+    cases.push(("last newline cut".into(), good[..good.len() - 1].to_vec()));
+    for (what, bytes) in cases {
+        std::fs::write(&path, &bytes).unwrap();
+        let v = verify_game(&dir, 1);
+        assert_ne!(v.status, Status::Ok, "{what}");
+        assert_eq!(v, exact_game(&dir, 1), "{what}");
+    }
+
+    // Small log with a recovery entry, signed: RECOVERED on both paths.
+    let m = TestMatch::new();
+    let j = m.game(1, 12, &[]);
+    drop(j);
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(m.log_path(1))
+        .unwrap()
+        .write_all(b"{\"v\":1,\"se")
+        .unwrap();
+    let j = Journal::open(&m.log_path(1)).unwrap();
+    m.sign(&j, 1);
+    let v = verify_game(&m.dir, 1);
+    assert_eq!(v.status, Status::Recovered);
+    assert_eq!(v, exact_game(&m.dir, 1));
+}

@@ -1,0 +1,834 @@
+//! A verify-only fast path over a whole log: one pass over the bytes, one hash a line, no JSON
+//! tree, both cores.
+//!
+//! It only ever *confirms*: [`check_line`] accepts a line only when it can prove, from the bytes
+//! alone, that [`parse_line`] would accept it too (the exact canonical v1 form: fixed key order,
+//! serde_json's escapes, sorted body keys, canonical numbers and UTC text). Whatever it cannot
+//! prove cheaply (escaped body keys, unusual dates, ...) it hands to [`parse_line`] itself, so it
+//! never accepts a line the exact path refuses. [`scan_clean`] returns `None` as soon as anything
+//! at all is wrong (an invalid, unterminated or misplaced line, a broken link); the caller then
+//! runs the exact path ([`super::scan::scan`] and [`super::scan::first_fault`]) for the precise
+//! diagnosis.
+use super::{ACTORS, Entry, RECOVERY_KIND, ZERO_HASH, entry_hash, parse_line};
+use serde_json::Value;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// Below this many bytes the log is checked on the calling thread only.
+const PARALLEL_MIN_BYTES: usize = 1 << 20;
+/// Deepest nesting of arrays and objects (the line itself counts as 1) the fast check follows;
+/// deeper lines go to [`parse_line`] (serde_json's own limit is 128).
+const MAX_DEPTH: u32 = 64;
+
+/// What the chain needs from a line the fast check accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineFacts {
+    pub seq: u64,
+    pub prev: [u8; 32],
+    /// Whether `kind` is [`RECOVERY_KIND`].
+    pub recovery: bool,
+}
+
+/// If `rest` starts with a canonical v1 line followed by `\n`, the line's facts and its length
+/// (without the newline). `None` means "not proven", not "invalid": ask [`parse_line`].
+pub fn check_line(rest: &[u8]) -> Option<(LineFacts, usize)> {
+    let mut p = Cursor { b: rest, i: 0 };
+    p.lit(b"{\"v\":1,\"seq\":")?;
+    let seq = p.uint()?;
+    p.lit(b",\"prev\":\"")?;
+    let prev = p.hex32()?;
+    p.lit(b"\",\"utc\":\"")?;
+    p.utc()?;
+    p.lit(b"\",\"mono_ms\":")?;
+    p.uint()?;
+    p.lit(b",\"actor\":\"")?;
+    p.actor()?;
+    p.lit(b",\"clause\":")?;
+    p.string()?;
+    p.lit(b",\"kind\":")?;
+    let (kind, _) = p.string()?;
+    if kind.is_empty() {
+        return None;
+    }
+    p.lit(b",\"body\":")?;
+    p.value(1)?;
+    p.lit(b"}\n")?;
+    let len = p.i - 1;
+    // Outside strings the grammar above admits ASCII only; strings must be valid UTF-8.
+    std::str::from_utf8(&rest[..len]).ok()?;
+    Some((
+        LineFacts {
+            seq,
+            prev,
+            recovery: kind == RECOVERY_KIND.as_bytes(),
+        },
+        len,
+    ))
+}
+
+struct Cursor<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+/// Value of each lowercase hex digit; 0xff for every other byte.
+const HEX: [u8; 256] = {
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
+fn hex_val(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    }
+}
+
+/// Whether any of the eight bytes may be `"`, `\\` or a control (below 0x20); never false when
+/// one is.
+fn may_be_special(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    below(quote, 1) | below(backslash, 1) | below(w, 0x20) != 0
+}
+
+fn digits<const N: usize>(b: &[u8]) -> Option<u32> {
+    let mut v = 0u32;
+    for &c in b.get(..N)? {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + u32::from(c - b'0');
+    }
+    Some(v)
+}
+
+impl<'a> Cursor<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    fn lit(&mut self, s: &[u8]) -> Option<()> {
+        if self.b.get(self.i..)?.starts_with(s) {
+            self.i += s.len();
+            Some(())
+        } else {
+            None
+        }
+    }
+
+    /// A non-negative integer as serde_json writes a `u64`: `0` or no leading zero, no overflow.
+    fn uint(&mut self) -> Option<u64> {
+        let first = self.peek()?;
+        if first == b'0' {
+            self.i += 1;
+            return (!self.peek().is_some_and(|c| c.is_ascii_digit())).then_some(0);
+        }
+        if !(b'1'..=b'9').contains(&first) {
+            return None;
+        }
+        let mut v: u64 = 0;
+        while let Some(c) = self.peek().filter(u8::is_ascii_digit) {
+            v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+            self.i += 1;
+        }
+        Some(v)
+    }
+
+    /// 64 lowercase hex digits.
+    fn hex32(&mut self) -> Option<[u8; 32]> {
+        let s = self.b.get(self.i..self.i + 64)?;
+        let mut out = [0u8; 32];
+        // Branch-free: any byte that is not a lowercase hex digit sets a high bit in `bad`.
+        let mut bad = 0u8;
+        for (o, pair) in out.iter_mut().zip(s.chunks_exact(2)) {
+            let (h, l) = (HEX[usize::from(pair[0])], HEX[usize::from(pair[1])]);
+            bad |= h | l;
+            *o = h << 4 | l;
+        }
+        if bad & 0xf0 != 0 {
+            return None;
+        }
+        self.i += 64;
+        Some(out)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ`, a real date and time (no leap second), year 1000 to 9999: the
+    /// texts that chrono parses as RFC 3339 and writes back unchanged with milliseconds and `Z`.
+    fn utc(&mut self) -> Option<()> {
+        let s = self.b.get(self.i..self.i + 24)?;
+        let sep = [
+            (4, b'-'),
+            (7, b'-'),
+            (10, b'T'),
+            (13, b':'),
+            (16, b':'),
+            (19, b'.'),
+        ];
+        if s[23] != b'Z' || sep.iter().any(|&(k, c)| s[k] != c) {
+            return None;
+        }
+        let year = digits::<4>(&s[0..])?;
+        let month = digits::<2>(&s[5..])?;
+        let day = digits::<2>(&s[8..])?;
+        let (h, m, sec) = (
+            digits::<2>(&s[11..])?,
+            digits::<2>(&s[14..])?,
+            digits::<2>(&s[17..])?,
+        );
+        digits::<3>(&s[20..])?;
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+        let days = match month {
+            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+            4 | 6 | 9 | 11 => 30,
+            2 if leap => 29,
+            2 => 28,
+            _ => return None,
+        };
+        let ok = (1000..=9999).contains(&year)
+            && (1..=days).contains(&day)
+            && h < 24
+            && m < 60
+            && sec < 60;
+        self.i += 24;
+        ok.then_some(())
+    }
+
+    /// One of [`ACTORS`] and the closing quote.
+    fn actor(&mut self) -> Option<()> {
+        let rest = self.b.get(self.i..)?;
+        let a = ACTORS
+            .iter()
+            .find(|a| rest.starts_with(a.as_bytes()) && rest.get(a.len()) == Some(&b'"'))?;
+        self.i += a.len() + 1;
+        Some(())
+    }
+
+    /// A string exactly as serde_json writes it: raw bytes except `"`, `\` and controls, which
+    /// take serde_json's escapes (`\"`, `\\`, `\b`, `\t`, `\n`, `\f`, `\r`, else `\u00xx`
+    /// lowercase). Returns the raw content and whether it holds an escape.
+    fn string(&mut self) -> Option<(&'a [u8], bool)> {
+        self.lit(b"\"")?;
+        let start = self.i;
+        let mut escaped = false;
+        loop {
+            // Skip eight plain bytes at a time.
+            while let Some(w) = self.b.get(self.i..self.i + 8) {
+                let w = u64::from_le_bytes(w.try_into().ok()?);
+                if may_be_special(w) {
+                    break;
+                }
+                self.i += 8;
+            }
+            let c = self.peek()?;
+            match c {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    match self.b.get(self.i + 1)? {
+                        b'"' | b'\\' | b'b' | b't' | b'n' | b'f' | b'r' => self.i += 2,
+                        b'u' => {
+                            let u = self.b.get(self.i + 2..self.i + 6)?;
+                            if u[0] != b'0' || u[1] != b'0' {
+                                return None;
+                            }
+                            let v = hex_val(u[2])? << 4 | hex_val(u[3])?;
+                            if v >= 0x20 || matches!(v, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d) {
+                                return None;
+                            }
+                            self.i += 6;
+                        }
+                        _ => return None,
+                    }
+                }
+                0..=0x1f => return None,
+                _ => self.i += 1,
+            }
+        }
+        let b: &'a [u8] = self.b;
+        let s = &b[start..self.i];
+        self.i += 1;
+        Some((s, escaped))
+    }
+
+    /// A number as serde_json writes the value it parses from these bytes.
+    fn number(&mut self) -> Option<()> {
+        let start = self.i;
+        let negative = self.peek() == Some(b'-');
+        if negative {
+            self.i += 1;
+        }
+        let int_start = self.i;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.i += 1;
+        }
+        if matches!(self.peek(), Some(b'.' | b'e' | b'E' | b'+' | b'-')) {
+            // A float: let serde_json itself parse and re-write it.
+            while matches!(
+                self.peek(),
+                Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+            ) {
+                self.i += 1;
+            }
+            let text = &self.b[start..self.i];
+            let v: Value = serde_json::from_slice(text).ok()?;
+            return (v.is_f64() && serde_json::to_vec(&v).ok()? == text).then_some(());
+        }
+        let mut digits = Cursor {
+            b: &self.b[..self.i],
+            i: int_start,
+        };
+        let v = digits.uint()?;
+        if digits.i != self.i {
+            return None;
+        }
+        // serde_json reads `-0` and negatives below i64::MIN as floats: not proven here.
+        if negative && (v == 0 || v > 1 << 63) {
+            return None;
+        }
+        Some(())
+    }
+
+    fn value(&mut self, depth: u32) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.string().map(drop),
+            b'{' => self.object(depth + 1),
+            b'[' => self.array(depth + 1),
+            b't' => self.lit(b"true"),
+            b'f' => self.lit(b"false"),
+            b'n' => self.lit(b"null"),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    /// Keys unescaped and strictly increasing byte-wise (the order of serde_json's map, which
+    /// also rules out duplicates).
+    fn object(&mut self, depth: u32) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.lit(b"{")?;
+        if self.lit(b"}").is_some() {
+            return Some(());
+        }
+        let mut last: Option<&'a [u8]> = None;
+        loop {
+            let (key, escaped) = self.string()?;
+            if escaped || last.is_some_and(|l| l >= key) {
+                return None;
+            }
+            last = Some(key);
+            self.lit(b":")?;
+            self.value(depth)?;
+            match self.peek()? {
+                b',' => self.i += 1,
+                b'}' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn array(&mut self, depth: u32) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.lit(b"[")?;
+        if self.lit(b"]").is_some() {
+            return Some(());
+        }
+        loop {
+            self.value(depth)?;
+            match self.peek()? {
+                b',' => self.i += 1,
+                b']' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// A log whose every line is a valid v1 entry, ends in `\n`, carries its position as `seq` and
+/// links to its predecessor's hash.
+#[derive(Debug, Clone)]
+pub struct CleanLog {
+    /// `E_0 … E_{N-1}` (N >= 1).
+    pub leaves: Vec<[u8; 32]>,
+    /// Line 0, parsed by [`parse_line`].
+    pub first: Entry,
+    /// Every entry of kind [`RECOVERY_KIND`], in order, parsed by [`parse_line`].
+    pub recoveries: Vec<Entry>,
+}
+
+/// One stretch of consecutive lines of the file, checked on its own (links inside it only).
+struct Part {
+    leaves: Vec<[u8; 32]>,
+    first_seq: u64,
+    first_prev: [u8; 32],
+    /// Line 0 if this stretch starts the file.
+    first: Option<Entry>,
+    recoveries: Vec<Entry>,
+}
+
+impl Part {
+    fn new(capacity: usize) -> Part {
+        Part {
+            leaves: Vec::with_capacity(capacity),
+            first_seq: 0,
+            first_prev: ZERO_HASH,
+            first: None,
+            recoveries: Vec::new(),
+        }
+    }
+
+    /// Check whole lines (`bytes` ends in `\n`, or is empty) found at file offset `base`,
+    /// following the lines fed before. `None` at the first thing wrong.
+    fn feed(&mut self, bytes: &[u8], base: usize) -> Option<()> {
+        let mut pos = 0;
+        while pos < bytes.len() {
+            let rest = &bytes[pos..];
+            let offset = base + pos;
+            let (facts, len, entry) = match check_line(rest) {
+                Some((facts, len)) => (facts, len, None),
+                None => {
+                    let len = rest.iter().position(|&b| b == b'\n')?;
+                    let e = parse_line(&rest[..len], offset as u64).ok()?;
+                    let facts = LineFacts {
+                        seq: e.seq,
+                        prev: e.prev_bytes(),
+                        recovery: e.kind == RECOVERY_KIND,
+                    };
+                    (facts, len, Some(e))
+                }
+            };
+            let line = &rest[..len];
+            match self.leaves.last() {
+                None => (self.first_seq, self.first_prev) = (facts.seq, facts.prev),
+                Some(h) => {
+                    if facts.prev != *h || facts.seq != self.first_seq + self.leaves.len() as u64 {
+                        return None;
+                    }
+                }
+            }
+            if offset == 0 || facts.recovery {
+                let e = match entry {
+                    Some(e) => e,
+                    None => parse_line(line, offset as u64).ok()?,
+                };
+                if facts.recovery {
+                    self.recoveries.push(e.clone());
+                }
+                if offset == 0 {
+                    self.first = Some(e);
+                }
+            }
+            self.leaves.push(entry_hash(line));
+            pos += len + 1;
+        }
+        Some(())
+    }
+}
+
+/// Join the parts (in file order) into one chain.
+fn join(parts: Vec<Option<Part>>) -> Option<CleanLog> {
+    let mut leaves: Vec<[u8; 32]> = Vec::new();
+    let mut first = None;
+    let mut recoveries = Vec::new();
+    for part in parts {
+        let part = part?;
+        let want_prev = leaves.last().copied().unwrap_or(ZERO_HASH);
+        if part.first_seq != leaves.len() as u64 || part.first_prev != want_prev {
+            return None;
+        }
+        if leaves.is_empty() {
+            leaves = part.leaves;
+            first = part.first;
+        } else {
+            leaves.extend_from_slice(&part.leaves);
+        }
+        recoveries.extend(part.recoveries);
+    }
+    Some(CleanLog {
+        first: first?,
+        leaves,
+        recoveries,
+    })
+}
+
+fn threads_for(len: usize) -> usize {
+    if len < PARALLEL_MIN_BYTES {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    }
+}
+
+/// Run `check` over each range on its own thread (the last on this one).
+fn in_parallel<F>(ranges: &[(usize, usize)], check: F) -> Vec<Option<Part>>
+where
+    F: Fn(usize, usize) -> Option<Part> + Sync,
+{
+    let check = &check;
+    std::thread::scope(|s| {
+        let (last, others) = match ranges.split_last() {
+            Some(x) => x,
+            None => return Vec::new(),
+        };
+        let handles: Vec<_> = others
+            .iter()
+            .map(|&(a, b)| s.spawn(move || check(a, b)))
+            .collect();
+        let last = check(last.0, last.1);
+        let mut out: Vec<Option<Part>> = handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect();
+        out.push(last);
+        out
+    })
+}
+
+/// Check a whole log held in memory on the fast path; `None` if it is not clean (or empty) —
+/// then run the exact path for the diagnosis.
+pub fn scan_clean(bytes: &[u8]) -> Option<CleanLog> {
+    if bytes.last() != Some(&b'\n') {
+        return None;
+    }
+    let threads = threads_for(bytes.len());
+    // Cut after a newline near each k/threads of the file.
+    let mut cuts = vec![0usize];
+    for k in 1..threads {
+        let from = (bytes.len() * k / threads).max(*cuts.last().unwrap_or(&0));
+        if let Some(p) = bytes[from..].iter().position(|&b| b == b'\n') {
+            cuts.push(from + p + 1);
+        }
+    }
+    cuts.push(bytes.len());
+    cuts.dedup();
+    let ranges: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+    join(in_parallel(&ranges, |a, b| {
+        let mut part = Part::new((b - a) / 256);
+        part.feed(&bytes[a..b], a)?;
+        Some(part)
+    }))
+}
+
+/// Bytes read at a time by [`scan_clean_file`] (per thread; grown for a longer line).
+const BLOCK: usize = 4 << 20;
+
+/// The first line start at or after `from` (`len` if none), reading `file` from there.
+fn line_start_after(file: &mut File, from: usize, len: usize) -> Option<usize> {
+    if from == 0 {
+        return Some(0);
+    }
+    file.seek(SeekFrom::Start(from as u64 - 1)).ok()?;
+    let mut buf = vec![0u8; 64 << 10];
+    let mut at = from - 1;
+    while at < len {
+        let got = file.read(&mut buf).ok()?;
+        if got == 0 {
+            return None;
+        }
+        if let Some(p) = buf[..got].iter().position(|&b| b == b'\n') {
+            // Past `len` only if the file grew meanwhile: not a clean read.
+            return Some(at + p + 1).filter(|&cut| cut <= len);
+        }
+        at += got;
+    }
+    Some(len)
+}
+
+/// Stream bytes `a..b` of the file (whole lines) through a [`Part`].
+fn check_file_part(path: &Path, a: usize, b: usize) -> Option<Part> {
+    let mut file = File::open(path).ok()?;
+    file.seek(SeekFrom::Start(a as u64)).ok()?;
+    let mut part = Part::new((b - a) / 256);
+    let mut buf = vec![0u8; BLOCK.min(b - a).max(1)];
+    let (mut filled, mut base, mut remaining) = (0usize, a, b - a);
+    loop {
+        if filled == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let want = (buf.len() - filled).min(remaining);
+        let got = if want == 0 {
+            0
+        } else {
+            file.read(&mut buf[filled..filled + want]).ok()?
+        };
+        if got == 0 && remaining > 0 {
+            return None;
+        }
+        filled += got;
+        remaining -= got;
+        let upto = if remaining == 0 {
+            filled
+        } else {
+            buf[..filled]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |p| p + 1)
+        };
+        part.feed(&buf[..upto], base)?;
+        if remaining == 0 {
+            return (upto == filled).then_some(part);
+        }
+        buf.copy_within(upto..filled, 0);
+        filled -= upto;
+        base += upto;
+    }
+}
+
+/// [`scan_clean`] over a file, read in blocks on each thread (no copy of the whole file). Any
+/// read problem, or a file changing length under it, gives `None` like any other finding.
+pub fn scan_clean_file(path: &Path) -> Option<CleanLog> {
+    let mut file = File::open(path).ok()?;
+    let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
+    if len == 0 {
+        return None;
+    }
+    let threads = threads_for(len);
+    let mut cuts = vec![0usize];
+    for k in 1..threads {
+        let from = (len * k / threads).max(*cuts.last().unwrap_or(&0));
+        cuts.push(line_start_after(&mut file, from, len)?);
+    }
+    cuts.push(len);
+    cuts.dedup();
+    let ranges: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+    let clean = join(in_parallel(&ranges, |a, b| check_file_part(path, a, b)))?;
+    // The file must not have grown meanwhile either (its last line was checked to end in \n).
+    (file.metadata().ok()?.len() == len as u64).then_some(clean)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::log::{NewEntry, encode_line};
+    use chrono::{DateTime, Utc};
+    use serde_json::json;
+
+    fn line(body: Value) -> Vec<u8> {
+        let e = NewEntry {
+            mono_ms: 1234,
+            utc: DateTime::parse_from_rfc3339("2003-01-26T15:00:00.5Z")
+                .unwrap()
+                .with_timezone(&Utc),
+            actor: "arbiter".into(),
+            clause: "6\"c\u{1}".into(),
+            kind: "clock_corrected".into(),
+            body,
+        };
+        encode_line(7, &[0xab; 32], &e)
+    }
+
+    fn fast(l: &[u8]) -> Option<LineFacts> {
+        let mut b = l.to_vec();
+        b.push(b'\n');
+        check_line(&b).map(|(f, len)| {
+            assert_eq!(len, l.len());
+            f
+        })
+    }
+
+    #[test]
+    fn accepts_what_the_kit_writes() {
+        for body in [
+            json!({}),
+            json!([]),
+            json!(null),
+            json!("x"),
+            json!({"b": [1, -2, 2.5, -0.0, 1e300, "é\n\t\u{7f}\u{1f}\\/"], "a": null, "c": {"": true}}),
+            json!({"n": u64::MAX, "m": i64::MIN, "f": 0.1, "g": -1.5e-7}),
+        ] {
+            let l = line(body);
+            let f = fast(&l).unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&l)));
+            let e = parse_line(&l, 0).unwrap();
+            assert_eq!((f.seq, f.prev, f.recovery), (e.seq, e.prev_bytes(), false));
+        }
+    }
+
+    /// Every single-byte change, deletion and insertion of a line: whatever the fast check
+    /// accepts, the exact parser accepts with the same facts.
+    #[test]
+    fn never_accepts_what_parse_line_refuses() {
+        let l = line(json!({"b": [1, -2, 2.5, "é\n\"x"], "a": null, "c": {"d": false, "e": 10}}));
+        let alphabet = b"\"\\{}[],:.-+0129aefnrtuzEZT \t\n\r\x00\x01\x7f\xc3\xa9\xff";
+        let mut accepted = 0;
+        let mut check = |cand: &[u8]| {
+            if let Some(f) = fast(cand) {
+                accepted += 1;
+                let e = parse_line(cand, 0)
+                    .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(cand)));
+                assert_eq!((f.seq, f.prev), (e.seq, e.prev_bytes()));
+                assert_eq!(f.recovery, e.kind == RECOVERY_KIND);
+            }
+        };
+        for i in 0..l.len() {
+            let mut del = l.clone();
+            del.remove(i);
+            check(&del);
+            for &c in alphabet {
+                let mut sub = l.clone();
+                sub[i] = c;
+                check(&sub);
+                let mut ins = l.clone();
+                ins.insert(i, c);
+                check(&ins);
+            }
+        }
+        assert!(accepted > 10);
+    }
+
+    #[test]
+    fn hex_table_is_lowercase_hex_only() {
+        for c in 0..=255u8 {
+            assert_eq!(HEX[usize::from(c)] != 0xff, hex_val(c).is_some(), "{c}");
+            if let Some(v) = hex_val(c) {
+                assert_eq!(HEX[usize::from(c)], v);
+            }
+        }
+        let text = format!("{}\"", crate::log::hex32(&[0x5a; 32]));
+        let mut c = Cursor {
+            b: text.as_bytes(),
+            i: 0,
+        };
+        assert_eq!(c.hex32(), Some([0x5a; 32]));
+        assert_eq!(crate::log::decode_hash("A".repeat(64).as_str()), None);
+        let upper = "A".repeat(64);
+        assert_eq!(
+            Cursor {
+                b: upper.as_bytes(),
+                i: 0
+            }
+            .hex32(),
+            None
+        );
+    }
+
+    #[test]
+    fn word_skip_sees_every_special_byte() {
+        for special in (0u8..0x20).chain([b'"', b'\\']) {
+            for pos in 0..8 {
+                for fill in [b'a', 0x7f, 0x80, 0xff, b'!', b'#', b'[', b']'] {
+                    let mut w = [fill; 8];
+                    w[pos] = special;
+                    assert!(may_be_special(u64::from_le_bytes(w)), "{w:?}");
+                }
+            }
+        }
+        assert!(!may_be_special(u64::from_le_bytes(*b"ab/\x7f\xc3\xa9 ~")));
+    }
+
+    #[test]
+    fn utc_texts_agree_with_chrono() {
+        let mut texts = Vec::new();
+        for y in [
+            "0000", "0999", "1000", "1900", "2000", "2003", "2024", "2100", "9999",
+        ] {
+            for m in ["00", "01", "02", "04", "12", "13"] {
+                for d in ["00", "01", "28", "29", "30", "31", "32"] {
+                    for t in [
+                        "00:00:00.000",
+                        "23:59:59.999",
+                        "24:00:00.000",
+                        "23:60:00.000",
+                        "23:59:60.000",
+                    ] {
+                        texts.push(format!("{y}-{m}-{d}T{t}Z"));
+                    }
+                }
+            }
+        }
+        texts.extend(
+            [
+                "2003-01-26t15:00:00.000Z",
+                "2003-01-26T15:00:00.000z",
+                "2003-01-26T15:00:00,000Z",
+            ]
+            .map(String::from),
+        );
+        let mut accepted = 0;
+        for t in texts {
+            let mut c = Cursor {
+                b: t.as_bytes(),
+                i: 0,
+            };
+            if c.utc().is_some() {
+                accepted += 1;
+                let parsed = chrono::DateTime::parse_from_rfc3339(&t).unwrap();
+                assert_eq!(crate::log::format_utc(&parsed.with_timezone(&Utc)), t);
+            }
+        }
+        assert!(accepted > 100, "{accepted}");
+    }
+
+    #[test]
+    fn clean_log_in_parts_equals_one_part() {
+        let mut bytes = Vec::new();
+        let mut prev = ZERO_HASH;
+        for i in 0..50u64 {
+            let mut e = NewEntry {
+                mono_ms: i,
+                utc: DateTime::parse_from_rfc3339("2003-01-26T15:00:00Z")
+                    .unwrap()
+                    .with_timezone(&Utc),
+                actor: "kit".into(),
+                clause: "5b".into(),
+                kind: if i % 10 == 3 { RECOVERY_KIND } else { "x" }.into(),
+                body: json!({"i": i, "k": {"\"q": 1}}),
+            };
+            if i == 0 {
+                e.kind = "game_opened".into();
+            }
+            let l = encode_line(i, &prev, &e);
+            prev = entry_hash(&l);
+            bytes.extend_from_slice(&l);
+            bytes.push(b'\n');
+        }
+        let c = scan_clean(&bytes).unwrap();
+        assert_eq!(c.leaves.len(), 50);
+        assert_eq!(c.leaves[49], prev);
+        assert_eq!(c.first.kind, "game_opened");
+        assert_eq!(
+            c.recoveries.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            [3, 13, 23, 33, 43]
+        );
+        let cut = bytes.len() / 2
+            + bytes[bytes.len() / 2..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .unwrap()
+            + 1;
+        let mut a = Part::new(0);
+        a.feed(&bytes[..cut], 0).unwrap();
+        let mut b = Part::new(0);
+        b.feed(&bytes[cut..], cut).unwrap();
+        assert_eq!(b.first_seq, a.leaves.len() as u64);
+        assert_eq!(b.first_prev, *a.leaves.last().unwrap());
+        assert!(scan_clean(&bytes[..bytes.len() - 1]).is_none());
+        assert!(scan_clean(&bytes[cut..]).is_none());
+        assert!(scan_clean(b"").is_none());
+    }
+}
