@@ -12,6 +12,7 @@ mod fuzz; // seeded structure-aware mutation loops: no panics, no hangs
 mod log_format; // byte format, RFC 6962 vectors, checkpoint text
 mod log_interop; // ssh-keygen -Y verify, the jq + sha256sum recipe, passphrase keys
 mod log_journal; // append + fdatasync, lock, torn-tail repair
+mod log_scan_fast; // log::scan's fast path equals the strict parser
 mod log_tamper; // the tamper matrix
 mod log_util;
 mod log_verify; // verify statuses, proofs, exit codes
