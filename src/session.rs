@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::cli::{CheckpointArgs, ScriptArgs, StatusArgs};
 use crate::core::command::Command;
-use crate::core::event::{Event, EventKind, KeyRef, ProfileRef};
+use crate::core::event::{Event, EventKind, ProfileRef};
 use crate::core::game::{Game, GameContext, Phase};
 use crate::core::rules::Profile;
 use crate::core::script::{ScriptLine, parse_script};
@@ -247,6 +247,17 @@ pub fn match_id(match_dir: &Path) -> String {
         .to_string()
 }
 
+/// A session kept in memory only (dry runs, rehearsals, tests), on the rules profile at `rules`.
+pub fn memory_session(rules: &Path, match_id: &str, game: u32) -> Result<Session, String> {
+    let (profile, pref) = load_profile(rules)?;
+    let ctx = GameContext::unsigned(match_id, game, pref);
+    Ok(Session::new(
+        Game::new(ctx, profile),
+        Box::new(Memory::default()),
+        Utc::now(),
+    ))
+}
+
 /// Load a rules profile file, with the reference line 0 binds.
 pub fn load_profile(path: &Path) -> Result<(Profile, ProfileRef), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -434,28 +445,13 @@ pub fn cmd_script(a: &ScriptArgs) -> ExitCode {
         Err(e) => return crate::cli::fail(65, format!("{}:{e}", a.file.display())),
     };
     let mut session = if a.dry_run {
-        let (profile, pref) = match load_profile(&a.rules) {
-            Ok(p) => p,
-            Err(e) => return crate::cli::fail(65, e),
-        };
         let n = a
             .game
             .unwrap_or_else(|| games(&a.m.dir).last().map_or(1, |g| g + 1));
-        let ctx = GameContext {
-            match_id: match_id(&a.m.dir),
-            game: n,
-            profile: pref,
-            arbiter_key: KeyRef {
-                principal: "arbiter".into(),
-                fingerprint: "none (dry run)".into(),
-            },
-            previous_algorithm: None,
-        };
-        Session::new(
-            Game::new(ctx, profile),
-            Box::new(Memory::default()),
-            Utc::now(),
-        )
+        match memory_session(&a.rules, &match_id(&a.m.dir), n) {
+            Ok(s) => s,
+            Err(e) => return crate::cli::fail(65, e),
+        }
     } else {
         let n = a
             .game

@@ -21,6 +21,22 @@ pub struct GameContext {
     pub previous_algorithm: Option<(u32, Algorithm)>,
 }
 
+impl GameContext {
+    /// A game not bound to any arbiter key: dry runs, rehearsals in memory, tests.
+    pub fn unsigned(match_id: &str, game: u32, profile: ProfileRef) -> GameContext {
+        GameContext {
+            match_id: match_id.to_string(),
+            game,
+            profile,
+            arbiter_key: KeyRef {
+                principal: "arbiter".into(),
+                fingerprint: "none (unsigned, in memory)".into(),
+            },
+            previous_algorithm: None,
+        }
+    }
+}
+
 /// Declarations being prepared before the game is opened (not yet in any log).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Draft {

@@ -10,34 +10,19 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arbiter::core::event::{Event, EventKind};
-use arbiter::core::game::{Game, GameContext};
+use arbiter::core::game::Game;
 use arbiter::core::script::parse_script;
 use arbiter::journal::Journal;
 use arbiter::matchdir::events_of;
-use arbiter::session::{Memory, Session, load_profile};
+use arbiter::session::memory_session;
 
 const SCRIPT: &str = "tests/fixtures/crash.arb";
 const RULES: &str = "rules/kasparov-deep-junior-2003.toml";
 
 /// The events the script produces, run in memory.
 fn expected_events() -> Vec<Event> {
-    let (profile, pref) = load_profile(Path::new(RULES)).unwrap();
-    let ctx = GameContext {
-        match_id: "crash".into(),
-        game: 1,
-        profile: pref,
-        arbiter_key: arbiter::core::event::KeyRef {
-            principal: "arbiter".into(),
-            fingerprint: "-".into(),
-        },
-        previous_algorithm: None,
-    };
+    let mut s = memory_session(Path::new(RULES), "crash", 1).unwrap();
     let lines = parse_script(&std::fs::read_to_string(SCRIPT).unwrap()).unwrap();
-    let mut s = Session::new(
-        Game::new(ctx, profile),
-        Box::new(Memory::default()),
-        chrono::Utc::now(),
-    );
     let mut out = Vec::new();
     for l in &lines {
         out.extend(s.execute(&l.command, l.at).unwrap());

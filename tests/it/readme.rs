@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use arbiter::core::game::{Game, GameContext, Phase};
+use arbiter::core::game::Phase;
 use arbiter::core::script::parse_script;
-use arbiter::session::{Memory, Session, load_profile, run_script};
+use arbiter::session::{memory_session, run_script};
 
 #[test]
 fn readme_clause_examples_run_without_refusal() {
@@ -16,22 +16,12 @@ fn readme_clause_examples_run_without_refusal() {
     let end = readme[start..].find("```").unwrap() + start;
     let lines = parse_script(&readme[start..end]).unwrap();
     assert!(lines.len() > 40, "the block has a line per clause");
-    let (profile, pref) = load_profile(Path::new("rules/kasparov-deep-junior-2003.toml")).unwrap();
-    let ctx = GameContext {
-        match_id: "readme".into(),
-        game: 1,
-        profile: pref,
-        arbiter_key: arbiter::core::event::KeyRef {
-            principal: "arbiter".into(),
-            fingerprint: "-".into(),
-        },
-        previous_algorithm: None,
-    };
-    let mut s = Session::new(
-        Game::new(ctx, profile),
-        Box::new(Memory::default()),
-        chrono::Utc::now(),
-    );
+    let mut s = memory_session(
+        Path::new("rules/kasparov-deep-junior-2003.toml"),
+        "readme",
+        1,
+    )
+    .unwrap();
     run_script(&mut s, &lines)
         .unwrap_or_else(|(line, e)| panic!("README example line {line}: {e}"));
     assert_eq!(s.game.phase, Phase::Ended);
