@@ -1252,53 +1252,24 @@ impl Game {
             }
             C::ConsultEnd => {
                 self.playing()?;
-                match self
-                    .offer
-                    .as_ref()
-                    .and_then(|o| o.consulting.as_ref().map(|(s, _)| (o, *s)))
-                {
-                    Some((o, since)) => {
-                        let used = now - since;
-                        one(
-                            Actor::Operator,
-                            c::CONSULTATION,
-                            EventKind::ConsultationEnded {
-                                used_ms: used,
-                                total_ms: o.consult_used + used,
-                                limit_reached: false,
-                            },
-                        )
-                    }
+                match self.consultation_close(now, Actor::Operator) {
+                    Some(e) => Ok(vec![e]),
                     None => refuse(c::CONSULTATION, "no consultation is in progress"),
                 }
             }
             C::AcceptDraw => {
                 self.playing()?;
                 let m = self.need_machine()?;
-                let o = self
-                    .offer
-                    .as_ref()
-                    .filter(|o| o.answered.is_none())
-                    .ok_or_else(|| {
-                        Refusal::new(
-                            c::DRAW_ANSWER,
-                            "there is no unanswered draw offer from the human",
-                        )
-                    })?;
-                let mut out = Vec::new();
-                if let Some((since, _)) = &o.consulting {
-                    let used = now - since;
-                    out.push(self.ev(
-                        now,
-                        Actor::Operator,
-                        c::CONSULTATION,
-                        EventKind::ConsultationEnded {
-                            used_ms: used,
-                            total_ms: o.consult_used + used,
-                            limit_reached: false,
-                        },
-                    ));
+                if self.offer.as_ref().is_none_or(|o| o.answered.is_some()) {
+                    return refuse(
+                        c::DRAW_ANSWER,
+                        "there is no unanswered draw offer from the human",
+                    );
                 }
+                let mut out: Vec<Event> = self
+                    .consultation_close(now, Actor::Operator)
+                    .into_iter()
+                    .collect();
                 let detail = format!(
                     "{} ({}) accepted the human's draw offer",
                     self.player(m).map_or("the machine", |p| p.name.as_str()),
@@ -1519,22 +1490,10 @@ impl Game {
                         "a draw offer was already made with this move",
                     );
                 }
-                let mut out = Vec::new();
-                if let Some(o) = &self.offer
-                    && let Some((since, _)) = &o.consulting
-                {
-                    let used = now - since;
-                    out.push(self.ev(
-                        now,
-                        Actor::Kit,
-                        c::CONSULTATION,
-                        EventKind::ConsultationEnded {
-                            used_ms: used,
-                            total_ms: o.consult_used + used,
-                            limit_reached: false,
-                        },
-                    ));
-                }
+                let mut out: Vec<Event> = self
+                    .consultation_close(now, Actor::Kit)
+                    .into_iter()
+                    .collect();
                 out.push(self.ev(
                     now,
                     Actor::Arbiter,

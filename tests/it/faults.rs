@@ -14,7 +14,7 @@ use std::path::Path;
 
 use arbiter::core::Ms;
 use arbiter::core::command::{Command, parse};
-use arbiter::core::event::{Event, KeyRef};
+use arbiter::core::event::Event;
 use arbiter::core::game::{Game, GameContext};
 use arbiter::core::script::parse_script;
 use arbiter::journal::{FaultPlan, Journal, JournalError, read_entries};
@@ -35,19 +35,7 @@ fn t0() -> DateTime<Utc> {
 
 fn new_game(match_id: &str) -> Game {
     let (profile, pref) = load_profile(Path::new(RULES)).unwrap();
-    Game::new(
-        GameContext {
-            match_id: match_id.into(),
-            game: 1,
-            profile: pref,
-            arbiter_key: KeyRef {
-                principal: "arbiter".into(),
-                fingerprint: "-".into(),
-            },
-            previous_algorithm: None,
-        },
-        profile,
-    )
+    Game::new(GameContext::unsigned(match_id, 1, pref), profile)
 }
 
 /// A game with every kind of moment that writes: declarations, start, moves, a draw offer with

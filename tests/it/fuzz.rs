@@ -23,7 +23,6 @@ use std::time::{Duration, Instant};
 
 use arbiter::core::board::Board;
 use arbiter::core::command::parse;
-use arbiter::core::event::KeyRef;
 use arbiter::core::game::{Game, GameContext};
 use arbiter::core::rules::Profile;
 use arbiter::core::script::parse_script;
@@ -410,16 +409,7 @@ fn play_under(profile: Profile, text: &str) {
         sha256: "00".repeat(32),
         toml: text.to_string(),
     };
-    let ctx = GameContext {
-        match_id: "fuzz".into(),
-        game: 1,
-        profile: pref,
-        arbiter_key: KeyRef {
-            principal: "arbiter".into(),
-            fingerprint: "-".into(),
-        },
-        previous_algorithm: None,
-    };
+    let ctx = GameContext::unsigned("fuzz", 1, pref);
     let mut s = Session::new(
         Game::new(ctx, profile),
         Box::new(Memory::default()),
@@ -886,16 +876,7 @@ fn script_exec(input: &[u8]) {
     }
     let (profile, pref) =
         load_profile(&root().join("rules/kasparov-deep-junior-2003.toml")).unwrap();
-    let ctx = GameContext {
-        match_id: "fuzz".into(),
-        game: 1,
-        profile: pref,
-        arbiter_key: KeyRef {
-            principal: "arbiter".into(),
-            fingerprint: "-".into(),
-        },
-        previous_algorithm: None,
-    };
+    let ctx = GameContext::unsigned("fuzz", 1, pref);
     let mut s = Session::new(
         Game::new(ctx, profile),
         Box::new(Memory::default()),
