@@ -1,7 +1,7 @@
 //! Replay of a game log of `ARBITER_BENCH_REPLAY_EVENTS` events (default 10,000; a valid game,
 //! see `support::game_events`): `Game::replay` over events already parsed, and the whole path from
 //! log bytes (strict line parse as the journal does on open, events from entries, replay), and
-//! the non-strict path of `arbiter status` (`session::read_events`, then replay).
+//! the path of `arbiter status` from the file (`matchdir::read_game`, then replay).
 //!
 //! Anchors in the same run: `serde_json::from_slice::<Value>` of every line (what any JSON-lines
 //! reader pays) and shakmaty playing the same moves with no clocks (the chess floor).
@@ -14,8 +14,8 @@ use std::time::Instant;
 
 use arbiter::core::event::EventKind;
 use arbiter::core::game::Game;
+use arbiter::log::codec::events_of;
 use arbiter::log::scan;
-use arbiter::matchdir::events_of;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position};
 use support::*;
@@ -62,7 +62,7 @@ fn main() {
         strict.push(t);
 
         let (t, g) = timed(|| {
-            let evs = arbiter::session::read_events(&path).unwrap();
+            let (_, evs) = arbiter::matchdir::read_game(&path).unwrap();
             Game::replay(evs.iter()).unwrap()
         });
         assert_eq!(g.board.fen(), expected.board.fen());
@@ -118,7 +118,7 @@ fn main() {
         verdict(r_strict >= 200_000.0)
     );
     println!(
-        "   ours read_events (status) + replay:       {:10.0} events/s  target >= 200000: {}",
+        "   ours read_game (status) + replay:         {:10.0} events/s  target >= 200000: {}",
         r_status,
         verdict(r_status >= 200_000.0)
     );
@@ -136,7 +136,7 @@ fn main() {
         rate(&mut t_scan)
     );
     println!(
-        "   step matchdir::events_of:                 {:10.0} events/s",
+        "   step log::codec::events_of:               {:10.0} events/s",
         rate(&mut t_events)
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -122,7 +122,7 @@ fn generated(n: usize) -> PathBuf {
         let key_path = arbiter::sign::ensure_demo_key(&dir).unwrap();
         let key = arbiter::sign::load_key(&key_path, None).unwrap();
         let fp = arbiter::sign::fingerprint(key.public_key());
-        let match_id = arbiter::session::match_id(&dir);
+        let match_id = arbiter::layout::match_id(&dir);
         let events = game_events_of(&match_id, &fp, n, 10);
         let bytes = log_bytes(&events);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 pub const CHUNK: usize = 1 << 20;
 /// Files larger than this get a progress bar on stderr (when asked for and stderr is a terminal).
 pub const PROGRESS_THRESHOLD: u64 = 64 << 20;
-/// Rule 13a: "at least two electronic copies of the machine's log file". The session passes the
-/// figure from the rules profile; this is the 2003 value, used by the provisional `cmd_archive`.
+/// Rule 13a: "at least two electronic copies of the machine's log file". The caller passes the
+/// figure from the rules profile; this is the 2003 value.
 pub const MIN_COPIES_13A: usize = 2;
 /// Folder under the game folder that holds the archive.
 pub const ENGINE_DIR: &str = "engine";
@@ -541,21 +541,4 @@ pub fn archive_copies(
         sums_file: format!("{ENGINE_DIR}/{SUMS_FILE}"),
         sums_sha256,
     })
-}
-
-/// `arbiter archive`: provisional wiring (the session adds the game-log entries: the 13a
-/// deadline flag, the outcome, the 13c coverage). Stores under `DIR/game-<n>/engine/`.
-pub fn cmd_archive(a: &crate::cli::ArchiveArgs) -> std::process::ExitCode {
-    let game_dir = a.m.dir.join(format!("game-{}", a.game));
-    match archive_copies(&game_dir, &a.copies, MIN_COPIES_13A, a.program.as_deref()) {
-        Ok(outcome) => match serde_json::to_string_pretty(&outcome) {
-            Ok(json) => {
-                println!("{json}");
-                std::process::ExitCode::SUCCESS
-            }
-            Err(e) => crate::cli::fail(70, format!("archive: {e}")),
-        },
-        Err(e @ ArchiveError::Io { .. }) => crate::cli::fail(74, format!("archive: {e}")),
-        Err(e) => crate::cli::fail(65, format!("archive: {e}")),
-    }
 }

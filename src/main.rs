@@ -1,6 +1,15 @@
-//! Thin shell: parse the command line, dispatch, map to an exit code.
+//! Thin shell: parse the command line, run it, map the outcome to an exit code.
+use std::process::ExitCode;
+
+use arbiter::cli::{self, Cli};
 use clap::Parser;
 
-fn main() -> std::process::ExitCode {
-    arbiter::cli::dispatch(arbiter::cli::Cli::parse())
+fn main() -> ExitCode {
+    match cli::run(Cli::parse()) {
+        Ok(done) => ExitCode::from(done.code()),
+        Err(e) => {
+            eprintln!("arbiter: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
 }

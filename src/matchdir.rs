@@ -5,17 +5,17 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use ssh_key::PrivateKey;
 
-use crate::cli::KeyArgs;
 use crate::core::event::{Algorithm, Event, EventKind, KeyRef};
-use crate::core::game::{Game, GameContext, Phase};
-use crate::core::{Ms, timefmt};
-use crate::journal::Journal;
-use crate::log::{Entry, NewEntry};
+use crate::core::game::{Game, GameContext, Phase, ReplayError};
+use crate::core::{Ms, Side, timefmt};
+use crate::journal::{Journal, JournalError};
+use crate::layout::{self, games, log_path, match_id};
+use crate::log::Entry;
+use crate::log::codec::{DecodeError, event_of, events_of, new_entry};
 use crate::session::{
-    Session, Storage, StorageStatus, event_from_value, game_dir, games, kind_and_body,
-    load_profile, log_path, match_id,
+    LoadProfileError, OnAppend, Session, Storage, StorageError, StorageStatus, load_profile,
 };
-use crate::sign;
+use crate::sign::{self, KeySource, SignError};
 
 /// Event kinds after which a checkpoint is signed: clock corrections, draw-offer decisions,
 /// breaks (their start and end), results, and the archive of rule 13.
@@ -44,9 +44,6 @@ pub fn signs_checkpoint(kind: &EventKind) -> bool {
     )
 }
 
-/// A callback run after every durable append.
-pub type OnAppend = Box<dyn FnMut(&Entry)>;
-
 /// The game log as a session's storage: the journal is created with line 0 (`game_opened`).
 pub struct JournalStorage {
     pub match_dir: PathBuf,
@@ -63,9 +60,9 @@ pub struct JournalStorage {
 
 impl JournalStorage {
     /// Sign a checkpoint over everything recorded so far.
-    pub fn checkpoint(&mut self, now: DateTime<Utc>) -> Result<PathBuf, String> {
-        let j = self.journal.as_ref().ok_or("nothing recorded yet")?;
-        let key = self.key.as_ref().ok_or("no signing key")?;
+    pub fn checkpoint(&mut self, now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
+        let j = self.journal.as_ref().ok_or(StorageError::NothingRecorded)?;
+        let key = self.key.as_ref().ok_or(StorageError::NoKey)?;
         let p = sign::sign_checkpoint(
             &self.match_dir,
             self.game,
@@ -73,33 +70,24 @@ impl JournalStorage {
             j.entries(),
             key,
             now,
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         self.signed_upto = Some(j.entries().len());
         Ok(p)
     }
 }
 
 impl Storage for JournalStorage {
-    fn append(&mut self, e: &Event, utc: DateTime<Utc>) -> Result<(), String> {
-        let (kind, body) = kind_and_body(e);
-        let ne = NewEntry {
-            mono_ms: e.at,
-            utc,
-            actor: e.actor.name().to_string(),
-            clause: e.clause.clone(),
-            kind,
-            body,
-        };
+    fn append(&mut self, e: &Event, utc: DateTime<Utc>) -> Result<(), StorageError> {
+        let ne = new_entry(e, utc);
         let entry = match &mut self.journal {
-            Some(j) => j.append(ne).map_err(|e| e.to_string())?.clone(),
+            Some(j) => j.append(ne)?.clone(),
             None => {
-                let j = Journal::create(&self.path, ne).map_err(|e| e.to_string())?;
+                let j = Journal::create(&self.path, ne)?;
                 let first = j
                     .entries()
                     .first()
                     .cloned()
-                    .ok_or("the journal lost line 0")?;
+                    .ok_or(StorageError::LostLineZero)?;
                 self.journal = Some(j);
                 first
             }
@@ -138,16 +126,16 @@ impl Storage for JournalStorage {
         self.on_append = Some(f);
     }
 
-    fn checkpoint_now(&mut self, now: DateTime<Utc>) -> Result<String, String> {
-        self.checkpoint(now).map(|p| p.display().to_string())
+    fn checkpoint_now(&mut self, now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
+        self.checkpoint(now)
     }
 }
 
 /// The arbiter's key and how line 0 names it.
-pub fn arbiter_key(k: &KeyArgs, match_dir: &Path) -> Result<(PrivateKey, KeyRef), String> {
-    let key = sign::key_from_args(k, match_dir).map_err(|e| e.to_string())?;
+pub fn arbiter_key(k: &KeySource, match_dir: &Path) -> Result<(PrivateKey, KeyRef), SignError> {
+    let key = sign::load_key_from(k, match_dir)?;
     let fp = sign::fingerprint(key.public_key());
-    let principal = std::fs::read_to_string(match_dir.join("allowed_signers"))
+    let principal = std::fs::read_to_string(layout::allowed_signers(match_dir))
         .ok()
         .and_then(|t| {
             let (signers, _) = sign::parse_allowed_signers(&t);
@@ -170,41 +158,34 @@ pub fn arbiter_key(k: &KeyArgs, match_dir: &Path) -> Result<(PrivateKey, KeyRef)
 pub fn previous_algorithm(match_dir: &Path, game: u32) -> Option<(u32, Algorithm)> {
     let prev = games(match_dir).into_iter().filter(|g| *g < game).max()?;
     let entries = crate::journal::read_entries(&log_path(match_dir, prev)).ok()?;
-    let first = event_from_value(&entry_value(entries.first()?)).ok()?;
-    match first.kind {
+    match event_of(entries.first()?).ok()?.kind {
         EventKind::GameOpened(o) => Some((prev, o.declarations.algorithm)),
         _ => None,
     }
 }
 
-/// An entry as the JSON object of its line.
-pub fn entry_value(e: &Entry) -> serde_json::Value {
-    serde_json::json!({"mono_ms": e.mono_ms, "actor": e.actor, "clause": e.clause, "kind": e.kind, "body": e.body})
+/// Why a game could not be opened or read.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    #[error(transparent)]
+    Key(#[from] SignError),
+    #[error(transparent)]
+    Profile(#[from] LoadProfileError),
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    #[error("{}: {source}", .path.display())]
+    Replay { path: PathBuf, source: ReplayError },
+    #[error("empty log")]
+    EmptyLog,
 }
 
-/// Events of journal entries (one copy of each body, no intermediate line object).
-pub fn events_of(entries: &[Entry]) -> Result<Vec<Event>, String> {
-    entries.iter().map(event_of).collect()
-}
-
-/// The event of one journal entry.
-pub fn event_of(e: &Entry) -> Result<Event, String> {
-    let fail = |m: String| format!("entry {} ({}): {m}", e.seq, e.kind);
-    let actor = crate::core::Actor::parse(&e.actor)
-        .ok_or_else(|| fail(format!("unknown actor '{}'", e.actor)))?;
-    let mut kb = serde_json::Map::with_capacity(2);
-    kb.insert("kind".into(), serde_json::Value::String(e.kind.clone()));
-    if !e.body.is_null() {
-        kb.insert("body".into(), e.body.clone());
-    }
-    let kind: EventKind = serde_json::from_value(serde_json::Value::Object(kb))
-        .map_err(|m| fail(format!("body: {m}")))?;
-    Ok(Event {
-        at: e.mono_ms,
-        actor,
-        clause: e.clause.clone(),
-        kind,
-    })
+/// A game log read whole (strict, no lock, no repair): its entries and their events.
+pub fn read_game(path: &Path) -> Result<(Vec<Entry>, Vec<Event>), MatchError> {
+    let entries = crate::journal::read_entries(path)?;
+    let events = events_of(&entries)?;
+    Ok((entries, events))
 }
 
 /// A game ready for the Board UI or a script: its session and the monotonic offset of "now".
@@ -221,8 +202,8 @@ pub fn open_game(
     match_dir: &Path,
     n: Option<u32>,
     rules: &Path,
-    key: &KeyArgs,
-) -> Result<Opened, String> {
+    key: &KeySource,
+) -> Result<Opened, MatchError> {
     let existing = games(match_dir);
     let n = match n {
         Some(n) => n,
@@ -262,10 +243,13 @@ pub fn open_game(
             notice: None,
         });
     }
-    let journal = Journal::open(&path).map_err(|e| e.to_string())?;
+    let journal = Journal::open(&path)?;
     let entries = journal.entries().to_vec();
     let events = events_of(&entries)?;
-    let game = Game::replay(events.iter()).map_err(|e| format!("{}: {e}", path.display()))?;
+    let game = Game::replay(events.iter()).map_err(|source| MatchError::Replay {
+        path: path.clone(),
+        source,
+    })?;
     let mut notes = Vec::new();
     if let Some(r) = journal.recovery() {
         notes.push(format!(
@@ -276,7 +260,7 @@ pub fn open_game(
     let damage = journal.damage().map(|d| d.to_string());
     storage.signed_upto = latest_checkpoint(match_dir, n);
     storage.journal = Some(journal);
-    let last = entries.last().ok_or("empty log")?;
+    let last = entries.last().ok_or(MatchError::EmptyLog)?;
     let last_utc = DateTime::parse_from_rfc3339(&last.utc)
         .map(|t| t.with_timezone(&Utc))
         .unwrap_or_else(|_| Utc::now());
@@ -310,7 +294,7 @@ pub fn is_finished(match_dir: &Path, n: u32) -> bool {
 
 /// Entries covered by the latest checkpoint file of a game.
 pub fn latest_checkpoint(match_dir: &Path, n: u32) -> Option<usize> {
-    std::fs::read_dir(game_dir(match_dir, n).join("checkpoints"))
+    std::fs::read_dir(layout::checkpoints_dir(match_dir, n))
         .ok()?
         .filter_map(|e| e.ok())
         .filter_map(|e| {
@@ -320,4 +304,29 @@ pub fn latest_checkpoint(match_dir: &Path, n: u32) -> Option<usize> {
                 .and_then(|n| n.parse().ok())
         })
         .max()
+}
+
+/// Match score over the games of a folder: (name, points) per player, in order of appearance.
+/// Games whose log cannot be read or replayed are left out.
+pub fn match_score(match_dir: &Path) -> Vec<(String, f64)> {
+    let mut table: Vec<(String, f64)> = Vec::new();
+    for n in games(match_dir) {
+        let Ok((_, events)) = read_game(&log_path(match_dir, n)) else {
+            continue;
+        };
+        let Ok(g) = Game::replay(events.iter()) else {
+            continue;
+        };
+        let Some(points) = g.points() else { continue };
+        for side in Side::BOTH {
+            let name = g
+                .player(side)
+                .map_or_else(|| side.to_string(), |p| p.name.clone());
+            match table.iter_mut().find(|(n, _)| *n == name) {
+                Some(row) => row.1 += points[side.index()],
+                None => table.push((name, points[side.index()])),
+            }
+        }
+    }
+    table
 }

@@ -1,21 +1,21 @@
 //! After the game (rule 13): the engine-log and program archive appended to the game log with the
 //! 13a deadline check and the 13c coverage, and the PGN export.
-use std::process::ExitCode;
+use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
-use crate::archive::archive_copies;
-use crate::cli::{ArchiveArgs, PgnArgs, fail};
+use crate::archive::{ArchiveError, archive_copies};
 use crate::core::event::{Event, EventKind, Score};
-use crate::core::game::{Game, Phase};
+use crate::core::game::{Game, Phase, ReplayError};
 use crate::core::{Actor, Ms, clause};
-use crate::enginelog::{self, MachineMove};
-use crate::journal::Journal;
-use crate::log::NewEntry;
-use crate::matchdir::{arbiter_key, events_of};
+use crate::enginelog::{self, EngineLogError, MachineMove};
+use crate::journal::{Damage, Journal, JournalError};
+use crate::layout::{game_dir, log_path, match_id};
+use crate::log::codec::{DecodeError, events_of, new_entry};
+use crate::matchdir::arbiter_key;
 use crate::report::pgn::{PgnGame, PgnMove, write_pgn};
-use crate::session::{game_dir, kind_and_body, log_path, match_id};
+use crate::sign::KeySource;
 
 fn parse_utc(s: &str) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(s)
@@ -24,13 +24,12 @@ fn parse_utc(s: &str) -> Option<DateTime<Utc>> {
 }
 
 /// The machine's moves of a finished game with the time each took, for the 13c check.
-pub fn machine_moves(game: &Game, events: &[Event]) -> Result<Vec<MachineMove>, String> {
+pub fn machine_moves(game: &Game, events: &[Event]) -> Result<Vec<MachineMove>, EngineLogError> {
     let Some(m) = game.machine_side() else {
         return Ok(Vec::new());
     };
     let sans: Vec<String> = game.board.moves().iter().map(|x| x.san.clone()).collect();
-    let mut mm = enginelog::machine_moves_from_san(&sans, m == crate::core::Side::White, None)
-        .map_err(|e| e.to_string())?;
+    let mut mm = enginelog::machine_moves_from_san(&sans, m == crate::core::Side::White, None)?;
     let spent = pgn_moves(events);
     for x in &mut mm {
         x.spent_ms = spent.get(x.ply).map(|p| p.spent_ms);
@@ -72,8 +71,8 @@ pub fn pgn_moves(events: &[Event]) -> Vec<PgnMove> {
 }
 
 /// The game as PGN.
-pub fn pgn_of(events: &[Event], first_utc: &str) -> Result<String, String> {
-    let game = Game::replay(events.iter()).map_err(|e| e.to_string())?;
+pub fn pgn_of(events: &[Event], first_utc: &str) -> Result<String, ReplayError> {
+    let game = Game::replay(events.iter())?;
     let date = parse_utc(first_utc).map_or_else(
         || "????.??.??".to_string(),
         |t| t.format("%Y.%m.%d").to_string(),
@@ -104,98 +103,109 @@ pub fn pgn_of(events: &[Event], first_utc: &str) -> Result<String, String> {
     Ok(write_pgn(&pg))
 }
 
-pub fn cmd_pgn(a: &PgnArgs) -> ExitCode {
-    let entries = match crate::journal::read_entries(&log_path(&a.m.dir, a.game)) {
-        Ok(e) => e,
-        Err(e) => return fail(65, e),
-    };
-    let events = match events_of(&entries) {
-        Ok(e) => e,
-        Err(e) => return fail(65, e),
-    };
-    let first = entries.first().map(|e| e.utc.clone()).unwrap_or_default();
-    let text = match pgn_of(&events, &first) {
-        Ok(t) => t,
-        Err(e) => return fail(65, e),
-    };
-    match &a.out {
-        Some(p) => match crate::journal::write_atomic(p, text.as_bytes()) {
-            Ok(()) => {
-                println!("{}", p.display());
-                ExitCode::SUCCESS
-            }
-            Err(e) => fail(74, format!("{}: {e}", p.display())),
-        },
-        None => {
-            print!("{text}");
-            ExitCode::SUCCESS
-        }
-    }
-}
-
 /// Whether a delivery is late, and by how much, against a deadline after the game's end.
 fn lateness(end: DateTime<Utc>, delivered: DateTime<Utc>, deadline_s: u64) -> (bool, i64) {
     let after = (delivered - end).num_milliseconds();
     (after > deadline_s as i64 * 1000, after)
 }
 
-pub fn cmd_archive(a: &ArchiveArgs) -> ExitCode {
-    match archive(a) {
-        Ok(summary) => {
-            println!("{summary}");
-            ExitCode::SUCCESS
-        }
-        Err((code, msg)) => fail(code, msg),
-    }
+/// Why the archive of rule 13 was refused or failed; nothing is appended to the log unless the
+/// copies were stored.
+#[derive(Debug, thiserror::Error)]
+pub enum PostgameError {
+    /// The game log could not be opened.
+    #[error(transparent)]
+    Open(JournalError),
+    #[error("the game log is damaged; nothing archived: {0}")]
+    Damaged(Box<Damage>),
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+    #[error(
+        "refused (rule 13a): the machine's log is handed over after the conclusion of the game; this game has no result yet"
+    )]
+    NotEnded,
+    #[error("no game_ended entry")]
+    NoEnd,
+    #[error("bad utc in the game_ended entry")]
+    BadEndUtc,
+    #[error("--delivered '{0}' is not an RFC 3339 time")]
+    Delivered(String),
+    /// The copies were refused (13a) or could not be stored.
+    #[error("refused: {0}")]
+    Copies(#[from] ArchiveError),
+    #[error("{}: {source}", .path.display())]
+    ReadStored {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The stored engine log or the game's moves could not be read for 13c.
+    #[error(transparent)]
+    EngineLog(EngineLogError),
+    #[error(transparent)]
+    MachineMoves(EngineLogError),
+    #[error("empty log")]
+    EmptyLog,
+    /// The archive entries could not be appended to the game log.
+    #[error(transparent)]
+    Append(JournalError),
 }
 
-fn archive(a: &ArchiveArgs) -> Result<String, (u8, String)> {
-    let path = log_path(&a.m.dir, a.game);
-    let mut journal = Journal::open(&path).map_err(|e| (66, e.to_string()))?;
+/// What the operator hands over after the game (rule 13).
+#[derive(Debug, Clone)]
+pub struct Handover<'a> {
+    pub match_dir: &'a Path,
+    pub game: u32,
+    /// The copies of the machine's log file (13a).
+    pub copies: &'a [PathBuf],
+    /// The copy of the program (13d).
+    pub program: Option<&'a Path>,
+    /// Delivery time (RFC 3339); `None`: now.
+    pub delivered: Option<&'a str>,
+    /// The key that signs the checkpoint after the archive entries.
+    pub key: &'a KeySource,
+}
+
+/// Archive the copies (13a, 13d), append the archive entries with the 13c coverage to the game
+/// log and sign a checkpoint. Returns the summary to print.
+pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
+    let path = log_path(a.match_dir, a.game);
+    let mut journal = Journal::open(&path).map_err(PostgameError::Open)?;
     if let Some(d) = journal.damage() {
-        return Err((
-            65,
-            format!("the game log is damaged; nothing archived: {d}"),
-        ));
+        return Err(PostgameError::Damaged(Box::new(d.clone())));
     }
     let entries = journal.entries().to_vec();
-    let events = events_of(&entries).map_err(|e| (65, e))?;
-    let game = Game::replay(events.iter()).map_err(|e| (65, e.to_string()))?;
+    let events = events_of(&entries)?;
+    let game = Game::replay(events.iter())?;
     if game.phase != Phase::Ended {
-        return Err((1, "refused (rule 13a): the machine's log is handed over after the conclusion of the game; this game has no result yet".into()));
+        return Err(PostgameError::NotEnded);
     }
     let end_entry = entries
         .iter()
         .find(|e| e.kind == "game_ended")
-        .ok_or((65, "no game_ended entry".to_string()))?;
-    let end_utc =
-        parse_utc(&end_entry.utc).ok_or((65, "bad utc in the game_ended entry".to_string()))?;
-    let delivered = match &a.delivered {
-        Some(s) => {
-            parse_utc(s).ok_or((65, format!("--delivered '{s}' is not an RFC 3339 time")))?
-        }
+        .ok_or(PostgameError::NoEnd)?;
+    let end_utc = parse_utc(&end_entry.utc).ok_or(PostgameError::BadEndUtc)?;
+    let delivered = match a.delivered {
+        Some(s) => parse_utc(s).ok_or_else(|| PostgameError::Delivered(s.to_string()))?,
         None => Utc::now(),
     };
     let log_rules = game.profile.engine_log.clone();
     let min = log_rules.as_ref().map_or(2, |r| r.min_copies) as usize;
-    let outcome = archive_copies(
-        &game_dir(&a.m.dir, a.game),
-        &a.copies,
-        min,
-        a.program.as_deref(),
-    )
-    .map_err(|e| (1, format!("refused: {e}")))?;
+    let outcome = archive_copies(&game_dir(a.match_dir, a.game), a.copies, min, a.program)?;
 
     // 13c: what the archived log shows for every machine move.
-    let stored = game_dir(&a.m.dir, a.game).join(&outcome.log.name);
-    let file =
-        std::fs::File::open(&stored).map_err(|e| (66, format!("{}: {e}", stored.display())))?;
+    let stored = game_dir(a.match_dir, a.game).join(&outcome.log.name);
+    let file = std::fs::File::open(&stored).map_err(|source| PostgameError::ReadStored {
+        path: stored.clone(),
+        source,
+    })?;
     let parsed =
-        enginelog::parse(std::io::BufReader::new(file)).map_err(|e| (66, e.to_string()))?;
-    let mm = machine_moves(&game, &events).map_err(|e| (65, e))?;
+        enginelog::parse(std::io::BufReader::new(file)).map_err(PostgameError::EngineLog)?;
+    let mm = machine_moves(&game, &events).map_err(PostgameError::MachineMoves)?;
     let coverage = enginelog::coverage(&parsed, &mm);
 
-    let last = entries.last().ok_or((65, "empty log".to_string()))?;
+    let last = entries.last().ok_or(PostgameError::EmptyLog)?;
     let last_utc = parse_utc(&last.utc).unwrap_or(end_utc);
     let now_ms: Ms = last.mono_ms + (Utc::now() - last_utc).num_milliseconds().max(0) as Ms;
     let deadline = log_rules.as_ref().map_or(1800, |r| r.deadline_seconds);
@@ -240,31 +250,20 @@ fn archive(a: &ArchiveArgs) -> Result<String, (u8, String)> {
         ));
     }
     for e in &new_events {
-        let (kind, body) = kind_and_body(e);
         journal
-            .append(NewEntry {
-                mono_ms: e.at,
-                utc: Utc::now(),
-                actor: e.actor.name().into(),
-                clause: e.clause.clone(),
-                kind,
-                body,
-            })
-            .map_err(|e| (74, e.to_string()))?;
+            .append(new_entry(e, Utc::now()))
+            .map_err(PostgameError::Append)?;
     }
-    let signed = match arbiter_key(&a.key, &a.m.dir) {
-        Ok((key, _)) => crate::sign::sign_checkpoint(
-            &a.m.dir,
+    let signed = arbiter_key(a.key, a.match_dir).and_then(|(key, _)| {
+        crate::sign::sign_checkpoint(
+            a.match_dir,
             a.game,
-            &match_id(&a.m.dir),
+            &match_id(a.match_dir),
             journal.entries(),
             &key,
             Utc::now(),
         )
-        .map(|p| p.display().to_string())
-        .map_err(|e| e.to_string()),
-        Err(e) => Err(e),
-    };
+    });
     let mut s = format!(
         "archived {} ({} bytes, sha256 {}) from {} identical copies; {}\n13c: {}\n",
         outcome.log.name,
@@ -288,7 +287,7 @@ fn archive(a: &ArchiveArgs) -> Result<String, (u8, String)> {
         ));
     }
     match signed {
-        Ok(p) => s.push_str(&format!("checkpoint signed: {p}")),
+        Ok(p) => s.push_str(&format!("checkpoint signed: {}", p.display())),
         Err(e) => s.push_str(&format!("WARNING: checkpoint not signed: {e}")),
     }
     Ok(s)

@@ -4,22 +4,49 @@
 //! then applied to the state and shown. Events the passing of time causes (flag fall, the 9e
 //! limit, automatic results) are recorded by [`Session::catch_up`] before any command.
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
-use crate::cli::{CheckpointArgs, ScriptArgs, StatusArgs};
 use crate::core::command::Command;
-use crate::core::event::{Event, EventKind, ProfileRef};
+use crate::core::event::{Event, ProfileRef};
 use crate::core::game::{Game, GameContext, Phase};
 use crate::core::rules::Profile;
-use crate::core::script::{ScriptLine, parse_script};
-use crate::core::{Ms, Refusal, Side, timefmt};
+use crate::core::script::ScriptLine;
+use crate::core::{Ms, Refusal, timefmt};
+
+/// [`crate::log::codec::event_from_value`] with a text error, kept only for
+/// `report::model::read_log` until the report reads no file (branch house-report).
+pub fn event_from_value(v: &serde_json::Value) -> Result<Event, String> {
+    crate::log::codec::event_from_value(v).map_err(|e| e.to_string())
+}
+
+/// A callback run after every durable append.
+pub type OnAppend = Box<dyn FnMut(&crate::log::Entry)>;
+
+/// Why storage could not record an event or sign what it holds.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    #[error(transparent)]
+    Journal(#[from] crate::journal::JournalError),
+    #[error(transparent)]
+    Sign(#[from] crate::sign::SignError),
+    #[error("the journal lost line 0")]
+    LostLineZero,
+    #[error("nothing recorded yet")]
+    NothingRecorded,
+    #[error("no signing key")]
+    NoKey,
+    #[error("this session keeps no log to sign (dry run)")]
+    NoLog,
+    /// Fault injection in tests.
+    #[error("injected storage failure")]
+    Injected,
+}
 
 /// Where a session's events go. `append` returns only once the event is durable.
 pub trait Storage {
-    fn append(&mut self, event: &Event, utc: DateTime<Utc>) -> Result<(), String>;
+    fn append(&mut self, event: &Event, utc: DateTime<Utc>) -> Result<(), StorageError>;
     /// Entries recorded so far (for the status line).
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
@@ -33,10 +60,10 @@ pub trait Storage {
         }
     }
     /// Call `f` after every durable append.
-    fn set_on_append(&mut self, _f: crate::matchdir::OnAppend) {}
+    fn set_on_append(&mut self, _f: OnAppend) {}
     /// Sign a checkpoint now (when the arbiter asks). Returns its path.
-    fn checkpoint_now(&mut self, _now: DateTime<Utc>) -> Result<String, String> {
-        Err("this session keeps no log to sign (dry run)".into())
+    fn checkpoint_now(&mut self, _now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
+        Err(StorageError::NoLog)
     }
 }
 
@@ -60,9 +87,9 @@ pub struct Memory {
 }
 
 impl Storage for Memory {
-    fn append(&mut self, event: &Event, _utc: DateTime<Utc>) -> Result<(), String> {
+    fn append(&mut self, event: &Event, _utc: DateTime<Utc>) -> Result<(), StorageError> {
         if self.fail_from.is_some_and(|n| self.events.len() >= n) {
-            return Err("injected storage failure".into());
+            return Err(StorageError::Injected);
         }
         self.events.push(event.clone());
         Ok(())
@@ -109,23 +136,6 @@ impl Session {
         }
     }
 
-    /// Print every entry as soon as it is durable (script mode `--echo`, used by the crash test).
-    pub fn set_echo(&mut self) {
-        self.storage
-            .set_on_append(Box::new(|e: &crate::log::Entry| {
-                use std::io::Write;
-                let mut out = std::io::stdout().lock();
-                let _ = writeln!(
-                    out,
-                    "appended {} {} {}",
-                    e.seq,
-                    crate::log::hex32(&e.hash),
-                    e.kind
-                );
-                let _ = out.flush();
-            }));
-    }
-
     pub fn utc_at(&self, at: Ms) -> DateTime<Utc> {
         self.utc_origin + Duration::milliseconds(at as i64)
     }
@@ -137,8 +147,10 @@ impl Session {
         // Check the event applies before writing it, so the log never holds an entry the
         // state refuses; then write durably; only then change the state.
         let mut next = self.game.clone();
-        next.evolve(e).map_err(SessionError::Apply)?;
-        if let Err(msg) = self.storage.append(e, self.utc_at(e.at)) {
+        next.evolve(e)
+            .map_err(|m| SessionError::Apply(m.to_string()))?;
+        if let Err(err) = self.storage.append(e, self.utc_at(e.at)) {
+            let msg = err.to_string();
             self.frozen = Some(msg.clone());
             return Err(SessionError::Storage(msg));
         }
@@ -207,48 +219,24 @@ impl Session {
     }
 }
 
-// ----- match folders ----------------------------------------------------------------------
-
-/// Folder of game `n` of a match.
-pub fn game_dir(match_dir: &Path, n: u32) -> PathBuf {
-    match_dir.join(format!("game-{n}"))
-}
-
-/// Log file of game `n`.
-pub fn log_path(match_dir: &Path, n: u32) -> PathBuf {
-    game_dir(match_dir, n).join("log.jsonl")
-}
-
-/// Game numbers that have a folder in the match, ascending.
-pub fn games(match_dir: &Path) -> Vec<u32> {
-    let mut v: Vec<u32> = std::fs::read_dir(match_dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .filter_map(|e| {
-                    e.file_name()
-                        .to_str()
-                        .and_then(|n| n.strip_prefix("game-"))
-                        .and_then(|n| n.parse().ok())
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort_unstable();
-    v
-}
-
-/// The match id: the match folder's name.
-pub fn match_id(match_dir: &Path) -> String {
-    let canon = std::fs::canonicalize(match_dir).unwrap_or_else(|_| match_dir.to_path_buf());
-    canon
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("match")
-        .to_string()
+/// Why a rules profile could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadProfileError {
+    #[error("{}: {source}", .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Parse(#[from] crate::core::rules::ProfileError),
 }
 
 /// A session kept in memory only (dry runs, rehearsals, tests), on the rules profile at `rules`.
-pub fn memory_session(rules: &Path, match_id: &str, game: u32) -> Result<Session, String> {
+pub fn memory_session(
+    rules: &Path,
+    match_id: &str,
+    game: u32,
+) -> Result<Session, LoadProfileError> {
     let (profile, pref) = load_profile(rules)?;
     let ctx = GameContext::unsigned(match_id, game, pref);
     Ok(Session::new(
@@ -259,9 +247,12 @@ pub fn memory_session(rules: &Path, match_id: &str, game: u32) -> Result<Session
 }
 
 /// Load a rules profile file, with the reference line 0 binds.
-pub fn load_profile(path: &Path) -> Result<(Profile, ProfileRef), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let profile = Profile::parse(&path.display().to_string(), &text).map_err(|e| e.to_string())?;
+pub fn load_profile(path: &Path) -> Result<(Profile, ProfileRef), LoadProfileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadProfileError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let profile = Profile::parse(&path.display().to_string(), &text)?;
     let sha = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(text.as_bytes()));
     let file = path
         .file_name()
@@ -278,17 +269,6 @@ pub fn load_profile(path: &Path) -> Result<(Profile, ProfileRef), String> {
 }
 
 // ----- printing the state ---------------------------------------------------------------
-
-#[derive(Debug, Serialize)]
-pub struct Summary {
-    pub match_id: String,
-    pub game: u32,
-    pub phase: Phase,
-    pub clocks: Vec<(Side, String, String)>,
-    pub moves: Vec<String>,
-    pub result: Option<String>,
-    pub entries: usize,
-}
 
 /// The final-state text of `arbiter script` and `arbiter status`.
 pub fn summary_text(game: &Game, now: Ms, entries: usize) -> String {
@@ -336,87 +316,6 @@ pub fn summary_text(game: &Game, now: Ms, entries: usize) -> String {
     s
 }
 
-/// Match score over the games of a folder: (name, points) per player, in order of appearance.
-pub fn match_score(match_dir: &Path) -> Vec<(String, f64)> {
-    let mut table: Vec<(String, f64)> = Vec::new();
-    for n in games(match_dir) {
-        let Ok(events) = read_events(&log_path(match_dir, n)) else {
-            continue;
-        };
-        let Ok(g) = Game::replay(events.iter()) else {
-            continue;
-        };
-        let Some(points) = g.points() else { continue };
-        for side in Side::BOTH {
-            let name = g
-                .player(side)
-                .map_or_else(|| side.to_string(), |p| p.name.clone());
-            match table.iter_mut().find(|(n, _)| *n == name) {
-                Some(row) => row.1 += points[side.index()],
-                None => table.push((name, points[side.index()])),
-            }
-        }
-    }
-    table
-}
-
-/// Read the events of a log file (strict; no repair).
-pub fn read_events(path: &Path) -> Result<Vec<Event>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    text.lines()
-        .enumerate()
-        .map(|(i, l)| event_from_line(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1)))
-        .collect()
-}
-
-/// An event from one log line's JSON (`mono_ms`, `actor`, `clause`, `kind`, `body`).
-pub fn event_from_line(line: &str) -> Result<Event, String> {
-    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
-    event_from_value(&v)
-}
-
-pub fn event_from_value(v: &serde_json::Value) -> Result<Event, String> {
-    let at = v
-        .get("mono_ms")
-        .and_then(|x| x.as_u64())
-        .ok_or("missing mono_ms")?;
-    let actor = v
-        .get("actor")
-        .and_then(|x| x.as_str())
-        .and_then(crate::core::Actor::parse)
-        .ok_or("bad actor")?;
-    let clause = v
-        .get("clause")
-        .and_then(|x| x.as_str())
-        .ok_or("missing clause")?
-        .to_string();
-    let mut kb = serde_json::Map::new();
-    kb.insert("kind".into(), v.get("kind").cloned().ok_or("missing kind")?);
-    if let Some(b) = v.get("body").filter(|b| !b.is_null()) {
-        kb.insert("body".into(), b.clone());
-    }
-    let kind: EventKind =
-        serde_json::from_value(serde_json::Value::Object(kb)).map_err(|e| format!("body: {e}"))?;
-    Ok(Event {
-        at,
-        actor,
-        clause,
-        kind,
-    })
-}
-
-/// The `kind` and `body` of an event as written in the log.
-pub fn kind_and_body(e: &Event) -> (String, serde_json::Value) {
-    let v = serde_json::to_value(&e.kind).unwrap_or(serde_json::Value::Null);
-    let kind = v
-        .get("kind")
-        .and_then(|k| k.as_str())
-        .unwrap_or("")
-        .to_string();
-    let body = v.get("body").cloned().unwrap_or(serde_json::Value::Null);
-    (kind, body)
-}
-
 // ----- script mode ----------------------------------------------------------------------
 
 /// Run parsed script lines through a session. Stops at the first refusal, which is returned
@@ -433,135 +332,4 @@ pub fn run_script(
     // Let due events at the last time be recorded (e.g. a flag at exactly that moment).
     session.catch_up(now).map_err(|e| (0, e))?;
     Ok(now)
-}
-
-pub fn cmd_script(a: &ScriptArgs) -> ExitCode {
-    let text = match std::fs::read_to_string(&a.file) {
-        Ok(t) => t,
-        Err(e) => return crate::cli::fail(66, format!("{}: {e}", a.file.display())),
-    };
-    let lines = match parse_script(&text) {
-        Ok(l) => l,
-        Err(e) => return crate::cli::fail(65, format!("{}:{e}", a.file.display())),
-    };
-    let mut session = if a.dry_run {
-        let n = a
-            .game
-            .unwrap_or_else(|| games(&a.m.dir).last().map_or(1, |g| g + 1));
-        match memory_session(&a.rules, &match_id(&a.m.dir), n) {
-            Ok(s) => s,
-            Err(e) => return crate::cli::fail(65, e),
-        }
-    } else {
-        let n = a
-            .game
-            .unwrap_or_else(|| games(&a.m.dir).last().map_or(1, |g| g + 1));
-        if log_path(&a.m.dir, n).exists() {
-            return crate::cli::fail(
-                65,
-                format!(
-                    "game {n} of {} already has a log; a script starts a new game (leave out --game)",
-                    a.m.dir.display()
-                ),
-            );
-        }
-        match crate::matchdir::open_game(&a.m.dir, Some(n), &a.rules, &a.key) {
-            Ok(mut o) => {
-                if a.echo {
-                    o.session.set_echo();
-                }
-                o.session
-            }
-            Err(e) => return crate::cli::fail(66, e),
-        }
-    };
-    let result = run_script(&mut session, &lines);
-    if !a.dry_run && !session.storage.is_empty() && session.frozen.is_none() {
-        // Closing the session: sign what was recorded, so nothing is left as an unsigned tail.
-        if let Err(w) = session.storage.checkpoint_now(Utc::now()) {
-            eprintln!("arbiter: warning: checkpoint not signed: {w}");
-        }
-    }
-    let now = match &result {
-        Ok(t) => *t,
-        Err(_) => session.game.last_at,
-    };
-    if a.json {
-        let v = session.game.view(now, usize::MAX);
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-    } else {
-        print!(
-            "{}",
-            summary_text(&session.game, now, session.storage.len())
-        );
-        if !a.dry_run {
-            for (name, pts) in match_score(&a.m.dir) {
-                println!("match score: {name} {pts}");
-            }
-        }
-    }
-    if let Some(w) = session.storage.status().warning {
-        eprintln!("arbiter: warning: {w}");
-    }
-    match result {
-        Ok(_) => ExitCode::SUCCESS,
-        Err((line, e)) => crate::cli::fail(
-            if matches!(e, SessionError::Refused(_)) {
-                1
-            } else {
-                74
-            },
-            format!("{}:{line}: {e}", a.file.display()),
-        ),
-    }
-}
-
-pub fn cmd_status(a: &StatusArgs) -> ExitCode {
-    let Some(n) = a.game.or_else(|| games(&a.m.dir).last().copied()) else {
-        return crate::cli::fail(66, format!("{}: no games", a.m.dir.display()));
-    };
-    let events = match read_events(&log_path(&a.m.dir, n)) {
-        Ok(e) => e,
-        Err(e) => return crate::cli::fail(66, e),
-    };
-    match Game::replay(events.iter()) {
-        Ok(g) => {
-            if a.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&g.view(g.last_at, usize::MAX))
-                        .unwrap_or_default()
-                );
-            } else {
-                print!("{}", summary_text(&g, g.last_at, events.len()));
-                for (name, pts) in match_score(&a.m.dir) {
-                    println!("match score: {name} {pts}");
-                }
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => crate::cli::fail(65, e),
-    }
-}
-
-pub fn cmd_checkpoint(a: &CheckpointArgs) -> ExitCode {
-    let Some(n) = a.game.or_else(|| games(&a.m.dir).last().copied()) else {
-        return crate::cli::fail(66, format!("{}: no games", a.m.dir.display()));
-    };
-    let entries = match crate::journal::read_entries(&log_path(&a.m.dir, n)) {
-        Ok(e) => e,
-        Err(e) => return crate::cli::fail(65, e),
-    };
-    let (key, _) = match crate::matchdir::arbiter_key(&a.key, &a.m.dir) {
-        Ok(k) => k,
-        Err(e) => return crate::cli::fail(66, e),
-    };
-    match crate::sign::sign_checkpoint(&a.m.dir, n, &match_id(&a.m.dir), &entries, &key, Utc::now())
-    {
-        Ok(p) => {
-            println!("{}", p.display());
-            ExitCode::SUCCESS
-        }
-        Err(e) => crate::cli::fail(74, e),
-    }
 }

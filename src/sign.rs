@@ -10,7 +10,8 @@ use ssh_key::{Algorithm, HashAlg, LineEnding, PrivateKey, PublicKey, SshSig};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+
+use crate::layout;
 
 /// Comment of the key `ensure_demo_key` creates.
 pub const DEMO_KEY_COMMENT: &str = "DEMO KEY - arbiter-kit demo match only, NOT for a real match";
@@ -98,7 +99,8 @@ pub fn keygen(out: &Path, passphrase: Option<&str>, comment: &str) -> Result<Pub
     Ok(public)
 }
 
-fn pub_path(out: &Path) -> PathBuf {
+/// Where the public half of the key at `out` goes: `out.pub`.
+pub fn pub_path(out: &Path) -> PathBuf {
     let mut name = out
         .file_name()
         .map(|n| n.to_os_string())
@@ -237,7 +239,7 @@ pub fn ensure_allowed_signer(
     key: &PublicKey,
 ) -> Result<(), SignError> {
     ensure_dir(match_dir).map_err(io_err("create folder", match_dir))?;
-    let path = match_dir.join("allowed_signers");
+    let path = layout::allowed_signers(match_dir);
     let existing = match fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
@@ -265,7 +267,7 @@ pub fn ensure_allowed_signer(
 /// The demo key `DIR/keys/demo-arbiter` (created unencrypted and clearly labelled if missing),
 /// registered as principal `arbiter`.
 pub fn ensure_demo_key(match_dir: &Path) -> Result<PathBuf, SignError> {
-    let path = match_dir.join("keys").join("demo-arbiter");
+    let path = layout::demo_key(match_dir);
     let public = if path.exists() {
         load_key(&path, None)?.public_key().clone()
     } else {
@@ -275,14 +277,23 @@ pub fn ensure_demo_key(match_dir: &Path) -> Result<PathBuf, SignError> {
     Ok(path)
 }
 
-/// The signing key named by `--key`/`--passphrase-env`: the given file, else `DIR/keys/arbiter`
-/// if it exists, else the demo key (created if needed).
-pub fn key_from_args(k: &crate::cli::KeyArgs, match_dir: &Path) -> Result<PrivateKey, SignError> {
+/// Which key signs, and where its passphrase comes from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeySource {
+    /// The private key file; `None`: `DIR/keys/arbiter` if it exists, else the demo key.
+    pub file: Option<PathBuf>,
+    /// The environment variable holding the key's passphrase, if it is encrypted.
+    pub passphrase_env: Option<String>,
+}
+
+/// The signing key a [`KeySource`] names: the given file, else `DIR/keys/arbiter` if it exists,
+/// else the demo key (created if needed).
+pub fn load_key_from(k: &KeySource, match_dir: &Path) -> Result<PrivateKey, SignError> {
     let passphrase = passphrase_from_env(k.passphrase_env.as_deref())?;
-    let path = match &k.key {
+    let path = match &k.file {
         Some(p) => p.clone(),
         None => {
-            let default = match_dir.join("keys").join("arbiter");
+            let default = layout::arbiter_key(match_dir);
             if default.exists() {
                 default
             } else {
@@ -293,21 +304,14 @@ pub fn key_from_args(k: &crate::cli::KeyArgs, match_dir: &Path) -> Result<Privat
     load_key(&path, passphrase.as_deref())
 }
 
-fn passphrase_from_env(var: Option<&str>) -> Result<Option<String>, SignError> {
+/// The passphrase in environment variable `var`, if one is named.
+pub fn passphrase_from_env(var: Option<&str>) -> Result<Option<String>, SignError> {
     match var {
         None => Ok(None),
         Some(v) => std::env::var(v)
             .map(Some)
             .map_err(|_| SignError::PassphraseEnv(v.to_owned())),
     }
-}
-
-/// Path of the checkpoint text for `n` entries of `game`.
-pub fn checkpoint_path(match_dir: &Path, game: u32, n: u64) -> PathBuf {
-    match_dir
-        .join(format!("game-{game}"))
-        .join("checkpoints")
-        .join(format!("{n}.txt"))
 }
 
 /// Sign a checkpoint over all of `entries` (N = entries.len()): writes `checkpoints/<N>.txt.sig`
@@ -333,7 +337,7 @@ pub fn sign_checkpoint(
     let sig = key
         .sign(NAMESPACE, HashAlg::Sha512, text.as_bytes())?
         .to_pem(LineEnding::LF)?;
-    let path = checkpoint_path(match_dir, game, cp.size);
+    let path = layout::checkpoint_path(match_dir, game, cp.size);
     if let Some(dir) = path.parent() {
         ensure_dir(dir).map_err(io_err("create folder", dir))?;
     }
@@ -404,55 +408,4 @@ pub fn verify_signature(
             .collect(),
         fingerprint: fp,
     })
-}
-
-/// `arbiter keygen`: create the arbiter key (default `DIR/keys/arbiter`) or register an existing
-/// one (`--existing`), and list it in `DIR/allowed_signers`. Exit 0 on success, 1 on failure.
-pub fn cmd_keygen(a: &crate::cli::KeygenArgs) -> ExitCode {
-    match run_keygen(a) {
-        Ok(msg) => {
-            println!("{msg}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => crate::cli::fail(1, e),
-    }
-}
-
-fn run_keygen(a: &crate::cli::KeygenArgs) -> Result<String, SignError> {
-    let dir = &a.m.dir;
-    let (public, what) = match &a.existing {
-        Some(existing) => (
-            load_public_key(existing)?,
-            format!("registered existing key {}", existing.display()),
-        ),
-        None => {
-            let out = a
-                .out
-                .clone()
-                .unwrap_or_else(|| dir.join("keys").join("arbiter"));
-            let passphrase = passphrase_from_env(a.passphrase_env.as_deref())?;
-            let comment = format!("arbiter-kit arbiter key ({})", a.principal);
-            let public = keygen(&out, passphrase.as_deref(), &comment)?;
-            let enc = if passphrase.is_some() {
-                "encrypted"
-            } else {
-                "unencrypted"
-            };
-            (
-                public,
-                format!(
-                    "created {enc} key {} and {}",
-                    out.display(),
-                    pub_path(&out).display()
-                ),
-            )
-        }
-    };
-    ensure_allowed_signer(dir, &a.principal, &public)?;
-    Ok(format!(
-        "{what}\nfingerprint {}\nprincipal {:?} listed in {}",
-        fingerprint(&public),
-        a.principal,
-        dir.join("allowed_signers").display()
-    ))
 }

@@ -3,39 +3,16 @@
 //! The work is split so that the expensive, log-independent part (reading checkpoint files and
 //! verifying their signatures, [`prepare_checkpoints`]) is done once, and the per-log part
 //! ([`verify_lines`]) runs over already scanned lines; the tamper tests use exactly these.
-use crate::log::checkpoint::{self, Checkpoint};
+use crate::error::{Exit, FileError};
+use crate::layout;
+use crate::log::checkpoint::{self, Checkpoint, CheckpointError};
 use crate::log::proof::InclusionProof;
 use crate::log::scan::{self, Fault, Problem, ScannedLine, Witness};
 use crate::log::{Entry, RECOVERY_KIND, fast, hex32, merkle};
-use crate::sign::{AllowedSigner, Signer, parse_allowed_signers, verify_signature};
+use crate::sign::{AllowedSigner, SigProblem, Signer, parse_allowed_signers, verify_signature};
 use serde::Serialize;
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
-
-/// Exit codes of `arbiter verify` and `arbiter prove` (documented in docs/log-format.md).
-pub mod exit {
-    /// Chain intact, every checkpoint valid, every entry covered by a signed checkpoint.
-    pub const OK: u8 = 0;
-    /// Usage error (from clap).
-    pub const USAGE: u8 = 2;
-    /// A file could not be read, or there is nothing to verify.
-    pub const UNREADABLE: u8 = 3;
-    /// Entries after the last signed checkpoint (never a pass).
-    pub const UNSIGNED_TAIL: u8 = 10;
-    /// As OK, but the log holds recovery entries (torn tails cut on reopen) to review.
-    pub const RECOVERED: u8 = 11;
-    /// A line is invalid or the chain is broken: the first bad line is reported.
-    pub const BAD_LINE: u8 = 20;
-    /// A signed checkpoint covers more entries than the file holds.
-    pub const TRUNCATED: u8 = 21;
-    /// A checkpoint is unsigned, badly signed, signed by an unknown key, or inconsistent.
-    pub const BAD_CHECKPOINT: u8 = 22;
-    /// `verify --proof`: the inclusion proof does not hold.
-    pub const BAD_PROOF: u8 = 23;
-    /// `prove`: no valid signed checkpoint covers the entry.
-    pub const NOT_COVERED: u8 = 24;
-}
+use std::path::Path;
 
 /// Overall verdict of one game, in increasing severity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -51,16 +28,20 @@ pub enum Status {
 }
 
 impl Status {
-    pub fn exit_code(self) -> u8 {
+    /// How `arbiter verify` exits on this verdict.
+    pub fn exit(self) -> Exit {
         match self {
-            Status::Ok => exit::OK,
-            Status::Recovered => exit::RECOVERED,
-            Status::UnsignedTail => exit::UNSIGNED_TAIL,
-            Status::Unreadable => exit::UNREADABLE,
-            Status::BadCheckpoint => exit::BAD_CHECKPOINT,
-            Status::Truncated => exit::TRUNCATED,
-            Status::BadLine => exit::BAD_LINE,
+            Status::Ok => Exit::Ok,
+            Status::Recovered => Exit::Recovered,
+            Status::UnsignedTail => Exit::UnsignedTail,
+            Status::Unreadable => Exit::Unreadable,
+            Status::BadCheckpoint => Exit::BadCheckpoint,
+            Status::Truncated => Exit::Truncated,
+            Status::BadLine => Exit::BadLine,
         }
+    }
+    pub fn exit_code(self) -> u8 {
+        self.exit().code()
     }
     pub fn label(self) -> &'static str {
         match self {
@@ -141,7 +122,7 @@ impl GameVerification {
         GameVerification {
             game,
             status: Status::Unreadable,
-            exit_code: exit::UNREADABLE,
+            exit_code: Status::Unreadable.exit_code(),
             log: log.display().to_string(),
             lines: 0,
             signed_entries: 0,
@@ -170,8 +151,32 @@ pub struct CheckpointFile {
 #[derive(Debug, Clone)]
 pub struct PreparedCheckpoint {
     pub file: CheckpointFile,
-    pub parsed: Result<Checkpoint, String>,
-    pub signer: Result<Signer, String>,
+    pub parsed: Result<Checkpoint, CheckpointError>,
+    pub signer: Result<Signer, CheckpointProblem>,
+}
+
+/// Why a checkpoint is not trusted for a game.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckpointProblem {
+    #[error(transparent)]
+    Text(#[from] CheckpointError),
+    #[error("no signature file {0}.sig")]
+    NoSignature(String),
+    #[error(transparent)]
+    Signature(#[from] SigProblem),
+    #[error("file name {name} does not match its entry count {size}")]
+    FileName { name: String, size: u64 },
+    #[error("cannot be matched to the game: line 0 does not bind an identity")]
+    NoIdentity,
+    #[error("origin {found:?} is not this game's {want:?}")]
+    Origin { found: String, want: String },
+    #[error("signing key {fingerprint} is not listed for principal {principal:?}")]
+    Principal {
+        fingerprint: String,
+        principal: String,
+    },
+    #[error("signed by {signer}, but line 0 names the arbiter key {named}")]
+    OtherKey { signer: String, named: String },
 }
 
 /// Parse checkpoint texts and verify their signatures against the allowed signers.
@@ -182,12 +187,11 @@ pub fn prepare_checkpoints(
     files
         .into_iter()
         .map(|file| {
-            let parsed = Checkpoint::parse(&file.text).map_err(|e| e.to_string());
+            let parsed = Checkpoint::parse(&file.text);
             let signer = match &file.sig {
-                None => Err(format!("no signature file {}.sig", file.name)),
-                Some(sig) => {
-                    verify_signature(signers, file.text.as_bytes(), sig).map_err(|e| e.to_string())
-                }
+                None => Err(CheckpointProblem::NoSignature(file.name.clone())),
+                Some(sig) => verify_signature(signers, file.text.as_bytes(), sig)
+                    .map_err(CheckpointProblem::from),
             };
             PreparedCheckpoint {
                 file,
@@ -206,23 +210,33 @@ pub struct Identity {
     pub fingerprint: String,
 }
 
+/// Why line 0 does not bind an identity.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IdentityError {
+    #[error("line 0 is not a valid entry")]
+    NoEntry,
+    #[error("line 0 has kind {0:?}, expected \"game_opened\"")]
+    Kind(String),
+    #[error("line 0 body lacks {0}")]
+    Lacks(&'static str),
+    #[error("line 0 body.game is not {0} (the folder's game number)")]
+    Game(u32),
+}
+
 /// Read the identity bound by line 0 (`game_opened`).
-pub fn identity(lines: &[ScannedLine], game: u32) -> Result<Identity, String> {
+pub fn identity(lines: &[ScannedLine], game: u32) -> Result<Identity, IdentityError> {
     let e = lines
         .first()
         .filter(|l| l.placed(0).is_some())
         .and_then(|l| l.entry.as_ref().ok())
-        .ok_or("line 0 is not a valid entry")?;
+        .ok_or(IdentityError::NoEntry)?;
     identity_of(e, game)
 }
 
 /// The identity bound by `e`, a valid entry placed at line 0.
-fn identity_of(e: &Entry, game: u32) -> Result<Identity, String> {
+fn identity_of(e: &Entry, game: u32) -> Result<Identity, IdentityError> {
     if e.kind != "game_opened" {
-        return Err(format!(
-            "line 0 has kind {:?}, expected \"game_opened\"",
-            e.kind
-        ));
+        return Err(IdentityError::Kind(e.kind.clone()));
     }
     let s = |ptr: &str| {
         e.body
@@ -230,23 +244,22 @@ fn identity_of(e: &Entry, game: u32) -> Result<Identity, String> {
             .and_then(|v| v.as_str())
             .map(str::to_owned)
     };
-    let match_id = s("/match_id").ok_or("line 0 body lacks match_id")?;
+    let match_id = s("/match_id").ok_or(IdentityError::Lacks("match_id"))?;
     if e.body.get("game").and_then(|g| g.as_u64()) != Some(u64::from(game)) {
-        return Err(format!(
-            "line 0 body.game is not {game} (the folder's game number)"
-        ));
+        return Err(IdentityError::Game(game));
     }
     for p in ["/profile/name", "/profile/sha256"] {
-        s(p).ok_or(format!("line 0 body lacks {p}"))?;
+        s(p).ok_or(IdentityError::Lacks(p))?;
     }
     if !e.body.get("declarations").is_some_and(|d| d.is_object()) {
-        return Err("line 0 body lacks the declarations object".into());
+        return Err(IdentityError::Lacks("the declarations object"));
     }
     Ok(Identity {
         match_id,
-        principal: s("/arbiter_key/principal").ok_or("line 0 body lacks arbiter_key.principal")?,
+        principal: s("/arbiter_key/principal")
+            .ok_or(IdentityError::Lacks("arbiter_key.principal"))?,
         fingerprint: s("/arbiter_key/fingerprint")
-            .ok_or("line 0 body lacks arbiter_key.fingerprint")?,
+            .ok_or(IdentityError::Lacks("arbiter_key.fingerprint"))?,
     })
 }
 
@@ -254,34 +267,34 @@ fn checkpoint_problem(
     cp: &PreparedCheckpoint,
     ident: Option<&Identity>,
     game: u32,
-) -> Result<(u64, [u8; 32]), String> {
-    let parsed = cp.parsed.as_ref().map_err(Clone::clone)?;
+) -> Result<(u64, [u8; 32]), CheckpointProblem> {
+    let parsed = cp.parsed.as_ref().map_err(|e| e.clone())?;
     let signer = cp.signer.as_ref().map_err(Clone::clone)?;
     if cp.file.name != format!("{}.txt", parsed.size) {
-        return Err(format!(
-            "file name {} does not match its entry count {}",
-            cp.file.name, parsed.size
-        ));
+        return Err(CheckpointProblem::FileName {
+            name: cp.file.name.clone(),
+            size: parsed.size,
+        });
     }
-    let ident = ident.ok_or("cannot be matched to the game: line 0 does not bind an identity")?;
+    let ident = ident.ok_or(CheckpointProblem::NoIdentity)?;
     let want = checkpoint::origin(&ident.match_id, game);
     if parsed.origin != want {
-        return Err(format!(
-            "origin {:?} is not this game's {:?}",
-            parsed.origin, want
-        ));
+        return Err(CheckpointProblem::Origin {
+            found: parsed.origin.clone(),
+            want,
+        });
     }
     if !signer.principals.contains(&ident.principal) {
-        return Err(format!(
-            "signing key {} is not listed for principal {:?}",
-            signer.fingerprint, ident.principal
-        ));
+        return Err(CheckpointProblem::Principal {
+            fingerprint: signer.fingerprint.clone(),
+            principal: ident.principal.clone(),
+        });
     }
     if signer.fingerprint != ident.fingerprint {
-        return Err(format!(
-            "signed by {}, but line 0 names the arbiter key {}",
-            signer.fingerprint, ident.fingerprint
-        ));
+        return Err(CheckpointProblem::OtherKey {
+            signer: signer.fingerprint.clone(),
+            named: ident.fingerprint.clone(),
+        });
     }
     Ok((parsed.size, parsed.chain))
 }
@@ -321,7 +334,7 @@ fn checkpoint_findings(
             entries: cp.parsed.as_ref().ok().map(|c| c.size),
             ok: r.is_ok(),
             signer: cp.signer.as_ref().ok().map(|s| s.fingerprint.clone()),
-            problem: r.as_ref().err().cloned(),
+            problem: r.as_ref().err().map(ToString::to_string),
         });
         anchor_of.push(r.as_ref().ok().map(|_| anchors.len()));
         if let Ok(a) = r {
@@ -424,7 +437,7 @@ fn verdict(
     game: u32,
     log: &str,
     cps: &[PreparedCheckpoint],
-    ident: Result<Identity, String>,
+    ident: Result<Identity, IdentityError>,
     (mut reports, anchors, anchor_of): CheckpointFindings,
     fault: Option<Fault>,
     facts: LogFacts,
@@ -485,7 +498,7 @@ fn verdict(
             seq: 0,
             offset: 0,
             length: facts.first.map_or(0, |l| l.0),
-            problem: p.clone(),
+            problem: p.to_string(),
             expected: None,
             found: facts.first.map(|l| hex32(&l.1)).unwrap_or_default(),
             note: None,
@@ -571,28 +584,27 @@ pub fn verify_bytes(
     v
 }
 
-/// Read `DIR/game-<n>/checkpoints/`.
-pub fn read_checkpoint_files(dir: &Path) -> Result<Vec<CheckpointFile>, String> {
+/// Read the checkpoint files of a game's `checkpoints/` folder (none if it does not exist).
+pub fn read_checkpoint_files(dir: &Path) -> Result<Vec<CheckpointFile>, FileError> {
     let mut out = Vec::new();
     let items = match fs::read_dir(dir) {
         Ok(i) => i,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
-        Err(e) => return Err(format!("cannot list {}: {e}", dir.display())),
+        Err(e) => return Err(FileError::of("list", dir)(e)),
     };
     for item in items {
-        let item = item.map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+        let item = item.map_err(FileError::of("list", dir))?;
         let name = item.file_name().to_string_lossy().into_owned();
         if !name.ends_with(".txt") {
             continue;
         }
         let path = item.path();
-        let text = fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = fs::read_to_string(&path).map_err(FileError::of("read", &path))?;
         let sig_path = dir.join(format!("{name}.sig"));
         let sig = match fs::read_to_string(&sig_path) {
             Ok(s) => Some(s),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(format!("cannot read {}: {e}", sig_path.display())),
+            Err(e) => return Err(FileError::of("read", &sig_path)(e)),
         };
         out.push(CheckpointFile { name, text, sig });
     }
@@ -608,25 +620,23 @@ pub fn read_checkpoint_files(dir: &Path) -> Result<Vec<CheckpointFile>, String> 
     Ok(out)
 }
 
-fn read_signers(match_dir: &Path) -> Result<(Vec<AllowedSigner>, Vec<String>), String> {
-    let path = match_dir.join("allowed_signers");
-    let text =
-        fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    Ok(parse_allowed_signers(&text))
+/// The match's allowed_signers text.
+pub fn read_allowed_signers(match_dir: &Path) -> Result<String, FileError> {
+    let path = layout::allowed_signers(match_dir);
+    fs::read_to_string(&path).map_err(FileError::of("read", &path))
 }
 
-/// Path of a game's log.
-pub fn log_path(match_dir: &Path, game: u32) -> PathBuf {
-    match_dir.join(format!("game-{game}")).join("log.jsonl")
+fn read_signers(match_dir: &Path) -> Result<(Vec<AllowedSigner>, Vec<String>), FileError> {
+    Ok(parse_allowed_signers(&read_allowed_signers(match_dir)?))
 }
 
-/// Verify one game of a match folder: the fast path streams the log ([`fast::scan_clean_file`]);
-/// whenever it finds anything to report, the whole file is read and verified on the exact path
-/// ([`verify_lines`]), as [`verify_log`] does.
+/// Verify one game of a match folder: the fast path streams the log
+/// ([`crate::journal::scan_clean_file`]); whenever it finds anything to report, the whole file is
+/// read and verified on the exact path ([`verify_lines`]), as [`verify_log`] does.
 pub fn verify_game(match_dir: &Path, game: u32) -> GameVerification {
-    let path = log_path(match_dir, game);
-    let read = || fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()));
-    let clean = fast::scan_clean_file(&path);
+    let path = layout::log_path(match_dir, game);
+    let read = || fs::read(&path).map_err(|e| FileError::of("read", &path)(e).to_string());
+    let clean = crate::journal::scan_clean_file(&path);
     // Read now if the fast path failed, so that an unreadable log is reported first, as ever.
     let mut bytes = None;
     if clean.is_none() {
@@ -637,13 +647,12 @@ pub fn verify_game(match_dir: &Path, game: u32) -> GameVerification {
     }
     let (signers, mut problems) = match read_signers(match_dir) {
         Ok(s) => s,
-        Err(e) => return GameVerification::unreadable(game, &path, e),
+        Err(e) => return GameVerification::unreadable(game, &path, e.to_string()),
     };
-    let files =
-        match read_checkpoint_files(&match_dir.join(format!("game-{game}")).join("checkpoints")) {
-            Ok(f) => f,
-            Err(e) => return GameVerification::unreadable(game, &path, e),
-        };
+    let files = match read_checkpoint_files(&layout::checkpoints_dir(match_dir, game)) {
+        Ok(f) => f,
+        Err(e) => return GameVerification::unreadable(game, &path, e.to_string()),
+    };
     let cps = prepare_checkpoints(files, &signers);
     let log = path.display().to_string();
     let mut v = match clean.and_then(|c| verify_clean(game, &log, c, &cps)) {
@@ -663,16 +672,13 @@ pub fn verify_game(match_dir: &Path, game: u32) -> GameVerification {
     v
 }
 
-/// Game numbers present in a match folder (`game-<n>` folders), ascending.
-pub fn games_in(match_dir: &Path) -> Vec<u32> {
-    let mut games: Vec<u32> = fs::read_dir(match_dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|i| i.file_name().to_str()?.strip_prefix("game-")?.parse().ok())
-        .collect();
-    games.sort_unstable();
-    games
+/// The worst verdict over several games (UNREADABLE if there are none).
+pub fn worst(results: &[GameVerification]) -> Status {
+    results
+        .iter()
+        .map(|r| r.status)
+        .max()
+        .unwrap_or(Status::Unreadable)
 }
 
 /// Human-readable report of one game.
@@ -726,50 +732,6 @@ pub fn render(v: &GameVerification) -> String {
     out
 }
 
-#[derive(Debug, Serialize)]
-struct Summary<'a> {
-    exit_code: u8,
-    games: &'a [GameVerification],
-}
-
-/// `arbiter verify`: every game (or `--game N`), or an inclusion proof with `--proof FILE`.
-pub fn cmd_verify(a: &crate::cli::VerifyArgs) -> ExitCode {
-    if let Some(proof) = &a.proof {
-        return cmd_verify_proof(&a.m.dir, proof, a.json);
-    }
-    let games = match a.game {
-        Some(g) => vec![g],
-        None => games_in(&a.m.dir),
-    };
-    if games.is_empty() {
-        return crate::cli::fail(
-            exit::UNREADABLE,
-            format!("no game-<n> folders in {}", a.m.dir.display()),
-        );
-    }
-    let results: Vec<GameVerification> = games.iter().map(|&g| verify_game(&a.m.dir, g)).collect();
-    let worst = results
-        .iter()
-        .map(|r| r.status)
-        .max()
-        .unwrap_or(Status::Unreadable);
-    let code = worst.exit_code();
-    if a.json {
-        match serde_json::to_string_pretty(&Summary {
-            exit_code: code,
-            games: &results,
-        }) {
-            Ok(s) => println!("{s}"),
-            Err(e) => return crate::cli::fail(exit::UNREADABLE, e),
-        }
-    } else {
-        for r in &results {
-            println!("{}", render(r));
-        }
-    }
-    ExitCode::from(code)
-}
-
 /// The verdict on an inclusion proof.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProofVerification {
@@ -786,7 +748,7 @@ pub struct ProofVerification {
 pub fn verify_proof(proof_json: &[u8], allowed_signers: &str) -> ProofVerification {
     let bad = |problem: String, p: Option<&InclusionProof>| ProofVerification {
         ok: false,
-        exit_code: exit::BAD_PROOF,
+        exit_code: Exit::BadProof.code(),
         origin: p.map(|p| p.origin.clone()),
         seq: p.map(|p| p.leaf_index),
         tree_size: p.map(|p| p.tree_size),
@@ -816,7 +778,7 @@ pub fn verify_proof(proof_json: &[u8], allowed_signers: &str) -> ProofVerificati
     }
     ProofVerification {
         ok: true,
-        exit_code: exit::OK,
+        exit_code: Exit::Ok.code(),
         origin: Some(p.origin.clone()),
         seq: Some(p.leaf_index),
         tree_size: Some(p.tree_size),
@@ -825,52 +787,15 @@ pub fn verify_proof(proof_json: &[u8], allowed_signers: &str) -> ProofVerificati
     }
 }
 
-fn cmd_verify_proof(match_dir: &Path, proof: &Path, json: bool) -> ExitCode {
-    let bytes = match fs::read(proof) {
-        Ok(b) => b,
-        Err(e) => {
-            return crate::cli::fail(
-                exit::UNREADABLE,
-                format!("cannot read {}: {e}", proof.display()),
-            );
-        }
-    };
-    let signers_path = match_dir.join("allowed_signers");
-    let signers = match fs::read_to_string(&signers_path) {
-        Ok(s) => s,
-        Err(e) => {
-            return crate::cli::fail(
-                exit::UNREADABLE,
-                format!("cannot read {}: {e}", signers_path.display()),
-            );
-        }
-    };
-    let v = verify_proof(&bytes, &signers);
-    if json {
-        match serde_json::to_string_pretty(&v) {
-            Ok(s) => println!("{s}"),
-            Err(e) => return crate::cli::fail(exit::UNREADABLE, e),
-        }
-    } else if v.ok {
-        println!(
-            "proof OK: entry seq {} is entry {} of the {} entries of {} signed by {}",
-            v.seq.unwrap_or(0),
-            v.seq.unwrap_or(0),
-            v.tree_size.unwrap_or(0),
-            v.origin.as_deref().unwrap_or("?"),
-            v.signer.as_deref().unwrap_or("?")
-        );
-    } else {
-        println!("proof BAD: {}", v.problem.as_deref().unwrap_or("?"));
-    }
-    ExitCode::from(v.exit_code)
-}
-
 /// Errors of `prove`, with their exit codes.
 #[derive(Debug, thiserror::Error)]
 pub enum ProveError {
-    #[error("{0}")]
-    Unreadable(String),
+    #[error(transparent)]
+    Unreadable(#[from] FileError),
+    #[error(transparent)]
+    Identity(#[from] IdentityError),
+    #[error(transparent)]
+    NotUtf8(#[from] std::str::Utf8Error),
     #[error("game {game} does not verify ({status}); refusing to prove from it")]
     Unverified { game: u32, status: &'static str },
     #[error(
@@ -880,23 +805,24 @@ pub enum ProveError {
 }
 
 impl ProveError {
-    pub fn exit_code(&self) -> u8 {
+    /// How `arbiter prove` exits on this error.
+    pub fn exit(&self) -> Exit {
         match self {
-            ProveError::Unreadable(_) => exit::UNREADABLE,
-            ProveError::Unverified { .. } => exit::BAD_LINE,
-            ProveError::NotCovered { .. } => exit::NOT_COVERED,
+            ProveError::Unreadable(_) | ProveError::Identity(_) | ProveError::NotUtf8(_) => {
+                Exit::Unreadable
+            }
+            ProveError::Unverified { .. } => Exit::BadLine,
+            ProveError::NotCovered { .. } => Exit::NotCovered,
         }
     }
 }
 
 /// Build the inclusion proof of entry `seq` against the largest valid signed checkpoint.
 pub fn prove(match_dir: &Path, game: u32, seq: u64) -> Result<InclusionProof, ProveError> {
-    let path = log_path(match_dir, game);
-    let bytes = fs::read(&path)
-        .map_err(|e| ProveError::Unreadable(format!("cannot read {}: {e}", path.display())))?;
-    let (signers, _) = read_signers(match_dir).map_err(ProveError::Unreadable)?;
-    let files = read_checkpoint_files(&match_dir.join(format!("game-{game}")).join("checkpoints"))
-        .map_err(ProveError::Unreadable)?;
+    let path = layout::log_path(match_dir, game);
+    let bytes = fs::read(&path).map_err(FileError::of("read", &path))?;
+    let (signers, _) = read_signers(match_dir)?;
+    let files = read_checkpoint_files(&layout::checkpoints_dir(match_dir, game))?;
     let cps = prepare_checkpoints(files, &signers);
     let lines = scan::scan(&bytes);
     let v = verify_lines(game, &path.display().to_string(), &lines, &cps);
@@ -906,7 +832,7 @@ pub fn prove(match_dir: &Path, game: u32, seq: u64) -> Result<InclusionProof, Pr
             status: v.status.label(),
         });
     }
-    let ident = identity(&lines, game).map_err(ProveError::Unreadable)?;
+    let ident = identity(&lines, game)?;
     let best = cps
         .iter()
         .zip(&v.checkpoints)
@@ -921,8 +847,7 @@ pub fn prove(match_dir: &Path, game: u32, seq: u64) -> Result<InclusionProof, Pr
         .map(|l| l.hash)
         .collect();
     let l = &lines[seq as usize];
-    let entry = std::str::from_utf8(&bytes[l.offset as usize..(l.offset + l.len) as usize])
-        .map_err(|e| ProveError::Unreadable(e.to_string()))?;
+    let entry = std::str::from_utf8(&bytes[l.offset as usize..(l.offset + l.len) as usize])?;
     InclusionProof::build(
         parsed,
         &cp.file.text,
@@ -933,18 +858,4 @@ pub fn prove(match_dir: &Path, game: u32, seq: u64) -> Result<InclusionProof, Pr
         &leaves,
     )
     .ok_or(ProveError::NotCovered { game, seq })
-}
-
-/// `arbiter prove`: print the inclusion proof (JSON) of one entry.
-pub fn cmd_prove(a: &crate::cli::ProveArgs) -> ExitCode {
-    match prove(&a.m.dir, a.game, a.seq) {
-        Ok(p) => match serde_json::to_string_pretty(&p) {
-            Ok(s) => {
-                println!("{s}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => crate::cli::fail(exit::UNREADABLE, e),
-        },
-        Err(e) => crate::cli::fail(e.exit_code(), e),
-    }
 }

@@ -14,8 +14,9 @@ use arbiter::core::command::parse;
 use arbiter::core::event::{Event, KeyRef};
 use arbiter::core::game::{Game, GameContext};
 use arbiter::core::{Ms, Side};
+use arbiter::log::codec::kind_and_body;
 use arbiter::log::{self, NewEntry, ZERO_HASH};
-use arbiter::session::{Memory, Session, kind_and_body, load_profile};
+use arbiter::session::{Memory, Session, load_profile};
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
 
 pub const RULES: &str = "rules/kasparov-deep-junior-2003.toml";

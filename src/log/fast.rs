@@ -11,9 +11,7 @@
 //! diagnosis.
 use super::{ACTORS, Entry, RECOVERY_KIND, ZERO_HASH, entry_hash, parse_line};
 use serde_json::Value;
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
 
 /// Below this many bytes the log is checked on the calling thread only.
 const PARALLEL_MIN_BYTES: usize = 1 << 20;
@@ -534,11 +532,11 @@ pub fn scan_clean(bytes: &[u8]) -> Option<CleanLog> {
     }))
 }
 
-/// Bytes read at a time by [`scan_clean_file`] (per thread; grown for a longer line).
+/// Bytes read at a time by [`scan_clean_source`] (per thread; grown for a longer line).
 const BLOCK: usize = 4 << 20;
 
 /// The first line start at or after `from` (`len` if none), reading `file` from there.
-fn line_start_after(file: &mut File, from: usize, len: usize) -> Option<usize> {
+fn line_start_after<R: Read + Seek>(file: &mut R, from: usize, len: usize) -> Option<usize> {
     if from == 0 {
         return Some(0);
     }
@@ -559,9 +557,8 @@ fn line_start_after(file: &mut File, from: usize, len: usize) -> Option<usize> {
     Some(len)
 }
 
-/// Stream bytes `a..b` of the file (whole lines) through a [`Part`].
-fn check_file_part(path: &Path, a: usize, b: usize) -> Option<Part> {
-    let mut file = File::open(path).ok()?;
+/// Stream bytes `a..b` of a reader (whole lines) through a [`Part`].
+fn check_part<R: Read + Seek>(mut file: R, a: usize, b: usize) -> Option<Part> {
     file.seek(SeekFrom::Start(a as u64)).ok()?;
     let mut part = Part::new((b - a) / 256);
     let mut buf = vec![0u8; BLOCK.min(b - a).max(1)];
@@ -599,26 +596,29 @@ fn check_file_part(path: &Path, a: usize, b: usize) -> Option<Part> {
     }
 }
 
-/// [`scan_clean`] over a file, read in blocks on each thread (no copy of the whole file). Any
-/// read problem, or a file changing length under it, gives `None` like any other finding.
-pub fn scan_clean_file(path: &Path) -> Option<CleanLog> {
-    let mut file = File::open(path).ok()?;
-    let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
+/// [`scan_clean`] over a log of `len` bytes read through readers that `open` gives (one per
+/// thread, each read in blocks: no copy of the whole log). Any read problem gives `None` like any
+/// other finding. The caller opens the file (this module reads no file) and checks that its
+/// length did not change meanwhile.
+pub fn scan_clean_source<R, F>(open: F, len: usize) -> Option<CleanLog>
+where
+    R: Read + Seek,
+    F: Fn() -> Option<R> + Sync,
+{
     if len == 0 {
         return None;
     }
+    let mut first = open()?;
     let threads = threads_for(len);
     let mut cuts = vec![0usize];
     for k in 1..threads {
         let from = (len * k / threads).max(*cuts.last().unwrap_or(&0));
-        cuts.push(line_start_after(&mut file, from, len)?);
+        cuts.push(line_start_after(&mut first, from, len)?);
     }
     cuts.push(len);
     cuts.dedup();
     let ranges: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
-    let clean = join(in_parallel(&ranges, |a, b| check_file_part(path, a, b)))?;
-    // The file must not have grown meanwhile either (its last line was checked to end in \n).
-    (file.metadata().ok()?.len() == len as u64).then_some(clean)
+    join(in_parallel(&ranges, |a, b| check_part(open()?, a, b)))
 }
 
 #[cfg(test)]

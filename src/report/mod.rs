@@ -2,7 +2,8 @@
 //!
 //! The report is built in two pure steps: [`model::build`] turns the game's events into a
 //! [`model::Report`], and the renderers ([`html::render`], [`markdown::render`], with the clock
-//! chart of [`svg::chart`]) turn the model into text. [`cmd_report`] is the thin shell around them.
+//! chart of [`svg::chart`]) turn the model into text. `arbiter report` (`cli/report.rs`) is the thin shell
+//! around them.
 pub mod html;
 pub mod markdown;
 pub mod model;
@@ -11,7 +12,6 @@ pub mod svg;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 pub use model::{Report, Verification};
 
@@ -24,7 +24,7 @@ pub enum Format {
 
 /// Default output path of the report of game `n`.
 pub fn default_path(match_dir: &Path, n: u32, format: Format) -> PathBuf {
-    crate::session::game_dir(match_dir, n).join(match format {
+    crate::layout::game_dir(match_dir, n).join(match format {
         Format::Html => "report.html",
         Format::Markdown => "report.md",
     })
@@ -38,7 +38,7 @@ pub fn render_game(
     public: bool,
     verification: Option<Verification>,
 ) -> Result<String, String> {
-    let (events, utc) = model::read_log(&crate::session::log_path(match_dir, n))?;
+    let (events, utc) = model::read_log(&crate::layout::log_path(match_dir, n))?;
     let v = verification.unwrap_or_else(|| Verification::not_checked(events.len()));
     let r = model::build(&events, &utc, &v, public);
     Ok(match format {
@@ -60,33 +60,6 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
     f.write_all(bytes)?;
     f.sync_all()
-}
-
-pub fn cmd_report(a: &crate::cli::ReportArgs) -> ExitCode {
-    let format = if a.markdown {
-        Format::Markdown
-    } else {
-        Format::Html
-    };
-    let text = match render_game(
-        &a.m.dir,
-        a.game,
-        format,
-        a.public,
-        Some(verification(&a.m.dir, a.game)),
-    ) {
-        Ok(t) => t,
-        Err(e) => return crate::cli::fail(66, format!("report: {e}")),
-    };
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| default_path(&a.m.dir, a.game, format));
-    if let Err(e) = write_private(&out, text.as_bytes()) {
-        return crate::cli::fail(74, format!("report: {}: {e}", out.display()));
-    }
-    println!("{}", out.display());
-    ExitCode::SUCCESS
 }
 
 /// The verifier's verdict on a game log, for the report.

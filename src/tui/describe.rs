@@ -38,7 +38,7 @@ pub fn describe_event(e: &Event) -> String {
         | EventKind::EngineLogArchived(_)
         | EventKind::ProgramArchived(_) => String::new(),
         _ => {
-            let (_, body) = crate::session::kind_and_body(e);
+            let (_, body) = crate::log::codec::kind_and_body(e);
             match body {
                 serde_json::Value::Object(m) => m
                     .iter()

@@ -10,17 +10,17 @@ pub mod screen;
 pub mod timing;
 
 use std::io::Write;
-use std::process::ExitCode;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use chrono::Utc;
 use crossterm::event::{self, Event as TermEvent};
 
-use crate::cli::PlayArgs;
-use crate::core::Ms;
 use crate::core::command::{Command, parse};
 use crate::core::event::Event;
-use crate::session::{Session, SessionError};
+use crate::core::{Ms, Refusal};
+use crate::matchdir::MatchError;
+use crate::session::Session;
+use crate::sign::KeySource;
 
 pub use describe::describe_event;
 pub use keys::{Action, LineKind, Message, Mode, MsgKind, Pending, UiState, after_execute, on_key};
@@ -143,36 +143,85 @@ arbiter declare operator Amir Ban
 arbiter declare team Shay Bushinsky, Boris Alterman
 ";
 
+/// A declaration line that is not a command.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct DeclarationError {
+    pub line: usize,
+    pub message: String,
+}
+
 /// Parse declaration lines (`arbiter declare ...`; `#` comments, blank lines ignored).
-pub fn parse_declarations(text: &str) -> Result<Vec<Command>, String> {
+pub fn parse_declarations(text: &str) -> Result<Vec<Command>, DeclarationError> {
     text.lines()
         .enumerate()
         .filter_map(|(i, l)| {
             let l = l.split('#').next().unwrap_or("").trim();
-            (!l.is_empty()).then(|| parse(l).map_err(|e| format!("line {}: {e}", i + 1)))
+            (!l.is_empty()).then(|| {
+                parse(l).map_err(|e| DeclarationError {
+                    line: i + 1,
+                    message: e.to_string(),
+                })
+            })
         })
         .collect()
 }
 
+/// What `arbiter play` opens.
+#[derive(Debug, Clone)]
+pub struct PlaySetup<'a> {
+    pub match_dir: &'a Path,
+    /// Game number (default: the unfinished game, else a new one).
+    pub game: Option<u32>,
+    /// Rules profile for a new game.
+    pub rules: &'a Path,
+    pub key: &'a KeySource,
+    /// Pre-game declarations for a new game (a script file of `arbiter declare ...` lines).
+    pub declarations: Option<&'a Path>,
+    /// The demo match: a new game gets the demo declarations.
+    pub demo: bool,
+}
+
+/// Why the Board UI could not open its game.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    #[error("{}: {source}", .path.display())]
+    Declarations {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Parse(#[from] DeclarationError),
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+}
+
 /// The session `arbiter play` drives, its time origin and offset, and a notice for the screen.
-/// For now: an in-memory game (nothing written to disk) with the demo declarations.
-fn open_session(a: &PlayArgs) -> Result<(Session, Instant, u64, Option<String>), String> {
-    let opened = crate::matchdir::open_game(&a.m.dir, a.game, &a.rules, &a.key)?;
+pub fn open_session(
+    a: &PlaySetup<'_>,
+) -> Result<(Session, Instant, u64, Option<String>), OpenError> {
+    let opened = crate::matchdir::open_game(a.match_dir, a.game, a.rules, a.key)?;
     let mut session = opened.session;
     let mut notes: Vec<String> = opened.notice.into_iter().collect();
     if session.game.phase == crate::core::game::Phase::Draft {
-        let demo = a.m.dir == std::path::Path::new(crate::cli::DEFAULT_MATCH_DIR);
-        let decl_text = match &a.declarations {
+        let decl_text = match a.declarations {
             Some(p) => {
-                Some(std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?)
+                Some(
+                    std::fs::read_to_string(p).map_err(|source| OpenError::Declarations {
+                        path: p.to_owned(),
+                        source,
+                    })?,
+                )
             }
-            None if demo => Some(DEMO_DECLARATIONS.to_string()),
+            None if a.demo => Some(DEMO_DECLARATIONS.to_string()),
             None => None,
         };
         match decl_text {
             Some(t) => {
                 for cmd in parse_declarations(&t)? {
-                    session.game.declare(&cmd).map_err(|e| e.to_string())?;
+                    session.game.declare(&cmd)?;
                 }
                 let what = if a.declarations.is_some() { "declarations loaded" } else { "DEMO match with demo declarations and a demo key" };
                 notes.push(format!("game {}: {what} · Space starts White's clock", session.game.ctx.game));
@@ -188,7 +237,7 @@ fn open_session(a: &PlayArgs) -> Result<(Session, Instant, u64, Option<String>),
 }
 
 /// The status line: what the journal says about the log.
-fn journal_status(s: &Session) -> Status {
+pub fn journal_status(s: &Session) -> Status {
     let st = s.storage.status();
     let last = match (st.last_entry, st.warning) {
         (Some(l), Some(w)) => Some(format!("{l} · ⚠ {w}")),
@@ -200,26 +249,5 @@ fn journal_status(s: &Session) -> Status {
         last_entry: last,
         signed_upto: st.signed_upto,
         alarm: s.frozen.clone(),
-    }
-}
-
-pub fn cmd_play(a: &PlayArgs) -> ExitCode {
-    let (mut session, origin, offset, notice) = match open_session(a) {
-        Ok(s) => s,
-        Err(e) => return crate::cli::fail(65, e),
-    };
-    let result = run(&mut session, origin, offset, &mut journal_status, notice);
-    if session.frozen.is_none() && !session.storage.is_empty() {
-        // Closing the board: sign everything recorded.
-        if let Err(w) = session.storage.checkpoint_now(Utc::now()) {
-            eprintln!("arbiter: warning: checkpoint not signed: {w}");
-        }
-    }
-    match result {
-        Ok(()) => match &session.frozen {
-            Some(m) => crate::cli::fail(74, SessionError::Storage(m.clone())),
-            None => ExitCode::SUCCESS,
-        },
-        Err(e) => crate::cli::fail(74, format!("terminal: {e}")),
     }
 }

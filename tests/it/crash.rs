@@ -13,7 +13,7 @@ use arbiter::core::event::{Event, EventKind};
 use arbiter::core::game::Game;
 use arbiter::core::script::parse_script;
 use arbiter::journal::Journal;
-use arbiter::matchdir::events_of;
+use arbiter::log::codec::events_of;
 use arbiter::session::memory_session;
 
 const SCRIPT: &str = "tests/fixtures/crash.arb";

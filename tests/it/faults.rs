@@ -18,11 +18,11 @@ use arbiter::core::event::Event;
 use arbiter::core::game::{Game, GameContext};
 use arbiter::core::script::parse_script;
 use arbiter::journal::{FaultPlan, Journal, JournalError, read_entries};
+use arbiter::layout::log_path;
+use arbiter::log::codec::{events_of, kind_and_body};
 use arbiter::log::{Entry, NewEntry};
-use arbiter::matchdir::{JournalStorage, events_of};
-use arbiter::session::{
-    Memory, Session, SessionError, Storage, kind_and_body, load_profile, log_path,
-};
+use arbiter::matchdir::JournalStorage;
+use arbiter::session::{Memory, Session, SessionError, Storage, StorageError, load_profile};
 use chrono::{DateTime, Duration, Utc};
 
 const RULES: &str = "rules/kasparov-deep-junior-2003.toml";
@@ -449,7 +449,7 @@ struct Recording {
 }
 
 impl Storage for Recording {
-    fn append(&mut self, event: &Event, utc: DateTime<Utc>) -> Result<(), String> {
+    fn append(&mut self, event: &Event, utc: DateTime<Utc>) -> Result<(), StorageError> {
         self.rows.lock().unwrap().push((event.clone(), utc));
         Ok(())
     }

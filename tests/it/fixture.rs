@@ -37,7 +37,7 @@ fn fixture_verifies_with_the_kit_and_replays_to_its_result() {
     );
     let entries =
         arbiter::journal::read_entries(&Path::new(MATCH).join("game-1/log.jsonl")).unwrap();
-    let events = arbiter::matchdir::events_of(&entries).unwrap();
+    let events = arbiter::log::codec::events_of(&entries).unwrap();
     let g = arbiter::core::game::Game::replay(events.iter()).unwrap();
     let o = g.outcome.as_ref().unwrap();
     assert_eq!(o.score.text(), "1-0");

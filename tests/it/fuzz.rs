@@ -27,9 +27,9 @@ use arbiter::core::game::{Game, GameContext};
 use arbiter::core::rules::Profile;
 use arbiter::core::script::parse_script;
 use arbiter::journal::{Journal, read_entries};
+use arbiter::log::codec::events_of;
 use arbiter::log::scan;
 use arbiter::log::{self, NewEntry};
-use arbiter::matchdir::events_of;
 use arbiter::session::{Memory, Session, load_profile};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -704,7 +704,7 @@ fn log_exec(input: &[u8]) {
     }
     if let Ok(text) = std::str::from_utf8(input) {
         for l in text.lines() {
-            let _ = arbiter::session::event_from_line(l);
+            let _ = arbiter::log::codec::event_from_line(l);
         }
     }
 }

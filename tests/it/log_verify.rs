@@ -326,7 +326,7 @@ fn log_verify_bench_large_log() {
     let scan = t.elapsed().as_secs_f64();
     drop((bytes, clean));
     let t = Instant::now();
-    let clean = arbiter::log::fast::scan_clean_file(&path).unwrap();
+    let clean = arbiter::journal::scan_clean_file(&path).unwrap();
     let stream = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let tree = arbiter::log::merkle::Subtrees::new(clean.leaves);
@@ -345,7 +345,8 @@ fn log_verify_bench_large_log() {
 
 /// `verify_game` as the exact path alone would judge the files on disk.
 fn exact_game(dir: &std::path::Path, game: u32) -> arbiter::verify::GameVerification {
-    use arbiter::verify::{log_path, prepare_checkpoints, read_checkpoint_files, verify_lines};
+    use arbiter::layout::log_path;
+    use arbiter::verify::{prepare_checkpoints, read_checkpoint_files, verify_lines};
     let path = log_path(dir, game);
     let bytes = std::fs::read(&path).unwrap();
     let (signers, problems) = arbiter::sign::parse_allowed_signers(

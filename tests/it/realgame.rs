@@ -79,7 +79,7 @@ pub(crate) fn play_the_real_game() -> Played {
     assert!(out.contains("result: 0-1 (Checkmate"), "{out}");
     let entries =
         arbiter::journal::read_entries(&Path::new(&dir).join("game-1/log.jsonl")).unwrap();
-    let log = arbiter::matchdir::events_of(&entries)
+    let log = arbiter::log::codec::events_of(&entries)
         .unwrap()
         .into_iter()
         .filter_map(|e| match e.kind {

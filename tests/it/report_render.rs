@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::report_support::{TestResult, game_events};
-use arbiter::session::kind_and_body;
+use arbiter::log::codec::kind_and_body;
 
 /// Write a game log as the journal does (one JSON object a line; `prev` is not checked here).
 fn write_log(match_dir: &Path, n: u32, white: &str) -> TestResult {
@@ -30,7 +30,7 @@ fn write_log(match_dir: &Path, n: u32, white: &str) -> TestResult {
             }
             None => {
                 journal = Some(arbiter::journal::Journal::create(
-                    &arbiter::session::log_path(match_dir, n),
+                    &arbiter::layout::log_path(match_dir, n),
                     ne,
                 )?)
             }
@@ -55,7 +55,7 @@ fn report_read_log_gives_the_events_and_their_utc() -> TestResult {
     let tmp = tempfile::tempdir()?;
     write_log(tmp.path(), 1, "Garry Kasparov")?;
     let (events, utc) =
-        arbiter::report::model::read_log(&arbiter::session::log_path(tmp.path(), 1))?;
+        arbiter::report::model::read_log(&arbiter::layout::log_path(tmp.path(), 1))?;
     let (want, want_utc) = game_events("Garry Kasparov")?;
     assert_eq!(events, want);
     assert_eq!(utc, want_utc);

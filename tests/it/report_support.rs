@@ -6,7 +6,7 @@ use arbiter::core::event::{Event, EventKind, KeyRef};
 use arbiter::core::game::{Game, GameContext};
 use arbiter::core::script::parse_script;
 use arbiter::core::{Actor, Ms};
-use arbiter::session::{Memory, Session, Storage, load_profile, run_script};
+use arbiter::session::{Memory, Session, Storage, StorageError, load_profile, run_script};
 use chrono::{DateTime, Duration, Utc};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -206,7 +206,7 @@ pub fn engine_log_body() -> serde_json::Value {
 pub struct Shared(pub Rc<RefCell<(Memory, Vec<String>)>>);
 
 impl Storage for Shared {
-    fn append(&mut self, event: &Event, utc: DateTime<Utc>) -> Result<(), String> {
+    fn append(&mut self, event: &Event, utc: DateTime<Utc>) -> Result<(), StorageError> {
         let mut inner = self.0.borrow_mut();
         inner.0.append(event, utc)?;
         inner
@@ -224,7 +224,7 @@ pub fn run(text: &str) -> Result<(Vec<Event>, Vec<String>), String> {
     let lines = parse_script(text).map_err(|e| format!("script: {e}"))?;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("rules/kasparov-deep-junior-2003.toml");
-    let (profile, pref) = load_profile(&path)?;
+    let (profile, pref) = load_profile(&path).map_err(|e| e.to_string())?;
     let ctx = GameContext {
         match_id: "ny-2003".into(),
         game: 1,

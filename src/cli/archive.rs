@@ -1,0 +1,61 @@
+//! `arbiter archive`: the machine's log copies (13a, 13c) and the program copy (13d) into the
+//! game folder and the game log.
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{KeyArgs, MatchArg};
+use crate::error::{Error, Exit};
+use crate::postgame::{Handover, PostgameError, archive};
+
+#[derive(Debug, Clone, Args)]
+pub struct ArchiveArgs {
+    #[command(flatten)]
+    pub m: MatchArg,
+    #[arg(long)]
+    pub game: u32,
+    /// The copies of the machine's log file handed over by the operator (13a).
+    #[arg(required = true)]
+    pub copies: Vec<PathBuf>,
+    /// The copy of the program used for the game (13d).
+    #[arg(long, value_name = "FILE")]
+    pub program: Option<PathBuf>,
+    /// Delivery time (RFC 3339); default now.
+    #[arg(long)]
+    pub delivered: Option<String>,
+    #[command(flatten)]
+    pub key: KeyArgs,
+}
+
+pub fn run(a: &ArchiveArgs) -> Result<Exit, Error> {
+    let key = a.key.source();
+    let summary = archive(&Handover {
+        match_dir: &a.m.dir,
+        game: a.game,
+        copies: &a.copies,
+        program: a.program.as_deref(),
+        delivered: a.delivered.as_deref(),
+        key: &key,
+    })?;
+    println!("{summary}");
+    Ok(Exit::Ok)
+}
+
+impl From<PostgameError> for Error {
+    fn from(e: PostgameError) -> Error {
+        use PostgameError as P;
+        match e {
+            P::NotEnded | P::Copies(_) => Error::refused(e),
+            P::Open(_) | P::ReadStored { .. } | P::EngineLog(_) => Error::cannot_read(e),
+            P::Append(_) => Error::write_failed(e),
+            P::Damaged(_)
+            | P::Decode(_)
+            | P::Replay(_)
+            | P::NoEnd
+            | P::BadEndUtc
+            | P::Delivered(_)
+            | P::MachineMoves(_)
+            | P::EmptyLog => Error::bad_input(e),
+        }
+    }
+}

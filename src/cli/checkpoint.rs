@@ -1,0 +1,34 @@
+//! `arbiter checkpoint`: sign a checkpoint of a game log now.
+use chrono::Utc;
+use clap::Args;
+
+use super::{KeyArgs, MatchArg};
+use crate::error::{Error, Exit};
+use crate::journal::read_entries;
+use crate::layout;
+use crate::matchdir::arbiter_key;
+use crate::sign::sign_checkpoint;
+
+#[derive(Debug, Clone, Args)]
+pub struct CheckpointArgs {
+    #[command(flatten)]
+    pub m: MatchArg,
+    #[arg(long)]
+    pub game: Option<u32>,
+    #[command(flatten)]
+    pub key: KeyArgs,
+}
+
+pub fn run(a: &CheckpointArgs) -> Result<Exit, Error> {
+    let dir = &a.m.dir;
+    let n = a
+        .game
+        .or_else(|| layout::games(dir).last().copied())
+        .ok_or_else(|| Error::cannot_read(format!("{}: no games", dir.display())))?;
+    let entries = read_entries(&layout::log_path(dir, n)).map_err(Error::bad_input)?;
+    let (key, _) = arbiter_key(&a.key.source(), dir).map_err(Error::cannot_read)?;
+    let p = sign_checkpoint(dir, n, &layout::match_id(dir), &entries, &key, Utc::now())
+        .map_err(Error::write_failed)?;
+    println!("{}", p.display());
+    Ok(Exit::Ok)
+}

@@ -1,0 +1,110 @@
+//! The command line: the only layer that knows clap. One file per subcommand holds its arguments
+//! and its `run`, which converts the arguments into the library's plain types once, calls the
+//! library, prints the result and says how the run ends ([`Exit`]) or why it failed ([`Error`]).
+//! `main.rs` turns that outcome into the exit code and prints `arbiter: <message>`.
+pub mod archive;
+pub mod checkpoint;
+pub mod keygen;
+pub mod pgn;
+pub mod play;
+pub mod prove;
+pub mod report;
+pub mod script;
+pub mod status;
+pub mod verify;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::error::{Error, Exit};
+use crate::sign::KeySource;
+
+/// Default match folder used by every subcommand that touches a match.
+pub const DEFAULT_MATCH_DIR: &str = "logs/demo";
+/// Default rules profile.
+pub const DEFAULT_RULES: &str = "rules/kasparov-deep-junior-2003.toml";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "arbiter",
+    version,
+    about = "Arbiter kit for a human-vs-engine chess match (Kasparov vs Deep Junior 2003 rules)"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The board-side terminal UI: official clock, moves and every arbiter decision.
+    Play(play::PlayArgs),
+    /// Run a text file of timestamped commands against a virtual clock; print the final state.
+    Script(script::ScriptArgs),
+    /// Print the current state of a game rebuilt from its log.
+    Status(status::StatusArgs),
+    /// Create an Ed25519 arbiter key in OpenSSH format and register it in allowed_signers.
+    Keygen(keygen::KeygenArgs),
+    /// Sign a checkpoint of a game log now.
+    Checkpoint(checkpoint::CheckpointArgs),
+    /// Verify a game log: chain, checkpoints, signatures (or an inclusion proof with --proof).
+    Verify(verify::VerifyArgs),
+    /// Print an RFC 6962 inclusion proof of one entry against the latest signed checkpoint.
+    Prove(prove::ProveArgs),
+    /// Archive the machine's log files (13a, 13c) and the program copy (13d).
+    Archive(archive::ArchiveArgs),
+    /// Write the committee report (HTML, or Markdown with --markdown).
+    Report(report::ReportArgs),
+    /// Write the game in PGN with clock comments.
+    Pgn(pgn::PgnArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct MatchArg {
+    /// The match folder.
+    #[arg(long = "match", value_name = "DIR", default_value = DEFAULT_MATCH_DIR)]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct KeyArgs {
+    /// Arbiter private key (OpenSSH ed25519). Default: DIR/keys/arbiter, or a labelled demo key
+    /// created for the demo match.
+    #[arg(long, value_name = "FILE")]
+    pub key: Option<PathBuf>,
+    /// Read the key's passphrase from this environment variable.
+    #[arg(long, value_name = "VAR")]
+    pub passphrase_env: Option<String>,
+}
+
+impl KeyArgs {
+    /// The key the library loads.
+    pub fn source(&self) -> KeySource {
+        KeySource {
+            file: self.key.clone(),
+            passphrase_env: self.passphrase_env.clone(),
+        }
+    }
+}
+
+/// Run one parsed command line: how it ends, or why it failed.
+pub fn run(cli: Cli) -> Result<Exit, Error> {
+    match cli.command {
+        Command::Play(a) => play::run(&a),
+        Command::Script(a) => script::run(&a),
+        Command::Status(a) => status::run(&a),
+        Command::Keygen(a) => keygen::run(&a),
+        Command::Checkpoint(a) => checkpoint::run(&a),
+        Command::Verify(a) => verify::run(&a),
+        Command::Prove(a) => prove::run(&a),
+        Command::Archive(a) => archive::run(&a),
+        Command::Report(a) => report::run(&a),
+        Command::Pgn(a) => pgn::run(&a),
+    }
+}
+
+/// A problem that does not stop the command, on standard error.
+pub fn warn(msg: impl std::fmt::Display) {
+    eprintln!("arbiter: warning: {msg}");
+}

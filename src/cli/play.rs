@@ -1,0 +1,60 @@
+//! `arbiter play`: the board-side terminal UI.
+use std::path::{Path, PathBuf};
+
+use chrono::Utc;
+use clap::Args;
+
+use super::{DEFAULT_MATCH_DIR, DEFAULT_RULES, KeyArgs, MatchArg, warn};
+use crate::error::{Error, Exit};
+use crate::session::SessionError;
+use crate::tui::{self, PlaySetup};
+
+#[derive(Debug, Clone, Args)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    pub m: MatchArg,
+    /// Game number (default: the unfinished game, else a new one).
+    #[arg(long)]
+    pub game: Option<u32>,
+    /// Rules profile for a new game.
+    #[arg(long, default_value = DEFAULT_RULES)]
+    pub rules: PathBuf,
+    #[command(flatten)]
+    pub key: KeyArgs,
+    /// Pre-game declarations for a new game (a script file whose lines are `arbiter declare ...`).
+    #[arg(long, value_name = "FILE")]
+    pub declarations: Option<PathBuf>,
+}
+
+pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
+    let key = a.key.source();
+    let (mut session, origin, offset, notice) = tui::open_session(&PlaySetup {
+        match_dir: &a.m.dir,
+        game: a.game,
+        rules: &a.rules,
+        key: &key,
+        declarations: a.declarations.as_deref(),
+        demo: a.m.dir == Path::new(DEFAULT_MATCH_DIR),
+    })
+    .map_err(Error::bad_input)?;
+    let result = tui::run(
+        &mut session,
+        origin,
+        offset,
+        &mut tui::journal_status,
+        notice,
+    );
+    if session.frozen.is_none() && !session.storage.is_empty() {
+        // Closing the board: sign everything recorded.
+        if let Err(w) = session.storage.checkpoint_now(Utc::now()) {
+            warn(format!("checkpoint not signed: {w}"));
+        }
+    }
+    match result {
+        Ok(()) => match &session.frozen {
+            Some(m) => Err(Error::write_failed(SessionError::Storage(m.clone()))),
+            None => Ok(Exit::Ok),
+        },
+        Err(e) => Err(Error::write_failed(format!("terminal: {e}"))),
+    }
+}

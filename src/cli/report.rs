@@ -1,0 +1,49 @@
+//! `arbiter report`: the committee report of one game (HTML, or Markdown with `--markdown`).
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::MatchArg;
+use crate::error::{Error, Exit};
+use crate::report::{Format, default_path, render_game, verification, write_private};
+
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub m: MatchArg,
+    #[arg(long)]
+    pub game: u32,
+    /// Output path (default DIR/game-<n>/report.html, or report.md with --markdown).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Markdown for the terminal instead of HTML.
+    #[arg(long)]
+    pub markdown: bool,
+    /// Leave out what rule 13e keeps confidential (engine-log contents), for the 5b release.
+    #[arg(long)]
+    pub public: bool,
+}
+
+pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
+    let format = if a.markdown {
+        Format::Markdown
+    } else {
+        Format::Html
+    };
+    let text = render_game(
+        &a.m.dir,
+        a.game,
+        format,
+        a.public,
+        Some(verification(&a.m.dir, a.game)),
+    )
+    .map_err(|e| Error::cannot_read(format!("report: {e}")))?;
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| default_path(&a.m.dir, a.game, format));
+    write_private(&out, text.as_bytes())
+        .map_err(|e| Error::write_failed(format!("report: {}: {e}", out.display())))?;
+    println!("{}", out.display());
+    Ok(Exit::Ok)
+}

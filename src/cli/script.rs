@@ -1,0 +1,113 @@
+//! `arbiter script`: run a file of timestamped commands against a virtual clock.
+use std::io::Write;
+use std::path::PathBuf;
+
+use chrono::Utc;
+use clap::Args;
+
+use super::{DEFAULT_RULES, KeyArgs, MatchArg, warn};
+use crate::core::script::parse_script;
+use crate::error::{Error, Exit};
+use crate::layout;
+use crate::log::{Entry, hex32};
+use crate::matchdir::{match_score, open_game};
+use crate::session::{Session, SessionError, memory_session, run_script, summary_text};
+
+#[derive(Debug, Clone, Args)]
+pub struct ScriptArgs {
+    /// The script file.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub m: MatchArg,
+    /// Game number (default: the next free one).
+    #[arg(long)]
+    pub game: Option<u32>,
+    /// Rules profile.
+    #[arg(long, default_value = DEFAULT_RULES)]
+    pub rules: PathBuf,
+    #[command(flatten)]
+    pub key: KeyArgs,
+    /// Run in memory only: write no log.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the final state as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Print each entry as soon as it is durably appended (`appended <seq> <hash> <kind>`).
+    #[arg(long)]
+    pub echo: bool,
+}
+
+/// Print every entry as soon as it is durable (`--echo`, used by the crash test).
+fn echo(session: &mut Session) {
+    session.storage.set_on_append(Box::new(|e: &Entry| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "appended {} {} {}", e.seq, hex32(&e.hash), e.kind);
+        let _ = out.flush();
+    }));
+}
+
+pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
+    let file = a.file.display();
+    let text =
+        std::fs::read_to_string(&a.file).map_err(|e| Error::cannot_read(format!("{file}: {e}")))?;
+    let lines = parse_script(&text).map_err(|e| Error::bad_input(format!("{file}:{e}")))?;
+    let dir = &a.m.dir;
+    let n = a
+        .game
+        .unwrap_or_else(|| layout::games(dir).last().map_or(1, |g| g + 1));
+    let mut session = if a.dry_run {
+        memory_session(&a.rules, &layout::match_id(dir), n).map_err(Error::bad_input)?
+    } else {
+        if layout::log_path(dir, n).exists() {
+            return Err(Error::bad_input(format!(
+                "game {n} of {} already has a log; a script starts a new game (leave out --game)",
+                dir.display()
+            )));
+        }
+        let mut o =
+            open_game(dir, Some(n), &a.rules, &a.key.source()).map_err(Error::cannot_read)?;
+        if a.echo {
+            echo(&mut o.session);
+        }
+        o.session
+    };
+    let result = run_script(&mut session, &lines);
+    if !a.dry_run && !session.storage.is_empty() && session.frozen.is_none() {
+        // Closing the session: sign what was recorded, so nothing is left as an unsigned tail.
+        if let Err(w) = session.storage.checkpoint_now(Utc::now()) {
+            warn(format!("checkpoint not signed: {w}"));
+        }
+    }
+    let now = match &result {
+        Ok(t) => *t,
+        Err(_) => session.game.last_at,
+    };
+    if a.json {
+        let v = session.game.view(now, usize::MAX);
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        print!(
+            "{}",
+            summary_text(&session.game, now, session.storage.len())
+        );
+        if !a.dry_run {
+            for (name, pts) in match_score(dir) {
+                println!("match score: {name} {pts}");
+            }
+        }
+    }
+    if let Some(w) = session.storage.status().warning {
+        warn(w);
+    }
+    match result {
+        Ok(_) => Ok(Exit::Ok),
+        Err((line, e)) => {
+            let msg = format!("{file}:{line}: {e}");
+            Err(match e {
+                SessionError::Refused(_) => Error::refused(msg),
+                _ => Error::write_failed(msg),
+            })
+        }
+    }
+}

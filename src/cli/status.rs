@@ -1,0 +1,41 @@
+//! `arbiter status`: the state of a game rebuilt from its log.
+use clap::Args;
+
+use super::MatchArg;
+use crate::core::game::Game;
+use crate::error::{Error, Exit};
+use crate::layout;
+use crate::matchdir::{match_score, read_game};
+use crate::session::summary_text;
+
+#[derive(Debug, Clone, Args)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    pub m: MatchArg,
+    #[arg(long)]
+    pub game: Option<u32>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
+    let dir = &a.m.dir;
+    let n = a
+        .game
+        .or_else(|| layout::games(dir).last().copied())
+        .ok_or_else(|| Error::cannot_read(format!("{}: no games", dir.display())))?;
+    let (_, events) = read_game(&layout::log_path(dir, n)).map_err(Error::cannot_read)?;
+    let g = Game::replay(events.iter()).map_err(Error::bad_input)?;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&g.view(g.last_at, usize::MAX)).unwrap_or_default()
+        );
+    } else {
+        print!("{}", summary_text(&g, g.last_at, events.len()));
+        for (name, pts) in match_score(dir) {
+            println!("match score: {name} {pts}");
+        }
+    }
+    Ok(Exit::Ok)
+}

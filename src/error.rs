@@ -1,0 +1,214 @@
+//! The one exit-code table ([`Exit`]) and the error every subcommand hands back to the CLI layer
+//! ([`Error`]). Library modules return their own typed errors; the CLI layer decides which kind
+//! of failure each one is for the command at hand, prints `arbiter: …` and exits with
+//! [`Exit::code`] — the only function that turns a kind into a number. README.md and
+//! docs/log-format.md list these codes; `tests/it/layers.rs` checks them against this table.
+use std::path::PathBuf;
+
+/// Any typed error, boxed: the cause an [`Error`] carries to the command line.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// How a run of `arbiter` ends, as its exit code tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Exit {
+    /// Success (for `verify`: chain intact, every checkpoint valid, every entry signed).
+    Ok,
+    /// A command refused by the rules (the message names the clause).
+    Refused,
+    /// Usage error (clap's own code).
+    Usage,
+    /// Bad input: a malformed script, rules profile or argument, a corrupt log.
+    BadInput,
+    /// A file that cannot be read.
+    CannotRead,
+    /// Not available.
+    Unavailable,
+    /// The log (or another output file) could not be written; input frozen.
+    WriteFailed,
+    /// `verify`/`prove`: a file could not be read, or there is nothing to verify.
+    Unreadable,
+    /// `verify`: entries after the last signed checkpoint (never a pass).
+    UnsignedTail,
+    /// `verify`: as OK, but the log holds recovery entries (torn tails cut on reopen).
+    Recovered,
+    /// `verify`: a line is invalid or the chain is broken.
+    BadLine,
+    /// `verify`: a signed checkpoint covers more entries than the file holds.
+    Truncated,
+    /// `verify`: a checkpoint is unsigned, badly signed, by an unknown key, or inconsistent.
+    BadCheckpoint,
+    /// `verify --proof`: the inclusion proof does not hold.
+    BadProof,
+    /// `prove`: no valid signed checkpoint covers the entry.
+    NotCovered,
+}
+
+/// Which document lists an exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Documented {
+    /// README.md's "Exit codes" paragraph (every subcommand).
+    Readme,
+    /// docs/log-format.md's table of `arbiter verify` / `arbiter prove` codes.
+    VerifyTable,
+}
+
+impl Exit {
+    /// Every exit kind, in the order of the table.
+    pub const ALL: [Exit; 15] = [
+        Exit::Ok,
+        Exit::Refused,
+        Exit::Usage,
+        Exit::BadInput,
+        Exit::CannotRead,
+        Exit::Unavailable,
+        Exit::WriteFailed,
+        Exit::Unreadable,
+        Exit::UnsignedTail,
+        Exit::Recovered,
+        Exit::BadLine,
+        Exit::Truncated,
+        Exit::BadCheckpoint,
+        Exit::BadProof,
+        Exit::NotCovered,
+    ];
+
+    /// The exit code: the one table.
+    pub const fn code(self) -> u8 {
+        match self {
+            Exit::Ok => 0,
+            Exit::Refused => 1,
+            Exit::Usage => 2,
+            Exit::BadInput => 65,
+            Exit::CannotRead => 66,
+            Exit::Unavailable => 70,
+            Exit::WriteFailed => 74,
+            Exit::Unreadable => 3,
+            Exit::UnsignedTail => 10,
+            Exit::Recovered => 11,
+            Exit::BadLine => 20,
+            Exit::Truncated => 21,
+            Exit::BadCheckpoint => 22,
+            Exit::BadProof => 23,
+            Exit::NotCovered => 24,
+        }
+    }
+
+    /// Where the code is documented (`Ok` and `Usage` are in both).
+    pub const fn documented(self) -> &'static [Documented] {
+        use Documented::{Readme, VerifyTable};
+        match self {
+            Exit::Ok => &[Readme, VerifyTable],
+            Exit::Usage => &[VerifyTable],
+            Exit::Refused
+            | Exit::BadInput
+            | Exit::CannotRead
+            | Exit::Unavailable
+            | Exit::WriteFailed => &[Readme],
+            _ => &[VerifyTable],
+        }
+    }
+
+    /// The verdict name `verify --json` and docs/log-format.md give the code, if it has one.
+    pub const fn verdict(self) -> Option<&'static str> {
+        match self {
+            Exit::Ok => Some("OK"),
+            Exit::Unreadable => Some("UNREADABLE"),
+            Exit::UnsignedTail => Some("UNSIGNED_TAIL"),
+            Exit::Recovered => Some("RECOVERED"),
+            Exit::BadLine => Some("BAD_LINE"),
+            Exit::Truncated => Some("TRUNCATED"),
+            Exit::BadCheckpoint => Some("BAD_CHECKPOINT"),
+            Exit::BadProof => Some("BAD_PROOF"),
+            _ => None,
+        }
+    }
+}
+
+impl From<Exit> for std::process::ExitCode {
+    fn from(e: Exit) -> Self {
+        std::process::ExitCode::from(e.code())
+    }
+}
+
+/// A failed subcommand: the kind of failure (which fixes the exit code) and its cause, whose
+/// text is the message after `arbiter: `. Each variant names how the CLI layer reports it.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Refused by the rules; the message names the clause. Exit 1.
+    #[error("{0}")]
+    Refused(Cause),
+    /// Malformed input (script, rules profile, log, argument). Exit 65.
+    #[error("{0}")]
+    BadInput(Cause),
+    /// A file that cannot be read (or no game to work on). Exit 66.
+    #[error("{0}")]
+    CannotRead(Cause),
+    /// Not available. Exit 70.
+    #[error("{0}")]
+    Unavailable(Cause),
+    /// The log or an output file could not be written. Exit 74.
+    #[error("{0}")]
+    WriteFailed(Cause),
+    /// `verify`/`prove`: a file could not be read, or there is nothing to verify. Exit 3.
+    #[error("{0}")]
+    Unreadable(Cause),
+    /// `prove` refused: its own codes (3, 20, 24).
+    #[error(transparent)]
+    Prove(#[from] crate::verify::ProveError),
+}
+
+impl Error {
+    pub fn refused(e: impl Into<Cause>) -> Error {
+        Error::Refused(e.into())
+    }
+    pub fn bad_input(e: impl Into<Cause>) -> Error {
+        Error::BadInput(e.into())
+    }
+    pub fn cannot_read(e: impl Into<Cause>) -> Error {
+        Error::CannotRead(e.into())
+    }
+    pub fn write_failed(e: impl Into<Cause>) -> Error {
+        Error::WriteFailed(e.into())
+    }
+    pub fn unreadable(e: impl Into<Cause>) -> Error {
+        Error::Unreadable(e.into())
+    }
+
+    /// The kind of failure, for [`Exit::code`].
+    pub fn exit(&self) -> Exit {
+        match self {
+            Error::Refused(_) => Exit::Refused,
+            Error::BadInput(_) => Exit::BadInput,
+            Error::CannotRead(_) => Exit::CannotRead,
+            Error::Unavailable(_) => Exit::Unavailable,
+            Error::WriteFailed(_) => Exit::WriteFailed,
+            Error::Unreadable(_) => Exit::Unreadable,
+            Error::Prove(e) => e.exit(),
+        }
+    }
+
+    /// The exit code of this error.
+    pub fn exit_code(&self) -> u8 {
+        self.exit().code()
+    }
+}
+
+/// A file operation that failed: `cannot <op> <path>: <io error>`.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot {op} {}: {source}", .path.display())]
+pub struct FileError {
+    pub op: &'static str,
+    pub path: PathBuf,
+    pub source: std::io::Error,
+}
+
+impl FileError {
+    /// A closure for `map_err`: the io error of `op` on `path`.
+    pub fn of(
+        op: &'static str,
+        path: &std::path::Path,
+    ) -> impl FnOnce(std::io::Error) -> FileError + use<> {
+        let path = path.to_owned();
+        move |source| FileError { op, path, source }
+    }
+}
