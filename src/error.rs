@@ -124,12 +124,6 @@ impl Exit {
     }
 }
 
-impl From<Exit> for std::process::ExitCode {
-    fn from(e: Exit) -> Self {
-        std::process::ExitCode::from(e.code())
-    }
-}
-
 /// A failed subcommand: the kind of failure (which fixes the exit code) and its cause, whose
 /// text is the message after `arbiter: `. Each variant names how the CLI layer reports it.
 #[derive(Debug, thiserror::Error)]
@@ -149,12 +143,10 @@ pub enum Error {
     /// The log or an output file could not be written. Exit 74.
     #[error("{0}")]
     WriteFailed(Cause),
-    /// `verify`/`prove`: a file could not be read, or there is nothing to verify. Exit 3.
-    #[error("{0}")]
-    Unreadable(Cause),
-    /// `prove` refused: its own codes (3, 20, 24).
-    #[error(transparent)]
-    Prove(#[from] crate::verify::ProveError),
+    /// `verify`/`prove`: a failure with one of their own codes (3 unreadable or nothing to
+    /// verify; for `prove` also 20 and 24), listed in docs/log-format.md.
+    #[error("{cause}")]
+    Verify { exit: Exit, cause: Cause },
 }
 
 impl Error {
@@ -170,8 +162,12 @@ impl Error {
     pub fn write_failed(e: impl Into<Cause>) -> Error {
         Error::WriteFailed(e.into())
     }
+    /// `verify`/`prove`: a file could not be read, or there is nothing to verify (exit 3).
     pub fn unreadable(e: impl Into<Cause>) -> Error {
-        Error::Unreadable(e.into())
+        Error::Verify {
+            exit: Exit::Unreadable,
+            cause: e.into(),
+        }
     }
 
     /// The kind of failure, for [`Exit::code`].
@@ -182,8 +178,7 @@ impl Error {
             Error::CannotRead(_) => Exit::CannotRead,
             Error::Unavailable(_) => Exit::Unavailable,
             Error::WriteFailed(_) => Exit::WriteFailed,
-            Error::Unreadable(_) => Exit::Unreadable,
-            Error::Prove(e) => e.exit(),
+            Error::Verify { exit, .. } => *exit,
         }
     }
 

@@ -3,7 +3,7 @@ use clap::Args;
 
 use super::MatchArg;
 use crate::error::{Error, Exit};
-use crate::verify::prove;
+use crate::verify::{ProveError, prove};
 
 #[derive(Debug, Clone, Args)]
 pub struct ProveArgs {
@@ -21,4 +21,13 @@ pub fn run(a: &ProveArgs) -> Result<Exit, Error> {
     let s = serde_json::to_string_pretty(&p).map_err(Error::unreadable)?;
     println!("{s}");
     Ok(Exit::Ok)
+}
+
+impl From<ProveError> for Error {
+    fn from(e: ProveError) -> Error {
+        Error::Verify {
+            exit: e.exit(),
+            cause: Box::new(e),
+        }
+    }
 }

@@ -1,3 +1,4 @@
+//! Unit tests of the engine-log reader: frames, format detection, info lines, long lines.
 #![allow(clippy::unwrap_used)]
 
 use super::line::{Dir, frame};
