@@ -13,7 +13,7 @@ pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 pub enum Exit {
     /// Success (for `verify`: chain intact, every checkpoint valid, every entry signed).
     Ok,
-    /// A command refused by the rules (the message names the clause).
+    /// A command refused by the rules (the message names the clause); for `keygen`, any failure.
     Refused,
     /// Usage error (clap's own code).
     Usage,
@@ -21,7 +21,7 @@ pub enum Exit {
     BadInput,
     /// A file that cannot be read.
     CannotRead,
-    /// Not available.
+    /// Not available (documented in README.md; no subcommand ends this way at present).
     Unavailable,
     /// The log (or another output file) could not be written; input frozen.
     WriteFailed,
@@ -128,7 +128,7 @@ impl Exit {
 /// text is the message after `arbiter: `. Each variant names how the CLI layer reports it.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// Refused by the rules; the message names the clause. Exit 1.
+    /// Refused by the rules, the message naming the clause (and every `keygen` failure). Exit 1.
     #[error("{0}")]
     Refused(Cause),
     /// Malformed input (script, rules profile, log, argument). Exit 65.

@@ -21,10 +21,7 @@ pub struct CheckpointArgs {
 
 pub fn run(a: &CheckpointArgs) -> Result<Exit, Error> {
     let dir = &a.m.dir;
-    let n = a
-        .game
-        .or_else(|| layout::games(dir).last().copied())
-        .ok_or_else(|| Error::cannot_read(format!("{}: no games", dir.display())))?;
+    let n = a.m.game_or_last(a.game)?;
     let entries = read_entries(&layout::log_path(dir, n)).map_err(Error::bad_input)?;
     let (key, _) = arbiter_key(&a.key.source(), dir).map_err(Error::cannot_read)?;
     let p = sign_checkpoint(dir, n, &layout::match_id(dir), &entries, &key, Utc::now())

@@ -78,6 +78,14 @@ pub struct KeyArgs {
     pub passphrase_env: Option<String>,
 }
 
+impl MatchArg {
+    /// Game `game` if given, else the match's last game (an error if it has none).
+    pub fn game_or_last(&self, game: Option<u32>) -> Result<u32, Error> {
+        game.or_else(|| crate::layout::games(&self.dir).last().copied())
+            .ok_or_else(|| Error::cannot_read(format!("{}: no games", self.dir.display())))
+    }
+}
+
 impl KeyArgs {
     /// The key the library loads.
     pub fn source(&self) -> KeySource {

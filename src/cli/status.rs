@@ -20,10 +20,7 @@ pub struct StatusArgs {
 
 pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     let dir = &a.m.dir;
-    let n = a
-        .game
-        .or_else(|| layout::games(dir).last().copied())
-        .ok_or_else(|| Error::cannot_read(format!("{}: no games", dir.display())))?;
+    let n = a.m.game_or_last(a.game)?;
     let (_, events) = read_game(&layout::log_path(dir, n)).map_err(Error::cannot_read)?;
     let g = Game::replay(events.iter()).map_err(Error::bad_input)?;
     if a.json {
