@@ -9,6 +9,7 @@ mod faults; // injected write and fsync failures, wall-clock jumps
 mod fixture; // the small signed demo game under tests/fixtures
 mod fullgame; // a seven-hour game to the millisecond; the example scripts
 mod fuzz; // seeded structure-aware mutation loops: no panics, no hangs
+mod log_consistency; // RFC 6962 consistency proofs: vectors, probes, random trees
 mod log_format; // byte format, RFC 6962 vectors, checkpoint text
 mod log_interop; // ssh-keygen -Y verify, the jq + sha256sum recipe, passphrase keys
 mod log_journal; // append + fdatasync, lock, torn-tail repair
