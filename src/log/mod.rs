@@ -4,8 +4,11 @@
 //! One entry is one line of JSON; its hash is `E_n = SHA-256(0x00 || line bytes)` (the RFC 6962
 //! leaf hash); line `n` records `prev = hex(E_{n-1})` (64 zeros for line 0).
 pub mod checkpoint;
+pub mod cosign;
 pub mod fast;
+pub mod index;
 pub mod merkle;
+pub mod note;
 pub mod proof;
 pub mod scan;
 pub mod strict;

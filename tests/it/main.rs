@@ -13,6 +13,7 @@ mod log_consistency; // RFC 6962 consistency proofs: vectors, probes, random tre
 mod log_format; // byte format, RFC 6962 vectors, checkpoint text
 mod log_interop; // ssh-keygen -Y verify, the jq + sha256sum recipe, passphrase keys
 mod log_journal; // append + fdatasync, lock, torn-tail repair
+mod log_note; // C2SP signed notes and tlog checkpoints; Go sumdb/note and sumdb/tlog interop
 mod log_scan_fast; // log::scan's fast path equals the strict parser
 mod log_tamper; // the tamper matrix
 mod log_util;
