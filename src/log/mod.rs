@@ -4,6 +4,7 @@
 //! One entry is one line of JSON; its hash is `E_n = SHA-256(0x00 || line bytes)` (the RFC 6962
 //! leaf hash); line `n` records `prev = hex(E_{n-1})` (64 zeros for line 0).
 pub mod checkpoint;
+pub mod consistency;
 pub mod cosign;
 pub mod fast;
 pub mod index;

@@ -1,6 +1,9 @@
 //! RFC 6962 consistency proofs (clause 5b: the log a camp saw earlier is a prefix of the final
 //! one): the published vectors, transparency-dev's probes, and random trees.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+use crate::log_util::{TestMatch, entry};
+use arbiter::log::checkpoint::Checkpoint;
+use arbiter::log::consistency::{ConsistencyProof, ConsistencyProofError};
 use arbiter::log::merkle::{
     ConsistencyError, Subtrees, check_consistency, consistency_proof, leaf_hash, root,
     verify_consistency, verify_inclusion,
@@ -254,4 +257,112 @@ proptest! {
         let forged = consistency_proof(&rewritten, m).unwrap();
         prop_assert!(!verify_consistency(m64, n64, &a, &root(&rewritten), &forged));
     }
+}
+
+// ---- The proof file between two signed checkpoints ------------------------------------------
+
+fn read_cp(m: &TestMatch, n: u64) -> (Checkpoint, String, String) {
+    let path = m.dir.join(format!("game-1/checkpoints/{n}.txt"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let sig = std::fs::read_to_string(format!("{}.sig", path.display())).unwrap();
+    (Checkpoint::parse(&text).unwrap(), text, sig)
+}
+
+#[test]
+fn clause_5b_consistency_proof_file_between_signed_checkpoints() {
+    let m = TestMatch::new();
+    let j = m.game(1, 37, &[13, 37]);
+    let tree = Subtrees::new(j.entries().iter().map(|e| e.hash).collect());
+    let (old, old_text, old_sig) = read_cp(&m, 13);
+    let (new, new_text, new_sig) = read_cp(&m, 37);
+    let proof = ConsistencyProof::build(
+        (&old, &old_text, &old_sig),
+        (&new, &new_text, &new_sig),
+        "arbiter",
+        &tree,
+    )
+    .unwrap();
+    let json = serde_json::to_vec_pretty(&proof).unwrap();
+    let read = ConsistencyProof::from_json(&json).unwrap();
+    assert_eq!(read, proof);
+    assert_eq!(read.check().unwrap(), (old.clone(), new.clone()));
+    let (signers, _) = arbiter::sign::parse_allowed_signers(
+        &std::fs::read_to_string(m.dir.join("allowed_signers")).unwrap(),
+    );
+    for (text, sig) in [
+        (&read.old_checkpoint, &read.old_signature),
+        (&read.new_checkpoint, &read.new_signature),
+    ] {
+        assert!(arbiter::sign::verify_signature(&signers, text.as_bytes(), sig).is_ok());
+    }
+
+    // The same log rewritten at entry 5 and re-signed: the camp's old checkpoint is not a prefix.
+    let mut rewritten: Vec<[u8; 32]> = tree.leaves().to_vec();
+    rewritten[5] = arbiter::log::entry_hash(&arbiter::log::encode_line(5, &[0; 32], &entry(99)));
+    let forged_tree = Subtrees::new(rewritten.clone());
+    let forged_new = Checkpoint {
+        root: root(&rewritten),
+        ..new.clone()
+    };
+    let forged = ConsistencyProof::build(
+        (&old, &old_text, &old_sig),
+        (&forged_new, &forged_new.to_text(), &new_sig),
+        "arbiter",
+        &forged_tree,
+    )
+    .unwrap();
+    assert!(matches!(
+        forged.check(),
+        Err(ConsistencyProofError::Inconsistent(
+            ConsistencyError::OldRoot
+        ))
+    ));
+
+    // Cut back: the "newer" checkpoint is the older one.
+    let mut cut = proof.clone();
+    (cut.old_checkpoint, cut.new_checkpoint) = (new_text.clone(), old_text.clone());
+    (cut.old_size, cut.new_size) = (37, 13);
+    assert!(matches!(
+        cut.check(),
+        Err(ConsistencyProofError::Inconsistent(
+            ConsistencyError::Order { old: 37, new: 13 }
+        ))
+    ));
+
+    // Sizes, origin, format and nodes are each checked.
+    let mut bad = proof.clone();
+    bad.old_size = 12;
+    assert!(matches!(
+        bad.check(),
+        Err(ConsistencyProofError::Size { which: "old", .. })
+    ));
+    let mut bad = proof.clone();
+    bad.origin = "arbiter-kit/other/game-1".into();
+    assert!(matches!(
+        bad.check(),
+        Err(ConsistencyProofError::Origin { which: "old", .. })
+    ));
+    let mut bad = proof.clone();
+    bad.format = "arbiter-kit-consistency-proof/2".into();
+    assert!(matches!(bad.check(), Err(ConsistencyProofError::Format(_))));
+    let mut bad = proof.clone();
+    bad.proof[0] = "AAAA".into();
+    assert!(matches!(bad.check(), Err(ConsistencyProofError::Node(0))));
+    let mut bad = proof.clone();
+    bad.proof.pop();
+    assert!(matches!(
+        bad.check(),
+        Err(ConsistencyProofError::Inconsistent(_))
+    ));
+    // Same size, other chain head: a rewritten last entry under an equal tree is impossible, but
+    // a checkpoint text with another chain line is refused.
+    let mut same = proof.clone();
+    same.old_checkpoint = new_text.replace(&hex::encode(new.chain), &"ab".repeat(32));
+    same.old_size = 37;
+    same.proof.clear();
+    assert!(matches!(
+        same.check(),
+        Err(ConsistencyProofError::Chain(37))
+    ));
+    assert!(ConsistencyProof::from_json(b"{\"format\":1}").is_err());
 }
