@@ -103,6 +103,15 @@ fn clause_5b_stock_ssh_keygen_countersignature_verifies_in_the_kit() {
             Ok(sign::fingerprint(&public)),
             "{kind}"
         );
+        if kind == "ed25519" {
+            // Ed25519 is deterministic: the kit's countersignature is ssh-keygen's, byte for byte.
+            let kit = sign::countersign(
+                &sign::load_key(&key, None).unwrap(),
+                std::str::from_utf8(&text).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(kit, sig);
+        }
         // The same key under the arbiter's namespace is not a countersignature.
         let wrong_ns = ssh_sign(&key, "arbiter-kit-checkpoint", &cp);
         assert_eq!(
