@@ -409,3 +409,203 @@ pub fn verify_signature(
         fingerprint: fp,
     })
 }
+
+// ---- Issue 11: signed notes, countersignatures, the match index ----------------------------
+//
+// Pure formats live in `log::note`, `log::cosign` and `log::index`; the functions below add the
+// keys. None of them touches a file.
+
+use crate::log::checkpoint::CheckpointError;
+use crate::log::index::MatchIndex;
+use crate::log::note::{NoteError, SignedNote, VerifierKey};
+
+/// Errors of the signed-note, countersignature and index signing functions.
+#[derive(Debug, thiserror::Error)]
+pub enum WitnessError {
+    #[error("signed note: {0}")]
+    Note(#[from] NoteError),
+    #[error("checkpoint: {0}")]
+    Checkpoint(#[from] CheckpointError),
+    #[error("a signed note needs an ssh-ed25519 key; this key is {0}")]
+    NotEd25519(String),
+    #[error("the key is still encrypted: decrypt it (load_key with its passphrase) first")]
+    Encrypted,
+    #[error("key operation failed: {0}")]
+    Ssh(#[from] ssh_key::Error),
+}
+
+/// The raw Ed25519 public key of an SSH key (`ssh-ed25519` only).
+pub fn ed25519_public(key: &ssh_key::PublicKey) -> Result<[u8; 32], WitnessError> {
+    key.key_data()
+        .ed25519()
+        .map(|k| k.0)
+        .ok_or_else(|| WitnessError::NotEd25519(key.algorithm().to_string()))
+}
+
+/// The C2SP verifier key (`<name>+<hex key ID>+<base64(0x01 || key)>`) of the arbiter's SSH key
+/// for notes signed under `name` (the checkpoint's origin): the string a camp pins.
+pub fn note_verifier_key(
+    name: &str,
+    key: &ssh_key::PublicKey,
+) -> Result<VerifierKey, WitnessError> {
+    Ok(VerifierKey::ed25519(name, ed25519_public(key)?)?)
+}
+
+/// Sign `text` as a C2SP signed note under key name `name` with an (unencrypted) Ed25519 key:
+/// returns `text`, a blank line and `— <name> <base64(key ID || Ed25519 signature)>`.
+pub fn sign_note(
+    key: &ssh_key::PrivateKey,
+    name: &str,
+    text: &str,
+) -> Result<String, WitnessError> {
+    crate::log::note::check_text(text)?;
+    if key.is_encrypted() {
+        return Err(WitnessError::Encrypted);
+    }
+    let pair = key
+        .key_data()
+        .ed25519()
+        .ok_or_else(|| WitnessError::NotEd25519(key.algorithm().to_string()))?;
+    let vkey = VerifierKey::ed25519(name, pair.public.0)?;
+    let signing = ed25519_dalek::SigningKey::from_bytes(&pair.private.to_bytes());
+    let sig = ed25519_dalek::Signer::sign(&signing, text.as_bytes());
+    let note = SignedNote {
+        text: text.to_owned(),
+        signatures: vec![crate::log::note::NoteSignature {
+            name: vkey.name,
+            key_id: vkey.key_id,
+            signature: sig.to_bytes().to_vec(),
+        }],
+    };
+    Ok(note.to_text())
+}
+
+/// The arbiter's checkpoint as a C2SP tlog-checkpoint signed note: the checkpoint text exactly
+/// (it is a tlog checkpoint body with `chain` and `time` extension lines), signed under the
+/// checkpoint's origin as key name. The text must be a valid kit checkpoint.
+pub fn checkpoint_note(
+    key: &ssh_key::PrivateKey,
+    checkpoint_text: &str,
+) -> Result<String, WitnessError> {
+    let cp = Checkpoint::parse(checkpoint_text)?;
+    sign_note(key, &cp.origin, checkpoint_text)
+}
+
+/// Why a signed note is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoteProblem {
+    #[error("not a signed note: {0}")]
+    Malformed(#[from] NoteError),
+    #[error("the note carries no signature by key {0}")]
+    Unsigned(String),
+    #[error("the signature by key {0} does not verify over the note text")]
+    Invalid(String),
+    #[error("the note text is not a kit checkpoint: {0}")]
+    Checkpoint(#[from] CheckpointError),
+}
+
+/// Open a signed note with one pinned verifier key, as Go's `note.Open` does: signatures by
+/// other keys are ignored (they stay in the result, e.g. witnesses'), the first signature by
+/// this key (name and key ID) must verify, and there must be one.
+pub fn verify_note(msg: &[u8], key: &VerifierKey) -> Result<SignedNote, NoteProblem> {
+    let note = SignedNote::parse(msg)?;
+    let Some(sig) = note.signatures_by(key).next() else {
+        return Err(NoteProblem::Unsigned(key.to_string()));
+    };
+    let invalid = || NoteProblem::Invalid(key.to_string());
+    let bytes: [u8; 64] = sig.signature.as_slice().try_into().map_err(|_| invalid())?;
+    let vk = ed25519_dalek::VerifyingKey::from_bytes(&key.public).map_err(|_| invalid())?;
+    vk.verify_strict(
+        note.text.as_bytes(),
+        &ed25519_dalek::Signature::from_bytes(&bytes),
+    )
+    .map_err(|_| invalid())?;
+    Ok(note)
+}
+
+/// Check a checkpoint note against the arbiter's SSH public key: the note text must be a kit
+/// checkpoint, signed under its own origin by that key.
+pub fn verify_checkpoint_note(
+    msg: &[u8],
+    key: &ssh_key::PublicKey,
+) -> Result<(Checkpoint, SignedNote), NoteProblem> {
+    let note = SignedNote::parse(msg)?;
+    let cp = Checkpoint::parse(&note.text)?;
+    let public = ed25519_public(key).map_err(|_| NoteProblem::Unsigned(fingerprint(key)))?;
+    let vkey = VerifierKey::ed25519(&cp.origin, public)?;
+    let note = verify_note(msg, &vkey)?;
+    Ok((cp, note))
+}
+
+/// A camp's countersignature of a checkpoint text: an armored SSHSIG (namespace
+/// `arbiter-kit-countersign@v1`, SHA-512), the same bytes `ssh-keygen -Y sign -n
+/// arbiter-kit-countersign@v1` writes. The text must be a valid kit checkpoint.
+pub fn countersign(
+    key: &ssh_key::PrivateKey,
+    checkpoint_text: &str,
+) -> Result<String, WitnessError> {
+    Checkpoint::parse(checkpoint_text)?;
+    if key.is_encrypted() {
+        return Err(WitnessError::Encrypted);
+    }
+    Ok(key
+        .sign(
+            crate::log::cosign::NAMESPACE,
+            HashAlg::Sha512,
+            checkpoint_text.as_bytes(),
+        )?
+        .to_pem(LineEnding::LF)?)
+}
+
+/// Why a countersignature is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CosignProblem {
+    #[error("countersignature is not an armored SSH signature: {0}")]
+    Malformed(String),
+    #[error(
+        "countersignature namespace is {0:?}, expected \"arbiter-kit-countersign@v1\" (ssh-keygen -Y sign -n arbiter-kit-countersign@v1)"
+    )]
+    Namespace(String),
+    #[error("countersigned by key {found}, not by the declared key {declared}")]
+    WrongKey { declared: String, found: String },
+    #[error("countersignature by {0} does not verify over this checkpoint text")]
+    Invalid(String),
+}
+
+/// Check a countersignature over `checkpoint_text` against the key the camp declared: the
+/// namespace is `arbiter-kit-countersign@v1` and the signing key is exactly the declared one
+/// (Ed25519, ECDSA P-256, or their `sk-` hardware forms). Returns the key's fingerprint.
+pub fn verify_countersignature(
+    declared: &ssh_key::PublicKey,
+    checkpoint_text: &[u8],
+    armored: &str,
+) -> Result<String, CosignProblem> {
+    let sig = SshSig::from_pem(armored.as_bytes())
+        .map_err(|e| CosignProblem::Malformed(e.to_string()))?;
+    if sig.namespace() != crate::log::cosign::NAMESPACE {
+        return Err(CosignProblem::Namespace(sig.namespace().to_owned()));
+    }
+    let found = fingerprint(&PublicKey::from(sig.public_key().clone()));
+    if sig.public_key() != declared.key_data() {
+        return Err(CosignProblem::WrongKey {
+            declared: fingerprint(declared),
+            found,
+        });
+    }
+    declared
+        .verify(crate::log::cosign::NAMESPACE, checkpoint_text, &sig)
+        .map_err(|_| CosignProblem::Invalid(found.clone()))?;
+    Ok(found)
+}
+
+/// The arbiter's signature of the match index text: an armored SSHSIG in the checkpoint
+/// namespace, checked like a checkpoint's with [`verify_signature`] (an index's first line,
+/// `arbiter-kit match index v1`, can never be a checkpoint's origin line `arbiter-kit/…`).
+pub fn sign_index(key: &ssh_key::PrivateKey, index: &MatchIndex) -> Result<String, WitnessError> {
+    if key.is_encrypted() {
+        return Err(WitnessError::Encrypted);
+    }
+    Ok(key
+        .sign(NAMESPACE, HashAlg::Sha512, index.to_text().as_bytes())?
+        .to_pem(LineEnding::LF)?)
+}

@@ -6,6 +6,7 @@
 //! chain <hex of E_{N-1}>
 //! time <RFC 3339 UTC>
 //! ```
+//! and its short code ([`ShortCode`]) for a scoresheet.
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -115,5 +116,104 @@ impl Checkpoint {
             return Err(CheckpointError::NotCanonical);
         }
         Ok(cp)
+    }
+}
+
+/// Number of 4-hex-digit groups of the root in a short code (64 bits).
+pub const SHORT_CODE_GROUPS: usize = 4;
+
+/// The short code of a signed checkpoint, version 1, that a camp copies onto its scoresheet:
+/// the entry count, then the first 8 bytes of the Merkle tree hash as four groups of four
+/// uppercase hex digits, e.g. `57-3F2A-9C1B-77D0-12AB`. Any later log whose first 57 entries
+/// hash to another tree hash fails the check (forging a match takes about 2^64 tries).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShortCode {
+    pub size: u64,
+    /// The first bytes of the tree hash.
+    pub prefix: [u8; 2 * SHORT_CODE_GROUPS],
+}
+
+/// Why a noted short code is refused or does not match.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShortCodeError {
+    #[error(
+        "short code {0:?} is not <entries>-XXXX-XXXX-XXXX-XXXX (a number and four groups of four hex digits)"
+    )]
+    Syntax(String),
+    #[error(
+        "short code {noted} does not match the log: its tree hash over {size} entries gives {actual}"
+    )]
+    Mismatch {
+        noted: ShortCode,
+        size: u64,
+        actual: ShortCode,
+    },
+}
+
+impl ShortCode {
+    /// The code of the tree of `size` entries with hash `root`.
+    pub fn of(size: u64, root: &[u8; 32]) -> ShortCode {
+        let mut prefix = [0u8; 2 * SHORT_CODE_GROUPS];
+        prefix.copy_from_slice(&root[..2 * SHORT_CODE_GROUPS]);
+        ShortCode { size, prefix }
+    }
+
+    /// Parse a noted code; letters may be in either case, surrounding white space is ignored.
+    pub fn parse(text: &str) -> Result<ShortCode, ShortCodeError> {
+        let bad = || ShortCodeError::Syntax(text.to_owned());
+        let t = text.trim();
+        let mut parts = t.split('-');
+        let size_text = parts.next().ok_or_else(bad)?;
+        if size_text.is_empty() || !size_text.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let size: u64 = size_text.parse().map_err(|_| bad())?;
+        let groups: Vec<&str> = parts.collect();
+        if groups.len() != SHORT_CODE_GROUPS
+            || groups
+                .iter()
+                .any(|g| g.len() != 4 || !g.bytes().all(|b| b.is_ascii_hexdigit()))
+        {
+            return Err(bad());
+        }
+        let mut prefix = [0u8; 2 * SHORT_CODE_GROUPS];
+        hex::decode_to_slice(groups.concat(), &mut prefix).map_err(|_| bad())?;
+        Ok(ShortCode { size, prefix })
+    }
+
+    /// Whether this code names the tree of `size` entries with hash `root`.
+    pub fn matches(&self, size: u64, root: &[u8; 32]) -> bool {
+        *self == ShortCode::of(size, root)
+    }
+
+    /// Check a noted code against the tree hash the log gives for the code's entry count.
+    pub fn check(&self, root_at_size: &[u8; 32]) -> Result<(), ShortCodeError> {
+        let actual = ShortCode::of(self.size, root_at_size);
+        if actual == *self {
+            Ok(())
+        } else {
+            Err(ShortCodeError::Mismatch {
+                noted: *self,
+                size: self.size,
+                actual,
+            })
+        }
+    }
+}
+
+impl std::fmt::Display for ShortCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.size)?;
+        for g in self.prefix.chunks(2) {
+            write!(f, "-{}", hex::encode_upper(g))?;
+        }
+        Ok(())
+    }
+}
+
+impl Checkpoint {
+    /// This checkpoint's short code.
+    pub fn short_code(&self) -> ShortCode {
+        ShortCode::of(self.size, &self.root)
     }
 }

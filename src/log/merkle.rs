@@ -1,4 +1,5 @@
-//! RFC 6962 / RFC 9162 Merkle tree hash, inclusion proofs and their verification.
+//! RFC 6962 / RFC 9162 Merkle tree hash, inclusion and consistency proofs and their
+//! verification.
 use sha2::{Digest, Sha256};
 
 /// Leaf hash: SHA-256(0x00 || data).
@@ -107,6 +108,146 @@ pub fn verify_inclusion(
     root_from_inclusion(leaf, index, size, path).is_some_and(|r| &r == root)
 }
 
+/// Consistency proof from the tree over the first `m` leaves to the tree over all of `leaves`
+/// (RFC 6962 §2.1.2 PROOF(m, D[n]); RFC 9162 §2.1.4.1), nodes in the order the RFC gives them.
+/// `None` unless `1 <= m <= leaves.len()`; empty when `m == leaves.len()`.
+pub fn consistency_proof(leaves: &[[u8; 32]], m: usize) -> Option<Vec<[u8; 32]>> {
+    let n = leaves.len();
+    if m == 0 || m > n {
+        return None;
+    }
+    let mut out = Vec::new();
+    subproof(m, 0, n, true, &|lo, hi| root(&leaves[lo..hi]), &mut out);
+    Some(out)
+}
+
+/// RFC 6962 SUBPROOF(m, D[lo..hi], b), with `hash(lo, hi)` the tree hash of leaves `lo..hi`.
+fn subproof(
+    m: usize,
+    lo: usize,
+    hi: usize,
+    complete: bool,
+    hash: &dyn Fn(usize, usize) -> [u8; 32],
+    out: &mut Vec<[u8; 32]>,
+) {
+    let n = hi - lo;
+    if m == n {
+        if !complete {
+            out.push(hash(lo, hi));
+        }
+        return;
+    }
+    let k = split(n);
+    if m <= k {
+        subproof(m, lo, lo + k, complete, hash, out);
+        out.push(hash(lo + k, hi));
+    } else {
+        subproof(m - k, lo + k, hi, false, hash, out);
+        out.push(hash(lo, lo + k));
+    }
+}
+
+/// Why a consistency proof does not hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ConsistencyError {
+    #[error("the older tree size {old} is larger than the newer {new}")]
+    Order { old: u64, new: u64 },
+    #[error("a consistency proof from the empty tree proves nothing")]
+    EmptyOld,
+    #[error("equal tree sizes need an empty proof (found {0} nodes)")]
+    NotEmpty(usize),
+    #[error("the proof is empty but the tree sizes differ")]
+    Empty,
+    #[error("the proof has the wrong number of nodes for sizes {old} and {new}")]
+    Length { old: u64, new: u64 },
+    #[error("the proof does not lead to the older tree hash")]
+    OldRoot,
+    #[error("the proof does not lead to the newer tree hash")]
+    NewRoot,
+}
+
+/// Check a consistency proof (RFC 9162 §2.1.4.2): that the tree of `old_size` leaves with hash
+/// `old_root` is a prefix of the tree of `new_size` leaves with hash `new_root`.
+pub fn check_consistency(
+    old_size: u64,
+    new_size: u64,
+    old_root: &[u8; 32],
+    new_root: &[u8; 32],
+    proof: &[[u8; 32]],
+) -> Result<(), ConsistencyError> {
+    let (old, new) = (old_size, new_size);
+    if old > new {
+        return Err(ConsistencyError::Order { old, new });
+    }
+    if old == 0 {
+        return Err(ConsistencyError::EmptyOld);
+    }
+    if old == new {
+        if !proof.is_empty() {
+            return Err(ConsistencyError::NotEmpty(proof.len()));
+        }
+        return if old_root == new_root {
+            Ok(())
+        } else {
+            Err(ConsistencyError::NewRoot)
+        };
+    }
+    let Some((first, rest)) = proof.split_first() else {
+        return Err(ConsistencyError::Empty);
+    };
+    // Step 2: when the old size is a power of two its root is the first node, implied.
+    let (seed, path) = if old.is_power_of_two() {
+        (old_root, proof)
+    } else {
+        (first, rest)
+    };
+    let (mut fnode, mut snode) = (old - 1, new - 1);
+    while fnode & 1 == 1 {
+        fnode >>= 1;
+        snode >>= 1;
+    }
+    let (mut fr, mut sr) = (*seed, *seed);
+    for c in path {
+        if snode == 0 {
+            return Err(ConsistencyError::Length { old, new });
+        }
+        if fnode & 1 == 1 || fnode == snode {
+            fr = node_hash(c, &fr);
+            sr = node_hash(c, &sr);
+            while fnode & 1 == 0 && fnode != 0 {
+                fnode >>= 1;
+                snode >>= 1;
+            }
+        } else {
+            sr = node_hash(&sr, c);
+        }
+        fnode >>= 1;
+        snode >>= 1;
+    }
+    if snode != 0 {
+        return Err(ConsistencyError::Length { old, new });
+    }
+    if &fr != old_root {
+        return Err(ConsistencyError::OldRoot);
+    }
+    if &sr != new_root {
+        return Err(ConsistencyError::NewRoot);
+    }
+    Ok(())
+}
+
+/// Whether `proof` shows the tree (`old_size`, `old_root`) is a prefix of (`new_size`,
+/// `new_root`); see [`check_consistency`] for the reason when it is not.
+pub fn verify_consistency(
+    old_size: u64,
+    new_size: u64,
+    old_root: &[u8; 32],
+    new_root: &[u8; 32],
+    proof: &[[u8; 32]],
+) -> bool {
+    check_consistency(old_size, new_size, old_root, new_root, proof).is_ok()
+}
+
 /// The hashes of every aligned perfect subtree over a list of leaves, so that the tree hash of
 /// any prefix ([`Subtrees::root`]) costs O(log n) lookups. Gives exactly [`root`]'s values.
 #[derive(Debug, Clone)]
@@ -173,6 +314,49 @@ impl Subtrees {
         Some(self.range(0, m))
     }
 
+    /// Audit path of leaf `index` in the tree over the first `size` leaves (as
+    /// [`inclusion_proof`] over `leaves()[..size]`, in O(log² n) hashing).
+    pub fn inclusion_proof(&self, index: usize, size: usize) -> Option<Vec<[u8; 32]>> {
+        if index >= size || size > self.len() {
+            return None;
+        }
+        let mut path = Vec::new();
+        let (mut lo, mut hi, mut m) = (0, size, index);
+        let mut upward = Vec::new();
+        while hi - lo > 1 {
+            let k = split(hi - lo);
+            if m < k {
+                upward.push(self.range(lo + k, hi - lo - k));
+                hi = lo + k;
+            } else {
+                upward.push(self.range(lo, k));
+                lo += k;
+                m -= k;
+            }
+        }
+        path.extend(upward.into_iter().rev());
+        Some(path)
+    }
+
+    /// Consistency proof from the first `old` leaves to the first `new` (as
+    /// [`consistency_proof`] over `leaves()[..new]`, in O(log² n) hashing). `None` unless
+    /// `1 <= old <= new <= len()`.
+    pub fn consistency_proof(&self, old: usize, new: usize) -> Option<Vec<[u8; 32]>> {
+        if old == 0 || old > new || new > self.len() {
+            return None;
+        }
+        let mut out = Vec::new();
+        subproof(
+            old,
+            0,
+            new,
+            true,
+            &|lo, hi| self.range(lo, hi - lo),
+            &mut out,
+        );
+        Some(out)
+    }
+
     /// Tree hash of leaves `start .. start + len` (len >= 1), where `start` is a multiple of the
     /// largest power of two not above `len` (always so on the way down from a prefix).
     fn range(&self, start: usize, len: usize) -> [u8; 32] {
@@ -206,5 +390,30 @@ mod tests {
             assert_eq!(t.root(m), Some(root(&big[..m])), "m = {m}");
         }
         assert_eq!(Subtrees::new(Vec::new()).root(0), Some(root(&[])));
+    }
+
+    #[test]
+    fn subtrees_give_the_same_proofs_as_slices() {
+        let leaves: Vec<[u8; 32]> = (0..70u32).map(|i| leaf_hash(&i.to_be_bytes())).collect();
+        let t = Subtrees::new(leaves.clone());
+        for n in 0..=leaves.len() {
+            for m in 0..=n {
+                let sliced = consistency_proof(&leaves[..n], m);
+                assert_eq!(t.consistency_proof(m, n), sliced, "consistency {m} -> {n}");
+                if let Some(p) = sliced {
+                    let (a, b) = (root(&leaves[..m]), root(&leaves[..n]));
+                    assert_eq!(check_consistency(m as u64, n as u64, &a, &b, &p), Ok(()));
+                }
+                if m < n {
+                    assert_eq!(
+                        t.inclusion_proof(m, n),
+                        inclusion_proof(&leaves[..n], m),
+                        "inclusion {m} in {n}"
+                    );
+                }
+            }
+        }
+        assert_eq!(t.consistency_proof(3, 71), None);
+        assert_eq!(t.inclusion_proof(70, 70), None);
     }
 }

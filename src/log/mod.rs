@@ -5,8 +5,12 @@
 //! leaf hash); line `n` records `prev = hex(E_{n-1})` (64 zeros for line 0).
 pub mod checkpoint;
 pub mod codec;
+pub mod consistency;
+pub mod cosign;
 pub mod fast;
+pub mod index;
 pub mod merkle;
+pub mod note;
 pub mod proof;
 pub mod scan;
 pub mod strict;

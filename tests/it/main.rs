@@ -10,9 +10,13 @@ mod fixture; // the small signed demo game under tests/fixtures
 mod fullgame; // a seven-hour game to the millisecond; the example scripts
 mod fuzz; // seeded structure-aware mutation loops: no panics, no hangs
 mod layers; // the layer rules of src/lib.rs, the exit-code table against the docs
+mod log_consistency; // RFC 6962 consistency proofs: vectors, probes, random trees
+mod log_cosign; // countersignatures: kit and stock ssh-keygen -Y sign / -Y verify, both ways
 mod log_format; // byte format, RFC 6962 vectors, checkpoint text
+mod log_index; // scoresheet short codes and the signed match index
 mod log_interop; // ssh-keygen -Y verify, the jq + sha256sum recipe, passphrase keys
 mod log_journal; // append + fdatasync, lock, torn-tail repair
+mod log_note; // C2SP signed notes and tlog checkpoints; Go sumdb/note and sumdb/tlog interop
 mod log_scan_fast; // log::scan's fast path equals the strict parser
 mod log_tamper; // the tamper matrix
 mod log_util;
