@@ -131,7 +131,7 @@ fn generated(n: usize) -> PathBuf {
             .into_iter()
             .map(|l| l.entry.unwrap())
             .collect();
-        arbiter::sign::sign_checkpoint(&dir, 1, &match_id, &entries, &key, origin()).unwrap();
+        arbiter::sign::sign_checkpoint(&dir, 1, &entries, &key, origin()).unwrap();
         println!(
             "   generated {n} entries ({} bytes) and a signed checkpoint in {:.1} s",
             bytes.len(),

@@ -63,14 +63,7 @@ impl JournalStorage {
     pub fn checkpoint(&mut self, now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
         let j = self.journal.as_ref().ok_or(StorageError::NothingRecorded)?;
         let key = self.key.as_ref().ok_or(StorageError::NoKey)?;
-        let p = sign::sign_checkpoint(
-            &self.match_dir,
-            self.game,
-            &self.match_id,
-            j.entries(),
-            key,
-            now,
-        )?;
+        let p = sign::sign_checkpoint(&self.match_dir, self.game, j.entries(), key, now)?;
         self.signed_upto = Some(j.entries().len());
         Ok(p)
     }
@@ -145,13 +138,31 @@ pub fn arbiter_key(k: &KeySource, match_dir: &Path) -> Result<(PrivateKey, KeyRe
                 .and_then(|s| s.principals.first().cloned())
         })
         .unwrap_or_else(|| sign::DEFAULT_PRINCIPAL.to_string());
+    let demo = sign::is_demo_key(&key);
     Ok((
         key,
         KeyRef {
             principal,
             fingerprint: fp,
+            demo,
         },
     ))
+}
+
+/// The match id a game binds: line 0's of the game if it exists, else line 0's of the match's
+/// first game, else the folder's name. Checkpoint origins come from it, so a renamed or copied
+/// match folder keeps its identity.
+pub fn bound_match_id(match_dir: &Path, game: u32) -> String {
+    let line0 = |n: u32| -> Option<String> {
+        let entries = crate::journal::read_entries(&log_path(match_dir, n)).ok()?;
+        match event_of(entries.first()?).ok()?.kind {
+            EventKind::GameOpened(o) => Some(o.match_id),
+            _ => None,
+        }
+    };
+    line0(game)
+        .or_else(|| games(match_dir).into_iter().find_map(line0))
+        .unwrap_or_else(|| match_id(match_dir))
 }
 
 /// 6c: the algorithm in force for the previous game, if there is one.
@@ -215,7 +226,7 @@ pub fn open_game(
     };
     let (key, keyref) = arbiter_key(key, match_dir)?;
     let path = log_path(match_dir, n);
-    let mid = match_id(match_dir);
+    let mid = bound_match_id(match_dir, n);
     let mut storage = JournalStorage {
         match_dir: match_dir.to_path_buf(),
         game: n,

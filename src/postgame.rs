@@ -11,7 +11,7 @@ use crate::core::game::{Game, Phase, ReplayError};
 use crate::core::{Actor, Ms, clause};
 use crate::enginelog::{self, EngineLogError, MachineMove};
 use crate::journal::{Damage, Journal, JournalError};
-use crate::layout::{game_dir, log_path, match_id};
+use crate::layout::{game_dir, log_path};
 use crate::log::codec::{DecodeError, events_of, new_entry};
 use crate::matchdir::arbiter_key;
 use crate::report::pgn::{PgnGame, PgnMove, write_pgn};
@@ -255,14 +255,7 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
             .map_err(PostgameError::Append)?;
     }
     let signed = arbiter_key(a.key, a.match_dir).and_then(|(key, _)| {
-        crate::sign::sign_checkpoint(
-            a.match_dir,
-            a.game,
-            &match_id(a.match_dir),
-            journal.entries(),
-            &key,
-            Utc::now(),
-        )
+        crate::sign::sign_checkpoint(a.match_dir, a.game, journal.entries(), &key, Utc::now())
     });
     let mut s = format!(
         "archived {} ({} bytes, sha256 {}) from {} identical copies; {}\n13c: {}\n",

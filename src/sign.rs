@@ -34,8 +34,24 @@ pub enum SignError {
         path: PathBuf,
         source: ssh_key::Error,
     },
-    #[error("key {0} is encrypted: give its passphrase (--passphrase-env VAR)")]
+    #[error(
+        "key {0} is encrypted: give its passphrase on the terminal, or name an environment variable holding it with --passphrase-env VAR"
+    )]
     Encrypted(PathBuf),
+    #[error("empty passphrase for key {0}: the key's passphrase is not empty")]
+    EmptyPassphrase(PathBuf),
+    #[error(
+        "no arbiter key for match {0}: create one with `arbiter keygen --match {0}` (or register yours with `--existing KEY.pub`); the demo key serves the demo match logs/demo only"
+    )]
+    NoArbiterKey(String),
+    #[error("the passphrase cannot be read from the terminal: {0}")]
+    Prompt(io::Error),
+    #[error("the two passphrases differ")]
+    PassphraseMismatch,
+    #[error(
+        "keygen encrypts the key: give a passphrase on the terminal or with --passphrase-env VAR, or say --no-passphrase to write it unencrypted"
+    )]
+    NoPassphrase,
     #[error("wrong passphrase for key {0}")]
     WrongPassphrase(PathBuf),
     #[error("key {path} is {algorithm}, but the arbiter key must be ssh-ed25519")]
@@ -44,6 +60,12 @@ pub enum SignError {
     PassphraseEnv(String),
     #[error("cannot sign a checkpoint of an empty log")]
     EmptyLog,
+    #[error("line 0 of the log does not bind a match id: cannot name the checkpoint's origin")]
+    NoLineZero,
+    #[error(
+        "{0} exists and is over a different log: refusing to overwrite a checkpoint (the log was rewritten, or the folder holds another match's files)"
+    )]
+    CheckpointExists(PathBuf),
     #[error("key operation failed: {0}")]
     Ssh(#[from] ssh_key::Error),
 }
@@ -120,11 +142,73 @@ pub fn load_key(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, Sig
     if !key.is_encrypted() {
         return Ok(key);
     }
-    let Some(p) = passphrase else {
-        return Err(SignError::Encrypted(path.to_owned()));
+    let asked;
+    let p = match passphrase {
+        Some(p) => p,
+        None => {
+            asked = ask_passphrase(&format!("passphrase of {}: ", path.display()))?
+                .ok_or_else(|| SignError::Encrypted(path.to_owned()))?;
+            asked.as_str()
+        }
     };
+    if p.is_empty() {
+        return Err(SignError::EmptyPassphrase(path.to_owned()));
+    }
     key.decrypt(p)
         .map_err(|_| SignError::WrongPassphrase(path.to_owned()))
+}
+
+/// Ask for a passphrase on the controlling terminal (echo off). `None` when there is no
+/// terminal (a script, a test, CI): the caller then says how to give it.
+pub fn ask_passphrase(prompt: &str) -> Result<Option<String>, SignError> {
+    use std::io::IsTerminal;
+    if !io::stdin().is_terminal() {
+        return Ok(None);
+    }
+    rpassword::prompt_password(prompt)
+        .map(Some)
+        .map_err(SignError::Prompt)
+}
+
+/// A new key's passphrase: from the environment variable if named, else asked twice on the
+/// terminal; `None` only with `unencrypted` (the caller said `--no-passphrase`).
+pub fn new_passphrase(env: Option<&str>, unencrypted: bool) -> Result<Option<String>, SignError> {
+    if unencrypted {
+        return Ok(None);
+    }
+    let p = match passphrase_from_env(env)? {
+        Some(p) => p,
+        None => {
+            let first =
+                ask_passphrase("passphrase for the new key: ")?.ok_or(SignError::NoPassphrase)?;
+            let again =
+                ask_passphrase("the same passphrase again: ")?.ok_or(SignError::NoPassphrase)?;
+            if first != again {
+                return Err(SignError::PassphraseMismatch);
+            }
+            first
+        }
+    };
+    if p.is_empty() {
+        return Err(SignError::NoPassphrase);
+    }
+    Ok(Some(p))
+}
+
+/// Whether `match_dir` is the demo match: the folder `logs/demo` (named `demo` inside a folder
+/// named `logs`). Only it may be signed with the demo key.
+pub fn is_demo_match(match_dir: &Path) -> bool {
+    let canon = fs::canonicalize(match_dir).unwrap_or_else(|_| match_dir.to_path_buf());
+    canon.file_name().is_some_and(|n| n == "demo")
+        && canon
+            .parent()
+            .and_then(|p| p.file_name())
+            .is_some_and(|n| n == "logs")
+}
+
+/// Whether a key is the demo key (by the comment `ensure_demo_key` gives it).
+pub fn is_demo_key(key: &PrivateKey) -> bool {
+    key.comment() == DEMO_KEY_COMMENT
 }
 
 /// Read a public key from a `.pub` file or from a private key file (whose public half is stored
@@ -296,12 +380,18 @@ pub fn load_key_from(k: &KeySource, match_dir: &Path) -> Result<PrivateKey, Sign
             let default = layout::arbiter_key(match_dir);
             if default.exists() {
                 default
-            } else {
+            } else if is_demo_match(match_dir) {
                 ensure_demo_key(match_dir)?
+            } else {
+                return Err(SignError::NoArbiterKey(match_dir.display().to_string()));
             }
         }
     };
-    load_key(&path, passphrase.as_deref())
+    let key = load_key(&path, passphrase.as_deref())?;
+    if is_demo_key(&key) && !is_demo_match(match_dir) {
+        return Err(SignError::NoArbiterKey(match_dir.display().to_string()));
+    }
+    Ok(key)
 }
 
 /// The passphrase in environment variable `var`, if one is named.
@@ -314,17 +404,27 @@ pub fn passphrase_from_env(var: Option<&str>) -> Result<Option<String>, SignErro
     }
 }
 
-/// Sign a checkpoint over all of `entries` (N = entries.len()): writes `checkpoints/<N>.txt.sig`
-/// then `checkpoints/<N>.txt` (0600, atomically, fsynced) and returns the path of the text.
+/// Sign a checkpoint over all of `entries` (N = entries.len()): writes `checkpoints/<N>.txt.sig`,
+/// `checkpoints/<N>.txt.note` (the same text as a C2SP signed note) and then
+/// `checkpoints/<N>.txt` (0600, atomically, fsynced) and returns the path of the text.
+///
+/// The origin comes from line 0 (`match_id`), never from the folder's name, so a renamed or
+/// copied match folder signs checkpoints that still verify. A checkpoint file that already
+/// exists for N entries is never overwritten: if it is over the same tree it is kept as it is,
+/// otherwise the signing is refused.
 pub fn sign_checkpoint(
     match_dir: &Path,
     game: u32,
-    match_id: &str,
     entries: &[Entry],
     key: &PrivateKey,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, SignError> {
     let last = entries.last().ok_or(SignError::EmptyLog)?;
+    let match_id = entries
+        .first()
+        .and_then(|e| e.body.get("match_id"))
+        .and_then(|m| m.as_str())
+        .ok_or(SignError::NoLineZero)?;
     let leaves: Vec<[u8; 32]> = entries.iter().map(|e| e.hash).collect();
     let cp = Checkpoint::new(
         checkpoint::origin(match_id, game),
@@ -332,22 +432,37 @@ pub fn sign_checkpoint(
         merkle::root(&leaves),
         last.hash,
         now,
-    );
+    )
+    .with_demo(is_demo_key(key));
+    let path = layout::checkpoint_path(match_dir, game, cp.size);
+    if let Ok(existing) = fs::read_to_string(&path) {
+        return match Checkpoint::parse(&existing) {
+            Ok(old) if old.root == cp.root && old.origin == cp.origin => Ok(path),
+            _ => Err(SignError::CheckpointExists(path)),
+        };
+    }
     let text = cp.to_text();
     let sig = key
         .sign(NAMESPACE, HashAlg::Sha512, text.as_bytes())?
         .to_pem(LineEnding::LF)?;
-    let path = layout::checkpoint_path(match_dir, game, cp.size);
     if let Some(dir) = path.parent() {
         ensure_dir(dir).map_err(io_err("create folder", dir))?;
     }
-    let mut sig_name = path
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    sig_name.push(".sig");
-    let sig_path = path.with_file_name(sig_name);
+    let beside = |ext: &str| {
+        let mut name = path
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
+        name.push(ext);
+        path.with_file_name(name)
+    };
+    let sig_path = beside(".sig");
     write_atomic(&sig_path, sig.as_bytes()).map_err(io_err("write", &sig_path))?;
+    // The signed note needs a note key name: origins are, unless a match id holds a '+'.
+    if let Ok(note) = checkpoint_note(key, &text) {
+        let note_path = beside(".note");
+        write_atomic(&note_path, note.as_bytes()).map_err(io_err("write", &note_path))?;
+    }
     write_atomic(&path, text.as_bytes()).map_err(io_err("write", &path))?;
     Ok(path)
 }

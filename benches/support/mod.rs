@@ -140,6 +140,7 @@ fn context(match_id: &str, fingerprint: &str) -> Game {
         arbiter_key: KeyRef {
             principal: "arbiter".into(),
             fingerprint: fingerprint.into(),
+            demo: false,
         },
         previous_algorithm: None,
     };

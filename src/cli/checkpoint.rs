@@ -24,8 +24,7 @@ pub fn run(a: &CheckpointArgs) -> Result<Exit, Error> {
     let n = a.m.game_or_last(a.game)?;
     let entries = read_entries(&layout::log_path(dir, n)).map_err(Error::bad_input)?;
     let (key, _) = arbiter_key(&a.key.source(), dir).map_err(Error::cannot_read)?;
-    let p = sign_checkpoint(dir, n, &layout::match_id(dir), &entries, &key, Utc::now())
-        .map_err(Error::write_failed)?;
+    let p = sign_checkpoint(dir, n, &entries, &key, Utc::now()).map_err(Error::write_failed)?;
     println!("{}", p.display());
     Ok(Exit::Ok)
 }

@@ -8,7 +8,7 @@ use super::MatchArg;
 use crate::error::{Error, Exit};
 use crate::layout;
 use crate::sign::{
-    SignError, ensure_allowed_signer, fingerprint, keygen, load_public_key, passphrase_from_env,
+    SignError, ensure_allowed_signer, fingerprint, keygen, load_public_key, new_passphrase,
     pub_path,
 };
 
@@ -22,9 +22,13 @@ pub struct KeygenArgs {
     /// Principal name written to allowed_signers (used with `ssh-keygen -Y verify -I`).
     #[arg(long, default_value = "arbiter")]
     pub principal: String,
-    /// Encrypt the key with the passphrase read from this environment variable.
+    /// Encrypt the key with the passphrase read from this environment variable (default: asked
+    /// twice on the terminal).
     #[arg(long, value_name = "VAR")]
     pub passphrase_env: Option<String>,
+    /// Write the key unencrypted (anyone who copies the file can then sign as the arbiter).
+    #[arg(long, conflicts_with = "passphrase_env")]
+    pub no_passphrase: bool,
     /// Register an existing ed25519 public key instead of creating one.
     #[arg(long, value_name = "FILE")]
     pub existing: Option<PathBuf>,
@@ -46,13 +50,13 @@ fn register(a: &KeygenArgs) -> Result<String, SignError> {
         ),
         None => {
             let out = a.out.clone().unwrap_or_else(|| layout::arbiter_key(dir));
-            let passphrase = passphrase_from_env(a.passphrase_env.as_deref())?;
+            let passphrase = new_passphrase(a.passphrase_env.as_deref(), a.no_passphrase)?;
             let comment = format!("arbiter-kit arbiter key ({})", a.principal);
             let public = keygen(&out, passphrase.as_deref(), &comment)?;
             let enc = if passphrase.is_some() {
                 "encrypted"
             } else {
-                "unencrypted"
+                "UNENCRYPTED (anyone who copies it can sign as the arbiter)"
             };
             (
                 public,

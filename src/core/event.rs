@@ -85,6 +85,9 @@ pub struct ProfileRef {
 pub struct KeyRef {
     pub principal: String,
     pub fingerprint: String,
+    /// The public demo key of `logs/demo` signs this game: its signatures prove nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub demo: bool,
 }
 
 /// Body of line 0: the identity of the match and game, the rules, the declarations and the key.

@@ -31,6 +31,7 @@ impl GameContext {
             arbiter_key: KeyRef {
                 principal: "arbiter".into(),
                 fingerprint: "none (unsigned, in memory)".into(),
+                demo: false,
             },
             previous_algorithm: None,
         }

@@ -6,6 +6,8 @@
 //! chain <hex of E_{N-1}>
 //! time <RFC 3339 UTC>
 //! ```
+//! and, when the game is signed with the demo key of `logs/demo`, a sixth line `demo-key`
+//! (a tlog extension line: such a checkpoint proves nothing, and says so)
 //! and its short code ([`ShortCode`]) for a scoresheet.
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -23,7 +25,12 @@ pub struct Checkpoint {
     pub chain: [u8; 32],
     /// As written (RFC 3339 UTC, seconds precision, `Z`).
     pub time: String,
+    /// Signed with the public demo key (`demo-key` line): proves nothing.
+    pub demo: bool,
 }
+
+/// The extension line that marks a checkpoint signed with the demo key.
+pub const DEMO_LINE: &str = "demo-key";
 
 /// Why a checkpoint text is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -56,18 +63,30 @@ impl Checkpoint {
             root,
             chain,
             time: now.to_rfc3339_opts(SecondsFormat::Secs, true),
+            demo: false,
         }
+    }
+
+    /// The same checkpoint, marked as signed with the demo key (or not).
+    pub fn with_demo(mut self, demo: bool) -> Self {
+        self.demo = demo;
+        self
     }
 
     /// The exact text that is signed.
     pub fn to_text(&self) -> String {
         format!(
-            "{}\n{}\n{}\nchain {}\ntime {}\n",
+            "{}\n{}\n{}\nchain {}\ntime {}\n{}",
             self.origin,
             self.size,
             STANDARD.encode(self.root),
             hex::encode(self.chain),
-            self.time
+            self.time,
+            if self.demo {
+                format!("{DEMO_LINE}\n")
+            } else {
+                String::new()
+            }
         )
     }
 
@@ -77,8 +96,10 @@ impl Checkpoint {
             return Err(CheckpointError::Lines(text.lines().count()));
         };
         let lines: Vec<&str> = body.split('\n').collect();
-        let [origin, size, root, chain, time] = lines.as_slice() else {
-            return Err(CheckpointError::Lines(lines.len()));
+        let (origin, size, root, chain, time, demo) = match lines.as_slice() {
+            [o, s, r, c, t] => (o, s, r, c, t, false),
+            [o, s, r, c, t, d] if *d == DEMO_LINE => (o, s, r, c, t, true),
+            _ => return Err(CheckpointError::Lines(lines.len())),
         };
         let bad = |line: usize, problem: &str| CheckpointError::Line {
             line,
@@ -111,6 +132,7 @@ impl Checkpoint {
             root,
             chain,
             time: time.to_owned(),
+            demo,
         };
         if cp.to_text() != text {
             return Err(CheckpointError::NotCanonical);

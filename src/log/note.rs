@@ -335,10 +335,13 @@ impl From<&Checkpoint> for TlogCheckpoint {
             origin: cp.origin.clone(),
             size: cp.size,
             root: cp.root,
-            extensions: vec![
+            extensions: [
                 format!("chain {}", hex::encode(cp.chain)),
                 format!("time {}", cp.time),
-            ],
+            ]
+            .into_iter()
+            .chain(cp.demo.then(|| super::checkpoint::DEMO_LINE.to_owned()))
+            .collect(),
         }
     }
 }
@@ -356,6 +359,7 @@ mod tests {
             root: [7; 32],
             chain: [9; 32],
             time: "2003-01-26T15:00:00Z".into(),
+            demo: false,
         };
         let t = TlogCheckpoint::from(&cp);
         assert_eq!(t.to_text(), cp.to_text());

@@ -44,6 +44,7 @@ fn context(profile: ProfileRef, game: u32, previous: Option<(u32, Algorithm)>) -
         arbiter_key: arbiter::core::event::KeyRef {
             principal: "arbiter".into(),
             fingerprint: "none (test)".into(),
+            demo: false,
         },
         previous_algorithm: previous,
     }

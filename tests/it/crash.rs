@@ -49,6 +49,7 @@ struct Run {
 /// Run the script; with `kill`, SIGKILL it once `k` entries were acknowledged and a further
 /// `extra` microseconds passed (so kills land before, during and after appends).
 fn run_and_kill(dir: &Path, kill: Option<(usize, u64)>) -> Run {
+    crate::log_util::arbiter_key_in(dir);
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(["script", SCRIPT, "--rules", RULES, "--echo", "--match"])
         .arg(dir)

@@ -505,6 +505,7 @@ fn real_log() -> &'static (Vec<u8>, PathBuf) {
     LOG.get_or_init(|| {
         let dir = std::env::temp_dir().join(format!("arbiter-fuzz-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
+        crate::log_util::arbiter_key_in(&dir);
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
             .args(["script", "examples/scripts/quick.arb", "--match"])
             .arg(&dir)

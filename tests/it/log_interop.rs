@@ -1,7 +1,7 @@
 //! Interop with OpenSSH (`ssh-keygen -Y verify`, keys made by ssh-keygen) and the jq + sha256sum
 //! recipe in docs/chain-head.sh.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-use crate::log_util::{MATCH_ID, TestMatch, first_entry, mode, t0};
+use crate::log_util::{TestMatch, first_entry, mode, t0};
 use arbiter::journal::Journal;
 use arbiter::log::hex32;
 use arbiter::sign::{self, SignError};
@@ -190,7 +190,7 @@ fn log_interop_existing_openssh_key_signs() {
     assert_eq!(listed.lines().count(), 1, "registered once: {listed}");
     let fp = sign::fingerprint(key.public_key());
     let j = Journal::create(&dir.join("game-2/log.jsonl"), first_entry(&fp, 2)).unwrap();
-    let cp = sign::sign_checkpoint(&dir, 2, MATCH_ID, j.entries(), &key, t0()).unwrap();
+    let cp = sign::sign_checkpoint(&dir, 2, j.entries(), &key, t0()).unwrap();
     assert!(ssh_verify(&dir, &cp, "arbiter", "arbiter-kit-checkpoint"));
     let v = arbiter::verify::verify_game(&dir, 2);
     assert_eq!(v.status, arbiter::verify::Status::Ok, "{v:?}");

@@ -16,6 +16,7 @@ fn logs() -> Vec<Vec<u8>> {
     // A longer real log: the crash-loop script run through the binary.
     let tmp = tempfile::tempdir().unwrap();
     let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(["script", "tests/fixtures/crash.arb", "--match"])
         .arg(&m)

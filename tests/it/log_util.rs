@@ -121,11 +121,22 @@ impl TestMatch {
     }
 
     pub fn sign(&self, j: &Journal, game: u32) -> PathBuf {
-        sign::sign_checkpoint(&self.dir, game, MATCH_ID, j.entries(), &self.key, t0()).unwrap()
+        sign::sign_checkpoint(&self.dir, game, j.entries(), &self.key, t0()).unwrap()
     }
 }
 
 pub fn mode(p: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+/// A real (unencrypted, test-only) arbiter key in `dir/keys/arbiter`, listed in
+/// `dir/allowed_signers`: every match but the demo match needs one (issue 11).
+pub fn arbiter_key_in(dir: &Path) {
+    let key_path = dir.join("keys").join("arbiter");
+    if key_path.exists() {
+        return;
+    }
+    let public = sign::keygen(&key_path, None, "test arbiter").unwrap();
+    sign::ensure_allowed_signer(dir, "arbiter", &public).unwrap();
 }

@@ -263,22 +263,18 @@ fn bench_match(dir: &std::path::Path, n: u64) {
             actor: String::new(),
             clause: String::new(),
             kind: String::new(),
-            body: serde_json::Value::Null,
+            body: if i == 0 {
+                serde_json::json!({ "match_id": crate::log_util::MATCH_ID })
+            } else {
+                serde_json::Value::Null
+            },
             hash: prev,
             offset: 0,
             len: 0,
         });
     }
     out.flush().unwrap();
-    sign::sign_checkpoint(
-        dir,
-        1,
-        crate::log_util::MATCH_ID,
-        &entries,
-        &key,
-        crate::log_util::t0(),
-    )
-    .unwrap();
+    sign::sign_checkpoint(dir, 1, &entries, &key, crate::log_util::t0()).unwrap();
 }
 
 /// Timing of `verify_game` on a large valid log against `openssl dgst -sha256` on the same file.

@@ -15,6 +15,7 @@ fn clause_11_the_kit_opens_no_network_connection() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
+    crate::log_util::arbiter_key_in(&tmp.path().join("m"));
     let m = tmp.path().join("m").display().to_string();
     let trace = tmp.path().join("trace");
     let runs: [&[&str]; 6] = [

@@ -183,7 +183,8 @@ pub fn demo_match() -> (tempfile::TempDir, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let decl = dir.path().join("declarations.arb");
     std::fs::write(&decl, arbiter::tui::DEMO_DECLARATIONS).unwrap();
-    let m = dir.path().join("match");
+    // The demo match: the demo key serves a folder logs/demo only.
+    let m = dir.path().join("logs").join("demo");
     let rules = repo_dir().join("rules/kasparov-deep-junior-2003.toml");
     let args = vec![
         "play".to_string(),
@@ -367,7 +368,7 @@ fn pty_kill_9_and_resume_from_the_log() {
         "arbiter play did not exit:\n{}",
         t.screen()
     );
-    let log = dir.path().join("match/game-1/log.jsonl");
+    let log = dir.path().join("logs/demo/game-1/log.jsonl");
     let entries = arbiter::journal::read_entries(&log).unwrap();
     let kinds: Vec<&str> = entries.iter().map(|e| e.kind.as_str()).collect();
     assert_eq!(

@@ -69,6 +69,7 @@ pub(crate) fn play_the_real_game() -> Played {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("real.arb");
     std::fs::write(&file, script).unwrap();
+    crate::log_util::arbiter_key_in(&tmp.path().join("m"));
     let dir = tmp.path().join("m").display().to_string();
     let out = ok(&arbiter(&[
         "script",

@@ -232,6 +232,7 @@ pub fn run(text: &str) -> Result<(Vec<Event>, Vec<String>), String> {
         arbiter_key: KeyRef {
             principal: "arbiter".into(),
             fingerprint: "SHA256:q0oMwlPXSkb5S6lWR3Yd9hYcV1R7rZ6f3cL2x1lqYyA".into(),
+            demo: false,
         },
         previous_algorithm: None,
     };

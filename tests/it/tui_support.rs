@@ -44,6 +44,7 @@ pub fn demo_game() -> Game {
         arbiter_key: KeyRef {
             principal: "arbiter".into(),
             fingerprint: "SHA256:test".into(),
+            demo: false,
         },
         previous_algorithm: None,
     };
