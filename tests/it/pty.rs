@@ -392,7 +392,7 @@ fn pty_kill_9_and_resume_from_the_log() {
     // Closing the board signed everything: the log verifies.
     let out = Command::new(bin())
         .args(["verify", "--match"])
-        .arg(dir.path().join("match"))
+        .arg(dir.path().join("logs/demo"))
         .output()
         .unwrap();
     assert_eq!(
