@@ -37,6 +37,13 @@ pub enum Exit {
     Truncated,
     /// `verify`: a checkpoint is unsigned, badly signed, by an unknown key, or inconsistent.
     BadCheckpoint,
+    /// `verify`: a finished game's final checkpoint lacks a declared camp's countersignature.
+    Unwitnessed,
+    /// `verify`: an archived file or the embedded profile does not match its signed digest.
+    BadBinding,
+    /// `verify`: the signed match index records more than the folder holds (a log cut back, a
+    /// game deleted) or another log.
+    RolledBack,
     /// `verify --proof`: the inclusion proof does not hold.
     BadProof,
     /// `prove`: no valid signed checkpoint covers the entry.
@@ -54,7 +61,7 @@ pub enum Documented {
 
 impl Exit {
     /// Every exit kind, in the order of the table.
-    pub const ALL: [Exit; 15] = [
+    pub const ALL: [Exit; 18] = [
         Exit::Ok,
         Exit::Refused,
         Exit::Usage,
@@ -65,11 +72,14 @@ impl Exit {
         Exit::Unreadable,
         Exit::UnsignedTail,
         Exit::Recovered,
+        Exit::Unwitnessed,
         Exit::BadLine,
         Exit::Truncated,
         Exit::BadCheckpoint,
         Exit::BadProof,
         Exit::NotCovered,
+        Exit::BadBinding,
+        Exit::RolledBack,
     ];
 
     /// The exit code: the one table.
@@ -85,6 +95,9 @@ impl Exit {
             Exit::Unreadable => 3,
             Exit::UnsignedTail => 10,
             Exit::Recovered => 11,
+            Exit::Unwitnessed => 12,
+            Exit::BadBinding => 25,
+            Exit::RolledBack => 26,
             Exit::BadLine => 20,
             Exit::Truncated => 21,
             Exit::BadCheckpoint => 22,
@@ -115,6 +128,9 @@ impl Exit {
             Exit::Unreadable => Some("UNREADABLE"),
             Exit::UnsignedTail => Some("UNSIGNED_TAIL"),
             Exit::Recovered => Some("RECOVERED"),
+            Exit::Unwitnessed => Some("UNWITNESSED"),
+            Exit::BadBinding => Some("BAD_BINDING"),
+            Exit::RolledBack => Some("ROLLED_BACK"),
             Exit::BadLine => Some("BAD_LINE"),
             Exit::Truncated => Some("TRUNCATED"),
             Exit::BadCheckpoint => Some("BAD_CHECKPOINT"),

@@ -13,7 +13,7 @@
 //!    and no file (they are handed bytes and readers); use only the core.
 //! 3. **report** (PURE) — the committee report's model and its renderings. Reads no clock and no
 //!    file; uses only the layers below it.
-//! 4. **shell** — layout, journal, sign, session, matchdir, verify, archive, postgame, tui: files,
+//! 4. **shell** — layout, journal, sign, session, matchdir, verify, witness, archive, postgame, tui: files,
 //!    clocks, keys and the terminal. Returns typed errors; knows nothing of clap, prints no
 //!    `arbiter: …` message and picks no exit code.
 //! 5. **cli** (and `main.rs`) — the only layer that knows clap. Turns arguments into the shell's
@@ -37,3 +37,4 @@ pub mod session; // SHELL: now -> decide -> append -> evolve; script runner
 pub mod sign; // SHELL: arbiter keys, OpenSSH SSHSIG checkpoints
 pub mod tui; // SHELL: the board-side terminal UI
 pub mod verify; // SHELL: the committee's checks behind `arbiter verify` / `arbiter prove`
+pub mod witness; // SHELL: signed match index, pinned trust, bindings, countersignatures (issue 11)

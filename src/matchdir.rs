@@ -63,7 +63,7 @@ impl JournalStorage {
     pub fn checkpoint(&mut self, now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
         let j = self.journal.as_ref().ok_or(StorageError::NothingRecorded)?;
         let key = self.key.as_ref().ok_or(StorageError::NoKey)?;
-        let p = sign::sign_checkpoint(&self.match_dir, self.game, j.entries(), key, now)?;
+        let p = crate::witness::sign_and_index(&self.match_dir, self.game, j.entries(), key, now)?;
         self.signed_upto = Some(j.entries().len());
         Ok(p)
     }

@@ -255,7 +255,7 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
             .map_err(PostgameError::Append)?;
     }
     let signed = arbiter_key(a.key, a.match_dir).and_then(|(key, _)| {
-        crate::sign::sign_checkpoint(a.match_dir, a.game, journal.entries(), &key, Utc::now())
+        crate::witness::sign_and_index(a.match_dir, a.game, journal.entries(), &key, Utc::now())
     });
     let mut s = format!(
         "archived {} ({} bytes, sha256 {}) from {} identical copies; {}\n13c: {}\n",

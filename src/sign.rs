@@ -60,6 +60,8 @@ pub enum SignError {
     PassphraseEnv(String),
     #[error("cannot sign a checkpoint of an empty log")]
     EmptyLog,
+    #[error("the match index could not be signed: {0}")]
+    Index(String),
     #[error("line 0 of the log does not bind a match id: cannot name the checkpoint's origin")]
     NoLineZero,
     #[error(

@@ -7,7 +7,6 @@ use crate::error::{Error, Exit};
 use crate::journal::read_entries;
 use crate::layout;
 use crate::matchdir::arbiter_key;
-use crate::sign::sign_checkpoint;
 
 #[derive(Debug, Clone, Args)]
 pub struct CheckpointArgs {
@@ -24,7 +23,8 @@ pub fn run(a: &CheckpointArgs) -> Result<Exit, Error> {
     let n = a.m.game_or_last(a.game)?;
     let entries = read_entries(&layout::log_path(dir, n)).map_err(Error::bad_input)?;
     let (key, _) = arbiter_key(&a.key.source(), dir).map_err(Error::cannot_read)?;
-    let p = sign_checkpoint(dir, n, &entries, &key, Utc::now()).map_err(Error::write_failed)?;
+    let p = crate::witness::sign_and_index(dir, n, &entries, &key, Utc::now())
+        .map_err(Error::write_failed)?;
     println!("{}", p.display());
     Ok(Exit::Ok)
 }

@@ -8,9 +8,9 @@ use serde::Serialize;
 use super::MatchArg;
 use crate::error::{Error, Exit, FileError};
 use crate::layout;
-use crate::verify::{
-    GameVerification, read_allowed_signers, render, verify_game, verify_proof, worst,
-};
+use crate::log::checkpoint::ShortCode;
+use crate::verify::{GameVerification, read_allowed_signers, render, verify_proof};
+use crate::witness::{Trust, verify_match};
 
 #[derive(Debug, Clone, Args)]
 pub struct VerifyArgs {
@@ -25,6 +25,17 @@ pub struct VerifyArgs {
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
+    /// Trust only the keys in this file (an allowed_signers file, or the arbiter's `.pub` key)
+    /// obtained out of band, not the folder's own `allowed_signers`.
+    #[arg(long, value_name = "FILE")]
+    pub trust: Option<PathBuf>,
+    /// The arbiter key's expected fingerprint (`SHA256:…`, as `ssh-keygen -l` prints it).
+    #[arg(long = "fingerprint", value_name = "FP")]
+    pub fingerprints: Vec<String>,
+    /// A short code a camp noted from the Board UI or a checkpoint (`57-3F2A-9C1B-77D0-12AB`):
+    /// the log must still hold exactly what it covered.
+    #[arg(long = "code", value_name = "CODE")]
+    pub codes: Vec<String>,
 }
 
 /// `--json` output.
@@ -32,11 +43,20 @@ pub struct VerifyArgs {
 struct Summary<'a> {
     exit_code: u8,
     games: &'a [GameVerification],
+    match_problems: &'a [String],
+    pinned: bool,
 }
 
 pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
     if let Some(proof) = &a.proof {
-        return run_proof(&a.m.dir, proof, a.json);
+        let trusted = match &a.trust {
+            Some(p) => std::fs::read_to_string(p)
+                .map(|t| Trust::from_file_text(&t).signers)
+                .map_err(FileError::of("read", p))
+                .map_err(Error::unreadable)?,
+            None => None,
+        };
+        return run_proof(&a.m.dir, proof, a.json, trusted);
     }
     let games = match a.game {
         Some(g) => vec![g],
@@ -48,28 +68,56 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
             a.m.dir.display()
         )));
     }
-    let results: Vec<GameVerification> = games.iter().map(|&g| verify_game(&a.m.dir, g)).collect();
-    let worst = worst(&results);
+    let mut trust = match &a.trust {
+        Some(p) => Trust::from_file_text(
+            &std::fs::read_to_string(p)
+                .map_err(FileError::of("read", p))
+                .map_err(Error::unreadable)?,
+        ),
+        None => Trust::default(),
+    };
+    trust.fingerprints = a.fingerprints.clone();
+    let codes = a
+        .codes
+        .iter()
+        .map(|c| ShortCode::parse(c))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Error::bad_input)?;
+    let m = verify_match(&a.m.dir, &games, &trust, &codes);
+    let worst = m.worst();
     if a.json {
         let s = serde_json::to_string_pretty(&Summary {
             exit_code: worst.exit_code(),
-            games: &results,
+            games: &m.games,
+            match_problems: &m.match_problems,
+            pinned: m.pinned,
         })
         .map_err(Error::unreadable)?;
         println!("{s}");
     } else {
-        for r in &results {
+        for r in &m.games {
             println!("{}", render(r));
+        }
+        for p in &m.match_problems {
+            println!("match: {p}");
         }
     }
     Ok(worst.exit())
 }
 
-fn run_proof(match_dir: &Path, proof: &Path, json: bool) -> Result<Exit, Error> {
+fn run_proof(
+    match_dir: &Path,
+    proof: &Path,
+    json: bool,
+    trusted: Option<String>,
+) -> Result<Exit, Error> {
     let bytes = std::fs::read(proof)
         .map_err(FileError::of("read", proof))
         .map_err(Error::unreadable)?;
-    let signers = read_allowed_signers(match_dir).map_err(Error::unreadable)?;
+    let signers = match trusted {
+        Some(t) => t,
+        None => read_allowed_signers(match_dir).map_err(Error::unreadable)?,
+    };
     let v = verify_proof(&bytes, &signers);
     if json {
         let s = serde_json::to_string_pretty(&v).map_err(Error::unreadable)?;

@@ -1,0 +1,454 @@
+//! What makes a match's record hard to rewrite (SHELL, issue 11): the signed match index written
+//! beside every checkpoint, and the checks `verify` adds on top of each game's chain verdict —
+//! the pinned trust anchor, the demo key, the bindings of line 0 and of the rule-13 archive, the
+//! index (rollback, deleted games) and the camps' countersignatures.
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+use ssh_key::PrivateKey;
+
+use crate::journal::write_atomic;
+use crate::layout;
+use crate::log::checkpoint::Checkpoint;
+use crate::log::index::{IndexResult, IndexedGame, MatchIndex};
+use crate::log::{Entry, merkle};
+use crate::sign::{self, AllowedSigner, SignError};
+
+/// Path of the match index text (its signature adds `.sig`).
+pub fn index_path(match_dir: &Path) -> PathBuf {
+    match_dir.join("index.txt")
+}
+
+fn sig_path(p: &Path) -> PathBuf {
+    let mut name = p.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".sig");
+    p.with_file_name(name)
+}
+
+/// The latest checkpoint file of a game, parsed (the largest `<N>.txt` that parses).
+fn latest_checkpoint(match_dir: &Path, game: u32) -> Option<Checkpoint> {
+    let dir = layout::checkpoints_dir(match_dir, game);
+    let mut best: Option<Checkpoint> = None;
+    for e in fs::read_dir(dir).ok()?.flatten() {
+        let name = e.file_name();
+        let Some(n) = name.to_str().and_then(|f| f.strip_suffix(".txt")) else {
+            continue;
+        };
+        if n.parse::<u64>().is_err() {
+            continue;
+        }
+        let Ok(text) = fs::read_to_string(e.path()) else {
+            continue;
+        };
+        if let Ok(cp) = Checkpoint::parse(&text)
+            && best.as_ref().is_none_or(|b| cp.size > b.size)
+        {
+            best = Some(cp);
+        }
+    }
+    best
+}
+
+/// The result an entry list records (`game_ended`'s score), or `*`.
+fn result_of(entries: &[Entry]) -> IndexResult {
+    entries
+        .iter()
+        .rev()
+        .find(|e| e.kind == "game_ended")
+        .and_then(|e| e.body.get("score"))
+        .and_then(|s| s.as_str())
+        .and_then(IndexResult::parse)
+        .unwrap_or(IndexResult::Unfinished)
+}
+
+/// Rewrite and sign `DIR/index.txt` after a checkpoint of game `game` over `entries`: every
+/// game with a checkpoint, its latest checkpoint and its result. Other games' lines come from
+/// the previous index when it has them (they do not change), else from their logs.
+pub fn write_index(
+    match_dir: &Path,
+    game: u32,
+    entries: &[Entry],
+    key: &PrivateKey,
+) -> Result<PathBuf, SignError> {
+    let match_id = entries
+        .first()
+        .and_then(|e| e.body.get("match_id"))
+        .and_then(|m| m.as_str())
+        .ok_or(SignError::NoLineZero)?
+        .to_owned();
+    let previous = fs::read_to_string(index_path(match_dir))
+        .ok()
+        .and_then(|t| MatchIndex::parse(&t).ok());
+    let mut games = Vec::new();
+    for n in layout::games(match_dir) {
+        let Some(cp) = latest_checkpoint(match_dir, n) else {
+            continue;
+        };
+        let result = if n == game {
+            result_of(entries)
+        } else {
+            match previous.as_ref().and_then(|p| p.game(n)) {
+                Some(g) if g.size == cp.size && g.root == cp.root => g.result,
+                _ => crate::journal::read_entries(&layout::log_path(match_dir, n))
+                    .map(|es| result_of(&es[..es.len().min(cp.size as usize)]))
+                    .unwrap_or(IndexResult::Unfinished),
+            }
+        };
+        games.push(IndexedGame {
+            game: n,
+            size: cp.size,
+            root: cp.root,
+            result,
+        });
+    }
+    let index = MatchIndex { match_id, games };
+    let path = index_path(match_dir);
+    if index.validate().is_err() {
+        // A match id the index cannot hold (e.g. with spaces): nothing to sign.
+        return Ok(path);
+    }
+    let sig = sign::sign_index(key, &index).map_err(|e| SignError::Index(e.to_string()))?;
+    let sp = sig_path(&path);
+    write_atomic(&sp, sig.as_bytes()).map_err(|source| SignError::Io {
+        op: "write",
+        path: sp.clone(),
+        source,
+    })?;
+    write_atomic(&path, index.to_text().as_bytes()).map_err(|source| SignError::Io {
+        op: "write",
+        path: path.clone(),
+        source,
+    })?;
+    Ok(path)
+}
+
+/// Sign a checkpoint of game `game` over `entries` ([`sign::sign_checkpoint`]) and then the
+/// match index that records it ([`write_index`]).
+pub fn sign_and_index(
+    match_dir: &Path,
+    game: u32,
+    entries: &[Entry],
+    key: &PrivateKey,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<PathBuf, SignError> {
+    let p = sign::sign_checkpoint(match_dir, game, entries, key, now)?;
+    write_index(match_dir, game, entries, key)?;
+    Ok(p)
+}
+
+/// The match index, if there is one, with its signature checked against `signers`.
+pub enum IndexState {
+    Absent,
+    Bad(String),
+    Signed(MatchIndex),
+}
+
+/// Read and check `DIR/index.txt`.
+pub fn read_index(match_dir: &Path, signers: &[AllowedSigner]) -> IndexState {
+    let path = index_path(match_dir);
+    let Ok(text) = fs::read_to_string(&path) else {
+        return IndexState::Absent;
+    };
+    let index = match MatchIndex::parse(&text) {
+        Ok(i) => i,
+        Err(e) => return IndexState::Bad(format!("{}: {e}", path.display())),
+    };
+    let Ok(sig) = fs::read_to_string(sig_path(&path)) else {
+        return IndexState::Bad(format!("{} has no signature file", path.display()));
+    };
+    match sign::verify_signature(signers, text.as_bytes(), &sig) {
+        Ok(_) => IndexState::Signed(index),
+        Err(e) => IndexState::Bad(format!("{}: {e}", path.display())),
+    }
+}
+
+/// What the index says of one game present on disk, against its log: `Err` when the log was cut
+/// back or rewritten below the indexed checkpoint.
+pub fn check_against_index(g: &IndexedGame, entries: &[Entry]) -> Result<(), String> {
+    if (entries.len() as u64) < g.size {
+        return Err(format!(
+            "ROLLBACK: the signed match index records game {} with a checkpoint over {} entries ({}), but the log holds only {}",
+            g.game,
+            g.size,
+            g.result.as_str(),
+            entries.len()
+        ));
+    }
+    let leaves: Vec<[u8; 32]> = entries[..g.size as usize].iter().map(|e| e.hash).collect();
+    if merkle::root(&leaves) != g.root {
+        return Err(format!(
+            "ROLLBACK: the first {} entries of game {} do not have the tree hash the signed match index records: the log was rewritten",
+            g.size, g.game
+        ));
+    }
+    Ok(())
+}
+
+/// SHA-256 of a file, lower-case hex.
+fn sha256_file(path: &Path) -> std::io::Result<String> {
+    let mut f = fs::File::open(path)?;
+    let mut h = Sha256::new();
+    std::io::copy(&mut f, &mut h)?;
+    Ok(hex::encode(h.finalize()))
+}
+
+/// Every binding the log makes, checked: line 0's profile digest against the profile text it
+/// embeds, and each archived file (13a engine log, 13d program copy) against the digest its
+/// entry records. Returns one line per broken binding.
+pub fn check_bindings(match_dir: &Path, game: u32, entries: &[Entry]) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(p) = entries.first().and_then(|e| e.body.get("profile")) {
+        let want = p.get("sha256").and_then(|s| s.as_str());
+        if let (Some(want), Some(toml)) = (want, p.get("toml").and_then(|t| t.as_str())) {
+            let got = hex::encode(Sha256::digest(toml.as_bytes()));
+            if got != want {
+                out.push(format!(
+                    "BINDING: line 0's profile sha256 {want} is not the SHA-256 of the profile text it embeds ({got})"
+                ));
+            }
+        }
+    }
+    let dir = layout::game_dir(match_dir, game);
+    for e in entries {
+        if e.kind != "engine_log_archived" && e.kind != "program_archived" {
+            continue;
+        }
+        let Some(stored) = e.body.get("stored") else {
+            continue;
+        };
+        let (Some(name), Some(want)) = (
+            stored.get("name").and_then(|n| n.as_str()),
+            stored.get("sha256").and_then(|s| s.as_str()),
+        ) else {
+            continue;
+        };
+        let path = dir.join(name);
+        match sha256_file(&path) {
+            Ok(got) if got == want => {}
+            Ok(got) => out.push(format!(
+                "BINDING: {} has SHA-256 {got}, but entry seq {} recorded {want}: the archived file was changed",
+                path.display(),
+                e.seq
+            )),
+            Err(err) => out.push(format!(
+                "BINDING: {} (archived in entry seq {}) cannot be read: {err}",
+                path.display(),
+                e.seq
+            )),
+        }
+    }
+    out
+}
+
+/// Principals listed with more than one key: each is a warning line.
+pub fn duplicate_principals(signers: &[AllowedSigner]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for s in signers {
+        for p in &s.principals {
+            if seen.contains(&p.as_str()) {
+                continue;
+            }
+            seen.push(p);
+            let keys: Vec<String> = signers
+                .iter()
+                .filter(|o| o.principals.contains(p))
+                .map(|o| sign::fingerprint(&o.key))
+                .collect();
+            if keys.len() > 1 {
+                out.push(format!(
+                    "WARNING: the allowed signers list {} keys for principal {p:?} ({}): only one arbiter key should sign a match",
+                    keys.len(),
+                    keys.join(", ")
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// What `verify` trusts: an allowed-signers text obtained out of band (instead of the folder's
+/// own `allowed_signers`, which anyone holding the folder can edit) and/or expected key
+/// fingerprints. Neither: the signer is not pinned, and `verify` says so.
+#[derive(Debug, Clone, Default)]
+pub struct Trust {
+    pub signers: Option<String>,
+    pub fingerprints: Vec<String>,
+}
+
+impl Trust {
+    /// The trust text of a file given with `--trust`: an allowed-signers file as it is, or a bare
+    /// public key (`ssh-ed25519 AAAA… [comment]`, a `.pub` file) trusted for principal `arbiter`.
+    pub fn from_file_text(text: &str) -> Trust {
+        let (signers, _) = sign::parse_allowed_signers(text);
+        let signers = if signers.is_empty() && ssh_key::PublicKey::from_openssh(text.trim()).is_ok()
+        {
+            format!(
+                "{} namespaces=\"{}\" {}\n",
+                sign::DEFAULT_PRINCIPAL,
+                crate::log::checkpoint::NAMESPACE,
+                text.trim()
+            )
+        } else {
+            text.to_owned()
+        };
+        Trust {
+            signers: Some(signers),
+            fingerprints: Vec::new(),
+        }
+    }
+
+    fn pinned(&self) -> bool {
+        self.signers.is_some() || !self.fingerprints.is_empty()
+    }
+}
+
+/// The verdicts of a whole `verify` run: per game, and the match-level findings (the index,
+/// noted short codes) with their own worst status.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct MatchVerification {
+    pub games: Vec<crate::verify::GameVerification>,
+    pub match_status: crate::verify::Status,
+    pub match_problems: Vec<String>,
+    /// Whether the signer was pinned (`--trust` / `--fingerprint`).
+    pub pinned: bool,
+}
+
+impl MatchVerification {
+    /// The most severe verdict of the run.
+    pub fn worst(&self) -> crate::verify::Status {
+        crate::verify::worst(&self.games).max(self.match_status)
+    }
+}
+
+fn raise(v: &mut crate::verify::GameVerification, s: crate::verify::Status) {
+    if s > v.status {
+        v.status = s;
+        v.exit_code = s.exit_code();
+    }
+}
+
+/// Verify games `games` of a match under `trust`, then everything issue 11 adds: the demo key,
+/// the pinned key, the bindings, the signed match index, and the noted short codes `codes`.
+pub fn verify_match(
+    match_dir: &Path,
+    games: &[u32],
+    trust: &Trust,
+    codes: &[crate::log::checkpoint::ShortCode],
+) -> MatchVerification {
+    use crate::verify::{Status, verify_game_trusting};
+    let signers_text = match &trust.signers {
+        Some(t) => Some(t.clone()),
+        None => crate::verify::read_allowed_signers(match_dir).ok(),
+    };
+    let signers = signers_text
+        .as_deref()
+        .map(|t| sign::parse_allowed_signers(t).0)
+        .unwrap_or_default();
+    let mut match_problems = duplicate_principals(&signers);
+    let mut match_status = Status::Ok;
+    let index = read_index(match_dir, &signers);
+    match &index {
+        IndexState::Bad(p) => {
+            match_problems.push(format!("BAD MATCH INDEX: {p}"));
+            match_status = match_status.max(Status::BadCheckpoint);
+        }
+        IndexState::Signed(idx) => {
+            for g in &idx.games {
+                if !layout::game_dir(match_dir, g.game).exists() {
+                    match_problems.push(format!(
+                        "ROLLBACK: the signed match index records game {} ({} entries, result {}) but its folder is missing",
+                        g.game,
+                        g.size,
+                        g.result.as_str()
+                    ));
+                    match_status = match_status.max(Status::RolledBack);
+                }
+            }
+        }
+        IndexState::Absent => {}
+    }
+    let mut results = Vec::new();
+    let mut code_hits = vec![false; codes.len()];
+    let mut any_finished = false;
+    for &g in games {
+        let mut v = verify_game_trusting(match_dir, g, trust.signers.as_deref());
+        let Ok(entries) = crate::journal::read_entries(&layout::log_path(match_dir, g)) else {
+            results.push(v);
+            continue;
+        };
+        any_finished |= entries.iter().any(|e| e.kind == "game_ended");
+        let key = entries.first().and_then(|e| e.body.get("arbiter_key"));
+        if key.and_then(|k| k.get("demo")).and_then(|d| d.as_bool()) == Some(true) {
+            v.problems.push("DEMO KEY: this game is signed with the demo key of logs/demo, which anyone holding the folder can use: its signatures prove nothing".into());
+        }
+        let fp = key
+            .and_then(|k| k.get("fingerprint"))
+            .and_then(|f| f.as_str())
+            .unwrap_or("?")
+            .to_owned();
+        if !trust.fingerprints.is_empty() && !trust.fingerprints.contains(&fp) {
+            v.problems.push(format!(
+                "NOT THE PINNED KEY: line 0 names the arbiter key {fp}, not the pinned {}",
+                trust.fingerprints.join(", ")
+            ));
+            raise(&mut v, Status::BadCheckpoint);
+        } else if !trust.pinned() {
+            v.problems.push(format!(
+                "signer NOT PINNED: checked against {}, which anyone holding the folder can edit; compare the arbiter key {fp} with the fingerprint you received, or give --trust FILE / --fingerprint FP",
+                layout::allowed_signers(match_dir).display()
+            ));
+        }
+        let broken = check_bindings(match_dir, g, &entries);
+        if !broken.is_empty() {
+            v.problems.extend(broken);
+            raise(&mut v, Status::BadBinding);
+        }
+        if let IndexState::Signed(idx) = &index {
+            match idx.game(g) {
+                Some(ig) => {
+                    if let Err(p) = check_against_index(ig, &entries) {
+                        v.problems.push(p);
+                        raise(&mut v, Status::RolledBack);
+                    }
+                }
+                None if v.signed_entries > 0 => v.problems.push(format!(
+                    "game {g} is not in the signed match index (signed after it, or the index is older)"
+                )),
+                None => {}
+            }
+        }
+        let leaves: Vec<[u8; 32]> = entries.iter().map(|e| e.hash).collect();
+        for (i, c) in codes.iter().enumerate() {
+            let n = c.size as usize;
+            if n >= 1 && n <= leaves.len() && c.matches(c.size, &merkle::root(&leaves[..n])) {
+                code_hits[i] = true;
+                v.problems.push(format!(
+                    "noted code {c}: matches the first {n} entries of this log"
+                ));
+            }
+        }
+        results.push(v);
+    }
+    for (c, hit) in codes.iter().zip(&code_hits) {
+        if !hit {
+            match_problems.push(format!(
+                "ROLLBACK: noted code {c} matches no log checked here: the log a camp noted was cut back or rewritten"
+            ));
+            match_status = match_status.max(Status::RolledBack);
+        }
+    }
+    if matches!(index, IndexState::Absent) && any_finished {
+        match_problems.push(format!(
+            "NO SIGNED MATCH INDEX ({}): a deleted game or a log cut back to an older checkpoint cannot be detected from this folder alone",
+            index_path(match_dir).display()
+        ));
+    }
+    MatchVerification {
+        games: results,
+        match_status,
+        match_problems,
+        pinned: trust.pinned(),
+    }
+}
