@@ -34,3 +34,4 @@ mod report_support;
 mod screens; // every Board UI screen and panel (snapshots)
 mod tui_keys; // keys -> commands, pure
 mod tui_support;
+mod witness; // issue 11: demo key, pinned trust, rollback, rename, never overwrite, notes

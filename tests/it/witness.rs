@@ -1,0 +1,250 @@
+//! Issue 11 through the binary: each attack on a copy of a match folder, and what `verify` says.
+//! The demo key refused for a real match; a rewrite with an attacker key under `--trust` and
+//! `--fingerprint`; a log cut back to an older checkpoint, a deleted game and a camp's noted
+//! short code; a renamed folder; an edited archive (bindings).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn arbiter(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A short game that ends (the quick rehearsal, then the human resigns).
+fn finished_script(dir: &Path) -> PathBuf {
+    let mut s = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    s.push_str("0:17:00  human resign\n");
+    let p = dir.join("finished.arb");
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+/// A match folder with a real (test) arbiter key and `games` finished games.
+fn rehearsal(tmp: &Path, games: u32) -> PathBuf {
+    let m = tmp.join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let script = finished_script(tmp);
+    for _ in 0..games {
+        let o = arbiter(&[
+            "script",
+            script.to_str().unwrap(),
+            "--match",
+            m.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    m
+}
+
+fn verify(m: &Path, extra: &[&str]) -> (i32, String) {
+    let mut args = vec!["verify", "--match", m.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let o = arbiter(&args);
+    (o.status.code().unwrap_or(-1), text(&o))
+}
+
+#[test]
+fn witness_demo_key_serves_logs_demo_alone_and_says_demo() {
+    let tmp = tempfile::tempdir().unwrap();
+    let real = tmp.path().join("nyc-2003");
+    let o = arbiter(&[
+        "script",
+        "examples/scripts/quick.arb",
+        "--match",
+        real.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(66), "{}", text(&o));
+    assert!(
+        text(&o).contains("no arbiter key for match"),
+        "{}",
+        text(&o)
+    );
+    assert!(!real.join("keys").exists(), "no demo key was created");
+
+    let demo = tmp.path().join("logs").join("demo");
+    let o = arbiter(&[
+        "script",
+        "examples/scripts/quick.arb",
+        "--match",
+        demo.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let line0 = std::fs::read_to_string(demo.join("game-1/log.jsonl")).unwrap();
+    let line0 = line0.lines().next().unwrap();
+    assert!(line0.contains(r#""demo":true"#), "{line0}");
+    let cp = std::fs::read_to_string(demo.join("game-1/checkpoints/12.txt")).unwrap();
+    assert!(cp.ends_with("\ndemo-key\n"), "{cp}");
+    let (code, out) = verify(&demo, &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("DEMO KEY"), "{out}");
+
+    // The demo key copied into a real match with --key is refused too.
+    let key = demo.join("keys/demo-arbiter");
+    let o = arbiter(&[
+        "script",
+        "examples/scripts/quick.arb",
+        "--match",
+        real.to_str().unwrap(),
+        "--key",
+        key.to_str().unwrap(),
+    ]);
+    assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+}
+
+#[test]
+fn witness_rewrite_with_an_attacker_key_fails_under_trust_and_fingerprint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path(), 1);
+    // What the committee received out of band: the arbiter's public key and its fingerprint.
+    let real_pub = tmp.path().join("arbiter.pub");
+    std::fs::copy(m.join("keys/arbiter.pub"), &real_pub).unwrap();
+    let key = arbiter::sign::load_public_key(&real_pub).unwrap();
+    let fp = arbiter::sign::fingerprint(&key);
+    let (code, out) = verify(&m, &["--trust", real_pub.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("NOT PINNED"), "{out}");
+    let (code, out) = verify(&m, &["--fingerprint", &fp]);
+    assert_eq!(code, 0, "{out}");
+
+    // The attacker rewrites the whole folder with a key of his own: a new log, re-signed.
+    std::fs::remove_dir_all(&m).unwrap();
+    let m = rehearsal(tmp.path(), 1);
+    let (code, out) = verify(&m, &[]);
+    assert_eq!(code, 0, "alone, the folder vouches for itself: {out}");
+    assert!(out.contains("NOT PINNED"), "but verify says so: {out}");
+    let (code, out) = verify(&m, &["--trust", real_pub.to_str().unwrap()]);
+    assert_eq!(code, 22, "{out}");
+    let (code, out) = verify(&m, &["--fingerprint", &fp]);
+    assert_eq!(code, 22, "{out}");
+    assert!(out.contains("NOT THE PINNED KEY"), "{out}");
+
+    // A second key for principal arbiter is flagged.
+    let extra = tmp.path().join("extra");
+    let public = arbiter::sign::keygen(&extra, None, "second").unwrap();
+    arbiter::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
+    let (_, out) = verify(&m, &[]);
+    assert!(out.contains("2 keys for principal \"arbiter\""), "{out}");
+}
+
+/// Keep the first `n` lines of a log and delete every checkpoint over more than `n` entries.
+fn cut_back(m: &Path, game: u32, n: usize) {
+    let log = m.join(format!("game-{game}/log.jsonl"));
+    let body = std::fs::read_to_string(&log).unwrap();
+    let kept: String = body.lines().take(n).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&log, kept).unwrap();
+    for e in std::fs::read_dir(m.join(format!("game-{game}/checkpoints"))).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_owned();
+        let size: usize = name.split('.').next().unwrap().parse().unwrap();
+        if size > n {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+}
+
+#[test]
+fn witness_rollback_to_an_older_checkpoint_and_a_deleted_game_are_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path(), 2);
+    let (code, out) = verify(&m, &[]);
+    assert_eq!(code, 0, "{out}");
+    // A camp noted the final checkpoint's short code from the Board UI.
+    let entries = arbiter::journal::read_entries(&m.join("game-1/log.jsonl")).unwrap();
+    let leaves: Vec<[u8; 32]> = entries.iter().map(|e| e.hash).collect();
+    let code_noted = arbiter::log::checkpoint::ShortCode::of(
+        leaves.len() as u64,
+        &arbiter::log::merkle::root(&leaves),
+    )
+    .to_string();
+    let (code, out) = verify(&m, &["--code", &code_noted]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("matches the first"), "{out}");
+
+    // Cut game 1 back to its first signed checkpoint: the result disappears.
+    cut_back(&m, 1, 10);
+    let (code, out) = verify(&m, &["--game", "1"]);
+    assert_eq!(code, 26, "{out}");
+    assert!(out.contains("ROLLBACK"), "{out}");
+    let (code, out) = verify(&m, &["--code", &code_noted]);
+    assert_eq!(code, 26, "{out}");
+
+    // Delete game 2 altogether: the signed index still lists it.
+    let m2 = rehearsal(&tmp.path().join("again"), 2);
+    std::fs::remove_dir_all(m2.join("game-2")).unwrap();
+    let (code, out) = verify(&m2, &[]);
+    assert_eq!(code, 26, "{out}");
+    assert!(
+        out.contains("game 2") && out.contains("folder is missing"),
+        "{out}"
+    );
+}
+
+#[test]
+fn witness_renamed_match_folder_keeps_its_origin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path(), 1);
+    let renamed = tmp.path().join("renamed");
+    std::fs::rename(&m, &renamed).unwrap();
+    let o = arbiter(&[
+        "checkpoint",
+        "--match",
+        renamed.to_str().unwrap(),
+        "--game",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    // A second game played in the renamed folder binds the match id of the first.
+    let script = finished_script(tmp.path());
+    let o = arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        renamed.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let (code, out) = verify(&renamed, &[]);
+    assert_eq!(code, 0, "{out}");
+    let cp = std::fs::read_to_string(renamed.join("game-2/checkpoints/13.txt")).unwrap();
+    assert!(cp.starts_with("arbiter-kit/m/game-2\n"), "{cp}");
+}
+
+#[test]
+fn witness_checkpoint_is_never_overwritten_by_another_log() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path(), 1);
+    let cp = m.join("game-1/checkpoints/13.txt");
+    let before = std::fs::read(&cp).unwrap();
+    // Rewrite the log's last line (the chain is now other bytes) and ask for a checkpoint.
+    let log = m.join("game-1/log.jsonl");
+    let body = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(&log, body.replace("resign", "resigN")).unwrap();
+    let o = arbiter(&["checkpoint", "--match", m.to_str().unwrap(), "--game", "1"]);
+    assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(
+        std::fs::read(&cp).unwrap(),
+        before,
+        "the valid checkpoint is kept"
+    );
+}
+
+#[test]
+fn witness_signed_note_beside_each_checkpoint_verifies_with_the_arbiter_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path(), 1);
+    let public = arbiter::sign::load_public_key(&m.join("keys/arbiter.pub")).unwrap();
+    let note = std::fs::read(m.join("game-1/checkpoints/13.txt.note")).unwrap();
+    let (cp, _) = arbiter::sign::verify_checkpoint_note(&note, &public).unwrap();
+    assert_eq!(cp.size, 13);
+}
