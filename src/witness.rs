@@ -400,6 +400,7 @@ pub fn verify_match(
                 layout::allowed_signers(match_dir).display()
             ));
         }
+        check_countersignatures(match_dir, g, &entries, &mut v);
         let broken = check_bindings(match_dir, g, &entries);
         if !broken.is_empty() {
             v.problems.extend(broken);
@@ -450,5 +451,230 @@ pub fn verify_match(
         match_status,
         match_problems,
         pinned: trust.pinned(),
+    }
+}
+
+/// Where a camp's countersignature comes from.
+#[derive(Debug, Clone)]
+pub enum CosignSource {
+    /// Sign with the camp's own Ed25519 key file here (its passphrase from the variable, or the
+    /// terminal).
+    Key {
+        file: PathBuf,
+        passphrase_env: Option<String>,
+    },
+    /// An armored signature the camp made with stock OpenSSH (`ssh-keygen -Y sign -n
+    /// arbiter-kit-countersign@v1`).
+    Signature(PathBuf),
+}
+
+/// Why a countersignature was not stored.
+#[derive(Debug, thiserror::Error)]
+pub enum CountersignError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("game {0} has no signed checkpoint to countersign")]
+    NoCheckpoint(u32),
+    #[error(
+        "camp {camp:?} is not declared in line 0 of game {game} (declared: {declared}); declare it before the game: arbiter declare camp NAME PUBLIC-KEY"
+    )]
+    NotDeclared {
+        camp: String,
+        game: u32,
+        declared: String,
+    },
+    #[error("camp {camp:?}: the declared key does not parse: {problem}")]
+    DeclaredKey { camp: String, problem: String },
+    #[error(transparent)]
+    Key(#[from] SignError),
+    #[error("cannot countersign: {0}")]
+    Sign(#[from] sign::WitnessError),
+    #[error("countersignature refused: {0}")]
+    Refused(#[from] sign::CosignProblem),
+    #[error("{0} exists with another countersignature; it is kept")]
+    Exists(PathBuf),
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The camps line 0 declares: (name, OpenSSH public key text).
+pub fn declared_camps(entries: &[Entry]) -> Vec<(String, String)> {
+    entries
+        .first()
+        .and_then(|e| e.body.pointer("/declarations/camps"))
+        .and_then(|c| c.as_array())
+        .map(|cs| {
+            cs.iter()
+                .filter_map(|c| {
+                    Some((
+                        c.get("name")?.as_str()?.to_owned(),
+                        c.get("key")?.as_str()?.to_owned(),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Countersign checkpoint `size` (default: the latest) of game `game` for `camp`: the signature
+/// is checked against the key line 0 declares for the camp, then stored as
+/// `checkpoints/<N>.txt.cosig-<camp>`. Returns the file and the signing key's fingerprint.
+pub fn countersign_checkpoint(
+    match_dir: &Path,
+    game: u32,
+    size: Option<u64>,
+    camp: &str,
+    source: &CosignSource,
+) -> Result<(PathBuf, String), CountersignError> {
+    let log = layout::log_path(match_dir, game);
+    let entries = crate::journal::read_entries(&log).map_err(|e| CountersignError::Read {
+        path: log.clone(),
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    let camps = declared_camps(&entries);
+    let Some((_, key_text)) = camps.iter().find(|(n, _)| n == camp) else {
+        return Err(CountersignError::NotDeclared {
+            camp: camp.to_owned(),
+            game,
+            declared: if camps.is_empty() {
+                "none".into()
+            } else {
+                camps
+                    .iter()
+                    .map(|c| c.0.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+        });
+    };
+    let declared =
+        ssh_key::PublicKey::from_openssh(key_text).map_err(|e| CountersignError::DeclaredKey {
+            camp: camp.to_owned(),
+            problem: e.to_string(),
+        })?;
+    let size = match size {
+        Some(s) => s,
+        None => latest_checkpoint(match_dir, game)
+            .map(|c| c.size)
+            .ok_or(CountersignError::NoCheckpoint(game))?,
+    };
+    let cp_path = layout::checkpoint_path(match_dir, game, size);
+    let text = fs::read_to_string(&cp_path).map_err(|source| CountersignError::Read {
+        path: cp_path.clone(),
+        source,
+    })?;
+    let armored = match source {
+        CosignSource::Key {
+            file,
+            passphrase_env,
+        } => {
+            let pass = sign::passphrase_from_env(passphrase_env.as_deref())?;
+            let key = sign::load_key(file, pass.as_deref())?;
+            sign::countersign(&key, &text)?
+        }
+        CosignSource::Signature(p) => {
+            fs::read_to_string(p).map_err(|source| CountersignError::Read {
+                path: p.clone(),
+                source,
+            })?
+        }
+    };
+    let fp = sign::verify_countersignature(&declared, text.as_bytes(), &armored)?;
+    let name = crate::log::cosign::file_name(size, camp)
+        .map_err(|e| sign::CosignProblem::Malformed(e.to_string()))?;
+    let out = layout::checkpoints_dir(match_dir, game).join(name);
+    if let Ok(old) = fs::read_to_string(&out) {
+        if old == armored {
+            return Ok((out, fp));
+        }
+        if sign::verify_countersignature(&declared, text.as_bytes(), &old).is_ok() {
+            return Err(CountersignError::Exists(out));
+        }
+    }
+    write_atomic(&out, armored.as_bytes()).map_err(|source| CountersignError::Write {
+        path: out.clone(),
+        source,
+    })?;
+    Ok((out, fp))
+}
+
+/// The countersignatures of a game, checked: one report line each, and for a finished game a
+/// finding for each declared camp that has not countersigned its final checkpoint.
+pub fn check_countersignatures(
+    match_dir: &Path,
+    game: u32,
+    entries: &[Entry],
+    v: &mut crate::verify::GameVerification,
+) {
+    use crate::verify::Status;
+    let camps = declared_camps(entries);
+    let dir = layout::checkpoints_dir(match_dir, game);
+    let mut valid: Vec<(u64, String)> = Vec::new();
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|n| n.contains(".cosig-"))
+        .collect();
+    names.sort();
+    for name in names {
+        let Ok((size, camp)) = crate::log::cosign::parse_file_name(&name) else {
+            continue;
+        };
+        let Some((_, key_text)) = camps.iter().find(|(n, _)| *n == camp) else {
+            v.problems.push(format!(
+                "{name}: camp {camp:?} is not declared in line 0: ignored"
+            ));
+            continue;
+        };
+        let checked = ssh_key::PublicKey::from_openssh(key_text)
+            .map_err(|e| e.to_string())
+            .and_then(|k| {
+                let text = fs::read(layout::checkpoint_path(match_dir, game, size))
+                    .map_err(|e| e.to_string())?;
+                let sig = fs::read_to_string(dir.join(&name)).map_err(|e| e.to_string())?;
+                sign::verify_countersignature(&k, &text, &sig).map_err(|e| e.to_string())
+            });
+        match checked {
+            Ok(fp) => {
+                v.problems.push(format!(
+                    "checkpoint {size}.txt countersigned by camp {camp} ({fp})"
+                ));
+                valid.push((size, camp));
+            }
+            Err(p) => {
+                v.problems.push(format!(
+                    "checkpoint {size}.txt: BAD countersignature by camp {camp}: {p}"
+                ));
+                raise(v, Status::BadCheckpoint);
+            }
+        }
+    }
+    // The result is fixed by any countersigned checkpoint that covers the `game_ended` entry
+    // (later entries, e.g. the rule-13 archive, extend the same chain).
+    let Some(end) = entries.iter().position(|e| e.kind == "game_ended") else {
+        return;
+    };
+    if camps.is_empty() {
+        v.problems.push(
+            "no camp declared a witness key in line 0: the final checkpoint has no countersignature to check".into(),
+        );
+        return;
+    }
+    let covers = end as u64 + 1;
+    for (camp, _) in &camps {
+        if !valid.iter().any(|(s, c)| *s >= covers && c == camp) {
+            v.problems.push(format!(
+                "NOT COUNTERSIGNED: camp {camp} has not countersigned a checkpoint covering the result (entry {end}; arbiter countersign --game {game} --camp {camp} …)"
+            ));
+            raise(v, Status::Unwitnessed);
+        }
     }
 }

@@ -4,6 +4,7 @@
 //! `main.rs` turns that outcome into the exit code and prints `arbiter: <message>`.
 pub mod archive;
 pub mod checkpoint;
+pub mod countersign;
 pub mod keygen;
 pub mod pgn;
 pub mod play;
@@ -48,6 +49,8 @@ pub enum Command {
     Keygen(keygen::KeygenArgs),
     /// Sign a checkpoint of a game log now.
     Checkpoint(checkpoint::CheckpointArgs),
+    /// A camp countersigns a checkpoint (its own key here, or a stock `ssh-keygen -Y sign`).
+    Countersign(countersign::CountersignArgs),
     /// Verify a game log: chain, checkpoints, signatures (or an inclusion proof with --proof).
     Verify(verify::VerifyArgs),
     /// Print an RFC 6962 inclusion proof of one entry against the latest signed checkpoint.
@@ -104,6 +107,7 @@ pub fn run(cli: Cli) -> Result<Exit, Error> {
         Command::Status(a) => status::run(&a),
         Command::Keygen(a) => keygen::run(&a),
         Command::Checkpoint(a) => checkpoint::run(&a),
+        Command::Countersign(a) => countersign::run(&a),
         Command::Verify(a) => verify::run(&a),
         Command::Prove(a) => prove::run(&a),
         Command::Archive(a) => archive::run(&a),

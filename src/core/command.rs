@@ -40,6 +40,11 @@ pub enum Command {
     DeclareConfig {
         sha256: String,
     },
+    /// A camp's witness key (countersigns the final checkpoint).
+    DeclareCamp {
+        name: String,
+        key: String,
+    },
     /// Write line 0 (declarations bound) without starting the clock.
     Open,
     /// Open if needed and start White's clock.
@@ -193,6 +198,12 @@ pub const HELP: &[HelpLine] = &[
         words: "arbiter declare config SHA256",
         clause: "8a",
         what: "digest of the machine configuration document",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter declare camp NAME ssh-ed25519 AAAA…",
+        clause: "1",
+        what: "a camp's witness key: it countersigns the final checkpoint",
     },
     HelpLine {
         who: "arbiter",
@@ -713,7 +724,21 @@ fn parse_declare(args: &[&str]) -> Result<Command, String> {
                 Err(format!("'{sha}' is not a SHA-256 (64 hex digits)"))
             }
         }
-        _ => Err("declare white|black human|machine NAME, operator NAME, team NAMES, algorithm TEXT or config SHA256".into()),
+        ["camp", name, kind, blob, ..] => {
+            let ok_name = !name.is_empty()
+                && name.len() <= 32
+                && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+            if !ok_name {
+                return Err(format!("'{name}' is not a camp name (1-32 lowercase letters, digits or '-')"));
+            }
+            let key = format!("{kind} {blob}");
+            let supported = ["ssh-ed25519", "ecdsa-sha2-nistp256", "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com"];
+            if !supported.contains(kind) || ssh_key::PublicKey::from_openssh(&key).is_err() {
+                return Err(format!("'{kind} {blob}' is not an OpenSSH public key of a supported type ({})", supported.join(", ")));
+            }
+            Ok(Command::DeclareCamp { name: (*name).to_owned(), key })
+        }
+        _ => Err("declare white|black human|machine NAME, operator NAME, team NAMES, algorithm TEXT, config SHA256 or camp NAME PUBLIC-KEY".into()),
     }
 }
 

@@ -70,6 +70,19 @@ pub struct Declarations {
     pub algorithm: Algorithm,
     /// Rule 8a: SHA-256 of the machine configuration document.
     pub config_sha256: Option<String>,
+    /// The camps' witness keys: each camp countersigns the final checkpoint, as both players
+    /// sign the scoresheet.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub camps: Vec<Camp>,
+}
+
+/// A camp's representative and the SSH public key he countersigns the record with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Camp {
+    /// Short name: lowercase letters, digits and `-` (e.g. `kasparov`, `junior`).
+    pub name: String,
+    /// The public key in OpenSSH form (`ssh-ed25519 AAAA…`, no comment).
+    pub key: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -47,6 +47,7 @@ pub struct Draft {
     pub team: Vec<String>,
     pub algorithm: Option<Algorithm>,
     pub config_sha256: Option<String>,
+    pub camps: Vec<Camp>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -577,6 +578,10 @@ impl Game {
                 c::TECHNICAL,
                 "the configuration document is submitted before the game",
             ),
+            Command::DeclareCamp { .. } => (
+                c::ARBITER,
+                "the camps' witness keys are declared before the game",
+            ),
             _ => return None,
         })
     }
@@ -615,6 +620,13 @@ impl Game {
                 });
             }
             Command::DeclareConfig { sha256 } => self.draft.config_sha256 = Some(sha256.clone()),
+            Command::DeclareCamp { name, key } => {
+                self.draft.camps.retain(|c| c.name != *name);
+                self.draft.camps.push(Camp {
+                    name: name.clone(),
+                    key: key.clone(),
+                });
+            }
             _ => return refuse_state("not a declaration"),
         }
         Ok(())
@@ -668,6 +680,7 @@ impl Game {
                 team: d.team.clone(),
                 algorithm,
                 config_sha256: d.config_sha256.clone(),
+                camps: d.camps.clone(),
             },
             arbiter_key: self.ctx.arbiter_key.clone(),
             kit_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -1533,7 +1546,8 @@ impl Game {
             | C::DeclareOperator { .. }
             | C::DeclareTeam { .. }
             | C::DeclareAlgorithm { .. }
-            | C::DeclareConfig { .. } => refuse_state("declarations go to the draft"),
+            | C::DeclareConfig { .. }
+            | C::DeclareCamp { .. } => refuse_state("declarations go to the draft"),
         }
     }
 

@@ -248,3 +248,112 @@ fn witness_signed_note_beside_each_checkpoint_verifies_with_the_arbiter_key() {
     let (cp, _) = arbiter::sign::verify_checkpoint_note(&note, &public).unwrap();
     assert_eq!(cp.size, 13);
 }
+
+/// The finished rehearsal with two camps declared before the start; their key files.
+fn with_camps(tmp: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let m = tmp.join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let mut declared = String::new();
+    let mut keys = Vec::new();
+    for camp in ["kasparov", "junior"] {
+        let k = tmp.join(format!("{camp}-key"));
+        let public = arbiter::sign::keygen(&k, None, camp).unwrap();
+        declared.push_str(&format!(
+            "0        arbiter declare camp {camp} {}\n",
+            public.to_openssh().unwrap()
+        ));
+        keys.push(k);
+    }
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    let script = quick.replacen(
+        "0        arbiter start\n",
+        &format!("{declared}0        arbiter start\n"),
+        1,
+    ) + "0:17:00  human resign\n";
+    let p = tmp.join("camps.arb");
+    std::fs::write(&p, script).unwrap();
+    let o = arbiter(&[
+        "script",
+        p.to_str().unwrap(),
+        "--match",
+        m.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    (m, keys[0].clone(), keys[1].clone())
+}
+
+#[test]
+fn witness_finished_game_without_the_camps_countersignatures_is_not_ok() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, kasparov, junior) = with_camps(tmp.path());
+    let line0 = std::fs::read_to_string(m.join("game-1/log.jsonl")).unwrap();
+    assert!(
+        line0
+            .lines()
+            .next()
+            .unwrap()
+            .contains(r#""camps":[{"key":"ssh-ed25519 "#)
+    );
+    let (code, out) = verify(&m, &[]);
+    assert_eq!(code, 12, "{out}");
+    assert!(out.contains("NOT COUNTERSIGNED: camp kasparov"), "{out}");
+
+    // The human's camp signs with the kit; a wrong key is refused.
+    let ms = m.to_str().unwrap();
+    let wrong = arbiter(&[
+        "countersign",
+        "--match",
+        ms,
+        "--camp",
+        "kasparov",
+        "--key",
+        junior.to_str().unwrap(),
+    ]);
+    assert_eq!(wrong.status.code(), Some(1), "{}", text(&wrong));
+    let o = arbiter(&[
+        "countersign",
+        "--match",
+        ms,
+        "--camp",
+        "kasparov",
+        "--key",
+        kasparov.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let (code, out) = verify(&m, &[]);
+    assert_eq!(code, 12, "one camp still missing: {out}");
+
+    // The machine's camp signs with stock OpenSSH on its own laptop: the checkpoint on stdin.
+    if Command::new("ssh-keygen").arg("-?").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "ssh-keygen is required in CI"
+        );
+        println!("SKIPPED the stock-OpenSSH half: ssh-keygen is not installed");
+        return;
+    }
+    let cp = m.join("game-1/checkpoints/13.txt");
+    let sig = Command::new("ssh-keygen")
+        .args(["-Y", "sign", "-n", "arbiter-kit-countersign@v1", "-f"])
+        .arg(&junior)
+        .stdin(std::fs::File::open(&cp).unwrap())
+        .output()
+        .unwrap();
+    assert!(sig.status.success(), "{}", text(&sig));
+    let sig_file = tmp.path().join("junior.sig");
+    std::fs::write(&sig_file, &sig.stdout).unwrap();
+    let o = arbiter(&[
+        "countersign",
+        "--match",
+        ms,
+        "--camp",
+        "junior",
+        "--signature",
+        sig_file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let (code, out) = verify(&m, &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("countersigned by camp junior"), "{out}");
+    assert!(out.contains("countersigned by camp kasparov"), "{out}");
+}

@@ -1,0 +1,59 @@
+//! `arbiter countersign`: a camp countersigns a checkpoint (by default the latest), as both
+//! players sign the scoresheet — with its own key here, or with a signature it made with stock
+//! OpenSSH on its own laptop or hardware key.
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::MatchArg;
+use crate::error::{Error, Exit};
+use crate::witness::{CosignSource, countersign_checkpoint};
+
+#[derive(Debug, Clone, Args)]
+pub struct CountersignArgs {
+    #[command(flatten)]
+    pub m: MatchArg,
+    /// Game number (default: the last game).
+    #[arg(long)]
+    pub game: Option<u32>,
+    /// The camp, as declared in line 0 (`arbiter declare camp NAME KEY`).
+    #[arg(long)]
+    pub camp: String,
+    /// The checkpoint to countersign, by its entry count (default: the latest).
+    #[arg(long, value_name = "N")]
+    pub checkpoint: Option<u64>,
+    /// Sign here with the camp's Ed25519 private key file.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "signature",
+        required_unless_present = "signature"
+    )]
+    pub key: Option<PathBuf>,
+    /// The key's passphrase from this environment variable (default: asked on the terminal).
+    #[arg(long, value_name = "VAR")]
+    pub passphrase_env: Option<String>,
+    /// A signature made with `ssh-keygen -Y sign -n arbiter-kit-countersign@v1` (stock OpenSSH).
+    #[arg(long, value_name = "FILE")]
+    pub signature: Option<PathBuf>,
+}
+
+pub fn run(a: &CountersignArgs) -> Result<Exit, Error> {
+    let game = a.m.game_or_last(a.game)?;
+    let source = match (&a.key, &a.signature) {
+        (_, Some(sig)) => CosignSource::Signature(sig.clone()),
+        (Some(file), None) => CosignSource::Key {
+            file: file.clone(),
+            passphrase_env: a.passphrase_env.clone(),
+        },
+        (None, None) => return Err(Error::bad_input("give --key FILE or --signature FILE")),
+    };
+    let (path, fp) = countersign_checkpoint(&a.m.dir, game, a.checkpoint, &a.camp, &source)
+        .map_err(Error::refused)?;
+    println!(
+        "countersigned by camp {} ({fp}): {}",
+        a.camp,
+        path.display()
+    );
+    Ok(Exit::Ok)
+}
