@@ -803,6 +803,7 @@ mod tests {
             )
             .replace("white|black|human|machine", "human")
             .replace("6d|7e", "6d")
+            .replace("NAME ssh-ed25519 AAAA…", "kasparov ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAXNj+PWPURD0s0I24EHWlS4tkT/JBteHhiONb+1+AQ4")
             .replace("NAME, NAME, ...", "A, B")
             .replace("NAME, NAME", "A")
             .replace("[threshold SECONDS] TEXT", "adjust at 2 min")
