@@ -678,3 +678,58 @@ pub fn check_countersignatures(
         }
     }
 }
+
+/// What `status`, `pgn` and `report` say before they show a game: the verify verdict of its log
+/// (folder trust, as `verify` without `--trust`), as lines to print, and the verdict if it is
+/// one the command must fail with (the log was tampered with or cannot be checked).
+pub struct LogCheck {
+    pub lines: Vec<String>,
+    pub failing: Option<crate::verify::Status>,
+    pub demo: bool,
+}
+
+/// Check game `game`'s log before showing it.
+pub fn check_before_showing(match_dir: &Path, game: u32) -> LogCheck {
+    use crate::verify::Status;
+    let m = verify_match(match_dir, &[game], &Trust::default(), &[]);
+    let worst = m.worst();
+    let demo = m
+        .games
+        .iter()
+        .any(|g| g.problems.iter().any(|p| p.starts_with("DEMO KEY")));
+    let mut lines = Vec::new();
+    if demo {
+        lines.push("DEMO KEY: this game is signed with the demo key of logs/demo; its signatures prove nothing".to_owned());
+    }
+    let failing = (worst >= Status::Unreadable).then_some(worst);
+    if worst > Status::Recovered {
+        let label = worst.label();
+        let detail: Vec<&str> = m
+            .games
+            .iter()
+            .flat_map(|g| g.problems.iter())
+            .chain(m.match_problems.iter())
+            .map(String::as_str)
+            .filter(|p| {
+                p.starts_with("ROLLBACK")
+                    || p.starts_with("BINDING")
+                    || p.starts_with("NOT COUNTERSIGNED")
+                    || p.starts_with("BAD")
+            })
+            .collect();
+        let head = if failing.is_some() {
+            format!(
+                "WARNING: THE LOG OF GAME {game} DOES NOT VERIFY ({label}): what follows may have been tampered with; run arbiter verify"
+            )
+        } else {
+            format!("note: game {game}: {label} (arbiter verify says more)")
+        };
+        lines.push(head);
+        lines.extend(detail.into_iter().map(|d| format!("  {d}")));
+    }
+    LogCheck {
+        lines,
+        failing,
+        demo,
+    }
+}

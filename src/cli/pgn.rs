@@ -25,7 +25,18 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
     let (entries, events) =
         read_game(&layout::log_path(&a.m.dir, a.game)).map_err(Error::bad_input)?;
     let first = entries.first().map(|e| e.utc.clone()).unwrap_or_default();
-    let text = pgn_of(&events, &first).map_err(Error::bad_input)?;
+    let check = crate::witness::check_before_showing(&a.m.dir, a.game);
+    for l in &check.lines {
+        eprintln!("{l}");
+    }
+    let mut text = pgn_of(&events, &first).map_err(Error::bad_input)?;
+    if check.demo || check.failing.is_some() {
+        // A PGN comment before the moves, so the warning travels with the file.
+        let warning = check.lines.join("; ").replace(['{', '}'], "");
+        if let Some(at) = text.find("\n\n") {
+            text.insert_str(at + 2, &format!("{{{warning}}}\n"));
+        }
+    }
     match &a.out {
         Some(p) => {
             write_atomic(p, text.as_bytes())
@@ -34,5 +45,5 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
         }
         None => print!("{text}"),
     }
-    Ok(Exit::Ok)
+    Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))
 }

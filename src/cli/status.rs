@@ -23,6 +23,10 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     let n = a.m.game_or_last(a.game)?;
     let (_, events) = read_game(&layout::log_path(dir, n)).map_err(Error::cannot_read)?;
     let g = Game::replay(events.iter()).map_err(Error::bad_input)?;
+    let check = crate::witness::check_before_showing(dir, n);
+    for l in &check.lines {
+        eprintln!("{l}");
+    }
     if a.json {
         println!(
             "{}",
@@ -34,5 +38,5 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
             println!("match score: {name} {pts}");
         }
     }
-    Ok(Exit::Ok)
+    Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))
 }

@@ -357,3 +357,42 @@ fn witness_finished_game_without_the_camps_countersignatures_is_not_ok() {
     assert!(out.contains("countersigned by camp junior"), "{out}");
     assert!(out.contains("countersigned by camp kasparov"), "{out}");
 }
+
+#[test]
+fn witness_status_and_pgn_check_the_log_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path(), 1);
+    let ms = m.to_str().unwrap();
+    let o = arbiter(&["status", "--match", ms]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // The result rewritten in the file (the chain is broken): status and pgn say so and fail.
+    let log = m.join("game-1/log.jsonl");
+    let body = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(&log, body.replace(r#""score":"0-1""#, r#""score":"1-0""#)).unwrap();
+    let o = arbiter(&["status", "--match", ms]);
+    assert_eq!(o.status.code(), Some(20), "{}", text(&o));
+    assert!(text(&o).contains("DOES NOT VERIFY"), "{}", text(&o));
+    let o = arbiter(&["pgn", "--match", ms, "--game", "1"]);
+    assert_eq!(o.status.code(), Some(20), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("{WARNING: THE LOG OF GAME 1 DOES NOT VERIFY")
+    );
+
+    // The demo match's PGN carries the DEMO mark.
+    let demo = tmp.path().join("logs").join("demo");
+    let o = arbiter(&[
+        "script",
+        "examples/scripts/quick.arb",
+        "--match",
+        demo.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = arbiter(&["pgn", "--match", demo.to_str().unwrap(), "--game", "1"]);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("{DEMO KEY"),
+        "{}",
+        text(&o)
+    );
+    let o = arbiter(&["status", "--match", demo.to_str().unwrap()]);
+    assert!(text(&o).contains("DEMO KEY"), "{}", text(&o));
+}
