@@ -55,3 +55,48 @@ fn readme_opens_with_the_two_setup_commands() {
         ".ci/run runs README's test command"
     );
 }
+
+/// README's "Examples" block, run as written by bash (`set -euo pipefail`) from a fresh folder
+/// holding the project's `examples/` and `rules/`, with this build's `arbiter` on PATH.
+#[test]
+fn readme_examples_run_as_written() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let start = readme
+        .find("Examples (run as written")
+        .expect("README has the Examples block");
+    let block = &readme[start..];
+    let open = block.find("```sh\n").unwrap() + "```sh\n".len();
+    let close = block[open..].find("```").unwrap();
+    let script = &block[open..open + close];
+    assert!(script.lines().count() >= 10, "{script}");
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::env::current_dir().unwrap();
+    for d in ["examples", "rules"] {
+        std::os::unix::fs::symlink(root.join(d), tmp.path().join(d)).unwrap();
+    }
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_arbiter"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-euo", "pipefail", "-x", "-c", script])
+        .current_dir(tmp.path())
+        .env("PATH", path)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "README example failed ({:?}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(tmp.path().join("game1.pgn").is_file());
+    assert!(tmp.path().join("proof.json").is_file());
+}
