@@ -60,6 +60,10 @@ pub enum SignError {
     PassphraseEnv(String),
     #[error("cannot sign a checkpoint of an empty log")]
     EmptyLog,
+    #[error(
+        "the log's chain is broken at entry seq {0}: no checkpoint is signed over it (run arbiter verify)"
+    )]
+    BrokenChain(u64),
     #[error("the match index could not be signed: {0}")]
     Index(String),
     #[error("line 0 of the log does not bind a match id: cannot name the checkpoint's origin")]
@@ -422,6 +426,14 @@ pub fn sign_checkpoint(
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, SignError> {
     let last = entries.last().ok_or(SignError::EmptyLog)?;
+    // A checkpoint that would not verify is never written: the chain must hold.
+    let mut prev = [0u8; 32];
+    for e in entries {
+        if e.prev != crate::log::hex32(&prev) {
+            return Err(SignError::BrokenChain(e.seq));
+        }
+        prev = e.hash;
+    }
     let match_id = entries
         .first()
         .and_then(|e| e.body.get("match_id"))

@@ -11,14 +11,32 @@ pub struct ProveArgs {
     pub m: MatchArg,
     #[arg(long)]
     pub game: u32,
-    /// Sequence number of the entry to prove.
-    #[arg(long)]
-    pub seq: u64,
+    /// Sequence number of the entry to prove (an inclusion proof).
+    #[arg(long, required_unless_present = "from", conflicts_with = "from")]
+    pub seq: Option<u64>,
+    /// Entry count of an older checkpoint a camp kept: a consistency proof from it to the
+    /// latest checkpoint (check it with `arbiter verify --consistency FILE`).
+    #[arg(long, value_name = "N")]
+    pub from: Option<u64>,
 }
 
 pub fn run(a: &ProveArgs) -> Result<Exit, Error> {
-    let p = prove(&a.m.dir, a.game, a.seq)?;
-    let s = serde_json::to_string_pretty(&p).map_err(Error::unreadable)?;
+    let s = match (a.seq, a.from) {
+        (_, Some(from)) => {
+            let p = crate::witness::prove_consistency(&a.m.dir, a.game, from).map_err(|e| {
+                Error::Verify {
+                    exit: Exit::NotCovered,
+                    cause: Box::new(e),
+                }
+            })?;
+            serde_json::to_string_pretty(&p).map_err(Error::unreadable)?
+        }
+        (Some(seq), None) => {
+            let p = prove(&a.m.dir, a.game, seq)?;
+            serde_json::to_string_pretty(&p).map_err(Error::unreadable)?
+        }
+        (None, None) => return Err(Error::bad_input("give --seq K or --from N")),
+    };
     println!("{s}");
     Ok(Exit::Ok)
 }

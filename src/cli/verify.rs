@@ -36,6 +36,9 @@ pub struct VerifyArgs {
     /// the log must still hold exactly what it covered.
     #[arg(long = "code", value_name = "CODE")]
     pub codes: Vec<String>,
+    /// Check a consistency proof written by `arbiter prove --from N` instead of a whole log.
+    #[arg(long, value_name = "FILE", conflicts_with = "proof")]
+    pub consistency: Option<PathBuf>,
 }
 
 /// `--json` output.
@@ -57,6 +60,28 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
             None => None,
         };
         return run_proof(&a.m.dir, proof, a.json, trusted);
+    }
+    if let Some(file) = &a.consistency {
+        let bytes = std::fs::read(file)
+            .map_err(FileError::of("read", file))
+            .map_err(Error::unreadable)?;
+        let signers = match &a.trust {
+            Some(p) => std::fs::read_to_string(p)
+                .map(|t| Trust::from_file_text(&t).signers.unwrap_or_default())
+                .map_err(FileError::of("read", p))
+                .map_err(Error::unreadable)?,
+            None => read_allowed_signers(&a.m.dir).map_err(Error::unreadable)?,
+        };
+        return Ok(match crate::witness::verify_consistency(&bytes, &signers) {
+            Ok(msg) => {
+                println!("{msg}");
+                Exit::Ok
+            }
+            Err(problem) => {
+                println!("consistency BAD: {problem}");
+                Exit::BadProof
+            }
+        });
     }
     let games = match a.game {
         Some(g) => vec![g],

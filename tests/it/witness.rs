@@ -396,3 +396,70 @@ fn witness_status_and_pgn_check_the_log_first() {
     let o = arbiter(&["status", "--match", demo.to_str().unwrap()]);
     assert!(text(&o).contains("DEMO KEY"), "{}", text(&o));
 }
+
+#[test]
+fn witness_consistency_proof_from_a_kept_checkpoint_to_the_latest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path(), 1);
+    let ms = m.to_str().unwrap();
+    let o = arbiter(&["prove", "--match", ms, "--game", "1", "--from", "10"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let proof = tmp.path().join("consistency.json");
+    std::fs::write(&proof, &o.stdout).unwrap();
+    let (code, out) = verify(&m, &["--consistency", proof.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("over 10 entries") && out.contains("over 13 entries"),
+        "{out}"
+    );
+    // The camp kept checkpoint 10: the proof carries exactly that text.
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let kept = std::fs::read_to_string(m.join("game-1/checkpoints/10.txt")).unwrap();
+    assert_eq!(v["old_checkpoint"].as_str().unwrap(), kept);
+    // A forged node, or another trust anchor, fails.
+    let mut forged = v.clone();
+    forged["proof"][0] = serde_json::json!("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+    std::fs::write(&proof, serde_json::to_vec(&forged).unwrap()).unwrap();
+    let (code, out) = verify(&m, &["--consistency", proof.to_str().unwrap()]);
+    assert_eq!(code, 23, "{out}");
+    std::fs::write(&proof, &o.stdout).unwrap();
+    let other = tmp.path().join("other");
+    let public = arbiter::sign::keygen(&other, None, "other").unwrap();
+    let other_pub = tmp.path().join("other.pub.txt");
+    std::fs::write(&other_pub, public.to_openssh().unwrap()).unwrap();
+    let (code, out) = verify(
+        &m,
+        &[
+            "--consistency",
+            proof.to_str().unwrap(),
+            "--trust",
+            other_pub.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 23, "{out}");
+}
+
+#[test]
+fn witness_no_checkpoint_is_signed_over_a_broken_chain() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path(), 1);
+    for e in std::fs::read_dir(m.join("game-1/checkpoints")).unwrap() {
+        std::fs::remove_file(e.unwrap().path()).unwrap();
+    }
+    let log = m.join("game-1/log.jsonl");
+    let body = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(&log, body.replacen("Nf3", "Nc3", 1)).unwrap();
+    let o = arbiter(&["checkpoint", "--match", m.to_str().unwrap(), "--game", "1"]);
+    assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("prev field does not hold the previous line's hash"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(
+        std::fs::read_dir(m.join("game-1/checkpoints"))
+            .unwrap()
+            .count(),
+        0
+    );
+}
