@@ -411,7 +411,7 @@ pub fn passphrase_from_env(var: Option<&str>) -> Result<Option<String>, SignErro
 }
 
 /// Sign a checkpoint over all of `entries` (N = entries.len()): writes `checkpoints/<N>.txt.sig`,
-/// `checkpoints/<N>.txt.note` (the same text as a C2SP signed note) and then
+/// `checkpoints/<N>.note` (the same text as a C2SP signed note) and then
 /// `checkpoints/<N>.txt` (0600, atomically, fsynced) and returns the path of the text.
 ///
 /// The origin comes from line 0 (`match_id`), never from the folder's name, so a renamed or
@@ -474,7 +474,7 @@ pub fn sign_checkpoint(
     write_atomic(&sig_path, sig.as_bytes()).map_err(io_err("write", &sig_path))?;
     // The signed note needs a note key name: origins are, unless a match id holds a '+'.
     if let Ok(note) = checkpoint_note(key, &text) {
-        let note_path = beside(".note");
+        let note_path = path.with_extension("note");
         write_atomic(&note_path, note.as_bytes()).map_err(io_err("write", &note_path))?;
     }
     write_atomic(&path, text.as_bytes()).map_err(io_err("write", &path))?;

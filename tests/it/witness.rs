@@ -244,7 +244,7 @@ fn witness_signed_note_beside_each_checkpoint_verifies_with_the_arbiter_key() {
     let tmp = tempfile::tempdir().unwrap();
     let m = rehearsal(tmp.path(), 1);
     let public = arbiter::sign::load_public_key(&m.join("keys/arbiter.pub")).unwrap();
-    let note = std::fs::read(m.join("game-1/checkpoints/13.txt.note")).unwrap();
+    let note = std::fs::read(m.join("game-1/checkpoints/13.note")).unwrap();
     let (cp, _) = arbiter::sign::verify_checkpoint_note(&note, &public).unwrap();
     assert_eq!(cp.size, 13);
 }
