@@ -171,3 +171,46 @@ fn clause_13e_public_report_withholds_the_engine_log_contents() {
     );
     assert!(text.contains("13e"));
 }
+
+/// Issue 11: the archived engine log edited together with SHA256SUMS is caught by `verify`,
+/// because the signed log holds the original digest (BAD_BINDING, 25); so is the program copy.
+#[test]
+fn clause_13a_edited_archive_is_caught_against_the_signed_digest() {
+    let p = play_the_real_game();
+    let (t, a, b) = copies(&read_real("machine-debug.log").unwrap());
+    let program = t.path().join("junior-8.bin");
+    std::fs::write(&program, b"the engine as used in game 1").unwrap();
+    ok(&arbiter(&[
+        "archive",
+        "--match",
+        &p.dir,
+        "--game",
+        "1",
+        &a,
+        &b,
+        "--program",
+        program.to_str().unwrap(),
+    ]));
+    ok(&arbiter(&["verify", "--match", &p.dir, "--game", "1"]));
+    let e = last_entry(&p.dir, "engine_log_archived");
+    let name = e.body["stored"]["name"].as_str().unwrap().to_owned();
+    let game_dir = std::path::Path::new(&p.dir).join("game-1");
+    let stored = game_dir.join(&name);
+    let mut text = std::fs::read_to_string(&stored).unwrap();
+    text.push_str("info depth 40 score cp 900 pv e2e4\n");
+    std::fs::write(&stored, &text).unwrap();
+    // The attacker also fixes SHA256SUMS: the signed log still holds the original digest.
+    let new = arbiter::archive::hash_file(&stored, false).unwrap().0;
+    let sums = game_dir.join("engine/SHA256SUMS");
+    let old = e.body["stored"]["sha256"].as_str().unwrap().to_owned();
+    let s = std::fs::read_to_string(&sums).unwrap().replace(&old, &new);
+    std::fs::write(&sums, s).unwrap();
+    let out = arbiter(&["verify", "--match", &p.dir, "--game", "1"]);
+    assert_eq!(
+        out.status.code(),
+        Some(25),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("the archived file was changed"));
+}
