@@ -53,6 +53,8 @@ pub struct JournalStorage {
     pub journal: Option<Journal>,
     pub key: Option<PrivateKey>,
     pub signed_upto: Option<usize>,
+    /// The short code of that checkpoint (shown on the Board UI for the camps' scoresheets).
+    pub signed_code: Option<String>,
     pub warning: Option<String>,
     /// Called after every durable append (script mode's `--echo`).
     pub on_append: Option<OnAppend>,
@@ -65,6 +67,8 @@ impl JournalStorage {
         let key = self.key.as_ref().ok_or(StorageError::NoKey)?;
         let p = crate::witness::sign_and_index(&self.match_dir, self.game, j.entries(), key, now)?;
         self.signed_upto = Some(j.entries().len());
+        self.signed_code = crate::witness::latest_checkpoint(&self.match_dir, self.game)
+            .map(|c| c.short_code().to_string());
         Ok(p)
     }
 }
@@ -111,6 +115,7 @@ impl Storage for JournalStorage {
             entries: self.len(),
             last_entry: last,
             signed_upto: self.signed_upto,
+            signed_code: self.signed_code.clone(),
             warning: self.warning.clone(),
         }
     }
@@ -235,6 +240,7 @@ pub fn open_game(
         journal: None,
         key: Some(key),
         signed_upto: None,
+        signed_code: None,
         warning: None,
         on_append: None,
     };
@@ -270,6 +276,8 @@ pub fn open_game(
     }
     let damage = journal.damage().map(|d| d.to_string());
     storage.signed_upto = latest_checkpoint(match_dir, n);
+    storage.signed_code =
+        crate::witness::latest_checkpoint(match_dir, n).map(|c| c.short_code().to_string());
     storage.journal = Some(journal);
     let last = entries.last().ok_or(MatchError::EmptyLog)?;
     let last_utc = DateTime::parse_from_rfc3339(&last.utc)

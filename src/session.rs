@@ -74,6 +74,8 @@ pub struct StorageStatus {
     pub last_entry: Option<String>,
     /// Entries covered by the latest signed checkpoint.
     pub signed_upto: Option<usize>,
+    /// Its short code, which a camp copies onto its scoresheet (`arbiter verify --code`).
+    pub signed_code: Option<String>,
     /// A problem that does not stop play (e.g. a checkpoint that could not be signed).
     pub warning: Option<String>,
 }

@@ -27,7 +27,7 @@ fn sig_path(p: &Path) -> PathBuf {
 }
 
 /// The latest checkpoint file of a game, parsed (the largest `<N>.txt` that parses).
-fn latest_checkpoint(match_dir: &Path, game: u32) -> Option<Checkpoint> {
+pub fn latest_checkpoint(match_dir: &Path, game: u32) -> Option<Checkpoint> {
     let dir = layout::checkpoints_dir(match_dir, game);
     let mut best: Option<Checkpoint> = None;
     for e in fs::read_dir(dir).ok()?.flatten() {

@@ -34,6 +34,13 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
         );
     } else {
         print!("{}", summary_text(&g, g.last_at, events.len()));
+        if let Some(cp) = crate::witness::latest_checkpoint(dir, n) {
+            println!(
+                "latest checkpoint: {} entries, code {} (a camp notes it; arbiter verify --code checks it)",
+                cp.size,
+                cp.short_code()
+            );
+        }
         for (name, pts) in match_score(dir) {
             println!("match score: {name} {pts}");
         }

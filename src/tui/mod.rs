@@ -248,6 +248,7 @@ pub fn journal_status(s: &Session) -> Status {
         entries: st.entries,
         last_entry: last,
         signed_upto: st.signed_upto,
+        code: st.signed_code,
         alarm: s.frozen.clone(),
     }
 }

@@ -23,6 +23,8 @@ pub struct Status {
     pub last_entry: Option<String>,
     /// The latest signed checkpoint covers entries `0..signed_upto`.
     pub signed_upto: Option<usize>,
+    /// Its short code, for the camps' scoresheets.
+    pub code: Option<String>,
     /// A failure the shell reports (e.g. the journal cannot write): shown as the red banner.
     pub alarm: Option<String>,
 }
@@ -632,6 +634,12 @@ fn status_lines(s: &Status, area: Rect, buf: &mut Buffer) {
         Line::from(vec![
             Span::styled(format!(" log: {} entries · ", s.entries), gray),
             signed,
+            Span::styled(
+                s.code
+                    .as_ref()
+                    .map_or_else(String::new, |c| format!(" · code {c}")),
+                Style::new().fg(Color::Cyan),
+            ),
         ]),
         Line::from(Span::styled(format!(" last entry: {last}"), gray)),
     ])

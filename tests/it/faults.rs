@@ -368,6 +368,7 @@ fn journal_storage(dir: &Path, journal: Option<Journal>) -> JournalStorage {
         journal,
         key: None,
         signed_upto: None,
+        signed_code: None,
         warning: None,
         on_append: None,
     }

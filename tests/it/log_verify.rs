@@ -251,13 +251,14 @@ fn bench_match(dir: &std::path::Path, n: u64) {
             e
         };
         let line = encode_line(i, &prev, &e);
+        let prev_hex = arbiter::log::hex32(&prev);
         prev = entry_hash(&line);
         out.write_all(&line).unwrap();
         out.write_all(b"\n").unwrap();
         entries.push(Entry {
             v: 1,
             seq: i,
-            prev: String::new(),
+            prev: prev_hex,
             utc: String::new(),
             mono_ms: 0,
             actor: String::new(),

@@ -138,6 +138,7 @@ impl Rig {
             entries: self.s.storage.len(),
             last_entry: self.last.clone(),
             signed_upto: self.signed_upto,
+            code: None,
             alarm: None,
         }
     }
