@@ -402,3 +402,31 @@ fn pty_kill_9_and_resume_from_the_log() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// Issue 11: an encrypted arbiter key's passphrase is asked on the terminal before the board
+/// opens (no environment variable, nothing in shell history); a wrong one gets a clear message.
+#[test]
+fn pty_play_asks_the_key_passphrase_on_the_terminal() {
+    need_tmux!();
+    let (dir, mut args) = demo_match();
+    let m = dir.path().join("nyc-2003");
+    let key = m.join("keys").join("arbiter");
+    let public = arbiter::sign::keygen(&key, Some("kasparov-2003"), "arbiter").unwrap();
+    arbiter::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
+    args[2] = m.display().to_string();
+    let t = Tmux::start("passphrase", &strs(&args), &repo_dir(), 100, 30);
+    t.wait_for("passphrase of", DEADLINE);
+    t.type_text("kasparov-2003");
+    t.keys(&["Enter"]);
+    t.wait_for("PRE-GAME", DEADLINE);
+    t.keys(&["q"]);
+    t.wait_for("quit the board UI?", DEADLINE);
+    t.keys(&["y"]);
+    assert!(t.wait_exit(DEADLINE), "{}", t.screen());
+
+    let t = Tmux::start_watched("passphrase-wrong", &strs(&args), &repo_dir(), 100, 30);
+    t.wait_for("passphrase of", DEADLINE);
+    t.type_text("not-it");
+    t.keys(&["Enter"]);
+    t.wait_for("wrong passphrase for key", DEADLINE);
+}
