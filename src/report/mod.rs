@@ -64,7 +64,21 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// The verifier's verdict on a game log, for the report.
 pub fn verification(match_dir: &Path, n: u32) -> Verification {
-    let v = crate::verify::verify_game(match_dir, n);
+    // The full check `arbiter verify` makes (demo key, bindings, index, countersignatures).
+    let m = crate::witness::verify_match(match_dir, &[n], &crate::witness::Trust::default(), &[]);
+    let Some(mut v) = m.games.into_iter().next() else {
+        return Verification {
+            status: "UNREADABLE".into(),
+            detail: String::new(),
+            entries: 0,
+            signed_upto: None,
+        };
+    };
+    v.problems.extend(m.match_problems);
+    if m.match_status > v.status {
+        v.status = m.match_status;
+        v.exit_code = m.match_status.exit_code();
+    }
     let mut detail = Vec::new();
     if let Some(h) = &v.chain_head {
         detail.push(format!("chain head {h}"));

@@ -395,6 +395,19 @@ fn witness_status_and_pgn_check_the_log_first() {
     );
     let o = arbiter(&["status", "--match", demo.to_str().unwrap()]);
     assert!(text(&o).contains("DEMO KEY"), "{}", text(&o));
+    let md = tmp.path().join("report.md");
+    let o = arbiter(&[
+        "report",
+        "--match",
+        demo.to_str().unwrap(),
+        "--game",
+        "1",
+        "--markdown",
+        "--out",
+        md.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(std::fs::read_to_string(&md).unwrap().contains("DEMO KEY"));
 }
 
 #[test]
