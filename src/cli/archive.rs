@@ -37,7 +37,7 @@ pub fn run(a: &ArchiveArgs) -> Result<Exit, Error> {
         delivered: a.delivered.as_deref(),
         key: &key,
     })?;
-    println!("{summary}");
+    outln!("{summary}")?;
     Ok(Exit::Ok)
 }
 

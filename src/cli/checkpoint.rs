@@ -25,6 +25,6 @@ pub fn run(a: &CheckpointArgs) -> Result<Exit, Error> {
     let (key, _) = arbiter_key(&a.key.source(), dir).map_err(Error::cannot_read)?;
     let p = crate::witness::sign_and_index(dir, n, &entries, &key, Utc::now())
         .map_err(Error::write_failed)?;
-    println!("{}", p.display());
+    outln!("{}", p.display())?;
     Ok(Exit::Ok)
 }

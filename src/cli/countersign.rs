@@ -50,10 +50,10 @@ pub fn run(a: &CountersignArgs) -> Result<Exit, Error> {
     };
     let (path, fp) = countersign_checkpoint(&a.m.dir, game, a.checkpoint, &a.camp, &source)
         .map_err(Error::refused)?;
-    println!(
+    outln!(
         "countersigned by camp {} ({fp}): {}",
         a.camp,
         path.display()
-    );
+    )?;
     Ok(Exit::Ok)
 }

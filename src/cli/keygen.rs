@@ -37,7 +37,7 @@ pub struct KeygenArgs {
 pub fn run(a: &KeygenArgs) -> Result<Exit, Error> {
     // Every failure of keygen is a refusal (exit 1), as documented in docs/log-format.md.
     let msg = register(a).map_err(Error::refused)?;
-    println!("{msg}");
+    outln!("{msg}")?;
     Ok(Exit::Ok)
 }
 

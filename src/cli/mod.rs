@@ -2,6 +2,26 @@
 //! and its `run`, which converts the arguments into the library's plain types once, calls the
 //! library, prints the result and says how the run ends ([`Exit`]) or why it failed ([`Error`]).
 //! `main.rs` turns that outcome into the exit code and prints `arbiter: <message>`.
+/// Print to standard output through [`emit`]: `out!` like `print!`, `outln!` like `println!`;
+/// each returns the `Result` of the write (use `?`).
+macro_rules! out {
+    ($($t:tt)*) => {
+        $crate::cli::emit(&format!($($t)*))
+    };
+}
+/// A line to standard error that can never panic (a closed or full stderr is ignored).
+macro_rules! errln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+macro_rules! outln {
+    ($($t:tt)*) => {
+        $crate::cli::emit(&format!("{}\n", format_args!($($t)*)))
+    };
+}
+
 pub mod archive;
 pub mod checkpoint;
 pub mod countersign;
@@ -118,5 +138,18 @@ pub fn run(cli: Cli) -> Result<Exit, Error> {
 
 /// A problem that does not stop the command, on standard error.
 pub fn warn(msg: impl std::fmt::Display) {
-    eprintln!("arbiter: warning: {msg}");
+    errln!("arbiter: warning: {msg}");
+}
+
+/// Write `text` to standard output. A closed pipe (`arbiter verify | head -c 1`) ends the output
+/// quietly and the command keeps its own exit code; any other failure (a full disk: ENOSPC) is
+/// [`Error::write_failed`], exit 74. Never a panic.
+pub fn emit(text: &str) -> Result<(), Error> {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    match o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Error::write_failed(format!("standard output: {e}"))),
+    }
 }

@@ -27,7 +27,7 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
     let first = entries.first().map(|e| e.utc.clone()).unwrap_or_default();
     let check = crate::witness::check_before_showing(&a.m.dir, a.game);
     for l in &check.lines {
-        eprintln!("{l}");
+        errln!("{l}");
     }
     let mut text = pgn_of(&events, &first).map_err(Error::bad_input)?;
     if check.demo || check.failing.is_some() {
@@ -41,9 +41,9 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
         Some(p) => {
             write_atomic(p, text.as_bytes())
                 .map_err(|e| Error::write_failed(format!("{}: {e}", p.display())))?;
-            println!("{}", p.display());
+            outln!("{}", p.display())?;
         }
-        None => print!("{text}"),
+        None => out!("{text}")?,
     }
     Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))
 }

@@ -37,7 +37,7 @@ pub fn run(a: &ProveArgs) -> Result<Exit, Error> {
         }
         (None, None) => return Err(Error::bad_input("give --seq K or --from N")),
     };
-    println!("{s}");
+    outln!("{s}")?;
     Ok(Exit::Ok)
 }
 

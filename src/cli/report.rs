@@ -44,6 +44,6 @@ pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
         .unwrap_or_else(|| default_path(&a.m.dir, a.game, format));
     write_private(&out, text.as_bytes())
         .map_err(|e| Error::write_failed(format!("report: {}: {e}", out.display())))?;
-    println!("{}", out.display());
+    outln!("{}", out.display())?;
     Ok(Exit::Ok)
 }

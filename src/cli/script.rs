@@ -85,15 +85,15 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
     };
     if a.json {
         let v = session.game.view(now, usize::MAX);
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default())?;
     } else {
-        print!(
+        out!(
             "{}",
             summary_text(&session.game, now, session.storage.len())
-        );
+        )?;
         if !a.dry_run {
             for (name, pts) in match_score(dir) {
-                println!("match score: {name} {pts}");
+                outln!("match score: {name} {pts}")?;
             }
         }
     }

@@ -25,24 +25,24 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     let g = Game::replay(events.iter()).map_err(Error::bad_input)?;
     let check = crate::witness::check_before_showing(dir, n);
     for l in &check.lines {
-        eprintln!("{l}");
+        errln!("{l}");
     }
     if a.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&g.view(g.last_at, usize::MAX)).unwrap_or_default()
-        );
+        )?;
     } else {
-        print!("{}", summary_text(&g, g.last_at, events.len()));
+        out!("{}", summary_text(&g, g.last_at, events.len()))?;
         if let Some(cp) = crate::witness::latest_checkpoint(dir, n) {
-            println!(
+            outln!(
                 "latest checkpoint: {} entries, code {} (a camp notes it; arbiter verify --code checks it)",
                 cp.size,
                 cp.short_code()
-            );
+            )?;
         }
         for (name, pts) in match_score(dir) {
-            println!("match score: {name} {pts}");
+            outln!("match score: {name} {pts}")?;
         }
     }
     Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))

@@ -74,11 +74,11 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
         };
         return Ok(match crate::witness::verify_consistency(&bytes, &signers) {
             Ok(msg) => {
-                println!("{msg}");
+                outln!("{msg}")?;
                 Exit::Ok
             }
             Err(problem) => {
-                println!("consistency BAD: {problem}");
+                outln!("consistency BAD: {problem}")?;
                 Exit::BadProof
             }
         });
@@ -118,13 +118,13 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
             pinned: m.pinned,
         })
         .map_err(Error::unreadable)?;
-        println!("{s}");
+        outln!("{s}")?;
     } else {
         for r in &m.games {
-            println!("{}", render(r));
+            outln!("{}", render(r))?;
         }
         for p in &m.match_problems {
-            println!("match: {p}");
+            outln!("match: {p}")?;
         }
     }
     Ok(worst.exit())
@@ -146,18 +146,18 @@ fn run_proof(
     let v = verify_proof(&bytes, &signers);
     if json {
         let s = serde_json::to_string_pretty(&v).map_err(Error::unreadable)?;
-        println!("{s}");
+        outln!("{s}")?;
     } else if v.ok {
-        println!(
+        outln!(
             "proof OK: entry seq {} is entry {} of the {} entries of {} signed by {}",
             v.seq.unwrap_or(0),
             v.seq.unwrap_or(0),
             v.tree_size.unwrap_or(0),
             v.origin.as_deref().unwrap_or("?"),
             v.signer.as_deref().unwrap_or("?")
-        );
+        )?;
     } else {
-        println!("proof BAD: {}", v.problem.as_deref().unwrap_or("?"));
+        outln!("proof BAD: {}", v.problem.as_deref().unwrap_or("?"))?;
     }
     Ok(if v.ok { Exit::Ok } else { Exit::BadProof })
 }
