@@ -286,6 +286,7 @@ impl Journal {
             .append(true)
             .create_new(true)
             .mode(FILE_MODE)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(path)
         {
             Ok(f) => f,
@@ -318,11 +319,31 @@ impl Journal {
 
     /// [`Journal::open`] with injected file operations.
     pub fn open_with(path: &Path, ops: Box<dyn FileOps>) -> Result<Journal, JournalError> {
+        // Never through a symlink (game-2/log.jsonl -> ../game-1/log.jsonl must not append to
+        // game 1), never a FIFO, device or folder (refused at once, not a hang).
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(path)
+            .map_err(|e| {
+                if e.raw_os_error() == Some(libc::ELOOP) {
+                    io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!("{} is a symbolic link, not a game log", path.display()),
+                    )
+                } else {
+                    e
+                }
+            })
             .map_err(io_err("open", path))?;
+        let ft = file.metadata().map_err(io_err("stat", path))?.file_type();
+        if !ft.is_file() {
+            return Err(io_err("open", path)(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is not a regular file", path.display()),
+            )));
+        }
         lock(&file, path)?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(io_err("read", path))?;
@@ -516,7 +537,7 @@ impl Journal {
 
 /// Read a game log without locking or repairing it; any bad line is an error.
 pub fn read_entries(path: &Path) -> Result<Vec<Entry>, JournalError> {
-    let bytes = fs::read(path).map_err(io_err("read", path))?;
+    let bytes = crate::fsio::read_match_log(path).map_err(io_err("read", path))?;
     let lines = scan::scan(&bytes);
     if lines.is_empty() {
         return Err(JournalError::NoFirstEntry {
@@ -537,9 +558,9 @@ pub fn read_entries(path: &Path) -> Result<Vec<Entry>, JournalError> {
 /// the file in blocks). `None` if the file cannot be read, changes length meanwhile, or has
 /// anything at all to report.
 pub fn scan_clean_file(path: &Path) -> Option<CleanLog> {
-    let file = File::open(path).ok()?;
+    let file = crate::fsio::open_match_file(path).ok()?;
     let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
-    let clean = fast::scan_clean_source(|| File::open(path).ok(), len)?;
+    let clean = fast::scan_clean_source(|| crate::fsio::open_match_file(path).ok(), len)?;
     // The file must not have grown meanwhile either (its last line was checked to end in \n).
     (file.metadata().ok()?.len() == len as u64).then_some(clean)
 }

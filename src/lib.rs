@@ -26,7 +26,8 @@ pub mod archive; // SHELL: engine-log and program copies in, SHA256SUMS out (rul
 pub mod cli; // CLI: clap arguments, one file per subcommand; main.rs maps the outcome to an exit code
 pub mod core; // PURE: rules profiles, clock, chess, decide/evolve, script parser, view
 pub mod enginelog; // PURE: UCI / CECP engine-log parsing and rule-13c coverage
-pub mod error; // the one exit-code table and the error the CLI layer reports
+pub mod error;
+pub mod fsio; // SHELL: FIFOs, devices, folders and symlinks refused at once; bounded reads // the one exit-code table and the error the CLI layer reports
 pub mod journal; // SHELL: append + fdatasync, lock, torn-tail repair, the one log reader
 pub mod layout; // SHELL: where things live in a match folder
 pub mod log; // PURE: byte format of the game log, chain hash, Merkle tree, checkpoint text, codec

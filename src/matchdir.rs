@@ -133,7 +133,7 @@ impl Storage for JournalStorage {
 pub fn arbiter_key(k: &KeySource, match_dir: &Path) -> Result<(PrivateKey, KeyRef), SignError> {
     let key = sign::load_key_from(k, match_dir)?;
     let fp = sign::fingerprint(key.public_key());
-    let principal = std::fs::read_to_string(layout::allowed_signers(match_dir))
+    let principal = crate::fsio::read_to_string(&layout::allowed_signers(match_dir))
         .ok()
         .and_then(|t| {
             let (signers, _) = sign::parse_allowed_signers(&t);
@@ -195,6 +195,12 @@ pub enum MatchError {
     Replay { path: PathBuf, source: ReplayError },
     #[error("empty log")]
     EmptyLog,
+    #[error("{}: line 0 binds game {found}, but this is the folder of game {want}: nothing is appended", .path.display())]
+    WrongGame {
+        path: PathBuf,
+        found: u32,
+        want: u32,
+    },
 }
 
 /// A game log read whole (strict, no lock, no repair): its entries and their events.
@@ -263,6 +269,16 @@ pub fn open_game(
     let journal = Journal::open(&path)?;
     let entries = journal.entries().to_vec();
     let events = events_of(&entries)?;
+    // Line 0 binds the game: a log that names another game (copied or linked in) is not appended.
+    if let Some(EventKind::GameOpened(o)) = events.first().map(|e| &e.kind)
+        && o.game != n
+    {
+        return Err(MatchError::WrongGame {
+            path: path.clone(),
+            found: o.game,
+            want: n,
+        });
+    }
     let game = Game::replay(events.iter()).map_err(|source| MatchError::Replay {
         path: path.clone(),
         source,

@@ -196,7 +196,7 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
 
     // 13c: what the archived log shows for every machine move.
     let stored = game_dir(a.match_dir, a.game).join(&outcome.log.name);
-    let file = std::fs::File::open(&stored).map_err(|source| PostgameError::ReadStored {
+    let file = crate::fsio::open_regular(&stored).map_err(|source| PostgameError::ReadStored {
         path: stored.clone(),
         source,
     })?;

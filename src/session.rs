@@ -250,7 +250,7 @@ pub fn memory_session(
 
 /// Load a rules profile file, with the reference line 0 binds.
 pub fn load_profile(path: &Path) -> Result<(Profile, ProfileRef), LoadProfileError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadProfileError::Read {
+    let text = crate::fsio::read_to_string(path).map_err(|source| LoadProfileError::Read {
         path: path.to_owned(),
         source,
     })?;

@@ -139,7 +139,7 @@ pub fn pub_path(out: &Path) -> PathBuf {
 
 /// Load an Ed25519 private key (decrypting it with `passphrase` if it is encrypted).
 pub fn load_key(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, SignError> {
-    let text = fs::read_to_string(path).map_err(io_err("read key", path))?;
+    let text = crate::fsio::read_to_string(path).map_err(io_err("read key", path))?;
     let key = PrivateKey::from_openssh(text.as_bytes()).map_err(|source| SignError::BadKey {
         path: path.to_owned(),
         source,
@@ -220,7 +220,7 @@ pub fn is_demo_key(key: &PrivateKey) -> bool {
 /// Read a public key from a `.pub` file or from a private key file (whose public half is stored
 /// in clear even when the key is encrypted).
 pub fn load_public_key(path: &Path) -> Result<PublicKey, SignError> {
-    let text = fs::read_to_string(path).map_err(io_err("read key", path))?;
+    let text = crate::fsio::read_to_string(path).map_err(io_err("read key", path))?;
     let key = match PublicKey::from_openssh(text.trim()) {
         Ok(k) => k,
         Err(_) => PrivateKey::from_openssh(text.as_bytes())
@@ -330,7 +330,7 @@ pub fn ensure_allowed_signer(
 ) -> Result<(), SignError> {
     ensure_dir(match_dir).map_err(io_err("create folder", match_dir))?;
     let path = layout::allowed_signers(match_dir);
-    let existing = match fs::read_to_string(&path) {
+    let existing = match crate::fsio::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(io_err("read", &path)(e)),
@@ -449,7 +449,7 @@ pub fn sign_checkpoint(
     )
     .with_demo(is_demo_key(key));
     let path = layout::checkpoint_path(match_dir, game, cp.size);
-    if let Ok(existing) = fs::read_to_string(&path) {
+    if let Ok(existing) = crate::fsio::read_to_string(&path) {
         return match Checkpoint::parse(&existing) {
             Ok(old) if old.root == cp.root && old.origin == cp.origin => Ok(path),
             _ => Err(SignError::CheckpointExists(path)),

@@ -608,9 +608,9 @@ pub fn read_checkpoint_files(dir: &Path) -> Result<Vec<CheckpointFile>, FileErro
             continue;
         }
         let path = item.path();
-        let text = fs::read_to_string(&path).map_err(FileError::of("read", &path))?;
+        let text = crate::fsio::read_to_string(&path).map_err(FileError::of("read", &path))?;
         let sig_path = dir.join(format!("{name}.sig"));
-        let sig = match fs::read_to_string(&sig_path) {
+        let sig = match crate::fsio::read_to_string(&sig_path) {
             Ok(s) => Some(s),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(FileError::of("read", &sig_path)(e)),
@@ -632,7 +632,7 @@ pub fn read_checkpoint_files(dir: &Path) -> Result<Vec<CheckpointFile>, FileErro
 /// The match's allowed_signers text.
 pub fn read_allowed_signers(match_dir: &Path) -> Result<String, FileError> {
     let path = layout::allowed_signers(match_dir);
-    fs::read_to_string(&path).map_err(FileError::of("read", &path))
+    crate::fsio::read_to_string(&path).map_err(FileError::of("read", &path))
 }
 
 fn read_signers(match_dir: &Path) -> Result<(Vec<AllowedSigner>, Vec<String>), FileError> {
@@ -654,7 +654,9 @@ pub fn verify_game_trusting(
     trusted: Option<&str>,
 ) -> GameVerification {
     let path = layout::log_path(match_dir, game);
-    let read = || fs::read(&path).map_err(|e| FileError::of("read", &path)(e).to_string());
+    let read = || {
+        crate::fsio::read(&path, u64::MAX).map_err(|e| FileError::of("read", &path)(e).to_string())
+    };
     let clean = crate::journal::scan_clean_file(&path);
     // Read now if the fast path failed, so that an unreadable log is reported first, as ever.
     let mut bytes = None;
@@ -843,7 +845,7 @@ impl ProveError {
 /// Build the inclusion proof of entry `seq` against the largest valid signed checkpoint.
 pub fn prove(match_dir: &Path, game: u32, seq: u64) -> Result<InclusionProof, ProveError> {
     let path = layout::log_path(match_dir, game);
-    let bytes = fs::read(&path).map_err(FileError::of("read", &path))?;
+    let bytes = crate::fsio::read(&path, u64::MAX).map_err(FileError::of("read", &path))?;
     let (signers, _) = read_signers(match_dir)?;
     let files = read_checkpoint_files(&layout::checkpoints_dir(match_dir, game))?;
     let cps = prepare_checkpoints(files, &signers);

@@ -38,7 +38,7 @@ pub fn latest_checkpoint(match_dir: &Path, game: u32) -> Option<Checkpoint> {
         if n.parse::<u64>().is_err() {
             continue;
         }
-        let Ok(text) = fs::read_to_string(e.path()) else {
+        let Ok(text) = crate::fsio::read_to_string(&e.path()) else {
             continue;
         };
         if let Ok(cp) = Checkpoint::parse(&text)
@@ -77,7 +77,7 @@ pub fn write_index(
         .and_then(|m| m.as_str())
         .ok_or(SignError::NoLineZero)?
         .to_owned();
-    let previous = fs::read_to_string(index_path(match_dir))
+    let previous = crate::fsio::read_to_string(&index_path(match_dir))
         .ok()
         .and_then(|t| MatchIndex::parse(&t).ok());
     let mut games = Vec::new();
@@ -147,14 +147,14 @@ pub enum IndexState {
 /// Read and check `DIR/index.txt`.
 pub fn read_index(match_dir: &Path, signers: &[AllowedSigner]) -> IndexState {
     let path = index_path(match_dir);
-    let Ok(text) = fs::read_to_string(&path) else {
+    let Ok(text) = crate::fsio::read_to_string(&path) else {
         return IndexState::Absent;
     };
     let index = match MatchIndex::parse(&text) {
         Ok(i) => i,
         Err(e) => return IndexState::Bad(format!("{}: {e}", path.display())),
     };
-    let Ok(sig) = fs::read_to_string(sig_path(&path)) else {
+    let Ok(sig) = crate::fsio::read_to_string(&sig_path(&path)) else {
         return IndexState::Bad(format!("{} has no signature file", path.display()));
     };
     match sign::verify_signature(signers, text.as_bytes(), &sig) {
@@ -187,7 +187,7 @@ pub fn check_against_index(g: &IndexedGame, entries: &[Entry]) -> Result<(), Str
 
 /// SHA-256 of a file, lower-case hex.
 fn sha256_file(path: &Path) -> std::io::Result<String> {
-    let mut f = fs::File::open(path)?;
+    let mut f = crate::fsio::open_regular(path)?;
     let mut h = Sha256::new();
     std::io::copy(&mut f, &mut h)?;
     Ok(hex::encode(h.finalize()))
@@ -565,7 +565,7 @@ pub fn countersign_checkpoint(
             .ok_or(CountersignError::NoCheckpoint(game))?,
     };
     let cp_path = layout::checkpoint_path(match_dir, game, size);
-    let text = fs::read_to_string(&cp_path).map_err(|source| CountersignError::Read {
+    let text = crate::fsio::read_to_string(&cp_path).map_err(|source| CountersignError::Read {
         path: cp_path.clone(),
         source,
     })?;
@@ -579,7 +579,7 @@ pub fn countersign_checkpoint(
             sign::countersign(&key, &text)?
         }
         CosignSource::Signature(p) => {
-            fs::read_to_string(p).map_err(|source| CountersignError::Read {
+            crate::fsio::read_to_string(p).map_err(|source| CountersignError::Read {
                 path: p.clone(),
                 source,
             })?
@@ -589,7 +589,7 @@ pub fn countersign_checkpoint(
     let name = crate::log::cosign::file_name(size, camp)
         .map_err(|e| sign::CosignProblem::Malformed(e.to_string()))?;
     let out = layout::checkpoints_dir(match_dir, game).join(name);
-    if let Ok(old) = fs::read_to_string(&out) {
+    if let Ok(old) = crate::fsio::read_to_string(&out) {
         if old == armored {
             return Ok((out, fp));
         }
@@ -637,9 +637,13 @@ pub fn check_countersignatures(
         let checked = ssh_key::PublicKey::from_openssh(key_text)
             .map_err(|e| e.to_string())
             .and_then(|k| {
-                let text = fs::read(layout::checkpoint_path(match_dir, game, size))
-                    .map_err(|e| e.to_string())?;
-                let sig = fs::read_to_string(dir.join(&name)).map_err(|e| e.to_string())?;
+                let text = crate::fsio::read(
+                    &layout::checkpoint_path(match_dir, game, size),
+                    crate::fsio::SMALL_FILE_LIMIT,
+                )
+                .map_err(|e| e.to_string())?;
+                let sig =
+                    crate::fsio::read_to_string(&dir.join(&name)).map_err(|e| e.to_string())?;
                 sign::verify_countersignature(&k, &text, &sig).map_err(|e| e.to_string())
             });
         match checked {
@@ -753,8 +757,9 @@ fn read_pair(
     size: u64,
 ) -> Result<(Checkpoint, String, String), ConsistencyError> {
     let p = layout::checkpoint_path(match_dir, game, size);
-    let text = fs::read_to_string(&p).map_err(|_| ConsistencyError::NoCheckpoint { game, size })?;
-    let sig = fs::read_to_string(sig_path(&p)).map_err(|e| ConsistencyError::Read {
+    let text = crate::fsio::read_to_string(&p)
+        .map_err(|_| ConsistencyError::NoCheckpoint { game, size })?;
+    let sig = crate::fsio::read_to_string(&sig_path(&p)).map_err(|e| ConsistencyError::Read {
         path: sig_path(&p),
         problem: e.to_string(),
     })?;

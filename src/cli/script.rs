@@ -49,8 +49,8 @@ fn echo(session: &mut Session) {
 
 pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
     let file = a.file.display();
-    let text =
-        std::fs::read_to_string(&a.file).map_err(|e| Error::cannot_read(format!("{file}: {e}")))?;
+    let text = crate::fsio::read_to_string(&a.file)
+        .map_err(|e| Error::cannot_read(format!("{file}: {e}")))?;
     let lines = parse_script(&text).map_err(|e| Error::bad_input(format!("{file}:{e}")))?;
     let dir = &a.m.dir;
     let n = a

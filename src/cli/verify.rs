@@ -53,7 +53,7 @@ struct Summary<'a> {
 pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
     if let Some(proof) = &a.proof {
         let trusted = match &a.trust {
-            Some(p) => std::fs::read_to_string(p)
+            Some(p) => crate::fsio::read_to_string(p)
                 .map(|t| Trust::from_file_text(&t).signers)
                 .map_err(FileError::of("read", p))
                 .map_err(Error::unreadable)?,
@@ -62,11 +62,11 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
         return run_proof(&a.m.dir, proof, a.json, trusted);
     }
     if let Some(file) = &a.consistency {
-        let bytes = std::fs::read(file)
+        let bytes = crate::fsio::read(file, crate::fsio::SMALL_FILE_LIMIT)
             .map_err(FileError::of("read", file))
             .map_err(Error::unreadable)?;
         let signers = match &a.trust {
-            Some(p) => std::fs::read_to_string(p)
+            Some(p) => crate::fsio::read_to_string(p)
                 .map(|t| Trust::from_file_text(&t).signers.unwrap_or_default())
                 .map_err(FileError::of("read", p))
                 .map_err(Error::unreadable)?,
@@ -95,7 +95,7 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
     }
     let mut trust = match &a.trust {
         Some(p) => Trust::from_file_text(
-            &std::fs::read_to_string(p)
+            &crate::fsio::read_to_string(p)
                 .map_err(FileError::of("read", p))
                 .map_err(Error::unreadable)?,
         ),
@@ -136,7 +136,7 @@ fn run_proof(
     json: bool,
     trusted: Option<String>,
 ) -> Result<Exit, Error> {
-    let bytes = std::fs::read(proof)
+    let bytes = crate::fsio::read(proof, crate::fsio::SMALL_FILE_LIMIT)
         .map_err(FileError::of("read", proof))
         .map_err(Error::unreadable)?;
     let signers = match trusted {

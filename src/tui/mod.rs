@@ -206,18 +206,17 @@ pub fn open_session(
     let mut session = opened.session;
     let mut notes: Vec<String> = opened.notice.into_iter().collect();
     if session.game.phase == crate::core::game::Phase::Draft {
-        let decl_text = match a.declarations {
-            Some(p) => {
-                Some(
-                    std::fs::read_to_string(p).map_err(|source| OpenError::Declarations {
+        let decl_text =
+            match a.declarations {
+                Some(p) => Some(crate::fsio::read_to_string(p).map_err(|source| {
+                    OpenError::Declarations {
                         path: p.to_owned(),
                         source,
-                    })?,
-                )
-            }
-            None if a.demo => Some(DEMO_DECLARATIONS.to_string()),
-            None => None,
-        };
+                    }
+                })?),
+                None if a.demo => Some(DEMO_DECLARATIONS.to_string()),
+                None => None,
+            };
         match decl_text {
             Some(t) => {
                 for cmd in parse_declarations(&t)? {

@@ -112,3 +112,143 @@ fn hostile_stdout_into_a_closed_pipe_ends_quietly() {
         assert!(o.status.code().is_some(), "{args:?}: killed by a signal");
     }
 }
+
+/// Run and wait at most 20 s: a hang is a failure (the child is killed).
+fn run_bounded(cmd: &mut Command) -> std::process::Output {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let o = child.wait_with_output().unwrap();
+            panic!(
+                "hung for 20 s: {cmd:?}\n{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+fn mkfifo(p: &Path) {
+    let _ = std::fs::remove_file(p);
+    let ok = Command::new("mkfifo").arg(p).status().unwrap().success();
+    assert!(ok, "mkfifo {}", p.display());
+}
+
+/// A FIFO in place of each file a command reads: refused at once, named, never a hang.
+#[test]
+fn hostile_fifo_in_any_slot_is_refused_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path());
+    let ms = m.to_str().unwrap().to_owned();
+    let fifo = tmp.path().join("fifo");
+    mkfifo(&fifo);
+    let f = fifo.to_str().unwrap().to_owned();
+    let cases: Vec<(Vec<&str>, Option<PathBuf>)> = vec![
+        (vec!["script", &f, "--match", &ms, "--dry-run"], None),
+        (
+            vec![
+                "script",
+                "examples/scripts/quick.arb",
+                "--dry-run",
+                "--rules",
+                &f,
+                "--match",
+                &ms,
+            ],
+            None,
+        ),
+        (vec!["verify", "--match", &ms, "--proof", &f], None),
+        (vec!["verify", "--match", &ms, "--consistency", &f], None),
+        (vec!["verify", "--match", &ms, "--trust", &f], None),
+        (vec!["keygen", "--match", &ms, "--existing", &f], None),
+        (
+            vec!["verify", "--match", &ms],
+            Some(m.join("allowed_signers")),
+        ),
+        (
+            vec!["verify", "--match", &ms],
+            Some(m.join("game-1/checkpoints/12.txt")),
+        ),
+        (
+            vec!["status", "--match", &ms],
+            Some(m.join("game-1/log.jsonl")),
+        ),
+        (
+            vec!["verify", "--match", &ms],
+            Some(m.join("game-1/log.jsonl")),
+        ),
+        (
+            vec!["checkpoint", "--match", &ms, "--game", "1"],
+            Some(m.join("game-1/log.jsonl")),
+        ),
+    ];
+    for (args, slot) in cases {
+        let saved = slot.as_ref().map(|p| {
+            let bytes = std::fs::read(p).unwrap();
+            mkfifo(p);
+            bytes
+        });
+        let o = run_bounded(arbiter().args(&args));
+        let err =
+            String::from_utf8_lossy(&o.stderr).into_owned() + &String::from_utf8_lossy(&o.stdout);
+        assert_ne!(o.status.code(), Some(0), "{args:?} {slot:?}: {err}");
+        assert!(err.contains("FIFO"), "{args:?} {slot:?}: {err}");
+        if let (Some(p), Some(bytes)) = (slot, saved) {
+            std::fs::remove_file(&p).unwrap();
+            std::fs::write(&p, bytes).unwrap();
+        }
+    }
+}
+
+/// `game-2/log.jsonl -> ../game-1/log.jsonl`: nothing is read through the link or appended to
+/// game 1, and a log whose line 0 names another game is not appended to.
+#[test]
+fn hostile_symlinked_or_copied_log_is_not_appended() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path());
+    let ms = m.to_str().unwrap();
+    let g1 = m.join("game-1/log.jsonl");
+    let before = std::fs::read(&g1).unwrap();
+    std::fs::create_dir_all(m.join("game-2")).unwrap();
+    std::os::unix::fs::symlink("../game-1/log.jsonl", m.join("game-2/log.jsonl")).unwrap();
+    let open = |n| {
+        arbiter::matchdir::open_game(
+            &m,
+            Some(n),
+            Path::new("rules/kasparov-deep-junior-2003.toml"),
+            &arbiter::sign::KeySource::default(),
+        )
+    };
+    // The Board UI's open path (play --game 2): refused, naming the link.
+    let err = open(2).err().expect("refused").to_string();
+    assert!(err.contains("symbolic link"), "{err}");
+    for args in [["status", "--game", "2"], ["checkpoint", "--game", "2"]] {
+        let o = run_bounded(arbiter().args(args).args(["--match", ms]));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_ne!(o.status.code(), Some(0), "{args:?}: {err}");
+        assert!(err.contains("symbolic link"), "{args:?}: {err}");
+    }
+    assert_eq!(
+        std::fs::read(&g1).unwrap(),
+        before,
+        "game 1's log is untouched"
+    );
+    assert!(!m.join("game-2/checkpoints").exists());
+
+    // A copy (not a link) of game 1's log in game 2's folder: line 0 says game 1.
+    std::fs::remove_file(m.join("game-2/log.jsonl")).unwrap();
+    std::fs::copy(&g1, m.join("game-2/log.jsonl")).unwrap();
+    let err = open(2).err().expect("refused").to_string();
+    assert!(err.contains("line 0 binds game 1"), "{err}");
+    assert_eq!(std::fs::read(m.join("game-2/log.jsonl")).unwrap(), before);
+}
