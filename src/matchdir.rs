@@ -301,7 +301,11 @@ pub fn open_game(
         .unwrap_or_else(|_| Utc::now());
     let gap = (Utc::now() - last_utc).num_milliseconds().max(0) as Ms;
     let now_ms = last.mono_ms + gap;
-    let origin = Utc::now() - chrono::Duration::milliseconds(now_ms as i64);
+    let origin = i64::try_from(now_ms)
+        .ok()
+        .and_then(chrono::Duration::try_milliseconds)
+        .and_then(|d| Utc::now().checked_sub_signed(d))
+        .unwrap_or_else(Utc::now);
     let running = game.clock.running();
     let playing = game.phase == Phase::Playing;
     let mut session = Session::new(game, Box::new(storage), origin);

@@ -139,7 +139,13 @@ impl Session {
     }
 
     pub fn utc_at(&self, at: Ms) -> DateTime<Utc> {
-        self.utc_origin + Duration::milliseconds(at as i64)
+        // Saturating: a crafted offset cannot overflow the calendar (offsets are bounded at
+        // parse time; this is the last line of defence).
+        i64::try_from(at)
+            .ok()
+            .and_then(Duration::try_milliseconds)
+            .and_then(|d| self.utc_origin.checked_add_signed(d))
+            .unwrap_or(DateTime::<Utc>::MAX_UTC)
     }
 
     fn record(&mut self, e: &Event) -> Result<(), SessionError> {

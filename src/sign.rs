@@ -58,6 +58,10 @@ pub enum SignError {
     NotEd25519 { path: PathBuf, algorithm: String },
     #[error("environment variable {0} (named by --passphrase-env) is not set or not UTF-8")]
     PassphraseEnv(String),
+    #[error(
+        "principal \"{0}\" is not a valid name: 1-64 letters, digits, '-', '_', '.' or '@' (it becomes a line of allowed_signers)"
+    )]
+    BadPrincipal(String),
     #[error("cannot sign a checkpoint of an empty log")]
     EmptyLog,
     #[error(
@@ -328,6 +332,7 @@ pub fn ensure_allowed_signer(
     principal: &str,
     key: &PublicKey,
 ) -> Result<(), SignError> {
+    check_principal(principal)?;
     ensure_dir(match_dir).map_err(io_err("create folder", match_dir))?;
     let path = layout::allowed_signers(match_dir);
     let existing = match crate::fsio::read_to_string(&path) {
@@ -352,6 +357,22 @@ pub fn ensure_allowed_signer(
         bare.to_openssh()?
     ));
     write_atomic(&path, text.as_bytes()).map_err(io_err("write", &path))
+}
+
+/// A principal is written as a line of allowed_signers: 1-64 letters, digits, `-_.@`.
+pub fn check_principal(principal: &str) -> Result<(), SignError> {
+    let valid = !principal.is_empty()
+        && principal.len() <= 64
+        && principal
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.@".contains(c));
+    if valid {
+        Ok(())
+    } else {
+        Err(SignError::BadPrincipal(
+            principal.escape_debug().to_string(),
+        ))
+    }
 }
 
 /// The demo key `DIR/keys/demo-arbiter` (created unencrypted and clearly labelled if missing),

@@ -43,6 +43,7 @@ pub fn run(a: &KeygenArgs) -> Result<Exit, Error> {
 
 fn register(a: &KeygenArgs) -> Result<String, SignError> {
     let dir = &a.m.dir;
+    crate::sign::check_principal(&a.principal)?;
     let (public, what) = match &a.existing {
         Some(existing) => (
             load_public_key(existing)?,

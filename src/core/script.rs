@@ -20,8 +20,21 @@ pub struct ScriptError {
     pub message: String,
 }
 
-/// Parse a whole script. Offsets must not go backwards.
+/// The largest offset a script may give: 30 days (a game lasts hours; a larger number is a typo,
+/// and would overflow the wall-clock arithmetic).
+pub const MAX_OFFSET_MS: Ms = 30 * 24 * 3600 * 1000;
+
+/// Parse a whole script. Offsets must not go backwards. A UTF-8 byte-order mark is skipped, and
+/// CR LF or bare CR line ends are read as line ends.
 pub fn parse_script(text: &str) -> Result<Vec<ScriptLine>, ScriptError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let normalized;
+    let text = if text.contains('\r') {
+        normalized = text.replace("\r\n", "\n").replace('\r', "\n");
+        normalized.as_str()
+    } else {
+        text
+    };
     let mut out = Vec::new();
     let mut last: Ms = 0;
     for (i, raw) in text.lines().enumerate() {
@@ -41,6 +54,14 @@ pub fn parse_script(text: &str) -> Result<Vec<ScriptLine>, ScriptError> {
                 message: format!("'{body}': a line is OFFSET COMMAND"),
             })?;
         let at = parse_duration(offset).map_err(|message| ScriptError { line, message })?;
+        if at > MAX_OFFSET_MS {
+            return Err(ScriptError {
+                line,
+                message: format!(
+                    "offset {offset} is beyond 30 days after the start: a game does not last that long"
+                ),
+            });
+        }
         if at < last {
             return Err(ScriptError {
                 line,

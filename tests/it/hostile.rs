@@ -252,3 +252,73 @@ fn hostile_symlinked_or_copied_log_is_not_appended() {
     assert!(err.contains("line 0 binds game 1"), "{err}");
     assert_eq!(std::fs::read(m.join("game-2/log.jsonl")).unwrap(), before);
 }
+
+/// Script input: a huge offset is refused at parse time with its line (it used to panic in the
+/// calendar arithmetic); a BOM and CR-only line ends are accepted, not a silent nothing.
+#[test]
+fn hostile_script_offsets_bom_and_cr_line_ends() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let huge = tmp.path().join("huge.arb");
+    std::fs::write(
+        &huge,
+        "0 arbiter declare white human A\n9200000000000 arbiter start\n",
+    )
+    .unwrap();
+    let o = run_bounded(
+        arbiter()
+            .args(["script", huge.to_str().unwrap(), "--match"])
+            .arg(&m),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(65), "{err}");
+    assert!(err.contains("line 2") && err.contains("30 days"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    for (name, text) in [
+        ("bom.arb", format!("\u{feff}{quick}")),
+        ("cr.arb", quick.replace('\n', "\r")),
+        ("crlf.arb", quick.replace('\n', "\r\n")),
+    ] {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let o = run_bounded(
+            arbiter()
+                .args(["script", p.to_str().unwrap(), "--dry-run", "--match"])
+                .arg(&m),
+        );
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(out.contains("log entries: 12"), "{name}: {out}");
+    }
+}
+
+/// A principal with a newline (or a space, a quote, a comma) never reaches allowed_signers.
+#[test]
+fn hostile_principal_with_a_newline_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    for bad in [
+        "arbiter\nevil ssh-ed25519 AAAA",
+        "two words",
+        "a,b",
+        "\"q\"",
+        "",
+    ] {
+        let o = run_bounded(
+            arbiter()
+                .args(["keygen", "--no-passphrase", "--principal", bad, "--match"])
+                .arg(&m),
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{bad:?}: {err}");
+        assert!(err.contains("is not a valid name"), "{bad:?}: {err}");
+        assert!(!m.join("allowed_signers").exists(), "{bad:?}");
+    }
+}
