@@ -513,7 +513,17 @@ impl Journal {
         let entry = log::parse_line(&line, offset).map_err(JournalError::Invalid)?;
         line.push(b'\n');
         if let Err(err) = self.ops.write_all(&mut self.file, &line) {
-            self.poisoned = Some(format!("write of seq {seq} failed: {err}"));
+            // A failed append leaves the file exactly as it was (a full disk may have taken part
+            // of the line): truncate back to the last good length, then freeze.
+            let undone = match self
+                .file
+                .set_len(offset)
+                .and_then(|()| self.file.sync_all())
+            {
+                Ok(()) => "the file is as it was before".to_string(),
+                Err(e) => format!("cutting the partial line failed too: {e}"),
+            };
+            self.poisoned = Some(format!("write of seq {seq} failed: {err}; {undone}"));
             return Err(io_err("append to", &self.path)(err));
         }
         if let Err(err) = self.ops.sync_data(&self.file) {
