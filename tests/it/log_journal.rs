@@ -195,9 +195,19 @@ fn log_journal_failed_sync_poisons() {
     ));
 }
 
+/// Append the first `k` bytes of the next line, as a process killed mid-write leaves them.
+fn tear(path: &std::path::Path, j: &Journal, n: u64, k: usize) {
+    use std::io::Write;
+    let prev = j.entries().last().unwrap().hash;
+    let line = arbiter::log::encode_line(n, &prev, &entry(n));
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(&line[..k.min(line.len())]).unwrap();
+}
+
 #[test]
-fn log_journal_torn_write_poisons_then_repairs_on_reopen() {
+fn log_journal_failed_write_cuts_back_and_a_torn_tail_is_repaired_on_reopen() {
     let (_tmp, path) = new_log(3);
+    let before = std::fs::read(&path).unwrap();
     let mut j =
         Journal::open_with(&path, Box::new(FaultPlan::new().fail_write(0, Some(25)))).unwrap();
     assert!(matches!(j.append(entry(3)), Err(JournalError::Io { .. })));
@@ -205,6 +215,16 @@ fn log_journal_torn_write_poisons_then_repairs_on_reopen() {
         j.append(entry(3)),
         Err(JournalError::Poisoned { .. })
     ));
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the partial line was cut back"
+    );
+    drop(j);
+    // A process killed mid-write leaves a torn tail: the next open repairs it.
+    let j = Journal::open(&path).unwrap();
+    assert!(j.recovery().is_none());
+    tear(&path, &j, 3, 25);
     drop(j);
     let j = Journal::open(&path).unwrap();
     let r = j.recovery().unwrap();
@@ -231,9 +251,8 @@ fn log_journal_crash_loop_every_torn_length() {
         drop(j);
         // Torn anywhere from 1 byte to the whole line without its newline.
         let k = 1 + (it * 7) % len;
-        let mut j =
-            Journal::open_with(&path, Box::new(FaultPlan::new().fail_write(0, Some(k)))).unwrap();
-        assert!(j.append(entry(n)).is_err());
+        let j = Journal::open(&path).unwrap();
+        tear(&path, &j, n, k);
         drop(j);
         crashes += 1;
         let mut j = Journal::open(&path).unwrap();
