@@ -181,8 +181,28 @@ pub fn write_new_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     sync_dir(&parent_of(path))
 }
 
-/// Replace `path` atomically with `bytes` (temp file 0600, fsync, rename, fsync folder).
+/// Replace `path` atomically with `bytes` (temp file 0600, fsync, rename, fsync folder), only over
+/// a regular file or nothing: never over a device, a FIFO or a folder, never through a symlink.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if !m.file_type().is_file() => {
+            let what = if m.file_type().is_symlink() {
+                "a symbolic link"
+            } else if m.file_type().is_dir() {
+                "a folder"
+            } else {
+                "a device or FIFO"
+            };
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{} is {what}: the kit writes only over a regular file or a new name",
+                    path.display()
+                ),
+            ));
+        }
+        _ => {}
+    }
     let mut name = path
         .file_name()
         .map(|n| n.to_os_string())

@@ -10,7 +10,6 @@ pub mod model;
 pub mod pgn;
 pub mod svg;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub use model::{Report, Verification};
@@ -47,19 +46,10 @@ pub fn render_game(
     })
 }
 
-/// Write a file readable by its owner only (0600), replacing any earlier one.
+/// Write a file readable by its owner only (0600), replacing any earlier one atomically, and only
+/// a regular file or a new name (never a device, never through a symlink).
 pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)?;
-    // `mode` applies only when the file is created: tighten an existing one too.
-    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    f.write_all(bytes)?;
-    f.sync_all()
+    crate::journal::write_atomic(path, bytes)
 }
 
 /// The verifier's verdict on a game log, for the report.

@@ -322,3 +322,72 @@ fn hostile_principal_with_a_newline_is_refused() {
         assert!(!m.join("allowed_signers").exists(), "{bad:?}");
     }
 }
+
+/// `pgn --out` / `report --out` onto a device, through a symlink or onto a folder: refused, the
+/// target untouched (the device stays a device; the symlink's target keeps its bytes and mode).
+#[test]
+fn hostile_outputs_never_clobber_devices_or_follow_symlinks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path());
+    let ms = m.to_str().unwrap();
+    let victim = tmp.path().join("victim.txt");
+    std::fs::write(&victim, "keep me").unwrap();
+    let link = tmp.path().join("link.pgn");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let folder = tmp.path().join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    let mut targets = vec![link.clone(), folder.clone()];
+    if let Some(full) = full_device(tmp.path()) {
+        targets.push(full);
+    }
+    for t in &targets {
+        for sub in [
+            vec![
+                "pgn",
+                "--match",
+                ms,
+                "--game",
+                "1",
+                "--out",
+                t.to_str().unwrap(),
+            ],
+            vec![
+                "report",
+                "--match",
+                ms,
+                "--game",
+                "1",
+                "--out",
+                t.to_str().unwrap(),
+            ],
+        ] {
+            let o = run_bounded(arbiter().args(&sub));
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_ne!(o.status.code(), Some(0), "{sub:?}: {err}");
+            assert!(
+                err.contains("the kit writes only over a regular file"),
+                "{sub:?}: {err}"
+            );
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    assert_ne!(
+        std::fs::metadata(&victim).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    if let Some(full) = targets.get(2) {
+        assert!(
+            std::fs::metadata(full)
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
+    }
+}
