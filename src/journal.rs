@@ -42,6 +42,13 @@ pub enum JournalError {
     Poisoned { path: PathBuf, reason: String },
     #[error("game log {path}: {fault}")]
     Damaged { path: PathBuf, fault: Box<Fault> },
+    #[error("game log {path}: line seq {seq} at byte offset {offset}: {problem}")]
+    BadLine {
+        path: PathBuf,
+        seq: u64,
+        offset: u64,
+        problem: String,
+    },
     #[error("entry refused before writing (it would not read back as a valid line): {0}")]
     Invalid(LineError),
 }
@@ -563,6 +570,77 @@ impl Journal {
         self.entries.push(entry);
         Ok(&self.entries[self.entries.len() - 1])
     }
+}
+
+/// Read a game log line by line without holding it in memory (no lock, no repair): `f` gets
+/// each entry in order, checked (a valid line, its `seq` in place, its `prev` the previous
+/// line's hash), and returns `false` to stop early. Returns the number of entries read. Memory
+/// stays one line, whatever the log's size.
+pub fn for_each_entry(path: &Path, mut f: impl FnMut(Entry) -> bool) -> Result<u64, JournalError> {
+    use std::io::BufRead;
+    let file = crate::fsio::open_match_file(path).map_err(io_err("open", path))?;
+    let mut r = io::BufReader::with_capacity(1 << 16, file);
+    let mut line = Vec::new();
+    let (mut n, mut offset, mut prev) = (0u64, 0u64, ZERO_HASH);
+    let bad = |seq: u64, offset: u64, problem: String| JournalError::BadLine {
+        path: path.to_owned(),
+        seq,
+        offset,
+        problem,
+    };
+    loop {
+        line.clear();
+        let got = r
+            .read_until(b'\n', &mut line)
+            .map_err(io_err("read", path))?;
+        if got == 0 {
+            break;
+        }
+        if line.pop() != Some(b'\n') {
+            return Err(bad(
+                n,
+                offset,
+                "the last line has no newline (a torn tail)".into(),
+            ));
+        }
+        let e = log::parse_line(&line, offset).map_err(|e| bad(n, offset, e.to_string()))?;
+        if e.seq != n {
+            return Err(bad(n, offset, format!("seq {} out of place", e.seq)));
+        }
+        if e.prev != log::hex32(&prev) {
+            return Err(bad(
+                n,
+                offset,
+                "its prev field does not hold the previous line's hash".into(),
+            ));
+        }
+        prev = e.hash;
+        offset += got as u64;
+        n += 1;
+        if !f(e) {
+            break;
+        }
+    }
+    if n == 0 {
+        return Err(JournalError::NoFirstEntry {
+            path: path.to_owned(),
+            detail: "the file is empty".into(),
+        });
+    }
+    Ok(n)
+}
+
+/// Line 0 of a game log, read alone.
+pub fn first_entry(path: &Path) -> Result<Entry, JournalError> {
+    let mut first = None;
+    for_each_entry(path, |e| {
+        first = Some(e);
+        false
+    })?;
+    first.ok_or_else(|| JournalError::NoFirstEntry {
+        path: path.to_owned(),
+        detail: "the file is empty".into(),
+    })
 }
 
 /// Read a game log without locking or repairing it; any bad line is an error.

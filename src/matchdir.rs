@@ -159,8 +159,8 @@ pub fn arbiter_key(k: &KeySource, match_dir: &Path) -> Result<(PrivateKey, KeyRe
 /// match folder keeps its identity.
 pub fn bound_match_id(match_dir: &Path, game: u32) -> String {
     let line0 = |n: u32| -> Option<String> {
-        let entries = crate::journal::read_entries(&log_path(match_dir, n)).ok()?;
-        match event_of(entries.first()?).ok()?.kind {
+        let first = crate::journal::first_entry(&log_path(match_dir, n)).ok()?;
+        match event_of(&first).ok()?.kind {
             EventKind::GameOpened(o) => Some(o.match_id),
             _ => None,
         }
@@ -173,8 +173,8 @@ pub fn bound_match_id(match_dir: &Path, game: u32) -> String {
 /// 6c: the algorithm in force for the previous game, if there is one.
 pub fn previous_algorithm(match_dir: &Path, game: u32) -> Option<(u32, Algorithm)> {
     let prev = games(match_dir).into_iter().filter(|g| *g < game).max()?;
-    let entries = crate::journal::read_entries(&log_path(match_dir, prev)).ok()?;
-    match event_of(entries.first()?).ok()?.kind {
+    let first = crate::journal::first_entry(&log_path(match_dir, prev)).ok()?;
+    match event_of(&first).ok()?.kind {
         EventKind::GameOpened(o) => Some((prev, o.declarations.algorithm)),
         _ => None,
     }

@@ -62,6 +62,74 @@ fn result_of(entries: &[Entry]) -> IndexResult {
         .unwrap_or(IndexResult::Unfinished)
 }
 
+/// The result among the first `size` entries of a log, read line by line.
+fn result_upto(path: &Path, size: u64) -> IndexResult {
+    let mut result = IndexResult::Unfinished;
+    let mut seen = 0u64;
+    let _ = crate::journal::for_each_entry(path, |e| {
+        seen += 1;
+        if e.kind == "game_ended" {
+            result = result_of(std::slice::from_ref(&e));
+        }
+        seen < size
+    });
+    result
+}
+
+/// What the checks need from a game log, gathered in one streaming pass (memory: line 0, the
+/// archive entries and O(log n) hashes, whatever the log's size).
+pub struct LogFacts {
+    pub first: Entry,
+    pub entries: u64,
+    /// Position of the `game_ended` entry, if the game has a result.
+    pub end: Option<u64>,
+    /// The rule-13 archive entries (engine log, program copy).
+    pub archived: Vec<Entry>,
+    /// Tree hashes of the first `size` entries, for each size asked for that the log reaches.
+    pub roots: Vec<(u64, [u8; 32])>,
+}
+
+impl LogFacts {
+    pub fn root_at(&self, size: u64) -> Option<[u8; 32]> {
+        self.roots.iter().find(|(s, _)| *s == size).map(|(_, r)| *r)
+    }
+}
+
+/// Read a game log once for [`LogFacts`], with the tree hashes at `sizes`.
+pub fn log_facts(path: &Path, sizes: &[u64]) -> Result<LogFacts, crate::journal::JournalError> {
+    let mut first = None;
+    let mut end = None;
+    let mut archived = Vec::new();
+    let mut roots = Vec::new();
+    let mut tree = merkle::RootBuilder::new();
+    let n = crate::journal::for_each_entry(path, |e| {
+        tree.push(e.hash);
+        if sizes.contains(&tree.len()) {
+            roots.push((tree.len(), tree.root()));
+        }
+        if e.kind == "game_ended" && end.is_none() {
+            end = Some(e.seq);
+        }
+        if e.kind == "engine_log_archived" || e.kind == "program_archived" {
+            archived.push(e);
+        } else if first.is_none() {
+            first = Some(e);
+        }
+        true
+    })?;
+    let first = first.ok_or_else(|| crate::journal::JournalError::NoFirstEntry {
+        path: path.to_owned(),
+        detail: "no line 0".into(),
+    })?;
+    Ok(LogFacts {
+        first,
+        entries: n,
+        end,
+        archived,
+        roots,
+    })
+}
+
 /// Rewrite and sign `DIR/index.txt` after a checkpoint of game `game` over `entries`: every
 /// game with a checkpoint, its latest checkpoint and its result. Other games' lines come from
 /// the previous index when it has them (they do not change), else from their logs.
@@ -90,9 +158,7 @@ pub fn write_index(
         } else {
             match previous.as_ref().and_then(|p| p.game(n)) {
                 Some(g) if g.size == cp.size && g.root == cp.root => g.result,
-                _ => crate::journal::read_entries(&layout::log_path(match_dir, n))
-                    .map(|es| result_of(&es[..es.len().min(cp.size as usize)]))
-                    .unwrap_or(IndexResult::Unfinished),
+                _ => result_upto(&layout::log_path(match_dir, n), cp.size),
             }
         };
         games.push(IndexedGame {
@@ -165,18 +231,17 @@ pub fn read_index(match_dir: &Path, signers: &[AllowedSigner]) -> IndexState {
 
 /// What the index says of one game present on disk, against its log: `Err` when the log was cut
 /// back or rewritten below the indexed checkpoint.
-pub fn check_against_index(g: &IndexedGame, entries: &[Entry]) -> Result<(), String> {
-    if (entries.len() as u64) < g.size {
+pub fn check_against_index(g: &IndexedGame, facts: &LogFacts) -> Result<(), String> {
+    if facts.entries < g.size {
         return Err(format!(
             "ROLLBACK: the signed match index records game {} with a checkpoint over {} entries ({}), but the log holds only {}",
             g.game,
             g.size,
             g.result.as_str(),
-            entries.len()
+            facts.entries
         ));
     }
-    let leaves: Vec<[u8; 32]> = entries[..g.size as usize].iter().map(|e| e.hash).collect();
-    if merkle::root(&leaves) != g.root {
+    if facts.root_at(g.size) != Some(g.root) {
         return Err(format!(
             "ROLLBACK: the first {} entries of game {} do not have the tree hash the signed match index records: the log was rewritten",
             g.size, g.game
@@ -196,9 +261,9 @@ fn sha256_file(path: &Path) -> std::io::Result<String> {
 /// Every binding the log makes, checked: line 0's profile digest against the profile text it
 /// embeds, and each archived file (13a engine log, 13d program copy) against the digest its
 /// entry records. Returns one line per broken binding.
-pub fn check_bindings(match_dir: &Path, game: u32, entries: &[Entry]) -> Vec<String> {
+pub fn check_bindings(match_dir: &Path, game: u32, facts: &LogFacts) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some(p) = entries.first().and_then(|e| e.body.get("profile")) {
+    if let Some(p) = facts.first.body.get("profile") {
         let want = p.get("sha256").and_then(|s| s.as_str());
         if let (Some(want), Some(toml)) = (want, p.get("toml").and_then(|t| t.as_str())) {
             let got = hex::encode(Sha256::digest(toml.as_bytes()));
@@ -210,10 +275,7 @@ pub fn check_bindings(match_dir: &Path, game: u32, entries: &[Entry]) -> Vec<Str
         }
     }
     let dir = layout::game_dir(match_dir, game);
-    for e in entries {
-        if e.kind != "engine_log_archived" && e.kind != "program_archived" {
-            continue;
-        }
+    for e in &facts.archived {
         let Some(stored) = e.body.get("stored") else {
             continue;
         };
@@ -374,12 +436,18 @@ pub fn verify_match(
     let mut any_finished = false;
     for &g in games {
         let mut v = verify_game_trusting(match_dir, g, trust.signers.as_deref());
-        let Ok(entries) = crate::journal::read_entries(&layout::log_path(match_dir, g)) else {
+        let mut sizes: Vec<u64> = codes.iter().map(|c| c.size).collect();
+        if let IndexState::Signed(idx) = &index
+            && let Some(ig) = idx.game(g)
+        {
+            sizes.push(ig.size);
+        }
+        let Ok(facts) = log_facts(&layout::log_path(match_dir, g), &sizes) else {
             results.push(v);
             continue;
         };
-        any_finished |= entries.iter().any(|e| e.kind == "game_ended");
-        let key = entries.first().and_then(|e| e.body.get("arbiter_key"));
+        any_finished |= facts.end.is_some();
+        let key = facts.first.body.get("arbiter_key");
         if key.and_then(|k| k.get("demo")).and_then(|d| d.as_bool()) == Some(true) {
             v.problems.push("DEMO KEY: this game is signed with the demo key of logs/demo, which anyone holding the folder can use: its signatures prove nothing".into());
         }
@@ -400,8 +468,8 @@ pub fn verify_match(
                 layout::allowed_signers(match_dir).display()
             ));
         }
-        check_countersignatures(match_dir, g, &entries, &mut v);
-        let broken = check_bindings(match_dir, g, &entries);
+        check_countersignatures(match_dir, g, &facts, &mut v);
+        let broken = check_bindings(match_dir, g, &facts);
         if !broken.is_empty() {
             v.problems.extend(broken);
             raise(&mut v, Status::BadBinding);
@@ -409,7 +477,7 @@ pub fn verify_match(
         if let IndexState::Signed(idx) = &index {
             match idx.game(g) {
                 Some(ig) => {
-                    if let Err(p) = check_against_index(ig, &entries) {
+                    if let Err(p) = check_against_index(ig, &facts) {
                         v.problems.push(p);
                         raise(&mut v, Status::RolledBack);
                     }
@@ -420,10 +488,9 @@ pub fn verify_match(
                 None => {}
             }
         }
-        let leaves: Vec<[u8; 32]> = entries.iter().map(|e| e.hash).collect();
         for (i, c) in codes.iter().enumerate() {
-            let n = c.size as usize;
-            if n >= 1 && n <= leaves.len() && c.matches(c.size, &merkle::root(&leaves[..n])) {
+            let n = c.size;
+            if facts.root_at(n).is_some_and(|r| c.matches(n, &r)) {
                 code_hits[i] = true;
                 v.problems.push(format!(
                     "noted code {c}: matches the first {n} entries of this log"
@@ -504,10 +571,10 @@ pub enum CountersignError {
 }
 
 /// The camps line 0 declares: (name, OpenSSH public key text).
-pub fn declared_camps(entries: &[Entry]) -> Vec<(String, String)> {
-    entries
-        .first()
-        .and_then(|e| e.body.pointer("/declarations/camps"))
+pub fn declared_camps(first: &Entry) -> Vec<(String, String)> {
+    first
+        .body
+        .pointer("/declarations/camps")
         .and_then(|c| c.as_array())
         .map(|cs| {
             cs.iter()
@@ -533,11 +600,11 @@ pub fn countersign_checkpoint(
     source: &CosignSource,
 ) -> Result<(PathBuf, String), CountersignError> {
     let log = layout::log_path(match_dir, game);
-    let entries = crate::journal::read_entries(&log).map_err(|e| CountersignError::Read {
+    let first = crate::journal::first_entry(&log).map_err(|e| CountersignError::Read {
         path: log.clone(),
         source: std::io::Error::other(e.to_string()),
     })?;
-    let camps = declared_camps(&entries);
+    let camps = declared_camps(&first);
     let Some((_, key_text)) = camps.iter().find(|(n, _)| n == camp) else {
         return Err(CountersignError::NotDeclared {
             camp: camp.to_owned(),
@@ -609,11 +676,11 @@ pub fn countersign_checkpoint(
 pub fn check_countersignatures(
     match_dir: &Path,
     game: u32,
-    entries: &[Entry],
+    facts: &LogFacts,
     v: &mut crate::verify::GameVerification,
 ) {
     use crate::verify::Status;
-    let camps = declared_camps(entries);
+    let camps = declared_camps(&facts.first);
     let dir = layout::checkpoints_dir(match_dir, game);
     let mut valid: Vec<(u64, String)> = Vec::new();
     let mut names: Vec<String> = fs::read_dir(&dir)
@@ -663,7 +730,7 @@ pub fn check_countersignatures(
     }
     // The result is fixed by any countersigned checkpoint that covers the `game_ended` entry
     // (later entries, e.g. the rule-13 archive, extend the same chain).
-    let Some(end) = entries.iter().position(|e| e.kind == "game_ended") else {
+    let Some(end) = facts.end else {
         return;
     };
     if camps.is_empty() {
@@ -672,7 +739,7 @@ pub fn check_countersignatures(
         );
         return;
     }
-    let covers = end as u64 + 1;
+    let covers = end + 1;
     for (camp, _) in &camps {
         if !valid.iter().any(|(s, c)| *s >= covers && c == camp) {
             v.problems.push(format!(
@@ -778,7 +845,16 @@ pub fn prove_consistency(
     from: u64,
 ) -> Result<crate::log::consistency::ConsistencyProof, ConsistencyError> {
     let log = layout::log_path(match_dir, game);
-    let entries = crate::journal::read_entries(&log).map_err(|e| ConsistencyError::Read {
+    let mut leaves = Vec::new();
+    let mut first = None;
+    crate::journal::for_each_entry(&log, |e| {
+        leaves.push(e.hash);
+        if first.is_none() {
+            first = Some(e);
+        }
+        true
+    })
+    .map_err(|e| ConsistencyError::Read {
         path: log.clone(),
         problem: e.to_string(),
     })?;
@@ -789,24 +865,20 @@ pub fn prove_consistency(
     }
     let (old, old_text, old_sig) = read_pair(match_dir, game, from)?;
     let (new, new_text, new_sig) = read_pair(match_dir, game, latest.size)?;
-    if (entries.len() as u64) < new.size {
+    if (leaves.len() as u64) < new.size {
         return Err(ConsistencyError::Short {
-            have: entries.len(),
+            have: leaves.len(),
             want: new.size,
         });
     }
-    let principal = entries
-        .first()
+    let principal = first
+        .as_ref()
         .and_then(|e| e.body.pointer("/arbiter_key/principal"))
         .and_then(|p| p.as_str())
         .unwrap_or(sign::DEFAULT_PRINCIPAL)
         .to_owned();
-    let tree = merkle::Subtrees::new(
-        entries[..new.size as usize]
-            .iter()
-            .map(|e| e.hash)
-            .collect(),
-    );
+    leaves.truncate(new.size as usize);
+    let tree = merkle::Subtrees::new(leaves);
     crate::log::consistency::ConsistencyProof::build(
         (&old, &old_text, &old_sig),
         (&new, &new_text, &new_sig),

@@ -417,3 +417,54 @@ mod tests {
         assert_eq!(t.inclusion_proof(70, 70), None);
     }
 }
+
+/// The RFC 6962 tree hash of a growing list of leaves, kept as its perfect subtrees (at most
+/// log2 n hashes): push leaves one by one, ask the root of what was pushed so far at any time.
+/// Memory is O(log n) whatever the number of leaves.
+#[derive(Debug, Clone, Default)]
+pub struct RootBuilder {
+    /// (height, hash) of the perfect subtrees, left to right, heights strictly decreasing.
+    stack: Vec<(u32, [u8; 32])>,
+    len: u64,
+}
+
+impl RootBuilder {
+    pub fn new() -> RootBuilder {
+        RootBuilder::default()
+    }
+
+    /// Leaves pushed so far.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Add the next leaf hash.
+    pub fn push(&mut self, leaf: [u8; 32]) {
+        let mut cur = (0u32, leaf);
+        while let Some(&(h, left)) = self.stack.last() {
+            if h != cur.0 {
+                break;
+            }
+            self.stack.pop();
+            cur = (h + 1, node_hash(&left, &cur.1));
+        }
+        self.stack.push(cur);
+        self.len += 1;
+    }
+
+    /// The tree hash of the leaves pushed so far (the hash of the empty string for none).
+    pub fn root(&self) -> [u8; 32] {
+        let mut it = self.stack.iter().rev();
+        let Some(&(_, mut acc)) = it.next() else {
+            return root(&[]);
+        };
+        for (_, left) in it {
+            acc = node_hash(left, &acc);
+        }
+        acc
+    }
+}

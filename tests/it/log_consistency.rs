@@ -366,3 +366,21 @@ fn clause_5b_consistency_proof_file_between_signed_checkpoints() {
     ));
     assert!(ConsistencyProof::from_json(b"{\"format\":1}").is_err());
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    /// The streaming tree hash (O(log n) memory, used by `verify` on long logs) equals the
+    /// recursive RFC 6962 tree hash at every prefix.
+    #[test]
+    fn merkle_root_builder_equals_the_tree_hash_at_every_prefix(n in 0usize..300, seed in 0u8..255) {
+        let leaves: Vec<[u8; 32]> = (0..n)
+            .map(|i| arbiter::log::merkle::leaf_hash(&[seed, (i % 251) as u8, (i / 251) as u8]))
+            .collect();
+        let mut b = arbiter::log::merkle::RootBuilder::new();
+        proptest::prop_assert_eq!(b.root(), arbiter::log::merkle::root(&[]));
+        for (i, l) in leaves.iter().enumerate() {
+            b.push(*l);
+            proptest::prop_assert_eq!(b.root(), arbiter::log::merkle::root(&leaves[..=i]));
+        }
+    }
+}
