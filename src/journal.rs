@@ -228,6 +228,25 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     sync_dir(&parent_of(path))
 }
 
+/// Suffix of a game log being created (`log.jsonl.new-<pid>`) before it takes its name.
+const NEW_SUFFIX: &str = ".new-";
+
+/// Remove the leftovers of creations killed before their log took its name.
+fn remove_stale_new_files(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
+        return;
+    };
+    let prefix = format!("{name}{NEW_SUFFIX}");
+    for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+        if e.file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with(&prefix))
+        {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
 /// An open game log, holding its exclusive lock.
 pub struct Journal {
     path: PathBuf,
@@ -308,24 +327,31 @@ impl Journal {
     ) -> Result<Journal, JournalError> {
         let dir = parent_of(path);
         ensure_dir(&dir).map_err(io_err("create folder", &dir))?;
-        let file = match OpenOptions::new()
+        if fs::symlink_metadata(path).is_ok() {
+            return Err(JournalError::Exists(path.to_owned()));
+        }
+        // The log is created complete: line 0 is written and synced under a temporary name, and
+        // only then does the file take its name (a kill in between leaves no empty log.jsonl
+        // that would block the game; the leftover is removed by the next create).
+        remove_stale_new_files(path);
+        let mut tmp_name = path
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
+        tmp_name.push(format!("{NEW_SUFFIX}{}", std::process::id()));
+        let tmp = path.with_file_name(tmp_name);
+        let _ = fs::remove_file(&tmp);
+        let file = OpenOptions::new()
             .read(true)
             .append(true)
             .create_new(true)
             .mode(FILE_MODE)
             .custom_flags(libc::O_NOFOLLOW)
-            .open(path)
-        {
-            Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                return Err(JournalError::Exists(path.to_owned()));
-            }
-            Err(e) => return Err(io_err("create", path)(e)),
-        };
-        lock(&file, path)?;
-        sync_dir(&dir).map_err(io_err("fsync folder of", path))?;
+            .open(&tmp)
+            .map_err(io_err("create", &tmp))?;
+        lock(&file, &tmp)?;
         let mut j = Journal {
-            path: path.to_owned(),
+            path: tmp.clone(),
             file,
             entries: Vec::new(),
             damage: None,
@@ -333,7 +359,22 @@ impl Journal {
             poisoned: None,
             ops,
         };
-        j.append(first)?;
+        if let Err(e) = j.append(first) {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
+        // A hard link never replaces an existing file (a second board racing for the game).
+        if let Err(e) = fs::hard_link(&tmp, path) {
+            let _ = fs::remove_file(&tmp);
+            return Err(if e.kind() == io::ErrorKind::AlreadyExists {
+                JournalError::Exists(path.to_owned())
+            } else {
+                io_err("create", path)(e)
+            });
+        }
+        let _ = fs::remove_file(&tmp);
+        sync_dir(&dir).map_err(io_err("fsync folder of", path))?;
+        j.path = path.to_owned();
         Ok(j)
     }
 

@@ -391,3 +391,39 @@ fn hostile_outputs_never_clobber_devices_or_follow_symlinks() {
         );
     }
 }
+
+/// A kill while a game's log was being created leaves only `log.jsonl.new-<pid>` (the log takes
+/// its name complete, line 0 synced): the next run creates the game and removes the leftover.
+#[test]
+fn hostile_killed_log_creation_leaves_nothing_that_blocks_the_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let g = m.join("game-1");
+    std::fs::create_dir_all(&g).unwrap();
+    std::fs::write(g.join("log.jsonl.new-999999"), b"{\"v\":1,\"seq\":0,\"pr").unwrap();
+    let o = run_bounded(
+        arbiter()
+            .args([
+                "script",
+                "examples/scripts/quick.arb",
+                "--game",
+                "1",
+                "--match",
+            ])
+            .arg(&m),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(g.join("log.jsonl").is_file());
+    assert!(
+        !g.join("log.jsonl.new-999999").exists(),
+        "the leftover was removed"
+    );
+    let v = run_bounded(arbiter().args(["verify", "--match"]).arg(&m));
+    assert_eq!(
+        v.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&v.stdout)
+    );
+}
