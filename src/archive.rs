@@ -464,12 +464,36 @@ fn copy_hashing(src: &Path, tmp: &Path, digest: &str) -> Result<(), ArchiveError
 /// Rules 13a and 13d: check the copies of the machine's log (at least `min_copies`, all
 /// byte-identical), store one of them and the program under `game_dir/engine/`, and write
 /// `game_dir/engine/SHA256SUMS`. Nothing archived before is ever replaced.
+/// Remove the partial copies (`.NAME.partial-PID`) that earlier `archive` runs killed midway left
+/// in `dir` (the confidential engine log must not linger in hidden files). A copy whose process
+/// still runs is left alone.
+pub fn remove_partial_copies(dir: &Path) -> usize {
+    let mut removed = 0;
+    for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.starts_with('.'))
+            .and_then(|n| n.rsplit_once(".partial-"))
+            .and_then(|(_, pid)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let alive = pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists();
+        if !alive && fs::remove_file(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 pub fn archive_copies(
     game_dir: &Path,
     copies: &[PathBuf],
     min_copies: usize,
     program: Option<&Path>,
 ) -> Result<ArchiveOutcome, ArchiveError> {
+    remove_partial_copies(&game_dir.join(ENGINE_DIR));
     let need = min_copies.max(1);
     if copies.len() < need {
         return Err(ArchiveError::TooFewCopies {

@@ -359,6 +359,29 @@ pub fn ensure_allowed_signer(
     write_atomic(&path, text.as_bytes()).map_err(io_err("write", &path))
 }
 
+/// Remove what killed `checkpoint` runs left in a checkpoints folder: `*.tmp` files, and a `.sig`
+/// or `.note` whose checkpoint text was never written (the text is always written last).
+pub fn remove_checkpoint_leftovers(dir: &Path) -> usize {
+    let mut removed = 0;
+    for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let Some(name) = e.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        let text_of = |stem: &str| dir.join(format!("{stem}.txt"));
+        let stale = name.ends_with(".tmp")
+            || name
+                .strip_suffix(".txt.sig")
+                .is_some_and(|stem| !text_of(stem).exists())
+            || name
+                .strip_suffix(".note")
+                .is_some_and(|stem| !text_of(stem).exists());
+        if stale && fs::remove_file(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// A principal is written as a line of allowed_signers: 1-64 letters, digits, `-_.@`.
 pub fn check_principal(principal: &str) -> Result<(), SignError> {
     let valid = !principal.is_empty()
@@ -470,6 +493,7 @@ pub fn sign_checkpoint(
     )
     .with_demo(is_demo_key(key));
     let path = layout::checkpoint_path(match_dir, game, cp.size);
+    remove_checkpoint_leftovers(&layout::checkpoints_dir(match_dir, game));
     if let Ok(existing) = crate::fsio::read_to_string(&path) {
         return match Checkpoint::parse(&existing) {
             Ok(old) if old.root == cp.root && old.origin == cp.origin => Ok(path),

@@ -427,3 +427,36 @@ fn hostile_killed_log_creation_leaves_nothing_that_blocks_the_game() {
         String::from_utf8_lossy(&v.stdout)
     );
 }
+
+/// Killed `checkpoint` and `archive` runs leave temporary files; the next run removes its own
+/// kind (a stray `.tmp`, a lone `.sig` or `.note`, a hidden partial engine-log copy) and nothing
+/// else.
+#[test]
+fn hostile_killed_checkpoint_and_archive_leftovers_are_removed_next_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path());
+    let cps = m.join("game-1/checkpoints");
+    std::fs::write(cps.join("99.txt.tmp"), "partial").unwrap();
+    std::fs::write(cps.join("99.txt.sig"), "lone").unwrap();
+    std::fs::write(cps.join("99.note"), "lone").unwrap();
+    let o = run_bounded(
+        arbiter()
+            .args(["checkpoint", "--game", "1", "--match"])
+            .arg(&m),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in ["99.txt.tmp", "99.txt.sig", "99.note"] {
+        assert!(!cps.join(f).exists(), "{f} left behind");
+    }
+    assert!(cps.join("12.txt.sig").exists() && cps.join("12.note").exists());
+
+    let engine = m.join("game-1/engine");
+    std::fs::create_dir_all(&engine).unwrap();
+    let dead = engine.join(".machine.log.partial-999999");
+    let mine = engine.join(format!(".machine.log.partial-{}", std::process::id()));
+    std::fs::write(&dead, "confidential partial copy").unwrap();
+    std::fs::write(&mine, "a copy in progress").unwrap();
+    assert_eq!(arbiter::archive::remove_partial_copies(&engine), 1);
+    assert!(!dead.exists());
+    assert!(mine.exists(), "a running process's copy is left alone");
+}
