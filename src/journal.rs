@@ -26,7 +26,9 @@ pub enum JournalError {
         path: PathBuf,
         source: io::Error,
     },
-    #[error("game log {0} already exists; refusing to overwrite it")]
+    #[error(
+        "game log {0} already exists: another board (or run) opened this game first; nothing was written and the disk is fine — quit and open the game again"
+    )]
     Exists(PathBuf),
     #[error(
         "game log {0} is already open in another arbiter process (its file lock is held); close that session first"

@@ -460,3 +460,40 @@ fn hostile_killed_checkpoint_and_archive_leftovers_are_removed_next_time() {
     assert!(!dead.exists());
     assert!(mine.exists(), "a running process's copy is left alone");
 }
+
+/// Two boards on the same new game: the second one to record line 0 is told another board holds
+/// the game (not a disk failure), and the first board's log is intact.
+#[test]
+fn hostile_second_board_on_a_new_game_is_told_another_board_holds_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let rules = Path::new("rules/kasparov-deep-junior-2003.toml");
+    let open = || {
+        arbiter::matchdir::open_game(&m, None, rules, &arbiter::sign::KeySource::default())
+            .ok()
+            .expect("opened")
+            .session
+    };
+    let (mut a, mut b) = (open(), open());
+    let words = [
+        "arbiter declare white human Garry Kasparov",
+        "arbiter declare black machine Deep Junior",
+        "arbiter declare operator Amir Ban",
+        "arbiter declare team Shay Bushinsky",
+        "arbiter start",
+    ];
+    for w in words {
+        let cmd = arbiter::core::command::parse(w).unwrap();
+        a.execute(&cmd, 0).unwrap();
+    }
+    let before = std::fs::read(m.join("game-1/log.jsonl")).unwrap();
+    let mut last = None;
+    for w in words {
+        let cmd = arbiter::core::command::parse(w).unwrap();
+        last = b.execute(&cmd, 0).err();
+    }
+    let err = last.expect("the second board is refused").to_string();
+    assert!(err.contains("another board"), "{err}");
+    assert_eq!(std::fs::read(m.join("game-1/log.jsonl")).unwrap(), before);
+}
