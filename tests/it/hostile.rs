@@ -471,7 +471,6 @@ fn hostile_second_board_on_a_new_game_is_told_another_board_holds_it() {
     let rules = Path::new("rules/kasparov-deep-junior-2003.toml");
     let open = || {
         arbiter::matchdir::open_game(&m, None, rules, &arbiter::sign::KeySource::default())
-            .ok()
             .expect("opened")
             .session
     };
