@@ -1,8 +1,6 @@
 //! The committee report as data: a pure function of the game's events (with each entry's UTC
 //! text), the log's verification status and the version asked for (committee or public). The
 //! renderers (`html`, `markdown`, `svg`) are pure functions of this model.
-use std::path::Path;
-
 use serde::Serialize;
 
 use crate::core::event::{
@@ -348,28 +346,6 @@ fn justification_text(j: &Justification) -> String {
         Justification::Eval { cp } => format!("evaluation {:+.2} (pawns)", f64::from(*cp) / 100.0),
         Justification::Repetition { line } => format!("repetition line {line}"),
     }
-}
-
-/// Read a game log: the events and each line's `utc` text.
-pub fn read_log(path: &Path) -> Result<(Vec<Event>, Vec<String>), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut events = Vec::new();
-    let mut utc = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let at = |e: String| format!("{}:{}: {e}", path.display(), i + 1);
-        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| at(e.to_string()))?;
-        events.push(crate::session::event_from_value(&v).map_err(at)?);
-        utc.push(
-            v.get("utc")
-                .and_then(|u| u.as_str())
-                .unwrap_or_default()
-                .to_string(),
-        );
-    }
-    Ok((events, utc))
 }
 
 // ----- building ---------------------------------------------------------------------------

@@ -54,12 +54,11 @@ fn mode(p: &Path) -> Result<u32, std::io::Error> {
 fn report_read_log_gives_the_events_and_their_utc() -> TestResult {
     let tmp = tempfile::tempdir()?;
     write_log(tmp.path(), 1, "Garry Kasparov")?;
-    let (events, utc) =
-        arbiter::report::model::read_log(&arbiter::layout::log_path(tmp.path(), 1))?;
+    let (events, utc) = arbiter::report_io::read_log(&arbiter::layout::log_path(tmp.path(), 1))?;
     let (want, want_utc) = game_events("Garry Kasparov")?;
     assert_eq!(events, want);
     assert_eq!(utc, want_utc);
-    assert!(arbiter::report::model::read_log(&tmp.path().join("missing.jsonl")).is_err());
+    assert!(arbiter::report_io::read_log(&tmp.path().join("missing.jsonl")).is_err());
     Ok(())
 }
 
