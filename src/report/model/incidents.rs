@@ -32,17 +32,7 @@ impl Builder<'_> {
         use EventKind as K;
         match &e.kind {
             K::TechnicalProblem { text } => {
-                self.report.incidents.push(IncidentRow {
-                    kind: IncidentKind::Technical,
-                    clause: e.clause.clone(),
-                    start: s,
-                    text: text.clone(),
-                    end: None,
-                    duration_ms: None,
-                    durations: Vec::new(),
-                    details: Vec::new(),
-                });
-                self.open_technical = Some(self.report.incidents.len() - 1);
+                self.open_technical = Some(self.open_incident(IncidentKind::Technical, s, e, text));
             }
             K::WorkNote { text } => {
                 if let Some(inc) = self.open_technical_mut() {
@@ -106,17 +96,7 @@ impl Builder<'_> {
         use EventKind as K;
         match &e.kind {
             K::PowerFailed { text } => {
-                self.report.incidents.push(IncidentRow {
-                    kind: IncidentKind::Power,
-                    clause: e.clause.clone(),
-                    start: s,
-                    text: text.clone(),
-                    end: None,
-                    duration_ms: None,
-                    durations: Vec::new(),
-                    details: Vec::new(),
-                });
-                self.open_power = Some(self.report.incidents.len() - 1);
+                self.open_power = Some(self.open_incident(IncidentKind::Power, s, e, text));
             }
             K::PowerRestored { window_ms } => {
                 if let Some(inc) = self.open_power_mut() {
@@ -154,6 +134,21 @@ impl Builder<'_> {
             }
             _ => {}
         }
+    }
+
+    /// Open an incident of `kind` at `start`: its row, and its index in the report.
+    fn open_incident(&mut self, kind: IncidentKind, start: Stamp, e: &Event, text: &str) -> usize {
+        self.report.incidents.push(IncidentRow {
+            kind,
+            clause: e.clause.clone(),
+            start,
+            text: text.to_string(),
+            end: None,
+            duration_ms: None,
+            durations: Vec::new(),
+            details: Vec::new(),
+        });
+        self.report.incidents.len() - 1
     }
 
     fn open_technical_mut(&mut self) -> Option<&mut IncidentRow> {
