@@ -15,12 +15,6 @@ use crate::core::rules::Profile;
 use crate::core::script::ScriptLine;
 use crate::core::{Ms, Refusal, timefmt};
 
-/// [`crate::log::codec::event_from_value`] with a text error, kept only for
-/// `report::model::read_log` until the report reads no file (branch house-report).
-pub fn event_from_value(v: &serde_json::Value) -> Result<Event, String> {
-    crate::log::codec::event_from_value(v).map_err(|e| e.to_string())
-}
-
 /// A callback run after every durable append.
 pub type OnAppend = Box<dyn FnMut(&crate::log::Entry)>;
 

@@ -5,7 +5,8 @@ use clap::Args;
 
 use super::MatchArg;
 use crate::error::{Error, Exit};
-use crate::report::{Format, default_path, render_game, verification, write_private};
+use crate::report::{Format, render};
+use crate::report_io::{default_path, load, verification, write_private};
 
 #[derive(Debug, Clone, Args)]
 pub struct ReportArgs {
@@ -30,14 +31,9 @@ pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
     } else {
         Format::Html
     };
-    let text = render_game(
-        &a.m.dir,
-        a.game,
-        format,
-        a.public,
-        Some(verification(&a.m.dir, a.game)),
-    )
-    .map_err(|e| Error::cannot_read(format!("report: {e}")))?;
+    let input = load(&a.m.dir, a.game, Some(verification(&a.m.dir, a.game)))
+        .map_err(|e| Error::cannot_read(format!("report: {e}")))?;
+    let text = render(&input, format, a.public);
     let out = a
         .out
         .clone()

@@ -2,7 +2,9 @@
 //! clock chart as a table of remaining times. A pure function of the [`Report`] model.
 use std::fmt::Write;
 
-use super::model::{ArchiveSection, IncidentKind, MoveRow, Report, Stamp, Version, hms};
+use super::model::{
+    ArchiveSection, DrawOfferRow, IncidentKind, MoveRow, ParameterRow, Report, Stamp, Version, hms,
+};
 use crate::core::{Side, timefmt};
 
 /// Escape text from the log for a Markdown table cell or line: no raw HTML, no table breaks,
@@ -84,7 +86,23 @@ pub fn render(r: &Report) -> String {
         }
         s.push('\n');
     }
+    declarations(&mut s, r);
+    verification(&mut s, r);
+    result(&mut s, r);
+    timeline(&mut s, r);
+    moves(&mut s, r);
+    clock_notes(&mut s, r);
+    draw_offers(&mut s, r);
+    infractions(&mut s, r);
+    incidents(&mut s, r);
+    disputes(&mut s, r);
+    parameters(&mut s, r);
+    archives(&mut s, r);
+    s
+}
 
+/// What was declared before the game (1, 4c, 6c, 8a, 9c) and the rules profile.
+fn declarations(s: &mut String, r: &Report) {
     s.push_str("## Declarations\n\n");
     match &r.declared {
         Some(d) => {
@@ -93,7 +111,7 @@ pub fn render(r: &Report) -> String {
                 crate::core::event::PlayerKind::Human => "human",
                 crate::core::event::PlayerKind::Machine => "machine",
             };
-            head(&mut s, &["Item", "Declared"]);
+            head(s, &["Item", "Declared"]);
             let rows = [
                 (
                     "Match / game",
@@ -146,13 +164,16 @@ pub fn render(r: &Report) -> String {
                 ),
             ];
             for (k, v) in rows {
-                row(&mut s, &[k.to_string(), v]);
+                row(s, &[k.to_string(), v]);
             }
             s.push('\n');
         }
         None => s.push_str("No declarations: the log has no game_opened entry.\n\n"),
     }
+}
 
+/// The verifier's verdict on the log.
+fn verification(s: &mut String, r: &Report) {
     let v = &r.verification;
     s.push_str("## Verification of the log\n\n");
     let _ = writeln!(s, "- Status: **{}**", escape(&v.status));
@@ -164,7 +185,10 @@ pub fn render(r: &Report) -> String {
         v.signed_upto
             .map_or_else(|| "no signed checkpoint".to_string(), |n| n.to_string())
     );
+}
 
+/// The result, with its clause.
+fn result(s: &mut String, r: &Report) {
     s.push_str("## Result\n\n");
     match &r.result {
         Some(res) => {
@@ -182,18 +206,18 @@ pub fn render(r: &Report) -> String {
         }
         None => s.push_str("The game has no result in the log.\n\n"),
     }
+}
 
+/// Every machine-related action in order (5b).
+fn timeline(s: &mut String, r: &Report) {
     s.push_str("## Timeline of machine-related actions (5b)\n\n");
     if r.timeline.is_empty() {
         s.push_str("No entries.\n\n");
     } else {
-        head(
-            &mut s,
-            &["#", "Game time", "UTC", "Actor", "Clause", "Action"],
-        );
+        head(s, &["#", "Game time", "UTC", "Actor", "Clause", "Action"]);
         for t in &r.timeline {
             row(
-                &mut s,
+                s,
                 &[
                     t.stamp.entry.to_string(),
                     t.stamp.game_time.clone(),
@@ -206,7 +230,10 @@ pub fn render(r: &Report) -> String {
         }
         s.push('\n');
     }
+}
 
+/// Time per move, one row per move number.
+fn moves(s: &mut String, r: &Report) {
     s.push_str("## Time per move\n\n");
     if r.moves.is_empty() {
         s.push_str("No moves.\n\n");
@@ -214,7 +241,7 @@ pub fn render(r: &Report) -> String {
         let w = format!("{} (white)", escape(&r.name(Side::White)));
         let b = format!("{} (black)", escape(&r.name(Side::Black)));
         head(
-            &mut s,
+            s,
             &["No.", "Period", &w, "Time", "Left", &b, "Time", "Left"],
         );
         let last = r.moves.iter().map(|m| m.number).max().unwrap_or(0);
@@ -231,10 +258,14 @@ pub fn render(r: &Report) -> String {
             let mut cells = vec![n.to_string(), period.to_string()];
             cells.extend(move_cells(wm));
             cells.extend(move_cells(bm));
-            row(&mut s, &cells);
+            row(s, &cells);
         }
         s.push('\n');
     }
+}
+
+/// Time controls and clock marks (7c penalties, 6d/7e corrections) under the move table.
+fn clock_notes(s: &mut String, r: &Report) {
     if !r.chart.period_lines.is_empty() || !r.chart.marks.is_empty() {
         let lines: Vec<String> = r.chart.period_lines.iter().map(|p| p.to_string()).collect();
         let _ = writeln!(
@@ -251,13 +282,16 @@ pub fn render(r: &Report) -> String {
         }
         s.push('\n');
     }
+}
 
+/// Draw offers with their consultation (9c, 9d, 9e) and outcome.
+fn draw_offers(s: &mut String, r: &Report) {
     s.push_str("## Draw offers and consultation (9)\n\n");
     if r.draw_offers.is_empty() {
         s.push_str("No draw offers.\n\n");
     } else {
         head(
-            &mut s,
+            s,
             &[
                 "When",
                 "By",
@@ -269,51 +303,57 @@ pub fn render(r: &Report) -> String {
             ],
         );
         for o in &r.draw_offers {
-            let consult = if o.consultations.is_empty() {
-                "none".to_string()
-            } else {
-                let parts: Vec<String> = o
-                    .consultations
-                    .iter()
-                    .map(|c| {
-                        format!(
-                            "{}–{} with {}: {}{}",
-                            c.started.game_time,
-                            c.ended.as_ref().map_or("open", |e| e.game_time.as_str()),
-                            escape(&c.with.join(", ")),
-                            c.used_ms.map_or_else(|| "-".to_string(), hms),
-                            if c.limit_reached {
-                                " (limit reached)"
-                            } else {
-                                ""
-                            }
-                        )
-                    })
-                    .collect();
-                format!("{}; total {}", parts.join("; "), hms(o.consultation_ms))
-            };
             row(
-                &mut s,
+                s,
                 &[
                     when(&o.stamp),
                     format!("{} ({})", escape(&o.by_name), o.by),
                     escape(&o.clause),
                     escape(o.with_move.as_deref().unwrap_or("-")),
                     escape(o.justification.as_deref().unwrap_or("-")),
-                    consult,
+                    consultation(o),
                     escape(&o.outcome),
                 ],
             );
         }
         s.push('\n');
     }
+}
 
+/// The consultation cell of a draw offer (9c, 9e): each consultation and the total.
+fn consultation(o: &DrawOfferRow) -> String {
+    if o.consultations.is_empty() {
+        return "none".to_string();
+    }
+    let parts: Vec<String> = o
+        .consultations
+        .iter()
+        .map(|c| {
+            format!(
+                "{}–{} with {}: {}{}",
+                c.started.game_time,
+                c.ended.as_ref().map_or("open", |e| e.game_time.as_str()),
+                escape(&c.with.join(", ")),
+                c.used_ms.map_or_else(|| "-".to_string(), hms),
+                if c.limit_reached {
+                    " (limit reached)"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect();
+    format!("{}; total {}", parts.join("; "), hms(o.consultation_ms))
+}
+
+/// Operator errors (7b, 7c).
+fn infractions(s: &mut String, r: &Report) {
     s.push_str("## Operator errors (7b, 7c)\n\n");
     if r.infractions.is_empty() {
         s.push_str("No operator errors.\n\n");
     } else {
         head(
-            &mut s,
+            s,
             &[
                 "When",
                 "Clause",
@@ -327,7 +367,7 @@ pub fn render(r: &Report) -> String {
         );
         for i in &r.infractions {
             row(
-                &mut s,
+                s,
                 &[
                     when(&i.stamp),
                     escape(&i.clause),
@@ -350,7 +390,10 @@ pub fn render(r: &Report) -> String {
         }
         s.push('\n');
     }
+}
 
+/// Technical problems (8a) and power failures (8b), with their durations.
+fn incidents(s: &mut String, r: &Report) {
     s.push_str("## Technical problems (8a) and power failures (8b)\n\n");
     if r.incidents.is_empty() {
         s.push_str("No technical problems or power failures.\n\n");
@@ -388,7 +431,10 @@ pub fn render(r: &Report) -> String {
         }
         s.push('\n');
     }
+}
 
+/// Disputes and rulings (12).
+fn disputes(s: &mut String, r: &Report) {
     s.push_str("## Disputes and rulings (12)\n\n");
     if r.disputes.is_empty() {
         s.push_str("No disputes.\n\n");
@@ -411,13 +457,16 @@ pub fn render(r: &Report) -> String {
     if !r.disputes.is_empty() {
         s.push('\n');
     }
+}
 
+/// Machine parameters set (6g) or corrections requested (6l).
+fn parameters(s: &mut String, r: &Report) {
     s.push_str("## Machine parameters (6g, 6l)\n\n");
     if r.parameters.is_empty() {
         s.push_str("No parameters set or requested.\n\n");
     } else {
         head(
-            &mut s,
+            s,
             &[
                 "When",
                 "Clause",
@@ -434,25 +483,8 @@ pub fn render(r: &Report) -> String {
                 .iter()
                 .map(|(st, t)| format!("{}: {}", st.game_time, escape(t)))
                 .collect();
-            let decision = p.decision.as_ref().map_or_else(
-                || {
-                    if p.id.is_some() {
-                        "not decided".to_string()
-                    } else {
-                        "-".to_string()
-                    }
-                },
-                |(st, ok, t)| {
-                    format!(
-                        "{}: {} — {}",
-                        st.game_time,
-                        if *ok { "permitted" } else { "refused" },
-                        escape(t)
-                    )
-                },
-            );
             row(
-                &mut s,
+                s,
                 &[
                     when(&p.stamp),
                     escape(&p.clause),
@@ -464,23 +496,45 @@ pub fn render(r: &Report) -> String {
                     } else {
                         advice.join("; ")
                     },
-                    decision,
+                    decision(p),
                 ],
             );
         }
         s.push('\n');
     }
+}
 
+/// The decision cell of a parameter row: the 6l decision, or why there is none.
+fn decision(p: &ParameterRow) -> String {
+    p.decision.as_ref().map_or_else(
+        || {
+            if p.id.is_some() {
+                "not decided".to_string()
+            } else {
+                "-".to_string()
+            }
+        },
+        |(st, ok, t)| {
+            format!(
+                "{}: {} — {}",
+                st.game_time,
+                if *ok { "permitted" } else { "refused" },
+                escape(t)
+            )
+        },
+    )
+}
+
+/// The machine's log file and program copy (13).
+fn archives(s: &mut String, r: &Report) {
     s.push_str("## Machine's log file and program copy (13)\n\n");
     if r.archives.is_empty() {
         s.push_str("No engine log or program copy archived in this log.\n\n");
     }
     for a in &r.archives {
-        archive(&mut s, a, r.version == Version::Public);
+        archive(s, a, r.version == Version::Public);
     }
-    s
 }
-
 fn archive(s: &mut String, a: &ArchiveSection, public: bool) {
     let _ = writeln!(
         s,

@@ -1,17 +1,28 @@
 //! The committee report as data: a pure function of the game's events (with each entry's UTC
 //! text), the log's verification status and the version asked for (committee or public). The
 //! renderers (`html`, `markdown`, `svg`) are pure functions of this model.
-use std::path::Path;
-
+//!
+//! [`build`] replays the events; each entry gets a line in the timeline (`describe`) and joins its
+//! section (`collect`). Both are short dispatchers to one file per rule family under `model/`:
+//! `clocks` (3, 6c, 6d, 7e, restart gaps), `moves` (6a, 6b, 6d, 9e), `parameters` (6g, 6l),
+//! `operator` (7b, 7c), `incidents` (8a, 8b), `draws` (9), `disputes` (12), `result` and
+//! `archive` (13a–13e).
 use serde::Serialize;
 
-use crate::core::event::{
-    ClockSet, Declarations, DeclineHow, Event, EventKind, Justification, KeyRef, Termination,
-};
+use crate::core::event::{Declarations, Event, EventKind, KeyRef, Termination};
 use crate::core::game::Game;
 use crate::core::rules::Profile;
-use crate::core::view::numbered;
-use crate::core::{Ms, Side, clause, timefmt};
+use crate::core::{Ms, Side, timefmt};
+
+mod archive;
+mod clocks;
+mod disputes;
+mod draws;
+mod incidents;
+mod moves;
+mod operator;
+mod parameters;
+mod result;
 
 /// The verification status of the log, filled by the verifier (an input of the report).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -343,35 +354,6 @@ pub fn termination_text(t: Termination) -> String {
     serde_name(&t)
 }
 
-fn justification_text(j: &Justification) -> String {
-    match j {
-        Justification::Eval { cp } => format!("evaluation {:+.2} (pawns)", f64::from(*cp) / 100.0),
-        Justification::Repetition { line } => format!("repetition line {line}"),
-    }
-}
-
-/// Read a game log: the events and each line's `utc` text.
-pub fn read_log(path: &Path) -> Result<(Vec<Event>, Vec<String>), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut events = Vec::new();
-    let mut utc = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let at = |e: String| format!("{}:{}: {e}", path.display(), i + 1);
-        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| at(e.to_string()))?;
-        events.push(crate::session::event_from_value(&v).map_err(at)?);
-        utc.push(
-            v.get("utc")
-                .and_then(|u| u.as_str())
-                .unwrap_or_default()
-                .to_string(),
-        );
-    }
-    Ok((events, utc))
-}
-
 // ----- building ---------------------------------------------------------------------------
 
 struct Builder<'a> {
@@ -551,7 +533,7 @@ impl Builder<'_> {
         self.collect(s, e);
     }
 
-    /// One line for the timeline.
+    /// One line for the timeline, by rule family.
     fn describe(&self, e: &Event) -> String {
         use EventKind as K;
         match &e.kind {
@@ -559,652 +541,75 @@ impl Builder<'_> {
                 "game {} of match {} opened; declarations bound (rules: {})",
                 o.game, o.match_id, o.profile.name
             ),
-            K::ClockStarted { side } => format!("clock of {} started", self.who(*side)),
-            K::MoveMade {
-                side,
-                san,
-                declines_draw,
-                ..
-            } => {
-                // Described before `collect` adds it: its ply is the current length.
-                let mut t = format!("{} by {}", numbered(self.line.len(), san), self.who(*side));
-                if *declines_draw {
-                    t.push_str(": made without answering the draw offer, which rejects it (9e)");
-                }
-                t
-            }
-            K::ClockStopped { reason } => format!("both clocks stopped: {reason}"),
-            K::ClockResumed { side } => format!("clock of {} restarted", self.who(*side)),
-            K::InternalClockReported {
-                reading_ms,
-                game_clock_ms,
-                diff_ms,
-                threshold_ms,
-                correction_owed,
-            } => format!(
-                "internal clock reported at {} against game clock {} (difference {}, threshold {}){}",
-                hms(*reading_ms),
-                timefmt::clock(*game_clock_ms),
-                signed_hms(*diff_ms),
-                hms(*threshold_ms),
-                if *correction_owed {
-                    "; correction owed"
-                } else {
-                    ""
-                }
-            ),
-            K::InternalClockCorrected { from_ms, to_ms } => format!(
-                "internal clock set from {} to the game clock {}",
-                hms(*from_ms),
-                timefmt::clock(*to_ms)
-            ),
-            K::ClockCorrected {
-                side,
-                how,
-                from_ms,
-                to_ms,
-                delta_ms,
-                reason,
-            } => format!(
-                "clock of {} {} from {} to {} ({}): {reason}",
-                self.who(*side),
-                match how {
-                    ClockSet::Remaining => "set",
-                    ClockSet::Delta => "adjusted",
-                },
-                timefmt::clock(*from_ms),
-                timefmt::clock(*to_ms),
-                signed_hms(*delta_ms)
-            ),
-            K::MovesTakenBack {
-                plies,
-                removed,
-                reason,
-                ..
-            } => format!(
-                "{plies} move(s) taken back ({}): {reason}",
-                removed.join(" ")
-            ),
-            K::ParameterSet { name, value } => {
-                format!("parameter {name} set to {value} before the machine's first move")
-            }
-            K::ParameterRequested { id, name, reason } => {
-                format!("request {id}: correct parameter {name}: {reason}")
-            }
-            K::CommitteeAdvised { request, text } => {
-                format!("committee advice on request {request}: {text}")
-            }
-            K::ParameterDecided {
-                id,
-                permitted,
-                reason,
-            } => format!(
-                "request {id} {}: {reason}",
-                if *permitted { "permitted" } else { "refused" }
-            ),
-            K::WrongMove {
-                played,
-                correct,
-                pressed,
-                infraction,
-                penalty_ms,
-                forfeit,
-                ..
-            } => {
-                if *pressed {
-                    let mut t = format!(
-                        "operator executed {played} and pressed the clock; the machine's move \
-                         is {correct}: corrected (infraction {infraction})"
-                    );
-                    if *penalty_ms > 0 {
-                        t.push_str(&format!(
-                            "; {} added to the human's clock",
-                            hms(*penalty_ms)
-                        ));
-                    }
-                    if *forfeit {
-                        t.push_str("; the machine forfeits the game");
-                    }
-                    t
-                } else {
-                    format!(
-                        "operator executed {played} on the board, the machine's move is \
-                         {correct}; clock not pressed: move re-entered"
-                    )
-                }
-            }
-            K::TechnicalProblem { text } => {
-                format!("technical problem: {text} (machine's clock keeps running)")
-            }
-            K::WorkNote { text } => format!("work note: {text}"),
-            K::InfoStopped { question } => {
-                format!("machine's clock stopped to ask: {question}")
-            }
-            K::InfoResumed => "information received; machine's clock restarted".into(),
-            K::TechnicalResolved { text } => format!("machine restored: {text}"),
-            K::PowerFailed { text } => format!("power failure: {text}; game suspended"),
-            K::PowerRestored { window_ms } => {
-                format!("power restored; reset window of {} starts", hms(*window_ms))
-            }
-            K::MachineReset => "machine reset reported by the operator".into(),
-            K::DrawOffered { by, justification } => match justification {
-                Some(j) => format!(
-                    "draw offered by {} ({})",
-                    self.who(*by),
-                    justification_text(j)
-                ),
-                None => format!("draw offered by {}", self.who(*by)),
-            },
-            K::ConsultationStarted { with } => {
-                format!("consultation started with {}", with.join(", "))
-            }
-            K::ConsultationEnded {
-                used_ms,
-                total_ms,
-                limit_reached,
-            } => format!(
-                "consultation ended after {} ({} in total on this offer){}",
-                hms(*used_ms),
-                hms(*total_ms),
-                if *limit_reached {
-                    "; the ten-minute limit was reached"
-                } else {
-                    ""
-                }
-            ),
-            K::DrawDeclined { by, how } => match how {
-                DeclineHow::Declined => format!("draw offer declined by {}", self.who(*by)),
-                DeclineHow::ByMove => {
-                    format!("draw offer rejected by {}'s move (9e)", self.who(*by))
-                }
-            },
-            K::DisputeRaised { id, text } => format!("dispute {id}: {text}"),
-            K::RulingGiven { id, dispute, text } => {
-                format!("ruling {id} on dispute {dispute}: {text}")
-            }
+            K::ClockStarted { .. }
+            | K::ClockStopped { .. }
+            | K::ClockResumed { .. }
+            | K::InternalClockReported { .. }
+            | K::InternalClockCorrected { .. }
+            | K::ClockCorrected { .. }
+            | K::RestartGap { .. } => self.describe_clock(e),
+            K::MoveMade { .. } | K::MovesTakenBack { .. } => self.describe_move(e),
+            K::ParameterSet { .. }
+            | K::ParameterRequested { .. }
+            | K::CommitteeAdvised { .. }
+            | K::ParameterDecided { .. } => self.describe_parameter(e),
+            K::WrongMove { .. } => self.describe_wrong_move(e),
+            K::TechnicalProblem { .. }
+            | K::WorkNote { .. }
+            | K::InfoStopped { .. }
+            | K::InfoResumed
+            | K::TechnicalResolved { .. }
+            | K::PowerFailed { .. }
+            | K::PowerRestored { .. }
+            | K::MachineReset => self.describe_incident(e),
+            K::DrawOffered { .. }
+            | K::ConsultationStarted { .. }
+            | K::ConsultationEnded { .. }
+            | K::DrawDeclined { .. } => self.describe_draw(e),
+            K::DisputeRaised { .. } | K::RulingGiven { .. } => self.describe_dispute(e),
             K::Note { text } => format!("note: {text}"),
-            K::RestartGap {
-                gap_ms,
-                charged,
-                side,
-            } => format!(
-                "gap of {} after a restart of the kit {}",
-                hms(*gap_ms),
-                match (charged, side) {
-                    (true, Some(s)) => format!("charged to {}", self.who(*s)),
-                    (true, None) => "charged (no clock running)".into(),
-                    (false, _) => "waived".into(),
-                }
-            ),
-            K::GameEnded {
-                score,
-                termination,
-                detail,
-                ruling,
-                ..
-            } => {
-                let mut t = format!(
-                    "game ended {} by {}: {detail}",
-                    score.text(),
-                    termination_text(*termination)
-                );
-                if let Some(r) = ruling {
-                    t.push_str(&format!(" (ruling {r})"));
-                }
-                t
-            }
+            K::GameEnded { .. } => self.describe_result(e),
             K::Recovery(_) => "the journal cut off a torn last line when the log was opened".into(),
-            K::EngineLogArchived(v) => {
-                let mut t = "machine's log file archived".to_string();
-                if let Some(s) = v.pointer("/coverage/summary").and_then(|s| s.as_str()) {
-                    t.push_str(&format!(": {s}"));
-                }
-                t
-            }
-            K::ProgramArchived(_) => "copy of the program archived".into(),
+            K::EngineLogArchived(_) | K::ProgramArchived(_) => self.describe_archive(e),
         }
     }
 
+    /// Add the entry to its section of the report, by rule family.
     fn collect(&mut self, s: Stamp, e: &Event) {
         use EventKind as K;
         match &e.kind {
-            K::MoveMade {
-                side,
-                san,
-                spent_ms,
-                remaining_ms,
-                declines_draw,
-                ..
-            } => {
-                let number = self.moves_of(*side) + 1;
-                let period = self
-                    .game
-                    .as_ref()
-                    .map_or(1, |g| g.profile.period_of(*side, number - 1).0 + 1);
-                let ply = self.line.len();
-                self.line.push(MoveRow {
-                    stamp: s.clone(),
-                    ply,
-                    number,
-                    side: *side,
-                    san: san.clone(),
-                    spent_ms: *spent_ms,
-                    remaining_ms: *remaining_ms,
-                    period,
-                    declines_draw: *declines_draw,
-                    corrected_from: None,
-                });
-                if *declines_draw
-                    && let Some(k) = self.offer_of[side.other().index()]
-                    && let Some(o) = self.report.draw_offers.get_mut(k)
-                    && o.answered.is_none()
-                {
-                    o.answered = Some(s);
-                    o.outcome = format!(
-                        "rejected by {}'s move {} (9e)",
-                        self.names[side.index()],
-                        numbered(ply, san)
-                    );
-                }
-            }
-            K::MovesTakenBack { plies, .. } => {
-                let keep = self.line.len().saturating_sub(*plies);
-                self.line.truncate(keep);
-            }
-            K::WrongMove {
-                played,
-                correct,
-                pressed,
-                infraction,
-                penalty_ms,
-                forfeit,
-                ..
-            } => {
-                if *pressed && let Some(last) = self.line.last_mut() {
-                    last.corrected_from = Some(last.san.clone());
-                    last.san = correct.clone();
-                }
-                if *pressed
-                    && *penalty_ms > 0
-                    && let Some(h) = self.human_side()
-                {
-                    let y = match &self.game {
-                        Some(g) => g.remaining(h, e.at),
-                        None => {
-                            self.line
-                                .iter()
-                                .rev()
-                                .find(|m| m.side == h)
-                                .map_or(0, |m| m.remaining_ms)
-                                + *penalty_ms as i64
-                        }
-                    };
-                    self.report.chart.marks.push(Mark {
-                        kind: MarkKind::Penalty,
-                        side: h,
-                        x: f64::from(self.moves_of(h)) + 0.5,
-                        y_ms: y,
-                        label: format!(
-                            "7c: {} added to {} (infraction {infraction})",
-                            signed_hms(*penalty_ms as i64),
-                            self.name(h)
-                        ),
-                    });
-                }
-                self.report.infractions.push(InfractionRow {
-                    stamp: s,
-                    clause: e.clause.clone(),
-                    played: played.clone(),
-                    correct: correct.clone(),
-                    pressed: *pressed,
-                    infraction: *infraction,
-                    penalty_ms: *penalty_ms,
-                    forfeit: *forfeit,
-                });
-            }
-            K::ClockCorrected {
-                side,
-                to_ms,
-                delta_ms,
-                reason,
-                ..
-            } => {
-                self.report.chart.marks.push(Mark {
-                    kind: MarkKind::Correction,
-                    side: *side,
-                    x: f64::from(self.moves_of(*side)) + 0.5,
-                    y_ms: *to_ms,
-                    label: format!(
-                        "{}: {} {} ({reason})",
-                        e.clause,
-                        self.name(*side),
-                        signed_hms(*delta_ms)
-                    ),
-                });
-            }
-            K::RestartGap {
-                gap_ms,
-                charged: true,
-                side: Some(side),
-            } => {
-                let y = self.game.as_ref().map_or_else(
-                    || {
-                        self.line
-                            .iter()
-                            .rev()
-                            .find(|m| m.side == *side)
-                            .map_or(0, |m| m.remaining_ms)
-                    },
-                    |g| g.remaining(*side, e.at),
-                );
-                self.report.chart.marks.push(Mark {
-                    kind: MarkKind::Correction,
-                    side: *side,
-                    x: f64::from(self.moves_of(*side)) + 0.5,
-                    y_ms: y,
-                    label: format!(
-                        "{}: restart gap of {} charged to {}",
-                        e.clause,
-                        hms(*gap_ms),
-                        self.name(*side)
-                    ),
-                });
-            }
-            K::DrawOffered { by, justification } => {
-                let with_move = self
-                    .line
-                    .last()
-                    .map(|m| numbered(self.line.len() - 1, &m.san));
-                self.report.draw_offers.push(DrawOfferRow {
-                    stamp: s,
-                    by: *by,
-                    by_name: self.name(*by),
-                    clause: e.clause.clone(),
-                    with_move,
-                    justification: justification.as_ref().map(justification_text),
-                    consultations: Vec::new(),
-                    consultation_ms: 0,
-                    limit_reached: false,
-                    answered: None,
-                    outcome: "not answered".into(),
-                });
-                self.offer_of[by.index()] = Some(self.report.draw_offers.len() - 1);
-            }
-            K::ConsultationStarted { with } => {
-                if let Some(o) = self.human_offer_mut() {
-                    o.consultations.push(Consultation {
-                        started: s,
-                        with: with.clone(),
-                        ended: None,
-                        used_ms: None,
-                        limit_reached: false,
-                    });
-                }
-            }
-            K::ConsultationEnded {
-                used_ms,
-                total_ms,
-                limit_reached,
-            } => {
-                if let Some(o) = self.human_offer_mut() {
-                    if let Some(c) = o.consultations.last_mut()
-                        && c.ended.is_none()
-                    {
-                        c.ended = Some(s);
-                        c.used_ms = Some(*used_ms);
-                        c.limit_reached = *limit_reached;
-                    }
-                    o.consultation_ms = *total_ms;
-                    o.limit_reached |= *limit_reached;
-                }
-            }
-            K::DrawDeclined { by, how } => {
-                let name = self.name(*by);
-                if let Some(k) = self.offer_of[by.other().index()]
-                    && let Some(o) = self.report.draw_offers.get_mut(k)
-                    && o.answered.is_none()
-                {
-                    o.answered = Some(s);
-                    o.outcome = match how {
-                        DeclineHow::Declined => format!("declined by {name} ({})", e.clause),
-                        DeclineHow::ByMove => format!("rejected by {name}'s move (9e)"),
-                    };
-                }
-            }
-            K::TechnicalProblem { text } => {
-                self.report.incidents.push(IncidentRow {
-                    kind: IncidentKind::Technical,
-                    clause: e.clause.clone(),
-                    start: s,
-                    text: text.clone(),
-                    end: None,
-                    duration_ms: None,
-                    durations: Vec::new(),
-                    details: Vec::new(),
-                });
-                self.open_technical = Some(self.report.incidents.len() - 1);
-            }
-            K::WorkNote { text } => {
-                if let Some(inc) = self.open_technical_mut() {
-                    inc.details.push((s, format!("work note: {text}")));
-                }
-            }
-            K::InfoStopped { question } => {
-                self.open_info = Some(s.clone());
-                if let Some(inc) = self.open_technical_mut() {
-                    inc.details
-                        .push((s, format!("machine's clock stopped to ask: {question}")));
-                }
-            }
-            K::InfoResumed => {
-                let since = self.open_info.take();
-                if let Some(inc) = self.open_technical_mut() {
-                    let used = since.map(|f| e.at.saturating_sub(f.at_ms));
-                    if let Some(u) = used {
-                        add_duration(
-                            &mut inc.durations,
-                            "machine's clock stopped for questions",
-                            u,
-                        );
-                    }
-                    inc.details.push((
-                        s,
-                        match used {
-                            Some(u) => format!(
-                                "information received after {}; machine's clock restarted",
-                                hms(u)
-                            ),
-                            None => "machine's clock restarted".into(),
-                        },
-                    ));
-                }
-            }
-            K::TechnicalResolved { text } => {
-                if let Some(k) = self.open_technical.take()
-                    && let Some(inc) = self.report.incidents.get_mut(k)
-                {
-                    let total = e.at.saturating_sub(inc.start.at_ms);
-                    let stopped: Ms = inc.durations.iter().map(|d| d.1).sum();
-                    inc.durations.insert(
-                        0,
-                        (
-                            "machine's clock running (8a)".into(),
-                            total.saturating_sub(stopped),
-                        ),
-                    );
-                    inc.details.push((s.clone(), format!("restored: {text}")));
-                    inc.end = Some(s);
-                    inc.duration_ms = Some(total);
-                }
-            }
-            K::PowerFailed { text } => {
-                self.report.incidents.push(IncidentRow {
-                    kind: IncidentKind::Power,
-                    clause: e.clause.clone(),
-                    start: s,
-                    text: text.clone(),
-                    end: None,
-                    duration_ms: None,
-                    durations: Vec::new(),
-                    details: Vec::new(),
-                });
-                self.open_power = Some(self.report.incidents.len() - 1);
-            }
-            K::PowerRestored { window_ms } => {
-                if let Some(inc) = self.open_power_mut() {
-                    let d = e.at.saturating_sub(inc.start.at_ms);
-                    inc.durations.push(("without power".into(), d));
-                    inc.details.push((
-                        s,
-                        format!("power restored; reset window of {}", hms(*window_ms)),
-                    ));
-                }
-            }
-            K::MachineReset => {
-                if let Some(inc) = self.open_power_mut() {
-                    let from = inc
-                        .details
-                        .last()
-                        .map_or(inc.start.at_ms, |(st, _)| st.at_ms);
-                    inc.durations
-                        .push(("machine reset".into(), e.at.saturating_sub(from)));
-                    inc.details
-                        .push((s, "machine reset reported by the operator".into()));
-                }
-            }
-            K::ClockResumed { .. } => {
-                if e.clause == clause::POWER_FAILURE
-                    && let Some(k) = self.open_power.take()
-                    && let Some(inc) = self.report.incidents.get_mut(k)
-                {
-                    let total = e.at.saturating_sub(inc.start.at_ms);
-                    inc.durations.push(("suspended in total".into(), total));
-                    inc.details.push((s.clone(), "play resumed".into()));
-                    inc.end = Some(s);
-                    inc.duration_ms = Some(total);
-                }
-            }
-            K::DisputeRaised { id, text } => self.report.disputes.push(DisputeRow {
-                id: *id,
-                raised: s,
-                text: text.clone(),
-                rulings: Vec::new(),
-                decision: None,
-            }),
-            K::RulingGiven { id, dispute, text } => {
-                if let Some(d) = self.report.disputes.iter_mut().find(|d| d.id == *dispute) {
-                    d.rulings.push((s, *id, text.clone()));
-                }
-            }
-            K::ParameterSet { name, value } => self.report.parameters.push(ParameterRow {
-                clause: e.clause.clone(),
-                id: None,
-                stamp: s,
-                name: name.clone(),
-                text: value.clone(),
-                advice: Vec::new(),
-                decision: None,
-            }),
-            K::ParameterRequested { id, name, reason } => {
-                self.report.parameters.push(ParameterRow {
-                    clause: e.clause.clone(),
-                    id: Some(*id),
-                    stamp: s,
-                    name: name.clone(),
-                    text: reason.clone(),
-                    advice: Vec::new(),
-                    decision: None,
-                })
-            }
-            K::CommitteeAdvised { request, text } => {
-                if let Some(p) = self.param_mut(*request) {
-                    p.advice.push((s, text.clone()));
-                }
-            }
-            K::ParameterDecided {
-                id,
-                permitted,
-                reason,
-            } => {
-                if let Some(p) = self.param_mut(*id) {
-                    p.decision = Some((s, *permitted, reason.clone()));
-                }
-            }
-            K::GameEnded {
-                score,
-                termination,
-                detail,
-                ruling,
-                ..
-            } => {
-                if *termination == Termination::DrawAgreed {
-                    for k in self.offer_of.into_iter().flatten() {
-                        if let Some(o) = self.report.draw_offers.get_mut(k)
-                            && o.answered.is_none()
-                        {
-                            o.answered = Some(s.clone());
-                            o.outcome = "accepted: game drawn".into();
-                        }
-                    }
-                }
-                if let Some(r) = ruling {
-                    let dispute = self
-                        .game
-                        .as_ref()
-                        .and_then(|g| g.rulings.iter().find(|(id, _)| id == r).map(|(_, d)| *d));
-                    let target = self.report.disputes.iter_mut().find(|d| {
-                        dispute.map_or_else(
-                            || d.rulings.iter().any(|(_, id, _)| id == r),
-                            |x| d.id == x,
-                        )
-                    });
-                    if let Some(d) = target {
-                        d.decision = Some((
-                            s.clone(),
-                            format!("game ended {} on ruling {r}: {detail}", score.text()),
-                        ));
-                    }
-                }
-                // A consultation still open ends with the game.
-                self.report.result = Some(ResultRow {
-                    stamp: s,
-                    score: score.text().to_string(),
-                    termination: termination_text(*termination),
-                    clause: e.clause.clone(),
-                    detail: detail.clone(),
-                    ruling: *ruling,
-                });
-            }
-            K::EngineLogArchived(v) => {
-                let sec = archive_section(s, &e.clause, "Machine's log file", v, self.public);
-                self.report.archives.push(sec);
-            }
-            K::ProgramArchived(v) => {
-                let sec = archive_section(s, &e.clause, "Program copy", v, self.public);
-                self.report.archives.push(sec);
-            }
-            _ => {}
+            K::MoveMade { .. } | K::MovesTakenBack { .. } => self.collect_move(s, e),
+            K::ClockCorrected { .. } | K::RestartGap { .. } => self.collect_clock(e),
+            K::ParameterSet { .. }
+            | K::ParameterRequested { .. }
+            | K::CommitteeAdvised { .. }
+            | K::ParameterDecided { .. } => self.collect_parameter(s, e),
+            K::WrongMove { .. } => self.collect_wrong_move(s, e),
+            K::TechnicalProblem { .. }
+            | K::WorkNote { .. }
+            | K::InfoStopped { .. }
+            | K::InfoResumed
+            | K::TechnicalResolved { .. } => self.collect_technical(s, e),
+            K::PowerFailed { .. }
+            | K::PowerRestored { .. }
+            | K::MachineReset
+            | K::ClockResumed { .. } => self.collect_power(s, e),
+            K::DrawOffered { .. }
+            | K::ConsultationStarted { .. }
+            | K::ConsultationEnded { .. }
+            | K::DrawDeclined { .. } => self.collect_draw(s, e),
+            K::DisputeRaised { .. } | K::RulingGiven { .. } => self.collect_dispute(s, e),
+            K::GameEnded { .. } => self.collect_result(s, e),
+            K::EngineLogArchived(_) | K::ProgramArchived(_) => self.collect_archive(s, e),
+            // In the timeline only.
+            K::GameOpened(_)
+            | K::ClockStarted { .. }
+            | K::ClockStopped { .. }
+            | K::InternalClockReported { .. }
+            | K::InternalClockCorrected { .. }
+            | K::Note { .. }
+            | K::Recovery(_) => {}
         }
-    }
-
-    fn human_offer_mut(&mut self) -> Option<&mut DrawOfferRow> {
-        let h = self.human_side()?;
-        let k = self.offer_of[h.index()]?;
-        self.report.draw_offers.get_mut(k)
-    }
-
-    fn open_technical_mut(&mut self) -> Option<&mut IncidentRow> {
-        self.open_technical
-            .and_then(|k| self.report.incidents.get_mut(k))
-    }
-
-    fn open_power_mut(&mut self) -> Option<&mut IncidentRow> {
-        self.open_power
-            .and_then(|k| self.report.incidents.get_mut(k))
-    }
-
-    fn param_mut(&mut self, id: u32) -> Option<&mut ParameterRow> {
-        self.report.parameters.iter_mut().find(|p| p.id == Some(id))
     }
 
     fn finish(&mut self, profile: Option<&Profile>) {
@@ -1268,131 +673,5 @@ impl Builder<'_> {
         chart.max_ms = top.max(first_budget).max(1);
         self.report.chart = chart;
         self.report.moves = moves;
-    }
-}
-
-fn add_duration(list: &mut Vec<(String, Ms)>, name: &str, ms: Ms) {
-    match list.iter_mut().find(|(n, _)| n == name) {
-        Some(d) => d.1 += ms,
-        None => list.push((name.to_string(), ms)),
-    }
-}
-
-/// Keys whose values are file digests (confidential under 13e in the public version).
-fn is_digest(key: &str, value: &str) -> bool {
-    let last = key
-        .rsplit(['.', ']'])
-        .next()
-        .unwrap_or(key)
-        .to_ascii_lowercase();
-    let hexlike = value.len() >= 32 && value.bytes().all(|b| b.is_ascii_hexdigit());
-    hexlike
-        || ["sha", "digest", "hash", "sums"]
-            .iter()
-            .any(|w| last.contains(w))
-}
-
-fn scalar(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Null => "-".into(),
-        other => other.to_string(),
-    }
-}
-
-fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
-    match v {
-        serde_json::Value::Object(m) => {
-            for (k, x) in m {
-                let key = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
-                flatten(&key, x, out);
-            }
-        }
-        serde_json::Value::Array(a) if !a.is_empty() => {
-            for (i, x) in a.iter().enumerate() {
-                flatten(&format!("{prefix}[{i}]"), x, out);
-            }
-        }
-        other => out.push((prefix.to_string(), scalar(other))),
-    }
-}
-
-/// Most key/values shown from one archive entry.
-const MAX_FIELDS: usize = 200;
-
-fn archive_section(
-    stamp: Stamp,
-    clause: &str,
-    what: &str,
-    v: &serde_json::Value,
-    public: bool,
-) -> ArchiveSection {
-    let summary = v
-        .pointer("/coverage/summary")
-        .and_then(|s| s.as_str())
-        .map(str::to_string);
-    let status = v
-        .pointer("/coverage/status")
-        .and_then(|s| s.as_str())
-        .map(str::to_string);
-    let mut move_problems = Vec::new();
-    let mut withheld = 0;
-    if let Some(moves) = v.pointer("/coverage/moves").and_then(|m| m.as_array()) {
-        for m in moves {
-            let problems: Vec<String> = m
-                .get("problems")
-                .and_then(|p| p.as_array())
-                .map(|p| p.iter().map(scalar).collect())
-                .unwrap_or_default();
-            if problems.is_empty() {
-                continue;
-            }
-            let number = m.get("move_number").map(scalar).unwrap_or_default();
-            let san = m.get("san").map(scalar).unwrap_or_default();
-            move_problems.push(MoveProblem {
-                number,
-                san,
-                problems,
-            });
-        }
-        if public && !moves.is_empty() {
-            withheld += 1;
-        }
-    }
-    if public {
-        withheld += move_problems.len();
-        move_problems.clear();
-    }
-    let mut all = Vec::new();
-    flatten("", v, &mut all);
-    let mut fields = Vec::new();
-    for (k, val) in all {
-        if k == "coverage.summary" || k == "coverage.status" || k.starts_with("coverage.moves") {
-            continue;
-        }
-        if public && is_digest(&k, &val) {
-            withheld += 1;
-            continue;
-        }
-        fields.push((k, val));
-    }
-    if fields.len() > MAX_FIELDS {
-        let more = fields.len() - MAX_FIELDS;
-        fields.truncate(MAX_FIELDS);
-        fields.push(("…".into(), format!("{more} more values in the log entry")));
-    }
-    ArchiveSection {
-        stamp,
-        clause: clause.to_string(),
-        what: what.to_string(),
-        summary,
-        status,
-        move_problems,
-        fields,
-        withheld,
     }
 }

@@ -133,7 +133,6 @@ fn layers_pure_layers_use_only_the_layers_below() {
 }
 
 #[test]
-#[ignore = "report purity lands with branch house-report"]
 fn layers_report_is_pure() {
     let report = sources("src/report");
     assert_none(

@@ -54,12 +54,11 @@ fn mode(p: &Path) -> Result<u32, std::io::Error> {
 fn report_read_log_gives_the_events_and_their_utc() -> TestResult {
     let tmp = tempfile::tempdir()?;
     write_log(tmp.path(), 1, "Garry Kasparov")?;
-    let (events, utc) =
-        arbiter::report::model::read_log(&arbiter::layout::log_path(tmp.path(), 1))?;
+    let (events, utc) = arbiter::report_io::read_log(&arbiter::layout::log_path(tmp.path(), 1))?;
     let (want, want_utc) = game_events("Garry Kasparov")?;
     assert_eq!(events, want);
     assert_eq!(utc, want_utc);
-    assert!(arbiter::report::model::read_log(&tmp.path().join("missing.jsonl")).is_err());
+    assert!(arbiter::report_io::read_log(&tmp.path().join("missing.jsonl")).is_err());
     Ok(())
 }
 
@@ -131,6 +130,49 @@ fn report_cli_writes_html_and_markdown_readable_by_the_owner_only() -> TestResul
     let out = arbiter(&["report", "--match", &d, "--game", "7"])?;
     assert_eq!(out.status.code(), Some(66));
     assert!(!dir.join("game-7/report.html").exists());
+    Ok(())
+}
+
+/// The report reads the log leniently: a changed line does not stop it (the chain is the
+/// verifier's business, and its verdict is shown), but a line that is not an event of this kit
+/// does, naming the file and the line, and nothing is written.
+#[test]
+fn report_of_a_changed_log_is_made_and_a_bad_line_stops_it() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    let dir = tmp.path().join("ny-2003");
+    write_log(&dir, 1, "Garry Kasparov")?;
+    let d = dir.to_string_lossy().to_string();
+    let log = arbiter::layout::log_path(&dir, 1);
+    let text = std::fs::read_to_string(&log)?;
+    let entries = text.lines().count();
+
+    // A changed line: the chain breaks, the report is still made from the log as written.
+    let changed = text.replacen("Garry Kasparov", "Garry Kasparow", 1);
+    assert_ne!(changed, text);
+    std::fs::write(&log, &changed)?;
+    let out = arbiter(&["report", "--match", &d, "--game", "1", "--markdown"])?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = std::fs::read_to_string(dir.join("game-1/report.md"))?;
+    assert!(md.contains("| White | Garry Kasparow (human) |"), "{md}");
+    assert!(md.contains("- Status: **Unreadable (arbiter verify exit code 3)**"));
+
+    // A line that is not JSON: exit 66, the path and line named, no report written.
+    std::fs::write(&log, format!("{text}not json\n"))?;
+    let out = arbiter(&["report", "--match", &d, "--game", "1"])?;
+    assert_eq!(out.status.code(), Some(66));
+    assert_eq!(
+        String::from_utf8(out.stderr)?,
+        format!(
+            "arbiter: report: {}:{}: expected ident at line 1 column 2\n",
+            log.display(),
+            entries + 1
+        )
+    );
+    assert!(!dir.join("game-1/report.html").exists());
     Ok(())
 }
 

@@ -1,0 +1,157 @@
+//! The machine's log file (13a, 13c) and the program copy (13d) in the report, with what rule 13e
+//! keeps out of the public version (per-move engine details and file digests).
+use super::{ArchiveSection, Builder, MoveProblem, Stamp};
+use crate::core::event::{Event, EventKind};
+
+impl Builder<'_> {
+    /// The timeline text of an archive entry (13a, 13c, 13d).
+    pub(super) fn describe_archive(&self, e: &Event) -> String {
+        use EventKind as K;
+        match &e.kind {
+            K::EngineLogArchived(v) => {
+                let mut t = "machine's log file archived".to_string();
+                if let Some(s) = v.pointer("/coverage/summary").and_then(|s| s.as_str()) {
+                    t.push_str(&format!(": {s}"));
+                }
+                t
+            }
+            K::ProgramArchived(_) => "copy of the program archived".into(),
+            _ => e.kind_name(),
+        }
+    }
+
+    /// An archive entry: its section, confidential parts left out of the public version (13e).
+    pub(super) fn collect_archive(&mut self, s: Stamp, e: &Event) {
+        use EventKind as K;
+        match &e.kind {
+            K::EngineLogArchived(v) => {
+                let sec = archive_section(s, &e.clause, "Machine's log file", v, self.public);
+                self.report.archives.push(sec);
+            }
+            K::ProgramArchived(v) => {
+                let sec = archive_section(s, &e.clause, "Program copy", v, self.public);
+                self.report.archives.push(sec);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Keys whose values are file digests (confidential under 13e in the public version).
+fn is_digest(key: &str, value: &str) -> bool {
+    let last = key
+        .rsplit(['.', ']'])
+        .next()
+        .unwrap_or(key)
+        .to_ascii_lowercase();
+    let hexlike = value.len() >= 32 && value.bytes().all(|b| b.is_ascii_hexdigit());
+    hexlike
+        || ["sha", "digest", "hash", "sums"]
+            .iter()
+            .any(|w| last.contains(w))
+}
+
+fn scalar(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "-".into(),
+        other => other.to_string(),
+    }
+}
+
+fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, x, out);
+            }
+        }
+        serde_json::Value::Array(a) if !a.is_empty() => {
+            for (i, x) in a.iter().enumerate() {
+                flatten(&format!("{prefix}[{i}]"), x, out);
+            }
+        }
+        other => out.push((prefix.to_string(), scalar(other))),
+    }
+}
+
+/// Most key/values shown from one archive entry.
+const MAX_FIELDS: usize = 200;
+
+fn archive_section(
+    stamp: Stamp,
+    clause: &str,
+    what: &str,
+    v: &serde_json::Value,
+    public: bool,
+) -> ArchiveSection {
+    let summary = v
+        .pointer("/coverage/summary")
+        .and_then(|s| s.as_str())
+        .map(str::to_string);
+    let status = v
+        .pointer("/coverage/status")
+        .and_then(|s| s.as_str())
+        .map(str::to_string);
+    let mut move_problems = Vec::new();
+    let mut withheld = 0;
+    if let Some(moves) = v.pointer("/coverage/moves").and_then(|m| m.as_array()) {
+        for m in moves {
+            let problems: Vec<String> = m
+                .get("problems")
+                .and_then(|p| p.as_array())
+                .map(|p| p.iter().map(scalar).collect())
+                .unwrap_or_default();
+            if problems.is_empty() {
+                continue;
+            }
+            let number = m.get("move_number").map(scalar).unwrap_or_default();
+            let san = m.get("san").map(scalar).unwrap_or_default();
+            move_problems.push(MoveProblem {
+                number,
+                san,
+                problems,
+            });
+        }
+        if public && !moves.is_empty() {
+            withheld += 1;
+        }
+    }
+    if public {
+        withheld += move_problems.len();
+        move_problems.clear();
+    }
+    let mut all = Vec::new();
+    flatten("", v, &mut all);
+    let mut fields = Vec::new();
+    for (k, val) in all {
+        if k == "coverage.summary" || k == "coverage.status" || k.starts_with("coverage.moves") {
+            continue;
+        }
+        if public && is_digest(&k, &val) {
+            withheld += 1;
+            continue;
+        }
+        fields.push((k, val));
+    }
+    if fields.len() > MAX_FIELDS {
+        let more = fields.len() - MAX_FIELDS;
+        fields.truncate(MAX_FIELDS);
+        fields.push(("…".into(), format!("{more} more values in the log entry")));
+    }
+    ArchiveSection {
+        stamp,
+        clause: clause.to_string(),
+        what: what.to_string(),
+        summary,
+        status,
+        move_problems,
+        fields,
+        withheld,
+    }
+}

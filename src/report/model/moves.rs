@@ -1,0 +1,90 @@
+//! Moves in the report: moves made (6a, 6b), moves taken back (6d), and a move made without
+//! answering a draw offer, which rejects it (9e). The moves standing at the end make the
+//! time-per-move table and the clock chart.
+use super::{Builder, MoveRow, Stamp};
+use crate::core::event::{Event, EventKind};
+use crate::core::view::numbered;
+
+impl Builder<'_> {
+    /// The timeline text of a move or a take-back (6a, 6b, 6d; 9e).
+    pub(super) fn describe_move(&self, e: &Event) -> String {
+        use EventKind as K;
+        match &e.kind {
+            K::MoveMade {
+                side,
+                san,
+                declines_draw,
+                ..
+            } => {
+                // Described before `collect` adds it: its ply is the current length.
+                let mut t = format!("{} by {}", numbered(self.line.len(), san), self.who(*side));
+                if *declines_draw {
+                    t.push_str(": made without answering the draw offer, which rejects it (9e)");
+                }
+                t
+            }
+            K::MovesTakenBack {
+                plies,
+                removed,
+                reason,
+                ..
+            } => format!(
+                "{plies} move(s) taken back ({}): {reason}",
+                removed.join(" ")
+            ),
+            _ => e.kind_name(),
+        }
+    }
+
+    /// A move joins the line (answering the opponent's draw offer when it rejects it, 9e); a take-back
+    /// removes moves from it.
+    pub(super) fn collect_move(&mut self, s: Stamp, e: &Event) {
+        use EventKind as K;
+        match &e.kind {
+            K::MoveMade {
+                side,
+                san,
+                spent_ms,
+                remaining_ms,
+                declines_draw,
+                ..
+            } => {
+                let number = self.moves_of(*side) + 1;
+                let period = self
+                    .game
+                    .as_ref()
+                    .map_or(1, |g| g.profile.period_of(*side, number - 1).0 + 1);
+                let ply = self.line.len();
+                self.line.push(MoveRow {
+                    stamp: s.clone(),
+                    ply,
+                    number,
+                    side: *side,
+                    san: san.clone(),
+                    spent_ms: *spent_ms,
+                    remaining_ms: *remaining_ms,
+                    period,
+                    declines_draw: *declines_draw,
+                    corrected_from: None,
+                });
+                if *declines_draw
+                    && let Some(k) = self.offer_of[side.other().index()]
+                    && let Some(o) = self.report.draw_offers.get_mut(k)
+                    && o.answered.is_none()
+                {
+                    o.answered = Some(s);
+                    o.outcome = format!(
+                        "rejected by {}'s move {} (9e)",
+                        self.names[side.index()],
+                        numbered(ply, san)
+                    );
+                }
+            }
+            K::MovesTakenBack { plies, .. } => {
+                let keep = self.line.len().saturating_sub(*plies);
+                self.line.truncate(keep);
+            }
+            _ => {}
+        }
+    }
+}
