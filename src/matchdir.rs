@@ -195,6 +195,8 @@ pub struct Opened {
     pub now_ms: Ms,
     /// What the arbiter must be told first (restart gap, recovery, damage).
     pub notice: Option<String>,
+    /// The events of the log so far, oldest first (none for a new game).
+    pub events: Vec<Event>,
 }
 
 /// Open game `n` (or the unfinished one, or a new one) of a match folder for writing.
@@ -241,6 +243,7 @@ pub fn open_game(
             session: Session::new(game, Box::new(storage), Utc::now()),
             now_ms: 0,
             notice: None,
+            events: Vec::new(),
         });
     }
     let journal = Journal::open(&path)?;
@@ -282,6 +285,7 @@ pub fn open_game(
         session,
         now_ms,
         notice: (!notes.is_empty()).then(|| notes.join("\n")),
+        events,
     })
 }
 

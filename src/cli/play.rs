@@ -27,8 +27,10 @@ pub struct PlayArgs {
 }
 
 pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
+    // No terminal: say so before anything is opened or written (and print no escape sequence).
+    tui::terminal::require().map_err(Error::bad_input)?;
     let key = a.key.source();
-    let (mut session, origin, offset, notice) = tui::open_session(&PlaySetup {
+    let (mut session, origin, offset, ui) = tui::open_session(&PlaySetup {
         match_dir: &a.m.dir,
         game: a.game,
         rules: &a.rules,
@@ -37,13 +39,7 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
         demo: a.m.dir == Path::new(DEFAULT_MATCH_DIR),
     })
     .map_err(Error::bad_input)?;
-    let result = tui::run(
-        &mut session,
-        origin,
-        offset,
-        &mut tui::journal_status,
-        notice,
-    );
+    let result = tui::run(&mut session, origin, offset, &mut tui::journal_status, ui);
     if session.frozen.is_none() && !session.storage.is_empty() {
         // Closing the board: sign everything recorded.
         if let Err(w) = session.storage.checkpoint_now(Utc::now()) {

@@ -78,3 +78,27 @@ pub fn termination_text(t: Termination) -> &'static str {
         Termination::MoveCap => "move cap",
     }
 }
+
+/// A log entry's whole text, nothing cut: `move_made white Nf3 spent_ms=3000 ...` with every
+/// field of its body, for the log page.
+pub fn full_text(e: &Event) -> String {
+    let (kind, body) = crate::log::codec::kind_and_body(e);
+    let detail = match body {
+        serde_json::Value::Object(m) => m
+            .iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::String(s) => format!("{k}: {s}"),
+                other => format!("{k}: {other}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" · "),
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(s) => s,
+        other => other.to_string(),
+    };
+    if detail.is_empty() {
+        kind
+    } else {
+        format!("{kind} · {detail}")
+    }
+}

@@ -4,9 +4,13 @@
 //! (`&View`, `&UiState`, `&Status`); this file's [`run`] is the thin loop that owns the terminal,
 //! reads the monotonic clock, sleeps until something on screen changes, and passes commands to
 //! [`Session::execute`] (which returns only after the log append).
+pub mod board;
 pub mod describe;
 pub mod keys;
+pub mod logpane;
+pub mod movelist;
 pub mod screen;
+pub mod terminal;
 pub mod timing;
 
 use std::io::Write;
@@ -23,9 +27,12 @@ use crate::session::Session;
 use crate::sign::KeySource;
 
 pub use describe::describe_event;
-pub use keys::{Action, LineKind, Message, Mode, MsgKind, Pending, UiState, after_execute, on_key};
+pub use keys::{
+    Action, Alarm, LineKind, Message, Mode, MsgKind, Pending, UiState, after_execute, on_key,
+    on_recorded,
+};
 pub use screen::{Screen, Status, render};
-pub use timing::{bell, wait_for};
+pub use timing::{bell, sticky_alarms, wait_for};
 
 /// How many of the latest moves the view carries.
 pub const LAST_MOVES: usize = 40;
@@ -43,8 +50,16 @@ pub fn run(
     origin: Instant,
     offset_ms: u64,
     status: &mut dyn FnMut(&Session) -> Status,
-    notice: Option<String>,
+    mut ui: UiState,
 ) -> std::io::Result<()> {
+    terminal::require()?;
+    if terminal::recover() {
+        let note = "the terminal was left raw by an earlier run (killed?): restored";
+        ui.message = Some(match ui.message.take() {
+            Some(m) => Message::new(m.kind, format!("{note} · {}", m.text)),
+            None => Message::new(MsgKind::Info, note),
+        });
+    }
     let mut terminal = match ratatui::try_init() {
         Ok(t) => t,
         Err(e) => {
@@ -53,7 +68,7 @@ pub fn run(
             return Err(e);
         }
     };
-    let result = run_loop(&mut terminal, session, origin, offset_ms, status, notice);
+    let result = run_loop(&mut terminal, session, origin, offset_ms, status, ui);
     let restored = ratatui::try_restore();
     result.and(restored)
 }
@@ -74,7 +89,10 @@ fn catch_up(session: &mut Session, ui: &mut UiState, last: &mut Option<String>, 
         return;
     }
     match session.catch_up(now) {
-        Ok(events) => remember(last, &events, session.storage.len()),
+        Ok(events) => {
+            on_recorded(ui, &events);
+            remember(last, &events, session.storage.len());
+        }
         Err(e) => after_execute(ui, &Err(e), session.storage.len()),
     }
 }
@@ -85,9 +103,8 @@ fn run_loop(
     origin: Instant,
     offset_ms: u64,
     status: &mut dyn FnMut(&Session) -> Status,
-    notice: Option<String>,
+    mut ui: UiState,
 ) -> std::io::Result<()> {
-    let mut ui = UiState::new(notice);
     let mut last: Option<String> = None;
     loop {
         let now = now_ms(origin, offset_ms);
@@ -101,7 +118,8 @@ fn run_loop(
             st.last_entry = last.clone();
         }
         let frozen = ui.frozen.is_some() || st.alarm.is_some();
-        if bell(&mut ui, &view, frozen) {
+        let latched = ui.latch(sticky_alarms(&view, &ui.log, session.restart_gap));
+        if bell(&mut ui, &view, frozen) || latched {
             let mut out = std::io::stdout();
             out.write_all(b"\x07")?;
             out.flush()?;
@@ -198,11 +216,11 @@ pub enum OpenError {
     Refused(#[from] Refusal),
 }
 
-/// The session `arbiter play` drives, its time origin and offset, and a notice for the screen.
-pub fn open_session(
-    a: &PlaySetup<'_>,
-) -> Result<(Session, Instant, u64, Option<String>), OpenError> {
+/// The session `arbiter play` drives, its time origin and offset, and the screen's first state
+/// (the notice, the log so far, the match score).
+pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState), OpenError> {
     let opened = crate::matchdir::open_game(a.match_dir, a.game, a.rules, a.key)?;
+    let log = opened.events;
     let mut session = opened.session;
     let mut notes: Vec<String> = opened.notice.into_iter().collect();
     if session.game.phase == crate::core::game::Phase::Draft {
@@ -233,7 +251,36 @@ pub fn open_session(
         }
     }
     let notice = (!notes.is_empty()).then(|| notes.join(" · "));
-    Ok((session, Instant::now(), opened.now_ms, notice))
+    let mut ui = UiState::new(notice);
+    ui.log = log;
+    ui.utc_origin = Some(session.utc_origin);
+    ui.score = score_text(&crate::matchdir::match_score(a.match_dir));
+    ui.ascii = !terminal::utf8_locale();
+    ui.no_color = terminal::no_color();
+    Ok((session, Instant::now(), opened.now_ms, ui))
+}
+
+/// `Kasparov 1½ – Deep Junior ½` from the match table; `None` before any game has a result.
+pub fn score_text(table: &[(String, f64)]) -> Option<String> {
+    if table.is_empty() {
+        return None;
+    }
+    let points = |p: f64| {
+        let whole = p.trunc();
+        let half = p - whole >= 0.5;
+        match (whole as u64, half) {
+            (0, true) => "½".to_string(),
+            (w, true) => format!("{w}½"),
+            (w, false) => w.to_string(),
+        }
+    };
+    Some(
+        table
+            .iter()
+            .map(|(n, p)| format!("{n} {}", points(*p)))
+            .collect::<Vec<_>>()
+            .join(" – "),
+    )
 }
 
 /// The status line: what the journal says about the log.

@@ -44,7 +44,15 @@ fn screen_running_clocks_80x24() {
     // White has used 0:30 + 1:50 and is 0:33.5 into its third move.
     let s = r.shot("8:15.5", 80, 24);
     assert!(s.contains("RUNNING"), "{s}");
-    assert!(s.contains("1. e4 c5 2. Nf3 d6"), "{s}");
+    // Two columns: each move with the time it took and the mover's clock after it.
+    assert!(
+        s.contains("1. e4       0:30 1:59:30   c5       2:40 1:57:20"),
+        "{s}"
+    );
+    assert!(
+        s.contains("2. Nf3      1:50 1:57:40   d6       2:42 1:54:38"),
+        "{s}"
+    );
     assert!(s.contains("2 moves · 38 to the control"), "{s}");
     assert!(s.contains("3 of 6 entries signed (3 unsigned)"), "{s}");
     insta::assert_snapshot!(s);

@@ -71,7 +71,10 @@ impl Rig {
         let utc = chrono::DateTime::from_timestamp(1_044_000_000, 0).unwrap();
         Rig {
             s: Session::new(demo_game(), Box::new(m), utc),
-            ui: UiState::new(None),
+            ui: UiState {
+                utc_origin: Some(utc),
+                ..UiState::new(None)
+            },
             last: None,
             signed_upto: None,
         }
@@ -126,6 +129,9 @@ impl Rig {
         if self.s.frozen.is_none() {
             let r = self.s.catch_up(now);
             self.note(&r);
+            if let Ok(ev) = &r {
+                tui::on_recorded(&mut self.ui, ev);
+            }
             if r.is_err() {
                 tui::after_execute(&mut self.ui, &r, self.s.storage.len());
             }
@@ -146,6 +152,8 @@ impl Rig {
         let now = t(now);
         self.catch_up(now);
         let view = self.s.game.view(now, tui::LAST_MOVES);
+        let alarms = tui::sticky_alarms(&view, &self.ui.log, self.s.restart_gap);
+        self.ui.latch(alarms);
         let st = self.status();
         let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
         term.draw(|f| tui::render(&view, &self.ui, &st, f.area(), f.buffer_mut()))
