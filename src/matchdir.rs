@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use ssh_key::PrivateKey;
 
-use crate::core::event::{Algorithm, Event, EventKind, KeyRef};
+use crate::core::event::{Algorithm, Declarations, Event, EventKind, KeyRef};
 use crate::core::game::{Game, GameContext, Phase, ReplayError};
 use crate::core::{Ms, Side, timefmt};
 use crate::journal::{Journal, JournalError};
@@ -160,6 +160,16 @@ pub fn previous_algorithm(match_dir: &Path, game: u32) -> Option<(u32, Algorithm
     let entries = crate::journal::read_entries(&log_path(match_dir, prev)).ok()?;
     match event_of(entries.first()?).ok()?.kind {
         EventKind::GameOpened(o) => Some((prev, o.declarations.algorithm)),
+        _ => None,
+    }
+}
+
+/// The declarations of the latest game before `game` (line 0), for the next game's draft.
+pub fn previous_declarations(match_dir: &Path, game: u32) -> Option<(u32, Declarations)> {
+    let prev = games(match_dir).into_iter().filter(|g| *g < game).max()?;
+    let entries = crate::journal::read_entries(&log_path(match_dir, prev)).ok()?;
+    match event_of(entries.first()?).ok()?.kind {
+        EventKind::GameOpened(o) => Some((prev, o.declarations)),
         _ => None,
     }
 }

@@ -40,6 +40,11 @@ pub enum Command {
     DeclareConfig {
         sha256: String,
     },
+    /// 8a: the configuration document by its path; the shell reads it and declares its SHA-256
+    /// (the core reads no file), so this never reaches the game.
+    DeclareConfigFile {
+        path: String,
+    },
     /// Write line 0 (declarations bound) without starting the clock.
     Open,
     /// Open if needed and start White's clock.
@@ -193,6 +198,12 @@ pub const HELP: &[HelpLine] = &[
         words: "arbiter declare config SHA256",
         clause: "8a",
         what: "digest of the machine configuration document",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter declare config-file PATH",
+        clause: "8a",
+        what: "the same, the kit computing the SHA-256 of the document",
     },
     HelpLine {
         who: "arbiter",
@@ -706,6 +717,7 @@ fn parse_declare(args: &[&str]) -> Result<Command, String> {
             Ok(Command::DeclareAlgorithm { threshold_ms: Some(threshold_ms), text: need_text(text, "algorithm's text")? })
         }
         ["algorithm", text @ ..] => Ok(Command::DeclareAlgorithm { threshold_ms: None, text: need_text(text, "algorithm's text")? }),
+        ["config-file", path @ ..] => Ok(Command::DeclareConfigFile { path: need_text(path, "configuration document's path")? }),
         ["config", sha] => {
             if sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit()) {
                 Ok(Command::DeclareConfig { sha256: sha.to_ascii_lowercase() })
@@ -713,7 +725,7 @@ fn parse_declare(args: &[&str]) -> Result<Command, String> {
                 Err(format!("'{sha}' is not a SHA-256 (64 hex digits)"))
             }
         }
-        _ => Err("declare white|black human|machine NAME, operator NAME, team NAMES, algorithm TEXT or config SHA256".into()),
+        _ => Err("declare white|black human|machine NAME, operator NAME, team NAMES, algorithm TEXT, config SHA256 or config-file PATH".into()),
     }
 }
 

@@ -572,7 +572,7 @@ impl Game {
                 c::INTERNAL_CLOCK,
                 "the internal-clock algorithm is presented before the start of the game",
             ),
-            Command::DeclareConfig { .. } => (
+            Command::DeclareConfig { .. } | Command::DeclareConfigFile { .. } => (
                 c::TECHNICAL,
                 "the configuration document is submitted before the game",
             ),
@@ -614,6 +614,14 @@ impl Game {
                 });
             }
             Command::DeclareConfig { sha256 } => self.draft.config_sha256 = Some(sha256.clone()),
+            Command::DeclareConfigFile { path } => {
+                return refuse(
+                    c::TECHNICAL,
+                    format!(
+                        "the digest of {path} is computed by the shell before the game sees it"
+                    ),
+                );
+            }
             _ => return refuse_state("not a declaration"),
         }
         Ok(())
@@ -1532,7 +1540,8 @@ impl Game {
             | C::DeclareOperator { .. }
             | C::DeclareTeam { .. }
             | C::DeclareAlgorithm { .. }
-            | C::DeclareConfig { .. } => refuse_state("declarations go to the draft"),
+            | C::DeclareConfig { .. }
+            | C::DeclareConfigFile { .. } => refuse_state("declarations go to the draft"),
         }
     }
 

@@ -45,6 +45,8 @@ impl Message {
 pub enum Pending {
     Command(Command),
     Quit,
+    /// Start the game although no 8a configuration digest is declared.
+    StartWithoutDigest,
 }
 
 /// Which line is being edited, if any.
@@ -269,6 +271,7 @@ pub fn on_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
                 ui.mode = Mode::Clock;
                 match pending {
                     Pending::Quit => Action::Quit,
+                    Pending::StartWithoutDigest => Action::Execute(Command::Start),
                     Pending::Command(c) => {
                         ui.submitted = Some((LineKind::Command, text));
                         Action::Execute(c)
@@ -281,6 +284,7 @@ pub fn on_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
                     MsgKind::Info,
                     match pending {
                         Pending::Quit => "not quitting".to_string(),
+                        Pending::StartWithoutDigest => "not started: :arbiter declare config-file PATH declares the digest (8a)".to_string(),
                         Pending::Command(_) => format!("cancelled, nothing recorded: {text}"),
                     },
                 ));
@@ -317,7 +321,15 @@ fn clock_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
     }
     match key.code {
         KeyCode::Char(' ') | KeyCode::Enter => match game.phase {
-            // Pressing the clock before the game starts White's clock.
+            // Pressing the clock before the game starts White's clock; without the 8a
+            // configuration digest it asks first.
+            Phase::Draft if game.draft.config_sha256.is_none() => {
+                ui.mode = Mode::Confirm {
+                    pending: Pending::StartWithoutDigest,
+                    text: "start the game without an 8a configuration digest".into(),
+                };
+                Action::None
+            }
             Phase::Draft | Phase::Opened => Action::Execute(Command::Start),
             Phase::Playing => {
                 open_line(ui, LineKind::Move, "");

@@ -159,7 +159,39 @@ arbiter declare white human Garry Kasparov
 arbiter declare black machine Deep Junior
 arbiter declare operator Amir Ban
 arbiter declare team Shay Bushinsky, Boris Alterman
+# 8a, DEMO: the SHA-256 of the text \"DEMO machine configuration: no real document\\n\"
+arbiter declare config 3151b90fbc02afcb28e4f6e600a0cd2cb71e4292b48c398bffcc35b5e0150d25
 ";
+
+/// The next game's declarations from the previous game's: the players with colours swapped, the
+/// same operator and team. The 8a configuration digest is not carried over (the document is
+/// submitted before each game), and the 6c algorithm carries over by itself (the context's
+/// previous algorithm).
+pub fn carry_over(d: &crate::core::event::Declarations) -> Vec<Command> {
+    let mut out = vec![
+        Command::DeclarePlayer {
+            side: crate::core::Side::White,
+            kind: d.black.kind,
+            name: d.black.name.clone(),
+        },
+        Command::DeclarePlayer {
+            side: crate::core::Side::Black,
+            kind: d.white.kind,
+            name: d.white.name.clone(),
+        },
+    ];
+    if !d.operator.is_empty() {
+        out.push(Command::DeclareOperator {
+            name: d.operator.clone(),
+        });
+    }
+    if !d.team.is_empty() {
+        out.push(Command::DeclareTeam {
+            names: d.team.clone(),
+        });
+    }
+    out
+}
 
 /// A declaration line that is not a command.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -169,12 +201,18 @@ pub struct DeclarationError {
     pub message: String,
 }
 
-/// Parse declaration lines (`arbiter declare ...`; `#` comments, blank lines ignored).
+/// Parse declaration lines (`arbiter declare ...`, or a script's `0 arbiter declare ...` with
+/// its time; `#` comments, blank lines ignored).
 pub fn parse_declarations(text: &str) -> Result<Vec<Command>, DeclarationError> {
     text.lines()
         .enumerate()
         .filter_map(|(i, l)| {
             let l = l.split('#').next().unwrap_or("").trim();
+            // A script line's time (`0`, `0:00:00`) is accepted and ignored: declarations have none.
+            let l = match l.split_once(char::is_whitespace) {
+                Some((t, rest)) if crate::core::timefmt::parse_duration(t).is_ok() => rest.trim(),
+                _ => l,
+            };
             (!l.is_empty()).then(|| {
                 parse(l).map_err(|e| DeclarationError {
                     line: i + 1,
@@ -224,8 +262,10 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
     let mut session = opened.session;
     let mut notes: Vec<String> = opened.notice.into_iter().collect();
     if session.game.phase == crate::core::game::Phase::Draft {
-        let decl_text = match a.declarations {
-            Some(p) => {
+        let game = session.game.ctx.game;
+        let previous = crate::matchdir::previous_declarations(a.match_dir, game);
+        let decl_text = match (a.declarations, &previous) {
+            (Some(p), _) => {
                 Some(
                     std::fs::read_to_string(p).map_err(|source| OpenError::Declarations {
                         path: p.to_owned(),
@@ -233,21 +273,42 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
                     })?,
                 )
             }
-            None if a.demo => Some(DEMO_DECLARATIONS.to_string()),
-            None => None,
+            (None, Some(_)) => None,
+            (None, None) if a.demo => Some(DEMO_DECLARATIONS.to_string()),
+            (None, None) => None,
         };
-        match decl_text {
-            Some(t) => {
+        match (decl_text, previous) {
+            (Some(t), _) => {
                 for cmd in parse_declarations(&t)? {
+                    session
+                        .game
+                        .declare(&crate::session::read_declared_files(&cmd)?)?;
+                }
+                let what = if a.declarations.is_some() {
+                    "declarations loaded: check them below"
+                } else {
+                    "DEMO match with demo declarations and a demo key"
+                };
+                notes.push(format!("game {game}: {what} · Space starts White's clock"));
+            }
+            (None, Some((prev, d))) => {
+                for cmd in carry_over(&d) {
                     session.game.declare(&cmd)?;
                 }
-                let what = if a.declarations.is_some() { "declarations loaded" } else { "DEMO match with demo declarations and a demo key" };
-                notes.push(format!("game {}: {what} · Space starts White's clock", session.game.ctx.game));
+                notes.push(format!(
+                    "game {game}: declarations carried over from game {prev} with colours swapped (White {}, Black {}): check them below; :arbiter declare … changes one; Space records them and starts White's clock",
+                    d.black.name, d.white.name
+                ));
             }
-            None => notes.push(format!(
-                "game {}: declare the game first (:arbiter declare white human NAME, black machine NAME, operator, team), then Space starts White's clock",
-                session.game.ctx.game
+            (None, None) => notes.push(format!(
+                "game {game}: declare the game first (:arbiter declare white human NAME, black machine NAME, operator, team), then Space starts White's clock"
             )),
+        }
+        if session.game.draft.config_sha256.is_none() {
+            notes.push(
+                "8a: no configuration digest declared for this game: :arbiter declare config-file PATH"
+                    .to_string(),
+            );
         }
     }
     let notice = (!notes.is_empty()).then(|| notes.join(" · "));

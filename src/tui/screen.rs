@@ -987,6 +987,12 @@ fn confirm(pending: &Pending, text: &str, area: Rect, buf: &mut Buffer) {
             "The log keeps everything recorded; the game clock keeps its time in the log."
                 .to_string(),
         ),
+        Pending::StartWithoutDigest => (
+            " 8a: no configuration digest ",
+            " = yes, start without it ",
+            "Rule 8a wants the machine's configuration document before each game: :arbiter declare config-file PATH."
+                .to_string(),
+        ),
         Pending::Command(_) => (
             " irreversible: confirm ",
             " = yes, record it      ",
