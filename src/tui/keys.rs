@@ -156,6 +156,14 @@ impl UiState {
         }
     }
 
+    /// Put `note` before the message on screen.
+    pub fn prepend_note(&mut self, note: &str) {
+        self.message = Some(match self.message.take() {
+            Some(m) => Message::new(m.kind, format!("{note} · {}", m.text)),
+            None => Message::new(MsgKind::Info, note),
+        });
+    }
+
     /// Acknowledge every red alarm on screen: they leave the screen and do not come back.
     pub fn acknowledge(&mut self) -> usize {
         let n = self.alarms.len();

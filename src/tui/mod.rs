@@ -50,16 +50,9 @@ pub fn run(
     origin: Instant,
     offset_ms: u64,
     status: &mut dyn FnMut(&Session) -> Status,
-    mut ui: UiState,
+    ui: UiState,
 ) -> std::io::Result<()> {
     terminal::require()?;
-    if terminal::recover() {
-        let note = "the terminal was left raw by an earlier run (killed?): restored";
-        ui.message = Some(match ui.message.take() {
-            Some(m) => Message::new(m.kind, format!("{note} · {}", m.text)),
-            None => Message::new(MsgKind::Info, note),
-        });
-    }
     let mut terminal = match ratatui::try_init() {
         Ok(t) => t,
         Err(e) => {
