@@ -163,18 +163,20 @@ pub fn render(
         })
         .collect();
     lines.push(Line::from(Span::styled(format!("  {files}"), label)));
-    let mut caption = vec![Span::styled(
-        format!(" {} below", if black_at_bottom { "Black" } else { "White" }),
-        label,
-    )];
-    if latest.is_some() {
-        caption.push(Span::styled(" · [ ] last", label));
-    }
+    let mut caption = Vec::new();
     if view.in_check {
         caption.push(Span::styled(
-            " · CHECK",
+            " CHECK +K+",
             Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
         ));
+    } else {
+        caption.push(Span::styled(
+            format!(" {} below", if black_at_bottom { "Black" } else { "White" }),
+            label,
+        ));
+    }
+    if latest.is_some() {
+        caption.push(Span::styled(" · [ ] last", label));
     }
     lines.push(Line::from(caption));
     Paragraph::new(lines).render(area, buf);

@@ -141,7 +141,7 @@ pub fn render(view: &View, log: &[Event], back: usize, area: Rect, buf: &mut Buf
         "  no moves yet".to_string()
     } else if back > 0 {
         format!(
-            "  moves {}-{} of {} · scrolled back: End follows the game",
+            "  moves {}-{} of {} · End follows the game",
             start + 1,
             end,
             all.len()

@@ -107,8 +107,11 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
     let rest = area.height.saturating_sub(fixed);
     let chess = view.fen.is_some() && view.phase != Phase::Draft;
     let min_mid = if chess { board::HEIGHT } else { 4 };
+    // The middle wants the whole move list (rows, heading, frame) when there is room: the big
+    // clocks give up their air (down to 11 rows) before the list scrolls.
+    let want_mid = (view.plies.div_ceil(2) as u16 + 5).max(16);
     let clock_h = if !compact && rest >= 11 + 16 {
-        (rest - 16).min(15)
+        rest.saturating_sub(want_mid).clamp(11, 15)
     } else if rest >= 11 + min_mid && !compact {
         11
     } else if rest >= 7 + min_mid {
@@ -776,7 +779,15 @@ fn status_lines(s: &Status, area: Rect, buf: &mut Buffer) {
         ),
         None => Span::styled("checkpoint: none signed", Style::new().fg(Color::DarkGray)),
     };
+    // One line: a long entry ends in "…" and points at the log page, where it is in full.
     let last = s.last_entry.clone().unwrap_or_else(|| "—".to_string());
+    let room = usize::from(area.width).saturating_sub(" last entry: ".len());
+    let last = if last.chars().count() > room {
+        let cut: String = last.chars().take(room.saturating_sub(10)).collect();
+        format!("{cut}… (l: log)")
+    } else {
+        last
+    };
     Paragraph::new(vec![
         Line::from(vec![
             Span::styled(format!(" log: {} entries · ", s.entries), gray),

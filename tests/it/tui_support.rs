@@ -167,6 +167,31 @@ impl Rig {
     }
 }
 
+/// A session on another rules profile, declared with two machines (no 7c panel, no 8a warning).
+pub fn rig_with_profile(rules: &str) -> Rig {
+    let (profile, pref) = load_profile(std::path::Path::new(rules)).unwrap();
+    let ctx = GameContext::unsigned("denryusen", 1, pref);
+    let mut g = Game::new(ctx, profile);
+    for line in [
+        "arbiter declare white machine Suisho",
+        "arbiter declare black machine Dlshogi",
+        "arbiter declare operator Op One",
+        &format!("arbiter declare config {}", "b".repeat(64)),
+    ] {
+        g.declare(&parse(line).unwrap()).unwrap();
+    }
+    let utc = chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+    Rig {
+        s: Session::new(g, Box::new(Memory::default()), utc),
+        ui: UiState {
+            utc_origin: Some(utc),
+            ..UiState::new(None)
+        },
+        last: None,
+        signed_upto: None,
+    }
+}
+
 /// A buffer as lines of text (trailing spaces trimmed).
 pub fn text(buf: &Buffer) -> String {
     let a = buf.area;
