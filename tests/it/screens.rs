@@ -519,7 +519,7 @@ fn clause_8b_suspended_on_both_clocks_and_not_playing_in_the_title() {
     let mut r = after_e4();
     r.at("1:00", "arbiter power-failure hall lights out");
     for s in both(&mut r, "2:00", "power_clocks") {
-        assert_eq!(s.matches("SUSPENDED ‖").count() >= 2, true, "{s}");
+        assert!(s.matches("SUSPENDED ‖").count() >= 2, "{s}");
         assert!(s.contains("SUSPENDED · power failure (8b)"), "{s}");
         assert!(!s.contains("PLAYING"), "{s}");
     }
