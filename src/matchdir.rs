@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use ssh_key::PrivateKey;
 
-use crate::core::event::{Algorithm, Event, EventKind, KeyRef};
+use crate::core::event::{Algorithm, Declarations, Event, EventKind, KeyRef};
 use crate::core::game::{Game, GameContext, Phase, ReplayError};
 use crate::core::{Ms, Side, timefmt};
 use crate::journal::{Journal, JournalError};
@@ -180,6 +180,16 @@ pub fn previous_algorithm(match_dir: &Path, game: u32) -> Option<(u32, Algorithm
     }
 }
 
+/// The declarations of the latest game before `game` (line 0), for the next game's draft.
+pub fn previous_declarations(match_dir: &Path, game: u32) -> Option<(u32, Declarations)> {
+    let prev = games(match_dir).into_iter().filter(|g| *g < game).max()?;
+    let entries = crate::journal::read_entries(&log_path(match_dir, prev)).ok()?;
+    match event_of(entries.first()?).ok()?.kind {
+        EventKind::GameOpened(o) => Some((prev, o.declarations)),
+        _ => None,
+    }
+}
+
 /// Why a game could not be opened or read.
 #[derive(Debug, thiserror::Error)]
 pub enum MatchError {
@@ -217,6 +227,8 @@ pub struct Opened {
     pub now_ms: Ms,
     /// What the arbiter must be told first (restart gap, recovery, damage).
     pub notice: Option<String>,
+    /// The events of the log so far, oldest first (none for a new game).
+    pub events: Vec<Event>,
 }
 
 /// Open game `n` (or the unfinished one, or a new one) of a match folder for writing.
@@ -264,6 +276,7 @@ pub fn open_game(
             session: Session::new(game, Box::new(storage), Utc::now()),
             now_ms: 0,
             notice: None,
+            events: Vec::new(),
         });
     }
     let journal = Journal::open(&path)?;
@@ -321,6 +334,7 @@ pub fn open_game(
         session,
         now_ms,
         notice: (!notes.is_empty()).then(|| notes.join("\n")),
+        events,
     })
 }
 

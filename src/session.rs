@@ -179,6 +179,8 @@ impl Session {
         if let Some(f) = &self.frozen {
             return Err(SessionError::Storage(f.clone()));
         }
+        let resolved = read_declared_files(cmd)?;
+        let cmd = &resolved;
         if let Some(gap) = self.restart_gap {
             let Command::RestartGap { charge, .. } = cmd else {
                 return Err(SessionError::Refused(Refusal::new(
@@ -218,6 +220,26 @@ impl Session {
         }
         out.extend(self.catch_up(now)?);
         Ok(out)
+    }
+}
+
+/// `arbiter declare config-file PATH` (8a): the shell reads the document and declares its
+/// SHA-256, so the core gets the digest and never the file. Other commands pass unchanged.
+pub fn read_declared_files(cmd: &Command) -> Result<Command, Refusal> {
+    use sha2::{Digest, Sha256};
+    match cmd {
+        Command::DeclareConfigFile { path } => {
+            let bytes = std::fs::read(path).map_err(|e| {
+                Refusal::new(
+                    crate::core::clause::TECHNICAL,
+                    format!("cannot read the configuration document {path}: {e}; nothing declared"),
+                )
+            })?;
+            Ok(Command::DeclareConfig {
+                sha256: hex::encode(Sha256::digest(&bytes)),
+            })
+        }
+        other => Ok(other.clone()),
     }
 }
 

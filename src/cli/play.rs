@@ -27,8 +27,12 @@ pub struct PlayArgs {
 }
 
 pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
+    // A terminal an earlier run left raw on the alternate screen (kill -9) is put back first.
+    let recovered = tui::terminal::recover();
+    // No terminal: say so before anything is opened or written (and print no escape sequence).
+    tui::terminal::require().map_err(Error::bad_input)?;
     let key = a.key.source();
-    let (mut session, origin, offset, notice) = tui::open_session(&PlaySetup {
+    let (mut session, origin, offset, mut ui) = tui::open_session(&PlaySetup {
         match_dir: &a.m.dir,
         game: a.game,
         rules: &a.rules,
@@ -37,13 +41,10 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
         demo: a.m.dir == Path::new(DEFAULT_MATCH_DIR),
     })
     .map_err(Error::bad_input)?;
-    let result = tui::run(
-        &mut session,
-        origin,
-        offset,
-        &mut tui::journal_status,
-        notice,
-    );
+    if recovered {
+        ui.prepend_note("the terminal was left raw by an earlier run (killed?): restored");
+    }
+    let result = tui::run(&mut session, origin, offset, &mut tui::journal_status, ui);
     if session.frozen.is_none() && !session.storage.is_empty() {
         // Closing the board: sign everything recorded.
         if let Err(w) = session.storage.checkpoint_now(Utc::now()) {

@@ -1,10 +1,14 @@
-//! `arbiter status`: the state of a game rebuilt from its log.
+//! `arbiter status`: the state of a game rebuilt from its log; a running clock is shown as it is
+//! now (computed from the last entry's time), and the match score.
+use chrono::{DateTime, Utc};
 use clap::Args;
 
 use super::MatchArg;
-use crate::core::game::Game;
+use crate::core::game::{Game, Phase};
+use crate::core::{Ms, timefmt};
 use crate::error::{Error, Exit};
 use crate::layout;
+use crate::log::Entry;
 use crate::matchdir::{match_score, read_game};
 use crate::session::summary_text;
 
@@ -18,22 +22,62 @@ pub struct StatusArgs {
     pub json: bool,
 }
 
+/// Game time now: the last entry's game time plus the wall-clock time since it was written,
+/// when a clock is running (otherwise the last entry's time: nothing runs on).
+fn game_time_now(g: &Game, last: Option<&Entry>, now: DateTime<Utc>) -> (Ms, bool) {
+    let running = g.phase == Phase::Playing && g.clock.running().is_some();
+    let Some(last) = last.filter(|_| running) else {
+        return (g.last_at, false);
+    };
+    let Ok(at) = DateTime::parse_from_rfc3339(&last.utc) else {
+        return (g.last_at, false);
+    };
+    let since = (now - at.with_timezone(&Utc)).num_milliseconds().max(0) as Ms;
+    (last.mono_ms.max(g.last_at).saturating_add(since), true)
+}
+
 pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     let dir = &a.m.dir;
     let n = a.m.game_or_last(a.game)?;
-    let (_, events) = read_game(&layout::log_path(dir, n)).map_err(Error::cannot_read)?;
+    let (entries, events) = read_game(&layout::log_path(dir, n)).map_err(Error::cannot_read)?;
     let g = Game::replay(events.iter()).map_err(Error::bad_input)?;
     let check = crate::witness::check_before_showing(dir, n);
     for l in &check.lines {
         errln!("{l}");
     }
+    let wall = Utc::now();
+    let (now, computed) = game_time_now(&g, entries.last(), wall);
+    let score = match_score(dir);
     if a.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&g.view(g.last_at, usize::MAX)).unwrap_or_default()
-        )?;
+        let mut v = serde_json::to_value(g.view(now, usize::MAX)).unwrap_or_default();
+        if let Some(o) = v.as_object_mut() {
+            o.insert(
+                "now".into(),
+                serde_json::json!({
+                    "game_time_ms": now,
+                    "last_entry_ms": g.last_at,
+                    "computed": computed,
+                    "utc": wall.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
+                    "note": if computed {
+                        "a clock is running: its value is computed for now from the last entry's time, not read from the log"
+                    } else {
+                        "no clock is running: the values are those of the last entry"
+                    },
+                }),
+            );
+            o.insert(
+                "match_score".into(),
+                serde_json::Value::Array(
+                    score
+                        .iter()
+                        .map(|(name, points)| serde_json::json!({"name": name, "points": points}))
+                        .collect(),
+                ),
+            );
+        }
+        outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default())?;
     } else {
-        out!("{}", summary_text(&g, g.last_at, events.len()))?;
+        out!("{}", summary_text(&g, now, events.len()))?;
         if let Some(cp) = crate::witness::latest_checkpoint(dir, n) {
             outln!(
                 "latest checkpoint: {} entries, code {} (a camp notes it; arbiter verify --code checks it)",
@@ -41,7 +85,20 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
                 cp.short_code()
             )?;
         }
-        for (name, pts) in match_score(dir) {
+        if computed {
+            outln!(
+                "clocks as of now ({} UTC, game time {}), computed: the last entry is at {}",
+                wall.format("%Y-%m-%d %H:%M:%S"),
+                timefmt::clock(now as i64),
+                timefmt::clock(g.last_at as i64)
+            )?;
+        } else {
+            outln!(
+                "clocks as of the last entry ({}): no clock is running",
+                timefmt::clock(g.last_at as i64)
+            )?;
+        }
+        for (name, pts) in score {
             outln!("match score: {name} {pts}")?;
         }
     }

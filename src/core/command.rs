@@ -45,6 +45,11 @@ pub enum Command {
         name: String,
         key: String,
     },
+    /// 8a: the configuration document by its path; the shell reads it and declares its SHA-256
+    /// (the core reads no file), so this never reaches the game.
+    DeclareConfigFile {
+        path: String,
+    },
     /// Write line 0 (declarations bound) without starting the clock.
     Open,
     /// Open if needed and start White's clock.
@@ -204,6 +209,12 @@ pub const HELP: &[HelpLine] = &[
         words: "arbiter declare camp NAME ssh-ed25519 AAAA…",
         clause: "1",
         what: "a camp's witness key: it countersigns the final checkpoint",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter declare config-file PATH",
+        clause: "8a",
+        what: "the same, the kit computing the SHA-256 of the document",
     },
     HelpLine {
         who: "arbiter",
@@ -717,6 +728,7 @@ fn parse_declare(args: &[&str]) -> Result<Command, String> {
             Ok(Command::DeclareAlgorithm { threshold_ms: Some(threshold_ms), text: need_text(text, "algorithm's text")? })
         }
         ["algorithm", text @ ..] => Ok(Command::DeclareAlgorithm { threshold_ms: None, text: need_text(text, "algorithm's text")? }),
+        ["config-file", path @ ..] => Ok(Command::DeclareConfigFile { path: need_text(path, "configuration document's path")? }),
         ["config", sha] => {
             if sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit()) {
                 Ok(Command::DeclareConfig { sha256: sha.to_ascii_lowercase() })
@@ -738,7 +750,7 @@ fn parse_declare(args: &[&str]) -> Result<Command, String> {
             }
             Ok(Command::DeclareCamp { name: (*name).to_owned(), key })
         }
-        _ => Err("declare white|black human|machine NAME, operator NAME, team NAMES, algorithm TEXT, config SHA256 or camp NAME PUBLIC-KEY".into()),
+        _ => Err("declare white|black human|machine NAME, operator NAME, team NAMES, algorithm TEXT, config SHA256, config-file PATH or camp NAME PUBLIC-KEY".into()),
     }
 }
 

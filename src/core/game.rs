@@ -574,7 +574,7 @@ impl Game {
                 c::INTERNAL_CLOCK,
                 "the internal-clock algorithm is presented before the start of the game",
             ),
-            Command::DeclareConfig { .. } => (
+            Command::DeclareConfig { .. } | Command::DeclareConfigFile { .. } => (
                 c::TECHNICAL,
                 "the configuration document is submitted before the game",
             ),
@@ -626,6 +626,14 @@ impl Game {
                     name: name.clone(),
                     key: key.clone(),
                 });
+            }
+            Command::DeclareConfigFile { path } => {
+                return refuse(
+                    c::TECHNICAL,
+                    format!(
+                        "the digest of {path} is computed by the shell before the game sees it"
+                    ),
+                );
             }
             _ => return refuse_state("not a declaration"),
         }
@@ -1547,7 +1555,8 @@ impl Game {
             | C::DeclareTeam { .. }
             | C::DeclareAlgorithm { .. }
             | C::DeclareConfig { .. }
-            | C::DeclareCamp { .. } => refuse_state("declarations go to the draft"),
+            | C::DeclareCamp { .. }
+            | C::DeclareConfigFile { .. } => refuse_state("declarations go to the draft"),
         }
     }
 

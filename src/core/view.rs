@@ -1,7 +1,7 @@
 //! What a screen or a report shows: a pure function of the state and `now`.
 use serde::Serialize;
 
-use super::event::{Justification, PlayerKind, Termination};
+use super::event::{Justification, Player, PlayerKind, Termination};
 use super::game::{Game, Phase, Stop};
 use super::{Ms, Side};
 
@@ -20,6 +20,57 @@ pub struct ClockView {
     pub moves_made: u32,
     /// Moves still to make before the next time control, if there is one.
     pub moves_to_control: Option<u32>,
+    /// The clock's state in words, so no screen has to tell it by colour alone.
+    pub state: ClockState,
+}
+
+/// What a clock is doing, as the big clock face names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ClockState {
+    /// Before the start (3).
+    NotStarted,
+    /// This side's turn, its clock running.
+    Running,
+    /// The other side's turn.
+    Waiting,
+    /// Stopped by the arbiter (1) or, for the machine, by the supervisor's question (8a).
+    Stopped,
+    /// The game is suspended after a power failure (8b).
+    Suspended,
+    /// This side's flag fell.
+    Flag,
+    /// The game is over.
+    Over,
+}
+
+impl ClockState {
+    /// The word on the clock face.
+    pub fn word(self) -> &'static str {
+        match self {
+            ClockState::NotStarted => "NOT STARTED",
+            ClockState::Running => "RUNNING",
+            ClockState::Waiting => "WAITING",
+            ClockState::Stopped => "STOPPED",
+            ClockState::Suspended => "SUSPENDED",
+            ClockState::Flag => "FLAG",
+            ClockState::Over => "GAME OVER",
+        }
+    }
+}
+
+/// What is declared for the game: the draft before line 0, the recorded declarations after.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeclarationsView {
+    /// `true` once line 0 holds them (they can no longer change).
+    pub recorded: bool,
+    pub white: Option<Player>,
+    pub black: Option<Player>,
+    pub operator: Option<String>,
+    pub team: Vec<String>,
+    /// The 6c algorithm: declared text, or where it comes from if not declared.
+    pub algorithm: String,
+    /// 8a: SHA-256 of the machine configuration document.
+    pub config_sha256: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -89,6 +140,13 @@ pub struct View {
     /// The last moves, numbered (`12. Nf3`, `12... Nf6`), oldest first.
     pub last_moves: Vec<String>,
     pub fen: Option<String>,
+    /// The latest move (UCI for chess, the text otherwise), to mark on the diagram.
+    pub last_move: Option<String>,
+    /// The side to move is in check (the latest SAN ends in `+` or `#`).
+    pub in_check: bool,
+    /// Time of the move in progress so far (its running time, stoppages excluded).
+    pub turn_elapsed_ms: Option<Ms>,
+    pub declarations: DeclarationsView,
     pub panels: Vec<Panel>,
     pub next_deadline: Option<Ms>,
 }
@@ -120,6 +178,7 @@ impl Game {
                 period: period + 1,
                 moves_made: moves,
                 moves_to_control: control.map(|c| c.saturating_sub(moves)),
+                state: self.clock_state(side, now),
             }
         });
         let moves = self.board.moves();
@@ -250,8 +309,90 @@ impl Game {
             plies: self.board.plies(),
             last_moves,
             fen: self.board.fen(),
+            last_move: moves.last().map(|m| m.uci.clone()),
+            in_check: moves
+                .last()
+                .is_some_and(|m| m.san.ends_with('+') || m.san.ends_with('#')),
+            turn_elapsed_ms: (self.phase == Phase::Playing)
+                .then(|| self.clock.turn_elapsed(self.board.side_to_move(), now)),
+            declarations: self.declarations_view(),
             panels,
             next_deadline: self.next_deadline(),
+        }
+    }
+}
+
+impl Game {
+    fn clock_state(&self, side: Side, now: Ms) -> ClockState {
+        match self.phase {
+            Phase::Draft | Phase::Opened => return ClockState::NotStarted,
+            Phase::Ended => {
+                let flagged = self.outcome.as_ref().is_some_and(|o| {
+                    matches!(
+                        o.termination,
+                        Termination::FlagFall | Termination::FlagFallDraw
+                    )
+                }) && self.remaining(side, now) <= 0;
+                return if flagged {
+                    ClockState::Flag
+                } else {
+                    ClockState::Over
+                };
+            }
+            Phase::Playing => {}
+        }
+        let to_move = self.board.side_to_move() == side;
+        match &self.stop {
+            Some(Stop::Power { .. }) => ClockState::Suspended,
+            Some(Stop::Arbiter { .. }) if to_move => ClockState::Stopped,
+            Some(Stop::Info { .. }) if to_move && self.machine_side() == Some(side) => {
+                ClockState::Stopped
+            }
+            _ if self.clock.running() == Some(side) => {
+                if self.remaining(side, now) <= 0 {
+                    ClockState::Flag
+                } else {
+                    ClockState::Running
+                }
+            }
+            _ if to_move => ClockState::Stopped,
+            _ => ClockState::Waiting,
+        }
+    }
+
+    fn declarations_view(&self) -> DeclarationsView {
+        match &self.decl {
+            Some(d) => DeclarationsView {
+                recorded: true,
+                white: Some(d.white.clone()),
+                black: Some(d.black.clone()),
+                operator: (!d.operator.is_empty()).then(|| d.operator.clone()),
+                team: d.team.clone(),
+                algorithm: format!(
+                    "{} ({}, threshold {})",
+                    d.algorithm.text,
+                    d.algorithm.source,
+                    super::timefmt::short(d.algorithm.threshold_ms as i64)
+                ),
+                config_sha256: d.config_sha256.clone(),
+            },
+            None => {
+                let d = &self.draft;
+                let algorithm = match (&d.algorithm, &self.ctx.previous_algorithm) {
+                    (Some(a), _) => format!("{} (declared)", a.text),
+                    (None, Some((n, a))) => format!("{} (carried over from game {n})", a.text),
+                    (None, None) => "the default of rule 6c".to_string(),
+                };
+                DeclarationsView {
+                    recorded: false,
+                    white: d.white.clone(),
+                    black: d.black.clone(),
+                    operator: d.operator.clone(),
+                    team: d.team.clone(),
+                    algorithm,
+                    config_sha256: d.config_sha256.clone(),
+                }
+            }
         }
     }
 }

@@ -78,3 +78,54 @@ pub fn termination_text(t: Termination) -> &'static str {
         Termination::MoveCap => "move cap",
     }
 }
+
+/// A log entry's whole text, nothing cut: `move_made white Nf3 spent_ms=3000 ...` with every
+/// field of its body, for the log page.
+pub fn full_text(e: &Event) -> String {
+    let (kind, body) = crate::log::codec::kind_and_body(e);
+    // Who and what first, the rest in the log's order.
+    const FIRST: [&str; 6] = ["side", "by", "san", "text", "reason", "question"];
+    let detail = match body {
+        serde_json::Value::Object(m) => {
+            let mut fields: Vec<(&String, &serde_json::Value)> = m.iter().collect();
+            fields.sort_by_key(|(k, _)| FIRST.iter().position(|f| f == k).unwrap_or(FIRST.len()));
+            fields
+                .into_iter()
+                .map(|(k, v)| match v {
+                    serde_json::Value::String(s) => format!("{k}: {s}"),
+                    other => format!("{k}: {}", shorten_documents(other)),
+                })
+                .collect::<Vec<_>>()
+                .join(" · ")
+        }
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(s) => s,
+        other => other.to_string(),
+    };
+    if detail.is_empty() {
+        kind
+    } else {
+        format!("{kind} · {detail}")
+    }
+}
+
+/// A nested value as JSON, with any embedded document (a rules profile's whole text) replaced by
+/// its size: the log holds it, `arbiter report` prints it; the screen shows what it is.
+fn shorten_documents(v: &serde_json::Value) -> String {
+    fn walk(v: &serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::String(s) if s.len() > 300 && s.contains('\n') => {
+                serde_json::Value::String(format!(
+                    "({} lines of text, in the log)",
+                    s.lines().count()
+                ))
+            }
+            serde_json::Value::Object(m) => {
+                serde_json::Value::Object(m.iter().map(|(k, v)| (k.clone(), walk(v))).collect())
+            }
+            serde_json::Value::Array(a) => serde_json::Value::Array(a.iter().map(walk).collect()),
+            other => other.clone(),
+        }
+    }
+    walk(v).to_string()
+}

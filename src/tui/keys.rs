@@ -1,6 +1,7 @@
 //! Keys -> actions: a pure state machine over [`UiState`]. Nothing here touches the terminal,
 //! the clock or the log; the loop executes the [`Action`] and reports back with
 //! [`after_execute`].
+use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::core::board::complete_san;
@@ -44,6 +45,8 @@ impl Message {
 pub enum Pending {
     Command(Command),
     Quit,
+    /// Start the game although no 8a configuration digest is declared.
+    StartWithoutDigest,
 }
 
 /// Which line is being edited, if any.
@@ -65,6 +68,17 @@ pub enum Mode {
     Help { scroll: u16 },
     /// An irreversible action awaits y/n; `text` is what was typed.
     Confirm { pending: Pending, text: String },
+    /// The log page: every entry in full, `back` lines up from the newest (0 follows the log).
+    Log { back: usize },
+}
+
+/// A red alarm that stays on screen until the arbiter acknowledges it (`!`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Alarm {
+    /// Which occurrence this is (`9e#12`: the limit recorded at entry 12), so one acknowledged
+    /// occurrence never comes back and a new one always shows.
+    pub key: String,
+    pub text: String,
 }
 
 /// Tab completion in progress: the candidates for `base` and the one shown.
@@ -91,6 +105,25 @@ pub struct UiState {
     pub submitted: Option<(LineKind, String)>,
     /// Red alarms the bell has already rung for (rung again only when one appears anew).
     pub rung: Vec<&'static str>,
+    /// Every entry of this game's log, oldest first (entry `i` is line `i`): the log page and
+    /// the times of the move list are read from it.
+    pub log: Vec<Event>,
+    /// UTC time of game time 0, for the log page's wall-clock column (unknown in some tests).
+    pub utc_origin: Option<DateTime<Utc>>,
+    /// Move-list rows scrolled back from the latest (0 follows the game).
+    pub moves_back: usize,
+    /// The diagram is drawn from Black's side (chosen by the arbiter with `o`).
+    pub black_at_bottom: bool,
+    /// Letters instead of chess figurines (a terminal without UTF-8).
+    pub ascii: bool,
+    /// No colour at all (`NO_COLOR`): words and marks carry every state.
+    pub no_color: bool,
+    /// Red alarms waiting for acknowledgement, oldest first.
+    pub alarms: Vec<Alarm>,
+    /// Keys of the alarms acknowledged (screen state: the facts are in the log already).
+    pub acked: Vec<String>,
+    /// The match score line (`Kasparov 1 – Deep Junior 1`) and the game number, from the shell.
+    pub score: Option<String>,
 }
 
 impl Default for UiState {
@@ -111,8 +144,51 @@ impl UiState {
             history_pos: None,
             submitted: None,
             rung: Vec::new(),
+            log: Vec::new(),
+            utc_origin: None,
+            moves_back: 0,
+            black_at_bottom: false,
+            ascii: false,
+            no_color: false,
+            alarms: Vec::new(),
+            acked: Vec::new(),
+            score: None,
         }
     }
+
+    /// Put `note` before the message on screen.
+    pub fn prepend_note(&mut self, note: &str) {
+        self.message = Some(match self.message.take() {
+            Some(m) => Message::new(m.kind, format!("{note} · {}", m.text)),
+            None => Message::new(MsgKind::Info, note),
+        });
+    }
+
+    /// Acknowledge every red alarm on screen: they leave the screen and do not come back.
+    pub fn acknowledge(&mut self) -> usize {
+        let n = self.alarms.len();
+        for a in self.alarms.drain(..) {
+            self.acked.push(a.key);
+        }
+        n
+    }
+
+    /// Show these alarms (kept until acknowledged); returns whether one is new.
+    pub fn latch(&mut self, current: Vec<Alarm>) -> bool {
+        let mut new = false;
+        for a in current {
+            if !self.acked.contains(&a.key) && !self.alarms.iter().any(|b| b.key == a.key) {
+                self.alarms.push(a);
+                new = true;
+            }
+        }
+        new
+    }
+}
+
+/// Remember events the session recorded (after a command, or by catch-up).
+pub fn on_recorded(ui: &mut UiState, events: &[Event]) {
+    ui.log.extend(events.iter().cloned());
 }
 
 /// What the loop must do after a key.
@@ -181,11 +257,29 @@ pub fn on_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
             };
             Action::None
         }
+        Mode::Log { back } => {
+            let back = match key.code {
+                KeyCode::Esc | KeyCode::Char('q' | 'l') | KeyCode::F(9) => {
+                    ui.mode = Mode::Clock;
+                    return Action::None;
+                }
+                KeyCode::Up | KeyCode::Char('k') => back.saturating_add(1),
+                KeyCode::Down | KeyCode::Char('j') => back.saturating_sub(1),
+                KeyCode::PageUp => back.saturating_add(10),
+                KeyCode::PageDown | KeyCode::Char(' ') => back.saturating_sub(10),
+                KeyCode::Home => usize::MAX / 2,
+                KeyCode::End => 0,
+                _ => back,
+            };
+            ui.mode = Mode::Log { back };
+            Action::None
+        }
         Mode::Confirm { pending, text } => match key.code {
             KeyCode::Char('y' | 'Y') => {
                 ui.mode = Mode::Clock;
                 match pending {
                     Pending::Quit => Action::Quit,
+                    Pending::StartWithoutDigest => Action::Execute(Command::Start),
                     Pending::Command(c) => {
                         ui.submitted = Some((LineKind::Command, text));
                         Action::Execute(c)
@@ -198,6 +292,7 @@ pub fn on_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
                     MsgKind::Info,
                     match pending {
                         Pending::Quit => "not quitting".to_string(),
+                        Pending::StartWithoutDigest => "not started: :arbiter declare config-file PATH declares the digest (8a)".to_string(),
                         Pending::Command(_) => format!("cancelled, nothing recorded: {text}"),
                     },
                 ));
@@ -234,7 +329,15 @@ fn clock_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
     }
     match key.code {
         KeyCode::Char(' ') | KeyCode::Enter => match game.phase {
-            // Pressing the clock before the game starts White's clock.
+            // Pressing the clock before the game starts White's clock; without the 8a
+            // configuration digest it asks first.
+            Phase::Draft if game.draft.config_sha256.is_none() => {
+                ui.mode = Mode::Confirm {
+                    pending: Pending::StartWithoutDigest,
+                    text: "start the game without an 8a configuration digest".into(),
+                };
+                Action::None
+            }
             Phase::Draft | Phase::Opened => Action::Execute(Command::Start),
             Phase::Playing => {
                 open_line(ui, LineKind::Move, "");
@@ -276,6 +379,49 @@ fn clock_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
         }
         KeyCode::Esc => {
             ui.message = None;
+            Action::None
+        }
+        KeyCode::Char('l') | KeyCode::F(9) => {
+            ui.mode = Mode::Log { back: 0 };
+            Action::None
+        }
+        KeyCode::Char('!') => {
+            let n = ui.acknowledge();
+            ui.message = Some(Message::new(
+                MsgKind::Info,
+                match n {
+                    0 => "no red alarm to acknowledge".to_string(),
+                    1 => "1 red alarm acknowledged (the log holds what happened: l shows it)"
+                        .to_string(),
+                    n => format!(
+                        "{n} red alarms acknowledged (the log holds what happened: l shows it)"
+                    ),
+                },
+            ));
+            Action::None
+        }
+        KeyCode::Char('o') => {
+            ui.black_at_bottom = !ui.black_at_bottom;
+            Action::None
+        }
+        KeyCode::PageUp | KeyCode::Up => {
+            ui.moves_back =
+                ui.moves_back
+                    .saturating_add(if key.code == KeyCode::Up { 1 } else { 10 });
+            Action::None
+        }
+        KeyCode::PageDown | KeyCode::Down => {
+            ui.moves_back =
+                ui.moves_back
+                    .saturating_sub(if key.code == KeyCode::Down { 1 } else { 10 });
+            Action::None
+        }
+        KeyCode::End => {
+            ui.moves_back = 0;
+            Action::None
+        }
+        KeyCode::Home => {
+            ui.moves_back = usize::MAX / 2;
             Action::None
         }
         KeyCode::Char(c) if starts_move(c) && game.phase == Phase::Playing => {
@@ -488,6 +634,9 @@ fn complete(ui: &mut UiState, kind: LineKind, game: &Game, forward: bool) {
 /// produced it so it can be corrected; a storage failure freezes input.
 pub fn after_execute(ui: &mut UiState, result: &Result<Vec<Event>, SessionError>, entries: usize) {
     let submitted = ui.submitted.take();
+    if let Ok(events) = result {
+        on_recorded(ui, events);
+    }
     match result {
         Ok(events) if events.is_empty() => {
             ui.message = Some(Message::new(
@@ -529,7 +678,8 @@ pub fn after_execute(ui: &mut UiState, result: &Result<Vec<Event>, SessionError>
     }
 }
 
-/// Lines of the help overlay's text (for scrolling limits).
+/// Lines of the help overlay's text (for scrolling limits): at most two per command when the
+/// help wraps on a narrow screen, and the keys.
 pub fn help_len() -> u16 {
-    u16::try_from(HELP.len() + 24).unwrap_or(u16::MAX)
+    u16::try_from(2 * HELP.len() + 40).unwrap_or(u16::MAX)
 }

@@ -4,9 +4,13 @@
 //! (`&View`, `&UiState`, `&Status`); this file's [`run`] is the thin loop that owns the terminal,
 //! reads the monotonic clock, sleeps until something on screen changes, and passes commands to
 //! [`Session::execute`] (which returns only after the log append).
+pub mod board;
 pub mod describe;
 pub mod keys;
+pub mod logpane;
+pub mod movelist;
 pub mod screen;
+pub mod terminal;
 pub mod timing;
 
 use std::io::Write;
@@ -23,9 +27,12 @@ use crate::session::Session;
 use crate::sign::KeySource;
 
 pub use describe::describe_event;
-pub use keys::{Action, LineKind, Message, Mode, MsgKind, Pending, UiState, after_execute, on_key};
+pub use keys::{
+    Action, Alarm, LineKind, Message, Mode, MsgKind, Pending, UiState, after_execute, on_key,
+    on_recorded,
+};
 pub use screen::{Screen, Status, render};
-pub use timing::{bell, wait_for};
+pub use timing::{bell, sticky_alarms, wait_for};
 
 /// How many of the latest moves the view carries.
 pub const LAST_MOVES: usize = 40;
@@ -43,8 +50,9 @@ pub fn run(
     origin: Instant,
     offset_ms: u64,
     status: &mut dyn FnMut(&Session) -> Status,
-    notice: Option<String>,
+    ui: UiState,
 ) -> std::io::Result<()> {
+    terminal::require()?;
     let mut terminal = match ratatui::try_init() {
         Ok(t) => t,
         Err(e) => {
@@ -53,7 +61,7 @@ pub fn run(
             return Err(e);
         }
     };
-    let result = run_loop(&mut terminal, session, origin, offset_ms, status, notice);
+    let result = run_loop(&mut terminal, session, origin, offset_ms, status, ui);
     let restored = ratatui::try_restore();
     result.and(restored)
 }
@@ -74,7 +82,10 @@ fn catch_up(session: &mut Session, ui: &mut UiState, last: &mut Option<String>, 
         return;
     }
     match session.catch_up(now) {
-        Ok(events) => remember(last, &events, session.storage.len()),
+        Ok(events) => {
+            on_recorded(ui, &events);
+            remember(last, &events, session.storage.len());
+        }
         Err(e) => after_execute(ui, &Err(e), session.storage.len()),
     }
 }
@@ -85,9 +96,8 @@ fn run_loop(
     origin: Instant,
     offset_ms: u64,
     status: &mut dyn FnMut(&Session) -> Status,
-    notice: Option<String>,
+    mut ui: UiState,
 ) -> std::io::Result<()> {
-    let mut ui = UiState::new(notice);
     let mut last: Option<String> = None;
     loop {
         let now = now_ms(origin, offset_ms);
@@ -101,7 +111,8 @@ fn run_loop(
             st.last_entry = last.clone();
         }
         let frozen = ui.frozen.is_some() || st.alarm.is_some();
-        if bell(&mut ui, &view, frozen) {
+        let latched = ui.latch(sticky_alarms(&view, &ui.log, session.restart_gap));
+        if bell(&mut ui, &view, frozen) || latched {
             let mut out = std::io::stdout();
             out.write_all(b"\x07")?;
             out.flush()?;
@@ -141,7 +152,39 @@ arbiter declare white human Garry Kasparov
 arbiter declare black machine Deep Junior
 arbiter declare operator Amir Ban
 arbiter declare team Shay Bushinsky, Boris Alterman
+# 8a, DEMO: the SHA-256 of the text \"DEMO machine configuration: no real document\\n\"
+arbiter declare config 3151b90fbc02afcb28e4f6e600a0cd2cb71e4292b48c398bffcc35b5e0150d25
 ";
+
+/// The next game's declarations from the previous game's: the players with colours swapped, the
+/// same operator and team. The 8a configuration digest is not carried over (the document is
+/// submitted before each game), and the 6c algorithm carries over by itself (the context's
+/// previous algorithm).
+pub fn carry_over(d: &crate::core::event::Declarations) -> Vec<Command> {
+    let mut out = vec![
+        Command::DeclarePlayer {
+            side: crate::core::Side::White,
+            kind: d.black.kind,
+            name: d.black.name.clone(),
+        },
+        Command::DeclarePlayer {
+            side: crate::core::Side::Black,
+            kind: d.white.kind,
+            name: d.white.name.clone(),
+        },
+    ];
+    if !d.operator.is_empty() {
+        out.push(Command::DeclareOperator {
+            name: d.operator.clone(),
+        });
+    }
+    if !d.team.is_empty() {
+        out.push(Command::DeclareTeam {
+            names: d.team.clone(),
+        });
+    }
+    out
+}
 
 /// A declaration line that is not a command.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -151,12 +194,18 @@ pub struct DeclarationError {
     pub message: String,
 }
 
-/// Parse declaration lines (`arbiter declare ...`; `#` comments, blank lines ignored).
+/// Parse declaration lines (`arbiter declare ...`, or a script's `0 arbiter declare ...` with
+/// its time; `#` comments, blank lines ignored).
 pub fn parse_declarations(text: &str) -> Result<Vec<Command>, DeclarationError> {
     text.lines()
         .enumerate()
         .filter_map(|(i, l)| {
             let l = l.split('#').next().unwrap_or("").trim();
+            // A script line's time (`0`, `0:00:00`) is accepted and ignored: declarations have none.
+            let l = match l.split_once(char::is_whitespace) {
+                Some((t, rest)) if crate::core::timefmt::parse_duration(t).is_ok() => rest.trim(),
+                _ => l,
+            };
             (!l.is_empty()).then(|| {
                 parse(l).map_err(|e| DeclarationError {
                     line: i + 1,
@@ -198,41 +247,93 @@ pub enum OpenError {
     Refused(#[from] Refusal),
 }
 
-/// The session `arbiter play` drives, its time origin and offset, and a notice for the screen.
-pub fn open_session(
-    a: &PlaySetup<'_>,
-) -> Result<(Session, Instant, u64, Option<String>), OpenError> {
+/// The session `arbiter play` drives, its time origin and offset, and the screen's first state
+/// (the notice, the log so far, the match score).
+pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState), OpenError> {
     let opened = crate::matchdir::open_game(a.match_dir, a.game, a.rules, a.key)?;
+    let log = opened.events;
     let mut session = opened.session;
     let mut notes: Vec<String> = opened.notice.into_iter().collect();
     if session.game.phase == crate::core::game::Phase::Draft {
+        let game = session.game.ctx.game;
+        let previous = crate::matchdir::previous_declarations(a.match_dir, game);
         let decl_text =
-            match a.declarations {
-                Some(p) => Some(crate::fsio::read_to_string(p).map_err(|source| {
+            match (a.declarations, &previous) {
+                (Some(p), _) => Some(crate::fsio::read_to_string(p).map_err(|source| {
                     OpenError::Declarations {
                         path: p.to_owned(),
                         source,
                     }
                 })?),
-                None if a.demo => Some(DEMO_DECLARATIONS.to_string()),
-                None => None,
+                (None, Some(_)) => None,
+                (None, None) if a.demo => Some(DEMO_DECLARATIONS.to_string()),
+                (None, None) => None,
             };
-        match decl_text {
-            Some(t) => {
+        match (decl_text, previous) {
+            (Some(t), _) => {
                 for cmd in parse_declarations(&t)? {
+                    session
+                        .game
+                        .declare(&crate::session::read_declared_files(&cmd)?)?;
+                }
+                let what = if a.declarations.is_some() {
+                    "declarations loaded: check them below"
+                } else {
+                    "DEMO match with demo declarations and a demo key"
+                };
+                notes.push(format!("game {game}: {what} · Space starts White's clock"));
+            }
+            (None, Some((prev, d))) => {
+                for cmd in carry_over(&d) {
                     session.game.declare(&cmd)?;
                 }
-                let what = if a.declarations.is_some() { "declarations loaded" } else { "DEMO match with demo declarations and a demo key" };
-                notes.push(format!("game {}: {what} · Space starts White's clock", session.game.ctx.game));
+                notes.push(format!(
+                    "game {game}: declarations carried over from game {prev} with colours swapped (White {}, Black {}): check them below; :arbiter declare … changes one; Space records them and starts White's clock",
+                    d.black.name, d.white.name
+                ));
             }
-            None => notes.push(format!(
-                "game {}: declare the game first (:arbiter declare white human NAME, black machine NAME, operator, team), then Space starts White's clock",
-                session.game.ctx.game
+            (None, None) => notes.push(format!(
+                "game {game}: declare the game first (:arbiter declare white human NAME, black machine NAME, operator, team), then Space starts White's clock"
             )),
+        }
+        if session.game.draft.config_sha256.is_none() {
+            notes.push(
+                "8a: no configuration digest declared for this game: :arbiter declare config-file PATH"
+                    .to_string(),
+            );
         }
     }
     let notice = (!notes.is_empty()).then(|| notes.join(" · "));
-    Ok((session, Instant::now(), opened.now_ms, notice))
+    let mut ui = UiState::new(notice);
+    ui.log = log;
+    ui.utc_origin = Some(session.utc_origin);
+    ui.score = score_text(&crate::matchdir::match_score(a.match_dir));
+    ui.ascii = !terminal::utf8_locale();
+    ui.no_color = terminal::no_color();
+    Ok((session, Instant::now(), opened.now_ms, ui))
+}
+
+/// `Kasparov 1½ – Deep Junior ½` from the match table; `None` before any game has a result.
+pub fn score_text(table: &[(String, f64)]) -> Option<String> {
+    if table.is_empty() {
+        return None;
+    }
+    let points = |p: f64| {
+        let whole = p.trunc();
+        let half = p - whole >= 0.5;
+        match (whole as u64, half) {
+            (0, true) => "½".to_string(),
+            (w, true) => format!("{w}½"),
+            (w, false) => w.to_string(),
+        }
+    };
+    Some(
+        table
+            .iter()
+            .map(|(n, p)| format!("{n} {}", points(*p)))
+            .collect::<Vec<_>>()
+            .join(" – "),
+    )
 }
 
 /// The status line: what the journal says about the log.

@@ -11,10 +11,11 @@ use crate::core::command::HELP;
 use crate::core::event::{Justification, PlayerKind};
 use crate::core::game::Phase;
 use crate::core::timefmt;
-use crate::core::view::{ClockView, Panel, Urgency, View};
+use crate::core::view::{ClockState, ClockView, Panel, Urgency, View};
 
 use super::describe::termination_text;
 use super::keys::{LineKind, Mode, MsgKind, Pending, UiState};
+use super::{board, logpane, movelist};
 
 /// What the shell knows about the log: entries, the latest one, the signed checkpoint, alarms.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -51,77 +52,124 @@ fn is_compact(area: Rect) -> bool {
     area.height < 32 || area.width < 112
 }
 
+/// Lines `p` takes when wrapped to `width`.
+fn wrapped_height(p: &Paragraph<'_>, width: u16) -> u16 {
+    u16::try_from(p.line_count(width.max(1))).unwrap_or(u16::MAX)
+}
+
 /// Draw the screen. Pure.
 pub fn render(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer) {
+    draw(view, ui, status, area, buf);
+    if ui.no_color {
+        strip_colour(area, buf);
+    }
+}
+
+/// `NO_COLOR`: every colour removed; what had a background (tags, the cursor, banners) is shown
+/// reversed, so it still stands out. Words already carry every state.
+fn strip_colour(area: Rect, buf: &mut Buffer) {
+    for y in area.y..area.y + area.height {
+        for x in area.x..area.x + area.width {
+            let c = &mut buf[(x, y)];
+            let tagged = !matches!(c.bg, Color::Reset) && !board::is_square_colour(c.bg);
+            c.fg = Color::Reset;
+            c.bg = Color::Reset;
+            if tagged {
+                c.modifier.insert(Modifier::REVERSED);
+            }
+        }
+    }
+}
+
+fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer) {
+    if let Mode::Log { back } = &ui.mode {
+        // The log page takes the whole screen but the header, so the state stays in sight.
+        let rows = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).split(area);
+        header(view, ui, rows[0], buf);
+        logpane::render(&ui.log, ui.utc_origin, *back, rows[1], buf);
+        return;
+    }
     let compact = is_compact(area);
     let alarm = ui.frozen.as_ref().or(status.alarm.as_ref());
-    let panels = panel_lines(view);
+    let panels = Paragraph::new(panel_lines(view)).wrap(Wrap { trim: false });
     let completion = ui.completion.is_some();
-    let panels_h = match (panels.is_empty(), compact) {
+    let panels_h = match (view.panels.is_empty(), compact) {
         (true, _) => 0,
-        (false, true) => panels.len() as u16,
-        (false, false) => panels.len() as u16 + 2,
+        (false, true) => wrapped_height(&panels, area.width),
+        (false, false) => wrapped_height(&panels, area.width.saturating_sub(2)) + 2,
     };
+    let sticky = sticky_paragraph(ui);
+    let sticky_h = sticky.as_ref().map_or(0, |p| wrapped_height(p, area.width));
+    let msg = message_paragraph(ui);
+    let msg_h = msg
+        .as_ref()
+        .map_or(1, |p| wrapped_height(p, area.width).clamp(1, 4));
     let alarm_h = if alarm.is_some() { 3 } else { 0 };
-    let fixed = 1 + 2 + 1 + 2 + 1 + u16::from(completion) + alarm_h;
-    let rest = area.height.saturating_sub(fixed + panels_h);
-    // Clocks: border, digits (8 or 4 rows, centred), info line; on a large screen a little air
-    // around the digits, and the moves box takes the rest.
-    let clock_h = if !compact && rest >= 11 + 6 {
-        (rest - 6).min(15)
-    } else if rest >= 11 {
+    let fixed = 1 + alarm_h + sticky_h + panels_h + msg_h + u16::from(completion) + 2 + 1;
+    let rest = area.height.saturating_sub(fixed);
+    let chess = view.fen.is_some() && view.phase != Phase::Draft;
+    let min_mid = if chess { board::HEIGHT } else { 4 };
+    // The middle wants the whole move list (rows, heading, frame) when there is room: the big
+    // clocks give up their air (down to 11 rows) before the list scrolls.
+    let want_mid = (view.plies.div_ceil(2) as u16 + 5).max(16);
+    let clock_h = if !compact && rest >= 11 + 16 {
+        rest.saturating_sub(want_mid).clamp(11, 15)
+    } else if rest >= 11 + min_mid && !compact {
         11
-    } else if rest >= 7 {
+    } else if rest >= 7 + min_mid {
         7
     } else {
-        rest.min(4)
+        rest.min(3)
     };
-    let moves_h = area
-        .height
-        .saturating_sub(fixed + panels_h + clock_h)
-        .saturating_add(2);
+    let mid_h = rest.saturating_sub(clock_h);
     let rows = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(alarm_h),
+        Constraint::Length(sticky_h),
         Constraint::Length(clock_h),
-        Constraint::Length(moves_h),
+        Constraint::Length(mid_h),
         Constraint::Length(panels_h),
-        Constraint::Length(1),
+        Constraint::Length(msg_h),
         Constraint::Length(u16::from(completion)),
         Constraint::Length(2),
         Constraint::Length(1),
     ])
     .split(area);
 
-    header(view, rows[0], buf);
+    header(view, ui, rows[0], buf);
     if let Some(a) = alarm {
         alarm_banner(a, rows[1], buf);
     }
+    if let Some(p) = sticky {
+        p.render(rows[2], buf);
+    }
     let halves =
-        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).split(rows[2]);
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).split(rows[3]);
     for (i, c) in view.clocks.iter().enumerate() {
         clock(c, halves[i], buf);
     }
-    moves(view, compact, rows[3], buf);
-    if !panels.is_empty() {
-        let p = Paragraph::new(panels);
+    middle(view, ui, compact, rows[4], buf);
+    if !view.panels.is_empty() {
         if compact {
-            p.render(rows[4], buf);
+            panels.render(rows[5], buf);
         } else {
-            p.block(
-                Block::bordered()
-                    .border_style(Style::new().fg(Color::DarkGray))
-                    .title(" clauses in force "),
-            )
-            .render(rows[4], buf);
+            panels
+                .block(
+                    Block::bordered()
+                        .border_style(Style::new().fg(Color::DarkGray))
+                        .title(" clauses in force "),
+                )
+                .render(rows[5], buf);
         }
     }
-    message(ui, rows[5], buf);
-    if completion {
-        completion_line(ui, rows[6], buf);
+    if let Some(p) = msg {
+        p.render(rows[6], buf);
     }
-    status_lines(status, rows[7], buf);
-    input_line(view, ui, rows[8], buf);
+    if completion {
+        completion_line(ui, rows[7], buf);
+    }
+    status_lines(status, rows[8], buf);
+    input_line(view, ui, rows[9], buf);
 
     match &ui.mode {
         Mode::Help { scroll } => help(*scroll, area, buf),
@@ -130,7 +178,138 @@ pub fn render(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut 
     }
 }
 
+/// The red alarms kept until acknowledged, one per line, and how to acknowledge them.
+fn sticky_paragraph(ui: &UiState) -> Option<Paragraph<'static>> {
+    if ui.alarms.is_empty() {
+        return None;
+    }
+    let red = Style::new()
+        .fg(Color::White)
+        .bg(Color::Red)
+        .add_modifier(Modifier::BOLD);
+    let mut lines: Vec<Line<'static>> = ui
+        .alarms
+        .iter()
+        .map(|a| Line::from(Span::styled(format!("!! {} ", a.text), red)))
+        .collect();
+    lines.push(Line::from(Span::styled(
+        format!(
+            "!! {} red alarm{} until acknowledged: press ! to acknowledge ",
+            ui.alarms.len(),
+            if ui.alarms.len() == 1 { "" } else { "s" }
+        ),
+        Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+    )));
+    Some(Paragraph::new(lines).wrap(Wrap { trim: false }))
+}
+
+/// Between the clocks and the panels: the declarations before the game, then the diagram and the
+/// move list (the move list alone for free-text games).
+fn middle(view: &View, ui: &UiState, compact: bool, area: Rect, buf: &mut Buffer) {
+    if area.height == 0 {
+        return;
+    }
+    let inner = if compact {
+        area
+    } else {
+        let title = match view.phase {
+            Phase::Draft => " declarations (not yet recorded) ",
+            Phase::Opened => " declarations (recorded in line 0) ",
+            _ => " position and moves ",
+        };
+        let block = Block::bordered()
+            .border_style(Style::new().fg(Color::DarkGray))
+            .title(title);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        inner
+    };
+    if matches!(view.phase, Phase::Draft | Phase::Opened) {
+        declarations(view, inner, buf);
+        return;
+    }
+    let latest = view.last_moves.last().map(String::as_str);
+    if view.fen.is_some() && inner.width >= board::WIDTH + 40 && inner.height >= board::HEIGHT {
+        let cols = Layout::horizontal([Constraint::Length(board::WIDTH), Constraint::Min(0)])
+            .spacing(1)
+            .split(inner);
+        board::render(view, ui.black_at_bottom, ui.ascii, latest, cols[0], buf);
+        movelist::render(view, &ui.log, ui.moves_back, cols[1], buf);
+    } else {
+        movelist::render(view, &ui.log, ui.moves_back, inner, buf);
+    }
+}
+
+/// What is declared for the game, and what is missing.
+pub fn declaration_lines(view: &View) -> Vec<Line<'static>> {
+    let d = &view.declarations;
+    let gray = Style::new().fg(Color::Gray);
+    let bold = Style::new().add_modifier(Modifier::BOLD);
+    let warn = Style::new().fg(AMBER).add_modifier(Modifier::BOLD);
+    let missing = |what: &str| Span::styled(format!("MISSING · {what}"), warn);
+    let player = |p: &Option<crate::core::event::Player>, side: &str| match p {
+        Some(p) => Span::styled(
+            format!("{} ({})", p.name, kind_text(Some(p.kind)).to_lowercase()),
+            bold,
+        ),
+        None => missing(&format!("arbiter declare {side} human|machine NAME")),
+    };
+    let row = |label: &str, value: Span<'static>| {
+        Line::from(vec![Span::styled(format!(" {label:<10}"), gray), value])
+    };
+    let mut out = vec![
+        row("white", player(&d.white, "white")),
+        row("black", player(&d.black, "black")),
+        row(
+            "operator",
+            match &d.operator {
+                Some(o) => Span::styled(o.clone(), bold),
+                None => missing("arbiter declare operator NAME (4c)"),
+            },
+        ),
+        row(
+            "team",
+            if d.team.is_empty() {
+                Span::styled("none registered (9c: no one may be consulted)", gray)
+            } else {
+                Span::styled(d.team.join(", "), bold)
+            },
+        ),
+        row("algorithm", Span::raw(format!("6c {}", d.algorithm))),
+        row(
+            "config",
+            match &d.config_sha256 {
+                Some(h) => Span::styled(format!("8a SHA-256 {h}"), bold),
+                None => missing(
+                    "8a: no configuration digest · arbiter declare config-file PATH (or config SHA256)",
+                ),
+            },
+        ),
+    ];
+    out.push(Line::from(""));
+    out.push(Line::from(Span::styled(
+        if d.recorded {
+            " recorded in line 0 · Space starts White's clock"
+        } else {
+            " check them: Space records them (line 0) and starts White's clock · : arbiter declare ... changes one"
+        },
+        gray,
+    )));
+    out
+}
+
+fn declarations(view: &View, area: Rect, buf: &mut Buffer) {
+    Paragraph::new(declaration_lines(view))
+        .wrap(Wrap { trim: false })
+        .render(area, buf);
+}
+
 fn phase_text(view: &View) -> (String, Style) {
+    let stopped = view.panels.iter().find_map(|p| match p {
+        Panel::Power { .. } => Some(("SUSPENDED · power failure (8b)", Color::Red)),
+        Panel::Stopped { .. } => Some(("CLOCKS STOPPED by the arbiter (1)", AMBER)),
+        _ => None,
+    });
     match view.phase {
         Phase::Draft => (
             "PRE-GAME · declarations not yet recorded".into(),
@@ -140,10 +319,16 @@ fn phase_text(view: &View) -> (String, Style) {
             "PRE-GAME · opened, clock not started".into(),
             Style::new().fg(Color::Cyan),
         ),
-        Phase::Playing => (
-            "PLAYING".into(),
-            Style::new().fg(Color::Green).add_modifier(Modifier::BOLD),
-        ),
+        Phase::Playing => match stopped {
+            Some((t, c)) => (
+                t.to_string(),
+                Style::new().fg(c).add_modifier(Modifier::BOLD),
+            ),
+            None => (
+                "PLAYING".into(),
+                Style::new().fg(Color::Green).add_modifier(Modifier::BOLD),
+            ),
+        },
         Phase::Ended => {
             let score = view.panels.iter().find_map(|p| match p {
                 Panel::Result { score, .. } => Some(score.clone()),
@@ -157,18 +342,34 @@ fn phase_text(view: &View) -> (String, Style) {
     }
 }
 
-fn header(view: &View, area: Rect, buf: &mut Buffer) {
+fn header(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
     let (phase, style) = phase_text(view);
-    let line = Line::from(vec![
+    let mut spans: Vec<Span<'static>> = vec![
         Span::styled(" ARBITER ", Style::new().fg(Color::Black).bg(Color::White)),
         Span::raw(" "),
         Span::styled(phase, style),
-        Span::raw(format!(
-            " · {} · game {} · {}",
-            view.match_id, view.game, view.rules
-        )),
-    ]);
-    Paragraph::new(line).render(area, buf);
+        Span::styled(
+            format!(" · game {}", view.game),
+            Style::new().add_modifier(Modifier::BOLD),
+        ),
+    ];
+    if let Some(score) = &ui.score {
+        spans.push(Span::styled(
+            format!(" · match {score}"),
+            Style::new().add_modifier(Modifier::BOLD),
+        ));
+    }
+    // The match and rules names last, and only what fits: the state and score come first.
+    for extra in [
+        format!(" · {}", view.match_id),
+        format!(" · {}", view.rules),
+    ] {
+        let used: usize = spans.iter().map(|s| s.width()).sum();
+        if used + extra.chars().count() <= usize::from(area.width) {
+            spans.push(Span::raw(extra));
+        }
+    }
+    Paragraph::new(Line::from(spans)).render(area, buf);
 }
 
 fn alarm_banner(text: &str, area: Rect, buf: &mut Buffer) {
@@ -215,18 +416,30 @@ fn kind_text(k: Option<PlayerKind>) -> &'static str {
     }
 }
 
+/// The clock's state as a mark and a colour; the mark is words, so colour is never alone.
+fn clock_state(c: &ClockView) -> (&'static str, Color) {
+    match c.state {
+        ClockState::Running if c.shown_ms < AMBER_MS => ("▶ RUNNING ◀", AMBER),
+        ClockState::Running => ("▶ RUNNING ◀", Color::LightGreen),
+        ClockState::Waiting => ("waiting", Color::Gray),
+        ClockState::NotStarted => ("not started", Color::Gray),
+        ClockState::Stopped => ("■ STOPPED ■", AMBER),
+        ClockState::Suspended => ("‖ SUSPENDED ‖", Color::Red),
+        ClockState::Flag => ("⚑ FLAG FELL ⚑", Color::Red),
+        ClockState::Over => ("game over", Color::Gray),
+    }
+}
+
 fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
-    let (border, digits) = if c.running {
-        let d = if c.shown_ms < AMBER_MS {
-            AMBER
-        } else {
-            Color::LightGreen
-        };
+    let (mark, colour) = clock_state(c);
+    let live = !matches!(
+        c.state,
+        ClockState::Waiting | ClockState::NotStarted | ClockState::Over
+    );
+    let (border, digits) = if live {
         (
-            Style::new()
-                .fg(Color::LightGreen)
-                .add_modifier(Modifier::BOLD),
-            Style::new().fg(d).add_modifier(Modifier::BOLD),
+            Style::new().fg(colour).add_modifier(Modifier::BOLD),
+            Style::new().fg(colour).add_modifier(Modifier::BOLD),
         )
     } else {
         (
@@ -242,11 +455,10 @@ fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
     );
     let mut block = Block::bordered()
         .border_style(border)
-        .title(Line::from(title).style(border));
-    if c.running {
-        block = block
-            .border_type(BorderType::Thick)
-            .title_bottom(Line::from(" ▶ RUNNING ◀ ").centered());
+        .title(Line::from(title).style(border))
+        .title_bottom(Line::from(format!(" {mark} ")).style(border).centered());
+    if live {
+        block = block.border_type(BorderType::Thick);
     }
     let inner = block.inner(area);
     block.render(area, buf);
@@ -254,6 +466,16 @@ fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
         return;
     }
     let face = timefmt::clock(c.shown_ms);
+    if inner.height == 1 {
+        // The smallest layout: the time and the state on one line.
+        Line::from(vec![
+            Span::styled(face, digits),
+            Span::styled(format!("  {mark}"), digits),
+        ])
+        .centered()
+        .render(inner, buf);
+        return;
+    }
     let made = match c.moves_made {
         1 => "1 move".to_string(),
         n => format!("{n} moves"),
@@ -293,78 +515,6 @@ fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
         .style(Style::new().fg(Color::Gray))
         .centered()
         .render(info_area, buf);
-}
-
-/// `1. e4 e5 2. Nf3` from the view's numbered moves.
-fn move_list(view: &View) -> String {
-    let mut out = String::new();
-    let mut prev_white: Option<String> = None;
-    for m in &view.last_moves {
-        let (num, san) = m.split_once(' ').unwrap_or(("", m.as_str()));
-        let piece = match (num.strip_suffix("..."), &prev_white) {
-            (Some(n), Some(w)) if *w == n => san.to_string(),
-            _ => m.clone(),
-        };
-        prev_white = num.strip_suffix('.').map(str::to_string);
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(&piece);
-    }
-    out
-}
-
-fn moves(view: &View, compact: bool, area: Rect, buf: &mut Buffer) {
-    let area = if compact || area.height < 4 {
-        area
-    } else {
-        let block = Block::bordered()
-            .border_style(Style::new().fg(Color::DarkGray))
-            .title(" moves ");
-        let inner = block.inner(area);
-        block.render(area, buf);
-        inner
-    };
-    let mover = &view.clocks[view.to_move.index()];
-    let to_move = match view.phase {
-        Phase::Ended => Line::from(Span::styled(" game over", Style::new().fg(Color::Gray))),
-        _ => Line::from(vec![
-            Span::raw(" to move: "),
-            Span::styled(
-                format!(
-                    "{} · {} ({})",
-                    view.to_move.name().to_uppercase(),
-                    mover.name,
-                    kind_text(mover.kind).to_lowercase()
-                ),
-                Style::new().add_modifier(Modifier::BOLD),
-            ),
-            Span::raw(format!("   ply {}", view.plies)),
-        ]),
-    };
-    let list = move_list(view);
-    // Keep the end of the list: the latest moves matter.
-    let room = usize::from(area.width.saturating_sub(9)) * usize::from(area.height.max(2) - 1);
-    let shown = if list.chars().count() > room {
-        let skip = list.chars().count() - room + 1;
-        let s: String = list.chars().skip(skip).collect();
-        let s = s.split_once(' ').map_or(s.clone(), |(_, r)| r.to_string());
-        format!("…{s}")
-    } else if list.is_empty() {
-        "—".to_string()
-    } else {
-        list
-    };
-    let lines = vec![
-        to_move,
-        Line::from(vec![
-            Span::styled(" moves: ", Style::new().fg(Color::Gray)),
-            Span::raw(shown),
-        ]),
-    ];
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .render(area, buf);
 }
 
 fn tag(text: &str, color: Color) -> Span<'static> {
@@ -576,13 +726,14 @@ pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
     out
 }
 
-fn message(ui: &UiState, area: Rect, buf: &mut Buffer) {
-    let Some(m) = &ui.message else { return };
+/// The message line, wrapped (never cut).
+fn message_paragraph(ui: &UiState) -> Option<Paragraph<'static>> {
+    let m = ui.message.as_ref()?;
     let (mark, style) = match m.kind {
         MsgKind::Info => ("·", Style::new().fg(Color::Cyan)),
         MsgKind::Done => ("✓", Style::new().fg(Color::Green)),
         MsgKind::Refused => (
-            "✗",
+            "✗ refused:",
             Style::new()
                 .fg(Color::LightRed)
                 .add_modifier(Modifier::BOLD),
@@ -592,9 +743,10 @@ fn message(ui: &UiState, area: Rect, buf: &mut Buffer) {
             Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
         ),
     };
-    Line::from(format!(" {mark} {}", m.text))
-        .style(style)
-        .render(area, buf);
+    Some(
+        Paragraph::new(Line::from(format!(" {mark} {}", m.text)).style(style))
+            .wrap(Wrap { trim: false }),
+    )
 }
 
 fn completion_line(ui: &UiState, area: Rect, buf: &mut Buffer) {
@@ -629,7 +781,15 @@ fn status_lines(s: &Status, area: Rect, buf: &mut Buffer) {
         ),
         None => Span::styled("checkpoint: none signed", Style::new().fg(Color::DarkGray)),
     };
+    // One line: a long entry ends in "…" and points at the log page, where it is in full.
     let last = s.last_entry.clone().unwrap_or_else(|| "—".to_string());
+    let room = usize::from(area.width).saturating_sub(" last entry: ".len());
+    let last = if last.chars().count() > room {
+        let cut: String = last.chars().take(room.saturating_sub(10)).collect();
+        format!("{cut}… (l: log)")
+    } else {
+        last
+    };
     Paragraph::new(vec![
         Line::from(vec![
             Span::styled(format!(" log: {} entries · ", s.entries), gray),
@@ -682,18 +842,34 @@ fn input_line(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
                 Phase::Playing => "move",
                 Phase::Ended => "",
             };
+            let ack = if ui.alarms.is_empty() {
+                ""
+            } else {
+                "acknowledge"
+            };
             let keys = [
+                ("!", ack),
                 ("Space", press),
                 ("s", "stop"),
                 ("r", "resume"),
                 ("F7", "draw offer"),
                 ("F8", "consult"),
+                ("l", "log"),
                 (":", "command"),
                 ("?", "help"),
                 ("q", "quit"),
             ];
+            // The keys that fit, in order of need; `? help` lists them all and is always shown.
             let mut spans = Vec::new();
+            let mut used = " ? help  q quit ".len();
             for (k, what) in keys.into_iter().filter(|(_, w)| !w.is_empty()) {
+                let w = k.chars().count() + what.chars().count() + 3;
+                if (k != "?" && k != "q") && used + w > usize::from(area.width) {
+                    continue;
+                }
+                if k != "?" && k != "q" {
+                    used += w;
+                }
                 spans.push(Span::styled(
                     format!(" {k}"),
                     Style::new().fg(Color::White).add_modifier(Modifier::BOLD),
@@ -720,27 +896,60 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
     )
 }
 
-/// The help text: keys, then every command grouped by who may use it.
-pub fn help_lines() -> Vec<Line<'static>> {
+/// The help text for a screen `width` columns wide: keys, then every command grouped by who may
+/// use it. Narrower than 100 columns, a command's clause and description go on the line below its
+/// words; every line wraps at the width instead of being cut.
+pub fn help_lines(width: u16) -> Vec<Line<'static>> {
     let head = Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD);
-    let mut out = vec![
-        Line::from(Span::styled("KEYS", head)),
-        Line::from(
-            "  Space / Enter   press the clock: start the game, or enter the move (SAN or UCI)",
+    let keys = [
+        (
+            "Space / Enter",
+            "press the clock: start the game, or enter the move (SAN or UCI)",
         ),
-        Line::from(
-            "  a-h N B R Q K O start the move line with that letter; Tab / Shift-Tab cycle legal moves",
+        (
+            "a-h N B R Q K O",
+            "start the move line with that letter; Tab / Shift-Tab cycle legal moves",
         ),
-        Line::from("  s / F5          arbiter stop (both clocks)      r / F6   arbiter resume"),
-        Line::from("  F7              human offer-draw (with the move just made)"),
-        Line::from("  F8              operator consult (the registered team, prefilled)"),
-        Line::from(
-            "  :               command line: the words of script mode below; Tab completes, Up/Down recall",
+        ("s / F5", "arbiter stop (both clocks)"),
+        ("r / F6", "arbiter resume"),
+        ("F7", "human offer-draw (with the move just made)"),
+        ("F8", "operator consult (the registered team, prefilled)"),
+        (
+            ":",
+            "command line: the words of script mode below; Tab completes, Up/Down recall",
         ),
-        Line::from("  ?  / F1         this help (Up/Down/PgUp/PgDn scroll, Esc closes)"),
-        Line::from("  q / Ctrl-C      quit (asks y/n); Esc clears the message"),
-        Line::from("  Commands that can end the game or change what was played ask y/n first."),
+        (
+            "l / F9",
+            "the log page: every entry in full (Up/Down/PgUp/PgDn/Home/End, Esc closes)",
+        ),
+        (
+            "Up/Down PgUp/PgDn",
+            "scroll the move list back; End follows the game again",
+        ),
+        (
+            "!",
+            "acknowledge the red alarms (9e limit, 6c correction owed, 8b window over, restart ruling)",
+        ),
+        ("o", "turn the diagram round (White or Black at the bottom)"),
+        ("? / F1", "this help (Up/Down/PgUp/PgDn scroll, Esc closes)"),
+        ("q / Ctrl-C", "quit (asks y/n); Esc clears the message"),
     ];
+    let wide = width >= 100;
+    let mut out = vec![Line::from(Span::styled("KEYS", head))];
+    for (k, what) in keys {
+        if wide {
+            out.push(Line::from(format!("  {k:<18}{what}")));
+        } else {
+            out.push(Line::from(Span::styled(
+                format!("  {k}"),
+                Style::new().add_modifier(Modifier::BOLD),
+            )));
+            out.push(Line::from(format!("      {what}")));
+        }
+    }
+    out.push(Line::from(
+        "  Commands that can end the game or change what was played ask y/n first.",
+    ));
     let mut who = "";
     for h in HELP {
         if h.who != who {
@@ -748,11 +957,22 @@ pub fn help_lines() -> Vec<Line<'static>> {
             out.push(Line::from(""));
             out.push(Line::from(Span::styled(who.to_uppercase(), head)));
         }
-        out.push(Line::from(vec![
-            Span::raw(format!("  {:<52}", h.words)),
-            Span::styled(format!("{:>4}  ", h.clause), Style::new().fg(Color::Cyan)),
-            Span::styled(h.what.to_string(), Style::new().fg(Color::Gray)),
-        ]));
+        if wide {
+            out.push(Line::from(vec![
+                Span::raw(format!("  {:<52}", h.words)),
+                Span::styled(format!("{:>4}  ", h.clause), Style::new().fg(Color::Cyan)),
+                Span::styled(h.what.to_string(), Style::new().fg(Color::Gray)),
+            ]));
+        } else {
+            out.push(Line::from(format!("  {}", h.words)));
+            out.push(Line::from(vec![
+                Span::styled(
+                    format!("      {:<5}", h.clause),
+                    Style::new().fg(Color::Cyan),
+                ),
+                Span::styled(h.what.to_string(), Style::new().fg(Color::Gray)),
+            ]));
+        }
     }
     out
 }
@@ -764,7 +984,8 @@ fn help(scroll: u16, area: Rect, buf: &mut Buffer) {
         area.height.saturating_sub(2),
     );
     Clear.render(r, buf);
-    Paragraph::new(help_lines())
+    Paragraph::new(help_lines(r.width.saturating_sub(2)))
+        .wrap(Wrap { trim: false })
         .scroll((scroll, 0))
         .block(
             Block::bordered()
@@ -783,6 +1004,12 @@ fn confirm(pending: &Pending, text: &str, area: Rect, buf: &mut Buffer) {
             " quit the board UI? ",
             " = yes, quit            ",
             "The log keeps everything recorded; the game clock keeps its time in the log."
+                .to_string(),
+        ),
+        Pending::StartWithoutDigest => (
+            " 8a: no configuration digest ",
+            " = yes, start without it ",
+            "Rule 8a wants the machine's configuration document before each game: :arbiter declare config-file PATH."
                 .to_string(),
         ),
         Pending::Command(_) => (

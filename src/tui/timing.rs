@@ -2,10 +2,11 @@
 use std::time::Duration;
 
 use crate::core::Ms;
-use crate::core::event::Termination;
+use crate::core::event::{Event, EventKind, Termination};
+use crate::core::timefmt;
 use crate::core::view::{Panel, Urgency, View};
 
-use super::keys::UiState;
+use super::keys::{Alarm, UiState};
 
 /// Longest sleep when nothing on screen changes on its own (the shell's status may change).
 pub const IDLE_WAKE: Duration = Duration::from_secs(30);
@@ -93,4 +94,67 @@ pub fn bell(ui: &mut UiState, view: &View, frozen: bool) -> bool {
     let ring = now.iter().any(|a| !ui.rung.contains(a));
     ui.rung = now;
     ring
+}
+
+/// The alarms that must stay red on screen until the arbiter acknowledges them: a reached 9e
+/// limit, an owed 6c correction, an 8b reset window that ended, a restart whose gap awaits the
+/// arbiter's ruling. Each carries the log entry it comes from, so an acknowledged one never
+/// returns and a new occurrence always shows. `restart_gap` is the session's pending gap.
+pub fn sticky_alarms(view: &View, log: &[Event], restart_gap: Option<Ms>) -> Vec<Alarm> {
+    let mut out = Vec::new();
+    for (i, e) in log.iter().enumerate() {
+        match &e.kind {
+            EventKind::ConsultationEnded {
+                limit_reached: true,
+                total_ms,
+                ..
+            } => out.push(Alarm {
+                key: format!("9e#{i}"),
+                text: format!(
+                    "9e consultation limit reached at {} (#{i}): {} used; the operator must cease consulting",
+                    timefmt::clock(e.at as i64),
+                    timefmt::short(*total_ms as i64)
+                ),
+            }),
+            EventKind::InternalClockReported {
+                correction_owed: true,
+                diff_ms,
+                ..
+            } => out.push(Alarm {
+                key: format!("6c#{i}"),
+                text: format!(
+                    "6c internal clock off by {}{} (#{i}): a correction is owed (operator sync-internal-clock)",
+                    if *diff_ms < 0 { "-" } else { "+" },
+                    timefmt::short(diff_ms.abs())
+                ),
+            }),
+            _ => {}
+        }
+    }
+    let window_over = view.panels.iter().any(
+        |p| matches!(p, Panel::Power { window_left_ms: Some(w), reset_done: false, .. } if *w <= 0),
+    );
+    if window_over {
+        let restored = log
+            .iter()
+            .rposition(|e| matches!(e.kind, EventKind::PowerRestored { .. }))
+            .unwrap_or(0);
+        out.push(Alarm {
+            key: format!("8b#{restored}"),
+            text: format!(
+                "8b reset window over (power restored at #{restored}) and no reset reported: the arbiter may restart the machine's clock"
+            ),
+        });
+    }
+    if let Some(gap) = restart_gap {
+        out.push(Alarm {
+            key: format!("restart#{}", log.len()),
+            text: format!(
+                "restart ruling pending: the kit was down {} with a clock running: arbiter restart-gap {} charge|waive",
+                timefmt::clock(gap as i64),
+                timefmt::exact(gap)
+            ),
+        });
+    }
+    out
 }

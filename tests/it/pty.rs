@@ -64,6 +64,12 @@ impl Tmux {
         Tmux::start_with(name, args, cwd, w, h, false)
     }
 
+    /// Run a shell command line in the pane (`sh -c LINE`); `{arbiter}` stands for the binary.
+    pub fn start_shell(name: &str, line: &str, cwd: &Path, w: u16, h: u16) -> Tmux {
+        let line = line.replace("{arbiter}", &shell_quote(bin()));
+        Tmux::spawn(name, &line, cwd, w, h)
+    }
+
     /// Like [`Tmux::start`], but when arbiter exits the pane stays, printing
     /// `arbiter exited CODE` and the terminal's line-discipline mode (to check it was restored).
     pub fn start_watched(name: &str, args: &[&str], cwd: &Path, w: u16, h: u16) -> Tmux {
@@ -71,15 +77,6 @@ impl Tmux {
     }
 
     fn start_with(name: &str, args: &[&str], cwd: &Path, w: u16, h: u16, watch: bool) -> Tmux {
-        let socket = format!(
-            "arbiter-{name}-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
-        let t = Tmux {
-            socket,
-            target: "board".into(),
-        };
         let mut cmd = shell_quote(bin());
         for a in args {
             cmd.push(' ');
@@ -91,6 +88,20 @@ impl Tmux {
             )
         } else {
             format!("exec {cmd}")
+        };
+        Tmux::spawn(name, &cmd, cwd, w, h)
+    }
+
+    /// A new server on a private socket whose one pane runs the shell line `cmd`.
+    fn spawn(name: &str, cmd: &str, cwd: &Path, w: u16, h: u16) -> Tmux {
+        let socket = format!(
+            "arbiter-{name}-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let t = Tmux {
+            socket,
+            target: "board".into(),
         };
         let (w, h) = (w.to_string(), h.to_string());
         let cwd = cwd.display().to_string();
@@ -107,7 +118,7 @@ impl Tmux {
             &h,
             "-c",
             &cwd,
-            &cmd,
+            cmd,
         ]);
         assert!(
             out.status.success(),
@@ -222,6 +233,16 @@ fn play(t: &Tmux, san: &str) {
     t.keys(&["Enter"]);
 }
 
+/// The move-list row of move `n` on a screen (`  1. e4   0:02 1:59:58   e5   0:01 1:59:59`).
+fn row(screen: &str, n: u32) -> String {
+    let tag = format!(" {n}. ");
+    screen
+        .lines()
+        .find(|l| l.contains(&tag))
+        .unwrap_or_default()
+        .to_string()
+}
+
 #[test]
 fn pty_start_and_play_two_moves() {
     need_tmux!();
@@ -236,8 +257,9 @@ fn pty_start_and_play_two_moves() {
     play(&t, "e4");
     t.wait_for("1. e4", DEADLINE);
     play(&t, "e5");
-    let s = t.wait_for("1. e4 e5", DEADLINE);
-    assert!(s.contains("move_made black e5"), "{s}");
+    let s = t.wait_for("move_made black e5", DEADLINE);
+    let r = row(&s, 1);
+    assert!(r.contains("e4") && r.contains("e5"), "{s}");
     assert!(s.contains("log: 4 entries"), "{s}");
     t.keys(&["q"]);
     t.wait_for("quit the board UI?", DEADLINE);
@@ -349,7 +371,13 @@ fn pty_kill_9_and_resume_from_the_log() {
     // Same match folder: the game is rebuilt from its log, and the gap must be decided first.
     let t = Tmux::start("kill2", &strs(&args), &repo_dir(), 120, 30);
     let s = t.wait_for("RESTART", DEADLINE);
-    assert!(s.contains("1. e4 e5"), "moves not restored:\n{s}");
+    let r = row(&s, 1);
+    assert!(
+        r.contains("e4") && r.contains("e5"),
+        "moves not restored:\n{s}"
+    );
+    // The pending ruling stays red until acknowledged.
+    assert!(s.contains("restart ruling pending"), "{s}");
     assert!(s.contains("log: 4 entries"), "{s}");
     play(&t, "Nf3");
     t.wait_for("decide first", DEADLINE);
@@ -429,4 +457,86 @@ fn pty_play_asks_the_key_passphrase_on_the_terminal() {
     t.type_text("not-it");
     t.keys(&["Enter"]);
     t.wait_for("wrong passphrase for key", DEADLINE);
+}
+
+#[test]
+fn pty_moves_with_times_and_the_log_page_at_80x24_and_120x40() {
+    need_tmux!();
+    for (w, h) in [(80u16, 24u16), (120, 40)] {
+        let (_dir, args) = demo_match();
+        let t = started_with(Tmux::start(
+            &format!("log{w}"),
+            &strs(&args),
+            &repo_dir(),
+            w,
+            h,
+        ));
+        play(&t, "e4");
+        t.wait_for("move_made white e4", DEADLINE);
+        play(&t, "e5");
+        t.wait_for("move_made black e5", DEADLINE);
+        play(&t, "Nf3");
+        let s = t.wait_for("move_made white Nf3", DEADLINE);
+        // Two columns, each move with its time and the clock after it; the diagram beside.
+        let r1 = row(&s, 1);
+        assert!(r1.contains("e4") && r1.contains("e5"), "{w}x{h}:\n{s}");
+        assert!(
+            r1.contains("1:59:"),
+            "no clock after the move, {w}x{h}:\n{s}"
+        );
+        assert!(row(&s, 2).contains("Nf3"), "{w}x{h}:\n{s}");
+        assert!(
+            s.contains("a  b  c  d  e  f  g  h"),
+            "no diagram, {w}x{h}:\n{s}"
+        );
+        // The log page: every entry with number, actor and clause, the text in full.
+        t.keys(&["l"]);
+        let s = t.wait_for("the log: 5 entries", DEADLINE);
+        assert!(s.contains("#4"), "{w}x{h}:\n{s}");
+        assert!(s.contains("clause 6a"), "{w}x{h}:\n{s}");
+        assert!(
+            s.contains("move_made · side: white · san: Nf3"),
+            "{w}x{h}:\n{s}"
+        );
+        // Scrolled back to the top, line 0 is there with its declarations.
+        t.keys(&["Home"]);
+        let s = t.wait_for("#0", DEADLINE);
+        assert!(s.contains("game_opened"), "{w}x{h}:\n{s}");
+        t.keys(&["Escape"]);
+        t.wait_for("RUNNING", DEADLINE);
+        eprintln!("{w}x{h} after 2. Nf3:\n{}", t.screen());
+    }
+}
+
+#[test]
+fn pty_play_without_a_terminal_is_refused_with_no_escape_sequence() {
+    let (dir, args) = demo_match();
+    let out = Command::new(bin())
+        .args(&args)
+        .stdin(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(65), "{stderr}");
+    assert!(stderr.contains("needs a terminal"), "{stderr}");
+    assert!(out.stdout.is_empty(), "stdout: {:?}", out.stdout);
+    assert!(!out.stderr.contains(&0x1b), "escape in stderr: {stderr:?}");
+    // Nothing was opened: no game folder.
+    assert!(!dir.path().join("match/game-1").exists());
+}
+
+#[test]
+fn pty_a_terminal_left_raw_is_restored_by_the_next_start() {
+    need_tmux!();
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("match").display().to_string();
+    // What kill -9 leaves: raw mode, no echo, the alternate screen. The next start (here failing
+    // on a missing rules file) puts the terminal back before anything else.
+    let line = format!(
+        "stty raw -echo; printf '\\033[?1049h'; {{arbiter}} play --match '{m}' --rules /nonexistent.toml; echo \"exit $?\"; stty -a | grep -o -- '-\\?icanon'; exec sleep 600"
+    );
+    let t = Tmux::start_shell("raw", &line, &repo_dir(), 100, 30);
+    let s = t.wait_for("icanon", DEADLINE);
+    assert!(!s.contains("-icanon"), "still raw:\n{s}");
+    assert!(s.contains("exit 65"), "{s}");
 }

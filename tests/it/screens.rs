@@ -7,7 +7,7 @@ use arbiter::tui::{Mode, MsgKind};
 use crossterm::event::KeyCode;
 use ratatui::style::Color;
 
-use crate::tui_support::{Rig, ch, fg_at, key, text};
+use crate::tui_support::{Rig, ch, fg_at, key, rig_with_profile, text};
 
 const AMBER: Color = Color::Rgb(255, 176, 0);
 
@@ -44,7 +44,15 @@ fn screen_running_clocks_80x24() {
     // White has used 0:30 + 1:50 and is 0:33.5 into its third move.
     let s = r.shot("8:15.5", 80, 24);
     assert!(s.contains("RUNNING"), "{s}");
-    assert!(s.contains("1. e4 c5 2. Nf3 d6"), "{s}");
+    // Two columns: each move with the time it took and the mover's clock after it.
+    assert!(
+        s.contains("1. e4       0:30 1:59:30   c5       2:40 1:57:20"),
+        "{s}"
+    );
+    assert!(
+        s.contains("2. Nf3      1:50 1:57:40   d6       2:42 1:54:38"),
+        "{s}"
+    );
     assert!(s.contains("2 moves · 38 to the control"), "{s}");
     assert!(s.contains("3 of 6 entries signed (3 unsigned)"), "{s}");
     insta::assert_snapshot!(s);
@@ -314,4 +322,334 @@ fn screen_many_panels_at_once_80x24() {
         assert!(s.contains(needle), "{needle}\n{s}");
     }
     insta::assert_snapshot!(s);
+}
+
+// ----- issue 13: the board screen an arbiter wants ----------------------------------------------
+
+/// The two sizes every new panel is drawn at.
+const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
+
+/// Snapshot the screen at both sizes (`NAME_80x24`, `NAME_120x40`) and return both texts.
+fn both(r: &mut Rig, at: &str, name: &str) -> Vec<String> {
+    SIZES
+        .iter()
+        .map(|(w, h)| {
+            let s = r.shot(at, *w, *h);
+            insta::assert_snapshot!(format!("{name}_{w}x{h}"), s);
+            s
+        })
+        .collect()
+}
+
+/// Play SAN moves one every 20 s from 0:20 (White's first at 0:20).
+fn played(moves: &[&str]) -> Rig {
+    let mut r = Rig::new();
+    r.at("0", "arbiter start");
+    for (i, m) in moves.iter().enumerate() {
+        let at = format!("{}", 20 * (i + 1));
+        r.at(&at, &format!("move {m}"));
+    }
+    r
+}
+
+/// The Opera game to 16... Nxb8 (32 plies, no result yet).
+const OPERA: [&str; 32] = [
+    "e4", "e5", "Nf3", "d6", "d4", "Bg4", "dxe5", "Bxf3", "Qxf3", "dxe5", "Bc4", "Nf6", "Qb3",
+    "Qe7", "Nc3", "c6", "Bg5", "b5", "Nxb5", "cxb5", "Bxb5+", "Nbd7", "O-O-O", "Rd8", "Rxd7",
+    "Rxd7", "Rd1", "Qe6", "Bxd7+", "Nxd7", "Qb8+", "Nxb8",
+];
+
+#[test]
+fn clause_6a_diagram_marks_the_last_move_and_a_check() {
+    // 1. e4 f5 2. Qh5+: Black is in check.
+    let mut r = played(&["e4", "f5", "Qh5+"]);
+    for s in both(&mut r, "1:05", "board_check") {
+        assert!(s.contains("+♚+"), "the king in check is marked:\n{s}");
+        assert!(s.contains("CHECK"), "{s}");
+        assert!(
+            s.contains("[♕]"),
+            "the last move's squares are bracketed:\n{s}"
+        );
+        assert!(s.contains("last 2. Qh5+"), "{s}");
+        assert!(s.contains("a  b  c  d  e  f  g  h"), "{s}");
+    }
+}
+
+#[test]
+fn clause_6a_diagram_from_blacks_side_and_in_letters() {
+    let mut r = played(&["e4", "e5"]);
+    r.key("1:00", ch('o'));
+    r.ui.ascii = true;
+    let s = r.shot("1:00", 80, 24);
+    assert!(s.contains("h  g  f  e  d  c  b  a"), "{s}");
+    assert!(s.contains("Black below"), "{s}");
+    // Rank 1 at the top, in letters: White's pieces read from h to a.
+    assert!(s.contains("1  R  N  B  K  Q  B  N  R"), "{s}");
+    assert!(!s.contains('♔'), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn clause_6a_move_list_has_every_move_with_its_time_and_follows_then_scrolls_back() {
+    let mut r = played(&OPERA);
+    let shots = both(&mut r, "11:00", "moves_follow");
+    for s in &shots {
+        // The latest row, with each move's time and the clock after it.
+        assert!(
+            s.contains("16. Qb8+     0:20 1:54:40   Nxb8     0:20 1:54:40"),
+            "{s}"
+        );
+    }
+    // 80×24 holds a few rows: the opening is not shown until scrolled back to.
+    assert!(!shots[0].contains("  1. e4"), "{}", shots[0]);
+    r.key("11:00", key(KeyCode::Home));
+    let s = r.shot("11:00", 80, 24);
+    assert!(
+        s.contains("1. e4       0:20 1:59:40   e5       0:20 1:59:40"),
+        "{s}"
+    );
+    assert!(s.contains("moves 1-8 of 16 · End follows the game"), "{s}");
+    insta::assert_snapshot!("moves_scrolled_back_80x24", s);
+    r.key("11:00", key(KeyCode::End));
+    assert!(r.shot("11:00", 80, 24).contains("16. Qb8+"));
+    // At 120×40 the big clocks give up their air for the list: moves 3 to 16 at once.
+    assert!(
+        shots[1].contains("  3. d4") && shots[1].contains("16. Qb8+"),
+        "{}",
+        shots[1]
+    );
+}
+
+#[test]
+fn clause_6a_the_running_moves_time_is_shown() {
+    let mut r = played(&["e4"]);
+    // Black's clock started at 0:20; at 1:47.3 its move has run 1:27.
+    let s = r.shot("1:47.3", 80, 24);
+    assert!(s.contains("this move 0:01:27"), "{s}");
+}
+
+#[test]
+fn clause_free_text_profile_shows_the_move_list_only() {
+    let mut r = rig_with_profile("rules/denryusen-2024.toml");
+    r.at("0", "arbiter start")
+        .at("5", "move 7g7f")
+        .at("9", "move 3c3d");
+    for s in both(&mut r, "12", "free_text") {
+        assert!(
+            !s.contains("a  b  c  d"),
+            "no chess diagram for shogi:\n{s}"
+        );
+        assert!(s.contains("7g7f") && s.contains("3c3d"), "{s}");
+    }
+}
+
+#[test]
+fn clause_5b_log_page_lists_every_entry_in_full_and_scrolls() {
+    let mut r = played(&["e4", "e5"]);
+    let long = "the operator reports that the engine's opening book was updated last night \
+                and asks that the committee note the file's digest before the next game begins";
+    r.at("1:10", &format!("arbiter note {long}"));
+    r.key("1:20", ch('l'));
+    assert!(matches!(r.ui.mode, Mode::Log { back: 0 }));
+    for s in both(&mut r, "1:20", "log_page") {
+        assert!(s.contains("the log: 5 entries"), "{s}");
+        assert!(s.contains("#4"), "{s}");
+        assert!(s.contains("clause 5b"), "{s}");
+        // Wrapped, never cut: every word of the note is on screen.
+        let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        for w in long.split_whitespace() {
+            assert!(flat.contains(w), "'{w}' missing:\n{s}");
+        }
+        assert!(flat.contains("before the next game begins"), "{s}");
+    }
+    // Home goes to line 0; Esc closes.
+    r.key("1:20", key(KeyCode::Home));
+    let s = r.shot("1:20", 80, 24);
+    assert!(s.contains("#0") && s.contains("game_opened"), "{s}");
+    insta::assert_snapshot!("log_page_top_80x24", s);
+    r.key("1:20", key(KeyCode::Esc));
+    assert_eq!(r.ui.mode, Mode::Clock);
+}
+
+#[test]
+fn clause_9c_a_long_refusal_wraps_instead_of_being_cut() {
+    let mut r = after_e4();
+    r.at("20", "human offer-draw");
+    r.key("30", ch(':'));
+    r.typed(
+        "30",
+        "operator consult Shay Bushinsky, Somebody Unregistered, Another Stranger",
+    );
+    r.key("30", key(KeyCode::Enter));
+    let m = r.ui.message.clone().unwrap();
+    assert_eq!(m.kind, MsgKind::Refused);
+    for s in both(&mut r, "30", "refusal_wrapped") {
+        let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let want: String = m.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains(&want), "refusal cut:\n{s}\nwant: {want}");
+    }
+}
+
+#[test]
+fn clause_help_wraps_at_80_columns_and_cuts_no_description() {
+    let mut r = after_e4();
+    r.key("20", ch('?'));
+    // Tall enough to hold the whole help: every description appears in full.
+    let s = r.shot("20", 80, 300);
+    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    for h in arbiter::core::command::HELP {
+        let want: String = h.what.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains(&want), "help cuts '{}'", h.what);
+    }
+    insta::assert_snapshot!("help_80x24", r.shot("20", 80, 24));
+}
+
+#[test]
+fn clause_1_stopped_clock_says_stopped_and_the_title_says_so() {
+    let mut r = after_e4();
+    r.key("1:00", ch('s'));
+    let s = r.shot("1:30", 120, 40);
+    assert!(s.contains("■ STOPPED ■"), "{s}");
+    assert!(s.contains("CLOCKS STOPPED by the arbiter"), "{s}");
+    assert!(!s.contains("PLAYING"), "{s}");
+}
+
+#[test]
+fn clause_8b_suspended_on_both_clocks_and_not_playing_in_the_title() {
+    let mut r = after_e4();
+    r.at("1:00", "arbiter power-failure hall lights out");
+    for s in both(&mut r, "2:00", "power_clocks") {
+        assert!(s.matches("SUSPENDED ‖").count() >= 2, "{s}");
+        assert!(s.contains("SUSPENDED · power failure (8b)"), "{s}");
+        assert!(!s.contains("PLAYING"), "{s}");
+    }
+}
+
+#[test]
+fn clause_3_flag_on_the_big_clock() {
+    let mut r = Rig::new();
+    r.at("0", "arbiter start")
+        .at("10", "move e4")
+        .at("20", "move e5");
+    let s = r.shot("2:00:21", 120, 40);
+    assert!(s.contains("⚑ FLAG FELL ⚑"), "{s}");
+}
+
+#[test]
+fn clause_9e_limit_stays_red_after_the_panel_goes_until_acknowledged() {
+    let mut r = consulting();
+    // The machine moves (declining the offer) while the team consults; the limit comes at 10:20.
+    r.at("1:00", "move e5");
+    let s = r.shot("10:21", 80, 24);
+    // The 9e panel is gone (the offer was answered, the consultation closed)...
+    assert!(!s.contains("9e DRAW OFFER"), "{s}");
+    // ...but the reached limit stays red until acknowledged.
+    assert!(s.contains("9e consultation limit reached"), "{s}");
+    assert_eq!(
+        fg_at(&r.draw("10:21", 80, 24), "9e consultation"),
+        Some(Color::White)
+    );
+    for s in both(&mut r, "12:00", "alarm_9e") {
+        assert!(s.contains("press ! to acknowledge"), "{s}");
+    }
+    r.key("12:00", ch('!'));
+    assert!(r.ui.alarms.is_empty());
+    let s = r.shot("13:00", 80, 24);
+    assert!(!s.contains("9e consultation limit reached"), "{s}");
+    assert!(s.contains("1 red alarm acknowledged"), "{s}");
+}
+
+#[test]
+fn clause_6c_owed_correction_stays_red_until_acknowledged_even_once_corrected() {
+    let mut r = after_e4();
+    r.at("30", "operator internal-clock 1:50:00");
+    assert!(
+        r.shot("40", 80, 24)
+            .contains("6c internal clock off by -9:40")
+    );
+    r.at("50", "operator sync-internal-clock");
+    let s = r.shot("1:00", 80, 24);
+    assert!(
+        !s.contains("6c SYNC INTERNAL CLOCK"),
+        "the panel goes with the correction:\n{s}"
+    );
+    assert!(
+        s.contains("6c internal clock off by -9:40"),
+        "the alarm stays:\n{s}"
+    );
+    r.key("1:00", ch('!'));
+    assert!(!r.shot("1:10", 80, 24).contains("6c internal clock off"));
+}
+
+#[test]
+fn clause_8b_window_end_and_a_restart_ruling_stay_red_until_acknowledged() {
+    let mut r = after_e4();
+    r.at("1:00", "arbiter power-failure hall lights out")
+        .at("2:00", "arbiter power-restored");
+    // The 20-minute reset window ends at 22:00 with no reset reported.
+    let s = r.shot("22:01", 80, 24);
+    assert!(s.contains("8b reset window over"), "{s}");
+    // A restart with a clock running: the ruling is pending.
+    r.s.restart_gap = Some(65_000);
+    let s = r.shot("22:05", 80, 24);
+    assert!(s.contains("restart ruling pending"), "{s}");
+    assert!(s.contains("2 red alarms until acknowledged"), "{s}");
+    insta::assert_snapshot!("alarms_8b_and_restart_80x24", s);
+    r.key("22:05", ch('!'));
+    let s = r.shot("22:06", 80, 24);
+    assert!(!s.contains("8b reset window over (power"), "{s}");
+    assert!(!s.contains("restart ruling pending"), "{s}");
+}
+
+#[test]
+fn clause_colour_is_never_alone_and_no_color_removes_it() {
+    let mut r = four_moves();
+    r.ui.no_color = true;
+    let buf = r.draw("8:15.5", 80, 24);
+    let a = buf.area;
+    for y in 0..a.height {
+        for x in 0..a.width {
+            let c = &buf[(x, y)];
+            assert_eq!(
+                (c.fg, c.bg),
+                (Color::Reset, Color::Reset),
+                "colour at {x},{y}"
+            );
+        }
+    }
+    let s = text(&buf);
+    // The states are words.
+    assert!(s.contains("▶ RUNNING ◀") && s.contains("waiting"), "{s}");
+    assert!(
+        s.contains("[♟]"),
+        "the last move is bracketed, not coloured:\n{s}"
+    );
+}
+
+#[test]
+fn clause_8a_declarations_panel_before_the_start_warns_of_a_missing_digest() {
+    let mut r = Rig::new();
+    r.s.game.draft.config_sha256 = None;
+    for s in both(&mut r, "0", "declarations_missing_digest") {
+        assert!(s.contains("Garry Kasparov (human)"), "{s}");
+        assert!(s.contains("Shay Bushinsky, Boris Alterman"), "{s}");
+        assert!(s.contains("MISSING · 8a"), "{s}");
+        assert!(s.contains("config-file"), "{s}");
+    }
+    r.at("0", &format!("arbiter declare config {}", "c".repeat(64)));
+    let s = r.shot("0", 120, 40);
+    assert!(s.contains(&format!("8a SHA-256 {}", "c".repeat(64))), "{s}");
+    assert!(!s.contains("MISSING"), "{s}");
+}
+
+#[test]
+fn clause_match_score_and_game_number_in_the_header() {
+    let mut r = four_moves();
+    r.ui.score = Some("Garry Kasparov 1½ – Deep Junior ½".into());
+    for s in both(&mut r, "8:15.5", "header_score") {
+        assert!(
+            s.contains("game 1 · match Garry Kasparov 1½ – Deep Junior ½"),
+            "{s}"
+        );
+    }
 }

@@ -298,3 +298,31 @@ fn keys_wake_times_follow_the_running_clock_and_deadlines() {
     let v = r.s.game.view(now, 10);
     assert!(wait_for(&v, now) >= Duration::from_millis(1));
 }
+
+#[test]
+fn clause_8a_space_without_a_configuration_digest_asks_first() {
+    let mut g = demo_game();
+    g.draft.config_sha256 = None;
+    let mut ui = UiState::default();
+    assert_eq!(on_key(&mut ui, ch(' '), &g), Action::None);
+    assert!(
+        matches!(
+            ui.mode,
+            Mode::Confirm {
+                pending: Pending::StartWithoutDigest,
+                ..
+            }
+        ),
+        "{:?}",
+        ui.mode
+    );
+    // n: nothing starts, and the message says how to declare the digest.
+    assert_eq!(on_key(&mut ui, ch('n'), &g), Action::None);
+    assert!(ui.message.as_ref().unwrap().text.contains("config-file"));
+    // y: the game starts without it.
+    on_key(&mut ui, ch(' '), &g);
+    assert_eq!(
+        on_key(&mut ui, ch('y'), &g),
+        Action::Execute(Command::Start)
+    );
+}

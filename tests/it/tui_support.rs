@@ -72,7 +72,10 @@ impl Rig {
         let utc = chrono::DateTime::from_timestamp(1_044_000_000, 0).unwrap();
         Rig {
             s: Session::new(demo_game(), Box::new(m), utc),
-            ui: UiState::new(None),
+            ui: UiState {
+                utc_origin: Some(utc),
+                ..UiState::new(None)
+            },
             last: None,
             signed_upto: None,
         }
@@ -127,6 +130,9 @@ impl Rig {
         if self.s.frozen.is_none() {
             let r = self.s.catch_up(now);
             self.note(&r);
+            if let Ok(ev) = &r {
+                tui::on_recorded(&mut self.ui, ev);
+            }
             if r.is_err() {
                 tui::after_execute(&mut self.ui, &r, self.s.storage.len());
             }
@@ -148,6 +154,8 @@ impl Rig {
         let now = t(now);
         self.catch_up(now);
         let view = self.s.game.view(now, tui::LAST_MOVES);
+        let alarms = tui::sticky_alarms(&view, &self.ui.log, self.s.restart_gap);
+        self.ui.latch(alarms);
         let st = self.status();
         let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
         term.draw(|f| tui::render(&view, &self.ui, &st, f.area(), f.buffer_mut()))
@@ -158,6 +166,31 @@ impl Rig {
     /// The screen as text.
     pub fn shot(&mut self, now: &str, w: u16, h: u16) -> String {
         text(&self.draw(now, w, h))
+    }
+}
+
+/// A session on another rules profile, declared with two machines (no 7c panel, no 8a warning).
+pub fn rig_with_profile(rules: &str) -> Rig {
+    let (profile, pref) = load_profile(std::path::Path::new(rules)).unwrap();
+    let ctx = GameContext::unsigned("denryusen", 1, pref);
+    let mut g = Game::new(ctx, profile);
+    for line in [
+        "arbiter declare white machine Suisho",
+        "arbiter declare black machine Dlshogi",
+        "arbiter declare operator Op One",
+        &format!("arbiter declare config {}", "b".repeat(64)),
+    ] {
+        g.declare(&parse(line).unwrap()).unwrap();
+    }
+    let utc = chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+    Rig {
+        s: Session::new(g, Box::new(Memory::default()), utc),
+        ui: UiState {
+            utc_origin: Some(utc),
+            ..UiState::new(None)
+        },
+        last: None,
+        signed_upto: None,
     }
 }
 

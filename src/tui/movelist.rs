@@ -1,0 +1,162 @@
+//! The move list in two columns, each move with the time it took and the mover's clock after it,
+//! read from the log; it follows the game and scrolls back (pure).
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+use crate::core::event::{Event, EventKind};
+use crate::core::game::Phase;
+use crate::core::view::View;
+use crate::core::{Ms, timefmt};
+
+/// A move's time and the mover's clock after it, as the log records them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoveTime {
+    pub spent_ms: Ms,
+    pub remaining_ms: i64,
+}
+
+/// The time of every move on the board, by ply, folded from the log the way the state folds it
+/// (a take-back removes moves; a corrected wrong move keeps the time of the move it replaces).
+pub fn move_times(log: &[Event]) -> Vec<Option<MoveTime>> {
+    let mut out: Vec<Option<MoveTime>> = Vec::new();
+    for e in log {
+        match &e.kind {
+            EventKind::MoveMade {
+                spent_ms,
+                remaining_ms,
+                ..
+            } => out.push(Some(MoveTime {
+                spent_ms: *spent_ms,
+                remaining_ms: *remaining_ms,
+            })),
+            EventKind::MovesTakenBack { plies, .. } => {
+                out.truncate(out.len().saturating_sub(*plies));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The SAN of each ply from the view's numbered list (`12. Nf3`, `12... Nf6`).
+fn sans(view: &View) -> Vec<(usize, String)> {
+    let first = view.plies.saturating_sub(view.last_moves.len());
+    view.last_moves
+        .iter()
+        .enumerate()
+        .map(|(k, m)| {
+            let san = m.split_once(' ').map_or(m.as_str(), |(_, s)| s);
+            (first + k, san.to_string())
+        })
+        .collect()
+}
+
+/// `Nf3 0:03 1:52:10`: the move, its time, the clock after it; padded to `w`.
+fn cell(san: &str, t: Option<&MoveTime>, w: usize) -> String {
+    let text = match t {
+        Some(t) => format!(
+            "{san:<7} {:>5} {:>7}",
+            timefmt::short(t.spent_ms as i64),
+            timefmt::clock(t.remaining_ms)
+        ),
+        None => san.to_string(),
+    };
+    format!("{text:<w$}")
+}
+
+/// The rows of the list: `12.  Nf3  0:03 1:52:10   Nf6  0:45 1:50:00`.
+pub fn rows(view: &View, log: &[Event]) -> Vec<String> {
+    let times = move_times(log);
+    let moves = sans(view);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < moves.len() {
+        let (ply, san) = &moves[i];
+        let n = ply / 2 + 1;
+        let t = times.get(*ply).and_then(Option::as_ref);
+        if ply % 2 == 0 {
+            let black = moves.get(i + 1);
+            let right = black.map_or(String::new(), |(p, s)| {
+                cell(s, times.get(*p).and_then(Option::as_ref), 0)
+            });
+            out.push(format!("{n:>3}. {}  {right}", cell(san, t, 22)));
+            i += 2;
+        } else {
+            out.push(format!(
+                "{n:>3}. {}  {}",
+                cell("…", None, 22),
+                cell(san, t, 0)
+            ));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Draw the list in `area`: a heading, the rows ending `back` rows before the latest, and the
+/// running move's time so far.
+pub fn render(view: &View, log: &[Event], back: usize, area: Rect, buf: &mut Buffer) {
+    if area.height == 0 {
+        return;
+    }
+    let gray = Style::new().fg(Color::Gray);
+    let mut lines = Vec::new();
+    match view.phase {
+        Phase::Ended => lines.push(Line::from(Span::styled(
+            " game over",
+            Style::new().add_modifier(Modifier::BOLD),
+        ))),
+        _ => {
+            let mover = &view.clocks[view.to_move.index()];
+            lines.push(Line::from(Span::styled(
+                format!(
+                    " to move: {} · {}",
+                    view.to_move.name().to_uppercase(),
+                    mover.name
+                ),
+                Style::new().add_modifier(Modifier::BOLD),
+            )));
+            let mut second = Vec::new();
+            if let Some(ms) = view.turn_elapsed_ms {
+                second.push(format!("this move {}", timefmt::clock(ms as i64)));
+            }
+            if let Some(m) = view.last_moves.last() {
+                second.push(format!("last {m}"));
+            }
+            lines.push(Line::from(Span::styled(
+                format!(" {}", second.join(" · ")),
+                gray,
+            )));
+        }
+    }
+    let all = rows(view, log);
+    let room = usize::from(area.height).saturating_sub(lines.len() + 1);
+    let back = back.min(all.len().saturating_sub(room));
+    let end = all.len() - back;
+    let start = end.saturating_sub(room);
+    let heading = if all.is_empty() {
+        "  no moves yet".to_string()
+    } else if back > 0 {
+        format!(
+            "  moves {}-{} of {} · End follows the game",
+            start + 1,
+            end,
+            all.len()
+        )
+    } else {
+        "      white    took   clock    black    took   clock".to_string()
+    };
+    lines.push(Line::from(Span::styled(heading, gray)));
+    for (k, r) in all[start..end].iter().enumerate() {
+        let style = if start + k + 1 == all.len() && back == 0 {
+            Style::new().add_modifier(Modifier::BOLD)
+        } else {
+            Style::new()
+        };
+        lines.push(Line::from(Span::styled(r.clone(), style)));
+    }
+    Paragraph::new(lines).render(area, buf);
+}
