@@ -551,7 +551,10 @@ pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
                 let state = match (answered, consulting_with.is_empty()) {
                     (Some(false), _) => "declined; the consultation may finish",
                     (Some(true), _) => "accepted",
-                    (None, true) => "unanswered",
+                    (None, true) if *used_ms == 0 => {
+                        "unanswered · no consultation recorded, none counted (F8 when the team consults)"
+                    }
+                    (None, true) => "unanswered · not consulting now",
                     (None, false) => "operator consulting",
                 };
                 // The countdown rounds up, the time used rounds down: they add up to the limit.
