@@ -108,7 +108,15 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
     let fixed = 1 + alarm_h + sticky_h + panels_h + msg_h + u16::from(completion) + 2 + 1;
     let rest = area.height.saturating_sub(fixed);
     let chess = view.fen.is_some() && view.phase != Phase::Draft;
-    let min_mid = if chess { board::HEIGHT } else { 4 };
+    let min_mid = match view.phase {
+        // The declarations panel, wrapped (and framed on a large screen).
+        Phase::Draft | Phase::Opened => {
+            let p = Paragraph::new(declaration_lines(view)).wrap(Wrap { trim: false });
+            wrapped_height(&p, area.width.saturating_sub(2)) + if compact { 0 } else { 2 }
+        }
+        _ if chess => board::HEIGHT,
+        _ => 4,
+    };
     // The middle wants the whole move list (rows, heading, frame) when there is room: the big
     // clocks give up their air (down to 11 rows) before the list scrolls.
     let want_mid = (view.plies.div_ceil(2) as u16 + 5).max(16);
@@ -291,7 +299,7 @@ pub fn declaration_lines(view: &View) -> Vec<Line<'static>> {
         if d.recorded {
             " recorded in line 0 · Space starts White's clock"
         } else {
-            " check them: Space records them (line 0) and starts White's clock · : arbiter declare ... changes one"
+            " Space records them (line 0) and starts White's clock · :arbiter declare … changes one"
         },
         gray,
     )));
@@ -553,7 +561,10 @@ pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
                 let state = match (answered, consulting_with.is_empty()) {
                     (Some(false), _) => "declined; the consultation may finish",
                     (Some(true), _) => "accepted",
-                    (None, true) => "unanswered",
+                    (None, true) if *used_ms == 0 => {
+                        "unanswered · no consultation recorded, none counted (F8 when the team consults)"
+                    }
+                    (None, true) => "unanswered · not consulting now",
                     (None, false) => "operator consulting",
                 };
                 // The countdown rounds up, the time used rounds down: they add up to the limit.
@@ -733,7 +744,7 @@ fn message_paragraph(ui: &UiState) -> Option<Paragraph<'static>> {
         MsgKind::Info => ("·", Style::new().fg(Color::Cyan)),
         MsgKind::Done => ("✓", Style::new().fg(Color::Green)),
         MsgKind::Refused => (
-            "✗ refused:",
+            "✗",
             Style::new()
                 .fg(Color::LightRed)
                 .add_modifier(Modifier::BOLD),

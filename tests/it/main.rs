@@ -1,5 +1,6 @@
 //! The one integration-test binary: each module drives one part of the kit.
 mod archive_copies; // rule 13a: copies compared, hashed, stored; SHA256SUMS
+mod board_match; // issue 13: config-file digest, next game carried over, status computed now
 mod clauses; // one test per clause of the 2003 rules, given / when / then
 mod clauses13; // rule 13 through the binary: 13a, 13c, 13d, 13e
 mod crash; // SIGKILL at random moments: nothing acknowledged is lost

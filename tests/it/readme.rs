@@ -100,3 +100,39 @@ fn readme_examples_run_as_written() {
     assert!(tmp.path().join("game1.pgn").is_file());
     assert!(tmp.path().join("proof.json").is_file());
 }
+
+#[test]
+fn readme_declarations_example_opens_and_starts_a_game() {
+    // The `decl.arb` block under "Another match", used as README says:
+    // `arbiter play --match DIR --declarations decl.arb`, then Space.
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let at = readme.find("`decl.arb`").unwrap();
+    let start = readme[at..].find("```text\n").unwrap() + at + 8;
+    let end = readme[start..].find("```").unwrap() + start;
+    let dir = tempfile::tempdir().unwrap();
+    let decl = dir.path().join("decl.arb");
+    std::fs::write(&decl, &readme[start..end]).unwrap();
+    let m = dir.path().join("nyc-2003");
+    crate::log_util::arbiter_key_in(&m); // a real match needs a real key (issue 11)
+    let key = arbiter::sign::KeySource::default();
+    let (mut s, _, _, _) = arbiter::tui::open_session(&arbiter::tui::PlaySetup {
+        match_dir: &m,
+        game: None,
+        rules: Path::new("rules/kasparov-deep-junior-2003.toml"),
+        key: &key,
+        declarations: Some(&decl),
+        demo: false,
+    })
+    .unwrap();
+    assert!(
+        s.game.draft.config_sha256.is_some(),
+        "the example declares the 8a digest"
+    );
+    s.execute(&arbiter::core::command::Command::Start, 0)
+        .unwrap();
+    assert_eq!(s.game.phase, Phase::Playing);
+    assert_eq!(
+        s.game.player(arbiter::core::Side::Black).unwrap().name,
+        "Deep Junior"
+    );
+}
