@@ -4,8 +4,10 @@
 //! or sync is never retried: the journal is poisoned and refuses every later append, so the
 //! session can stop taking input and raise the alarm.
 use crate::log::fast::{self, CleanLog};
-use crate::log::scan::{self, Fault, ScannedLine};
-use crate::log::{self, Entry, LineError, NewEntry, RECOVERY_KIND, ZERO_HASH, hex32, sha256};
+use crate::log::index::IndexResult;
+use crate::log::merkle::RootBuilder;
+use crate::log::scan::{self, Fault, Problem, ScannedLine};
+use crate::log::{self, Entry, LineError, NewEntry, RECOVERY_KIND, ZERO_HASH, hex32};
 use std::fmt;
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Read, Write};
@@ -249,11 +251,277 @@ fn remove_stale_new_files(path: &Path) {
     }
 }
 
-/// An open game log, holding its exclusive lock.
+/// What a checkpoint states of a log's first `size` entries, gathered without holding them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeHead {
+    /// Line 0's match id (the origin's).
+    pub match_id: String,
+    pub size: u64,
+    pub root: [u8; 32],
+    pub last_hash: [u8; 32],
+}
+
+/// What the kit needs to know of a log's entries without holding them: line 0, the last entry,
+/// the Merkle frontier, the result and the side files already recorded. Memory is O(log n) in
+/// the number of entries; feed it with [`Tally::push`] in log order.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    first: Option<Entry>,
+    last: Option<Entry>,
+    tree: RootBuilder,
+    result: Option<IndexResult>,
+    side_files: Vec<String>,
+}
+
+impl Tally {
+    pub fn new() -> Tally {
+        Tally::default()
+    }
+
+    /// Take the next entry into account (the caller has checked it is next in the chain).
+    pub fn push(&mut self, e: Entry) {
+        self.tree.push(e.hash);
+        if e.kind == "game_ended" {
+            self.result = Some(
+                e.body
+                    .get("score")
+                    .and_then(|s| s.as_str())
+                    .and_then(IndexResult::parse)
+                    .unwrap_or(IndexResult::Unfinished),
+            );
+        }
+        if e.kind == RECOVERY_KIND
+            && let Some(name) = e.body.get("side_file").and_then(|s| s.as_str())
+        {
+            self.side_files.push(name.to_owned());
+        }
+        if self.first.is_none() {
+            self.first = Some(e);
+        } else {
+            self.last = Some(e);
+        }
+    }
+
+    /// Entries taken in.
+    pub fn len(&self) -> u64 {
+        self.tree.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tree.is_empty()
+    }
+
+    /// Line 0.
+    pub fn first(&self) -> Option<&Entry> {
+        self.first.as_ref()
+    }
+
+    /// The latest entry.
+    pub fn last(&self) -> Option<&Entry> {
+        self.last.as_ref().or(self.first.as_ref())
+    }
+
+    /// The result the log records (the latest `game_ended`'s score), `Unfinished` without one.
+    pub fn result(&self) -> IndexResult {
+        self.result.unwrap_or(IndexResult::Unfinished)
+    }
+
+    /// Whether the log records a result.
+    pub fn finished(&self) -> bool {
+        self.result.is_some()
+    }
+
+    /// What a checkpoint over every entry taken in states; `None` before line 0 or when line 0
+    /// names no match.
+    pub fn head(&self) -> Option<TreeHead> {
+        let first = self.first.as_ref()?;
+        let last = self.last()?;
+        Some(TreeHead {
+            match_id: first.body.get("match_id")?.as_str()?.to_owned(),
+            size: self.tree.len(),
+            root: self.tree.root(),
+            last_hash: last.hash,
+        })
+    }
+}
+
+/// Read a whole game log into a [`Tally`] (checked line by line, as [`for_each_entry`]).
+pub fn tally(path: &Path) -> Result<Tally, JournalError> {
+    let mut t = Tally::new();
+    for_each_entry(path, |e| {
+        t.push(e);
+        true
+    })?;
+    Ok(t)
+}
+
+/// Longest line a game log may hold (an entry is a few hundred bytes): a longer one is a bad line,
+/// and it is never held in memory whole.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The lines of a file, read one at a time into a reused buffer of at most [`MAX_LINE_BYTES`].
+struct LineReader<R> {
+    r: io::BufReader<R>,
+    /// Offset of the next line.
+    offset: u64,
+    buf: Vec<u8>,
+}
+
+/// One line as read: where it starts, its length without the newline, and how it ends.
+struct RawLine {
+    offset: u64,
+    len: u64,
+    terminated: bool,
+    /// Longer than [`MAX_LINE_BYTES`]: the buffer holds only its start.
+    too_long: bool,
+}
+
+impl<R: Read> LineReader<R> {
+    fn new(r: R) -> LineReader<R> {
+        LineReader {
+            r: io::BufReader::with_capacity(1 << 16, r),
+            offset: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    /// The next line into `self.buf`, `None` at the end of the file.
+    fn next(&mut self) -> io::Result<Option<RawLine>> {
+        use std::io::BufRead;
+        self.buf.clear();
+        let start = self.offset;
+        let (mut len, mut terminated, mut too_long) = (0u64, false, false);
+        loop {
+            let avail = match self.r.fill_buf() {
+                Ok(a) => a,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if avail.is_empty() {
+                break;
+            }
+            let (take, used) = match avail.iter().position(|&b| b == b'\n') {
+                Some(p) => {
+                    terminated = true;
+                    (p, p + 1)
+                }
+                None => (avail.len(), avail.len()),
+            };
+            let room = MAX_LINE_BYTES.saturating_sub(self.buf.len());
+            if take > room {
+                too_long = true;
+            }
+            self.buf.extend_from_slice(&avail[..take.min(room)]);
+            len += take as u64;
+            self.r.consume(used);
+            self.offset += used as u64;
+            if terminated {
+                break;
+            }
+        }
+        if self.offset == start {
+            return Ok(None);
+        }
+        Ok(Some(RawLine {
+            offset: start,
+            len,
+            terminated,
+            too_long,
+        }))
+    }
+
+    /// Whether anything follows what was read.
+    fn at_end(&mut self) -> io::Result<bool> {
+        use std::io::BufRead;
+        Ok(self.r.fill_buf()?.is_empty())
+    }
+}
+
+/// A streamed journal scan: the valid entries before the first local fault (each line against
+/// its predecessor, as [`scan::first_local_fault`]), the fault, and whether it is the last line.
+struct LocalScan {
+    tally: Tally,
+    fault: Option<Fault>,
+    fault_is_last: bool,
+    file_len: u64,
+}
+
+fn scan_local(file: &mut File, mut each: impl FnMut(&Entry)) -> io::Result<LocalScan> {
+    let mut lines = LineReader::new(file);
+    let mut tally = Tally::new();
+    let mut prev = ZERO_HASH;
+    let mut index = 0u64;
+    while let Some(raw) = lines.next()? {
+        let mut sl = scan::scan_line(&lines.buf, raw.offset, raw.terminated);
+        sl.len = raw.len;
+        if raw.too_long {
+            sl.entry = Err(LineError::Json(format!(
+                "line of {} bytes, longer than the {MAX_LINE_BYTES} a log line may hold",
+                raw.len
+            )));
+        }
+        let problem = if !raw.terminated {
+            Some(Problem::Unterminated)
+        } else {
+            match &sl.entry {
+                Err(e) => Some(Problem::Line(e.clone())),
+                Ok(e) if e.seq != index => Some(Problem::Seq { found: e.seq }),
+                Ok(_) => None,
+            }
+        };
+        let fault = match (problem, sl.prev) {
+            (Some(problem), _) => Some(Fault {
+                index,
+                offset: raw.offset,
+                len: raw.len,
+                problem,
+                expected: None,
+                found: sl.hash,
+            }),
+            (None, Some(p)) if p != prev => Some(Fault {
+                index,
+                offset: raw.offset,
+                len: raw.len,
+                problem: Problem::Prev,
+                expected: Some(prev),
+                found: p,
+            }),
+            _ => None,
+        };
+        if let Some(f) = fault {
+            let fault_is_last = lines.at_end()?;
+            let mut file_len = lines.offset;
+            if !fault_is_last {
+                file_len = lines.r.get_ref().metadata()?.len();
+            }
+            return Ok(LocalScan {
+                tally,
+                fault: Some(f),
+                fault_is_last,
+                file_len,
+            });
+        }
+        if let Ok(e) = sl.entry {
+            prev = e.hash;
+            each(&e);
+            tally.push(e);
+        }
+        index += 1;
+    }
+    Ok(LocalScan {
+        tally,
+        fault: None,
+        fault_is_last: false,
+        file_len: lines.offset,
+    })
+}
+
+/// An open game log, holding its exclusive lock. It keeps no list of entries: only what
+/// appending and signing need ([`Tally`]), so its memory does not grow with the log.
 pub struct Journal {
     path: PathBuf,
     file: File,
-    entries: Vec<Entry>,
+    tally: Tally,
     damage: Option<Damage>,
     recoveries: Vec<Entry>,
     poisoned: Option<String>,
@@ -264,7 +532,7 @@ impl fmt::Debug for Journal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Journal")
             .field("path", &self.path)
-            .field("entries", &self.entries.len())
+            .field("entries", &self.tally.len())
             .field("damage", &self.damage)
             .field("poisoned", &self.poisoned)
             .finish_non_exhaustive()
@@ -355,7 +623,7 @@ impl Journal {
         let mut j = Journal {
             path: tmp.clone(),
             file,
-            entries: Vec::new(),
+            tally: Tally::new(),
             damage: None,
             recoveries: Vec::new(),
             poisoned: None,
@@ -389,6 +657,16 @@ impl Journal {
 
     /// [`Journal::open`] with injected file operations.
     pub fn open_with(path: &Path, ops: Box<dyn FileOps>) -> Result<Journal, JournalError> {
+        Journal::open_each(path, ops, |_| {})
+    }
+
+    /// [`Journal::open_with`], handing `each` every valid entry in order as the log is read
+    /// (before any repair is appended): the one pass a caller replays the game from.
+    pub fn open_each(
+        path: &Path,
+        ops: Box<dyn FileOps>,
+        each: impl FnMut(&Entry),
+    ) -> Result<Journal, JournalError> {
         // Never through a symlink (game-2/log.jsonl -> ../game-1/log.jsonl must not append to
         // game 1), never a FIFO, device or folder (refused at once, not a hang).
         let mut file = OpenOptions::new()
@@ -415,43 +693,38 @@ impl Journal {
             )));
         }
         lock(&file, path)?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(io_err("read", path))?;
-        let lines = scan::scan(&bytes);
+        let scanned = scan_local(&mut file, each).map_err(io_err("read", path))?;
         let mut j = Journal {
             path: path.to_owned(),
             file,
-            entries: Vec::new(),
+            tally: scanned.tally,
             damage: None,
             recoveries: Vec::new(),
             poisoned: None,
             ops,
         };
-        let fault = scan::first_local_fault(&lines);
-        match fault {
-            None if lines.is_empty() => {
+        match scanned.fault {
+            None if j.tally.is_empty() => {
                 return Err(JournalError::NoFirstEntry {
                     path: path.to_owned(),
                     detail: "the file is empty".into(),
                 });
             }
-            None => j.entries = entries_of(&lines),
+            None => {}
             Some(f) if f.index == 0 => {
                 return Err(JournalError::NoFirstEntry {
                     path: path.to_owned(),
                     detail: f.to_string(),
                 });
             }
-            Some(f) if f.index + 1 == lines.len() as u64 => {
-                j.entries = entries_of(&lines[..lines.len() - 1]);
-                j.cut_tail(&bytes, f.offset)?;
+            Some(f) if scanned.fault_is_last => {
+                j.cut_tail(f.offset, scanned.file_len)?;
             }
             Some(f) => {
-                j.entries = entries_of(&lines[..f.index as usize]);
                 j.damage = Some(Damage {
                     valid_entries: f.index,
                     fault: f,
-                    file_len: bytes.len() as u64,
+                    file_len: scanned.file_len,
                 });
                 return Ok(j);
             }
@@ -460,10 +733,23 @@ impl Journal {
         Ok(j)
     }
 
-    fn cut_tail(&mut self, bytes: &[u8], offset: u64) -> Result<(), JournalError> {
-        let dropped = bytes.get(offset as usize..).unwrap_or_default();
+    /// Move the bytes from `offset` to `file_len` into a side file, then cut the log there.
+    fn cut_tail(&mut self, offset: u64, file_len: u64) -> Result<(), JournalError> {
+        use std::io::{Seek, SeekFrom};
         let side = side_file_for(&self.path, offset);
-        write_new_file(&side, dropped).map_err(io_err("write side file", &side))?;
+        let copy = || -> io::Result<()> {
+            let mut from = &self.file;
+            from.seek(SeekFrom::Start(offset))?;
+            let mut to = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(FILE_MODE)
+                .open(&side)?;
+            io::copy(&mut from.take(file_len.saturating_sub(offset)), &mut to)?;
+            to.sync_all()?;
+            sync_dir(&parent_of(&side))
+        };
+        copy().map_err(io_err("write side file", &side))?;
         let path = self.path.clone();
         self.file
             .set_len(offset)
@@ -483,17 +769,6 @@ impl Journal {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default()
         );
-        let recorded: Vec<String> = self
-            .entries
-            .iter()
-            .filter(|e| e.kind == RECOVERY_KIND)
-            .filter_map(|e| {
-                e.body
-                    .get("side_file")
-                    .and_then(|s| s.as_str())
-                    .map(str::to_owned)
-            })
-            .collect();
         let mut pending: Vec<(u64, String)> = Vec::new();
         for item in fs::read_dir(&dir).map_err(io_err("list", &dir))? {
             let item = item.map_err(io_err("list", &dir))?;
@@ -504,15 +779,15 @@ impl Journal {
             let Ok(offset) = rest.split('.').next().unwrap_or_default().parse::<u64>() else {
                 continue;
             };
-            if !recorded.contains(&name) {
+            if !self.tally.side_files.contains(&name) {
                 pending.push((offset, name));
             }
         }
         pending.sort();
         for (offset, name) in pending {
             let side = dir.join(&name);
-            let dropped = fs::read(&side).map_err(io_err("read side file", &side))?;
-            let last = self.entries.last().map_or(0, |e| e.mono_ms);
+            let (length, digest) = hash_file(&side).map_err(io_err("read side file", &side))?;
+            let last = self.tally.last().map_or(0, |e| e.mono_ms);
             let e = NewEntry {
                 mono_ms: last,
                 utc: chrono::Utc::now(),
@@ -521,8 +796,8 @@ impl Journal {
                 kind: RECOVERY_KIND.into(),
                 body: serde_json::json!({
                     "offset": offset,
-                    "length": dropped.len(),
-                    "sha256": hex32(&sha256(&dropped)),
+                    "length": length,
+                    "sha256": hex32(&digest),
                     "side_file": name,
                 }),
             };
@@ -532,9 +807,43 @@ impl Journal {
         Ok(())
     }
 
-    /// The entries of the log (up to the damage, if any).
-    pub fn entries(&self) -> &[Entry] {
-        &self.entries
+    /// What the journal knows of its entries (line 0, the last one, the tree head).
+    pub fn tally(&self) -> &Tally {
+        &self.tally
+    }
+
+    /// Number of entries in the log (up to the damage, if any).
+    pub fn len(&self) -> u64 {
+        self.tally.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tally.is_empty()
+    }
+
+    /// The latest entry.
+    pub fn last(&self) -> Option<&Entry> {
+        self.tally.last()
+    }
+
+    /// Every entry of the log (up to the damage, if any), read back from the file: for tests and
+    /// tools. The kit itself never holds them all (see [`Journal::tally`]).
+    pub fn entries(&self) -> Vec<Entry> {
+        use std::io::{Seek, SeekFrom};
+        let mut out = Vec::new();
+        let mut from = &self.file;
+        if from.seek(SeekFrom::Start(0)).is_err() {
+            return out;
+        }
+        let mut lines = LineReader::new(from);
+        while out.len() < self.tally.len() as usize {
+            let Ok(Some(raw)) = lines.next() else { break };
+            match log::parse_line(&lines.buf, raw.offset) {
+                Ok(e) => out.push(e),
+                Err(_) => break,
+            }
+        }
+        out
     }
 
     /// `Some` when the log is damaged before its tail: the journal is read-only.
@@ -576,9 +885,9 @@ impl Journal {
                 damage: Box::new(damage.clone()),
             });
         }
-        let seq = self.entries.len() as u64;
-        let prev = self.entries.last().map_or(ZERO_HASH, |l| l.hash);
-        let offset = self.entries.last().map_or(0, Entry::end);
+        let seq = self.tally.len();
+        let prev = self.tally.last().map_or(ZERO_HASH, |l| l.hash);
+        let offset = self.tally.last().map_or(0, Entry::end);
         let mut line = log::encode_line(seq, &prev, &e);
         let entry = log::parse_line(&line, offset).map_err(JournalError::Invalid)?;
         line.push(b'\n');
@@ -610,9 +919,20 @@ impl Journal {
             self.poisoned = Some(format!("fdatasync after seq {seq} failed: {err}; {undone}"));
             return Err(io_err("fdatasync", &self.path)(err));
         }
-        self.entries.push(entry);
-        Ok(&self.entries[self.entries.len() - 1])
+        self.tally.push(entry);
+        self.tally
+            .last()
+            .ok_or(JournalError::Invalid(LineError::Empty))
     }
+}
+
+/// Length and SHA-256 of a file, read in blocks.
+fn hash_file(path: &Path) -> io::Result<(u64, [u8; 32])> {
+    use sha2::Digest;
+    let mut f = crate::fsio::open_match_file(path)?;
+    let mut h = sha2::Sha256::new();
+    let n = io::copy(&mut f, &mut h)?;
+    Ok((n, h.finalize().into()))
 }
 
 /// Read a game log line by line without holding it in memory (no lock, no repair): `f` gets

@@ -65,8 +65,9 @@ impl JournalStorage {
     pub fn checkpoint(&mut self, now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
         let j = self.journal.as_ref().ok_or(StorageError::NothingRecorded)?;
         let key = self.key.as_ref().ok_or(StorageError::NoKey)?;
-        let p = crate::witness::sign_and_index(&self.match_dir, self.game, j.entries(), key, now)?;
-        self.signed_upto = Some(j.entries().len());
+        let p =
+            crate::witness::sign_and_index_tally(&self.match_dir, self.game, j.tally(), key, now)?;
+        self.signed_upto = Some(j.len() as usize);
         self.signed_code = crate::witness::latest_checkpoint(&self.match_dir, self.game)
             .map(|c| c.short_code().to_string());
         Ok(p)
@@ -80,11 +81,7 @@ impl Storage for JournalStorage {
             Some(j) => j.append(ne)?.clone(),
             None => {
                 let j = Journal::create(&self.path, ne)?;
-                let first = j
-                    .entries()
-                    .first()
-                    .cloned()
-                    .ok_or(StorageError::LostLineZero)?;
+                let first = j.last().cloned().ok_or(StorageError::LostLineZero)?;
                 self.journal = Some(j);
                 first
             }
@@ -102,14 +99,14 @@ impl Storage for JournalStorage {
     }
 
     fn len(&self) -> usize {
-        self.journal.as_ref().map_or(0, |j| j.entries().len())
+        self.journal.as_ref().map_or(0, |j| j.len() as usize)
     }
 
     fn status(&self) -> StorageStatus {
         let last = self
             .journal
             .as_ref()
-            .and_then(|j| j.entries().last())
+            .and_then(|j| j.last())
             .map(|e| format!("#{} {} {} ({})", e.seq, e.actor, e.kind, e.clause));
         StorageStatus {
             entries: self.len(),
@@ -183,8 +180,8 @@ pub fn previous_algorithm(match_dir: &Path, game: u32) -> Option<(u32, Algorithm
 /// The declarations of the latest game before `game` (line 0), for the next game's draft.
 pub fn previous_declarations(match_dir: &Path, game: u32) -> Option<(u32, Declarations)> {
     let prev = games(match_dir).into_iter().filter(|g| *g < game).max()?;
-    let entries = crate::journal::read_entries(&log_path(match_dir, prev)).ok()?;
-    match event_of(entries.first()?).ok()?.kind {
+    let first = crate::journal::first_entry(&log_path(match_dir, prev)).ok()?;
+    match event_of(&first).ok()?.kind {
         EventKind::GameOpened(o) => Some((prev, o.declarations)),
         _ => None,
     }
@@ -213,11 +210,159 @@ pub enum MatchError {
     },
 }
 
-/// A game log read whole (strict, no lock, no repair): its entries and their events.
+/// A game log read whole (strict, no lock, no repair): its entries and their events. Holds the
+/// whole log in memory: the commands use [`replay_log`] instead.
 pub fn read_game(path: &Path) -> Result<(Vec<Entry>, Vec<Event>), MatchError> {
     let entries = crate::journal::read_entries(path)?;
     let events = events_of(&entries)?;
     Ok((entries, events))
+}
+
+/// A game rebuilt event by event (as [`Game::replay`], without a list of the events): memory is
+/// the game's state, whatever the log's length.
+#[derive(Default)]
+pub struct Replayer {
+    game: Option<Game>,
+    index: usize,
+    error: Option<MatchError>,
+}
+
+impl Replayer {
+    pub fn new() -> Replayer {
+        Replayer::default()
+    }
+
+    /// The next entry of the log; after the first error, nothing more is taken in.
+    pub fn push_entry(&mut self, e: &Entry) -> bool {
+        if self.error.is_some() {
+            return false;
+        }
+        match event_of(e) {
+            Ok(ev) => self.push(&ev),
+            Err(d) => {
+                self.error = Some(MatchError::Decode(d));
+                false
+            }
+        }
+    }
+
+    /// The next event; `false` once the replay has failed.
+    pub fn push(&mut self, ev: &Event) -> bool {
+        if self.error.is_some() {
+            return false;
+        }
+        let i = self.index;
+        self.index += 1;
+        let fail = |message: String| ReplayError {
+            index: i,
+            kind: ev.kind_name(),
+            message,
+        };
+        let r = match &mut self.game {
+            Some(g) => g.evolve(ev).map_err(fail),
+            None => match &ev.kind {
+                EventKind::GameOpened(o) => {
+                    Game::from_opening(o).map_err(fail).and_then(|mut g| {
+                        g.evolve(ev).map_err(fail)?;
+                        self.game = Some(g);
+                        Ok(())
+                    })
+                }
+                _ => Err(fail("the first entry must be game_opened".into())),
+            },
+        };
+        match r {
+            Ok(()) => true,
+            Err(source) => {
+                self.error = Some(MatchError::Replay {
+                    path: PathBuf::new(),
+                    source,
+                });
+                false
+            }
+        }
+    }
+
+    /// Events taken in.
+    pub fn len(&self) -> usize {
+        self.index
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index == 0
+    }
+
+    /// The game, or why it could not be rebuilt (a replay error names `path`).
+    pub fn finish(self, path: &Path) -> Result<Game, MatchError> {
+        match (self.error, self.game) {
+            (Some(MatchError::Replay { source, .. }), _) => Err(MatchError::Replay {
+                path: path.to_owned(),
+                source,
+            }),
+            (Some(e), _) => Err(e),
+            (None, Some(g)) => Ok(g),
+            (None, None) => Err(MatchError::Replay {
+                path: path.to_owned(),
+                source: ReplayError {
+                    index: 0,
+                    kind: "-".into(),
+                    message: "the log is empty".into(),
+                },
+            }),
+        }
+    }
+}
+
+/// A game log replayed line by line (strict, no lock, no repair).
+pub struct Replayed {
+    pub game: Game,
+    /// Entries in the log.
+    pub entries: u64,
+    /// Line 0 and the latest entry.
+    pub first: Entry,
+    pub last: Entry,
+}
+
+/// Read a game log line by line and rebuild its game, without holding the log: `each` sees every
+/// entry and its event in order. Memory is one line plus the game's state.
+pub fn replay_log(
+    path: &Path,
+    mut each: impl FnMut(&Entry, &Event),
+) -> Result<Replayed, MatchError> {
+    let mut r = Replayer::new();
+    let mut first = None;
+    let mut last = None;
+    let mut decode = None;
+    let entries = crate::journal::for_each_entry(path, |e| {
+        let ok = match event_of(&e) {
+            Ok(ev) => {
+                each(&e, &ev);
+                r.push(&ev)
+            }
+            Err(d) => {
+                decode = Some(d);
+                false
+            }
+        };
+        if first.is_none() {
+            first = Some(e);
+        } else {
+            last = Some(e);
+        }
+        ok
+    })?;
+    if let Some(d) = decode {
+        return Err(MatchError::Decode(d));
+    }
+    let game = r.finish(path)?;
+    let first = first.ok_or(MatchError::EmptyLog)?;
+    let last = last.unwrap_or_else(|| first.clone());
+    Ok(Replayed {
+        game,
+        entries,
+        first,
+        last,
+    })
 }
 
 /// A game ready for the Board UI or a script: its session and the monotonic offset of "now".
@@ -231,12 +376,25 @@ pub struct Opened {
     pub events: Vec<Event>,
 }
 
-/// Open game `n` (or the unfinished one, or a new one) of a match folder for writing.
+/// Open game `n` (or the unfinished one, or a new one) of a match folder for writing, with the
+/// events of its log (for the Board UI's log page).
 pub fn open_game(
     match_dir: &Path,
     n: Option<u32>,
     rules: &Path,
     key: &KeySource,
+) -> Result<Opened, MatchError> {
+    open_game_with(match_dir, n, rules, key, true)
+}
+
+/// [`open_game`]; with `keep_events` false, [`Opened::events`] stays empty and the log is
+/// replayed as it is read, so memory does not grow with the log.
+pub fn open_game_with(
+    match_dir: &Path,
+    n: Option<u32>,
+    rules: &Path,
+    key: &KeySource,
+    keep_events: bool,
 ) -> Result<Opened, MatchError> {
     let existing = games(match_dir);
     let n = match n {
@@ -279,23 +437,51 @@ pub fn open_game(
             events: Vec::new(),
         });
     }
-    let journal = Journal::open(&path)?;
-    let entries = journal.entries().to_vec();
-    let events = events_of(&entries)?;
+    let mut replay = Replayer::new();
+    let mut events = Vec::new();
+    let mut line0_game = None;
+    let journal = Journal::open_each(
+        &path,
+        Box::new(crate::journal::RealOps),
+        |e| match event_of(e) {
+            Ok(ev) => {
+                if let EventKind::GameOpened(o) = &ev.kind
+                    && e.seq == 0
+                {
+                    line0_game = Some(o.game);
+                }
+                replay.push(&ev);
+                if keep_events {
+                    events.push(ev);
+                }
+            }
+            Err(_) => {
+                replay.push_entry(e);
+            }
+        },
+    )?;
+    // The recovery entries the open appended (a torn tail cut off) belong to the game too.
+    for e in journal.recoveries() {
+        if let Ok(ev) = event_of(e) {
+            replay.push(&ev);
+            if keep_events {
+                events.push(ev);
+            }
+        } else {
+            replay.push_entry(e);
+        }
+    }
     // Line 0 binds the game: a log that names another game (copied or linked in) is not appended.
-    if let Some(EventKind::GameOpened(o)) = events.first().map(|e| &e.kind)
-        && o.game != n
+    if let Some(found) = line0_game
+        && found != n
     {
         return Err(MatchError::WrongGame {
             path: path.clone(),
-            found: o.game,
+            found,
             want: n,
         });
     }
-    let game = Game::replay(events.iter()).map_err(|source| MatchError::Replay {
-        path: path.clone(),
-        source,
-    })?;
+    let game = replay.finish(&path)?;
     let mut notes = Vec::new();
     if let Some(r) = journal.recovery() {
         notes.push(format!(
@@ -307,8 +493,8 @@ pub fn open_game(
     storage.signed_upto = latest_checkpoint(match_dir, n);
     storage.signed_code =
         crate::witness::latest_checkpoint(match_dir, n).map(|c| c.short_code().to_string());
+    let last = journal.last().cloned().ok_or(MatchError::EmptyLog)?;
     storage.journal = Some(journal);
-    let last = entries.last().ok_or(MatchError::EmptyLog)?;
     let last_utc = DateTime::parse_from_rfc3339(&last.utc)
         .map(|t| t.with_timezone(&Utc))
         .unwrap_or_else(|_| Utc::now());
@@ -340,9 +526,12 @@ pub fn open_game(
 
 /// Whether a game's log records a result.
 pub fn is_finished(match_dir: &Path, n: u32) -> bool {
-    crate::journal::read_entries(&log_path(match_dir, n))
-        .map(|es| es.iter().any(|e| e.kind == "game_ended"))
-        .unwrap_or(false)
+    let mut ended = false;
+    let _ = crate::journal::for_each_entry(&log_path(match_dir, n), |e| {
+        ended |= e.kind == "game_ended";
+        !ended
+    });
+    ended
 }
 
 /// Entries covered by the latest checkpoint file of a game.
@@ -364,10 +553,7 @@ pub fn latest_checkpoint(match_dir: &Path, n: u32) -> Option<usize> {
 pub fn match_score(match_dir: &Path) -> Vec<(String, f64)> {
     let mut table: Vec<(String, f64)> = Vec::new();
     for n in games(match_dir) {
-        let Ok((_, events)) = read_game(&log_path(match_dir, n)) else {
-            continue;
-        };
-        let Ok(g) = Game::replay(events.iter()) else {
+        let Ok(Replayed { game: g, .. }) = replay_log(&log_path(match_dir, n), |_, _| {}) else {
             continue;
         };
         let Some(points) = g.points() else { continue };

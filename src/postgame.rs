@@ -39,8 +39,21 @@ pub fn machine_moves(game: &Game, events: &[Event]) -> Result<Vec<MachineMove>, 
 
 /// The moves standing at the end with their clock figures, following takebacks and 7c corrections.
 pub fn pgn_moves(events: &[Event]) -> Vec<PgnMove> {
-    let mut out: Vec<PgnMove> = Vec::new();
+    let mut m = PgnMoves::default();
     for e in events {
+        m.push(e);
+    }
+    m.0
+}
+
+/// [`pgn_moves`] gathered event by event (a log streamed line by line): memory is the moves
+/// standing, not the log.
+#[derive(Debug, Default)]
+pub struct PgnMoves(Vec<PgnMove>);
+
+impl PgnMoves {
+    pub fn push(&mut self, e: &Event) {
+        let out = &mut self.0;
         match &e.kind {
             EventKind::MoveMade {
                 san,
@@ -67,12 +80,20 @@ pub fn pgn_moves(events: &[Event]) -> Vec<PgnMove> {
             _ => {}
         }
     }
-    out
+
+    pub fn into_moves(self) -> Vec<PgnMove> {
+        self.0
+    }
 }
 
 /// The game as PGN.
 pub fn pgn_of(events: &[Event], first_utc: &str) -> Result<String, ReplayError> {
     let game = Game::replay(events.iter())?;
+    Ok(pgn_of_game(&game, pgn_moves(events), first_utc))
+}
+
+/// The PGN of a rebuilt game with the moves standing ([`PgnMoves`]).
+pub fn pgn_of_game(game: &Game, moves: Vec<PgnMove>, first_utc: &str) -> String {
     let date = parse_utc(first_utc).map_or_else(
         || "????.??.??".to_string(),
         |t| t.format("%Y.%m.%d").to_string(),
@@ -98,9 +119,9 @@ pub fn pgn_of(events: &[Event], first_utc: &str) -> Result<String, ReplayError> 
         result,
         time_control: game.profile.pgn_time_control(crate::core::Side::White),
         termination,
-        moves: pgn_moves(events),
+        moves,
     };
-    Ok(write_pgn(&pg))
+    write_pgn(&pg)
 }
 
 /// Whether a delivery is late, and by how much, against a deadline after the game's end.
@@ -255,7 +276,7 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
             .map_err(PostgameError::Append)?;
     }
     let signed = arbiter_key(a.key, a.match_dir).and_then(|(key, _)| {
-        crate::witness::sign_and_index(a.match_dir, a.game, journal.entries(), &key, Utc::now())
+        crate::witness::sign_and_index_tally(a.match_dir, a.game, journal.tally(), &key, Utc::now())
     });
     let mut s = format!(
         "archived {} ({} bytes, sha256 {}) from {} identical copies; {}\n13c: {}\n",

@@ -3,7 +3,7 @@
 //! Keys are Ed25519 in OpenSSH format; `DIR/allowed_signers` is the OpenSSH allowed-signers file
 //! that `ssh-keygen -Y verify` reads; checkpoints are signed with namespace
 //! [`NAMESPACE`](crate::log::checkpoint::NAMESPACE).
-use crate::journal::{ensure_dir, write_atomic, write_new_file};
+use crate::journal::{TreeHead, ensure_dir, write_atomic, write_new_file};
 use crate::log::checkpoint::{self, Checkpoint, NAMESPACE};
 use crate::log::{Entry, merkle};
 use ssh_key::{Algorithm, HashAlg, LineEnding, PrivateKey, PublicKey, SshSig};
@@ -484,11 +484,32 @@ pub fn sign_checkpoint(
         .and_then(|m| m.as_str())
         .ok_or(SignError::NoLineZero)?;
     let leaves: Vec<[u8; 32]> = entries.iter().map(|e| e.hash).collect();
+    let head = TreeHead {
+        match_id: match_id.to_owned(),
+        size: entries.len() as u64,
+        root: merkle::root(&leaves),
+        last_hash: last.hash,
+    };
+    sign_tree_head(match_dir, game, &head, key, now)
+}
+
+/// [`sign_checkpoint`] from a tree head computed elsewhere (a log streamed line by line, whose
+/// chain the reader has checked).
+pub fn sign_tree_head(
+    match_dir: &Path,
+    game: u32,
+    head: &TreeHead,
+    key: &PrivateKey,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<PathBuf, SignError> {
+    if head.size == 0 {
+        return Err(SignError::EmptyLog);
+    }
     let cp = Checkpoint::new(
-        checkpoint::origin(match_id, game),
-        entries.len() as u64,
-        merkle::root(&leaves),
-        last.hash,
+        checkpoint::origin(&head.match_id, game),
+        head.size,
+        head.root,
+        head.last_hash,
         now,
     )
     .with_demo(is_demo_key(key));

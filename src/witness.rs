@@ -145,6 +145,17 @@ pub fn write_index(
         .and_then(|m| m.as_str())
         .ok_or(SignError::NoLineZero)?
         .to_owned();
+    write_index_for(match_dir, game, match_id, result_of(entries), key)
+}
+
+/// [`write_index`] with game `game`'s match id and result already known (a streamed log).
+pub fn write_index_for(
+    match_dir: &Path,
+    game: u32,
+    match_id: String,
+    this_result: IndexResult,
+    key: &PrivateKey,
+) -> Result<PathBuf, SignError> {
     let previous = crate::fsio::read_to_string(&index_path(match_dir))
         .ok()
         .and_then(|t| MatchIndex::parse(&t).ok());
@@ -154,7 +165,7 @@ pub fn write_index(
             continue;
         };
         let result = if n == game {
-            result_of(entries)
+            this_result
         } else {
             match previous.as_ref().and_then(|p| p.game(n)) {
                 Some(g) if g.size == cp.size && g.root == cp.root => g.result,
@@ -200,6 +211,25 @@ pub fn sign_and_index(
 ) -> Result<PathBuf, SignError> {
     let p = sign::sign_checkpoint(match_dir, game, entries, key, now)?;
     write_index(match_dir, game, entries, key)?;
+    Ok(p)
+}
+
+/// [`sign_and_index`] from a log's [`crate::journal::Tally`] (no entry list held): signs a
+/// checkpoint over every entry it took in, then the match index.
+pub fn sign_and_index_tally(
+    match_dir: &Path,
+    game: u32,
+    tally: &crate::journal::Tally,
+    key: &PrivateKey,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<PathBuf, SignError> {
+    let head = match tally.head() {
+        Some(h) => h,
+        None if tally.is_empty() => return Err(SignError::EmptyLog),
+        None => return Err(SignError::NoLineZero),
+    };
+    let p = sign::sign_tree_head(match_dir, game, &head, key, now)?;
+    write_index_for(match_dir, game, head.match_id, tally.result(), key)?;
     Ok(p)
 }
 

@@ -4,7 +4,7 @@ use clap::Args;
 
 use super::{KeyArgs, MatchArg};
 use crate::error::{Error, Exit};
-use crate::journal::read_entries;
+use crate::journal::tally;
 use crate::layout;
 use crate::matchdir::arbiter_key;
 
@@ -21,9 +21,9 @@ pub struct CheckpointArgs {
 pub fn run(a: &CheckpointArgs) -> Result<Exit, Error> {
     let dir = &a.m.dir;
     let n = a.m.game_or_last(a.game)?;
-    let entries = read_entries(&layout::log_path(dir, n)).map_err(Error::bad_input)?;
+    let t = tally(&layout::log_path(dir, n)).map_err(Error::bad_input)?;
     let (key, _) = arbiter_key(&a.key.source(), dir).map_err(Error::cannot_read)?;
-    let p = crate::witness::sign_and_index(dir, n, &entries, &key, Utc::now())
+    let p = crate::witness::sign_and_index_tally(dir, n, &t, &key, Utc::now())
         .map_err(Error::write_failed)?;
     outln!("{}", p.display())?;
     Ok(Exit::Ok)

@@ -7,8 +7,8 @@ use super::MatchArg;
 use crate::error::{Error, Exit};
 use crate::journal::write_atomic;
 use crate::layout;
-use crate::matchdir::read_game;
-use crate::postgame::pgn_of;
+use crate::matchdir::replay_log;
+use crate::postgame::{PgnMoves, pgn_of_game};
 
 #[derive(Debug, Clone, Args)]
 pub struct PgnArgs {
@@ -22,14 +22,14 @@ pub struct PgnArgs {
 }
 
 pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
-    let (entries, events) =
-        read_game(&layout::log_path(&a.m.dir, a.game)).map_err(Error::bad_input)?;
-    let first = entries.first().map(|e| e.utc.clone()).unwrap_or_default();
+    let mut moves = PgnMoves::default();
+    let r = replay_log(&layout::log_path(&a.m.dir, a.game), |_, ev| moves.push(ev))
+        .map_err(Error::bad_input)?;
     let check = crate::witness::check_before_showing(&a.m.dir, a.game);
     for l in &check.lines {
         errln!("{l}");
     }
-    let mut text = pgn_of(&events, &first).map_err(Error::bad_input)?;
+    let mut text = pgn_of_game(&r.game, moves.into_moves(), &r.first.utc);
     if check.demo || check.failing.is_some() {
         // A PGN comment before the moves, so the warning travels with the file.
         let warning = check.lines.join("; ").replace(['{', '}'], "");

@@ -10,7 +10,7 @@ use crate::core::script::parse_script;
 use crate::error::{Error, Exit};
 use crate::layout;
 use crate::log::{Entry, hex32};
-use crate::matchdir::{match_score, open_game};
+use crate::matchdir::{match_score, open_game_with};
 use crate::session::{Session, SessionError, memory_session, run_script, summary_text};
 
 #[derive(Debug, Clone, Args)]
@@ -65,8 +65,8 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
                 dir.display()
             )));
         }
-        let mut o =
-            open_game(dir, Some(n), &a.rules, &a.key.source()).map_err(Error::cannot_read)?;
+        let mut o = open_game_with(dir, Some(n), &a.rules, &a.key.source(), false)
+            .map_err(Error::cannot_read)?;
         if a.echo {
             echo(&mut o.session);
         }

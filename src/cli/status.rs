@@ -9,7 +9,7 @@ use crate::core::{Ms, timefmt};
 use crate::error::{Error, Exit};
 use crate::layout;
 use crate::log::Entry;
-use crate::matchdir::{match_score, read_game};
+use crate::matchdir::{Replayed, match_score, replay_log};
 use crate::session::summary_text;
 
 #[derive(Debug, Clone, Args)]
@@ -39,14 +39,22 @@ fn game_time_now(g: &Game, last: Option<&Entry>, now: DateTime<Utc>) -> (Ms, boo
 pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     let dir = &a.m.dir;
     let n = a.m.game_or_last(a.game)?;
-    let (entries, events) = read_game(&layout::log_path(dir, n)).map_err(Error::cannot_read)?;
-    let g = Game::replay(events.iter()).map_err(Error::bad_input)?;
+    let path = layout::log_path(dir, n);
+    let Replayed {
+        game: g,
+        entries,
+        last,
+        ..
+    } = replay_log(&path, |_, _| {}).map_err(|e| match e {
+        crate::matchdir::MatchError::Replay { .. } => Error::bad_input(e),
+        e => Error::cannot_read(e),
+    })?;
     let check = crate::witness::check_before_showing(dir, n);
     for l in &check.lines {
         errln!("{l}");
     }
     let wall = Utc::now();
-    let (now, computed) = game_time_now(&g, entries.last(), wall);
+    let (now, computed) = game_time_now(&g, Some(&last), wall);
     let score = match_score(dir);
     if a.json {
         let mut v = serde_json::to_value(g.view(now, usize::MAX)).unwrap_or_default();
@@ -77,7 +85,7 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
         }
         outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default())?;
     } else {
-        out!("{}", summary_text(&g, now, events.len()))?;
+        out!("{}", summary_text(&g, now, entries as usize))?;
         if let Some(cp) = crate::witness::latest_checkpoint(dir, n) {
             outln!(
                 "latest checkpoint: {} entries, code {} (a camp notes it; arbiter verify --code checks it)",

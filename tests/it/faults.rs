@@ -382,7 +382,7 @@ fn fault_session_journal_failure_freezes_and_the_log_matches_the_screen() {
                 Inject::Write(k) => FaultPlan::new().fail_write(fail_at, k),
             };
             let j = open_retry(&path, || Box::new(plan.clone())).unwrap();
-            let game = Game::replay(events_of(j.entries()).unwrap().iter()).unwrap();
+            let game = Game::replay(events_of(&j.entries()).unwrap().iter()).unwrap();
             let mut s = Session::new(game, Box::new(journal_storage(dir, Some(j))), t0());
             let mut frozen_at = None;
             let mut last_at = 0;
@@ -408,7 +408,7 @@ fn fault_session_journal_failure_freezes_and_the_log_matches_the_screen() {
             let shown = serde_json::to_value(s.game.view(last_at, 100)).unwrap();
             drop(s);
             let j = open_retry(&path, real_ops).unwrap();
-            let events: Vec<Event> = events_of(j.entries())
+            let events: Vec<Event> = events_of(&j.entries())
                 .unwrap()
                 .into_iter()
                 .filter(|e| e.kind_name() != "recovery")

@@ -190,7 +190,7 @@ fn log_interop_existing_openssh_key_signs() {
     assert_eq!(listed.lines().count(), 1, "registered once: {listed}");
     let fp = sign::fingerprint(key.public_key());
     let j = Journal::create(&dir.join("game-2/log.jsonl"), first_entry(&fp, 2)).unwrap();
-    let cp = sign::sign_checkpoint(&dir, 2, j.entries(), &key, t0()).unwrap();
+    let cp = sign::sign_checkpoint(&dir, 2, &j.entries(), &key, t0()).unwrap();
     assert!(ssh_verify(&dir, &cp, "arbiter", "arbiter-kit-checkpoint"));
     let v = arbiter::verify::verify_game(&dir, 2);
     assert_eq!(v.status, arbiter::verify::Status::Ok, "{v:?}");

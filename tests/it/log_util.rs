@@ -121,7 +121,7 @@ impl TestMatch {
     }
 
     pub fn sign(&self, j: &Journal, game: u32) -> PathBuf {
-        sign::sign_checkpoint(&self.dir, game, j.entries(), &self.key, t0()).unwrap()
+        sign::sign_checkpoint(&self.dir, game, &j.entries(), &self.key, t0()).unwrap()
     }
 }
 
