@@ -47,6 +47,17 @@ fn run_ok(args: &[&str]) {
     );
 }
 
+/// The signed match index, which `script` (game 2) rewrites: put back after every command.
+const INDEX_FILES: [&str; 2] = ["index.txt", "index.txt.sig"];
+
+/// Remove what a measured command added to the generated match (game 2 and its index lines).
+fn restore(dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir.join("game-2"));
+    for f in INDEX_FILES {
+        std::fs::copy(dir.join(format!("{f}.orig")), dir.join(f)).unwrap();
+    }
+}
+
 /// The generated match folder, kept between runs (`target/bench-tmp/memory-<n>`).
 fn generated(n: usize) -> PathBuf {
     let base = std::env::var_os("ARBITER_BENCH_DIR")
@@ -83,6 +94,9 @@ fn generated(n: usize) -> PathBuf {
     w.into_inner().unwrap().sync_all().unwrap();
     drop(events);
     run_ok(&["checkpoint", "--match", &d, "--game", "1"]);
+    for f in INDEX_FILES {
+        std::fs::copy(dir.join(f), dir.join(format!("{f}.orig"))).unwrap();
+    }
     std::fs::write(&ready, b"").unwrap();
     println!(
         "   generated {n} entries ({:.1} MB) and a signed checkpoint in {:.1} s",
@@ -252,11 +266,11 @@ fn main() {
         let mut row = Vec::new();
         let mut name = "";
         for (d, n) in dirs.iter().zip([small, large]) {
-            let _ = std::fs::remove_dir_all(d.join("game-2"));
+            restore(d);
             let cmd = &commands(d, n, &scratch)[k];
             name = cmd.name;
             row.push(measure(&cmd.program, &cmd.args, &cmd.ok));
-            let _ = std::fs::remove_dir_all(d.join("game-2"));
+            restore(d);
         }
         let (rs, ts) = row[0];
         let (rl, tl) = row[1];

@@ -697,6 +697,24 @@ pub fn verify_game_trusting(
     v
 }
 
+/// The verdict on the log at `path` against checkpoints already read: the fast path, else the
+/// whole file on the exact path. `Err` when the log cannot be read.
+fn verify_prepared(
+    game: u32,
+    path: &Path,
+    cps: &[PreparedCheckpoint],
+) -> Result<GameVerification, String> {
+    let log = path.display().to_string();
+    if let Some(v) =
+        crate::journal::scan_clean_file(path).and_then(|c| verify_clean(game, &log, c, cps))
+    {
+        return Ok(v);
+    }
+    let bytes = crate::fsio::read(path, u64::MAX)
+        .map_err(|e| FileError::of("read", path)(e).to_string())?;
+    Ok(verify_lines(game, &log, &scan::scan(&bytes), cps))
+}
+
 /// The worst verdict over several games (UNREADABLE if there are none).
 pub fn worst(results: &[GameVerification]) -> Status {
     results
@@ -842,22 +860,26 @@ impl ProveError {
     }
 }
 
-/// Build the inclusion proof of entry `seq` against the largest valid signed checkpoint.
+/// Build the inclusion proof of entry `seq` against the largest valid signed checkpoint. The log
+/// is verified as `verify` does (streamed when clean), then read once more line by line for the
+/// audit path: memory stays O(log n) hashes, whatever the log's size.
 pub fn prove(match_dir: &Path, game: u32, seq: u64) -> Result<InclusionProof, ProveError> {
     let path = layout::log_path(match_dir, game);
-    let bytes = crate::fsio::read(&path, u64::MAX).map_err(FileError::of("read", &path))?;
+    drop(crate::fsio::open_regular(&path).map_err(FileError::of("read", &path))?);
     let (signers, _) = read_signers(match_dir)?;
     let files = read_checkpoint_files(&layout::checkpoints_dir(match_dir, game))?;
     let cps = prepare_checkpoints(files, &signers);
-    let lines = scan::scan(&bytes);
-    let v = verify_lines(game, &path.display().to_string(), &lines, &cps);
+    let v = verify_prepared(game, &path, &cps).map_err(|e| {
+        FileError::of("read", &path)(std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+    })?;
     if matches!(v.status, Status::BadLine | Status::Truncated) {
         return Err(ProveError::Unverified {
             game,
             status: v.status.label(),
         });
     }
-    let ident = identity(&lines, game)?;
+    let first = crate::journal::first_entry(&path).map_err(|_| IdentityError::NoEntry)?;
+    let ident = identity_of(&first, game)?;
     let best = cps
         .iter()
         .zip(&v.checkpoints)
@@ -867,20 +889,71 @@ pub fn prove(match_dir: &Path, game: u32, seq: u64) -> Result<InclusionProof, Pr
         .max_by_key(|(_, p)| p.size)
         .ok_or(ProveError::NotCovered { game, seq })?;
     let (cp, parsed) = best;
-    let leaves: Vec<[u8; 32]> = lines[..parsed.size as usize]
-        .iter()
-        .map(|l| l.hash)
-        .collect();
-    let l = &lines[seq as usize];
-    let entry = std::str::from_utf8(&bytes[l.offset as usize..(l.offset + l.len) as usize])?;
-    InclusionProof::build(
-        parsed,
-        &cp.file.text,
-        cp.file.sig.as_deref().unwrap_or_default(),
-        &ident.principal,
+    // The audit path's nodes are the tree hashes of disjoint ranges of leaves: one pass fills them.
+    let mut ranges = Vec::new();
+    audit_ranges(seq, 0, parsed.size, &mut ranges);
+    let mut roots: Vec<merkle::RootBuilder> = ranges.iter().map(|_| Default::default()).collect();
+    let mut entry = None;
+    let mut read = 0u64;
+    crate::journal::for_each_entry(&path, |e| {
+        if let Some(k) = ranges
+            .iter()
+            .position(|&(lo, hi)| (lo..hi).contains(&e.seq))
+        {
+            roots[k].push(e.hash);
+        }
+        if e.seq == seq {
+            entry = Some((e.offset, e.len));
+        }
+        read += 1;
+        read < parsed.size
+    })
+    .map_err(|e| FileError::of("read", &path)(std::io::Error::other(e.to_string())))?;
+    let (Some((offset, len)), true) = (entry, read == parsed.size) else {
+        return Err(ProveError::NotCovered { game, seq });
+    };
+    let line = read_span(&path, offset, len).map_err(FileError::of("read", &path))?;
+    let entry = String::from_utf8(line).map_err(|e| e.utf8_error())?;
+    use base64::Engine as _;
+    Ok(InclusionProof {
+        format: crate::log::proof::PROOF_FORMAT.to_owned(),
+        origin: parsed.origin.clone(),
         entry,
-        seq,
-        &leaves,
-    )
-    .ok_or(ProveError::NotCovered { game, seq })
+        leaf_index: seq,
+        tree_size: parsed.size,
+        audit_path: roots
+            .iter()
+            .map(|r| base64::engine::general_purpose::STANDARD.encode(r.root()))
+            .collect(),
+        checkpoint: cp.file.text.clone(),
+        signature: cp.file.sig.clone().unwrap_or_default(),
+        principal: ident.principal,
+    })
+}
+
+/// The ranges `[lo, hi)` of leaves whose tree hashes make the RFC 6962 audit path of leaf `m`
+/// in the tree over `[lo, hi)`, bottom-up (PATH(m, D[n]) of RFC 6962, 2.1.1).
+fn audit_ranges(m: u64, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) {
+    let n = hi - lo;
+    if n <= 1 {
+        return;
+    }
+    let k = 1u64 << (63 - (n - 1).leading_zeros());
+    if m < lo + k {
+        audit_ranges(m, lo, lo + k, out);
+        out.push((lo + k, hi));
+    } else {
+        audit_ranges(m, lo + k, hi, out);
+        out.push((lo, lo + k));
+    }
+}
+
+/// `len` bytes of a file from `offset`.
+fn read_span(path: &Path, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = crate::fsio::open_regular(path)?;
+    f.seek(SeekFrom::Start(offset))?;
+    let mut buf = Vec::new();
+    f.take(len).read_to_end(&mut buf)?;
+    Ok(buf)
 }
