@@ -21,7 +21,7 @@ pub enum Exit {
     BadInput,
     /// A file that cannot be read.
     CannotRead,
-    /// Not available (documented in README.md; no subcommand ends this way at present).
+    /// Not available: another process holds the game (its log's lock).
     Unavailable,
     /// The log (or another output file) could not be written; input frozen.
     WriteFailed,
@@ -153,7 +153,7 @@ pub enum Error {
     /// A file that cannot be read (or no game to work on). Exit 66.
     #[error("{0}")]
     CannotRead(Cause),
-    /// Not available. Exit 70.
+    /// Not available: another process holds the game. Exit 70.
     #[error("{0}")]
     Unavailable(Cause),
     /// The log or an output file could not be written. Exit 74.

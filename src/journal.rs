@@ -1035,3 +1035,184 @@ pub fn scan_clean_file(path: &Path) -> Option<CleanLog> {
     // The file must not have grown meanwhile either (its last line was checked to end in \n).
     (file.metadata().ok()?.len() == len as u64).then_some(clean)
 }
+
+/// What a clean log gives the verifier, read in one streamed pass ([`stream_clean_file`]).
+#[derive(Debug, Clone)]
+pub struct StreamedClean {
+    /// Number of entries (N >= 1).
+    pub entries: u64,
+    /// Line 0, parsed by [`log::parse_line`].
+    pub first: Entry,
+    /// `E_0` and `E_{N-1}`.
+    pub first_hash: [u8; 32],
+    pub last_hash: [u8; 32],
+    /// Every entry of kind [`RECOVERY_KIND`], in order.
+    pub recoveries: Vec<Entry>,
+    /// For each size asked for that the log reaches: (size, Merkle tree hash of the first `size`
+    /// entries, `E_{size-1}`).
+    pub heads: Vec<(u64, [u8; 32], [u8; 32])>,
+}
+
+/// Bytes handed from the reader to the two checking threads at a time (whole lines).
+const STREAM_BLOCK: usize = 256 * 1024;
+/// Blocks in flight per thread.
+const STREAM_QUEUE: usize = 4;
+
+/// The fast path of `verify` over a log file in one streamed pass, without holding the log or its
+/// leaf hashes: one thread proves every line canonical and in place ([`fast::check_line`]),
+/// another hashes the lines, checks each `prev` against the previous line's hash and keeps the
+/// Merkle frontier, noting the tree head at each of `sizes`. Memory is a few blocks and O(log n)
+/// hashes. `None` if the file cannot be read, changes length meanwhile, or has anything at all
+/// to report (the caller then takes the exact path).
+pub fn stream_clean_file(path: &Path, sizes: &[u64]) -> Option<StreamedClean> {
+    use std::sync::Arc;
+    use std::sync::mpsc::sync_channel;
+    let mut file = crate::fsio::open_match_file(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    if len == 0 {
+        return None;
+    }
+    let (to_check, checks) = sync_channel::<Arc<Vec<u8>>>(STREAM_QUEUE);
+    let (to_hash, hashes) = sync_channel::<Arc<Vec<u8>>>(STREAM_QUEUE);
+    let (checked, hashed, read_ok) = std::thread::scope(|s| {
+        let checker = s.spawn(move || check_blocks(checks));
+        let hasher = s.spawn(move || hash_blocks(hashes, sizes));
+        let read_ok = read_blocks(&mut file, |block| {
+            let block = Arc::new(block);
+            to_check.send(Arc::clone(&block)).is_ok() && to_hash.send(block).is_ok()
+        });
+        drop((to_check, to_hash));
+        (
+            checker.join().ok().flatten(),
+            hasher.join().ok().flatten(),
+            read_ok,
+        )
+    });
+    let (n, first, recoveries) = checked?;
+    let (hn, first_hash, last_hash, heads) = hashed?;
+    let unchanged = crate::fsio::open_match_file(path)
+        .ok()?
+        .metadata()
+        .ok()?
+        .len()
+        == len;
+    (read_ok == Some(len) && n == hn && n > 0 && unchanged).then_some(StreamedClean {
+        entries: n,
+        first,
+        first_hash,
+        last_hash,
+        recoveries,
+        heads,
+    })
+}
+
+/// Read `file` in blocks that end after a newline, handing each to `send` (`false`: stop).
+/// Returns the number of bytes handed over, `None` on a read error, an over-long line or a last
+/// line without its newline.
+fn read_blocks(file: &mut File, mut send: impl FnMut(Vec<u8>) -> bool) -> Option<u64> {
+    let mut total = 0u64;
+    let mut carry: Vec<u8> = Vec::new();
+    loop {
+        let mut block = std::mem::take(&mut carry);
+        let start = block.len();
+        block.resize(start + STREAM_BLOCK, 0);
+        let got = loop {
+            match file.read(&mut block[start..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => return None,
+            }
+        };
+        block.truncate(start + got);
+        if got == 0 {
+            return block.is_empty().then_some(total);
+        }
+        match block.iter().rposition(|&b| b == b'\n') {
+            Some(p) => {
+                carry = block.split_off(p + 1);
+                total += block.len() as u64;
+                if !send(block) {
+                    return None;
+                }
+            }
+            None if block.len() > MAX_LINE_BYTES => return None,
+            None => carry = block,
+        }
+    }
+}
+
+/// The checking thread: every line canonical ([`fast::check_line`]) and carrying its position;
+/// line 0 and the recovery entries parsed. `None` at the first line not proven.
+fn check_blocks(
+    blocks: std::sync::mpsc::Receiver<std::sync::Arc<Vec<u8>>>,
+) -> Option<(u64, Entry, Vec<Entry>)> {
+    let (mut n, mut offset) = (0u64, 0u64);
+    let mut first = None;
+    let mut recoveries = Vec::new();
+    for block in blocks {
+        let mut pos = 0usize;
+        while pos < block.len() {
+            let (facts, len) = fast::check_line(block.get(pos..)?)?;
+            if facts.seq != n {
+                return None;
+            }
+            let line = block.get(pos..pos + len)?;
+            if n == 0 {
+                first = Some(log::parse_line(line, offset).ok()?);
+            }
+            if facts.recovery {
+                recoveries.push(log::parse_line(line, offset).ok()?);
+            }
+            pos += len + 1;
+            offset += len as u64 + 1;
+            n += 1;
+        }
+    }
+    Some((n, first?, recoveries))
+}
+
+/// The hashing thread: each line's hash, its `prev` against the previous line's hash, the
+/// Merkle frontier and the tree heads at `sizes`. `None` at the first broken link.
+#[allow(clippy::type_complexity)]
+fn hash_blocks(
+    blocks: std::sync::mpsc::Receiver<std::sync::Arc<Vec<u8>>>,
+    sizes: &[u64],
+) -> Option<(u64, [u8; 32], [u8; 32], Vec<(u64, [u8; 32], [u8; 32])>)> {
+    let mut sizes = sizes.to_vec();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let mut next = sizes.iter().copied().filter(|&s| s > 0).peekable();
+    let mut tree = RootBuilder::new();
+    let mut prev = ZERO_HASH;
+    let mut first = None;
+    let mut heads = Vec::new();
+    for block in blocks {
+        for line in block.split(|&b| b == b'\n') {
+            if line.is_empty() {
+                // The split's empty tail after the block's last newline (a real empty line is
+                // refused by the checking thread).
+                continue;
+            }
+            if line_prev(line)? != prev {
+                return None;
+            }
+            let hash = log::entry_hash(line);
+            first.get_or_insert(hash);
+            tree.push(hash);
+            prev = hash;
+            if next.next_if_eq(&tree.len()).is_some() {
+                heads.push((tree.len(), tree.root(), hash));
+            }
+        }
+    }
+    Some((tree.len(), first?, prev, heads))
+}
+
+/// The `prev` field of a canonical line (`{"v":1,"seq":N,"prev":"<64 hex>",…`), decoded.
+fn line_prev(line: &[u8]) -> Option<[u8; 32]> {
+    let rest = line.strip_prefix(b"{\"v\":1,\"seq\":")?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let rest = rest.get(digits..)?.strip_prefix(b",\"prev\":\"")?;
+    let hex = std::str::from_utf8(rest.get(..64)?).ok()?;
+    log::decode_hash(hex)
+}

@@ -39,26 +39,48 @@ pub fn default_path(match_dir: &Path, n: u32, format: Format) -> PathBuf {
     })
 }
 
-/// Read a game log: the events and each line's `utc` text (empty when absent). Blank lines are
-/// skipped.
+/// Read a game log line by line (the file is never held whole): the events and each line's `utc`
+/// text (empty when absent). Blank lines are skipped; a line that is not UTF-8 or longer than
+/// [`crate::journal::MAX_LINE_BYTES`] is named by its number.
 pub fn read_log(path: &Path) -> Result<(Vec<Event>, Vec<String>), ReadLogError> {
-    let text = crate::fsio::read_match_log(path)
-        .and_then(|b| String::from_utf8(b).map_err(std::io::Error::other))
-        .map_err(|source| ReadLogError::File {
-            path: path.to_owned(),
-            source,
-        })?;
+    use std::io::{BufRead, Read};
+    let file_error = |source| ReadLogError::File {
+        path: path.to_owned(),
+        source,
+    };
+    let file = crate::fsio::open_match_file(path).map_err(file_error)?;
+    let mut r = std::io::BufReader::with_capacity(1 << 16, file);
     let mut events = Vec::new();
     let mut utc = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
+    let mut buf = Vec::new();
+    for i in 0.. {
+        buf.clear();
+        let limit = crate::journal::MAX_LINE_BYTES as u64 + 1;
+        let got = (&mut r)
+            .take(limit)
+            .read_until(b'\n', &mut buf)
+            .map_err(file_error)?;
+        if got == 0 {
+            break;
         }
         let at = |problem: DecodeError| ReadLogError::Line {
             path: path.to_owned(),
             line: i + 1,
             problem,
         };
+        if got as u64 == limit && buf.last() != Some(&b'\n') {
+            return Err(at(DecodeError::Json(format!(
+                "line longer than {} bytes",
+                crate::journal::MAX_LINE_BYTES
+            ))));
+        }
+        let line = std::str::from_utf8(&buf)
+            .map_err(|e| at(DecodeError::Json(format!("not UTF-8: {e}"))))?;
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() {
+            continue;
+        }
         let v: serde_json::Value =
             serde_json::from_str(line).map_err(|e| at(DecodeError::Json(e.to_string())))?;
         events.push(event_from_value(&v).map_err(at)?);

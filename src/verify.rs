@@ -359,9 +359,31 @@ struct LogFacts {
     n: u64,
     /// Length and hash of line 0.
     first: Option<(u64, [u8; 32])>,
-    /// The hash of every line.
-    leaves: Vec<[u8; 32]>,
+    /// The hash of the last line.
+    last: Option<[u8; 32]>,
+    /// The Merkle tree hash of the first N lines, for each checkpoint size N the file reaches.
+    roots: Vec<(u64, [u8; 32])>,
     recoveries: Vec<RecoveryReport>,
+}
+
+/// Every entry count a checkpoint of `cps` names (the sizes whose tree hash the verdict needs).
+fn checkpoint_sizes(cps: &[PreparedCheckpoint]) -> Vec<u64> {
+    cps.iter()
+        .filter_map(|c| c.parsed.as_ref().ok().map(|p| p.size))
+        .collect()
+}
+
+/// The tree hash of the first N leaves for each of `sizes` within reach, in one pass.
+fn roots_at(leaves: impl Iterator<Item = [u8; 32]>, sizes: &[u64]) -> Vec<(u64, [u8; 32])> {
+    let mut tree = merkle::RootBuilder::new();
+    let mut out = Vec::new();
+    for leaf in leaves {
+        tree.push(leaf);
+        if sizes.contains(&tree.len()) && !out.iter().any(|(s, _)| *s == tree.len()) {
+            out.push((tree.len(), tree.root()));
+        }
+    }
+    out
 }
 
 /// Verify scanned lines against prepared checkpoints. TRUNCATED wins over BAD LINE when the only
@@ -378,7 +400,8 @@ pub fn verify_lines(
     let facts = LogFacts {
         n: lines.len() as u64,
         first: lines.first().map(|l| (l.len, l.hash)),
-        leaves: lines.iter().map(|l| l.hash).collect(),
+        last: lines.last().map(|l| l.hash),
+        roots: roots_at(lines.iter().map(|l| l.hash), &checkpoint_sizes(cps)),
         recoveries: lines
             .iter()
             .filter_map(|l| l.entry.as_ref().ok())
@@ -415,7 +438,44 @@ fn verify_clean(
     let facts = LogFacts {
         n,
         first: Some((clean.first.len, clean.leaves[0])),
-        leaves: clean.leaves,
+        last: clean.leaves.last().copied(),
+        roots: roots_at(clean.leaves.iter().copied(), &checkpoint_sizes(cps)),
+        recoveries: clean
+            .recoveries
+            .into_iter()
+            .map(|e| RecoveryReport {
+                seq: e.seq,
+                body: e.body,
+            })
+            .collect(),
+    };
+    Some(verdict(game, log, cps, ident, findings, None, facts))
+}
+
+/// [`verify_clean`] over a log streamed from its file ([`crate::journal::stream_clean_file`]):
+/// the same verdict, from the tree heads at the checkpoints' sizes instead of every leaf.
+fn verify_streamed(
+    game: u32,
+    log: &str,
+    clean: crate::journal::StreamedClean,
+    cps: &[PreparedCheckpoint],
+) -> Option<GameVerification> {
+    let ident = identity_of(&clean.first, game);
+    let findings = checkpoint_findings(cps, ident.as_ref().ok(), game);
+    let n = clean.entries;
+    let chain_at = |size: u64| clean.heads.iter().find(|h| h.0 == size).map(|h| h.2);
+    let disagrees = findings
+        .1
+        .iter()
+        .any(|&(size, chain)| (1..=n).contains(&size) && chain_at(size) != Some(chain));
+    if disagrees {
+        return None;
+    }
+    let facts = LogFacts {
+        n,
+        first: Some((clean.first.len, clean.first_hash)),
+        last: Some(clean.last_hash),
+        roots: clean.heads.iter().map(|h| (h.0, h.1)).collect(),
         recoveries: clean
             .recoveries
             .into_iter()
@@ -520,13 +580,12 @@ fn verdict(
     }
     let intact = bad_line.is_none() && truncated.is_none();
     let chain_head = if intact {
-        facts.leaves.last().map(hex32)
+        facts.last.as_ref().map(hex32)
     } else {
         None
     };
     let mut signed = 0;
     if intact && anchors.iter().any(|a| a.0 <= n) {
-        let tree = merkle::Subtrees::new(facts.leaves);
         for (i, cp) in cps.iter().enumerate() {
             let (Some(a), Ok(parsed)) = (anchor_of[i], &cp.parsed) else {
                 continue;
@@ -535,7 +594,12 @@ fn verdict(
             if size > n {
                 continue;
             }
-            if tree.root(size as usize) == Some(parsed.root) {
+            let root = facts
+                .roots
+                .iter()
+                .find(|(s, _)| *s == size)
+                .map(|(_, r)| *r);
+            if root == Some(parsed.root) {
                 signed = signed.max(size);
             } else {
                 reports[i].ok = false;
@@ -657,14 +721,13 @@ pub fn verify_game_trusting(
     let read = || {
         crate::fsio::read(&path, u64::MAX).map_err(|e| FileError::of("read", &path)(e).to_string())
     };
-    let clean = crate::journal::scan_clean_file(&path);
-    // Read now if the fast path failed, so that an unreadable log is reported first, as ever.
-    let mut bytes = None;
-    if clean.is_none() {
-        match read() {
-            Ok(b) => bytes = Some(b),
-            Err(e) => return GameVerification::unreadable(game, &path, e),
-        }
+    // An unreadable log is reported first, as ever.
+    if let Err(e) = crate::fsio::open_regular(&path) {
+        return GameVerification::unreadable(
+            game,
+            &path,
+            FileError::of("read", &path)(e).to_string(),
+        );
     }
     let signers = match trusted {
         Some(t) => Ok(parse_allowed_signers(t)),
@@ -680,18 +743,13 @@ pub fn verify_game_trusting(
     };
     let cps = prepare_checkpoints(files, &signers);
     let log = path.display().to_string();
-    let mut v = match clean.and_then(|c| verify_clean(game, &log, c, &cps)) {
+    let clean = crate::journal::stream_clean_file(&path, &checkpoint_sizes(&cps));
+    let mut v = match clean.and_then(|c| verify_streamed(game, &log, c, &cps)) {
         Some(v) => v,
-        None => {
-            let bytes = match bytes {
-                Some(b) => b,
-                None => match read() {
-                    Ok(b) => b,
-                    Err(e) => return GameVerification::unreadable(game, &path, e),
-                },
-            };
-            verify_lines(game, &log, &scan::scan(&bytes), &cps)
-        }
+        None => match read() {
+            Ok(bytes) => verify_lines(game, &log, &scan::scan(&bytes), &cps),
+            Err(e) => return GameVerification::unreadable(game, &path, e),
+        },
     };
     v.problems.append(&mut problems);
     v
@@ -705,8 +763,8 @@ fn verify_prepared(
     cps: &[PreparedCheckpoint],
 ) -> Result<GameVerification, String> {
     let log = path.display().to_string();
-    if let Some(v) =
-        crate::journal::scan_clean_file(path).and_then(|c| verify_clean(game, &log, c, cps))
+    if let Some(v) = crate::journal::stream_clean_file(path, &checkpoint_sizes(cps))
+        .and_then(|c| verify_streamed(game, &log, c, cps))
     {
         return Ok(v);
     }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{KeyArgs, MatchArg};
+use crate::archive::ArchiveError;
 use crate::error::{Error, Exit};
 use crate::postgame::{Handover, PostgameError, archive};
 
@@ -45,8 +46,15 @@ impl From<PostgameError> for Error {
     fn from(e: PostgameError) -> Error {
         use PostgameError as P;
         match e {
+            P::Copies(ArchiveError::Io {
+                op: "open" | "read" | "stat",
+                ..
+            }) => Error::cannot_read(e),
+            P::Copies(ArchiveError::NotAFile { .. }) => Error::cannot_read(e),
+            P::Copies(ArchiveError::Io { .. }) => Error::write_failed(e),
             P::NotEnded | P::Copies(_) => Error::refused(e),
-            P::Open(_) | P::ReadStored { .. } | P::EngineLog(_) => Error::cannot_read(e),
+            P::Open(j) => super::journal_failure(j),
+            P::ReadStored { .. } | P::EngineLog(_) => Error::cannot_read(e),
             P::Append(_) => Error::write_failed(e),
             P::Damaged(_)
             | P::Decode(_)

@@ -21,7 +21,7 @@ pub struct CheckpointArgs {
 pub fn run(a: &CheckpointArgs) -> Result<Exit, Error> {
     let dir = &a.m.dir;
     let n = a.m.game_or_last(a.game)?;
-    let t = tally(&layout::log_path(dir, n)).map_err(Error::bad_input)?;
+    let t = tally(&layout::log_path(dir, n)).map_err(super::journal_failure)?;
     let (key, _) = arbiter_key(&a.key.source(), dir).map_err(Error::cannot_read)?;
     let p = crate::witness::sign_and_index_tally(dir, n, &t, &key, Utc::now())
         .map_err(Error::write_failed)?;

@@ -153,3 +153,36 @@ pub fn emit(text: &str) -> Result<(), Error> {
         Err(e) => Err(Error::write_failed(format!("standard output: {e}"))),
     }
 }
+
+/// The kind of failure a journal error is: another process holds the game (70), a file that
+/// cannot be read (66), one that cannot be written (74), or a log that is not a valid log (65).
+pub fn journal_failure(e: crate::journal::JournalError) -> Error {
+    use crate::journal::JournalError as J;
+    match &e {
+        J::Locked(_) | J::Exists(_) => Error::Unavailable(e.into()),
+        J::Io { op, .. } if matches!(*op, "open" | "read" | "stat" | "lock" | "list") => {
+            Error::cannot_read(e)
+        }
+        J::Io { .. } | J::Poisoned { .. } | J::ReadOnly { .. } => Error::write_failed(e),
+        J::NoFirstEntry { .. } | J::Damaged { .. } | J::BadLine { .. } | J::Invalid(_) => {
+            Error::bad_input(e)
+        }
+    }
+}
+
+/// The kind of failure opening or reading a game is ([`journal_failure`] for the log itself; a
+/// key or rules file that cannot be read 66, one that is malformed 65).
+pub fn match_failure(e: crate::matchdir::MatchError) -> Error {
+    use crate::matchdir::MatchError as M;
+    match e {
+        M::Journal(j) => journal_failure(j),
+        M::Key(k) => Error::cannot_read(k),
+        M::Profile(p) => match p {
+            crate::session::LoadProfileError::Read { .. } => Error::cannot_read(p),
+            _ => Error::bad_input(p),
+        },
+        e @ (M::Decode(_) | M::Replay { .. } | M::EmptyLog | M::WrongGame { .. }) => {
+            Error::bad_input(e)
+        }
+    }
+}

@@ -24,7 +24,7 @@ pub struct PgnArgs {
 pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
     let mut moves = PgnMoves::default();
     let r = replay_log(&layout::log_path(&a.m.dir, a.game), |_, ev| moves.push(ev))
-        .map_err(Error::bad_input)?;
+        .map_err(super::match_failure)?;
     let check = crate::witness::check_before_showing(&a.m.dir, a.game);
     for l in &check.lines {
         errln!("{l}");

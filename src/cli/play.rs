@@ -40,7 +40,7 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
         declarations: a.declarations.as_deref(),
         demo: a.m.dir == Path::new(DEFAULT_MATCH_DIR),
     })
-    .map_err(Error::bad_input)?;
+    .map_err(open_failure)?;
     if recovered {
         ui.prepend_note("the terminal was left raw by an earlier run (killed?): restored");
     }
@@ -57,5 +57,16 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
             None => Ok(Exit::Ok),
         },
         Err(e) => Err(Error::write_failed(format!("terminal: {e}"))),
+    }
+}
+
+/// The kind of failure opening the board is: see [`super::match_failure`].
+fn open_failure(e: tui::OpenError) -> Error {
+    use tui::OpenError as O;
+    match e {
+        O::Match(m) => super::match_failure(m),
+        e @ O::Declarations { .. } => Error::cannot_read(e),
+        e @ O::Parse(_) => Error::bad_input(e),
+        e @ O::Refused(_) => Error::refused(e),
     }
 }

@@ -6,7 +6,7 @@ use clap::Args;
 use super::MatchArg;
 use crate::error::{Error, Exit};
 use crate::report::{Format, render};
-use crate::report_io::{default_path, load, verification, write_private};
+use crate::report_io::{ReadLogError, default_path, load, verification, write_private};
 
 #[derive(Debug, Clone, Args)]
 pub struct ReportArgs {
@@ -31,8 +31,11 @@ pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
     } else {
         Format::Html
     };
-    let input = load(&a.m.dir, a.game, Some(verification(&a.m.dir, a.game)))
-        .map_err(|e| Error::cannot_read(format!("report: {e}")))?;
+    let input =
+        load(&a.m.dir, a.game, Some(verification(&a.m.dir, a.game))).map_err(|e| match e {
+            ReadLogError::Line { .. } => Error::bad_input(format!("report: {e}")),
+            ReadLogError::File { .. } => Error::cannot_read(format!("report: {e}")),
+        })?;
     let text = render(&input, format, a.public);
     let out = a
         .out

@@ -66,7 +66,7 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
             )));
         }
         let mut o = open_game_with(dir, Some(n), &a.rules, &a.key.source(), false)
-            .map_err(Error::cannot_read)?;
+            .map_err(super::match_failure)?;
         if a.echo {
             echo(&mut o.session);
         }

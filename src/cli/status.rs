@@ -45,10 +45,7 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
         entries,
         last,
         ..
-    } = replay_log(&path, |_, _| {}).map_err(|e| match e {
-        crate::matchdir::MatchError::Replay { .. } => Error::bad_input(e),
-        e => Error::cannot_read(e),
-    })?;
+    } = replay_log(&path, |_, _| {}).map_err(super::match_failure)?;
     let check = crate::witness::check_before_showing(dir, n);
     for l in &check.lines {
         errln!("{l}");

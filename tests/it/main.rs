@@ -6,6 +6,7 @@ mod clauses13; // rule 13 through the binary: 13a, 13c, 13d, 13e
 mod crash; // SIGKILL at random moments: nothing acknowledged is lost
 mod engine_coverage; // UCI / CECP engine logs and the rule-13c coverage
 mod engine_props; // engine-log parsers never panic
+mod exit_codes; // README's exit codes, each driven through the binary on every command
 mod faults; // injected write and fsync failures, wall-clock jumps
 mod fixture; // the small signed demo game under tests/fixtures
 mod fullgame; // a seven-hour game to the millisecond; the example scripts

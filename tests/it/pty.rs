@@ -538,5 +538,5 @@ fn pty_a_terminal_left_raw_is_restored_by_the_next_start() {
     let t = Tmux::start_shell("raw", &line, &repo_dir(), 100, 30);
     let s = t.wait_for("icanon", DEADLINE);
     assert!(!s.contains("-icanon"), "still raw:\n{s}");
-    assert!(s.contains("exit 65"), "{s}");
+    assert!(s.contains("exit 66"), "{s}");
 }

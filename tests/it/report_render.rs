@@ -160,10 +160,11 @@ fn report_of_a_changed_log_is_made_and_a_bad_line_stops_it() -> TestResult {
     assert!(md.contains("| White | Garry Kasparow (human) |"), "{md}");
     assert!(md.contains("- Status: **Unreadable (arbiter verify exit code 3)**"));
 
-    // A line that is not JSON: exit 66, the path and line named, no report written.
+    // A line that is not JSON: exit 65 (README: a corrupt log), the path and line named, no
+    // report written.
     std::fs::write(&log, format!("{text}not json\n"))?;
     let out = arbiter(&["report", "--match", &d, "--game", "1"])?;
-    assert_eq!(out.status.code(), Some(66));
+    assert_eq!(out.status.code(), Some(65));
     assert_eq!(
         String::from_utf8(out.stderr)?,
         format!(

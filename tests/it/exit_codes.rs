@@ -1,0 +1,568 @@
+//! Every exit code README.md documents, driven through the real binary on each command that can
+//! end that way: 0 success; 1 refused by the rules; 65 bad input; 66 a file that cannot be read;
+//! 70 not available (another process holds the game); 74 something could not be written. And
+//! `verify` / `prove`, whose own codes docs/log-format.md lists (3, 10, 11, 20, 21, 22, 23, 24,
+//! 26). Every failure says `arbiter: …` on standard error and never panics.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const RULES: &str = "rules/kasparov-deep-junior-2003.toml";
+const QUICK: &str = "examples/scripts/quick.arb";
+
+/// One run of the binary: its exit code and standard error.
+#[derive(Debug)]
+struct Ran {
+    code: Option<i32>,
+    stderr: String,
+}
+
+/// Run `arbiter ARGS` with no input, killed (and the test failed) after 30 s.
+fn arbiter(args: &[&str]) -> Ran {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("hung for 30 s: arbiter {}", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let o = child.wait_with_output().unwrap();
+    Ran {
+        code: o.status.code(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+/// A match with a real test key whose game 1 is the rehearsal of `quick.arb` (ended with a
+/// resignation when `ended`), closed with a signed checkpoint.
+fn rehearsal(tmp: &Path, name: &str, ended: bool) -> PathBuf {
+    let m = tmp.join(name);
+    crate::log_util::arbiter_key_in(&m);
+    let mut script = std::fs::read_to_string(QUICK).unwrap();
+    if ended {
+        script.push_str("0:17:00  human resign\n");
+    }
+    let file = tmp.join(format!("{name}.arb"));
+    std::fs::write(&file, script).unwrap();
+    let r = arbiter(&["script", s(&file), "--match", s(&m)]);
+    assert_eq!(r.code, Some(0), "{r:?}");
+    m
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Run every row, check its code and its message, and return the codes seen per command.
+fn drive(rows: &[(Vec<String>, i32)]) -> BTreeMap<String, Vec<i32>> {
+    let mut seen: BTreeMap<String, Vec<i32>> = BTreeMap::new();
+    for (args, want) in rows {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let r = arbiter(&args);
+        assert_eq!(r.code, Some(*want), "arbiter {}: {r:?}", args.join(" "));
+        assert!(!r.stderr.contains("panicked"), "{r:?}");
+        // Verdicts (10..=26) are reports on standard output; every other failure is a message.
+        if *want != 0 && !(10..=26).contains(want) || *want == 24 {
+            assert!(
+                r.stderr.starts_with("arbiter: ") || r.stderr.contains("\narbiter: "),
+                "arbiter {}: no `arbiter:` message: {r:?}",
+                args.join(" ")
+            );
+        }
+        seen.entry(args[0].to_string()).or_default().push(*want);
+    }
+    for codes in seen.values_mut() {
+        codes.sort_unstable();
+        codes.dedup();
+    }
+    seen
+}
+
+fn v(a: &[&str]) -> Vec<String> {
+    a.iter().map(|x| x.to_string()).collect()
+}
+
+/// README's codes (0, 1, 65, 66, 70, 74) on every command but `play` (see the next test) and
+/// `verify` / `prove` (their own table, below).
+#[test]
+fn exit_codes_readme_table_driven_on_every_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let m = rehearsal(t, "m", false);
+    let me = rehearsal(t, "ended", true);
+    let (d, de) = (s(&m).to_string(), s(&me).to_string());
+    let tp = |n: &str| t.join(n).display().to_string();
+    // Inputs.
+    std::fs::write(tp("refused.arb"), "0 move e4\n").unwrap();
+    std::fs::write(tp("bad.arb"), "0 arbiter frobnicate\n").unwrap();
+    std::fs::write(tp("bad.toml"), "[profile]\nname = 1\n").unwrap();
+    for (c, text) in [("c1", "engine log 1\n"), ("c2", "engine log 2\n")] {
+        std::fs::write(tp(c), text).unwrap();
+    }
+    for c in ["same1", "same2"] {
+        std::fs::write(tp(c), "info depth 1 score cp 10 pv e2e4\nbestmove e2e4\n").unwrap();
+    }
+    let missing = tp("missing");
+    // A match whose log is corrupt in its middle (for 65 on the readers).
+    let mc = rehearsal(t, "corrupt", true);
+    let log = mc.join("game-1/log.jsonl");
+    let mut b = std::fs::read(&log).unwrap();
+    let line2 = b.iter().position(|&c| c == b'\n').unwrap() + 1;
+    b[line2] = b'#';
+    std::fs::write(&log, b).unwrap();
+    let dc = s(&mc).to_string();
+    // An existing folder where an output file goes (74 on the writers).
+    let out_dir = tp("out-dir");
+    std::fs::create_dir(&out_dir).unwrap();
+    // A match whose checkpoints folder and game 2's folder cannot be made (74).
+    let mw = rehearsal(t, "nowrite", false);
+    std::fs::remove_dir_all(mw.join("game-1/checkpoints")).unwrap();
+    std::fs::write(mw.join("game-1/checkpoints"), "not a folder").unwrap();
+    std::fs::write(mw.join("game-2"), "a file where game 2's folder goes").unwrap();
+    let dw = s(&mw).to_string();
+
+    let rows: Vec<(Vec<String>, i32)> = vec![
+        // script
+        (v(&["script", QUICK, "--dry-run"]), 0),
+        (v(&["script", &tp("refused.arb"), "--dry-run"]), 1),
+        (v(&["script", &tp("bad.arb"), "--dry-run"]), 65),
+        (
+            v(&["script", QUICK, "--dry-run", "--rules", &tp("bad.toml")]),
+            65,
+        ),
+        (v(&["script", &missing, "--dry-run"]), 66),
+        (v(&["script", QUICK, "--match", &dw, "--game", "2"]), 74),
+        // status
+        (v(&["status", "--match", &d]), 0),
+        (v(&["status", "--match", &dc]), 65),
+        (v(&["status", "--match", &missing]), 66),
+        // checkpoint
+        (v(&["checkpoint", "--match", &d]), 0),
+        (v(&["checkpoint", "--match", &dc]), 65),
+        (v(&["checkpoint", "--match", &missing]), 66),
+        (v(&["checkpoint", "--match", &dw, "--game", "1"]), 74),
+        // pgn
+        (v(&["pgn", "--match", &d, "--game", "1"]), 0),
+        (v(&["pgn", "--match", &dc, "--game", "1"]), 65),
+        (v(&["pgn", "--match", &missing, "--game", "1"]), 66),
+        (
+            v(&["pgn", "--match", &d, "--game", "1", "--out", &out_dir]),
+            74,
+        ),
+        // report
+        (
+            v(&[
+                "report",
+                "--match",
+                &d,
+                "--game",
+                "1",
+                "--out",
+                &tp("r.html"),
+            ]),
+            0,
+        ),
+        (
+            v(&[
+                "report",
+                "--match",
+                &dc,
+                "--game",
+                "1",
+                "--out",
+                &tp("c.html"),
+            ]),
+            65,
+        ),
+        (v(&["report", "--match", &missing, "--game", "1"]), 66),
+        (
+            v(&["report", "--match", &d, "--game", "1", "--out", &out_dir]),
+            74,
+        ),
+        // archive
+        (
+            v(&[
+                "archive",
+                "--match",
+                &d,
+                "--game",
+                "1",
+                &tp("same1"),
+                &tp("same2"),
+            ]),
+            1,
+        ),
+        (
+            v(&[
+                "archive",
+                "--match",
+                &de,
+                "--game",
+                "1",
+                &tp("c1"),
+                &tp("c2"),
+            ]),
+            1,
+        ),
+        (
+            v(&[
+                "archive",
+                "--match",
+                &dc,
+                "--game",
+                "1",
+                &tp("same1"),
+                &tp("same2"),
+            ]),
+            65,
+        ),
+        (
+            v(&[
+                "archive",
+                "--match",
+                &de,
+                "--game",
+                "1",
+                &tp("c1"),
+                &missing,
+            ]),
+            66,
+        ),
+        (
+            v(&[
+                "archive",
+                "--match",
+                &de,
+                "--game",
+                "1",
+                &tp("same1"),
+                &tp("same2"),
+            ]),
+            0,
+        ),
+        // keygen: 0, and 1 for every failure (docs/log-format.md)
+        (v(&["keygen", "--match", &tp("k"), "--no-passphrase"]), 0),
+        (
+            v(&["keygen", "--match", &tp("k1"), "--existing", &missing]),
+            1,
+        ),
+        // countersign: a camp's signature is refused (1) unless it holds
+        (
+            v(&[
+                "countersign",
+                "--match",
+                &d,
+                "--camp",
+                "white",
+                "--key",
+                &missing,
+            ]),
+            1,
+        ),
+    ];
+    let seen = drive(&rows);
+    let want: BTreeMap<String, Vec<i32>> = [
+        ("archive", vec![0, 1, 65, 66]),
+        ("checkpoint", vec![0, 65, 66, 74]),
+        ("countersign", vec![1]),
+        ("keygen", vec![0, 1]),
+        ("pgn", vec![0, 65, 66, 74]),
+        ("report", vec![0, 65, 66, 74]),
+        ("script", vec![0, 1, 65, 66, 74]),
+        ("status", vec![0, 65, 66]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    assert_eq!(seen, want);
+
+    // 70: another process holds the game (this test holds its lock).
+    let held = arbiter::journal::Journal::open(&de_log(&me)).unwrap();
+    let r = arbiter(&[
+        "archive",
+        "--match",
+        &de,
+        "--game",
+        "1",
+        &tp("c1"),
+        &tp("c1"),
+    ]);
+    assert_eq!(r.code, Some(70), "{r:?}");
+    assert!(r.stderr.starts_with("arbiter: "), "{r:?}");
+    assert!(r.stderr.contains("another arbiter process"), "{r:?}");
+    drop(held);
+}
+
+fn de_log(m: &Path) -> PathBuf {
+    m.join("game-1/log.jsonl")
+}
+
+/// `arbiter play` in a real terminal (tmux): 0 on quitting, 1 for declarations the rules refuse,
+/// 65 with no terminal, 66 for a rules file that cannot be read, 70 when another process holds
+/// the game, 74 when the log cannot be written (a damaged log opens read-only: input frozen).
+#[test]
+fn exit_codes_play_through_a_terminal() {
+    use crate::pty::{DEADLINE, Tmux, repo_dir, tmux_available};
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let m = rehearsal(t, "m", false);
+    let d = s(&m).to_string();
+    let rules = repo_dir().join(RULES).display().to_string();
+    // 65: no terminal (this test's standard input is not one).
+    let r = arbiter(&["play", "--match", &d, "--rules", &rules]);
+    assert_eq!(r.code, Some(65), "{r:?}");
+    assert!(r.stderr.starts_with("arbiter: "), "{r:?}");
+    if !tmux_available() {
+        eprintln!("skipped the terminal cases: tmux is not installed");
+        return;
+    }
+    let refused = t.join("refused.arb");
+    std::fs::write(&refused, "0 move e4\n").unwrap();
+    let missing = t.join("missing.toml").display().to_string();
+    // A match whose log is damaged in its middle: it opens read-only.
+    let md = rehearsal(t, "damaged", false);
+    let log = md.join("game-1/log.jsonl");
+    let mut b = std::fs::read(&log).unwrap();
+    let line2 = b.iter().position(|&c| c == b'\n').unwrap() + 1;
+    b[line2] = b'#';
+    std::fs::write(&log, b).unwrap();
+    let dd = s(&md).to_string();
+    let exited = |name: &str, args: &[&str], keys: &[&str], code: i32| {
+        let tm = Tmux::start_watched(name, args, &repo_dir(), 100, 30);
+        if !keys.is_empty() {
+            tm.wait_for("log: ", DEADLINE);
+            for k in keys {
+                tm.keys(&[k]);
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        }
+        let screen = tm.wait_for("arbiter exited", DEADLINE);
+        assert!(
+            screen.contains(&format!("arbiter exited {code}")),
+            "arbiter {}: want {code}; screen:\n{screen}",
+            args.join(" ")
+        );
+        assert!(!screen.contains("panicked"), "{screen}");
+        screen
+    };
+    exited(
+        "x0",
+        &["play", "--match", &d, "--game", "1", "--rules", &rules],
+        &["C-c", "y"],
+        0,
+    );
+    let decl = refused.display().to_string();
+    let s1 = exited(
+        "x1",
+        &[
+            "play",
+            "--match",
+            &d,
+            "--game",
+            "2",
+            "--rules",
+            &rules,
+            "--declarations",
+            &decl,
+        ],
+        &[],
+        1,
+    );
+    assert!(s1.contains("arbiter: "), "{s1}");
+    let s66 = exited(
+        "x66",
+        &["play", "--match", &d, "--game", "2", "--rules", &missing],
+        &[],
+        66,
+    );
+    assert!(s66.contains("missing.toml"), "{s66}");
+    let s74 = exited(
+        "x74",
+        &["play", "--match", &dd, "--game", "1", "--rules", &rules],
+        &["C-c", "y"],
+        74,
+    );
+    assert!(s74.contains("arbiter: "), "{s74}");
+    let held = arbiter::journal::Journal::open(&m.join("game-1/log.jsonl")).unwrap();
+    let s70 = exited(
+        "x70",
+        &["play", "--match", &d, "--game", "1", "--rules", &rules],
+        &[],
+        70,
+    );
+    assert!(s70.contains("another arbiter process"), "{s70}");
+    drop(held);
+}
+
+/// `verify` and `prove`: every code of docs/log-format.md's table that one game can show, each
+/// driven on a match made for it (12, a missing countersignature, is driven in
+/// tests/it/witness.rs).
+#[test]
+fn exit_codes_verify_and_prove_table_driven() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let log = |m: &Path| m.join("game-1/log.jsonl");
+    let append = |m: &Path, bytes: &[u8]| {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(log(m))
+            .unwrap();
+        f.write_all(bytes).unwrap();
+    };
+    let ok = rehearsal(t, "ok", false);
+    // 10: an entry after the last signed checkpoint.
+    let tail = rehearsal(t, "tail", false);
+    let mut j = arbiter::journal::Journal::open(&log(&tail)).unwrap();
+    let last = j.last().unwrap().mono_ms;
+    j.append(arbiter::log::NewEntry {
+        mono_ms: last,
+        utc: crate::log_util::t0(),
+        actor: "arbiter".into(),
+        clause: "5b".into(),
+        kind: "note".into(),
+        body: serde_json::json!({"text": "after the checkpoint"}),
+    })
+    .unwrap();
+    let tail_seq = j.len() - 1;
+    drop(j);
+    // 11: a torn tail cut on reopen, then signed.
+    let rec = rehearsal(t, "recovered", false);
+    append(&rec, b"{\"v\":1,\"seq\":");
+    drop(arbiter::journal::Journal::open(&log(&rec)).unwrap());
+    let r = arbiter(&["checkpoint", "--match", s(&rec), "--game", "1"]);
+    assert_eq!(r.code, Some(0), "{r:?}");
+    // 20: a changed byte in line 1.
+    let bad = rehearsal(t, "badline", false);
+    let mut b = std::fs::read(log(&bad)).unwrap();
+    let line1 = b.iter().position(|&c| c == b'\n').unwrap() + 1;
+    b[line1 + 1] = b'#';
+    std::fs::write(log(&bad), b).unwrap();
+    // 21: the last line cut off a signed log.
+    let cut = rehearsal(t, "truncated", false);
+    let b = std::fs::read(log(&cut)).unwrap();
+    let keep = b[..b.len() - 1].iter().rposition(|&c| c == b'\n').unwrap() + 1;
+    std::fs::write(log(&cut), &b[..keep]).unwrap();
+    // 22: a checkpoint whose signature is garbage.
+    let badcp = rehearsal(t, "badcp", false);
+    for e in std::fs::read_dir(badcp.join("game-1/checkpoints")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "sig") {
+            std::fs::write(
+                &p,
+                "-----BEGIN SSH SIGNATURE-----\nAAAA\n-----END SSH SIGNATURE-----\n",
+            )
+            .unwrap();
+        }
+    }
+    // 26: game 2 recorded in the signed match index, then deleted.
+    let rolled = rehearsal(t, "rolled", false);
+    let r = arbiter(&["script", QUICK, "--match", s(&rolled), "--game", "2"]);
+    assert_eq!(r.code, Some(0), "{r:?}");
+    std::fs::remove_dir_all(rolled.join("game-2")).unwrap();
+    // 25: an archived engine log changed after the archive.
+    let bound = rehearsal(t, "binding", true);
+    let copies: Vec<String> = ["c1", "c2"]
+        .iter()
+        .map(|c| {
+            let p = t.join(c);
+            std::fs::write(&p, "info depth 1 score cp 10 pv e2e4\nbestmove e2e4\n").unwrap();
+            p.display().to_string()
+        })
+        .collect();
+    let r = arbiter(&[
+        "archive",
+        "--match",
+        s(&bound),
+        "--game",
+        "1",
+        &copies[0],
+        &copies[1],
+    ]);
+    assert_eq!(r.code, Some(0), "{r:?}");
+    let engine = bound.join("game-1/engine");
+    for e in std::fs::read_dir(&engine).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name().is_some_and(|n| n != "SHA256SUMS") {
+            let mut text = std::fs::read(&p).unwrap();
+            text.extend_from_slice(b"info depth 2\n");
+            std::fs::write(&p, text).unwrap();
+        }
+    }
+    // 23: a proof whose entry was changed.
+    let proof_ok = t.join("proof.json");
+    let proof_bad = t.join("bad-proof.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["prove", "--match", s(&ok), "--game", "1", "--seq", "3"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    std::fs::write(&proof_ok, &out.stdout).unwrap();
+    let mut p: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let entry = p["entry"]
+        .as_str()
+        .unwrap()
+        .replacen("\"mono_ms\":", "\"mono_ms\":1", 1);
+    p["entry"] = entry.into();
+    std::fs::write(&proof_bad, serde_json::to_vec(&p).unwrap()).unwrap();
+    let missing = t.join("missing").display().to_string();
+    let tail_seq = tail_seq.to_string();
+
+    let rows: Vec<(Vec<String>, i32)> = vec![
+        (v(&["verify", "--match", s(&ok)]), 0),
+        (v(&["verify", "--match", &missing]), 3),
+        (v(&["verify", "--match", s(&tail)]), 10),
+        (v(&["verify", "--match", s(&rec)]), 11),
+        (v(&["verify", "--match", s(&bad)]), 20),
+        (v(&["verify", "--match", s(&cut)]), 21),
+        (v(&["verify", "--match", s(&badcp)]), 22),
+        (
+            v(&["verify", "--match", s(&ok), "--proof", s(&proof_ok)]),
+            0,
+        ),
+        (
+            v(&["verify", "--match", s(&ok), "--proof", s(&proof_bad)]),
+            23,
+        ),
+        (v(&["verify", "--match", s(&bound)]), 25),
+        (v(&["verify", "--match", s(&rolled)]), 26),
+        (
+            v(&["prove", "--match", s(&ok), "--game", "1", "--seq", "3"]),
+            0,
+        ),
+        (
+            v(&["prove", "--match", &missing, "--game", "1", "--seq", "3"]),
+            3,
+        ),
+        (
+            v(&["prove", "--match", s(&bad), "--game", "1", "--seq", "3"]),
+            20,
+        ),
+        (
+            v(&[
+                "prove",
+                "--match",
+                s(&tail),
+                "--game",
+                "1",
+                "--seq",
+                &tail_seq,
+            ]),
+            24,
+        ),
+    ];
+    let seen = drive(&rows);
+    assert_eq!(seen["verify"], [0, 3, 10, 11, 20, 21, 22, 23, 25, 26]);
+    assert_eq!(seen["prove"], [0, 3, 20, 24]);
+}
