@@ -27,7 +27,7 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
         .map_err(super::match_failure)?;
     let check = crate::witness::check_before_showing(&a.m.dir, a.game);
     for l in &check.lines {
-        errln!("{l}");
+        errln!("arbiter: {l}");
     }
     let mut text = pgn_of_game(&r.game, moves.into_moves(), &r.first.utc);
     if check.demo || check.failing.is_some() {

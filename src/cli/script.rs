@@ -51,7 +51,7 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
     let file = a.file.display();
     let text = crate::fsio::read_to_string(&a.file)
         .map_err(|e| Error::cannot_read(format!("{file}: {e}")))?;
-    let lines = parse_script(&text).map_err(|e| Error::bad_input(format!("{file}:{e}")))?;
+    let lines = parse_script(&text).map_err(|e| Error::bad_input(clip(format!("{file}:{e}"))))?;
     let dir = &a.m.dir;
     let n = a
         .game
@@ -109,5 +109,14 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
                 _ => Error::write_failed(msg),
             })
         }
+    }
+}
+
+/// A message cut to a readable length (a script line of megabytes is quoted by its start).
+fn clip(msg: String) -> String {
+    const MAX: usize = 400;
+    match msg.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}… ({} bytes in all)", &msg[..at], msg.len()),
+        None => msg,
     }
 }

@@ -48,7 +48,7 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     } = replay_log(&path, |_, _| {}).map_err(super::match_failure)?;
     let check = crate::witness::check_before_showing(dir, n);
     for l in &check.lines {
-        errln!("{l}");
+        errln!("arbiter: {l}");
     }
     let wall = Utc::now();
     let (now, computed) = game_time_now(&g, Some(&last), wall);

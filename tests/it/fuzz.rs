@@ -1157,3 +1157,646 @@ fn fuzz_harness_reports_a_panic() {
     });
     assert!(r.is_err());
 }
+
+// ----- the command line over a hostile match folder -------------------------------------------
+
+/// The files of a match folder (and the files a user names) that a command reads.
+const SLOTS: &[&str] = &[
+    "game-1/log.jsonl",
+    "game-1/checkpoints/CP.txt",
+    "game-1/checkpoints/CP.txt.sig",
+    "allowed_signers",
+    "rules.toml",
+    "keys/arbiter",
+    "keys/arbiter.pub",
+    "index.txt",
+    "index.txt.sig",
+    "proof.json",
+    "script.arb",
+];
+
+/// What is put in a slot's place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FileKind {
+    Garbage,
+    Truncated,
+    Empty,
+    HugeLine,
+    NotUtf8,
+    Fifo,
+    /// A character device made with mknod in the case folder (1,5: endless zeros).
+    Device,
+    Folder,
+    /// A symbolic link to a copy of the original outside the match folder.
+    Symlink,
+    Dangling,
+}
+
+const KINDS: [FileKind; 10] = [
+    FileKind::Garbage,
+    FileKind::Truncated,
+    FileKind::Empty,
+    FileKind::HugeLine,
+    FileKind::NotUtf8,
+    FileKind::Fifo,
+    FileKind::Device,
+    FileKind::Folder,
+    FileKind::Symlink,
+    FileKind::Dangling,
+];
+
+/// The base match: a finished rehearsal game with a real key, its checkpoint and index, a
+/// proof, the rules and a script; made once per run. Returns (folder, checkpoint size).
+fn cli_base() -> &'static (PathBuf, u64) {
+    static BASE: std::sync::OnceLock<(PathBuf, u64)> = std::sync::OnceLock::new();
+    BASE.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("arbiter-fuzz-cli-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        crate::log_util::arbiter_key_in(&dir);
+        let mut script =
+            std::fs::read_to_string(root().join("examples/scripts/quick.arb")).unwrap();
+        script.push_str("0:17:00  human resign\n");
+        std::fs::write(dir.join("script.arb"), &script).unwrap();
+        std::fs::copy(
+            root().join("rules/kasparov-deep-junior-2003.toml"),
+            dir.join("rules.toml"),
+        )
+        .unwrap();
+        let run = |args: &[&str]| {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+                .args(args)
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            out.stdout
+        };
+        run(&[
+            "script",
+            "script.arb",
+            "--match",
+            ".",
+            "--rules",
+            "rules.toml",
+        ]);
+        let proof = run(&["prove", "--match", ".", "--game", "1", "--seq", "3"]);
+        std::fs::write(dir.join("proof.json"), proof).unwrap();
+        let size = std::fs::read_dir(dir.join("game-1/checkpoints"))
+            .unwrap()
+            .filter_map(|e| {
+                e.ok()?
+                    .file_name()
+                    .to_str()?
+                    .strip_suffix(".txt")?
+                    .parse::<u64>()
+                    .ok()
+            })
+            .max()
+            .unwrap();
+        (dir, size)
+    })
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+/// Put a file of `kind` in place of `slot` in the case folder `case` (the original is read from
+/// the base match). Returns false when the kind cannot be made here (mknod without root).
+fn plant(case: &std::path::Path, slot: &str, kind: FileKind, rng: &mut Rng) -> bool {
+    let path = case.join(slot);
+    let original = std::fs::read(&path).unwrap_or_default();
+    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_dir_all(&path);
+    if let Some(p) = path.parent() {
+        std::fs::create_dir_all(p).unwrap();
+    }
+    let write = |b: &[u8]| std::fs::write(&path, b).unwrap();
+    match kind {
+        FileKind::Garbage => {
+            let n = rng.below(4096);
+            write(&(0..n).map(|_| rng.next() as u8).collect::<Vec<_>>())
+        }
+        FileKind::Truncated => write(&original[..rng.below(original.len().max(1))]),
+        FileKind::Empty => write(b""),
+        FileKind::HugeLine => {
+            // Past the 16 MiB line bound for the log, 2 MiB elsewhere; no newline at all.
+            let n = if slot.ends_with("log.jsonl") {
+                17 << 20
+            } else {
+                2 << 20
+            };
+            let mut b = original.clone();
+            b.extend(std::iter::repeat_n(b'a', n));
+            write(&b)
+        }
+        FileKind::NotUtf8 => {
+            let mut b = original.clone();
+            for _ in 0..1 + rng.below(4) {
+                let at = rng.below(b.len() + 1);
+                b.insert(at, *rng.pick(&[0xff, 0xfe, 0xc3, 0x80, 0xed]));
+            }
+            write(&b)
+        }
+        FileKind::Fifo => {
+            let ok = std::process::Command::new("mkfifo")
+                .arg(&path)
+                .status()
+                .unwrap();
+            assert!(ok.success());
+        }
+        FileKind::Device => {
+            let ok = std::process::Command::new("mknod")
+                .arg(&path)
+                .args(["c", "1", "5"])
+                .status()
+                .is_ok_and(|s| s.success());
+            if !ok {
+                return false;
+            }
+        }
+        FileKind::Folder => std::fs::create_dir_all(&path).unwrap(),
+        FileKind::Symlink => {
+            let target = case.with_extension(format!("{}.orig", slot.replace('/', "_")));
+            std::fs::write(&target, &original).unwrap();
+            std::os::unix::fs::symlink(&target, &path).unwrap();
+        }
+        FileKind::Dangling => {
+            std::os::unix::fs::symlink(case.join("nowhere/at/all"), &path).unwrap();
+        }
+    }
+    true
+}
+
+/// A random argument vector for `cmd` over the case folder (its slots, odd values, unknown
+/// flags, missing values, repeated flags).
+fn cli_args(rng: &mut Rng, cmd: &str, cp: u64) -> Vec<String> {
+    let odd = [
+        "",
+        "0",
+        "-1",
+        "1",
+        "2",
+        "999999999999",
+        "18446744073709551616",
+        "abc",
+        "--",
+        "-",
+        "é\u{202e}",
+        "a\nb",
+        "1e3",
+        " 1",
+        "SHA256:x",
+        "57-3F2A-9C1B-77D0-12AB",
+        "missing",
+        "game-1",
+        ".",
+        "..",
+        "nowhere/x",
+    ];
+    let value = |rng: &mut Rng, flag: &str| -> String {
+        match rng.below(3) {
+            0 => rng.pick(&odd).to_string(),
+            1 => rng.pick(SLOTS).replace("CP", &cp.to_string()),
+            _ => match flag {
+                "--match" => ".".into(),
+                "--game" | "--seq" | "--from" | "--checkpoint" => {
+                    rng.pick(&["1", "2", "3", "0", &cp.to_string()]).to_string()
+                }
+                "--rules" => "rules.toml".into(),
+                "--key" => "keys/arbiter".into(),
+                "--proof" => "proof.json".into(),
+                "--trust" => "keys/arbiter.pub".into(),
+                "--out" => rng
+                    .pick(&["out.txt", "game-1", "game-1/log.jsonl", "new/out"])
+                    .to_string(),
+                "--delivered" => "2003-01-26T16:00:00Z".into(),
+                "--camp" => rng.pick(&["white", "black", "x"]).to_string(),
+                "--principal" => rng.pick(&["arbiter", "a b", "x\ny"]).to_string(),
+                _ => rng.pick(&odd).to_string(),
+            },
+        }
+    };
+    let (flags, switches, positional): (&[&str], &[&str], usize) = match cmd {
+        "verify" => (
+            &[
+                "--match",
+                "--game",
+                "--proof",
+                "--trust",
+                "--fingerprint",
+                "--code",
+                "--consistency",
+            ],
+            &["--json"],
+            0,
+        ),
+        "prove" => (&["--match", "--game", "--seq", "--from"], &[], 0),
+        "status" => (&["--match", "--game"], &["--json"], 0),
+        "pgn" => (&["--match", "--game", "--out"], &[], 0),
+        "report" => (
+            &["--match", "--game", "--out"],
+            &["--markdown", "--public"],
+            0,
+        ),
+        "checkpoint" => (&["--match", "--game", "--key", "--passphrase-env"], &[], 0),
+        "script" => (
+            &["--match", "--game", "--rules", "--key", "--passphrase-env"],
+            &["--dry-run", "--json", "--echo"],
+            1,
+        ),
+        "archive" => (
+            &[
+                "--match",
+                "--game",
+                "--program",
+                "--delivered",
+                "--key",
+                "--passphrase-env",
+            ],
+            &[],
+            2,
+        ),
+        "countersign" => (
+            &[
+                "--match",
+                "--game",
+                "--camp",
+                "--checkpoint",
+                "--key",
+                "--passphrase-env",
+                "--signature",
+            ],
+            &[],
+            0,
+        ),
+        "keygen" => (
+            &[
+                "--match",
+                "--out",
+                "--principal",
+                "--passphrase-env",
+                "--existing",
+            ],
+            &["--no-passphrase"],
+            0,
+        ),
+        _ => (
+            &["--match", "--game", "--rules", "--key", "--declarations"],
+            &[],
+            0,
+        ),
+    };
+    let mut args = vec![cmd.to_string()];
+    // Mostly the usual `--match .`, so the commands get past their arguments to the files.
+    if rng.below(4) != 0 {
+        args.extend(["--match".to_string(), ".".to_string()]);
+    }
+    for _ in 0..rng.below(5) {
+        let f = *rng.pick(flags);
+        args.push(f.to_string());
+        if !rng.chance(12) {
+            args.push(value(rng, f));
+        }
+    }
+    for _ in 0..rng.below(2) {
+        if !switches.is_empty() {
+            args.push(rng.pick(switches).to_string());
+        }
+    }
+    for _ in 0..positional + rng.below(2) {
+        args.push(if rng.chance(2) {
+            rng.pick(SLOTS).replace("CP", &cp.to_string())
+        } else {
+            "script.arb".to_string()
+        });
+    }
+    if rng.chance(10) {
+        args.push(
+            rng.pick(&["--frobnicate", "-x", "--help", "--version"])
+                .to_string(),
+        );
+    }
+    if rng.chance(8) && args.len() > 2 {
+        let i = 1 + rng.below(args.len() - 1);
+        args.remove(i);
+    }
+    args
+}
+
+/// What one run of the binary showed.
+struct CliRun {
+    code: Option<i32>,
+    stderr: String,
+    hung: bool,
+}
+
+fn run_cli(case: &std::path::Path, args: &[String]) -> CliRun {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .current_dir(case)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Standard error is drained meanwhile (a long message must not block the child).
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = err.read_to_end(&mut b);
+        b
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut hung = false;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            hung = true;
+            break child.wait().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let stderr = reader.join().unwrap();
+    CliRun {
+        code: status.code(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        hung,
+    }
+}
+
+/// Whether a run is fine: no panic (101, 134, a signal), no hang, and a failure says
+/// `arbiter: …` — except clap's own usage errors (2) and the verdicts `verify` / `prove` print
+/// on standard output (3, 10..=26).
+fn cli_problem(args: &[String], r: &CliRun) -> Option<String> {
+    let verdicts = matches!(args[0].as_str(), "verify" | "prove");
+    let problem = if r.hung {
+        "hung for 20 s".to_string()
+    } else {
+        match r.code {
+            None => "killed by a signal".to_string(),
+            Some(101 | 134) => "panicked".to_string(),
+            _ if r.stderr.contains("panicked") => "panicked".to_string(),
+            Some(0 | 2) => return None,
+            Some(3 | 10..=26) if verdicts => return None,
+            Some(_) if r.stderr.lines().any(|l| l.starts_with("arbiter: ")) => return None,
+            Some(c) => format!("exit {c} without an `arbiter:` message"),
+        }
+    };
+    Some(format!(
+        "{problem}: arbiter {} (exit {:?}): {}",
+        args.join(" "),
+        r.code,
+        r.stderr.trim()
+    ))
+}
+
+/// The commands that read each slot (for the sweep of every slot × every kind of file).
+fn readers(slot: &str) -> &'static [&'static [&'static str]] {
+    match slot {
+        "game-1/log.jsonl" => &[
+            &["status", "--match", "."],
+            &["verify", "--match", "."],
+            &["pgn", "--match", ".", "--game", "1"],
+            &["report", "--match", ".", "--game", "1", "--out", "r.html"],
+            &["checkpoint", "--match", ".", "--game", "1"],
+            &["prove", "--match", ".", "--game", "1", "--seq", "2"],
+            &[
+                "script",
+                "script.arb",
+                "--match",
+                ".",
+                "--game",
+                "2",
+                "--rules",
+                "rules.toml",
+            ],
+            &[
+                "archive",
+                "--match",
+                ".",
+                "--game",
+                "1",
+                "script.arb",
+                "script.arb",
+            ],
+            &[
+                "countersign",
+                "--match",
+                ".",
+                "--camp",
+                "white",
+                "--key",
+                "keys/arbiter",
+            ],
+        ],
+        "game-1/checkpoints/CP.txt" | "game-1/checkpoints/CP.txt.sig" => &[
+            &["verify", "--match", "."],
+            &["prove", "--match", ".", "--game", "1", "--seq", "2"],
+            &["status", "--match", "."],
+            &[
+                "countersign",
+                "--match",
+                ".",
+                "--camp",
+                "white",
+                "--key",
+                "keys/arbiter",
+            ],
+        ],
+        "allowed_signers" => &[
+            &["verify", "--match", "."],
+            &["checkpoint", "--match", ".", "--game", "1"],
+            &["keygen", "--match", ".", "--out", "k2", "--no-passphrase"],
+        ],
+        "rules.toml" => &[
+            &["script", "script.arb", "--dry-run", "--rules", "rules.toml"],
+            &[
+                "script",
+                "script.arb",
+                "--match",
+                ".",
+                "--game",
+                "2",
+                "--rules",
+                "rules.toml",
+            ],
+        ],
+        "keys/arbiter" => &[
+            &["checkpoint", "--match", ".", "--game", "1"],
+            &[
+                "script",
+                "script.arb",
+                "--match",
+                ".",
+                "--game",
+                "2",
+                "--rules",
+                "rules.toml",
+            ],
+            &[
+                "countersign",
+                "--match",
+                ".",
+                "--camp",
+                "white",
+                "--key",
+                "keys/arbiter",
+            ],
+        ],
+        "keys/arbiter.pub" => &[
+            &["verify", "--match", ".", "--trust", "keys/arbiter.pub"],
+            &["keygen", "--match", ".", "--existing", "keys/arbiter.pub"],
+        ],
+        "index.txt" | "index.txt.sig" => &[
+            &["verify", "--match", "."],
+            &["checkpoint", "--match", ".", "--game", "1"],
+        ],
+        "proof.json" => &[
+            &["verify", "--match", ".", "--proof", "proof.json"],
+            &["verify", "--match", ".", "--consistency", "proof.json"],
+        ],
+        _ => &[
+            &["script", "script.arb", "--dry-run", "--rules", "rules.toml"],
+            &[
+                "script",
+                "script.arb",
+                "--match",
+                ".",
+                "--game",
+                "2",
+                "--rules",
+                "rules.toml",
+            ],
+            &[
+                "archive",
+                "--match",
+                ".",
+                "--game",
+                "1",
+                "script.arb",
+                "script.arb",
+            ],
+        ],
+    }
+}
+
+/// The command line with files of every kind in every slot of a match folder: every slot ×
+/// every kind swept with the commands that read it, then random argument vectors for every
+/// subcommand over a folder with a random slot spoiled. No panic, no hang, and a failure says
+/// `arbiter: …`. `ARBITER_FUZZ_CASES` sets the random cases (default 300).
+#[test]
+fn fuzz_command_line_and_match_files() {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // The checker itself: a panic, a hang and a silent failure are each reported.
+    let args = vec!["status".to_string()];
+    let ran = |code, stderr: &str, hung| CliRun {
+        code,
+        stderr: stderr.into(),
+        hung,
+    };
+    assert!(cli_problem(&args, &ran(Some(101), "", false)).is_some());
+    assert!(cli_problem(&args, &ran(Some(0), "", true)).is_some());
+    assert!(cli_problem(&args, &ran(None, "", false)).is_some());
+    assert!(cli_problem(&args, &ran(Some(65), "bad", false)).is_some());
+    assert!(cli_problem(&args, &ran(Some(65), "arbiter: bad", false)).is_none());
+    let (base, cp) = cli_base();
+    let tmp = tempfile::tempdir().unwrap();
+    let slot_path = |s: &str| s.replace("CP", &cp.to_string());
+    let mut problems = Vec::new();
+    let (mut runs, mut skipped) = (0u64, 0u64);
+    let mut rng = case_rng("cli-sweep", seed(), 0);
+    let t0 = Instant::now();
+    let mut n = 0u64;
+    let fresh = |n: &mut u64| {
+        *n += 1;
+        let case = tmp.path().join(format!("case-{n}"));
+        copy_tree(base, &case);
+        case
+    };
+    for slot in SLOTS {
+        for kind in KINDS {
+            let case = fresh(&mut n);
+            if !plant(&case, &slot_path(slot), kind, &mut rng) {
+                skipped += 1;
+                continue;
+            }
+            for cmd in readers(slot) {
+                let args: Vec<String> = cmd.iter().map(|a| a.to_string()).collect();
+                let r = run_cli(&case, &args);
+                runs += 1;
+                if let Some(p) = cli_problem(&args, &r) {
+                    problems.push(format!("[{slot} as {kind:?}] {p}"));
+                }
+            }
+            let _ = std::fs::remove_dir_all(&case);
+        }
+    }
+    let sweep = runs;
+    let commands = [
+        "verify",
+        "prove",
+        "status",
+        "pgn",
+        "report",
+        "checkpoint",
+        "script",
+        "archive",
+        "countersign",
+        "keygen",
+        "play",
+    ];
+    let random = cases(300);
+    for i in 0..random {
+        let mut rng = case_rng("cli-random", seed(), i);
+        let case = fresh(&mut n);
+        let slot = *rng.pick(SLOTS);
+        let kind = *rng.pick(&KINDS);
+        let planted = !rng.chance(4) && plant(&case, &slot_path(slot), kind, &mut rng);
+        let cmd = *rng.pick(&commands);
+        let args = cli_args(&mut rng, cmd, *cp);
+        let r = run_cli(&case, &args);
+        runs += 1;
+        if let Some(p) = cli_problem(&args, &r) {
+            let spoiled = if planted {
+                format!("{slot} as {kind:?}")
+            } else {
+                "nothing spoiled".into()
+            };
+            problems.push(format!("[case {i}, {spoiled}] {p}"));
+        }
+        let _ = std::fs::remove_dir_all(&case);
+    }
+    eprintln!(
+        "fuzz cli: {runs} runs ({sweep} in the slot sweep: {} slots x {} kinds, {skipped} kinds not makeable here; {random} random argument vectors), {} problems, {:.1} s",
+        SLOTS.len(),
+        KINDS.len(),
+        problems.len(),
+        t0.elapsed().as_secs_f64()
+    );
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
