@@ -452,7 +452,23 @@ fn scan_local(file: &mut File, mut each: impl FnMut(&Entry)) -> io::Result<Local
     let mut prev = ZERO_HASH;
     let mut index = 0u64;
     while let Some(raw) = lines.next()? {
-        let mut sl = scan::scan_line(&lines.buf, raw.offset, raw.terminated);
+        let mut sl = if raw.terminated && !raw.too_long {
+            let entry = parse_terminated(&mut lines.buf, raw.offset);
+            let hash = match &entry {
+                Ok(e) => e.hash,
+                Err(_) => log::entry_hash(&lines.buf),
+            };
+            ScannedLine {
+                offset: raw.offset,
+                len: raw.len,
+                terminated: true,
+                hash,
+                prev: entry.as_ref().ok().map(Entry::prev_bytes),
+                entry,
+            }
+        } else {
+            scan::scan_line(&lines.buf, raw.offset, raw.terminated)
+        };
         sl.len = raw.len;
         if raw.too_long {
             sl.entry = Err(LineError::Json(format!(
@@ -940,10 +956,8 @@ fn hash_file(path: &Path) -> io::Result<(u64, [u8; 32])> {
 /// line's hash), and returns `false` to stop early. Returns the number of entries read. Memory
 /// stays one line, whatever the log's size.
 pub fn for_each_entry(path: &Path, mut f: impl FnMut(Entry) -> bool) -> Result<u64, JournalError> {
-    use std::io::BufRead;
     let file = crate::fsio::open_match_file(path).map_err(io_err("open", path))?;
-    let mut r = io::BufReader::with_capacity(1 << 16, file);
-    let mut line = Vec::new();
+    let mut lines = LineReader::new(file);
     let (mut n, mut offset, mut prev) = (0u64, 0u64, ZERO_HASH);
     let bad = |seq: u64, offset: u64, problem: String| JournalError::BadLine {
         path: path.to_owned(),
@@ -951,22 +965,26 @@ pub fn for_each_entry(path: &Path, mut f: impl FnMut(Entry) -> bool) -> Result<u
         offset,
         problem,
     };
-    loop {
-        line.clear();
-        let got = r
-            .read_until(b'\n', &mut line)
-            .map_err(io_err("read", path))?;
-        if got == 0 {
-            break;
+    while let Some(raw) = lines.next().map_err(io_err("read", path))? {
+        if raw.too_long {
+            return Err(bad(
+                n,
+                offset,
+                format!(
+                    "a line of {} bytes, longer than the {MAX_LINE_BYTES} a log line may hold",
+                    raw.len
+                ),
+            ));
         }
-        if line.pop() != Some(b'\n') {
+        if !raw.terminated {
             return Err(bad(
                 n,
                 offset,
                 "the last line has no newline (a torn tail)".into(),
             ));
         }
-        let e = log::parse_line(&line, offset).map_err(|e| bad(n, offset, e.to_string()))?;
+        let e =
+            parse_terminated(&mut lines.buf, offset).map_err(|e| bad(n, offset, e.to_string()))?;
         if e.seq != n {
             return Err(bad(n, offset, format!("seq {} out of place", e.seq)));
         }
@@ -978,7 +996,7 @@ pub fn for_each_entry(path: &Path, mut f: impl FnMut(Entry) -> bool) -> Result<u
             ));
         }
         prev = e.hash;
-        offset += got as u64;
+        offset += raw.len + 1;
         n += 1;
         if !f(e) {
             break;
@@ -1215,4 +1233,52 @@ fn line_prev(line: &[u8]) -> Option<[u8; 32]> {
     let rest = rest.get(digits..)?.strip_prefix(b",\"prev\":\"")?;
     let hex = std::str::from_utf8(rest.get(..64)?).ok()?;
     log::decode_hash(hex)
+}
+
+/// The fields of a line already proven canonical by [`fast::check_line`].
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Plain {
+    v: u32,
+    seq: u64,
+    prev: String,
+    utc: String,
+    mono_ms: u64,
+    actor: String,
+    clause: String,
+    kind: String,
+    body: serde_json::Value,
+}
+
+/// [`log::parse_line`] for a line that was followed by a newline, taking the fast path when
+/// [`fast::check_line`] proves the line canonical (canonical form already rules out duplicate
+/// keys and every other difference, so a plain serde parse reads it), the strict parser otherwise
+/// (which names the problem). `buf` holds the line without its newline; it is given back as it
+/// was.
+fn parse_terminated(buf: &mut Vec<u8>, offset: u64) -> Result<Entry, LineError> {
+    buf.push(b'\n');
+    let proven = fast::check_line(buf).filter(|(_, len)| *len + 1 == buf.len());
+    buf.pop();
+    let plain = proven.and_then(|(facts, _)| {
+        serde_json::from_slice::<Plain>(buf)
+            .ok()
+            .filter(|p| p.seq == facts.seq)
+    });
+    match plain {
+        Some(p) => Ok(Entry {
+            v: p.v,
+            seq: p.seq,
+            prev: p.prev,
+            utc: p.utc,
+            mono_ms: p.mono_ms,
+            actor: p.actor,
+            clause: p.clause,
+            kind: p.kind,
+            body: p.body,
+            hash: log::entry_hash(buf),
+            offset,
+            len: buf.len() as u64,
+        }),
+        None => log::parse_line(buf, offset),
+    }
 }
