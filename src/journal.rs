@@ -1071,63 +1071,223 @@ pub struct StreamedClean {
     pub heads: Vec<(u64, [u8; 32], [u8; 32])>,
 }
 
-/// Bytes handed from the reader to the two checking threads at a time (whole lines).
+/// Bytes handed from the reader to a checking thread at a time (whole lines).
 const STREAM_BLOCK: usize = 256 * 1024;
-/// Blocks in flight per thread.
+/// Blocks read but not yet merged, per checking thread.
 const STREAM_QUEUE: usize = 4;
+/// Below this size the log is checked by one thread.
+const STREAM_PARALLEL_MIN: u64 = 1 << 20;
 
 /// The fast path of `verify` over a log file in one streamed pass, without holding the log or its
-/// leaf hashes: one thread proves every line canonical and in place ([`fast::check_line`]),
-/// another hashes the lines, checks each `prev` against the previous line's hash and keeps the
-/// Merkle frontier, noting the tree head at each of `sizes`. Memory is a few blocks and O(log n)
-/// hashes. `None` if the file cannot be read, changes length meanwhile, or has anything at all
-/// to report (the caller then takes the exact path).
+/// leaf hashes: the file is read in blocks of whole lines; each block is checked on one of the
+/// cores (every line canonical, [`fast::check_line`], in place and linked to the one before it,
+/// and hashed); this thread joins the blocks in order (the link across each cut), keeps the
+/// Merkle frontier and notes the tree head at each of `sizes`. Memory is a few blocks and
+/// O(log n) hashes. `None` if the file cannot be read, changes length meanwhile, or has anything
+/// at all to report (the caller then takes the exact path).
 pub fn stream_clean_file(path: &Path, sizes: &[u64]) -> Option<StreamedClean> {
-    use std::sync::Arc;
-    use std::sync::mpsc::sync_channel;
+    use std::sync::mpsc::{channel, sync_channel};
+    use std::sync::{Arc, Mutex};
     let mut file = crate::fsio::open_match_file(path).ok()?;
     let len = file.metadata().ok()?.len();
     if len == 0 {
         return None;
     }
-    let (to_check, checks) = sync_channel::<Arc<Vec<u8>>>(STREAM_QUEUE);
-    let (to_hash, hashes) = sync_channel::<Arc<Vec<u8>>>(STREAM_QUEUE);
-    let (checked, hashed, read_ok) = std::thread::scope(|s| {
-        let checker = s.spawn(move || check_blocks(checks));
-        let hasher = s.spawn(move || hash_blocks(hashes, sizes));
-        let read_ok = read_blocks(&mut file, |block| {
-            let block = Arc::new(block);
-            to_check.send(Arc::clone(&block)).is_ok() && to_hash.send(block).is_ok()
+    let workers = if len < STREAM_PARALLEL_MIN {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    };
+    let mut join = Join::new(sizes);
+    let read = std::thread::scope(|s| {
+        let (jobs_tx, jobs_rx) = sync_channel::<(u64, u64, Arc<Vec<u8>>)>(workers);
+        let jobs_rx = Arc::new(Mutex::new(jobs_rx));
+        let (done_tx, done_rx) = channel::<(u64, Option<BlockFacts>)>();
+        for _ in 0..workers {
+            let (jobs, done) = (Arc::clone(&jobs_rx), done_tx.clone());
+            s.spawn(move || {
+                loop {
+                    let job = match jobs.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((k, base, block)) = job else { return };
+                    if done.send((k, check_block(&block, base))).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        let mut pending = std::collections::BTreeMap::new();
+        let mut sent = 0u64;
+        let limit = (workers * STREAM_QUEUE) as u64;
+        let read = read_blocks(&mut file, |block, base| {
+            while sent - join.blocks >= limit {
+                let Ok((k, facts)) = done_rx.recv() else {
+                    return false;
+                };
+                pending.insert(k, facts);
+                if !join.drain(&mut pending) {
+                    return false;
+                }
+            }
+            let ok = jobs_tx.send((sent, base, Arc::new(block))).is_ok();
+            sent += 1;
+            ok
         });
-        drop((to_check, to_hash));
-        (
-            checker.join().ok().flatten(),
-            hasher.join().ok().flatten(),
-            read_ok,
-        )
+        drop(jobs_tx);
+        for (k, facts) in done_rx {
+            pending.insert(k, facts);
+        }
+        let all = join.drain(&mut pending) && join.blocks == sent;
+        read.filter(|_| all)
     });
-    let (n, first, recoveries) = checked?;
-    let (hn, first_hash, last_hash, heads) = hashed?;
     let unchanged = crate::fsio::open_match_file(path)
         .ok()?
         .metadata()
         .ok()?
         .len()
         == len;
-    (read_ok == Some(len) && n == hn && n > 0 && unchanged).then_some(StreamedClean {
-        entries: n,
-        first,
-        first_hash,
-        last_hash,
-        recoveries,
-        heads,
-    })
+    (read == Some(len) && unchanged && join.failed.is_none())
+        .then(|| join.finish())
+        .flatten()
 }
 
-/// Read `file` in blocks that end after a newline, handing each to `send` (`false`: stop).
-/// Returns the number of bytes handed over, `None` on a read error, an over-long line or a last
-/// line without its newline.
-fn read_blocks(file: &mut File, mut send: impl FnMut(Vec<u8>) -> bool) -> Option<u64> {
+/// What one block of whole lines gives: its lines checked and hashed on their own.
+struct BlockFacts {
+    first_seq: u64,
+    /// The `prev` of its first line (checked against the previous block's last hash on joining).
+    first_prev: [u8; 32],
+    leaves: Vec<[u8; 32]>,
+    /// Line 0, if the block starts the file.
+    first: Option<Entry>,
+    recoveries: Vec<Entry>,
+}
+
+/// Check the lines of `block` (which starts at byte `base` of the file): each canonical, its
+/// `seq` one more than the line before and its `prev` that line's hash. `None` at the first line
+/// not proven.
+fn check_block(block: &[u8], base: u64) -> Option<BlockFacts> {
+    let mut out = BlockFacts {
+        first_seq: 0,
+        first_prev: ZERO_HASH,
+        leaves: Vec::with_capacity(block.len() / 256),
+        first: None,
+        recoveries: Vec::new(),
+    };
+    let mut pos = 0usize;
+    while pos < block.len() {
+        let (facts, len) = fast::check_line(block.get(pos..)?)?;
+        let line = block.get(pos..pos + len)?;
+        match out.leaves.last() {
+            None => {
+                out.first_seq = facts.seq;
+                out.first_prev = facts.prev;
+            }
+            Some(prev) => {
+                if facts.seq != out.first_seq + out.leaves.len() as u64 || facts.prev != *prev {
+                    return None;
+                }
+            }
+        }
+        let offset = base + pos as u64;
+        if facts.seq == 0 && out.leaves.is_empty() {
+            out.first = Some(log::parse_line(line, offset).ok()?);
+        }
+        if facts.recovery {
+            out.recoveries.push(log::parse_line(line, offset).ok()?);
+        }
+        out.leaves.push(log::entry_hash(line));
+        pos += len + 1;
+    }
+    Some(out)
+}
+
+/// The blocks joined in order: the links across the cuts, the Merkle frontier, the tree heads.
+struct Join {
+    sizes: Vec<u64>,
+    next_size: usize,
+    tree: RootBuilder,
+    last: [u8; 32],
+    first: Option<(Entry, [u8; 32])>,
+    recoveries: Vec<Entry>,
+    heads: Vec<(u64, [u8; 32], [u8; 32])>,
+    /// Blocks joined so far.
+    blocks: u64,
+    failed: Option<u64>,
+}
+
+impl Join {
+    fn new(sizes: &[u64]) -> Join {
+        let mut sizes: Vec<u64> = sizes.iter().copied().filter(|&s| s > 0).collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        Join {
+            sizes,
+            next_size: 0,
+            tree: RootBuilder::new(),
+            last: ZERO_HASH,
+            first: None,
+            recoveries: Vec::new(),
+            heads: Vec::new(),
+            blocks: 0,
+            failed: None,
+        }
+    }
+
+    /// Join every block of `pending` that comes next; `false` once a block failed or does not
+    /// link.
+    fn drain(&mut self, pending: &mut std::collections::BTreeMap<u64, Option<BlockFacts>>) -> bool {
+        while self.failed.is_none() {
+            let Some(facts) = pending.remove(&self.blocks) else {
+                break;
+            };
+            match facts {
+                Some(b) if b.first_seq == self.tree.len() && b.first_prev == self.last => {
+                    self.take(b)
+                }
+                _ => self.failed = Some(self.blocks),
+            }
+            self.blocks += 1;
+        }
+        self.failed.is_none()
+    }
+
+    fn take(&mut self, b: BlockFacts) {
+        if let Some(e) = b.first
+            && let Some(&h) = b.leaves.first()
+        {
+            self.first = Some((e, h));
+        }
+        self.recoveries.extend(b.recoveries);
+        for leaf in b.leaves {
+            self.tree.push(leaf);
+            self.last = leaf;
+            if self.sizes.get(self.next_size) == Some(&self.tree.len()) {
+                self.heads.push((self.tree.len(), self.tree.root(), leaf));
+                self.next_size += 1;
+            }
+        }
+    }
+
+    fn finish(self) -> Option<StreamedClean> {
+        let (first, first_hash) = self.first?;
+        Some(StreamedClean {
+            entries: self.tree.len(),
+            first,
+            first_hash,
+            last_hash: self.last,
+            recoveries: self.recoveries,
+            heads: self.heads,
+        })
+    }
+}
+
+/// Read `file` in blocks that end after a newline, handing each and its offset in the file to
+/// `send` (`false`: stop). Returns the number of bytes handed over, `None` on a read error, an
+/// over-long line or a last line without its newline.
+fn read_blocks(file: &mut File, mut send: impl FnMut(Vec<u8>, u64) -> bool) -> Option<u64> {
     let mut total = 0u64;
     let mut carry: Vec<u8> = Vec::new();
     loop {
@@ -1148,8 +1308,9 @@ fn read_blocks(file: &mut File, mut send: impl FnMut(Vec<u8>) -> bool) -> Option
         match block.iter().rposition(|&b| b == b'\n') {
             Some(p) => {
                 carry = block.split_off(p + 1);
+                let base = total;
                 total += block.len() as u64;
-                if !send(block) {
+                if !send(block, base) {
                     return None;
                 }
             }
@@ -1157,82 +1318,6 @@ fn read_blocks(file: &mut File, mut send: impl FnMut(Vec<u8>) -> bool) -> Option
             None => carry = block,
         }
     }
-}
-
-/// The checking thread: every line canonical ([`fast::check_line`]) and carrying its position;
-/// line 0 and the recovery entries parsed. `None` at the first line not proven.
-fn check_blocks(
-    blocks: std::sync::mpsc::Receiver<std::sync::Arc<Vec<u8>>>,
-) -> Option<(u64, Entry, Vec<Entry>)> {
-    let (mut n, mut offset) = (0u64, 0u64);
-    let mut first = None;
-    let mut recoveries = Vec::new();
-    for block in blocks {
-        let mut pos = 0usize;
-        while pos < block.len() {
-            let (facts, len) = fast::check_line(block.get(pos..)?)?;
-            if facts.seq != n {
-                return None;
-            }
-            let line = block.get(pos..pos + len)?;
-            if n == 0 {
-                first = Some(log::parse_line(line, offset).ok()?);
-            }
-            if facts.recovery {
-                recoveries.push(log::parse_line(line, offset).ok()?);
-            }
-            pos += len + 1;
-            offset += len as u64 + 1;
-            n += 1;
-        }
-    }
-    Some((n, first?, recoveries))
-}
-
-/// The hashing thread: each line's hash, its `prev` against the previous line's hash, the
-/// Merkle frontier and the tree heads at `sizes`. `None` at the first broken link.
-#[allow(clippy::type_complexity)]
-fn hash_blocks(
-    blocks: std::sync::mpsc::Receiver<std::sync::Arc<Vec<u8>>>,
-    sizes: &[u64],
-) -> Option<(u64, [u8; 32], [u8; 32], Vec<(u64, [u8; 32], [u8; 32])>)> {
-    let mut sizes = sizes.to_vec();
-    sizes.sort_unstable();
-    sizes.dedup();
-    let mut next = sizes.iter().copied().filter(|&s| s > 0).peekable();
-    let mut tree = RootBuilder::new();
-    let mut prev = ZERO_HASH;
-    let mut first = None;
-    let mut heads = Vec::new();
-    for block in blocks {
-        for line in block.split(|&b| b == b'\n') {
-            if line.is_empty() {
-                // The split's empty tail after the block's last newline (a real empty line is
-                // refused by the checking thread).
-                continue;
-            }
-            if line_prev(line)? != prev {
-                return None;
-            }
-            let hash = log::entry_hash(line);
-            first.get_or_insert(hash);
-            tree.push(hash);
-            prev = hash;
-            if next.next_if_eq(&tree.len()).is_some() {
-                heads.push((tree.len(), tree.root(), hash));
-            }
-        }
-    }
-    Some((tree.len(), first?, prev, heads))
-}
-
-/// The `prev` field of a canonical line (`{"v":1,"seq":N,"prev":"<64 hex>",…`), decoded.
-fn line_prev(line: &[u8]) -> Option<[u8; 32]> {
-    let rest = line.strip_prefix(b"{\"v\":1,\"seq\":")?;
-    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-    let rest = rest.get(digits..)?.strip_prefix(b",\"prev\":\"")?;
-    let hex = std::str::from_utf8(rest.get(..64)?).ok()?;
-    log::decode_hash(hex)
 }
 
 /// The fields of a line already proven canonical by [`fast::check_line`].

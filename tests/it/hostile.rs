@@ -496,3 +496,82 @@ fn hostile_second_board_on_a_new_game_is_told_another_board_holds_it() {
     assert!(err.contains("another board"), "{err}");
     assert_eq!(std::fs::read(m.join("game-1/log.jsonl")).unwrap(), before);
 }
+
+/// The streamed `verify` (blocks of whole lines checked on several threads, joined in order with
+/// the Merkle frontier) agrees with the exact path field for field: on a clean log over 1 MB with
+/// checkpoints on both sides of the block cuts, and with damage in the lines on either side of
+/// every cut (a `prev` changed, a line deleted, a line's bytes changed).
+#[test]
+fn hostile_streamed_verify_agrees_with_the_exact_path_at_every_block_cut() {
+    use arbiter::verify::{Status, verify_game};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("match");
+    crate::log_verify::bench_match(&dir, 4_000);
+    let path = dir.join("game-1/log.jsonl");
+    let good = std::fs::read(&path).unwrap();
+    assert!(good.len() > 1 << 20);
+    // Where the reader cuts: after the last newline within each 256 KiB read so far.
+    let block = 256 * 1024;
+    let cuts: Vec<usize> = (1..)
+        .map(|k| k * block)
+        .take_while(|&c| c < good.len())
+        .map(|c| good[..c].iter().rposition(|&b| b == b'\n').unwrap() + 1)
+        .collect();
+    assert!(cuts.len() >= 4, "{} cuts", cuts.len());
+    // Checkpoints at the entry counts just before, at and after the first two cuts.
+    let entries = arbiter::journal::read_entries(&path).unwrap();
+    let key = arbiter::sign::load_key(&dir.join("keys/arbiter"), None).unwrap();
+    let seq_at = |offset: usize| {
+        entries
+            .iter()
+            .position(|e| e.offset as usize == offset)
+            .unwrap()
+    };
+    for &c in &cuts[..2] {
+        let k = seq_at(c);
+        for size in [k - 1, k, k + 1] {
+            arbiter::sign::sign_checkpoint(&dir, 1, &entries[..size], &key, crate::log_util::t0())
+                .unwrap();
+        }
+    }
+    let v = verify_game(&dir, 1);
+    assert_eq!(v.status, Status::Ok, "{v:?}");
+    assert_eq!(v, crate::log_verify::exact_game(&dir, 1));
+    let line = |seq: usize| {
+        let e = &entries[seq];
+        e.offset as usize..(e.offset + e.len) as usize
+    };
+    let mut cases = 0;
+    for &c in &cuts {
+        let k = seq_at(c);
+        for seq in [k - 1, k] {
+            let mut changed_prev = good.clone();
+            changed_prev[line(seq).start + 30] ^= 0x01;
+            let mut deleted = good.clone();
+            deleted.drain(line(seq).start..line(seq).end + 1);
+            let mut changed_bytes = good.clone();
+            let at = line(seq).end - 3;
+            changed_bytes[at] = if changed_bytes[at] == b'1' {
+                b'2'
+            } else {
+                b'1'
+            };
+            for (what, bytes) in [
+                ("prev", changed_prev),
+                ("deleted", deleted),
+                ("bytes", changed_bytes),
+            ] {
+                std::fs::write(&path, &bytes).unwrap();
+                let v = verify_game(&dir, 1);
+                assert_ne!(v.status, Status::Ok, "{what} of line {seq} at cut {c}");
+                assert_eq!(
+                    v,
+                    crate::log_verify::exact_game(&dir, 1),
+                    "{what} of line {seq} at cut {c}"
+                );
+                cases += 1;
+            }
+        }
+    }
+    assert!(cases >= 24, "{cases}");
+}

@@ -210,7 +210,7 @@ fn log_verify_cli_keygen() {
 
 /// Build a valid signed log of `n` realistic `move_made` entries (about 420 bytes a line) in
 /// `DIR/game-1/log.jsonl`, checkpoint signed at `n`.
-fn bench_match(dir: &std::path::Path, n: u64) {
+pub(crate) fn bench_match(dir: &std::path::Path, n: u64) {
     use arbiter::log::{Entry, ZERO_HASH, encode_line, entry_hash};
     use arbiter::sign;
     let key_path = dir.join("keys").join("arbiter");
@@ -341,7 +341,7 @@ fn log_verify_bench_large_log() {
 }
 
 /// `verify_game` as the exact path alone would judge the files on disk.
-fn exact_game(dir: &std::path::Path, game: u32) -> arbiter::verify::GameVerification {
+pub(crate) fn exact_game(dir: &std::path::Path, game: u32) -> arbiter::verify::GameVerification {
     use arbiter::layout::log_path;
     use arbiter::verify::{prepare_checkpoints, read_checkpoint_files, verify_lines};
     let path = log_path(dir, game);
