@@ -1367,8 +1367,10 @@ fn cli_args(rng: &mut Rng, cmd: &str, cp: u64) -> Vec<String> {
         "..",
         "nowhere/x",
     ];
+    let numeric = |f: &str| matches!(f, "--game" | "--seq" | "--from" | "--checkpoint");
     let value = |rng: &mut Rng, flag: &str| -> String {
-        match rng.below(3) {
+        let spoil = if numeric(flag) { 12 } else { 6 };
+        match rng.below(spoil) {
             0 => rng.pick(&odd).to_string(),
             1 => rng.pick(SLOTS).replace("CP", &cp.to_string()),
             _ => match flag {
@@ -1461,12 +1463,29 @@ fn cli_args(rng: &mut Rng, cmd: &str, cp: u64) -> Vec<String> {
         ),
     };
     let mut args = vec![cmd.to_string()];
-    // Mostly the usual `--match .`, so the commands get past their arguments to the files.
+    // Mostly the usual `--match .` and what the command requires, so that most runs get past
+    // the argument parser to the files.
     if rng.below(4) != 0 {
         args.extend(["--match".to_string(), ".".to_string()]);
     }
-    for _ in 0..rng.below(5) {
+    let required: &[&str] = match cmd {
+        "prove" => &["--game", "--seq"],
+        "pgn" | "report" => &["--game"],
+        "archive" => &["--game"],
+        "countersign" => &["--camp", "--key"],
+        _ => &[],
+    };
+    if rng.below(4) != 0 {
+        for f in required {
+            args.push(f.to_string());
+            args.push(value(rng, f));
+        }
+    }
+    for _ in 0..rng.below(3) {
         let f = *rng.pick(flags);
+        if args.iter().any(|a| a == f) && !rng.chance(8) {
+            continue;
+        }
         args.push(f.to_string());
         if !rng.chance(12) {
             args.push(value(rng, f));
@@ -1477,7 +1496,7 @@ fn cli_args(rng: &mut Rng, cmd: &str, cp: u64) -> Vec<String> {
             args.push(rng.pick(switches).to_string());
         }
     }
-    for _ in 0..positional + rng.below(2) {
+    for _ in 0..positional + usize::from(rng.chance(8)) {
         args.push(if rng.chance(2) {
             rng.pick(SLOTS).replace("CP", &cp.to_string())
         } else {
@@ -1766,6 +1785,8 @@ fn fuzz_command_line_and_match_files() {
         "play",
     ];
     let random = cases(300);
+    // Exit codes of the random runs: how many got past the argument parser (2).
+    let mut codes: std::collections::BTreeMap<i32, u64> = std::collections::BTreeMap::new();
     for i in 0..random {
         let mut rng = case_rng("cli-random", seed(), i);
         let case = fresh(&mut n);
@@ -1776,6 +1797,7 @@ fn fuzz_command_line_and_match_files() {
         let args = cli_args(&mut rng, cmd, *cp);
         let r = run_cli(&case, &args);
         runs += 1;
+        *codes.entry(r.code.unwrap_or(-1)).or_default() += 1;
         if let Some(p) = cli_problem(&args, &r) {
             let spoiled = if planted {
                 format!("{slot} as {kind:?}")
@@ -1793,6 +1815,7 @@ fn fuzz_command_line_and_match_files() {
         problems.len(),
         t0.elapsed().as_secs_f64()
     );
+    eprintln!("fuzz cli: exit codes of the random runs: {codes:?}");
     assert!(
         problems.is_empty(),
         "{} problems:\n{}",
