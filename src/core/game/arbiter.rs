@@ -1,0 +1,113 @@
+//! Rules 1 and 5b: the arbiter stops and resumes the clocks; notes for the log.
+use super::*;
+
+impl Game {
+    /// Decide a command of this family (dispatched by [`Game::decide`]).
+    pub(super) fn decide_arbiter(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
+        use Command as C;
+        let one = |actor: Actor, clause: &str, kind: EventKind| -> Result<Vec<Event>, Refusal> {
+            Ok(vec![self.ev(now, actor, clause, kind)])
+        };
+        match cmd {
+            C::Stop { reason } => {
+                self.playing()?;
+                if let Some(s) = &self.stop {
+                    return refuse_state(format!(
+                        "the clock is already stopped ({})",
+                        stop_text(s)
+                    ));
+                }
+                one(
+                    Actor::Arbiter,
+                    c::ARBITER,
+                    EventKind::ClockStopped {
+                        reason: reason.clone(),
+                    },
+                )
+            }
+            C::Resume => {
+                self.playing()?;
+                let side = self.board.side_to_move();
+                match &self.stop {
+                    None => refuse_state("the clock is running"),
+                    Some(Stop::Arbiter { .. }) => {
+                        one(Actor::Arbiter, c::ARBITER, EventKind::ClockResumed { side })
+                    }
+                    Some(Stop::Info { .. }) => refuse(
+                        c::TECHNICAL,
+                        "the supervisor stopped the machine's clock: supervisor info-resume",
+                    ),
+                    Some(Stop::Power { restored: None, .. }) => refuse(
+                        c::POWER_FAILURE,
+                        "power is not restored yet: arbiter power-restored",
+                    ),
+                    Some(Stop::Power {
+                        restored: Some(r),
+                        window_ms,
+                        reset_done,
+                        ..
+                    }) => {
+                        if now >= r + window_ms || *reset_done {
+                            one(
+                                Actor::Arbiter,
+                                c::POWER_FAILURE,
+                                EventKind::ClockResumed { side },
+                            )
+                        } else {
+                            refuse(
+                                c::POWER_FAILURE,
+                                format!(
+                                    "the machine team has until {} to reset the machine ({} left); earlier only when the operator reports operator reset-done",
+                                    crate::core::timefmt::clock((r + window_ms) as i64),
+                                    crate::core::timefmt::short((r + window_ms - now) as i64)
+                                ),
+                            )
+                        }
+                    }
+                }
+            }
+            C::Note { text } => {
+                self.opened()?;
+                one(
+                    Actor::Arbiter,
+                    c::MACHINE_LOG,
+                    EventKind::Note { text: text.clone() },
+                )
+            }
+            _ => refuse_state("not a command of this rule family"),
+        }
+    }
+
+    /// Apply an event of this family (dispatched by [`Game::evolve`]).
+    pub(super) fn evolve_arbiter(&mut self, e: &Event) -> Result<(), String> {
+        let at = e.at;
+        match &e.kind {
+            EventKind::ClockStopped { reason } => {
+                self.clock.stop(at);
+                self.stop = Some(Stop::Arbiter {
+                    since: at,
+                    reason: reason.clone(),
+                });
+            }
+            EventKind::ClockResumed { side } => {
+                if *side != self.board.side_to_move() {
+                    return Err(format!(
+                        "resumed {side}'s clock, but {} is to move",
+                        self.board.side_to_move()
+                    ));
+                }
+                if self.clock.turn.is_none() {
+                    self.clock.turn = Some(crate::core::clock::Turn {
+                        side: *side,
+                        banked: 0,
+                        since: None,
+                    });
+                }
+                self.clock.resume(at);
+                self.stop = None;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
