@@ -319,8 +319,8 @@ pub fn open_game(
         .and_then(chrono::Duration::try_milliseconds)
         .and_then(|d| Utc::now().checked_sub_signed(d))
         .unwrap_or_else(Utc::now);
-    let running = game.clock.running();
-    let playing = game.phase == Phase::Playing;
+    let running = game.clock().running();
+    let playing = game.phase() == Phase::Playing;
     let mut session = Session::new(game, Box::new(storage), origin);
     if let Some(d) = damage {
         session.frozen = Some(format!("the log is damaged and open read-only: {d}"));

@@ -28,7 +28,7 @@ pub fn machine_moves(game: &Game, events: &[Event]) -> Result<Vec<MachineMove>, 
     let Some(m) = game.machine_side() else {
         return Ok(Vec::new());
     };
-    let sans: Vec<String> = game.board.moves().iter().map(|x| x.san.clone()).collect();
+    let sans: Vec<String> = game.board().moves().iter().map(|x| x.san.clone()).collect();
     let mut mm = enginelog::machine_moves_from_san(&sans, m == crate::core::Side::White, None)?;
     let spent = pgn_moves(events);
     for x in &mut mm {
@@ -81,7 +81,7 @@ pub fn pgn_of(events: &[Event], first_utc: &str) -> Result<String, ReplayError> 
         game.player(s)
             .map_or_else(|| "?".to_string(), |p| p.name.clone())
     };
-    let (result, termination) = match &game.outcome {
+    let (result, termination) = match &game.outcome() {
         Some(o) => (
             o.score.text().to_string(),
             Some(o.termination.pgn().to_string()),
@@ -89,14 +89,14 @@ pub fn pgn_of(events: &[Event], first_utc: &str) -> Result<String, ReplayError> 
         None => ("*".to_string(), None),
     };
     let pg = PgnGame {
-        event: game.profile.profile.name.clone(),
+        event: game.profile().profile.name.clone(),
         site: "?".into(),
         date,
-        round: game.ctx.game.to_string(),
+        round: game.ctx().game.to_string(),
         white: name(crate::core::Side::White),
         black: name(crate::core::Side::Black),
         result,
-        time_control: game.profile.pgn_time_control(crate::core::Side::White),
+        time_control: game.profile().pgn_time_control(crate::core::Side::White),
         termination,
         moves: pgn_moves(events),
     };
@@ -178,7 +178,7 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
     let entries = journal.entries().to_vec();
     let events = events_of(&entries)?;
     let game = Game::replay(events.iter())?;
-    if game.phase != Phase::Ended {
+    if game.phase() != Phase::Ended {
         return Err(PostgameError::NotEnded);
     }
     let end_entry = entries
@@ -190,7 +190,7 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
         Some(s) => parse_utc(s).ok_or_else(|| PostgameError::Delivered(s.to_string()))?,
         None => Utc::now(),
     };
-    let log_rules = game.profile.engine_log.clone();
+    let log_rules = game.profile().engine_log.clone();
     let min = log_rules.as_ref().map_or(2, |r| r.min_copies) as usize;
     let outcome = archive_copies(&game_dir(a.match_dir, a.game), a.copies, min, a.program)?;
 
@@ -210,7 +210,7 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
     let now_ms: Ms = last.mono_ms + (Utc::now() - last_utc).num_milliseconds().max(0) as Ms;
     let deadline = log_rules.as_ref().map_or(1800, |r| r.deadline_seconds);
     let (late, after_ms) = lateness(end_utc, delivered, deadline);
-    let score = game.outcome.as_ref().map_or(Score::Draw, |o| o.score);
+    let score = game.outcome().map_or(Score::Draw, |o| o.score);
     let body = json!({
         "copies": outcome.copies,
         "stored": outcome.log,
@@ -236,7 +236,7 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
     )];
     if let Some(p) = &outcome.program {
         let pdeadline = game
-            .profile
+            .profile()
             .program_copy
             .as_ref()
             .map_or(1800, |r| r.deadline_seconds);

@@ -196,7 +196,7 @@ impl Session {
                 gap_ms: gap,
                 charge: *charge,
             };
-            let now = now.max(self.game.last_at);
+            let now = now.max(self.game.last_at());
             let events = self.game.decide(&decided, now)?;
             let mut out = Vec::new();
             for e in &events {
@@ -208,11 +208,11 @@ impl Session {
             return Ok(out);
         }
         let mut out = self.catch_up(now)?;
-        if Game::is_declaration(cmd) && self.game.phase == Phase::Draft {
+        if Game::is_declaration(cmd) && self.game.phase() == Phase::Draft {
             self.game.declare(cmd)?;
             return Ok(out);
         }
-        let now = now.max(self.game.last_at);
+        let now = now.max(self.game.last_at());
         let events = self.game.decide(cmd, now)?;
         for e in &events {
             self.record(e)?;
@@ -327,14 +327,14 @@ pub fn summary_text(game: &Game, now: Ms, entries: usize) -> String {
     if let Some(fen) = &v.fen {
         s.push_str(&format!("fen: {fen}\n"));
     }
-    match &game.outcome {
+    match &game.outcome() {
         Some(o) => s.push_str(&format!(
             "result: {} ({:?}: {})\n",
             o.score.text(),
             o.termination,
             o.detail
         )),
-        None => s.push_str(&format!("result: none yet ({:?})\n", game.phase)),
+        None => s.push_str(&format!("result: none yet ({:?})\n", game.phase())),
     }
     s.push_str(&format!("log entries: {entries}\n"));
     s

@@ -81,7 +81,7 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
     }
     let now = match &result {
         Ok(t) => *t,
-        Err(_) => session.game.last_at,
+        Err(_) => session.game.last_at(),
     };
     if a.json {
         let v = session.game.view(now, usize::MAX);

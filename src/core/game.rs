@@ -148,31 +148,31 @@ pub struct ReplayError {
 
 #[derive(Debug, Clone)]
 pub struct Game {
-    pub ctx: GameContext,
-    pub profile: Profile,
-    pub phase: Phase,
-    pub draft: Draft,
-    pub decl: Option<Declarations>,
-    pub board: Board,
-    pub clock: Clock,
-    pub started_at: Option<Ms>,
-    pub stop: Option<Stop>,
-    pub machine_has_moved: bool,
-    pub infractions: u32,
-    pub offer: Option<HumanOffer>,
-    pub machine_offer: Option<MachineOffer>,
-    pub technical: Option<Technical>,
-    pub internal: Option<InternalReport>,
-    pub params: Vec<ParamRequest>,
-    pub disputes: u32,
-    pub rulings: Vec<(u32, u32)>,
-    pub outcome: Option<Outcome>,
+    pub(in crate::core) ctx: GameContext,
+    pub(in crate::core) profile: Profile,
+    pub(in crate::core) phase: Phase,
+    pub(in crate::core) draft: Draft,
+    pub(in crate::core) decl: Option<Declarations>,
+    pub(in crate::core) board: Board,
+    pub(in crate::core) clock: Clock,
+    pub(in crate::core) started_at: Option<Ms>,
+    pub(in crate::core) stop: Option<Stop>,
+    pub(in crate::core) machine_has_moved: bool,
+    pub(in crate::core) infractions: u32,
+    pub(in crate::core) offer: Option<HumanOffer>,
+    pub(in crate::core) machine_offer: Option<MachineOffer>,
+    pub(in crate::core) technical: Option<Technical>,
+    pub(in crate::core) internal: Option<InternalReport>,
+    pub(in crate::core) params: Vec<ParamRequest>,
+    pub(in crate::core) disputes: u32,
+    pub(in crate::core) rulings: Vec<(u32, u32)>,
+    pub(in crate::core) outcome: Option<Outcome>,
     /// Whether the latest event applied is the machine's move (9d: its draw offer goes with it).
-    pub last_was_machine_move: bool,
+    pub(in crate::core) last_was_machine_move: bool,
     /// Time of the latest event applied.
-    pub last_at: Ms,
+    pub(in crate::core) last_at: Ms,
     /// Events applied so far.
-    pub applied: usize,
+    pub(in crate::core) applied: usize,
 }
 
 fn refuse<T>(clause: &'static str, msg: impl Into<String>) -> Result<T, Refusal> {
@@ -184,6 +184,98 @@ fn refuse_state<T>(msg: impl Into<String>) -> Result<T, Refusal> {
 }
 
 impl Game {
+    // ----- read access for the shell (fields are written only by the core) ---------------------
+
+    /// Identity, rules reference and key the shell gave when creating the game.
+    pub fn ctx(&self) -> &GameContext {
+        &self.ctx
+    }
+    /// The rules profile in force.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+    /// Draft, opened, playing or ended.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+    /// Declarations being prepared (before line 0).
+    pub fn draft(&self) -> &Draft {
+        &self.draft
+    }
+    /// The declarations recorded in line 0, once the game is opened.
+    pub fn decl(&self) -> Option<&Declarations> {
+        self.decl.as_ref()
+    }
+    /// The position and the moves played.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+    /// The official clock.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+    /// Time of the latest event applied.
+    pub fn last_at(&self) -> Ms {
+        self.last_at
+    }
+    /// The result, once recorded.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+    /// Rulings given: (ruling id, dispute id).
+    pub fn rulings(&self) -> &[(u32, u32)] {
+        &self.rulings
+    }
+
+    /// When the clock was started.
+    pub fn started_at(&self) -> Option<Ms> {
+        self.started_at
+    }
+    /// Why the clocks are stopped, if they are.
+    pub fn stop(&self) -> Option<&Stop> {
+        self.stop.as_ref()
+    }
+    /// Whether the machine has made a move in this game.
+    pub fn machine_has_moved(&self) -> bool {
+        self.machine_has_moved
+    }
+    /// 7c infractions recorded in this game.
+    pub fn infractions(&self) -> u32 {
+        self.infractions
+    }
+    /// The human's draw offer being considered (9e).
+    pub fn offer(&self) -> Option<&HumanOffer> {
+        self.offer.as_ref()
+    }
+    /// The machine's latest draw offer (9d).
+    pub fn machine_offer(&self) -> Option<&MachineOffer> {
+        self.machine_offer.as_ref()
+    }
+    /// The technical problem in progress (8a).
+    pub fn technical(&self) -> Option<&Technical> {
+        self.technical.as_ref()
+    }
+    /// The latest report of the machine's internal clock (6c).
+    pub fn internal(&self) -> Option<&InternalReport> {
+        self.internal.as_ref()
+    }
+    /// Parameter requests (6l).
+    pub fn params(&self) -> &[ParamRequest] {
+        &self.params
+    }
+    /// Disputes raised so far (12).
+    pub fn disputes(&self) -> u32 {
+        self.disputes
+    }
+    /// Whether the latest event applied is the machine's move.
+    pub fn last_was_machine_move(&self) -> bool {
+        self.last_was_machine_move
+    }
+    /// Events applied so far.
+    pub fn applied(&self) -> usize {
+        self.applied
+    }
+
     /// A new game in the draft phase.
     pub fn new(ctx: GameContext, profile: Profile) -> Game {
         let board = match profile.profile.game {

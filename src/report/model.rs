@@ -457,7 +457,7 @@ pub fn build(
             });
             match Game::from_opening(o) {
                 Ok(g) => {
-                    profile = Some(g.profile.clone());
+                    profile = Some(g.profile().clone());
                     b.game = Some(g);
                 }
                 Err(m) => b.report.warnings.push(format!("entry 0: {m}")),

@@ -328,10 +328,10 @@ fn clock_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
         return Action::None;
     }
     match key.code {
-        KeyCode::Char(' ') | KeyCode::Enter => match game.phase {
+        KeyCode::Char(' ') | KeyCode::Enter => match game.phase() {
             // Pressing the clock before the game starts White's clock; without the 8a
             // configuration digest it asks first.
-            Phase::Draft if game.draft.config_sha256.is_none() => {
+            Phase::Draft if game.draft().config_sha256.is_none() => {
                 ui.mode = Mode::Confirm {
                     pending: Pending::StartWithoutDigest,
                     text: "start the game without an 8a configuration digest".into(),
@@ -357,8 +357,8 @@ fn clock_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
         KeyCode::Char('r') | KeyCode::F(6) => Action::Execute(Command::Resume),
         KeyCode::F(7) => Action::Execute(Command::HumanOfferDraw),
         KeyCode::F(8) => {
-            let team = game.decl.as_ref().map(|d| d.team.join(", "));
-            let team = team.unwrap_or_else(|| game.draft.team.join(", "));
+            let team = game.decl().map(|d| d.team.join(", "));
+            let team = team.unwrap_or_else(|| game.draft().team.join(", "));
             open_line(ui, LineKind::Command, &format!("operator consult {team}"));
             Action::None
         }
@@ -424,7 +424,7 @@ fn clock_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
             ui.moves_back = usize::MAX / 2;
             Action::None
         }
-        KeyCode::Char(c) if starts_move(c) && game.phase == Phase::Playing => {
+        KeyCode::Char(c) if starts_move(c) && game.phase() == Phase::Playing => {
             open_line(ui, LineKind::Move, &c.to_string());
             Action::None
         }
@@ -537,9 +537,9 @@ fn submit(ui: &mut UiState, kind: LineKind) -> Action {
 /// line), otherwise the command words of [`HELP`].
 pub fn candidates(kind: LineKind, line: &str, game: &Game) -> Vec<String> {
     match kind {
-        LineKind::Move => complete_san(&game.board, line),
+        LineKind::Move => complete_san(&game.board(), line),
         LineKind::Command => match line.strip_prefix("move ") {
-            Some(rest) => complete_san(&game.board, rest.trim_start())
+            Some(rest) => complete_san(&game.board(), rest.trim_start())
                 .into_iter()
                 .map(|m| format!("move {m}"))
                 .collect(),

@@ -254,8 +254,8 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
     let log = opened.events;
     let mut session = opened.session;
     let mut notes: Vec<String> = opened.notice.into_iter().collect();
-    if session.game.phase == crate::core::game::Phase::Draft {
-        let game = session.game.ctx.game;
+    if session.game.phase() == crate::core::game::Phase::Draft {
+        let game = session.game.ctx().game;
         let previous = crate::matchdir::previous_declarations(a.match_dir, game);
         let decl_text =
             match (a.declarations, &previous) {
@@ -296,7 +296,7 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
                 "game {game}: declare the game first (:arbiter declare white human NAME, black machine NAME, operator, team), then Space starts White's clock"
             )),
         }
-        if session.game.draft.config_sha256.is_none() {
+        if session.game.draft().config_sha256.is_none() {
             notes.push(
                 "8a: no configuration digest declared for this game: :arbiter declare config-file PATH"
                     .to_string(),

@@ -173,7 +173,7 @@ impl Match {
             view: self.view(at),
             state: format!("{:?}", self.s.game),
             stored: self.s.storage.len(),
-            applied: self.s.game.applied,
+            applied: self.s.game.applied(),
         }
     }
 
@@ -394,8 +394,8 @@ fn clause_2_checkmate_ends_the_game_automatically() {
             assert_eq!(e.actor, Actor::Kit);
             let (score, term, _, fen) = ended(e);
             assert_eq!((score, term), (Score::BlackWins, Termination::Checkmate));
-            assert_eq!(fen, m.game().board.fen());
-            assert_eq!(m.game().phase, Phase::Ended);
+            assert_eq!(fen, m.game().board().fen());
+            assert_eq!(m.game().phase(), Phase::Ended);
         })
         .when("50 move a3")
         .then_refused_saying("", "over");
@@ -423,7 +423,7 @@ fn clause_2_insufficient_material_is_a_draw() {
     let moves: Vec<&str> = TO_BARE_KINGS.split_whitespace().collect();
     let (last, before) = moves.split_last().unwrap();
     m.moves(&before.join(" "), 1000);
-    assert_eq!(m.game().phase, Phase::Playing);
+    assert_eq!(m.game().phase(), Phase::Playing);
     let t = m.now + 1000;
     m.when(&format!("{} move {last}", secs(t))).then(|m, ev| {
         assert_eq!(ev.len(), 2);
@@ -433,7 +433,7 @@ fn clause_2_insufficient_material_is_a_draw() {
             (Score::Draw, Termination::InsufficientMaterial)
         );
         assert!(men_in_fen(&fen.unwrap()) <= 4);
-        assert_eq!(m.game().phase, Phase::Ended);
+        assert_eq!(m.game().phase(), Phase::Ended);
     });
 }
 
@@ -491,7 +491,7 @@ fn clause_2_fivefold_repetition_ends_the_game_automatically() {
         "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1",
         1000,
     );
-    assert_eq!(m.game().phase, Phase::Playing);
+    assert_eq!(m.game().phase(), Phase::Playing);
     m.when("16 move Ng8")
         .then_events(&[("move_made", "6b"), ("game_ended", "2")])
         .then(|_, ev| {
@@ -595,7 +595,7 @@ fn clause_1_players_are_fixed_once_the_game_is_opened() {
     let m = given(&HUMAN_WHITE[1..])
         .when("0 arbiter start")
         .then_refused_saying("1", "declare white");
-    assert_eq!(m.game().phase, Phase::Draft);
+    assert_eq!(m.game().phase(), Phase::Draft);
 }
 
 #[test]
@@ -619,7 +619,7 @@ fn clause_5b_the_log_opens_with_the_declarations_and_the_rules() {
         .when("1 arbiter note clock corrected by the operator before the start")
         .then_events(&[("note", "5b")]);
     m.at("2 arbiter start");
-    assert_eq!(m.game().started_at, Some(2000));
+    assert_eq!(m.game().started_at(), Some(2000));
     // notes are refused before anything is opened
     given(HUMAN_WHITE)
         .when("0 arbiter note too early")
@@ -681,7 +681,7 @@ fn clause_3_time_is_added_at_the_40th_and_60th_moves() {
         }
     }
     assert_eq!(t, 60 * 150_000);
-    assert_eq!(m.game().phase, Phase::Playing);
+    assert_eq!(m.game().phase(), Phase::Playing);
 }
 
 /// White (human) makes 39 moves of 180 s, Black answers each in 1 s: White's 40th turn starts
@@ -740,8 +740,8 @@ fn clause_3_flag_fall_is_a_draw_when_the_opponent_cannot_mate() {
     // FIDE Laws 6.9: Black has a lone king and cannot mate by any series of legal moves.
     let mut m = started();
     m.moves(LONE_KING, 1000);
-    assert_eq!(m.game().board.side_to_move(), Side::White);
-    assert_eq!(m.game().phase, Phase::Playing);
+    assert_eq!(m.game().board().side_to_move(), Side::White);
+    assert_eq!(m.game().phase(), Phase::Playing);
     // White used 23 s in 23 moves; its turn began at 46 s.
     let flag = 46_000 + 7_200_000 - 23_000;
     assert_eq!(m.view(m.now).next_deadline, Some(flag));
@@ -758,7 +758,7 @@ fn clause_3_flag_fall_loses_when_a_knight_could_mate_with_help() {
     // so FIDE 6.9 does not save White, whose flag falls.
     let mut m = started();
     m.moves(KING_AND_KNIGHT, 1000);
-    assert_eq!(m.game().board.side_to_move(), Side::White);
+    assert_eq!(m.game().board().side_to_move(), Side::White);
     let flag = 64_000 + 7_200_000 - 32_000;
     let ev = m.tick(flag);
     let (score, term, _, _) = ended(&ev[0]);
@@ -836,7 +836,7 @@ fn clause_4c_operator_is_declared_for_each_game_and_may_change_between_games() {
     let m = given(&HUMAN_WHITE[..2])
         .when("0 arbiter open")
         .then_refused_saying("4c", "operator");
-    assert_eq!(m.game().phase, Phase::Draft);
+    assert_eq!(m.game().phase(), Phase::Draft);
     for (n, operator) in [(1, "Amir Ban"), (2, "Shay Bushinsky")] {
         let g = game_from_text("2003.toml", &rules_text(KASPAROV_2003), n, None);
         let decl = format!("0 arbiter declare operator {operator}");
@@ -862,7 +862,7 @@ fn clause_4d_operator_cannot_be_changed_once_opened_or_started() {
         .and("2 arbiter start")
         .when("3 arbiter declare operator Somebody Else")
         .then_refused("4d");
-    assert_eq!(m.game().decl.as_ref().unwrap().operator, "Amir Ban");
+    assert_eq!(m.game().decl().unwrap().operator, "Amir Ban");
 }
 
 // ----- clause 6: operator's actions -----------------------------------------------------------
@@ -1077,11 +1077,11 @@ fn clause_6d_takeback_needs_the_clocks_stopped() {
                 } => {
                     assert_eq!(*plies, 1);
                     assert_eq!(removed, &["e5".to_string()]);
-                    assert_eq!(fen, &m.game().board.fen());
+                    assert_eq!(fen, &m.game().board().fen());
                 }
                 k => panic!("{k:?}"),
             }
-            assert_eq!(m.game().board.side_to_move(), Side::Black);
+            assert_eq!(m.game().board().side_to_move(), Side::Black);
             // Black's thinking time of its taken-back move stays charged: 10 s
             assert_eq!(m.remaining(Side::Black, 26_000), H as i64 - 10_000);
             assert_eq!(m.remaining(Side::White, 26_000), H as i64 - 10_000 - 5_000);
@@ -1181,12 +1181,12 @@ fn clause_6d_clock_corrected_below_zero_flag_falls_at_once() {
                 ev[1].at, 100_000,
                 "the flag falls when the correction is made"
             );
-            assert_eq!(m.game().phase, Phase::Ended);
+            assert_eq!(m.game().phase(), Phase::Ended);
         });
     // the same for the side not to move: its flag falls as soon as its clock starts
     let mut m = started();
     m.at("100 arbiter correct 6d clock black -2:00:01 wrong time set");
-    assert_eq!(m.game().phase, Phase::Playing);
+    assert_eq!(m.game().phase(), Phase::Playing);
     m.when("110 move e4").then(|_, ev| {
         assert_eq!(ev.len(), 2, "{ev:?}");
         assert_eq!(ev[1].at, 110_000);
@@ -1247,7 +1247,7 @@ fn clause_6l_parameter_correction_decided_after_committee_advice() {
                 }
                 k => panic!("{k:?}"),
             }
-            assert_eq!(m.game().params[0].decided, Some(true));
+            assert_eq!(m.game().params()[0].decided, Some(true));
         })
         .when("15 arbiter param-decision 1 refuse changed my mind")
         .then_refused_saying("6l", "already decided");
@@ -1283,8 +1283,8 @@ fn clause_7b_wrong_move_not_pressed_is_a_note_only() {
         .then_events(&[("wrong_move", "7b")])
         .then(|m, ev| {
             assert_eq!(wrong(&ev[0]), (false, 0, 0, false, "e5".into()));
-            assert_eq!(m.game().infractions, 0);
-            assert_eq!(m.game().board.plies(), 1);
+            assert_eq!(m.game().infractions(), 0);
+            assert_eq!(m.game().board().plies(), 1);
             assert_eq!(m.remaining(Side::White, 20_000), H as i64 - 5000);
             assert_eq!(m.remaining(Side::Black, 20_000), H as i64 - 15_000);
         })
@@ -1304,10 +1304,10 @@ fn clause_7c_first_pressed_wrong_move_corrected_with_ten_minutes_to_the_human() 
         .then(|m, ev| {
             assert_eq!(wrong(&ev[0]), (true, 1, 600_000, false, "e5".into()));
             let g = m.game();
-            assert_eq!(g.infractions, 1);
-            assert_eq!(g.board.moves().last().unwrap().san, "e5");
+            assert_eq!(g.infractions(), 1);
+            assert_eq!(g.board().moves().last().unwrap().san, "e5");
             assert_eq!(
-                g.board.fen().as_deref(),
+                g.board().fen().as_deref(),
                 Some("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
             );
             // the human: 2 h - 5 s (e4) - 5 s (running since 65 s) + 10 min
@@ -1340,7 +1340,7 @@ fn clause_7c_second_wrong_move_forfeits() {
             assert_eq!(wrong(&ev[0]), (true, 2, 0, true, "Nc6".into()));
             let (score, term, _, _) = ended(&ev[1]);
             assert_eq!((score, term), (Score::WhiteWins, Termination::Forfeit));
-            assert_eq!(m.game().phase, Phase::Ended);
+            assert_eq!(m.game().phase(), Phase::Ended);
             // the first infraction's ten minutes stay on the human's clock: 5 s (e4), 10 s
             // (Nf3), 1 s running since Black's 25 s move, + 600 s
             assert_eq!(
@@ -1674,7 +1674,7 @@ fn clause_9e_machine_move_before_an_answer_is_a_rejection() {
         .then_events(&[("move_made", "6b")])
         .then(|m, ev| {
             assert!(move_made(&ev[0]).5, "declines_draw");
-            assert_eq!(m.game().offer.as_ref().unwrap().answered, Some(false));
+            assert_eq!(m.game().offer().unwrap().answered, Some(false));
         })
         .when("31 operator accept-draw")
         .then_refused("9a")
@@ -1770,7 +1770,7 @@ fn clause_10a_tablebase_draw_needs_a_position_of_the_databases() {
         .when("0 operator tablebase-draw")
         .then_refused_saying("10a", "32 men");
     m.moves(SEVEN_MEN, 1000);
-    let fen = m.game().board.fen().unwrap();
+    let fen = m.game().board().fen().unwrap();
     assert_eq!(men_in_fen(&fen), 7);
     let t = secs(m.now + 1000);
     m.when(&format!("{t} operator tablebase-draw"))
@@ -1872,7 +1872,7 @@ fn denryusen_512_moves_are_a_draw_scored_04_06() {
     for i in 0..511 {
         m.at(&format!("{} move m{i}", i + 1));
     }
-    assert_eq!(m.game().phase, Phase::Playing);
+    assert_eq!(m.game().phase(), Phase::Playing);
     m.when("512 move m511").then(|m, ev| {
         let (score, term, _, fen) = ended(&ev[1]);
         assert_eq!(
@@ -1908,7 +1908,7 @@ fn denryusen_moves_are_free_text_one_word() {
         matches!(&ev[0].kind, EventKind::MoveMade { san, uci, fen: None, .. } if san == "P-7f" && uci == "P-7f")
     );
     assert!(arbiter::core::command::parse("move P-3d extra").is_err());
-    assert_eq!(complete_san(&m.game().board, ""), Vec::<String>::new());
+    assert_eq!(complete_san(&m.game().board(), ""), Vec::<String>::new());
 }
 
 #[test]
@@ -2102,7 +2102,7 @@ fn clause_9e_consultation_time_is_logged_when_the_game_ends_during_it() {
             }
             k => panic!("{k:?}"),
         }
-        assert!(m.game().offer.as_ref().unwrap().consulting.is_none());
+        assert!(m.game().offer().unwrap().consulting.is_none());
     });
 }
 

@@ -181,11 +181,11 @@ impl Ledger {
 fn command(g: &Game, pick: u8, r: u32) -> String {
     let r = r as usize;
     let any = |v: &[String]| v.get(r % v.len().max(1)).cloned();
-    let legal = complete_san(&g.board, "");
+    let legal = complete_san(&g.board(), "");
     let side = ["white", "black"][r % 2];
     // Mostly, a stopped game is brought back (the moves would only be refused).
     if pick < 30 && !pick.is_multiple_of(3) {
-        match &g.stop {
+        match &g.stop() {
             Some(Stop::Arbiter { .. }) => return "arbiter resume".into(),
             Some(Stop::Info { .. }) => return "supervisor info-resume".into(),
             Some(Stop::Power { restored: None, .. }) => return "arbiter power-restored".into(),
@@ -222,10 +222,10 @@ fn command(g: &Game, pick: u8, r: u32) -> String {
             // a wrong move of the machine's: pressed (7c) when it is the last move, else 7b
             let machine = g.machine_side();
             let last_by_machine =
-                g.board.plies() > 0 && machine == Some(g.board.side_to_move().other());
+                g.board().plies() > 0 && machine == Some(g.board().side_to_move().other());
             if last_by_machine {
-                let played = g.board.moves().last().unwrap().san.clone();
-                let mut before = g.board.clone();
+                let played = g.board().moves().last().unwrap().san.clone();
+                let mut before = g.board().clone();
                 before.take_back(1).unwrap();
                 let others: Vec<String> = complete_san(&before, "")
                     .into_iter()
@@ -402,20 +402,20 @@ fn run(machine_white: bool, steps: &[(u8, u32, Ms)]) -> Result<(), TestCaseError
         prop_assert!(running.len() <= 1, "{:?}", running);
         if let Some(side) = running.first() {
             prop_assert_eq!(*side, view.to_move);
-            prop_assert!(g.stop.is_none() && g.phase == Phase::Playing);
+            prop_assert!(g.stop().is_none() && g.phase() == Phase::Playing);
         }
         // replay gives the live state
         let replayed = Game::replay(&log).map_err(|e| TestCaseError::fail(format!("{e}")))?;
-        prop_assert_eq!(replayed.applied, log.len());
+        prop_assert_eq!(replayed.applied(), log.len());
         prop_assert_eq!(&replayed.view(now, usize::MAX), &view);
-        prop_assert_eq!(format!("{:?}", replayed.clock), format!("{:?}", g.clock));
+        prop_assert_eq!(format!("{:?}", replayed.clock()), format!("{:?}", g.clock()));
         points.push((log.len(), now, view));
     }
     // every prefix replays, and at each command boundary it equals the state then
     for k in 1..=log.len() {
         let g =
             Game::replay(&log[..k]).map_err(|e| TestCaseError::fail(format!("prefix {k}: {e}")))?;
-        prop_assert_eq!(g.applied, k);
+        prop_assert_eq!(g.applied(), k);
         for (n, at, view) in points.iter().filter(|(n, _, _)| *n == k) {
             prop_assert_eq!(&g.view(*at, usize::MAX), view, "prefix {} at {}", n, at);
         }

@@ -276,7 +276,7 @@ fn screen_alarm_banner_when_the_log_append_fails() {
     r.key("10", key(KeyCode::Enter));
     assert!(r.ui.frozen.is_some());
     // Nothing is shown as done: the move is not on the board.
-    assert_eq!(r.s.game.board.plies(), 0);
+    assert_eq!(r.s.game.board().plies(), 0);
     let s = r.shot("15", 80, 24);
     assert!(s.contains("LOG WRITE FAILED"), "{s}");
     assert!(s.contains("NOT recorded"), "{s}");
@@ -629,7 +629,7 @@ fn clause_colour_is_never_alone_and_no_color_removes_it() {
 #[test]
 fn clause_8a_declarations_panel_before_the_start_warns_of_a_missing_digest() {
     let mut r = Rig::new();
-    r.s.game.draft.config_sha256 = None;
+    r.s.game = crate::tui_support::demo_game_without_config();
     for s in both(&mut r, "0", "declarations_missing_digest") {
         assert!(s.contains("Garry Kasparov (human)"), "{s}");
         assert!(s.contains("Shay Bushinsky, Boris Alterman"), "{s}");

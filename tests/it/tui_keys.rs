@@ -270,7 +270,7 @@ fn keys_refused_move_restores_the_line_for_correction() {
     assert_eq!(r.ui.mode, Mode::Line(LineKind::Move));
     assert_eq!(r.ui.line, "e5");
     assert_eq!(r.ui.message.clone().unwrap().kind, MsgKind::Refused);
-    assert_eq!(r.s.game.board.plies(), 0);
+    assert_eq!(r.s.game.board().plies(), 0);
 }
 
 #[test]
@@ -301,8 +301,7 @@ fn keys_wake_times_follow_the_running_clock_and_deadlines() {
 
 #[test]
 fn clause_8a_space_without_a_configuration_digest_asks_first() {
-    let mut g = demo_game();
-    g.draft.config_sha256 = None;
+    let g = crate::tui_support::demo_game_without_config();
     let mut ui = UiState::default();
     assert_eq!(on_key(&mut ui, ch(' '), &g), Action::None);
     assert!(
