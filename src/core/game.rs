@@ -137,6 +137,23 @@ pub struct Outcome {
     pub detail: String,
 }
 
+/// An event that cannot follow the state it is applied to: what `evolve` returns.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Inconsistent(pub String);
+
+impl From<String> for Inconsistent {
+    fn from(s: String) -> Inconsistent {
+        Inconsistent(s)
+    }
+}
+
+impl From<&str> for Inconsistent {
+    fn from(s: &str) -> Inconsistent {
+        Inconsistent(s.to_string())
+    }
+}
+
 /// A corrupt or foreign log: an event that cannot follow the state it is applied to.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("event {index} ({kind}): {message}")]
@@ -332,13 +349,13 @@ impl Game {
         g.evolve(first).map_err(|m| ReplayError {
             index: 0,
             kind: "game_opened".into(),
-            message: m,
+            message: m.0,
         })?;
         for (i, e) in it.enumerate() {
             g.evolve(e).map_err(|m| ReplayError {
                 index: i + 1,
                 kind: e.kind_name(),
-                message: m,
+                message: m.0,
             })?;
         }
         Ok(g)
@@ -699,12 +716,11 @@ impl Game {
 
     /// Apply one event. The same function serves the live session and replay; an error means the
     /// event cannot follow this state (a corrupt or foreign log).
-    pub fn evolve(&mut self, e: &Event) -> Result<(), String> {
+    pub fn evolve(&mut self, e: &Event) -> Result<(), Inconsistent> {
         if e.at < self.last_at {
-            return Err(format!(
-                "time goes backwards: {} ms after {} ms",
-                e.at, self.last_at
-            ));
+            return Err(
+                format!("time goes backwards: {} ms after {} ms", e.at, self.last_at).into(),
+            );
         }
         let at = e.at;
         match &e.kind {
@@ -771,11 +787,11 @@ impl Game {
         Ok(())
     }
 
-    fn need_phase(&self, p: Phase) -> Result<(), String> {
+    fn need_phase(&self, p: Phase) -> Result<(), Inconsistent> {
         if self.phase == p {
             Ok(())
         } else {
-            Err(format!("the game is {:?}, not {:?}", self.phase, p))
+            Err(format!("the game is {:?}, not {:?}", self.phase, p).into())
         }
     }
 

@@ -408,7 +408,10 @@ fn run(machine_white: bool, steps: &[(u8, u32, Ms)]) -> Result<(), TestCaseError
         let replayed = Game::replay(&log).map_err(|e| TestCaseError::fail(format!("{e}")))?;
         prop_assert_eq!(replayed.applied(), log.len());
         prop_assert_eq!(&replayed.view(now, usize::MAX), &view);
-        prop_assert_eq!(format!("{:?}", replayed.clock()), format!("{:?}", g.clock()));
+        prop_assert_eq!(
+            format!("{:?}", replayed.clock()),
+            format!("{:?}", g.clock())
+        );
         points.push((log.len(), now, view));
     }
     // every prefix replays, and at each command boundary it equals the state then

@@ -79,7 +79,7 @@ impl Game {
     }
 
     /// Apply an event of this family (dispatched by [`Game::evolve`]).
-    pub(super) fn evolve_arbiter(&mut self, e: &Event) -> Result<(), String> {
+    pub(super) fn evolve_arbiter(&mut self, e: &Event) -> Result<(), Inconsistent> {
         let at = e.at;
         match &e.kind {
             EventKind::ClockStopped { reason } => {
@@ -94,7 +94,8 @@ impl Game {
                     return Err(format!(
                         "resumed {side}'s clock, but {} is to move",
                         self.board.side_to_move()
-                    ));
+                    )
+                    .into());
                 }
                 if self.clock.turn.is_none() {
                     self.clock.turn = Some(crate::core::clock::Turn {

@@ -66,7 +66,7 @@ impl Game {
     }
 
     /// Apply an event of this family (dispatched by [`Game::evolve`]).
-    pub(super) fn evolve_committee(&mut self, e: &Event) -> Result<(), String> {
+    pub(super) fn evolve_committee(&mut self, e: &Event) -> Result<(), Inconsistent> {
         match &e.kind {
             EventKind::DisputeRaised { id, .. } => self.disputes = *id,
             EventKind::RulingGiven { id, dispute, .. } => self.rulings.push((*id, *dispute)),

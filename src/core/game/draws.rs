@@ -194,7 +194,7 @@ impl Game {
     }
 
     /// Apply an event of this family (dispatched by [`Game::evolve`]).
-    pub(super) fn evolve_draws(&mut self, e: &Event) -> Result<(), String> {
+    pub(super) fn evolve_draws(&mut self, e: &Event) -> Result<(), Inconsistent> {
         let at = e.at;
         match &e.kind {
             EventKind::DrawOffered { by, justification } => {

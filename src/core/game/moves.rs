@@ -219,7 +219,7 @@ impl Game {
     }
 
     /// Apply an event of this family (dispatched by [`Game::evolve`]).
-    pub(super) fn evolve_moves(&mut self, e: &Event) -> Result<(), String> {
+    pub(super) fn evolve_moves(&mut self, e: &Event) -> Result<(), Inconsistent> {
         let at = e.at;
         match &e.kind {
             EventKind::MoveMade {
@@ -233,13 +233,14 @@ impl Game {
             } => {
                 self.need_phase(Phase::Playing)?;
                 if *side != self.board.side_to_move() {
-                    return Err(format!("{side} moved out of turn"));
+                    return Err(format!("{side} moved out of turn").into());
                 }
                 let charged = self.clock.end_turn(at);
                 if charged != *spent_ms {
                     return Err(format!(
                         "the move's time is {charged} ms by the clock, the entry says {spent_ms} ms"
-                    ));
+                    )
+                    .into());
                 }
                 self.board.play(&crate::core::board::RecordedMove {
                     san: san.clone(),

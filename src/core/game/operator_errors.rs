@@ -16,7 +16,7 @@ impl Game {
     }
 
     /// Apply an event of this family (dispatched by [`Game::evolve`]).
-    pub(super) fn evolve_operator_errors(&mut self, e: &Event) -> Result<(), String> {
+    pub(super) fn evolve_operator_errors(&mut self, e: &Event) -> Result<(), Inconsistent> {
         match &e.kind {
             EventKind::WrongMove {
                 correct_uci,

@@ -44,7 +44,7 @@ impl Game {
     }
 
     /// Apply an event of this family (dispatched by [`Game::evolve`]).
-    pub(super) fn evolve_setup(&mut self, e: &Event) -> Result<(), String> {
+    pub(super) fn evolve_setup(&mut self, e: &Event) -> Result<(), Inconsistent> {
         let at = e.at;
         match &e.kind {
             EventKind::GameOpened(o) => {
