@@ -537,9 +537,9 @@ fn submit(ui: &mut UiState, kind: LineKind) -> Action {
 /// line), otherwise the command words of [`HELP`].
 pub fn candidates(kind: LineKind, line: &str, game: &Game) -> Vec<String> {
     match kind {
-        LineKind::Move => complete_san(&game.board(), line),
+        LineKind::Move => complete_san(game.board(), line),
         LineKind::Command => match line.strip_prefix("move ") {
-            Some(rest) => complete_san(&game.board(), rest.trim_start())
+            Some(rest) => complete_san(game.board(), rest.trim_start())
                 .into_iter()
                 .map(|m| format!("move {m}"))
                 .collect(),

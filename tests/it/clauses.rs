@@ -1908,7 +1908,7 @@ fn denryusen_moves_are_free_text_one_word() {
         matches!(&ev[0].kind, EventKind::MoveMade { san, uci, fen: None, .. } if san == "P-7f" && uci == "P-7f")
     );
     assert!(arbiter::core::command::parse("move P-3d extra").is_err());
-    assert_eq!(complete_san(&m.game().board(), ""), Vec::<String>::new());
+    assert_eq!(complete_san(m.game().board(), ""), Vec::<String>::new());
 }
 
 #[test]

@@ -144,7 +144,7 @@ fn fullgame_seven_hours_both_controls_flag_fall_in_the_third_period() {
         let at = t + think + paused;
         if side == Side::Black && n == 20 {
             // 7c: the operator executes and presses another move; corrected 10 s later
-            let wrong = complete_san(&m.game().board(), "")
+            let wrong = complete_san(m.game().board(), "")
                 .into_iter()
                 .find(|s| s != san)
                 .unwrap();

@@ -181,7 +181,7 @@ impl Ledger {
 fn command(g: &Game, pick: u8, r: u32) -> String {
     let r = r as usize;
     let any = |v: &[String]| v.get(r % v.len().max(1)).cloned();
-    let legal = complete_san(&g.board(), "");
+    let legal = complete_san(g.board(), "");
     let side = ["white", "black"][r % 2];
     // Mostly, a stopped game is brought back (the moves would only be refused).
     if pick < 30 && !pick.is_multiple_of(3) {

@@ -17,28 +17,26 @@ impl Game {
 
     /// Apply an event of this family (dispatched by [`Game::evolve`]).
     pub(super) fn evolve_operator_errors(&mut self, e: &Event) -> Result<(), Inconsistent> {
-        match &e.kind {
-            EventKind::WrongMove {
-                correct_uci,
-                correct,
-                pressed,
-                infraction,
-                penalty_ms,
-                ..
-            } => {
-                self.infractions = *infraction;
-                if *pressed {
-                    self.board.take_back(1)?;
-                    self.board.play(&crate::core::board::RecordedMove {
-                        san: correct.clone(),
-                        uci: correct_uci.clone(),
-                    })?;
-                    if let Some(h) = self.human_side() {
-                        self.clock.add(h, *penalty_ms as i64);
-                    }
+        if let EventKind::WrongMove {
+            correct_uci,
+            correct,
+            pressed,
+            infraction,
+            penalty_ms,
+            ..
+        } = &e.kind
+        {
+            self.infractions = *infraction;
+            if *pressed {
+                self.board.take_back(1)?;
+                self.board.play(&crate::core::board::RecordedMove {
+                    san: correct.clone(),
+                    uci: correct_uci.clone(),
+                })?;
+                if let Some(h) = self.human_side() {
+                    self.clock.add(h, *penalty_ms as i64);
                 }
             }
-            _ => {}
         }
         Ok(())
     }
