@@ -45,7 +45,10 @@ impl From<PostgameError> for Error {
     fn from(e: PostgameError) -> Error {
         use PostgameError as P;
         match e {
-            P::NotEnded | P::Copies(_) => Error::refused(e),
+            P::Refused(_) | P::Copies(_) => Error::refused(e),
+            P::Session(crate::session::SessionError::Refused(_)) => Error::refused(e),
+            P::Session(_) => Error::write_failed(e),
+            P::Game(_) => Error::cannot_read(e),
             P::Open(_) | P::ReadStored { .. } | P::EngineLog(_) => Error::cannot_read(e),
             P::Append(_) => Error::write_failed(e),
             P::Damaged(_)

@@ -21,6 +21,9 @@ pub enum ClaimKind {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum Command {
+    /// Rule 13: the machine's log (and program copy) handed over after the game, as the shell
+    /// examined and stored them. Never typed: `arbiter archive` builds it.
+    Handover(Box<crate::core::game::HandoverFacts>),
     // arbiter, before the game (declarations, bound into line 0)
     DeclarePlayer {
         side: Side,

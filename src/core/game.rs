@@ -10,6 +10,7 @@ use super::event::*;
 use super::rules::{GameKind, Profile};
 use super::{Actor, Ms, Refusal, Side, clause as c};
 
+mod after; // rule 13
 mod arbiter; // rules 1, 5b
 mod claims; // rules 2, 10a
 mod committee; // rule 12
@@ -18,6 +19,8 @@ mod moves; // rules 6a-6l, 7e
 mod operator_errors; // rules 7b, 7c
 mod setup; // rules 1, 3, 4, 6c, 8a, 9c
 mod technical; // rules 8a, 8b
+
+pub use after::{HandoverFacts, HandoverTerms};
 
 /// What the shell knows when it creates a game: identity, rules and key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -706,6 +709,7 @@ impl Game {
             | C::HumanAcceptDraw
             | C::HumanDeclineDraw => self.decide_draws(cmd, now),
             C::NoShow { .. } | C::TablebaseDraw | C::Claim { .. } => self.decide_claims(cmd, now),
+            C::Handover(..) => self.decide_after(cmd, now),
             C::Dispute { .. } | C::Ruling { .. } | C::Decide { .. } => {
                 self.decide_committee(cmd, now)
             }
