@@ -1,6 +1,22 @@
 //! The game: state, `decide` (command -> events, or a refusal naming the clause), `evolve`
 //! (event -> state; the same fold live and in replay), `due` (events the passing of time causes:
 //! flag fall, the 9e consultation limit, automatic results) and `next_deadline`.
+//!
+//! The rulebook is in the tree: `decide` and `evolve` here only dispatch; each rule family's
+//! decisions, evolve arms and deadline queries live in one file under `game/`, which opens with the
+//! clauses it implements:
+//!
+//! | file | rules |
+//! |---|---|
+//! | `setup.rs` | 1, 3, 4, 6c, 8a, 9c — declarations, opening, the start |
+//! | `moves.rs` | 6a–6l, 7e — moves, corrections, takebacks, internal clock, parameters |
+//! | `arbiter.rs` | 1, 5b — stops, resumptions, notes |
+//! | `operator_errors.rs` | 7b, 7c — wrong moves, penalties |
+//! | `technical.rs` | 8a, 8b — technical problems, power failure, restart gaps |
+//! | `draws.rs` | 9 — offers, answers, resignation, the 9e consultation |
+//! | `claims.rs` | 2, 10a — claims under the Laws, no-show, tablebase draw |
+//! | `committee.rs` | 12 — disputes, rulings, decisions |
+//! | `after.rs` | 13 — the machine's log and program handed over |
 use serde::Serialize;
 
 use super::board::Board;
