@@ -189,7 +189,8 @@ impl Game {
             .map(|(k, m)| numbered(start + k, &m.san))
             .collect();
         let mut panels = Vec::new();
-        match &self.stop {
+        // Once the game is over a stop no longer suspends anything: no panel, no countdown.
+        match self.stop.as_ref().filter(|_| self.phase != Phase::Ended) {
             Some(Stop::Arbiter { reason, .. }) => panels.push(Panel::Stopped {
                 reason: reason.clone(),
             }),

@@ -124,6 +124,9 @@ pub struct UiState {
     pub acked: Vec<String>,
     /// The match score line (`Kasparov 1 – Deep Junior 1`) and the game number, from the shell.
     pub score: Option<String>,
+    /// The match table behind `score` (player, points), and whether this game's result is in it.
+    pub score_table: Vec<(String, f64)>,
+    pub score_has_this_game: bool,
 }
 
 impl Default for UiState {
@@ -153,6 +156,8 @@ impl UiState {
             alarms: Vec::new(),
             acked: Vec::new(),
             score: None,
+            score_table: Vec::new(),
+            score_has_this_game: false,
         }
     }
 

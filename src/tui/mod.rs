@@ -102,6 +102,7 @@ fn run_loop(
     loop {
         let now = now_ms(origin, offset_ms);
         catch_up(session, &mut ui, &mut last, now);
+        refresh_score(&mut ui, &session.game);
         if ui.frozen.is_none() {
             ui.frozen = session.frozen.clone();
         }
@@ -307,10 +308,33 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
     let mut ui = UiState::new(notice);
     ui.log = log;
     ui.utc_origin = Some(session.utc_origin);
-    ui.score = score_text(&crate::matchdir::match_score(a.match_dir));
+    ui.score_table = crate::matchdir::match_score(a.match_dir);
+    ui.score_has_this_game = session.game.phase() == crate::core::game::Phase::Ended;
+    ui.score = score_text(&ui.score_table);
     ui.ascii = !terminal::utf8_locale();
     ui.no_color = terminal::no_color();
     Ok((session, Instant::now(), opened.now_ms, ui))
+}
+
+/// When this game's result is recorded on this board, add it to the match score in the header.
+pub fn refresh_score(ui: &mut UiState, game: &crate::core::game::Game) {
+    if ui.score_has_this_game {
+        return;
+    }
+    let Some(points) = game.points() else {
+        return;
+    };
+    for side in crate::core::Side::BOTH {
+        let name = game
+            .player(side)
+            .map_or_else(|| side.to_string(), |p| p.name.clone());
+        match ui.score_table.iter_mut().find(|(n, _)| *n == name) {
+            Some(row) => row.1 += points[side.index()],
+            None => ui.score_table.push((name, points[side.index()])),
+        }
+    }
+    ui.score_has_this_game = true;
+    ui.score = score_text(&ui.score_table);
 }
 
 /// `Kasparov 1½ – Deep Junior ½` from the match table; `None` before any game has a result.

@@ -1475,6 +1475,32 @@ fn clause_8b_reset_done_allows_an_earlier_resumption() {
         .then(|m, _| assert_eq!(m.remaining(Side::Black, 311_000), H as i64 - 70_000));
 }
 
+#[test]
+fn clause_8b_no_reset_window_countdown_once_the_game_is_over() {
+    let mut m = started();
+    m.moves("e4", 5000);
+    m.at("65 arbiter power-failure blackout");
+    m.at("100 arbiter power-restored");
+    assert!(
+        m.view(110_000)
+            .panels
+            .iter()
+            .any(|p| matches!(p, Panel::Power { .. }))
+    );
+    m.when("120 human resign")
+        .then_events(&[("game_ended", "9b")])
+        .then(|m, _| {
+            let v = m.view(130_000);
+            assert!(
+                !v.panels.iter().any(|p| matches!(p, Panel::Power { .. })),
+                "{:?}",
+                v.panels
+            );
+            assert_eq!(m.game().reset_window_end(), None);
+            assert_eq!(m.game().next_deadline(), None);
+        });
+}
+
 // ----- clause 9: draw offers and resignations -------------------------------------------------
 
 #[test]

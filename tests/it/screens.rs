@@ -643,6 +643,28 @@ fn clause_8a_declarations_panel_before_the_start_warns_of_a_missing_digest() {
 }
 
 #[test]
+fn clause_9b_match_score_in_the_header_counts_the_game_ended_on_this_board() {
+    let mut r = four_moves();
+    r.ui.score_table = vec![("Garry Kasparov".into(), 1.0), ("Deep Junior".into(), 1.0)];
+    r.ui.score = arbiter::tui::score_text(&r.ui.score_table);
+    arbiter::tui::refresh_score(&mut r.ui, &r.s.game);
+    assert_eq!(
+        r.ui.score.as_deref(),
+        Some("Garry Kasparov 1 – Deep Junior 1")
+    );
+    r.at("9:00", "human resign");
+    arbiter::tui::refresh_score(&mut r.ui, &r.s.game);
+    assert_eq!(
+        r.ui.score.as_deref(),
+        Some("Garry Kasparov 1 – Deep Junior 2")
+    );
+    // Counted once, however often the loop asks.
+    arbiter::tui::refresh_score(&mut r.ui, &r.s.game);
+    let s = r.shot("9:00", 120, 40);
+    assert!(s.contains("match Garry Kasparov 1 – Deep Junior 2"), "{s}");
+}
+
+#[test]
 fn clause_match_score_and_game_number_in_the_header() {
     let mut r = four_moves();
     r.ui.score = Some("Garry Kasparov 1½ – Deep Junior ½".into());

@@ -220,6 +220,9 @@ impl Game {
 
     /// When the 8b reset window ends, if one is open.
     pub fn reset_window_end(&self) -> Option<Ms> {
+        if self.phase == Phase::Ended {
+            return None;
+        }
         match &self.stop {
             Some(Stop::Power {
                 restored: Some(r),
