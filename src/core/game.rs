@@ -663,6 +663,17 @@ impl Game {
         Event::new(now, actor, clause, kind)
     }
 
+    /// A decision that records one event.
+    fn one(
+        &self,
+        now: Ms,
+        actor: Actor,
+        clause: &str,
+        kind: EventKind,
+    ) -> Result<Vec<Event>, Refusal> {
+        Ok(vec![self.ev(now, actor, clause, kind)])
+    }
+
     /// Turn a command into the events that record it, or refuse it. Pure: state is unchanged.
     pub fn decide(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
         if now < self.last_at {

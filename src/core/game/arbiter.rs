@@ -5,9 +5,6 @@ impl Game {
     /// Decide a command of this family (dispatched by [`Game::decide`]).
     pub(super) fn decide_arbiter(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
         use Command as C;
-        let one = |actor: Actor, clause: &str, kind: EventKind| -> Result<Vec<Event>, Refusal> {
-            Ok(vec![self.ev(now, actor, clause, kind)])
-        };
         match cmd {
             C::Stop { reason } => {
                 self.playing()?;
@@ -17,7 +14,8 @@ impl Game {
                         stop_text(s)
                     ));
                 }
-                one(
+                self.one(
+                    now,
                     Actor::Arbiter,
                     c::ARBITER,
                     EventKind::ClockStopped {
@@ -30,9 +28,12 @@ impl Game {
                 let side = self.board.side_to_move();
                 match &self.stop {
                     None => refuse_state("the clock is running"),
-                    Some(Stop::Arbiter { .. }) => {
-                        one(Actor::Arbiter, c::ARBITER, EventKind::ClockResumed { side })
-                    }
+                    Some(Stop::Arbiter { .. }) => self.one(
+                        now,
+                        Actor::Arbiter,
+                        c::ARBITER,
+                        EventKind::ClockResumed { side },
+                    ),
                     Some(Stop::Info { .. }) => refuse(
                         c::TECHNICAL,
                         "the supervisor stopped the machine's clock: supervisor info-resume",
@@ -48,7 +49,8 @@ impl Game {
                         ..
                     }) => {
                         if now >= r + window_ms || *reset_done {
-                            one(
+                            self.one(
+                                now,
                                 Actor::Arbiter,
                                 c::POWER_FAILURE,
                                 EventKind::ClockResumed { side },
@@ -68,7 +70,8 @@ impl Game {
             }
             C::Note { text } => {
                 self.opened()?;
-                one(
+                self.one(
+                    now,
                     Actor::Arbiter,
                     c::MACHINE_LOG,
                     EventKind::Note { text: text.clone() },

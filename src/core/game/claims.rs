@@ -5,9 +5,6 @@ impl Game {
     /// Decide a command of this family (dispatched by [`Game::decide`]).
     pub(super) fn decide_claims(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
         use Command as C;
-        let one = |actor: Actor, clause: &str, kind: EventKind| -> Result<Vec<Event>, Refusal> {
-            Ok(vec![self.ev(now, actor, clause, kind)])
-        };
         match cmd {
             C::NoShow { side } => {
                 self.playing()?;
@@ -35,7 +32,8 @@ impl Game {
                     );
                 }
                 let detail = format!("{side} did not appear within the default time");
-                one(
+                self.one(
+                    now,
                     Actor::Arbiter,
                     c::LAWS,
                     self.ended(Score::win_for(side.other()), Termination::NoShow, detail),
@@ -63,7 +61,8 @@ impl Game {
                     );
                 }
                 let detail = format!("the machine's endgame database shows a draw ({men} men)");
-                one(
+                self.one(
+                    now,
                     Actor::Operator,
                     c::TABLEBASE,
                     self.ended(Score::Draw, Termination::TablebaseDraw, detail),
@@ -113,7 +112,7 @@ impl Game {
                 } else {
                     Actor::Operator
                 };
-                one(actor, c::LAWS, self.ended(Score::Draw, term, detail))
+                self.one(now, actor, c::LAWS, self.ended(Score::Draw, term, detail))
             }
             _ => refuse_state("not a command of this rule family"),
         }

@@ -5,13 +5,11 @@ impl Game {
     /// Decide a command of this family (dispatched by [`Game::decide`]).
     pub(super) fn decide_committee(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
         use Command as C;
-        let one = |actor: Actor, clause: &str, kind: EventKind| -> Result<Vec<Event>, Refusal> {
-            Ok(vec![self.ev(now, actor, clause, kind)])
-        };
         match cmd {
             C::Dispute { text } => {
                 self.opened()?;
-                one(
+                self.one(
+                    now,
                     Actor::Arbiter,
                     c::COMMITTEE,
                     EventKind::DisputeRaised {
@@ -25,7 +23,8 @@ impl Game {
                 if *dispute == 0 || *dispute > self.disputes {
                     return refuse(c::COMMITTEE, format!("there is no dispute {dispute}"));
                 }
-                one(
+                self.one(
+                    now,
                     Actor::Committee,
                     c::COMMITTEE,
                     EventKind::RulingGiven {
@@ -49,7 +48,8 @@ impl Game {
                         ),
                     );
                 }
-                one(
+                self.one(
+                    now,
                     Actor::Arbiter,
                     c::COMMITTEE,
                     EventKind::GameEnded {

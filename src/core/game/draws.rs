@@ -5,9 +5,6 @@ impl Game {
     /// Decide a command of this family (dispatched by [`Game::decide`]).
     pub(super) fn decide_draws(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
         use Command as C;
-        let one = |actor: Actor, clause: &str, kind: EventKind| -> Result<Vec<Event>, Refusal> {
-            Ok(vec![self.ev(now, actor, clause, kind)])
-        };
         match cmd {
             C::Consult { with } => {
                 self.playing()?;
@@ -46,7 +43,8 @@ impl Game {
                         ),
                     );
                 }
-                one(
+                self.one(
+                    now,
                     Actor::Operator,
                     c::CONSULTATION,
                     EventKind::ConsultationStarted { with: with.clone() },
@@ -94,7 +92,8 @@ impl Game {
                         "there is no unanswered draw offer from the human",
                     );
                 }
-                one(
+                self.one(
+                    now,
                     Actor::Operator,
                     c::DRAW_ANSWER,
                     EventKind::DrawDeclined {
@@ -107,7 +106,8 @@ impl Game {
             C::Resign => {
                 self.playing()?;
                 let m = self.need_machine()?;
-                one(
+                self.one(
+                    now,
                     Actor::Operator,
                     c::RESIGN,
                     self.ended(
@@ -120,7 +120,8 @@ impl Game {
             C::HumanResign => {
                 self.playing()?;
                 let h = self.need_human()?;
-                one(
+                self.one(
+                    now,
                     Actor::Arbiter,
                     c::RESIGN,
                     self.ended(
@@ -168,7 +169,8 @@ impl Game {
             }
             C::HumanAcceptDraw => {
                 let h = self.machine_offer_to_answer()?;
-                one(
+                self.one(
+                    now,
                     Actor::Arbiter,
                     c::MACHINE_DRAW_OFFER,
                     self.ended(
@@ -180,7 +182,8 @@ impl Game {
             }
             C::HumanDeclineDraw => {
                 let h = self.machine_offer_to_answer()?;
-                one(
+                self.one(
+                    now,
                     Actor::Arbiter,
                     c::MACHINE_DRAW_OFFER,
                     EventKind::DrawDeclined {

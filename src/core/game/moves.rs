@@ -5,9 +5,6 @@ impl Game {
     /// Decide a command of this family (dispatched by [`Game::decide`]).
     pub(super) fn decide_moves(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
         use Command as C;
-        let one = |actor: Actor, clause: &str, kind: EventKind| -> Result<Vec<Event>, Refusal> {
-            Ok(vec![self.ev(now, actor, clause, kind)])
-        };
         match cmd {
             C::Move { text } => self.decide_move(text, now),
             C::CorrectClock {
@@ -25,7 +22,8 @@ impl Game {
                 } else {
                     (*ms, ms - from)
                 };
-                one(
+                self.one(
+                    now,
                     Actor::Arbiter,
                     clause,
                     EventKind::ClockCorrected {
@@ -106,7 +104,8 @@ impl Game {
                         ),
                     );
                 }
-                one(
+                self.one(
+                    now,
                     Actor::Arbiter,
                     c::PARAMETER_CORRECTION,
                     EventKind::ParameterDecided {
@@ -128,7 +127,8 @@ impl Game {
                     });
                 let diff = *reading_ms as i64 - game_clock;
                 let owed = diff.unsigned_abs() >= threshold;
-                one(
+                self.one(
+                    now,
                     Actor::Operator,
                     c::INTERNAL_CLOCK,
                     EventKind::InternalClockReported {
@@ -144,7 +144,8 @@ impl Game {
                 self.playing()?;
                 let m = self.need_machine()?;
                 match &self.internal {
-                    Some(r) if r.owed => one(
+                    Some(r) if r.owed => self.one(
+                        now,
                         Actor::Operator,
                         c::INTERNAL_CLOCK,
                         EventKind::InternalClockCorrected {
@@ -171,7 +172,8 @@ impl Game {
                         "the machine has made its first move: parameters may not be changed (6h); ask with operator param-request (6l)",
                     );
                 }
-                one(
+                self.one(
+                    now,
                     Actor::Operator,
                     c::BEFORE_FIRST_MOVE,
                     EventKind::ParameterSet {
@@ -183,7 +185,8 @@ impl Game {
             C::ParamRequest { name, reason } => {
                 self.opened()?;
                 self.need_machine()?;
-                one(
+                self.one(
+                    now,
                     Actor::Operator,
                     c::PARAMETER_CORRECTION,
                     EventKind::ParameterRequested {
@@ -196,7 +199,8 @@ impl Game {
             C::Advise { request, text } => {
                 self.opened()?;
                 match self.params.iter().find(|r| r.id == *request) {
-                    Some(r) if r.decided.is_none() => one(
+                    Some(r) if r.decided.is_none() => self.one(
+                        now,
                         Actor::Committee,
                         c::PARAMETER_CORRECTION,
                         EventKind::CommitteeAdvised {

@@ -5,15 +5,13 @@ impl Game {
     /// Decide a command of this family (dispatched by [`Game::decide`]).
     pub(super) fn decide_setup(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
         use Command as C;
-        let one = |actor: Actor, clause: &str, kind: EventKind| -> Result<Vec<Event>, Refusal> {
-            Ok(vec![self.ev(now, actor, clause, kind)])
-        };
         match cmd {
             C::Open => {
                 if self.phase != Phase::Draft {
                     return refuse_state("the game is already opened");
                 }
-                one(
+                self.one(
+                    now,
                     Actor::Arbiter,
                     c::MACHINE_LOG,
                     EventKind::GameOpened(Box::new(self.opening()?)),

@@ -5,9 +5,6 @@ impl Game {
     /// Decide a command of this family (dispatched by [`Game::decide`]).
     pub(super) fn decide_technical(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
         use Command as C;
-        let one = |actor: Actor, clause: &str, kind: EventKind| -> Result<Vec<Event>, Refusal> {
-            Ok(vec![self.ev(now, actor, clause, kind)])
-        };
         match cmd {
             C::PowerFailure { text } => {
                 self.playing()?;
@@ -21,7 +18,8 @@ impl Game {
                 if matches!(self.stop, Some(Stop::Power { .. })) {
                     return refuse(c::POWER_FAILURE, "the game is already suspended");
                 }
-                one(
+                self.one(
+                    now,
                     Actor::Arbiter,
                     c::POWER_FAILURE,
                     EventKind::PowerFailed { text: text.clone() },
@@ -42,7 +40,8 @@ impl Game {
                     .reset_window_seconds
                     * 1000;
                 match &self.stop {
-                    Some(Stop::Power { restored: None, .. }) => one(
+                    Some(Stop::Power { restored: None, .. }) => self.one(
+                        now,
                         Actor::Arbiter,
                         c::POWER_FAILURE,
                         EventKind::PowerRestored { window_ms: window },
@@ -60,7 +59,12 @@ impl Game {
                         restored: Some(_),
                         reset_done: false,
                         ..
-                    }) => one(Actor::Operator, c::POWER_FAILURE, EventKind::MachineReset),
+                    }) => self.one(
+                        now,
+                        Actor::Operator,
+                        c::POWER_FAILURE,
+                        EventKind::MachineReset,
+                    ),
                     Some(Stop::Power { restored: None, .. }) => {
                         refuse(c::POWER_FAILURE, "power is not restored yet")
                     }
@@ -70,7 +74,8 @@ impl Game {
             C::RestartGap { gap_ms, charge } => {
                 self.playing()?;
                 let side = self.clock.running();
-                one(
+                self.one(
+                    now,
                     Actor::Arbiter,
                     if *charge {
                         c::OPERATOR_CORRECTION
@@ -93,7 +98,8 @@ impl Game {
                         format!("a technical problem is already open ({})", t.text),
                     );
                 }
-                one(
+                self.one(
+                    now,
                     Actor::Operator,
                     c::TECHNICAL,
                     EventKind::TechnicalProblem { text: text.clone() },
@@ -110,7 +116,8 @@ impl Game {
                         "the machine's clock is stopped for the supervisor: supervisor info-resume first",
                     );
                 }
-                one(
+                self.one(
+                    now,
                     Actor::Operator,
                     c::TECHNICAL,
                     EventKind::TechnicalResolved { text: text.clone() },
@@ -125,7 +132,8 @@ impl Game {
                         "the machine's clock is not running: ask without stopping it",
                     );
                 }
-                one(
+                self.one(
+                    now,
                     Actor::Supervisor,
                     c::TECHNICAL,
                     EventKind::InfoStopped {
@@ -141,11 +149,12 @@ impl Game {
                         "the supervisor has not stopped the machine's clock",
                     );
                 }
-                one(Actor::Supervisor, c::TECHNICAL, EventKind::InfoResumed)
+                self.one(now, Actor::Supervisor, c::TECHNICAL, EventKind::InfoResumed)
             }
             C::WorkNote { text } => {
                 self.opened()?;
-                one(
+                self.one(
+                    now,
                     Actor::Supervisor,
                     c::TECHNICAL,
                     EventKind::WorkNote { text: text.clone() },
