@@ -179,6 +179,44 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
             return Err(PostgameError::Damaged(Box::new(d.clone())));
         }
     }
+    let opened = crate::matchdir::open_game(a.match_dir, Some(a.game), Path::new(""), a.key)?;
+    let mut session = opened.session;
+    let (_, summary) = hand_over(
+        &mut session,
+        &opened.events,
+        &HandedFiles {
+            match_dir: a.match_dir,
+            game: a.game,
+            copies: a.copies,
+            program: a.program,
+            delivered: a.delivered,
+        },
+        opened.now_ms,
+    )?;
+    Ok(summary)
+}
+
+/// The files handed over after the game (13a, 13d), for [`hand_over`].
+#[derive(Debug, Clone, Copy)]
+pub struct HandedFiles<'a> {
+    pub match_dir: &'a Path,
+    pub game: u32,
+    pub copies: &'a [PathBuf],
+    pub program: Option<&'a Path>,
+    /// Delivery time (RFC 3339); `None`: now.
+    pub delivered: Option<&'a str>,
+}
+
+/// Examine the files handed over, let the core decide (13a refusal, lateness, clause), store them
+/// and record the hand-over through `session` (the game's open session: `arbiter archive` or the
+/// Board UI). `events` are the game's events so far, for the 13c coverage.
+pub fn hand_over(
+    session: &mut crate::session::Session,
+    events: &[Event],
+    a: &HandedFiles<'_>,
+    now_ms: crate::core::Ms,
+) -> Result<(Vec<Event>, String), PostgameError> {
+    let path = log_path(a.match_dir, a.game);
     let mut end_utc = None;
     crate::journal::for_each_entry(&path, |e| {
         if e.kind == "game_ended" {
@@ -188,8 +226,6 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
         true
     })
     .map_err(PostgameError::Open)?;
-    let opened = crate::matchdir::open_game(a.match_dir, Some(a.game), Path::new(""), a.key)?;
-    let mut session = opened.session;
     let delivered = match a.delivered {
         Some(s) => parse_utc(s).ok_or_else(|| PostgameError::Delivered(s.to_string()))?,
         None => Utc::now(),
@@ -228,7 +264,7 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
     })?;
     let parsed =
         enginelog::parse(std::io::BufReader::new(file)).map_err(PostgameError::EngineLog)?;
-    let mm = machine_moves(&session.game, &opened.events).map_err(PostgameError::MachineMoves)?;
+    let mm = machine_moves(&session.game, events).map_err(PostgameError::MachineMoves)?;
     let coverage = enginelog::coverage(&parsed, &mm);
 
     let mut log = serde_json::Map::new();
@@ -249,7 +285,7 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
         log,
         program,
     };
-    session.execute(&Command::Handover(Box::new(facts)), opened.now_ms)?;
+    let recorded = session.execute(&Command::Handover(Box::new(facts)), now_ms)?;
     let signed = session.storage.status();
     let mut s = format!(
         "archived {} ({} bytes, sha256 {}) from {} identical copies; {}\n13c: {}\n",
@@ -283,5 +319,5 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
         (Some(w), _) => s.push_str(&format!("WARNING: {w}")),
         (None, None) => s.push_str("WARNING: checkpoint not signed"),
     }
-    Ok(s)
+    Ok((recorded, s))
 }

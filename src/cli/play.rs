@@ -44,7 +44,35 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     if recovered {
         ui.prepend_note("the terminal was left raw by an earlier run (killed?): restored");
     }
-    let result = tui::run(&mut session, origin, offset, &mut tui::journal_status, ui);
+    let match_dir = a.m.dir.clone();
+    let game = session.game.ctx().game;
+    let mut hand_over = |s: &mut crate::session::Session,
+                         events: &[crate::core::event::Event],
+                         copies: &[String],
+                         program: Option<&str>| {
+        let copies: Vec<PathBuf> = copies.iter().map(PathBuf::from).collect();
+        crate::postgame::hand_over(
+            s,
+            events,
+            &crate::postgame::HandedFiles {
+                match_dir: &match_dir,
+                game,
+                copies: &copies,
+                program: program.map(Path::new),
+                delivered: None,
+            },
+            tui::now_ms(origin, offset),
+        )
+        .map_err(|e| e.to_string())
+    };
+    let result = tui::run(
+        &mut session,
+        origin,
+        offset,
+        &mut tui::journal_status,
+        &mut hand_over,
+        ui,
+    );
     if session.frozen.is_none() && !session.storage.is_empty() {
         // Closing the board: sign everything recorded.
         if let Err(w) = session.storage.checkpoint_now(Utc::now()) {

@@ -24,6 +24,12 @@ pub enum Command {
     /// Rule 13: the machine's log (and program copy) handed over after the game, as the shell
     /// examined and stored them. Never typed: `arbiter archive` builds it.
     Handover(Box<crate::core::game::HandoverFacts>),
+    /// Rule 13 on the Board UI: the copies of the machine's log (13a) and the program copy (13d)
+    /// handed over; the board examines and stores them, then records `Handover`.
+    HandOverFiles {
+        copies: Vec<String>,
+        program: Option<String>,
+    },
     // arbiter, before the game (declarations, bound into line 0)
     DeclarePlayer {
         side: Side,
@@ -310,6 +316,12 @@ pub const HELP: &[HelpLine] = &[
         what: "after a restart: charge the gap to the running clock or not",
     },
     HelpLine {
+        who: "arbiter",
+        words: "arbiter archive COPY COPY … [program FILE]",
+        clause: super::clause::ENGINE_LOG,
+        what: "after the result: machine's log copies (13a/13c), program (13d)",
+    },
+    HelpLine {
         who: "operator",
         words: "move SAN|UCI",
         clause: "6a",
@@ -529,6 +541,32 @@ pub fn parse_eval(s: &str) -> Result<i32, String> {
     }
 }
 
+/// `arbiter archive COPY COPY… [program FILE]` (13a, 13d).
+fn parse_archive(args: &[&str]) -> Result<Command, String> {
+    let (copies, program) = match args.iter().position(|w| *w == "program") {
+        Some(i) => match &args[i + 1..] {
+            [p] => (&args[..i], Some(p.to_string())),
+            _ => {
+                return Err(
+                    "say: arbiter archive COPY COPY … [program FILE] (one program file, last)"
+                        .into(),
+                );
+            }
+        },
+        None => (args, None),
+    };
+    if copies.is_empty() {
+        return Err(
+            "give the copies of the machine's log handed over (13a): arbiter archive COPY COPY …"
+                .into(),
+        );
+    }
+    Ok(Command::HandOverFiles {
+        copies: copies.iter().map(|c| c.to_string()).collect(),
+        program,
+    })
+}
+
 /// Parse one command line. Errors say what is wrong with the words.
 pub fn parse(line: &str) -> Result<Command, String> {
     let words: Vec<&str> = line.split_whitespace().collect();
@@ -556,6 +594,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             }
         }
         ("arbiter", "declare") => parse_declare(args)?,
+        ("arbiter", "archive") => parse_archive(args)?,
         ("arbiter", "open") => Command::Open,
         ("arbiter", "start") => Command::Start,
         ("arbiter", "stop") => Command::Stop {

@@ -36,7 +36,7 @@ mod operator_errors; // rules 7b, 7c
 mod setup; // rules 1, 3, 4, 6c, 8a, 9c
 mod technical; // rules 8a, 8b
 
-pub use after::{HandoverFacts, HandoverTerms};
+pub use after::{HandoverDue, HandoverFacts, HandoverTerms};
 
 /// What the shell knows when it creates a game: identity, rules and key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -209,6 +209,8 @@ pub struct Game {
     pub(in crate::core) last_at: Ms,
     /// Events applied so far.
     pub(in crate::core) applied: usize,
+    /// Rule 13: what has been handed over after the game.
+    pub(in crate::core) handed: after::Handed,
 }
 
 fn refuse<T>(clause: &'static str, msg: impl Into<String>) -> Result<T, Refusal> {
@@ -342,6 +344,7 @@ impl Game {
             last_was_machine_move: false,
             last_at: 0,
             applied: 0,
+            handed: after::Handed::default(),
         }
     }
 
@@ -736,7 +739,7 @@ impl Game {
             | C::HumanAcceptDraw
             | C::HumanDeclineDraw => self.decide_draws(cmd, now),
             C::NoShow { .. } | C::TablebaseDraw | C::Claim { .. } => self.decide_claims(cmd, now),
-            C::Handover(..) => self.decide_after(cmd, now),
+            C::Handover(..) | C::HandOverFiles { .. } => self.decide_after(cmd, now),
             C::Dispute { .. } | C::Ruling { .. } | C::Decide { .. } => {
                 self.decide_committee(cmd, now)
             }
@@ -775,9 +778,10 @@ impl Game {
                     detail: detail.clone(),
                 });
             }
-            EventKind::Recovery(_)
-            | EventKind::EngineLogArchived(_)
-            | EventKind::ProgramArchived(_) => {}
+            EventKind::Recovery(_) => {}
+            EventKind::EngineLogArchived(_) | EventKind::ProgramArchived(_) => {
+                self.evolve_after(e)?
+            }
             EventKind::GameOpened(..) | EventKind::ClockStarted { .. } => self.evolve_setup(e)?,
             EventKind::MoveMade { .. }
             | EventKind::InternalClockReported { .. }

@@ -38,18 +38,25 @@ pub use timing::{bell, sticky_alarms, wait_for};
 pub const LAST_MOVES: usize = 40;
 
 /// Milliseconds since the game's time origin, from the monotonic clock.
-fn now_ms(origin: Instant, offset_ms: u64) -> Ms {
+pub fn now_ms(origin: Instant, offset_ms: u64) -> Ms {
     offset_ms.saturating_add(u64::try_from(origin.elapsed().as_millis()).unwrap_or(u64::MAX))
 }
 
 /// Run the Board UI until the user quits. `now = offset_ms + origin.elapsed()`; `status` is asked
 /// for the log's state before each frame; `notice` is shown in the message line at start.
 /// The terminal is restored on return and on panic (ratatui's hook).
+/// The shell's hand-over of rule 13 on the Board UI (`:arbiter archive COPY COPY … [program
+/// FILE]`): examine and store the files, record the entries through the session; returns what was
+/// recorded and the summary, or the refusal.
+pub type HandOver<'a> = dyn FnMut(&mut Session, &[Event], &[String], Option<&str>) -> Result<(Vec<Event>, String), String>
+    + 'a;
+
 pub fn run(
     session: &mut Session,
     origin: Instant,
     offset_ms: u64,
     status: &mut dyn FnMut(&Session) -> Status,
+    hand_over: &mut HandOver<'_>,
     ui: UiState,
 ) -> std::io::Result<()> {
     terminal::require()?;
@@ -61,7 +68,15 @@ pub fn run(
             return Err(e);
         }
     };
-    let result = run_loop(&mut terminal, session, origin, offset_ms, status, ui);
+    let result = run_loop(
+        &mut terminal,
+        session,
+        origin,
+        offset_ms,
+        status,
+        hand_over,
+        ui,
+    );
     let restored = ratatui::try_restore();
     result.and(restored)
 }
@@ -96,6 +111,7 @@ fn run_loop(
     origin: Instant,
     offset_ms: u64,
     status: &mut dyn FnMut(&Session) -> Status,
+    hand_over: &mut HandOver<'_>,
     mut ui: UiState,
 ) -> std::io::Result<()> {
     let mut last: Option<String> = None;
@@ -135,6 +151,20 @@ fn run_loop(
         match on_key(&mut ui, key, &session.game) {
             Action::None => {}
             Action::Quit => return Ok(()),
+            Action::Execute(Command::HandOverFiles { copies, program }) => {
+                match hand_over(session, &ui.log, &copies, program.as_deref()) {
+                    Ok((events, summary)) => {
+                        remember(&mut last, &events, session.storage.len());
+                        after_execute(&mut ui, &Ok(events), session.storage.len());
+                        ui.message =
+                            Some(Message::new(MsgKind::Done, summary.replace('\n', " · ")));
+                    }
+                    Err(e) => {
+                        ui.submitted = None;
+                        ui.message = Some(Message::new(MsgKind::Refused, e));
+                    }
+                }
+            }
             Action::Execute(cmd) => {
                 let now = now_ms(origin, offset_ms);
                 let r = session.execute(&cmd, now);

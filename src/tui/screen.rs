@@ -721,6 +721,53 @@ pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
                     )),
                 ]));
             }
+            Panel::Handover {
+                log_left_ms,
+                min_copies,
+                log_handed,
+                program_left_ms,
+                program_handed,
+            } => {
+                let item = |what: &str, left: &Option<i64>, done: bool| -> Span<'static> {
+                    match (done, left) {
+                        (true, _) => Span::styled(
+                            format!("{what} ✓ archived"),
+                            Style::new().fg(Color::Green),
+                        ),
+                        (false, Some(l)) if *l > 0 => Span::styled(
+                            format!("{what} due, {} left", timefmt::short(*l)),
+                            Style::new()
+                                .fg(if *l < AMBER_MS { AMBER } else { Color::Cyan })
+                                .add_modifier(Modifier::BOLD),
+                        ),
+                        (false, Some(l)) => Span::styled(
+                            format!(
+                                "{what} LATE by {} (accepted and flagged)",
+                                timefmt::short(-*l)
+                            ),
+                            Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+                        ),
+                        (false, None) => Span::raw(format!("{what} due (no deadline)")),
+                    }
+                };
+                let mut spans = vec![
+                    tag("13 HAND-OVER", Color::Cyan),
+                    Span::raw(" "),
+                    item(
+                        &format!("13a machine's log ({min_copies} copies)"),
+                        log_left_ms,
+                        *log_handed,
+                    ),
+                ];
+                if program_left_ms.is_some() || *program_handed {
+                    spans.push(Span::raw(" · "));
+                    spans.push(item("13d program copy", program_left_ms, *program_handed));
+                }
+                if !*log_handed {
+                    spans.push(Span::raw(" · :arbiter archive COPY COPY … [program FILE]"));
+                }
+                out.push(Line::from(spans));
+            }
             Panel::Result {
                 score,
                 termination,

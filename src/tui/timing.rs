@@ -48,6 +48,24 @@ pub fn wait_for(view: &View, now: Ms) -> Duration {
                 reset_done: false,
                 ..
             } if *w > 0 => wake.push(ceil_boundary(*w)),
+            Panel::Handover {
+                log_left_ms,
+                log_handed,
+                program_left_ms,
+                program_handed,
+                ..
+            } => {
+                for (left, done) in [(log_left_ms, log_handed), (program_left_ms, program_handed)] {
+                    if let (Some(l), false) = (left, done) {
+                        // Counting down (rounding up), then the lateness (rounding down).
+                        wake.push(if *l > 0 {
+                            ceil_boundary(*l)
+                        } else {
+                            floor_boundary(-*l)
+                        });
+                    }
+                }
+            }
             _ => {}
         }
     }

@@ -96,3 +96,64 @@ fn clause_13c_timely_delivery_is_recorded_under_13c_and_13d_program_beside_it() 
     // The game itself is unchanged: the result stands, replay gives the same state.
     assert_eq!(m.s.game.outcome().map(|o| o.score.text()), Some("0-1"));
 }
+
+#[test]
+fn clause_13a_handover_deadlines_count_down_after_the_result_and_tick_off() {
+    use arbiter::core::view::Panel;
+    let mut m = finished();
+    let end = 10_000i64;
+    let panel = |m: &Match, at: u64| {
+        m.view(at)
+            .panels
+            .into_iter()
+            .find(|p| matches!(p, Panel::Handover { .. }))
+    };
+    assert!(
+        panel(&started(), 5_000).is_none(),
+        "nothing is due before the result"
+    );
+    match panel(&m, 70_000) {
+        Some(Panel::Handover {
+            log_left_ms,
+            min_copies,
+            log_handed,
+            program_left_ms,
+            program_handed,
+        }) => {
+            assert_eq!(log_left_ms, Some(end + 1_800_000 - 70_000));
+            assert_eq!(program_left_ms, Some(end + 1_800_000 - 70_000));
+            assert_eq!(min_copies, 2);
+            assert!(!log_handed && !program_handed);
+        }
+        other => panic!("{other:?}"),
+    }
+    m.s.execute(&facts(2, 60_000, false), 70_000).unwrap();
+    match panel(&m, 80_000) {
+        Some(Panel::Handover {
+            log_handed,
+            program_handed,
+            ..
+        }) => assert!(log_handed && !program_handed),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn clause_13a_archive_words_parse_and_an_in_memory_session_refuses_them() {
+    use arbiter::core::command::parse;
+    assert_eq!(
+        parse("arbiter archive a.log b.log program junior.exe").unwrap(),
+        Command::HandOverFiles {
+            copies: vec!["a.log".into(), "b.log".into()],
+            program: Some("junior.exe".into()),
+        }
+    );
+    assert!(parse("arbiter archive").is_err());
+    assert!(parse("arbiter archive a.log program").is_err());
+    let cmd = parse("arbiter archive a.log b.log").unwrap();
+    // Before the result the core names 13a; afterwards it says where files are examined.
+    let e = started().s.execute(&cmd, 5_000).unwrap_err().to_string();
+    assert!(e.contains("rule 13a") && e.contains("no result yet"), "{e}");
+    let e = finished().s.execute(&cmd, 20_000).unwrap_err().to_string();
+    assert!(e.contains("Board UI"), "{e}");
+}

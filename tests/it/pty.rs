@@ -303,6 +303,55 @@ fn pty_draw_offer_consultation_countdown() {
     );
 }
 
+#[test]
+fn pty_clause_13a_hand_over_on_the_board_after_the_result() {
+    need_tmux!();
+    let (dir, args) = demo_match();
+    let copy = |n: &str| {
+        let p = dir.path().join(n);
+        std::fs::write(&p, "info depth 1 score cp 10 pv e7e5\nbestmove e7e5\n").unwrap();
+        p.display().to_string()
+    };
+    let (a, b) = (copy("a.log"), copy("b.log"));
+    let t = started("handover", &args);
+    play(&t, "e4");
+    t.wait_for("1. e4", DEADLINE);
+    t.keys(&[":"]);
+    t.type_text("human resign");
+    t.keys(&["Enter"]);
+    t.wait_for("irreversible", DEADLINE);
+    t.keys(&["y"]);
+    t.wait_for("13 HAND-OVER", DEADLINE);
+    t.keys(&[":"]);
+    t.type_text(&format!("arbiter archive {a}"));
+    t.keys(&["Enter"]);
+    t.wait_for("at least 2 are required", DEADLINE);
+    t.keys(&[":"]);
+    t.type_text(&format!("arbiter archive {a} {b}"));
+    t.keys(&["Enter"]);
+    let s = t.wait_for("✓ archived", DEADLINE);
+    assert!(s.contains("13a machine's log (2 copies) ✓ archived"), "{s}");
+    t.keys(&["q"]);
+    t.wait_for("quit the board UI?", DEADLINE);
+    t.keys(&["y"]);
+    assert!(
+        t.wait_exit(DEADLINE),
+        "arbiter play did not exit:\n{}",
+        t.screen()
+    );
+    let log = std::fs::read_to_string(dir.path().join("logs/demo/game-1/log.jsonl")).unwrap();
+    let archived: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("engine_log_archived"))
+        .collect();
+    assert_eq!(archived.len(), 1, "{log}");
+    assert!(
+        archived[0].contains("\"clause\":\"13c\""),
+        "{}",
+        archived[0]
+    );
+}
+
 fn cpu_ticks(pid: u32) -> u64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     let after = stat.rsplit_once(')').unwrap().1;

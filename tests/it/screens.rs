@@ -675,3 +675,18 @@ fn clause_match_score_and_game_number_in_the_header() {
         );
     }
 }
+
+#[test]
+fn clause_13a_board_counts_down_the_hand_over_after_the_result() {
+    let mut r = four_moves();
+    r.at("8:00", "human resign");
+    let s = r.shot("9:00", 120, 40);
+    assert!(s.contains("13 HAND-OVER"), "{s}");
+    assert!(
+        s.contains("13a machine's log (2 copies) due, 29:00 left"),
+        "{s}"
+    );
+    assert!(s.contains("13d program copy due, 29:00 left"), "{s}");
+    let s = r.shot("39:00", 120, 40);
+    assert!(s.contains("LATE by 1:00"), "{s}");
+}

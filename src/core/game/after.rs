@@ -37,7 +37,56 @@ impl HandoverTerms {
     }
 }
 
+/// What has been handed over after the game (set by the archive entries).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Handed {
+    pub log: bool,
+    pub program: bool,
+}
+
+/// The after-game deadlines of rule 13 and what is still owed, for the Board UI's countdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct HandoverDue {
+    /// When the machine's log copies are due (13a), if the profile sets a deadline.
+    pub log_at: Option<Ms>,
+    /// Copies the profile asks for (13a).
+    pub min_copies: u32,
+    /// When the program copy is due (13d), if the profile sets a deadline.
+    pub program_at: Option<Ms>,
+    pub log_handed: bool,
+    pub program_handed: bool,
+}
+
 impl Game {
+    /// Rule 13's deadlines counted from the end of the game, and what has been handed over;
+    /// `None` before the result or when the profile has no rule 13.
+    pub fn handover_due(&self) -> Option<HandoverDue> {
+        let end = self.outcome.as_ref()?.at;
+        let log = self.profile.engine_log.as_ref();
+        let program = self.profile.program_copy.as_ref();
+        if log.is_none() && program.is_none() {
+            return None;
+        }
+        Some(HandoverDue {
+            log_at: log.map(|r| end.saturating_add(r.deadline_seconds.saturating_mul(1000))),
+            min_copies: log.map_or(1, |r| r.min_copies),
+            program_at: program
+                .map(|r| end.saturating_add(r.deadline_seconds.saturating_mul(1000))),
+            log_handed: self.handed.log,
+            program_handed: self.handed.program,
+        })
+    }
+
+    /// Apply an event of this family (dispatched by [`Game::evolve`]).
+    pub(super) fn evolve_after(&mut self, e: &Event) -> Result<(), Inconsistent> {
+        match &e.kind {
+            EventKind::EngineLogArchived(_) => self.handed.log = true,
+            EventKind::ProgramArchived(_) => self.handed.program = true,
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// The terms of rule 13 for this game, or why a hand-over of `copies` copies delivered
     /// `after_end_ms` after the end is refused: the game must have a result (13a), the delivery
     /// cannot precede the end, and the profile's number of copies is required (13a).
@@ -85,8 +134,15 @@ impl Game {
 
     /// Decide a command of this family (dispatched by [`Game::decide`]).
     pub(super) fn decide_after(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
-        let Command::Handover(f) = cmd else {
-            return refuse_state("not a command of this rule family");
+        let f = match cmd {
+            Command::Handover(f) => f,
+            Command::HandOverFiles { .. } => {
+                self.handover_terms(usize::MAX, 0)?;
+                return refuse_state(
+                    "the files handed over are examined by the Board UI of a match folder or by `arbiter archive`, not in this session",
+                );
+            }
+            _ => return refuse_state("not a command of this rule family"),
         };
         let terms = self.handover_terms(f.copies, f.after_end_ms)?;
         let late = HandoverTerms::late(terms.log_deadline_ms, f.after_end_ms);
