@@ -298,6 +298,24 @@ fn public_game_fields(text: &str) -> Vec<String> {
 }
 
 #[test]
+fn layers_every_rule_family_file_opens_with_its_rules() {
+    let mut bad = Vec::new();
+    for (path, text) in sources("src/core/game") {
+        if !text.starts_with("//! Rule") {
+            bad.push(format!("{path}: does not open with `//! Rule…`"));
+        }
+    }
+    assert!(
+        sources("src/core/game").len() >= 9,
+        "the rule families are files under src/core/game"
+    );
+    assert_none(
+        "each file under src/core/game names the rules it implements first",
+        bad,
+    );
+}
+
+#[test]
 fn layers_game_fields_are_not_writable_outside_the_core() {
     let text = std::fs::read_to_string("src/core/game.rs").unwrap();
     assert_none(

@@ -1,7 +1,7 @@
-//! Rule 13, after the game: the machine's log handed over in copies within the deadline (13a),
-//! its content checked against the game (13c), the program copy (13d). The shell examines,
-//! compares and stores the files and measures the delivery time; the core decides from the profile
-//! whether the hand-over is accepted, whether it is late, and which clause the entry cites.
+//! Rule 13, after the game: the machine's log handed over in copies within the deadline (13a), its
+//! content checked against the game (13c), the program copy (13d). The shell examines, compares and
+//! stores the files and measures the delivery time; the core decides from the profile whether the
+//! hand-over is accepted, whether it is late, and which clause the entry cites.
 use super::*;
 
 /// What the shell found when the operator handed the files over.

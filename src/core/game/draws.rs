@@ -1,4 +1,5 @@
-//! Rule 9: draw offers and answers (9a, 9d), resignation (9b), the team (9c) and the ten-minute consultation (9e).
+//! Rule 9: draw offers and answers (9a, 9d), resignation (9b), the team (9c) and the ten-minute
+//! consultation (9e).
 use super::*;
 
 impl Game {

@@ -1,4 +1,5 @@
-//! Rules 6a-6l and 7e: moves entered and executed, clock corrections, takebacks, the machine's internal clock (6c), parameters (6g, 6h, 6l).
+//! Rules 6a-6l and 7e: moves entered and executed, clock corrections, takebacks, the machine's
+//! internal clock (6c), parameters (6g, 6h, 6l).
 use super::*;
 
 impl Game {

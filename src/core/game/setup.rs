@@ -1,4 +1,6 @@
-//! Rules 1, 3, 4, 6c, 8a and 9c before the first move: the declarations of the draft (players, operator, team, the 6c algorithm, the 8a configuration, the camps), opening the game (line 0) and starting the clock.
+//! Rules 1, 3, 4, 6c, 8a and 9c before the first move: the declarations of the draft (players,
+//! operator, team, the 6c algorithm, the 8a configuration, the camps), opening the game (line 0)
+//! and starting the clock.
 use super::*;
 
 impl Game {

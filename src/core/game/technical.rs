@@ -1,4 +1,5 @@
-//! Rules 8a and 8b: technical problems, supervisor questions, power failure, the 8b reset window and restart gaps.
+//! Rules 8a and 8b: technical problems, supervisor questions, power failure, the 8b reset window
+//! and restart gaps.
 use super::*;
 
 impl Game {
