@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
-use crate::core::command::Command;
+use crate::core::command::{Command, TablebaseProbe};
 use crate::core::event::{Event, ProfileRef};
 use crate::core::game::{Game, GameContext, Phase};
 use crate::core::rules::Profile;
@@ -119,6 +119,8 @@ pub struct Session {
     /// the running clock is charged for it (8b waive / 6d charge). Nothing else is accepted
     /// before that decision, and no time-caused event is recorded.
     pub restart_gap: Option<Ms>,
+    /// Syzygy endgame tables the arbiter gave the kit (`--syzygy DIR`), to check 10a claims.
+    pub syzygy: Option<PathBuf>,
 }
 
 impl Session {
@@ -129,7 +131,24 @@ impl Session {
             utc_origin,
             frozen: None,
             restart_gap: None,
+            syzygy: None,
         }
+    }
+
+    /// `arbiter tablebase-draw` (10a): with Syzygy tables given, the shell probes the position
+    /// and hands the core what they say; the core refuses a won or lost position.
+    fn probe_tablebase(&self, cmd: Command) -> Command {
+        let (Command::ArbiterTablebaseDraw { probe: None }, Some(dir)) = (&cmd, &self.syzygy)
+        else {
+            return cmd;
+        };
+        let probe = match self.game.board().fen() {
+            Some(fen) => probe_syzygy(dir, &fen),
+            None => TablebaseProbe::Unavailable {
+                reason: "not a chess position".into(),
+            },
+        };
+        Command::ArbiterTablebaseDraw { probe: Some(probe) }
     }
 
     pub fn utc_at(&self, at: Ms) -> DateTime<Utc> {
@@ -180,6 +199,7 @@ impl Session {
             return Err(SessionError::Storage(f.clone()));
         }
         let resolved = read_declared_files(cmd)?;
+        let resolved = self.probe_tablebase(resolved);
         let cmd = &resolved;
         if let Some(gap) = self.restart_gap {
             let Command::RestartGap { charge, .. } = cmd else {
@@ -223,13 +243,48 @@ impl Session {
     }
 }
 
+/// What the Syzygy tables in `dir` say of the position `fen` (win-draw-loss for the side to move,
+/// after the last capture or pawn move, so the fifty-move rule counts from there).
+pub fn probe_syzygy(dir: &Path, fen: &str) -> TablebaseProbe {
+    use shakmaty::CastlingMode;
+    use shakmaty::fen::Fen;
+    use shakmaty_syzygy::{Tablebase, Wdl};
+    let tables = dir.display().to_string();
+    let unavailable = |reason: String| TablebaseProbe::Unavailable { reason };
+    let pos: shakmaty::Chess = match fen.parse::<Fen>().map_err(|e| e.to_string()).and_then(|f| {
+        f.into_position(CastlingMode::Standard)
+            .map_err(|e| e.to_string())
+    }) {
+        Ok(p) => p,
+        Err(e) => return unavailable(format!("the position does not parse: {e}")),
+    };
+    let mut tb = Tablebase::new();
+    if let Err(e) = tb.add_directory(dir) {
+        return unavailable(format!("{tables}: {e}"));
+    }
+    match tb.probe_wdl_after_zeroing(&pos) {
+        Ok(w) => TablebaseProbe::Wdl {
+            wdl: match w {
+                Wdl::Loss => -2,
+                Wdl::BlessedLoss => -1,
+                Wdl::Draw => 0,
+                Wdl::CursedWin => 1,
+                Wdl::Win => 2,
+            },
+            tables,
+        },
+        Err(e) => unavailable(format!("{tables}: {e}")),
+    }
+}
+
 /// `arbiter declare config-file PATH` (8a): the shell reads the document and declares its
 /// SHA-256, so the core gets the digest and never the file. Other commands pass unchanged.
 pub fn read_declared_files(cmd: &Command) -> Result<Command, Refusal> {
     use sha2::{Digest, Sha256};
     match cmd {
         Command::DeclareConfigFile { path } => {
-            let bytes = std::fs::read(path).map_err(|e| {
+            // A configuration document is a text of modest size: 64 MiB is far above any.
+            let bytes = crate::fsio::read(Path::new(path), 64 << 20).map_err(|e| {
                 Refusal::new(
                     crate::core::clause::TECHNICAL,
                     format!("cannot read the configuration document {path}: {e}; nothing declared"),

@@ -24,6 +24,10 @@ pub struct PlayArgs {
     /// Pre-game declarations for a new game (a script file whose lines are `arbiter declare ...`).
     #[arg(long, value_name = "FILE")]
     pub declarations: Option<PathBuf>,
+    /// Syzygy endgame tables: `arbiter tablebase-draw` (10a) is checked against them, and a won or
+    /// lost position refused.
+    #[arg(long, value_name = "DIR")]
+    pub syzygy: Option<PathBuf>,
 }
 
 pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
@@ -41,6 +45,7 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
         demo: a.m.dir == Path::new(DEFAULT_MATCH_DIR),
     })
     .map_err(Error::bad_input)?;
+    session.syzygy = a.syzygy.clone();
     if recovered {
         ui.prepend_note("the terminal was left raw by an earlier run (killed?): restored");
     }

@@ -19,6 +19,16 @@ pub enum ClaimKind {
     FiftyMoves,
 }
 
+/// What Syzygy endgame tables say of a position (10a), probed by the shell.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum TablebaseProbe {
+    /// Win-draw-loss for the side to move: -2 loss, -1 loss saved by the 50-move rule, 0 draw,
+    /// 1 win spoiled by the 50-move rule, 2 win.
+    Wdl { wdl: i8, tables: String },
+    /// The tables could not answer (no table for this material, unreadable files).
+    Unavailable { reason: String },
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum Command {
     /// Rule 13: the machine's log (and program copy) handed over after the game, as the shell
@@ -145,6 +155,11 @@ pub enum Command {
     },
     ResetDone,
     TablebaseDraw,
+    /// 10a: the arbiter has seen the machine's display show the database draw and ends the game;
+    /// `probe` is what the shell's Syzygy tables say of the position, if it has tables.
+    ArbiterTablebaseDraw {
+        probe: Option<TablebaseProbe>,
+    },
     Claim {
         kind: ClaimKind,
         by_human: bool,
@@ -322,6 +337,12 @@ pub const HELP: &[HelpLine] = &[
         what: "after the result: machine's log copies (13a/13c), program (13d)",
     },
     HelpLine {
+        who: "arbiter",
+        words: "arbiter tablebase-draw",
+        clause: super::clause::TABLEBASE,
+        what: "seen on the machine's display: database draw, game ends",
+    },
+    HelpLine {
         who: "operator",
         words: "move SAN|UCI",
         clause: "6a",
@@ -415,7 +436,7 @@ pub const HELP: &[HelpLine] = &[
         who: "operator",
         words: "operator tablebase-draw",
         clause: "10a",
-        what: "the machine's tablebase shows a draw",
+        what: "advise the arbiter: the machine's database shows a draw",
     },
     HelpLine {
         who: "operator",
@@ -705,6 +726,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         },
         ("operator", "reset-done") => Command::ResetDone,
         ("operator", "tablebase-draw") => Command::TablebaseDraw,
+        ("arbiter", "tablebase-draw") => Command::ArbiterTablebaseDraw { probe: None },
         ("operator", "claim") | ("human", "claim") => {
             let kind = match args.first().copied() {
                 Some("threefold") => ClaimKind::Threefold,

@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use super::board::Board;
 use super::clock::Clock;
-use super::command::{ClaimKind, Command, SideRef};
+use super::command::{ClaimKind, Command, SideRef, TablebaseProbe};
 use super::event::*;
 use super::rules::{GameKind, Profile};
 use super::{Actor, Ms, Refusal, Side, clause as c};
@@ -738,7 +738,10 @@ impl Game {
             | C::HumanOfferDraw
             | C::HumanAcceptDraw
             | C::HumanDeclineDraw => self.decide_draws(cmd, now),
-            C::NoShow { .. } | C::TablebaseDraw | C::Claim { .. } => self.decide_claims(cmd, now),
+            C::NoShow { .. }
+            | C::TablebaseDraw
+            | C::ArbiterTablebaseDraw { .. }
+            | C::Claim { .. } => self.decide_claims(cmd, now),
             C::Handover(..) | C::HandOverFiles { .. } => self.decide_after(cmd, now),
             C::Dispute { .. } | C::Ruling { .. } | C::Decide { .. } => {
                 self.decide_committee(cmd, now)

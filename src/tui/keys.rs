@@ -214,7 +214,7 @@ pub fn needs_confirmation(cmd: &Command) -> bool {
             | C::HumanResign
             | C::AcceptDraw
             | C::HumanAcceptDraw
-            | C::TablebaseDraw
+            | C::ArbiterTablebaseDraw { .. }
             | C::Decide { .. }
             | C::NoShow { .. }
             | C::Claim { .. }

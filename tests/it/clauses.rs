@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use arbiter::core::Ms;
 use arbiter::core::board::complete_san;
-use arbiter::core::command::Command;
+use arbiter::core::command::{Command, TablebaseProbe};
 use arbiter::core::event::{
     Algorithm, ClockSet, DeclineHow, Event, EventKind, Justification, ProfileRef, Score,
     Termination,
@@ -1793,19 +1793,102 @@ fn clause_9e_limit_reached_while_the_offer_is_open() {
 #[test]
 fn clause_10a_tablebase_draw_needs_a_position_of_the_databases() {
     let mut m = started()
-        .when("0 operator tablebase-draw")
+        .when("0 arbiter tablebase-draw")
         .then_refused_saying("10a", "32 men");
     m.moves(SEVEN_MEN, 1000);
     let fen = m.game().board().fen().unwrap();
     assert_eq!(men_in_fen(&fen), 7);
     let t = secs(m.now + 1000);
-    m.when(&format!("{t} operator tablebase-draw"))
+    // The operator advises; only the arbiter, having seen the machine's display, ends the game.
+    let m = m
+        .when(&format!("{t} operator tablebase-draw"))
+        .then_refused_saying("10a", "arbiter tablebase-draw")
+        .m;
+    let t = secs(m.now + 1000);
+    m.when(&format!("{t} arbiter tablebase-draw"))
         .then_events(&[("game_ended", "10a")])
         .then(|_, ev| {
+            assert_eq!(ev[0].actor, Actor::Arbiter);
             let (score, term, detail, f) = ended(&ev[0]);
             assert_eq!((score, term), (Score::Draw, Termination::TablebaseDraw));
             assert_eq!(f.as_deref(), Some(fen.as_str()));
             assert!(detail.contains("7 men"), "{detail}");
+            assert!(
+                detail.contains("not checked against Syzygy tables"),
+                "{detail}"
+            );
+        });
+}
+
+fn seven_men() -> Match {
+    let mut m = started();
+    m.moves(SEVEN_MEN, 1000);
+    m
+}
+
+fn tablebase_draw(probe: TablebaseProbe) -> Command {
+    Command::ArbiterTablebaseDraw { probe: Some(probe) }
+}
+
+#[test]
+fn clause_10a_a_position_the_tables_show_won_or_lost_is_refused() {
+    for wdl in [2, -2] {
+        let mut m = seven_men();
+        let before = m.s.storage.len();
+        let probe = TablebaseProbe::Wdl {
+            wdl,
+            tables: "/tb".into(),
+        };
+        let e =
+            m.s.execute(&tablebase_draw(probe), m.now + 1000)
+                .unwrap_err()
+                .to_string();
+        assert!(
+            e.contains("rule 10a") && e.contains("show a win for"),
+            "{e}"
+        );
+        assert_eq!(m.s.storage.len(), before, "nothing recorded");
+        assert_eq!(m.game().phase(), Phase::Playing);
+    }
+}
+
+#[test]
+fn clause_10a_a_drawn_or_fifty_move_drawn_position_ends_the_game_with_what_the_tables_say() {
+    for (wdl, says) in [
+        (0, "Syzygy tables (/tb): draw"),
+        (1, "fifty-move rule"),
+        (-1, "fifty-move rule"),
+    ] {
+        let mut m = seven_men();
+        let probe = TablebaseProbe::Wdl {
+            wdl,
+            tables: "/tb".into(),
+        };
+        let ev = m.s.execute(&tablebase_draw(probe), m.now + 1000).unwrap();
+        let (score, _, detail, _) = ended(&ev[0]);
+        assert_eq!(score, Score::Draw);
+        assert!(detail.contains(says), "{detail}");
+    }
+}
+
+#[test]
+fn clause_10a_tables_given_but_silent_leave_the_arbiter_s_word_and_say_so() {
+    let mut m = seven_men();
+    let dir = tempfile::tempdir().unwrap();
+    m.s.syzygy = Some(dir.path().to_path_buf());
+    let t = secs(m.now + 1000);
+    m.when(&format!("{t} arbiter tablebase-draw"))
+        .then_events(&[("game_ended", "10a")])
+        .then(|_, ev| {
+            let (_, _, detail, _) = ended(&ev[0]);
+            assert!(
+                detail.contains("not checked against Syzygy tables: "),
+                "{detail}"
+            );
+            assert!(
+                detail.contains(&dir.path().display().to_string()),
+                "{detail}"
+            );
         });
 }
 

@@ -280,7 +280,7 @@ fn command(g: &Game, pick: u8, r: u32) -> String {
         58 => [
             "operator claim threefold",
             "human claim fifty",
-            "operator tablebase-draw",
+            "arbiter tablebase-draw",
             "arbiter no-show black",
         ][r % 4]
             .into(),

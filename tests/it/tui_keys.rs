@@ -130,7 +130,7 @@ fn keys_irreversible_commands_ask_for_confirmation() {
         "human resign",
         "operator accept-draw",
         "human accept-draw",
-        "operator tablebase-draw",
+        "arbiter tablebase-draw",
         "arbiter decide 1 1/2-1/2 committee ruling",
         "arbiter no-show human",
         "operator claim threefold",

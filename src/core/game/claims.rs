@@ -40,30 +40,44 @@ impl Game {
                 )
             }
             C::TablebaseDraw => {
-                self.playing()?;
-                self.need_machine()?;
-                let tb = self.profile.tablebase.as_ref().ok_or_else(|| {
-                    Refusal::new(
-                        c::TABLEBASE,
-                        "this rules profile has no [tablebase] section",
-                    )
-                })?;
-                let men = self.board.men().ok_or_else(|| {
-                    Refusal::new(c::TABLEBASE, "tablebase draws apply to chess only")
-                })?;
-                if men > tb.max_men {
-                    return refuse(
-                        c::TABLEBASE,
-                        format!(
-                            "the position has {men} men; endgame databases cover at most {}",
-                            tb.max_men
-                        ),
-                    );
-                }
-                let detail = format!("the machine's endgame database shows a draw ({men} men)");
+                let men = self.tablebase_position()?;
+                refuse(
+                    c::TABLEBASE,
+                    format!(
+                        "the operator advises the human player and the arbiter ({men} men); the game ends when the arbiter has seen the machine's display show the database draw and records it: arbiter tablebase-draw"
+                    ),
+                )
+            }
+            C::ArbiterTablebaseDraw { probe } => {
+                let men = self.tablebase_position()?;
+                let checked = match probe {
+                    None => "not checked against Syzygy tables (none given to the kit)".to_string(),
+                    Some(TablebaseProbe::Unavailable { reason }) => {
+                        format!("not checked against Syzygy tables: {reason}")
+                    }
+                    Some(TablebaseProbe::Wdl { wdl, tables }) => {
+                        let mover = self.board.side_to_move();
+                        match wdl {
+                            2 | -2 => {
+                                let winner = if *wdl > 0 { mover } else { mover.other() };
+                                return refuse(
+                                    c::TABLEBASE,
+                                    format!(
+                                        "the Syzygy tables ({tables}) show a win for {winner} with correct play, not a draw: the game goes on"
+                                    ),
+                                );
+                            }
+                            0 => format!("Syzygy tables ({tables}): draw"),
+                            _ => format!("Syzygy tables ({tables}): drawn by the fifty-move rule"),
+                        }
+                    }
+                };
+                let detail = format!(
+                    "the arbiter saw the machine's display show an endgame-database draw ({men} men; {checked})"
+                );
                 self.one(
                     now,
-                    Actor::Operator,
+                    Actor::Arbiter,
                     c::TABLEBASE,
                     self.ended(Score::Draw, Termination::TablebaseDraw, detail),
                 )
@@ -124,5 +138,32 @@ impl Game {
         let start = self.started_at?;
         (self.phase == Phase::Playing && self.board.plies() < 2)
             .then_some(start.saturating_add(secs * 1000))
+    }
+
+    /// 10a applies: a chess game in play with a machine, in a position of at most the profile's
+    /// number of men. Returns the number of men.
+    fn tablebase_position(&self) -> Result<u32, Refusal> {
+        self.playing()?;
+        self.need_machine()?;
+        let tb = self.profile.tablebase.as_ref().ok_or_else(|| {
+            Refusal::new(
+                c::TABLEBASE,
+                "this rules profile has no [tablebase] section",
+            )
+        })?;
+        let men = self
+            .board
+            .men()
+            .ok_or_else(|| Refusal::new(c::TABLEBASE, "tablebase draws apply to chess only"))?;
+        if men > tb.max_men {
+            return refuse(
+                c::TABLEBASE,
+                format!(
+                    "the position has {men} men; endgame databases cover at most {}",
+                    tb.max_men
+                ),
+            );
+        }
+        Ok(men)
     }
 }
