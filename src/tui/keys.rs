@@ -205,6 +205,83 @@ pub enum Action {
     Quit,
 }
 
+/// Ask y/n for `cmd`, stating what it will record (decided against the state now, before the
+/// question); a command the rules refuse is refused at once and nothing is asked.
+fn ask(ui: &mut UiState, cmd: Command, words: &str, game: &Game) {
+    match consequence(&cmd, game) {
+        Ok(what) => {
+            ui.mode = Mode::Confirm {
+                pending: Pending::Command(cmd),
+                text: format!("{words} → {what}"),
+            }
+        }
+        Err(refusal) => {
+            ui.mode = Mode::Clock;
+            ui.message = Some(Message::new(
+                MsgKind::Refused,
+                format!("{refusal} · nothing recorded: {words}"),
+            ));
+        }
+    }
+}
+
+/// What `cmd` would record, in words that state the consequence ("the game ENDS 1-0
+/// (resignation)", "Garry Kasparov 1:55:35 → 2:05:35", "2. Nh3 will be taken back"), from a dry
+/// decide at the latest entry's time; or the refusal it would get.
+pub fn consequence(cmd: &Command, game: &Game) -> Result<String, String> {
+    use crate::core::event::{EventKind, Termination};
+    use crate::core::timefmt;
+    let at = game.last_at();
+    let events = game.decide(cmd, at).map_err(|r| r.to_string())?;
+    let name = |side: crate::core::Side| {
+        game.player(side)
+            .map_or_else(|| side.to_string(), |p| p.name.clone())
+    };
+    let said: Vec<String> = events
+        .iter()
+        .map(|e| match &e.kind {
+            EventKind::GameEnded {
+                score,
+                termination: Termination::Forfeit,
+                ..
+            } => format!("the machine FORFEITS: the game ends {}", score.text()),
+            EventKind::GameEnded {
+                score, termination, ..
+            } => format!(
+                "the game ENDS {} ({})",
+                score.text(),
+                super::describe::termination_text(*termination)
+            ),
+            EventKind::ClockCorrected { side, delta_ms, .. } => {
+                let before = game.remaining(*side, at);
+                format!(
+                    "{} {} → {}",
+                    name(*side),
+                    timefmt::clock(before),
+                    timefmt::clock(before.saturating_add(*delta_ms))
+                )
+            }
+            EventKind::MovesTakenBack { plies, .. } => {
+                let moves = game.board().moves();
+                let from = moves.len().saturating_sub(*plies);
+                let list: Vec<String> = moves[from..]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| crate::core::view::numbered(from + i, &m.san))
+                    .collect();
+                format!("{} will be taken back", list.join(" "))
+            }
+            EventKind::DrawOffered { .. } => format!(
+                "{} offers a draw: the machine's operator may accept it, and the game ends ½–½",
+                game.human_side()
+                    .map_or_else(|| "the human".to_string(), name)
+            ),
+            _ => describe_event(e),
+        })
+        .collect();
+    Ok(said.join(" · "))
+}
+
 /// Commands that can end the game or change what was played; they ask y/n first.
 pub fn needs_confirmation(cmd: &Command) -> bool {
     use Command as C;
@@ -360,7 +437,11 @@ fn clock_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
             reason: "stopped at the board (stop key)".into(),
         }),
         KeyCode::Char('r') | KeyCode::F(6) => Action::Execute(Command::Resume),
-        KeyCode::F(7) => Action::Execute(Command::HumanOfferDraw),
+        // A decisive fact on one key: asked first, with what it records.
+        KeyCode::F(7) => {
+            ask(ui, Command::HumanOfferDraw, "human offer-draw", game);
+            Action::None
+        }
         KeyCode::F(8) => {
             let team = game.decl().map(|d| d.team.join(", "));
             let team = team.unwrap_or_else(|| game.draft().team.join(", "));
@@ -475,7 +556,7 @@ fn line_key(ui: &mut UiState, kind: LineKind, key: KeyEvent, game: &Game) -> Act
             recall(ui, key.code == KeyCode::Up);
             Action::None
         }
-        KeyCode::Enter => submit(ui, kind),
+        KeyCode::Enter => submit(ui, kind, game),
         _ => Action::None,
     }
 }
@@ -499,7 +580,7 @@ fn recall(ui: &mut UiState, older: bool) {
     ui.completion = None;
 }
 
-fn submit(ui: &mut UiState, kind: LineKind) -> Action {
+fn submit(ui: &mut UiState, kind: LineKind, game: &Game) -> Action {
     let text = ui.line.trim().to_string();
     if text.is_empty() {
         ui.mode = Mode::Clock;
@@ -522,10 +603,7 @@ fn submit(ui: &mut UiState, kind: LineKind) -> Action {
             Action::None
         }
         Ok(cmd) if needs_confirmation(&cmd) => {
-            ui.mode = Mode::Confirm {
-                pending: Pending::Command(cmd),
-                text,
-            };
+            ask(ui, cmd, &text, game);
             ui.line.clear();
             Action::None
         }
