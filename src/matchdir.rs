@@ -127,6 +127,16 @@ impl Storage for JournalStorage {
     fn checkpoint_now(&mut self, now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
         self.checkpoint(now)
     }
+
+    fn heartbeat(&mut self, now: Ms, utc: DateTime<Utc>) {
+        // Best effort: a lost beat only makes the next restart's measured gap longer.
+        let path = crate::layout::heartbeat_path(&self.match_dir, self.game);
+        let text = format!(
+            "{{\"mono_ms\":{now},\"utc\":\"{}\"}}\n",
+            crate::log::format_utc(&utc)
+        );
+        let _ = crate::journal::write_atomic(&path, text.as_bytes());
+    }
 }
 
 /// The arbiter's key and how line 0 names it.
@@ -312,8 +322,10 @@ pub fn open_game(
     let last_utc = DateTime::parse_from_rfc3339(&last.utc)
         .map(|t| t.with_timezone(&Utc))
         .unwrap_or_else(|_| Utc::now());
-    let gap = (Utc::now() - last_utc).num_milliseconds().max(0) as Ms;
-    let now_ms = last.mono_ms + gap;
+    let since_entry = (Utc::now() - last_utc).num_milliseconds().max(0) as Ms;
+    let now_ms = last.mono_ms + since_entry;
+    // The kit ran until its last heartbeat: the gap to rule on starts there.
+    let gap = measured_gap(Utc::now(), last.mono_ms, last_utc, read_beat(match_dir, n));
     let origin = i64::try_from(now_ms)
         .ok()
         .and_then(chrono::Duration::try_milliseconds)
@@ -328,7 +340,8 @@ pub fn open_game(
     }
     if playing && let Some(side) = running {
         session.restart_gap = Some(gap);
-        notes.push(format!("RESTART {} after the last entry, {side}'s clock running: :arbiter restart-gap {} charge|waive", timefmt::clock(gap as i64), timefmt::exact(gap)));
+        session.restart_side = Some(side);
+        notes.push(format!("RESTART: the kit was down {} ({} ms measured) with {side}'s clock running: :arbiter restart-gap waive|charge [H:MM:SS] REASON (arbiter stop stops the clocks meanwhile)", timefmt::clock(gap as i64), gap));
     }
     Ok(Opened {
         session,
@@ -336,6 +349,32 @@ pub fn open_game(
         notice: (!notes.is_empty()).then(|| notes.join("\n")),
         events,
     })
+}
+
+/// The game's last heartbeat (game time, UTC), if it can be read.
+fn read_beat(match_dir: &Path, n: u32) -> Option<(Ms, DateTime<Utc>)> {
+    let text = crate::fsio::read(&crate::layout::heartbeat_path(match_dir, n), 4096).ok()?;
+    let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
+    let mono = v.get("mono_ms")?.as_u64()?;
+    let utc = DateTime::parse_from_rfc3339(v.get("utc")?.as_str()?)
+        .ok()?
+        .with_timezone(&Utc);
+    Some((mono, utc))
+}
+
+/// The gap a restart at `now` rules on: from the last heartbeat when it is later than the last
+/// entry and not in the future (a beat that does not fit is ignored), else from the last entry.
+pub fn measured_gap(
+    now: DateTime<Utc>,
+    last_mono: Ms,
+    last_utc: DateTime<Utc>,
+    beat: Option<(Ms, DateTime<Utc>)>,
+) -> Ms {
+    let from = match beat {
+        Some((mono, utc)) if mono >= last_mono && utc >= last_utc && utc <= now => utc,
+        _ => last_utc,
+    };
+    (now - from).num_milliseconds().max(0) as Ms
 }
 
 /// Whether a game's log records a result.

@@ -54,6 +54,10 @@ pub trait Storage {
         }
     }
     /// Call `f` after every durable append.
+    /// Note that the kit is alive at `now` (game time) with a clock running, outside the log:
+    /// after a crash the restart measures its gap from the last beat, not from the last entry.
+    fn heartbeat(&mut self, _now: Ms, _utc: DateTime<Utc>) {}
+
     fn set_on_append(&mut self, _f: OnAppend) {}
     /// Sign a checkpoint now (when the arbiter asks). Returns its path.
     fn checkpoint_now(&mut self, _now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
@@ -119,6 +123,8 @@ pub struct Session {
     /// the running clock is charged for it (8b waive / 6d charge). Nothing else is accepted
     /// before that decision, and no time-caused event is recorded.
     pub restart_gap: Option<Ms>,
+    /// The side whose clock was running at that restart.
+    pub restart_side: Option<crate::core::Side>,
     /// Syzygy endgame tables the arbiter gave the kit (`--syzygy DIR`), to check 10a claims.
     pub syzygy: Option<PathBuf>,
 }
@@ -131,6 +137,7 @@ impl Session {
             utc_origin,
             frozen: None,
             restart_gap: None,
+            restart_side: None,
             syzygy: None,
         }
     }
@@ -202,29 +209,42 @@ impl Session {
         let resolved = self.probe_tablebase(resolved);
         let cmd = &resolved;
         if let Some(gap) = self.restart_gap {
-            let Command::RestartGap { charge, .. } = cmd else {
-                return Err(SessionError::Refused(Refusal::new(
-                    crate::core::clause::POWER_FAILURE,
-                    format!(
-                        "the kit restarted {} after its last entry with a clock running: decide first, arbiter restart-gap {} charge|waive",
-                        timefmt::clock(gap as i64),
-                        timefmt::exact(gap)
-                    ),
-                )));
-            };
-            let decided = Command::RestartGap {
-                gap_ms: gap,
-                charge: *charge,
+            // While the ruling is pending the arbiter may stop the clocks; nothing else is taken.
+            let ruling = match cmd {
+                Command::RestartGap { ruling, reason, .. } => Some((*ruling, reason.clone())),
+                Command::Stop { .. } => None,
+                _ => {
+                    return Err(SessionError::Refused(Refusal::new(
+                        crate::core::clause::POWER_FAILURE,
+                        format!(
+                            "the kit restarted {} after it last ran with a clock running: decide first, arbiter restart-gap waive|charge [H:MM:SS] REASON (or arbiter stop)",
+                            timefmt::clock(gap as i64)
+                        ),
+                    )));
+                }
             };
             let now = now.max(self.game.last_at());
+            let rules = ruling.is_some();
+            let decided = match ruling {
+                Some((ruling, reason)) => Command::RestartGap {
+                    ruling,
+                    reason,
+                    measured: self.restart_side.map(|side| (gap, side)),
+                },
+                None => cmd.clone(),
+            };
             let events = self.game.decide(&decided, now)?;
             let mut out = Vec::new();
             for e in &events {
                 self.record(e)?;
                 out.push(e.clone());
             }
-            self.restart_gap = None;
-            out.extend(self.catch_up(now)?);
+            if rules {
+                // Once per restart: a second ruling finds nothing measured and is refused.
+                self.restart_gap = None;
+                self.restart_side = None;
+                out.extend(self.catch_up(now)?);
+            }
             return Ok(out);
         }
         let mut out = self.catch_up(now)?;

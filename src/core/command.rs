@@ -19,6 +19,17 @@ pub enum ClaimKind {
     FiftyMoves,
 }
 
+/// How much of a measured restart gap the running side is charged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum GapRuling {
+    /// None of it (8b): the gap is given back.
+    Waive,
+    /// All of it (6d).
+    Charge,
+    /// This much of it (6d), the rest given back.
+    ChargePart(Ms),
+}
+
 /// What Syzygy endgame tables say of a position (10a), probed by the shell.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum TablebaseProbe {
@@ -117,9 +128,13 @@ pub enum Command {
     Note {
         text: String,
     },
+    /// 8b/6d: the arbiter's ruling on the time a running clock was charged while the kit was
+    /// down (a restart after a crash or a suspend). `measured` is filled by the shell from what it
+    /// measured at the restart (gap, side whose clock ran); without a restart it stays `None`.
     RestartGap {
-        gap_ms: Ms,
-        charge: bool,
+        ruling: GapRuling,
+        reason: String,
+        measured: Option<(Ms, Side)>,
     },
     // the operator
     Move {
@@ -326,7 +341,7 @@ pub const HELP: &[HelpLine] = &[
     },
     HelpLine {
         who: "arbiter",
-        words: "arbiter restart-gap H:MM:SS charge|waive",
+        words: "arbiter restart-gap waive|charge [H:MM:SS] REASON",
         clause: "8b",
         what: "after a restart: charge the gap to the running clock or not",
     },
@@ -669,13 +684,23 @@ pub fn parse(line: &str) -> Result<Command, String> {
             text: need_text(args, "note")?,
         },
         ("arbiter", "restart-gap") => {
-            let gap_ms = parse_duration(args.first().ok_or("give the gap")?)?;
-            let charge = match args.get(1).copied() {
-                Some("charge") => true,
-                Some("waive") => false,
-                _ => return Err("say charge or waive".into()),
+            const SAY: &str = "say: arbiter restart-gap waive REASON, charge REASON, or charge H:MM:SS REASON (the part of the measured gap charged)";
+            let (ruling, rest) = match args {
+                ["waive", rest @ ..] => (GapRuling::Waive, rest),
+                ["charge", d, rest @ ..] if d.contains(':') || d.parse::<u64>().is_ok() => {
+                    (GapRuling::ChargePart(parse_duration(d)?), rest)
+                }
+                ["charge", rest @ ..] => (GapRuling::Charge, rest),
+                _ => return Err(SAY.into()),
             };
-            Command::RestartGap { gap_ms, charge }
+            if rest.is_empty() {
+                return Err(format!("give the reason of the ruling; {SAY}"));
+            }
+            Command::RestartGap {
+                ruling,
+                reason: rest.join(" "),
+                measured: None,
+            }
         }
         ("operator", "internal-clock") => Command::InternalClock {
             reading_ms: parse_duration(args.first().ok_or("give the internal clock reading")?)?,
@@ -890,7 +915,8 @@ mod tests {
             .replace("RULING 1-0|0-1|1/2-1/2 REASON", "1 1/2-1/2 ruling")
             .replace("REQUEST TEXT", "1 permit it")
             .replace("DISPUTE TEXT", "1 the game stands")
-            .replace("H:MM:SS charge|waive", "0:01:00 waive")
+            .replace("waive|charge [H:MM:SS] REASON", "charge 0:01:00 a reason")
+            .replace("COPY COPY … [program FILE]", "a.log b.log program junior.exe")
             .replace("H:MM:SS", "1:59:00")
             .replace("SAN|UCI", "e4")
             .replace("NAME VALUE", "hash 512")

@@ -341,6 +341,13 @@ pub enum EventKind {
         gap_ms: Ms,
         charged: bool,
         side: Option<Side>,
+        /// How much of the gap the side is charged, when the ruling says (the rest is given back);
+        /// absent in older logs: all when `charged`, none otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        charged_ms: Option<Ms>,
+        /// Why the arbiter ruled so.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     /// The game is over.
     GameEnded {

@@ -115,8 +115,42 @@ fn run_loop(
     mut ui: UiState,
 ) -> std::io::Result<()> {
     let mut last: Option<String> = None;
+    let mut offset_ms = offset_ms;
+    let mut readings = (Instant::now(), std::time::SystemTime::now());
+    let mut beat: Option<Instant> = None;
     loop {
+        // A suspend of the machine: the monotonic clock stood still while the wall clock went on.
+        // Real time passed for the players; the clock catches up and the arbiter rules on it as
+        // on a restart (8b/6d).
+        let (mono, wall) = (Instant::now(), std::time::SystemTime::now());
+        let missed = timing::suspended_ms(
+            mono.duration_since(readings.0),
+            wall.duration_since(readings.1).unwrap_or_default(),
+        );
+        readings = (mono, wall);
+        let running = session.game.clock().running();
+        if let (Some(ms), Some(side)) = (missed, running)
+            && session.game.phase() == crate::core::game::Phase::Playing
+            && session.restart_gap.is_none()
+        {
+            offset_ms = offset_ms.saturating_add(ms);
+            session.restart_gap = Some(ms);
+            session.restart_side = Some(side);
+            ui.message = Some(Message::new(
+                MsgKind::Refused,
+                format!(
+                    "SUSPEND: the machine slept {} with {side}'s clock running: arbiter restart-gap waive|charge [H:MM:SS] REASON",
+                    crate::core::timefmt::clock(ms as i64)
+                ),
+            ));
+        }
         let now = now_ms(origin, offset_ms);
+        if running.is_some()
+            && beat.is_none_or(|b| b.elapsed() >= std::time::Duration::from_secs(1))
+        {
+            session.storage.heartbeat(now, chrono::Utc::now());
+            beat = Some(Instant::now());
+        }
         catch_up(session, &mut ui, &mut last, now);
         refresh_score(&mut ui, &session.game);
         if ui.frozen.is_none() {

@@ -77,6 +77,14 @@ pub fn wait_for(view: &View, now: Ms) -> Duration {
     })
 }
 
+/// Whether the machine slept between two readings: the monotonic clock (which stops while the
+/// system is suspended) advanced `mono`, the wall clock `wall`. More than 5 s apart is a suspend
+/// (or the wall clock was set by hand: the arbiter rules either way); returns the time missed.
+pub fn suspended_ms(mono: Duration, wall: Duration) -> Option<Ms> {
+    let missed = wall.checked_sub(mono)?;
+    (missed > Duration::from_secs(5)).then(|| u64::try_from(missed.as_millis()).unwrap_or(u64::MAX))
+}
+
 /// The red alarms currently on screen: 9e limit reached, flag fallen, 8b window over, log
 /// failure.
 pub fn red_alarms(view: &View, frozen: bool) -> Vec<&'static str> {
@@ -168,9 +176,8 @@ pub fn sticky_alarms(view: &View, log: &[Event], restart_gap: Option<Ms>) -> Vec
         out.push(Alarm {
             key: format!("restart#{}", log.len()),
             text: format!(
-                "restart ruling pending: the kit was down {} with a clock running: arbiter restart-gap {} charge|waive",
-                timefmt::clock(gap as i64),
-                timefmt::exact(gap)
+                "restart ruling pending: the kit was down {} with a clock running: arbiter restart-gap waive|charge [H:MM:SS] REASON",
+                timefmt::clock(gap as i64)
             ),
         });
     }

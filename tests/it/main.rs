@@ -34,6 +34,7 @@ mod realgame; // the real Stockfish game end to end: archive, coverage, PGN in t
 mod report_model; // the committee report's content
 mod report_render; // report files, self-contained HTML, headless Chromium
 mod report_support;
+mod restart; // 8b/6d: restart and suspend gaps ruled once, measured, with a reason
 mod screens; // every Board UI screen and panel (snapshots)
 mod tui_keys; // keys -> commands, pure
 mod tui_support;

@@ -141,9 +141,14 @@ impl Ledger {
             }
             EventKind::RestartGap {
                 gap_ms,
-                charged: false,
+                charged,
                 side: Some(s),
-            } => self.waived_gaps[s.index()] += *gap_ms as i64,
+                charged_ms,
+                ..
+            } => {
+                let charged = charged_ms.unwrap_or(if *charged { *gap_ms } else { 0 });
+                self.waived_gaps[s.index()] += (*gap_ms - charged) as i64
+            }
             _ => {}
         }
         Ok(())
@@ -262,12 +267,16 @@ fn command(g: &Game, pick: u8, r: u32) -> String {
         49 => "arbiter power-failure blackout".into(),
         50 | 51 => "arbiter power-restored".into(),
         52 | 53 => "operator reset-done".into(),
-        54 => format!(
-            "arbiter restart-gap 0:{:02}:{:02} {}",
-            r % 10,
-            r / 10 % 60,
-            ["waive", "charge"][r / 3 % 2]
-        ),
+        54 => [
+            "arbiter restart-gap waive no restart".to_string(),
+            "arbiter restart-gap charge no restart".to_string(),
+            format!(
+                "arbiter restart-gap charge 0:{:02}:{:02} no restart",
+                r % 10,
+                r / 10 % 60
+            ),
+        ][r / 3 % 3]
+            .clone(),
         55 => format!("operator internal-clock {}", 6000 + r % 2000),
         56 => "operator sync-internal-clock".into(),
         57 => [

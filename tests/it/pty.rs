@@ -432,7 +432,7 @@ fn pty_kill_9_and_resume_from_the_log() {
     t.wait_for("decide first", DEADLINE);
     t.keys(&["Escape"]); // the refused move comes back on its line for correction: drop it
     t.keys(&[":"]);
-    t.type_text("arbiter restart-gap 0 waive");
+    t.type_text("arbiter restart-gap waive the kit was killed by the test");
     t.keys(&["Enter"]);
     t.wait_for("log: 5 entries", DEADLINE);
     play(&t, "Nf3");

@@ -1,6 +1,7 @@
 //! Rules 8a and 8b: technical problems, supervisor questions, power failure, the 8b reset window
 //! and restart gaps.
 use super::*;
+use crate::core::command::GapRuling;
 
 impl Game {
     /// Decide a command of this family (dispatched by [`Game::decide`]).
@@ -72,21 +73,50 @@ impl Game {
                     _ => refuse(c::POWER_FAILURE, "there is no reset window open"),
                 }
             }
-            C::RestartGap { gap_ms, charge } => {
+            C::RestartGap {
+                ruling,
+                reason,
+                measured,
+            } => {
                 self.playing()?;
-                let side = self.clock.running();
+                let Some((gap_ms, side)) = *measured else {
+                    return refuse(
+                        c::POWER_FAILURE,
+                        "no restart of the kit with a clock running awaits a ruling: restart-gap rules only on the gap the kit measured at a restart, once",
+                    );
+                };
+                let charged_ms = match *ruling {
+                    GapRuling::Waive => 0,
+                    GapRuling::Charge => gap_ms,
+                    GapRuling::ChargePart(x) if x <= gap_ms => x,
+                    GapRuling::ChargePart(x) => {
+                        return refuse(
+                            c::OPERATOR_CORRECTION,
+                            format!(
+                                "{} is more than the measured gap of {}",
+                                crate::core::timefmt::exact(x),
+                                crate::core::timefmt::exact(gap_ms)
+                            ),
+                        );
+                    }
+                };
+                if reason.trim().is_empty() {
+                    return refuse(c::POWER_FAILURE, "give the reason of the ruling");
+                }
                 self.one(
                     now,
                     Actor::Arbiter,
-                    if *charge {
-                        c::OPERATOR_CORRECTION
-                    } else {
+                    if charged_ms == 0 {
                         c::POWER_FAILURE
+                    } else {
+                        c::OPERATOR_CORRECTION
                     },
                     EventKind::RestartGap {
-                        gap_ms: *gap_ms,
-                        charged: *charge,
-                        side,
+                        gap_ms,
+                        charged: charged_ms > 0,
+                        side: Some(side),
+                        charged_ms: Some(charged_ms),
+                        reason: Some(reason.clone()),
                     },
                 )
             }
@@ -218,9 +248,15 @@ impl Game {
                 gap_ms,
                 charged,
                 side,
+                charged_ms,
+                ..
             } => {
-                if let (false, Some(s)) = (charged, side) {
-                    self.clock.add(*s, *gap_ms as i64);
+                let charged_ms = charged_ms.unwrap_or(if *charged { *gap_ms } else { 0 });
+                if charged_ms > *gap_ms {
+                    return Err("restart_gap charges more than the gap".into());
+                }
+                if let Some(s) = side {
+                    self.clock.add(*s, (*gap_ms - charged_ms) as i64);
                 }
             }
             _ => {}
