@@ -70,12 +70,22 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
         )
         .map_err(|e| e.to_string())
     };
+    // Only the arbiter decides (5b): his signing key's passphrase authorizes each arbiter-only
+    // command at this keyboard; an unencrypted key can only be recorded as such.
+    let authority = match crate::sign::encrypted_key(&key, &a.m.dir) {
+        Some(k) => tui::Authority::Passphrase(Box::new(move |p: &str| crate::sign::opens(&k, p))),
+        None => {
+            ui.prepend_note("the arbiter's key is not encrypted: arbiter-only commands are not asked for a passphrase and are logged as authorized by an unencrypted key");
+            tui::Authority::UnencryptedKey
+        }
+    };
     let result = tui::run(
         &mut session,
         origin,
         offset,
         &mut tui::journal_status,
         &mut hand_over,
+        &authority,
         ui,
     );
     if session.frozen.is_none() && !session.storage.is_empty() {

@@ -19,6 +19,48 @@ pub enum ClaimKind {
     FiftyMoves,
 }
 
+/// Who may give a command. The human's acts are recorded by the arbiter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Role {
+    /// The machine's operator: moves, the machine's clock press and internal clock, the machine's
+    /// draw offers and answers with the 9c/9e consultation, its resignation, technical problems,
+    /// parameter requests.
+    Operator,
+    /// The arbiter (and through him the supervisor and the committee): everything else.
+    Arbiter,
+}
+
+impl Command {
+    /// Who may give this command: the operator's own rights need nothing more; everything else
+    /// needs the arbiter's authorization at the keyboard.
+    pub fn role(&self) -> Role {
+        use Command as C;
+        match self {
+            C::Move { .. }
+            | C::InternalClock { .. }
+            | C::SyncInternalClock
+            | C::OfferDraw { .. }
+            | C::AcceptDraw
+            | C::DeclineDraw
+            | C::Consult { .. }
+            | C::ConsultEnd
+            | C::Resign
+            | C::TechnicalProblem { .. }
+            | C::Repaired { .. }
+            | C::ResetDone
+            | C::TablebaseDraw
+            | C::Param { .. }
+            | C::ParamRequest { .. }
+            | C::Claim {
+                by_human: false, ..
+            }
+            | C::Authorize { .. }
+            | C::AuthorizationFailed { .. } => Role::Operator,
+            _ => Role::Arbiter,
+        }
+    }
+}
+
 /// How much of a measured restart gap the running side is charged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum GapRuling {
@@ -42,6 +84,18 @@ pub enum TablebaseProbe {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum Command {
+    /// 5b: the shell records how the entries `first..=last` were authorized. Never typed.
+    Authorize {
+        by: String,
+        words: String,
+        first: u64,
+        last: u64,
+    },
+    /// 5b: the shell records a failed authorization of `words`. Never typed.
+    AuthorizationFailed {
+        words: String,
+        why: String,
+    },
     /// Rule 13: the machine's log (and program copy) handed over after the game, as the shell
     /// examined and stored them. Never typed: `arbiter archive` builds it.
     Handover(Box<crate::core::game::HandoverFacts>),

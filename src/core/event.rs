@@ -335,6 +335,16 @@ pub enum EventKind {
     RulingGiven { id: u32, dispute: u32, text: String },
     /// A note for the log of machine-related actions (5b).
     Note { text: String },
+    /// 5b: how the arbiter authorized the entries `first..=last` at the keyboard (the signing key's
+    /// passphrase, or an unencrypted key that anyone at the keyboard holds).
+    Authorized {
+        by: String,
+        command: String,
+        first: u64,
+        last: u64,
+    },
+    /// 5b: an arbiter-only command at the keyboard whose authorization failed; nothing else recorded.
+    AuthorizationFailed { command: String, why: String },
     /// After a restart of the kit: the arbiter's decision on the time between the last entry and
     /// the restart (8b: waived, the running clock is credited; 6d: charged).
     RestartGap {

@@ -717,7 +717,11 @@ impl Game {
             | C::Param { .. }
             | C::ParamRequest { .. }
             | C::Advise { .. } => self.decide_moves(cmd, now),
-            C::Stop { .. } | C::Resume | C::Note { .. } => self.decide_arbiter(cmd, now),
+            C::Stop { .. }
+            | C::Resume
+            | C::Note { .. }
+            | C::Authorize { .. }
+            | C::AuthorizationFailed { .. } => self.decide_arbiter(cmd, now),
             C::WrongMove { .. } => self.decide_operator_errors(cmd, now),
             C::PowerFailure { .. }
             | C::PowerRestored
@@ -761,7 +765,9 @@ impl Game {
         }
         let at = e.at;
         match &e.kind {
-            EventKind::Note { .. } => {}
+            EventKind::Note { .. }
+            | EventKind::Authorized { .. }
+            | EventKind::AuthorizationFailed { .. } => {}
             EventKind::GameEnded {
                 score,
                 termination,

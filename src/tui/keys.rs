@@ -70,6 +70,13 @@ pub enum Mode {
     Confirm { pending: Pending, text: String },
     /// The log page: every entry in full, `back` lines up from the newest (0 follows the log).
     Log { back: usize },
+    /// An arbiter-only command awaits the arbiter's authorization: the signing key's passphrase,
+    /// typed masked (5b).
+    Authorize {
+        pending: Command,
+        words: String,
+        typed: String,
+    },
 }
 
 /// A red alarm that stays on screen until the arbiter acknowledges it (`!`).
@@ -202,7 +209,22 @@ pub enum Action {
     None,
     /// Run this command through the session (catch-up, decide, append, evolve).
     Execute(Command),
+    /// Run this arbiter-only command if `passphrase` opens the arbiter's signing key.
+    Authorized {
+        cmd: Command,
+        words: String,
+        passphrase: String,
+    },
     Quit,
+}
+
+/// Ask the arbiter's passphrase before `cmd` (the shell decided it is arbiter-only).
+pub fn ask_authorization(ui: &mut UiState, cmd: Command, words: String) {
+    ui.mode = Mode::Authorize {
+        pending: cmd,
+        words,
+        typed: String::new(),
+    };
 }
 
 /// Ask y/n for `cmd`, stating what it will record (decided against the state now, before the
@@ -319,6 +341,47 @@ pub fn on_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
         };
     }
     match ui.mode.clone() {
+        Mode::Authorize {
+            pending,
+            words,
+            mut typed,
+        } => match key.code {
+            KeyCode::Enter => {
+                ui.mode = Mode::Clock;
+                Action::Authorized {
+                    cmd: pending,
+                    words,
+                    passphrase: typed,
+                }
+            }
+            KeyCode::Esc => {
+                ui.mode = Mode::Clock;
+                ui.message = Some(Message::new(
+                    MsgKind::Info,
+                    format!("not authorized, nothing recorded: {words}"),
+                ));
+                Action::None
+            }
+            KeyCode::Backspace => {
+                typed.pop();
+                ui.mode = Mode::Authorize {
+                    pending,
+                    words,
+                    typed,
+                };
+                Action::None
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                typed.push(c);
+                ui.mode = Mode::Authorize {
+                    pending,
+                    words,
+                    typed,
+                };
+                Action::None
+            }
+            _ => Action::None,
+        },
         Mode::Clock => clock_key(ui, key, game),
         Mode::Line(kind) => line_key(ui, kind, key, game),
         Mode::Help { scroll } => {

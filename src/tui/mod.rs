@@ -57,6 +57,7 @@ pub fn run(
     offset_ms: u64,
     status: &mut dyn FnMut(&Session) -> Status,
     hand_over: &mut HandOver<'_>,
+    authority: &Authority<'_>,
     ui: UiState,
 ) -> std::io::Result<()> {
     terminal::require()?;
@@ -68,15 +69,12 @@ pub fn run(
             return Err(e);
         }
     };
-    let result = run_loop(
-        &mut terminal,
-        session,
-        origin,
-        offset_ms,
+    let hooks = Hooks {
         status,
         hand_over,
-        ui,
-    );
+        authority,
+    };
+    let result = run_loop(&mut terminal, session, origin, offset_ms, hooks, ui);
     let restored = ratatui::try_restore();
     result.and(restored)
 }
@@ -105,15 +103,26 @@ fn catch_up(session: &mut Session, ui: &mut UiState, last: &mut Option<String>, 
     }
 }
 
+/// What the shell lends the loop: the log's state, rule 13's hand-over, the arbiter's authority.
+struct Hooks<'s, 'h, 'a> {
+    status: &'s mut dyn FnMut(&Session) -> Status,
+    hand_over: &'h mut HandOver<'h>,
+    authority: &'a Authority<'a>,
+}
+
 fn run_loop(
     terminal: &mut ratatui::DefaultTerminal,
     session: &mut Session,
     origin: Instant,
     offset_ms: u64,
-    status: &mut dyn FnMut(&Session) -> Status,
-    hand_over: &mut HandOver<'_>,
+    hooks: Hooks<'_, '_, '_>,
     mut ui: UiState,
 ) -> std::io::Result<()> {
+    let Hooks {
+        status,
+        hand_over,
+        authority,
+    } = hooks;
     let mut last: Option<String> = None;
     let mut offset_ms = offset_ms;
     let mut readings = (Instant::now(), std::time::SystemTime::now());
@@ -182,31 +191,134 @@ fn run_loop(
         if st.alarm.is_some() && ui.frozen.is_none() {
             ui.frozen = st.alarm.clone();
         }
-        match on_key(&mut ui, key, &session.game) {
-            Action::None => {}
+        let action = on_key(&mut ui, key, &session.game);
+        let (cmd, by) = match action {
+            Action::None => continue,
             Action::Quit => return Ok(()),
-            Action::Execute(Command::HandOverFiles { copies, program }) => {
-                match hand_over(session, &ui.log, &copies, program.as_deref()) {
-                    Ok((events, summary)) => {
-                        remember(&mut last, &events, session.storage.len());
-                        after_execute(&mut ui, &Ok(events), session.storage.len());
-                        ui.message =
-                            Some(Message::new(MsgKind::Done, summary.replace('\n', " · ")));
-                    }
-                    Err(e) => {
-                        ui.submitted = None;
-                        ui.message = Some(Message::new(MsgKind::Refused, e));
-                    }
+            Action::Execute(cmd) if needs_authority(&cmd, &session.game) => match authority {
+                Authority::Open => (cmd, None),
+                Authority::UnencryptedKey => (cmd, Some(UNENCRYPTED)),
+                Authority::Passphrase(_) => {
+                    let words = words_of(&ui, &cmd);
+                    keys::ask_authorization(&mut ui, cmd, words);
+                    continue;
+                }
+            },
+            Action::Execute(cmd) => (cmd, None),
+            Action::Authorized {
+                cmd,
+                words,
+                passphrase,
+            } => {
+                let ok = match authority {
+                    Authority::Passphrase(check) => check(&passphrase),
+                    Authority::Open | Authority::UnencryptedKey => true,
+                };
+                if !ok {
+                    let now = now_ms(origin, offset_ms);
+                    let why = if passphrase.is_empty() {
+                        "empty passphrase"
+                    } else {
+                        "wrong passphrase"
+                    };
+                    let logged = session
+                        .execute(
+                            &Command::AuthorizationFailed {
+                                words: words.clone(),
+                                why: why.into(),
+                            },
+                            now,
+                        )
+                        .map(|ev| ev.len())
+                        .unwrap_or(0);
+                    ui.submitted = None;
+                    ui.message = Some(Message::new(
+                        MsgKind::Refused,
+                        format!(
+                            "refused (rule 5b): {why}: only the arbiter may '{words}'; nothing recorded{}",
+                            if logged > 0 {
+                                " · the failed authorization is logged"
+                            } else {
+                                ""
+                            }
+                        ),
+                    ));
+                    continue;
+                }
+                (cmd, Some("passphrase"))
+            }
+        };
+        let words = words_of(&ui, &cmd);
+        let before = session.storage.len();
+        if let Command::HandOverFiles { copies, program } = &cmd {
+            match hand_over(session, &ui.log, copies, program.as_deref()) {
+                Ok((events, summary)) => {
+                    remember(&mut last, &events, session.storage.len());
+                    after_execute(&mut ui, &Ok(events), session.storage.len());
+                    ui.message = Some(Message::new(MsgKind::Done, summary.replace('\n', " · ")));
+                }
+                Err(e) => {
+                    ui.submitted = None;
+                    ui.message = Some(Message::new(MsgKind::Refused, e));
                 }
             }
-            Action::Execute(cmd) => {
-                let now = now_ms(origin, offset_ms);
-                let r = session.execute(&cmd, now);
-                if let Ok(events) = &r {
-                    remember(&mut last, events, session.storage.len());
-                }
-                after_execute(&mut ui, &r, session.storage.len());
+        } else {
+            let now = now_ms(origin, offset_ms);
+            let r = session.execute(&cmd, now);
+            if let Ok(events) = &r {
+                remember(&mut last, events, session.storage.len());
             }
+            after_execute(&mut ui, &r, session.storage.len());
+        }
+        // 5b: how the arbiter's entries were authorized, right after them.
+        let after = session.storage.len();
+        if let Some(by) = by
+            && after > before
+        {
+            let now = now_ms(origin, offset_ms);
+            let auth = Command::Authorize {
+                by: by.into(),
+                words,
+                first: before as u64,
+                last: after as u64 - 1,
+            };
+            if let Ok(events) = session.execute(&auth, now) {
+                on_recorded(&mut ui, &events);
+                remember(&mut last, &events, session.storage.len());
+            }
+        }
+    }
+}
+
+/// How the arbiter's authorization is given at this keyboard.
+pub enum Authority<'a> {
+    /// No gate (rehearsals in memory, tests): nothing asked, nothing recorded.
+    Open,
+    /// The signing key is not encrypted: there is nothing to ask; each arbiter-only command is
+    /// recorded as authorized by an unencrypted key (anyone at the keyboard could give it).
+    UnencryptedKey,
+    /// The signing key's passphrase, asked for each arbiter-only command and checked here.
+    Passphrase(Box<dyn Fn(&str) -> bool + 'a>),
+}
+
+const UNENCRYPTED: &str = "unencrypted-key (anyone at this keyboard)";
+
+/// Whether `cmd` needs the arbiter's authorization: arbiter-only commands once the game is
+/// recorded (declarations before the start are a draft; the start itself is authorized).
+pub fn needs_authority(cmd: &Command, game: &crate::core::game::Game) -> bool {
+    cmd.role() == crate::core::command::Role::Arbiter
+        && !(crate::core::game::Game::is_declaration(cmd)
+            && game.phase() == crate::core::game::Phase::Draft)
+}
+
+/// The command's words as typed, or its name for a one-key command.
+fn words_of(ui: &UiState, cmd: &Command) -> String {
+    match &ui.submitted {
+        Some((_, text)) => text.clone(),
+        None => {
+            let debug = format!("{cmd:?}");
+            let name = debug.split([' ', '{', '(']).next().unwrap_or_default();
+            format!("key: {name}")
         }
     }
 }

@@ -182,8 +182,36 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
     match &ui.mode {
         Mode::Help { scroll } => help(*scroll, area, buf),
         Mode::Confirm { pending, text } => confirm(pending, text, area, buf),
+        Mode::Authorize { words, typed, .. } => authorize(words, typed.chars().count(), area, buf),
         _ => {}
     }
+}
+
+/// The arbiter's authorization prompt: the command, the masked passphrase.
+fn authorize(words: &str, typed: usize, area: Rect, buf: &mut Buffer) {
+    let r = centered(area, 72, 7);
+    Clear.render(r, buf);
+    let lines = vec![
+        Line::from(Span::styled(
+            format!("  {words}"),
+            Style::new().add_modifier(Modifier::BOLD),
+        )),
+        Line::from(format!(
+            "  arbiter's passphrase (signing key): {}",
+            "*".repeat(typed)
+        )),
+        Line::from(""),
+        Line::from("  Enter checks it · Esc cancels · a failed check is logged (5b)"),
+    ];
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(
+            Block::bordered()
+                .border_type(BorderType::Thick)
+                .border_style(Style::new().fg(AMBER))
+                .title(" only the arbiter: authorize (5b) "),
+        )
+        .render(r, buf);
 }
 
 /// The red alarms kept until acknowledged, one per line, and how to acknowledge them.

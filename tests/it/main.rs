@@ -35,6 +35,7 @@ mod report_model; // the committee report's content
 mod report_render; // report files, self-contained HTML, headless Chromium
 mod report_support;
 mod restart; // 8b/6d: restart and suspend gaps ruled once, measured, with a reason
+mod roles; // 5b: the operator's rights and the arbiter-only commands
 mod screens; // every Board UI screen and panel (snapshots)
 mod tui_keys; // keys -> commands, pure
 mod tui_support;

@@ -6,6 +6,37 @@ impl Game {
     pub(super) fn decide_arbiter(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
         use Command as C;
         match cmd {
+            C::Authorize {
+                by,
+                words,
+                first,
+                last,
+            } => {
+                self.opened()?;
+                self.one(
+                    now,
+                    Actor::Arbiter,
+                    c::MACHINE_LOG,
+                    EventKind::Authorized {
+                        by: by.clone(),
+                        command: words.clone(),
+                        first: *first,
+                        last: *last,
+                    },
+                )
+            }
+            C::AuthorizationFailed { words, why } => {
+                self.opened()?;
+                self.one(
+                    now,
+                    Actor::Kit,
+                    c::MACHINE_LOG,
+                    EventKind::AuthorizationFailed {
+                        command: words.clone(),
+                        why: why.clone(),
+                    },
+                )
+            }
             C::Stop { reason } => {
                 self.playing()?;
                 if let Some(s) = &self.stop {
