@@ -334,7 +334,15 @@ fn snapshot(s: &Session, now: Ms) -> Snapshot {
     }
 }
 
-fn run(machine_white: bool, steps: &[(u8, u32, Ms)]) -> Result<(), TestCaseError> {
+/// Which commands a run gives.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Who {
+    Everyone,
+    /// Only the operator's own commands (moves, the machine's offers, internal clock, …).
+    OperatorOnly,
+}
+
+fn run(machine_white: bool, steps: &[(u8, u32, Ms)], who: Who) -> Result<(), TestCaseError> {
     let decl = if machine_white {
         MACHINE_WHITE
     } else {
@@ -374,6 +382,10 @@ fn run(machine_white: bool, steps: &[(u8, u32, Ms)]) -> Result<(), TestCaseError
         record(&mut log, &mut ledger, due).map_err(TestCaseError::fail)?;
         let before = snapshot(&s, now);
         let cmd = parse(&text).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
+        if who == Who::OperatorOnly && cmd.role() != arbiter::core::command::Role::Operator {
+            transcript.push("    (not the operator's: not given)".into());
+            continue;
+        }
         match s.execute(&cmd, now) {
             Ok(ev) => record(&mut log, &mut ledger, ev)
                 .map_err(|e| TestCaseError::fail(format!("{e}\n{}", transcript.join("\n"))))?,
@@ -423,6 +435,12 @@ fn run(machine_white: bool, steps: &[(u8, u32, Ms)]) -> Result<(), TestCaseError
         );
         points.push((log.len(), now, view));
     }
+    if who == Who::OperatorOnly {
+        // 5b: no sequence of the operator's commands changes a clock other than by running it.
+        prop_assert_eq!(ledger.corrections, [0, 0], "{}", transcript.join("\n"));
+        prop_assert_eq!(ledger.penalties, [0, 0], "{}", transcript.join("\n"));
+        prop_assert_eq!(ledger.waived_gaps, [0, 0], "{}", transcript.join("\n"));
+    }
     // every prefix replays, and at each command boundary it equals the state then
     for k in 1..=log.len() {
         let g =
@@ -447,7 +465,15 @@ proptest! {
         machine_white in any::<bool>(),
         steps in prop::collection::vec(step_strategy(), 1..320),
     ) {
-        run(machine_white, &steps)?;
+        run(machine_white, &steps, Who::Everyone)?;
+    }
+
+    #[test]
+    fn clause_5b_props_operator_commands_change_no_clock_but_by_running_it(
+        machine_white in any::<bool>(),
+        steps in prop::collection::vec(step_strategy(), 1..320),
+    ) {
+        run(machine_white, &steps, Who::OperatorOnly)?;
     }
 }
 
