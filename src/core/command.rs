@@ -579,12 +579,21 @@ fn rest(words: &[&str]) -> String {
     words.join(" ")
 }
 
+/// The longest free text (a note, a reason, a description) a command may carry, in characters.
+pub const MAX_TEXT_CHARS: usize = 2000;
+
 fn need_text(words: &[&str], what: &str) -> Result<String, String> {
     if words.is_empty() {
-        Err(format!("give the {what}"))
-    } else {
-        Ok(rest(words))
+        return Err(format!("give the {what}"));
     }
+    let text = rest(words);
+    let n = text.chars().count();
+    if n > MAX_TEXT_CHARS {
+        return Err(format!(
+            "the {what} is {n} characters long; free text is at most {MAX_TEXT_CHARS} characters: nothing recorded"
+        ));
+    }
+    Ok(text)
 }
 
 fn side_ref(w: Option<&&str>) -> Result<SideRef, String> {

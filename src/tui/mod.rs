@@ -377,7 +377,16 @@ pub fn parse_declarations(text: &str) -> Result<Vec<Command>, DeclarationError> 
     text.lines()
         .enumerate()
         .filter_map(|(i, l)| {
-            let l = l.split('#').next().unwrap_or("").trim();
+            let kept = match crate::core::script::strip_comment(l) {
+                Ok(k) => k,
+                Err(message) => {
+                    return Some(Err(DeclarationError {
+                        line: i + 1,
+                        message,
+                    }));
+                }
+            };
+            let l = kept.trim();
             // A script line's time (`0`, `0:00:00`) is accepted and ignored: declarations have none.
             let l = match l.split_once(char::is_whitespace) {
                 Some((t, rest)) if crate::core::timefmt::parse_duration(t).is_ok() => rest.trim(),

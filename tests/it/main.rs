@@ -37,6 +37,7 @@ mod report_support;
 mod restart; // 8b/6d: restart and suspend gaps ruled once, measured, with a reason
 mod roles; // 5b: the operator's rights and the arbiter-only commands
 mod screens; // every Board UI screen and panel (snapshots)
+mod text; // 5b: free text kept, length limit
 mod tui_keys; // keys -> commands, pure
 mod tui_support;
 mod witness; // issue 11: demo key, pinned trust, rollback, rename, never overwrite, notes
