@@ -211,6 +211,9 @@ pub struct Game {
     pub(in crate::core) applied: usize,
     /// Rule 13: what has been handed over after the game.
     pub(in crate::core) handed: after::Handed,
+    /// 7b: the machine's move the arbiter recorded as owed after a wrong move on the board; the
+    /// only move accepted next.
+    pub(in crate::core) owed_move: Option<super::board::RecordedMove>,
 }
 
 fn refuse<T>(clause: &'static str, msg: impl Into<String>) -> Result<T, Refusal> {
@@ -345,6 +348,7 @@ impl Game {
             last_at: 0,
             applied: 0,
             handed: after::Handed::default(),
+            owed_move: None,
         }
     }
 

@@ -1295,6 +1295,22 @@ fn clause_7b_wrong_move_not_pressed_is_a_note_only() {
 }
 
 #[test]
+fn clause_7b_after_the_notice_only_the_recorded_machine_move_is_accepted() {
+    let mut m = started();
+    m.moves("e4", 5000);
+    m.when("20 arbiter wrong-move banana e5")
+        .then_refused_saying("7b", "the move played")
+        .when("20 arbiter wrong-move c5 e5")
+        .then_events(&[("wrong_move", "7b")])
+        .when("25 move d5")
+        .then_refused_saying("7b", "only it is accepted now, not d5")
+        .when("26 move e5")
+        .then_events(&[("move_made", "6b")])
+        .when("30 move Nf3")
+        .then_events(&[("move_made", "6a")]);
+}
+
+#[test]
 fn clause_7c_first_pressed_wrong_move_corrected_with_ten_minutes_to_the_human() {
     let mut m = started();
     m.at("5 move e4");

@@ -240,6 +240,7 @@ impl Game {
                 if *side != self.board.side_to_move() {
                     return Err(format!("{side} moved out of turn").into());
                 }
+                self.owed_move = None;
                 let charged = self.clock.end_turn(at);
                 if charged != *spent_ms {
                     return Err(format!(
@@ -286,6 +287,7 @@ impl Game {
             }
             EventKind::ClockCorrected { side, delta_ms, .. } => self.clock.add(*side, *delta_ms),
             EventKind::MovesTakenBack { plies, .. } => {
+                self.owed_move = None;
                 self.clock.end_turn(at);
                 self.board.take_back(*plies)?;
                 self.clock.turn = Some(crate::core::clock::Turn {
@@ -326,6 +328,17 @@ impl Game {
             .board
             .check(text)
             .map_err(|m| Refusal::new(c::LAWS, m))?;
+        if let Some(owed) = &self.owed_move
+            && owed.uci != mv.uci
+        {
+            return refuse(
+                c::WRONG_MOVE_NOTIFY,
+                format!(
+                    "the arbiter recorded the machine's move as {} (7b): only it is accepted now, not {}",
+                    owed.san, mv.san
+                ),
+            );
+        }
         let mut after = self.board.clone();
         after.play(&mv).map_err(Refusal::state)?;
         let moves_after = after.moves_by(side);

@@ -27,6 +27,13 @@ impl Game {
         } = &e.kind
         {
             self.infractions = *infraction;
+            if !*pressed {
+                // 7b: the machine's move is owed; it is the only move accepted next.
+                self.owed_move = Some(crate::core::board::RecordedMove {
+                    san: correct.clone(),
+                    uci: correct_uci.clone(),
+                });
+            }
             if *pressed {
                 self.board.take_back(1)?;
                 self.board.play(&crate::core::board::RecordedMove {
@@ -60,14 +67,18 @@ impl Game {
             let ok = self.board.check(correct).map_err(|e| {
                 Refusal::new(c::WRONG_MOVE_NOTIFY, format!("the machine's move: {e}"))
             })?;
-            if self.board.check(played).is_ok_and(|p| p.uci == ok.uci) {
+            // The move played on the board must be a move of this position.
+            let p = self.board.check(played).map_err(|e| {
+                Refusal::new(c::WRONG_MOVE_NOTIFY, format!("the move played: {e}"))
+            })?;
+            if p.uci == ok.uci {
                 return refuse(
                     c::WRONG_MOVE_NOTIFY,
                     "the move played is the machine's move",
                 );
             }
             let kind = EventKind::WrongMove {
-                played: played.to_string(),
+                played: p.san,
                 correct: ok.san,
                 correct_uci: ok.uci,
                 pressed: false,
