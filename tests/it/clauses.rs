@@ -1652,6 +1652,19 @@ fn clause_9d_machine_offer_needs_a_near_draw_evaluation() {
 }
 
 #[test]
+fn clause_9d_repetition_line_must_be_legal_and_repeat() {
+    let mut m = started();
+    m.moves("Nf3 Nf6 Ng1 Ng8", 1000);
+    m.moves("Nf3", 1000);
+    m.when("6 operator offer-draw repetition nonsense words")
+        .then_refused_saying("9d", "move 1 'nonsense'")
+        .when("6 operator offer-draw repetition e5 d4")
+        .then_refused_saying("9d", "not a repetition")
+        .when("6 operator offer-draw repetition 3... Nf6 4. Ng1 Ng8")
+        .then_events(&[("draw_offered", "9d")]);
+}
+
+#[test]
 fn clause_9d_repetition_offer_declined_by_the_human_or_by_his_move() {
     let mut m = started();
     m.moves("Nf3 Nf6 Ng1 Ng8", 1000);

@@ -359,6 +359,7 @@ impl Game {
             Justification::Repetition { line } if line.trim().is_empty() => {
                 return refuse(c::MACHINE_DRAW_OFFER, "give the repetition line shown");
             }
+            Justification::Repetition { line } => self.check_repetition_line(line)?,
             _ => {}
         }
         Ok(vec![self.ev(
@@ -370,5 +371,33 @@ impl Game {
                 justification: Some(j.clone()),
             },
         )])
+    }
+
+    /// 9d: the line the machine shows must be legal from the current position and reach a
+    /// position that has occurred before (in the game or along the line). Move numbers (`12.`,
+    /// `12...`) are skipped.
+    fn check_repetition_line(&self, line: &str) -> Result<(), Refusal> {
+        let mut b = self.board.clone();
+        let mut repeats = false;
+        let moves = line
+            .split_whitespace()
+            .filter(|w| !w.trim_end_matches('.').chars().all(|c| c.is_ascii_digit()));
+        for (i, w) in moves.enumerate() {
+            let mv = b.check(w).map_err(|e| {
+                Refusal::new(
+                    c::MACHINE_DRAW_OFFER,
+                    format!("the repetition line, move {} '{w}': {e}", i + 1),
+                )
+            })?;
+            b.play(&mv).map_err(Refusal::state)?;
+            repeats |= b.repetitions() >= 2;
+        }
+        if !repeats {
+            return refuse(
+                c::MACHINE_DRAW_OFFER,
+                "the line shown reaches no position that occurred before: not a repetition",
+            );
+        }
+        Ok(())
     }
 }

@@ -68,9 +68,10 @@ impl Game {
                 Refusal::new(c::WRONG_MOVE_NOTIFY, format!("the machine's move: {e}"))
             })?;
             // The move played on the board must be a move of this position.
-            let p = self.board.check(played).map_err(|e| {
-                Refusal::new(c::WRONG_MOVE_NOTIFY, format!("the move played: {e}"))
-            })?;
+            let p = self
+                .board
+                .check(played)
+                .map_err(|e| Refusal::new(c::WRONG_MOVE_NOTIFY, format!("the move played: {e}")))?;
             if p.uci == ok.uci {
                 return refuse(
                     c::WRONG_MOVE_NOTIFY,
