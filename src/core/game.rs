@@ -506,7 +506,16 @@ impl Game {
         }
         let at = self.last_at;
         let fen = self.board.fen();
-        if let Some(end) = self.board.automatic_end() {
+        if let Some(end) = self.board.automatic_end().filter(|e| {
+            // Fivefold repetition and the 75-move rule end a game by themselves only under the
+            // Laws from 2014 on; under the 2001 Laws they are claims.
+            self.profile.profile.laws.automatic_draws()
+                || !matches!(
+                    e,
+                    super::board::PositionEnd::FivefoldRepetition
+                        | super::board::PositionEnd::SeventyFiveMoves
+                )
+        }) {
             let score = if end == super::board::PositionEnd::Checkmate {
                 Score::win_for(self.board.winner_by_mate())
             } else {

@@ -484,13 +484,15 @@ fn clause_2_fifty_move_claim_valid_and_invalid() {
         });
 }
 
+const FIVEFOLD: &str = "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1";
+
 #[test]
-fn clause_2_fivefold_repetition_ends_the_game_automatically() {
-    let mut m = started();
-    m.moves(
-        "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1",
-        1000,
-    );
+fn laws_9_6_fivefold_repetition_ends_the_game_automatically_under_the_2023_laws() {
+    let text = rules_text(KASPAROV_2003).replace("laws = \"2001\"", "laws = \"2023\"");
+    assert!(text.contains("laws = \"2023\""));
+    let mut m = given_game(game_from_text(KASPAROV_2003, &text, 1, None), HUMAN_WHITE)
+        .and("0 arbiter start");
+    m.moves(FIVEFOLD, 1000);
     assert_eq!(m.game().phase(), Phase::Playing);
     m.when("16 move Ng8")
         .then_events(&[("move_made", "6b"), ("game_ended", "2")])
@@ -500,6 +502,19 @@ fn clause_2_fivefold_repetition_ends_the_game_automatically() {
                 (score, term),
                 (Score::Draw, Termination::FivefoldRepetition)
             );
+        });
+}
+
+#[test]
+fn clause_2_under_the_2001_laws_of_the_2003_match_fivefold_repetition_is_only_a_claim() {
+    let mut m = started();
+    m.moves(FIVEFOLD, 1000);
+    m.when("16 move Ng8")
+        .then_events(&[("move_made", "6b")])
+        .when("17 human claim threefold")
+        .then_events(&[("game_ended", "2")])
+        .then(|_, ev| {
+            assert_eq!(ended(&ev[0]).1, Termination::ThreefoldClaim);
         });
 }
 
