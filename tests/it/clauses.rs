@@ -1721,18 +1721,35 @@ fn clause_9d_repetition_offer_declined_by_the_human_or_by_his_move() {
 
 #[test]
 fn clause_9e_human_offers_with_his_move() {
-    let mut m = started()
-        .when("1 human offer-draw")
-        .then_refused_saying("9e", "move first");
-    m.moves("e4 e5", 5000);
-    m.when("11 human offer-draw")
-        .then_refused("9e")
-        .and("20 move Nf3")
-        .when("20 human offer-draw")
+    let mut m = started();
+    m.moves("e4 e5 Nf3", 5000);
+    m.when("20 human offer-draw")
         .then_events(&[("draw_offered", "9e")])
         .then(|_, ev| assert_eq!(offered(&ev[0]), (Side::White, None)))
         .when("21 human offer-draw")
         .then_refused_saying("9e", "already");
+}
+
+#[test]
+fn laws_9_1_2_human_offer_on_his_own_turn_is_still_valid_and_answered_by_the_machine() {
+    let mut m = started();
+    m.moves("e4 e5", 5000);
+    // White to move: the offer comes before his move. FIDE 9.1.2 keeps it valid.
+    m.when("11 human offer-draw")
+        .then_events(&[("draw_offered", "9e")])
+        .and("20 move Nf3")
+        .when("25 operator accept-draw")
+        .then_events(&[("game_ended", "9a")])
+        .then(|_, ev| assert_eq!(ended(&ev[0]).1, Termination::DrawAgreed));
+}
+
+#[test]
+fn laws_c_13_castling_written_with_zeros_is_accepted() {
+    let mut m = started();
+    m.moves("e4 e5 Nf3 Nc6 Bc4 Bc5", 1000);
+    m.when("10 move 0-0")
+        .then_events(&[("move_made", "6a")])
+        .then(|_, ev| assert_eq!(move_made(&ev[0]).1, "O-O"));
 }
 
 #[test]

@@ -135,14 +135,9 @@ impl Game {
             C::HumanOfferDraw => {
                 self.playing()?;
                 let h = self.need_human()?;
-                let m = self.need_machine()?;
-                let last_by_human = self.board.plies() > 0 && self.board.side_to_move() == m;
-                if !last_by_human {
-                    return refuse(
-                        c::CONSULTATION,
-                        "the human offers a draw with his move: make the move first, then human offer-draw",
-                    );
-                }
+                self.need_machine()?;
+                // FIDE Laws 9.1.2: the offer belongs with the move, but one made at another time
+                // (on his own turn, before his move) is still valid; it stands until answered.
                 if self
                     .offer
                     .as_ref()
