@@ -377,6 +377,13 @@ pub fn measured_gap(
     (now - from).num_milliseconds().max(0) as Ms
 }
 
+impl MatchError {
+    /// The game is held by another arbiter process (another board, a script): not available now.
+    pub fn is_held_elsewhere(&self) -> bool {
+        matches!(self, MatchError::Journal(JournalError::Locked(_)))
+    }
+}
+
 /// Whether a game's log records a result.
 pub fn is_finished(match_dir: &Path, n: u32) -> bool {
     crate::journal::read_entries(&log_path(match_dir, n))

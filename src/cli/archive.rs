@@ -48,6 +48,8 @@ impl From<PostgameError> for Error {
             P::Refused(_) | P::Copies(_) => Error::refused(e),
             P::Session(crate::session::SessionError::Refused(_)) => Error::refused(e),
             P::Session(_) => Error::write_failed(e),
+            P::Game(ref m) if m.is_held_elsewhere() => Error::unavailable(e),
+            P::Open(crate::journal::JournalError::Locked(_)) => Error::unavailable(e),
             P::Game(_) => Error::cannot_read(e),
             P::Open(_) | P::ReadStored { .. } | P::EngineLog(_) => Error::cannot_read(e),
             P::Append(_) => Error::write_failed(e),

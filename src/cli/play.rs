@@ -44,7 +44,10 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
         declarations: a.declarations.as_deref(),
         demo: a.m.dir == Path::new(DEFAULT_MATCH_DIR),
     })
-    .map_err(Error::bad_input)?;
+    .map_err(|e| match &e {
+        tui::OpenError::Match(m) if m.is_held_elsewhere() => Error::unavailable(e),
+        _ => Error::bad_input(e),
+    })?;
     session.syzygy = a.syzygy.clone();
     if recovered {
         ui.prepend_note("the terminal was left raw by an earlier run (killed?): restored");

@@ -69,8 +69,13 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
                 dir.display()
             )));
         }
-        let mut o =
-            open_game(dir, Some(n), &a.rules, &a.key.source()).map_err(Error::cannot_read)?;
+        let mut o = open_game(dir, Some(n), &a.rules, &a.key.source()).map_err(|e| {
+            if e.is_held_elsewhere() {
+                Error::unavailable(e)
+            } else {
+                Error::cannot_read(e)
+            }
+        })?;
         if a.echo {
             echo(&mut o.session);
         }

@@ -7,6 +7,7 @@ mod clauses13_core; // rule 13 decided in the core: refusal, lateness, clause
 mod crash; // SIGKILL at random moments: nothing acknowledged is lost
 mod engine_coverage; // UCI / CECP engine logs and the rule-13c coverage
 mod engine_props; // engine-log parsers never panic
+mod exit_codes; // README's exit-code table, each code driven through the binary
 mod faults; // injected write and fsync failures, wall-clock jumps
 mod fixture; // the small signed demo game under tests/fixtures
 mod fullgame; // a seven-hour game to the millisecond; the example scripts
