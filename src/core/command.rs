@@ -31,6 +31,26 @@ pub enum Role {
 }
 
 impl Command {
+    /// Whether the command can end the game or change what was played: the Board UI asks y/n
+    /// first, stating the consequence.
+    pub fn needs_confirmation(&self) -> bool {
+        use Command as C;
+        matches!(
+            self,
+            C::Resign
+                | C::HumanResign
+                | C::AcceptDraw
+                | C::HumanAcceptDraw
+                | C::ArbiterTablebaseDraw { .. }
+                | C::Decide { .. }
+                | C::NoShow { .. }
+                | C::Claim { .. }
+                | C::WrongMove { .. }
+                | C::CorrectClock { .. }
+                | C::TakeBack { .. }
+        )
+    }
+
     /// Who may give this command: the operator's own rights need nothing more; everything else
     /// needs the arbiter's authorization at the keyboard.
     pub fn role(&self) -> Role {
@@ -270,133 +290,133 @@ pub const HELP: &[HelpLine] = &[
     HelpLine {
         who: "arbiter",
         words: "arbiter declare white|black human|machine NAME",
-        clause: "1",
+        clause: super::clause::ARBITER,
         what: "players and colours",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter declare operator NAME",
-        clause: "4c",
+        clause: super::clause::OPERATOR_CHANGE_BETWEEN,
         what: "the machine operator for this game",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter declare team NAME, NAME, ...",
-        clause: "9c",
+        clause: super::clause::TEAM,
         what: "machine team members the operator may consult",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter declare algorithm [threshold SECONDS] TEXT",
-        clause: "6c",
+        clause: super::clause::INTERNAL_CLOCK,
         what: "internal-clock algorithm",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter declare config SHA256",
-        clause: "8a",
+        clause: super::clause::TECHNICAL,
         what: "digest of the machine configuration document",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter declare camp NAME ssh-ed25519 AAAA…",
-        clause: "1",
+        clause: super::clause::ARBITER,
         what: "a camp's witness key: it countersigns the final checkpoint",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter declare config-file PATH",
-        clause: "8a",
+        clause: super::clause::TECHNICAL,
         what: "the same, the kit computing the SHA-256 of the document",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter open",
-        clause: "5b",
+        clause: super::clause::MACHINE_LOG,
         what: "write the game's first entry (declarations bound)",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter start",
-        clause: "3",
+        clause: super::clause::TIME_CONTROL,
         what: "start White's clock",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter stop REASON",
-        clause: "1",
+        clause: super::clause::ARBITER,
         what: "stop both clocks",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter resume",
-        clause: "1",
+        clause: super::clause::ARBITER,
         what: "restart the clock of the side to move",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter correct 6d|7e clock white|black|human|machine H:MM:SS|+S|-S REASON",
-        clause: "6d",
+        clause: super::clause::OPERATOR_CORRECTION,
         what: "set or adjust a clock",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter correct 6d|7e takeback N REASON",
-        clause: "6d",
+        clause: super::clause::OPERATOR_CORRECTION,
         what: "take back N moves (clocks stopped)",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter wrong-move PLAYED CORRECT",
-        clause: "7c",
+        clause: super::clause::WRONG_MOVE_PRESSED,
         what: "operator executed a move not the machine's",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter power-failure TEXT",
-        clause: "8b",
+        clause: super::clause::POWER_FAILURE,
         what: "suspend the game",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter power-restored",
-        clause: "8b",
+        clause: super::clause::POWER_FAILURE,
         what: "start the reset window",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter param-decision ID permit|refuse REASON",
-        clause: "6l",
+        clause: super::clause::PARAMETER_CORRECTION,
         what: "decide a parameter-correction request",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter dispute TEXT",
-        clause: "12",
+        clause: super::clause::COMMITTEE,
         what: "record a dispute",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter decide RULING 1-0|0-1|1/2-1/2 REASON",
-        clause: "12",
+        clause: super::clause::COMMITTEE,
         what: "end the game on a committee ruling",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter no-show white|black|human|machine",
-        clause: "2",
+        clause: super::clause::LAWS,
         what: "default time passed: the absent side loses",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter note TEXT",
-        clause: "5b",
+        clause: super::clause::MACHINE_LOG,
         what: "a note in the log",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter restart-gap waive|charge [H:MM:SS] REASON",
-        clause: "8b",
+        clause: super::clause::POWER_FAILURE,
         what: "after a restart: charge the gap to the running clock or not",
     },
     HelpLine {
@@ -414,163 +434,163 @@ pub const HELP: &[HelpLine] = &[
     HelpLine {
         who: "operator",
         words: "move SAN|UCI",
-        clause: "6a",
+        clause: super::clause::ENTER_HUMAN_MOVE,
         what: "enter a move and press the clock",
     },
     HelpLine {
         who: "operator",
         words: "operator internal-clock H:MM:SS",
-        clause: "6c",
+        clause: super::clause::INTERNAL_CLOCK,
         what: "report the engine's internal clock",
     },
     HelpLine {
         who: "operator",
         words: "operator sync-internal-clock",
-        clause: "6c",
+        clause: super::clause::INTERNAL_CLOCK,
         what: "internal clock set to the game clock",
     },
     HelpLine {
         who: "operator",
         words: "operator param NAME VALUE",
-        clause: "6g",
+        clause: super::clause::BEFORE_FIRST_MOVE,
         what: "set a parameter (before the machine's first move)",
     },
     HelpLine {
         who: "operator",
         words: "operator param-request NAME REASON",
-        clause: "6l",
+        clause: super::clause::PARAMETER_CORRECTION,
         what: "ask to correct a parameter",
     },
     HelpLine {
         who: "operator",
         words: "operator consult NAME, NAME",
-        clause: "9e",
+        clause: super::clause::CONSULTATION,
         what: "start consulting registered team members",
     },
     HelpLine {
         who: "operator",
         words: "operator consult-end",
-        clause: "9e",
+        clause: super::clause::CONSULTATION,
         what: "end the consultation",
     },
     HelpLine {
         who: "operator",
         words: "operator accept-draw",
-        clause: "9a",
+        clause: super::clause::DRAW_ANSWER,
         what: "accept the human's draw offer",
     },
     HelpLine {
         who: "operator",
         words: "operator decline-draw",
-        clause: "9a",
+        clause: super::clause::DRAW_ANSWER,
         what: "decline the human's draw offer",
     },
     HelpLine {
         who: "operator",
         words: "operator offer-draw eval CP|PAWNS",
-        clause: "9d",
+        clause: super::clause::MACHINE_DRAW_OFFER,
         what: "offer a draw on a near-draw evaluation",
     },
     HelpLine {
         who: "operator",
         words: "operator offer-draw repetition LINE",
-        clause: "9d",
+        clause: super::clause::MACHINE_DRAW_OFFER,
         what: "offer a draw on a repetition line",
     },
     HelpLine {
         who: "operator",
         words: "operator resign",
-        clause: "9b",
+        clause: super::clause::RESIGN,
         what: "resign for the machine",
     },
     HelpLine {
         who: "operator",
         words: "operator technical-problem TEXT",
-        clause: "8a",
+        clause: super::clause::TECHNICAL,
         what: "report a technical problem",
     },
     HelpLine {
         who: "operator",
         words: "operator repaired TEXT",
-        clause: "8a",
+        clause: super::clause::TECHNICAL,
         what: "machine restored",
     },
     HelpLine {
         who: "operator",
         words: "operator reset-done",
-        clause: "8b",
+        clause: super::clause::POWER_FAILURE,
         what: "machine reset after a power failure",
     },
     HelpLine {
         who: "operator",
         words: "operator tablebase-draw",
-        clause: "10a",
+        clause: super::clause::TABLEBASE,
         what: "advise the arbiter: the machine's database shows a draw",
     },
     HelpLine {
         who: "operator",
         words: "operator claim threefold|fifty",
-        clause: "2",
+        clause: super::clause::LAWS,
         what: "claim a draw (FIDE Laws 9.2, 9.3)",
     },
     HelpLine {
         who: "supervisor",
         words: "supervisor info-stop QUESTION",
-        clause: "8a",
+        clause: super::clause::TECHNICAL,
         what: "stop the machine's clock to ask",
     },
     HelpLine {
         who: "supervisor",
         words: "supervisor info-resume",
-        clause: "8a",
+        clause: super::clause::TECHNICAL,
         what: "restart the machine's clock",
     },
     HelpLine {
         who: "supervisor",
         words: "supervisor note TEXT",
-        clause: "8a",
+        clause: super::clause::TECHNICAL,
         what: "note of work done",
     },
     HelpLine {
         who: "committee",
         words: "committee advise REQUEST TEXT",
-        clause: "6l",
+        clause: super::clause::PARAMETER_CORRECTION,
         what: "advice on a parameter request",
     },
     HelpLine {
         who: "committee",
         words: "committee ruling DISPUTE TEXT",
-        clause: "12",
+        clause: super::clause::COMMITTEE,
         what: "ruling on a dispute",
     },
     HelpLine {
         who: "human",
         words: "human offer-draw",
-        clause: "9e",
+        clause: super::clause::CONSULTATION,
         what: "the human offers a draw with the move just made",
     },
     HelpLine {
         who: "human",
         words: "human accept-draw",
-        clause: "2",
+        clause: super::clause::LAWS,
         what: "accept the machine's offer",
     },
     HelpLine {
         who: "human",
         words: "human decline-draw",
-        clause: "2",
+        clause: super::clause::LAWS,
         what: "decline the machine's offer",
     },
     HelpLine {
         who: "human",
         words: "human resign",
-        clause: "2",
+        clause: super::clause::LAWS,
         what: "the human resigns",
     },
     HelpLine {
         who: "human",
         words: "human claim threefold|fifty",
-        clause: "2",
+        clause: super::clause::LAWS,
         what: "claim a draw (FIDE Laws 9.2, 9.3)",
     },
 ];

@@ -304,23 +304,10 @@ pub fn consequence(cmd: &Command, game: &Game) -> Result<String, String> {
     Ok(said.join(" · "))
 }
 
-/// Commands that can end the game or change what was played; they ask y/n first.
+/// Commands that can end the game or change what was played; they ask y/n first (the need is
+/// stated beside the command: [`Command::needs_confirmation`]).
 pub fn needs_confirmation(cmd: &Command) -> bool {
-    use Command as C;
-    matches!(
-        cmd,
-        C::Resign
-            | C::HumanResign
-            | C::AcceptDraw
-            | C::HumanAcceptDraw
-            | C::ArbiterTablebaseDraw { .. }
-            | C::Decide { .. }
-            | C::NoShow { .. }
-            | C::Claim { .. }
-            | C::WrongMove { .. }
-            | C::CorrectClock { .. }
-            | C::TakeBack { .. }
-    )
+    cmd.needs_confirmation()
 }
 
 fn ctrl(key: &KeyEvent, c: char) -> bool {

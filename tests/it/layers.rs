@@ -298,6 +298,26 @@ fn public_game_fields(text: &str) -> Vec<String> {
 }
 
 #[test]
+fn layers_help_cites_clauses_through_the_clause_constants() {
+    let text = std::fs::read_to_string("src/core/command.rs").unwrap();
+    let at = text.find("pub const HELP").unwrap();
+    let help = &text[at..at + text[at..].find("\n];").unwrap()];
+    let literal: Vec<String> = help
+        .lines()
+        .filter(|l| l.trim_start().starts_with("clause: \""))
+        .map(|l| format!("src/core/command.rs HELP: {}", l.trim()))
+        .collect();
+    assert_none(
+        "HELP names clauses by their constants (core::clause)",
+        literal,
+    );
+    assert!(help.matches("clause: super::clause::").count() > 40);
+    // The clause each command cites and its confirmation need live beside it.
+    assert!(text.contains("pub fn needs_confirmation(&self)"));
+    assert!(text.contains("pub fn role(&self)"));
+}
+
+#[test]
 fn layers_every_rule_family_file_opens_with_its_rules() {
     let mut bad = Vec::new();
     for (path, text) in sources("src/core/game") {
