@@ -151,17 +151,10 @@ pub enum PostgameError {
     Append(JournalError),
 }
 
-/// What the operator hands over after the game (rule 13).
+/// What the operator hands over after the game (rule 13), and the key that signs after it.
 #[derive(Debug, Clone)]
 pub struct Handover<'a> {
-    pub match_dir: &'a Path,
-    pub game: u32,
-    /// The copies of the machine's log file (13a).
-    pub copies: &'a [PathBuf],
-    /// The copy of the program (13d).
-    pub program: Option<&'a Path>,
-    /// Delivery time (RFC 3339); `None`: now.
-    pub delivered: Option<&'a str>,
+    pub files: HandedFiles<'a>,
     /// The key that signs the checkpoint after the archive entries.
     pub key: &'a KeySource,
 }
@@ -172,27 +165,17 @@ pub struct Handover<'a> {
 /// `core::game::after`), and the entries go through the session's decide → append → evolve, which
 /// signs a checkpoint after them. Returns the summary to print.
 pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
-    let path = log_path(a.match_dir, a.game);
+    let f = &a.files;
+    let path = log_path(f.match_dir, f.game);
     {
         let journal = Journal::open(&path).map_err(PostgameError::Open)?;
         if let Some(d) = journal.damage() {
             return Err(PostgameError::Damaged(Box::new(d.clone())));
         }
     }
-    let opened = crate::matchdir::open_game(a.match_dir, Some(a.game), Path::new(""), a.key)?;
+    let opened = crate::matchdir::open_game(f.match_dir, Some(f.game), Path::new(""), a.key)?;
     let mut session = opened.session;
-    let (_, summary) = hand_over(
-        &mut session,
-        &opened.events,
-        &HandedFiles {
-            match_dir: a.match_dir,
-            game: a.game,
-            copies: a.copies,
-            program: a.program,
-            delivered: a.delivered,
-        },
-        opened.now_ms,
-    )?;
+    let (_, summary) = hand_over(&mut session, &opened.events, f, opened.now_ms)?;
     Ok(summary)
 }
 
@@ -201,7 +184,9 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
 pub struct HandedFiles<'a> {
     pub match_dir: &'a Path,
     pub game: u32,
+    /// The copies of the machine's log file (13a).
     pub copies: &'a [PathBuf],
+    /// The copy of the program (13d).
     pub program: Option<&'a Path>,
     /// Delivery time (RFC 3339); `None`: now.
     pub delivered: Option<&'a str>,

@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::{KeyArgs, MatchArg};
 use crate::error::{Error, Exit};
-use crate::postgame::{Handover, PostgameError, archive};
+use crate::postgame::{HandedFiles, Handover, PostgameError, archive};
 
 #[derive(Debug, Clone, Args)]
 pub struct ArchiveArgs {
@@ -30,11 +30,13 @@ pub struct ArchiveArgs {
 pub fn run(a: &ArchiveArgs) -> Result<Exit, Error> {
     let key = a.key.source();
     let summary = archive(&Handover {
-        match_dir: &a.m.dir,
-        game: a.game,
-        copies: &a.copies,
-        program: a.program.as_deref(),
-        delivered: a.delivered.as_deref(),
+        files: HandedFiles {
+            match_dir: &a.m.dir,
+            game: a.game,
+            copies: &a.copies,
+            program: a.program.as_deref(),
+            delivered: a.delivered.as_deref(),
+        },
         key: &key,
     })?;
     outln!("{summary}")?;

@@ -203,13 +203,18 @@ fn authorize(words: &str, typed: usize, area: Rect, buf: &mut Buffer) {
         Line::from(""),
         Line::from("  Enter checks it · Esc cancels · a failed check is logged (5b)"),
     ];
+    dialog(" only the arbiter: authorize (5b) ", lines, r, buf);
+}
+
+/// An amber-framed question box over the screen.
+fn dialog(title: &str, lines: Vec<Line<'static>>, r: Rect, buf: &mut Buffer) {
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
         .block(
             Block::bordered()
                 .border_type(BorderType::Thick)
                 .border_style(Style::new().fg(AMBER))
-                .title(" only the arbiter: authorize (5b) "),
+                .title(title.to_string()),
         )
         .render(r, buf);
 }
@@ -1124,13 +1129,5 @@ fn confirm(pending: &Pending, text: &str, area: Rect, buf: &mut Buffer) {
             Span::raw(" = no"),
         ]),
     ];
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .block(
-            Block::bordered()
-                .border_type(BorderType::Thick)
-                .border_style(Style::new().fg(AMBER))
-                .title(title),
-        )
-        .render(r, buf);
+    dialog(title, lines, r, buf);
 }

@@ -6,16 +6,11 @@
 
 use std::process::{Command, Output};
 
+use crate::realgame::arbiter;
+
 use arbiter::error::Exit;
 
 use crate::hostile::{full_device, rehearsal};
-
-fn arbiter(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn code(o: &Output) -> Option<i32> {
     o.status.code()

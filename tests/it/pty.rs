@@ -495,15 +495,21 @@ fn pty_kill_9_and_resume_from_the_log() {
 
 /// Issue 11: an encrypted arbiter key's passphrase is asked on the terminal before the board
 /// opens (no environment variable, nothing in shell history); a wrong one gets a clear message.
-#[test]
-fn pty_play_asks_the_key_passphrase_on_the_terminal() {
-    need_tmux!();
+/// A match (not the demo) whose arbiter key is encrypted with the passphrase `kasparov-2003`.
+fn encrypted_match() -> (tempfile::TempDir, Vec<String>, PathBuf) {
     let (dir, mut args) = demo_match();
     let m = dir.path().join("nyc-2003");
     let key = m.join("keys").join("arbiter");
     let public = arbiter::sign::keygen(&key, Some("kasparov-2003"), "arbiter").unwrap();
     arbiter::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
     args[2] = m.display().to_string();
+    (dir, args, m)
+}
+
+#[test]
+fn pty_play_asks_the_key_passphrase_on_the_terminal() {
+    need_tmux!();
+    let (_dir, args, _m) = encrypted_match();
     let t = Tmux::start("passphrase", &strs(&args), &repo_dir(), 100, 30);
     t.wait_for("passphrase of", DEADLINE);
     t.type_text("kasparov-2003");
@@ -524,12 +530,7 @@ fn pty_play_asks_the_key_passphrase_on_the_terminal() {
 #[test]
 fn pty_clause_5b_only_the_arbiter_s_passphrase_records_an_arbiter_only_command() {
     need_tmux!();
-    let (dir, mut args) = demo_match();
-    let m = dir.path().join("nyc-2003");
-    let key = m.join("keys").join("arbiter");
-    let public = arbiter::sign::keygen(&key, Some("kasparov-2003"), "arbiter").unwrap();
-    arbiter::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
-    args[2] = m.display().to_string();
+    let (_dir, args, m) = encrypted_match();
     let t = Tmux::start("gate", &strs(&args), &repo_dir(), 100, 30);
     t.wait_for("passphrase of", DEADLINE);
     t.type_text("kasparov-2003");
