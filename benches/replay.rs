@@ -49,7 +49,7 @@ fn main() {
         (vec![], vec![], vec![], vec![], vec![]);
     for _ in 0..rounds {
         let (t, g) = timed(|| Game::replay(events.iter()).unwrap());
-        assert_eq!(g.board.fen(), expected.board.fen());
+        assert_eq!(g.board().fen(), expected.board().fen());
         replay.push(t);
 
         let (t, g) = timed(|| {
@@ -58,14 +58,14 @@ fn main() {
             let entries: Vec<_> = lines.into_iter().map(|l| l.entry.unwrap()).collect();
             Game::replay(events_of(&entries).unwrap().iter()).unwrap()
         });
-        assert_eq!(g.board.fen(), expected.board.fen());
+        assert_eq!(g.board().fen(), expected.board().fen());
         strict.push(t);
 
         let (t, g) = timed(|| {
             let (_, evs) = arbiter::matchdir::read_game(&path).unwrap();
             Game::replay(evs.iter()).unwrap()
         });
-        assert_eq!(g.board.fen(), expected.board.fen());
+        assert_eq!(g.board().fen(), expected.board().fen());
         status.push(t);
 
         let (t, k) = timed(|| {

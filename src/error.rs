@@ -175,6 +175,9 @@ impl Error {
     pub fn cannot_read(e: impl Into<Cause>) -> Error {
         Error::CannotRead(e.into())
     }
+    pub fn unavailable(e: impl Into<Cause>) -> Error {
+        Error::Unavailable(e.into())
+    }
     pub fn write_failed(e: impl Into<Cause>) -> Error {
         Error::WriteFailed(e.into())
     }

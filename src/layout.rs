@@ -24,6 +24,11 @@ pub fn log_path(match_dir: &Path, n: u32) -> PathBuf {
 }
 
 /// Folder of the signed checkpoints of game `n`.
+/// `game-<n>/heartbeat`: when the kit last ran with a clock running (outside the log).
+pub fn heartbeat_path(match_dir: &Path, n: u32) -> PathBuf {
+    game_dir(match_dir, n).join("heartbeat")
+}
+
 pub fn checkpoints_dir(match_dir: &Path, n: u32) -> PathBuf {
     game_dir(match_dir, n).join("checkpoints")
 }

@@ -124,6 +124,16 @@ impl Storage for JournalStorage {
     fn checkpoint_now(&mut self, now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
         self.checkpoint(now)
     }
+
+    fn heartbeat(&mut self, now: Ms, utc: DateTime<Utc>) {
+        // Best effort: a lost beat only makes the next restart's measured gap longer.
+        let path = crate::layout::heartbeat_path(&self.match_dir, self.game);
+        let text = format!(
+            "{{\"mono_ms\":{now},\"utc\":\"{}\"}}\n",
+            crate::log::format_utc(&utc)
+        );
+        let _ = crate::journal::write_atomic(&path, text.as_bytes());
+    }
 }
 
 /// The arbiter's key and how line 0 names it.
@@ -259,11 +269,11 @@ impl Replayer {
             message,
         };
         let r = match &mut self.game {
-            Some(g) => g.evolve(ev).map_err(fail),
+            Some(g) => g.evolve(ev).map_err(|m| fail(m.0)),
             None => match &ev.kind {
                 EventKind::GameOpened(o) => {
                     Game::from_opening(o).map_err(fail).and_then(|mut g| {
-                        g.evolve(ev).map_err(fail)?;
+                        g.evolve(ev).map_err(|m| fail(m.0))?;
                         self.game = Some(g);
                         Ok(())
                     })
@@ -498,15 +508,17 @@ pub fn open_game_with(
     let last_utc = DateTime::parse_from_rfc3339(&last.utc)
         .map(|t| t.with_timezone(&Utc))
         .unwrap_or_else(|_| Utc::now());
-    let gap = (Utc::now() - last_utc).num_milliseconds().max(0) as Ms;
-    let now_ms = last.mono_ms + gap;
+    let since_entry = (Utc::now() - last_utc).num_milliseconds().max(0) as Ms;
+    let now_ms = last.mono_ms + since_entry;
+    // The kit ran until its last heartbeat: the gap to rule on starts there.
+    let gap = measured_gap(Utc::now(), last.mono_ms, last_utc, read_beat(match_dir, n));
     let origin = i64::try_from(now_ms)
         .ok()
         .and_then(chrono::Duration::try_milliseconds)
         .and_then(|d| Utc::now().checked_sub_signed(d))
         .unwrap_or_else(Utc::now);
-    let running = game.clock.running();
-    let playing = game.phase == Phase::Playing;
+    let running = game.clock().running();
+    let playing = game.phase() == Phase::Playing;
     let mut session = Session::new(game, Box::new(storage), origin);
     if let Some(d) = damage {
         session.frozen = Some(format!("the log is damaged and open read-only: {d}"));
@@ -514,7 +526,8 @@ pub fn open_game_with(
     }
     if playing && let Some(side) = running {
         session.restart_gap = Some(gap);
-        notes.push(format!("RESTART {} after the last entry, {side}'s clock running: :arbiter restart-gap {} charge|waive", timefmt::clock(gap as i64), timefmt::exact(gap)));
+        session.restart_side = Some(side);
+        notes.push(format!("RESTART: the kit was down {} ({} ms measured) with {side}'s clock running: :arbiter restart-gap waive|charge [H:MM:SS] REASON (arbiter stop stops the clocks meanwhile)", timefmt::clock(gap as i64), gap));
     }
     Ok(Opened {
         session,
@@ -522,6 +535,39 @@ pub fn open_game_with(
         notice: (!notes.is_empty()).then(|| notes.join("\n")),
         events,
     })
+}
+
+/// The game's last heartbeat (game time, UTC), if it can be read.
+fn read_beat(match_dir: &Path, n: u32) -> Option<(Ms, DateTime<Utc>)> {
+    let text = crate::fsio::read(&crate::layout::heartbeat_path(match_dir, n), 4096).ok()?;
+    let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
+    let mono = v.get("mono_ms")?.as_u64()?;
+    let utc = DateTime::parse_from_rfc3339(v.get("utc")?.as_str()?)
+        .ok()?
+        .with_timezone(&Utc);
+    Some((mono, utc))
+}
+
+/// The gap a restart at `now` rules on: from the last heartbeat when it is later than the last
+/// entry and not in the future (a beat that does not fit is ignored), else from the last entry.
+pub fn measured_gap(
+    now: DateTime<Utc>,
+    last_mono: Ms,
+    last_utc: DateTime<Utc>,
+    beat: Option<(Ms, DateTime<Utc>)>,
+) -> Ms {
+    let from = match beat {
+        Some((mono, utc)) if mono >= last_mono && utc >= last_utc && utc <= now => utc,
+        _ => last_utc,
+    };
+    (now - from).num_milliseconds().max(0) as Ms
+}
+
+impl MatchError {
+    /// The game is held by another arbiter process (another board, a script): not available now.
+    pub fn is_held_elsewhere(&self) -> bool {
+        matches!(self, MatchError::Journal(JournalError::Locked(_)))
+    }
 }
 
 /// Whether a game's log records a result.

@@ -6,14 +6,13 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 
 use crate::archive::{ArchiveError, archive_copies};
-use crate::core::event::{Event, EventKind, Score};
-use crate::core::game::{Game, Phase, ReplayError};
-use crate::core::{Actor, Ms, clause};
+use crate::core::command::Command;
+use crate::core::event::{Event, EventKind};
+use crate::core::game::{Game, HandoverFacts, HandoverTerms, ReplayError};
 use crate::enginelog::{self, EngineLogError, MachineMove};
 use crate::journal::{Damage, Journal, JournalError};
 use crate::layout::{game_dir, log_path};
-use crate::log::codec::{DecodeError, events_of, new_entry};
-use crate::matchdir::arbiter_key;
+use crate::log::codec::DecodeError;
 use crate::report::pgn::{PgnGame, PgnMove, write_pgn};
 use crate::sign::KeySource;
 
@@ -28,7 +27,7 @@ pub fn machine_moves(game: &Game, events: &[Event]) -> Result<Vec<MachineMove>, 
     let Some(m) = game.machine_side() else {
         return Ok(Vec::new());
     };
-    let sans: Vec<String> = game.board.moves().iter().map(|x| x.san.clone()).collect();
+    let sans: Vec<String> = game.board().moves().iter().map(|x| x.san.clone()).collect();
     let mut mm = enginelog::machine_moves_from_san(&sans, m == crate::core::Side::White, None)?;
     let spent = pgn_moves(events);
     for x in &mut mm {
@@ -102,7 +101,7 @@ pub fn pgn_of_game(game: &Game, moves: Vec<PgnMove>, first_utc: &str) -> String 
         game.player(s)
             .map_or_else(|| "?".to_string(), |p| p.name.clone())
     };
-    let (result, termination) = match &game.outcome {
+    let (result, termination) = match &game.outcome() {
         Some(o) => (
             o.score.text().to_string(),
             Some(o.termination.pgn().to_string()),
@@ -110,24 +109,18 @@ pub fn pgn_of_game(game: &Game, moves: Vec<PgnMove>, first_utc: &str) -> String 
         None => ("*".to_string(), None),
     };
     let pg = PgnGame {
-        event: game.profile.profile.name.clone(),
+        event: game.profile().profile.name.clone(),
         site: "?".into(),
         date,
-        round: game.ctx.game.to_string(),
+        round: game.ctx().game.to_string(),
         white: name(crate::core::Side::White),
         black: name(crate::core::Side::Black),
         result,
-        time_control: game.profile.pgn_time_control(crate::core::Side::White),
+        time_control: game.profile().pgn_time_control(crate::core::Side::White),
         termination,
         moves,
     };
     write_pgn(&pg)
-}
-
-/// Whether a delivery is late, and by how much, against a deadline after the game's end.
-fn lateness(end: DateTime<Utc>, delivered: DateTime<Utc>, deadline_s: u64) -> (bool, i64) {
-    let after = (delivered - end).num_milliseconds();
-    (after > deadline_s as i64 * 1000, after)
 }
 
 /// Why the archive of rule 13 was refused or failed; nothing is appended to the log unless the
@@ -143,10 +136,16 @@ pub enum PostgameError {
     Decode(#[from] DecodeError),
     #[error(transparent)]
     Replay(#[from] ReplayError),
-    #[error(
-        "refused (rule 13a): the machine's log is handed over after the conclusion of the game; this game has no result yet"
-    )]
-    NotEnded,
+    /// The core refused the hand-over (13a: no result yet, delivered before the end, too few
+    /// copies); nothing was stored.
+    #[error("{0}")]
+    Refused(#[from] crate::core::Refusal),
+    /// The game could not be opened for appending.
+    #[error(transparent)]
+    Game(#[from] crate::matchdir::MatchError),
+    /// The archive entries were refused or could not be recorded.
+    #[error(transparent)]
+    Session(#[from] crate::session::SessionError),
     #[error("no game_ended entry")]
     NoEnd,
     #[error("bad utc in the game_ended entry")]
@@ -173,9 +172,37 @@ pub enum PostgameError {
     Append(JournalError),
 }
 
-/// What the operator hands over after the game (rule 13).
+/// What the operator hands over after the game (rule 13), and the key that signs after it.
 #[derive(Debug, Clone)]
 pub struct Handover<'a> {
+    pub files: HandedFiles<'a>,
+    /// The key that signs the checkpoint after the archive entries.
+    pub key: &'a KeySource,
+}
+
+/// Archive the copies (13a, 13d) and record the hand-over with the 13c coverage in the game log.
+/// The shell examines the files and measures the delivery time; the core decides whether the
+/// hand-over is accepted, whether it is late and which clause the entry cites (rule 13, see
+/// `core::game::after`), and the entries go through the session's decide → append → evolve, which
+/// signs a checkpoint after them. Returns the summary to print.
+pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
+    let f = &a.files;
+    let path = log_path(f.match_dir, f.game);
+    {
+        let journal = Journal::open(&path).map_err(PostgameError::Open)?;
+        if let Some(d) = journal.damage() {
+            return Err(PostgameError::Damaged(Box::new(d.clone())));
+        }
+    }
+    let opened = crate::matchdir::open_game(f.match_dir, Some(f.game), Path::new(""), a.key)?;
+    let mut session = opened.session;
+    let (_, summary) = hand_over(&mut session, &opened.events, f, opened.now_ms)?;
+    Ok(summary)
+}
+
+/// The files handed over after the game (13a, 13d), for [`hand_over`].
+#[derive(Debug, Clone, Copy)]
+pub struct HandedFiles<'a> {
     pub match_dir: &'a Path,
     pub game: u32,
     /// The copies of the machine's log file (13a).
@@ -184,36 +211,56 @@ pub struct Handover<'a> {
     pub program: Option<&'a Path>,
     /// Delivery time (RFC 3339); `None`: now.
     pub delivered: Option<&'a str>,
-    /// The key that signs the checkpoint after the archive entries.
-    pub key: &'a KeySource,
 }
 
-/// Archive the copies (13a, 13d), append the archive entries with the 13c coverage to the game
-/// log and sign a checkpoint. Returns the summary to print.
-pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
+/// Examine the files handed over, let the core decide (13a refusal, lateness, clause), store them
+/// and record the hand-over through `session` (the game's open session: `arbiter archive` or the
+/// Board UI). `events` are the game's events so far, for the 13c coverage.
+pub fn hand_over(
+    session: &mut crate::session::Session,
+    events: &[Event],
+    a: &HandedFiles<'_>,
+    now_ms: crate::core::Ms,
+) -> Result<(Vec<Event>, String), PostgameError> {
     let path = log_path(a.match_dir, a.game);
-    let mut journal = Journal::open(&path).map_err(PostgameError::Open)?;
-    if let Some(d) = journal.damage() {
-        return Err(PostgameError::Damaged(Box::new(d.clone())));
-    }
-    let entries = journal.entries().to_vec();
-    let events = events_of(&entries)?;
-    let game = Game::replay(events.iter())?;
-    if game.phase != Phase::Ended {
-        return Err(PostgameError::NotEnded);
-    }
-    let end_entry = entries
-        .iter()
-        .find(|e| e.kind == "game_ended")
-        .ok_or(PostgameError::NoEnd)?;
-    let end_utc = parse_utc(&end_entry.utc).ok_or(PostgameError::BadEndUtc)?;
+    let mut end_utc = None;
+    crate::journal::for_each_entry(&path, |e| {
+        if e.kind == "game_ended" {
+            end_utc = Some(e.utc.clone());
+            return false;
+        }
+        true
+    })
+    .map_err(PostgameError::Open)?;
     let delivered = match a.delivered {
         Some(s) => parse_utc(s).ok_or_else(|| PostgameError::Delivered(s.to_string()))?,
         None => Utc::now(),
     };
-    let log_rules = game.profile.engine_log.clone();
-    let min = log_rules.as_ref().map_or(2, |r| r.min_copies) as usize;
-    let outcome = archive_copies(&game_dir(a.match_dir, a.game), a.copies, min, a.program)?;
+    // Refusals that need no file read come first: no result yet, delivered before the end.
+    let after_ms = match &end_utc {
+        Some(u) => {
+            let end = parse_utc(u).ok_or(PostgameError::BadEndUtc)?;
+            let after = (delivered - end).num_milliseconds();
+            // Without --delivered the delivery is now; a script that recorded the game faster than
+            // real time may have stamped the end later than now: the delivery is then at the end.
+            if a.delivered.is_none() {
+                after.max(0)
+            } else {
+                after
+            }
+        }
+        None => 0,
+    };
+    let terms = session.game.handover_terms(a.copies.len(), after_ms)?;
+    if end_utc.is_none() {
+        return Err(PostgameError::NoEnd);
+    }
+    let outcome = archive_copies(
+        &game_dir(a.match_dir, a.game),
+        a.copies,
+        terms.min_copies,
+        a.program,
+    )?;
 
     // 13c: what the archived log shows for every machine move.
     let stored = game_dir(a.match_dir, a.game).join(&outcome.log.name);
@@ -223,61 +270,29 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
     })?;
     let parsed =
         enginelog::parse(std::io::BufReader::new(file)).map_err(PostgameError::EngineLog)?;
-    let mm = machine_moves(&game, &events).map_err(PostgameError::MachineMoves)?;
+    let mm = machine_moves(&session.game, events).map_err(PostgameError::MachineMoves)?;
     let coverage = enginelog::coverage(&parsed, &mm);
 
-    let last = entries.last().ok_or(PostgameError::EmptyLog)?;
-    let last_utc = parse_utc(&last.utc).unwrap_or(end_utc);
-    let now_ms: Ms = last.mono_ms + (Utc::now() - last_utc).num_milliseconds().max(0) as Ms;
-    let deadline = log_rules.as_ref().map_or(1800, |r| r.deadline_seconds);
-    let (late, after_ms) = lateness(end_utc, delivered, deadline);
-    let score = game.outcome.as_ref().map_or(Score::Draw, |o| o.score);
-    let body = json!({
-        "copies": outcome.copies,
-        "stored": outcome.log,
-        "sums_file": outcome.sums_file,
-        "sums_sha256": outcome.sums_sha256,
-        "delivered": crate::log::format_utc(&delivered),
-        "after_game_end_ms": after_ms,
-        "deadline_ms": deadline * 1000,
-        "late": late,
-        "min_copies": min,
-        "result": score.text(),
-        "coverage": coverage,
+    let mut log = serde_json::Map::new();
+    log.insert("copies".into(), json!(outcome.copies));
+    log.insert("stored".into(), json!(outcome.log));
+    log.insert("sums_file".into(), json!(outcome.sums_file));
+    log.insert("sums_sha256".into(), json!(outcome.sums_sha256));
+    log.insert("coverage".into(), json!(coverage));
+    let program = outcome.program.as_ref().map(|p| {
+        let mut m = serde_json::Map::new();
+        m.insert("stored".into(), json!(p));
+        m
     });
-    let mut new_events = vec![Event::new(
-        now_ms,
-        Actor::Arbiter,
-        if late {
-            clause::ENGINE_LOG
-        } else {
-            clause::ENGINE_LOG_CONTENT
-        },
-        EventKind::EngineLogArchived(body),
-    )];
-    if let Some(p) = &outcome.program {
-        let pdeadline = game
-            .profile
-            .program_copy
-            .as_ref()
-            .map_or(1800, |r| r.deadline_seconds);
-        let (plate, pafter) = lateness(end_utc, delivered, pdeadline);
-        let pbody = json!({"stored": p, "delivered": crate::log::format_utc(&delivered), "after_game_end_ms": pafter, "deadline_ms": pdeadline * 1000, "late": plate, "confidential": "13d: kept by the arbiter, not distributed"});
-        new_events.push(Event::new(
-            now_ms,
-            Actor::Arbiter,
-            clause::PROGRAM_COPY,
-            EventKind::ProgramArchived(pbody),
-        ));
-    }
-    for e in &new_events {
-        journal
-            .append(new_entry(e, Utc::now()))
-            .map_err(PostgameError::Append)?;
-    }
-    let signed = arbiter_key(a.key, a.match_dir).and_then(|(key, _)| {
-        crate::witness::sign_and_index_tally(a.match_dir, a.game, journal.tally(), &key, Utc::now())
-    });
+    let facts = HandoverFacts {
+        copies: outcome.copies.len(),
+        after_end_ms: after_ms,
+        delivered: crate::log::format_utc(&delivered),
+        log,
+        program,
+    };
+    let recorded = session.execute(&Command::Handover(Box::new(facts)), now_ms)?;
+    let signed = session.storage.status();
     let mut s = format!(
         "archived {} ({} bytes, sha256 {}) from {} identical copies; {}\n13c: {}\n",
         outcome.log.name,
@@ -287,11 +302,13 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
         outcome.sums_file,
         coverage.summary
     );
-    if late {
+    if let Some(deadline) = terms.log_deadline_ms
+        && HandoverTerms::late(terms.log_deadline_ms, after_ms)
+    {
         s.push_str(&format!(
             "13a: delivered {} after the end of the game, later than {} — accepted and flagged\n",
             crate::core::timefmt::clock(after_ms),
-            crate::core::timefmt::clock(deadline as i64 * 1000)
+            crate::core::timefmt::clock(deadline)
         ));
     }
     if let Some(p) = &outcome.program {
@@ -300,9 +317,13 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
             p.name, p.size, p.sha256
         ));
     }
-    match signed {
-        Ok(p) => s.push_str(&format!("checkpoint signed: {}", p.display())),
-        Err(e) => s.push_str(&format!("WARNING: checkpoint not signed: {e}")),
+    match (signed.warning, signed.signed_upto) {
+        (None, Some(n)) => s.push_str(&format!(
+            "checkpoint signed: {}",
+            crate::layout::checkpoint_path(a.match_dir, a.game, n as u64).display()
+        )),
+        (Some(w), _) => s.push_str(&format!("WARNING: {w}")),
+        (None, None) => s.push_str("WARNING: checkpoint not signed"),
     }
-    Ok(s)
+    Ok((recorded, s))
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
-use crate::core::command::Command;
+use crate::core::command::{Command, TablebaseProbe};
 use crate::core::event::{Event, ProfileRef};
 use crate::core::game::{Game, GameContext, Phase};
 use crate::core::rules::Profile;
@@ -54,6 +54,10 @@ pub trait Storage {
         }
     }
     /// Call `f` after every durable append.
+    /// Note that the kit is alive at `now` (game time) with a clock running, outside the log:
+    /// after a crash the restart measures its gap from the last beat, not from the last entry.
+    fn heartbeat(&mut self, _now: Ms, _utc: DateTime<Utc>) {}
+
     fn set_on_append(&mut self, _f: OnAppend) {}
     /// Sign a checkpoint now (when the arbiter asks). Returns its path.
     fn checkpoint_now(&mut self, _now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
@@ -119,6 +123,10 @@ pub struct Session {
     /// the running clock is charged for it (8b waive / 6d charge). Nothing else is accepted
     /// before that decision, and no time-caused event is recorded.
     pub restart_gap: Option<Ms>,
+    /// The side whose clock was running at that restart.
+    pub restart_side: Option<crate::core::Side>,
+    /// Syzygy endgame tables the arbiter gave the kit (`--syzygy DIR`), to check 10a claims.
+    pub syzygy: Option<PathBuf>,
 }
 
 impl Session {
@@ -129,7 +137,25 @@ impl Session {
             utc_origin,
             frozen: None,
             restart_gap: None,
+            restart_side: None,
+            syzygy: None,
         }
+    }
+
+    /// `arbiter tablebase-draw` (10a): with Syzygy tables given, the shell probes the position
+    /// and hands the core what they say; the core refuses a won or lost position.
+    fn probe_tablebase(&self, cmd: Command) -> Command {
+        let (Command::ArbiterTablebaseDraw { probe: None }, Some(dir)) = (&cmd, &self.syzygy)
+        else {
+            return cmd;
+        };
+        let probe = match self.game.board().fen() {
+            Some(fen) => probe_syzygy(dir, &fen),
+            None => TablebaseProbe::Unavailable {
+                reason: "not a chess position".into(),
+            },
+        };
+        Command::ArbiterTablebaseDraw { probe: Some(probe) }
     }
 
     pub fn utc_at(&self, at: Ms) -> DateTime<Utc> {
@@ -180,39 +206,53 @@ impl Session {
             return Err(SessionError::Storage(f.clone()));
         }
         let resolved = read_declared_files(cmd)?;
+        let resolved = self.probe_tablebase(resolved);
         let cmd = &resolved;
         if let Some(gap) = self.restart_gap {
-            let Command::RestartGap { charge, .. } = cmd else {
-                return Err(SessionError::Refused(Refusal::new(
-                    crate::core::clause::POWER_FAILURE,
-                    format!(
-                        "the kit restarted {} after its last entry with a clock running: decide first, arbiter restart-gap {} charge|waive",
-                        timefmt::clock(gap as i64),
-                        timefmt::exact(gap)
-                    ),
-                )));
+            // While the ruling is pending the arbiter may stop the clocks; nothing else is taken.
+            let ruling = match cmd {
+                Command::RestartGap { ruling, reason, .. } => Some((*ruling, reason.clone())),
+                Command::Stop { .. } => None,
+                _ => {
+                    return Err(SessionError::Refused(Refusal::new(
+                        crate::core::clause::POWER_FAILURE,
+                        format!(
+                            "the kit restarted {} after it last ran with a clock running: decide first, arbiter restart-gap waive|charge [H:MM:SS] REASON (or arbiter stop)",
+                            timefmt::clock(gap as i64)
+                        ),
+                    )));
+                }
             };
-            let decided = Command::RestartGap {
-                gap_ms: gap,
-                charge: *charge,
+            let now = now.max(self.game.last_at());
+            let rules = ruling.is_some();
+            let decided = match ruling {
+                Some((ruling, reason)) => Command::RestartGap {
+                    ruling,
+                    reason,
+                    measured: self.restart_side.map(|side| (gap, side)),
+                },
+                None => cmd.clone(),
             };
-            let now = now.max(self.game.last_at);
             let events = self.game.decide(&decided, now)?;
             let mut out = Vec::new();
             for e in &events {
                 self.record(e)?;
                 out.push(e.clone());
             }
-            self.restart_gap = None;
-            out.extend(self.catch_up(now)?);
+            if rules {
+                // Once per restart: a second ruling finds nothing measured and is refused.
+                self.restart_gap = None;
+                self.restart_side = None;
+                out.extend(self.catch_up(now)?);
+            }
             return Ok(out);
         }
         let mut out = self.catch_up(now)?;
-        if Game::is_declaration(cmd) && self.game.phase == Phase::Draft {
+        if Game::is_declaration(cmd) && self.game.phase() == Phase::Draft {
             self.game.declare(cmd)?;
             return Ok(out);
         }
-        let now = now.max(self.game.last_at);
+        let now = now.max(self.game.last_at());
         let events = self.game.decide(cmd, now)?;
         for e in &events {
             self.record(e)?;
@@ -223,13 +263,48 @@ impl Session {
     }
 }
 
+/// What the Syzygy tables in `dir` say of the position `fen` (win-draw-loss for the side to move,
+/// after the last capture or pawn move, so the fifty-move rule counts from there).
+pub fn probe_syzygy(dir: &Path, fen: &str) -> TablebaseProbe {
+    use shakmaty::CastlingMode;
+    use shakmaty::fen::Fen;
+    use shakmaty_syzygy::{Tablebase, Wdl};
+    let tables = dir.display().to_string();
+    let unavailable = |reason: String| TablebaseProbe::Unavailable { reason };
+    let pos: shakmaty::Chess = match fen.parse::<Fen>().map_err(|e| e.to_string()).and_then(|f| {
+        f.into_position(CastlingMode::Standard)
+            .map_err(|e| e.to_string())
+    }) {
+        Ok(p) => p,
+        Err(e) => return unavailable(format!("the position does not parse: {e}")),
+    };
+    let mut tb = Tablebase::new();
+    if let Err(e) = tb.add_directory(dir) {
+        return unavailable(format!("{tables}: {e}"));
+    }
+    match tb.probe_wdl_after_zeroing(&pos) {
+        Ok(w) => TablebaseProbe::Wdl {
+            wdl: match w {
+                Wdl::Loss => -2,
+                Wdl::BlessedLoss => -1,
+                Wdl::Draw => 0,
+                Wdl::CursedWin => 1,
+                Wdl::Win => 2,
+            },
+            tables,
+        },
+        Err(e) => unavailable(format!("{tables}: {e}")),
+    }
+}
+
 /// `arbiter declare config-file PATH` (8a): the shell reads the document and declares its
 /// SHA-256, so the core gets the digest and never the file. Other commands pass unchanged.
 pub fn read_declared_files(cmd: &Command) -> Result<Command, Refusal> {
     use sha2::{Digest, Sha256};
     match cmd {
         Command::DeclareConfigFile { path } => {
-            let bytes = std::fs::read(path).map_err(|e| {
+            // A configuration document is a text of modest size: 64 MiB is far above any.
+            let bytes = crate::fsio::read(Path::new(path), 64 << 20).map_err(|e| {
                 Refusal::new(
                     crate::core::clause::TECHNICAL,
                     format!("cannot read the configuration document {path}: {e}; nothing declared"),
@@ -327,14 +402,14 @@ pub fn summary_text(game: &Game, now: Ms, entries: usize) -> String {
     if let Some(fen) = &v.fen {
         s.push_str(&format!("fen: {fen}\n"));
     }
-    match &game.outcome {
+    match &game.outcome() {
         Some(o) => s.push_str(&format!(
             "result: {} ({:?}: {})\n",
             o.score.text(),
             o.termination,
             o.detail
         )),
-        None => s.push_str(&format!("result: none yet ({:?})\n", game.phase)),
+        None => s.push_str(&format!("result: none yet ({:?})\n", game.phase())),
     }
     s.push_str(&format!("log entries: {entries}\n"));
     s

@@ -444,6 +444,23 @@ pub fn load_key_from(k: &KeySource, match_dir: &Path) -> Result<PrivateKey, Sign
     Ok(key)
 }
 
+/// The arbiter's signing key as stored, when it is encrypted (its passphrase then authorizes the
+/// arbiter at the keyboard); `None` for an unencrypted or unreadable key.
+pub fn encrypted_key(k: &KeySource, match_dir: &Path) -> Option<PrivateKey> {
+    let path = match &k.file {
+        Some(p) => p.clone(),
+        None => layout::arbiter_key(match_dir),
+    };
+    let text = crate::fsio::read_to_string(&path).ok()?;
+    let key = PrivateKey::from_openssh(text.as_bytes()).ok()?;
+    key.is_encrypted().then_some(key)
+}
+
+/// Whether `passphrase` opens the encrypted `key`.
+pub fn opens(key: &PrivateKey, passphrase: &str) -> bool {
+    !passphrase.is_empty() && key.decrypt(passphrase).is_ok()
+}
+
 /// The passphrase in environment variable `var`, if one is named.
 pub fn passphrase_from_env(var: Option<&str>) -> Result<Option<String>, SignError> {
     match var {

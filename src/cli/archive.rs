@@ -7,7 +7,7 @@ use clap::Args;
 use super::{KeyArgs, MatchArg};
 use crate::archive::ArchiveError;
 use crate::error::{Error, Exit};
-use crate::postgame::{Handover, PostgameError, archive};
+use crate::postgame::{HandedFiles, Handover, PostgameError, archive};
 
 #[derive(Debug, Clone, Args)]
 pub struct ArchiveArgs {
@@ -31,11 +31,13 @@ pub struct ArchiveArgs {
 pub fn run(a: &ArchiveArgs) -> Result<Exit, Error> {
     let key = a.key.source();
     let summary = archive(&Handover {
-        match_dir: &a.m.dir,
-        game: a.game,
-        copies: &a.copies,
-        program: a.program.as_deref(),
-        delivered: a.delivered.as_deref(),
+        files: HandedFiles {
+            match_dir: &a.m.dir,
+            game: a.game,
+            copies: &a.copies,
+            program: a.program.as_deref(),
+            delivered: a.delivered.as_deref(),
+        },
         key: &key,
     })?;
     outln!("{summary}")?;
@@ -52,7 +54,11 @@ impl From<PostgameError> for Error {
             }) => Error::cannot_read(e),
             P::Copies(ArchiveError::NotAFile { .. }) => Error::cannot_read(e),
             P::Copies(ArchiveError::Io { .. }) => Error::write_failed(e),
-            P::NotEnded | P::Copies(_) => Error::refused(e),
+            P::Refused(_) | P::Copies(_) => Error::refused(e),
+            P::Session(crate::session::SessionError::Refused(_)) => Error::refused(e),
+            P::Session(_) => Error::write_failed(e),
+            P::Game(ref m) if m.is_held_elsewhere() => Error::unavailable(e),
+            P::Game(_) => Error::cannot_read(e),
             P::Open(j) => super::journal_failure(j),
             P::ReadStored { .. } | P::EngineLog(_) => Error::cannot_read(e),
             P::Append(_) => Error::write_failed(e),

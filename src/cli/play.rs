@@ -24,6 +24,10 @@ pub struct PlayArgs {
     /// Pre-game declarations for a new game (a script file whose lines are `arbiter declare ...`).
     #[arg(long, value_name = "FILE")]
     pub declarations: Option<PathBuf>,
+    /// Syzygy endgame tables: `arbiter tablebase-draw` (10a) is checked against them, and a won or
+    /// lost position refused.
+    #[arg(long, value_name = "DIR")]
+    pub syzygy: Option<PathBuf>,
 }
 
 pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
@@ -41,10 +45,49 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
         demo: a.m.dir == Path::new(DEFAULT_MATCH_DIR),
     })
     .map_err(open_failure)?;
+    session.syzygy = a.syzygy.clone();
     if recovered {
         ui.prepend_note("the terminal was left raw by an earlier run (killed?): restored");
     }
-    let result = tui::run(&mut session, origin, offset, &mut tui::journal_status, ui);
+    let match_dir = a.m.dir.clone();
+    let game = session.game.ctx().game;
+    let mut hand_over = |s: &mut crate::session::Session,
+                         events: &[crate::core::event::Event],
+                         copies: &[String],
+                         program: Option<&str>| {
+        let copies: Vec<PathBuf> = copies.iter().map(PathBuf::from).collect();
+        crate::postgame::hand_over(
+            s,
+            events,
+            &crate::postgame::HandedFiles {
+                match_dir: &match_dir,
+                game,
+                copies: &copies,
+                program: program.map(Path::new),
+                delivered: None,
+            },
+            tui::now_ms(origin, offset),
+        )
+        .map_err(|e| e.to_string())
+    };
+    // Only the arbiter decides (5b): his signing key's passphrase authorizes each arbiter-only
+    // command at this keyboard; an unencrypted key can only be recorded as such.
+    let authority = match crate::sign::encrypted_key(&key, &a.m.dir) {
+        Some(k) => tui::Authority::Passphrase(Box::new(move |p: &str| crate::sign::opens(&k, p))),
+        None => {
+            ui.prepend_note("the arbiter's key is not encrypted: arbiter-only commands are not asked for a passphrase and are logged as authorized by an unencrypted key");
+            tui::Authority::UnencryptedKey
+        }
+    };
+    let result = tui::run(
+        &mut session,
+        origin,
+        offset,
+        &mut tui::journal_status,
+        &mut hand_over,
+        &authority,
+        ui,
+    );
     if session.frozen.is_none() && !session.storage.is_empty() {
         // Closing the board: sign everything recorded.
         if let Err(w) = session.storage.checkpoint_now(Utc::now()) {

@@ -36,6 +36,10 @@ pub struct ScriptArgs {
     /// Print each entry as soon as it is durably appended (`appended <seq> <hash> <kind>`).
     #[arg(long)]
     pub echo: bool,
+    /// Syzygy endgame tables: `arbiter tablebase-draw` (10a) is checked against them, and a won or
+    /// lost position refused.
+    #[arg(long, value_name = "DIR")]
+    pub syzygy: Option<PathBuf>,
 }
 
 /// Print every entry as soon as it is durable (`--echo`, used by the crash test).
@@ -72,6 +76,7 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
         }
         o.session
     };
+    session.syzygy = a.syzygy.clone();
     let result = run_script(&mut session, &lines);
     if !a.dry_run && !session.storage.is_empty() && session.frozen.is_none() {
         // Closing the session: sign what was recorded, so nothing is left as an unsigned tail.
@@ -81,7 +86,7 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
     }
     let now = match &result {
         Ok(t) => *t,
-        Err(_) => session.game.last_at,
+        Err(_) => session.game.last_at(),
     };
     if a.json {
         let v = session.game.view(now, usize::MAX);

@@ -25,15 +25,15 @@ pub struct StatusArgs {
 /// Game time now: the last entry's game time plus the wall-clock time since it was written,
 /// when a clock is running (otherwise the last entry's time: nothing runs on).
 fn game_time_now(g: &Game, last: Option<&Entry>, now: DateTime<Utc>) -> (Ms, bool) {
-    let running = g.phase == Phase::Playing && g.clock.running().is_some();
+    let running = g.phase() == Phase::Playing && g.clock().running().is_some();
     let Some(last) = last.filter(|_| running) else {
-        return (g.last_at, false);
+        return (g.last_at(), false);
     };
     let Ok(at) = DateTime::parse_from_rfc3339(&last.utc) else {
-        return (g.last_at, false);
+        return (g.last_at(), false);
     };
     let since = (now - at.with_timezone(&Utc)).num_milliseconds().max(0) as Ms;
-    (last.mono_ms.max(g.last_at).saturating_add(since), true)
+    (last.mono_ms.max(g.last_at()).saturating_add(since), true)
 }
 
 pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
@@ -60,7 +60,7 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
                 "now".into(),
                 serde_json::json!({
                     "game_time_ms": now,
-                    "last_entry_ms": g.last_at,
+                    "last_entry_ms": g.last_at(),
                     "computed": computed,
                     "utc": wall.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
                     "note": if computed {
@@ -95,12 +95,12 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
                 "clocks as of now ({} UTC, game time {}), computed: the last entry is at {}",
                 wall.format("%Y-%m-%d %H:%M:%S"),
                 timefmt::clock(now as i64),
-                timefmt::clock(g.last_at as i64)
+                timefmt::clock(g.last_at() as i64)
             )?;
         } else {
             outln!(
                 "clocks as of the last entry ({}): no clock is running",
-                timefmt::clock(g.last_at as i64)
+                timefmt::clock(g.last_at() as i64)
             )?;
         }
         for (name, pts) in score {

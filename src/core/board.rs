@@ -276,6 +276,21 @@ impl Board {
 }
 
 fn parse_chess_move(pos: &Chess, text: &str) -> Result<shakmaty::Move, String> {
+    // FIDE's own notation writes castling with zeros (Laws, Appendix C.13): 0-0, 0-0-0.
+    let castling = match text.trim_end_matches(['+', '#']) {
+        "0-0" => Some("O-O"),
+        "0-0-0" => Some("O-O-O"),
+        _ => None,
+    };
+    let suffix = &text[text.trim_end_matches(['+', '#']).len()..];
+    let owned;
+    let text = match castling {
+        Some(c) => {
+            owned = format!("{c}{suffix}");
+            owned.as_str()
+        }
+        None => text,
+    };
     let san_err = match SanPlus::from_ascii(text.as_bytes()) {
         Ok(sp) => match sp.san.to_move(pos) {
             Ok(m) => return Ok(m),

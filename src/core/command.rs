@@ -19,8 +19,112 @@ pub enum ClaimKind {
     FiftyMoves,
 }
 
+/// Who may give a command. The human's acts are recorded by the arbiter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Role {
+    /// The machine's operator: moves, the machine's clock press and internal clock, the machine's
+    /// draw offers and answers with the 9c/9e consultation, its resignation, technical problems,
+    /// parameter requests.
+    Operator,
+    /// The arbiter (and through him the supervisor and the committee): everything else.
+    Arbiter,
+}
+
+impl Command {
+    /// Whether the command can end the game or change what was played: the Board UI asks y/n
+    /// first, stating the consequence.
+    pub fn needs_confirmation(&self) -> bool {
+        use Command as C;
+        matches!(
+            self,
+            C::Resign
+                | C::HumanResign
+                | C::AcceptDraw
+                | C::HumanAcceptDraw
+                | C::ArbiterTablebaseDraw { .. }
+                | C::Decide { .. }
+                | C::NoShow { .. }
+                | C::Claim { .. }
+                | C::WrongMove { .. }
+                | C::CorrectClock { .. }
+                | C::TakeBack { .. }
+        )
+    }
+
+    /// Who may give this command: the operator's own rights need nothing more; everything else
+    /// needs the arbiter's authorization at the keyboard.
+    pub fn role(&self) -> Role {
+        use Command as C;
+        match self {
+            C::Move { .. }
+            | C::InternalClock { .. }
+            | C::SyncInternalClock
+            | C::OfferDraw { .. }
+            | C::AcceptDraw
+            | C::DeclineDraw
+            | C::Consult { .. }
+            | C::ConsultEnd
+            | C::Resign
+            | C::TechnicalProblem { .. }
+            | C::Repaired { .. }
+            | C::ResetDone
+            | C::TablebaseDraw
+            | C::Param { .. }
+            | C::ParamRequest { .. }
+            | C::Claim {
+                by_human: false, ..
+            }
+            | C::Authorize { .. }
+            | C::AuthorizationFailed { .. } => Role::Operator,
+            _ => Role::Arbiter,
+        }
+    }
+}
+
+/// How much of a measured restart gap the running side is charged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum GapRuling {
+    /// None of it (8b): the gap is given back.
+    Waive,
+    /// All of it (6d).
+    Charge,
+    /// This much of it (6d), the rest given back.
+    ChargePart(Ms),
+}
+
+/// What Syzygy endgame tables say of a position (10a), probed by the shell.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum TablebaseProbe {
+    /// Win-draw-loss for the side to move: -2 loss, -1 loss saved by the 50-move rule, 0 draw,
+    /// 1 win spoiled by the 50-move rule, 2 win.
+    Wdl { wdl: i8, tables: String },
+    /// The tables could not answer (no table for this material, unreadable files).
+    Unavailable { reason: String },
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum Command {
+    /// 5b: the shell records how the entries `first..=last` were authorized. Never typed.
+    Authorize {
+        by: String,
+        words: String,
+        first: u64,
+        last: u64,
+    },
+    /// 5b: the shell records a failed authorization of `words`. Never typed.
+    AuthorizationFailed {
+        words: String,
+        why: String,
+    },
+    /// Rule 13: the machine's log (and program copy) handed over after the game, as the shell
+    /// examined and stored them. Never typed: `arbiter archive` builds it.
+    Handover(Box<crate::core::game::HandoverFacts>),
+    /// Rule 13 on the Board UI: the copies of the machine's log (13a) and the program copy (13d)
+    /// handed over; the board examines and stores them, then records `Handover`.
+    HandOverFiles {
+        copies: Vec<String>,
+        program: Option<String>,
+    },
     // arbiter, before the game (declarations, bound into line 0)
     DeclarePlayer {
         side: Side,
@@ -98,9 +202,13 @@ pub enum Command {
     Note {
         text: String,
     },
+    /// 8b/6d: the arbiter's ruling on the time a running clock was charged while the kit was
+    /// down (a restart after a crash or a suspend). `measured` is filled by the shell from what it
+    /// measured at the restart (gap, side whose clock ran); without a restart it stays `None`.
     RestartGap {
-        gap_ms: Ms,
-        charge: bool,
+        ruling: GapRuling,
+        reason: String,
+        measured: Option<(Ms, Side)>,
     },
     // the operator
     Move {
@@ -136,6 +244,11 @@ pub enum Command {
     },
     ResetDone,
     TablebaseDraw,
+    /// 10a: the arbiter has seen the machine's display show the database draw and ends the game;
+    /// `probe` is what the shell's Syzygy tables say of the position, if it has tables.
+    ArbiterTablebaseDraw {
+        probe: Option<TablebaseProbe>,
+    },
     Claim {
         kind: ClaimKind,
         by_human: bool,
@@ -177,295 +290,307 @@ pub const HELP: &[HelpLine] = &[
     HelpLine {
         who: "arbiter",
         words: "arbiter declare white|black human|machine NAME",
-        clause: "1",
+        clause: super::clause::ARBITER,
         what: "players and colours",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter declare operator NAME",
-        clause: "4c",
+        clause: super::clause::OPERATOR_CHANGE_BETWEEN,
         what: "the machine operator for this game",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter declare team NAME, NAME, ...",
-        clause: "9c",
+        clause: super::clause::TEAM,
         what: "machine team members the operator may consult",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter declare algorithm [threshold SECONDS] TEXT",
-        clause: "6c",
+        clause: super::clause::INTERNAL_CLOCK,
         what: "internal-clock algorithm",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter declare config SHA256",
-        clause: "8a",
+        clause: super::clause::TECHNICAL,
         what: "digest of the machine configuration document",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter declare camp NAME ssh-ed25519 AAAA…",
-        clause: "1",
+        clause: super::clause::ARBITER,
         what: "a camp's witness key: it countersigns the final checkpoint",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter declare config-file PATH",
-        clause: "8a",
+        clause: super::clause::TECHNICAL,
         what: "the same, the kit computing the SHA-256 of the document",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter open",
-        clause: "5b",
+        clause: super::clause::MACHINE_LOG,
         what: "write the game's first entry (declarations bound)",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter start",
-        clause: "3",
+        clause: super::clause::TIME_CONTROL,
         what: "start White's clock",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter stop REASON",
-        clause: "1",
+        clause: super::clause::ARBITER,
         what: "stop both clocks",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter resume",
-        clause: "1",
+        clause: super::clause::ARBITER,
         what: "restart the clock of the side to move",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter correct 6d|7e clock white|black|human|machine H:MM:SS|+S|-S REASON",
-        clause: "6d",
+        clause: super::clause::OPERATOR_CORRECTION,
         what: "set or adjust a clock",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter correct 6d|7e takeback N REASON",
-        clause: "6d",
+        clause: super::clause::OPERATOR_CORRECTION,
         what: "take back N moves (clocks stopped)",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter wrong-move PLAYED CORRECT",
-        clause: "7c",
+        clause: super::clause::WRONG_MOVE_PRESSED,
         what: "operator executed a move not the machine's",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter power-failure TEXT",
-        clause: "8b",
+        clause: super::clause::POWER_FAILURE,
         what: "suspend the game",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter power-restored",
-        clause: "8b",
+        clause: super::clause::POWER_FAILURE,
         what: "start the reset window",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter param-decision ID permit|refuse REASON",
-        clause: "6l",
+        clause: super::clause::PARAMETER_CORRECTION,
         what: "decide a parameter-correction request",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter dispute TEXT",
-        clause: "12",
+        clause: super::clause::COMMITTEE,
         what: "record a dispute",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter decide RULING 1-0|0-1|1/2-1/2 REASON",
-        clause: "12",
+        clause: super::clause::COMMITTEE,
         what: "end the game on a committee ruling",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter no-show white|black|human|machine",
-        clause: "2",
+        clause: super::clause::LAWS,
         what: "default time passed: the absent side loses",
     },
     HelpLine {
         who: "arbiter",
         words: "arbiter note TEXT",
-        clause: "5b",
+        clause: super::clause::MACHINE_LOG,
         what: "a note in the log",
     },
     HelpLine {
         who: "arbiter",
-        words: "arbiter restart-gap H:MM:SS charge|waive",
-        clause: "8b",
+        words: "arbiter restart-gap waive|charge [H:MM:SS] REASON",
+        clause: super::clause::POWER_FAILURE,
         what: "after a restart: charge the gap to the running clock or not",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter archive COPY COPY … [program FILE]",
+        clause: super::clause::ENGINE_LOG,
+        what: "after the result: machine's log copies (13a/13c), program (13d)",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter tablebase-draw",
+        clause: super::clause::TABLEBASE,
+        what: "seen on the machine's display: database draw, game ends",
     },
     HelpLine {
         who: "operator",
         words: "move SAN|UCI",
-        clause: "6a",
+        clause: super::clause::ENTER_HUMAN_MOVE,
         what: "enter a move and press the clock",
     },
     HelpLine {
         who: "operator",
         words: "operator internal-clock H:MM:SS",
-        clause: "6c",
+        clause: super::clause::INTERNAL_CLOCK,
         what: "report the engine's internal clock",
     },
     HelpLine {
         who: "operator",
         words: "operator sync-internal-clock",
-        clause: "6c",
+        clause: super::clause::INTERNAL_CLOCK,
         what: "internal clock set to the game clock",
     },
     HelpLine {
         who: "operator",
         words: "operator param NAME VALUE",
-        clause: "6g",
+        clause: super::clause::BEFORE_FIRST_MOVE,
         what: "set a parameter (before the machine's first move)",
     },
     HelpLine {
         who: "operator",
         words: "operator param-request NAME REASON",
-        clause: "6l",
+        clause: super::clause::PARAMETER_CORRECTION,
         what: "ask to correct a parameter",
     },
     HelpLine {
         who: "operator",
         words: "operator consult NAME, NAME",
-        clause: "9e",
+        clause: super::clause::CONSULTATION,
         what: "start consulting registered team members",
     },
     HelpLine {
         who: "operator",
         words: "operator consult-end",
-        clause: "9e",
+        clause: super::clause::CONSULTATION,
         what: "end the consultation",
     },
     HelpLine {
         who: "operator",
         words: "operator accept-draw",
-        clause: "9a",
+        clause: super::clause::DRAW_ANSWER,
         what: "accept the human's draw offer",
     },
     HelpLine {
         who: "operator",
         words: "operator decline-draw",
-        clause: "9a",
+        clause: super::clause::DRAW_ANSWER,
         what: "decline the human's draw offer",
     },
     HelpLine {
         who: "operator",
         words: "operator offer-draw eval CP|PAWNS",
-        clause: "9d",
+        clause: super::clause::MACHINE_DRAW_OFFER,
         what: "offer a draw on a near-draw evaluation",
     },
     HelpLine {
         who: "operator",
         words: "operator offer-draw repetition LINE",
-        clause: "9d",
+        clause: super::clause::MACHINE_DRAW_OFFER,
         what: "offer a draw on a repetition line",
     },
     HelpLine {
         who: "operator",
         words: "operator resign",
-        clause: "9b",
+        clause: super::clause::RESIGN,
         what: "resign for the machine",
     },
     HelpLine {
         who: "operator",
         words: "operator technical-problem TEXT",
-        clause: "8a",
+        clause: super::clause::TECHNICAL,
         what: "report a technical problem",
     },
     HelpLine {
         who: "operator",
         words: "operator repaired TEXT",
-        clause: "8a",
+        clause: super::clause::TECHNICAL,
         what: "machine restored",
     },
     HelpLine {
         who: "operator",
         words: "operator reset-done",
-        clause: "8b",
+        clause: super::clause::POWER_FAILURE,
         what: "machine reset after a power failure",
     },
     HelpLine {
         who: "operator",
         words: "operator tablebase-draw",
-        clause: "10a",
-        what: "the machine's tablebase shows a draw",
+        clause: super::clause::TABLEBASE,
+        what: "advise the arbiter: the machine's database shows a draw",
     },
     HelpLine {
         who: "operator",
         words: "operator claim threefold|fifty",
-        clause: "2",
+        clause: super::clause::LAWS,
         what: "claim a draw (FIDE Laws 9.2, 9.3)",
     },
     HelpLine {
         who: "supervisor",
         words: "supervisor info-stop QUESTION",
-        clause: "8a",
+        clause: super::clause::TECHNICAL,
         what: "stop the machine's clock to ask",
     },
     HelpLine {
         who: "supervisor",
         words: "supervisor info-resume",
-        clause: "8a",
+        clause: super::clause::TECHNICAL,
         what: "restart the machine's clock",
     },
     HelpLine {
         who: "supervisor",
         words: "supervisor note TEXT",
-        clause: "8a",
+        clause: super::clause::TECHNICAL,
         what: "note of work done",
     },
     HelpLine {
         who: "committee",
         words: "committee advise REQUEST TEXT",
-        clause: "6l",
+        clause: super::clause::PARAMETER_CORRECTION,
         what: "advice on a parameter request",
     },
     HelpLine {
         who: "committee",
         words: "committee ruling DISPUTE TEXT",
-        clause: "12",
+        clause: super::clause::COMMITTEE,
         what: "ruling on a dispute",
     },
     HelpLine {
         who: "human",
         words: "human offer-draw",
-        clause: "9e",
+        clause: super::clause::CONSULTATION,
         what: "the human offers a draw with the move just made",
     },
     HelpLine {
         who: "human",
         words: "human accept-draw",
-        clause: "2",
+        clause: super::clause::LAWS,
         what: "accept the machine's offer",
     },
     HelpLine {
         who: "human",
         words: "human decline-draw",
-        clause: "2",
+        clause: super::clause::LAWS,
         what: "decline the machine's offer",
     },
     HelpLine {
         who: "human",
         words: "human resign",
-        clause: "2",
+        clause: super::clause::LAWS,
         what: "the human resigns",
     },
     HelpLine {
         who: "human",
         words: "human claim threefold|fifty",
-        clause: "2",
+        clause: super::clause::LAWS,
         what: "claim a draw (FIDE Laws 9.2, 9.3)",
     },
 ];
@@ -474,12 +599,21 @@ fn rest(words: &[&str]) -> String {
     words.join(" ")
 }
 
+/// The longest free text (a note, a reason, a description) a command may carry, in characters.
+pub const MAX_TEXT_CHARS: usize = 2000;
+
 fn need_text(words: &[&str], what: &str) -> Result<String, String> {
     if words.is_empty() {
-        Err(format!("give the {what}"))
-    } else {
-        Ok(rest(words))
+        return Err(format!("give the {what}"));
     }
+    let text = rest(words);
+    let n = text.chars().count();
+    if n > MAX_TEXT_CHARS {
+        return Err(format!(
+            "the {what} is {n} characters long; free text is at most {MAX_TEXT_CHARS} characters: nothing recorded"
+        ));
+    }
+    Ok(text)
 }
 
 fn side_ref(w: Option<&&str>) -> Result<SideRef, String> {
@@ -526,6 +660,32 @@ pub fn parse_eval(s: &str) -> Result<i32, String> {
     }
 }
 
+/// `arbiter archive COPY COPY… [program FILE]` (13a, 13d).
+fn parse_archive(args: &[&str]) -> Result<Command, String> {
+    let (copies, program) = match args.iter().position(|w| *w == "program") {
+        Some(i) => match &args[i + 1..] {
+            [p] => (&args[..i], Some(p.to_string())),
+            _ => {
+                return Err(
+                    "say: arbiter archive COPY COPY … [program FILE] (one program file, last)"
+                        .into(),
+                );
+            }
+        },
+        None => (args, None),
+    };
+    if copies.is_empty() {
+        return Err(
+            "give the copies of the machine's log handed over (13a): arbiter archive COPY COPY …"
+                .into(),
+        );
+    }
+    Ok(Command::HandOverFiles {
+        copies: copies.iter().map(|c| c.to_string()).collect(),
+        program,
+    })
+}
+
 /// Parse one command line. Errors say what is wrong with the words.
 pub fn parse(line: &str) -> Result<Command, String> {
     let words: Vec<&str> = line.split_whitespace().collect();
@@ -553,6 +713,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             }
         }
         ("arbiter", "declare") => parse_declare(args)?,
+        ("arbiter", "archive") => parse_archive(args)?,
         ("arbiter", "open") => Command::Open,
         ("arbiter", "start") => Command::Start,
         ("arbiter", "stop") => Command::Stop {
@@ -606,13 +767,23 @@ pub fn parse(line: &str) -> Result<Command, String> {
             text: need_text(args, "note")?,
         },
         ("arbiter", "restart-gap") => {
-            let gap_ms = parse_duration(args.first().ok_or("give the gap")?)?;
-            let charge = match args.get(1).copied() {
-                Some("charge") => true,
-                Some("waive") => false,
-                _ => return Err("say charge or waive".into()),
+            const SAY: &str = "say: arbiter restart-gap waive REASON, charge REASON, or charge H:MM:SS REASON (the part of the measured gap charged)";
+            let (ruling, rest) = match args {
+                ["waive", rest @ ..] => (GapRuling::Waive, rest),
+                ["charge", d, rest @ ..] if d.contains(':') || d.parse::<u64>().is_ok() => {
+                    (GapRuling::ChargePart(parse_duration(d)?), rest)
+                }
+                ["charge", rest @ ..] => (GapRuling::Charge, rest),
+                _ => return Err(SAY.into()),
             };
-            Command::RestartGap { gap_ms, charge }
+            if rest.is_empty() {
+                return Err(format!("give the reason of the ruling; {SAY}"));
+            }
+            Command::RestartGap {
+                ruling,
+                reason: rest.join(" "),
+                measured: None,
+            }
         }
         ("operator", "internal-clock") => Command::InternalClock {
             reading_ms: parse_duration(args.first().ok_or("give the internal clock reading")?)?,
@@ -663,6 +834,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         },
         ("operator", "reset-done") => Command::ResetDone,
         ("operator", "tablebase-draw") => Command::TablebaseDraw,
+        ("arbiter", "tablebase-draw") => Command::ArbiterTablebaseDraw { probe: None },
         ("operator", "claim") | ("human", "claim") => {
             let kind = match args.first().copied() {
                 Some("threefold") => ClaimKind::Threefold,
@@ -826,7 +998,8 @@ mod tests {
             .replace("RULING 1-0|0-1|1/2-1/2 REASON", "1 1/2-1/2 ruling")
             .replace("REQUEST TEXT", "1 permit it")
             .replace("DISPUTE TEXT", "1 the game stands")
-            .replace("H:MM:SS charge|waive", "0:01:00 waive")
+            .replace("waive|charge [H:MM:SS] REASON", "charge 0:01:00 a reason")
+            .replace("COPY COPY … [program FILE]", "a.log b.log program junior.exe")
             .replace("H:MM:SS", "1:59:00")
             .replace("SAN|UCI", "e4")
             .replace("NAME VALUE", "hash 512")

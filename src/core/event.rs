@@ -335,12 +335,29 @@ pub enum EventKind {
     RulingGiven { id: u32, dispute: u32, text: String },
     /// A note for the log of machine-related actions (5b).
     Note { text: String },
+    /// 5b: how the arbiter authorized the entries `first..=last` at the keyboard (the signing key's
+    /// passphrase, or an unencrypted key that anyone at the keyboard holds).
+    Authorized {
+        by: String,
+        command: String,
+        first: u64,
+        last: u64,
+    },
+    /// 5b: an arbiter-only command at the keyboard whose authorization failed; nothing else recorded.
+    AuthorizationFailed { command: String, why: String },
     /// After a restart of the kit: the arbiter's decision on the time between the last entry and
     /// the restart (8b: waived, the running clock is credited; 6d: charged).
     RestartGap {
         gap_ms: Ms,
         charged: bool,
         side: Option<Side>,
+        /// How much of the gap the side is charged, when the ruling says (the rest is given back);
+        /// absent in older logs: all when `charged`, none otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        charged_ms: Option<Ms>,
+        /// Why the arbiter ruled so.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     /// The game is over.
     GameEnded {

@@ -5,7 +5,7 @@ pub mod board; // chess via shakmaty, or free-text moves (shogi profiles)
 pub mod clock; // multi-period clock arithmetic: remaining = budget - elapsed
 pub mod command; // the command words shared by script mode and the Board UI
 pub mod event; // what the log records
-pub mod game; // state, decide, evolve, tick, next_deadline
+pub mod game; // state, queries, due/next_deadline; decide/evolve dispatch to one file per rule family under game/
 pub mod rules; // rules profiles (TOML) with the clause of every number
 pub mod script; // timestamped script files
 pub mod timefmt; // h:mm:ss.fff parsing and formatting

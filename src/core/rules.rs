@@ -2,7 +2,7 @@
 //!
 //! A profile is parsed strictly: unknown keys are refused, and every error names the file,
 //! line and column and the key.
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Ms, Side};
 
@@ -35,6 +35,28 @@ pub struct Meta {
     pub source: String,
     /// `chess` or `free`.
     pub game: GameKind,
+    /// The edition of the FIDE Laws of Chess in force (rule 2): `"2001"` for the 2003 match (no
+    /// automatic end by fivefold repetition or 75 moves: those came in 2014), `"2023"` otherwise.
+    #[serde(default)]
+    pub laws: LawsEdition,
+}
+
+/// An edition of the FIDE Laws of Chess.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+pub enum LawsEdition {
+    #[serde(rename = "2001")]
+    Fide2001,
+    #[default]
+    #[serde(rename = "2023")]
+    Fide2023,
+}
+
+impl LawsEdition {
+    /// Whether fivefold repetition and the 75-move rule end the game without a claim
+    /// (FIDE Laws 9.6, from the 2014 edition on).
+    pub fn automatic_draws(self) -> bool {
+        self == LawsEdition::Fide2023
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

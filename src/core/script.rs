@@ -24,6 +24,42 @@ pub struct ScriptError {
 /// and would overflow the wall-clock arithmetic).
 pub const MAX_OFFSET_MS: Ms = 30 * 24 * 3600 * 1000;
 
+/// A line without its comment. A comment is `#` at the start of the line or after a space,
+/// followed by a space or the end of the line (`# 8a`); a word ending in `#` keeps it (a mate in
+/// SAN); any other `#` is refused rather than silently cutting the text (`game #3` would
+/// otherwise be recorded as `game`), and `\#` keeps a literal `#` in the text.
+pub fn strip_comment(raw: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' if chars.peek().map(|(_, n)| *n) == Some('#') => {
+                out.push('#');
+                chars.next();
+            }
+            '#' => {
+                let after = raw[i + 1..].chars().next().is_none_or(char::is_whitespace);
+                let before = raw[..i].chars().next_back().is_none_or(char::is_whitespace);
+                match (before, after) {
+                    // `# …` after a space or at the start: a comment.
+                    (true, true) => return Ok(out),
+                    // A word ending in `#` (a mate in SAN, `Qxf7#`): kept.
+                    (false, true) => out.push('#'),
+                    _ => {
+                        let start = raw[..i].rfind(char::is_whitespace).map_or(0, |p| p + 1);
+                        let word = raw[start..].split_whitespace().next().unwrap_or("#");
+                        return Err(format!(
+                            "'{word}': a # inside the text would cut it; a comment is '# ' after a space, and \\# keeps a # in the text"
+                        ));
+                    }
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
 /// Parse a whole script. Offsets must not go backwards. A UTF-8 byte-order mark is skipped, and
 /// CR LF or bare CR line ends are read as line ends.
 pub fn parse_script(text: &str) -> Result<Vec<ScriptLine>, ScriptError> {
@@ -39,11 +75,8 @@ pub fn parse_script(text: &str) -> Result<Vec<ScriptLine>, ScriptError> {
     let mut last: Ms = 0;
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
-        let body = match raw.find('#') {
-            Some(p) => &raw[..p],
-            None => raw,
-        }
-        .trim();
+        let kept = strip_comment(raw).map_err(|message| ScriptError { line, message })?;
+        let body = kept.trim();
         if body.is_empty() {
             continue;
         }

@@ -120,6 +120,15 @@ pub enum Panel {
     },
     /// 6l: parameter requests awaiting a decision.
     ParamRequests { open: Vec<u32> },
+    /// Rule 13 after the result: time left to hand over the machine's log (13a) and the program
+    /// (13d), negative when late; ticked off once archived.
+    Handover {
+        log_left_ms: Option<i64>,
+        min_copies: u32,
+        log_handed: bool,
+        program_left_ms: Option<i64>,
+        program_handed: bool,
+    },
     /// The result, flag fall included.
     Result {
         score: String,
@@ -189,7 +198,8 @@ impl Game {
             .map(|(k, m)| numbered(start + k, &m.san))
             .collect();
         let mut panels = Vec::new();
-        match &self.stop {
+        // Once the game is over a stop no longer suspends anything: no panel, no countdown.
+        match self.stop.as_ref().filter(|_| self.phase != Phase::Ended) {
             Some(Stop::Arbiter { reason, .. }) => panels.push(Panel::Stopped {
                 reason: reason.clone(),
             }),
@@ -297,6 +307,16 @@ impl Game {
                 score: o.score.text().to_string(),
                 termination: o.termination,
                 detail: o.detail.clone(),
+            });
+        }
+        if let Some(d) = self.handover_due() {
+            let left = |at: Option<Ms>| at.map(|t| t as i64 - now as i64);
+            panels.push(Panel::Handover {
+                log_left_ms: left(d.log_at),
+                min_copies: d.min_copies,
+                log_handed: d.log_handed,
+                program_left_ms: left(d.program_at),
+                program_handed: d.program_handed,
             });
         }
         View {

@@ -457,7 +457,7 @@ pub fn build(
             });
             match Game::from_opening(o) {
                 Ok(g) => {
-                    profile = Some(g.profile.clone());
+                    profile = Some(g.profile().clone());
                     b.game = Some(g);
                 }
                 Err(m) => b.report.warnings.push(format!("entry 0: {m}")),
@@ -568,6 +568,15 @@ impl Builder<'_> {
             | K::DrawDeclined { .. } => self.describe_draw(e),
             K::DisputeRaised { .. } | K::RulingGiven { .. } => self.describe_dispute(e),
             K::Note { text } => format!("note: {text}"),
+            K::Authorized {
+                by,
+                command,
+                first,
+                last,
+            } => format!("entries #{first}–#{last} ({command}) authorized by the arbiter: {by}"),
+            K::AuthorizationFailed { command, why } => {
+                format!("authorization FAILED for '{command}': {why}; nothing recorded")
+            }
             K::GameEnded { .. } => self.describe_result(e),
             K::Recovery(_) => "the journal cut off a torn last line when the log was opened".into(),
             K::EngineLogArchived(_) | K::ProgramArchived(_) => self.describe_archive(e),
@@ -608,6 +617,8 @@ impl Builder<'_> {
             | K::InternalClockReported { .. }
             | K::InternalClockCorrected { .. }
             | K::Note { .. }
+            | K::Authorized { .. }
+            | K::AuthorizationFailed { .. }
             | K::Recovery(_) => {}
         }
     }

@@ -70,6 +70,13 @@ pub enum Mode {
     Confirm { pending: Pending, text: String },
     /// The log page: every entry in full, `back` lines up from the newest (0 follows the log).
     Log { back: usize },
+    /// An arbiter-only command awaits the arbiter's authorization: the signing key's passphrase,
+    /// typed masked (5b).
+    Authorize {
+        pending: Command,
+        words: String,
+        typed: String,
+    },
 }
 
 /// A red alarm that stays on screen until the arbiter acknowledges it (`!`).
@@ -124,6 +131,9 @@ pub struct UiState {
     pub acked: Vec<String>,
     /// The match score line (`Kasparov 1 – Deep Junior 1`) and the game number, from the shell.
     pub score: Option<String>,
+    /// The match table behind `score` (player, points), and whether this game's result is in it.
+    pub score_table: Vec<(String, f64)>,
+    pub score_has_this_game: bool,
 }
 
 impl Default for UiState {
@@ -153,6 +163,8 @@ impl UiState {
             alarms: Vec::new(),
             acked: Vec::new(),
             score: None,
+            score_table: Vec::new(),
+            score_has_this_game: false,
         }
     }
 
@@ -197,26 +209,105 @@ pub enum Action {
     None,
     /// Run this command through the session (catch-up, decide, append, evolve).
     Execute(Command),
+    /// Run this arbiter-only command if `passphrase` opens the arbiter's signing key.
+    Authorized {
+        cmd: Command,
+        words: String,
+        passphrase: String,
+    },
     Quit,
 }
 
-/// Commands that can end the game or change what was played; they ask y/n first.
+/// Ask the arbiter's passphrase before `cmd` (the shell decided it is arbiter-only).
+pub fn ask_authorization(ui: &mut UiState, cmd: Command, words: String) {
+    ui.mode = Mode::Authorize {
+        pending: cmd,
+        words,
+        typed: String::new(),
+    };
+}
+
+/// Ask y/n for `cmd`, stating what it will record (decided against the state now, before the
+/// question); a command the rules refuse is refused at once and nothing is asked.
+fn ask(ui: &mut UiState, cmd: Command, words: &str, game: &Game) {
+    match consequence(&cmd, game) {
+        Ok(what) => {
+            ui.mode = Mode::Confirm {
+                pending: Pending::Command(cmd),
+                text: format!("{words} → {what}"),
+            }
+        }
+        Err(refusal) => {
+            ui.mode = Mode::Clock;
+            ui.message = Some(Message::new(
+                MsgKind::Refused,
+                format!("{refusal} · nothing recorded: {words}"),
+            ));
+        }
+    }
+}
+
+/// What `cmd` would record, in words that state the consequence ("the game ENDS 1-0
+/// (resignation)", "Garry Kasparov 1:55:35 → 2:05:35", "2. Nh3 will be taken back"), from a dry
+/// decide at the latest entry's time; or the refusal it would get.
+pub fn consequence(cmd: &Command, game: &Game) -> Result<String, String> {
+    use crate::core::event::{EventKind, Termination};
+    use crate::core::timefmt;
+    let at = game.last_at();
+    let events = game.decide(cmd, at).map_err(|r| r.to_string())?;
+    let name = |side: crate::core::Side| {
+        game.player(side)
+            .map_or_else(|| side.to_string(), |p| p.name.clone())
+    };
+    let said: Vec<String> = events
+        .iter()
+        .map(|e| match &e.kind {
+            EventKind::GameEnded {
+                score,
+                termination: Termination::Forfeit,
+                ..
+            } => format!("the machine FORFEITS: the game ends {}", score.text()),
+            EventKind::GameEnded {
+                score, termination, ..
+            } => format!(
+                "the game ENDS {} ({})",
+                score.text(),
+                super::describe::termination_text(*termination)
+            ),
+            EventKind::ClockCorrected { side, delta_ms, .. } => {
+                let before = game.remaining(*side, at);
+                format!(
+                    "{} {} → {}",
+                    name(*side),
+                    timefmt::clock(before),
+                    timefmt::clock(before.saturating_add(*delta_ms))
+                )
+            }
+            EventKind::MovesTakenBack { plies, .. } => {
+                let moves = game.board().moves();
+                let from = moves.len().saturating_sub(*plies);
+                let list: Vec<String> = moves[from..]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| crate::core::view::numbered(from + i, &m.san))
+                    .collect();
+                format!("{} will be taken back", list.join(" "))
+            }
+            EventKind::DrawOffered { .. } => format!(
+                "{} offers a draw: the machine's operator may accept it, and the game ends ½–½",
+                game.human_side()
+                    .map_or_else(|| "the human".to_string(), name)
+            ),
+            _ => describe_event(e),
+        })
+        .collect();
+    Ok(said.join(" · "))
+}
+
+/// Commands that can end the game or change what was played; they ask y/n first (the need is
+/// stated beside the command: [`Command::needs_confirmation`]).
 pub fn needs_confirmation(cmd: &Command) -> bool {
-    use Command as C;
-    matches!(
-        cmd,
-        C::Resign
-            | C::HumanResign
-            | C::AcceptDraw
-            | C::HumanAcceptDraw
-            | C::TablebaseDraw
-            | C::Decide { .. }
-            | C::NoShow { .. }
-            | C::Claim { .. }
-            | C::WrongMove { .. }
-            | C::CorrectClock { .. }
-            | C::TakeBack { .. }
-    )
+    cmd.needs_confirmation()
 }
 
 fn ctrl(key: &KeyEvent, c: char) -> bool {
@@ -237,6 +328,47 @@ pub fn on_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
         };
     }
     match ui.mode.clone() {
+        Mode::Authorize {
+            pending,
+            words,
+            mut typed,
+        } => match key.code {
+            KeyCode::Enter => {
+                ui.mode = Mode::Clock;
+                Action::Authorized {
+                    cmd: pending,
+                    words,
+                    passphrase: typed,
+                }
+            }
+            KeyCode::Esc => {
+                ui.mode = Mode::Clock;
+                ui.message = Some(Message::new(
+                    MsgKind::Info,
+                    format!("not authorized, nothing recorded: {words}"),
+                ));
+                Action::None
+            }
+            KeyCode::Backspace => {
+                typed.pop();
+                ui.mode = Mode::Authorize {
+                    pending,
+                    words,
+                    typed,
+                };
+                Action::None
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                typed.push(c);
+                ui.mode = Mode::Authorize {
+                    pending,
+                    words,
+                    typed,
+                };
+                Action::None
+            }
+            _ => Action::None,
+        },
         Mode::Clock => clock_key(ui, key, game),
         Mode::Line(kind) => line_key(ui, kind, key, game),
         Mode::Help { scroll } => {
@@ -328,10 +460,10 @@ fn clock_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
         return Action::None;
     }
     match key.code {
-        KeyCode::Char(' ') | KeyCode::Enter => match game.phase {
+        KeyCode::Char(' ') | KeyCode::Enter => match game.phase() {
             // Pressing the clock before the game starts White's clock; without the 8a
             // configuration digest it asks first.
-            Phase::Draft if game.draft.config_sha256.is_none() => {
+            Phase::Draft if game.draft().config_sha256.is_none() => {
                 ui.mode = Mode::Confirm {
                     pending: Pending::StartWithoutDigest,
                     text: "start the game without an 8a configuration digest".into(),
@@ -355,10 +487,14 @@ fn clock_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
             reason: "stopped at the board (stop key)".into(),
         }),
         KeyCode::Char('r') | KeyCode::F(6) => Action::Execute(Command::Resume),
-        KeyCode::F(7) => Action::Execute(Command::HumanOfferDraw),
+        // A decisive fact on one key: asked first, with what it records.
+        KeyCode::F(7) => {
+            ask(ui, Command::HumanOfferDraw, "human offer-draw", game);
+            Action::None
+        }
         KeyCode::F(8) => {
-            let team = game.decl.as_ref().map(|d| d.team.join(", "));
-            let team = team.unwrap_or_else(|| game.draft.team.join(", "));
+            let team = game.decl().map(|d| d.team.join(", "));
+            let team = team.unwrap_or_else(|| game.draft().team.join(", "));
             open_line(ui, LineKind::Command, &format!("operator consult {team}"));
             Action::None
         }
@@ -424,7 +560,7 @@ fn clock_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
             ui.moves_back = usize::MAX / 2;
             Action::None
         }
-        KeyCode::Char(c) if starts_move(c) && game.phase == Phase::Playing => {
+        KeyCode::Char(c) if starts_move(c) && game.phase() == Phase::Playing => {
             open_line(ui, LineKind::Move, &c.to_string());
             Action::None
         }
@@ -470,7 +606,7 @@ fn line_key(ui: &mut UiState, kind: LineKind, key: KeyEvent, game: &Game) -> Act
             recall(ui, key.code == KeyCode::Up);
             Action::None
         }
-        KeyCode::Enter => submit(ui, kind),
+        KeyCode::Enter => submit(ui, kind, game),
         _ => Action::None,
     }
 }
@@ -494,7 +630,7 @@ fn recall(ui: &mut UiState, older: bool) {
     ui.completion = None;
 }
 
-fn submit(ui: &mut UiState, kind: LineKind) -> Action {
+fn submit(ui: &mut UiState, kind: LineKind, game: &Game) -> Action {
     let text = ui.line.trim().to_string();
     if text.is_empty() {
         ui.mode = Mode::Clock;
@@ -517,10 +653,7 @@ fn submit(ui: &mut UiState, kind: LineKind) -> Action {
             Action::None
         }
         Ok(cmd) if needs_confirmation(&cmd) => {
-            ui.mode = Mode::Confirm {
-                pending: Pending::Command(cmd),
-                text,
-            };
+            ask(ui, cmd, &text, game);
             ui.line.clear();
             Action::None
         }
@@ -537,9 +670,9 @@ fn submit(ui: &mut UiState, kind: LineKind) -> Action {
 /// line), otherwise the command words of [`HELP`].
 pub fn candidates(kind: LineKind, line: &str, game: &Game) -> Vec<String> {
     match kind {
-        LineKind::Move => complete_san(&game.board, line),
+        LineKind::Move => complete_san(game.board(), line),
         LineKind::Command => match line.strip_prefix("move ") {
-            Some(rest) => complete_san(&game.board, rest.trim_start())
+            Some(rest) => complete_san(game.board(), rest.trim_start())
                 .into_iter()
                 .map(|m| format!("move {m}"))
                 .collect(),

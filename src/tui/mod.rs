@@ -38,18 +38,26 @@ pub use timing::{bell, sticky_alarms, wait_for};
 pub const LAST_MOVES: usize = 40;
 
 /// Milliseconds since the game's time origin, from the monotonic clock.
-fn now_ms(origin: Instant, offset_ms: u64) -> Ms {
+pub fn now_ms(origin: Instant, offset_ms: u64) -> Ms {
     offset_ms.saturating_add(u64::try_from(origin.elapsed().as_millis()).unwrap_or(u64::MAX))
 }
 
 /// Run the Board UI until the user quits. `now = offset_ms + origin.elapsed()`; `status` is asked
 /// for the log's state before each frame; `notice` is shown in the message line at start.
 /// The terminal is restored on return and on panic (ratatui's hook).
+/// The shell's hand-over of rule 13 on the Board UI (`:arbiter archive COPY COPY … [program
+/// FILE]`): examine and store the files, record the entries through the session; returns what was
+/// recorded and the summary, or the refusal.
+pub type HandOver<'a> = dyn FnMut(&mut Session, &[Event], &[String], Option<&str>) -> Result<(Vec<Event>, String), String>
+    + 'a;
+
 pub fn run(
     session: &mut Session,
     origin: Instant,
     offset_ms: u64,
     status: &mut dyn FnMut(&Session) -> Status,
+    hand_over: &mut HandOver<'_>,
+    authority: &Authority<'_>,
     ui: UiState,
 ) -> std::io::Result<()> {
     terminal::require()?;
@@ -61,7 +69,12 @@ pub fn run(
             return Err(e);
         }
     };
-    let result = run_loop(&mut terminal, session, origin, offset_ms, status, ui);
+    let hooks = Hooks {
+        status,
+        hand_over,
+        authority,
+    };
+    let result = run_loop(&mut terminal, session, origin, offset_ms, hooks, ui);
     let restored = ratatui::try_restore();
     result.and(restored)
 }
@@ -90,18 +103,65 @@ fn catch_up(session: &mut Session, ui: &mut UiState, last: &mut Option<String>, 
     }
 }
 
+/// What the shell lends the loop: the log's state, rule 13's hand-over, the arbiter's authority.
+struct Hooks<'s, 'h, 'a> {
+    status: &'s mut dyn FnMut(&Session) -> Status,
+    hand_over: &'h mut HandOver<'h>,
+    authority: &'a Authority<'a>,
+}
+
 fn run_loop(
     terminal: &mut ratatui::DefaultTerminal,
     session: &mut Session,
     origin: Instant,
     offset_ms: u64,
-    status: &mut dyn FnMut(&Session) -> Status,
+    hooks: Hooks<'_, '_, '_>,
     mut ui: UiState,
 ) -> std::io::Result<()> {
+    let Hooks {
+        status,
+        hand_over,
+        authority,
+    } = hooks;
     let mut last: Option<String> = None;
+    let mut offset_ms = offset_ms;
+    let mut readings = (Instant::now(), std::time::SystemTime::now());
+    let mut beat: Option<Instant> = None;
     loop {
+        // A suspend of the machine: the monotonic clock stood still while the wall clock went on.
+        // Real time passed for the players; the clock catches up and the arbiter rules on it as
+        // on a restart (8b/6d).
+        let (mono, wall) = (Instant::now(), std::time::SystemTime::now());
+        let missed = timing::suspended_ms(
+            mono.duration_since(readings.0),
+            wall.duration_since(readings.1).unwrap_or_default(),
+        );
+        readings = (mono, wall);
+        let running = session.game.clock().running();
+        if let (Some(ms), Some(side)) = (missed, running)
+            && session.game.phase() == crate::core::game::Phase::Playing
+            && session.restart_gap.is_none()
+        {
+            offset_ms = offset_ms.saturating_add(ms);
+            session.restart_gap = Some(ms);
+            session.restart_side = Some(side);
+            ui.message = Some(Message::new(
+                MsgKind::Refused,
+                format!(
+                    "SUSPEND: the machine slept {} with {side}'s clock running: arbiter restart-gap waive|charge [H:MM:SS] REASON",
+                    crate::core::timefmt::clock(ms as i64)
+                ),
+            ));
+        }
         let now = now_ms(origin, offset_ms);
+        if running.is_some()
+            && beat.is_none_or(|b| b.elapsed() >= std::time::Duration::from_secs(1))
+        {
+            session.storage.heartbeat(now, chrono::Utc::now());
+            beat = Some(Instant::now());
+        }
         catch_up(session, &mut ui, &mut last, now);
+        refresh_score(&mut ui, &session.game);
         if ui.frozen.is_none() {
             ui.frozen = session.frozen.clone();
         }
@@ -131,17 +191,134 @@ fn run_loop(
         if st.alarm.is_some() && ui.frozen.is_none() {
             ui.frozen = st.alarm.clone();
         }
-        match on_key(&mut ui, key, &session.game) {
-            Action::None => {}
+        let action = on_key(&mut ui, key, &session.game);
+        let (cmd, by) = match action {
+            Action::None => continue,
             Action::Quit => return Ok(()),
-            Action::Execute(cmd) => {
-                let now = now_ms(origin, offset_ms);
-                let r = session.execute(&cmd, now);
-                if let Ok(events) = &r {
-                    remember(&mut last, events, session.storage.len());
+            Action::Execute(cmd) if needs_authority(&cmd, &session.game) => match authority {
+                Authority::Open => (cmd, None),
+                Authority::UnencryptedKey => (cmd, Some(UNENCRYPTED)),
+                Authority::Passphrase(_) => {
+                    let words = words_of(&ui, &cmd);
+                    keys::ask_authorization(&mut ui, cmd, words);
+                    continue;
                 }
-                after_execute(&mut ui, &r, session.storage.len());
+            },
+            Action::Execute(cmd) => (cmd, None),
+            Action::Authorized {
+                cmd,
+                words,
+                passphrase,
+            } => {
+                let ok = match authority {
+                    Authority::Passphrase(check) => check(&passphrase),
+                    Authority::Open | Authority::UnencryptedKey => true,
+                };
+                if !ok {
+                    let now = now_ms(origin, offset_ms);
+                    let why = if passphrase.is_empty() {
+                        "empty passphrase"
+                    } else {
+                        "wrong passphrase"
+                    };
+                    let logged = session
+                        .execute(
+                            &Command::AuthorizationFailed {
+                                words: words.clone(),
+                                why: why.into(),
+                            },
+                            now,
+                        )
+                        .map(|ev| ev.len())
+                        .unwrap_or(0);
+                    ui.submitted = None;
+                    ui.message = Some(Message::new(
+                        MsgKind::Refused,
+                        format!(
+                            "refused (rule 5b): {why}: only the arbiter may '{words}'; nothing recorded{}",
+                            if logged > 0 {
+                                " · the failed authorization is logged"
+                            } else {
+                                ""
+                            }
+                        ),
+                    ));
+                    continue;
+                }
+                (cmd, Some("passphrase"))
             }
+        };
+        let words = words_of(&ui, &cmd);
+        let before = session.storage.len();
+        if let Command::HandOverFiles { copies, program } = &cmd {
+            match hand_over(session, &ui.log, copies, program.as_deref()) {
+                Ok((events, summary)) => {
+                    remember(&mut last, &events, session.storage.len());
+                    after_execute(&mut ui, &Ok(events), session.storage.len());
+                    ui.message = Some(Message::new(MsgKind::Done, summary.replace('\n', " · ")));
+                }
+                Err(e) => {
+                    ui.submitted = None;
+                    ui.message = Some(Message::new(MsgKind::Refused, e));
+                }
+            }
+        } else {
+            let now = now_ms(origin, offset_ms);
+            let r = session.execute(&cmd, now);
+            if let Ok(events) = &r {
+                remember(&mut last, events, session.storage.len());
+            }
+            after_execute(&mut ui, &r, session.storage.len());
+        }
+        // 5b: how the arbiter's entries were authorized, right after them.
+        let after = session.storage.len();
+        if let Some(by) = by
+            && after > before
+        {
+            let now = now_ms(origin, offset_ms);
+            let auth = Command::Authorize {
+                by: by.into(),
+                words,
+                first: before as u64,
+                last: after as u64 - 1,
+            };
+            if let Ok(events) = session.execute(&auth, now) {
+                on_recorded(&mut ui, &events);
+                remember(&mut last, &events, session.storage.len());
+            }
+        }
+    }
+}
+
+/// How the arbiter's authorization is given at this keyboard.
+pub enum Authority<'a> {
+    /// No gate (rehearsals in memory, tests): nothing asked, nothing recorded.
+    Open,
+    /// The signing key is not encrypted: there is nothing to ask; each arbiter-only command is
+    /// recorded as authorized by an unencrypted key (anyone at the keyboard could give it).
+    UnencryptedKey,
+    /// The signing key's passphrase, asked for each arbiter-only command and checked here.
+    Passphrase(Box<dyn Fn(&str) -> bool + 'a>),
+}
+
+const UNENCRYPTED: &str = "unencrypted-key (anyone at this keyboard)";
+
+/// Whether `cmd` needs the arbiter's authorization: arbiter-only commands once the game is
+/// recorded (declarations before the start are a draft; the start itself is authorized).
+pub fn needs_authority(cmd: &Command, game: &crate::core::game::Game) -> bool {
+    cmd.role() == crate::core::command::Role::Arbiter
+        && !(crate::core::game::Game::is_declaration(cmd)
+            && game.phase() == crate::core::game::Phase::Draft)
+}
+
+/// The command's words as typed, or its name for a one-key command.
+fn words_of(ui: &UiState, cmd: &Command) -> String {
+    match &ui.submitted {
+        Some((_, text)) => text.clone(),
+        None => {
+            let debug = format!("{cmd:?}");
+            let name = debug.split([' ', '{', '(']).next().unwrap_or_default();
+            format!("key: {name}")
         }
     }
 }
@@ -200,7 +377,16 @@ pub fn parse_declarations(text: &str) -> Result<Vec<Command>, DeclarationError> 
     text.lines()
         .enumerate()
         .filter_map(|(i, l)| {
-            let l = l.split('#').next().unwrap_or("").trim();
+            let kept = match crate::core::script::strip_comment(l) {
+                Ok(k) => k,
+                Err(message) => {
+                    return Some(Err(DeclarationError {
+                        line: i + 1,
+                        message,
+                    }));
+                }
+            };
+            let l = kept.trim();
             // A script line's time (`0`, `0:00:00`) is accepted and ignored: declarations have none.
             let l = match l.split_once(char::is_whitespace) {
                 Some((t, rest)) if crate::core::timefmt::parse_duration(t).is_ok() => rest.trim(),
@@ -254,8 +440,8 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
     let log = opened.events;
     let mut session = opened.session;
     let mut notes: Vec<String> = opened.notice.into_iter().collect();
-    if session.game.phase == crate::core::game::Phase::Draft {
-        let game = session.game.ctx.game;
+    if session.game.phase() == crate::core::game::Phase::Draft {
+        let game = session.game.ctx().game;
         let previous = crate::matchdir::previous_declarations(a.match_dir, game);
         let decl_text =
             match (a.declarations, &previous) {
@@ -296,7 +482,7 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
                 "game {game}: declare the game first (:arbiter declare white human NAME, black machine NAME, operator, team), then Space starts White's clock"
             )),
         }
-        if session.game.draft.config_sha256.is_none() {
+        if session.game.draft().config_sha256.is_none() {
             notes.push(
                 "8a: no configuration digest declared for this game: :arbiter declare config-file PATH"
                     .to_string(),
@@ -307,10 +493,33 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
     let mut ui = UiState::new(notice);
     ui.log = log;
     ui.utc_origin = Some(session.utc_origin);
-    ui.score = score_text(&crate::matchdir::match_score(a.match_dir));
+    ui.score_table = crate::matchdir::match_score(a.match_dir);
+    ui.score_has_this_game = session.game.phase() == crate::core::game::Phase::Ended;
+    ui.score = score_text(&ui.score_table);
     ui.ascii = !terminal::utf8_locale();
     ui.no_color = terminal::no_color();
     Ok((session, Instant::now(), opened.now_ms, ui))
+}
+
+/// When this game's result is recorded on this board, add it to the match score in the header.
+pub fn refresh_score(ui: &mut UiState, game: &crate::core::game::Game) {
+    if ui.score_has_this_game {
+        return;
+    }
+    let Some(points) = game.points() else {
+        return;
+    };
+    for side in crate::core::Side::BOTH {
+        let name = game
+            .player(side)
+            .map_or_else(|| side.to_string(), |p| p.name.clone());
+        match ui.score_table.iter_mut().find(|(n, _)| *n == name) {
+            Some(row) => row.1 += points[side.index()],
+            None => ui.score_table.push((name, points[side.index()])),
+        }
+    }
+    ui.score_has_this_game = true;
+    ui.score = score_text(&ui.score_table);
 }
 
 /// `Kasparov 1½ – Deep Junior ½` from the match table; `None` before any game has a result.

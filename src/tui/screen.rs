@@ -182,8 +182,41 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
     match &ui.mode {
         Mode::Help { scroll } => help(*scroll, area, buf),
         Mode::Confirm { pending, text } => confirm(pending, text, area, buf),
+        Mode::Authorize { words, typed, .. } => authorize(words, typed.chars().count(), area, buf),
         _ => {}
     }
+}
+
+/// The arbiter's authorization prompt: the command, the masked passphrase.
+fn authorize(words: &str, typed: usize, area: Rect, buf: &mut Buffer) {
+    let r = centered(area, 72, 7);
+    Clear.render(r, buf);
+    let lines = vec![
+        Line::from(Span::styled(
+            format!("  {words}"),
+            Style::new().add_modifier(Modifier::BOLD),
+        )),
+        Line::from(format!(
+            "  arbiter's passphrase (signing key): {}",
+            "*".repeat(typed)
+        )),
+        Line::from(""),
+        Line::from("  Enter checks it · Esc cancels · a failed check is logged (5b)"),
+    ];
+    dialog(" only the arbiter: authorize (5b) ", lines, r, buf);
+}
+
+/// An amber-framed question box over the screen.
+fn dialog(title: &str, lines: Vec<Line<'static>>, r: Rect, buf: &mut Buffer) {
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(
+            Block::bordered()
+                .border_type(BorderType::Thick)
+                .border_style(Style::new().fg(AMBER))
+                .title(title.to_string()),
+        )
+        .render(r, buf);
 }
 
 /// The red alarms kept until acknowledged, one per line, and how to acknowledge them.
@@ -721,6 +754,53 @@ pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
                     )),
                 ]));
             }
+            Panel::Handover {
+                log_left_ms,
+                min_copies,
+                log_handed,
+                program_left_ms,
+                program_handed,
+            } => {
+                let item = |what: &str, left: &Option<i64>, done: bool| -> Span<'static> {
+                    match (done, left) {
+                        (true, _) => Span::styled(
+                            format!("{what} ✓ archived"),
+                            Style::new().fg(Color::Green),
+                        ),
+                        (false, Some(l)) if *l > 0 => Span::styled(
+                            format!("{what} due, {} left", timefmt::short(*l)),
+                            Style::new()
+                                .fg(if *l < AMBER_MS { AMBER } else { Color::Cyan })
+                                .add_modifier(Modifier::BOLD),
+                        ),
+                        (false, Some(l)) => Span::styled(
+                            format!(
+                                "{what} LATE by {} (accepted and flagged)",
+                                timefmt::short(-*l)
+                            ),
+                            Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+                        ),
+                        (false, None) => Span::raw(format!("{what} due (no deadline)")),
+                    }
+                };
+                let mut spans = vec![
+                    tag("13 HAND-OVER", Color::Cyan),
+                    Span::raw(" "),
+                    item(
+                        &format!("13a machine's log ({min_copies} copies)"),
+                        log_left_ms,
+                        *log_handed,
+                    ),
+                ];
+                if program_left_ms.is_some() || *program_handed {
+                    spans.push(Span::raw(" · "));
+                    spans.push(item("13d program copy", program_left_ms, *program_handed));
+                }
+                if !*log_handed {
+                    spans.push(Span::raw(" · :arbiter archive COPY COPY … [program FILE]"));
+                }
+                out.push(Line::from(spans));
+            }
             Panel::Result {
                 score,
                 termination,
@@ -1049,13 +1129,5 @@ fn confirm(pending: &Pending, text: &str, area: Rect, buf: &mut Buffer) {
             Span::raw(" = no"),
         ]),
     ];
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .block(
-            Block::bordered()
-                .border_type(BorderType::Thick)
-                .border_style(Style::new().fg(AMBER))
-                .title(title),
-        )
-        .render(r, buf);
+    dialog(title, lines, r, buf);
 }

@@ -48,6 +48,24 @@ pub fn wait_for(view: &View, now: Ms) -> Duration {
                 reset_done: false,
                 ..
             } if *w > 0 => wake.push(ceil_boundary(*w)),
+            Panel::Handover {
+                log_left_ms,
+                log_handed,
+                program_left_ms,
+                program_handed,
+                ..
+            } => {
+                for (left, done) in [(log_left_ms, log_handed), (program_left_ms, program_handed)] {
+                    if let (Some(l), false) = (left, done) {
+                        // Counting down (rounding up), then the lateness (rounding down).
+                        wake.push(if *l > 0 {
+                            ceil_boundary(*l)
+                        } else {
+                            floor_boundary(-*l)
+                        });
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -57,6 +75,14 @@ pub fn wait_for(view: &View, now: Ms) -> Duration {
     wake.into_iter().min().map_or(IDLE_WAKE, |ms| {
         Duration::from_millis(ms.max(1)).min(IDLE_WAKE)
     })
+}
+
+/// Whether the machine slept between two readings: the monotonic clock (which stops while the
+/// system is suspended) advanced `mono`, the wall clock `wall`. More than 5 s apart is a suspend
+/// (or the wall clock was set by hand: the arbiter rules either way); returns the time missed.
+pub fn suspended_ms(mono: Duration, wall: Duration) -> Option<Ms> {
+    let missed = wall.checked_sub(mono)?;
+    (missed > Duration::from_secs(5)).then(|| u64::try_from(missed.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// The red alarms currently on screen: 9e limit reached, flag fallen, 8b window over, log
@@ -150,9 +176,8 @@ pub fn sticky_alarms(view: &View, log: &[Event], restart_gap: Option<Ms>) -> Vec
         out.push(Alarm {
             key: format!("restart#{}", log.len()),
             text: format!(
-                "restart ruling pending: the kit was down {} with a clock running: arbiter restart-gap {} charge|waive",
-                timefmt::clock(gap as i64),
-                timefmt::exact(gap)
+                "restart ruling pending: the kit was down {} with a clock running: arbiter restart-gap waive|charge [H:MM:SS] REASON",
+                timefmt::clock(gap as i64)
             ),
         });
     }

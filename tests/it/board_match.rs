@@ -31,7 +31,7 @@ fn clause_8a_declare_config_file_declares_the_documents_sha256() {
     let cmd = parse(&format!("arbiter declare config-file {}", doc.display())).unwrap();
     s.execute(&cmd, 0).unwrap();
     assert_eq!(
-        s.game.draft.config_sha256.as_deref(),
+        s.game.draft().config_sha256.as_deref(),
         Some(hex::encode(Sha256::digest(text)).as_str())
     );
 }
@@ -41,7 +41,7 @@ fn clause_8a_declare_config_file_that_cannot_be_read_is_refused_and_changes_noth
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("no-such-document.txt");
     let mut s = memory_session(Path::new(RULES), "m", 1).unwrap();
-    let before = s.game.draft.clone();
+    let before = s.game.draft().clone();
     let cmd = parse(&format!(
         "arbiter declare config-file {}",
         missing.display()
@@ -55,7 +55,7 @@ fn clause_8a_declare_config_file_that_cannot_be_read_is_refused_and_changes_noth
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(s.game.draft, before);
+    assert_eq!(s.game.draft(), &before);
     assert!(s.storage.is_empty());
 }
 
@@ -121,14 +121,14 @@ fn clause_4c_next_game_starts_from_the_previous_declarations_with_colours_swappe
     })
     .unwrap();
     let g = &session.game;
-    assert_eq!(g.ctx.game, 2);
+    assert_eq!(g.ctx().game, 2);
     assert_eq!(
-        g.phase,
+        g.phase(),
         Phase::Draft,
         "shown for confirmation, not yet recorded"
     );
-    let white = g.draft.white.clone().unwrap();
-    let black = g.draft.black.clone().unwrap();
+    let white = g.draft().white.clone().unwrap();
+    let black = g.draft().black.clone().unwrap();
     assert_eq!(
         (white.name.as_str(), white.kind),
         ("Deep Junior", PlayerKind::Machine)
@@ -137,10 +137,10 @@ fn clause_4c_next_game_starts_from_the_previous_declarations_with_colours_swappe
         (black.name.as_str(), black.kind),
         ("Garry Kasparov", PlayerKind::Human)
     );
-    assert_eq!(g.draft.operator.as_deref(), Some("Amir Ban"));
-    assert_eq!(g.draft.team, ["Shay Bushinsky", "Boris Alterman"]);
+    assert_eq!(g.draft().operator.as_deref(), Some("Amir Ban"));
+    assert_eq!(g.draft().team, ["Shay Bushinsky", "Boris Alterman"]);
     // 8a: the digest is for each game: not carried over, and its absence is said.
-    assert_eq!(g.draft.config_sha256, None);
+    assert_eq!(g.draft().config_sha256, None);
     let note = ui.message.unwrap().text;
     assert!(
         note.contains("carried over from game 1 with colours swapped"),

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use arbiter::core::Ms;
 use arbiter::core::board::complete_san;
-use arbiter::core::command::Command;
+use arbiter::core::command::{Command, TablebaseProbe};
 use arbiter::core::event::{
     Algorithm, ClockSet, DeclineHow, Event, EventKind, Justification, ProfileRef, Score,
     Termination,
@@ -173,7 +173,7 @@ impl Match {
             view: self.view(at),
             state: format!("{:?}", self.s.game),
             stored: self.s.storage.len(),
-            applied: self.s.game.applied,
+            applied: self.s.game.applied(),
         }
     }
 
@@ -394,8 +394,8 @@ fn clause_2_checkmate_ends_the_game_automatically() {
             assert_eq!(e.actor, Actor::Kit);
             let (score, term, _, fen) = ended(e);
             assert_eq!((score, term), (Score::BlackWins, Termination::Checkmate));
-            assert_eq!(fen, m.game().board.fen());
-            assert_eq!(m.game().phase, Phase::Ended);
+            assert_eq!(fen, m.game().board().fen());
+            assert_eq!(m.game().phase(), Phase::Ended);
         })
         .when("50 move a3")
         .then_refused_saying("", "over");
@@ -423,7 +423,7 @@ fn clause_2_insufficient_material_is_a_draw() {
     let moves: Vec<&str> = TO_BARE_KINGS.split_whitespace().collect();
     let (last, before) = moves.split_last().unwrap();
     m.moves(&before.join(" "), 1000);
-    assert_eq!(m.game().phase, Phase::Playing);
+    assert_eq!(m.game().phase(), Phase::Playing);
     let t = m.now + 1000;
     m.when(&format!("{} move {last}", secs(t))).then(|m, ev| {
         assert_eq!(ev.len(), 2);
@@ -433,7 +433,7 @@ fn clause_2_insufficient_material_is_a_draw() {
             (Score::Draw, Termination::InsufficientMaterial)
         );
         assert!(men_in_fen(&fen.unwrap()) <= 4);
-        assert_eq!(m.game().phase, Phase::Ended);
+        assert_eq!(m.game().phase(), Phase::Ended);
     });
 }
 
@@ -484,14 +484,16 @@ fn clause_2_fifty_move_claim_valid_and_invalid() {
         });
 }
 
+const FIVEFOLD: &str = "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1";
+
 #[test]
-fn clause_2_fivefold_repetition_ends_the_game_automatically() {
-    let mut m = started();
-    m.moves(
-        "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1",
-        1000,
-    );
-    assert_eq!(m.game().phase, Phase::Playing);
+fn laws_9_6_fivefold_repetition_ends_the_game_automatically_under_the_2023_laws() {
+    let text = rules_text(KASPAROV_2003).replace("laws = \"2001\"", "laws = \"2023\"");
+    assert!(text.contains("laws = \"2023\""));
+    let mut m = given_game(game_from_text(KASPAROV_2003, &text, 1, None), HUMAN_WHITE)
+        .and("0 arbiter start");
+    m.moves(FIVEFOLD, 1000);
+    assert_eq!(m.game().phase(), Phase::Playing);
     m.when("16 move Ng8")
         .then_events(&[("move_made", "6b"), ("game_ended", "2")])
         .then(|_, ev| {
@@ -500,6 +502,19 @@ fn clause_2_fivefold_repetition_ends_the_game_automatically() {
                 (score, term),
                 (Score::Draw, Termination::FivefoldRepetition)
             );
+        });
+}
+
+#[test]
+fn clause_2_under_the_2001_laws_of_the_2003_match_fivefold_repetition_is_only_a_claim() {
+    let mut m = started();
+    m.moves(FIVEFOLD, 1000);
+    m.when("16 move Ng8")
+        .then_events(&[("move_made", "6b")])
+        .when("17 human claim threefold")
+        .then_events(&[("game_ended", "2")])
+        .then(|_, ev| {
+            assert_eq!(ended(&ev[0]).1, Termination::ThreefoldClaim);
         });
 }
 
@@ -595,7 +610,7 @@ fn clause_1_players_are_fixed_once_the_game_is_opened() {
     let m = given(&HUMAN_WHITE[1..])
         .when("0 arbiter start")
         .then_refused_saying("1", "declare white");
-    assert_eq!(m.game().phase, Phase::Draft);
+    assert_eq!(m.game().phase(), Phase::Draft);
 }
 
 #[test]
@@ -619,7 +634,7 @@ fn clause_5b_the_log_opens_with_the_declarations_and_the_rules() {
         .when("1 arbiter note clock corrected by the operator before the start")
         .then_events(&[("note", "5b")]);
     m.at("2 arbiter start");
-    assert_eq!(m.game().started_at, Some(2000));
+    assert_eq!(m.game().started_at(), Some(2000));
     // notes are refused before anything is opened
     given(HUMAN_WHITE)
         .when("0 arbiter note too early")
@@ -681,7 +696,7 @@ fn clause_3_time_is_added_at_the_40th_and_60th_moves() {
         }
     }
     assert_eq!(t, 60 * 150_000);
-    assert_eq!(m.game().phase, Phase::Playing);
+    assert_eq!(m.game().phase(), Phase::Playing);
 }
 
 /// White (human) makes 39 moves of 180 s, Black answers each in 1 s: White's 40th turn starts
@@ -740,8 +755,8 @@ fn clause_3_flag_fall_is_a_draw_when_the_opponent_cannot_mate() {
     // FIDE Laws 6.9: Black has a lone king and cannot mate by any series of legal moves.
     let mut m = started();
     m.moves(LONE_KING, 1000);
-    assert_eq!(m.game().board.side_to_move(), Side::White);
-    assert_eq!(m.game().phase, Phase::Playing);
+    assert_eq!(m.game().board().side_to_move(), Side::White);
+    assert_eq!(m.game().phase(), Phase::Playing);
     // White used 23 s in 23 moves; its turn began at 46 s.
     let flag = 46_000 + 7_200_000 - 23_000;
     assert_eq!(m.view(m.now).next_deadline, Some(flag));
@@ -758,7 +773,7 @@ fn clause_3_flag_fall_loses_when_a_knight_could_mate_with_help() {
     // so FIDE 6.9 does not save White, whose flag falls.
     let mut m = started();
     m.moves(KING_AND_KNIGHT, 1000);
-    assert_eq!(m.game().board.side_to_move(), Side::White);
+    assert_eq!(m.game().board().side_to_move(), Side::White);
     let flag = 64_000 + 7_200_000 - 32_000;
     let ev = m.tick(flag);
     let (score, term, _, _) = ended(&ev[0]);
@@ -836,7 +851,7 @@ fn clause_4c_operator_is_declared_for_each_game_and_may_change_between_games() {
     let m = given(&HUMAN_WHITE[..2])
         .when("0 arbiter open")
         .then_refused_saying("4c", "operator");
-    assert_eq!(m.game().phase, Phase::Draft);
+    assert_eq!(m.game().phase(), Phase::Draft);
     for (n, operator) in [(1, "Amir Ban"), (2, "Shay Bushinsky")] {
         let g = game_from_text("2003.toml", &rules_text(KASPAROV_2003), n, None);
         let decl = format!("0 arbiter declare operator {operator}");
@@ -862,7 +877,7 @@ fn clause_4d_operator_cannot_be_changed_once_opened_or_started() {
         .and("2 arbiter start")
         .when("3 arbiter declare operator Somebody Else")
         .then_refused("4d");
-    assert_eq!(m.game().decl.as_ref().unwrap().operator, "Amir Ban");
+    assert_eq!(m.game().decl().unwrap().operator, "Amir Ban");
 }
 
 // ----- clause 6: operator's actions -----------------------------------------------------------
@@ -1077,11 +1092,11 @@ fn clause_6d_takeback_needs_the_clocks_stopped() {
                 } => {
                     assert_eq!(*plies, 1);
                     assert_eq!(removed, &["e5".to_string()]);
-                    assert_eq!(fen, &m.game().board.fen());
+                    assert_eq!(fen, &m.game().board().fen());
                 }
                 k => panic!("{k:?}"),
             }
-            assert_eq!(m.game().board.side_to_move(), Side::Black);
+            assert_eq!(m.game().board().side_to_move(), Side::Black);
             // Black's thinking time of its taken-back move stays charged: 10 s
             assert_eq!(m.remaining(Side::Black, 26_000), H as i64 - 10_000);
             assert_eq!(m.remaining(Side::White, 26_000), H as i64 - 10_000 - 5_000);
@@ -1181,12 +1196,12 @@ fn clause_6d_clock_corrected_below_zero_flag_falls_at_once() {
                 ev[1].at, 100_000,
                 "the flag falls when the correction is made"
             );
-            assert_eq!(m.game().phase, Phase::Ended);
+            assert_eq!(m.game().phase(), Phase::Ended);
         });
     // the same for the side not to move: its flag falls as soon as its clock starts
     let mut m = started();
     m.at("100 arbiter correct 6d clock black -2:00:01 wrong time set");
-    assert_eq!(m.game().phase, Phase::Playing);
+    assert_eq!(m.game().phase(), Phase::Playing);
     m.when("110 move e4").then(|_, ev| {
         assert_eq!(ev.len(), 2, "{ev:?}");
         assert_eq!(ev[1].at, 110_000);
@@ -1247,7 +1262,7 @@ fn clause_6l_parameter_correction_decided_after_committee_advice() {
                 }
                 k => panic!("{k:?}"),
             }
-            assert_eq!(m.game().params[0].decided, Some(true));
+            assert_eq!(m.game().params()[0].decided, Some(true));
         })
         .when("15 arbiter param-decision 1 refuse changed my mind")
         .then_refused_saying("6l", "already decided");
@@ -1283,8 +1298,8 @@ fn clause_7b_wrong_move_not_pressed_is_a_note_only() {
         .then_events(&[("wrong_move", "7b")])
         .then(|m, ev| {
             assert_eq!(wrong(&ev[0]), (false, 0, 0, false, "e5".into()));
-            assert_eq!(m.game().infractions, 0);
-            assert_eq!(m.game().board.plies(), 1);
+            assert_eq!(m.game().infractions(), 0);
+            assert_eq!(m.game().board().plies(), 1);
             assert_eq!(m.remaining(Side::White, 20_000), H as i64 - 5000);
             assert_eq!(m.remaining(Side::Black, 20_000), H as i64 - 15_000);
         })
@@ -1292,6 +1307,22 @@ fn clause_7b_wrong_move_not_pressed_is_a_note_only() {
         .then_refused("7b")
         .when("21 move e5")
         .then_events(&[("move_made", "6b")]);
+}
+
+#[test]
+fn clause_7b_after_the_notice_only_the_recorded_machine_move_is_accepted() {
+    let mut m = started();
+    m.moves("e4", 5000);
+    m.when("20 arbiter wrong-move banana e5")
+        .then_refused_saying("7b", "the move played")
+        .when("20 arbiter wrong-move c5 e5")
+        .then_events(&[("wrong_move", "7b")])
+        .when("25 move d5")
+        .then_refused_saying("7b", "only it is accepted now, not d5")
+        .when("26 move e5")
+        .then_events(&[("move_made", "6b")])
+        .when("30 move Nf3")
+        .then_events(&[("move_made", "6a")]);
 }
 
 #[test]
@@ -1304,10 +1335,10 @@ fn clause_7c_first_pressed_wrong_move_corrected_with_ten_minutes_to_the_human() 
         .then(|m, ev| {
             assert_eq!(wrong(&ev[0]), (true, 1, 600_000, false, "e5".into()));
             let g = m.game();
-            assert_eq!(g.infractions, 1);
-            assert_eq!(g.board.moves().last().unwrap().san, "e5");
+            assert_eq!(g.infractions(), 1);
+            assert_eq!(g.board().moves().last().unwrap().san, "e5");
             assert_eq!(
-                g.board.fen().as_deref(),
+                g.board().fen().as_deref(),
                 Some("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
             );
             // the human: 2 h - 5 s (e4) - 5 s (running since 65 s) + 10 min
@@ -1340,7 +1371,7 @@ fn clause_7c_second_wrong_move_forfeits() {
             assert_eq!(wrong(&ev[0]), (true, 2, 0, true, "Nc6".into()));
             let (score, term, _, _) = ended(&ev[1]);
             assert_eq!((score, term), (Score::WhiteWins, Termination::Forfeit));
-            assert_eq!(m.game().phase, Phase::Ended);
+            assert_eq!(m.game().phase(), Phase::Ended);
             // the first infraction's ten minutes stay on the human's clock: 5 s (e4), 10 s
             // (Nf3), 1 s running since Black's 25 s move, + 600 s
             assert_eq!(
@@ -1473,6 +1504,32 @@ fn clause_8b_reset_done_allows_an_earlier_resumption() {
         .when("301 arbiter resume")
         .then_events(&[("clock_resumed", "8b")])
         .then(|m, _| assert_eq!(m.remaining(Side::Black, 311_000), H as i64 - 70_000));
+}
+
+#[test]
+fn clause_8b_no_reset_window_countdown_once_the_game_is_over() {
+    let mut m = started();
+    m.moves("e4", 5000);
+    m.at("65 arbiter power-failure blackout");
+    m.at("100 arbiter power-restored");
+    assert!(
+        m.view(110_000)
+            .panels
+            .iter()
+            .any(|p| matches!(p, Panel::Power { .. }))
+    );
+    m.when("120 human resign")
+        .then_events(&[("game_ended", "9b")])
+        .then(|m, _| {
+            let v = m.view(130_000);
+            assert!(
+                !v.panels.iter().any(|p| matches!(p, Panel::Power { .. })),
+                "{:?}",
+                v.panels
+            );
+            assert_eq!(m.game().reset_window_end(), None);
+            assert_eq!(m.game().next_deadline(), None);
+        });
 }
 
 // ----- clause 9: draw offers and resignations -------------------------------------------------
@@ -1610,6 +1667,19 @@ fn clause_9d_machine_offer_needs_a_near_draw_evaluation() {
 }
 
 #[test]
+fn clause_9d_repetition_line_must_be_legal_and_repeat() {
+    let mut m = started();
+    m.moves("Nf3 Nf6 Ng1 Ng8", 1000);
+    m.moves("Nf3", 1000);
+    m.when("6 operator offer-draw repetition nonsense words")
+        .then_refused_saying("9d", "move 1 'nonsense'")
+        .when("6 operator offer-draw repetition e5 d4")
+        .then_refused_saying("9d", "not a repetition")
+        .when("6 operator offer-draw repetition 3... Nf6 4. Ng1 Ng8")
+        .then_events(&[("draw_offered", "9d")]);
+}
+
+#[test]
 fn clause_9d_repetition_offer_declined_by_the_human_or_by_his_move() {
     let mut m = started();
     m.moves("Nf3 Nf6 Ng1 Ng8", 1000);
@@ -1651,18 +1721,35 @@ fn clause_9d_repetition_offer_declined_by_the_human_or_by_his_move() {
 
 #[test]
 fn clause_9e_human_offers_with_his_move() {
-    let mut m = started()
-        .when("1 human offer-draw")
-        .then_refused_saying("9e", "move first");
-    m.moves("e4 e5", 5000);
-    m.when("11 human offer-draw")
-        .then_refused("9e")
-        .and("20 move Nf3")
-        .when("20 human offer-draw")
+    let mut m = started();
+    m.moves("e4 e5 Nf3", 5000);
+    m.when("20 human offer-draw")
         .then_events(&[("draw_offered", "9e")])
         .then(|_, ev| assert_eq!(offered(&ev[0]), (Side::White, None)))
         .when("21 human offer-draw")
         .then_refused_saying("9e", "already");
+}
+
+#[test]
+fn laws_9_1_2_human_offer_on_his_own_turn_is_still_valid_and_answered_by_the_machine() {
+    let mut m = started();
+    m.moves("e4 e5", 5000);
+    // White to move: the offer comes before his move. FIDE 9.1.2 keeps it valid.
+    m.when("11 human offer-draw")
+        .then_events(&[("draw_offered", "9e")])
+        .and("20 move Nf3")
+        .when("25 operator accept-draw")
+        .then_events(&[("game_ended", "9a")])
+        .then(|_, ev| assert_eq!(ended(&ev[0]).1, Termination::DrawAgreed));
+}
+
+#[test]
+fn laws_c_13_castling_written_with_zeros_is_accepted() {
+    let mut m = started();
+    m.moves("e4 e5 Nf3 Nc6 Bc4 Bc5", 1000);
+    m.when("10 move 0-0")
+        .then_events(&[("move_made", "6a")])
+        .then(|_, ev| assert_eq!(move_made(&ev[0]).1, "O-O"));
 }
 
 #[test]
@@ -1674,7 +1761,7 @@ fn clause_9e_machine_move_before_an_answer_is_a_rejection() {
         .then_events(&[("move_made", "6b")])
         .then(|m, ev| {
             assert!(move_made(&ev[0]).5, "declines_draw");
-            assert_eq!(m.game().offer.as_ref().unwrap().answered, Some(false));
+            assert_eq!(m.game().offer().unwrap().answered, Some(false));
         })
         .when("31 operator accept-draw")
         .then_refused("9a")
@@ -1767,19 +1854,102 @@ fn clause_9e_limit_reached_while_the_offer_is_open() {
 #[test]
 fn clause_10a_tablebase_draw_needs_a_position_of_the_databases() {
     let mut m = started()
-        .when("0 operator tablebase-draw")
+        .when("0 arbiter tablebase-draw")
         .then_refused_saying("10a", "32 men");
     m.moves(SEVEN_MEN, 1000);
-    let fen = m.game().board.fen().unwrap();
+    let fen = m.game().board().fen().unwrap();
     assert_eq!(men_in_fen(&fen), 7);
     let t = secs(m.now + 1000);
-    m.when(&format!("{t} operator tablebase-draw"))
+    // The operator advises; only the arbiter, having seen the machine's display, ends the game.
+    let m = m
+        .when(&format!("{t} operator tablebase-draw"))
+        .then_refused_saying("10a", "arbiter tablebase-draw")
+        .m;
+    let t = secs(m.now + 1000);
+    m.when(&format!("{t} arbiter tablebase-draw"))
         .then_events(&[("game_ended", "10a")])
         .then(|_, ev| {
+            assert_eq!(ev[0].actor, Actor::Arbiter);
             let (score, term, detail, f) = ended(&ev[0]);
             assert_eq!((score, term), (Score::Draw, Termination::TablebaseDraw));
             assert_eq!(f.as_deref(), Some(fen.as_str()));
             assert!(detail.contains("7 men"), "{detail}");
+            assert!(
+                detail.contains("not checked against Syzygy tables"),
+                "{detail}"
+            );
+        });
+}
+
+fn seven_men() -> Match {
+    let mut m = started();
+    m.moves(SEVEN_MEN, 1000);
+    m
+}
+
+fn tablebase_draw(probe: TablebaseProbe) -> Command {
+    Command::ArbiterTablebaseDraw { probe: Some(probe) }
+}
+
+#[test]
+fn clause_10a_a_position_the_tables_show_won_or_lost_is_refused() {
+    for wdl in [2, -2] {
+        let mut m = seven_men();
+        let before = m.s.storage.len();
+        let probe = TablebaseProbe::Wdl {
+            wdl,
+            tables: "/tb".into(),
+        };
+        let e =
+            m.s.execute(&tablebase_draw(probe), m.now + 1000)
+                .unwrap_err()
+                .to_string();
+        assert!(
+            e.contains("rule 10a") && e.contains("show a win for"),
+            "{e}"
+        );
+        assert_eq!(m.s.storage.len(), before, "nothing recorded");
+        assert_eq!(m.game().phase(), Phase::Playing);
+    }
+}
+
+#[test]
+fn clause_10a_a_drawn_or_fifty_move_drawn_position_ends_the_game_with_what_the_tables_say() {
+    for (wdl, says) in [
+        (0, "Syzygy tables (/tb): draw"),
+        (1, "fifty-move rule"),
+        (-1, "fifty-move rule"),
+    ] {
+        let mut m = seven_men();
+        let probe = TablebaseProbe::Wdl {
+            wdl,
+            tables: "/tb".into(),
+        };
+        let ev = m.s.execute(&tablebase_draw(probe), m.now + 1000).unwrap();
+        let (score, _, detail, _) = ended(&ev[0]);
+        assert_eq!(score, Score::Draw);
+        assert!(detail.contains(says), "{detail}");
+    }
+}
+
+#[test]
+fn clause_10a_tables_given_but_silent_leave_the_arbiter_s_word_and_say_so() {
+    let mut m = seven_men();
+    let dir = tempfile::tempdir().unwrap();
+    m.s.syzygy = Some(dir.path().to_path_buf());
+    let t = secs(m.now + 1000);
+    m.when(&format!("{t} arbiter tablebase-draw"))
+        .then_events(&[("game_ended", "10a")])
+        .then(|_, ev| {
+            let (_, _, detail, _) = ended(&ev[0]);
+            assert!(
+                detail.contains("not checked against Syzygy tables: "),
+                "{detail}"
+            );
+            assert!(
+                detail.contains(&dir.path().display().to_string()),
+                "{detail}"
+            );
         });
 }
 
@@ -1872,7 +2042,7 @@ fn denryusen_512_moves_are_a_draw_scored_04_06() {
     for i in 0..511 {
         m.at(&format!("{} move m{i}", i + 1));
     }
-    assert_eq!(m.game().phase, Phase::Playing);
+    assert_eq!(m.game().phase(), Phase::Playing);
     m.when("512 move m511").then(|m, ev| {
         let (score, term, _, fen) = ended(&ev[1]);
         assert_eq!(
@@ -1908,7 +2078,7 @@ fn denryusen_moves_are_free_text_one_word() {
         matches!(&ev[0].kind, EventKind::MoveMade { san, uci, fen: None, .. } if san == "P-7f" && uci == "P-7f")
     );
     assert!(arbiter::core::command::parse("move P-3d extra").is_err());
-    assert_eq!(complete_san(&m.game().board, ""), Vec::<String>::new());
+    assert_eq!(complete_san(m.game().board(), ""), Vec::<String>::new());
 }
 
 #[test]
@@ -2102,7 +2272,7 @@ fn clause_9e_consultation_time_is_logged_when_the_game_ends_during_it() {
             }
             k => panic!("{k:?}"),
         }
-        assert!(m.game().offer.as_ref().unwrap().consulting.is_none());
+        assert!(m.game().offer().unwrap().consulting.is_none());
     });
 }
 

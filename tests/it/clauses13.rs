@@ -54,6 +54,37 @@ fn clause_13a_two_copies_needed_and_late_delivery_accepted_but_flagged() {
 }
 
 #[test]
+fn clause_13a_delivery_time_before_the_end_of_the_game_is_refused_and_nothing_stored() {
+    let p = play_the_real_game();
+    let (_t, a, b) = copies(&read_real("machine-debug.log").unwrap());
+    let log = Path::new(&p.dir).join("game-1/log.jsonl");
+    let before = std::fs::read(&log).unwrap();
+    let end = last_entry(&p.dir, "game_ended");
+    let end_utc = chrono::DateTime::parse_from_rfc3339(&end.utc).unwrap();
+    let delivered = (end_utc - chrono::Duration::minutes(1)).to_rfc3339();
+    let out = arbiter(&[
+        "archive",
+        "--match",
+        &p.dir,
+        "--game",
+        "1",
+        &a,
+        &b,
+        "--delivered",
+        &delivered,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("refused (rule 13a)"), "{err}");
+    assert!(err.contains("0:01:00 before the end of the game"), "{err}");
+    assert_eq!(std::fs::read(&log).unwrap(), before, "the log is unchanged");
+    assert!(
+        !Path::new(&p.dir).join("game-1/engine").exists(),
+        "nothing stored"
+    );
+}
+
+#[test]
 fn clause_13c_coverage_names_the_move_whose_search_shows_no_evaluation() {
     let p = play_the_real_game();
     // Black's 23rd move (…Rfd8) is the 46th ply: strip the scores of the search that chose it.

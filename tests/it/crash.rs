@@ -186,8 +186,8 @@ fn crash_loop_sigkill_never_loses_an_acknowledged_entry() {
             Game::replay(std::iter::once(&events[0]).chain(expected[1..events.len()].iter()))
                 .unwrap();
         assert_eq!(
-            live.view(live.last_at, usize::MAX),
-            want.view(want.last_at, usize::MAX),
+            live.view(live.last_at(), usize::MAX),
+            want.view(want.last_at(), usize::MAX),
             "run {i}: replay differs"
         );
         if !run.finished && entries.len() < expected.len() {

@@ -1,14 +1,94 @@
-//! Every exit code README.md documents, driven through the real binary on each command that can
-//! end that way: 0 success; 1 refused by the rules; 65 bad input; 66 a file that cannot be read;
-//! 70 not available (another process holds the game); 74 something could not be written. And
-//! `verify` / `prove`, whose own codes docs/log-format.md lists (3, 10, 11, 20, 21, 22, 23, 24,
-//! 26). Every failure says `arbiter: …` on standard error and never panics.
+//! README's exit-code table, each code driven through the binary: 0 success, 1 refused by the
+//! rules, 2 usage, 65 bad input, 66 cannot read, 70 not available (the game is held by another
+//! process), 74 cannot write — once each, then on every command that can end that way (`play`
+//! through tmux); and `verify` / `prove`, whose own codes docs/log-format.md lists (3, 10, 11,
+//! 20, 21, 22, 23, 24, 25, 26; 12 in tests/it/witness.rs). Every failure says `arbiter: …` on
+//! standard error and never panics.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+use crate::realgame::arbiter;
+
+use arbiter::error::Exit;
+
+use crate::hostile::{full_device, rehearsal};
+
+fn code(o: &Output) -> Option<i32> {
+    o.status.code()
+}
+
+fn script(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn exit_codes_of_readme_are_each_given_by_a_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path());
+    let ms = m.display().to_string();
+    let dry = tmp.path().join("logs").join("demo");
+    let drys = dry.display().to_string();
+
+    // 0: success.
+    let o = arbiter(&["status", "--match", &ms]);
+    assert_eq!(code(&o), Some(Exit::Ok.code().into()), "{o:?}");
+
+    // 1: a command refused by the rules, naming the clause.
+    let refused = script(tmp.path(), "refused.arb", "0 arbiter resume\n");
+    let o = arbiter(&["script", &refused, "--dry-run", "--match", &drys]);
+    assert_eq!(code(&o), Some(Exit::Refused.code().into()), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("rule"), "{o:?}");
+
+    // 2: usage.
+    let o = arbiter(&["no-such-command"]);
+    assert_eq!(code(&o), Some(Exit::Usage.code().into()), "{o:?}");
+
+    // 65: bad input (a malformed script, with its line).
+    let bad = script(tmp.path(), "bad.arb", "0 arbiter start\nsoon move e4\n");
+    let o = arbiter(&["script", &bad, "--dry-run", "--match", &drys]);
+    assert_eq!(code(&o), Some(Exit::BadInput.code().into()), "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("line 2"),
+        "{o:?}"
+    );
+
+    // 66: a file that cannot be read.
+    let o = arbiter(&[
+        "script",
+        "no/such/script.arb",
+        "--dry-run",
+        "--match",
+        &drys,
+    ]);
+    assert_eq!(code(&o), Some(Exit::CannotRead.code().into()), "{o:?}");
+
+    // 70: not available: the game is held by another arbiter process.
+    let held = arbiter::journal::Journal::open(&m.join("game-1/log.jsonl")).unwrap();
+    let copy = script(tmp.path(), "copy.log", "bestmove e2e4\n");
+    let o = arbiter(&["archive", "--match", &ms, "--game", "1", &copy, &copy]);
+    assert_eq!(code(&o), Some(Exit::Unavailable.code().into()), "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("another arbiter process"),
+        "{o:?}"
+    );
+    drop(held);
+
+    // 74: the output cannot be written (standard output on a full device).
+    if let Some(full) = full_device(tmp.path()) {
+        let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["status", "--match", &ms])
+            .stdout(std::fs::OpenOptions::new().write(true).open(&full).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), Some(Exit::WriteFailed.code().into()), "{o:?}");
+    }
+}
 
 const RULES: &str = "rules/kasparov-deep-junior-2003.toml";
 const QUICK: &str = "examples/scripts/quick.arb";
@@ -21,7 +101,7 @@ struct Ran {
 }
 
 /// Run `arbiter ARGS` with no input, killed (and the test failed) after 30 s.
-fn arbiter(args: &[&str]) -> Ran {
+fn run(args: &[&str]) -> Ran {
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(args)
         .stdin(Stdio::null())
@@ -46,7 +126,7 @@ fn arbiter(args: &[&str]) -> Ran {
 
 /// A match with a real test key whose game 1 is the rehearsal of `quick.arb` (ended with a
 /// resignation when `ended`), closed with a signed checkpoint.
-fn rehearsal(tmp: &Path, name: &str, ended: bool) -> PathBuf {
+fn rehearsal_named(tmp: &Path, name: &str, ended: bool) -> PathBuf {
     let m = tmp.join(name);
     crate::log_util::arbiter_key_in(&m);
     let mut script = std::fs::read_to_string(QUICK).unwrap();
@@ -55,7 +135,7 @@ fn rehearsal(tmp: &Path, name: &str, ended: bool) -> PathBuf {
     }
     let file = tmp.join(format!("{name}.arb"));
     std::fs::write(&file, script).unwrap();
-    let r = arbiter(&["script", s(&file), "--match", s(&m)]);
+    let r = run(&["script", s(&file), "--match", s(&m)]);
     assert_eq!(r.code, Some(0), "{r:?}");
     m
 }
@@ -69,7 +149,7 @@ fn drive(rows: &[(Vec<String>, i32)]) -> BTreeMap<String, Vec<i32>> {
     let mut seen: BTreeMap<String, Vec<i32>> = BTreeMap::new();
     for (args, want) in rows {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let r = arbiter(&args);
+        let r = run(&args);
         assert_eq!(r.code, Some(*want), "arbiter {}: {r:?}", args.join(" "));
         assert!(!r.stderr.contains("panicked"), "{r:?}");
         // Verdicts (10..=26) are reports on standard output; every other failure is a message.
@@ -99,8 +179,8 @@ fn v(a: &[&str]) -> Vec<String> {
 fn exit_codes_readme_table_driven_on_every_command() {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
-    let m = rehearsal(t, "m", false);
-    let me = rehearsal(t, "ended", true);
+    let m = rehearsal_named(t, "m", false);
+    let me = rehearsal_named(t, "ended", true);
     let (d, de) = (s(&m).to_string(), s(&me).to_string());
     let tp = |n: &str| t.join(n).display().to_string();
     // Inputs.
@@ -115,7 +195,7 @@ fn exit_codes_readme_table_driven_on_every_command() {
     }
     let missing = tp("missing");
     // A match whose log is corrupt in its middle (for 65 on the readers).
-    let mc = rehearsal(t, "corrupt", true);
+    let mc = rehearsal_named(t, "corrupt", true);
     let log = mc.join("game-1/log.jsonl");
     let mut b = std::fs::read(&log).unwrap();
     let line2 = b.iter().position(|&c| c == b'\n').unwrap() + 1;
@@ -126,7 +206,7 @@ fn exit_codes_readme_table_driven_on_every_command() {
     let out_dir = tp("out-dir");
     std::fs::create_dir(&out_dir).unwrap();
     // A match whose checkpoints folder and game 2's folder cannot be made (74).
-    let mw = rehearsal(t, "nowrite", false);
+    let mw = rehearsal_named(t, "nowrite", false);
     std::fs::remove_dir_all(mw.join("game-1/checkpoints")).unwrap();
     std::fs::write(mw.join("game-1/checkpoints"), "not a folder").unwrap();
     std::fs::write(mw.join("game-2"), "a file where game 2's folder goes").unwrap();
@@ -289,7 +369,7 @@ fn exit_codes_readme_table_driven_on_every_command() {
 
     // 70: another process holds the game (this test holds its lock).
     let held = arbiter::journal::Journal::open(&de_log(&me)).unwrap();
-    let r = arbiter(&[
+    let r = run(&[
         "archive",
         "--match",
         &de,
@@ -316,11 +396,11 @@ fn exit_codes_play_through_a_terminal() {
     use crate::pty::{DEADLINE, Tmux, repo_dir, tmux_available};
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
-    let m = rehearsal(t, "m", false);
+    let m = rehearsal_named(t, "m", false);
     let d = s(&m).to_string();
     let rules = repo_dir().join(RULES).display().to_string();
     // 65: no terminal (this test's standard input is not one).
-    let r = arbiter(&["play", "--match", &d, "--rules", &rules]);
+    let r = run(&["play", "--match", &d, "--rules", &rules]);
     assert_eq!(r.code, Some(65), "{r:?}");
     assert!(r.stderr.starts_with("arbiter: "), "{r:?}");
     if !tmux_available() {
@@ -331,7 +411,7 @@ fn exit_codes_play_through_a_terminal() {
     std::fs::write(&refused, "0 move e4\n").unwrap();
     let missing = t.join("missing.toml").display().to_string();
     // A match whose log is damaged in its middle: it opens read-only.
-    let md = rehearsal(t, "damaged", false);
+    let md = rehearsal_named(t, "damaged", false);
     let log = md.join("game-1/log.jsonl");
     let mut b = std::fs::read(&log).unwrap();
     let line2 = b.iter().position(|&c| c == b'\n').unwrap() + 1;
@@ -421,9 +501,9 @@ fn exit_codes_verify_and_prove_table_driven() {
             .unwrap();
         f.write_all(bytes).unwrap();
     };
-    let ok = rehearsal(t, "ok", false);
+    let ok = rehearsal_named(t, "ok", false);
     // 10: an entry after the last signed checkpoint.
-    let tail = rehearsal(t, "tail", false);
+    let tail = rehearsal_named(t, "tail", false);
     let mut j = arbiter::journal::Journal::open(&log(&tail)).unwrap();
     let last = j.last().unwrap().mono_ms;
     j.append(arbiter::log::NewEntry {
@@ -438,24 +518,24 @@ fn exit_codes_verify_and_prove_table_driven() {
     let tail_seq = j.len() - 1;
     drop(j);
     // 11: a torn tail cut on reopen, then signed.
-    let rec = rehearsal(t, "recovered", false);
+    let rec = rehearsal_named(t, "recovered", false);
     append(&rec, b"{\"v\":1,\"seq\":");
     drop(arbiter::journal::Journal::open(&log(&rec)).unwrap());
-    let r = arbiter(&["checkpoint", "--match", s(&rec), "--game", "1"]);
+    let r = run(&["checkpoint", "--match", s(&rec), "--game", "1"]);
     assert_eq!(r.code, Some(0), "{r:?}");
     // 20: a changed byte in line 1.
-    let bad = rehearsal(t, "badline", false);
+    let bad = rehearsal_named(t, "badline", false);
     let mut b = std::fs::read(log(&bad)).unwrap();
     let line1 = b.iter().position(|&c| c == b'\n').unwrap() + 1;
     b[line1 + 1] = b'#';
     std::fs::write(log(&bad), b).unwrap();
     // 21: the last line cut off a signed log.
-    let cut = rehearsal(t, "truncated", false);
+    let cut = rehearsal_named(t, "truncated", false);
     let b = std::fs::read(log(&cut)).unwrap();
     let keep = b[..b.len() - 1].iter().rposition(|&c| c == b'\n').unwrap() + 1;
     std::fs::write(log(&cut), &b[..keep]).unwrap();
     // 22: a checkpoint whose signature is garbage.
-    let badcp = rehearsal(t, "badcp", false);
+    let badcp = rehearsal_named(t, "badcp", false);
     for e in std::fs::read_dir(badcp.join("game-1/checkpoints")).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "sig") {
@@ -467,12 +547,12 @@ fn exit_codes_verify_and_prove_table_driven() {
         }
     }
     // 26: game 2 recorded in the signed match index, then deleted.
-    let rolled = rehearsal(t, "rolled", false);
-    let r = arbiter(&["script", QUICK, "--match", s(&rolled), "--game", "2"]);
+    let rolled = rehearsal_named(t, "rolled", false);
+    let r = run(&["script", QUICK, "--match", s(&rolled), "--game", "2"]);
     assert_eq!(r.code, Some(0), "{r:?}");
     std::fs::remove_dir_all(rolled.join("game-2")).unwrap();
     // 25: an archived engine log changed after the archive.
-    let bound = rehearsal(t, "binding", true);
+    let bound = rehearsal_named(t, "binding", true);
     let copies: Vec<String> = ["c1", "c2"]
         .iter()
         .map(|c| {
@@ -481,7 +561,7 @@ fn exit_codes_verify_and_prove_table_driven() {
             p.display().to_string()
         })
         .collect();
-    let r = arbiter(&[
+    let r = run(&[
         "archive",
         "--match",
         s(&bound),

@@ -515,7 +515,7 @@ fn wall_clock_jump_in_the_log_utc_column_does_not_reach_the_replay() {
             }
             s.execute(cmd, *at).unwrap();
         }
-        let end = s.game.last_at;
+        let end = s.game.last_at();
         drop(s);
         let entries = read_entries(&log_path(tmp.path(), 1)).unwrap();
         utcs.push(entries.iter().map(|e| e.utc.clone()).collect::<Vec<_>>());

@@ -39,7 +39,7 @@ fn fixture_verifies_with_the_kit_and_replays_to_its_result() {
         arbiter::journal::read_entries(&Path::new(MATCH).join("game-1/log.jsonl")).unwrap();
     let events = arbiter::log::codec::events_of(&entries).unwrap();
     let g = arbiter::core::game::Game::replay(events.iter()).unwrap();
-    let o = g.outcome.as_ref().unwrap();
+    let o = g.outcome().unwrap();
     assert_eq!(o.score.text(), "1-0");
     assert_eq!(o.termination, arbiter::core::event::Termination::Checkmate);
     // The machine (white) was credited 20 s by the 6d correction, and its clock shows it.
@@ -55,7 +55,7 @@ fn fixture_verifies_with_the_kit_and_replays_to_its_result() {
         })
         .sum();
     assert_eq!(
-        g.remaining(arbiter::core::Side::White, g.last_at),
+        g.remaining(arbiter::core::Side::White, g.last_at()),
         7_200_000 + 20_000 - spent as i64
     );
 }

@@ -144,7 +144,7 @@ fn fullgame_seven_hours_both_controls_flag_fall_in_the_third_period() {
         let at = t + think + paused;
         if side == Side::Black && n == 20 {
             // 7c: the operator executes and presses another move; corrected 10 s later
-            let wrong = complete_san(&m.game().board, "")
+            let wrong = complete_san(m.game().board(), "")
                 .into_iter()
                 .find(|s| s != san)
                 .unwrap();
@@ -164,7 +164,7 @@ fn fullgame_seven_hours_both_controls_flag_fall_in_the_third_period() {
             ));
             operator_errors += 1;
             acc.added[Side::White.index()] += 600_000;
-            assert_eq!(m.game().board.moves().last().unwrap().san, *san);
+            assert_eq!(m.game().board().moves().last().unwrap().san, *san);
         } else {
             let ev = m.at(&format!("{} move {san}", secs(at)));
             let (s, _, spent, inc, remaining, _) = move_made(&ev[0]);
@@ -183,7 +183,7 @@ fn fullgame_seven_hours_both_controls_flag_fall_in_the_third_period() {
     assert_eq!(operator_errors, 1);
     // both controls passed, by both sides
     assert_eq!(acc.moves, [75, 75]);
-    assert_eq!(m.game().phase, Phase::Playing);
+    assert_eq!(m.game().phase(), Phase::Playing);
     assert_eq!(m.view(t).clocks[0].period, 3);
     // White: 2 h + 1 h + 30 min + 10 min, minus what its 75 moves took
     let white_used: i64 = (1..=75).map(|n| white_think(n) as i64).sum();
@@ -280,7 +280,7 @@ fn pgn_moves(pgn: &str) -> Vec<String> {
 fn fullgame_example_script_of_the_stockfish_game_runs_to_mate() {
     let (s, events) = run_example("full-game.arb");
     let g = &s.game;
-    let o = g.outcome.as_ref().unwrap();
+    let o = g.outcome().unwrap();
     assert_eq!(
         (o.score, o.termination),
         (Score::BlackWins, Termination::Checkmate)
@@ -291,9 +291,9 @@ fn fullgame_example_script_of_the_stockfish_game_runs_to_mate() {
         "/../shared/data/stockfish-game/game.pgn"
     ))
     .unwrap();
-    let played: Vec<&str> = g.board.moves().iter().map(|m| m.san.as_str()).collect();
+    let played: Vec<&str> = g.board().moves().iter().map(|m| m.san.as_str()).collect();
     assert_eq!(played, pgn_moves(&pgn));
-    assert_eq!(g.board.plies(), 106);
+    assert_eq!(g.board().plies(), 106);
     // both sides passed the first control, nobody's flag fell; the spent times add up
     let v = g.view(o.at, usize::MAX);
     for c in &v.clocks {
@@ -318,7 +318,7 @@ fn fullgame_example_script_of_the_stockfish_game_runs_to_mate() {
 fn fullgame_every_clause_script_runs_without_refusal() {
     let (s, events) = run_example("every-clause.arb");
     let g = &s.game;
-    let o = g.outcome.as_ref().unwrap();
+    let o = g.outcome().unwrap();
     assert_eq!(
         (o.score, o.termination),
         (Score::Draw, Termination::ArbiterDecision)
@@ -338,7 +338,7 @@ fn fullgame_every_clause_script_runs_without_refusal() {
     assert_eq!(opened.operator, "Amir Ban"); // 4c
     assert_eq!(opened.team.len(), 2); // 9c
     assert!(opened.config_sha256.is_some()); // 8a
-    assert_eq!(g.infractions, 1); // 7c
-    assert!(g.params.iter().any(|p| p.decided == Some(true))); // 6l
-    assert_eq!(g.rulings, vec![(1, 1)]); // 12
+    assert_eq!(g.infractions(), 1); // 7c
+    assert!(g.params().iter().any(|p| p.decided == Some(true))); // 6l
+    assert_eq!(g.rulings(), vec![(1, 1)]); // 12
 }

@@ -697,7 +697,7 @@ fn log_exec(input: &[u8]) {
         && let Ok(g) = Game::replay(events.iter())
     {
         deep(D_LOG_REPLAYED);
-        let at = g.last_at;
+        let at = g.last_at();
         let _ = g.view(at, 100);
         let _ = g.view(at.saturating_add(3_600_000), 100);
         let _ = g.next_deadline();

@@ -10,7 +10,7 @@ fn arbiter() -> Command {
 }
 
 /// A finished rehearsal match with a real (test) key.
-fn rehearsal(tmp: &Path) -> PathBuf {
+pub(crate) fn rehearsal(tmp: &Path) -> PathBuf {
     let m = tmp.join("m");
     crate::log_util::arbiter_key_in(&m);
     let o = arbiter()
@@ -23,7 +23,7 @@ fn rehearsal(tmp: &Path) -> PathBuf {
 }
 
 /// A character device like /dev/full (1,7), made in `dir`: every write fails with ENOSPC.
-fn full_device(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn full_device(dir: &Path) -> Option<PathBuf> {
     let p = dir.join("full");
     let ok = Command::new("mknod")
         .arg(&p)

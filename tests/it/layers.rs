@@ -284,6 +284,74 @@ fn layers_no_forgotten_test_files() {
     );
 }
 
+/// Fields of `pub struct Game` declared plainly `pub` (writable from outside the core).
+fn public_game_fields(text: &str) -> Vec<String> {
+    let Some(at) = text.find("pub struct Game {") else {
+        return vec!["no `pub struct Game` in src/core/game.rs".into()];
+    };
+    let body = &text[at..];
+    let body = &body[..body.find("\n}").unwrap_or(body.len())];
+    body.lines()
+        .filter(|l| l.trim_start().starts_with("pub ") && l.contains(':'))
+        .map(|l| format!("src/core/game.rs: {}", l.trim()))
+        .collect()
+}
+
+#[test]
+fn layers_help_cites_clauses_through_the_clause_constants() {
+    let text = std::fs::read_to_string("src/core/command.rs").unwrap();
+    let at = text.find("pub const HELP").unwrap();
+    let help = &text[at..at + text[at..].find("\n];").unwrap()];
+    let literal: Vec<String> = help
+        .lines()
+        .filter(|l| l.trim_start().starts_with("clause: \""))
+        .map(|l| format!("src/core/command.rs HELP: {}", l.trim()))
+        .collect();
+    assert_none(
+        "HELP names clauses by their constants (core::clause)",
+        literal,
+    );
+    assert!(help.matches("clause: super::clause::").count() > 40);
+    // The clause each command cites and its confirmation need live beside it.
+    assert!(text.contains("pub fn needs_confirmation(&self)"));
+    assert!(text.contains("pub fn role(&self)"));
+}
+
+#[test]
+fn layers_every_rule_family_file_opens_with_its_rules() {
+    let mut bad = Vec::new();
+    for (path, text) in sources("src/core/game") {
+        if !text.starts_with("//! Rule") {
+            bad.push(format!("{path}: does not open with `//! Rule…`"));
+        }
+    }
+    assert!(
+        sources("src/core/game").len() >= 9,
+        "the rule families are files under src/core/game"
+    );
+    assert_none(
+        "each file under src/core/game names the rules it implements first",
+        bad,
+    );
+}
+
+#[test]
+fn layers_game_fields_are_not_writable_outside_the_core() {
+    let text = std::fs::read_to_string("src/core/game.rs").unwrap();
+    assert_none(
+        "Game's fields are private to the core (read through accessors)",
+        public_game_fields(&text),
+    );
+    // The check itself catches a plain `pub` field.
+    assert_eq!(
+        public_game_fields(
+            "pub struct Game {\n    pub phase: Phase,\n    pub(in crate::core) clock: Clock,\n}\n"
+        )
+        .len(),
+        1
+    );
+}
+
 /// The codes of a `0 success; 1 a command …; 65 …` paragraph starting at `lead`.
 fn paragraph_codes(text: &str, lead: &str) -> BTreeSet<u8> {
     let at = text.find(lead).unwrap_or_else(|| panic!("no {lead:?}"));

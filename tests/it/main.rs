@@ -3,6 +3,7 @@ mod archive_copies; // rule 13a: copies compared, hashed, stored; SHA256SUMS
 mod board_match; // issue 13: config-file digest, next game carried over, status computed now
 mod clauses; // one test per clause of the 2003 rules, given / when / then
 mod clauses13; // rule 13 through the binary: 13a, 13c, 13d, 13e
+mod clauses13_core; // rule 13 decided in the core: refusal, lateness, clause
 mod crash; // SIGKILL at random moments: nothing acknowledged is lost
 mod engine_coverage; // UCI / CECP engine logs and the rule-13c coverage
 mod engine_props; // engine-log parsers never panic
@@ -34,7 +35,10 @@ mod realgame; // the real Stockfish game end to end: archive, coverage, PGN in t
 mod report_model; // the committee report's content
 mod report_render; // report files, self-contained HTML, headless Chromium
 mod report_support;
+mod restart; // 8b/6d: restart and suspend gaps ruled once, measured, with a reason
+mod roles; // 5b: the operator's rights and the arbiter-only commands
 mod screens; // every Board UI screen and panel (snapshots)
+mod text; // 5b: free text kept, length limit
 mod tui_keys; // keys -> commands, pure
 mod tui_support;
 mod witness; // issue 11: demo key, pinned trust, rollback, rename, never overwrite, notes

@@ -141,9 +141,14 @@ impl Ledger {
             }
             EventKind::RestartGap {
                 gap_ms,
-                charged: false,
+                charged,
                 side: Some(s),
-            } => self.waived_gaps[s.index()] += *gap_ms as i64,
+                charged_ms,
+                ..
+            } => {
+                let charged = charged_ms.unwrap_or(if *charged { *gap_ms } else { 0 });
+                self.waived_gaps[s.index()] += (*gap_ms - charged) as i64
+            }
             _ => {}
         }
         Ok(())
@@ -181,11 +186,11 @@ impl Ledger {
 fn command(g: &Game, pick: u8, r: u32) -> String {
     let r = r as usize;
     let any = |v: &[String]| v.get(r % v.len().max(1)).cloned();
-    let legal = complete_san(&g.board, "");
+    let legal = complete_san(g.board(), "");
     let side = ["white", "black"][r % 2];
     // Mostly, a stopped game is brought back (the moves would only be refused).
     if pick < 30 && !pick.is_multiple_of(3) {
-        match &g.stop {
+        match &g.stop() {
             Some(Stop::Arbiter { .. }) => return "arbiter resume".into(),
             Some(Stop::Info { .. }) => return "supervisor info-resume".into(),
             Some(Stop::Power { restored: None, .. }) => return "arbiter power-restored".into(),
@@ -222,10 +227,10 @@ fn command(g: &Game, pick: u8, r: u32) -> String {
             // a wrong move of the machine's: pressed (7c) when it is the last move, else 7b
             let machine = g.machine_side();
             let last_by_machine =
-                g.board.plies() > 0 && machine == Some(g.board.side_to_move().other());
+                g.board().plies() > 0 && machine == Some(g.board().side_to_move().other());
             if last_by_machine {
-                let played = g.board.moves().last().unwrap().san.clone();
-                let mut before = g.board.clone();
+                let played = g.board().moves().last().unwrap().san.clone();
+                let mut before = g.board().clone();
                 before.take_back(1).unwrap();
                 let others: Vec<String> = complete_san(&before, "")
                     .into_iter()
@@ -262,12 +267,16 @@ fn command(g: &Game, pick: u8, r: u32) -> String {
         49 => "arbiter power-failure blackout".into(),
         50 | 51 => "arbiter power-restored".into(),
         52 | 53 => "operator reset-done".into(),
-        54 => format!(
-            "arbiter restart-gap 0:{:02}:{:02} {}",
-            r % 10,
-            r / 10 % 60,
-            ["waive", "charge"][r / 3 % 2]
-        ),
+        54 => [
+            "arbiter restart-gap waive no restart".to_string(),
+            "arbiter restart-gap charge no restart".to_string(),
+            format!(
+                "arbiter restart-gap charge 0:{:02}:{:02} no restart",
+                r % 10,
+                r / 10 % 60
+            ),
+        ][r / 3 % 3]
+            .clone(),
         55 => format!("operator internal-clock {}", 6000 + r % 2000),
         56 => "operator sync-internal-clock".into(),
         57 => [
@@ -280,7 +289,7 @@ fn command(g: &Game, pick: u8, r: u32) -> String {
         58 => [
             "operator claim threefold",
             "human claim fifty",
-            "operator tablebase-draw",
+            "arbiter tablebase-draw",
             "arbiter no-show black",
         ][r % 4]
             .into(),
@@ -325,7 +334,15 @@ fn snapshot(s: &Session, now: Ms) -> Snapshot {
     }
 }
 
-fn run(machine_white: bool, steps: &[(u8, u32, Ms)]) -> Result<(), TestCaseError> {
+/// Which commands a run gives.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Who {
+    Everyone,
+    /// Only the operator's own commands (moves, the machine's offers, internal clock, …).
+    OperatorOnly,
+}
+
+fn run(machine_white: bool, steps: &[(u8, u32, Ms)], who: Who) -> Result<(), TestCaseError> {
     let decl = if machine_white {
         MACHINE_WHITE
     } else {
@@ -365,6 +382,10 @@ fn run(machine_white: bool, steps: &[(u8, u32, Ms)]) -> Result<(), TestCaseError
         record(&mut log, &mut ledger, due).map_err(TestCaseError::fail)?;
         let before = snapshot(&s, now);
         let cmd = parse(&text).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
+        if who == Who::OperatorOnly && cmd.role() != arbiter::core::command::Role::Operator {
+            transcript.push("    (not the operator's: not given)".into());
+            continue;
+        }
         match s.execute(&cmd, now) {
             Ok(ev) => record(&mut log, &mut ledger, ev)
                 .map_err(|e| TestCaseError::fail(format!("{e}\n{}", transcript.join("\n"))))?,
@@ -402,20 +423,29 @@ fn run(machine_white: bool, steps: &[(u8, u32, Ms)]) -> Result<(), TestCaseError
         prop_assert!(running.len() <= 1, "{:?}", running);
         if let Some(side) = running.first() {
             prop_assert_eq!(*side, view.to_move);
-            prop_assert!(g.stop.is_none() && g.phase == Phase::Playing);
+            prop_assert!(g.stop().is_none() && g.phase() == Phase::Playing);
         }
         // replay gives the live state
         let replayed = Game::replay(&log).map_err(|e| TestCaseError::fail(format!("{e}")))?;
-        prop_assert_eq!(replayed.applied, log.len());
+        prop_assert_eq!(replayed.applied(), log.len());
         prop_assert_eq!(&replayed.view(now, usize::MAX), &view);
-        prop_assert_eq!(format!("{:?}", replayed.clock), format!("{:?}", g.clock));
+        prop_assert_eq!(
+            format!("{:?}", replayed.clock()),
+            format!("{:?}", g.clock())
+        );
         points.push((log.len(), now, view));
+    }
+    if who == Who::OperatorOnly {
+        // 5b: no sequence of the operator's commands changes a clock other than by running it.
+        prop_assert_eq!(ledger.corrections, [0, 0], "{}", transcript.join("\n"));
+        prop_assert_eq!(ledger.penalties, [0, 0], "{}", transcript.join("\n"));
+        prop_assert_eq!(ledger.waived_gaps, [0, 0], "{}", transcript.join("\n"));
     }
     // every prefix replays, and at each command boundary it equals the state then
     for k in 1..=log.len() {
         let g =
             Game::replay(&log[..k]).map_err(|e| TestCaseError::fail(format!("prefix {k}: {e}")))?;
-        prop_assert_eq!(g.applied, k);
+        prop_assert_eq!(g.applied(), k);
         for (n, at, view) in points.iter().filter(|(n, _, _)| *n == k) {
             prop_assert_eq!(&g.view(*at, usize::MAX), view, "prefix {} at {}", n, at);
         }
@@ -435,7 +465,15 @@ proptest! {
         machine_white in any::<bool>(),
         steps in prop::collection::vec(step_strategy(), 1..320),
     ) {
-        run(machine_white, &steps)?;
+        run(machine_white, &steps, Who::Everyone)?;
+    }
+
+    #[test]
+    fn clause_5b_props_operator_commands_change_no_clock_but_by_running_it(
+        machine_white in any::<bool>(),
+        steps in prop::collection::vec(step_strategy(), 1..320),
+    ) {
+        run(machine_white, &steps, Who::OperatorOnly)?;
     }
 }
 

@@ -260,7 +260,8 @@ fn pty_start_and_play_two_moves() {
     let s = t.wait_for("move_made black e5", DEADLINE);
     let r = row(&s, 1);
     assert!(r.contains("e4") && r.contains("e5"), "{s}");
-    assert!(s.contains("log: 4 entries"), "{s}");
+    // line 0, clock started, authorized (5b: the start is the arbiter's), two moves
+    assert!(s.contains("log: 5 entries"), "{s}");
     t.keys(&["q"]);
     t.wait_for("quit the board UI?", DEADLINE);
     t.keys(&["y"]);
@@ -300,6 +301,55 @@ fn pty_draw_offer_consultation_countdown() {
         t.wait_exit(DEADLINE),
         "arbiter play did not exit:\n{}",
         t.screen()
+    );
+}
+
+#[test]
+fn pty_clause_13a_hand_over_on_the_board_after_the_result() {
+    need_tmux!();
+    let (dir, args) = demo_match();
+    let copy = |n: &str| {
+        let p = dir.path().join(n);
+        std::fs::write(&p, "info depth 1 score cp 10 pv e7e5\nbestmove e7e5\n").unwrap();
+        p.display().to_string()
+    };
+    let (a, b) = (copy("a.log"), copy("b.log"));
+    let t = started("handover", &args);
+    play(&t, "e4");
+    t.wait_for("1. e4", DEADLINE);
+    t.keys(&[":"]);
+    t.type_text("human resign");
+    t.keys(&["Enter"]);
+    t.wait_for("irreversible", DEADLINE);
+    t.keys(&["y"]);
+    t.wait_for("13 HAND-OVER", DEADLINE);
+    t.keys(&[":"]);
+    t.type_text(&format!("arbiter archive {a}"));
+    t.keys(&["Enter"]);
+    t.wait_for("at least 2 are required", DEADLINE);
+    t.keys(&[":"]);
+    t.type_text(&format!("arbiter archive {a} {b}"));
+    t.keys(&["Enter"]);
+    let s = t.wait_for("✓ archived", DEADLINE);
+    assert!(s.contains("13a machine's log (2 copies) ✓ archived"), "{s}");
+    t.keys(&["q"]);
+    t.wait_for("quit the board UI?", DEADLINE);
+    t.keys(&["y"]);
+    assert!(
+        t.wait_exit(DEADLINE),
+        "arbiter play did not exit:\n{}",
+        t.screen()
+    );
+    let log = std::fs::read_to_string(dir.path().join("logs/demo/game-1/log.jsonl")).unwrap();
+    let archived: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("engine_log_archived"))
+        .collect();
+    assert_eq!(archived.len(), 1, "{log}");
+    assert!(
+        archived[0].contains("\"clause\":\"13c\""),
+        "{}",
+        archived[0]
     );
 }
 
@@ -359,7 +409,7 @@ fn pty_kill_9_and_resume_from_the_log() {
     play(&t, "e4");
     t.wait_for("1. e4", DEADLINE);
     play(&t, "e5");
-    t.wait_for("log: 4 entries", DEADLINE);
+    t.wait_for("log: 5 entries", DEADLINE);
     let pid = t.pid();
     let st = Command::new("kill")
         .args(["-9", &pid.to_string()])
@@ -378,14 +428,14 @@ fn pty_kill_9_and_resume_from_the_log() {
     );
     // The pending ruling stays red until acknowledged.
     assert!(s.contains("restart ruling pending"), "{s}");
-    assert!(s.contains("log: 4 entries"), "{s}");
+    assert!(s.contains("log: 5 entries"), "{s}");
     play(&t, "Nf3");
     t.wait_for("decide first", DEADLINE);
     t.keys(&["Escape"]); // the refused move comes back on its line for correction: drop it
     t.keys(&[":"]);
-    t.type_text("arbiter restart-gap 0 waive");
+    t.type_text("arbiter restart-gap waive the kit was killed by the test");
     t.keys(&["Enter"]);
-    t.wait_for("log: 5 entries", DEADLINE);
+    t.wait_for("log: 7 entries", DEADLINE);
     play(&t, "Nf3");
     t.wait_for("2. Nf3", DEADLINE);
     t.keys(&["q"]);
@@ -404,13 +454,25 @@ fn pty_kill_9_and_resume_from_the_log() {
         [
             "game_opened",
             "clock_started",
+            "authorized",
             "move_made",
             "move_made",
             "restart_gap",
+            "authorized",
             "move_made"
         ]
     );
-    let gap = &entries[4];
+    // The demo key is not encrypted: the arbiter's entries say so (5b).
+    assert!(
+        entries[2].body["by"]
+            .as_str()
+            .unwrap()
+            .starts_with("unencrypted-key"),
+        "{:?}",
+        entries[2].body
+    );
+    assert_eq!(entries[6].body["first"], serde_json::json!(5));
+    let gap = &entries[5];
     assert_eq!(gap.clause, "8b");
     assert_eq!(gap.body["charged"], serde_json::json!(false));
     assert!(
@@ -433,15 +495,21 @@ fn pty_kill_9_and_resume_from_the_log() {
 
 /// Issue 11: an encrypted arbiter key's passphrase is asked on the terminal before the board
 /// opens (no environment variable, nothing in shell history); a wrong one gets a clear message.
-#[test]
-fn pty_play_asks_the_key_passphrase_on_the_terminal() {
-    need_tmux!();
+/// A match (not the demo) whose arbiter key is encrypted with the passphrase `kasparov-2003`.
+fn encrypted_match() -> (tempfile::TempDir, Vec<String>, PathBuf) {
     let (dir, mut args) = demo_match();
     let m = dir.path().join("nyc-2003");
     let key = m.join("keys").join("arbiter");
     let public = arbiter::sign::keygen(&key, Some("kasparov-2003"), "arbiter").unwrap();
     arbiter::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
     args[2] = m.display().to_string();
+    (dir, args, m)
+}
+
+#[test]
+fn pty_play_asks_the_key_passphrase_on_the_terminal() {
+    need_tmux!();
+    let (_dir, args, _m) = encrypted_match();
     let t = Tmux::start("passphrase", &strs(&args), &repo_dir(), 100, 30);
     t.wait_for("passphrase of", DEADLINE);
     t.type_text("kasparov-2003");
@@ -457,6 +525,67 @@ fn pty_play_asks_the_key_passphrase_on_the_terminal() {
     t.type_text("not-it");
     t.keys(&["Enter"]);
     t.wait_for("wrong passphrase for key", DEADLINE);
+}
+
+#[test]
+fn pty_clause_5b_only_the_arbiter_s_passphrase_records_an_arbiter_only_command() {
+    need_tmux!();
+    let (_dir, args, m) = encrypted_match();
+    let t = Tmux::start("gate", &strs(&args), &repo_dir(), 100, 30);
+    t.wait_for("passphrase of", DEADLINE);
+    t.type_text("kasparov-2003");
+    t.keys(&["Enter"]);
+    t.wait_for("PRE-GAME", DEADLINE);
+    // Starting the clock is the arbiter's: it asks his passphrase.
+    t.keys(&["Space"]);
+    t.wait_for("only the arbiter: authorize", DEADLINE);
+    t.type_text("kasparov-2003");
+    t.keys(&["Enter"]);
+    t.wait_for("RUNNING", DEADLINE);
+    play(&t, "e4");
+    t.wait_for("1. e4", DEADLINE);
+    // The operator at the same keyboard tries to give the machine ten minutes.
+    t.keys(&[":"]);
+    t.type_text("arbiter correct 6d clock machine +600 the operator asks");
+    t.keys(&["Enter"]);
+    t.wait_for("y = yes", DEADLINE);
+    t.keys(&["y"]);
+    let s = t.wait_for("only the arbiter: authorize", DEADLINE);
+    assert!(!s.contains("not-it"), "the passphrase is masked");
+    t.type_text("not-it");
+    let s = t.wait_for("******", DEADLINE);
+    assert!(!s.contains("not-it"), "the passphrase is masked:\n{s}");
+    t.keys(&["Enter"]);
+    t.wait_for("refused (rule 5b): wrong passphrase", DEADLINE);
+    t.keys(&["q"]);
+    t.wait_for("quit the board UI?", DEADLINE);
+    t.keys(&["y"]);
+    assert!(t.wait_exit(DEADLINE), "{}", t.screen());
+    let log = m.join("game-1/log.jsonl");
+    let entries = arbiter::journal::read_entries(&log).unwrap();
+    let kinds: Vec<&str> = entries.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "game_opened",
+            "clock_started",
+            "authorized",
+            "move_made",
+            "authorization_failed"
+        ],
+        "no clock correction was recorded"
+    );
+    assert_eq!(entries[2].body["by"], serde_json::json!("passphrase"));
+    assert_eq!(entries[4].clause, "5b");
+    assert_eq!(entries[4].actor, "kit");
+    assert!(
+        entries[4].body["command"]
+            .as_str()
+            .unwrap()
+            .starts_with("arbiter correct 6d clock machine +600"),
+        "{:?}",
+        entries[4].body
+    );
 }
 
 #[test]
@@ -491,8 +620,8 @@ fn pty_moves_with_times_and_the_log_page_at_80x24_and_120x40() {
         );
         // The log page: every entry with number, actor and clause, the text in full.
         t.keys(&["l"]);
-        let s = t.wait_for("the log: 5 entries", DEADLINE);
-        assert!(s.contains("#4"), "{w}x{h}:\n{s}");
+        let s = t.wait_for("the log: 6 entries", DEADLINE);
+        assert!(s.contains("#5"), "{w}x{h}:\n{s}");
         assert!(s.contains("clause 6a"), "{w}x{h}:\n{s}");
         assert!(
             s.contains("move_made · side: white · san: Nf3"),

@@ -24,7 +24,7 @@ fn readme_clause_examples_run_without_refusal() {
     .unwrap();
     run_script(&mut s, &lines)
         .unwrap_or_else(|(line, e)| panic!("README example line {line}: {e}"));
-    assert_eq!(s.game.phase, Phase::Ended);
+    assert_eq!(s.game.phase(), Phase::Ended);
     let readme_clauses: std::collections::BTreeSet<&str> = readme[start..end]
         .lines()
         .filter_map(|l| l.split("# ").nth(1))
@@ -125,12 +125,12 @@ fn readme_declarations_example_opens_and_starts_a_game() {
     })
     .unwrap();
     assert!(
-        s.game.draft.config_sha256.is_some(),
+        s.game.draft().config_sha256.is_some(),
         "the example declares the 8a digest"
     );
     s.execute(&arbiter::core::command::Command::Start, 0)
         .unwrap();
-    assert_eq!(s.game.phase, Phase::Playing);
+    assert_eq!(s.game.phase(), Phase::Playing);
     assert_eq!(
         s.game.player(arbiter::core::Side::Black).unwrap().name,
         "Deep Junior"

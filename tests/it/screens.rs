@@ -276,7 +276,7 @@ fn screen_alarm_banner_when_the_log_append_fails() {
     r.key("10", key(KeyCode::Enter));
     assert!(r.ui.frozen.is_some());
     // Nothing is shown as done: the move is not on the board.
-    assert_eq!(r.s.game.board.plies(), 0);
+    assert_eq!(r.s.game.board().plies(), 0);
     let s = r.shot("15", 80, 24);
     assert!(s.contains("LOG WRITE FAILED"), "{s}");
     assert!(s.contains("NOT recorded"), "{s}");
@@ -629,7 +629,7 @@ fn clause_colour_is_never_alone_and_no_color_removes_it() {
 #[test]
 fn clause_8a_declarations_panel_before_the_start_warns_of_a_missing_digest() {
     let mut r = Rig::new();
-    r.s.game.draft.config_sha256 = None;
+    r.s.game = crate::tui_support::demo_game_without_config();
     for s in both(&mut r, "0", "declarations_missing_digest") {
         assert!(s.contains("Garry Kasparov (human)"), "{s}");
         assert!(s.contains("Shay Bushinsky, Boris Alterman"), "{s}");
@@ -643,6 +643,28 @@ fn clause_8a_declarations_panel_before_the_start_warns_of_a_missing_digest() {
 }
 
 #[test]
+fn clause_9b_match_score_in_the_header_counts_the_game_ended_on_this_board() {
+    let mut r = four_moves();
+    r.ui.score_table = vec![("Garry Kasparov".into(), 1.0), ("Deep Junior".into(), 1.0)];
+    r.ui.score = arbiter::tui::score_text(&r.ui.score_table);
+    arbiter::tui::refresh_score(&mut r.ui, &r.s.game);
+    assert_eq!(
+        r.ui.score.as_deref(),
+        Some("Garry Kasparov 1 – Deep Junior 1")
+    );
+    r.at("9:00", "human resign");
+    arbiter::tui::refresh_score(&mut r.ui, &r.s.game);
+    assert_eq!(
+        r.ui.score.as_deref(),
+        Some("Garry Kasparov 1 – Deep Junior 2")
+    );
+    // Counted once, however often the loop asks.
+    arbiter::tui::refresh_score(&mut r.ui, &r.s.game);
+    let s = r.shot("9:00", 120, 40);
+    assert!(s.contains("match Garry Kasparov 1 – Deep Junior 2"), "{s}");
+}
+
+#[test]
 fn clause_match_score_and_game_number_in_the_header() {
     let mut r = four_moves();
     r.ui.score = Some("Garry Kasparov 1½ – Deep Junior ½".into());
@@ -652,4 +674,19 @@ fn clause_match_score_and_game_number_in_the_header() {
             "{s}"
         );
     }
+}
+
+#[test]
+fn clause_13a_board_counts_down_the_hand_over_after_the_result() {
+    let mut r = four_moves();
+    r.at("8:00", "human resign");
+    let s = r.shot("9:00", 120, 40);
+    assert!(s.contains("13 HAND-OVER"), "{s}");
+    assert!(
+        s.contains("13a machine's log (2 copies) due, 29:00 left"),
+        "{s}"
+    );
+    assert!(s.contains("13d program copy due, 29:00 left"), "{s}");
+    let s = r.shot("39:00", 120, 40);
+    assert!(s.contains("LATE by 1:00"), "{s}");
 }

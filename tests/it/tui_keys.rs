@@ -130,7 +130,7 @@ fn keys_irreversible_commands_ask_for_confirmation() {
         "human resign",
         "operator accept-draw",
         "human accept-draw",
-        "operator tablebase-draw",
+        "arbiter tablebase-draw",
         "arbiter decide 1 1/2-1/2 committee ruling",
         "arbiter no-show human",
         "operator claim threefold",
@@ -148,8 +148,17 @@ fn keys_irreversible_commands_ask_for_confirmation() {
             on_key(&mut ui, ch(c), &g);
         }
         assert_eq!(on_key(&mut ui, key(KeyCode::Enter), &g), Action::None);
-        assert!(matches!(ui.mode, Mode::Confirm { .. }), "{line}");
-        // Other keys do nothing; n cancels; asking again and y executes.
+        // Before the game every one of them is refused by the rules: refused at once, before any
+        // question, and nothing is executed.
+        assert_eq!(ui.mode, Mode::Clock, "{line}");
+        let m = ui.message.clone().unwrap();
+        assert!(m.text.contains("nothing recorded"), "{line}: {}", m.text);
+        // Asked (the question state as it is once the rules allow the command): other keys do
+        // nothing; n cancels; asking again and y executes.
+        ui.mode = Mode::Confirm {
+            pending: Pending::Command(cmd.clone()),
+            text: line.into(),
+        };
         assert_eq!(on_key(&mut ui, ch('x'), &g), Action::None);
         assert_eq!(on_key(&mut ui, ch('n'), &g), Action::None);
         assert_eq!(ui.mode, Mode::Clock);
@@ -168,6 +177,65 @@ fn keys_irreversible_commands_ask_for_confirmation() {
     ] {
         assert!(!needs_confirmation(&parse(line).unwrap()), "{line}");
     }
+}
+
+#[test]
+fn clause_9b_confirmation_states_the_consequence_before_asking() {
+    let mut r = crate::tui_support::Rig::new();
+    r.at("0", "arbiter start").at("0:10", "move e4");
+    let g = &r.s.game;
+    let mut ui = UiState::default();
+    on_key(&mut ui, ch(':'), g);
+    for c in "human resign".chars() {
+        on_key(&mut ui, ch(c), g);
+    }
+    on_key(&mut ui, key(KeyCode::Enter), g);
+    match &ui.mode {
+        Mode::Confirm { text, .. } => {
+            assert_eq!(text, "human resign → the game ENDS 0-1 (resignation)")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        arbiter::tui::keys::consequence(
+            &parse("arbiter correct 6d clock human +600 wrong press").unwrap(),
+            g
+        )
+        .unwrap(),
+        "Garry Kasparov 1:59:50 → 2:09:50"
+    );
+    r.at("0:20", "arbiter stop wrong entry");
+    assert_eq!(
+        arbiter::tui::keys::consequence(
+            &parse("arbiter correct 7e takeback 1 wrong entry").unwrap(),
+            &r.s.game
+        )
+        .unwrap(),
+        "1. e4 will be taken back"
+    );
+}
+
+#[test]
+fn clause_9e_f7_asks_before_recording_the_human_s_draw_offer() {
+    let mut r = crate::tui_support::Rig::new();
+    r.at("0", "arbiter start").at("0:10", "move e4");
+    let g = &r.s.game;
+    let mut ui = UiState::default();
+    assert_eq!(on_key(&mut ui, key(KeyCode::F(7)), g), Action::None);
+    match &ui.mode {
+        Mode::Confirm { text, .. } => assert!(
+            text.starts_with("human offer-draw → Garry Kasparov offers a draw"),
+            "{text}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(on_key(&mut ui, ch('n'), g), Action::None);
+    assert_eq!(ui.mode, Mode::Clock);
+    on_key(&mut ui, key(KeyCode::F(7)), g);
+    assert_eq!(
+        on_key(&mut ui, ch('y'), g),
+        Action::Execute(Command::HumanOfferDraw)
+    );
 }
 
 #[test]
@@ -270,7 +338,7 @@ fn keys_refused_move_restores_the_line_for_correction() {
     assert_eq!(r.ui.mode, Mode::Line(LineKind::Move));
     assert_eq!(r.ui.line, "e5");
     assert_eq!(r.ui.message.clone().unwrap().kind, MsgKind::Refused);
-    assert_eq!(r.s.game.board.plies(), 0);
+    assert_eq!(r.s.game.board().plies(), 0);
 }
 
 #[test]
@@ -301,8 +369,7 @@ fn keys_wake_times_follow_the_running_clock_and_deadlines() {
 
 #[test]
 fn clause_8a_space_without_a_configuration_digest_asks_first() {
-    let mut g = demo_game();
-    g.draft.config_sha256 = None;
+    let g = crate::tui_support::demo_game_without_config();
     let mut ui = UiState::default();
     assert_eq!(on_key(&mut ui, ch(' '), &g), Action::None);
     assert!(

@@ -36,6 +36,15 @@ pub fn ctrl(c: char) -> KeyEvent {
 
 /// A demo game (Kasparov white human v Deep Junior black machine) in the draft phase.
 pub fn demo_game() -> Game {
+    demo_game_with(|_| true)
+}
+
+/// The demo game without its 8a configuration digest.
+pub fn demo_game_without_config() -> Game {
+    demo_game_with(|c| !matches!(c, arbiter::core::command::Command::DeclareConfig { .. }))
+}
+
+fn demo_game_with(keep: impl Fn(&arbiter::core::command::Command) -> bool) -> Game {
     let (profile, pref) = load_profile(std::path::Path::new(RULES)).unwrap();
     let ctx = GameContext {
         match_id: "nyc-2003".into(),
@@ -50,7 +59,9 @@ pub fn demo_game() -> Game {
     };
     let mut g = Game::new(ctx, profile);
     for c in tui::parse_declarations(tui::DEMO_DECLARATIONS).unwrap() {
-        g.declare(&c).unwrap();
+        if keep(&c) {
+            g.declare(&c).unwrap();
+        }
     }
     g
 }

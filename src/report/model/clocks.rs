@@ -58,14 +58,22 @@ impl Builder<'_> {
                 gap_ms,
                 charged,
                 side,
+                charged_ms,
+                reason,
             } => format!(
-                "gap of {} after a restart of the kit {}",
+                "gap of {} after a restart of the kit {}{}",
                 hms(*gap_ms),
-                match (charged, side) {
-                    (true, Some(s)) => format!("charged to {}", self.who(*s)),
-                    (true, None) => "charged (no clock running)".into(),
-                    (false, _) => "waived".into(),
-                }
+                match (charged, side, charged_ms) {
+                    (true, Some(s), Some(x)) if x < gap_ms => {
+                        format!("{} charged to {}, the rest waived", hms(*x), self.who(*s))
+                    }
+                    (true, Some(s), _) => format!("charged to {}", self.who(*s)),
+                    (true, None, _) => "charged (no clock running)".into(),
+                    (false, _, _) => "waived".into(),
+                },
+                reason
+                    .as_ref()
+                    .map_or_else(String::new, |r| format!(" ({r})"))
             ),
             _ => e.kind_name(),
         }
@@ -99,6 +107,7 @@ impl Builder<'_> {
                 gap_ms,
                 charged: true,
                 side: Some(side),
+                ..
             } => {
                 let y = self.game.as_ref().map_or_else(
                     || {

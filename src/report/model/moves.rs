@@ -53,7 +53,7 @@ impl Builder<'_> {
                 let period = self
                     .game
                     .as_ref()
-                    .map_or(1, |g| g.profile.period_of(*side, number - 1).0 + 1);
+                    .map_or(1, |g| g.profile().period_of(*side, number - 1).0 + 1);
                 let ply = self.line.len();
                 self.line.push(MoveRow {
                     stamp: s.clone(),

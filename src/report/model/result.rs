@@ -55,7 +55,7 @@ impl Builder<'_> {
             let dispute = self
                 .game
                 .as_ref()
-                .and_then(|g| g.rulings.iter().find(|(id, _)| id == r).map(|(_, d)| *d));
+                .and_then(|g| g.rulings().iter().find(|(id, _)| id == r).map(|(_, d)| *d));
             let target = self.report.disputes.iter_mut().find(|d| {
                 dispute.map_or_else(|| d.rulings.iter().any(|(_, id, _)| id == r), |x| d.id == x)
             });

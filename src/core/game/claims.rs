@@ -1,0 +1,169 @@
+//! Rule 2 (the FIDE Laws) and 10a: claims under the Laws, the no-show default, the tablebase draw.
+use super::*;
+
+impl Game {
+    /// Decide a command of this family (dispatched by [`Game::decide`]).
+    pub(super) fn decide_claims(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
+        use Command as C;
+        match cmd {
+            C::NoShow { side } => {
+                self.playing()?;
+                let side = self.resolve(side)?;
+                let secs = self
+                    .profile
+                    .limits
+                    .as_ref()
+                    .and_then(|l| l.no_show_seconds)
+                    .ok_or_else(|| {
+                        Refusal::new(c::LAWS, "this rules profile sets no default (no-show) time")
+                    })?;
+                if self.moves_of(side) > 0 {
+                    return refuse(c::LAWS, format!("{side} has already moved"));
+                }
+                let since = now.saturating_sub(self.started_at.unwrap_or(0));
+                if since < secs * 1000 {
+                    return refuse(
+                        c::LAWS,
+                        format!(
+                            "the default time is {}; only {} has passed since the start",
+                            crate::core::timefmt::clock(secs as i64 * 1000),
+                            crate::core::timefmt::clock(since as i64)
+                        ),
+                    );
+                }
+                let detail = format!("{side} did not appear within the default time");
+                self.one(
+                    now,
+                    Actor::Arbiter,
+                    c::LAWS,
+                    self.ended(Score::win_for(side.other()), Termination::NoShow, detail),
+                )
+            }
+            C::TablebaseDraw => {
+                let men = self.tablebase_position()?;
+                refuse(
+                    c::TABLEBASE,
+                    format!(
+                        "the operator advises the human player and the arbiter ({men} men); the game ends when the arbiter has seen the machine's display show the database draw and records it: arbiter tablebase-draw"
+                    ),
+                )
+            }
+            C::ArbiterTablebaseDraw { probe } => {
+                let men = self.tablebase_position()?;
+                let checked = match probe {
+                    None => "not checked against Syzygy tables (none given to the kit)".to_string(),
+                    Some(TablebaseProbe::Unavailable { reason }) => {
+                        format!("not checked against Syzygy tables: {reason}")
+                    }
+                    Some(TablebaseProbe::Wdl { wdl, tables }) => {
+                        let mover = self.board.side_to_move();
+                        match wdl {
+                            2 | -2 => {
+                                let winner = if *wdl > 0 { mover } else { mover.other() };
+                                return refuse(
+                                    c::TABLEBASE,
+                                    format!(
+                                        "the Syzygy tables ({tables}) show a win for {winner} with correct play, not a draw: the game goes on"
+                                    ),
+                                );
+                            }
+                            0 => format!("Syzygy tables ({tables}): draw"),
+                            _ => format!("Syzygy tables ({tables}): drawn by the fifty-move rule"),
+                        }
+                    }
+                };
+                let detail = format!(
+                    "the arbiter saw the machine's display show an endgame-database draw ({men} men; {checked})"
+                );
+                self.one(
+                    now,
+                    Actor::Arbiter,
+                    c::TABLEBASE,
+                    self.ended(Score::Draw, Termination::TablebaseDraw, detail),
+                )
+            }
+            C::Claim { kind, by_human } => {
+                self.playing()?;
+                let claimant = if *by_human {
+                    self.need_human()?
+                } else {
+                    self.need_machine()?
+                };
+                if self.board.side_to_move() != claimant {
+                    return refuse(
+                        c::LAWS,
+                        "a draw is claimed by the player having the move (FIDE Laws 9.2, 9.3)",
+                    );
+                }
+                let (ok, term, detail) = match kind {
+                    ClaimKind::Threefold => {
+                        let n = self.board.repetitions();
+                        (
+                            n >= 3,
+                            Termination::ThreefoldClaim,
+                            format!(
+                                "threefold repetition claimed by {claimant} (position occurred {n} times)"
+                            ),
+                        )
+                    }
+                    ClaimKind::FiftyMoves => {
+                        let n = self.board.halfmove_clock();
+                        (
+                            n >= 100,
+                            Termination::FiftyMoveClaim,
+                            format!(
+                                "50-move rule claimed by {claimant} ({} moves without capture or pawn move)",
+                                n / 2
+                            ),
+                        )
+                    }
+                };
+                if !ok {
+                    return refuse(c::LAWS, format!("the claim is not correct: {detail}"));
+                }
+                let actor = if *by_human {
+                    Actor::Arbiter
+                } else {
+                    Actor::Operator
+                };
+                self.one(now, actor, c::LAWS, self.ended(Score::Draw, term, detail))
+            }
+            _ => refuse_state("not a command of this rule family"),
+        }
+    }
+
+    /// When the no-show (default) time passes for a side that has not yet moved.
+    pub fn no_show_at(&self) -> Option<Ms> {
+        let secs = self.profile.limits.as_ref()?.no_show_seconds?;
+        let start = self.started_at?;
+        (self.phase == Phase::Playing && self.board.plies() < 2)
+            .then_some(start.saturating_add(secs * 1000))
+    }
+
+    /// 10a applies: a chess game in play with a machine, in a position of at most the profile's
+    /// number of men. Returns the number of men.
+    fn tablebase_position(&self) -> Result<u32, Refusal> {
+        self.playing()?;
+        self.need_machine()?;
+        let tb = self.profile.tablebase.as_ref().ok_or_else(|| {
+            Refusal::new(
+                c::TABLEBASE,
+                "this rules profile has no [tablebase] section",
+            )
+        })?;
+        let men = self
+            .board
+            .men()
+            .ok_or_else(|| Refusal::new(c::TABLEBASE, "tablebase draws apply to chess only"))?;
+        if men > tb.max_men {
+            return refuse(
+                c::TABLEBASE,
+                format!(
+                    "the position has {men} men; endgame databases cover at most {}",
+                    tb.max_men
+                ),
+            );
+        }
+        Ok(men)
+    }
+}

@@ -1,0 +1,379 @@
+//! Rules 6a-6l and 7e: moves entered and executed, clock corrections, takebacks, the machine's
+//! internal clock (6c), parameters (6g, 6h, 6l).
+use super::*;
+
+impl Game {
+    /// Decide a command of this family (dispatched by [`Game::decide`]).
+    pub(super) fn decide_moves(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
+        use Command as C;
+        match cmd {
+            C::Move { text } => self.decide_move(text, now),
+            C::CorrectClock {
+                clause,
+                side,
+                delta,
+                ms,
+                reason,
+            } => {
+                self.playing()?;
+                let side = self.resolve(side)?;
+                let from = self.remaining(side, now);
+                let (to, d) = if *delta {
+                    (from + ms, *ms)
+                } else {
+                    (*ms, ms - from)
+                };
+                self.one(
+                    now,
+                    Actor::Arbiter,
+                    clause,
+                    EventKind::ClockCorrected {
+                        side,
+                        how: if *delta {
+                            ClockSet::Delta
+                        } else {
+                            ClockSet::Remaining
+                        },
+                        from_ms: from,
+                        to_ms: to,
+                        delta_ms: d,
+                        reason: reason.clone(),
+                    },
+                )
+            }
+            C::TakeBack {
+                clause,
+                plies,
+                reason,
+            } => {
+                self.playing()?;
+                if !matches!(self.stop, Some(Stop::Arbiter { .. })) {
+                    return refuse(
+                        clause,
+                        "stop the clocks first (arbiter stop), then take back, then correct the clocks and resume",
+                    );
+                }
+                if *plies > self.board.plies() {
+                    return refuse(
+                        clause,
+                        format!("only {} moves are recorded", self.board.plies()),
+                    );
+                }
+                let mut b = self.board.clone();
+                let removed: Vec<String> = b.moves()[b.plies() - plies..]
+                    .iter()
+                    .map(|m| m.san.clone())
+                    .collect();
+                b.take_back(*plies).map_err(Refusal::state)?;
+                // A consultation in progress ends with the position it was about (9e).
+                let mut out: Vec<Event> = self
+                    .consultation_close(now, Actor::Kit)
+                    .into_iter()
+                    .collect();
+                out.push(self.ev(
+                    now,
+                    Actor::Arbiter,
+                    clause,
+                    EventKind::MovesTakenBack {
+                        plies: *plies,
+                        removed,
+                        reason: reason.clone(),
+                        fen: b.fen(),
+                    },
+                ));
+                Ok(out)
+            }
+            C::ParamDecision { id, permit, reason } => {
+                self.opened()?;
+                let r = self.params.iter().find(|r| r.id == *id).ok_or_else(|| {
+                    Refusal::new(
+                        c::PARAMETER_CORRECTION,
+                        format!("there is no parameter request {id}"),
+                    )
+                })?;
+                if r.decided.is_some() {
+                    return refuse(
+                        c::PARAMETER_CORRECTION,
+                        format!("request {id} is already decided"),
+                    );
+                }
+                if !r.advised {
+                    return refuse(
+                        c::PARAMETER_CORRECTION,
+                        format!(
+                            "the arbiter decides after consulting the committee: committee advise {id} TEXT first"
+                        ),
+                    );
+                }
+                self.one(
+                    now,
+                    Actor::Arbiter,
+                    c::PARAMETER_CORRECTION,
+                    EventKind::ParameterDecided {
+                        id: *id,
+                        permitted: *permit,
+                        reason: reason.clone(),
+                    },
+                )
+            }
+            C::InternalClock { reading_ms } => {
+                self.playing()?;
+                let m = self.need_machine()?;
+                let game_clock = self.remaining(m, now);
+                let threshold = self
+                    .decl
+                    .as_ref()
+                    .map_or(self.profile.sync_threshold_ms(), |d| {
+                        d.algorithm.threshold_ms
+                    });
+                let diff = *reading_ms as i64 - game_clock;
+                let owed = diff.unsigned_abs() >= threshold;
+                self.one(
+                    now,
+                    Actor::Operator,
+                    c::INTERNAL_CLOCK,
+                    EventKind::InternalClockReported {
+                        reading_ms: *reading_ms,
+                        game_clock_ms: game_clock,
+                        diff_ms: diff,
+                        threshold_ms: threshold,
+                        correction_owed: owed,
+                    },
+                )
+            }
+            C::SyncInternalClock => {
+                self.playing()?;
+                let m = self.need_machine()?;
+                match &self.internal {
+                    Some(r) if r.owed => self.one(
+                        now,
+                        Actor::Operator,
+                        c::INTERNAL_CLOCK,
+                        EventKind::InternalClockCorrected {
+                            from_ms: r.reading_ms,
+                            to_ms: self.remaining(m, now),
+                        },
+                    ),
+                    Some(_) => refuse(
+                        c::NO_PARAMETER_CHANGE,
+                        "no correction is owed under the declared algorithm (6c); other changes are not allowed (6h)",
+                    ),
+                    None => refuse(
+                        c::INTERNAL_CLOCK,
+                        "report the internal clock first: operator internal-clock H:MM:SS",
+                    ),
+                }
+            }
+            C::Param { name, value } => {
+                self.opened()?;
+                self.need_machine()?;
+                if self.machine_has_moved {
+                    return refuse(
+                        c::NO_PARAMETER_CHANGE,
+                        "the machine has made its first move: parameters may not be changed (6h); ask with operator param-request (6l)",
+                    );
+                }
+                self.one(
+                    now,
+                    Actor::Operator,
+                    c::BEFORE_FIRST_MOVE,
+                    EventKind::ParameterSet {
+                        name: name.clone(),
+                        value: value.clone(),
+                    },
+                )
+            }
+            C::ParamRequest { name, reason } => {
+                self.opened()?;
+                self.need_machine()?;
+                self.one(
+                    now,
+                    Actor::Operator,
+                    c::PARAMETER_CORRECTION,
+                    EventKind::ParameterRequested {
+                        id: self.params.len() as u32 + 1,
+                        name: name.clone(),
+                        reason: reason.clone(),
+                    },
+                )
+            }
+            C::Advise { request, text } => {
+                self.opened()?;
+                match self.params.iter().find(|r| r.id == *request) {
+                    Some(r) if r.decided.is_none() => self.one(
+                        now,
+                        Actor::Committee,
+                        c::PARAMETER_CORRECTION,
+                        EventKind::CommitteeAdvised {
+                            request: *request,
+                            text: text.clone(),
+                        },
+                    ),
+                    Some(_) => refuse(
+                        c::PARAMETER_CORRECTION,
+                        format!("request {request} is already decided"),
+                    ),
+                    None => refuse(
+                        c::PARAMETER_CORRECTION,
+                        format!("there is no parameter request {request}"),
+                    ),
+                }
+            }
+            _ => refuse_state("not a command of this rule family"),
+        }
+    }
+
+    /// Apply an event of this family (dispatched by [`Game::evolve`]).
+    pub(super) fn evolve_moves(&mut self, e: &Event) -> Result<(), Inconsistent> {
+        let at = e.at;
+        match &e.kind {
+            EventKind::MoveMade {
+                side,
+                san,
+                uci,
+                spent_ms,
+                increment_ms,
+                declines_draw,
+                ..
+            } => {
+                self.need_phase(Phase::Playing)?;
+                if *side != self.board.side_to_move() {
+                    return Err(format!("{side} moved out of turn").into());
+                }
+                self.owed_move = None;
+                let charged = self.clock.end_turn(at);
+                if charged != *spent_ms {
+                    return Err(format!(
+                        "the move's time is {charged} ms by the clock, the entry says {spent_ms} ms"
+                    )
+                    .into());
+                }
+                self.board.play(&crate::core::board::RecordedMove {
+                    san: san.clone(),
+                    uci: uci.clone(),
+                })?;
+                self.clock.add(*side, *increment_ms as i64);
+                self.clock.start_turn(side.other(), at);
+                if self.machine_side() == Some(*side) {
+                    self.machine_has_moved = true;
+                    if let Some(o) = self.offer.as_mut().filter(|o| o.answered.is_none()) {
+                        o.answered = Some(false);
+                    }
+                } else if let Some(o) = self.machine_offer.as_mut().filter(|o| o.answered.is_none())
+                {
+                    o.answered = Some(false);
+                }
+                let _ = declines_draw;
+            }
+            EventKind::InternalClockReported {
+                reading_ms,
+                game_clock_ms,
+                diff_ms,
+                correction_owed,
+                ..
+            } => {
+                self.internal = Some(InternalReport {
+                    at,
+                    reading_ms: *reading_ms,
+                    game_clock_ms: *game_clock_ms,
+                    diff_ms: *diff_ms,
+                    owed: *correction_owed,
+                });
+            }
+            EventKind::InternalClockCorrected { .. } => {
+                if let Some(r) = self.internal.as_mut() {
+                    r.owed = false;
+                }
+            }
+            EventKind::ClockCorrected { side, delta_ms, .. } => self.clock.add(*side, *delta_ms),
+            EventKind::MovesTakenBack { plies, .. } => {
+                self.owed_move = None;
+                self.clock.end_turn(at);
+                self.board.take_back(*plies)?;
+                self.clock.turn = Some(crate::core::clock::Turn {
+                    side: self.board.side_to_move(),
+                    banked: 0,
+                    since: None,
+                });
+                self.offer = None;
+                self.machine_offer = None;
+            }
+            EventKind::ParameterSet { .. } => {}
+            EventKind::ParameterRequested { id, name, .. } => self.params.push(ParamRequest {
+                id: *id,
+                name: name.clone(),
+                advised: false,
+                decided: None,
+            }),
+            EventKind::CommitteeAdvised { request, .. } => {
+                if let Some(r) = self.params.iter_mut().find(|r| r.id == *request) {
+                    r.advised = true;
+                }
+            }
+            EventKind::ParameterDecided { id, permitted, .. } => {
+                if let Some(r) = self.params.iter_mut().find(|r| r.id == *id) {
+                    r.decided = Some(*permitted);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    pub(super) fn decide_move(&self, text: &str, now: Ms) -> Result<Vec<Event>, Refusal> {
+        self.playing()?;
+        self.clock_must_run()?;
+        let side = self.board.side_to_move();
+        let mv = self
+            .board
+            .check(text)
+            .map_err(|m| Refusal::new(c::LAWS, m))?;
+        if let Some(owed) = &self.owed_move
+            && owed.uci != mv.uci
+        {
+            return refuse(
+                c::WRONG_MOVE_NOTIFY,
+                format!(
+                    "the arbiter recorded the machine's move as {} (7b): only it is accepted now, not {}",
+                    owed.san, mv.san
+                ),
+            );
+        }
+        let mut after = self.board.clone();
+        after.play(&mv).map_err(Refusal::state)?;
+        let moves_after = after.moves_by(side);
+        let elapsed = self.clock.turn_elapsed(side, now);
+        let spent = if self.clock.truncate {
+            elapsed / 1000 * 1000
+        } else {
+            elapsed
+        };
+        let increment = self.profile.increment_for_move(side, moves_after);
+        let remaining = self.clock.available(&self.profile, side, moves_after) + increment as i64
+            - (self.clock.used[side.index()] + spent) as i64;
+        let is_machine = self.machine_side() == Some(side);
+        let declines_draw = if is_machine {
+            self.offer.as_ref().is_some_and(|o| o.answered.is_none())
+        } else {
+            self.machine_offer
+                .as_ref()
+                .is_some_and(|o| o.answered.is_none())
+        };
+        let clause = match self.player(side).map(|p| p.kind) {
+            Some(PlayerKind::Machine) => c::EXECUTE_MACHINE_MOVE,
+            Some(PlayerKind::Human) => c::ENTER_HUMAN_MOVE,
+            None => c::TIME_CONTROL,
+        };
+        let kind = EventKind::MoveMade {
+            side,
+            san: mv.san,
+            uci: mv.uci,
+            spent_ms: spent,
+            increment_ms: increment,
+            remaining_ms: remaining,
+            fen: after.fen(),
+            declines_draw,
+        };
+        Ok(vec![self.ev(now, Actor::Operator, clause, kind)])
+    }
+}

@@ -1,0 +1,149 @@
+//! Rules 8b and 6d after a restart of the kit or a suspend of the machine: the arbiter rules once
+//! on the gap the kit measured (from its last heartbeat), may charge part of it with a reason, may
+//! stop the clocks while the ruling is pending; a ruling without a restart, a second one, or one
+//! charging more than was measured is refused naming the clause.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::time::Duration;
+
+use arbiter::core::Side;
+use arbiter::core::event::EventKind;
+use arbiter::matchdir::measured_gap;
+use arbiter::tui::timing::suspended_ms;
+
+use crate::clauses::{Match, started};
+
+const H2: i64 = 2 * 3600 * 1000;
+
+/// A game in which the kit "restarted" at 70 s with White's clock running, 60 s after it last ran.
+fn restarted() -> Match {
+    let mut m = started();
+    m.at("0:10 move e4");
+    m.at("0:20 move e5");
+    m.s.restart_gap = Some(60_000);
+    m.s.restart_side = Some(Side::White);
+    m
+}
+
+#[test]
+fn clause_8b_restart_gap_without_a_restart_is_refused() {
+    let mut m = started();
+    m.at("0:10 move e4");
+    m.when("0:20 arbiter restart-gap waive no restart happened")
+        .then_refused_saying("8b", "no restart");
+    m = started();
+    m.when("0:20 arbiter restart-gap charge 1:00:00 extra time")
+        .then_refused_saying("8b", "no restart");
+}
+
+#[test]
+fn clause_6d_restart_gap_charges_part_of_the_measured_gap_with_its_reason_once() {
+    let mut m = restarted();
+    // Nothing else is taken while the ruling is pending.
+    assert!(m.try_line("1:10 move Nf3").is_err());
+    let ev =
+        m.at("1:10 arbiter restart-gap charge 0:00:20 the human thought at the board meanwhile");
+    match &ev[0].kind {
+        EventKind::RestartGap {
+            gap_ms,
+            charged,
+            side,
+            charged_ms,
+            reason,
+        } => {
+            assert_eq!(
+                (*gap_ms, *charged, *side, *charged_ms),
+                (60_000, true, Some(Side::White), Some(20_000))
+            );
+            assert_eq!(
+                reason.as_deref(),
+                Some("the human thought at the board meanwhile")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(ev[0].clause, "6d");
+    // White ran from 20 s to 70 s (50 s); 40 s of the 60 s gap are given back.
+    assert_eq!(
+        m.remaining(Side::White, 70_000),
+        H2 - 10_000 - 50_000 + 40_000
+    );
+    // Once per restart.
+    m.when("1:20 arbiter restart-gap waive again")
+        .then_refused_saying("8b", "no restart");
+}
+
+#[test]
+fn clause_6d_restart_gap_longer_than_measured_is_refused() {
+    let m = restarted();
+    m.when("1:10 arbiter restart-gap charge 0:01:01 more than happened")
+        .then_refused_saying("6d", "more than the measured gap");
+}
+
+#[test]
+fn clause_8b_waived_gap_is_given_back_and_needs_a_reason() {
+    let mut m = restarted();
+    let e = arbiter::core::command::parse("arbiter restart-gap waive").unwrap_err();
+    assert!(e.contains("give the reason"), "{e}");
+    let ev = m.at("1:10 arbiter restart-gap waive the kit crashed");
+    assert_eq!(ev[0].clause, "8b");
+    assert_eq!(
+        m.remaining(Side::White, 70_000),
+        H2 - 10_000 - 50_000 + 60_000
+    );
+}
+
+#[test]
+fn clause_8b_the_arbiter_may_stop_the_clocks_while_a_ruling_is_pending() {
+    let mut m = restarted();
+    let ev = m.at("1:10 arbiter stop the arbiter thinks about the gap");
+    assert!(
+        matches!(ev[0].kind, EventKind::ClockStopped { .. }),
+        "{ev:?}"
+    );
+    // Stopped at 70 s: the thinking time of the arbiter is nobody's.
+    assert_eq!(m.remaining(Side::White, 300_000), H2 - 10_000 - 50_000);
+    m.at("5:00 arbiter restart-gap waive the kit crashed");
+    assert_eq!(
+        m.remaining(Side::White, 300_000),
+        H2 - 10_000 - 50_000 + 60_000
+    );
+}
+
+#[test]
+fn clause_8b_restart_gap_is_measured_from_the_last_heartbeat() {
+    let t = |s: i64| chrono::DateTime::from_timestamp(1_044_000_000 + s, 0).unwrap();
+    // Last entry at 0 s (game time 20 s), beat at 50 s (game time 70 s), restart at 80 s.
+    assert_eq!(
+        measured_gap(t(80), 20_000, t(0), Some((70_000, t(50)))),
+        30_000
+    );
+    // No beat, a beat older than the last entry, or one in the future: from the last entry.
+    assert_eq!(measured_gap(t(80), 20_000, t(0), None), 80_000);
+    assert_eq!(
+        measured_gap(t(80), 20_000, t(0), Some((10_000, t(50)))),
+        80_000
+    );
+    assert_eq!(
+        measured_gap(t(80), 20_000, t(0), Some((70_000, t(90)))),
+        80_000
+    );
+}
+
+#[test]
+fn clause_8b_a_simulated_suspend_is_caught() {
+    // The monotonic clock stood still for a minute while the wall clock went on.
+    assert_eq!(
+        suspended_ms(Duration::from_millis(1_000), Duration::from_millis(61_000)),
+        Some(60_000)
+    );
+    // Ordinary drift, and a wall clock set back, are not a suspend.
+    assert_eq!(
+        suspended_ms(Duration::from_millis(1_000), Duration::from_millis(1_300)),
+        None
+    );
+    assert_eq!(
+        suspended_ms(Duration::from_millis(1_000), Duration::from_millis(0)),
+        None
+    );
+}
