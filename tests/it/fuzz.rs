@@ -9,6 +9,7 @@
 //! | script parser (`parse_script`, then the script run in memory) | `examples/scripts/*.arb`, `tests/fixtures/*.arb` | lines, offsets, words |
 //! | move parser (`Board::check`, chess and free) | positions of the real Stockfish game | SAN/UCI alphabets, real moves changed |
 //! | engine logs (`enginelog::parse`, `parse_str`, `detect_line`, `coverage`) | `../shared/data/stockfish-game/machine-debug.log` | lines, numbers, keywords, bytes |
+//! | the command line (the binary, every subcommand) | a finished rehearsal match, its checkpoint, index, proof, rules, script | every file of the match folder replaced by garbage, a truncated copy, an empty file, a huge line, non-UTF-8, a FIFO, a device node, a folder, a symlink, a dangling link; random argument vectors |
 //!
 //! `ARBITER_FUZZ_CASES` sets the cases per target (default: a few seconds each in CI);
 //! `ARBITER_FUZZ_SEED` the seed (default fixed, so CI is deterministic). A panic is reported with
