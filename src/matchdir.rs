@@ -221,7 +221,7 @@ pub enum MatchError {
 }
 
 /// A game log read whole (strict, no lock, no repair): its entries and their events. Holds the
-/// whole log in memory: the commands use [`replay_log`] instead.
+/// whole log in memory (benches/replay.rs measures it): the commands use [`replay_log`].
 pub fn read_game(path: &Path) -> Result<(Vec<Entry>, Vec<Event>), MatchError> {
     let entries = crate::journal::read_entries(path)?;
     let events = events_of(&entries)?;

@@ -703,9 +703,9 @@ fn read_signers(match_dir: &Path) -> Result<(Vec<AllowedSigner>, Vec<String>), F
     Ok(parse_allowed_signers(&read_allowed_signers(match_dir)?))
 }
 
-/// Verify one game of a match folder: the fast path streams the log
-/// ([`crate::journal::scan_clean_file`]); whenever it finds anything to report, the whole file is
-/// read and verified on the exact path ([`verify_lines`]), as [`verify_log`] does.
+/// Verify one game of a match folder: the fast path streams the log without keeping it or its
+/// leaf hashes ([`crate::journal::stream_clean_file`]); whenever it finds anything to report, the
+/// whole file is read and verified on the exact path ([`verify_lines`]), as [`verify_log`] does.
 pub fn verify_game(match_dir: &Path, game: u32) -> GameVerification {
     verify_game_trusting(match_dir, game, None)
 }
