@@ -1320,21 +1320,6 @@ fn read_blocks(file: &mut File, mut send: impl FnMut(Vec<u8>, u64) -> bool) -> O
     }
 }
 
-/// The fields of a line already proven canonical by [`fast::check_line`].
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Plain {
-    v: u32,
-    seq: u64,
-    prev: String,
-    utc: String,
-    mono_ms: u64,
-    actor: String,
-    clause: String,
-    kind: String,
-    body: serde_json::Value,
-}
-
 /// [`log::parse_line`] for a line that was followed by a newline, taking the fast path when
 /// [`fast::check_line`] proves the line canonical (canonical form already rules out duplicate
 /// keys and every other difference, so a plain serde parse reads it), the strict parser otherwise
@@ -1345,25 +1330,12 @@ fn parse_terminated(buf: &mut Vec<u8>, offset: u64) -> Result<Entry, LineError> 
     let proven = fast::check_line(buf).filter(|(_, len)| *len + 1 == buf.len());
     buf.pop();
     let plain = proven.and_then(|(facts, _)| {
-        serde_json::from_slice::<Plain>(buf)
+        serde_json::from_slice::<log::scan::Plain>(buf)
             .ok()
             .filter(|p| p.seq == facts.seq)
     });
     match plain {
-        Some(p) => Ok(Entry {
-            v: p.v,
-            seq: p.seq,
-            prev: p.prev,
-            utc: p.utc,
-            mono_ms: p.mono_ms,
-            actor: p.actor,
-            clause: p.clause,
-            kind: p.kind,
-            body: p.body,
-            hash: log::entry_hash(buf),
-            offset,
-            len: buf.len() as u64,
-        }),
+        Some(p) => Ok(p.into_entry(log::entry_hash(buf), offset, buf.len() as u64)),
         None => log::parse_line(buf, offset),
     }
 }

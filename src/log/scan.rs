@@ -78,12 +78,14 @@ pub fn scan(bytes: &[u8]) -> Vec<ScannedLine> {
         .collect()
 }
 
-/// The fields of a line, for lines already proven canonical.
+/// The fields of a line, for lines already proven canonical by [`super::fast::check_line`]
+/// (canonical form rules out duplicate keys and every other difference, so a plain serde parse
+/// reads it).
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Plain {
+pub(crate) struct Plain {
     v: u32,
-    seq: u64,
+    pub(crate) seq: u64,
     prev: String,
     utc: String,
     mono_ms: u64,
@@ -91,6 +93,26 @@ struct Plain {
     clause: String,
     kind: String,
     body: serde_json::Value,
+}
+
+impl Plain {
+    /// The entry of this line, with its hash, offset and length.
+    pub(crate) fn into_entry(self, hash: [u8; 32], offset: u64, len: u64) -> Entry {
+        Entry {
+            v: self.v,
+            seq: self.seq,
+            prev: self.prev,
+            utc: self.utc,
+            mono_ms: self.mono_ms,
+            actor: self.actor,
+            clause: self.clause,
+            kind: self.kind,
+            body: self.body,
+            hash,
+            offset,
+            len,
+        }
+    }
 }
 
 /// A terminated line read through the fast canonical check; `None` when it is not proven.
@@ -112,20 +134,7 @@ fn fast_entry(bytes: &[u8], offset: u64, line: &[u8]) -> Option<ScannedLine> {
         terminated: true,
         hash,
         prev: Some(facts.prev),
-        entry: Ok(Entry {
-            v: p.v,
-            seq: p.seq,
-            prev: p.prev,
-            utc: p.utc,
-            mono_ms: p.mono_ms,
-            actor: p.actor,
-            clause: p.clause,
-            kind: p.kind,
-            body: p.body,
-            hash,
-            offset,
-            len: line.len() as u64,
-        }),
+        entry: Ok(p.into_entry(hash, offset, line.len() as u64)),
     })
 }
 
