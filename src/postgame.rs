@@ -37,37 +37,10 @@ pub fn machine_moves(game: &Game, events: &[Event]) -> Result<Vec<MachineMove>, 
     Ok(mm)
 }
 
-/// The moves standing at the end with their clock figures, following takebacks and 7c corrections.
+/// The moves standing at the end with their clock figures, following takebacks and 7c corrections;
+/// each move's time is the drop of its side's clock between its presses (`report::times`).
 pub fn pgn_moves(events: &[Event]) -> Vec<PgnMove> {
-    let mut out: Vec<PgnMove> = Vec::new();
-    for e in events {
-        match &e.kind {
-            EventKind::MoveMade {
-                san,
-                spent_ms,
-                remaining_ms,
-                ..
-            } => out.push(PgnMove {
-                san: san.clone(),
-                clock_ms: (*remaining_ms).max(0) as u64,
-                spent_ms: *spent_ms,
-            }),
-            EventKind::MovesTakenBack { plies, .. } => {
-                out.truncate(out.len().saturating_sub(*plies))
-            }
-            EventKind::WrongMove {
-                pressed: true,
-                correct,
-                ..
-            } => {
-                if let Some(last) = out.last_mut() {
-                    last.san = correct.clone();
-                }
-            }
-            _ => {}
-        }
-    }
-    out
+    crate::report::times::times(events).pgn_moves().0
 }
 
 /// The game as PGN.
@@ -88,6 +61,7 @@ pub fn pgn_of(events: &[Event], first_utc: &str) -> Result<String, ReplayError> 
         ),
         None => ("*".to_string(), None),
     };
+    let (moves, trailing) = crate::report::times::times(events).pgn_moves();
     let pg = PgnGame {
         event: game.profile.profile.name.clone(),
         site: "?".into(),
@@ -98,7 +72,8 @@ pub fn pgn_of(events: &[Event], first_utc: &str) -> Result<String, ReplayError> 
         result,
         time_control: game.profile.pgn_time_control(crate::core::Side::White),
         termination,
-        moves: pgn_moves(events),
+        moves,
+        trailing,
     };
     Ok(write_pgn(&pg))
 }

@@ -10,6 +10,7 @@ pub mod markdown;
 pub mod model;
 pub mod pgn;
 pub mod svg;
+pub mod times;
 
 use crate::core::event::Event;
 

@@ -34,6 +34,7 @@ mod report_model; // the committee report's content
 mod report_render; // report files, self-contained HTML, headless Chromium
 mod report_support;
 mod screens; // every Board UI screen and panel (snapshots)
+mod times; // issue 12: per-move times equal the clocks; take-backs, penalties, corrections, gaps
 mod tui_keys; // keys -> commands, pure
 mod tui_support;
 mod witness; // issue 11: demo key, pinned trust, rollback, rename, never overwrite, notes
