@@ -37,6 +37,38 @@ pub fn machine_moves(game: &Game, events: &[Event]) -> Result<Vec<MachineMove>, 
     Ok(mm)
 }
 
+/// Rule 6c from the engine's own log: the clock it was given at each search against the machine's
+/// official clock when its turn began, with the declared threshold (else the profile's).
+pub fn audit_6c(
+    game: &Game,
+    events: &[Event],
+    log: &enginelog::EngineLog,
+    coverage: &enginelog::Coverage,
+) -> enginelog::ClockAudit {
+    let machine = game.machine_side();
+    let official: Vec<enginelog::OfficialClock> = crate::report::times::times(events)
+        .moves
+        .iter()
+        .filter(|m| Some(m.side) == machine)
+        .map(|m| enginelog::OfficialClock {
+            ply: m.ply,
+            official_ms: m.turn_clock_ms,
+            synced: m.synced_in_turn,
+        })
+        .collect();
+    let threshold = game
+        .decl
+        .as_ref()
+        .map_or(game.profile.sync_threshold_ms(), |d| d.algorithm.threshold_ms);
+    enginelog::clock_audit(
+        log,
+        coverage,
+        machine == Some(crate::core::Side::White),
+        &official,
+        threshold,
+    )
+}
+
 /// The moves standing at the end with their clock figures, following takebacks and 7c corrections;
 /// each move's time is the drop of its side's clock between its presses (`report::times`).
 pub fn pgn_moves(events: &[Event]) -> Vec<PgnMove> {
@@ -179,6 +211,7 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
         enginelog::parse(std::io::BufReader::new(file)).map_err(PostgameError::EngineLog)?;
     let mm = machine_moves(&game, &events).map_err(PostgameError::MachineMoves)?;
     let coverage = enginelog::coverage(&parsed, &mm);
+    let clock_audit = audit_6c(&game, &events, &parsed, &coverage);
 
     let last = entries.last().ok_or(PostgameError::EmptyLog)?;
     let last_utc = parse_utc(&last.utc).unwrap_or(end_utc);
@@ -198,6 +231,7 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
         "min_copies": min,
         "result": score.text(),
         "coverage": coverage,
+        "clock_audit": clock_audit,
     });
     let mut new_events = vec![Event::new(
         now_ms,
@@ -233,13 +267,14 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
         crate::witness::sign_and_index(a.match_dir, a.game, journal.entries(), &key, Utc::now())
     });
     let mut s = format!(
-        "archived {} ({} bytes, sha256 {}) from {} identical copies; {}\n13c: {}\n",
+        "archived {} ({} bytes, sha256 {}) from {} identical copies; {}\n13c: {}\n6c: {}\n",
         outcome.log.name,
         outcome.log.size,
         outcome.log.sha256,
         outcome.copies.len(),
         outcome.sums_file,
-        coverage.summary
+        coverage.summary,
+        clock_audit.summary
     );
     if late {
         s.push_str(&format!(

@@ -676,14 +676,20 @@ fn archive(s: &mut String, a: &ArchiveSection, public: bool) {
     if let Some(st) = &a.status {
         rows.push(("Coverage status", escape(st)));
     }
+    if let Some(sum) = &a.clock_audit {
+        rows.push((
+            "Internal clock (6c), from the engine's log",
+            format!("<strong>{}</strong>", escape(sum)),
+        ));
+    }
     if !rows.is_empty() {
         kv(s, &rows);
     }
-    if !a.move_problems.is_empty() {
+    if !a.move_problems.is_empty() || !a.clock_problems.is_empty() {
         s.push_str(
             r#"<table class="engine-moves"><thead><tr><th class="num">Move</th><th>SAN</th><th>Problems</th></tr></thead><tbody>"#,
         );
-        for m in &a.move_problems {
+        for m in a.move_problems.iter().chain(&a.clock_problems) {
             let _ = write!(
                 s,
                 r#"<tr><td class="num">{}</td><td>{}</td><td>{}</td></tr>"#,

@@ -593,6 +593,22 @@ fn archive(s: &mut String, a: &ArchiveSection, public: bool) {
             escape(&m.problems.join("; "))
         );
     }
+    if let Some(sum) = &a.clock_audit {
+        let _ = writeln!(
+            s,
+            "- Internal clock (6c), from the engine's log: **{}**",
+            escape(sum)
+        );
+    }
+    for m in &a.clock_problems {
+        let _ = writeln!(
+            s,
+            "- Move {} {}: {}",
+            escape(&m.number),
+            escape(&m.san),
+            escape(&m.problems.join("; "))
+        );
+    }
     for (k, v) in &a.fields {
         let _ = writeln!(s, "- {}: {}", escape(k), escape(v));
     }

@@ -303,6 +303,11 @@ pub struct ArchiveSection {
     pub status: Option<String>,
     /// Moves with problems (committee version only).
     pub move_problems: Vec<MoveProblem>,
+    /// 6c audited from the engine's own log: the summary line (beside the 13c coverage).
+    pub clock_audit: Option<String>,
+    /// Machine moves whose engine clock differed from the official one by the 6c threshold or
+    /// more with no sync recorded (committee version only).
+    pub clock_problems: Vec<MoveProblem>,
     /// The rest of the body as key/values (digests and per-move data left out when public).
     pub fields: Vec<(String, String)>,
     /// Items left out of this version under rule 13e.

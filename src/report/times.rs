@@ -48,6 +48,11 @@ pub struct MoveTime {
     pub time_ms: i64,
     /// The side's remaining time just after the move (after its increment or period addition).
     pub clock_ms: i64,
+    /// The side's remaining time when the turn of this move began (the opponent's press, the
+    /// clock's start, or the resumption after a take-back): what a GUI tells an engine at `go`.
+    pub turn_clock_ms: i64,
+    /// The machine's internal clock was set to the game clock during this turn (6c).
+    pub synced_in_turn: bool,
 }
 
 /// What a [`TimeItem`] is.
@@ -138,8 +143,12 @@ struct Ledger {
     items: Vec<TimeItem>,
     /// Clock time used since the side's last press or standing move, not yet owed to a move.
     pending: [i64; 2],
-    /// Presses recorded without their move yet, oldest first.
-    pressed: [VecDeque<i64>; 2],
+    /// Presses recorded without their move yet, oldest first: (time, turn clock, synced).
+    pressed: [VecDeque<(i64, i64, bool)>; 2],
+    /// Each side's remaining time when its current turn began, and whether a 6c sync was
+    /// recorded since.
+    turn_clock: [i64; 2],
+    synced: [bool; 2],
     /// Each side's remaining time just after the previous entry.
     after: [i64; 2],
     budget: [i64; 2],
@@ -191,9 +200,14 @@ impl Ledger {
     /// A move's notation: it takes the oldest press of its side waiting for one, or else is its
     /// own press and takes the side's pending time.
     fn standing_move(&mut self, i: usize, side: Side, san: &str, clock_ms: i64) {
-        let time = match self.pressed[side.index()].pop_front() {
-            Some(t) => t,
-            None => std::mem::take(&mut self.pending[side.index()]),
+        let k = side.index();
+        let (time, turn_clock_ms, synced_in_turn) = match self.pressed[k].pop_front() {
+            Some(p) => p,
+            None => (
+                std::mem::take(&mut self.pending[k]),
+                self.turn_clock[k],
+                self.synced[k],
+            ),
         };
         self.moves.push(MoveTime {
             ply: self.moves.len(),
@@ -202,6 +216,8 @@ impl Ledger {
             entry: i,
             time_ms: time,
             clock_ms,
+            turn_clock_ms,
+            synced_in_turn,
         });
     }
 
@@ -227,6 +243,12 @@ impl Ledger {
         }
     }
 
+    /// The turn of `side` begins now: its clock as it stands is what it is given.
+    fn turn_begins(&mut self, side: Side) {
+        self.turn_clock[side.index()] = self.after[side.index()];
+        self.synced[side.index()] = false;
+    }
+
     /// One entry, replayed: time used since the previous entry, then the entry's jumps.
     fn apply(&mut self, i: usize, e: &Event) {
         let Some(g) = self.game.as_mut() else {
@@ -248,6 +270,8 @@ impl Ledger {
         let after = Side::BOTH.map(|s| g.remaining(s, e.at));
         let running_after = g.clock.running();
         let moves_after: Vec<String> = g.board.moves().iter().map(|m| m.san.clone()).collect();
+        let to_move = g.board.side_to_move();
+        let machine = g.machine_side();
         for s in Side::BOTH {
             self.pending[s.index()] += self.after[s.index()] - before[s.index()];
         }
@@ -256,6 +280,7 @@ impl Ledger {
         match &e.kind {
             EventKind::MoveMade { side, san, .. } => {
                 self.standing_move(i, *side, san, after[side.index()]);
+                self.turn_begins(side.other());
                 let inc = increment_of(e);
                 if inc != 0 {
                     delta[side.index()] -= inc;
@@ -286,6 +311,7 @@ impl Ledger {
             }
             EventKind::MovesTakenBack { plies, .. } => {
                 self.take_back(i, e, *plies);
+                self.turn_begins(to_move);
                 for s in Side::BOTH {
                     let d = std::mem::take(&mut delta[s.index()]);
                     if d != 0 {
@@ -392,13 +418,21 @@ impl Ledger {
                     ),
                 }
             }
+            EventKind::ClockStarted { side } => self.turn_begins(*side),
+            EventKind::InternalClockCorrected { .. } => {
+                if let Some(m) = machine {
+                    self.synced[m.index()] = true;
+                }
+            }
             _ => {
                 // A press on its own: the clock passes from one side to the other.
                 if let (Some(s), Some(t)) = (running, running_after)
                     && t == s.other()
                 {
                     let p = std::mem::take(&mut self.pending[s.index()]);
-                    self.pressed[s.index()].push_back(p);
+                    let turn = (p, self.turn_clock[s.index()], self.synced[s.index()]);
+                    self.pressed[s.index()].push_back(turn);
+                    self.turn_begins(t);
                     let inc = increment_of(e);
                     if inc != 0 {
                         delta[s.index()] -= inc;
@@ -479,7 +513,7 @@ impl Ledger {
                     .filter(|m| m.side == side)
                     .map(|m| m.time_ms)
                     .sum(),
-                open_ms: self.pending[k] + self.pressed[k].iter().sum::<i64>(),
+                open_ms: self.pending[k] + self.pressed[k].iter().map(|p| p.0).sum::<i64>(),
                 remaining_ms: self.after[k],
             }
         });
@@ -501,6 +535,8 @@ pub fn times(events: &[Event]) -> Times {
         pending: [0, 0],
         pressed: [VecDeque::new(), VecDeque::new()],
         after: [0, 0],
+        turn_clock: [0, 0],
+        synced: [false, false],
         budget: [0, 0],
         time_clause: String::new(),
         not_replayed: None,
@@ -510,6 +546,7 @@ pub fn times(events: &[Event]) -> Times {
             Ok(g) => {
                 l.budget = Side::BOTH.map(|s| g.remaining(s, 0));
                 l.after = l.budget;
+                l.turn_clock = l.budget;
                 l.time_clause = g.profile.time_control.clause.clone();
                 l.game = Some(g);
             }
