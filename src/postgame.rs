@@ -59,7 +59,9 @@ pub fn audit_6c(
     let threshold = game
         .decl
         .as_ref()
-        .map_or(game.profile.sync_threshold_ms(), |d| d.algorithm.threshold_ms);
+        .map_or(game.profile.sync_threshold_ms(), |d| {
+            d.algorithm.threshold_ms
+        });
     enginelog::clock_audit(
         log,
         coverage,

@@ -4,6 +4,7 @@ mod board_match; // issue 13: config-file digest, next game carried over, status
 mod clauses; // one test per clause of the 2003 rules, given / when / then
 mod clauses13; // rule 13 through the binary: 13a, 13c, 13d, 13e
 mod crash; // SIGKILL at random moments: nothing acknowledged is lost
+mod engine_clock; // rule 6c audited from a real Stockfish log: go wtime/btime against the official clock
 mod engine_coverage; // UCI / CECP engine logs and the rule-13c coverage
 mod engine_props; // engine-log parsers never panic
 mod faults; // injected write and fsync failures, wall-clock jumps
