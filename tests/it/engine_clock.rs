@@ -1,7 +1,8 @@
 //! Rule 6c audited from the engine's own log (issue 12): the clock a real Stockfish was given at
 //! each search (`go wtime/btime`) against the official clock, through `arbiter archive` and
-//! `arbiter report`. The fixture `tests/fixtures/stockfish-6c/` is made by its `make.py` with
-//! Debian's `stockfish`; one test regenerates it and compares.
+//! `arbiter report`, and the clock a real Fairy-Max was given over CECP (`time/otim`). The fixtures
+//! `tests/fixtures/stockfish-6c/` and `tests/fixtures/fairymax-6c/` are made by their `make.py`
+//! with Debian's `stockfish` and `fairymax`; one test regenerates them and compares.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
@@ -11,10 +12,18 @@ use arbiter::enginelog::{self, ClockGiven};
 use crate::pgn_support::read_real;
 use crate::realgame::{arbiter, ok, play_the_real_game, tool};
 
-fn fixture(name: &str) -> PathBuf {
+const STOCKFISH: &str = "stockfish-6c";
+const FAIRYMAX: &str = "fairymax-6c";
+
+fn fixture_in(set: &str, name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/stockfish-6c")
+        .join("tests/fixtures")
+        .join(set)
         .join(name)
+}
+
+fn fixture(name: &str) -> PathBuf {
+    fixture_in(STOCKFISH, name)
 }
 
 struct Archived {
@@ -23,18 +32,23 @@ struct Archived {
     out: String,
 }
 
-/// The fixture game played through `arbiter script`, then its engine log archived in two copies.
+/// The Stockfish fixture game played through `arbiter script`, then its engine log archived.
 fn archived() -> Archived {
+    archived_set(STOCKFISH)
+}
+
+/// A fixture game played through `arbiter script`, then its engine log archived in two copies.
+fn archived_set(set: &str) -> Archived {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("m");
     crate::log_util::arbiter_key_in(&dir);
     ok(&arbiter(&[
         "script",
-        fixture("game.arb").to_str().unwrap(),
+        fixture_in(set, "game.arb").to_str().unwrap(),
         "--match",
         dir.to_str().unwrap(),
     ]));
-    let text = std::fs::read_to_string(fixture("engine-debug.log")).unwrap();
+    let text = std::fs::read_to_string(fixture_in(set, "engine-debug.log")).unwrap();
     let (a, b) = (tmp.path().join("a.log"), tmp.path().join("b.log"));
     std::fs::write(&a, &text).unwrap();
     std::fs::write(&b, &text).unwrap();
@@ -130,6 +144,52 @@ fn clause_6c_archive_reports_the_machine_move_whose_engine_clock_differed_with_n
             assert_eq!(c["diff_ms"], -250, "{c}");
         }
     }
+}
+
+#[test]
+fn clause_6c_cecp_time_in_centiseconds_from_a_real_fairymax_against_the_official_clock() {
+    let a = archived_set(FAIRYMAX);
+    assert!(
+        a.out.contains("13c: 10/10 machine moves covered"),
+        "{}",
+        a.out
+    );
+    assert!(
+        a.out.contains(
+            "6c: 10/10 machine moves show the clock given; 1 differed from the official clock by \
+             0:02:00 or more with no sync recorded: move 3 Nf3; 1 more differed that much but a \
+             sync was recorded in the turn"
+        ),
+        "{}",
+        a.out
+    );
+    let body = archive_body(&a.dir);
+    assert_eq!(body["coverage"]["format"], "cecp");
+    let checks = body["clock_audit"]["checks"].as_array().unwrap().clone();
+    // The `time` Fairy-Max was sent before its 3rd search, centiseconds to milliseconds.
+    let text = std::fs::read_to_string(fixture_in(FAIRYMAX, "engine-debug.log")).unwrap();
+    let third_time: i64 = text
+        .lines()
+        .filter_map(|l| l.split_once(">first : time "))
+        .nth(2)
+        .unwrap()
+        .1
+        .parse()
+        .unwrap();
+    let m3 = checks.iter().find(|c| c["move_number"] == 3).unwrap();
+    assert_eq!(m3["given_ms"], third_time * 10);
+    assert_eq!(m3["source"], "time/otim");
+    // White (the machine) has made two moves of 40 s before its 3rd.
+    assert_eq!(m3["official_ms"], 7_200_000 - 2 * 40_000);
+    assert_eq!(m3["diff_ms"], -180_250);
+    let m5 = checks.iter().find(|c| c["move_number"] == 5).unwrap();
+    assert_eq!(m5["beyond_threshold"], false);
+    let m7 = checks.iter().find(|c| c["move_number"] == 7).unwrap();
+    assert_eq!(
+        (m7["beyond_threshold"].clone(), m7["synced"].clone()),
+        (true.into(), true.into())
+    );
+    assert_eq!(body["clock_audit"]["unsynced"], serde_json::json!([4]));
 }
 
 #[test]
@@ -252,10 +312,11 @@ fn clause_6c_clocks_given_as_the_protocols_write_them() {
 }
 
 #[test]
-fn clause_6c_the_fixture_is_what_stockfish_writes() {
-    // make.py run again with Debian's stockfish gives the same game and the same commands to the
-    // engine (its search figures `time`/`nps` vary from run to run).
+fn clause_6c_the_fixtures_are_what_stockfish_and_fairymax_write() {
+    // make.py run again with Debian's engines gives the same game and the same commands to the
+    // engine (its search figures `time`/`nps` and the stamps vary from run to run).
     let Some(_) = tool("stockfish") else { return };
+    let Some(_) = tool("fairymax") else { return };
     let Some(python) = tool("python3") else {
         return;
     };
@@ -271,27 +332,44 @@ fn clause_6c_the_fixture_is_what_stockfish_writes() {
         println!("SKIPPED: python-chess is not installed");
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(&python)
-        .arg(fixture("make.py"))
-        .arg(tmp.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let read = |p: PathBuf| std::fs::read_to_string(p).unwrap();
-    assert_eq!(read(tmp.path().join("game.arb")), read(fixture("game.arb")));
-    let commands = |t: String| -> Vec<String> {
-        t.lines()
-            .filter(|l| l.starts_with(">> ") || l.starts_with("<< bestmove"))
-            .map(str::to_owned)
-            .collect()
-    };
-    assert_eq!(
-        commands(read(tmp.path().join("engine-debug.log"))),
-        commands(read(fixture("engine-debug.log")))
-    );
+    for (set, to_engine, moves) in [
+        (STOCKFISH, ">> ", "<< bestmove"),
+        (FAIRYMAX, ">first : ", "<first : move "),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new(&python)
+            .arg(fixture_in(set, "make.py"))
+            .arg(tmp.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{set}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let read = |p: PathBuf| std::fs::read_to_string(p).unwrap();
+        assert_eq!(
+            read(tmp.path().join("game.arb")),
+            read(fixture_in(set, "game.arb")),
+            "{set}"
+        );
+        let commands = |t: String| -> Vec<String> {
+            t.lines()
+                .map(|l| {
+                    l.split_once(' ')
+                        .filter(|_| set == FAIRYMAX)
+                        .map_or(l, |(_, r)| r)
+                })
+                .filter(|l| l.starts_with(to_engine) || l.starts_with(moves))
+                .map(str::to_owned)
+                .collect()
+        };
+        let fresh = commands(read(tmp.path().join("engine-debug.log")));
+        assert!(fresh.len() > 20, "{set}: {fresh:?}");
+        assert_eq!(
+            fresh,
+            commands(read(fixture_in(set, "engine-debug.log"))),
+            "{set}"
+        );
+    }
 }
