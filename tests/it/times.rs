@@ -64,6 +64,7 @@ fn report_html(dir: &Path) -> String {
     std::fs::read_to_string(out).unwrap()
 }
 
+/// The PGN, its lines joined with spaces (the writer wraps at 79 columns).
 fn pgn(dir: &Path) -> String {
     ok(&arbiter(&[
         "pgn",
@@ -72,6 +73,9 @@ fn pgn(dir: &Path) -> String {
         "--game",
         "1",
     ]))
+    .lines()
+    .collect::<Vec<_>>()
+    .join(" ")
 }
 
 /// The Markdown move table's row of move `n`.
@@ -165,6 +169,74 @@ fn clause_3_per_game_totals_equal_the_clocks() {
     let html = report_html(&p.dir);
     assert!(html.contains("Deep Junior (black): 0:07:08 used"), "{html}");
     assert!(!html.contains("0:08:01"), "{html}");
+}
+
+/// 7c: the operator executed c5 for the machine's e5 and pressed; the arbiter adds ten minutes to
+/// the human's clock. White's 2. Nf3 took 30 s (35 to 65); its clock shows 2:09:25.
+const PENALTY: &str = "5 move e4
+35 move c5
+45 arbiter wrong-move c5 e5
+65 move Nf3
+";
+
+#[test]
+fn clause_7c_the_penalty_is_a_line_of_its_own_and_not_in_the_move_time() {
+    let p = play(PENALTY);
+    let md = report_md(&p.dir);
+    let row = move_row(&md, 2);
+    assert!(row.contains("Nf3 | 0:00:30.000 | 2:09:25 |"), "{row}");
+    assert!(
+        md.contains("| 7c | penalty | penalty for the operator's wrong move c5 (the machine's move was e5): added to white's clock | +0:10:00 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "- Garry Kasparov (white): 0:00:35 used = budget 2:00:00 + added +0:10:00 - left 2:09:25"
+        ),
+        "{md}"
+    );
+    let text = pgn(&p.dir);
+    assert!(
+        text.contains(
+            "1... e5 {[%clk 1:59:30] [%emt 0:00:30]} {7c: penalty for the operator's wrong move \
+             c5 (the machine's move was e5): added to white's clock (+0:10:00)} 2. Nf3"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("2. Nf3 {[%clk 2:09:25] [%emt 0:00:30]}"),
+        "{text}"
+    );
+}
+
+/// 7e: the arbiter takes 20 s off Black's clock during Black's turn (operator input delay the
+/// other way): 1... e5 still shows the 30 s its clock ran; the correction is its own line.
+const CORRECTION: &str = "5 move e4
+20 arbiter correct 7e clock black -20 the clock ran on during a dispute
+35 move e5
+";
+
+#[test]
+fn clause_7e_a_clock_correction_is_a_line_of_its_own() {
+    let p = play(CORRECTION);
+    let md = report_md(&p.dir);
+    let row = move_row(&md, 1);
+    assert!(row.contains("e5 | 0:00:30.000 | 1:59:10 |"), "{row}");
+    assert!(md.contains("| 7e | correction |"), "{md}");
+    assert!(
+        md.contains(
+            "- Deep Junior (black): 0:00:30 used = budget 2:00:00 + added -0:00:20 - left 1:59:10"
+        ),
+        "{md}"
+    );
+    let text = pgn(&p.dir);
+    assert!(
+        text.contains(
+            "{7e: black's clock corrected: the clock ran on during a dispute (-0:00:20)} 1... e5 \
+             {[%clk 1:59:10] [%emt 0:00:30]}"
+        ),
+        "{text}"
+    );
 }
 
 // ----- the property: per-move times plus clock lines equal the clocks ------------------------
