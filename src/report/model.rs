@@ -377,16 +377,18 @@ pub fn exact_signed(ms: i64) -> String {
 }
 
 impl TotalRow {
-    /// `Name (side): 0:07:08 used = budget 2:00:00 + added +0:00:00 − left 1:52:52 (…)`.
+    /// `Name (side): 0:07:08.000 used = budget 2:00:00.000 + added +0:00:00.000 - left
+    /// 1:52:52.000`, exact to the millisecond so the figures add up as written.
     pub fn sentence(&self) -> String {
         let t = &self.total;
+        let plus = if t.added_ms < 0 { "-" } else { "+" };
         let mut s = format!(
-            "{}: {} used = budget {} + added {} - left {}",
+            "{}: {} used = budget {} + added {plus}{} - left {}",
             self.who,
-            hms_signed(t.used_ms()),
-            hms_signed(t.budget_ms),
-            signed_hms(t.added_ms),
-            timefmt::clock(t.remaining_ms)
+            exact_signed(t.used_ms()),
+            exact_signed(t.budget_ms),
+            timefmt::exact(t.added_ms.unsigned_abs()),
+            exact_signed(t.remaining_ms)
         );
         if t.open_ms != 0 {
             s.push_str(&format!(
@@ -400,15 +402,6 @@ impl TotalRow {
             s.push_str(" (THE CLOCK DOES NOT AGREE: see the problems reading the log)");
         }
         s
-    }
-}
-
-/// `h:mm:ss` of a duration that may be negative.
-fn hms_signed(ms: i64) -> String {
-    if ms < 0 {
-        format!("-{}", hms(ms.unsigned_abs()))
-    } else {
-        hms(ms.unsigned_abs())
     }
 }
 
