@@ -233,8 +233,9 @@ impl Ledger {
             self.pending[side.index()] += t;
             let names: Vec<String> = mine.iter().map(|m| numbered(m.ply, &m.san)).collect();
             let text = format!(
-                "{} taken back: its time ({}) stays on {}'s clock and counts in {}'s next move",
+                "{} taken back: {} time ({}) stays on {}'s clock and counts in {}'s next move",
                 names.join(", "),
+                if mine.len() == 1 { "its" } else { "their" },
                 crate::core::timefmt::exact(t.max(0).unsigned_abs()),
                 side_name(side),
                 side_name(side),
