@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::archive::{ArchiveError, archive_copies};
 use crate::core::command::Command;
-use crate::core::event::{Event, EventKind};
+use crate::core::event::Event;
 use crate::core::game::{Game, HandoverFacts, HandoverTerms, ReplayError};
 use crate::enginelog::{self, EngineLogError, MachineMove};
 use crate::journal::{Damage, Journal, JournalError};
@@ -36,63 +36,59 @@ pub fn machine_moves(game: &Game, events: &[Event]) -> Result<Vec<MachineMove>, 
     Ok(mm)
 }
 
-/// The moves standing at the end with their clock figures, following takebacks and 7c corrections.
-pub fn pgn_moves(events: &[Event]) -> Vec<PgnMove> {
-    let mut m = PgnMoves::default();
-    for e in events {
-        m.push(e);
-    }
-    m.0
+/// Rule 6c from the engine's own log: the clock it was given at each search against the machine's
+/// official clock when its turn began, with the declared threshold (else the profile's).
+pub fn audit_6c(
+    game: &Game,
+    events: &[Event],
+    log: &enginelog::EngineLog,
+    coverage: &enginelog::Coverage,
+) -> enginelog::ClockAudit {
+    let machine = game.machine_side();
+    let official: Vec<enginelog::OfficialClock> = crate::report::times::times(events)
+        .moves
+        .iter()
+        .filter(|m| Some(m.side) == machine)
+        .map(|m| enginelog::OfficialClock {
+            ply: m.ply,
+            official_ms: m.turn_clock_ms,
+            synced: m.synced_in_turn,
+        })
+        .collect();
+    let threshold = game
+        .decl()
+        .as_ref()
+        .map_or(game.profile().sync_threshold_ms(), |d| {
+            d.algorithm.threshold_ms
+        });
+    enginelog::clock_audit(
+        log,
+        coverage,
+        machine == Some(crate::core::Side::White),
+        &official,
+        threshold,
+    )
 }
 
-/// [`pgn_moves`] gathered event by event (a log streamed line by line): memory is the moves
-/// standing, not the log.
-#[derive(Debug, Default)]
-pub struct PgnMoves(Vec<PgnMove>);
-
-impl PgnMoves {
-    pub fn push(&mut self, e: &Event) {
-        let out = &mut self.0;
-        match &e.kind {
-            EventKind::MoveMade {
-                san,
-                spent_ms,
-                remaining_ms,
-                ..
-            } => out.push(PgnMove {
-                san: san.clone(),
-                clock_ms: (*remaining_ms).max(0) as u64,
-                spent_ms: *spent_ms,
-            }),
-            EventKind::MovesTakenBack { plies, .. } => {
-                out.truncate(out.len().saturating_sub(*plies))
-            }
-            EventKind::WrongMove {
-                pressed: true,
-                correct,
-                ..
-            } => {
-                if let Some(last) = out.last_mut() {
-                    last.san = correct.clone();
-                }
-            }
-            _ => {}
-        }
-    }
-
-    pub fn into_moves(self) -> Vec<PgnMove> {
-        self.0
-    }
+/// The moves standing at the end with their clock figures, following takebacks and 7c corrections;
+/// each move's time is the drop of its side's clock between its presses (`report::times`).
+pub fn pgn_moves(events: &[Event]) -> Vec<PgnMove> {
+    crate::report::times::times(events).pgn_moves().0
 }
 
 /// The game as PGN.
 pub fn pgn_of(events: &[Event], first_utc: &str) -> Result<String, ReplayError> {
     let game = Game::replay(events.iter())?;
-    Ok(pgn_of_game(&game, pgn_moves(events), first_utc))
+    Ok(pgn_of_game(
+        &game,
+        &crate::report::times::times(events),
+        first_utc,
+    ))
 }
 
-/// The PGN of a rebuilt game with the moves standing ([`PgnMoves`]).
-pub fn pgn_of_game(game: &Game, moves: Vec<PgnMove>, first_utc: &str) -> String {
+/// The PGN of a rebuilt game with its [`Times`](crate::report::times::Times): the moves standing
+/// and the clock items as comments.
+pub fn pgn_of_game(game: &Game, times: &crate::report::times::Times, first_utc: &str) -> String {
     let date = parse_utc(first_utc).map_or_else(
         || "????.??.??".to_string(),
         |t| t.format("%Y.%m.%d").to_string(),
@@ -108,6 +104,7 @@ pub fn pgn_of_game(game: &Game, moves: Vec<PgnMove>, first_utc: &str) -> String 
         ),
         None => ("*".to_string(), None),
     };
+    let (moves, trailing) = times.pgn_moves();
     let pg = PgnGame {
         event: game.profile().profile.name.clone(),
         site: "?".into(),
@@ -119,6 +116,7 @@ pub fn pgn_of_game(game: &Game, moves: Vec<PgnMove>, first_utc: &str) -> String 
         time_control: game.profile().pgn_time_control(crate::core::Side::White),
         termination,
         moves,
+        trailing,
     };
     write_pgn(&pg)
 }
@@ -272,6 +270,7 @@ pub fn hand_over(
         enginelog::parse(std::io::BufReader::new(file)).map_err(PostgameError::EngineLog)?;
     let mm = machine_moves(&session.game, events).map_err(PostgameError::MachineMoves)?;
     let coverage = enginelog::coverage(&parsed, &mm);
+    let clock_audit = audit_6c(&session.game, events, &parsed, &coverage);
 
     let mut log = serde_json::Map::new();
     log.insert("copies".into(), json!(outcome.copies));
@@ -279,6 +278,7 @@ pub fn hand_over(
     log.insert("sums_file".into(), json!(outcome.sums_file));
     log.insert("sums_sha256".into(), json!(outcome.sums_sha256));
     log.insert("coverage".into(), json!(coverage));
+    log.insert("clock_audit".into(), json!(clock_audit));
     let program = outcome.program.as_ref().map(|p| {
         let mut m = serde_json::Map::new();
         m.insert("stored".into(), json!(p));
@@ -294,13 +294,14 @@ pub fn hand_over(
     let recorded = session.execute(&Command::Handover(Box::new(facts)), now_ms)?;
     let signed = session.storage.status();
     let mut s = format!(
-        "archived {} ({} bytes, sha256 {}) from {} identical copies; {}\n13c: {}\n",
+        "archived {} ({} bytes, sha256 {}) from {} identical copies; {}\n13c: {}\n6c: {}\n",
         outcome.log.name,
         outcome.log.size,
         outcome.log.sha256,
         outcome.copies.len(),
         outcome.sums_file,
-        coverage.summary
+        coverage.summary,
+        clock_audit.summary
     );
     if let Some(deadline) = terms.log_deadline_ms
         && HandoverTerms::late(terms.log_deadline_ms, after_ms)

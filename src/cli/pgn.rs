@@ -8,7 +8,8 @@ use crate::error::{Error, Exit};
 use crate::journal::write_atomic;
 use crate::layout;
 use crate::matchdir::replay_log;
-use crate::postgame::{PgnMoves, pgn_of_game};
+use crate::postgame::pgn_of_game;
+use crate::report::times::TimesStream;
 
 #[derive(Debug, Clone, Args)]
 pub struct PgnArgs {
@@ -22,14 +23,14 @@ pub struct PgnArgs {
 }
 
 pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
-    let mut moves = PgnMoves::default();
-    let r = replay_log(&layout::log_path(&a.m.dir, a.game), |_, ev| moves.push(ev))
+    let mut times = TimesStream::default();
+    let r = replay_log(&layout::log_path(&a.m.dir, a.game), |_, ev| times.push(ev))
         .map_err(super::match_failure)?;
     let check = crate::witness::check_before_showing(&a.m.dir, a.game);
     for l in &check.lines {
         errln!("arbiter: {l}");
     }
-    let mut text = pgn_of_game(&r.game, moves.into_moves(), &r.first.utc);
+    let mut text = pgn_of_game(&r.game, &times.finish(), &r.first.utc);
     if check.demo || check.failing.is_some() {
         // A PGN comment before the moves, so the warning travels with the file.
         let warning = check.lines.join("; ").replace(['{', '}'], "");

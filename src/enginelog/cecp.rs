@@ -4,7 +4,7 @@
 
 use super::line::{Dir, Framed};
 use super::position::{epd, from_fen, play_all};
-use super::{Bound, Iteration, MAX_PV_MOVES, Score, Search, SearchPosition};
+use super::{Bound, ClockGiven, Iteration, MAX_PV_MOVES, Score, Search, SearchPosition};
 use shakmaty::Chess;
 
 /// Milliseconds in a day: clock-style stamps wrap at midnight.
@@ -91,6 +91,14 @@ pub(crate) struct CecpParser {
     input_seen: bool,
     /// Time stamp of what made the engine start thinking (`go`, the opponent's move).
     start_stamp: Option<u64>,
+    /// The latest `time` and `otim` the GUI sent (milliseconds), for the next search.
+    time_ms: Option<i64>,
+    otim_ms: Option<i64>,
+}
+
+/// A CECP clock figure: centiseconds to milliseconds.
+fn centiseconds(rest: &str) -> Option<i64> {
+    rest.parse::<i64>().ok().and_then(|cs| cs.checked_mul(10))
 }
 
 impl CecpParser {
@@ -122,6 +130,14 @@ impl CecpParser {
                     self.push_move(rest);
                     self.input_seen = true;
                     self.start_stamp = f.stamp_ms;
+                    return;
+                }
+                "time" if centiseconds(rest).is_some() => {
+                    self.time_ms = centiseconds(rest);
+                    return;
+                }
+                "otim" if centiseconds(rest).is_some() => {
+                    self.otim_ms = centiseconds(rest);
                     return;
                 }
                 "undo" if rest.is_empty() => {
@@ -196,6 +212,12 @@ impl CecpParser {
                     Ok(p) => s.position = Some(p),
                     Err(e) => s.position_error = Some(e),
                 }
+            }
+            if self.time_ms.is_some() || self.otim_ms.is_some() {
+                s.clock = Some(ClockGiven::Cecp {
+                    time_ms: self.time_ms.take(),
+                    otim_ms: self.otim_ms.take(),
+                });
             }
             self.current = Some(s);
         }

@@ -1,4 +1,5 @@
-//! Engine-log parsing (UCI, CECP) and rule-13c coverage.
+//! Engine-log parsing (UCI, CECP), rule-13c coverage and the rule-6c audit of the clocks the
+//! engine was given ([`clock_audit`]).
 //!
 //! PURE: nothing here opens a file or reads a clock. [`parse`] streams over any
 //! [`std::io::BufRead`] in one pass; memory grows with the number of searches, not with the size
@@ -18,11 +19,13 @@
 //! The first line that only one format can produce decides the format.
 
 mod cecp;
+mod clock_audit;
 mod coverage;
 mod line;
 mod position;
 mod uci;
 
+pub use clock_audit::{ClockAudit, ClockCheck, OfficialClock, clock_audit};
 pub use coverage::{
     Coverage, CoverageStatus, MachineMove, MatchedBy, MoveCoverage, coverage,
     machine_moves_from_san,
@@ -82,6 +85,47 @@ pub enum Score {
     Mate { moves: i64, bound: Bound },
 }
 
+/// The clocks an engine was told at the start of a search, in milliseconds, as the log shows
+/// them (6c: its internal clock).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "protocol", rename_all = "kebab-case")]
+pub enum ClockGiven {
+    /// UCI `go wtime W btime B` (milliseconds; a GUI may send a negative time).
+    Uci {
+        wtime_ms: Option<i64>,
+        btime_ms: Option<i64>,
+    },
+    /// CECP `time T` (the engine's clock) and `otim O` (its opponent's), in centiseconds.
+    Cecp {
+        time_ms: Option<i64>,
+        otim_ms: Option<i64>,
+    },
+}
+
+impl ClockGiven {
+    /// The engine's own clock, for an engine playing White (`engine_white`) or Black.
+    pub fn engine_ms(&self, engine_white: bool) -> Option<i64> {
+        match *self {
+            ClockGiven::Uci { wtime_ms, btime_ms } => {
+                if engine_white {
+                    wtime_ms
+                } else {
+                    btime_ms
+                }
+            }
+            ClockGiven::Cecp { time_ms, .. } => time_ms,
+        }
+    }
+
+    /// Where the figure comes from, as the log writes it.
+    pub fn source(&self) -> &'static str {
+        match self {
+            ClockGiven::Uci { .. } => "go wtime/btime",
+            ClockGiven::Cecp { .. } => "time/otim",
+        }
+    }
+}
+
 /// One iteration of a search: the last line the engine reported for one depth.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Iteration {
@@ -116,6 +160,8 @@ pub struct Search {
     pub position_error: Option<String>,
     /// Arguments of the UCI `go` command (cut at 200 characters).
     pub go: Option<String>,
+    /// The clocks the engine was given for this search (UCI `go wtime/btime`, CECP `time/otim`).
+    pub clock: Option<ClockGiven>,
     pub iterations: Vec<Iteration>,
     /// Depths beyond [`MAX_ITERATIONS`] that were not kept.
     pub dropped_iterations: u64,
@@ -145,6 +191,7 @@ impl Search {
             position: None,
             position_error: None,
             go: None,
+            clock: None,
             iterations: Vec::new(),
             dropped_iterations: 0,
             info_lines: 0,

@@ -2,7 +2,7 @@
 
 use super::line::Framed;
 use super::position::{epd, from_fen, play_all};
-use super::{Bound, Iteration, MAX_PV_MOVES, Score, Search, SearchPosition};
+use super::{Bound, ClockGiven, Iteration, MAX_PV_MOVES, Score, Search, SearchPosition};
 use shakmaty::Chess;
 
 /// Words that may follow `go` in UCI.
@@ -49,6 +49,20 @@ const MAX_GO_CHARS: usize = 200;
 /// Milliseconds in a day: clock-style stamps wrap at midnight.
 const DAY_MS: u64 = 86_400_000;
 
+/// `wtime` / `btime` of a `go` command, when it gives either.
+pub(crate) fn clock_given(args: &str) -> Option<ClockGiven> {
+    let words: Vec<&str> = args.split_whitespace().collect();
+    let value = |key: &str| {
+        words
+            .iter()
+            .position(|w| *w == key)
+            .and_then(|k| words.get(k + 1))
+            .and_then(|v| v.parse::<i64>().ok())
+    };
+    let (wtime_ms, btime_ms) = (value("wtime"), value("btime"));
+    (wtime_ms.is_some() || btime_ms.is_some()).then_some(ClockGiven::Uci { wtime_ms, btime_ms })
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct UciParser {
     done: Vec<Search>,
@@ -92,6 +106,7 @@ impl UciParser {
         let mut s = Search::new(n);
         s.go = Some(args.chars().take(MAX_GO_CHARS).collect());
         s.ponder = args.split_whitespace().any(|w| w == "ponder");
+        s.clock = clock_given(args);
         if let Some(p) = self.pending_position.as_deref() {
             match resolve_position(p) {
                 Ok(pos) => s.position = Some(pos),

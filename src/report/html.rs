@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::model::{
-    ArchiveSection, DrawOfferRow, IncidentKind, MoveRow, Report, Stamp, Version, hms,
+    ArchiveSection, DrawOfferRow, IncidentKind, MoveRow, Report, Stamp, Version, exact_signed, hms,
 };
 use super::svg;
 use crate::core::{Side, timefmt};
@@ -332,7 +332,7 @@ fn move_cells(m: Option<&MoveRow>) -> String {
             }
             format!(
                 r#"<td class="san">{san}</td><td class="num">{}</td><td class="num">{}</td>"#,
-                escape(&timefmt::exact(m.spent_ms)),
+                escape(&exact_signed(m.spent_ms)),
                 escape(&timefmt::clock(m.remaining_ms))
             )
         }
@@ -371,23 +371,31 @@ fn moves(s: &mut String, r: &Report) {
         );
     }
     s.push_str("</tbody></table>");
-    let totals: Vec<String> = Side::BOTH
-        .iter()
-        .map(|side| {
-            let t: u64 = r
-                .moves
-                .iter()
-                .filter(|m| m.side == *side)
-                .map(|m| m.spent_ms)
-                .sum();
-            format!("{}: {}", r.name(*side), hms(t))
-        })
-        .collect();
-    let _ = write!(
-        s,
-        r#"<p class="sub">Time used in total: {}</p>"#,
-        escape(&totals.join("; "))
-    );
+    if !r.totals.is_empty() {
+        s.push_str(r#"<p class="sub">Time used, by the clocks:</p><ul class="totals">"#);
+        for t in &r.totals {
+            let _ = write!(s, "<li>{}</li>", escape(&t.sentence()));
+        }
+        s.push_str("</ul>");
+    }
+    if !r.time_items.is_empty() {
+        s.push_str(
+            r#"<h3>Clock lines of their own (6d, 7c, 7e, restart gaps, time controls)</h3><table class="times"><thead><tr><th>Game time</th><th>UTC</th><th>Clock of</th><th>Clause</th><th>What</th><th>Line</th><th class="num">On the clock</th></tr></thead><tbody>"#,
+        );
+        for t in &r.time_items {
+            let _ = write!(
+                s,
+                r#"<tr>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class="num">{}</td></tr>"#,
+                stamp_cells(&t.stamp),
+                escape(&t.who),
+                clause(&t.clause),
+                escape(t.label()),
+                escape(&t.text),
+                escape(&t.effect())
+            );
+        }
+        s.push_str("</tbody></table>");
+    }
     s.push_str("</section>");
 }
 
@@ -668,14 +676,20 @@ fn archive(s: &mut String, a: &ArchiveSection, public: bool) {
     if let Some(st) = &a.status {
         rows.push(("Coverage status", escape(st)));
     }
+    if let Some(sum) = &a.clock_audit {
+        rows.push((
+            "Internal clock (6c), from the engine's log",
+            format!("<strong>{}</strong>", escape(sum)),
+        ));
+    }
     if !rows.is_empty() {
         kv(s, &rows);
     }
-    if !a.move_problems.is_empty() {
+    if !a.move_problems.is_empty() || !a.clock_problems.is_empty() {
         s.push_str(
             r#"<table class="engine-moves"><thead><tr><th class="num">Move</th><th>SAN</th><th>Problems</th></tr></thead><tbody>"#,
         );
-        for m in &a.move_problems {
+        for m in a.move_problems.iter().chain(&a.clock_problems) {
             let _ = write!(
                 s,
                 r#"<tr><td class="num">{}</td><td>{}</td><td>{}</td></tr>"#,

@@ -3,7 +3,8 @@
 use std::fmt::Write;
 
 use super::model::{
-    ArchiveSection, DrawOfferRow, IncidentKind, MoveRow, ParameterRow, Report, Stamp, Version, hms,
+    ArchiveSection, DrawOfferRow, IncidentKind, MoveRow, ParameterRow, Report, Stamp, Version,
+    exact_signed, hms,
 };
 use crate::core::{Side, timefmt};
 
@@ -62,7 +63,7 @@ fn move_cells(m: Option<&MoveRow>) -> [String; 3] {
             }
             [
                 san,
-                timefmt::exact(m.spent_ms),
+                exact_signed(m.spent_ms),
                 timefmt::clock(m.remaining_ms),
             ]
         }
@@ -259,6 +260,40 @@ fn moves(s: &mut String, r: &Report) {
             cells.extend(move_cells(wm));
             cells.extend(move_cells(bm));
             row(s, &cells);
+        }
+        s.push('\n');
+    }
+    times(s, r);
+}
+
+/// Time used by each side, by its clock, and the clock lines of their own (3, 6d, 7c, 7e,
+/// restart gaps): each move's time is the drop of its side's clock between its presses.
+fn times(s: &mut String, r: &Report) {
+    if !r.totals.is_empty() {
+        s.push_str("Time used, by the clocks:\n\n");
+        for t in &r.totals {
+            let _ = writeln!(s, "- {}", escape(&t.sentence()));
+        }
+        s.push('\n');
+    }
+    if !r.time_items.is_empty() {
+        s.push_str("### Clock lines of their own (6d, 7c, 7e, restart gaps, time controls)\n\n");
+        head(
+            s,
+            &["When", "Clock of", "Clause", "What", "Line", "On the clock"],
+        );
+        for t in &r.time_items {
+            row(
+                s,
+                &[
+                    when(&t.stamp),
+                    escape(&t.who),
+                    escape(&t.clause),
+                    t.label().to_string(),
+                    escape(&t.text),
+                    escape(&t.effect()),
+                ],
+            );
         }
         s.push('\n');
     }
@@ -550,6 +585,22 @@ fn archive(s: &mut String, a: &ArchiveSection, public: bool) {
         let _ = writeln!(s, "- Coverage status: {}", escape(st));
     }
     for m in &a.move_problems {
+        let _ = writeln!(
+            s,
+            "- Move {} {}: {}",
+            escape(&m.number),
+            escape(&m.san),
+            escape(&m.problems.join("; "))
+        );
+    }
+    if let Some(sum) = &a.clock_audit {
+        let _ = writeln!(
+            s,
+            "- Internal clock (6c), from the engine's log: **{}**",
+            escape(sum)
+        );
+    }
+    for m in &a.clock_problems {
         let _ = writeln!(
             s,
             "- Move {} {}: {}",

@@ -5,11 +5,16 @@
 //! chart of [`svg::chart`]) turn the model into text; [`render`] does both. What the report is
 //! made from arrives as plain data ([`Input`]), gathered by the shell (`report_io::load`);
 //! `arbiter report` (`cli/report.rs`) calls `load`, then [`render`], then writes the file.
+//!
+//! Per-move times in the report and the PGN come from [`times::times`]: the drop of each side's
+//! clock between its presses, with take-backs, penalties, corrections, restart gaps and period
+//! additions as lines of their own, so that they add up to the clocks.
 pub mod html;
 pub mod markdown;
 pub mod model;
 pub mod pgn;
 pub mod svg;
+pub mod times;
 
 use crate::core::event::Event;
 

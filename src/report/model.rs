@@ -13,6 +13,7 @@ use crate::core::event::{Declarations, Event, EventKind, KeyRef, Termination};
 use crate::core::game::Game;
 use crate::core::rules::Profile;
 use crate::core::{Ms, Side, timefmt};
+use crate::report::times::{ItemKind, SideTotal, Times};
 
 mod archive;
 mod clocks;
@@ -121,7 +122,10 @@ pub struct MoveRow {
     pub number: u32,
     pub side: Side,
     pub san: String,
-    pub spent_ms: Ms,
+    /// The drop of the side's clock between its previous press and this one (`report::times`):
+    /// a move taken back and played again shows all its side's clock lost, a waived restart gap is
+    /// not in it.
+    pub spent_ms: i64,
     pub remaining_ms: i64,
     /// 1-based period the move was made in.
     pub period: usize,
@@ -129,6 +133,30 @@ pub struct MoveRow {
     pub declines_draw: bool,
     /// The move as first executed, when 7c replaced it with the machine's move.
     pub corrected_from: Option<String>,
+}
+
+/// A clock line of its own (`report::times`): a take-back, penalty, correction, restart gap,
+/// period addition or increment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TimeRow {
+    pub stamp: Stamp,
+    pub side: Option<Side>,
+    /// Whose clock, `Name (side)`; `-` when no clock ran.
+    pub who: String,
+    pub kind: ItemKind,
+    pub clause: String,
+    /// Signed effect on the clock (positive: time given).
+    pub clock_ms: i64,
+    /// The time it is about (taken-back moves' time, a gap's length).
+    pub time_ms: i64,
+    pub text: String,
+}
+
+/// A side's time used, by its clock: `budget + added − remaining = moves + open`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TotalRow {
+    pub who: String,
+    pub total: SideTotal,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -275,6 +303,11 @@ pub struct ArchiveSection {
     pub status: Option<String>,
     /// Moves with problems (committee version only).
     pub move_problems: Vec<MoveProblem>,
+    /// 6c audited from the engine's own log: the summary line (beside the 13c coverage).
+    pub clock_audit: Option<String>,
+    /// Machine moves whose engine clock differed from the official one by the 6c threshold or
+    /// more with no sync recorded (committee version only).
+    pub clock_problems: Vec<MoveProblem>,
     /// The rest of the body as key/values (digests and per-move data left out when public).
     pub fields: Vec<(String, String)>,
     /// Items left out of this version under rule 13e.
@@ -301,6 +334,10 @@ pub struct Report {
     pub verification: Verification,
     pub timeline: Vec<TimelineEntry>,
     pub moves: Vec<MoveRow>,
+    /// Clock lines of their own, in log order (6d, 7c, 7e, restart gaps, periods).
+    pub time_items: Vec<TimeRow>,
+    /// Each side's time used, by its clock.
+    pub totals: Vec<TotalRow>,
     pub chart: Chart,
     pub draw_offers: Vec<DrawOfferRow>,
     pub infractions: Vec<InfractionRow>,
@@ -328,6 +365,75 @@ impl Report {
 /// A duration as `h:mm:ss`.
 pub fn hms(ms: Ms) -> String {
     timefmt::clock(i64::try_from(ms).unwrap_or(i64::MAX))
+}
+
+/// An exact duration that may be negative: `0:01:15.000`, `-0:00:00.300`.
+pub fn exact_signed(ms: i64) -> String {
+    if ms < 0 {
+        format!("-{}", timefmt::exact(ms.unsigned_abs()))
+    } else {
+        timefmt::exact(ms.unsigned_abs())
+    }
+}
+
+impl TotalRow {
+    /// `Name (side): 0:07:08.000 used = budget 2:00:00.000 + added +0:00:00.000 - left
+    /// 1:52:52.000`, exact to the millisecond so the figures add up as written.
+    pub fn sentence(&self) -> String {
+        let t = &self.total;
+        let plus = if t.added_ms < 0 { "-" } else { "+" };
+        let mut s = format!(
+            "{}: {} used = budget {} + added {plus}{} - left {}",
+            self.who,
+            exact_signed(t.used_ms()),
+            exact_signed(t.budget_ms),
+            timefmt::exact(t.added_ms.unsigned_abs()),
+            exact_signed(t.remaining_ms)
+        );
+        if t.open_ms != 0 {
+            s.push_str(&format!(
+                " ({} in its standing moves, {} in no standing move: the turn in progress at the \
+                 end or moves taken back and not replayed)",
+                exact_signed(t.moves_ms),
+                exact_signed(t.open_ms)
+            ));
+        }
+        if !t.adds_up() {
+            s.push_str(" (THE CLOCK DOES NOT AGREE: see the problems reading the log)");
+        }
+        s
+    }
+}
+
+impl TimeRow {
+    /// What the line changed on the clock: the signed effect, or the time it is about.
+    pub fn effect(&self) -> String {
+        match self.kind {
+            ItemKind::TakenBack => format!(
+                "none (its {} counts in the next move)",
+                exact_signed(self.time_ms)
+            ),
+            ItemKind::GapWaived => format!("none ({} given back)", exact_signed(self.time_ms)),
+            ItemKind::GapCharged => {
+                format!("none ({} in the move's time)", exact_signed(self.time_ms))
+            }
+            _ => signed_hms(self.clock_ms),
+        }
+    }
+
+    /// The kind in words.
+    pub fn label(&self) -> &'static str {
+        match self.kind {
+            ItemKind::TakenBack => "take-back",
+            ItemKind::Penalty => "penalty",
+            ItemKind::Correction => "correction",
+            ItemKind::GapWaived => "restart gap waived",
+            ItemKind::GapCharged => "restart gap charged",
+            ItemKind::Increment => "increment",
+            ItemKind::Period => "time control",
+            ItemKind::Other => "other",
+        }
+    }
 }
 
 /// A signed duration: `+0:10:00`, `-0:00:30`.
@@ -416,6 +522,8 @@ pub fn build(
         verification: verification.clone(),
         timeline: Vec::new(),
         moves: Vec::new(),
+        time_items: Vec::new(),
+        totals: Vec::new(),
         chart: empty_chart(),
         draw_offers: Vec::new(),
         infractions: Vec::new(),
@@ -473,6 +581,7 @@ pub fn build(
         b.apply(i, e);
     }
     b.finish(profile.as_ref());
+    b.times(events, &super::times::times(events));
     b.report
 }
 
@@ -621,6 +730,52 @@ impl Builder<'_> {
             | K::AuthorizationFailed { .. }
             | K::Recovery(_) => {}
         }
+    }
+
+    /// Per-move times from the clocks, the clock lines of their own and the totals.
+    fn times(&mut self, events: &[Event], t: &Times) {
+        if let Some(m) = &t.not_replayed
+            && self.report.warnings.is_empty()
+        {
+            self.report.warnings.push(m.clone());
+        }
+        let mut mismatch = false;
+        for m in &mut self.report.moves {
+            match t.moves.get(m.ply) {
+                Some(x) if x.side == m.side => m.spent_ms = x.time_ms,
+                _ => mismatch = true,
+            }
+        }
+        if mismatch || t.moves.len() != self.report.moves.len() {
+            self.report.warnings.push(
+                "the moves replayed by the clocks differ from the moves in the log; the times \
+                 shown are the log's"
+                    .into(),
+            );
+        }
+        for it in &t.items {
+            let Some(e) = events.get(it.entry) else {
+                continue;
+            };
+            self.report.time_items.push(TimeRow {
+                stamp: stamp(it.entry, e, self.utc),
+                side: it.side,
+                who: it.side.map_or_else(|| "-".to_string(), |s| self.who(s)),
+                kind: it.kind,
+                clause: it.clause.clone(),
+                clock_ms: it.clock_ms,
+                time_ms: it.time_ms,
+                text: it.text.clone(),
+            });
+        }
+        self.report.totals = t
+            .totals
+            .iter()
+            .map(|x| TotalRow {
+                who: self.who(x.side),
+                total: *x,
+            })
+            .collect();
     }
 
     fn finish(&mut self, profile: Option<&Profile>) {

@@ -6,6 +6,12 @@
 //! - `%emt` is the time the move took, rounded to the NEAREST second, halves up (0.4 s reads
 //!   0:00:00, 0.5 s reads 0:00:01).
 //!
+//! `%emt` is the drop of the mover's clock between its presses (`report::times`): a move taken back
+//! and played again shows all the time its side's clock lost, and a waived restart gap is not in
+//! it. What changed a clock otherwise (take-backs, 7c penalties, 6d/7e corrections, restart gaps,
+//! period additions) is a comment of its own before the next move (or after the last one), so
+//! `%clk` stays the true clock and `%emt`s plus those comments add up to it.
+//!
 //! Hours are not padded (`1:59:59`, `12:00:00`). Lines are wrapped at 79 columns, never inside a
 //! clock comment; the movetext ends with the result.
 
@@ -30,6 +36,9 @@ pub struct PgnGame {
     pub time_control: String,
     pub termination: Option<String>,
     pub moves: Vec<PgnMove>,
+    /// Comments after the last move (before the result).
+    #[serde(default)]
+    pub trailing: Vec<String>,
 }
 
 /// One move with its clock figures.
@@ -40,6 +49,18 @@ pub struct PgnMove {
     pub clock_ms: u64,
     /// Time the move took, in milliseconds.
     pub spent_ms: u64,
+    /// Comments written before the move (clock events since the previous move).
+    #[serde(default)]
+    pub before: Vec<String>,
+}
+
+/// A free-text comment: braces cannot appear inside one, and its words are kept whole.
+fn comment(text: &str) -> String {
+    let clean: Vec<&str> = text.split_whitespace().collect();
+    format!(
+        "{{{}}}",
+        clean.join(" ").replace('{', "(").replace('}', ")")
+    )
 }
 
 /// `h:mm:ss` of whole seconds.
@@ -110,6 +131,9 @@ pub fn write_pgn(game: &PgnGame) -> String {
     let mut tokens: Vec<String> = Vec::with_capacity(game.moves.len() * 3 + 1);
     for (i, m) in game.moves.iter().enumerate() {
         let number = i / 2 + 1;
+        for c in &m.before {
+            tokens.extend(comment(c).split(' ').map(str::to_owned));
+        }
         // Every move is followed by a comment, so Black's moves repeat the number.
         tokens.push(if i % 2 == 0 {
             format!("{number}.")
@@ -122,6 +146,9 @@ pub fn write_pgn(game: &PgnGame) -> String {
             format_clock(m.clock_ms),
             format_elapsed(m.spent_ms)
         ));
+    }
+    for c in &game.trailing {
+        tokens.extend(comment(c).split(' ').map(str::to_owned));
     }
     tokens.push(result.to_owned());
 
@@ -181,6 +208,7 @@ mod tests {
             time_control: "40/7200:20/3600:1800".to_owned(),
             termination: Some("normal".to_owned()),
             moves,
+            trailing: Vec::new(),
         }
     }
 
@@ -189,6 +217,7 @@ mod tests {
             san: san.to_owned(),
             clock_ms,
             spent_ms,
+            before: Vec::new(),
         }
     }
 
@@ -214,6 +243,25 @@ mod tests {
              1. d4 {[%clk 1:59:59] [%emt 0:00:00]} 1... d5 {[%clk 1:59:55] [%emt 0:00:05]}\n\
              2. c4 {[%clk 1:56:40] [%emt 0:03:20]} 1/2-1/2\n"
         );
+    }
+
+    #[test]
+    fn pgn_clock_comments_of_their_own_before_the_next_move_and_at_the_end() {
+        let mut g = game(vec![mv("d4", 7_199_900, 100), mv("d5", 7_195_499, 4_501)]);
+        g.moves[1].before = vec!["1... Nf6 taken back {6d}".to_owned()];
+        g.trailing = vec!["white's clock corrected: +0:00:20".to_owned()];
+        let pgn = write_pgn(&g);
+        assert!(
+            pgn.contains(
+                "1. d4 {[%clk 1:59:59] [%emt 0:00:00]} {1... Nf6 taken back (6d)} 1... d5"
+            ),
+            "{pgn}"
+        );
+        assert!(
+            pgn.contains("{white's clock corrected: +0:00:20} 1/2-1/2"),
+            "{pgn}"
+        );
+        assert!(pgn.lines().all(|l| l.len() <= MAX_LINE), "{pgn}");
     }
 
     #[test]

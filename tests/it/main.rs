@@ -5,6 +5,7 @@ mod clauses; // one test per clause of the 2003 rules, given / when / then
 mod clauses13; // rule 13 through the binary: 13a, 13c, 13d, 13e
 mod clauses13_core; // rule 13 decided in the core: refusal, lateness, clause
 mod crash; // SIGKILL at random moments: nothing acknowledged is lost
+mod engine_clock; // rule 6c audited from a real Stockfish log: go wtime/btime against the official clock
 mod engine_coverage; // UCI / CECP engine logs and the rule-13c coverage
 mod engine_props; // engine-log parsers never panic
 mod exit_codes; // README's exit codes, each driven through the binary on every command
@@ -39,6 +40,7 @@ mod restart; // 8b/6d: restart and suspend gaps ruled once, measured, with a rea
 mod roles; // 5b: the operator's rights and the arbiter-only commands
 mod screens; // every Board UI screen and panel (snapshots)
 mod text; // 5b: free text kept, length limit
+mod times; // issue 12: per-move times equal the clocks; take-backs, penalties, corrections, gaps
 mod tui_keys; // keys -> commands, pure
 mod tui_support;
 mod witness; // issue 11: demo key, pinned trust, rollback, rename, never overwrite, notes

@@ -33,6 +33,8 @@ pub struct ParsedMove {
     pub clk_ms: Option<u64>,
     /// `%emt`, in milliseconds.
     pub emt_ms: Option<u64>,
+    /// The other comments after the move (clock lines of their own: take-backs, penalties…).
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -40,6 +42,8 @@ pub struct ParsedPgn {
     pub tags: Vec<(String, String)>,
     pub moves: Vec<ParsedMove>,
     pub result: Option<String>,
+    /// Comments before the first move.
+    pub leading: Vec<String>,
 }
 
 impl ParsedPgn {
@@ -94,13 +98,19 @@ pub fn parse_pgn(text: &str) -> Result<ParsedPgn, String> {
         if let Some(body) = rest.strip_prefix('{') {
             let end = body.find('}').ok_or("unclosed comment")?;
             let comment = &body[..end];
-            let last = out
-                .moves
-                .last_mut()
-                .ok_or("comment before the first move")?;
-            last.clk_ms = command(comment, "clk");
-            last.emt_ms = command(comment, "emt");
             rest = &body[end + 1..];
+            let Some(last) = out.moves.last_mut() else {
+                out.leading.push(comment.to_owned());
+                continue;
+            };
+            let (clk, emt) = (command(comment, "clk"), command(comment, "emt"));
+            if clk.is_none() && emt.is_none() {
+                last.notes
+                    .push(comment.split_whitespace().collect::<Vec<_>>().join(" "));
+            } else {
+                last.clk_ms = last.clk_ms.or(clk);
+                last.emt_ms = last.emt_ms.or(emt);
+            }
             continue;
         }
         let end = rest
@@ -120,6 +130,7 @@ pub fn parse_pgn(text: &str) -> Result<ParsedPgn, String> {
             san: san.to_owned(),
             clk_ms: None,
             emt_ms: None,
+            notes: Vec::new(),
         });
     }
     Ok(out)

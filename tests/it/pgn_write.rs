@@ -27,8 +27,10 @@ fn pgn_round_trip_of_the_real_game() -> TestResult {
                 san: m.san.clone(),
                 clock_ms: m.clk_ms.unwrap_or(0),
                 spent_ms: m.emt_ms.unwrap_or(0),
+                before: Vec::new(),
             })
             .collect(),
+        trailing: Vec::new(),
     };
     let text = write_pgn(&game);
 

@@ -30,7 +30,7 @@ pub(crate) fn ok(out: &std::process::Output) -> String {
 }
 
 /// A tool from the machine, or a skip (a failure in CI, where .ci/run installs it).
-fn tool(name: &str) -> Option<PathBuf> {
+pub(crate) fn tool(name: &str) -> Option<PathBuf> {
     for dir in std::env::var("PATH")
         .unwrap_or_default()
         .split(':')

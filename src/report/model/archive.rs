@@ -2,6 +2,7 @@
 //! keeps out of the public version (per-move engine details and file digests).
 use super::{ArchiveSection, Builder, MoveProblem, Stamp};
 use crate::core::event::{Event, EventKind};
+use crate::core::timefmt;
 
 impl Builder<'_> {
     /// The timeline text of an archive entry (13a, 13c, 13d).
@@ -122,15 +123,53 @@ fn archive_section(
             withheld += 1;
         }
     }
+    let clock_audit = v
+        .pointer("/clock_audit/summary")
+        .and_then(|s| s.as_str())
+        .map(str::to_string);
+    let mut clock_problems = Vec::new();
+    if let Some(checks) = v.pointer("/clock_audit/checks").and_then(|m| m.as_array()) {
+        for c in checks {
+            let flagged = c.get("beyond_threshold").and_then(|b| b.as_bool()) == Some(true)
+                && c.get("synced").and_then(|b| b.as_bool()) != Some(true);
+            if !flagged {
+                continue;
+            }
+            let ms = |k: &str| c.get(k).and_then(|x| x.as_i64()).unwrap_or(0);
+            let line = c.get("search_line").map(scalar).unwrap_or_default();
+            clock_problems.push(MoveProblem {
+                number: c.get("move_number").map(scalar).unwrap_or_default(),
+                san: c.get("san").map(scalar).unwrap_or_default(),
+                problems: vec![format!(
+                    "the engine was given {} ({}, search at line {line}) when the official clock \
+                     showed {} ({}); no sync recorded (6c)",
+                    timefmt::clock(ms("given_ms")),
+                    c.get("source").map(scalar).unwrap_or_default(),
+                    timefmt::clock(ms("official_ms")),
+                    super::signed_hms(ms("diff_ms"))
+                )],
+            });
+        }
+        if public && !checks.is_empty() {
+            withheld += 1;
+        }
+    }
     if public {
-        withheld += move_problems.len();
+        withheld += move_problems.len() + clock_problems.len();
         move_problems.clear();
+        clock_problems.clear();
     }
     let mut all = Vec::new();
     flatten("", v, &mut all);
     let mut fields = Vec::new();
     for (k, val) in all {
-        if k == "coverage.summary" || k == "coverage.status" || k.starts_with("coverage.moves") {
+        if k == "coverage.summary"
+            || k == "coverage.status"
+            || k.starts_with("coverage.moves")
+            || k == "clock_audit.summary"
+            || k.starts_with("clock_audit.checks")
+            || k.starts_with("clock_audit.unsynced")
+        {
             continue;
         }
         if public && is_digest(&k, &val) {
@@ -151,6 +190,8 @@ fn archive_section(
         summary,
         status,
         move_problems,
+        clock_audit,
+        clock_problems,
         fields,
         withheld,
     }

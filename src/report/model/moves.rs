@@ -61,7 +61,7 @@ impl Builder<'_> {
                     number,
                     side: *side,
                     san: san.clone(),
-                    spent_ms: *spent_ms,
+                    spent_ms: i64::try_from(*spent_ms).unwrap_or(i64::MAX),
                     remaining_ms: *remaining_ms,
                     period,
                     declines_draw: *declines_draw,

@@ -1,0 +1,651 @@
+//! Times that add up (3, 6d, 7c, 7e, restart gaps). PURE.
+//!
+//! The time of a move is the drop of its side's clock between that side's presses, read from the
+//! clocks themselves: the events are replayed through [`Game`], and around every entry each side's
+//! `remaining` is read just before and just after it. Between two entries a clock only runs, so the
+//! fall from one entry's "after" to the next entry's "before" is time used, and it is owed to the
+//! side's next press. At an entry a clock only jumps (a penalty, a correction, a period's time, an
+//! increment, a waived gap given back), and each jump is its own [`TimeItem`].
+//!
+//! What this gives:
+//! - a move taken back (6d) gives its time back to its side's pending time, so the move that
+//!   replaces it shows everything the clock lost since the side's previous standing move (a
+//!   take-back line says so);
+//! - a waived restart gap is not thinking: the clock ran through it and was given it back, so it
+//!   is taken out of the pending time and listed as waived; a charged gap stays in the move's time
+//!   and is listed as charged;
+//! - penalties (7c), corrections (6d, 7e), period additions and increments are lines with their
+//!   signed effect on the clock;
+//! - time that no standing move took (the turn in progress when the log ends, moves taken back and
+//!   not replayed, presses whose notation never came) is the side's "open" time.
+//!
+//! So for each side: `budget + Σ item effects − remaining = Σ move times + open` ([`SideTotal`]).
+//!
+//! A press recorded on its own (an entry that hands the running clock to the other side without
+//! being a move) queues the pending time, and the side's next move notation takes the oldest
+//! queued press; a move that is its own press takes the pending time.
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use crate::core::event::{Event, EventKind};
+use crate::core::game::Game;
+use crate::core::view::numbered;
+use crate::core::{Ms, Side};
+
+/// A move standing at the end of the log with its time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MoveTime {
+    /// 0-based ply.
+    pub ply: usize,
+    pub side: Side,
+    /// The move as it stands (after a 7c correction, the correct move).
+    pub san: String,
+    /// The log entry of the move.
+    pub entry: usize,
+    /// The drop of the side's clock between its previous press and this one, less waived gaps
+    /// and before any clock jump (penalty, correction, period, increment).
+    pub time_ms: i64,
+    /// The side's remaining time just after the move (after its increment or period addition).
+    pub clock_ms: i64,
+    /// The side's remaining time when the turn of this move began (the opponent's press, the
+    /// clock's start, or the resumption after a take-back): what a GUI tells an engine at `go`.
+    pub turn_clock_ms: i64,
+    /// The machine's internal clock was set to the game clock during this turn (6c).
+    pub synced_in_turn: bool,
+}
+
+/// What a [`TimeItem`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemKind {
+    /// 6d: moves taken back; their time stays on the clock and counts in the side's next move.
+    TakenBack,
+    /// 7c: time added to the human's clock.
+    Penalty,
+    /// 6d / 7e: the arbiter set or adjusted a clock.
+    Correction,
+    /// A restart gap the arbiter waived: the clock ran through it and was given it back.
+    GapWaived,
+    /// A restart gap the arbiter charged: it is part of the move's time.
+    GapCharged,
+    /// A Fischer increment after a move.
+    Increment,
+    /// The next period's time added (or removed again by a take-back), 3.
+    Period,
+    /// A clock jump at an entry that explains none of the above (named by the entry's kind).
+    Other,
+}
+
+/// A line of its own in the report and a comment in the PGN.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TimeItem {
+    /// The log entry.
+    pub entry: usize,
+    pub at_ms: Ms,
+    /// The side whose clock it concerns (none for a gap charged while no clock ran).
+    pub side: Option<Side>,
+    pub kind: ItemKind,
+    pub clause: String,
+    /// Signed effect on the side's clock (positive: time given). Zero for take-backs and gaps.
+    pub clock_ms: i64,
+    /// The time it is about: the taken-back moves' time, the gap's length.
+    pub time_ms: i64,
+    /// Standing moves when it happened: in the PGN it comes before the move of this ply.
+    pub before_ply: usize,
+    /// What happened, in words, naming sides as `white` / `black`.
+    pub text: String,
+}
+
+/// One side's clock, end to end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SideTotal {
+    pub side: Side,
+    /// The time on the clock before the first move.
+    pub budget_ms: i64,
+    /// The sum of the items' effects on this side's clock (periods, increments, penalties,
+    /// corrections).
+    pub added_ms: i64,
+    /// The sum of the standing moves' times.
+    pub moves_ms: i64,
+    /// Time used in no standing move (the turn in progress at the end, moves taken back and not
+    /// replayed).
+    pub open_ms: i64,
+    /// The clock at the end of the log.
+    pub remaining_ms: i64,
+}
+
+impl SideTotal {
+    /// Time used: the standing moves' times plus the open time.
+    pub fn used_ms(&self) -> i64 {
+        self.moves_ms + self.open_ms
+    }
+
+    /// Whether the clock agrees: `budget + added − remaining = used`.
+    pub fn adds_up(&self) -> bool {
+        self.budget_ms + self.added_ms - self.remaining_ms == self.used_ms()
+    }
+}
+
+/// The per-move times of a game, its clock items and its totals.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Times {
+    pub moves: Vec<MoveTime>,
+    pub items: Vec<TimeItem>,
+    pub totals: [SideTotal; 2],
+    /// Why the figures from some entry on are the log's own and not the replayed clock's.
+    pub not_replayed: Option<String>,
+}
+
+struct Ledger {
+    game: Option<Game>,
+    moves: Vec<MoveTime>,
+    items: Vec<TimeItem>,
+    /// Clock time used since the side's last press or standing move, not yet owed to a move.
+    pending: [i64; 2],
+    /// Presses recorded without their move yet, oldest first: (time, turn clock, synced).
+    pressed: [VecDeque<(i64, i64, bool)>; 2],
+    /// Each side's remaining time when its current turn began, and whether a 6c sync was
+    /// recorded since.
+    turn_clock: [i64; 2],
+    synced: [bool; 2],
+    /// Each side's remaining time just after the previous entry.
+    after: [i64; 2],
+    budget: [i64; 2],
+    /// The time control's clause (3 in 2003), for period additions and increments.
+    time_clause: String,
+    not_replayed: Option<String>,
+}
+
+fn increment_of(e: &Event) -> i64 {
+    serde_json::to_value(&e.kind)
+        .ok()
+        .and_then(|v| v.get("body")?.get("increment_ms")?.as_i64())
+        .unwrap_or(0)
+}
+
+fn side_name(s: Side) -> String {
+    s.to_string()
+}
+
+impl Ledger {
+    fn item(
+        &mut self,
+        i: usize,
+        e: &Event,
+        side: Option<Side>,
+        kind: ItemKind,
+        (clock_ms, time_ms): (i64, i64),
+        text: String,
+    ) {
+        let clause = match kind {
+            ItemKind::Increment | ItemKind::Period if !self.time_clause.is_empty() => {
+                self.time_clause.clone()
+            }
+            _ => e.clause.clone(),
+        };
+        self.items.push(TimeItem {
+            entry: i,
+            at_ms: e.at,
+            side,
+            kind,
+            clause,
+            clock_ms,
+            time_ms,
+            before_ply: self.moves.len(),
+            text,
+        });
+    }
+
+    /// A move's notation: it takes the oldest press of its side waiting for one, or else is its
+    /// own press and takes the side's pending time.
+    fn standing_move(&mut self, i: usize, side: Side, san: &str, clock_ms: i64) {
+        let k = side.index();
+        let (time, turn_clock_ms, synced_in_turn) = match self.pressed[k].pop_front() {
+            Some(p) => p,
+            None => (
+                std::mem::take(&mut self.pending[k]),
+                self.turn_clock[k],
+                self.synced[k],
+            ),
+        };
+        self.moves.push(MoveTime {
+            ply: self.moves.len(),
+            side,
+            san: san.to_string(),
+            entry: i,
+            time_ms: time,
+            clock_ms,
+            turn_clock_ms,
+            synced_in_turn,
+        });
+    }
+
+    fn take_back(&mut self, i: usize, e: &Event, plies: usize) {
+        let keep = self.moves.len().saturating_sub(plies);
+        let removed: Vec<MoveTime> = self.moves.split_off(keep);
+        for side in Side::BOTH {
+            let mine: Vec<&MoveTime> = removed.iter().filter(|m| m.side == side).collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let t: i64 = mine.iter().map(|m| m.time_ms).sum();
+            self.pending[side.index()] += t;
+            let names: Vec<String> = mine.iter().map(|m| numbered(m.ply, &m.san)).collect();
+            let text = format!(
+                "{} taken back: {} time ({}) stays on {}'s clock and counts in {}'s next move",
+                names.join(", "),
+                if mine.len() == 1 { "its" } else { "their" },
+                crate::core::timefmt::exact(t.max(0).unsigned_abs()),
+                side_name(side),
+                side_name(side),
+            );
+            self.item(i, e, Some(side), ItemKind::TakenBack, (0, t), text);
+        }
+    }
+
+    /// The turn of `side` begins now: its clock as it stands is what it is given.
+    fn turn_begins(&mut self, side: Side) {
+        self.turn_clock[side.index()] = self.after[side.index()];
+        self.synced[side.index()] = false;
+    }
+
+    /// One entry, replayed: time used since the previous entry, then the entry's jumps.
+    fn apply(&mut self, i: usize, e: &Event) {
+        let Some(g) = self.game.as_mut() else {
+            self.apply_unreplayed(i, e);
+            return;
+        };
+        let before = Side::BOTH.map(|s| g.remaining(s, e.at));
+        let running = g.clock().running();
+        if let Err(m) = g.evolve(e) {
+            self.not_replayed = Some(format!(
+                "entry {i} ({}) does not apply to the game: {m}; the times from it on are the \
+                 log's own",
+                e.kind_name()
+            ));
+            self.game = None;
+            self.apply_unreplayed(i, e);
+            return;
+        }
+        let after = Side::BOTH.map(|s| g.remaining(s, e.at));
+        let running_after = g.clock().running();
+        let moves_after: Vec<String> = g.board().moves().iter().map(|m| m.san.clone()).collect();
+        let to_move = g.board().side_to_move();
+        let machine = g.machine_side();
+        for s in Side::BOTH {
+            self.pending[s.index()] += self.after[s.index()] - before[s.index()];
+        }
+        self.after = after;
+        let mut delta = Side::BOTH.map(|s| after[s.index()] - before[s.index()]);
+        match &e.kind {
+            EventKind::MoveMade { side, san, .. } => {
+                self.standing_move(i, *side, san, after[side.index()]);
+                self.turn_begins(side.other());
+                let inc = increment_of(e);
+                if inc != 0 {
+                    delta[side.index()] -= inc;
+                    self.item(
+                        i,
+                        e,
+                        Some(*side),
+                        ItemKind::Increment,
+                        (inc, 0),
+                        format!("increment after {}", numbered(self.moves.len() - 1, san)),
+                    );
+                }
+                let d = std::mem::take(&mut delta[side.index()]);
+                if d != 0 {
+                    self.item(
+                        i,
+                        e,
+                        Some(*side),
+                        ItemKind::Period,
+                        (d, 0),
+                        format!(
+                            "the next period's time added to {}'s clock with {}",
+                            side_name(*side),
+                            numbered(self.moves.len() - 1, san)
+                        ),
+                    );
+                }
+            }
+            EventKind::MovesTakenBack { plies, .. } => {
+                self.take_back(i, e, *plies);
+                self.turn_begins(to_move);
+                for s in Side::BOTH {
+                    let d = std::mem::take(&mut delta[s.index()]);
+                    if d != 0 {
+                        self.item(
+                            i,
+                            e,
+                            Some(s),
+                            ItemKind::Period,
+                            (d, 0),
+                            format!(
+                                "a period's time taken off {}'s clock again with the moves \
+                                 taken back",
+                                side_name(s)
+                            ),
+                        );
+                    }
+                }
+            }
+            EventKind::WrongMove {
+                played,
+                correct,
+                pressed: true,
+                ..
+            } => {
+                let ply = self.moves.len().saturating_sub(1);
+                if let Some(m) = self.moves.last_mut() {
+                    m.san = moves_after.get(ply).cloned().unwrap_or(correct.clone());
+                }
+                for s in Side::BOTH {
+                    let d = std::mem::take(&mut delta[s.index()]);
+                    if d != 0 {
+                        self.item(
+                            i,
+                            e,
+                            Some(s),
+                            ItemKind::Penalty,
+                            (d, 0),
+                            format!(
+                                "penalty for the operator's wrong move {played} (the machine's \
+                                 move was {correct}): added to {}'s clock",
+                                side_name(s)
+                            ),
+                        );
+                    }
+                }
+            }
+            EventKind::ClockCorrected { side, reason, .. } => {
+                let d = std::mem::take(&mut delta[side.index()]);
+                self.item(
+                    i,
+                    e,
+                    Some(*side),
+                    ItemKind::Correction,
+                    (d, 0),
+                    format!("{}'s clock corrected: {reason}", side_name(*side)),
+                );
+            }
+            EventKind::RestartGap {
+                gap_ms,
+                charged,
+                side,
+                charged_ms,
+                reason,
+            } => {
+                let gap = i64::try_from(*gap_ms).unwrap_or(i64::MAX);
+                let charged_ms = charged_ms.unwrap_or(if *charged { *gap_ms } else { 0 });
+                let charged_part = i64::try_from(charged_ms).unwrap_or(i64::MAX);
+                let why = reason
+                    .as_deref()
+                    .map_or_else(String::new, |r| format!(" ({r})"));
+                match side {
+                    Some(s) => {
+                        // What was given back ran on the clock and is not thinking; what was
+                        // charged stays in the move's time.
+                        let given = std::mem::take(&mut delta[s.index()]);
+                        if given != 0 || charged_part == 0 {
+                            self.pending[s.index()] -= given;
+                            self.item(
+                                i,
+                                e,
+                                Some(*s),
+                                ItemKind::GapWaived,
+                                (0, given),
+                                format!(
+                                    "restart gap waived{why}: {}'s clock ran through it and was \
+                                     given it back; not counted as thinking",
+                                    side_name(*s)
+                                ),
+                            );
+                        }
+                        if charged_part > 0 {
+                            self.item(
+                                i,
+                                e,
+                                Some(*s),
+                                ItemKind::GapCharged,
+                                (0, charged_part),
+                                format!(
+                                    "restart gap charged{why}: it counts in {}'s time for its move",
+                                    side_name(*s)
+                                ),
+                            );
+                        }
+                    }
+                    None => self.item(
+                        i,
+                        e,
+                        None,
+                        if charged_part > 0 {
+                            ItemKind::GapCharged
+                        } else {
+                            ItemKind::GapWaived
+                        },
+                        (0, gap),
+                        "restart gap while no clock ran: no clock changed".into(),
+                    ),
+                }
+            }
+            EventKind::ClockStarted { side } => self.turn_begins(*side),
+            EventKind::InternalClockCorrected { .. } => {
+                if let Some(m) = machine {
+                    self.synced[m.index()] = true;
+                }
+            }
+            _ => {
+                // A press on its own: the clock passes from one side to the other.
+                if let (Some(s), Some(t)) = (running, running_after)
+                    && t == s.other()
+                {
+                    let p = std::mem::take(&mut self.pending[s.index()]);
+                    let turn = (p, self.turn_clock[s.index()], self.synced[s.index()]);
+                    self.pressed[s.index()].push_back(turn);
+                    self.turn_begins(t);
+                    let inc = increment_of(e);
+                    if inc != 0 {
+                        delta[s.index()] -= inc;
+                        self.item(
+                            i,
+                            e,
+                            Some(s),
+                            ItemKind::Increment,
+                            (inc, 0),
+                            format!("increment after {}'s press", side_name(s)),
+                        );
+                    }
+                }
+            }
+        }
+        for s in Side::BOTH {
+            let d = delta[s.index()];
+            if d != 0 {
+                self.item(
+                    i,
+                    e,
+                    Some(s),
+                    ItemKind::Other,
+                    (d, 0),
+                    format!(
+                        "{}'s clock changed at a {} entry",
+                        side_name(s),
+                        e.kind_name()
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Without a replayed game: the log's own figures.
+    fn apply_unreplayed(&mut self, i: usize, e: &Event) {
+        match &e.kind {
+            EventKind::MoveMade {
+                side,
+                san,
+                spent_ms,
+                remaining_ms,
+                ..
+            } => {
+                self.pending[side.index()] += i64::try_from(*spent_ms).unwrap_or(i64::MAX);
+                self.standing_move(i, *side, san, *remaining_ms);
+                self.after[side.index()] = *remaining_ms;
+            }
+            EventKind::MovesTakenBack { plies, .. } => self.take_back(i, e, *plies),
+            EventKind::WrongMove {
+                correct,
+                pressed: true,
+                ..
+            } => {
+                if let Some(m) = self.moves.last_mut() {
+                    m.san = correct.clone();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(self) -> Times {
+        let totals = Side::BOTH.map(|side| {
+            let k = side.index();
+            SideTotal {
+                side,
+                budget_ms: self.budget[k],
+                added_ms: self
+                    .items
+                    .iter()
+                    .filter(|t| t.side == Some(side))
+                    .map(|t| t.clock_ms)
+                    .sum(),
+                moves_ms: self
+                    .moves
+                    .iter()
+                    .filter(|m| m.side == side)
+                    .map(|m| m.time_ms)
+                    .sum(),
+                open_ms: self.pending[k] + self.pressed[k].iter().map(|p| p.0).sum::<i64>(),
+                remaining_ms: self.after[k],
+            }
+        });
+        Times {
+            moves: self.moves,
+            items: self.items,
+            totals,
+            not_replayed: self.not_replayed,
+        }
+    }
+}
+
+/// The times of a game's events (the first is `game_opened`).
+pub fn times(events: &[Event]) -> Times {
+    let mut t = TimesStream::default();
+    for e in events {
+        t.push(e);
+    }
+    t.finish()
+}
+
+/// [`times`] gathered event by event, for a log streamed line by line: memory is the game's
+/// standing moves and clock items, not the log.
+pub struct TimesStream {
+    ledger: Ledger,
+    next: usize,
+}
+
+impl Default for TimesStream {
+    fn default() -> Self {
+        TimesStream {
+            ledger: Ledger {
+                game: None,
+                moves: Vec::new(),
+                items: Vec::new(),
+                pending: [0, 0],
+                pressed: [VecDeque::new(), VecDeque::new()],
+                after: [0, 0],
+                turn_clock: [0, 0],
+                synced: [false, false],
+                budget: [0, 0],
+                time_clause: String::new(),
+                not_replayed: None,
+            },
+            next: 0,
+        }
+    }
+}
+
+impl TimesStream {
+    /// The next event of the log (the first is `game_opened`).
+    pub fn push(&mut self, e: &Event) {
+        let l = &mut self.ledger;
+        if self.next == 0 {
+            match &e.kind {
+                EventKind::GameOpened(o) => match Game::from_opening(o) {
+                    Ok(g) => {
+                        l.budget = Side::BOTH.map(|s| g.remaining(s, 0));
+                        l.after = l.budget;
+                        l.turn_clock = l.budget;
+                        l.time_clause = g.profile().time_control.clause.clone();
+                        l.game = Some(g);
+                    }
+                    Err(m) => l.not_replayed = Some(format!("entry 0: {m}")),
+                },
+                _ => l.not_replayed = Some("the first entry is not game_opened".into()),
+            }
+        }
+        l.apply(self.next, e);
+        self.next += 1;
+    }
+
+    pub fn finish(self) -> Times {
+        if self.next == 0 {
+            let mut l = self.ledger;
+            l.not_replayed = Some("the first entry is not game_opened".into());
+            return l.finish();
+        }
+        self.ledger.finish()
+    }
+}
+
+impl TimeItem {
+    /// The item as one line: clause, what happened, and the time involved.
+    pub fn line(&self) -> String {
+        let mut s = format!("{}: {}", self.clause, self.text);
+        if self.clock_ms != 0 {
+            s.push_str(&format!(" ({})", super::model::signed_hms(self.clock_ms)));
+        } else if self.time_ms != 0 && self.kind != ItemKind::TakenBack {
+            s.push_str(&format!(
+                " ({})",
+                crate::core::timefmt::exact(self.time_ms.unsigned_abs())
+            ));
+        }
+        s
+    }
+}
+
+impl Times {
+    /// The standing moves for the PGN, with the items as comments before the move that follows
+    /// them; items after the last move come back separately (the PGN's trailing comments).
+    pub fn pgn_moves(&self) -> (Vec<super::pgn::PgnMove>, Vec<String>) {
+        let mut moves: Vec<super::pgn::PgnMove> = self
+            .moves
+            .iter()
+            .map(|m| super::pgn::PgnMove {
+                san: m.san.clone(),
+                clock_ms: m.clock_ms.max(0).unsigned_abs(),
+                spent_ms: m.time_ms.max(0).unsigned_abs(),
+                before: Vec::new(),
+            })
+            .collect();
+        let mut trailing = Vec::new();
+        for it in &self.items {
+            match moves.get_mut(it.before_ply) {
+                Some(m) => m.before.push(it.line()),
+                None => trailing.push(it.line()),
+            }
+        }
+        (moves, trailing)
+    }
+}
