@@ -48,6 +48,7 @@ impl Command {
                 | C::WrongMove { .. }
                 | C::CorrectClock { .. }
                 | C::TakeBack { .. }
+                | C::Void { .. }
         )
     }
 
@@ -201,6 +202,11 @@ pub enum Command {
     },
     Note {
         text: String,
+    },
+    /// Rule 1: void entry `seq`, which records something that did not happen (the trail stays).
+    Void {
+        seq: u64,
+        reason: String,
     },
     /// 8b/6d: the arbiter's ruling on the time a running clock was charged while the kit was
     /// down (a restart after a crash or a suspend). `measured` is filled by the shell from what it
@@ -412,6 +418,12 @@ pub const HELP: &[HelpLine] = &[
         words: "arbiter note TEXT",
         clause: super::clause::MACHINE_LOG,
         what: "a note in the log",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter void SEQ REASON",
+        clause: super::clause::ARBITER,
+        what: "void entry SEQ, which records what did not happen (the trail stays)",
     },
     HelpLine {
         who: "arbiter",
@@ -765,6 +777,14 @@ pub fn parse(line: &str) -> Result<Command, String> {
         },
         ("arbiter", "note") => Command::Note {
             text: need_text(args, "note")?,
+        },
+        ("arbiter", "void") => Command::Void {
+            seq: args
+                .first()
+                .map(|a| a.trim_start_matches('#'))
+                .and_then(|a| a.parse().ok())
+                .ok_or("give the entry number: arbiter void SEQ REASON (e.g. arbiter void 17 F7 pressed by mistake)")?,
+            reason: need_text(args.get(1..).unwrap_or(&[]), "reason for the void")?,
         },
         ("arbiter", "restart-gap") => {
             const SAY: &str = "say: arbiter restart-gap waive REASON, charge REASON, or charge H:MM:SS REASON (the part of the measured gap charged)";

@@ -335,6 +335,13 @@ pub enum EventKind {
     RulingGiven { id: u32, dispute: u32, text: String },
     /// A note for the log of machine-related actions (5b).
     Note { text: String },
+    /// 1: the arbiter voided entry `seq` (of kind `kind`): it records something that did not
+    /// happen. The entry stays; its effect is gone.
+    EntryVoided {
+        seq: u64,
+        kind: String,
+        reason: String,
+    },
     /// 5b: how the arbiter authorized the entries `first..=last` at the keyboard (the signing key's
     /// passphrase, or an unencrypted key that anyone at the keyboard holds).
     Authorized {

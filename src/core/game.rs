@@ -17,6 +17,7 @@
 //! | `claims.rs` | 2, 10a — claims under the Laws, no-show, tablebase draw |
 //! | `committee.rs` | 12 — disputes, rulings, decisions |
 //! | `after.rs` | 13 — the machine's log and program handed over |
+//! | `void.rs` | 1 — the arbiter voids a mis-keyed entry; the trail stays |
 use serde::Serialize;
 
 use super::board::Board;
@@ -35,8 +36,10 @@ mod moves; // rules 6a-6l, 7e
 mod operator_errors; // rules 7b, 7c
 mod setup; // rules 1, 3, 4, 6c, 8a, 9c
 mod technical; // rules 8a, 8b
+mod void; // rule 1: the arbiter voids a mis-keyed entry
 
 pub use after::{HandoverDue, HandoverFacts, HandoverTerms};
+pub use void::WINDOW as VOID_WINDOW;
 
 /// What the shell knows when it creates a game: identity, rules and key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -214,6 +217,10 @@ pub struct Game {
     /// 7b: the machine's move the arbiter recorded as owed after a wrong move on the board; the
     /// only move accepted next.
     pub(in crate::core) owed_move: Option<super::board::RecordedMove>,
+    /// Rule 1: the recent entries a void rebuilds from (none before the first event).
+    pub(in crate::core) recent: Option<Box<void::Recent>>,
+    /// Rule 1: entries the arbiter voided; their effect is skipped.
+    pub(in crate::core) voided: Vec<u64>,
 }
 
 fn refuse<T>(clause: &'static str, msg: impl Into<String>) -> Result<T, Refusal> {
@@ -317,6 +324,11 @@ impl Game {
         self.applied
     }
 
+    /// Rule 1: the entries the arbiter voided (they stay in the log; their effect is gone).
+    pub fn voided(&self) -> &[u64] {
+        &self.voided
+    }
+
     /// A new game in the draft phase.
     pub fn new(ctx: GameContext, profile: Profile) -> Game {
         let board = match profile.profile.game {
@@ -349,6 +361,8 @@ impl Game {
             applied: 0,
             handed: after::Handed::default(),
             owed_move: None,
+            recent: None,
+            voided: Vec::new(),
         }
     }
 
@@ -763,6 +777,7 @@ impl Game {
             C::Dispute { .. } | C::Ruling { .. } | C::Decide { .. } => {
                 self.decide_committee(cmd, now)
             }
+            C::Void { .. } => self.decide_void(cmd, now),
         }
     }
 
@@ -776,8 +791,31 @@ impl Game {
                 format!("time goes backwards: {} ms after {} ms", e.at, self.last_at).into(),
             );
         }
+        let mut recent = match self.recent.take() {
+            Some(r) => r,
+            None => Box::new(void::Recent::new(self)),
+        };
+        let applied = match &e.kind {
+            EventKind::EntryVoided { .. } => self.evolve_void(&recent, e),
+            _ => self.evolve_one(e),
+        };
+        let kept = applied.and_then(|()| recent.push(e, &self.voided));
+        self.recent = Some(recent);
+        kept
+    }
+
+    /// [`Game::evolve`] without the void window: one event's effect on the state.
+    fn evolve_one(&mut self, e: &Event) -> Result<(), Inconsistent> {
+        if e.at < self.last_at {
+            return Err(
+                format!("time goes backwards: {} ms after {} ms", e.at, self.last_at).into(),
+            );
+        }
         let at = e.at;
         match &e.kind {
+            EventKind::EntryVoided { .. } => {
+                return Err("entry_voided is applied with the void window".into());
+            }
             EventKind::Note { .. }
             | EventKind::Authorized { .. }
             | EventKind::AuthorizationFailed { .. } => {}

@@ -677,6 +677,9 @@ impl Builder<'_> {
             | K::DrawDeclined { .. } => self.describe_draw(e),
             K::DisputeRaised { .. } | K::RulingGiven { .. } => self.describe_dispute(e),
             K::Note { text } => format!("note: {text}"),
+            K::EntryVoided { seq, kind, reason } => format!(
+                "entry #{seq} ({kind}) VOIDED by the arbiter: {reason}; the entry stays, its effect is gone"
+            ),
             K::Authorized {
                 by,
                 command,
@@ -719,6 +722,18 @@ impl Builder<'_> {
             K::DisputeRaised { .. } | K::RulingGiven { .. } => self.collect_dispute(s, e),
             K::GameEnded { .. } => self.collect_result(s, e),
             K::EngineLogArchived(_) | K::ProgramArchived(_) => self.collect_archive(s, e),
+            K::EntryVoided { seq, .. } => {
+                // The voided entry stays in the timeline, marked.
+                let by = s.entry;
+                if let Some(row) = self
+                    .report
+                    .timeline
+                    .iter_mut()
+                    .find(|r| r.stamp.entry as u64 == *seq)
+                {
+                    row.text.push_str(&format!(" [VOIDED by entry #{by}]"));
+                }
+            }
             // In the timeline only.
             K::GameOpened(_)
             | K::ClockStarted { .. }

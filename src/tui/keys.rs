@@ -298,6 +298,9 @@ pub fn consequence(cmd: &Command, game: &Game) -> Result<String, String> {
                 game.human_side()
                     .map_or_else(|| "the human".to_string(), name)
             ),
+            EventKind::EntryVoided { seq, kind, .. } => format!(
+                "entry #{seq} ({kind}) becomes VOID: its effect is undone; it stays in the log"
+            ),
             _ => describe_event(e),
         })
         .collect();

@@ -19,6 +19,7 @@ fn example(words: &str) -> Option<String> {
         .replace("COPY COPY … [program FILE]", "a.log b.log")
         .replace("SAN|UCI", "e4")
         .replace("threefold|fifty", "threefold")
+        .replace("SEQ", "3")
         .replace("REASON", "a reason")
         .replace("TEXT", "some text");
     parse(&line).ok().map(|_| line)

@@ -1,0 +1,206 @@
+//! Rule 1 (the arbiter's authority; issue 10): the arbiter voids an entry that records something
+//! that did not happen — a mis-keyed F7 offer, a claim or a resignation typed for the wrong side.
+//! The entry stays in the trail, an `entry_voided` entry names it with the reason, and the game is
+//! rebuilt as if its effect had never been: every later entry is applied again without it.
+//!
+//! What may be voided: an entry a person recorded, other than line 0 (`game_opened`), a move (moves
+//! are taken back under 6d/7e, which keeps the clocks right), an authorization record, a restart
+//! ruling (once per restart), the rule-13 hand-over, or another void; and only when nothing after
+//! it rests on it (a later result is voided first; every later entry must still apply).
+//!
+//! Reach: the game keeps the state of `WINDOW` to `2 × WINDOW` entries ago and the events since
+//! ([`Recent`]), so memory stays flat in the log's size; an older entry is refused by name (the
+//! committee rules on it, 12).
+use super::*;
+
+/// The fewest recent entries a void can always reach.
+pub const WINDOW: usize = 256;
+
+/// The game as it stood at entry `base_seq` and the events applied since: what a void rebuilds
+/// from.
+#[derive(Debug, Clone)]
+pub(in crate::core) struct Recent {
+    base: Box<Game>,
+    base_seq: usize,
+    events: Vec<Event>,
+}
+
+impl Recent {
+    /// The window opening on `game` before its entry `seq`.
+    pub(in crate::core) fn new(game: &Game) -> Recent {
+        let mut base = game.clone();
+        base.recent = None;
+        Recent {
+            base: Box::new(base),
+            base_seq: game.applied,
+            events: Vec::new(),
+        }
+    }
+
+    /// Keep `e` (just applied); past `2 × WINDOW` events the oldest `WINDOW` move into the base.
+    pub(in crate::core) fn push(&mut self, e: &Event, voided: &[u64]) -> Result<(), Inconsistent> {
+        self.events.push(e.clone());
+        if self.events.len() >= 2 * WINDOW {
+            self.base.voided = voided.to_vec();
+            for ev in self.events.drain(..WINDOW) {
+                apply_skipping(&mut self.base, ev.at, &ev)?;
+                self.base_seq += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Apply `ev` to a game being rebuilt: a voided entry and a void only take their place in the
+/// sequence and the time.
+fn apply_skipping(g: &mut Game, at: Ms, ev: &Event) -> Result<(), Inconsistent> {
+    let seq = g.applied as u64;
+    if g.voided.contains(&seq) || matches!(ev.kind, EventKind::EntryVoided { .. }) {
+        g.last_at = g.last_at.max(at);
+        g.applied += 1;
+        g.last_was_machine_move = false;
+        Ok(())
+    } else {
+        g.evolve_one(ev)
+    }
+}
+
+impl Game {
+    /// Decide `arbiter void SEQ REASON` (dispatched by [`Game::decide`]).
+    pub(super) fn decide_void(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
+        let Command::Void { seq, reason } = cmd else {
+            return refuse_state("not a void");
+        };
+        if reason.trim().is_empty() {
+            return refuse(c::ARBITER, "give the reason for the void");
+        }
+        let Some(recent) = &self.recent else {
+            return refuse(c::ARBITER, "nothing is recorded yet");
+        };
+        let idx = usize::try_from(*seq).unwrap_or(usize::MAX);
+        if idx >= self.applied {
+            return refuse(
+                c::ARBITER,
+                format!(
+                    "there is no entry #{seq}: the log holds #0 to #{}",
+                    self.applied.saturating_sub(1)
+                ),
+            );
+        }
+        if idx < recent.base_seq {
+            return refuse(
+                c::ARBITER,
+                format!(
+                    "entry #{seq} is older than the entries a void reaches (#{} on); the committee rules on it (12)",
+                    recent.base_seq
+                ),
+            );
+        }
+        let target = &recent.events[idx - recent.base_seq];
+        let kind = target.kind_name();
+        if self.voided.contains(seq) {
+            return refuse(c::ARBITER, format!("entry #{seq} ({kind}) is already void"));
+        }
+        let why_not = match &target.kind {
+            EventKind::GameOpened(..) => Some("line 0 binds the game and cannot be voided"),
+            EventKind::EntryVoided { .. } => Some("a void cannot be voided"),
+            EventKind::MoveMade { .. } => {
+                Some("a move is taken back, not voided: arbiter correct 6d|7e takeback N REASON")
+            }
+            EventKind::Authorized { .. } | EventKind::AuthorizationFailed { .. } => {
+                Some("the record of an authorization stays in force")
+            }
+            EventKind::RestartGap { .. } => Some("a restart ruling is given once and stands"),
+            EventKind::EngineLogArchived(_) | EventKind::ProgramArchived(_) => {
+                Some("the rule-13 hand-over cannot be voided")
+            }
+            _ if target.actor == Actor::Kit => {
+                Some("it is the kit's own entry (a measurement or a consequence), not a mis-key")
+            }
+            _ => None,
+        };
+        if let Some(w) = why_not {
+            return refuse(c::ARBITER, format!("entry #{seq} ({kind}): {w}"));
+        }
+        // A result recorded after it may rest on it (a draw agreed on a mis-keyed offer): the
+        // result is voided first.
+        if let Some((i, _)) = recent
+            .events
+            .iter()
+            .enumerate()
+            .skip(idx - recent.base_seq + 1)
+            .find(|(i, e)| {
+                matches!(e.kind, EventKind::GameEnded { .. })
+                    && !self.voided.contains(&((recent.base_seq + i) as u64))
+            })
+        {
+            return refuse(
+                c::ARBITER,
+                format!(
+                    "entry #{} (game_ended) comes after entry #{seq} ({kind}): void the result first; nothing voided",
+                    recent.base_seq + i
+                ),
+            );
+        }
+        let ev = self.ev(
+            now,
+            Actor::Arbiter,
+            c::ARBITER,
+            EventKind::EntryVoided {
+                seq: *seq,
+                kind: kind.clone(),
+                reason: reason.clone(),
+            },
+        );
+        // Every later entry must still apply without it.
+        let mut trial = self.clone();
+        if let Err(m) = trial.evolve(&ev) {
+            return refuse(
+                c::ARBITER,
+                format!("a later entry rests on entry #{seq} ({kind}): {m}; nothing voided"),
+            );
+        }
+        Ok(vec![ev])
+    }
+
+    /// Apply an `entry_voided` event: the game rebuilt from the window without the voided
+    /// entries' effects.
+    pub(super) fn evolve_void(&mut self, recent: &Recent, e: &Event) -> Result<(), Inconsistent> {
+        let EventKind::EntryVoided { seq, .. } = &e.kind else {
+            return Ok(());
+        };
+        let idx = usize::try_from(*seq).unwrap_or(usize::MAX);
+        if idx < recent.base_seq || idx >= self.applied {
+            return Err(format!(
+                "entry_voided names entry #{seq}, outside the entries it can reach (#{} to #{})",
+                recent.base_seq,
+                self.applied.saturating_sub(1)
+            )
+            .into());
+        }
+        if matches!(
+            recent.events[idx - recent.base_seq].kind,
+            EventKind::GameOpened(..) | EventKind::EntryVoided { .. } | EventKind::MoveMade { .. }
+        ) {
+            return Err(format!("entry #{seq} cannot be voided").into());
+        }
+        let mut g = (*recent.base).clone();
+        g.voided = self.voided.clone();
+        if !g.voided.contains(seq) {
+            g.voided.push(*seq);
+        }
+        for (k, ev) in recent.events.iter().enumerate() {
+            apply_skipping(&mut g, ev.at, ev).map_err(|m| {
+                Inconsistent(format!(
+                    "without entry #{seq}, entry #{}: {m}",
+                    recent.base_seq + k
+                ))
+            })?;
+        }
+        g.last_at = g.last_at.max(e.at);
+        g.applied += 1;
+        g.last_was_machine_move = false;
+        *self = g;
+        Ok(())
+    }
+}
