@@ -172,6 +172,18 @@ pub fn journal_failure(e: crate::journal::JournalError) -> Error {
 
 /// The kind of failure opening or reading a game is ([`journal_failure`] for the log itself; a
 /// key or rules file that cannot be read 66, one that is malformed 65).
+/// A game log `status` or `pgn` cannot replay (a corrupt log: exit 65 as README's table says) is
+/// also judged as `verify` judges it, and a failing verdict is printed first (DOES NOT VERIFY).
+pub fn replay_failure(dir: &std::path::Path, game: u32, e: crate::matchdir::MatchError) -> Error {
+    let check = crate::witness::check_before_showing(dir, game);
+    if check.failing.is_some() {
+        for l in &check.lines {
+            errln!("arbiter: {l}");
+        }
+    }
+    match_failure(e)
+}
+
 pub fn match_failure(e: crate::matchdir::MatchError) -> Error {
     use crate::matchdir::MatchError as M;
     match e {

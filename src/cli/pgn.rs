@@ -25,7 +25,7 @@ pub struct PgnArgs {
 pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
     let mut times = TimesStream::default();
     let r = replay_log(&layout::log_path(&a.m.dir, a.game), |_, ev| times.push(ev))
-        .map_err(super::match_failure)?;
+        .map_err(|e| super::replay_failure(&a.m.dir, a.game, e))?;
     let check = crate::witness::check_before_showing(&a.m.dir, a.game);
     for l in &check.lines {
         errln!("arbiter: {l}");

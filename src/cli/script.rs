@@ -78,6 +78,9 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
     };
     session.syzygy = a.syzygy.clone();
     let result = run_script(&mut session, &lines);
+    if !a.dry_run {
+        record_script_authority(&mut session, a, &text, lines.len());
+    }
     if !a.dry_run && !session.storage.is_empty() && session.frozen.is_none() {
         // Closing the session: sign what was recorded, so nothing is left as an unsigned tail.
         if let Err(w) = session.storage.checkpoint_now(Utc::now()) {
@@ -114,6 +117,40 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
                 _ => Error::write_failed(msg),
             })
         }
+    }
+}
+
+/// 5b: the script acted with the arbiter's signing key (loaded, with its passphrase if encrypted,
+/// before its first line ran): one `authorized` entry names the script, its SHA-256 and the key,
+/// and covers every entry the script recorded.
+fn record_script_authority(session: &mut Session, a: &ScriptArgs, text: &str, lines: usize) {
+    let recorded = session.storage.len();
+    if recorded == 0 || session.frozen.is_some() {
+        return;
+    }
+    let dir = &a.m.dir;
+    let source = a.key.source();
+    let key = crate::matchdir::arbiter_key(&source, dir)
+        .map(|(_, r)| r.fingerprint)
+        .unwrap_or_else(|_| "?".into());
+    let how = if crate::sign::encrypted_key(&source, dir).is_some() {
+        "its passphrase given"
+    } else {
+        "an unencrypted key"
+    };
+    let digest = crate::log::hex32(&<sha2::Sha256 as sha2::Digest>::digest(text.as_bytes()).into());
+    let cmd = crate::core::command::Command::Authorize {
+        by: format!("script, with the arbiter's signing key {key} ({how})"),
+        words: format!(
+            "script {} sha256 {digest} ({lines} lines)",
+            a.file.display()
+        ),
+        first: 0,
+        last: recorded as u64 - 1,
+    };
+    let now = session.game.last_at();
+    if let Err(e) = session.execute(&cmd, now) {
+        warn(format!("the script's authorization was not recorded: {e}"));
     }
 }
 

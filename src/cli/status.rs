@@ -45,7 +45,7 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
         entries,
         last,
         ..
-    } = replay_log(&path, |_, _| {}).map_err(super::match_failure)?;
+    } = replay_log(&path, |_, _| {}).map_err(|e| super::replay_failure(dir, n, e))?;
     let check = crate::witness::check_before_showing(dir, n);
     for l in &check.lines {
         errln!("arbiter: {l}");

@@ -45,7 +45,9 @@ impl Clock {
     /// Untruncated time of the turn in progress for `side` at `now`.
     pub fn turn_elapsed(&self, side: Side, now: Ms) -> Ms {
         match &self.turn {
-            Some(t) if t.side == side => t.banked + t.since.map_or(0, |s| now.saturating_sub(s)),
+            Some(t) if t.side == side => t
+                .banked
+                .saturating_add(t.since.map_or(0, |s| now.saturating_sub(s))),
             _ => 0,
         }
     }
@@ -60,17 +62,20 @@ impl Clock {
 
     /// Time consumed by `side` at `now`: completed turns plus the current one (as charged).
     pub fn consumed(&self, side: Side, now: Ms) -> Ms {
-        self.used[side.index()] + self.charge(self.turn_elapsed(side, now))
+        self.used[side.index()].saturating_add(self.charge(self.turn_elapsed(side, now)))
     }
 
     /// All time available to `side` after `moves` completed moves: unlocked periods + additions.
     pub fn available(&self, profile: &Profile, side: Side, moves: u32) -> i64 {
-        profile.unlocked_budget(side, moves) as i64 + self.added[side.index()]
+        i64::try_from(profile.unlocked_budget(side, moves))
+            .unwrap_or(i64::MAX)
+            .saturating_add(self.added[side.index()])
     }
 
     /// Remaining time (negative once the flag has fallen).
     pub fn remaining(&self, profile: &Profile, side: Side, moves: u32, now: Ms) -> i64 {
-        self.available(profile, side, moves) - self.consumed(side, now) as i64
+        self.available(profile, side, moves)
+            .saturating_sub(i64::try_from(self.consumed(side, now)).unwrap_or(i64::MAX))
     }
 
     /// What the clock face shows. With `OnMove` this is `remaining`; with `OnFlag` the next

@@ -423,7 +423,7 @@ pub const HELP: &[HelpLine] = &[
         who: "arbiter",
         words: "arbiter void SEQ REASON",
         clause: super::clause::ARBITER,
-        what: "void entry SEQ, which records what did not happen (the trail stays)",
+        what: "void a mis-keyed entry; it stays in the log",
     },
     HelpLine {
         who: "arbiter",
@@ -1013,6 +1013,7 @@ mod tests {
             .replace("[threshold SECONDS] TEXT", "adjust at 2 min")
             .replace("SHA256", &"a".repeat(64))
             .replace("N REASON", "1 wrong entry")
+            .replace("SEQ REASON", "3 pressed by mistake")
             .replace("PLAYED CORRECT", "Ne4 Nf6")
             .replace("ID permit|refuse REASON", "1 permit ok")
             .replace("RULING 1-0|0-1|1/2-1/2 REASON", "1 1/2-1/2 ruling")

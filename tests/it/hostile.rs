@@ -177,7 +177,7 @@ fn hostile_fifo_in_any_slot_is_refused_at_once() {
         ),
         (
             vec!["verify", "--match", &ms],
-            Some(m.join("game-1/checkpoints/12.txt")),
+            Some(m.join("game-1/checkpoints/13.txt")),
         ),
         (
             vec!["status", "--match", &ms],
@@ -448,7 +448,7 @@ fn hostile_killed_checkpoint_and_archive_leftovers_are_removed_next_time() {
     for f in ["99.txt.tmp", "99.txt.sig", "99.note"] {
         assert!(!cps.join(f).exists(), "{f} left behind");
     }
-    assert!(cps.join("12.txt.sig").exists() && cps.join("12.note").exists());
+    assert!(cps.join("13.txt.sig").exists() && cps.join("13.note").exists());
 
     let engine = m.join("game-1/engine");
     std::fs::create_dir_all(&engine).unwrap();

@@ -86,3 +86,65 @@ fn clause_5b_the_operator_s_rights_need_nothing_more_and_the_rest_is_gated() {
     ));
     assert!(needs_authority(&parse("arbiter start").unwrap(), &draft));
 }
+
+/// 5b: a script acts with the arbiter's authorization: it runs only with his signing key (an
+/// encrypted key needs its passphrase), and one `authorized` entry names the script, its SHA-256
+/// and the key, covering every entry the script recorded.
+#[test]
+fn clause_5b_a_script_needs_the_arbiters_key_and_the_log_names_it() {
+    use crate::realgame::{arbiter, ok};
+    use sha2::Digest;
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("game.arb");
+    let text = "0 arbiter declare white human Garry Kasparov
+0 arbiter declare black machine Deep Junior
+0 arbiter declare operator Amir Ban
+0 arbiter start
+5 move e4
+9 move e5
+";
+    std::fs::write(&script, text).unwrap();
+    let dir = tmp.path().join("m");
+    let s = script.to_str().unwrap();
+    let d = dir.to_str().unwrap();
+    // Without the arbiter's key nothing runs and nothing is written.
+    let out = arbiter(&["script", s, "--match", d]);
+    assert!(!out.status.success());
+    assert!(!dir.join("game-1").join("log.jsonl").exists());
+    // An encrypted key without its passphrase: refused too.
+    let key = dir.join("keys").join("arbiter");
+    let public = arbiter::sign::keygen(&key, Some("s3cret pass"), "arbiter").unwrap();
+    arbiter::sign::ensure_allowed_signer(&dir, "arbiter", &public).unwrap();
+    let out = arbiter(&["script", s, "--match", d]);
+    assert!(!out.status.success(), "ran without the passphrase");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("passphrase"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!dir.join("game-1").join("log.jsonl").exists());
+    // With it, the script runs and the log names it.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["script", s, "--match", d, "--passphrase-env", "ARB_PASS"])
+        .env("ARB_PASS", "s3cret pass")
+        .output()
+        .unwrap();
+    ok(&out);
+    let log = std::fs::read_to_string(dir.join("game-1").join("log.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last = lines.last().unwrap();
+    assert_eq!(last["kind"], "authorized", "{log}");
+    let digest = hex::encode(sha2::Sha256::digest(text.as_bytes()));
+    let body = &last["body"];
+    assert_eq!(body["first"], 0);
+    assert_eq!(body["last"], lines.len() as u64 - 2);
+    let command = body["command"].as_str().unwrap();
+    assert!(command.starts_with("script "), "{command}");
+    assert!(command.contains(&digest), "{command}");
+    let by = body["by"].as_str().unwrap();
+    assert!(by.contains("SHA256:") && by.contains("passphrase"), "{by}");
+    ok(&arbiter(&["verify", "--match", d]));
+}

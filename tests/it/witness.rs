@@ -84,7 +84,7 @@ fn witness_demo_key_serves_logs_demo_alone_and_says_demo() {
     let line0 = std::fs::read_to_string(demo.join("game-1/log.jsonl")).unwrap();
     let line0 = line0.lines().next().unwrap();
     assert!(line0.contains(r#""demo":true"#), "{line0}");
-    let cp = std::fs::read_to_string(demo.join("game-1/checkpoints/12.txt")).unwrap();
+    let cp = std::fs::read_to_string(demo.join("game-1/checkpoints/13.txt")).unwrap();
     assert!(cp.ends_with("\ndemo-key\n"), "{cp}");
     let (code, out) = verify(&demo, &[]);
     assert_eq!(code, 0, "{out}");
@@ -224,7 +224,7 @@ fn witness_renamed_match_folder_keeps_its_origin() {
 fn witness_checkpoint_is_never_overwritten_by_another_log() {
     let tmp = tempfile::tempdir().unwrap();
     let m = rehearsal(tmp.path(), 1);
-    let cp = m.join("game-1/checkpoints/13.txt");
+    let cp = m.join("game-1/checkpoints/14.txt");
     let before = std::fs::read(&cp).unwrap();
     // Rewrite the log's last line (the chain is now other bytes) and ask for a checkpoint.
     let log = m.join("game-1/log.jsonl");
@@ -332,7 +332,7 @@ fn witness_finished_game_without_the_camps_countersignatures_is_not_ok() {
         println!("SKIPPED the stock-OpenSSH half: ssh-keygen is not installed");
         return;
     }
-    let cp = m.join("game-1/checkpoints/13.txt");
+    let cp = m.join("game-1/checkpoints/14.txt");
     let sig = Command::new("ssh-keygen")
         .args(["-Y", "sign", "-n", "arbiter-kit-countersign@v1", "-f"])
         .arg(&junior)
@@ -369,13 +369,30 @@ fn witness_status_and_pgn_check_the_log_first() {
     let log = m.join("game-1/log.jsonl");
     let body = std::fs::read_to_string(&log).unwrap();
     std::fs::write(&log, body.replace(r#""score":"0-1""#, r#""score":"1-0""#)).unwrap();
-    let o = arbiter(&["status", "--match", ms]);
-    assert_eq!(o.status.code(), Some(20), "{}", text(&o));
-    assert!(text(&o).contains("DOES NOT VERIFY"), "{}", text(&o));
+    // The chain breaks at the next line: a corrupt log (65, README's table), and verify's verdict
+    // is said first; no PGN is made of it.
+    for cmd in [
+        vec!["status", "--match", ms],
+        vec!["pgn", "--match", ms, "--game", "1"],
+    ] {
+        let o = arbiter(&cmd);
+        assert_eq!(o.status.code(), Some(65), "{}", text(&o));
+        assert!(text(&o).contains("DOES NOT VERIFY"), "{}", text(&o));
+    }
+    // The last line rewritten (the chain before it intact, the signed checkpoint differs): the
+    // PGN is made and carries the warning with it.
+    let last = body.lines().last().unwrap();
+    std::fs::write(
+        &log,
+        body.replace(last, &last.replace("script ", "scribbled ")),
+    )
+    .unwrap();
     let o = arbiter(&["pgn", "--match", ms, "--game", "1"]);
     assert_eq!(o.status.code(), Some(20), "{}", text(&o));
     assert!(
-        String::from_utf8_lossy(&o.stdout).contains("{WARNING: THE LOG OF GAME 1 DOES NOT VERIFY")
+        String::from_utf8_lossy(&o.stdout).contains("{WARNING: THE LOG OF GAME 1 DOES NOT VERIFY"),
+        "{}",
+        text(&o)
     );
 
     // The demo match's PGN carries the DEMO mark.
@@ -422,7 +439,7 @@ fn witness_consistency_proof_from_a_kept_checkpoint_to_the_latest() {
     let (code, out) = verify(&m, &["--consistency", proof.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
     assert!(
-        out.contains("over 10 entries") && out.contains("over 13 entries"),
+        out.contains("over 10 entries") && out.contains("over 14 entries"),
         "{out}"
     );
     // The camp kept checkpoint 10: the proof carries exactly that text.
