@@ -164,3 +164,25 @@ fn clause_1_void_reaches_the_recent_entries_only_and_memory_stays_bounded() {
         .and(&format!("{t} arbiter void {recent} a recent note"));
     replays_the_same(&m);
 }
+
+#[test]
+fn clause_1_void_is_confirmed_stating_which_entry_becomes_void() {
+    let mut m = started();
+    m.at("0:10 move e4");
+    m.at("0:20 human offer-draw");
+    let offer = seq_of(&m, "draw_offered");
+    let cmd = parse(&format!("arbiter void {offer} F7 by mistake")).unwrap();
+    assert!(cmd.needs_confirmation());
+    let said = arbiter::tui::keys::consequence(&cmd, m.game()).unwrap();
+    assert!(
+        said.contains(&format!("entry #{offer} (draw_offered) becomes VOID")),
+        "{said}"
+    );
+    // Checked before the question: a move is refused before anything is asked.
+    let mv = seq_of(&m, "move_made");
+    let refused = arbiter::tui::keys::consequence(
+        &parse(&format!("arbiter void {mv} no")).unwrap(),
+        m.game(),
+    );
+    assert!(refused.unwrap_err().contains("taken back"));
+}
