@@ -19,9 +19,9 @@ impl Game {
                 let side = self.resolve(side)?;
                 let from = self.remaining(side, now);
                 let (to, d) = if *delta {
-                    (from + ms, *ms)
+                    (from.saturating_add(*ms), *ms)
                 } else {
-                    (*ms, ms - from)
+                    (*ms, ms.saturating_sub(from))
                 };
                 self.one(
                     now,
