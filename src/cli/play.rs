@@ -28,6 +28,13 @@ pub struct PlayArgs {
     /// lost position refused.
     #[arg(long, value_name = "DIR")]
     pub syzygy: Option<PathBuf>,
+    /// The key that presses the human's clock (his own button or pedal mapped to a key): F1..F24,
+    /// Space, Enter, Tab, Insert, Delete, Pause, ScrollLock, Menu, or one character.
+    #[arg(long, value_name = "KEY", default_value = "F12")]
+    pub human_key: String,
+    /// The key the operator presses the machine's clock with.
+    #[arg(long, value_name = "KEY", default_value = "Space")]
+    pub machine_key: String,
 }
 
 pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
@@ -35,6 +42,17 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     let recovered = tui::terminal::recover();
     // No terminal: say so before anything is opened or written (and print no escape sequence).
     tui::terminal::require().map_err(Error::bad_input)?;
+    let press_keys = tui::keys::PressKeys {
+        human: tui::keys::parse_press_key(&a.human_key)
+            .map_err(|e| Error::bad_input(format!("--human-key: {e}")))?,
+        machine: tui::keys::parse_press_key(&a.machine_key)
+            .map_err(|e| Error::bad_input(format!("--machine-key: {e}")))?,
+    };
+    if press_keys.human == press_keys.machine {
+        return Err(Error::bad_input(
+            "--human-key and --machine-key name the same key: each side presses its own",
+        ));
+    }
     let key = a.key.source();
     let (mut session, origin, offset, mut ui) = tui::open_session(&PlaySetup {
         match_dir: &a.m.dir,
@@ -46,6 +64,7 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     })
     .map_err(open_failure)?;
     session.syzygy = a.syzygy.clone();
+    ui.press_keys = press_keys;
     if recovered {
         ui.prepend_note("the terminal was left raw by an earlier run (killed?): restored");
     }

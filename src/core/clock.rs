@@ -52,6 +52,11 @@ impl Clock {
         }
     }
 
+    /// The time charged for `elapsed` (whole seconds when the profile truncates).
+    pub fn charged(&self, elapsed: Ms) -> Ms {
+        self.charge(elapsed)
+    }
+
     fn charge(&self, elapsed: Ms) -> Ms {
         if self.truncate {
             elapsed / 1000 * 1000

@@ -58,6 +58,7 @@ impl Command {
         use Command as C;
         match self {
             C::Move { .. }
+            | C::Press
             | C::InternalClock { .. }
             | C::SyncInternalClock
             | C::OfferDraw { .. }
@@ -220,6 +221,9 @@ pub enum Command {
     Move {
         text: String,
     },
+    /// The press of the side whose clock runs (its key went down now); the move's notation is
+    /// entered after it with `move SAN`.
+    Press,
     InternalClock {
         reading_ms: Ms,
     },
@@ -447,7 +451,13 @@ pub const HELP: &[HelpLine] = &[
         who: "operator",
         words: "move SAN|UCI",
         clause: super::clause::ENTER_HUMAN_MOVE,
-        what: "enter a move and press the clock",
+        what: "enter a move (after its press, or pressing now)",
+    },
+    HelpLine {
+        who: "operator",
+        words: "press",
+        clause: super::clause::EXECUTE_MACHINE_MOVE,
+        what: "press the running clock now; the move follows",
     },
     HelpLine {
         who: "operator",
@@ -704,6 +714,13 @@ pub fn parse(line: &str) -> Result<Command, String> {
     let Some((&who, rest_words)) = words.split_first() else {
         return Err("empty command".into());
     };
+    if who == "press" {
+        return if rest_words.is_empty() {
+            Ok(Command::Press)
+        } else {
+            Err("'press' takes nothing: it presses the clock of the side whose clock runs; the move follows with 'move SAN'".into())
+        };
+    }
     let (verb, args) = match rest_words.split_first() {
         Some((v, a)) => (*v, a),
         None if who == "move" => return Err("give the move (SAN like Nf3 or UCI like g1f3)".into()),

@@ -241,6 +241,22 @@ pub enum EventKind {
         fen: Option<String>,
         /// The move was made while the opponent's draw offer was unanswered: rejection (9e).
         declines_draw: bool,
+        /// The clock was pressed for this move by an earlier `clock_pressed` entry at this time;
+        /// this entry names the move (its notation came after the press). Absent: the move and
+        /// its press are one act at this entry's time.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pressed_at: Option<Ms>,
+    },
+    /// 4a / 6b: the side to move pressed its clock (the human on his own key, the operator for the
+    /// machine); the move's notation follows in a `move_made` entry naming this press.
+    ClockPressed {
+        side: Side,
+        /// Time charged for the move (the clock's drop since the side's turn began).
+        spent_ms: Ms,
+        /// Fischer increment added at the press.
+        increment_ms: Ms,
+        /// The side's remaining time after the press.
+        remaining_ms: i64,
     },
     /// The arbiter stops both clocks (1).
     ClockStopped { reason: String },

@@ -221,6 +221,18 @@ pub struct Game {
     pub(in crate::core) recent: Option<Box<void::Recent>>,
     /// Rule 1: entries the arbiter voided; their effect is skipped.
     pub(in crate::core) voided: Vec<u64>,
+    /// Clock presses whose move notation has not been entered yet, oldest first (4a, 6b).
+    pub(in crate::core) presses: std::collections::VecDeque<Press>,
+}
+
+/// A clock press awaiting its move's notation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Press {
+    pub side: Side,
+    pub at: Ms,
+    pub spent_ms: Ms,
+    pub increment_ms: Ms,
+    pub remaining_ms: i64,
 }
 
 fn refuse<T>(clause: &'static str, msg: impl Into<String>) -> Result<T, Refusal> {
@@ -363,6 +375,7 @@ impl Game {
             owed_move: None,
             recent: None,
             voided: Vec::new(),
+            presses: std::collections::VecDeque::new(),
         }
     }
 
@@ -473,8 +486,41 @@ impl Game {
         }
     }
 
+    /// Moves `side` has completed on the clock: those on the board and its presses whose notation
+    /// is still to come (the time control counts presses).
     pub fn moves_of(&self, side: Side) -> u32 {
-        self.board.moves_by(side)
+        let pressed = self.presses.iter().filter(|p| p.side == side).count();
+        self.board
+            .moves_by(side)
+            .saturating_add(u32::try_from(pressed).unwrap_or(u32::MAX))
+    }
+
+    /// The side whose turn it is on the clock: the side to move on the board, or after presses
+    /// that ran ahead of their notation, the side the last press handed the clock to.
+    pub fn clock_side(&self) -> Side {
+        self.presses
+            .back()
+            .map_or_else(|| self.board.side_to_move(), |p| p.side.other())
+    }
+
+    /// Clock presses awaiting their move's notation, oldest first.
+    pub fn pending_presses(&self) -> impl Iterator<Item = &Press> {
+        self.presses.iter()
+    }
+
+    /// Refuse what changes the moves while a press awaits its notation.
+    fn no_pending_press(&self, clause: &'static str) -> Result<(), Refusal> {
+        match self.presses.front() {
+            Some(p) => refuse(
+                clause,
+                format!(
+                    "{} pressed the clock at {} and its move is not entered yet: enter it first (move SAN)",
+                    p.side,
+                    super::timefmt::clock(i64::try_from(p.at).unwrap_or(i64::MAX))
+                ),
+            ),
+            None => Ok(()),
+        }
     }
 
     /// Remaining time of a side at `now` (negative after a flag fall).
@@ -736,6 +782,7 @@ impl Game {
             | C::DeclareConfigFile { .. } => refuse_state("declarations go to the draft"),
             C::Open | C::Start => self.decide_setup(cmd, now),
             C::Move { .. }
+            | C::Press
             | C::CorrectClock { .. }
             | C::TakeBack { .. }
             | C::ParamDecision { .. }
@@ -844,6 +891,7 @@ impl Game {
             }
             EventKind::GameOpened(..) | EventKind::ClockStarted { .. } => self.evolve_setup(e)?,
             EventKind::MoveMade { .. }
+            | EventKind::ClockPressed { .. }
             | EventKind::InternalClockReported { .. }
             | EventKind::InternalClockCorrected { .. }
             | EventKind::ClockCorrected { .. }

@@ -110,6 +110,8 @@ pub enum Panel {
     },
     /// Rule 1: the arbiter stopped the clocks.
     Stopped { reason: String },
+    /// 4a / 6b: a side pressed its clock; its move's notation is still to be entered.
+    Pressed { side: Side, at_ms: Ms, spent_ms: Ms },
     /// 7c: operator errors in this game, out of the forfeit limit.
     OperatorErrors { count: u32, forfeit_at: u32 },
     /// 6c: a correction of the internal clock is owed.
@@ -215,6 +217,15 @@ impl Game {
                 reset_done: *reset_done,
             }),
             _ => {}
+        }
+        if self.phase == Phase::Playing {
+            for p in &self.presses {
+                panels.push(Panel::Pressed {
+                    side: p.side,
+                    at_ms: p.at,
+                    spent_ms: p.spent_ms,
+                });
+            }
         }
         if let Some(o) = &self.offer
             && self.phase == Phase::Playing
@@ -334,7 +345,7 @@ impl Game {
                 .last()
                 .is_some_and(|m| m.san.ends_with('+') || m.san.ends_with('#')),
             turn_elapsed_ms: (self.phase == Phase::Playing)
-                .then(|| self.clock.turn_elapsed(self.board.side_to_move(), now)),
+                .then(|| self.clock.turn_elapsed(self.clock_side(), now)),
             declarations: self.declarations_view(),
             panels,
             next_deadline: self.next_deadline(),
@@ -361,7 +372,7 @@ impl Game {
             }
             Phase::Playing => {}
         }
-        let to_move = self.board.side_to_move() == side;
+        let to_move = self.clock_side() == side;
         match &self.stop {
             Some(Stop::Power { .. }) => ClockState::Suspended,
             Some(Stop::Arbiter { .. }) if to_move => ClockState::Stopped,

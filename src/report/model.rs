@@ -677,6 +677,10 @@ impl Builder<'_> {
             | K::DrawDeclined { .. } => self.describe_draw(e),
             K::DisputeRaised { .. } | K::RulingGiven { .. } => self.describe_dispute(e),
             K::Note { text } => format!("note: {text}"),
+            K::ClockPressed { side, spent_ms, .. } => format!(
+                "{side} pressed the clock after {}; the move's notation follows",
+                crate::core::timefmt::exact(*spent_ms)
+            ),
             K::EntryVoided { seq, kind, reason } => format!(
                 "entry #{seq} ({kind}) VOIDED by the arbiter: {reason}; the entry stays, its effect is gone"
             ),
@@ -741,6 +745,7 @@ impl Builder<'_> {
             | K::InternalClockReported { .. }
             | K::InternalClockCorrected { .. }
             | K::Note { .. }
+            | K::ClockPressed { .. }
             | K::Authorized { .. }
             | K::AuthorizationFailed { .. }
             | K::Recovery(_) => {}

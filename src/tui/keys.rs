@@ -134,6 +134,9 @@ pub struct UiState {
     /// The match table behind `score` (player, points), and whether this game's result is in it.
     pub score_table: Vec<(String, f64)>,
     pub score_has_this_game: bool,
+    /// The keys that press the clocks (4a, 6b): the human's own (a button or pedal the arbiter
+    /// maps) and the operator's for the machine.
+    pub press_keys: PressKeys,
 }
 
 impl Default for UiState {
@@ -165,6 +168,7 @@ impl UiState {
             score: None,
             score_table: Vec::new(),
             score_has_this_game: false,
+            press_keys: PressKeys::default(),
         }
     }
 
@@ -317,6 +321,123 @@ fn ctrl(key: &KeyEvent, c: char) -> bool {
     key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char(c)
 }
 
+/// The keys that press the clocks. A press is recorded the instant its key goes down; the move's
+/// notation is typed after it, while the opponent's clock runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PressKeys {
+    /// The human's key: presses his clock only while it runs (default F12).
+    pub human: KeyCode,
+    /// The operator's key for the machine: presses the machine's clock only while it runs
+    /// (default Space; while the human's clock runs, Space opens the move line as before).
+    pub machine: KeyCode,
+}
+
+impl Default for PressKeys {
+    fn default() -> Self {
+        PressKeys {
+            human: KeyCode::F(12),
+            machine: KeyCode::Char(' '),
+        }
+    }
+}
+
+/// Keys the Board UI already uses in its clock mode: a press key cannot be one of them.
+fn reserved(code: KeyCode) -> bool {
+    match code {
+        KeyCode::F(n) => matches!(n, 1 | 5..=9),
+        KeyCode::Char(c) => {
+            starts_move(c) || matches!(c, 's' | 'r' | 'q' | ':' | '?' | 'l' | '!' | 'o')
+        }
+        KeyCode::Esc
+        | KeyCode::Home
+        | KeyCode::End
+        | KeyCode::PageUp
+        | KeyCode::PageDown
+        | KeyCode::Up
+        | KeyCode::Down => true,
+        _ => false,
+    }
+}
+
+/// A press key named on the command line: `F1`..`F24`, `Space`, `Enter`, `Tab`, `Insert`,
+/// `Delete`, `Pause`, `ScrollLock`, `Menu`, or one character. Keys the board uses for other
+/// things are refused by name.
+pub fn parse_press_key(name: &str) -> Result<KeyCode, String> {
+    let lower = name.to_ascii_lowercase();
+    let code = match lower.as_str() {
+        "space" => KeyCode::Char(' '),
+        "enter" => KeyCode::Enter,
+        "tab" => KeyCode::Tab,
+        "insert" => KeyCode::Insert,
+        "delete" => KeyCode::Delete,
+        "pause" => KeyCode::Pause,
+        "scrolllock" => KeyCode::ScrollLock,
+        "menu" => KeyCode::Menu,
+        f if f.starts_with('f') && f.len() > 1 => match f[1..].parse::<u8>() {
+            Ok(n @ 1..=24) => KeyCode::F(n),
+            _ => return Err(format!("'{name}' is not a key: F1 to F24")),
+        },
+        _ => {
+            let mut chars = name.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => KeyCode::Char(c),
+                _ => {
+                    return Err(format!(
+                        "'{name}' is not a key: F1..F24, Space, Enter, Tab, Insert, Delete, Pause, ScrollLock, Menu, or one character"
+                    ));
+                }
+            }
+        }
+    };
+    if reserved(code) {
+        return Err(format!(
+            "'{name}' is already a key of the Board UI (moves, commands, scrolling): choose another for a clock press"
+        ));
+    }
+    Ok(code)
+}
+
+/// The name of a press key, as the screen and help say it.
+pub fn key_name(code: KeyCode) -> String {
+    match code {
+        KeyCode::Char(' ') => "Space".into(),
+        KeyCode::Char(c) => c.to_string(),
+        KeyCode::F(n) => format!("F{n}"),
+        other => format!("{other:?}"),
+    }
+}
+
+/// A press key went down: the press of its own side, if that side's clock runs.
+fn press_key(ui: &mut UiState, human_key: bool, game: &Game) -> Action {
+    let side = if human_key {
+        game.human_side()
+    } else {
+        game.machine_side()
+    };
+    let who = if human_key {
+        "the human's"
+    } else {
+        "the machine's"
+    };
+    let runs = game.phase() == Phase::Playing
+        && game.stop().is_none()
+        && side.is_some()
+        && game.clock().running() == side;
+    if runs {
+        return Action::Execute(Command::Press);
+    }
+    if !human_key && game.phase() == Phase::Playing {
+        // Space while the human's clock runs: the move line, as before.
+        open_line(ui, LineKind::Move, "");
+        return Action::None;
+    }
+    ui.message = Some(Message::new(
+        MsgKind::Refused,
+        format!("{who} press key: {who} clock is not running; nothing recorded"),
+    ));
+    Action::None
+}
+
 /// Handle one key. Pure: reads the game (for SAN completion and the phase), changes only `ui`.
 pub fn on_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
     if key.kind == KeyEventKind::Release {
@@ -461,6 +582,14 @@ fn clock_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
             text: "quit".into(),
         };
         return Action::None;
+    }
+    if game.phase() == Phase::Playing {
+        if key.code == ui.press_keys.human {
+            return press_key(ui, true, game);
+        }
+        if key.code == ui.press_keys.machine {
+            return press_key(ui, false, game);
+        }
     }
     match key.code {
         KeyCode::Char(' ') | KeyCode::Enter => match game.phase() {

@@ -707,6 +707,18 @@ pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
                 tag("1 CLOCKS STOPPED", AMBER),
                 Span::raw(format!(" by the arbiter: {reason} · r / F6 resumes")),
             ])),
+            Panel::Pressed {
+                side,
+                at_ms,
+                spent_ms,
+            } => out.push(Line::from(vec![
+                tag("PRESSED", Color::Cyan),
+                Span::raw(format!(
+                    " {side} pressed at {} after {} · type its move (Enter records it)",
+                    timefmt::clock(i64::try_from(*at_ms).unwrap_or(i64::MAX)),
+                    timefmt::exact(*spent_ms)
+                )),
+            ])),
             Panel::OperatorErrors { count, forfeit_at } => {
                 let color = match count {
                     0 => Color::DarkGray,
@@ -930,6 +942,14 @@ fn input_line(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
         _ => {
             let press = match view.phase {
                 Phase::Draft | Phase::Opened => "start clock",
+                // Space is the operator's press while the machine's clock runs.
+                Phase::Playing
+                    if view.clocks.iter().any(|c| {
+                        c.running && c.kind == Some(crate::core::event::PlayerKind::Machine)
+                    }) =>
+                {
+                    "press"
+                }
                 Phase::Playing => "move",
                 Phase::Ended => "",
             };
@@ -995,7 +1015,11 @@ pub fn help_lines(width: u16) -> Vec<Line<'static>> {
     let keys = [
         (
             "Space / Enter",
-            "press the clock: start the game, or enter the move (SAN or UCI)",
+            "start the game; Space presses the machine's clock (move typed after)",
+        ),
+        (
+            "F12",
+            "the human's own press key (arbiter play --human-key maps a pedal)",
         ),
         (
             "a-h N B R Q K O",

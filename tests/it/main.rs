@@ -29,6 +29,7 @@ mod log_verify; // verify statuses, proofs, exit codes
 mod offline; // rule 11: no network call
 mod pgn_support;
 mod pgn_write; // PGN with %clk / %emt
+mod press; // issue 12: the press is the time, the notation follows
 mod props; // properties over random sessions: time conserved, one clock, replay, refusals
 mod pty; // the Board UI in a real pseudo-terminal (tmux)
 mod readme; // README's examples are what the kit accepts

@@ -226,10 +226,13 @@ fn started_with(t: Tmux) -> Tmux {
 }
 
 /// Press the clock with a move: Space opens the move line, Enter records it.
+/// Type a move on the clock screen (its first letter opens the move line) and Enter: the move and
+/// its press at once.
 fn play(t: &Tmux, san: &str) {
-    t.keys(&["Space"]);
+    let (first, rest) = san.split_at(1);
+    t.type_text(first);
     t.wait_for("▸", DEADLINE);
-    t.type_text(san);
+    t.type_text(rest);
     t.keys(&["Enter"]);
 }
 
@@ -270,6 +273,47 @@ fn pty_start_and_play_two_moves() {
     assert!(!s.contains("ARBITER"), "alternate screen not left:\n{s}");
     let s = t.wait_for("icanon", DEADLINE);
     assert!(!s.contains("-icanon"), "raw mode left on:\n{s}");
+}
+
+/// 4a / 6b: the operator presses for the machine on Space the instant it moves; the PRESSED panel
+/// asks for the move, typed after while the human's clock runs; the log holds the press and then
+/// the move naming it.
+#[test]
+fn pty_laws_6_2_space_presses_for_the_machine_and_the_move_is_typed_after() {
+    need_tmux!();
+    let (dir, args) = demo_match();
+    let t = started_with(Tmux::start_watched(
+        "press",
+        &strs(&args),
+        &repo_dir(),
+        100,
+        30,
+    ));
+    play(&t, "e4");
+    t.wait_for("1. e4", DEADLINE);
+    t.keys(&["Space"]);
+    t.wait_for("PRESSED", DEADLINE);
+    t.wait_for("clock_pressed", DEADLINE);
+    play(&t, "e5");
+    let s = t.wait_for("move_made black e5", DEADLINE);
+    assert!(!s.contains("PRESSED"), "the press has its move:\n{s}");
+    t.keys(&["q"]);
+    t.wait_for("quit the board UI?", DEADLINE);
+    t.keys(&["y"]);
+    t.wait_for("arbiter exited 0", DEADLINE);
+    let log =
+        std::fs::read_to_string(dir.path().join("logs/demo/game-1/log.jsonl")).unwrap_or_default();
+    let kinds: Vec<String> = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|v| v["kind"].as_str().unwrap_or("").to_string())
+        .collect();
+    let press = kinds
+        .iter()
+        .position(|k| k == "clock_pressed")
+        .expect("a press");
+    assert_eq!(kinds[press + 1], "move_made", "{kinds:?}");
+    assert!(log.contains("\"pressed_at\""), "{log}");
 }
 
 #[test]

@@ -136,3 +136,34 @@ fn readme_declarations_example_opens_and_starts_a_game() {
         "Deep Junior"
     );
 }
+
+/// README's press-then-notation lines run as written after a start, and the clocks follow the
+/// presses.
+#[test]
+fn readme_press_example_runs_and_the_clocks_follow_the_presses() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let at = readme.find("**The press is the time").unwrap();
+    let start = readme[at..].find("```text\n").unwrap() + at + 8;
+    let end = readme[start..].find("```").unwrap() + start;
+    let text = format!(
+        "0 arbiter declare white human Garry Kasparov
+0 arbiter declare black machine Deep Junior
+0 arbiter declare operator Amir Ban
+0 arbiter start
+{}",
+        &readme[start..end]
+    );
+    let lines = parse_script(&text).unwrap();
+    let mut s = memory_session(
+        Path::new("rules/kasparov-deep-junior-2003.toml"),
+        "readme",
+        1,
+    )
+    .unwrap();
+    run_script(&mut s, &lines).unwrap_or_else(|(line, e)| panic!("line {line}: {e}"));
+    let v = s.game.view(44_000, usize::MAX);
+    assert_eq!(v.plies, 2);
+    // White pressed at 10 s and Black's clock ran 10 s to 40 s; White's runs from 40 s.
+    assert_eq!(v.clocks[0].remaining_ms, 7_200_000 - 10_000 - 4_000);
+    assert_eq!(v.clocks[1].remaining_ms, 7_200_000 - 30_000);
+}

@@ -393,3 +393,60 @@ fn clause_8a_space_without_a_configuration_digest_asks_first() {
         Action::Execute(Command::Start)
     );
 }
+
+/// 4a / 6b: each side presses its own clock on its own key, the instant the key goes down; the
+/// notation is typed after. The human's key (F12 by default, mappable to a pedal) presses only his
+/// clock; the operator's key (Space) presses only the machine's; a press key of the wrong side
+/// records nothing.
+#[test]
+fn laws_6_2_each_side_presses_its_own_clock_on_its_own_key() {
+    let mut r = Rig::new();
+    r.at("0", "arbiter start");
+    let human = r.s.game.human_side().unwrap();
+    assert_eq!(r.s.game.clock().running(), Some(arbiter::core::Side::White));
+    let mut ui = UiState::default();
+    let (first, second) = if human == arbiter::core::Side::White {
+        (KeyCode::F(12), KeyCode::Char(' '))
+    } else {
+        (KeyCode::Char(' '), KeyCode::F(12))
+    };
+    // The other side's key while White's clock runs: nothing recorded.
+    let a = on_key(&mut ui, key(second), &r.s.game);
+    if second == KeyCode::F(12) {
+        assert_eq!(a, Action::None);
+        assert_eq!(ui.message.as_ref().unwrap().kind, MsgKind::Refused);
+    } else {
+        // Space while the human's clock runs opens the move line, as before.
+        assert_eq!(ui.mode, Mode::Line(LineKind::Move));
+        ui = UiState::default();
+    }
+    assert_eq!(
+        on_key(&mut ui, key(first), &r.s.game),
+        Action::Execute(Command::Press)
+    );
+    r.at("0:30", "press");
+    // The notation is typed while the other clock runs.
+    let a = press(&mut ui, &r.s.game, &[ch('e'), ch('4'), key(KeyCode::Enter)]);
+    assert_eq!(a[2], Action::Execute(Command::Move { text: "e4".into() }));
+    r.at("0:35", "move e4");
+    assert_eq!(r.s.game.clock().running(), Some(arbiter::core::Side::Black));
+    assert_eq!(
+        on_key(&mut ui, key(second), &r.s.game),
+        Action::Execute(Command::Press)
+    );
+}
+
+#[test]
+fn laws_6_2_press_keys_are_checked_when_mapped() {
+    use arbiter::tui::keys::parse_press_key;
+    assert_eq!(parse_press_key("F12"), Ok(KeyCode::F(12)));
+    assert_eq!(parse_press_key("pause"), Ok(KeyCode::Pause));
+    assert_eq!(parse_press_key("Space"), Ok(KeyCode::Char(' ')));
+    assert_eq!(parse_press_key("x"), Ok(KeyCode::Char('x')));
+    for taken in ["e", "N", "s", ":", "F7", "F1"] {
+        let e = parse_press_key(taken).unwrap_err();
+        assert!(e.contains("already a key"), "{taken}: {e}");
+    }
+    assert!(parse_press_key("F99").unwrap_err().contains("F1 to F24"));
+    assert!(parse_press_key("pedal").unwrap_err().contains("not a key"));
+}

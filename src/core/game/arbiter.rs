@@ -56,7 +56,7 @@ impl Game {
             }
             C::Resume => {
                 self.playing()?;
-                let side = self.board.side_to_move();
+                let side = self.clock_side();
                 match &self.stop {
                     None => refuse_state("the clock is running"),
                     Some(Stop::Arbiter { .. }) => self.one(
@@ -124,10 +124,10 @@ impl Game {
                 });
             }
             EventKind::ClockResumed { side } => {
-                if *side != self.board.side_to_move() {
+                if *side != self.clock_side() {
                     return Err(format!(
-                        "resumed {side}'s clock, but {} is to move",
-                        self.board.side_to_move()
+                        "resumed {side}'s clock, but it is {}'s turn on the clock",
+                        self.clock_side()
                     )
                     .into());
                 }

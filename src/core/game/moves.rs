@@ -8,6 +8,7 @@ impl Game {
         use Command as C;
         match cmd {
             C::Move { text } => self.decide_move(text, now),
+            C::Press => self.decide_press(now),
             C::CorrectClock {
                 clause,
                 side,
@@ -53,6 +54,7 @@ impl Game {
                         "stop the clocks first (arbiter stop), then take back, then correct the clocks and resume",
                     );
                 }
+                self.no_pending_press(clause)?;
                 if *plies > self.board.plies() {
                     return refuse(
                         clause,
@@ -227,6 +229,25 @@ impl Game {
     pub(super) fn evolve_moves(&mut self, e: &Event) -> Result<(), Inconsistent> {
         let at = e.at;
         match &e.kind {
+            EventKind::ClockPressed {
+                side,
+                spent_ms,
+                increment_ms,
+                remaining_ms,
+            } => {
+                self.need_phase(Phase::Playing)?;
+                if self.clock.running() != Some(*side) {
+                    return Err(format!("{side} pressed a clock that was not running").into());
+                }
+                self.press_clock(*side, at, *spent_ms, *increment_ms)?;
+                self.presses.push_back(super::Press {
+                    side: *side,
+                    at,
+                    spent_ms: *spent_ms,
+                    increment_ms: *increment_ms,
+                    remaining_ms: *remaining_ms,
+                });
+            }
             EventKind::MoveMade {
                 side,
                 san,
@@ -234,6 +255,7 @@ impl Game {
                 spent_ms,
                 increment_ms,
                 declines_draw,
+                pressed_at,
                 ..
             } => {
                 self.need_phase(Phase::Playing)?;
@@ -241,19 +263,29 @@ impl Game {
                     return Err(format!("{side} moved out of turn").into());
                 }
                 self.owed_move = None;
-                let charged = self.clock.end_turn(at);
-                if charged != *spent_ms {
-                    return Err(format!(
-                        "the move's time is {charged} ms by the clock, the entry says {spent_ms} ms"
-                    )
-                    .into());
+                match pressed_at {
+                    Some(t) => match self.presses.pop_front() {
+                        Some(p) if p.side == *side && p.at == *t && p.spent_ms == *spent_ms => {}
+                        _ => {
+                            return Err(format!(
+                                "the move names a press of {side} at {t} ms that is not the next one awaiting its move"
+                            )
+                            .into());
+                        }
+                    },
+                    None => {
+                        if !self.presses.is_empty() {
+                            return Err(
+                                "a move pressed at once while presses await their moves".into()
+                            );
+                        }
+                        self.press_clock(*side, at, *spent_ms, *increment_ms)?;
+                    }
                 }
                 self.board.play(&crate::core::board::RecordedMove {
                     san: san.clone(),
                     uci: uci.clone(),
                 })?;
-                self.clock.add(*side, *increment_ms as i64);
-                self.clock.start_turn(side.other(), at);
                 if self.machine_side() == Some(*side) {
                     self.machine_has_moved = true;
                     if let Some(o) = self.offer.as_mut().filter(|o| o.answered.is_none()) {
@@ -322,12 +354,24 @@ impl Game {
 
     pub(super) fn decide_move(&self, text: &str, now: Ms) -> Result<Vec<Event>, Refusal> {
         self.playing()?;
-        self.clock_must_run()?;
         let side = self.board.side_to_move();
-        let mv = self
-            .board
-            .check(text)
-            .map_err(|m| Refusal::new(c::LAWS, m))?;
+        let press = self.presses.front();
+        if press.is_none() {
+            // The move and its press are one act: the clock must run.
+            self.clock_must_run()?;
+        }
+        let mv = self.board.check(text).map_err(|m| match press {
+            // The clock was pressed for a move that cannot be played: the arbiter decides (7e).
+            Some(p) => Refusal::new(
+                c::LAWS,
+                format!(
+                    "{m} — {} pressed the clock at {} for this move: the arbiter decides (7e: arbiter correct 7e …)",
+                    p.side,
+                    crate::core::timefmt::clock(i64::try_from(p.at).unwrap_or(i64::MAX))
+                ),
+            ),
+            None => Refusal::new(c::LAWS, m),
+        })?;
         if let Some(owed) = &self.owed_move
             && owed.uci != mv.uci
         {
@@ -341,7 +385,30 @@ impl Game {
         }
         let mut after = self.board.clone();
         after.play(&mv).map_err(Refusal::state)?;
-        let moves_after = after.moves_by(side);
+        let declines_draw = if self.machine_side() == Some(side) {
+            self.offer.as_ref().is_some_and(|o| o.answered.is_none())
+        } else {
+            self.machine_offer
+                .as_ref()
+                .is_some_and(|o| o.answered.is_none())
+        };
+        let clause = self.move_clause(side);
+        if let Some(p) = press {
+            // The notation of a press already recorded: the clock's figures are the press's.
+            let kind = EventKind::MoveMade {
+                side,
+                san: mv.san,
+                uci: mv.uci,
+                spent_ms: p.spent_ms,
+                increment_ms: p.increment_ms,
+                remaining_ms: p.remaining_ms,
+                fen: after.fen(),
+                declines_draw,
+                pressed_at: Some(p.at),
+            };
+            return Ok(vec![self.ev(now, Actor::Operator, clause, kind)]);
+        }
+        let moves_after = self.moves_of(side) + 1;
         let elapsed = self.clock.turn_elapsed(side, now);
         let spent = if self.clock.truncate {
             elapsed / 1000 * 1000
@@ -351,19 +418,6 @@ impl Game {
         let increment = self.profile.increment_for_move(side, moves_after);
         let remaining = self.clock.available(&self.profile, side, moves_after) + increment as i64
             - (self.clock.used[side.index()] + spent) as i64;
-        let is_machine = self.machine_side() == Some(side);
-        let declines_draw = if is_machine {
-            self.offer.as_ref().is_some_and(|o| o.answered.is_none())
-        } else {
-            self.machine_offer
-                .as_ref()
-                .is_some_and(|o| o.answered.is_none())
-        };
-        let clause = match self.player(side).map(|p| p.kind) {
-            Some(PlayerKind::Machine) => c::EXECUTE_MACHINE_MOVE,
-            Some(PlayerKind::Human) => c::ENTER_HUMAN_MOVE,
-            None => c::TIME_CONTROL,
-        };
         let kind = EventKind::MoveMade {
             side,
             san: mv.san,
@@ -373,7 +427,93 @@ impl Game {
             remaining_ms: remaining,
             fen: after.fen(),
             declines_draw,
+            pressed_at: None,
         };
         Ok(vec![self.ev(now, Actor::Operator, clause, kind)])
+    }
+
+    /// The clock's side of a press: the turn ends, its time checked against the entry's, the
+    /// increment added, the opponent's turn begins.
+    fn press_clock(
+        &mut self,
+        side: Side,
+        at: Ms,
+        spent_ms: Ms,
+        increment_ms: Ms,
+    ) -> Result<(), Inconsistent> {
+        let charged = self.clock.end_turn(at);
+        if charged != spent_ms {
+            return Err(format!(
+                "the move's time is {charged} ms by the clock, the entry says {spent_ms} ms"
+            )
+            .into());
+        }
+        self.clock
+            .add(side, i64::try_from(increment_ms).unwrap_or(i64::MAX));
+        self.clock.start_turn(side.other(), at);
+        Ok(())
+    }
+
+    /// The clause a side's move is recorded under.
+    fn move_clause(&self, side: Side) -> &'static str {
+        match self.player(side).map(|p| p.kind) {
+            Some(PlayerKind::Machine) => c::EXECUTE_MACHINE_MOVE,
+            Some(PlayerKind::Human) => c::ENTER_HUMAN_MOVE,
+            None => c::TIME_CONTROL,
+        }
+    }
+
+    /// The figures of a press by `side` at `now`: time charged, increment, remaining after.
+    fn press_figures(&self, side: Side, now: Ms) -> (Ms, Ms, i64) {
+        let moves_after = self.moves_of(side).saturating_add(1);
+        let spent = self.clock.charged(self.clock.turn_elapsed(side, now));
+        let increment = self.profile.increment_for_move(side, moves_after);
+        let remaining = self
+            .clock
+            .available(&self.profile, side, moves_after)
+            .saturating_add(i64::try_from(increment).unwrap_or(i64::MAX))
+            .saturating_sub(
+                i64::try_from(self.clock.used[side.index()].saturating_add(spent))
+                    .unwrap_or(i64::MAX),
+            );
+        (spent, increment, remaining)
+    }
+
+    /// 4a / 6b: the side whose clock runs presses it; its move's notation follows.
+    pub(super) fn decide_press(&self, now: Ms) -> Result<Vec<Event>, Refusal> {
+        /// Presses that may wait for their notation at once.
+        const MAX_PENDING: usize = 4;
+        self.playing()?;
+        self.clock_must_run()?;
+        let Some(side) = self.clock.running() else {
+            return refuse_state("no clock is running");
+        };
+        if self.presses.len() >= MAX_PENDING {
+            return refuse(
+                c::ENTER_HUMAN_MOVE,
+                format!(
+                    "{MAX_PENDING} presses already await their moves: enter the moves first (move SAN)"
+                ),
+            );
+        }
+        let (spent, increment, remaining) = self.press_figures(side, now);
+        let clause = self.move_clause(side);
+        // The operator presses for the machine; the human's own key is read by the kit.
+        let actor = if self.machine_side() == Some(side) {
+            Actor::Operator
+        } else {
+            Actor::Kit
+        };
+        Ok(vec![self.ev(
+            now,
+            actor,
+            clause,
+            EventKind::ClockPressed {
+                side,
+                spent_ms: spent,
+                increment_ms: increment,
+                remaining_ms: remaining,
+            },
+        )])
     }
 }

@@ -55,6 +55,7 @@ impl Game {
         now: Ms,
     ) -> Result<Vec<Event>, Refusal> {
         self.playing()?;
+        self.no_pending_press(c::WRONG_MOVE_NOTIFY)?;
         let m = self.need_machine()?;
         let rules = self.profile.operator_errors.as_ref().ok_or_else(|| {
             Refusal::new(

@@ -1,0 +1,251 @@
+//! The press is the time (issue 12; rules 4a, 6b; FIDE 6.2): a clock press is its own act, recorded
+//! the instant its key goes down; the move's notation is entered after it, while the opponent's
+//! clock runs, and attaches to that press. Presses may run ahead of notation. `move SAN` still
+//! means move-and-press at once.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use arbiter::core::event::EventKind;
+use arbiter::core::game::Game;
+use arbiter::core::{Ms, Side};
+
+use crate::clauses::{Match, secs, started};
+
+/// The live game and the game replayed from its log agree, clocks to the millisecond.
+fn replays_the_same(m: &Match, at: Ms) {
+    let replayed = Game::replay(&m.log).unwrap();
+    assert_eq!(replayed.view(at, usize::MAX), m.view(at));
+}
+
+fn remaining(m: &Match, side: Side, at: Ms) -> i64 {
+    m.remaining(side, at)
+}
+
+const TWO_HOURS: i64 = 7_200_000;
+
+#[test]
+fn laws_6_2_the_press_is_the_time_and_the_notation_follows() {
+    let mut m = started(); // Kasparov White (human), Deep Junior Black (machine)
+    m.at("0:10 move e4");
+    // The operator presses for the machine at 40 s and types its move at 47 s.
+    let ev = m.at("0:40 press");
+    match &ev[0].kind {
+        EventKind::ClockPressed {
+            side,
+            spent_ms,
+            remaining_ms,
+            ..
+        } => {
+            assert_eq!(*side, Side::Black);
+            assert_eq!(*spent_ms, 30_000);
+            assert_eq!(*remaining_ms, TWO_HOURS - 30_000);
+        }
+        k => panic!("{k:?}"),
+    }
+    assert_eq!(ev[0].clause, "6b");
+    // White's clock runs from the press, not from the notation.
+    assert_eq!(
+        remaining(&m, Side::White, 47_000),
+        TWO_HOURS - 10_000 - 7_000
+    );
+    assert_eq!(remaining(&m, Side::Black, 47_000), TWO_HOURS - 30_000);
+    let ev = m.at("0:47 move e5");
+    match &ev[0].kind {
+        EventKind::MoveMade {
+            san,
+            spent_ms,
+            pressed_at,
+            ..
+        } => {
+            assert_eq!(san, "e5");
+            assert_eq!(*spent_ms, 30_000, "the move's time ends at its press");
+            assert_eq!(*pressed_at, Some(40_000));
+        }
+        k => panic!("{k:?}"),
+    }
+    assert_eq!(
+        remaining(&m, Side::White, 50_000),
+        TWO_HOURS - 10_000 - 10_000
+    );
+    replays_the_same(&m, 50_000);
+    // The human's own key: a press of his clock, then the notation.
+    m.at("1:00 press");
+    m.at("1:05 move Nf3");
+    assert_eq!(
+        remaining(&m, Side::White, 65_000),
+        TWO_HOURS - 10_000 - 20_000
+    );
+    assert_eq!(
+        remaining(&m, Side::Black, 65_000),
+        TWO_HOURS - 30_000 - 5_000
+    );
+    replays_the_same(&m, 70_000);
+}
+
+#[test]
+fn laws_6_2_presses_run_ahead_of_the_notation() {
+    let mut m = started();
+    m.at("0:10 move e4");
+    m.at("0:40 press"); // the machine's reply pressed...
+    m.at("0:42 press"); // ...and the human's fast answer, before e5 is typed
+    assert_eq!(m.game().pending_presses().count(), 2);
+    assert_eq!(m.game().clock_side(), Side::Black);
+    // Black's clock runs again from 42 s.
+    assert_eq!(
+        remaining(&m, Side::Black, 50_000),
+        TWO_HOURS - 30_000 - 8_000
+    );
+    assert_eq!(
+        remaining(&m, Side::White, 50_000),
+        TWO_HOURS - 10_000 - 2_000
+    );
+    // The moves follow the notation, in order.
+    m.at("0:50 move e5");
+    m.at("0:55 move Nf3");
+    assert_eq!(m.game().pending_presses().count(), 0);
+    let moves: Vec<&str> = m
+        .log
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::MoveMade { san, .. } => Some(san.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(moves, ["e4", "e5", "Nf3"]);
+    replays_the_same(&m, 60_000);
+}
+
+#[test]
+fn laws_6_2_a_notation_that_is_not_a_move_goes_to_the_arbiter() {
+    let m = started().and("0:10 move e4").and("0:40 press");
+    let m = m
+        .when("0:45 move e4")
+        .then_refused_saying("2", "the arbiter decides (7e")
+        .when("0:45 arbiter stop the notation is wrong")
+        .then(|_, _| {})
+        .when("0:46 arbiter correct 7e takeback 1 the notation")
+        .then_refused_saying("7e", "its move is not entered yet")
+        .and("0:47 move e5");
+    replays_the_same(&m, 50_000);
+}
+
+#[test]
+fn laws_6_2_no_press_while_the_clocks_are_stopped() {
+    started()
+        .and("0:10 move e4")
+        .and("0:20 arbiter stop a question")
+        .when("0:30 press")
+        .then_refused("1");
+}
+
+#[test]
+fn laws_6_2_the_time_control_counts_presses() {
+    // Forty moves each, all pressed; the 41st period's hour is there at the 40th press, before its
+    // notation is typed.
+    let mut m = started();
+    let sans = crate::clauses::LONG_GAME
+        .split_whitespace()
+        .take(79)
+        .collect::<Vec<_>>();
+    let mut t: Ms = 0;
+    for san in &sans {
+        t += 10_000;
+        m.at(&format!("{} move {san}", secs(t)));
+    }
+    // Black's 40th move: pressed at t + 10 s, its notation comes 5 s later.
+    let press = t + 10_000;
+    m.at(&format!("{} press", secs(press)));
+    let black = m.view(press + 1_000).clocks[Side::Black.index()].clone();
+    assert_eq!(black.moves_made, 40);
+    assert_eq!(black.remaining_ms, TWO_HOURS + 3_600_000 - 40 * 10_000);
+}
+
+/// A whole game entered as presses with their notation after, against the same game entered
+/// move-and-press at the same instants: every clock is the same to the millisecond, and every
+/// per-move time in the report is the drop of its side's clock between its presses.
+#[test]
+fn laws_6_2_press_then_notation_full_game_clocks_to_the_millisecond() {
+    let sans: Vec<&str> = crate::clauses::LONG_GAME
+        .split_whitespace()
+        .take(120)
+        .collect();
+    let mut pressed = started();
+    let mut direct = started();
+    let mut t: Ms = 0;
+    let mut thinks: Vec<Ms> = Vec::new();
+    let mut typed_late: Option<(Ms, &str)> = None;
+    for (i, san) in sans.iter().enumerate() {
+        let think = 20_000 + (i as Ms * 7_919) % 90_000 + (i as Ms % 7) * 113;
+        t += think;
+        thinks.push(think);
+        direct.at(&format!("{} move {san}", secs(t)));
+        pressed.at(&format!("{} press", secs(t)));
+        // The previous move's notation, typed after this press (a fast reply), comes first.
+        if let Some((at, s)) = typed_late.take() {
+            pressed.at(&format!("{} move {s}", secs(at.max(t))));
+        }
+        if i % 5 == 3 {
+            // This notation waits until after the next press.
+            typed_late = Some((t + 1, san));
+        } else {
+            let at = t + 1_000 + (i as Ms % 4) * 1_500;
+            let at = at.min(t + think / 2);
+            pressed.at(&format!("{} move {san}", secs(at)));
+        }
+        let now = t + 1;
+        for side in Side::BOTH {
+            assert_eq!(
+                remaining(&pressed, side, now.max(pressed.now)),
+                remaining(&direct, side, now.max(pressed.now)),
+                "{side} after ply {i}"
+            );
+        }
+    }
+    if let Some((at, s)) = typed_late.take() {
+        pressed.at(&format!("{} move {s}", secs(at)));
+    }
+    let end = pressed.now.max(direct.now) + 5_000;
+    for side in Side::BOTH {
+        assert_eq!(
+            remaining(&pressed, side, end),
+            remaining(&direct, side, end)
+        );
+    }
+    assert_eq!(pressed.view(end).plies, sans.len());
+    replays_the_same(&pressed, end);
+    // Per-move times: the think times, exactly.
+    let t = arbiter::report::times::times(&pressed.log);
+    let got: Vec<Ms> = t.moves.iter().map(|m| m.time_ms as Ms).collect();
+    assert_eq!(got, thinks);
+    for total in &t.totals {
+        assert!(total.adds_up(), "{total:?}");
+    }
+}
+
+/// Script mode: `T press` records the press of the side whose clock runs at T, and a later
+/// `T' move SAN` names the move that press completed.
+#[test]
+fn laws_6_2_script_press_lines() {
+    let lines = arbiter::core::script::parse_script(
+        "0 arbiter declare white human Garry Kasparov
+0 arbiter declare black machine Deep Junior
+0 arbiter declare operator Amir Ban
+0 arbiter start
+10 press
+12 move e4
+40 press
+44 move e5
+",
+    )
+    .unwrap();
+    let mut s = arbiter::session::memory_session(
+        std::path::Path::new(&crate::clauses::rules_path(crate::clauses::KASPAROV_2003)),
+        "press",
+        1,
+    )
+    .unwrap();
+    arbiter::session::run_script(&mut s, &lines).unwrap();
+    let v = s.game.view(50_000, usize::MAX);
+    assert_eq!(v.clocks[0].remaining_ms, TWO_HOURS - 10_000 - 10_000);
+    assert_eq!(v.clocks[1].remaining_ms, TWO_HOURS - 30_000);
+    assert_eq!(v.plies, 2);
+}
