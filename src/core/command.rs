@@ -259,9 +259,13 @@ pub enum Command {
     ArbiterTablebaseDraw {
         probe: Option<TablebaseProbe>,
     },
+    /// FIDE 9.2 / 9.3: a draw claimed by the player having the move, on the position on the board
+    /// or with the move he intends to play (written, not played: FIDE 9.2.1.1, 9.3.1). A claim
+    /// found incorrect adds time to the opponent's clock and the intended move is played (9.5).
     Claim {
         kind: ClaimKind,
         by_human: bool,
+        with_move: Option<String>,
     },
     // the technical supervisor
     InfoStop {
@@ -551,9 +555,9 @@ pub const HELP: &[HelpLine] = &[
     },
     HelpLine {
         who: "operator",
-        words: "operator claim threefold|fifty",
+        words: "operator claim threefold|fifty [MOVE]",
         clause: super::clause::LAWS,
-        what: "claim a draw (FIDE Laws 9.2, 9.3)",
+        what: "claim a draw, with the intended move if any (9.2, 9.3)",
     },
     HelpLine {
         who: "supervisor",
@@ -611,9 +615,9 @@ pub const HELP: &[HelpLine] = &[
     },
     HelpLine {
         who: "human",
-        words: "human claim threefold|fifty",
+        words: "human claim threefold|fifty [MOVE]",
         clause: super::clause::LAWS,
-        what: "claim a draw (FIDE Laws 9.2, 9.3)",
+        what: "claim a draw, with the intended move if any (9.2, 9.3)",
     },
 ];
 
@@ -876,11 +880,17 @@ pub fn parse(line: &str) -> Result<Command, String> {
             let kind = match args.first().copied() {
                 Some("threefold") => ClaimKind::Threefold,
                 Some("fifty") => ClaimKind::FiftyMoves,
-                _ => return Err("claim threefold or fifty".into()),
+                _ => return Err("claim threefold or fifty, with the intended move if any (claim threefold Nf3)".into()),
+            };
+            let with_move = match args.get(1..).unwrap_or(&[]) {
+                [] => None,
+                [m] => Some(m.to_string()),
+                _ => return Err("claim threefold|fifty [MOVE]: one intended move".into()),
             };
             Command::Claim {
                 kind,
                 by_human: who == "human",
+                with_move,
             }
         }
         ("supervisor", "info-stop") => Command::InfoStop {
@@ -1044,6 +1054,7 @@ mod tests {
             .replace("NAME REASON", "hash set at 16 by accident")
             .replace("eval CP|PAWNS", "eval 0.12")
             .replace("repetition LINE", "repetition Nf3 Nf6 Ng1 Ng8")
+            .replace("threefold|fifty [MOVE]", "threefold Nf3")
             .replace("threefold|fifty", "threefold")
             .replace("QUESTION", "what are you doing")
             .replace("REASON", "a reason")

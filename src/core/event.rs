@@ -351,6 +351,22 @@ pub enum EventKind {
     RulingGiven { id: u32, dispute: u32, text: String },
     /// A note for the log of machine-related actions (5b).
     Note { text: String },
+    /// FIDE 9.5 (rule 2): a draw claim found incorrect; time added to the opponent's clock.
+    ClaimDismissed {
+        claimant: Side,
+        /// `threefold` or `fifty`.
+        claim: String,
+        /// Why it is not correct.
+        detail: String,
+        /// The intended move, played after this entry as the Laws require.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        with_move: Option<String>,
+        added_ms: Ms,
+        /// The side given the time (the claimant's opponent).
+        to: Side,
+        /// The edition of the Laws the amount comes from.
+        laws: String,
+    },
     /// 1: the arbiter voided entry `seq` (of kind `kind`): it records something that did not
     /// happen. The entry stays; its effect is gone.
     EntryVoided {

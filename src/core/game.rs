@@ -863,6 +863,11 @@ impl Game {
             EventKind::EntryVoided { .. } => {
                 return Err("entry_voided is applied with the void window".into());
             }
+            EventKind::ClaimDismissed { added_ms, to, .. } => {
+                self.need_phase(Phase::Playing)?;
+                self.clock
+                    .add(*to, i64::try_from(*added_ms).unwrap_or(i64::MAX));
+            }
             EventKind::Note { .. }
             | EventKind::Authorized { .. }
             | EventKind::AuthorizationFailed { .. } => {}

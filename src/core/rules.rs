@@ -57,6 +57,23 @@ impl LawsEdition {
     pub fn automatic_draws(self) -> bool {
         self == LawsEdition::Fide2023
     }
+
+    /// Time added to the opponent's clock when a draw claim is found incorrect (FIDE Laws 9.5:
+    /// three minutes in the 2001 edition, two minutes from 2014 on).
+    pub fn incorrect_claim_ms(self) -> u64 {
+        match self {
+            LawsEdition::Fide2001 => 180_000,
+            LawsEdition::Fide2023 => 120_000,
+        }
+    }
+
+    /// The edition's name, as the profile writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            LawsEdition::Fide2001 => "2001",
+            LawsEdition::Fide2023 => "2023",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -677,6 +677,21 @@ impl Builder<'_> {
             | K::DrawDeclined { .. } => self.describe_draw(e),
             K::DisputeRaised { .. } | K::RulingGiven { .. } => self.describe_dispute(e),
             K::Note { text } => format!("note: {text}"),
+            K::ClaimDismissed {
+                detail,
+                with_move,
+                added_ms,
+                to,
+                laws,
+                ..
+            } => format!(
+                "{detail}; {} added to {to}'s clock (FIDE {laws} Laws 9.5){}",
+                crate::core::timefmt::exact(*added_ms),
+                with_move
+                    .as_ref()
+                    .map(|m| format!("; the intended move {m} is played"))
+                    .unwrap_or_default()
+            ),
             K::ClockPressed { side, spent_ms, .. } => format!(
                 "{side} pressed the clock after {}; the move's notation follows",
                 crate::core::timefmt::exact(*spent_ms)
@@ -745,6 +760,7 @@ impl Builder<'_> {
             | K::InternalClockReported { .. }
             | K::InternalClockCorrected { .. }
             | K::Note { .. }
+            | K::ClaimDismissed { .. }
             | K::ClockPressed { .. }
             | K::Authorized { .. }
             | K::AuthorizationFailed { .. }

@@ -442,9 +442,13 @@ fn clause_2_threefold_claim_valid_and_invalid() {
     let mut m = started();
     m.moves("Nf3 Nf6 Ng1 Ng8", 1000);
     // the start position has occurred twice: not yet
+    // FIDE 9.5 (2001 Laws, the 2003 match): an incorrect claim gives the opponent three minutes.
+    let before = m.remaining(Side::Black, 5_000);
     let mut m = m
         .when("5 human claim threefold")
-        .then_refused_saying("2", "not correct");
+        .then_events(&[("claim_dismissed", "2")]);
+    assert_eq!(m.remaining(Side::Black, 5_000), before + 180_000);
+    assert_eq!(m.game().phase(), Phase::Playing);
     m.moves("Nf3 Nf6 Ng1 Ng8", 1000);
     // the operator may claim only when the machine has the move
     m.when("10 operator claim threefold")
@@ -474,7 +478,11 @@ fn clause_2_fifty_move_claim_valid_and_invalid() {
     m.moves(&all[..106].join(" "), 1000);
     let mut m = m
         .when("106.5 human claim fifty")
-        .then_refused_saying("2", "49 moves");
+        .then_events(&[("claim_dismissed", "2")])
+        .then(|_, ev| {
+            let body = serde_json::to_string(&ev[0].kind).unwrap();
+            assert!(body.contains("49 moves"), "{body}");
+        });
     m.moves(&all[106..].join(" "), 1000);
     m.when("109 human claim fifty")
         .then_events(&[("game_ended", "2")])
@@ -482,6 +490,74 @@ fn clause_2_fifty_move_claim_valid_and_invalid() {
             let (score, term, _, _) = ended(&ev[0]);
             assert_eq!((score, term), (Score::Draw, Termination::FiftyMoveClaim));
         });
+}
+
+/// FIDE 9.2.1.1 (2001: 9.2a): the player having the move claims with the move he intends to play,
+/// which would repeat the position a third time. The claim is correct: the game is drawn and the
+/// intended move is not played.
+#[test]
+fn laws_9_2_claim_with_the_intended_move_draws_without_playing_it() {
+    let mut m = started(); // Kasparov White, Deep Junior Black
+    m.moves("Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1", 1000);
+    m.when("8 operator claim threefold Ng8")
+        .then_events(&[("game_ended", "2")])
+        .then(|m, ev| {
+            let (score, term, detail, _) = ended(&ev[0]);
+            assert_eq!((score, term), (Score::Draw, Termination::ThreefoldClaim));
+            assert!(detail.contains("intended move Ng8"), "{detail}");
+            assert_eq!(m.view(9_000).plies, 7, "the intended move is not played");
+            assert_eq!(ev[0].actor, Actor::Operator);
+        });
+}
+
+/// FIDE 9.5: the human's claim with an intended move found incorrect: the machine is given the
+/// edition's time (2001: three minutes) and the intended move is played, pressed at the claim. The
+/// operator's own incorrect claim records nothing (time for the human is the arbiter's to give).
+#[test]
+fn laws_9_5_an_incorrect_claim_with_its_move_plays_the_move_and_adds_time() {
+    let mut m = started();
+    m.moves("Nf3 Nf6 Ng1", 1000);
+    m = m
+        .when("4 operator claim threefold Ng8")
+        .then_refused_saying("2", "not correct")
+        .and("5 move Ng8");
+    let black = m.remaining(Side::Black, 6_000);
+    m.when("6 human claim threefold Nf3")
+        .then_events(&[("claim_dismissed", "2"), ("move_made", "6a")])
+        .then(|m, ev| {
+            match &ev[0].kind {
+                EventKind::ClaimDismissed {
+                    claimant,
+                    with_move,
+                    added_ms,
+                    to,
+                    laws,
+                    ..
+                } => {
+                    assert_eq!(*claimant, Side::White);
+                    assert_eq!(with_move.as_deref(), Some("Nf3"));
+                    assert_eq!(
+                        (*added_ms, *to, laws.as_str()),
+                        (180_000, Side::Black, "2001")
+                    );
+                }
+                k => panic!("{k:?}"),
+            }
+            assert_eq!(m.view(6_000).plies, 5);
+            assert_eq!(m.remaining(Side::Black, 6_000), black + 180_000);
+        });
+    // Under the 2023 Laws the time is two minutes.
+    let text = rules_text(KASPAROV_2003).replace("laws = \"2001\"", "laws = \"2023\"");
+    let mut m = given_game(game_from_text(KASPAROV_2003, &text, 1, None), HUMAN_WHITE)
+        .and("0 arbiter start");
+    m.moves("Nf3 Nf6", 1000);
+    let black = m.remaining(Side::Black, 4_000);
+    m.at("4 human claim threefold Ng1");
+    assert_eq!(m.remaining(Side::Black, 4_000), black + 120_000);
+    // The intended move must be a move.
+    started()
+        .when("1 human claim threefold Ke2")
+        .then_refused_saying("2", "the intended move");
 }
 
 const FIVEFOLD: &str = "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1";

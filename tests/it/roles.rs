@@ -18,6 +18,7 @@ fn example(words: &str) -> Option<String> {
         .replace("waive|charge [H:MM:SS] REASON", "charge 0:01:00 a reason")
         .replace("COPY COPY … [program FILE]", "a.log b.log")
         .replace("SAN|UCI", "e4")
+        .replace("threefold|fifty [MOVE]", "threefold Nf3")
         .replace("threefold|fifty", "threefold")
         .replace("SEQ", "3")
         .replace("REASON", "a reason")

@@ -316,6 +316,8 @@ fn time_command(g: &Game, pick: u8, r: u32, since_last: Ms) -> Vec<String> {
         return vec!["arbiter resume".into()];
     }
     match pick {
+        // The press first, the notation after (4a, 6b).
+        0..=39 if r.is_multiple_of(5) && g.pending_presses().count() < 2 => vec!["press".into()],
         0..=39 => {
             let legal = complete_san(g.board(), "");
             match legal.get(r % legal.len().max(1)) {
@@ -432,6 +434,13 @@ fn time_session(machine_white: bool, steps: &[(u8, u32, Ms)]) -> (Vec<Event>, Ms
             run(&mut s, &mut log, now, &text);
         }
         last_entry = log.last().map_or(0, |e| e.at);
+    }
+    // Presses still waiting for their notation get it (the notation changes no clock).
+    while s.game.phase() == Phase::Playing && s.game.pending_presses().next().is_some() {
+        match complete_san(s.game.board(), "").first() {
+            Some(m) => run(&mut s, &mut log, now, &format!("move {m}")),
+            None => break,
+        }
     }
     // Both sides move once more, so every time taken back counts in a standing move, and the log
     // ends at the instant of the last press.

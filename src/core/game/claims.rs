@@ -82,54 +82,132 @@ impl Game {
                     self.ended(Score::Draw, Termination::TablebaseDraw, detail),
                 )
             }
-            C::Claim { kind, by_human } => {
-                self.playing()?;
-                let claimant = if *by_human {
-                    self.need_human()?
-                } else {
-                    self.need_machine()?
-                };
-                if self.board.side_to_move() != claimant {
-                    return refuse(
-                        c::LAWS,
-                        "a draw is claimed by the player having the move (FIDE Laws 9.2, 9.3)",
-                    );
-                }
-                let (ok, term, detail) = match kind {
-                    ClaimKind::Threefold => {
-                        let n = self.board.repetitions();
-                        (
-                            n >= 3,
-                            Termination::ThreefoldClaim,
-                            format!(
-                                "threefold repetition claimed by {claimant} (position occurred {n} times)"
-                            ),
-                        )
-                    }
-                    ClaimKind::FiftyMoves => {
-                        let n = self.board.halfmove_clock();
-                        (
-                            n >= 100,
-                            Termination::FiftyMoveClaim,
-                            format!(
-                                "50-move rule claimed by {claimant} ({} moves without capture or pawn move)",
-                                n / 2
-                            ),
-                        )
-                    }
-                };
-                if !ok {
-                    return refuse(c::LAWS, format!("the claim is not correct: {detail}"));
-                }
-                let actor = if *by_human {
-                    Actor::Arbiter
-                } else {
-                    Actor::Operator
-                };
-                self.one(now, actor, c::LAWS, self.ended(Score::Draw, term, detail))
-            }
+            C::Claim {
+                kind,
+                by_human,
+                with_move,
+            } => self.decide_claim(kind, *by_human, with_move.as_deref(), now),
             _ => refuse_state("not a command of this rule family"),
         }
+    }
+
+    /// FIDE 9.2 / 9.3 / 9.5: a draw claim by the player having the move, on the position on the
+    /// board or with his intended move (not played if the claim is correct). An incorrect claim is
+    /// recorded: the opponent is given the edition's time and the intended move is played.
+    fn decide_claim(
+        &self,
+        kind: &ClaimKind,
+        by_human: bool,
+        with_move: Option<&str>,
+        now: Ms,
+    ) -> Result<Vec<Event>, Refusal> {
+        self.playing()?;
+        self.clock_must_run()?;
+        self.no_pending_press(c::LAWS)?;
+        let claimant = if by_human {
+            self.need_human()?
+        } else {
+            self.need_machine()?
+        };
+        if self.board.side_to_move() != claimant {
+            return refuse(
+                c::LAWS,
+                "a draw is claimed by the player having the move (FIDE Laws 9.2, 9.3)",
+            );
+        }
+        let intended = match with_move {
+            Some(m) => {
+                let mv = self
+                    .board
+                    .check(m)
+                    .map_err(|e| Refusal::new(c::LAWS, format!("the intended move: {e}")))?;
+                let mut after = self.board.clone();
+                after.play(&mv).map_err(Refusal::state)?;
+                Some((mv, after))
+            }
+            None => None,
+        };
+        let with = intended
+            .as_ref()
+            .map(|(mv, _)| format!(" with the intended move {}", mv.san))
+            .unwrap_or_default();
+        let (ok, term, detail) = match kind {
+            ClaimKind::Threefold => {
+                let now_n = self.board.repetitions();
+                let after_n = intended.as_ref().map_or(0, |(_, b)| b.repetitions());
+                let n = now_n.max(after_n);
+                (
+                    n >= 3,
+                    Termination::ThreefoldClaim,
+                    format!(
+                        "threefold repetition claimed by {claimant}{with} (the position occurs {n} times)"
+                    ),
+                )
+            }
+            ClaimKind::FiftyMoves => {
+                let now_n = self.board.halfmove_clock();
+                let after_n = intended.as_ref().map_or(0, |(_, b)| b.halfmove_clock());
+                let n = now_n.max(after_n);
+                (
+                    n >= 100,
+                    Termination::FiftyMoveClaim,
+                    format!(
+                        "50-move rule claimed by {claimant}{with} ({} moves without capture or pawn move)",
+                        n / 2
+                    ),
+                )
+            }
+        };
+        let actor = if by_human {
+            Actor::Arbiter
+        } else {
+            Actor::Operator
+        };
+        if ok {
+            return self.one(now, actor, c::LAWS, self.ended(Score::Draw, term, detail));
+        }
+        if !by_human {
+            // Time for the human is the arbiter's to give (9.5): the operator's own claim, when it
+            // is not correct, records nothing and changes no clock.
+            return refuse(
+                c::LAWS,
+                format!(
+                    "the claim is not correct: {detail}; nothing recorded{}",
+                    intended
+                        .as_ref()
+                        .map(|(mv, _)| format!(" (the machine plays its move: move {})", mv.san))
+                        .unwrap_or_default()
+                ),
+            );
+        }
+        // 9.5: not correct. The opponent is given time; the intended move must be played.
+        let laws = self.profile.profile.laws;
+        let dismissed = self.ev(
+            now,
+            actor,
+            c::LAWS,
+            EventKind::ClaimDismissed {
+                claimant,
+                claim: match kind {
+                    ClaimKind::Threefold => "threefold",
+                    ClaimKind::FiftyMoves => "fifty",
+                }
+                .into(),
+                detail: format!("the claim is not correct: {detail}"),
+                with_move: intended.as_ref().map(|(mv, _)| mv.san.clone()),
+                added_ms: laws.incorrect_claim_ms(),
+                to: claimant.other(),
+                laws: laws.name().into(),
+            },
+        );
+        let mut events = vec![dismissed];
+        if let Some((mv, _)) = &intended {
+            let mut next = self.clone();
+            next.evolve(&events[0])
+                .map_err(|e| Refusal::state(e.to_string()))?;
+            events.extend(next.decide_move(&mv.uci, now)?);
+        }
+        Ok(events)
     }
 
     /// When the no-show (default) time passes for a side that has not yet moved.
