@@ -270,6 +270,18 @@ pub enum EventKind {
         threshold_ms: Ms,
         correction_owed: bool,
     },
+    /// 8b: the reset window after the power came back ended with no reset reported: the arbiter
+    /// may restart the machine's clock (`arbiter resume`).
+    ResetWindowEnded { window_ms: Ms },
+    /// 6c: the machine's move was entered while a correction of its internal clock was owed and
+    /// not made; the arbiter decides.
+    SyncNotMade {
+        /// The owed difference (internal clock minus game clock) when it was reported.
+        diff_ms: i64,
+        /// When the difference was reported.
+        reported_at: Ms,
+        threshold_ms: Ms,
+    },
     /// 6c: the operator set the internal clock to the game clock.
     InternalClockCorrected { from_ms: Ms, to_ms: i64 },
     /// 6d / 7e: the arbiter corrects a clock.

@@ -125,6 +125,8 @@ pub enum Stop {
         restored: Option<Ms>,
         window_ms: Ms,
         reset_done: bool,
+        /// The reset window ended with no reset (recorded by the kit).
+        window_ended: bool,
     },
 }
 
@@ -685,7 +687,24 @@ impl Game {
                     },
                 ))
             }
-            _ => None,
+            _ => match &self.stop {
+                // 8b: the reset window ends with no reset reported.
+                Some(Stop::Power {
+                    restored: Some(r),
+                    window_ms,
+                    reset_done: false,
+                    window_ended: false,
+                    ..
+                }) if r.saturating_add(*window_ms) <= now => Some(Event::new(
+                    r.saturating_add(*window_ms).max(self.last_at),
+                    Actor::Kit,
+                    c::POWER_FAILURE,
+                    EventKind::ResetWindowEnded {
+                        window_ms: *window_ms,
+                    },
+                )),
+                _ => None,
+            },
         }
     }
 
@@ -898,6 +917,7 @@ impl Game {
             EventKind::MoveMade { .. }
             | EventKind::ClockPressed { .. }
             | EventKind::InternalClockReported { .. }
+            | EventKind::SyncNotMade { .. }
             | EventKind::InternalClockCorrected { .. }
             | EventKind::ClockCorrected { .. }
             | EventKind::MovesTakenBack { .. }
@@ -920,6 +940,7 @@ impl Game {
             | EventKind::PowerFailed { .. }
             | EventKind::PowerRestored { .. }
             | EventKind::MachineReset
+            | EventKind::ResetWindowEnded { .. }
             | EventKind::RestartGap { .. } => self.evolve_technical(e)?,
             EventKind::DrawOffered { .. }
             | EventKind::ConsultationStarted { .. }

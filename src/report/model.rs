@@ -677,6 +677,20 @@ impl Builder<'_> {
             | K::DrawDeclined { .. } => self.describe_draw(e),
             K::DisputeRaised { .. } | K::RulingGiven { .. } => self.describe_dispute(e),
             K::Note { text } => format!("note: {text}"),
+            K::ResetWindowEnded { window_ms } => format!(
+                "the {} reset window ended with no reset reported: the arbiter may restart the machine's clock",
+                crate::core::timefmt::short(i64::try_from(*window_ms).unwrap_or(i64::MAX))
+            ),
+            K::SyncNotMade {
+                diff_ms,
+                reported_at,
+                threshold_ms,
+            } => format!(
+                "the machine's move was entered with the 6c correction owed since {} (internal clock off by {} ms, threshold {} ms) not made: for the arbiter to decide",
+                crate::core::timefmt::clock(i64::try_from(*reported_at).unwrap_or(i64::MAX)),
+                diff_ms,
+                threshold_ms
+            ),
             K::ClaimDismissed {
                 detail,
                 with_move,
@@ -760,6 +774,8 @@ impl Builder<'_> {
             | K::InternalClockReported { .. }
             | K::InternalClockCorrected { .. }
             | K::Note { .. }
+            | K::ResetWindowEnded { .. }
+            | K::SyncNotMade { .. }
             | K::ClaimDismissed { .. }
             | K::ClockPressed { .. }
             | K::Authorized { .. }

@@ -171,7 +171,7 @@ fn run_loop(
             st.last_entry = last.clone();
         }
         let frozen = ui.frozen.is_some() || st.alarm.is_some();
-        let latched = ui.latch(sticky_alarms(&view, &ui.log, session.restart_gap));
+        let latched = ui.latch(sticky_alarms(&ui.log, session.restart_gap));
         if bell(&mut ui, &view, frozen) || latched {
             let mut out = std::io::stdout();
             out.write_all(b"\x07")?;

@@ -126,7 +126,7 @@ pub fn bell(ui: &mut UiState, view: &View, frozen: bool) -> bool {
 /// limit, an owed 6c correction, an 8b reset window that ended, a restart whose gap awaits the
 /// arbiter's ruling. Each carries the log entry it comes from, so an acknowledged one never
 /// returns and a new occurrence always shows. `restart_gap` is the session's pending gap.
-pub fn sticky_alarms(view: &View, log: &[Event], restart_gap: Option<Ms>) -> Vec<Alarm> {
+pub fn sticky_alarms(log: &[Event], restart_gap: Option<Ms>) -> Vec<Alarm> {
     let mut out = Vec::new();
     for (i, e) in log.iter().enumerate() {
         match &e.kind {
@@ -154,23 +154,22 @@ pub fn sticky_alarms(view: &View, log: &[Event], restart_gap: Option<Ms>) -> Vec
                     timefmt::short(diff_ms.abs())
                 ),
             }),
+            EventKind::SyncNotMade { diff_ms, .. } => out.push(Alarm {
+                key: format!("6c-not-made#{i}"),
+                text: format!(
+                    "6c the machine's move was entered with the owed correction ({}{}) not made (#{i}): the arbiter decides",
+                    if *diff_ms < 0 { "-" } else { "+" },
+                    timefmt::short(diff_ms.abs())
+                ),
+            }),
+            EventKind::ResetWindowEnded { .. } => out.push(Alarm {
+                key: format!("8b#{i}"),
+                text: format!(
+                    "8b reset window over (#{i}) and no reset reported: the arbiter may restart the machine's clock (r / arbiter resume)"
+                ),
+            }),
             _ => {}
         }
-    }
-    let window_over = view.panels.iter().any(
-        |p| matches!(p, Panel::Power { window_left_ms: Some(w), reset_done: false, .. } if *w <= 0),
-    );
-    if window_over {
-        let restored = log
-            .iter()
-            .rposition(|e| matches!(e.kind, EventKind::PowerRestored { .. }))
-            .unwrap_or(0);
-        out.push(Alarm {
-            key: format!("8b#{restored}"),
-            text: format!(
-                "8b reset window over (power restored at #{restored}) and no reset reported: the arbiter may restart the machine's clock"
-            ),
-        });
     }
     if let Some(gap) = restart_gap {
         out.push(Alarm {

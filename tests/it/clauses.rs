@@ -2362,3 +2362,67 @@ fn clause_9e_takeback_closes_the_consultation_with_its_time() {
     m.when("60 arbiter correct 6d takeback 1 Nf3 was entered for Ng1-f3 by mistake")
         .then_events(&[("consultation_ended", "9e"), ("moves_taken_back", "6d")]);
 }
+
+/// 8b: the end of the reset window with no reset reported is recorded by the kit (once), alarms the
+/// arbiter, and leaves him the restart of the machine's clock.
+#[test]
+fn clause_8b_the_end_of_the_reset_window_is_recorded_and_alarms_the_arbiter() {
+    let mut m = started();
+    m.moves("e4", 5000);
+    m.at("65 arbiter power-failure blackout");
+    m.at("100 arbiter power-restored");
+    let end: Ms = 100_000 + 1_200_000;
+    assert!(m.tick(end - 1).is_empty());
+    let ev = m.tick(end + 5_000);
+    assert_eq!(ev.len(), 1, "{ev:?}");
+    assert_eq!(ev[0].kind_name(), "reset_window_ended");
+    assert_eq!((ev[0].clause.as_str(), ev[0].actor), ("8b", Actor::Kit));
+    assert_eq!(ev[0].at, end, "stamped at the window's end");
+    assert!(m.tick(end + 60_000).is_empty(), "recorded once");
+    let alarms = arbiter::tui::sticky_alarms(&m.log, None);
+    assert!(
+        alarms
+            .iter()
+            .any(|a| a.text.contains("8b reset window over")),
+        "{alarms:?}"
+    );
+    m.when(&format!("{} arbiter resume", secs(end + 60_000)))
+        .then_events(&[("clock_resumed", "8b")]);
+}
+
+/// 6c: the machine's move entered while a correction of its internal clock is owed: the move is
+/// recorded, and so is the correction not made (by the kit, 6c), with a red alarm; the arbiter
+/// decides.
+#[test]
+fn clause_6c_an_owed_correction_not_made_at_move_entry_is_recorded_and_alarms() {
+    let mut m = started();
+    m.moves("e4", 5000);
+    m.at("66 operator internal-clock 2:01:00");
+    m.when("70 move e5")
+        .then_events(&[("move_made", "6b"), ("sync_not_made", "6c")])
+        .then(|m, ev| {
+            match &ev[1].kind {
+                EventKind::SyncNotMade {
+                    diff_ms,
+                    reported_at,
+                    threshold_ms,
+                } => assert_eq!(
+                    (*diff_ms, *reported_at, *threshold_ms),
+                    (121_000, 66_000, 120_000)
+                ),
+                k => panic!("{k:?}"),
+            }
+            assert_eq!(ev[1].actor, Actor::Kit);
+            assert!(
+                !m.view(71_000)
+                    .panels
+                    .iter()
+                    .any(|p| matches!(p, Panel::SyncWarning { .. }))
+            );
+            let alarms = arbiter::tui::sticky_alarms(&m.log, None);
+            assert!(
+                alarms.iter().any(|a| a.text.contains("not made")),
+                "{alarms:?}"
+            );
+        });
+}

@@ -297,6 +297,12 @@ impl Game {
                 }
                 let _ = declines_draw;
             }
+            EventKind::SyncNotMade { .. } => {
+                // Recorded as not made; the arbiter decides. The report is spent.
+                if let Some(r) = self.internal.as_mut() {
+                    r.owed = false;
+                }
+            }
             EventKind::InternalClockReported {
                 reading_ms,
                 game_clock_ms,
@@ -406,7 +412,9 @@ impl Game {
                 declines_draw,
                 pressed_at: Some(p.at),
             };
-            return Ok(vec![self.ev(now, Actor::Operator, clause, kind)]);
+            let mut out = vec![self.ev(now, Actor::Operator, clause, kind)];
+            out.extend(self.sync_not_made(side, now));
+            return Ok(out);
         }
         let moves_after = self.moves_of(side) + 1;
         let elapsed = self.clock.turn_elapsed(side, now);
@@ -429,7 +437,33 @@ impl Game {
             declines_draw,
             pressed_at: None,
         };
-        Ok(vec![self.ev(now, Actor::Operator, clause, kind)])
+        let mut out = vec![self.ev(now, Actor::Operator, clause, kind)];
+        out.extend(self.sync_not_made(side, now));
+        Ok(out)
+    }
+
+    /// 6c: the machine's move entered while a correction of its internal clock is owed: recorded
+    /// as not made, for the arbiter to decide.
+    fn sync_not_made(&self, side: Side, now: Ms) -> Option<Event> {
+        let r = self.internal.as_ref().filter(|r| r.owed)?;
+        (self.machine_side() == Some(side)).then(|| {
+            let threshold = self
+                .decl
+                .as_ref()
+                .map_or(self.profile.sync_threshold_ms(), |d| {
+                    d.algorithm.threshold_ms
+                });
+            self.ev(
+                now,
+                Actor::Kit,
+                c::INTERNAL_CLOCK,
+                EventKind::SyncNotMade {
+                    diff_ms: r.diff_ms,
+                    reported_at: r.at,
+                    threshold_ms: threshold,
+                },
+            )
+        })
     }
 
     /// The clock's side of a press: the turn ends, its time checked against the entry's, the

@@ -226,6 +226,7 @@ impl Game {
                     restored: None,
                     window_ms: 0,
                     reset_done: false,
+                    window_ended: false,
                 });
             }
             EventKind::PowerRestored { window_ms } => {
@@ -239,6 +240,15 @@ impl Game {
                     *w = *window_ms;
                 }
             }
+            EventKind::ResetWindowEnded { .. } => match self.stop.as_mut() {
+                Some(Stop::Power {
+                    restored: Some(_),
+                    reset_done: false,
+                    window_ended,
+                    ..
+                }) => *window_ended = true,
+                _ => return Err("reset_window_ended without an open reset window".into()),
+            },
             EventKind::MachineReset => {
                 if let Some(Stop::Power { reset_done, .. }) = self.stop.as_mut() {
                     *reset_done = true;
