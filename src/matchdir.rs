@@ -76,6 +76,14 @@ impl JournalStorage {
 
 impl Storage for JournalStorage {
     fn append(&mut self, e: &Event, utc: DateTime<Utc>) -> Result<(), StorageError> {
+        // UTC never runs backwards in a log: an entry is never stamped before the one it follows
+        // (a script that stamped the future, a wall clock set back, a reopening).
+        let utc = match self.journal.as_ref().and_then(|j| j.last()) {
+            Some(last) => DateTime::parse_from_rfc3339(&last.utc)
+                .map(|t| t.with_timezone(&Utc))
+                .map_or(utc, |t| utc.max(t)),
+            None => utc,
+        };
         let ne = new_entry(e, utc);
         let entry = match &mut self.journal {
             Some(j) => j.append(ne)?.clone(),
@@ -510,6 +518,12 @@ pub fn open_game_with(
         .unwrap_or_else(|_| Utc::now());
     let since_entry = (Utc::now() - last_utc).num_milliseconds().max(0) as Ms;
     let now_ms = last.mono_ms + since_entry;
+    // The log's last UTC at the log's last game time: later entries are never stamped before it,
+    // even when that UTC is ahead of this machine's clock (a script that stamped the future).
+    let last_origin = i64::try_from(last.mono_ms)
+        .ok()
+        .and_then(chrono::Duration::try_milliseconds)
+        .and_then(|d| last_utc.checked_sub_signed(d));
     // The kit ran until its last heartbeat: the gap to rule on starts there.
     let gap = measured_gap(Utc::now(), last.mono_ms, last_utc, read_beat(match_dir, n));
     let origin = i64::try_from(now_ms)
@@ -517,6 +531,7 @@ pub fn open_game_with(
         .and_then(chrono::Duration::try_milliseconds)
         .and_then(|d| Utc::now().checked_sub_signed(d))
         .unwrap_or_else(Utc::now);
+    let origin = last_origin.map_or(origin, |o| origin.max(o));
     let running = game.clock().running();
     let playing = game.phase() == Phase::Playing;
     let mut session = Session::new(game, Box::new(storage), origin);

@@ -147,3 +147,55 @@ fn clause_8b_a_simulated_suspend_is_caught() {
         None
     );
 }
+
+/// Time runs forward: a script stamps its entries from the time it ran, so a script of a long game
+/// run quickly leaves entries stamped hours ahead of the wall clock; a reopening of that game (and
+/// any later entry) is never stamped before the log's last entry.
+#[test]
+fn clause_5b_utc_never_runs_backwards_across_a_reopening() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    let script = tmp.path().join("s.arb");
+    std::fs::write(
+        &script,
+        "0 arbiter declare white human Garry Kasparov
+0 arbiter declare black machine Deep Junior
+0 arbiter declare operator Amir Ban
+0 arbiter start
+1:00:00 move e4
+2:50:00 move e5
+",
+    )
+    .unwrap();
+    crate::realgame::ok(&crate::realgame::arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        dir.to_str().unwrap(),
+    ]));
+    let key = arbiter::sign::KeySource::default();
+    let rules = std::path::Path::new("rules/kasparov-deep-junior-2003.toml");
+    let mut o = arbiter::matchdir::open_game_with(&dir, Some(1), rules, &key, false).unwrap();
+    let cmd = arbiter::core::command::parse("arbiter stop the kit was reopened").unwrap();
+    o.session.execute(&cmd, o.now_ms).unwrap();
+    drop(o);
+    let log = std::fs::read_to_string(dir.join("game-1").join("log.jsonl")).unwrap();
+    let utcs: Vec<chrono::DateTime<chrono::Utc>> = log
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            chrono::DateTime::parse_from_rfc3339(v["utc"].as_str().unwrap())
+                .unwrap()
+                .with_timezone(&chrono::Utc)
+        })
+        .collect();
+    assert!(utcs.len() >= 6, "{log}");
+    assert!(
+        utcs.windows(2).all(|w| w[0] <= w[1]),
+        "UTC runs backwards: {utcs:?}"
+    );
+    // The script's last move is stamped almost three hours after its start, ahead of the wall
+    // clock.
+    assert!(utcs.iter().any(|u| *u > chrono::Utc::now() + chrono::Duration::hours(2)));
+}
