@@ -264,3 +264,88 @@ fn realgame_pgn_round_trip_with_python_chess_and_pgn_extract() {
         );
     }
 }
+
+/// The press is the time, on the real game: each move pressed at its real instant and its notation
+/// typed 1.5 s later (or, when the reply came faster, after the reply's press: presses run ahead of
+/// the notation). Every move's time and clock equal the move-and-press replay to the millisecond,
+/// and the game ends in the same checkmate.
+#[test]
+fn realgame_press_then_notation_gives_the_same_clocks_to_the_millisecond() {
+    let p = play_the_real_game();
+    let mut script = String::from(
+        "0 arbiter declare white human Human\n0 arbiter declare black machine Stockfish\n0 arbiter declare operator Op\n0 arbiter start\n",
+    );
+    let stamp = |t: u64| format!("{}.{:03}", t / 1000, t % 1000);
+    let presses: Vec<u64> = p
+        .original
+        .moves
+        .iter()
+        .scan(0u64, |at, m| {
+            *at += m.emt_ms.unwrap();
+            Some(*at)
+        })
+        .collect();
+    let mut ahead = 0;
+    let mut waiting: std::collections::VecDeque<(u64, &str)> = Default::default();
+    for (i, m) in p.original.moves.iter().enumerate() {
+        let at = presses[i];
+        // Notation typed before this press is entered first; the operator keeps up to within
+        // three presses (the board takes four at most).
+        while let Some((t, san)) = waiting.front().copied() {
+            if t > at && waiting.len() < 3 {
+                break;
+            }
+            script.push_str(&format!("{} move {san}\n", stamp(t.min(at))));
+            waiting.pop_front();
+        }
+        script.push_str(&format!("{} press\n", stamp(at)));
+        if !waiting.is_empty() {
+            ahead += 1;
+        }
+        waiting.push_back((at + 1_500, &m.san));
+    }
+    let last = presses.last().copied().unwrap_or(0);
+    for (t, san) in waiting {
+        script.push_str(&format!("{} move {san}\n", stamp(t.max(last))));
+    }
+    assert!(
+        ahead > 0,
+        "some replies came faster than 1.5 s: presses ran ahead"
+    );
+    let lines = arbiter::core::script::parse_script(&script).unwrap();
+    let mut s = arbiter::session::memory_session(
+        Path::new("rules/kasparov-deep-junior-2003.toml"),
+        "press",
+        1,
+    )
+    .unwrap();
+    let mut events = Vec::new();
+    for l in &lines {
+        events.extend(
+            s.execute(&l.command, l.at)
+                .unwrap_or_else(|e| panic!("{}: {e}", l.at)),
+        );
+    }
+    let moves: Vec<(String, String, u64, i64)> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::MoveMade {
+                san,
+                uci,
+                spent_ms,
+                remaining_ms,
+                pressed_at: Some(_),
+                ..
+            } => Some((san.clone(), uci.clone(), *spent_ms, *remaining_ms)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        moves, p.log,
+        "every move, time and clock as in the move-and-press replay"
+    );
+    assert_eq!(
+        s.game.outcome().map(|o| o.score.text().to_string()),
+        Some("0-1".to_string())
+    );
+}

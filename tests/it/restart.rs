@@ -197,5 +197,8 @@ fn clause_5b_utc_never_runs_backwards_across_a_reopening() {
     );
     // The script's last move is stamped almost three hours after its start, ahead of the wall
     // clock.
-    assert!(utcs.iter().any(|u| *u > chrono::Utc::now() + chrono::Duration::hours(2)));
+    assert!(
+        utcs.iter()
+            .any(|u| *u > chrono::Utc::now() + chrono::Duration::hours(2))
+    );
 }
