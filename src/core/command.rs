@@ -181,6 +181,10 @@ pub enum Command {
         played: String,
         correct: String,
     },
+    /// 7b: the arbiter releases the owed machine move: another move may be entered (reason given).
+    ReleaseOwedMove {
+        reason: String,
+    },
     PowerFailure {
         text: String,
     },
@@ -426,6 +430,12 @@ pub const HELP: &[HelpLine] = &[
         words: "arbiter note TEXT",
         clause: super::clause::MACHINE_LOG,
         what: "a note in the log",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter release-move REASON",
+        clause: super::clause::WRONG_MOVE_NOTIFY,
+        what: "after 7b, let a move other than the recorded one be entered",
     },
     HelpLine {
         who: "arbiter",
@@ -795,6 +805,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
         }
         ("arbiter", "no-show") => Command::NoShow {
             side: side_ref(args.first())?,
+        },
+        ("arbiter", "release-move") => Command::ReleaseOwedMove {
+            reason: need_text(args, "reason")?,
         },
         ("arbiter", "note") => Command::Note {
             text: need_text(args, "note")?,

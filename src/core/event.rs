@@ -270,6 +270,8 @@ pub enum EventKind {
         threshold_ms: Ms,
         correction_owed: bool,
     },
+    /// 7b: the arbiter released the owed machine move `san`: another move may be entered.
+    OwedMoveReleased { san: String, reason: String },
     /// 8b: the reset window after the power came back ended with no reset reported: the arbiter
     /// may restart the machine's clock (`arbiter resume`).
     ResetWindowEnded { window_ms: Ms },

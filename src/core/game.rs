@@ -815,7 +815,9 @@ impl Game {
             | C::Note { .. }
             | C::Authorize { .. }
             | C::AuthorizationFailed { .. } => self.decide_arbiter(cmd, now),
-            C::WrongMove { .. } => self.decide_operator_errors(cmd, now),
+            C::WrongMove { .. } | C::ReleaseOwedMove { .. } => {
+                self.decide_operator_errors(cmd, now)
+            }
             C::PowerFailure { .. }
             | C::PowerRestored
             | C::ResetDone
@@ -928,7 +930,9 @@ impl Game {
             EventKind::ClockStopped { .. } | EventKind::ClockResumed { .. } => {
                 self.evolve_arbiter(e)?
             }
-            EventKind::WrongMove { .. } => self.evolve_operator_errors(e)?,
+            EventKind::WrongMove { .. } | EventKind::OwedMoveReleased { .. } => {
+                self.evolve_operator_errors(e)?
+            }
             EventKind::DisputeRaised { .. } | EventKind::RulingGiven { .. } => {
                 self.evolve_committee(e)?
             }

@@ -677,6 +677,9 @@ impl Builder<'_> {
             | K::DrawDeclined { .. } => self.describe_draw(e),
             K::DisputeRaised { .. } | K::RulingGiven { .. } => self.describe_dispute(e),
             K::Note { text } => format!("note: {text}"),
+            K::OwedMoveReleased { san, reason } => format!(
+                "7b: the arbiter released the owed machine move {san} (another move may be entered): {reason}"
+            ),
             K::ResetWindowEnded { window_ms } => format!(
                 "the {} reset window ended with no reset reported: the arbiter may restart the machine's clock",
                 crate::core::timefmt::short(i64::try_from(*window_ms).unwrap_or(i64::MAX))
@@ -774,6 +777,7 @@ impl Builder<'_> {
             | K::InternalClockReported { .. }
             | K::InternalClockCorrected { .. }
             | K::Note { .. }
+            | K::OwedMoveReleased { .. }
             | K::ResetWindowEnded { .. }
             | K::SyncNotMade { .. }
             | K::ClaimDismissed { .. }

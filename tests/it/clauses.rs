@@ -1401,6 +1401,29 @@ fn clause_7b_after_the_notice_only_the_recorded_machine_move_is_accepted() {
         .then_events(&[("move_made", "6a")]);
 }
 
+/// 7b: the arbiter may override the owed move, with a reason (e.g. the machine's display shows it
+/// in fact played another move); the release is recorded and another move is then accepted.
+#[test]
+fn clause_7b_the_arbiter_may_release_the_owed_move_with_a_reason() {
+    let mut m = started();
+    m.moves("e4", 5000);
+    m.when("18 arbiter release-move nothing owed")
+        .then_refused_saying("7b", "no machine move is owed")
+        .when("20 arbiter wrong-move c5 e5")
+        .then_events(&[("wrong_move", "7b")])
+        .when("22 arbiter release-move the display shows d5 was played")
+        .then_events(&[("owed_move_released", "7b")])
+        .when("25 move d5")
+        .then_events(&[("move_made", "6b")]);
+    assert!(arbiter::core::command::parse("arbiter release-move").is_err());
+    assert_eq!(
+        arbiter::core::command::parse("arbiter release-move x")
+            .unwrap()
+            .role(),
+        arbiter::core::command::Role::Arbiter
+    );
+}
+
 #[test]
 fn clause_7c_first_pressed_wrong_move_corrected_with_ten_minutes_to_the_human() {
     let mut m = started();

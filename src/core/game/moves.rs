@@ -384,7 +384,7 @@ impl Game {
             return refuse(
                 c::WRONG_MOVE_NOTIFY,
                 format!(
-                    "the arbiter recorded the machine's move as {} (7b): only it is accepted now, not {}",
+                    "the arbiter recorded the machine's move as {} (7b): only it is accepted now, not {} (the arbiter may allow another: arbiter release-move REASON)",
                     owed.san, mv.san
                 ),
             );

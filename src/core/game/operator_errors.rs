@@ -11,12 +11,36 @@ impl Game {
         use Command as C;
         match cmd {
             C::WrongMove { played, correct } => self.decide_wrong_move(played, correct, now),
+            C::ReleaseOwedMove { reason } => {
+                self.playing()?;
+                let Some(owed) = &self.owed_move else {
+                    return refuse(
+                        c::WRONG_MOVE_NOTIFY,
+                        "no machine move is owed (7b): nothing to release",
+                    );
+                };
+                self.one(
+                    now,
+                    Actor::Arbiter,
+                    c::WRONG_MOVE_NOTIFY,
+                    EventKind::OwedMoveReleased {
+                        san: owed.san.clone(),
+                        reason: reason.clone(),
+                    },
+                )
+            }
             _ => refuse_state("not a command of this rule family"),
         }
     }
 
     /// Apply an event of this family (dispatched by [`Game::evolve`]).
     pub(super) fn evolve_operator_errors(&mut self, e: &Event) -> Result<(), Inconsistent> {
+        if let EventKind::OwedMoveReleased { .. } = &e.kind {
+            if self.owed_move.take().is_none() {
+                return Err("owed_move_released with no move owed".into());
+            }
+            return Ok(());
+        }
         if let EventKind::WrongMove {
             correct_uci,
             correct,
