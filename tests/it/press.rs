@@ -249,3 +249,70 @@ fn laws_6_2_script_press_lines() {
     assert_eq!(v.clocks[1].remaining_ms, TWO_HOURS - 30_000);
     assert_eq!(v.plies, 2);
 }
+
+/// Game 6 of 2003 (Deep Junior – Kasparov, New York, 7 February 2003), its real moves entered
+/// press-then-notation, and its ending: after the exchange sacrifice Kasparov offered a draw on his
+/// own turn (FIDE 9.1.2: still valid), the machine's team consulted and declined, and after 28. f4
+/// the draw was agreed. The moves are the game's; the clock times are not the game's own (they are
+/// not published move by move) but arithmetic chosen here, checked to the millisecond.
+#[test]
+fn laws_9_1_2_game_6_of_2003_replayed_with_the_offer_on_the_offerers_own_turn() {
+    const GAME_6: &str = "e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6 Be2 e5 Nb3 Be7 O-O O-O Kh1 Bd7 \
+        Be3 Bc6 Bf3 Nbd7 a4 b6 Qd3 Bb7 h3 Rc8 Rad1 h6 Rfe1 Qc7 g3 Rfd8 Kh2 Re8 Re2 Qc4 Qxc4 Rxc4 \
+        Nd2 Rc7 Bg2 Rec8 Nb3 Rxc3 bxc3 Bxe4 Bc1";
+    let mut m = crate::clauses::given(crate::clauses::MACHINE_WHITE).and("0 arbiter start");
+    let mut t: Ms = 0;
+    let mut used = [0i64; 2];
+    for (i, san) in GAME_6.split_whitespace().enumerate() {
+        let think: Ms = if i % 2 == 0 { 30_000 } else { 150_000 } + (i as Ms % 5) * 1_000;
+        t += think;
+        used[i % 2] += think as i64;
+        m.at(&format!("{} press", secs(t)));
+        m.at(&format!("{} move {san}", secs(t + 2_000)));
+    }
+    // 25. Bc1 was pressed at t; Kasparov, to move, offers before moving.
+    let mut m = m
+        .when(&format!("{} human offer-draw", secs(t + 60_000)))
+        .then_events(&[("draw_offered", "9e")])
+        .when(&format!(
+            "{} operator consult Shay Bushinsky, Boris Alterman",
+            secs(t + 61_000)
+        ))
+        .then(|_, _| {})
+        .when(&format!("{} operator decline-draw", secs(t + 240_000)))
+        .then(|_, ev| {
+            assert!(
+                ev.iter().any(|e| e.kind_name() == "draw_declined"),
+                "{ev:?}"
+            )
+        })
+        .and(&format!("{} move Bxg2", secs(t + 300_000)));
+    used[1] += 300_000;
+    t += 300_000;
+    for (k, san) in ["Kxg2", "Rxc3", "Ba3", "Ne8", "f4"].iter().enumerate() {
+        let think: Ms = if k % 2 == 0 { 45_000 } else { 200_000 };
+        t += think;
+        used[k % 2] += think as i64;
+        m.at(&format!("{t_s} press", t_s = secs(t)));
+        m.at(&format!("{} move {san}", secs(t + 1_500)));
+    }
+    // After 28. f4, Kasparov on his own turn offers again; the team consults and agrees.
+    m.at(&format!("{} human offer-draw", secs(t + 20_000)));
+    m.at(&format!(
+        "{} operator consult Shay Bushinsky, Boris Alterman",
+        secs(t + 21_000)
+    ));
+    let end = t + 90_000;
+    m.when(&format!("{} operator accept-draw", secs(end)))
+        .then(|m, ev| {
+            let ended = ev.iter().find(|e| e.kind_name() == "game_ended").unwrap();
+            assert_eq!(
+                crate::clauses::ended(ended).1,
+                arbiter::core::event::Termination::DrawAgreed
+            );
+            assert_eq!(m.view(end).plies, 55, "28. f4 is the last move");
+            // Kasparov's clock has run since 28. f4 was pressed.
+            assert_eq!(remaining(m, Side::Black, end), TWO_HOURS - used[1] - 90_000);
+            assert_eq!(remaining(m, Side::White, end), TWO_HOURS - used[0]);
+        });
+}
