@@ -35,6 +35,7 @@ mod readme; // README's examples are what the kit accepts
 mod realgame; // the real Stockfish game end to end: archive, coverage, PGN in two readers
 mod report_model; // the committee report's content
 mod report_render; // report files, self-contained HTML, headless Chromium
+mod report_stream; // issue 14: the report streamed in two passes equals the whole rendering
 mod report_support;
 mod restart; // 8b/6d: restart and suspend gaps ruled once, measured, with a reason
 mod roles; // 5b: the operator's rights and the arbiter-only commands
