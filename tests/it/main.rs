@@ -44,5 +44,6 @@ mod text; // 5b: free text kept, length limit
 mod times; // issue 12: per-move times equal the clocks; take-backs, penalties, corrections, gaps
 mod tui_keys; // keys -> commands, pure
 mod tui_support;
+mod usage; // clap usage errors: `arbiter: error: …`, exit 2
 mod void; // rule 1: the arbiter voids a mis-keyed entry; replay agrees
 mod witness; // issue 11: demo key, pinned trust, rollback, rename, never overwrite, notes
