@@ -51,14 +51,10 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     }
     let match_dir = a.m.dir.clone();
     let game = session.game.ctx().game;
-    let mut hand_over = |s: &mut crate::session::Session,
-                         events: &[crate::core::event::Event],
-                         copies: &[String],
-                         program: Option<&str>| {
+    let mut hand_over = |s: &mut crate::session::Session, copies: &[String], program: Option<&str>| {
         let copies: Vec<PathBuf> = copies.iter().map(PathBuf::from).collect();
         crate::postgame::hand_over(
             s,
-            events,
             &crate::postgame::HandedFiles {
                 match_dir: &match_dir,
                 game,

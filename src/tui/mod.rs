@@ -48,8 +48,8 @@ pub fn now_ms(origin: Instant, offset_ms: u64) -> Ms {
 /// The shell's hand-over of rule 13 on the Board UI (`:arbiter archive COPY COPY … [program
 /// FILE]`): examine and store the files, record the entries through the session; returns what was
 /// recorded and the summary, or the refusal.
-pub type HandOver<'a> = dyn FnMut(&mut Session, &[Event], &[String], Option<&str>) -> Result<(Vec<Event>, String), String>
-    + 'a;
+pub type HandOver<'a> =
+    dyn FnMut(&mut Session, &[String], Option<&str>) -> Result<(Vec<Event>, String), String> + 'a;
 
 pub fn run(
     session: &mut Session,
@@ -251,7 +251,7 @@ fn run_loop(
         let words = words_of(&ui, &cmd);
         let before = session.storage.len();
         if let Command::HandOverFiles { copies, program } = &cmd {
-            match hand_over(session, &ui.log, copies, program.as_deref()) {
+            match hand_over(session, copies, program.as_deref()) {
                 Ok((events, summary)) => {
                     remember(&mut last, &events, session.storage.len());
                     after_execute(&mut ui, &Ok(events), session.storage.len());
