@@ -43,6 +43,7 @@ mod screens; // every Board UI screen and panel (snapshots)
 mod text; // 5b: free text kept, length limit
 mod times; // issue 12: per-move times equal the clocks; take-backs, penalties, corrections, gaps
 mod tui_keys; // keys -> commands, pure
+mod tui_log_tail; // issue 14: the Board UI keeps the latest entries, reads older pages on demand
 mod tui_support;
 mod usage; // clap usage errors: `arbiter: error: …`, exit 2
 mod void; // rule 1: the arbiter voids a mis-keyed entry; replay agrees
