@@ -3,7 +3,8 @@
 use std::fmt::Write;
 
 use super::model::{
-    ArchiveSection, DrawOfferRow, IncidentKind, MoveRow, Report, Stamp, TimelineEntry, Version, exact_signed, hms,
+    ArchiveSection, DrawOfferRow, IncidentKind, MoveRow, Report, Stamp, TimelineEntry, Version,
+    exact_signed, hms,
 };
 use super::svg;
 use crate::core::{Side, timefmt};

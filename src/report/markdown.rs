@@ -3,8 +3,8 @@
 use std::fmt::Write;
 
 use super::model::{
-    ArchiveSection, DrawOfferRow, IncidentKind, MoveRow, ParameterRow, Report, Stamp, TimelineEntry, Version,
-    exact_signed, hms,
+    ArchiveSection, DrawOfferRow, IncidentKind, MoveRow, ParameterRow, Report, Stamp,
+    TimelineEntry, Version, exact_signed, hms,
 };
 use crate::core::{Side, timefmt};
 

@@ -511,7 +511,7 @@ fn thin<T: Clone>(points: Vec<T>) -> Vec<T> {
     }
     let step = n.div_ceil(CHART_MAX - 1);
     let mut out: Vec<T> = points.iter().step_by(step).cloned().collect();
-    if (n - 1) % step != 0
+    if !(n - 1).is_multiple_of(step)
         && let Some(last) = points.last()
     {
         out.push(last.clone());
@@ -736,7 +736,7 @@ impl Builder {
     /// only one in twice as many kept from then on.
     pub(super) fn mark(&mut self, m: Mark) {
         self.marks_seen += 1;
-        if (self.marks_seen - 1) % self.mark_stride != 0 {
+        if !(self.marks_seen - 1).is_multiple_of(self.mark_stride) {
             return;
         }
         let marks = &mut self.report.chart.marks;

@@ -220,7 +220,10 @@ pub enum Action {
     },
     /// The log page: read `count` entries of the log from number `first` from the log file into
     /// [`LogTail::older`] (the latest are kept, older ones are read when asked).
-    ReadLog { first: usize, count: usize },
+    ReadLog {
+        first: usize,
+        count: usize,
+    },
     Quit,
 }
 

@@ -22,10 +22,10 @@ use crossterm::event::{self, Event as TermEvent};
 use crate::core::command::{Command, parse};
 use crate::core::event::Event;
 use crate::core::{Ms, Refusal};
-use logpane::LogTail;
 use crate::matchdir::MatchError;
 use crate::session::Session;
 use crate::sign::KeySource;
+use logpane::LogTail;
 
 pub use describe::describe_event;
 pub use keys::{

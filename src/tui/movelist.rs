@@ -103,13 +103,7 @@ pub fn rows(view: &View, times: &[Option<MoveTime>]) -> Vec<String> {
 
 /// Draw the list in `area`: a heading, the rows ending `back` rows before the latest, and the
 /// running move's time so far.
-pub fn render(
-    view: &View,
-    times: &[Option<MoveTime>],
-    back: usize,
-    area: Rect,
-    buf: &mut Buffer,
-) {
+pub fn render(view: &View, times: &[Option<MoveTime>], back: usize, area: Rect, buf: &mut Buffer) {
     if area.height == 0 {
         return;
     }

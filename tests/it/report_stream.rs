@@ -78,7 +78,10 @@ fn issue_14_report_streamed_writes_the_bytes_of_the_whole_rendering() -> TestRes
     write_events(&dir, 1, &events, &utc)?;
     let texts = streamed_equals_whole(&dir)?;
     // The rows really are there (the comparison is not between two empty timelines).
-    assert!(texts[0].contains(r#"<table class="timeline">"#) && texts[0].contains("data-kind=\"game_opened\""));
+    assert!(
+        texts[0].contains(r#"<table class="timeline">"#)
+            && texts[0].contains("data-kind=\"game_opened\"")
+    );
     assert!(texts[4].contains("| # | Game time | UTC | Actor | Clause | Action |"));
     // And the same as the pure render of the events.
     let whole = render(&Input::new(events, utc, None), Format::Html, false);
@@ -148,7 +151,12 @@ fn issue_14_report_clock_chart_keeps_a_bounded_number_of_marks() -> TestResult {
         ));
     }
     let (events, utc) = run(&script)?;
-    let r = model::build(&events, &utc, &Verification::not_checked(events.len()), false);
+    let r = model::build(
+        &events,
+        &utc,
+        &Verification::not_checked(events.len()),
+        false,
+    );
     let marks = &r.chart.marks;
     assert!(
         marks.len() <= CHART_MAX && marks.len() >= CHART_MAX / 2,
@@ -156,7 +164,11 @@ fn issue_14_report_clock_chart_keeps_a_bounded_number_of_marks() -> TestResult {
         marks.len()
     );
     // Evenly thinned, in order, from the first.
-    assert!(marks[0].label.ends_with("(correction 0)"), "{}", marks[0].label);
+    assert!(
+        marks[0].label.ends_with("(correction 0)"),
+        "{}",
+        marks[0].label
+    );
     assert!(marks.windows(2).all(|w| w[0].label != w[1].label));
     // Every correction is still in the timeline and among the clock lines.
     assert_eq!(

@@ -89,10 +89,7 @@ fn issue_14_board_keeps_the_latest_entries_and_folds_the_rest() {
     assert_eq!(ui.log.first, n - TAIL);
     assert_eq!(ui.log.events[..], all[n - TAIL..]);
     // Folded from every entry: the move list's times and the 6c alarm, from before the tail.
-    assert_eq!(
-        ui.log.move_times,
-        arbiter::tui::movelist::move_times(&all)
-    );
+    assert_eq!(ui.log.move_times, arbiter::tui::movelist::move_times(&all));
     assert_eq!(ui.log.move_times.len(), 3);
     let owed = all
         .iter()
@@ -118,7 +115,9 @@ fn issue_14_board_keeps_the_latest_entries_and_folds_the_rest() {
     assert_eq!(tui::on_key(&mut ui, ch('l'), &session.game), Action::None);
     let s = page(&ui, 100, 30);
     assert!(s.contains(&format!("#{} ", n - 1)), "{s}");
-    ui.mode = Mode::Log { back: usize::MAX / 2 };
+    ui.mode = Mode::Log {
+        back: usize::MAX / 2,
+    };
     let s = page(&ui, 100, 30);
     assert!(
         s.contains(&format!(
@@ -199,7 +198,9 @@ fn issue_14_board_memory_is_bounded_as_entries_are_recorded() {
     // Without a file to read from, the page says where the older entries are.
     let mut ui = UiState::new(None);
     ui.log = t;
-    ui.mode = Mode::Log { back: usize::MAX / 2 };
+    ui.mode = Mode::Log {
+        back: usize::MAX / 2,
+    };
     let s = page(&ui, 100, 20);
     assert!(
         s.contains(&format!(

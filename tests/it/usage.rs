@@ -24,12 +24,19 @@ fn exit_codes_usage_errors_say_arbiter_error_and_exit_2() -> Result<(), Box<dyn 
             &["report"],
             "arbiter: error: the following required arguments were not provided:",
         ),
-        (&["no-such-command"], "arbiter: error: unrecognized subcommand"),
+        (
+            &["no-such-command"],
+            "arbiter: error: unrecognized subcommand",
+        ),
         (&[], "arbiter: error: a command is needed"),
     ];
     for (args, first) in cases {
         let o = arbiter(args)?;
-        assert_eq!(o.status.code(), Some(i32::from(Exit::Usage.code())), "{args:?}: {o:?}");
+        assert_eq!(
+            o.status.code(),
+            Some(i32::from(Exit::Usage.code())),
+            "{args:?}: {o:?}"
+        );
         assert_eq!(Exit::Usage.code(), 2);
         let err = String::from_utf8(o.stderr)?;
         assert!(err.starts_with(first), "{args:?}: {err}");
@@ -39,7 +46,10 @@ fn exit_codes_usage_errors_say_arbiter_error_and_exit_2() -> Result<(), Box<dyn 
     for args in [&["--help"][..], &["--version"], &["report", "--help"]] {
         let o = arbiter(args)?;
         assert_eq!(o.status.code(), Some(0), "{args:?}: {o:?}");
-        assert!(!o.stdout.is_empty() && o.stderr.is_empty(), "{args:?}: {o:?}");
+        assert!(
+            !o.stdout.is_empty() && o.stderr.is_empty(),
+            "{args:?}: {o:?}"
+        );
     }
     Ok(())
 }

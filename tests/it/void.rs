@@ -48,7 +48,7 @@ fn clause_1_void_a_mis_keyed_human_draw_offer_undoes_it_and_keeps_the_trail() {
     // The trail stays: the offer is still entry `offer` of the log.
     assert_eq!(m.log[offer].kind_name(), "draw_offered");
     // The operator cannot now accept an offer that was never made.
-    let mut m = m
+    let m = m
         .when("0:40 operator accept-draw")
         .then_refused("9a")
         .and("0:50 move e5");
