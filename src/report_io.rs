@@ -1,7 +1,8 @@
 //! The committee report's shell (SHELL): gathers what [`crate::report`] renders — a game log's
 //! events with each entry's UTC text, and the verifier's verdict — and writes the rendering
-//! readable by its owner only. `report` itself reads no file; `arbiter report` calls [`load`],
-//! then [`crate::report::render`], then [`write_private`].
+//! readable by its owner only. `report` itself reads no file; `arbiter report` calls
+//! [`write_report`], which streams the log twice and never holds it ([`load`] then
+//! [`crate::report::render`] give the same bytes, for the tests).
 //!
 //! The log is read leniently, line by line through the one codec ([`event_from_value`]): the
 //! chain is not checked here (that is the verifier's verdict, shown in the report), so a tampered
