@@ -15,10 +15,11 @@
 //! ARBITER_BENCH_MEMORY_SMALL=1000 ARBITER_BENCH_MEMORY_LARGE=1000000 (defaults)
 //! ```
 //!
-//! "open" is `arbiter::matchdir::open_game_with` on the existing game (what `arbiter play` and
-//! `arbiter script` do before their first command), run in a child process of this benchmark
-//! (`memory --open-game DIR keep|stream`): `stream` replays the log as it is read; `keep` also
-//! keeps every event, as `arbiter play` does for the Board UI's log page and move list.
+//! "open" is opening the existing game as `arbiter script` and `arbiter play` do before their
+//! first command, run in a child process of this benchmark (`memory --open-game DIR
+//! keep|stream`): `stream` is `arbiter::matchdir::open_game_with` (the log replayed as it is
+//! read); `keep` is `arbiter::tui::open_session`, as `arbiter play`: the Board UI keeps the latest
+//! entries for its log page and folds the move list's times and the alarms from every entry.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;
@@ -222,6 +223,26 @@ fn open_game_child(dir: &str, keep: bool) {
         file: None,
         passphrase_env: None,
     };
+    if keep {
+        // What `arbiter play` does before its first frame: the session and the Board UI's state
+        // (the latest entries kept, the move list's times and the alarms folded from all).
+        let (session, _, _, ui) = arbiter::tui::open_session(&arbiter::tui::PlaySetup {
+            match_dir: Path::new(dir),
+            game: Some(1),
+            rules: &rules,
+            key: &key,
+            declarations: None,
+            demo: false,
+        })
+        .unwrap_or_else(|e| panic!("open {dir}: {e}"));
+        println!(
+            "opened: {} entries, {} events kept from #{}",
+            session.storage.len(),
+            ui.log.events.len(),
+            ui.log.first
+        );
+        return;
+    }
     let o = arbiter::matchdir::open_game_with(Path::new(dir), Some(1), &rules, &key, keep)
         .unwrap_or_else(|e| panic!("open {dir}: {e}"));
     println!(

@@ -195,6 +195,15 @@ pub fn write_new_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Replace `path` atomically with `bytes` (temp file 0600, fsync, rename, fsync folder), only over
 /// a regular file or nothing: never over a device, a FIFO or a folder, never through a symlink.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_with(path, |f| f.write_all(bytes))
+}
+
+/// [`write_atomic`] with the bytes written by `fill` (buffered), for an output too large to hold:
+/// when `fill` fails, the temporary file is removed and `path` is left as it was.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     match fs::symlink_metadata(path) {
         Ok(m) if !m.file_type().is_file() => {
             let what = if m.file_type().is_symlink() {
@@ -226,8 +235,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .create_new(true)
         .mode(FILE_MODE)
         .open(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
+    let written = (|| {
+        let mut w = io::BufWriter::with_capacity(1 << 16, &mut f);
+        fill(&mut w)?;
+        w.flush()?;
+        drop(w);
+        f.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
     fs::rename(&tmp, path)?;
     sync_dir(&parent_of(path))
 }

@@ -390,9 +390,16 @@ pub struct Opened {
     pub now_ms: Ms,
     /// What the arbiter must be told first (restart gap, recovery, damage).
     pub notice: Option<String>,
-    /// The events of the log so far, oldest first (none for a new game).
+    /// The latest events of the log (at most [`EVENTS_KEPT`]), oldest first (none for a new
+    /// game, or when not kept).
     pub events: Vec<Event>,
+    /// How many events of the log come before `events[0]` (its entry number).
+    pub events_from: usize,
 }
+
+/// Events [`open_game`] keeps: the latest ones only, so that memory does not grow with the log
+/// (the Board UI's log page reads older ones from the file when asked).
+pub const EVENTS_KEPT: usize = 2_000;
 
 /// Open game `n` (or the unfinished one, or a new one) of a match folder for writing, with the
 /// events of its log (for the Board UI's log page).
@@ -405,14 +412,27 @@ pub fn open_game(
     open_game_with(match_dir, n, rules, key, true)
 }
 
-/// [`open_game`]; with `keep_events` false, [`Opened::events`] stays empty and the log is
-/// replayed as it is read, so memory does not grow with the log.
+/// [`open_game`]; with `keep_events` false, [`Opened::events`] stays empty. Either way the log
+/// is replayed as it is read, so memory does not grow with the log.
 pub fn open_game_with(
     match_dir: &Path,
     n: Option<u32>,
     rules: &Path,
     key: &KeySource,
     keep_events: bool,
+) -> Result<Opened, MatchError> {
+    open_game_observed(match_dir, n, rules, key, keep_events, &mut |_| {})
+}
+
+/// [`open_game_with`], and `each` sees every event of the log in order as it is read (for what
+/// the caller folds from the whole log without keeping it).
+pub fn open_game_observed(
+    match_dir: &Path,
+    n: Option<u32>,
+    rules: &Path,
+    key: &KeySource,
+    keep_events: bool,
+    each: &mut dyn FnMut(&Event),
 ) -> Result<Opened, MatchError> {
     let existing = games(match_dir);
     let n = match n {
@@ -453,10 +473,22 @@ pub fn open_game_with(
             now_ms: 0,
             notice: None,
             events: Vec::new(),
+            events_from: 0,
         });
     }
     let mut replay = Replayer::new();
-    let mut events = Vec::new();
+    let mut events = std::collections::VecDeque::new();
+    let mut seen = 0usize;
+    let mut keep = |ev: Event| {
+        each(&ev);
+        seen += 1;
+        if keep_events {
+            if events.len() == EVENTS_KEPT {
+                events.pop_front();
+            }
+            events.push_back(ev);
+        }
+    };
     let mut line0_game = None;
     let journal = Journal::open_each(
         &path,
@@ -469,9 +501,7 @@ pub fn open_game_with(
                     line0_game = Some(o.game);
                 }
                 replay.push(&ev);
-                if keep_events {
-                    events.push(ev);
-                }
+                keep(ev);
             }
             Err(_) => {
                 replay.push_entry(e);
@@ -482,9 +512,7 @@ pub fn open_game_with(
     for e in journal.recoveries() {
         if let Ok(ev) = event_of(e) {
             replay.push(&ev);
-            if keep_events {
-                events.push(ev);
-            }
+            keep(ev);
         } else {
             replay.push_entry(e);
         }
@@ -548,7 +576,8 @@ pub fn open_game_with(
         session,
         now_ms,
         notice: (!notes.is_empty()).then(|| notes.join("\n")),
-        events,
+        events_from: seen - events.len(),
+        events: events.into(),
     })
 }
 

@@ -22,14 +22,18 @@ fn parse_utc(s: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
-/// The machine's moves of a finished game with the time each took, for the 13c check.
-pub fn machine_moves(game: &Game, events: &[Event]) -> Result<Vec<MachineMove>, EngineLogError> {
+/// The machine's moves of a finished game with the time each took (from the game's
+/// [`Times`](crate::report::times::Times)), for the 13c check.
+pub fn machine_moves(
+    game: &Game,
+    times: &crate::report::times::Times,
+) -> Result<Vec<MachineMove>, EngineLogError> {
     let Some(m) = game.machine_side() else {
         return Ok(Vec::new());
     };
     let sans: Vec<String> = game.board().moves().iter().map(|x| x.san.clone()).collect();
     let mut mm = enginelog::machine_moves_from_san(&sans, m == crate::core::Side::White, None)?;
-    let spent = pgn_moves(events);
+    let spent = times.pgn_moves().0;
     for x in &mut mm {
         x.spent_ms = spent.get(x.ply).map(|p| p.spent_ms);
     }
@@ -40,12 +44,12 @@ pub fn machine_moves(game: &Game, events: &[Event]) -> Result<Vec<MachineMove>, 
 /// official clock when its turn began, with the declared threshold (else the profile's).
 pub fn audit_6c(
     game: &Game,
-    events: &[Event],
+    times: &crate::report::times::Times,
     log: &enginelog::EngineLog,
     coverage: &enginelog::Coverage,
 ) -> enginelog::ClockAudit {
     let machine = game.machine_side();
-    let official: Vec<enginelog::OfficialClock> = crate::report::times::times(events)
+    let official: Vec<enginelog::OfficialClock> = times
         .moves
         .iter()
         .filter(|m| Some(m.side) == machine)
@@ -192,9 +196,10 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
             return Err(PostgameError::Damaged(Box::new(d.clone())));
         }
     }
-    let opened = crate::matchdir::open_game(f.match_dir, Some(f.game), Path::new(""), a.key)?;
+    let opened =
+        crate::matchdir::open_game_with(f.match_dir, Some(f.game), Path::new(""), a.key, false)?;
     let mut session = opened.session;
-    let (_, summary) = hand_over(&mut session, &opened.events, f, opened.now_ms)?;
+    let (_, summary) = hand_over(&mut session, f, opened.now_ms)?;
     Ok(summary)
 }
 
@@ -213,23 +218,26 @@ pub struct HandedFiles<'a> {
 
 /// Examine the files handed over, let the core decide (13a refusal, lateness, clause), store them
 /// and record the hand-over through `session` (the game's open session: `arbiter archive` or the
-/// Board UI). `events` are the game's events so far, for the 13c coverage.
+/// Board UI). The game's log is read again (streamed) for the moves' times of the 13c coverage.
 pub fn hand_over(
     session: &mut crate::session::Session,
-    events: &[Event],
     a: &HandedFiles<'_>,
     now_ms: crate::core::Ms,
 ) -> Result<(Vec<Event>, String), PostgameError> {
     let path = log_path(a.match_dir, a.game);
     let mut end_utc = None;
+    let mut times = crate::report::times::TimesStream::default();
     crate::journal::for_each_entry(&path, |e| {
-        if e.kind == "game_ended" {
+        if e.kind == "game_ended" && end_utc.is_none() {
             end_utc = Some(e.utc.clone());
-            return false;
+        }
+        if let Ok(ev) = crate::log::codec::event_of(&e) {
+            times.push(&ev);
         }
         true
     })
     .map_err(PostgameError::Open)?;
+    let times = times.finish();
     let delivered = match a.delivered {
         Some(s) => parse_utc(s).ok_or_else(|| PostgameError::Delivered(s.to_string()))?,
         None => Utc::now(),
@@ -268,9 +276,9 @@ pub fn hand_over(
     })?;
     let parsed =
         enginelog::parse(std::io::BufReader::new(file)).map_err(PostgameError::EngineLog)?;
-    let mm = machine_moves(&session.game, events).map_err(PostgameError::MachineMoves)?;
+    let mm = machine_moves(&session.game, &times).map_err(PostgameError::MachineMoves)?;
     let coverage = enginelog::coverage(&parsed, &mm);
-    let clock_audit = audit_6c(&session.game, events, &parsed, &coverage);
+    let clock_audit = audit_6c(&session.game, &times, &parsed, &coverage);
 
     let mut log = serde_json::Map::new();
     log.insert("copies".into(), json!(outcome.copies));

@@ -1,7 +1,8 @@
 //! The committee report's shell (SHELL): gathers what [`crate::report`] renders — a game log's
 //! events with each entry's UTC text, and the verifier's verdict — and writes the rendering
-//! readable by its owner only. `report` itself reads no file; `arbiter report` calls [`load`],
-//! then [`crate::report::render`], then [`write_private`].
+//! readable by its owner only. `report` itself reads no file; `arbiter report` calls
+//! [`write_report`], which streams the log twice and never holds it ([`load`] then
+//! [`crate::report::render`] give the same bytes, for the tests).
 //!
 //! The log is read leniently, line by line through the one codec ([`event_from_value`]): the
 //! chain is not checked here (that is the verifier's verdict, shown in the report), so a tampered
@@ -43,6 +44,21 @@ pub fn default_path(match_dir: &Path, n: u32, format: Format) -> PathBuf {
 /// text (empty when absent). Blank lines are skipped; a line that is not UTF-8 or longer than
 /// [`crate::journal::MAX_LINE_BYTES`] is named by its number.
 pub fn read_log(path: &Path) -> Result<(Vec<Event>, Vec<String>), ReadLogError> {
+    let mut events = Vec::new();
+    let mut utc = Vec::new();
+    for_each_event(path, |e, u| {
+        events.push(e);
+        utc.push(u.to_string());
+    })?;
+    Ok((events, utc))
+}
+
+/// [`read_log`] without keeping anything: `each` sees every event with its line's `utc` text, in
+/// order. Returns how many there were. Memory is one line.
+pub fn for_each_event(
+    path: &Path,
+    mut each: impl FnMut(Event, &str),
+) -> Result<usize, ReadLogError> {
     use std::io::{BufRead, Read};
     let file_error = |source| ReadLogError::File {
         path: path.to_owned(),
@@ -50,9 +66,8 @@ pub fn read_log(path: &Path) -> Result<(Vec<Event>, Vec<String>), ReadLogError> 
     };
     let file = crate::fsio::open_match_file(path).map_err(file_error)?;
     let mut r = std::io::BufReader::with_capacity(1 << 16, file);
-    let mut events = Vec::new();
-    let mut utc = Vec::new();
     let mut buf = Vec::new();
+    let mut count = 0;
     for i in 0.. {
         buf.clear();
         let limit = crate::journal::MAX_LINE_BYTES as u64 + 1;
@@ -83,15 +98,93 @@ pub fn read_log(path: &Path) -> Result<(Vec<Event>, Vec<String>), ReadLogError> 
         }
         let v: serde_json::Value =
             serde_json::from_str(line).map_err(|e| at(DecodeError::Json(e.to_string())))?;
-        events.push(event_from_value(&v).map_err(at)?);
-        utc.push(
-            v.get("utc")
-                .and_then(|u| u.as_str())
-                .unwrap_or_default()
-                .to_string(),
+        let event = event_from_value(&v).map_err(at)?;
+        each(
+            event,
+            v.get("utc").and_then(|u| u.as_str()).unwrap_or_default(),
         );
+        count += 1;
     }
-    Ok((events, utc))
+    Ok(count)
+}
+
+/// Why `arbiter report` could not write its report.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteReportError {
+    #[error(transparent)]
+    Read(#[from] ReadLogError),
+    /// The output could not be written (nothing was replaced).
+    #[error("{}: {source}", .path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Write the report of game `n` to `out` without holding the log or the timeline: a first pass
+/// over the log builds the report's sections ([`crate::report::model::Stream`]); what comes
+/// before the timeline is written, then a second pass writes the timeline's rows as the entries
+/// are read ([`crate::report::model::Timeline`]), then the rest. The bytes are those of
+/// [`render_game`]; `out` is replaced as by [`write_private`] (a new file, then a rename), and
+/// only when everything was written.
+pub fn write_report(
+    match_dir: &Path,
+    n: u32,
+    format: Format,
+    public: bool,
+    verification: Option<Verification>,
+    out: &Path,
+) -> Result<(), WriteReportError> {
+    use crate::report::model::{Stream, Timeline};
+    let path = log_path(match_dir, n);
+    // Without a verdict the count of entries comes from the first pass.
+    let given = verification.clone();
+    let mut stream = Stream::new(
+        &verification.unwrap_or_else(|| Verification::not_checked(0)),
+        public,
+    );
+    let entries = for_each_event(&path, |e, utc| stream.push(&e, utc))?;
+    let streamed = stream.finish();
+    let mut report = streamed.report;
+    if given.is_none() {
+        report.verification = Verification::not_checked(entries);
+    }
+    let (head, tail) = crate::report::parts(&report, streamed.timeline_rows, format);
+    drop(report);
+    let mut read_error = None;
+    let mut timeline = Timeline::new(public, streamed.voids);
+    crate::journal::write_atomic_with(out, |w| {
+        w.write_all(head.as_bytes())?;
+        let mut row = String::new();
+        let mut failed = None;
+        let read = for_each_event(&path, |e, utc| {
+            if failed.is_some() {
+                return;
+            }
+            if let Some(t) = timeline.push(&e, utc) {
+                row.clear();
+                crate::report::timeline_row(&mut row, &t, format);
+                if let Err(x) = w.write_all(row.as_bytes()) {
+                    failed = Some(x);
+                }
+            }
+        });
+        if let Some(x) = failed {
+            return Err(x);
+        }
+        if let Err(e) = read {
+            read_error = Some(e);
+            return Err(std::io::Error::other("the log could not be read again"));
+        }
+        w.write_all(tail.as_bytes())
+    })
+    .map_err(|source| match read_error.take() {
+        Some(e) => WriteReportError::Read(e),
+        None => WriteReportError::Write {
+            path: out.to_owned(),
+            source,
+        },
+    })
 }
 
 /// What the report of game `n` is made from: its log, and `verification` (the verifier's verdict

@@ -5,8 +5,8 @@ use clap::Args;
 
 use super::MatchArg;
 use crate::error::{Error, Exit};
-use crate::report::{Format, render};
-use crate::report_io::{ReadLogError, default_path, load, verification, write_private};
+use crate::report::Format;
+use crate::report_io::{ReadLogError, WriteReportError, default_path, verification, write_report};
 
 #[derive(Debug, Clone, Args)]
 pub struct ReportArgs {
@@ -31,18 +31,30 @@ pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
     } else {
         Format::Html
     };
-    let input =
-        load(&a.m.dir, a.game, Some(verification(&a.m.dir, a.game))).map_err(|e| match e {
-            ReadLogError::Line { .. } => Error::bad_input(format!("report: {e}")),
-            ReadLogError::File { .. } => Error::cannot_read(format!("report: {e}")),
-        })?;
-    let text = render(&input, format, a.public);
     let out = a
         .out
         .clone()
         .unwrap_or_else(|| default_path(&a.m.dir, a.game, format));
-    write_private(&out, text.as_bytes())
-        .map_err(|e| Error::write_failed(format!("report: {}: {e}", out.display())))?;
+    // Streamed: the log is read twice, never held (memory flat in the log's size).
+    write_report(
+        &a.m.dir,
+        a.game,
+        format,
+        a.public,
+        Some(verification(&a.m.dir, a.game)),
+        &out,
+    )
+    .map_err(|e| match e {
+        WriteReportError::Read(e @ ReadLogError::Line { .. }) => {
+            Error::bad_input(format!("report: {e}"))
+        }
+        WriteReportError::Read(e @ ReadLogError::File { .. }) => {
+            Error::cannot_read(format!("report: {e}"))
+        }
+        WriteReportError::Write { path, source } => {
+            Error::write_failed(format!("report: {}: {source}", path.display()))
+        }
+    })?;
     outln!("{}", out.display())?;
     Ok(Exit::Ok)
 }

@@ -3,7 +3,8 @@
 use std::fmt::Write;
 
 use super::model::{
-    ArchiveSection, DrawOfferRow, IncidentKind, MoveRow, Report, Stamp, Version, exact_signed, hms,
+    ArchiveSection, DrawOfferRow, IncidentKind, MoveRow, Report, Stamp, TimelineEntry, Version,
+    exact_signed, hms,
 };
 use super::svg;
 use crate::core::{Side, timefmt};
@@ -91,6 +92,17 @@ fn mono(v: &str) -> String {
 
 /// The whole page.
 pub fn render(r: &Report) -> String {
+    let (mut s, tail) = parts(r, r.timeline.len());
+    for t in &r.timeline {
+        timeline_row(&mut s, t);
+    }
+    s.push_str(&tail);
+    s
+}
+
+/// The report around its timeline rows, for a timeline of `rows` rows written in between
+/// ([`timeline_row`]): what comes before the first row, and what comes after the last.
+pub fn parts(r: &Report, rows: usize) -> (String, String) {
     let mut s = String::new();
     let title = format!("Arbiter report: match {}, game {}", r.match_id, r.game);
     let _ = write!(
@@ -133,7 +145,13 @@ pub fn render(r: &Report) -> String {
     declarations(&mut s, r);
     verification(&mut s, r);
     result(&mut s, r);
-    timeline(&mut s, r);
+    timeline_head(&mut s, rows);
+    let mut tail = String::new();
+    if rows > 0 {
+        tail.push_str("</tbody></table>");
+    }
+    tail.push_str("</section>");
+    let head = std::mem::replace(&mut s, tail);
     chart(&mut s, r);
     moves(&mut s, r);
     draw_offers(&mut s, r);
@@ -143,7 +161,7 @@ pub fn render(r: &Report) -> String {
     parameters(&mut s, r);
     archives(&mut s, r);
     s.push_str("</main></body></html>\n");
-    s
+    (head, s)
 }
 
 fn declarations(s: &mut String, r: &Report) {
@@ -277,33 +295,34 @@ fn result(s: &mut String, r: &Report) {
     s.push_str("</section>");
 }
 
-fn timeline(s: &mut String, r: &Report) {
+/// The timeline's heading, and its table's head when it has rows.
+fn timeline_head(s: &mut String, rows: usize) {
     s.push_str(r#"<section id="timeline"><h2>Timeline of machine-related actions (5b)</h2>"#);
     s.push_str(
         r#"<p class="sub">Every entry of the log except the moves (which are in the time-per-move table; a move that rejects a draw offer is listed here too).</p>"#,
     );
-    if r.timeline.is_empty() {
+    if rows == 0 {
         none(s, "No entries.");
     } else {
         s.push_str(
             r#"<table class="timeline"><thead><tr><th class="num">#</th><th>Game time</th><th>UTC</th><th>Actor</th><th>Clause</th><th>Action</th></tr></thead><tbody>"#,
         );
-        for t in &r.timeline {
-            let _ = write!(
-                s,
-                r#"<tr data-kind="{}" data-clause="{}"><td class="num">{}</td>{}<td>{}</td><td>{}</td><td>{}</td></tr>"#,
-                escape(&t.kind),
-                escape(&t.clause),
-                t.stamp.entry,
-                stamp_cells(&t.stamp),
-                escape(&t.actor),
-                clause(&t.clause),
-                escape(&t.text)
-            );
-        }
-        s.push_str("</tbody></table>");
     }
-    s.push_str("</section>");
+}
+
+/// One row of the timeline.
+pub fn timeline_row(s: &mut String, t: &TimelineEntry) {
+    let _ = write!(
+        s,
+        r#"<tr data-kind="{}" data-clause="{}"><td class="num">{}</td>{}<td>{}</td><td>{}</td><td>{}</td></tr>"#,
+        escape(&t.kind),
+        escape(&t.clause),
+        t.stamp.entry,
+        stamp_cells(&t.stamp),
+        escape(&t.actor),
+        clause(&t.clause),
+        escape(&t.text)
+    );
 }
 
 fn chart(s: &mut String, r: &Report) {

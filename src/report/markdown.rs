@@ -3,8 +3,8 @@
 use std::fmt::Write;
 
 use super::model::{
-    ArchiveSection, DrawOfferRow, IncidentKind, MoveRow, ParameterRow, Report, Stamp, Version,
-    exact_signed, hms,
+    ArchiveSection, DrawOfferRow, IncidentKind, MoveRow, ParameterRow, Report, Stamp,
+    TimelineEntry, Version, exact_signed, hms,
 };
 use crate::core::{Side, timefmt};
 
@@ -72,6 +72,17 @@ fn move_cells(m: Option<&MoveRow>) -> [String; 3] {
 
 /// The whole report as Markdown.
 pub fn render(r: &Report) -> String {
+    let (mut s, tail) = parts(r, r.timeline.len());
+    for t in &r.timeline {
+        timeline_row(&mut s, t);
+    }
+    s.push_str(&tail);
+    s
+}
+
+/// The report around its timeline rows, for a timeline of `rows` rows written in between
+/// ([`timeline_row`]): what comes before the first row, and what comes after the last.
+pub fn parts(r: &Report, rows: usize) -> (String, String) {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -90,7 +101,11 @@ pub fn render(r: &Report) -> String {
     declarations(&mut s, r);
     verification(&mut s, r);
     result(&mut s, r);
-    timeline(&mut s, r);
+    timeline_head(&mut s, rows);
+    let head = std::mem::take(&mut s);
+    if rows > 0 {
+        s.push('\n');
+    }
     moves(&mut s, r);
     clock_notes(&mut s, r);
     draw_offers(&mut s, r);
@@ -99,7 +114,7 @@ pub fn render(r: &Report) -> String {
     disputes(&mut s, r);
     parameters(&mut s, r);
     archives(&mut s, r);
-    s
+    (head, s)
 }
 
 /// What was declared before the game (1, 4c, 6c, 8a, 9c) and the rules profile.
@@ -210,27 +225,28 @@ fn result(s: &mut String, r: &Report) {
 }
 
 /// Every machine-related action in order (5b).
-fn timeline(s: &mut String, r: &Report) {
+fn timeline_head(s: &mut String, rows: usize) {
     s.push_str("## Timeline of machine-related actions (5b)\n\n");
-    if r.timeline.is_empty() {
+    if rows == 0 {
         s.push_str("No entries.\n\n");
     } else {
         head(s, &["#", "Game time", "UTC", "Actor", "Clause", "Action"]);
-        for t in &r.timeline {
-            row(
-                s,
-                &[
-                    t.stamp.entry.to_string(),
-                    t.stamp.game_time.clone(),
-                    escape(&t.stamp.utc),
-                    escape(&t.actor),
-                    escape(&t.clause),
-                    escape(&t.text),
-                ],
-            );
-        }
-        s.push('\n');
     }
+}
+
+/// One row of the timeline.
+pub fn timeline_row(s: &mut String, t: &TimelineEntry) {
+    row(
+        s,
+        &[
+            t.stamp.entry.to_string(),
+            t.stamp.game_time.clone(),
+            escape(&t.stamp.utc),
+            escape(&t.actor),
+            escape(&t.clause),
+            escape(&t.text),
+        ],
+    );
 }
 
 /// Time per move, one row per move number.

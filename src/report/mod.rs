@@ -3,8 +3,14 @@
 //! The report is built in two pure steps: [`model::build`] turns the game's events into a
 //! [`model::Report`], and the renderers ([`html::render`], [`markdown::render`], with the clock
 //! chart of [`svg::chart`]) turn the model into text; [`render`] does both. What the report is
-//! made from arrives as plain data ([`Input`]), gathered by the shell (`report_io::load`);
-//! `arbiter report` (`cli/report.rs`) calls `load`, then [`render`], then writes the file.
+//! made from arrives as plain data ([`Input`]), gathered by the shell (`report_io::load`).
+//!
+//! `arbiter report` streams instead, so that its memory does not grow with the log
+//! (`report_io::write_report`): a first pass over the log feeds [`model::Stream`], which keeps
+//! the report's sections but only counts the timeline; the shell writes what comes before the
+//! timeline's rows ([`parts`]), then a second pass over the log feeds [`model::Timeline`], whose
+//! rows are written as they come ([`timeline_row`]), then what follows them. The bytes are those
+//! of [`render`].
 //!
 //! Per-move times in the report and the PGN come from [`times::times`]: the drop of each side's
 //! clock between its presses, with take-backs, penalties, corrections, restart gaps and period
@@ -18,7 +24,7 @@ pub mod times;
 
 use crate::core::event::Event;
 
-pub use model::{Report, Verification};
+pub use model::{Report, TimelineEntry, Verification};
 
 /// Which rendering of the report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,5 +63,22 @@ pub fn render(input: &Input, format: Format, public: bool) -> String {
     match format {
         Format::Html => html::render(&r),
         Format::Markdown => markdown::render(&r),
+    }
+}
+
+/// The rendering of a report around its timeline rows, for a timeline of `rows` rows (see
+/// [`model::Streamed`]): what comes before the first row, and what comes after the last.
+pub fn parts(r: &Report, rows: usize, format: Format) -> (String, String) {
+    match format {
+        Format::Html => html::parts(r, rows),
+        Format::Markdown => markdown::parts(r, rows),
+    }
+}
+
+/// One timeline row, rendered.
+pub fn timeline_row(out: &mut String, t: &TimelineEntry, format: Format) {
+    match format {
+        Format::Html => html::timeline_row(out, t),
+        Format::Markdown => markdown::timeline_row(out, t),
     }
 }

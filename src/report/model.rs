@@ -7,13 +7,15 @@
 //! `clocks` (3, 6c, 6d, 7e, restart gaps), `moves` (6a, 6b, 6d, 9e), `parameters` (6g, 6l),
 //! `operator` (7b, 7c), `incidents` (8a, 8b), `draws` (9), `disputes` (12), `result` and
 //! `archive` (13a–13e).
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use crate::core::event::{Declarations, Event, EventKind, KeyRef, Termination};
 use crate::core::game::Game;
 use crate::core::rules::Profile;
 use crate::core::{Ms, Side, timefmt};
-use crate::report::times::{ItemKind, SideTotal, Times};
+use crate::report::times::{ItemKind, SideTotal, Times, TimesStream};
 
 mod archive;
 mod clocks;
@@ -462,9 +464,19 @@ pub fn termination_text(t: Termination) -> String {
 
 // ----- building ---------------------------------------------------------------------------
 
-struct Builder<'a> {
-    utc: &'a [String],
+struct Builder {
     public: bool,
+    /// Keep the timeline rows in [`Report::timeline`] ([`build`]); otherwise they are only
+    /// counted, and the voids that mark them recorded ([`Stream`], [`Timeline`]).
+    keep_timeline: bool,
+    /// Rows of the timeline so far, and the game time of the latest.
+    rows: usize,
+    last_row_at: Option<Ms>,
+    /// Rule 1: `voids[seq]` are the entries that voided entry `seq`, in log order (streamed).
+    voids: BTreeMap<u64, Vec<usize>>,
+    /// Every how many clock-chart marks one is kept (doubles when they pass [`CHART_MAX`]).
+    mark_stride: usize,
+    marks_seen: usize,
     names: [String; 2],
     /// The replayed game, while every entry applied.
     game: Option<Game>,
@@ -478,13 +490,33 @@ struct Builder<'a> {
     open_info: Option<Stamp>,
 }
 
-fn stamp(i: usize, e: &Event, utc: &[String]) -> Stamp {
+fn stamp(i: usize, e: &Event, utc: &str) -> Stamp {
     Stamp {
         entry: i,
         at_ms: e.at,
         game_time: hms(e.at),
-        utc: utc.get(i).cloned().unwrap_or_default(),
+        utc: utc.to_string(),
     }
+}
+
+/// Most points a clock-chart series or the marks keep: past it they are thinned evenly (a log of
+/// any length draws a chart of bounded size).
+pub const CHART_MAX: usize = 4_000;
+
+/// At most [`CHART_MAX`] of `points`, evenly spaced, the first and the last kept.
+fn thin<T: Clone>(points: Vec<T>) -> Vec<T> {
+    let n = points.len();
+    if n <= CHART_MAX {
+        return points;
+    }
+    let step = n.div_ceil(CHART_MAX - 1);
+    let mut out: Vec<T> = points.iter().step_by(step).cloned().collect();
+    if !(n - 1).is_multiple_of(step)
+        && let Some(last) = points.last()
+    {
+        out.push(last.clone());
+    }
+    out
 }
 
 fn empty_chart() -> Chart {
@@ -509,83 +541,218 @@ pub fn build(
     verification: &Verification,
     public: bool,
 ) -> Report {
-    let report = Report {
-        version: if public {
-            Version::Public
-        } else {
-            Version::Committee
-        },
-        match_id: String::new(),
-        game: 0,
-        kit_version: String::new(),
-        declared: None,
-        verification: verification.clone(),
-        timeline: Vec::new(),
-        moves: Vec::new(),
-        time_items: Vec::new(),
-        totals: Vec::new(),
-        chart: empty_chart(),
-        draw_offers: Vec::new(),
-        infractions: Vec::new(),
-        incidents: Vec::new(),
-        disputes: Vec::new(),
-        parameters: Vec::new(),
-        archives: Vec::new(),
-        result: None,
-        warnings: Vec::new(),
-    };
-    let mut b = Builder {
-        utc,
-        public,
-        names: [Side::White.to_string(), Side::Black.to_string()],
-        game: None,
-        report,
-        line: Vec::new(),
-        offer_of: [None, None],
-        open_technical: None,
-        open_power: None,
-        open_info: None,
-    };
-    let mut profile: Option<Profile> = None;
-    match events.first().map(|e| &e.kind) {
-        Some(EventKind::GameOpened(o)) => {
-            b.report.match_id = o.match_id.clone();
-            b.report.game = o.game;
-            b.report.kit_version = o.kit_version.clone();
-            b.names = [
-                o.declarations.white.name.clone(),
-                o.declarations.black.name.clone(),
-            ];
-            b.report.declared = Some(Declared {
-                declarations: o.declarations.clone(),
-                rules_name: o.profile.name.clone(),
-                rules_file: o.profile.file.clone(),
-                rules_sha256: o.profile.sha256.clone(),
-                arbiter_key: o.arbiter_key.clone(),
-            });
-            match Game::from_opening(o) {
-                Ok(g) => {
-                    profile = Some(g.profile().clone());
-                    b.game = Some(g);
-                }
-                Err(m) => b.report.warnings.push(format!("entry 0: {m}")),
-            }
-        }
-        Some(_) => b
-            .report
-            .warnings
-            .push("the first entry is not game_opened".into()),
-        None => b.report.warnings.push("the log is empty".into()),
-    }
+    let mut s = Stream::with(verification, public, true);
     for (i, e) in events.iter().enumerate() {
-        b.apply(i, e);
+        s.push(e, utc.get(i).map_or("", String::as_str));
     }
-    b.finish(profile.as_ref());
-    b.times(events, &super::times::times(events));
-    b.report
+    s.finish().report
 }
 
-impl Builder<'_> {
+/// [`build`] fed one entry at a time, for a log streamed line by line: memory is the game's
+/// standing moves, clock lines, incidents and offers, not the log. The timeline is not kept: it
+/// is counted, and a second pass over the log writes its rows ([`Timeline`]).
+pub struct Stream {
+    b: Builder,
+    times: TimesStream,
+    profile: Option<Profile>,
+    next: usize,
+    /// The stamps of the entries that gave clock lines (`report::times`), by entry.
+    item_stamps: BTreeMap<usize, Stamp>,
+}
+
+/// What a [`Stream`] gathered: the report without its timeline rows, and what the second pass
+/// needs to write them.
+pub struct Streamed {
+    /// The report; `timeline` is empty when streamed (the rows are written by [`Timeline`]).
+    pub report: Report,
+    /// Rows the timeline has.
+    pub timeline_rows: usize,
+    /// For [`Timeline::new`]: which entries were voided, by which.
+    pub voids: BTreeMap<u64, Vec<usize>>,
+}
+
+impl Stream {
+    /// A report streamed from the log (its timeline counted, not kept).
+    pub fn new(verification: &Verification, public: bool) -> Stream {
+        Stream::with(verification, public, false)
+    }
+
+    fn with(verification: &Verification, public: bool, keep_timeline: bool) -> Stream {
+        Stream {
+            b: Builder::new(verification, public, keep_timeline),
+            times: TimesStream::default(),
+            profile: None,
+            next: 0,
+            item_stamps: BTreeMap::new(),
+        }
+    }
+
+    /// The next entry of the log (the first is `game_opened`) with its UTC text.
+    pub fn push(&mut self, e: &Event, utc: &str) {
+        let i = self.next;
+        if i == 0 {
+            self.profile = self.b.start(Some(e));
+        }
+        self.b.apply(i, e, utc);
+        let before = self.times.items().len();
+        self.times.push(e);
+        if self.times.items().len() > before {
+            self.item_stamps.insert(i, stamp(i, e, utc));
+        }
+        self.next += 1;
+    }
+
+    pub fn finish(mut self) -> Streamed {
+        if self.next == 0 {
+            self.profile = self.b.start(None);
+        }
+        self.b.finish(self.profile.as_ref());
+        self.b.times(&self.item_stamps, &self.times.finish());
+        Streamed {
+            report: self.b.report,
+            timeline_rows: self.b.rows,
+            voids: self.b.voids,
+        }
+    }
+}
+
+/// The second pass of a streamed report: the log replayed again, yielding each timeline row as
+/// its entry is read (with the marks of the voids the first pass found).
+pub struct Timeline {
+    b: Builder,
+    next: usize,
+}
+
+impl Timeline {
+    /// `voids` from the first pass ([`Streamed::voids`]).
+    pub fn new(public: bool, voids: BTreeMap<u64, Vec<usize>>) -> Timeline {
+        let mut b = Builder::new(&Verification::not_checked(0), public, false);
+        b.voids = voids;
+        Timeline { b, next: 0 }
+    }
+
+    /// The next entry of the log with its UTC text: its timeline row, if it has one.
+    pub fn push(&mut self, e: &Event, utc: &str) -> Option<TimelineEntry> {
+        let i = self.next;
+        if i == 0 {
+            self.b.start(Some(e));
+        }
+        self.next += 1;
+        let mut row = self.b.apply(i, e, utc)?;
+        if let Some(by) = self.b.voids.get(&(i as u64)) {
+            for by in by.iter().filter(|by| **by >= i) {
+                row.text.push_str(&format!(" [VOIDED by entry #{by}]"));
+            }
+        }
+        // The marks of the chart are not drawn in this pass: keep none.
+        self.b.report.chart.marks.clear();
+        Some(row)
+    }
+}
+
+impl Builder {
+    fn new(verification: &Verification, public: bool, keep_timeline: bool) -> Builder {
+        let report = Report {
+            version: if public {
+                Version::Public
+            } else {
+                Version::Committee
+            },
+            match_id: String::new(),
+            game: 0,
+            kit_version: String::new(),
+            declared: None,
+            verification: verification.clone(),
+            timeline: Vec::new(),
+            moves: Vec::new(),
+            time_items: Vec::new(),
+            totals: Vec::new(),
+            chart: empty_chart(),
+            draw_offers: Vec::new(),
+            infractions: Vec::new(),
+            incidents: Vec::new(),
+            disputes: Vec::new(),
+            parameters: Vec::new(),
+            archives: Vec::new(),
+            result: None,
+            warnings: Vec::new(),
+        };
+        Builder {
+            public,
+            keep_timeline,
+            rows: 0,
+            last_row_at: None,
+            voids: BTreeMap::new(),
+            mark_stride: 1,
+            marks_seen: 0,
+            names: [Side::White.to_string(), Side::Black.to_string()],
+            game: None,
+            report,
+            line: Vec::new(),
+            offer_of: [None, None],
+            open_technical: None,
+            open_power: None,
+            open_info: None,
+        }
+    }
+
+    /// The log's first entry (none: the log is empty): the game's declarations; its profile.
+    fn start(&mut self, first: Option<&Event>) -> Option<Profile> {
+        let mut profile = None;
+        match first.map(|e| &e.kind) {
+            Some(EventKind::GameOpened(o)) => {
+                self.report.match_id = o.match_id.clone();
+                self.report.game = o.game;
+                self.report.kit_version = o.kit_version.clone();
+                self.names = [
+                    o.declarations.white.name.clone(),
+                    o.declarations.black.name.clone(),
+                ];
+                self.report.declared = Some(Declared {
+                    declarations: o.declarations.clone(),
+                    rules_name: o.profile.name.clone(),
+                    rules_file: o.profile.file.clone(),
+                    rules_sha256: o.profile.sha256.clone(),
+                    arbiter_key: o.arbiter_key.clone(),
+                });
+                match Game::from_opening(o) {
+                    Ok(g) => {
+                        profile = Some(g.profile().clone());
+                        self.game = Some(g);
+                    }
+                    Err(m) => self.report.warnings.push(format!("entry 0: {m}")),
+                }
+            }
+            Some(_) => self
+                .report
+                .warnings
+                .push("the first entry is not game_opened".into()),
+            None => self.report.warnings.push("the log is empty".into()),
+        }
+        profile
+    }
+
+    /// A mark on the clock chart; past [`CHART_MAX`] marks, every other one is dropped and
+    /// only one in twice as many kept from then on.
+    pub(super) fn mark(&mut self, m: Mark) {
+        self.marks_seen += 1;
+        if !(self.marks_seen - 1).is_multiple_of(self.mark_stride) {
+            return;
+        }
+        let marks = &mut self.report.chart.marks;
+        marks.push(m);
+        if marks.len() > CHART_MAX {
+            let mut k = 0;
+            marks.retain(|_| {
+                k += 1;
+                k % 2 == 1
+            });
+            self.mark_stride *= 2;
+        }
+    }
+}
+
+impl Builder {
     fn name(&self, side: Side) -> String {
         self.names[side.index()].clone()
     }
@@ -613,7 +780,9 @@ impl Builder<'_> {
         })
     }
 
-    fn apply(&mut self, i: usize, e: &Event) {
+    /// Replay entry `i`: its timeline row (kept in the report when [`Builder::keep_timeline`]),
+    /// and its section.
+    fn apply(&mut self, i: usize, e: &Event, utc: &str) -> Option<TimelineEntry> {
         if let Some(g) = &mut self.game
             && let Err(m) = g.evolve(e)
         {
@@ -624,22 +793,29 @@ impl Builder<'_> {
             ));
             self.game = None;
         }
-        let s = stamp(i, e, self.utc);
-        let text = self.describe(e);
+        let s = stamp(i, e, utc);
         let in_timeline = match &e.kind {
             EventKind::MoveMade { declines_draw, .. } => *declines_draw,
             _ => true,
         };
+        let mut row = None;
         if in_timeline {
-            self.report.timeline.push(TimelineEntry {
+            let entry = TimelineEntry {
                 stamp: s.clone(),
                 actor: e.actor.name().to_string(),
                 clause: e.clause.clone(),
                 kind: e.kind_name(),
-                text,
-            });
+                text: self.describe(e),
+            };
+            self.rows += 1;
+            self.last_row_at = Some(e.at);
+            if self.keep_timeline {
+                self.report.timeline.push(entry.clone());
+            }
+            row = Some(entry);
         }
         self.collect(s, e);
+        row
     }
 
     /// One line for the timeline, by rule family.
@@ -761,7 +937,9 @@ impl Builder<'_> {
             K::EntryVoided { seq, .. } => {
                 // The voided entry stays in the timeline, marked.
                 let by = s.entry;
-                if let Some(row) = self
+                if !self.keep_timeline {
+                    self.voids.entry(*seq).or_default().push(by);
+                } else if let Some(row) = self
                     .report
                     .timeline
                     .iter_mut()
@@ -789,7 +967,7 @@ impl Builder<'_> {
     }
 
     /// Per-move times from the clocks, the clock lines of their own and the totals.
-    fn times(&mut self, events: &[Event], t: &Times) {
+    fn times(&mut self, stamps: &BTreeMap<usize, Stamp>, t: &Times) {
         if let Some(m) = &t.not_replayed
             && self.report.warnings.is_empty()
         {
@@ -810,11 +988,11 @@ impl Builder<'_> {
             );
         }
         for it in &t.items {
-            let Some(e) = events.get(it.entry) else {
+            let Some(stamp) = stamps.get(&it.entry) else {
                 continue;
             };
             self.report.time_items.push(TimeRow {
-                stamp: stamp(it.entry, e, self.utc),
+                stamp: stamp.clone(),
                 side: it.side,
                 who: it.side.map_or_else(|| "-".to_string(), |s| self.who(s)),
                 kind: it.kind,
@@ -835,7 +1013,7 @@ impl Builder<'_> {
     }
 
     fn finish(&mut self, profile: Option<&Profile>) {
-        let last_at = self.report.timeline.last().map_or(0, |t| t.stamp.at_ms);
+        let last_at = self.last_row_at.unwrap_or(0);
         for inc in &mut self.report.incidents {
             if inc.end.is_none() {
                 inc.details.push((
@@ -853,11 +1031,13 @@ impl Builder<'_> {
             chart.series[side.index()] = Series {
                 side,
                 name: self.name(side),
-                points: moves
-                    .iter()
-                    .filter(|m| m.side == side)
-                    .map(|m| (m.number, m.remaining_ms))
-                    .collect(),
+                points: thin(
+                    moves
+                        .iter()
+                        .filter(|m| m.side == side)
+                        .map(|m| (m.number, m.remaining_ms))
+                        .collect(),
+                ),
             };
         }
         let mut lines: Vec<u32> = Vec::new();

@@ -599,6 +599,11 @@ impl TimesStream {
         self.next += 1;
     }
 
+    /// The clock items gathered so far (each names its entry).
+    pub fn items(&self) -> &[TimeItem] {
+        &self.ledger.items
+    }
+
     pub fn finish(self) -> Times {
         if self.next == 0 {
             let mut l = self.ledger;

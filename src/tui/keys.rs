@@ -11,6 +11,7 @@ use crate::core::game::{Game, Phase};
 use crate::session::SessionError;
 
 use super::describe::describe_event;
+use super::logpane::LogTail;
 
 /// What the message line says, and how it is coloured.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,9 +113,9 @@ pub struct UiState {
     pub submitted: Option<(LineKind, String)>,
     /// Red alarms the bell has already rung for (rung again only when one appears anew).
     pub rung: Vec<&'static str>,
-    /// Every entry of this game's log, oldest first (entry `i` is line `i`): the log page and
-    /// the times of the move list are read from it.
-    pub log: Vec<Event>,
+    /// The latest entries of this game's log, and what is folded from all of them (the move
+    /// list's times, the sticky alarms): the log page shows them, older ones on demand.
+    pub log: LogTail,
     /// UTC time of game time 0, for the log page's wall-clock column (unknown in some tests).
     pub utc_origin: Option<DateTime<Utc>>,
     /// Move-list rows scrolled back from the latest (0 follows the game).
@@ -157,7 +158,7 @@ impl UiState {
             history_pos: None,
             submitted: None,
             rung: Vec::new(),
-            log: Vec::new(),
+            log: LogTail::default(),
             utc_origin: None,
             moves_back: 0,
             black_at_bottom: false,
@@ -204,7 +205,9 @@ impl UiState {
 
 /// Remember events the session recorded (after a command, or by catch-up).
 pub fn on_recorded(ui: &mut UiState, events: &[Event]) {
-    ui.log.extend(events.iter().cloned());
+    for e in events {
+        ui.log.push(e.clone());
+    }
 }
 
 /// What the loop must do after a key.
@@ -218,6 +221,12 @@ pub enum Action {
         cmd: Command,
         words: String,
         passphrase: String,
+    },
+    /// The log page: read `count` entries of the log from number `first` from the log file into
+    /// [`LogTail::older`] (the latest are kept, older ones are read when asked).
+    ReadLog {
+        first: usize,
+        count: usize,
     },
     Quit,
 }
@@ -524,7 +533,28 @@ pub fn on_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
                 KeyCode::PageUp => back.saturating_add(10),
                 KeyCode::PageDown | KeyCode::Char(' ') => back.saturating_sub(10),
                 KeyCode::Home => usize::MAX / 2,
-                KeyCode::End => 0,
+                KeyCode::End => {
+                    ui.log.older = None;
+                    0
+                }
+                // Older and newer pages of the log, read from the file (the latest are kept).
+                KeyCode::Char('[') => {
+                    let Some((first, count)) = ui.log.page_before() else {
+                        return Action::None;
+                    };
+                    ui.mode = Mode::Log { back: 0 };
+                    return Action::ReadLog { first, count };
+                }
+                KeyCode::Char(']') => {
+                    let next = ui.log.page_after();
+                    ui.mode = Mode::Log {
+                        back: usize::MAX / 2,
+                    };
+                    return next.map_or(Action::None, |(first, count)| Action::ReadLog {
+                        first,
+                        count,
+                    });
+                }
                 _ => back,
             };
             ui.mode = Mode::Log { back };

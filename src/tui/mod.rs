@@ -25,6 +25,7 @@ use crate::core::{Ms, Refusal};
 use crate::matchdir::MatchError;
 use crate::session::Session;
 use crate::sign::KeySource;
+use logpane::LogTail;
 
 pub use describe::describe_event;
 pub use keys::{
@@ -48,8 +49,8 @@ pub fn now_ms(origin: Instant, offset_ms: u64) -> Ms {
 /// The shell's hand-over of rule 13 on the Board UI (`:arbiter archive COPY COPY … [program
 /// FILE]`): examine and store the files, record the entries through the session; returns what was
 /// recorded and the summary, or the refusal.
-pub type HandOver<'a> = dyn FnMut(&mut Session, &[Event], &[String], Option<&str>) -> Result<(Vec<Event>, String), String>
-    + 'a;
+pub type HandOver<'a> =
+    dyn FnMut(&mut Session, &[String], Option<&str>) -> Result<(Vec<Event>, String), String> + 'a;
 
 pub fn run(
     session: &mut Session,
@@ -171,7 +172,7 @@ fn run_loop(
             st.last_entry = last.clone();
         }
         let frozen = ui.frozen.is_some() || st.alarm.is_some();
-        let latched = ui.latch(sticky_alarms(&ui.log, session.restart_gap));
+        let latched = ui.latch(sticky_alarms(&ui.log.alarm_sources, session.restart_gap));
         if bell(&mut ui, &view, frozen) || latched {
             let mut out = std::io::stdout();
             out.write_all(b"\x07")?;
@@ -195,6 +196,10 @@ fn run_loop(
         let (cmd, by) = match action {
             Action::None => continue,
             Action::Quit => return Ok(()),
+            Action::ReadLog { first, count } => {
+                read_older(&mut ui, first, count);
+                continue;
+            }
             Action::Execute(cmd) if needs_authority(&cmd, &session.game) => match authority {
                 Authority::Open => (cmd, None),
                 Authority::UnencryptedKey => (cmd, Some(UNENCRYPTED)),
@@ -251,7 +256,7 @@ fn run_loop(
         let words = words_of(&ui, &cmd);
         let before = session.storage.len();
         if let Command::HandOverFiles { copies, program } = &cmd {
-            match hand_over(session, &ui.log, copies, program.as_deref()) {
+            match hand_over(session, copies, program.as_deref()) {
                 Ok((events, summary)) => {
                     remember(&mut last, &events, session.storage.len());
                     after_execute(&mut ui, &Ok(events), session.storage.len());
@@ -433,11 +438,50 @@ pub enum OpenError {
     Refused(#[from] Refusal),
 }
 
+/// The log page asked for older entries: read `count` entries from number `first` (not past the
+/// latest kept) from the log file, streaming it (memory is the page). A failure is said on the
+/// message line.
+pub fn read_older(ui: &mut UiState, first: usize, count: usize) {
+    let Some(path) = ui.log.path.clone() else {
+        return;
+    };
+    let end = ui.log.first.min(first.saturating_add(count));
+    let mut page = Vec::new();
+    let mut n = 0usize;
+    let read = crate::journal::for_each_entry(&path, |e| {
+        if let Ok(ev) = crate::log::codec::event_of(&e) {
+            if n >= first {
+                page.push(ev);
+            }
+            n += 1;
+        }
+        n < end
+    });
+    match read {
+        Ok(_) => ui.log.show_older(first, page),
+        Err(e) => {
+            ui.message = Some(Message::new(
+                MsgKind::Error,
+                format!("the log page could not read older entries: {e}"),
+            ));
+        }
+    }
+}
+
 /// The session `arbiter play` drives, its time origin and offset, and the screen's first state
 /// (the notice, the log so far, the match score).
 pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState), OpenError> {
-    let opened = crate::matchdir::open_game(a.match_dir, a.game, a.rules, a.key)?;
-    let log = opened.events;
+    // The latest entries are kept; every entry is folded (moves' times, sticky alarms).
+    let mut folded = LogTail::default();
+    let mut n = 0;
+    let opened =
+        crate::matchdir::open_game_observed(a.match_dir, a.game, a.rules, a.key, true, &mut |e| {
+            folded.fold(n, e);
+            n += 1;
+        })?;
+    let game_n = opened.session.game.ctx().game;
+    let mut log = LogTail::new(opened.events_from, opened.events, folded);
+    log.path = Some(crate::layout::log_path(a.match_dir, game_n));
     let mut session = opened.session;
     let mut notes: Vec<String> = opened.notice.into_iter().collect();
     if session.game.phase() == crate::core::game::Phase::Draft {

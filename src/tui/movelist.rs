@@ -1,5 +1,5 @@
 //! The move list in two columns, each move with the time it took and the mover's clock after it,
-//! read from the log; it follows the game and scrolls back (pure).
+//! folded from the log ([`fold_move_time`]); it follows the game and scrolls back (pure).
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -23,22 +23,28 @@ pub struct MoveTime {
 pub fn move_times(log: &[Event]) -> Vec<Option<MoveTime>> {
     let mut out: Vec<Option<MoveTime>> = Vec::new();
     for e in log {
-        match &e.kind {
-            EventKind::MoveMade {
-                spent_ms,
-                remaining_ms,
-                ..
-            } => out.push(Some(MoveTime {
-                spent_ms: *spent_ms,
-                remaining_ms: *remaining_ms,
-            })),
-            EventKind::MovesTakenBack { plies, .. } => {
-                out.truncate(out.len().saturating_sub(*plies));
-            }
-            _ => {}
-        }
+        fold_move_time(&mut out, e);
     }
     out
+}
+
+/// [`move_times`] one entry at a time: the Board UI folds every entry as it is read or recorded
+/// and keeps only the result (as long as the moves on the board, not the log).
+pub fn fold_move_time(times: &mut Vec<Option<MoveTime>>, e: &Event) {
+    match &e.kind {
+        EventKind::MoveMade {
+            spent_ms,
+            remaining_ms,
+            ..
+        } => times.push(Some(MoveTime {
+            spent_ms: *spent_ms,
+            remaining_ms: *remaining_ms,
+        })),
+        EventKind::MovesTakenBack { plies, .. } => {
+            times.truncate(times.len().saturating_sub(*plies));
+        }
+        _ => {}
+    }
 }
 
 /// The SAN of each ply from the view's numbered list (`12. Nf3`, `12... Nf6`).
@@ -68,8 +74,7 @@ fn cell(san: &str, t: Option<&MoveTime>, w: usize) -> String {
 }
 
 /// The rows of the list: `12.  Nf3  0:03 1:52:10   Nf6  0:45 1:50:00`.
-pub fn rows(view: &View, log: &[Event]) -> Vec<String> {
-    let times = move_times(log);
+pub fn rows(view: &View, times: &[Option<MoveTime>]) -> Vec<String> {
     let moves = sans(view);
     let mut out = Vec::new();
     let mut i = 0;
@@ -98,7 +103,7 @@ pub fn rows(view: &View, log: &[Event]) -> Vec<String> {
 
 /// Draw the list in `area`: a heading, the rows ending `back` rows before the latest, and the
 /// running move's time so far.
-pub fn render(view: &View, log: &[Event], back: usize, area: Rect, buf: &mut Buffer) {
+pub fn render(view: &View, times: &[Option<MoveTime>], back: usize, area: Rect, buf: &mut Buffer) {
     if area.height == 0 {
         return;
     }
@@ -132,7 +137,7 @@ pub fn render(view: &View, log: &[Event], back: usize, area: Rect, buf: &mut Buf
             )));
         }
     }
-    let all = rows(view, log);
+    let all = rows(view, times);
     let room = usize::from(area.height).saturating_sub(lines.len() + 1);
     let back = back.min(all.len().saturating_sub(room));
     let end = all.len() - back;

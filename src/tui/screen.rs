@@ -275,9 +275,9 @@ fn middle(view: &View, ui: &UiState, compact: bool, area: Rect, buf: &mut Buffer
             .spacing(1)
             .split(inner);
         board::render(view, ui.black_at_bottom, ui.ascii, latest, cols[0], buf);
-        movelist::render(view, &ui.log, ui.moves_back, cols[1], buf);
+        movelist::render(view, &ui.log.move_times, ui.moves_back, cols[1], buf);
     } else {
-        movelist::render(view, &ui.log, ui.moves_back, inner, buf);
+        movelist::render(view, &ui.log.move_times, ui.moves_back, inner, buf);
     }
 }
 

@@ -122,13 +122,31 @@ pub fn bell(ui: &mut UiState, view: &View, frozen: bool) -> bool {
     ring
 }
 
+/// Whether entry `e` can raise a sticky alarm ([`sticky_alarms`]): a 9e consultation limit
+/// reached, an owed 6c correction, one not made at move entry, the end of an 8b reset window.
+pub fn is_alarm_source(e: &Event) -> bool {
+    matches!(
+        e.kind,
+        EventKind::ConsultationEnded {
+            limit_reached: true,
+            ..
+        } | EventKind::InternalClockReported {
+            correction_owed: true,
+            ..
+        } | EventKind::SyncNotMade { .. }
+            | EventKind::ResetWindowEnded { .. }
+    )
+}
+
 /// The alarms that must stay red on screen until the arbiter acknowledges them: a reached 9e
 /// limit, an owed 6c correction, an 8b reset window that ended, a restart whose gap awaits the
 /// arbiter's ruling. Each carries the log entry it comes from, so an acknowledged one never
 /// returns and a new occurrence always shows. `restart_gap` is the session's pending gap.
-pub fn sticky_alarms(log: &[Event], restart_gap: Option<Ms>) -> Vec<Alarm> {
+/// `log` holds the entries that can raise one, with their numbers ([`is_alarm_source`]; the
+/// Board UI keeps those of the whole log, not the log).
+pub fn sticky_alarms(log: &[(usize, Event)], restart_gap: Option<Ms>) -> Vec<Alarm> {
     let mut out = Vec::new();
-    for (i, e) in log.iter().enumerate() {
+    for (i, e) in log.iter().map(|(i, e)| (*i, e)) {
         match &e.kind {
             EventKind::ConsultationEnded {
                 limit_reached: true,

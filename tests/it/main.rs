@@ -36,6 +36,7 @@ mod readme; // README's examples are what the kit accepts
 mod realgame; // the real Stockfish game end to end: archive, coverage, PGN in two readers
 mod report_model; // the committee report's content
 mod report_render; // report files, self-contained HTML, headless Chromium
+mod report_stream; // issue 14: the report streamed in two passes equals the whole rendering
 mod report_support;
 mod restart; // 8b/6d: restart and suspend gaps ruled once, measured, with a reason
 mod roles; // 5b: the operator's rights and the arbiter-only commands
@@ -43,6 +44,8 @@ mod screens; // every Board UI screen and panel (snapshots)
 mod text; // 5b: free text kept, length limit
 mod times; // issue 12: per-move times equal the clocks; take-backs, penalties, corrections, gaps
 mod tui_keys; // keys -> commands, pure
+mod tui_log_tail; // issue 14: the Board UI keeps the latest entries, reads older pages on demand
 mod tui_support;
+mod usage; // clap usage errors: `arbiter: error: …`, exit 2
 mod void; // rule 1: the arbiter voids a mis-keyed entry; replay agrees
 mod witness; // issue 11: demo key, pinned trust, rollback, rename, never overwrite, notes

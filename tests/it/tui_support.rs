@@ -165,7 +165,7 @@ impl Rig {
         let now = t(now);
         self.catch_up(now);
         let view = self.s.game.view(now, tui::LAST_MOVES);
-        let alarms = tui::sticky_alarms(&self.ui.log, self.s.restart_gap);
+        let alarms = tui::sticky_alarms(&self.ui.log.alarm_sources, self.s.restart_gap);
         self.ui.latch(alarms);
         let st = self.status();
         let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();

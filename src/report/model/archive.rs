@@ -4,7 +4,7 @@ use super::{ArchiveSection, Builder, MoveProblem, Stamp};
 use crate::core::event::{Event, EventKind};
 use crate::core::timefmt;
 
-impl Builder<'_> {
+impl Builder {
     /// The timeline text of an archive entry (13a, 13c, 13d).
     pub(super) fn describe_archive(&self, e: &Event) -> String {
         use EventKind as K;

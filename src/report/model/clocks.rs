@@ -5,7 +5,7 @@ use super::{Builder, Mark, MarkKind, hms, signed_hms};
 use crate::core::event::{ClockSet, Event, EventKind};
 use crate::core::timefmt;
 
-impl Builder<'_> {
+impl Builder {
     /// The timeline text of a clock entry (3, 6c, 6d, 7e, restart gaps).
     pub(super) fn describe_clock(&self, e: &Event) -> String {
         use EventKind as K;
@@ -90,7 +90,7 @@ impl Builder<'_> {
                 reason,
                 ..
             } => {
-                self.report.chart.marks.push(Mark {
+                self.mark(Mark {
                     kind: MarkKind::Correction,
                     side: *side,
                     x: f64::from(self.moves_of(*side)) + 0.5,
@@ -119,7 +119,7 @@ impl Builder<'_> {
                     },
                     |g| g.remaining(*side, e.at),
                 );
-                self.report.chart.marks.push(Mark {
+                self.mark(Mark {
                     kind: MarkKind::Correction,
                     side: *side,
                     x: f64::from(self.moves_of(*side)) + 0.5,

@@ -2,7 +2,7 @@
 use super::{Builder, DisputeRow, Stamp};
 use crate::core::event::{Event, EventKind};
 
-impl Builder<'_> {
+impl Builder {
     /// The timeline text of a dispute or a ruling (12).
     pub(super) fn describe_dispute(&self, e: &Event) -> String {
         use EventKind as K;

@@ -4,7 +4,7 @@ use super::{Builder, Consultation, DrawOfferRow, Stamp, hms};
 use crate::core::event::{DeclineHow, Event, EventKind, Justification};
 use crate::core::view::numbered;
 
-impl Builder<'_> {
+impl Builder {
     /// The timeline text of a draw offer, a consultation or an answer (9a, 9c, 9d, 9e).
     pub(super) fn describe_draw(&self, e: &Event) -> String {
         use EventKind as K;

@@ -4,7 +4,7 @@ use super::{Builder, IncidentKind, IncidentRow, Stamp, hms};
 use crate::core::event::{Event, EventKind};
 use crate::core::{Ms, clause};
 
-impl Builder<'_> {
+impl Builder {
     /// The timeline text of a technical problem (8a) or a power failure (8b).
     pub(super) fn describe_incident(&self, e: &Event) -> String {
         use EventKind as K;

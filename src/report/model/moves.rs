@@ -5,7 +5,7 @@ use super::{Builder, MoveRow, Stamp};
 use crate::core::event::{Event, EventKind};
 use crate::core::view::numbered;
 
-impl Builder<'_> {
+impl Builder {
     /// The timeline text of a move or a take-back (6a, 6b, 6d; 9e).
     pub(super) fn describe_move(&self, e: &Event) -> String {
         use EventKind as K;

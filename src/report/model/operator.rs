@@ -4,7 +4,7 @@
 use super::{Builder, InfractionRow, Mark, MarkKind, Stamp, hms, signed_hms};
 use crate::core::event::{Event, EventKind};
 
-impl Builder<'_> {
+impl Builder {
     /// The timeline text of an operator error (7b, 7c).
     pub(super) fn describe_wrong_move(&self, e: &Event) -> String {
         use EventKind as K;
@@ -77,7 +77,7 @@ impl Builder<'_> {
                         + *penalty_ms as i64
                 }
             };
-            self.report.chart.marks.push(Mark {
+            self.mark(Mark {
                 kind: MarkKind::Penalty,
                 side: h,
                 x: f64::from(self.moves_of(h)) + 0.5,

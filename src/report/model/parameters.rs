@@ -3,7 +3,7 @@
 use super::{Builder, ParameterRow, Stamp};
 use crate::core::event::{Event, EventKind};
 
-impl Builder<'_> {
+impl Builder {
     /// The timeline text of a parameter entry (6g, 6l).
     pub(super) fn describe_parameter(&self, e: &Event) -> String {
         use EventKind as K;

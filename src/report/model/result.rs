@@ -3,7 +3,7 @@
 use super::{Builder, ResultRow, Stamp, termination_text};
 use crate::core::event::{Event, EventKind, Termination};
 
-impl Builder<'_> {
+impl Builder {
     /// The timeline text of the end of the game.
     pub(super) fn describe_result(&self, e: &Event) -> String {
         use EventKind as K;

@@ -1,0 +1,182 @@
+//! Issue 14, memory flat: `arbiter report` streams the log in two passes (`report_io::write_report`)
+//! and writes exactly the bytes of the whole rendering (`report_io::render_game`), Markdown and
+//! HTML, committee and public, voided entries marked; the clock chart keeps a bounded number of
+//! points however long the log.
+use std::path::Path;
+
+use arbiter::core::event::Event;
+use arbiter::log::codec::kind_and_body;
+use arbiter::report::model::{self, CHART_MAX, Verification};
+use arbiter::report::{Format, Input, render};
+use arbiter::report_io::{render_game, write_report};
+
+use crate::report_support::{TestResult, game_events, run};
+
+/// Write `events` as game `n`'s log through the journal (hash-chained, no checkpoint).
+fn write_events(match_dir: &Path, n: u32, events: &[Event], utc: &[String]) -> TestResult {
+    let mut journal: Option<arbiter::journal::Journal> = None;
+    for (e, u) in events.iter().zip(utc) {
+        let (kind, body) = kind_and_body(e);
+        let ne = arbiter::log::NewEntry {
+            mono_ms: e.at,
+            utc: chrono::DateTime::parse_from_rfc3339(u)?.with_timezone(&chrono::Utc),
+            actor: e.actor.name().to_string(),
+            clause: e.clause.clone(),
+            kind,
+            body,
+        };
+        match journal.as_mut() {
+            Some(j) => {
+                j.append(ne)?;
+            }
+            None => {
+                journal = Some(arbiter::journal::Journal::create(
+                    &arbiter::layout::log_path(match_dir, n),
+                    ne,
+                )?);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn verdict() -> Verification {
+    Verification {
+        status: "Ok (arbiter verify exit code 0)".into(),
+        detail: "chain head abc".into(),
+        entries: 3,
+        signed_upto: Some(2),
+    }
+}
+
+/// Every format and version, with and without a verdict: the streamed file is the whole render.
+fn streamed_equals_whole(dir: &Path) -> Result<Vec<String>, Box<dyn std::error::Error>> {
+    let mut texts = Vec::new();
+    for format in [Format::Html, Format::Markdown] {
+        for public in [false, true] {
+            for v in [None, Some(verdict())] {
+                let out = dir.join("out.txt");
+                write_report(dir, 1, format, public, v.clone(), &out)?;
+                let streamed = std::fs::read_to_string(&out)?;
+                let whole = render_game(dir, 1, format, public, v)?;
+                assert_eq!(
+                    streamed, whole,
+                    "{format:?} public={public}: the streamed report differs"
+                );
+                texts.push(streamed);
+            }
+        }
+    }
+    Ok(texts)
+}
+
+#[test]
+fn issue_14_report_streamed_writes_the_bytes_of_the_whole_rendering() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    let dir = tmp.path().join("ny-2003");
+    let (events, utc) = game_events("Garry Kasparov")?;
+    write_events(&dir, 1, &events, &utc)?;
+    let texts = streamed_equals_whole(&dir)?;
+    // The rows really are there (the comparison is not between two empty timelines).
+    assert!(
+        texts[0].contains(r#"<table class="timeline">"#)
+            && texts[0].contains("data-kind=\"game_opened\"")
+    );
+    assert!(texts[4].contains("| # | Game time | UTC | Actor | Clause | Action |"));
+    // And the same as the pure render of the events.
+    let whole = render(&Input::new(events, utc, None), Format::Html, false);
+    assert_eq!(texts[0], whole);
+    Ok(())
+}
+
+#[test]
+fn clause_1_report_streamed_marks_the_voided_entries() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    let dir = tmp.path().join("ny-2003");
+    let script = "0 arbiter declare white human Garry Kasparov\n\
+                  0 arbiter declare black machine Deep Junior\n\
+                  0 arbiter declare operator Amir Ban\n\
+                  0 arbiter start\n\
+                  10 move e4\n\
+                  20 human offer-draw\n\
+                  30 arbiter void 3 F7 pressed by mistake\n\
+                  40 arbiter note first note\n\
+                  50 arbiter void 5 typed in the wrong game\n\
+                  60 move e5\n";
+    let (events, utc) = run(script)?;
+    assert_eq!(events[3].kind_name(), "draw_offered", "{events:#?}");
+    assert_eq!(events[5].kind_name(), "note");
+    write_events(&dir, 1, &events, &utc)?;
+    let texts = streamed_equals_whole(&dir)?;
+    assert!(texts[0].contains("[VOIDED by entry #4]"), "{}", texts[0]);
+    assert!(texts[0].contains("[VOIDED by entry #6]"));
+    assert!(texts[4].contains("VOIDED by entry #4"));
+    Ok(())
+}
+
+#[test]
+fn issue_14_report_a_failed_write_leaves_the_old_file_and_no_temporary() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    let dir = tmp.path().join("ny-2003");
+    let (events, utc) = game_events("Garry Kasparov")?;
+    write_events(&dir, 1, &events, &utc)?;
+    let out = tmp.path().join("report.html");
+    std::fs::write(&out, "old")?;
+    // The log is gone before the report: nothing is written, the old file stays.
+    std::fs::remove_file(arbiter::layout::log_path(&dir, 1))?;
+    assert!(write_report(&dir, 1, Format::Html, false, None, &out).is_err());
+    assert_eq!(std::fs::read_to_string(&out)?, "old");
+    let names: Vec<String> = std::fs::read_dir(tmp.path())?
+        .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect::<Result<_, _>>()?;
+    assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{names:?}");
+    Ok(())
+}
+
+#[test]
+fn issue_14_report_clock_chart_keeps_a_bounded_number_of_marks() -> TestResult {
+    let mut script = String::from(
+        "0 arbiter declare white human Garry Kasparov\n\
+         0 arbiter declare black machine Deep Junior\n\
+         0 arbiter declare operator Amir Ban\n\
+         0 arbiter start\n\
+         10 move e4\n\
+         11 arbiter stop corrections\n",
+    );
+    let corrections = 2 * CHART_MAX + 123;
+    for k in 0..corrections {
+        script.push_str(&format!(
+            "{} arbiter correct 6d clock white +1 correction {k}\n",
+            12 + k
+        ));
+    }
+    let (events, utc) = run(&script)?;
+    let r = model::build(
+        &events,
+        &utc,
+        &Verification::not_checked(events.len()),
+        false,
+    );
+    let marks = &r.chart.marks;
+    assert!(
+        marks.len() <= CHART_MAX && marks.len() >= CHART_MAX / 2,
+        "{} marks",
+        marks.len()
+    );
+    // Evenly thinned, in order, from the first.
+    assert!(
+        marks[0].label.ends_with("(correction 0)"),
+        "{}",
+        marks[0].label
+    );
+    assert!(marks.windows(2).all(|w| w[0].label != w[1].label));
+    // Every correction is still in the timeline and among the clock lines.
+    assert_eq!(
+        r.timeline
+            .iter()
+            .filter(|t| t.kind == "clock_corrected")
+            .count(),
+        corrections
+    );
+    Ok(())
+}
