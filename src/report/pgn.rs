@@ -106,6 +106,26 @@ fn result_token(r: &str) -> &str {
 
 /// The game as PGN: the Seven Tag Roster in order, TimeControl, Termination (when known), then
 /// the movetext with a clock comment on every move, ending with the result.
+/// Movetext wrapped at [`MAX_LINE`] columns as its tokens come.
+struct Wrap<'a> {
+    out: &'a mut String,
+    line: String,
+}
+
+impl Wrap<'_> {
+    fn token(&mut self, t: &str) {
+        if !self.line.is_empty() && self.line.len() + 1 + t.len() > MAX_LINE {
+            self.out.push_str(&self.line);
+            self.out.push('\n');
+            self.line.clear();
+        }
+        if !self.line.is_empty() {
+            self.line.push(' ');
+        }
+        self.line.push_str(t);
+    }
+}
+
 pub fn write_pgn(game: &PgnGame) -> String {
     let result = result_token(&game.result);
     let mut out = String::new();
@@ -128,42 +148,38 @@ pub fn write_pgn(game: &PgnGame) -> String {
     }
     out.push('\n');
 
-    let mut tokens: Vec<String> = Vec::with_capacity(game.moves.len() * 3 + 1);
+    // Tokens are wrapped at MAX_LINE as they come (a long log's comments are not all held twice).
+    let mut w = Wrap {
+        out: &mut out,
+        line: String::new(),
+    };
     for (i, m) in game.moves.iter().enumerate() {
         let number = i / 2 + 1;
         for c in &m.before {
-            tokens.extend(comment(c).split(' ').map(str::to_owned));
+            for t in comment(c).split(' ') {
+                w.token(t);
+            }
         }
         // Every move is followed by a comment, so Black's moves repeat the number.
-        tokens.push(if i % 2 == 0 {
+        w.token(&if i % 2 == 0 {
             format!("{number}.")
         } else {
             format!("{number}...")
         });
-        tokens.push(m.san.split_whitespace().collect::<String>());
-        tokens.push(format!(
+        w.token(&m.san.split_whitespace().collect::<String>());
+        w.token(&format!(
             "{{[%clk {}] [%emt {}]}}",
             format_clock(m.clock_ms),
             format_elapsed(m.spent_ms)
         ));
     }
     for c in &game.trailing {
-        tokens.extend(comment(c).split(' ').map(str::to_owned));
-    }
-    tokens.push(result.to_owned());
-
-    let mut line = String::new();
-    for t in tokens {
-        if !line.is_empty() && line.len() + 1 + t.len() > MAX_LINE {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
+        for t in comment(c).split(' ') {
+            w.token(t);
         }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&t);
     }
+    w.token(result);
+    let line = std::mem::take(&mut w.line);
     out.push_str(&line);
     out.push('\n');
     out
