@@ -2402,7 +2402,8 @@ fn clause_8b_the_end_of_the_reset_window_is_recorded_and_alarms_the_arbiter() {
     assert_eq!((ev[0].clause.as_str(), ev[0].actor), ("8b", Actor::Kit));
     assert_eq!(ev[0].at, end, "stamped at the window's end");
     assert!(m.tick(end + 60_000).is_empty(), "recorded once");
-    let alarms = arbiter::tui::sticky_alarms(&m.log.iter().cloned().enumerate().collect::<Vec<_>>(), None);
+    let alarms =
+        arbiter::tui::sticky_alarms(&m.log.iter().cloned().enumerate().collect::<Vec<_>>(), None);
     assert!(
         alarms
             .iter()
@@ -2442,7 +2443,10 @@ fn clause_6c_an_owed_correction_not_made_at_move_entry_is_recorded_and_alarms() 
                     .iter()
                     .any(|p| matches!(p, Panel::SyncWarning { .. }))
             );
-            let alarms = arbiter::tui::sticky_alarms(&m.log.iter().cloned().enumerate().collect::<Vec<_>>(), None);
+            let alarms = arbiter::tui::sticky_alarms(
+                &m.log.iter().cloned().enumerate().collect::<Vec<_>>(),
+                None,
+            );
             assert!(
                 alarms.iter().any(|a| a.text.contains("not made")),
                 "{alarms:?}"
