@@ -111,7 +111,7 @@ impl Exit {
         use Documented::{Readme, VerifyTable};
         match self {
             Exit::Ok => &[Readme, VerifyTable],
-            Exit::Usage => &[VerifyTable],
+            Exit::Usage => &[Readme, VerifyTable],
             Exit::Refused
             | Exit::BadInput
             | Exit::CannotRead
