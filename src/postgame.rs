@@ -59,12 +59,7 @@ pub fn audit_6c(
             synced: m.synced_in_turn,
         })
         .collect();
-    let threshold = game
-        .decl()
-        .as_ref()
-        .map_or(game.profile().sync_threshold_ms(), |d| {
-            d.algorithm.threshold_ms
-        });
+    let threshold = game.sync_threshold_ms();
     enginelog::clock_audit(
         log,
         coverage,

@@ -338,6 +338,15 @@ impl Game {
         self.applied
     }
 
+    /// 6c: the internal-clock threshold in force: the declared algorithm's, else the profile's.
+    pub fn sync_threshold_ms(&self) -> Ms {
+        self.decl
+            .as_ref()
+            .map_or(self.profile.sync_threshold_ms(), |d| {
+                d.algorithm.threshold_ms
+            })
+    }
+
     /// Rule 1: the entries the arbiter voided (they stay in the log; their effect is gone).
     pub fn voided(&self) -> &[u64] {
         &self.voided

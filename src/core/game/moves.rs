@@ -122,12 +122,7 @@ impl Game {
                 self.playing()?;
                 let m = self.need_machine()?;
                 let game_clock = self.remaining(m, now);
-                let threshold = self
-                    .decl
-                    .as_ref()
-                    .map_or(self.profile.sync_threshold_ms(), |d| {
-                        d.algorithm.threshold_ms
-                    });
+                let threshold = self.sync_threshold_ms();
                 let diff = *reading_ms as i64 - game_clock;
                 let owed = diff.unsigned_abs() >= threshold;
                 self.one(
@@ -447,12 +442,7 @@ impl Game {
     fn sync_not_made(&self, side: Side, now: Ms) -> Option<Event> {
         let r = self.internal.as_ref().filter(|r| r.owed)?;
         (self.machine_side() == Some(side)).then(|| {
-            let threshold = self
-                .decl
-                .as_ref()
-                .map_or(self.profile.sync_threshold_ms(), |d| {
-                    d.algorithm.threshold_ms
-                });
+            let threshold = self.sync_threshold_ms();
             self.ev(
                 now,
                 Actor::Kit,

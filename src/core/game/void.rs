@@ -26,7 +26,7 @@ pub(in crate::core) struct Recent {
 }
 
 impl Recent {
-    /// The window opening on `game` before its entry `seq`.
+    /// The window opening on `game` before its next entry.
     pub(in crate::core) fn new(game: &Game) -> Recent {
         let mut base = game.clone();
         base.recent = None;
@@ -43,7 +43,7 @@ impl Recent {
         if self.events.len() >= 2 * WINDOW {
             self.base.voided = voided.to_vec();
             for ev in self.events.drain(..WINDOW) {
-                apply_skipping(&mut self.base, ev.at, &ev)?;
+                apply_skipping(&mut self.base, &ev)?;
                 self.base_seq += 1;
             }
         }
@@ -53,10 +53,10 @@ impl Recent {
 
 /// Apply `ev` to a game being rebuilt: a voided entry and a void only take their place in the
 /// sequence and the time.
-fn apply_skipping(g: &mut Game, at: Ms, ev: &Event) -> Result<(), Inconsistent> {
+fn apply_skipping(g: &mut Game, ev: &Event) -> Result<(), Inconsistent> {
     let seq = g.applied as u64;
     if g.voided.contains(&seq) || matches!(ev.kind, EventKind::EntryVoided { .. }) {
-        g.last_at = g.last_at.max(at);
+        g.last_at = g.last_at.max(ev.at);
         g.applied += 1;
         g.last_was_machine_move = false;
         Ok(())
@@ -190,7 +190,7 @@ impl Game {
             g.voided.push(*seq);
         }
         for (k, ev) in recent.events.iter().enumerate() {
-            apply_skipping(&mut g, ev.at, ev).map_err(|m| {
+            apply_skipping(&mut g, ev).map_err(|m| {
                 Inconsistent(format!(
                     "without entry #{seq}, entry #{}: {m}",
                     recent.base_seq + k
