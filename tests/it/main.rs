@@ -42,6 +42,7 @@ mod restart; // 8b/6d: restart and suspend gaps ruled once, measured, with a rea
 mod roles; // 5b: the operator's rights and the arbiter-only commands
 mod screens; // every Board UI screen and panel (snapshots)
 mod text; // 5b: free text kept, length limit
+mod timecontrol; // issue 23: the time-control model against hand vectors and a reference
 mod times; // issue 12: per-move times equal the clocks; take-backs, penalties, corrections, gaps
 mod tui_keys; // keys -> commands, pure
 mod tui_log_tail; // issue 14: the Board UI keeps the latest entries, reads older pages on demand
