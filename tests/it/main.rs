@@ -30,6 +30,7 @@ mod offline; // rule 11: no network call
 mod pgn_support;
 mod pgn_write; // PGN with %clk / %emt
 mod press; // issue 12: the press is the time, the notation follows
+mod profiles_matches; // issue 23: the real man–machine matches as profiles, each through its rule
 mod props; // properties over random sessions: time conserved, one clock, replay, refusals
 mod pty; // the Board UI in a real pseudo-terminal (tmux)
 mod readme; // README's examples are what the kit accepts
