@@ -34,6 +34,8 @@ pub fn signs_checkpoint(kind: &EventKind) -> bool {
             | EventKind::ClockResumed { .. }
             | EventKind::InfoStopped { .. }
             | EventKind::InfoResumed
+            | EventKind::Adjourned { .. }
+            | EventKind::AdjournmentResumed { .. }
             | EventKind::TechnicalProblem { .. }
             | EventKind::TechnicalResolved { .. }
             | EventKind::PowerFailed { .. }

@@ -344,6 +344,20 @@ pub struct MatchRules {
     pub operator_replaceable_off_human_turn: bool,
 }
 
+/// Adjournments and breaks (issue 23): open or sealed move, whether the engine may think meanwhile.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Adjournment {
+    pub clause: String,
+    /// The move is sealed (committed by its hash, revealed at resumption); else it stays open.
+    pub sealed: bool,
+    /// The engine may think during the adjournment; if not, the operator records that it was
+    /// stopped before play resumes.
+    pub engine_may_think: bool,
+    /// No adjournment before this move number (Manama 2002, Bonn 2006: after move 56).
+    pub after_move: Option<u32>,
+}
+
 /// Who may offer a draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -373,6 +387,8 @@ pub struct Profile {
     /// Match rules.
     #[serde(rename = "match")]
     pub match_rules: Option<MatchRules>,
+    /// Adjournments and breaks.
+    pub adjournment: Option<Adjournment>,
 }
 
 /// A profile that could not be loaded: where and what.
