@@ -827,6 +827,7 @@ impl Game {
             | C::DeclareCamp { .. }
             | C::DeclareConfigFile { .. } => refuse_state("declarations go to the draft"),
             C::Open | C::Start => self.decide_setup(cmd, now),
+            C::Move { text } if self.adjourned.is_some() => self.decide_break_move(text, now),
             C::Move { .. }
             | C::Press
             | C::CorrectClock { .. }
@@ -983,6 +984,11 @@ impl Game {
             | EventKind::ConsultationStarted { .. }
             | EventKind::ConsultationEnded { .. }
             | EventKind::DrawDeclined { .. } => self.evolve_draws(e)?,
+        }
+        // Issue 23: a machine's move made during a break leaves the clocks stopped until play
+        // resumes.
+        if self.adjourned.is_some() && matches!(e.kind, EventKind::MoveMade { .. }) {
+            self.clock.stop(at);
         }
         self.last_was_machine_move = match &e.kind {
             EventKind::MoveMade { side, .. } => self.machine_side() == Some(*side),

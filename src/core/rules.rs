@@ -356,6 +356,11 @@ pub struct Adjournment {
     pub engine_may_think: bool,
     /// No adjournment before this move number (Manama 2002, Bonn 2006: after move 56).
     pub after_move: Option<u32>,
+    /// A break, not an adjournment: the engine, to move, keeps thinking, and a move it completes
+    /// during the break is entered then and counts at resumption (its time charged up to the
+    /// break; the opponent's clock starts at resumption).
+    #[serde(default)]
+    pub engine_move_in_break_counts: bool,
 }
 
 /// Who may offer a draw.

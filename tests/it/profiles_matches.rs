@@ -424,3 +424,54 @@ fn kramnik_deep_fritz_2006_sealed_move_committed_then_revealed_and_checked() {
     assert_eq!(m.remaining(Side::Black, resume), before.1);
     assert_eq!(m.remaining(Side::Black, resume + 7000), before.1 - 7000);
 }
+
+#[test]
+fn break_the_engines_move_made_during_the_break_counts_at_resumption() {
+    // Denou-sen style: at a break the engine, to move, keeps thinking; the move it completes
+    // during the break is entered then and counts at resumption.
+    let base = rules_text("kasparov-deep-junior-2003.toml");
+    let text = format!(
+        "{base}\n[adjournment]\nclause = \"break\"\nsealed = false\nengine_may_think = true\nengine_move_in_break_counts = true\n"
+    );
+    let game = crate::clauses::game_from_text("break.toml", &text, 1, None);
+    let mut m = given_game(game, HUMAN_WHITE).and("0 arbiter start");
+    m.at("10 move e4");
+    // The break begins 60 s into Black's (the engine's) turn.
+    m.at("70 arbiter adjourn");
+    let before = both(&m, 70_000);
+    assert_eq!(before, (7_200_000 - 10_000, 7_200_000 - 60_000));
+    // Half an hour into the break the engine's move is entered: charged the 60 s to the break.
+    let ev = m.at("1870 move e5");
+    let (side, _, spent, _, remaining, _) = move_made(only(&ev, "move_made"));
+    assert_eq!((side, spent, remaining), (Side::Black, 60_000, 7_140_000));
+    // Nothing runs until play resumes; the human's move waits too.
+    assert_eq!(m.game().clock().running(), None);
+    assert_eq!(both(&m, 3_000_000), before);
+    m = m
+        .when("3000 move Nf3")
+        .then_refused_saying("1", "resume-adjourned")
+        .m;
+    m.at("3670 arbiter resume-adjourned");
+    // At resumption White's clock starts: 5 s later it has used 10 s + 5 s.
+    assert_eq!(m.game().clock().running(), Some(Side::White));
+    assert_eq!(m.remaining(Side::White, 3_675_000), 7_200_000 - 15_000);
+    let replayed = Game::replay(&m.log).unwrap();
+    assert_eq!(
+        replayed.remaining(Side::White, 3_675_000),
+        7_200_000 - 15_000
+    );
+    assert_eq!(replayed.clock(), m.game().clock());
+    let ev = m.at("3675 move Nf3");
+    assert_eq!(move_made(&ev[0]).2, 5_000);
+    // Without the rule, a move during the adjournment is refused.
+    let plain = format!(
+        "{base}\n[adjournment]\nclause = \"adjournment\"\nsealed = false\nengine_may_think = true\n"
+    );
+    let game = crate::clauses::game_from_text("adj.toml", &plain, 1, None);
+    given_game(game, HUMAN_WHITE)
+        .and("0 arbiter start")
+        .and("10 move e4")
+        .and("70 arbiter adjourn")
+        .when("1870 move e5")
+        .then_refused_saying("1", "resume-adjourned");
+}

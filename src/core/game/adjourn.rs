@@ -183,6 +183,36 @@ impl Game {
         }
     }
 
+    /// A move entered while the game is adjourned: only the engine's, in a break whose rules say
+    /// it counts; charged the time up to the break (the clock stood still since).
+    pub(super) fn decide_break_move(&self, text: &str, now: Ms) -> Result<Vec<Event>, Refusal> {
+        let rules = self.adjournment_rules()?;
+        let side = self.board.side_to_move();
+        let allowed = rules.engine_move_in_break_counts
+            && rules.engine_may_think
+            && !rules.sealed
+            && self.machine_side() == Some(side)
+            && self.adjourned.as_ref().is_some_and(|a| a.side == side);
+        if !allowed {
+            return refuse(
+                c::ARBITER,
+                format!(
+                    "the game is adjourned (clause {}): moves resume with arbiter resume-adjourned{}",
+                    rules.clause,
+                    if rules.engine_move_in_break_counts {
+                        "; only the engine's move, if it is to move, counts during the break"
+                    } else {
+                        ""
+                    }
+                ),
+            );
+        }
+        let mut running = self.clone();
+        running.adjourned = None;
+        running.stop = None;
+        running.decide_move(text, now)
+    }
+
     /// Apply an event of this family (dispatched by [`Game::evolve`]).
     pub(super) fn evolve_adjourn(&mut self, e: &Event) -> Result<(), Inconsistent> {
         let at = e.at;
