@@ -100,8 +100,18 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
             summary_text(&session.game, now, session.storage.len())
         )?;
         if !a.dry_run {
-            for (name, pts) in match_score(dir) {
+            let scores = match_score(dir);
+            for (name, pts) in &scores {
                 outln!("match score: {name} {pts}")?;
+            }
+            if let Some(line) = session
+                .game
+                .profile()
+                .match_rules
+                .as_ref()
+                .and_then(|r| r.decided_text(&scores))
+            {
+                outln!("{line}")?;
             }
         }
     }

@@ -363,6 +363,29 @@ pub struct Adjournment {
     pub engine_move_in_break_counts: bool,
 }
 
+impl MatchRules {
+    /// The player who has reached the winning score, if one has (the first such in `scores`).
+    pub fn decided<'a>(&self, scores: &'a [(String, f64)]) -> Option<&'a (String, f64)> {
+        let w = self.winning_score?;
+        scores.iter().find(|(_, p)| *p >= w)
+    }
+
+    /// What the rules say of a decided match: a line for the arbiter.
+    pub fn decided_text(&self, scores: &[(String, f64)]) -> Option<String> {
+        let (name, points) = self.decided(scores)?;
+        let w = self.winning_score?;
+        Some(format!(
+            "match decided: {name} has {points} points, the winning score is {w} (clause {}); {}",
+            self.clause,
+            if self.play_after_decided {
+                "the remaining games are still played"
+            } else {
+                "the remaining games are not played"
+            }
+        ))
+    }
+}
+
 /// Who may offer a draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -475,3 +475,45 @@ fn break_the_engines_move_made_during_the_break_counts_at_resumption() {
         .when("1870 move e5")
         .then_refused_saying("1", "resume-adjourned");
 }
+
+#[test]
+fn x3d_fritz_2003_first_to_two_and_a_half_but_game_four_is_played() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    let script = tmp.path().join("g.arb");
+    // Each game: the machine resigns after 1.e4 (the human wins).
+    std::fs::write(
+        &script,
+        "0 arbiter declare white human Garry Kasparov\n0 arbiter declare black machine X3D Fritz\n\
+         0 arbiter declare operator Mathias Feist\n0 arbiter start\n10 move e4\n20 operator resign\n",
+    )
+    .unwrap();
+    let play = || {
+        ok(&arbiter(&[
+            "script",
+            script.to_str().unwrap(),
+            "--match",
+            dir.to_str().unwrap(),
+            "--rules",
+            rules_path("x3d-fritz-2003.toml").to_str().unwrap(),
+        ]))
+    };
+    let g1 = play();
+    let g2 = play();
+    assert!(
+        !g1.contains("match decided") && !g2.contains("match decided"),
+        "{g2}"
+    );
+    // 3 points: past 2.5, the match is decided; the rules still play game 4.
+    let g3 = play();
+    assert!(g3.contains("match score: Garry Kasparov 3"), "{g3}");
+    assert!(
+        g3.contains(
+            "match decided: Garry Kasparov has 3 points, the winning score is 2.5 (clause match); the remaining games are still played"
+        ),
+        "{g3}"
+    );
+    let g4 = play();
+    assert!(g4.contains("match score: Garry Kasparov 4"), "{g4}");
+}
