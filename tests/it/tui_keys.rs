@@ -488,9 +488,11 @@ fn laws_6_2_a_press_key_acts_in_every_state_of_the_screen() {
         ),
     ];
     for (mode, line) in states {
-        let mut ui = UiState::default();
-        ui.mode = mode.clone();
-        ui.line = line.to_string();
+        let mut ui = UiState {
+            mode: mode.clone(),
+            line: line.to_string(),
+            ..UiState::default()
+        };
         // White's clock runs: White's press key presses, whatever is open.
         assert_eq!(
             on_key(&mut ui, key(white_key), &r.s.game),
