@@ -154,6 +154,16 @@ pub fn emit(text: &str) -> Result<(), Error> {
     }
 }
 
+/// An output path refused before anything was written (a match's own file, or an existing file
+/// the kit did not write for that purpose): bad input, exit 65; one whose folder cannot be read
+/// (it does not exist, permission denied): 74, the output cannot be written.
+pub fn output_refused(e: crate::fsio::OutputRefused) -> Error {
+    match e {
+        e @ crate::fsio::OutputRefused::Io { .. } => Error::write_failed(e),
+        e => Error::bad_input(e),
+    }
+}
+
 /// The kind of failure a journal error is: another process holds the game (70), a file that
 /// cannot be read (66), one that cannot be written (74), or a log that is not a valid log (65).
 pub fn journal_failure(e: crate::journal::JournalError) -> Error {

@@ -26,7 +26,8 @@ mod log_scan_fast; // log::scan's fast path equals the strict parser
 mod log_tamper; // the tamper matrix
 mod log_util;
 mod log_verify; // verify statuses, proofs, exit codes
-mod offline; // rule 11: no network call
+mod offline;
+mod outputs; // issue 21: no output path lands on a match's own files // rule 11: no network call
 mod pgn_support;
 mod pgn_write; // PGN with %clk / %emt
 mod press; // issue 12: the press is the time, the notation follows
