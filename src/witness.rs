@@ -1236,29 +1236,27 @@ pub fn check_countersignatures(
         return;
     }
     let covers = end + 1;
-    let mut witnessed: Option<u64> = None;
+    // The latest checkpoint every camp countersigned (0: some camp signed none).
+    let mut witnessed = u64::MAX;
     for (camp, _) in &camps {
         let latest = valid
             .iter()
             .filter(|(_, c)| c == camp)
             .map(|(s, _)| *s)
-            .max();
-        match latest {
-            Some(s) if s >= covers => {
-                witnessed = Some(witnessed.map_or(s, |w| w.min(s)));
-            }
-            _ => {
-                v.problems.push(format!(
-                    "NOT COUNTERSIGNED: camp {camp} has not countersigned a checkpoint covering the final result (entry {end}; arbiter countersign --game {game} --camp {camp} …)"
-                ));
-                raise(v, Status::Unwitnessed);
-                witnessed = Some(0);
-            }
+            .max()
+            .unwrap_or(0);
+        witnessed = witnessed.min(latest);
+        if latest < covers {
+            v.problems.push(format!(
+                "NOT COUNTERSIGNED: camp {camp} has not countersigned a checkpoint covering the final result (entry {end}; arbiter countersign --game {game} --camp {camp} …)"
+            ));
+            raise(v, Status::Unwitnessed);
         }
     }
-    let Some(w) = witnessed.filter(|w| *w > 0) else {
+    let w = witnessed;
+    if w == 0 || w == u64::MAX {
         return;
-    };
+    }
     let after: Vec<String> = facts
         .changes
         .iter()
