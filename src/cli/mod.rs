@@ -208,6 +208,7 @@ pub fn match_failure(e: crate::matchdir::MatchError) -> Error {
     match e {
         M::Journal(j) => journal_failure(j),
         M::Key(k) => Error::cannot_read(k),
+        e @ M::Foreign { .. } => Error::refused(e),
         M::Profile(p) => match p {
             crate::session::LoadProfileError::Read { .. } => Error::cannot_read(p),
             _ => Error::bad_input(p),

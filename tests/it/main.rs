@@ -51,3 +51,4 @@ mod tui_support;
 mod usage; // clap usage errors: `arbiter: error: …`, exit 2
 mod void; // rule 1: the arbiter voids a mis-keyed entry; replay agrees
 mod witness; // issue 11: demo key, pinned trust, rollback, rename, never overwrite, notes
+mod witness_attacks; // issue 19: each attack on a real match folder, and what the kit and verify say
