@@ -182,18 +182,43 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
     match &ui.mode {
         Mode::Help { scroll } => help(*scroll, area, buf),
         Mode::Confirm { pending, text } => confirm(pending, text, area, buf),
-        Mode::Authorize { words, typed, .. } => authorize(words, typed.chars().count(), area, buf),
+        Mode::Authorize {
+            words,
+            typed,
+            recorded,
+            ..
+        } => authorize(words, typed.chars().count(), *recorded, area, buf),
         _ => {}
     }
 }
 
 /// The arbiter's authorization prompt: the command, the masked passphrase.
-fn authorize(words: &str, typed: usize, area: Rect, buf: &mut Buffer) {
-    let r = centered(area, 72, 7);
+fn authorize(
+    words: &str,
+    typed: usize,
+    recorded: Option<(u64, u64)>,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let head = match recorded {
+        Some((first, _)) => format!("  recorded at the key as #{first}: {words}"),
+        None => format!("  {words}"),
+    };
+    let foot = match recorded {
+        Some(_) => format!(
+            "  Enter authorizes it · Esc or {} s without the passphrase: it stands UNAUTHORIZED, logged, and the arbiter rules on its time (5b)",
+            super::keys::AUTHORIZE_WITHIN.as_secs()
+        ),
+        None => "  Enter checks it · Esc cancels · a failed check is logged (5b)".to_string(),
+    };
+    let w = area.width.saturating_sub(2).clamp(20, 100);
+    let inner = usize::from(w.saturating_sub(4));
+    let rows = super::logpane::wrap(&head, inner).len() + super::logpane::wrap(&foot, inner).len();
+    let r = centered(area, w, u16::try_from(rows + 4).unwrap_or(u16::MAX));
     Clear.render(r, buf);
     let lines = vec![
         Line::from(Span::styled(
-            format!("  {words}"),
+            head,
             Style::new().add_modifier(Modifier::BOLD),
         )),
         Line::from(format!(
@@ -201,7 +226,7 @@ fn authorize(words: &str, typed: usize, area: Rect, buf: &mut Buffer) {
             "*".repeat(typed)
         )),
         Line::from(""),
-        Line::from("  Enter checks it · Esc cancels · a failed check is logged (5b)"),
+        Line::from(foot),
     ];
     dialog(" only the arbiter: authorize (5b) ", lines, r, buf);
 }
@@ -1123,8 +1148,6 @@ fn help(scroll: u16, area: Rect, buf: &mut Buffer) {
 }
 
 fn confirm(pending: &Pending, text: &str, area: Rect, buf: &mut Buffer) {
-    let r = centered(area, 72, 7);
-    Clear.render(r, buf);
     let (title, yes, what) = match pending {
         Pending::Quit => (
             " quit the board UI? ",
@@ -1138,12 +1161,25 @@ fn confirm(pending: &Pending, text: &str, area: Rect, buf: &mut Buffer) {
             "Rule 8a wants the machine's configuration document before each game: :arbiter declare config-file PATH."
                 .to_string(),
         ),
-        Pending::Command(_) => (
+        Pending::Command(c) if c.needs_confirmation() => (
             " irreversible: confirm ",
             " = yes, record it      ",
             "It can end the game or change what was played: it cannot be undone.".to_string(),
         ),
+        Pending::Command(_) => (
+            " confirm: the consequence ",
+            " = yes, record it      ",
+            "Recorded in the log once confirmed (the arbiter's passphrase follows where needed)."
+                .to_string(),
+        ),
     };
+    // As wide as the screen allows (up to 100 columns) and as tall as the words: never cut.
+    let w = area.width.saturating_sub(2).clamp(20, 100);
+    let inner = usize::from(w.saturating_sub(4));
+    let rows = super::logpane::wrap(text, inner).len() + super::logpane::wrap(&what, inner).len();
+    let h = u16::try_from(rows + 4).unwrap_or(u16::MAX);
+    let r = centered(area, w, h);
+    Clear.render(r, buf);
     let lines = vec![
         Line::from(Span::styled(
             format!("  {text}"),

@@ -326,6 +326,8 @@ fn pty_draw_offer_consultation_countdown() {
     t.keys(&[":"]);
     t.type_text("human offer-draw");
     t.keys(&["Enter"]);
+    t.wait_for("y = yes", DEADLINE);
+    t.keys(&["y"]);
     t.wait_for("9e DRAW OFFER", DEADLINE);
     // F8 prefills the consultation with the registered team.
     t.keys(&["F8"]);
@@ -370,10 +372,14 @@ fn pty_clause_13a_hand_over_on_the_board_after_the_result() {
     t.keys(&[":"]);
     t.type_text(&format!("arbiter archive {a}"));
     t.keys(&["Enter"]);
+    t.wait_for("1 copy of the machine's log", DEADLINE);
+    t.keys(&["y"]);
     t.wait_for("at least 2 are required", DEADLINE);
     t.keys(&[":"]);
     t.type_text(&format!("arbiter archive {a} {b}"));
     t.keys(&["Enter"]);
+    t.wait_for("2 copies of the machine's log", DEADLINE);
+    t.keys(&["y"]);
     let s = t.wait_for("✓ archived", DEADLINE);
     assert!(s.contains("13a machine's log (2 copies) ✓ archived"), "{s}");
     t.keys(&["q"]);
@@ -479,6 +485,9 @@ fn pty_kill_9_and_resume_from_the_log() {
     t.keys(&[":"]);
     t.type_text("arbiter restart-gap waive the kit was killed by the test");
     t.keys(&["Enter"]);
+    // The question says what the ruling does to the clock, in words.
+    t.wait_for("is charged 0:00:00 of the", DEADLINE);
+    t.keys(&["y"]);
     t.wait_for("log: 7 entries", DEADLINE);
     play(&t, "Nf3");
     t.wait_for("2. Nf3", DEADLINE);

@@ -95,12 +95,11 @@ fn keys_stop_and_resume_when_the_line_is_empty() {
 #[test]
 fn keys_command_line_accepts_exactly_the_script_words() {
     let g = demo_game();
+    // Timed at the key (stop, info-stop) and the operator's own rights act at once.
     for line in [
         "arbiter stop player unwell",
         "supervisor info-stop what is that cable",
         "operator consult Shay Bushinsky",
-        "human offer-draw",
-        "committee ruling 1 the game stands",
     ] {
         let mut ui = UiState::default();
         on_key(&mut ui, ch(':'), &g);
@@ -109,6 +108,29 @@ fn keys_command_line_accepts_exactly_the_script_words() {
         }
         let a = on_key(&mut ui, key(KeyCode::Enter), &g);
         assert_eq!(a, Action::Execute(parse(line).unwrap()), "{line}");
+    }
+    // Every other arbiter-only command asks first (here, before the game, the rules refuse
+    // them at once and nothing is asked).
+    for line in ["human offer-draw", "committee ruling 1 the game stands"] {
+        let mut ui = UiState::default();
+        on_key(&mut ui, ch(':'), &g);
+        for c in line.chars() {
+            on_key(&mut ui, ch(c), &g);
+        }
+        let a = on_key(&mut ui, key(KeyCode::Enter), &g);
+        assert_eq!(a, Action::None, "{line}");
+        assert!(
+            matches!(ui.mode, Mode::Confirm { .. })
+                || ui
+                    .message
+                    .as_ref()
+                    .unwrap()
+                    .text
+                    .contains("nothing recorded"),
+            "{line}: {:?} {:?}",
+            ui.mode,
+            ui.message
+        );
     }
     let mut ui = UiState::default();
     press(&mut ui, &g, &[ch(':'), ch('x'), key(KeyCode::Enter)]);
@@ -483,6 +505,7 @@ fn laws_6_2_a_press_key_acts_in_every_state_of_the_screen() {
                 pending: Command::Stop { reason: "x".into() },
                 words: "arbiter stop x".into(),
                 typed: "secr".into(),
+                recorded: Some((4, 4)),
             },
             "",
         ),
