@@ -610,7 +610,9 @@ pub fn on_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
                     Pending::Quit => Action::Quit,
                     Pending::StartWithoutDigest => Action::Execute(Command::Start),
                     Pending::Command(c) => {
-                        ui.submitted = Some((LineKind::Command, text));
+                        // The words as typed, without the consequence the question added.
+                        let words = text.split(" → ").next().unwrap_or_default().to_string();
+                        ui.submitted = Some((LineKind::Command, words));
                         Action::Execute(c)
                     }
                 }
