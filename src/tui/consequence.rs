@@ -128,6 +128,10 @@ pub fn plain(e: &Event, game: &Game, at: Ms) -> String {
                 }
             )
         }
+        EventKind::GameOpened(o) => format!(
+            "the game is opened: {} (White) v {} (Black), the declarations bound into the log's first entry",
+            o.declarations.white.name, o.declarations.black.name
+        ),
         EventKind::ClockStarted { side } => format!(
             "{}'s clock STARTS at {}: the game begins",
             name(game, *side),
