@@ -198,8 +198,11 @@ impl UiState {
         n
     }
 
-    /// Show these alarms (kept until acknowledged); returns whether one is new.
+    /// Show these alarms (kept until acknowledged, or until what they ask for is recorded: an
+    /// alarm no longer current leaves the screen); returns whether one is new.
     pub fn latch(&mut self, current: Vec<Alarm>) -> bool {
+        self.alarms
+            .retain(|a| current.iter().any(|c| c.key == a.key));
         let mut new = false;
         for a in current {
             if !self.acked.contains(&a.key) && !self.alarms.iter().any(|b| b.key == a.key) {

@@ -36,8 +36,9 @@ pub use keys::{
 pub use screen::{Screen, Status, render};
 pub use timing::{bell, sticky_alarms, wait_for};
 
-/// How many of the latest moves the view carries.
-pub const LAST_MOVES: usize = 40;
+/// How many of the latest moves (plies) the view carries: a wide screen shows the whole game up
+/// to 60 moves and more.
+pub const LAST_MOVES: usize = 160;
 
 /// Milliseconds since the game's time origin, from the monotonic clock.
 pub fn now_ms(origin: Instant, offset_ms: u64) -> Ms {
@@ -161,7 +162,8 @@ fn run_loop(
         }
         let now = now_ms(origin, offset_ms);
         if running.is_some()
-            && beat.is_none_or(|b| b.elapsed() >= std::time::Duration::from_secs(1))
+            // At the screen's tick, once a second (a tick may come a little early).
+            && beat.is_none_or(|b| b.elapsed() >= std::time::Duration::from_millis(900))
         {
             session.storage.heartbeat(now, chrono::Utc::now());
             beat = Some(Instant::now());

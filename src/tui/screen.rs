@@ -352,6 +352,19 @@ pub fn declaration_lines(view: &View) -> Vec<Line<'static>> {
             },
         ),
     ];
+    if d.camps.is_empty() {
+        out.push(row(
+            "camps",
+            Span::styled("none: the result will not be witnessed", warn),
+        ));
+    }
+    for c in &d.camps {
+        let fp = ssh_key::PublicKey::from_openssh(&c.key).map_or_else(
+            |_| "key unreadable".to_string(),
+            |k| crate::sign::fingerprint(&k),
+        );
+        out.push(row("camp", Span::styled(format!("{} {fp}", c.name), bold)));
+    }
     out.push(Line::from(""));
     out.push(Line::from(Span::styled(
         if d.recorded {
@@ -1051,11 +1064,11 @@ pub fn help_lines(width: u16) -> Vec<Line<'static>> {
         ),
         (
             "F12",
-            "the human's own press key, in every state of the screen (--human-key maps a pedal)",
+            "the human's press, in any screen state (--human-key maps a pedal)",
         ),
         (
             "F4",
-            "the operator's press for the machine, in every state of the screen (--machine-key)",
+            "the operator's press for the machine, in any screen state",
         ),
         (
             "a-h N B R Q K O",
