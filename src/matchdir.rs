@@ -227,7 +227,23 @@ impl Storage for JournalStorage {
             "{{\"mono_ms\":{now},\"utc\":\"{}\"}}\n",
             crate::log::format_utc(&utc)
         );
-        let _ = crate::journal::write_atomic(&path, text.as_bytes());
+        // Written and renamed over, without fsync: a beat stays in the page cache, which a killed
+        // kit (kill -9, a crash) does not lose; after a power cut an older beat (or none: then the
+        // last entry) is read, the gap is longer, and the arbiter rules on it either way. Two
+        // fsyncs a second would wake the board several more times a second (issue 25).
+        let tmp = path.with_extension("tmp");
+        let _ = (|| -> std::io::Result<()> {
+            use std::io::Write;
+            use std::os::unix::fs::OpenOptionsExt;
+            let _ = std::fs::remove_file(&tmp);
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&tmp)?;
+            f.write_all(text.as_bytes())?;
+            std::fs::rename(&tmp, &path)
+        })();
     }
 }
 
