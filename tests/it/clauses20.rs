@@ -35,3 +35,93 @@ fn rule_6a_a_result_never_loses_a_pressed_move() {
             );
         });
 }
+
+/// Play `sans` one second apart from 1 s on a started game (human White).
+fn after(sans: &str) -> crate::clauses::Match {
+    let mut m = started();
+    m.moves(sans, 1000);
+    m
+}
+
+/// The last move recorded, as the log has it (canonical SAN).
+fn last_san(m: &crate::clauses::Match) -> String {
+    m.log
+        .iter()
+        .rev()
+        .find_map(|e| match &e.kind {
+            arbiter::core::event::EventKind::MoveMade { san, .. } => Some(san.clone()),
+            _ => None,
+        })
+        .unwrap()
+}
+
+/// FIDE Laws Appendix C.9 (2001: C.8): a promotion is written with the piece after the square,
+/// `bxa8Q`; the kit also reads `bxa8=Q` (PGN), `bxa8q`, `bxa8(Q)`, `bxa8/Q` and underpromotions.
+#[test]
+fn fide_appendix_c_promotion_as_people_write_it() {
+    const TO_PROMOTION: &str = "a4 b5 axb5 a6 bxa6 Bb7 axb7 Nc6";
+    for (written, recorded) in [
+        ("bxa8Q", "bxa8=Q"),
+        ("bxa8=Q", "bxa8=Q"),
+        ("bxa8q", "bxa8=Q"),
+        ("bxa8(Q)", "bxa8=Q"),
+        ("bxa8/Q", "bxa8=Q"),
+        ("bxa8=q", "bxa8=Q"),
+        ("bxa8N", "bxa8=N"),
+        ("bxa8r", "bxa8=R"),
+        ("b7a8q", "bxa8=Q"),
+    ] {
+        let mut m = after(TO_PROMOTION);
+        m.at(&format!("20 move {written}"));
+        assert_eq!(last_san(&m), recorded, "{written}");
+    }
+    let mut m = after(TO_PROMOTION);
+    let err = m.try_line("20 move bxa8K").unwrap_err().to_string();
+    assert!(err.contains("bxa8K"), "{err}");
+}
+
+/// FIDE Laws Appendix C.13: castling is written 0-0 / 0-0-0; scoresheets and keyboards also give
+/// O-O and o-o.
+#[test]
+fn fide_appendix_c_castling_as_people_write_it() {
+    for (written, recorded) in [
+        ("O-O", "O-O"),
+        ("0-0", "O-O"),
+        ("o-o", "O-O"),
+        ("o-o+", "O-O"),
+    ] {
+        let mut m = after("e4 e5 Nf3 Nc6 Bc4 Bc5");
+        m.at(&format!("20 move {written}"));
+        assert_eq!(last_san(&m), recorded, "{written}");
+    }
+    for written in ["O-O-O", "0-0-0", "o-o-o"] {
+        let mut m = after("d4 d5 Nc3 Nc6 Bf4 Bf5 Qd2 Qd7");
+        m.at(&format!("20 move {written}"));
+        assert_eq!(last_san(&m), "O-O-O", "{written}");
+    }
+}
+
+/// A move or a line of moves with its number in front, as scoresheets and PGN exports write it:
+/// `20.Kf2`, `20...Kf2`, `20. Kf2`, `20…Kf2`, for a move and for a 9d repetition line.
+#[test]
+fn rule_9d_and_fide_appendix_c_numbered_moves_as_people_write_them() {
+    let mut m = started();
+    m.at("1 move 1.e4");
+    m.at("2 move 1...e5");
+    m.at("3 move 2.Nf3");
+    m.at("4 move 2…Nc6");
+    assert_eq!(m.view(5_000).plies, 4);
+    assert_eq!(last_san(&m), "Nc6");
+    let mut m = after("Nf3 Nf6 Ng1 Ng8");
+    m.moves("Nf3", 1000);
+    m.when("6 operator offer-draw repetition 3...Nf6 4.Ng1 4...Ng8")
+        .then_events(&[("draw_offered", "9d")]);
+    let mut m = after("Nf3 Nf6 Ng1 Ng8");
+    m.moves("Nf3", 1000);
+    m.when("6 operator offer-draw repetition 3... Nf6 4. Ng1 Ng8")
+        .then_events(&[("draw_offered", "9d")]);
+    // A human's claim naming its intended move with a number.
+    let m = after("Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8");
+    m.when("10 human claim threefold 5.Nf3")
+        .then_events(&[("game_ended", "2")]);
+}
