@@ -125,3 +125,57 @@ fn rule_9d_and_fide_appendix_c_numbered_moves_as_people_write_them() {
     m.when("10 human claim threefold 5.Nf3")
         .then_events(&[("game_ended", "2")]);
 }
+
+/// 7c found after the human replied: the arbiter names the machine's move number; with the clocks
+/// stopped the reply is taken back, the machine's move replaces the wrong one, the human gets his
+/// 10 minutes, and the second infraction forfeits the game.
+#[test]
+fn rule_7c_wrong_move_found_after_the_human_replied() {
+    use arbiter::core::Side;
+    started()
+        .and("10 move e4")
+        .and("20 move c5") // the machine's move was e5
+        .and("50 move Nf3")
+        .when("60 arbiter wrong-move c5 e5")
+        .then_refused_saying("7c", "say arbiter wrong-move 1 c5 e5")
+        .when("60 arbiter wrong-move 1 c5 e5")
+        .then_refused_saying("7c", "stop the clocks first")
+        .and("60 arbiter stop the operator played c5; the machine shows e5")
+        .when("61 arbiter wrong-move 2 c5 e5")
+        .then_refused_saying("7c", "no move 2")
+        .when("61 arbiter wrong-move 1 d5 e5")
+        .then_refused("7c")
+        .when("62 arbiter wrong-move 1 c5 e5")
+        .then_events(&[("moves_taken_back", "7c"), ("wrong_move", "7c")])
+        .then(|m, ev| {
+            let body = serde_json::to_value(&ev[1].kind).unwrap();
+            assert_eq!(body["body"]["infraction"], 1, "{body}");
+            assert_eq!(body["body"]["penalty_ms"], 600_000, "{body}");
+            let v = m.view(62_000);
+            assert_eq!(v.plies, 2, "1. e4 e5 stand; Nf3 was taken back");
+            // White used 10 s + 30 s (Nf3, taken back: its time stays used), +10 min.
+            assert_eq!(
+                m.remaining(Side::White, 62_000),
+                7_200_000 - 40_000 + 600_000
+            );
+            // Black: 10 s for c5, and 10 s run on its turn after Nf3 until the stop.
+            assert_eq!(m.remaining(Side::Black, 62_000), 7_200_000 - 20_000);
+        })
+        .and("63 arbiter resume")
+        .and("70 move Nf3")
+        .and("80 move Nc6")
+        .and("90 move Bb5")
+        .and("100 move d6") // the machine's move was a6
+        .and("110 move O-O")
+        .and("115 arbiter stop second wrong move")
+        .when("116 arbiter wrong-move 3 d6 a6")
+        .then_events(&[
+            ("moves_taken_back", "7c"),
+            ("wrong_move", "7c"),
+            ("game_ended", "7c"),
+        ])
+        .then(|_, ev| {
+            assert_eq!(crate::clauses::ended(&ev[2]).1, Termination::Forfeit);
+            assert_eq!(crate::clauses::ended(&ev[2]).0.text(), "1-0");
+        });
+}
