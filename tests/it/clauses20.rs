@@ -179,3 +179,56 @@ fn rule_7c_wrong_move_found_after_the_human_replied() {
             assert_eq!(crate::clauses::ended(&ev[2]).0.text(), "1-0");
         });
 }
+
+/// 8b: power can fail again whenever it is on — inside the reset window or after it, before play
+/// resumes — and the 20-minute window starts again from the next restoration; while the power is
+/// off there is nothing more to record. The clocks stay stopped throughout.
+#[test]
+fn rule_8b_a_second_power_failure_restarts_the_reset_window() {
+    use arbiter::core::Side;
+    let m = started()
+        .and("10 move e4")
+        .and("20 arbiter power-failure the hall loses power")
+        .when("25 arbiter power-failure again")
+        .then_refused_saying("8b", "not restored yet")
+        .and("30 arbiter power-restored");
+    assert_eq!(m.game().reset_window_end(), Some(30_000 + 1_200_000));
+    let mut m = m
+        .when("100 arbiter power-failure it fails again inside the window")
+        .then_events(&[("power_failed", "8b")])
+        .and("200 arbiter power-restored");
+    assert_eq!(m.game().reset_window_end(), Some(200_000 + 1_200_000));
+    let ended = m.tick(1_400_000);
+    assert_eq!(ended.len(), 1, "{ended:?}");
+    assert_eq!(ended[0].kind_name(), "reset_window_ended");
+    let m = m
+        .when("1500 arbiter power-failure after the window, before the resume")
+        .then_events(&[("power_failed", "8b")])
+        .and("1600 arbiter power-restored")
+        .and("1700 operator reset-done")
+        .and("1710 arbiter resume");
+    assert_eq!(m.remaining(Side::Black, 1_710_000), 7_200_000 - 10_000);
+    assert_eq!(m.remaining(Side::White, 1_710_000), 7_200_000 - 10_000);
+    let r = arbiter::report::model::build(
+        &m.log,
+        &[],
+        &arbiter::report::model::Verification::not_checked(m.log.len()),
+        false,
+    );
+    let power: Vec<_> = r.incidents.iter().filter(|i| i.clause == "8b").collect();
+    assert_eq!(power.len(), 1, "one suspension: {:?}", r.incidents);
+    let again = power[0]
+        .details
+        .iter()
+        .filter(|(_, t)| t.starts_with("power failed again"))
+        .count();
+    assert_eq!(again, 2, "{:?}", power[0].details);
+    // Each outage measured from its own failure: 10 s, 100 s, 100 s.
+    let off: Vec<u64> = power[0]
+        .durations
+        .iter()
+        .filter(|(k, _)| k == "without power")
+        .map(|(_, d)| *d)
+        .collect();
+    assert_eq!(off, vec![10_000, 100_000, 100_000]);
+}
