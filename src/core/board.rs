@@ -275,7 +275,72 @@ impl Board {
     }
 }
 
+/// A move as people write it, in the form shakmaty's SAN parser reads (issue 20): a move number
+/// in front (`20.Kf2`, `20...Kf2`, `20…Kf2`) dropped; castling with letter O in either case or
+/// with zeros (`o-o`, `0-0`, FIDE Laws Appendix C.13) as `O-O`; a promotion written `e8Q`,
+/// `e8q`, `e8(Q)`, `e8/Q` or `e8=q` as `e8=Q` (FIDE's own form, Appendix C.9, writes the piece
+/// after the square); annotation marks (`!`, `?`) dropped.
+pub fn normalise_notation(text: &str) -> String {
+    let t = text.trim();
+    let numbered = t.trim_start_matches(|c: char| c.is_ascii_digit());
+    let t = if numbered.len() < t.len() && numbered.starts_with(['.', '…']) {
+        numbered.trim_start_matches(['.', '…', ' '])
+    } else {
+        t
+    };
+    let t = t.trim_end_matches(['!', '?']);
+    let body = t.trim_end_matches(['+', '#']);
+    let suffix = &t[body.len()..];
+    let body = if body.eq_ignore_ascii_case("o-o") || body == "0-0" {
+        "O-O".to_string()
+    } else if body.eq_ignore_ascii_case("o-o-o") || body == "0-0-0" {
+        "O-O-O".to_string()
+    } else {
+        promotion(body).unwrap_or_else(|| body.to_string())
+    };
+    format!("{body}{suffix}")
+}
+
+/// `e8Q`, `e8q`, `e8(Q)`, `e8/Q`, `e8=q` → `e8=Q`; anything else: `None`.
+fn promotion(body: &str) -> Option<String> {
+    if !body.starts_with(|c: char| matches!(c, 'a'..='h')) {
+        return None;
+    }
+    let (base, piece) = if let Some(inner) = body.strip_suffix(')') {
+        let (base, piece) = inner.rsplit_once('(')?;
+        (base, piece)
+    } else if let Some((base, piece)) = body.rsplit_once(['=', '/']) {
+        (base, piece)
+    } else {
+        let last = body.chars().last()?;
+        (
+            &body[..body.len() - last.len_utf8()],
+            &body[body.len() - last.len_utf8()..],
+        )
+    };
+    let mut p = piece.chars();
+    let (Some(piece), None) = (p.next(), p.next()) else {
+        return None;
+    };
+    let piece = piece.to_ascii_uppercase();
+    (matches!(piece, 'Q' | 'R' | 'B' | 'N') && base.ends_with(['1', '8']))
+        .then(|| format!("{base}={piece}"))
+}
+
 fn parse_chess_move(pos: &Chess, text: &str) -> Result<shakmaty::Move, String> {
+    match parse_exact(pos, text) {
+        Ok(m) => Ok(m),
+        Err(e) => {
+            let n = normalise_notation(text);
+            if n == text {
+                return Err(e);
+            }
+            parse_exact(pos, &n).map_err(|e2| format!("{e2} (written '{}')", text.trim()))
+        }
+    }
+}
+
+fn parse_exact(pos: &Chess, text: &str) -> Result<shakmaty::Move, String> {
     // FIDE's own notation writes castling with zeros (Laws, Appendix C.13): 0-0, 0-0-0.
     let castling = match text.trim_end_matches(['+', '#']) {
         "0-0" => Some("O-O"),

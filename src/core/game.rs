@@ -799,6 +799,46 @@ impl Game {
                 _ => refuse_state("declarations go to the draft (Game::declare)"),
             };
         }
+        let events = self.decide_command(cmd, now)?;
+        self.no_result_over_presses(&events)?;
+        Ok(events)
+    }
+
+    /// A result never loses a move: a result decided while pressed moves await their notation is
+    /// refused, naming them, until they are entered (6a, 6b: the operator enters every move).
+    fn no_result_over_presses(&self, events: &[Event]) -> Result<(), Refusal> {
+        if self.presses.is_empty()
+            || !events
+                .iter()
+                .any(|e| matches!(e.kind, EventKind::GameEnded { .. }))
+        {
+            return Ok(());
+        }
+        let mut count = [0u32; 2];
+        let named: Vec<String> = self
+            .presses
+            .iter()
+            .map(|p| {
+                count[p.side.index()] += 1;
+                let n = self.board.moves_by(p.side) + count[p.side.index()];
+                format!(
+                    "{}'s move {n} (pressed at {})",
+                    p.side,
+                    super::timefmt::clock(i64::try_from(p.at).unwrap_or(i64::MAX))
+                )
+            })
+            .collect();
+        refuse(
+            c::ENTER_HUMAN_MOVE,
+            format!(
+                "no result while pressed moves await their notation: {}; enter {} first (move SAN)",
+                named.join(", "),
+                if named.len() == 1 { "it" } else { "them" }
+            ),
+        )
+    }
+
+    fn decide_command(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
         use Command as C;
         match cmd {
             C::DeclarePlayer { .. }

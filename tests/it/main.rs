@@ -3,7 +3,8 @@ mod archive_copies; // rule 13a: copies compared, hashed, stored; SHA256SUMS
 mod board_match; // issue 13: config-file digest, next game carried over, status computed now
 mod clauses; // one test per clause of the 2003 rules, given / when / then
 mod clauses13; // rule 13 through the binary: 13a, 13c, 13d, 13e
-mod clauses13_core; // rule 13 decided in the core: refusal, lateness, clause
+mod clauses13_core;
+mod clauses20; // issue 20: results over pressed moves, 7c after the reply, 8b twice, notation, 10a // rule 13 decided in the core: refusal, lateness, clause
 mod crash; // SIGKILL at random moments: nothing acknowledged is lost
 mod engine_clock; // rule 6c audited from a real Stockfish log: go wtime/btime against the official clock
 mod engine_coverage; // UCI / CECP engine logs and the rule-13c coverage
