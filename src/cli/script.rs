@@ -75,13 +75,23 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
         memory_session(&a.rules, &layout::match_id(dir), n).map_err(Error::bad_input)?
     } else {
         if layout::log_path(dir, n).exists() {
-            return Err(Error::bad_input(format!(
-                "game {n} of {} already has a log; a script starts a new game (leave out --game)",
+            // Not available (70): the game was opened first, before this run or while it started.
+            let hint = if a.game.is_some() {
+                "a script starts a new game: leave out --game (it takes the next one)"
+            } else {
+                "run the script again (it takes the next game)"
+            };
+            return Err(Error::unavailable(format!(
+                "game {n} of {} already has a log: another board or script opened this game first; {hint}",
                 dir.display()
             )));
         }
         let mut o = open_game_with(dir, Some(n), &a.rules, &a.key.source(), false)
             .map_err(super::match_failure)?;
+        if !o.session.storage.is_empty() {
+            // Created between the check above and the open: another board or script won.
+            return Err(taken(dir, n));
+        }
         if a.echo {
             echo(&mut o.session, echo_failed.clone());
         }
@@ -128,6 +138,15 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
             let msg = format!("{file}:{line}: {e}");
             Err(match e {
                 SessionError::Refused(_) => Error::refused(msg),
+                // Nothing of ours was written and the log exists now: another board or script
+                // created it first (line 0 is written under a temporary name, then linked).
+                SessionError::Storage(_)
+                    if !a.dry_run
+                        && session.storage.is_empty()
+                        && layout::log_path(dir, n).exists() =>
+                {
+                    taken(dir, n)
+                }
                 _ => Error::write_failed(msg),
             })
         }
@@ -166,6 +185,14 @@ fn record_script_authority(session: &mut Session, a: &ScriptArgs, text: &str, li
     if let Err(e) = session.execute(&cmd, now) {
         warn(format!("the script's authorization was not recorded: {e}"));
     }
+}
+
+/// Exit 70: the game was created by another process while this script started.
+fn taken(dir: &std::path::Path, n: u32) -> Error {
+    Error::unavailable(format!(
+        "game {n} of {}: another board or script opened this game first; this script wrote nothing (run it again: it takes the next game)",
+        dir.display()
+    ))
 }
 
 /// A message cut to a readable length (a script line of megabytes is quoted by its start).

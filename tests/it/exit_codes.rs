@@ -100,7 +100,8 @@ struct Ran {
     stderr: String,
 }
 
-/// Run `arbiter ARGS` with no input, killed (and the test failed) after 30 s.
+/// Run `arbiter ARGS` with no input, killed (and the test failed) after
+/// [`crate::fuzz::HANG_BOUND`] (a hang, not a slow run).
 fn run(args: &[&str]) -> Ran {
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(args)
@@ -109,11 +110,15 @@ fn run(args: &[&str]) -> Ran {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + crate::fuzz::HANG_BOUND;
     while child.try_wait().unwrap().is_none() {
         if Instant::now() > deadline {
             let _ = child.kill();
-            panic!("hung for 30 s: arbiter {}", args.join(" "));
+            panic!(
+                "hung for {} s: arbiter {}",
+                crate::fuzz::HANG_BOUND.as_secs(),
+                args.join(" ")
+            );
         }
         std::thread::sleep(Duration::from_millis(10));
     }
