@@ -22,7 +22,7 @@ pub struct ScriptArgs {
     #[command(flatten)]
     pub m: MatchArg,
     /// Game number (default: the next free one).
-    #[arg(long)]
+    #[arg(long, value_parser = super::game_number)]
     pub game: Option<u32>,
     /// Rules profile.
     #[arg(long, default_value = DEFAULT_RULES)]
@@ -67,9 +67,19 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
         .map_err(|e| Error::cannot_read(format!("{file}: {e}")))?;
     let lines = parse_script(&text).map_err(|e| Error::bad_input(clip(format!("{file}:{e}"))))?;
     let dir = &a.m.dir;
-    let n = a
-        .game
-        .unwrap_or_else(|| layout::games(dir).last().map_or(1, |g| g + 1));
+    let n = match a.game {
+        Some(n) => n,
+        None => match layout::games(dir).last() {
+            Some(&last) if last >= layout::MAX_GAME => {
+                return Err(Error::unavailable(format!(
+                    "{} already has game {last}, the highest a match may hold",
+                    dir.display()
+                )));
+            }
+            Some(&last) => last + 1,
+            None => 1,
+        },
+    };
     let echo_failed = Rc::new(RefCell::new(None));
     let mut session = if a.dry_run {
         memory_session(&a.rules, &layout::match_id(dir), n).map_err(Error::bad_input)?
