@@ -25,11 +25,13 @@ macro_rules! outln {
 pub mod archive;
 pub mod checkpoint;
 pub mod countersign;
+pub mod docs;
 pub mod keygen;
 pub mod pgn;
 pub mod play;
 pub mod prove;
 pub mod report;
+pub mod rules;
 pub mod script;
 pub mod status;
 pub mod verify;
@@ -81,6 +83,12 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Write the game in PGN with clock comments.
     Pgn(pgn::PgnArgs),
+    /// The rules profiles compiled into the binary: `list`, or `show NAME`.
+    Rules(rules::RulesArgs),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell).
+    Completions(docs::CompletionsArgs),
+    /// Print the manual page (roff: `arbiter man > arbiter.1`, or `arbiter man | man -l -`).
+    Man(docs::ManArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -184,6 +192,9 @@ pub fn run(cli: Cli) -> Result<Exit, Error> {
         Command::Archive(a) => archive::run(&a),
         Command::Report(a) => report::run(&a),
         Command::Pgn(a) => pgn::run(&a),
+        Command::Rules(a) => rules::run(&a),
+        Command::Completions(a) => docs::completions(&a),
+        Command::Man(a) => docs::man(&a),
     }
 }
 

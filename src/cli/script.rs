@@ -82,7 +82,12 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
     };
     let echo_failed = Rc::new(RefCell::new(None));
     let mut session = if a.dry_run {
-        memory_session(&a.rules, &layout::match_id(dir), n).map_err(Error::bad_input)?
+        memory_session(&a.rules, &layout::match_id(dir), n).map_err(|e| match e {
+            // As `play --rules` and README: a profile that cannot be read (missing, a folder, a
+            // FIFO, not UTF-8) is 66; one that is malformed, 65.
+            crate::session::LoadProfileError::Read { .. } => Error::cannot_read(e),
+            crate::session::LoadProfileError::Parse(_) => Error::bad_input(e),
+        })?
     } else {
         if layout::log_path(dir, n).exists() {
             // Not available (70): the game was opened first, before this run or while it started.

@@ -754,3 +754,48 @@ fn exit_codes_no_game_n_and_game_numbers_from_1() {
     }
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
 }
+
+/// Issue 21: a rules profile or a script that cannot be read — missing, a folder, a FIFO, not
+/// UTF-8 — is 66 on `script` (dry run or not) as on `play`, README's "a file that cannot be
+/// read"; a malformed profile is 65.
+#[test]
+fn exit_codes_unreadable_rules_and_scripts_are_66() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path());
+    let ms = m.display().to_string();
+    let fifo = tmp.path().join("fifo.toml");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let not_utf8 = tmp.path().join("latin1.toml");
+    std::fs::write(&not_utf8, b"name = \"caf\xe9\"\n").unwrap();
+    let folder = tmp.path().join("folder.toml");
+    std::fs::create_dir(&folder).unwrap();
+    let malformed = script(tmp.path(), "bad.toml", "this is not toml\n");
+    let missing = tmp.path().join("missing.toml").display().to_string();
+    let (fifo, not_utf8, folder) = (s(&fifo), s(&not_utf8), s(&folder));
+    for (rules, want) in [
+        (missing.as_str(), 66),
+        (folder, 66),
+        (fifo, 66),
+        (not_utf8, 66),
+        (malformed.as_str(), 65),
+    ] {
+        for dry in [true, false] {
+            let mut args = vec!["script", QUICK, "--match", &ms, "--rules", rules];
+            if dry {
+                args.push("--dry-run");
+            }
+            let r = run(&args);
+            assert_eq!(r.code, Some(want), "{args:?}: {r:?}");
+        }
+    }
+    for file in [fifo, not_utf8, folder] {
+        let r = run(&["script", file, "--dry-run", "--match", &ms]);
+        assert_eq!(r.code, Some(66), "{file}: {r:?}");
+    }
+}
