@@ -44,6 +44,9 @@ impl Command {
                 | C::ArbiterTablebaseDraw { .. }
                 | C::Decide { .. }
                 | C::NoShow { .. }
+                | C::NoShowBoth
+                | C::SideResign { .. }
+                | C::DeclareWin { .. }
                 | C::Claim { .. }
                 | C::WrongMove { .. }
                 | C::CorrectClock { .. }
@@ -293,6 +296,17 @@ pub enum Command {
     HumanAcceptDraw,
     HumanDeclineDraw,
     HumanResign,
+    // any entrant, named by its side (program-vs-program games too; Denryu-sen 5.2, 13.1, 23)
+    /// The side resigns (`sente resign`, `gote resign`, `white resign`, `black resign`).
+    SideResign {
+        side: SideRef,
+    },
+    /// Denryu-sen 23: the side declares an entering-king win (`%KACHI`); judged at once.
+    DeclareWin {
+        side: SideRef,
+    },
+    /// Denryu-sen 13.7: neither side appeared within the default time: both lose.
+    NoShowBoth,
 }
 
 /// One line of help: who may say it, the words, and the clause.
@@ -654,8 +668,9 @@ fn need_text(words: &[&str], what: &str) -> Result<String, String> {
 
 fn side_ref(w: Option<&&str>) -> Result<SideRef, String> {
     match w.copied() {
-        Some("white") => Ok(SideRef::Side(Side::White)),
-        Some("black") => Ok(SideRef::Side(Side::Black)),
+        // Shogi's sente (the first player) is the kit's white, gote black.
+        Some("white" | "sente") => Ok(SideRef::Side(Side::White)),
+        Some("black" | "gote") => Ok(SideRef::Side(Side::Black)),
         Some("human") => Ok(SideRef::Human),
         Some("machine") => Ok(SideRef::Machine),
         Some(o) => Err(format!(
@@ -724,6 +739,8 @@ fn parse_archive(args: &[&str]) -> Result<Command, String> {
 
 /// Parse one command line. Errors say what is wrong with the words.
 pub fn parse(line: &str) -> Result<Command, String> {
+    // Japanese move notation writes a full-width space after 同 (同　歩): one word here.
+    let line = line.replace("同\u{3000}", "同");
     let words: Vec<&str> = line.split_whitespace().collect();
     let Some((&who, rest_words)) = words.split_first() else {
         return Err("empty command".into());
@@ -803,9 +820,21 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 reason: need_text(args.get(2..).unwrap_or(&[]), "reason")?,
             }
         }
+        ("arbiter", "no-show") if args.first() == Some(&"both") => Command::NoShowBoth,
         ("arbiter", "no-show") => Command::NoShow {
             side: side_ref(args.first())?,
         },
+        (s @ ("sente" | "gote" | "white" | "black"), "resign" | "declare") => {
+            if !args.is_empty() {
+                return Err(format!("'{s} {verb}' takes nothing more"));
+            }
+            let side = side_ref(Some(&s))?;
+            if verb == "resign" {
+                Command::SideResign { side }
+            } else {
+                Command::DeclareWin { side }
+            }
+        }
         ("arbiter", "release-move") => Command::ReleaseOwedMove {
             reason: need_text(args, "reason")?,
         },
@@ -941,8 +970,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
 
 fn parse_declare(args: &[&str]) -> Result<Command, String> {
     match args {
-        [side @ ("white" | "black"), kind, name @ ..] => {
-            let side = if *side == "white" { Side::White } else { Side::Black };
+        [side @ ("white" | "black" | "sente" | "gote"), kind, name @ ..] => {
+            let side = if matches!(*side, "white" | "sente") { Side::White } else { Side::Black };
             let kind = match *kind {
                 "human" => PlayerKind::Human,
                 "machine" => PlayerKind::Machine,

@@ -143,6 +143,16 @@ pub enum Termination {
     NoShow,
     ArbiterDecision,
     MoveCap,
+    /// Shogi: the same position a fourth time (Denryu-sen 13.5).
+    Sennichite,
+    /// Shogi: sennichite by perpetual check, lost by the checking side.
+    PerpetualCheck,
+    /// Shogi: an illegal move, lost by its maker (13.1).
+    IllegalMove,
+    /// Shogi: an entering-king declaration that met every condition of article 23.
+    Declaration,
+    /// Shogi: an entering-king declaration that failed a condition of article 23: the declarer loses.
+    FailedDeclaration,
 }
 
 impl Termination {
@@ -175,6 +185,9 @@ pub enum Score {
     BlackWins,
     #[serde(rename = "1/2-1/2")]
     Draw,
+    /// Both sides lose (Denryu-sen 13.7: neither appeared).
+    #[serde(rename = "0-0")]
+    BothLose,
 }
 
 impl Score {
@@ -189,6 +202,7 @@ impl Score {
             Score::WhiteWins => "1-0",
             Score::BlackWins => "0-1",
             Score::Draw => "1/2-1/2",
+            Score::BothLose => "0-0",
         }
     }
     pub fn parse(s: &str) -> Option<Score> {
@@ -196,6 +210,7 @@ impl Score {
             "1-0" => Some(Score::WhiteWins),
             "0-1" => Some(Score::BlackWins),
             "1/2-1/2" | "½-½" | "draw" => Some(Score::Draw),
+            "0-0" => Some(Score::BothLose),
             _ => None,
         }
     }
