@@ -2,7 +2,7 @@
 //! `<who> <verb> [args]`, or `move <SAN|UCI>` for the operator entering a move.
 use serde::Serialize;
 
-use super::event::{Justification, PlayerKind, Score};
+use super::event::{Entrant, Justification, PlayerKind, Score};
 use super::timefmt::{parse_duration, parse_signed};
 use super::{Ms, Side};
 
@@ -134,6 +134,13 @@ pub enum Command {
     DeclarePlayer {
         side: Side,
         kind: PlayerKind,
+        name: String,
+    },
+    /// Denryu-sen 5.2: a side's entrant, one of the four kinds (a program, a human, a human team,
+    /// a human consulting an AI with the declared method).
+    DeclareEntrant {
+        side: Side,
+        entrant: Entrant,
         name: String,
     },
     DeclareOperator {
@@ -307,6 +314,11 @@ pub enum Command {
     },
     /// Denryu-sen 13.7: neither side appeared within the default time: both lose.
     NoShowBoth,
+    /// Denryu-sen 5.2 (4): what a human consulting an AI consulted, logged.
+    Consulted {
+        side: SideRef,
+        text: String,
+    },
 }
 
 /// One line of help: who may say it, the words, and the clause.
@@ -824,6 +836,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
         ("arbiter", "no-show") => Command::NoShow {
             side: side_ref(args.first())?,
         },
+        (s @ ("sente" | "gote" | "white" | "black"), "consulted") => Command::Consulted {
+            side: side_ref(Some(&s))?,
+            text: need_text(args, "what was consulted")?,
+        },
         (s @ ("sente" | "gote" | "white" | "black"), "resign" | "declare") => {
             if !args.is_empty() {
                 return Err(format!("'{s} {verb}' takes nothing more"));
@@ -968,8 +984,55 @@ pub fn parse(line: &str) -> Result<Command, String> {
     Ok(c)
 }
 
+/// Denryu-sen 5.2: `program NAME`, `team NAME: A, B`, `consulting NAME with PROGRAM: METHOD`.
+fn parse_entrant(side: Side, kind: &str, rest: &[&str]) -> Result<Command, String> {
+    let text = need_text(rest, "entrant's name")?;
+    let (name, entrant) = match kind {
+        "program" => (text, Entrant::Program),
+        "team" => {
+            let (name, list) = text
+                .split_once(':')
+                .ok_or("say: declare SIDE team NAME: MEMBER, MEMBER, …")?;
+            let members = names(&list.split_whitespace().collect::<Vec<_>>());
+            if members.len() < 2 {
+                return Err("a human team (5.2 (3)) has at least two members".into());
+            }
+            (name.trim().to_string(), Entrant::HumanTeam { members })
+        }
+        _ => {
+            const SAY: &str =
+                "say: declare SIDE consulting NAME with PROGRAM: HOW THEY CONSULT (5.2 (4))";
+            let (who, rest) = text.split_once(" with ").ok_or(SAY)?;
+            let (program, method) = rest.split_once(':').ok_or(SAY)?;
+            let (program, method) = (program.trim(), method.trim());
+            if program.is_empty() || method.is_empty() {
+                return Err(SAY.into());
+            }
+            (
+                who.trim().to_string(),
+                Entrant::HumanWithAi {
+                    program: program.to_string(),
+                    method: method.to_string(),
+                },
+            )
+        }
+    };
+    if name.is_empty() {
+        return Err("give the entrant's name".into());
+    }
+    Ok(Command::DeclareEntrant {
+        side,
+        entrant,
+        name,
+    })
+}
+
 fn parse_declare(args: &[&str]) -> Result<Command, String> {
     match args {
+        [side @ ("white" | "black" | "sente" | "gote"), kind @ ("program" | "team" | "consulting"), rest @ ..] => {
+            let side = if matches!(*side, "white" | "sente") { Side::White } else { Side::Black };
+            parse_entrant(side, kind, rest)
+        }
         [side @ ("white" | "black" | "sente" | "gote"), kind, name @ ..] => {
             let side = if matches!(*side, "white" | "sente") { Side::White } else { Side::Black };
             let kind = match *kind {
@@ -1011,7 +1074,7 @@ fn parse_declare(args: &[&str]) -> Result<Command, String> {
             }
             Ok(Command::DeclareCamp { name: (*name).to_owned(), key })
         }
-        _ => Err("declare white|black human|machine NAME, operator NAME, team NAMES, algorithm TEXT, config SHA256, config-file PATH or camp NAME PUBLIC-KEY".into()),
+        _ => Err("declare white|black|sente|gote human|machine|program NAME (team NAME: A, B; consulting NAME with PROGRAM: METHOD), operator NAME, team NAMES, algorithm TEXT, config SHA256, config-file PATH or camp NAME PUBLIC-KEY".into()),
     }
 }
 

@@ -45,6 +45,34 @@ pub enum PlayerKind {
 pub struct Player {
     pub name: String,
     pub kind: PlayerKind,
+    /// Denryu-sen 5.2: which of the four kinds of entrant, when declared so (bound into line 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entrant: Option<Entrant>,
+}
+
+/// Denryu-sen 5.2: the four kinds of entrant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Entrant {
+    /// (1) A shogi AI program with its own work in it.
+    Program,
+    /// (2) A human playing alone.
+    Human,
+    /// (3) Humans playing as a team.
+    HumanTeam { members: Vec<String> },
+    /// (4) A human consulting an AI: the program used and how they consult, declared beforehand.
+    HumanWithAi { program: String, method: String },
+}
+
+impl Entrant {
+    /// The player kind the clock and the move entry treat the entrant as: a program's moves
+    /// come from the machine; humans send theirs by hand (19.6).
+    pub fn player_kind(&self) -> PlayerKind {
+        match self {
+            Entrant::Program => PlayerKind::Machine,
+            _ => PlayerKind::Human,
+        }
+    }
 }
 
 /// The internal-clock algorithm of rule 6c.

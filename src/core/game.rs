@@ -838,7 +838,8 @@ impl Game {
             | C::DeclareAlgorithm { .. }
             | C::DeclareConfig { .. }
             | C::DeclareCamp { .. }
-            | C::DeclareConfigFile { .. } => refuse_state("declarations go to the draft"),
+            | C::DeclareConfigFile { .. }
+            | C::DeclareEntrant { .. } => refuse_state("declarations go to the draft"),
             C::Open | C::Start => self.decide_setup(cmd, now),
             C::Move { .. }
             | C::Press
@@ -886,7 +887,7 @@ impl Game {
                 self.decide_committee(cmd, now)
             }
             C::Void { .. } => self.decide_void(cmd, now),
-            C::SideResign { .. } | C::DeclareWin { .. } | C::NoShowBoth => {
+            C::SideResign { .. } | C::DeclareWin { .. } | C::NoShowBoth | C::Consulted { .. } => {
                 self.decide_entrants(cmd, now)
             }
         }

@@ -579,3 +579,57 @@ fn denryusen_the_log_cites_denryusen_articles_not_2003_clauses() {
             .collect::<Vec<_>>()
     );
 }
+
+// ----- entrants (5.2) ------------------------------------------------------------------------------
+
+#[test]
+fn denryusen_5_2_entrants_and_the_consultation_method_are_bound_into_line_0() {
+    use arbiter::core::event::Entrant;
+    let lines = [
+        "0 arbiter declare sente program Suisho",
+        "0 arbiter declare gote consulting Taro Yamada with dlshogi: the program shows three candidates, Taro chooses",
+        "0 arbiter declare operator Tournament Operator",
+    ];
+    let mut m = given_game(new_game(DENRYUSEN_2024), &lines).and("0 arbiter start");
+    let EventKind::GameOpened(o) = &m.log[0].kind else {
+        panic!("line 0 opens the game")
+    };
+    assert_eq!(m.log[0].clause, "5.2");
+    assert_eq!(o.declarations.white.entrant, Some(Entrant::Program));
+    assert_eq!(
+        o.declarations.black.entrant,
+        Some(Entrant::HumanWithAi {
+            program: "dlshogi".into(),
+            method: "the program shows three candidates, Taro chooses".into()
+        })
+    );
+    assert_eq!(o.declarations.black.name, "Taro Yamada");
+    m.at("1 move 7g7f");
+    let mut m = m
+        .when("20 gote consulted dlshogi proposed 3c3d and 8c8d")
+        .then(|_, ev| {
+            assert!(
+                matches!(&ev[0].kind, EventKind::Note { text } if text == "gote consulted dlshogi: dlshogi proposed 3c3d and 8c8d")
+            );
+            assert_eq!(ev[0].clause, "5.2");
+        })
+        .when("21 sente consulted a book")
+        .then_refused_saying("5.2", "not declared as a human consulting an AI")
+        .m;
+    // The human's own move, sent by hand (19.6), and its own resignation.
+    m.at("25 move ３四歩");
+    m.when("30 human resign").then(|_, ev| {
+        let (score, term, _, _) = ended(&ev[0]);
+        assert_eq!((score, term), (Score::WhiteWins, Termination::Resignation));
+        assert_eq!(ev[0].clause, "13.1");
+    });
+    // A human team names at least two members.
+    let team = arbiter::core::command::parse("arbiter declare gote team Kanazawa: A. Sato, B. Ito")
+        .unwrap();
+    assert!(matches!(
+        team,
+        arbiter::core::command::Command::DeclareEntrant { entrant: Entrant::HumanTeam { ref members }, ref name, .. }
+            if members.len() == 2 && name == "Kanazawa"
+    ));
+    assert!(arbiter::core::command::parse("arbiter declare gote team Solo: A. Sato").is_err());
+}

@@ -411,6 +411,30 @@ impl Game {
                     ),
                 )
             }
+            C::Consulted { side, text } => {
+                self.opened()?;
+                let side = self.resolve(side)?;
+                let Some(Entrant::HumanWithAi { program, .. }) =
+                    self.player(side).and_then(|p| p.entrant.as_ref())
+                else {
+                    return refuse(
+                        a::ENTRANTS,
+                        format!(
+                            "{} is not declared as a human consulting an AI (5.2 (4)): arbiter declare {} consulting NAME with PROGRAM: METHOD",
+                            self.side_label(side),
+                            self.side_label(side)
+                        ),
+                    );
+                };
+                self.one(
+                    now,
+                    Actor::Arbiter,
+                    a::ENTRANTS,
+                    EventKind::Note {
+                        text: format!("{} consulted {program}: {text}", self.side_label(side)),
+                    },
+                )
+            }
             _ => refuse_state("not a command of this rule family"),
         }
     }
