@@ -75,6 +75,28 @@ pub struct DeclarationFacts {
     pub in_check: bool,
 }
 
+/// A piece as the board shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PieceView {
+    pub side: Side,
+    /// One kanji (杏, 圭, 全 for the promoted lance, knight and silver).
+    pub kanji: char,
+    /// USI letters, `+` before a promoted piece (upper case for sente, lower for gote).
+    pub letters: String,
+}
+
+/// What a shogi board shows: the 9×9 squares, both hands, the last move.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShogiView {
+    /// `squares[rank][col]`: rank 0 is 一 (gote's back rank), col 0 is file 9 (left as sente sees).
+    pub squares: Vec<Vec<Option<PieceView>>>,
+    /// Pieces in hand per side (`[sente, gote]`): kanji, letter, count; rook first, pawn last.
+    pub hands: [Vec<(char, char, u32)>; 2],
+    /// The last move's destination as (rank, col) in `squares`.
+    pub last_to: Option<(usize, usize)>,
+    pub in_check: bool,
+}
+
 /// Side <-> rsshogi colour: sente (black in shogi terms) is the first player, the kit's white.
 pub fn color_of(side: Side) -> Color {
     match side {
@@ -384,6 +406,67 @@ impl ShogiRecord {
             points,
             pieces_in_camp: pieces,
             in_check,
+        }
+    }
+
+    /// What the board shows (pure; the Board UI draws it).
+    pub fn view(&self) -> ShogiView {
+        let arr = self.pos.board_array();
+        let mut squares = vec![vec![None; 9]; 9];
+        for sq in Square::iter() {
+            let p: Piece = arr.get(sq);
+            if p.is_empty() {
+                continue;
+            }
+            let (file, rank) = (sq.file().raw() as usize, sq.rank().raw() as usize);
+            let side = side_of(p.color());
+            let t = p.piece_type();
+            let letters = notation::piece_letters(t);
+            let letters = if side == Side::White {
+                letters.to_string()
+            } else {
+                letters.to_ascii_lowercase()
+            };
+            if let Some(cell) = squares
+                .get_mut(rank)
+                .and_then(|r| r.get_mut(8 - file.min(8)))
+            {
+                *cell = Some(PieceView {
+                    side,
+                    kanji: notation::piece_char(t),
+                    letters,
+                });
+            }
+        }
+        let hands = [Side::White, Side::Black].map(|side| {
+            let h = self.pos.hands_array()[color_of(side).to_index()];
+            [
+                (HandPiece::ROOK, '飛', 'R'),
+                (HandPiece::BISHOP, '角', 'B'),
+                (HandPiece::GOLD, '金', 'G'),
+                (HandPiece::SILVER, '銀', 'S'),
+                (HandPiece::KNIGHT, '桂', 'N'),
+                (HandPiece::LANCE, '香', 'L'),
+                (HandPiece::PAWN, '歩', 'P'),
+            ]
+            .into_iter()
+            .filter(|(hp, ..)| h.count(*hp) > 0)
+            .map(|(hp, k, l)| (k, l, h.count(hp)))
+            .collect()
+        });
+        let last = self.pos.last_move();
+        let last_to = (!self.moves.is_empty() && last.is_normal()).then(|| {
+            let to = last.to_sq();
+            (
+                to.rank().raw() as usize,
+                8 - (to.file().raw() as usize).min(8),
+            )
+        });
+        ShogiView {
+            squares,
+            hands,
+            last_to,
+            in_check: !self.pos.checkers().is_empty(),
         }
     }
 
