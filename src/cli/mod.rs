@@ -29,6 +29,7 @@ pub mod keygen;
 pub mod pgn;
 pub mod play;
 pub mod prove;
+pub mod record;
 pub mod report;
 pub mod script;
 pub mod status;
@@ -81,6 +82,8 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Write the game in PGN with clock comments.
     Pgn(pgn::PgnArgs),
+    /// Write the game record: CSA or KIF for shogi (with times and result), PGN for chess.
+    Record(record::RecordArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -133,6 +136,7 @@ pub fn run(cli: Cli) -> Result<Exit, Error> {
         Command::Archive(a) => archive::run(&a),
         Command::Report(a) => report::run(&a),
         Command::Pgn(a) => pgn::run(&a),
+        Command::Record(a) => record::run(&a),
     }
 }
 
