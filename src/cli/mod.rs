@@ -30,6 +30,7 @@ pub mod keygen;
 pub mod pgn;
 pub mod play;
 pub mod prove;
+pub mod record;
 pub mod report;
 pub mod rules;
 pub mod script;
@@ -89,6 +90,8 @@ pub enum Command {
     Completions(docs::CompletionsArgs),
     /// Print the manual page (roff: `arbiter man > arbiter.1`, or `arbiter man | man -l -`).
     Man(docs::ManArgs),
+    /// Write the game record: CSA or KIF for shogi (with times and result), PGN for chess.
+    Record(record::RecordArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -195,6 +198,7 @@ pub fn run(cli: Cli) -> Result<Exit, Error> {
         Command::Rules(a) => rules::run(&a),
         Command::Completions(a) => docs::completions(&a),
         Command::Man(a) => docs::man(&a),
+        Command::Record(a) => record::run(&a),
     }
 }
 

@@ -8,6 +8,7 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use super::Side;
+use super::shogi::ShogiRecord;
 
 /// A move as recorded: SAN (with check suffix) and UCI for chess; the text itself otherwise.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,9 +51,12 @@ pub struct ChessRecord {
     keys: Vec<u64>,
 }
 
+/// The game seam: what the rest of the kit knows of a game's moves. Chess on shakmaty, shogi on
+/// rsshogi (`core::shogi`), or free text for other games.
 #[derive(Debug, Clone)]
 pub enum Board {
     Chess(Box<ChessRecord>),
+    Shogi(Box<ShogiRecord>),
     Free(Vec<RecordedMove>),
 }
 
@@ -90,9 +94,26 @@ impl Board {
         Board::Free(Vec::new())
     }
 
+    /// A shogi board at the even-game start, or at `start` (SFEN; a profile checks it when loaded).
+    pub fn new_shogi(start: Option<&str>) -> Board {
+        let r = start
+            .and_then(|s| ShogiRecord::from_sfen(s).ok())
+            .unwrap_or_default();
+        Board::Shogi(Box::new(r))
+    }
+
+    /// The shogi record, when the game is shogi.
+    pub fn shogi(&self) -> Option<&ShogiRecord> {
+        match self {
+            Board::Shogi(s) => Some(s),
+            _ => None,
+        }
+    }
+
     pub fn moves(&self) -> &[RecordedMove] {
         match self {
             Board::Chess(c) => &c.moves,
+            Board::Shogi(s) => s.moves(),
             Board::Free(m) => m,
         }
     }
@@ -104,6 +125,7 @@ impl Board {
     pub fn side_to_move(&self) -> Side {
         match self {
             Board::Chess(c) => color_side(c.pos.turn()),
+            Board::Shogi(s) => s.side_to_move(),
             Board::Free(m) => {
                 if m.len() % 2 == 0 {
                     Side::White
@@ -127,7 +149,7 @@ impl Board {
     pub fn fen(&self) -> Option<String> {
         match self {
             Board::Chess(c) => Some(Fen::from_position(&c.pos, EnPassantMode::Legal).to_string()),
-            Board::Free(_) => None,
+            Board::Shogi(_) | Board::Free(_) => None,
         }
     }
 
@@ -135,7 +157,7 @@ impl Board {
     pub fn men(&self) -> Option<u32> {
         match self {
             Board::Chess(c) => Some(c.pos.board().occupied().count() as u32),
-            Board::Free(_) => None,
+            Board::Shogi(_) | Board::Free(_) => None,
         }
     }
 
@@ -146,6 +168,7 @@ impl Board {
             return Err("no move given".into());
         }
         match self {
+            Board::Shogi(s) => s.check(text).map_err(|e| e.to_string()),
             Board::Free(_) => {
                 if text.chars().any(char::is_whitespace) {
                     Err(format!("'{text}': a move is one word"))
@@ -171,6 +194,7 @@ impl Board {
     /// Play a move recorded earlier (its UCI form for chess). Fails only on a corrupt record.
     pub fn play(&mut self, mv: &RecordedMove) -> Result<(), String> {
         match self {
+            Board::Shogi(s) => s.play(mv).map_err(|e| e.to_string()),
             Board::Free(m) => {
                 m.push(mv.clone());
                 Ok(())
@@ -200,6 +224,7 @@ impl Board {
         }
         let keep = self.plies() - n;
         match self {
+            Board::Shogi(s) => s.take_back(n).map_err(|e| e.to_string()),
             Board::Free(m) => {
                 m.truncate(keep);
                 Ok(())
@@ -249,7 +274,7 @@ impl Board {
                 let last = c.keys.last().copied().unwrap_or_default();
                 c.keys.iter().filter(|k| **k == last).count()
             }
-            Board::Free(_) => 0,
+            Board::Shogi(_) | Board::Free(_) => 0,
         }
     }
 
@@ -257,7 +282,7 @@ impl Board {
     pub fn halfmove_clock(&self) -> u32 {
         match self {
             Board::Chess(c) => c.pos.halfmoves(),
-            Board::Free(_) => 0,
+            Board::Shogi(_) | Board::Free(_) => 0,
         }
     }
 
@@ -265,7 +290,7 @@ impl Board {
     pub fn can_checkmate(&self, side: Side) -> bool {
         match self {
             Board::Chess(c) => !c.pos.has_insufficient_material(side_color(side)),
-            Board::Free(_) => true,
+            Board::Shogi(_) | Board::Free(_) => true,
         }
     }
 

@@ -7,6 +7,9 @@ mod clauses13; // rule 13 through the binary: 13a, 13c, 13d, 13e
 mod clauses13_core;
 mod clauses20; // issue 20: results over pressed moves, 7c after the reply, 8b twice, notation, 10a // rule 13 decided in the core: refusal, lateness, clause
 mod crash; // SIGKILL at random moments: nothing acknowledged is lost
+mod denryusen; // the Denryu-sen 2024 rules: shogi judged, one test per article
+mod denryusen_record; // a human-vs-engine shogi game to the ms; CSA and KIF read by python-shogi
+mod denryusen_screens; // the shogi board at 80x24 and 120x40 (snapshots)
 mod engine_clock; // rule 6c audited from a real Stockfish log: go wtime/btime against the official clock
 mod engine_coverage; // UCI / CECP engine logs and the rule-13c coverage
 mod engine_props; // engine-log parsers never panic
