@@ -45,6 +45,8 @@ impl PositionEnd {
 #[derive(Debug, Clone)]
 pub struct ChessRecord {
     start: Chess,
+    /// Castling notation: Chess960 for a Chess960 start.
+    mode: CastlingMode,
     pos: Chess,
     moves: Vec<RecordedMove>,
     /// Zobrist keys of every position so far, the start included.
@@ -85,9 +87,46 @@ impl Board {
         Board::Chess(Box::new(ChessRecord {
             keys: vec![key(&pos)],
             start: pos.clone(),
+            mode: CastlingMode::Standard,
             pos,
             moves: Vec::new(),
         }))
+    }
+
+    /// A chess game from a start other than the initial position (odds, Chess960), as FEN.
+    pub fn new_chess_from(fen: &str, chess960: bool) -> Result<Board, String> {
+        let mode = CastlingMode::from_chess960(chess960);
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .map_err(|e| format!("'{fen}': {e}"))?
+            .into_position(mode)
+            .map_err(|e| format!("'{fen}' is not a legal position: {e}"))?;
+        if pos.is_game_over() {
+            return Err(format!("'{fen}': the game is over in this position"));
+        }
+        Ok(Board::Chess(Box::new(ChessRecord {
+            keys: vec![key(&pos)],
+            start: pos.clone(),
+            mode,
+            pos,
+            moves: Vec::new(),
+        })))
+    }
+
+    /// FEN of the start position (chess only).
+    pub fn start_fen(&self) -> Option<String> {
+        match self {
+            Board::Chess(c) => Some(Fen::from_position(&c.start, EnPassantMode::Legal).to_string()),
+            Board::Free(_) => None,
+        }
+    }
+
+    /// The side to move in the start position.
+    pub fn first_side(&self) -> Side {
+        match self {
+            Board::Chess(c) => color_side(c.start.turn()),
+            Board::Free(_) => Side::White,
+        }
     }
 
     pub fn new_free() -> Board {
@@ -139,9 +178,10 @@ impl Board {
     /// Moves completed by a side, counted from the recorded moves.
     pub fn moves_by(&self, side: Side) -> u32 {
         let n = self.plies() as u32;
-        match side {
-            Side::White => n.div_ceil(2),
-            Side::Black => n / 2,
+        if side == self.first_side() {
+            n.div_ceil(2)
+        } else {
+            n / 2
         }
     }
 
@@ -184,7 +224,7 @@ impl Board {
                     return Err("the game is over on the board".into());
                 }
                 let m = parse_chess_move(&c.pos, text)?;
-                let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
+                let uci = UciMove::from_move(m, c.mode).to_string();
                 let san = SanPlus::from_move(c.pos.clone(), m).to_string();
                 Ok(RecordedMove { san, uci })
             }
@@ -235,6 +275,7 @@ impl Board {
                     keys: vec![key(&c.start)],
                     pos: c.start.clone(),
                     start: c.start.clone(),
+                    mode: c.mode,
                     moves: Vec::new(),
                 }));
                 for m in &moves {

@@ -9,6 +9,7 @@
 //! | file | rules |
 //! |---|---|
 //! | `setup.rs` | 1, 3, 4, 6c, 8a, 9c — declarations, opening, the start |
+//! | `start.rs` | the profile's start position per game: FEN, odds, Chess960 |
 //! | `moves.rs` | 6a–6l, 7e — moves, corrections, takebacks, internal clock, parameters |
 //! | `arbiter.rs` | 1, 5b — stops, resumptions, notes |
 //! | `operator_errors.rs` | 7b, 7c — wrong moves, penalties |
@@ -37,6 +38,7 @@ mod moves; // rules 6a-6l, 7e
 mod operator_errors; // rules 7b, 7c
 mod setup; // rules 1, 3, 4, 6c, 8a, 9c
 mod shogi; // Denryu-sen 13, 22, 23: shogi's ends, the declaration; any entrant's resignation
+pub mod start; // issue 23: odds starts, Chess960, a FEN per game
 mod technical; // rules 8a, 8b
 mod void; // rule 1: the arbiter voids a mis-keyed entry
 
@@ -356,12 +358,16 @@ impl Game {
 
     /// A new game in the draft phase.
     pub fn new(ctx: GameContext, profile: Profile) -> Game {
-        let board = match profile.profile.game {
-            GameKind::Chess => Board::new_chess(),
-            GameKind::Shogi => {
+        let board = match (profile.profile.game, profile.start_for(ctx.game)) {
+            // The profile was checked when parsed: its starts are legal positions.
+            (GameKind::Chess, Some((fen, chess960))) => {
+                Board::new_chess_from(&fen, chess960).unwrap_or_else(|_| Board::new_chess())
+            }
+            (GameKind::Chess, None) => Board::new_chess(),
+            (GameKind::Shogi, _) => {
                 Board::new_shogi(profile.shogi.as_ref().and_then(|s| s.start_sfen.as_deref()))
             }
-            GameKind::Free => Board::new_free(),
+            (GameKind::Free, _) => Board::new_free(),
         };
         let clock = Clock::new(profile.rounding());
         Game {

@@ -37,6 +37,7 @@ mod pgn_clocks; // issue 20: the PGN's clocks are the log's, press-then-notation
 mod pgn_support;
 mod pgn_write; // PGN with %clk / %emt
 mod press; // issue 12: the press is the time, the notation follows
+mod profiles_matches; // issue 23: the real man–machine matches as profiles, each through its rule
 mod props; // properties over random sessions: time conserved, one clock, replay, refusals
 mod pty; // the Board UI in a real pseudo-terminal (tmux)
 mod readme; // README's examples are what the kit accepts
@@ -49,6 +50,7 @@ mod restart; // 8b/6d: restart and suspend gaps ruled once, measured, with a rea
 mod roles; // 5b: the operator's rights and the arbiter-only commands
 mod screens; // every Board UI screen and panel (snapshots)
 mod text; // 5b: free text kept, length limit
+mod timecontrol; // issue 23: the time-control model against hand vectors and a reference
 mod times; // issue 12: per-move times equal the clocks; take-backs, penalties, corrections, gaps
 mod tui_keys; // keys -> commands, pure
 mod tui_log_tail; // issue 14: the Board UI keeps the latest entries, reads older pages on demand

@@ -101,6 +101,58 @@ fn readme_examples_run_as_written() {
     assert!(tmp.path().join("proof.json").is_file());
 }
 
+/// README's block of each match's profile (issue 23), run as written by bash from a fresh folder
+/// holding `examples/` and `rules/`: every profile loads with `arbiter script --rules`.
+#[test]
+fn readme_profile_examples_run_as_written() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let start = readme
+        .find("Each match's profile (run as written")
+        .expect("README has the profiles block");
+    let block = &readme[start..];
+    let open = block.find("```sh\n").unwrap() + "```sh\n".len();
+    let close = block[open..].find("```").unwrap();
+    let script = &block[open..open + close];
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::env::current_dir().unwrap();
+    for d in ["examples", "rules"] {
+        std::os::unix::fs::symlink(root.join(d), tmp.path().join(d)).unwrap();
+    }
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_arbiter"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-euo", "pipefail", "-c", script])
+        .current_dir(tmp.path())
+        .env("PATH", path)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (f, name) in [
+        ("deep-blue-1997", "Deep Blue, New York 1997"),
+        ("kramnik-deep-fritz-2002", "Manama 2002"),
+        ("x3d-fritz-2003", "X3D Fritz, New York 2003"),
+        ("kramnik-deep-fritz-2006", "Bonn 2006"),
+        ("nakamura-komodo-2016", "Chess.com 2016"),
+    ] {
+        assert!(script.contains(&format!("rules/{f}.toml")), "{f}");
+        assert!(stdout.contains(name), "{name}: {stdout}");
+    }
+    assert!(stdout.contains("result: 1-0 (Checkmate"), "{stdout}");
+}
+
 #[test]
 fn readme_declarations_example_opens_and_starts_a_game() {
     // The `decl.arb` block under "Another match", used as README says:
