@@ -25,10 +25,12 @@ macro_rules! outln {
 pub mod archive;
 pub mod checkpoint;
 pub mod countersign;
+pub mod display;
 pub mod keygen;
 pub mod pgn;
 pub mod play;
 pub mod prove;
+pub mod relay;
 pub mod report;
 pub mod script;
 pub mod status;
@@ -81,6 +83,10 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Write the game in PGN with clock comments.
     Pgn(pgn::PgnArgs),
+    /// The read-only screen for the player and the audience, following the board's log.
+    Display(display::DisplayArgs),
+    /// Keep a PGN file of the match so far for a broadcaster (live relay).
+    Relay(relay::RelayArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -133,6 +139,8 @@ pub fn run(cli: Cli) -> Result<Exit, Error> {
         Command::Archive(a) => archive::run(&a),
         Command::Report(a) => report::run(&a),
         Command::Pgn(a) => pgn::run(&a),
+        Command::Display(a) => display::run(&a),
+        Command::Relay(a) => relay::run(&a),
     }
 }
 

@@ -39,6 +39,10 @@ pub struct PgnGame {
     /// Comments after the last move (before the result).
     #[serde(default)]
     pub trailing: Vec<String>,
+    /// Further tags, written after the others in this order (the live relay's `UTCDate`,
+    /// `UTCTime`, `WhiteClock`, `BlackClock`, `Clock`).
+    #[serde(default)]
+    pub extra: Vec<(String, String)>,
 }
 
 /// One move with its clock figures.
@@ -142,6 +146,9 @@ pub fn write_pgn(game: &PgnGame) -> String {
     if let Some(t) = &game.termination {
         tags.push(("Termination", t));
     }
+    for (name, value) in &game.extra {
+        tags.push((name, value));
+    }
     for (name, value) in tags {
         let value = if value.trim().is_empty() { "?" } else { value };
         out.push_str(&format!("[{name} \"{}\"]\n", tag_value(value)));
@@ -225,6 +232,7 @@ mod tests {
             termination: Some("normal".to_owned()),
             moves,
             trailing: Vec::new(),
+            extra: Vec::new(),
         }
     }
 

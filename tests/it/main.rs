@@ -5,6 +5,7 @@ mod clauses; // one test per clause of the 2003 rules, given / when / then
 mod clauses13; // rule 13 through the binary: 13a, 13c, 13d, 13e
 mod clauses13_core; // rule 13 decided in the core: refusal, lateness, clause
 mod crash; // SIGKILL at random moments: nothing acknowledged is lost
+mod display; // issue 24: the read-only screen follows the board, never writes
 mod engine_clock; // rule 6c audited from a real Stockfish log: go wtime/btime against the official clock
 mod engine_coverage; // UCI / CECP engine logs and the rule-13c coverage
 mod engine_props; // engine-log parsers never panic
@@ -34,6 +35,7 @@ mod props; // properties over random sessions: time conserved, one clock, replay
 mod pty; // the Board UI in a real pseudo-terminal (tmux)
 mod readme; // README's examples are what the kit accepts
 mod realgame; // the real Stockfish game end to end: archive, coverage, PGN in two readers
+mod relay; // issue 24: the live relay's PGN at every entry, delay, games in order
 mod report_model; // the committee report's content
 mod report_render; // report files, self-contained HTML, headless Chromium
 mod report_stream; // issue 14: the report streamed in two passes equals the whole rendering
