@@ -8,7 +8,7 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
@@ -163,6 +163,9 @@ pub struct MatchTail {
     pub dir: PathBuf,
     only: Option<u32>,
     pub games: Vec<GameTail>,
+    /// Until when to look often: a game folder just appeared, or entries just came (a new
+    /// folder's first writes can land before its change notification is in place).
+    brisk_until: Option<Instant>,
 }
 
 impl MatchTail {
@@ -172,6 +175,16 @@ impl MatchTail {
             dir: dir.to_owned(),
             only,
             games: Vec::new(),
+            brisk_until: None,
+        }
+    }
+
+    /// The longest wait before looking at the folder again: [`FALLBACK_POLL`] for a second after
+    /// a change, else what `watch` allows.
+    pub fn poll_every(&self, watch: &Watch) -> Duration {
+        match self.brisk_until {
+            Some(t) if Instant::now() < t => FALLBACK_POLL,
+            _ => watch.poll_every(),
         }
     }
 
@@ -188,6 +201,9 @@ impl MatchTail {
         }
         for g in &mut self.games {
             changed |= g.poll();
+        }
+        if changed {
+            self.brisk_until = Some(Instant::now() + BRISK);
         }
         changed
     }
@@ -238,6 +254,9 @@ pub enum Watch {
 
 /// Polling period when change notification is not available: appends show within it.
 pub const FALLBACK_POLL: Duration = Duration::from_millis(100);
+
+/// How long the follower looks every [`FALLBACK_POLL`] after a change.
+pub const BRISK: Duration = Duration::from_secs(1);
 
 /// With change notification, a safety poll this often (a folder on a file system that does not
 /// notify, a missed event).

@@ -261,7 +261,7 @@ pub fn follow(
     let (tx, rx) = std::sync::mpsc::channel::<Wake<()>>();
     let watch = Watch::start(dir, tx);
     while keep_going() {
-        let mut timeout = watch.poll_every();
+        let mut timeout = m.poll_every(&watch);
         if let Some(r) = next_reveal(&m, Utc::now(), relay.delay) {
             timeout = timeout.min(r + Duration::from_millis(1));
         }

@@ -112,7 +112,7 @@ pub fn run(dir: &Path, only: Option<u32>, mut relay: Option<Relay>) -> std::io::
             }
             terminal.draw(|f| render(&s, f.area(), f.buffer_mut()))?;
             let at = m.current().and_then(|g| g.game_time_at(now)).unwrap_or(0);
-            let mut timeout = watch.poll_every();
+            let mut timeout = m.poll_every(&watch);
             if let Some(v) = &s.view {
                 timeout = timeout.min(crate::tui::wait_for(v, at));
             }

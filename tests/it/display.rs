@@ -235,3 +235,77 @@ fn display_states_in_words_and_nothing_of_the_machines_internal_clock() {
         assert!(!s.contains(word), "'{word}' on the display:\n{s}");
     }
 }
+
+/// The follower under the display and the relay: a log written line by line by another writer
+/// (here the test, copying a real game's log, and once a line in two halves as a torn write
+/// would leave it) is taken in entry by entry, each after its change notification. The latency
+/// from the write to the entry read is printed (no timed assertion: the deadline is generous).
+#[test]
+fn display_follower_takes_in_each_append_and_waits_for_a_whole_line() {
+    use arbiter::follow::{Wake, Watch, wait};
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    crate::log_util::arbiter_key_in(&src);
+    ok(&arbiter(&[
+        "script",
+        "examples/scripts/quick.arb",
+        "--match",
+        src.to_str().unwrap(),
+    ]));
+    let bytes = std::fs::read(src.join("game-1/log.jsonl")).unwrap();
+    let lines: Vec<&[u8]> = bytes.split_inclusive(|b| *b == b'\n').collect();
+
+    let m = tmp.path().join("m");
+    std::fs::create_dir_all(m.join("game-1")).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<Wake<()>>();
+    let watch = Watch::start(&m, tx);
+    assert!(
+        matches!(watch, Watch::Notify(_)),
+        "inotify is available here"
+    );
+    let mut t = MatchTail::new(&m, None);
+    t.poll();
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(m.join("game-1/log.jsonl"))
+        .unwrap();
+    let mut lat = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let torn = i == 3;
+        let (first, rest) = if torn {
+            line.split_at(line.len() / 2)
+        } else {
+            (*line, &b""[..])
+        };
+        if torn {
+            f.write_all(first).unwrap();
+            f.sync_data().unwrap();
+            for _ in wait(&rx, Duration::from_millis(300)) {}
+            t.poll();
+            assert_eq!(t.games[0].events.len(), i, "half a line is not an entry");
+        }
+        let written = Instant::now();
+        f.write_all(if torn { rest } else { first }).unwrap();
+        f.sync_data().unwrap();
+        let until = written + Duration::from_secs(10);
+        while t.games.first().map_or(0, |g| g.events.len()) < i + 1 {
+            assert!(Instant::now() < until, "entry {i} not taken in");
+            let _ = wait(&rx, t.poll_every(&watch));
+            t.poll();
+        }
+        lat.push(written.elapsed().as_micros());
+        assert!(t.games[0].problem.is_none(), "{:?}", t.games[0].problem);
+    }
+    lat.sort_unstable();
+    println!(
+        "follow latency over {} appends: median {} µs, max {} µs",
+        lat.len(),
+        lat[lat.len() / 2],
+        lat[lat.len() - 1]
+    );
+    let g = &t.games[0];
+    assert_eq!(g.events.len(), lines.len());
+    assert!(g.game.as_ref().unwrap().board().moves().len() == 6);
+}
