@@ -33,6 +33,8 @@ fi
 cpu_ns() { awk '{print $1}' "/proc/$1/schedstat"; }
 wakeups() { awk '/^voluntary_ctxt_switches:/ {print $2}' "/proc/$1/status"; }
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+# Where the resident memory is: anonymous (heap, stacks) and file-backed (the program's pages).
+split_kb() { awk '/^RssAnon:/ {a=$2} /^RssFile:/ {f=$2} /^Threads:/ {t=$2} END {printf "anon %s kB + file %s kB, %s threads", a, f, t}' "/proc/$1/status"; }
 start() {
   local name=$1; shift
   if tmux -L "$SOCK" has-session 2>/dev/null; then
@@ -80,9 +82,9 @@ for _ in $(seq "$SECS"); do
 done
 row() {
   local p=$1 name=$2
-  printf '   %-16s cpu %8.1f ms in %s s, %5d wakeups, rss max %6d kB\n' "$name" \
+  printf '   %-16s cpu %8.1f ms in %s s, %5d wakeups, rss max %6d kB (%s)\n' "$name" \
     "$(awk -v d=$(( $(cpu_ns "$p") - ${n0[$p]} )) 'BEGIN { print d / 1e6 }')" "$SECS" \
-    $(( $(wakeups "$p") - ${w0[$p]} )) "${maxr[$p]}"
+    $(( $(wakeups "$p") - ${w0[$p]} )) "${maxr[$p]}" "$(split_kb "$p")"
 }
 echo "== display_idle: ${SECS} s with White's clock running, $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, $BIN"
 [ -n "$TC" ] && row "$TC" "tty-clock -s -c"

@@ -169,7 +169,8 @@ pub struct MatchTail {
 }
 
 impl MatchTail {
-    /// Follow the games of `dir` (all of them, new ones as they appear), or game `only`.
+    /// Follow the games of `dir` (all of them, new ones as they appear), or game `only` (the
+    /// others are still read, for the match score).
     pub fn new(dir: &Path, only: Option<u32>) -> MatchTail {
         MatchTail {
             dir: dir.to_owned(),
@@ -192,7 +193,7 @@ impl MatchTail {
     pub fn poll(&mut self) -> bool {
         let mut changed = false;
         for n in layout::games(&self.dir) {
-            if self.only.is_some_and(|o| o != n) || self.games.iter().any(|g| g.number == n) {
+            if self.games.iter().any(|g| g.number == n) {
                 continue;
             }
             self.games.push(GameTail::new(&self.dir, n));
@@ -208,9 +209,16 @@ impl MatchTail {
         changed
     }
 
-    /// The game on screen: the latest game that has entries.
+    /// The games followed: game `only`, or all of them (the match score counts them all).
+    pub fn followed(&self) -> impl Iterator<Item = &GameTail> {
+        self.games
+            .iter()
+            .filter(|g| self.only.is_none_or(|o| o == g.number))
+    }
+
+    /// The game on screen: the latest followed game that has entries.
     pub fn current(&self) -> Option<&GameTail> {
-        self.games.iter().rev().find(|g| !g.events.is_empty())
+        self.followed().filter(|g| !g.events.is_empty()).last()
     }
 
     /// Match score over the games read so far: (name, points) per player, in order of appearance

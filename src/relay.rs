@@ -127,8 +127,7 @@ fn visible(g: &GameTail, now: DateTime<Utc>, delay: Duration) -> usize {
 /// game has one (nothing to write yet).
 pub fn match_pgn(m: &MatchTail, now: DateTime<Utc>, delay: Duration) -> Option<String> {
     let games: Vec<String> = m
-        .games
-        .iter()
+        .followed()
         .filter_map(|g| {
             let k = visible(g, now, delay);
             game_pgn(&g.events[..k], &g.stamps[..k])
@@ -143,8 +142,7 @@ pub fn next_reveal(m: &MatchTail, now: DateTime<Utc>, delay: Duration) -> Option
         return None;
     }
     let d = chrono::Duration::from_std(delay).ok()?;
-    m.games
-        .iter()
+    m.followed()
         .filter_map(|g| g.stamps.get(visible(g, now, delay)))
         .map(|s| (s.utc + d - now).to_std().unwrap_or(Duration::ZERO))
         .min()
@@ -199,8 +197,7 @@ impl Relay {
     /// `now` changed. Returns whether it was written.
     pub fn update(&mut self, m: &MatchTail, now: DateTime<Utc>) -> Result<bool, RelayError> {
         let shown: Vec<(u32, usize)> = m
-            .games
-            .iter()
+            .followed()
             .map(|g| (g.number, visible(g, now, self.delay)))
             .collect();
         if shown == self.shown {

@@ -223,6 +223,10 @@ fn draw(s: &Shown, area: Rect, buf: &mut Buffer) {
         .style(bold),
         Line::from(ADVISORY).style(Style::new().fg(Color::Gray)),
     ];
+    let mut words = words;
+    if let Some(last) = view.last_moves.last() {
+        words.insert(1, Line::from(format!("last move: {last}")).style(bold));
+    }
     let words = Paragraph::new(words).wrap(Wrap { trim: false });
     let words_h = u16::try_from(words.line_count(area.width.max(1))).unwrap_or(2);
     let panels = Paragraph::new(public_lines(view)).wrap(Wrap { trim: false });

@@ -70,9 +70,10 @@ fn display_follows_a_game_played_by_script_in_another_process_and_the_next_game(
     let m = tmp.path().join("m");
     crate::log_util::arbiter_key_in(&m);
     let ms = m.to_str().unwrap();
+    let live = tmp.path().join("live.pgn");
     let t = Tmux::start(
         "display-follow",
-        &["display", "--match", ms],
+        &["display", "--match", ms, "--relay", live.to_str().unwrap()],
         &crate::pty::repo_dir(),
         110,
         44,
@@ -117,6 +118,10 @@ fn display_follows_a_game_played_by_script_in_another_process_and_the_next_game(
     assert!(s.contains("Stockfish 1"), "the match score: {s}");
     t.keys(&["q"]);
     assert!(t.wait_exit(DEADLINE), "q quits");
+    // With --relay the file holds both games, as `arbiter relay` writes it.
+    let text = std::fs::read_to_string(&live).unwrap();
+    assert_eq!(text.matches("[Round ").count(), 2, "{text}");
+    assert!(text.contains("[Result \"0-1\"]"), "{text}");
 }
 
 #[test]
@@ -143,7 +148,8 @@ fn display_never_writes_in_the_match_folder() {
         100,
         40,
     );
-    t.wait_for("Nf6", DEADLINE);
+    let s = t.wait_for("Nf6", DEADLINE);
+    assert!(s.contains("last move: 3... Nf6"), "{s}");
     // Let it run through a few of its own wake-ups (clock seconds, safety polls).
     let until = Instant::now() + Duration::from_millis(2500);
     while Instant::now() < until {

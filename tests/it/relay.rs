@@ -251,6 +251,24 @@ fn relay_cli_writes_every_game_in_order_with_stops_as_comments() {
         let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
     }
+    // --game 2: that game alone.
+    let two = tmp.path().join("two.pgn");
+    ok(&arbiter(&[
+        "relay",
+        "--match",
+        m.to_str().unwrap(),
+        "--game",
+        "2",
+        "--out",
+        two.to_str().unwrap(),
+        "--once",
+    ]));
+    let only = std::fs::read_to_string(&two).unwrap();
+    assert_eq!(only.matches("[Round ").count(), 1);
+    assert!(
+        only.contains("[Round \"2\"]") && only.trim_end().ends_with("*"),
+        "{only}"
+    );
     if tool("python3").is_some() {
         let code = "import chess.pgn,sys\nf=open(sys.argv[1])\nn=0\nwhile True:\n    g=chess.pgn.read_game(f)\n    if g is None: break\n    assert not g.errors, g.errors\n    n+=1\nprint(n)\n";
         let o = Command::new("python3")
