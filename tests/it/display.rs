@@ -315,3 +315,33 @@ fn display_follower_takes_in_each_append_and_waits_for_a_whole_line() {
     assert_eq!(g.events.len(), lines.len());
     assert!(g.game.as_ref().unwrap().board().moves().len() == 6);
 }
+
+#[test]
+fn display_flag_fell_in_words() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let script = tmp.path().join("flag.arb");
+    std::fs::write(
+        &script,
+        "0 arbiter declare white human Garry Kasparov\n\
+         0 arbiter declare black machine Deep Junior\n\
+         0 arbiter declare operator Amir Ban\n\
+         0 arbiter start\n\
+         0:00:05 move d4\n\
+         2:10:00 arbiter note the machine's flag has fallen\n",
+    )
+    .unwrap();
+    ok(&arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        m.to_str().unwrap(),
+    ]));
+    let mut t = MatchTail::new(&m, None);
+    t.poll();
+    let g = &t.games[0];
+    let s = screen_after(g, g.events.len());
+    assert!(s.contains("BLACK (Deep Junior, machine): FLAG FELL"), "{s}");
+    assert!(s.contains("GAME OVER 1-0"), "{s}");
+}
