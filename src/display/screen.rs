@@ -145,6 +145,7 @@ pub fn public_lines(view: &View) -> Vec<Line<'static>> {
             Panel::Pressed { side, .. } => {
                 format!("{side} pressed the clock · the move is being entered")
             }
+            Panel::OperatorErrors { count: 0, .. } => continue,
             Panel::OperatorErrors { count, forfeit_at } => {
                 format!("operator errors (7c): {count} of {forfeit_at}")
             }
