@@ -156,6 +156,10 @@ pub enum RelayError {
         .out.display(), .dir.display()
     )]
     InsideMatch { out: PathBuf, dir: PathBuf },
+    /// The kit's rule for every output (`fsio::check_output`): not over the match's own files,
+    /// not over a file that is not a PGN the kit wrote.
+    #[error(transparent)]
+    Refused(#[from] crate::fsio::OutputRefused),
     #[error("{}: {source}", .out.display())]
     Write {
         out: PathBuf,
@@ -184,6 +188,7 @@ impl Relay {
                 dir: match_dir.to_owned(),
             });
         }
+        crate::fsio::check_output(out, crate::fsio::Purpose::Pgn, false)?;
         Ok(Relay {
             out: out.to_owned(),
             delay,

@@ -149,16 +149,35 @@ pub fn warn(msg: impl std::fmt::Display) {
     errln!("arbiter: warning: {msg}");
 }
 
-/// Write `text` to standard output. A closed pipe (`arbiter verify | head -c 1`) ends the output
-/// quietly and the command keeps its own exit code; any other failure (a full disk: ENOSPC) is
-/// [`Error::write_failed`], exit 74. Never a panic.
+/// Write `text` to standard output. Any failure — a closed pipe (`arbiter prove … | head -c 1`:
+/// a proof that never arrived must not look delivered), a full disk (ENOSPC) — is
+/// [`Error::write_failed`], exit 74, with one line on standard error. Never a panic.
 pub fn emit(text: &str) -> Result<(), Error> {
     use std::io::Write;
     let mut o = std::io::stdout().lock();
-    match o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Error::write_failed(format!("standard output: {e}"))),
+    o.write_all(text.as_bytes())
+        .and_then(|()| o.flush())
+        .map_err(stdout_failed)
+}
+
+/// The error of a failed write to standard output (exit 74), in words.
+pub fn stdout_failed(e: std::io::Error) -> Error {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Error::write_failed(
+            "standard output was closed before everything was written (broken pipe): the output is incomplete",
+        )
+    } else {
+        Error::write_failed(format!("standard output: {e}: the output is incomplete"))
+    }
+}
+
+/// An output path refused before anything was written (a match's own file, or an existing file
+/// the kit did not write for that purpose): bad input, exit 65; one whose folder cannot be read
+/// (it does not exist, permission denied): 74, the output cannot be written.
+pub fn output_refused(e: crate::fsio::OutputRefused) -> Error {
+    match e {
+        e @ crate::fsio::OutputRefused::Io { .. } => Error::write_failed(e),
+        e => Error::bad_input(e),
     }
 }
 

@@ -20,9 +20,17 @@ pub struct PgnArgs {
     /// Output path (default: standard output).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Replace an existing `--out` file that is not a PGN the kit wrote (the match's own files
+    /// are refused even so).
+    #[arg(long, requires = "out")]
+    pub force: bool,
 }
 
 pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
+    if let Some(p) = &a.out {
+        crate::fsio::check_output(p, crate::fsio::Purpose::Pgn, a.force)
+            .map_err(super::output_refused)?;
+    }
     let mut times = TimesStream::default();
     let r = replay_log(&layout::log_path(&a.m.dir, a.game), |_, ev| times.push(ev))
         .map_err(|e| super::replay_failure(&a.m.dir, a.game, e))?;

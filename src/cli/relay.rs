@@ -30,6 +30,7 @@ pub struct RelayArgs {
 pub fn relay_failure(e: RelayError) -> Error {
     match e {
         e @ RelayError::InsideMatch { .. } => Error::bad_input(e),
+        RelayError::Refused(r) => super::output_refused(r),
         e @ RelayError::Write { .. } => Error::write_failed(e),
     }
 }

@@ -23,6 +23,10 @@ pub struct ReportArgs {
     /// Leave out what rule 13e keeps confidential (engine-log contents), for the 5b release.
     #[arg(long)]
     pub public: bool,
+    /// Replace an existing `--out` file that is not a report the kit wrote (the match's own
+    /// files are refused even so).
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
@@ -35,6 +39,11 @@ pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
         .out
         .clone()
         .unwrap_or_else(|| default_path(&a.m.dir, a.game, format));
+    let purpose = match format {
+        Format::Html => crate::fsio::Purpose::ReportHtml,
+        Format::Markdown => crate::fsio::Purpose::ReportMarkdown,
+    };
+    crate::fsio::check_output(&out, purpose, a.force).map_err(super::output_refused)?;
     // Streamed: the log is read twice, never held (memory flat in the log's size).
     write_report(
         &a.m.dir,

@@ -1,6 +1,8 @@
 //! `arbiter script`: run a file of timestamped commands against a virtual clock.
+use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use chrono::Utc;
 use clap::Args;
@@ -42,12 +44,20 @@ pub struct ScriptArgs {
     pub syzygy: Option<PathBuf>,
 }
 
-/// Print every entry as soon as it is durable (`--echo`, used by the crash test).
-fn echo(session: &mut Session) {
-    session.storage.set_on_append(Box::new(|e: &Entry| {
+/// Print every entry as soon as it is durable (`--echo`, used by the crash test). The first
+/// failed write to standard output is kept in `failed`: the script goes on (the log is the
+/// record), and the run ends with exit 74 naming it.
+fn echo(session: &mut Session, failed: Rc<RefCell<Option<std::io::Error>>>) {
+    session.storage.set_on_append(Box::new(move |e: &Entry| {
+        if failed.borrow().is_some() {
+            return;
+        }
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "appended {} {} {}", e.seq, hex32(&e.hash), e.kind);
-        let _ = out.flush();
+        if let Err(x) = writeln!(out, "appended {} {} {}", e.seq, hex32(&e.hash), e.kind)
+            .and_then(|()| out.flush())
+        {
+            *failed.borrow_mut() = Some(x);
+        }
     }));
 }
 
@@ -60,6 +70,7 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
     let n = a
         .game
         .unwrap_or_else(|| layout::games(dir).last().map_or(1, |g| g + 1));
+    let echo_failed = Rc::new(RefCell::new(None));
     let mut session = if a.dry_run {
         memory_session(&a.rules, &layout::match_id(dir), n).map_err(Error::bad_input)?
     } else {
@@ -72,7 +83,7 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
         let mut o = open_game_with(dir, Some(n), &a.rules, &a.key.source(), false)
             .map_err(super::match_failure)?;
         if a.echo {
-            echo(&mut o.session);
+            echo(&mut o.session, echo_failed.clone());
         }
         o.session
     };
@@ -91,6 +102,9 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
         Ok(t) => *t,
         Err(_) => session.game.last_at(),
     };
+    if let Some(e) = echo_failed.borrow_mut().take() {
+        return Err(super::stdout_failed(e));
+    }
     if a.json {
         let v = session.game.view(now, usize::MAX);
         outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default())?;

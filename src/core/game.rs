@@ -358,7 +358,7 @@ impl Game {
             GameKind::Chess => Board::new_chess(),
             GameKind::Free => Board::new_free(),
         };
-        let clock = Clock::new(profile.time_control.truncate_move_time_to_seconds);
+        let clock = Clock::new(profile.rounding());
         Game {
             ctx,
             profile,

@@ -976,7 +976,10 @@ impl Builder {
         let mut mismatch = false;
         for m in &mut self.report.moves {
             match t.moves.get(m.ply) {
-                Some(x) if x.side == m.side => m.spent_ms = x.time_ms,
+                Some(x) if x.side == m.side => {
+                    m.spent_ms = x.time_ms;
+                    m.remaining_ms = x.clock_ms;
+                }
                 _ => mismatch = true,
             }
         }

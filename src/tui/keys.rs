@@ -337,7 +337,7 @@ pub struct PressKeys {
     /// The human's key: presses his clock only while it runs (default F12).
     pub human: KeyCode,
     /// The operator's key for the machine: presses the machine's clock only while it runs
-    /// (default Space; while the human's clock runs, Space opens the move line as before).
+    /// (default F4).
     pub machine: KeyCode,
 }
 
@@ -345,9 +345,32 @@ impl Default for PressKeys {
     fn default() -> Self {
         PressKeys {
             human: KeyCode::F(12),
-            machine: KeyCode::Char(' '),
+            machine: KeyCode::F(4),
         }
     }
+}
+
+impl PressKeys {
+    /// Which side's press key `code` is: `Some(true)` the human's, `Some(false)` the machine's.
+    pub fn which(&self, code: KeyCode) -> Option<bool> {
+        if code == self.human {
+            Some(true)
+        } else if code == self.machine {
+            Some(false)
+        } else {
+            None
+        }
+    }
+}
+
+/// Keys that can be typed into a field (the `:` line, the move line, the passphrase): a press
+/// key is never one of them, so that a press is never taken as text and never lost while a field
+/// is open.
+fn typeable(code: KeyCode) -> bool {
+    matches!(
+        code,
+        KeyCode::Char(_) | KeyCode::Enter | KeyCode::Tab | KeyCode::BackTab | KeyCode::Backspace
+    )
 }
 
 /// Keys the Board UI already uses in its clock mode: a press key cannot be one of them.
@@ -368,9 +391,10 @@ fn reserved(code: KeyCode) -> bool {
     }
 }
 
-/// A press key named on the command line: `F1`..`F24`, `Space`, `Enter`, `Tab`, `Insert`,
-/// `Delete`, `Pause`, `ScrollLock`, `Menu`, or one character. Keys the board uses for other
-/// things are refused by name.
+/// A press key named on the command line: `F1`..`F24`, `Insert`, `Delete`, `Pause`,
+/// `ScrollLock`, `Menu`. Keys the board uses for other things are refused by name, and so are keys
+/// that can be typed into a field (characters, Space, Enter, Tab): a press must act in every state
+/// of the screen, a field open or not.
 pub fn parse_press_key(name: &str) -> Result<KeyCode, String> {
     let lower = name.to_ascii_lowercase();
     let code = match lower.as_str() {
@@ -398,6 +422,11 @@ pub fn parse_press_key(name: &str) -> Result<KeyCode, String> {
             }
         }
     };
+    if typeable(code) {
+        return Err(format!(
+            "'{name}' can be typed into a field (the : line, the move line, the passphrase): a press key must not be, or a press made while a field is open is lost; choose F2..F4, F10..F24, Insert, Delete, Pause, ScrollLock or Menu"
+        ));
+    }
     if reserved(code) {
         return Err(format!(
             "'{name}' is already a key of the Board UI (moves, commands, scrolling): choose another for a clock press"
@@ -435,11 +464,6 @@ fn press_key(ui: &mut UiState, human_key: bool, game: &Game) -> Action {
     if runs {
         return Action::Execute(Command::Press);
     }
-    if !human_key && game.phase() == Phase::Playing {
-        // Space while the human's clock runs: the move line, as before.
-        open_line(ui, LineKind::Move, "");
-        return Action::None;
-    }
     ui.message = Some(Message::new(
         MsgKind::Refused,
         format!("{who} press key: {who} clock is not running; nothing recorded"),
@@ -459,6 +483,11 @@ pub fn on_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
             _ if ctrl(&key, 'c') => Action::Quit,
             _ => Action::None,
         };
+    }
+    // A press comes first, in every state of the screen: recorded at key-down, the open dialog or
+    // field left as it is (a press key can never be typed into a field).
+    if let Some(human) = ui.press_keys.which(key.code) {
+        return press_key(ui, human, game);
     }
     match ui.mode.clone() {
         Mode::Authorize {
@@ -612,14 +641,6 @@ fn clock_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
             text: "quit".into(),
         };
         return Action::None;
-    }
-    if game.phase() == Phase::Playing {
-        if key.code == ui.press_keys.human {
-            return press_key(ui, true, game);
-        }
-        if key.code == ui.press_keys.machine {
-            return press_key(ui, false, game);
-        }
     }
     match key.code {
         KeyCode::Char(' ') | KeyCode::Enter => match game.phase() {

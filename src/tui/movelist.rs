@@ -60,12 +60,22 @@ fn sans(view: &View) -> Vec<(usize, String)> {
         .collect()
 }
 
+/// A move's time as PGN's `%emt` and the report give it (the one function,
+/// [`crate::report::pgn::format_elapsed`]), without its leading zero hours: `1:18`, `1:02:03`.
+pub fn move_time(spent_ms: Ms) -> String {
+    let emt = crate::report::pgn::format_elapsed(spent_ms);
+    match emt.strip_prefix("0:") {
+        Some(rest) => rest.strip_prefix('0').unwrap_or(rest).to_string(),
+        None => emt,
+    }
+}
+
 /// `Nf3 0:03 1:52:10`: the move, its time, the clock after it; padded to `w`.
 fn cell(san: &str, t: Option<&MoveTime>, w: usize) -> String {
     let text = match t {
         Some(t) => format!(
             "{san:<7} {:>5} {:>7}",
-            timefmt::short(t.spent_ms as i64),
+            move_time(t.spent_ms),
             timefmt::clock(t.remaining_ms)
         ),
         None => san.to_string(),

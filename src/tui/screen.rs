@@ -926,7 +926,15 @@ fn input_line(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
             Span::raw(ui.line.clone()),
             cursor,
             Span::styled(
-                "   Tab completes · Enter presses the clock · Esc cancels",
+                if view
+                    .panels
+                    .iter()
+                    .any(|p| matches!(p, crate::core::view::Panel::Pressed { .. }))
+                {
+                    "   Tab completes · Enter names the move the press completed · Esc cancels"
+                } else {
+                    "   Tab completes · Enter records the move and presses the clock · Esc cancels"
+                },
                 Style::new().fg(Color::DarkGray),
             ),
         ]),
@@ -941,19 +949,16 @@ fn input_line(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
             Style::new().fg(Color::Gray),
         )),
         _ => {
-            let press = match view.phase {
+            let start = match view.phase {
                 Phase::Draft | Phase::Opened => "start clock",
-                // Space is the operator's press while the machine's clock runs.
-                Phase::Playing
-                    if view.clocks.iter().any(|c| {
-                        c.running && c.kind == Some(crate::core::event::PlayerKind::Machine)
-                    }) =>
-                {
-                    "press"
-                }
                 Phase::Playing => "move",
                 Phase::Ended => "",
             };
+            let playing = view.phase == Phase::Playing;
+            let (human, machine) = (
+                super::keys::key_name(ui.press_keys.human),
+                super::keys::key_name(ui.press_keys.machine),
+            );
             let ack = if ui.alarms.is_empty() {
                 ""
             } else {
@@ -961,7 +966,9 @@ fn input_line(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
             };
             let keys = [
                 ("!", ack),
-                ("Space", press),
+                (human.as_str(), if playing { "human press" } else { "" }),
+                (machine.as_str(), if playing { "machine press" } else { "" }),
+                ("Space", start),
                 ("s", "stop"),
                 ("r", "resume"),
                 ("F7", "draw offer"),
@@ -1016,11 +1023,15 @@ pub fn help_lines(width: u16) -> Vec<Line<'static>> {
     let keys = [
         (
             "Space / Enter",
-            "start the game; Space presses the machine's clock (move typed after)",
+            "start the game; during it, open the move line",
         ),
         (
             "F12",
-            "the human's own press key (arbiter play --human-key maps a pedal)",
+            "the human's own press key, in every state of the screen (--human-key maps a pedal)",
+        ),
+        (
+            "F4",
+            "the operator's press for the machine, in every state of the screen (--machine-key)",
         ),
         (
             "a-h N B R Q K O",

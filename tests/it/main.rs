@@ -28,6 +28,8 @@ mod log_tamper; // the tamper matrix
 mod log_util;
 mod log_verify; // verify statuses, proofs, exit codes
 mod offline; // rule 11: no network call
+mod outputs; // issue 21: no output path lands on a match's own files
+mod pgn_clocks; // issue 20: the PGN's clocks are the log's, press-then-notation or not
 mod pgn_support;
 mod pgn_write; // PGN with %clk / %emt
 mod press; // issue 12: the press is the time, the notation follows

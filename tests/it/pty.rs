@@ -275,11 +275,11 @@ fn pty_start_and_play_two_moves() {
     assert!(!s.contains("-icanon"), "raw mode left on:\n{s}");
 }
 
-/// 4a / 6b: the operator presses for the machine on Space the instant it moves; the PRESSED panel
+/// 4a / 6b: the operator presses for the machine on F4 the instant it moves; the PRESSED panel
 /// asks for the move, typed after while the human's clock runs; the log holds the press and then
 /// the move naming it.
 #[test]
-fn pty_laws_6_2_space_presses_for_the_machine_and_the_move_is_typed_after() {
+fn pty_laws_6_2_f4_presses_for_the_machine_and_the_move_is_typed_after() {
     need_tmux!();
     let (dir, args) = demo_match();
     let t = started_with(Tmux::start_watched(
@@ -291,7 +291,7 @@ fn pty_laws_6_2_space_presses_for_the_machine_and_the_move_is_typed_after() {
     ));
     play(&t, "e4");
     t.wait_for("1. e4", DEADLINE);
-    t.keys(&["Space"]);
+    t.keys(&["F4"]);
     t.wait_for("PRESSED", DEADLINE);
     t.wait_for("clock_pressed", DEADLINE);
     play(&t, "e5");

@@ -297,6 +297,22 @@ fn relay_out_inside_the_match_folder_is_refused_and_nothing_is_written() {
         assert!(err.starts_with("arbiter: ") && err.contains("inside the match folder"));
         assert!(!inside.exists());
     }
+    // An existing file that is not a PGN the kit wrote is not replaced (the kit's output rule).
+    let notes = tmp.path().join("notes.txt");
+    std::fs::write(&notes, "the arbiter's own notes\n").unwrap();
+    let o = arbiter(&[
+        "relay",
+        "--match",
+        m.to_str().unwrap(),
+        "--out",
+        notes.to_str().unwrap(),
+        "--once",
+    ]);
+    assert_eq!(o.status.code(), Some(65), "{o:?}");
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        "the arbiter's own notes\n"
+    );
     // A match folder that is not there: 66, nothing created.
     let missing = tmp.path().join("nowhere");
     let o = arbiter(&[

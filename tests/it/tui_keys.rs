@@ -396,7 +396,7 @@ fn clause_8a_space_without_a_configuration_digest_asks_first() {
 
 /// 4a / 6b: each side presses its own clock on its own key, the instant the key goes down; the
 /// notation is typed after. The human's key (F12 by default, mappable to a pedal) presses only his
-/// clock; the operator's key (Space) presses only the machine's; a press key of the wrong side
+/// clock; the operator's key (F4) presses only the machine's; a press key of the wrong side
 /// records nothing.
 #[test]
 fn laws_6_2_each_side_presses_its_own_clock_on_its_own_key() {
@@ -406,20 +406,15 @@ fn laws_6_2_each_side_presses_its_own_clock_on_its_own_key() {
     assert_eq!(r.s.game.clock().running(), Some(arbiter::core::Side::White));
     let mut ui = UiState::default();
     let (first, second) = if human == arbiter::core::Side::White {
-        (KeyCode::F(12), KeyCode::Char(' '))
+        (KeyCode::F(12), KeyCode::F(4))
     } else {
-        (KeyCode::Char(' '), KeyCode::F(12))
+        (KeyCode::F(4), KeyCode::F(12))
     };
     // The other side's key while White's clock runs: nothing recorded.
     let a = on_key(&mut ui, key(second), &r.s.game);
-    if second == KeyCode::F(12) {
-        assert_eq!(a, Action::None);
-        assert_eq!(ui.message.as_ref().unwrap().kind, MsgKind::Refused);
-    } else {
-        // Space while the human's clock runs opens the move line, as before.
-        assert_eq!(ui.mode, Mode::Line(LineKind::Move));
-        ui = UiState::default();
-    }
+    assert_eq!(a, Action::None);
+    assert_eq!(ui.message.as_ref().unwrap().kind, MsgKind::Refused);
+    assert_eq!(ui.mode, Mode::Clock, "a press key opens nothing");
     assert_eq!(
         on_key(&mut ui, key(first), &r.s.game),
         Action::Execute(Command::Press)
@@ -441,12 +436,76 @@ fn laws_6_2_press_keys_are_checked_when_mapped() {
     use arbiter::tui::keys::parse_press_key;
     assert_eq!(parse_press_key("F12"), Ok(KeyCode::F(12)));
     assert_eq!(parse_press_key("pause"), Ok(KeyCode::Pause));
-    assert_eq!(parse_press_key("Space"), Ok(KeyCode::Char(' ')));
-    assert_eq!(parse_press_key("x"), Ok(KeyCode::Char('x')));
-    for taken in ["e", "N", "s", ":", "F7", "F1"] {
+    assert_eq!(parse_press_key("F4"), Ok(KeyCode::F(4)));
+    // A key that can be typed into a field is never a press key: a press made while the : line
+    // or the passphrase is open would become text.
+    for typed in ["Space", "x", "e", "Enter", "Tab", ":"] {
+        let e = parse_press_key(typed).unwrap_err();
+        assert!(e.contains("typed into a field"), "{typed}: {e}");
+    }
+    for taken in ["F7", "F1", "F5"] {
         let e = parse_press_key(taken).unwrap_err();
         assert!(e.contains("already a key"), "{taken}: {e}");
     }
     assert!(parse_press_key("F99").unwrap_err().contains("F1 to F24"));
     assert!(parse_press_key("pedal").unwrap_err().contains("not a key"));
+}
+
+/// 4a / 6b (issue 25): a press is never lost. The human's and the operator's press keys act first
+/// in every state of the screen (the `:` line, the move line, help, the log page, a y/n question,
+/// the passphrase prompt): the press is the action, the open dialog stays as it was, and the key
+/// is never taken as text.
+#[test]
+fn laws_6_2_a_press_key_acts_in_every_state_of_the_screen() {
+    use arbiter::tui::keys::Pending;
+    let mut r = Rig::new();
+    r.at("0", "arbiter start");
+    let human = r.s.game.human_side().unwrap();
+    let (white_key, black_key) = if human == arbiter::core::Side::White {
+        (KeyCode::F(12), KeyCode::F(4))
+    } else {
+        (KeyCode::F(4), KeyCode::F(12))
+    };
+    let states = [
+        (Mode::Line(LineKind::Command), "arbiter note typing"),
+        (Mode::Line(LineKind::Move), "Nf"),
+        (Mode::Help { scroll: 3 }, ""),
+        (Mode::Log { back: 2 }, ""),
+        (
+            Mode::Confirm {
+                pending: Pending::Quit,
+                text: "quit".into(),
+            },
+            "",
+        ),
+        (
+            Mode::Authorize {
+                pending: Command::Stop { reason: "x".into() },
+                words: "arbiter stop x".into(),
+                typed: "secr".into(),
+            },
+            "",
+        ),
+    ];
+    for (mode, line) in states {
+        let mut ui = UiState {
+            mode: mode.clone(),
+            line: line.to_string(),
+            ..UiState::default()
+        };
+        // White's clock runs: White's press key presses, whatever is open.
+        assert_eq!(
+            on_key(&mut ui, key(white_key), &r.s.game),
+            Action::Execute(Command::Press),
+            "{mode:?}"
+        );
+        assert_eq!(ui.mode, mode, "the open dialog stays");
+        assert_eq!(ui.line, line, "the press is not typed into the field");
+        // Black's key while White's clock runs: refused in words, nothing typed, nothing opened.
+        assert_eq!(on_key(&mut ui, key(black_key), &r.s.game), Action::None);
+        assert_eq!(ui.mode, mode);
+        assert_eq!(ui.line, line);
+        let m = ui.message.as_ref().unwrap();
+        assert!(m.text.contains("not running"), "{}", m.text);
+    }
 }
