@@ -160,6 +160,9 @@ pub enum RelayError {
     /// not over a file that is not a PGN the kit wrote.
     #[error(transparent)]
     Refused(#[from] crate::fsio::OutputRefused),
+    /// A followed game's log cannot be read further (a bad line, a broken chain).
+    #[error("{0}")]
+    Log(String),
     #[error("{}: {source}", .out.display())]
     Write {
         out: PathBuf,
@@ -245,21 +248,37 @@ fn inside(out: &Path, dir: &Path) -> bool {
 }
 
 /// Follow the match in `dir` (game `only`, or all) and keep `relay`'s file up to date until
-/// `keep_going` says stop; `once` writes what there is now and returns.
+/// `keep_going` says stop; `once` writes what there is now and returns. A log that cannot be
+/// read further fails `once` (what was read before it is still written); a live relay goes on
+/// with the games it can read and hands each problem to `warn` once.
 pub fn follow(
     dir: &Path,
     only: Option<u32>,
     relay: &mut Relay,
     once: bool,
     keep_going: &dyn Fn() -> bool,
+    warn: &mut dyn FnMut(&str),
 ) -> Result<(), RelayError> {
     use crate::follow::{Wake, Watch, wait};
     let mut m = MatchTail::new(dir, only);
     m.poll();
     relay.update(&m, Utc::now())?;
     if once {
-        return Ok(());
+        return match m.followed().find_map(|g| g.problem.clone()) {
+            Some(p) => Err(RelayError::Log(p)),
+            None => Ok(()),
+        };
     }
+    let mut told: Vec<String> = Vec::new();
+    let mut tell = |m: &MatchTail| {
+        for p in m.followed().filter_map(|g| g.problem.as_ref()) {
+            if !told.contains(p) {
+                warn(p);
+                told.push(p.clone());
+            }
+        }
+    };
+    tell(&m);
     let (tx, rx) = std::sync::mpsc::channel::<Wake<()>>();
     let watch = Watch::start(dir, tx);
     while keep_going() {
@@ -268,7 +287,9 @@ pub fn follow(
             timeout = timeout.min(r + Duration::from_millis(1));
         }
         let _ = wait(&rx, timeout);
-        m.poll();
+        if m.poll() {
+            tell(&m);
+        }
         relay.update(&m, Utc::now())?;
     }
     Ok(())

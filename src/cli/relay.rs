@@ -31,6 +31,7 @@ pub fn relay_failure(e: RelayError) -> Error {
     match e {
         e @ RelayError::InsideMatch { .. } => Error::bad_input(e),
         RelayError::Refused(r) => super::output_refused(r),
+        e @ RelayError::Log(_) => Error::bad_input(e),
         e @ RelayError::Write { .. } => Error::write_failed(e),
     }
 }
@@ -63,7 +64,8 @@ pub fn run(a: &RelayArgs) -> Result<Exit, Error> {
             a.delay
         );
     }
-    follow(&a.m.dir, a.game, &mut relay, a.once, &|| true).map_err(relay_failure)?;
+    let mut warn = |p: &str| super::warn(format!("relay: {p}"));
+    follow(&a.m.dir, a.game, &mut relay, a.once, &|| true, &mut warn).map_err(relay_failure)?;
     if a.once {
         outln!("{} ({} written)", a.out.display(), relay.writes)?;
     }
