@@ -345,3 +345,34 @@ fn display_flag_fell_in_words() {
     assert!(s.contains("BLACK (Deep Junior, machine): FLAG FELL"), "{s}");
     assert!(s.contains("GAME OVER 1-0"), "{s}");
 }
+
+/// The clocks on the display run from the latest entry by the wall time since it was written, with
+/// the core's own clock: 5.5 s after the entry, the running clock is 5.5 s lower, to the ms.
+#[test]
+fn display_clock_runs_from_the_latest_entry_with_the_cores_clock() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    ok(&arbiter(&[
+        "script",
+        "examples/scripts/quick.arb",
+        "--match",
+        m.to_str().unwrap(),
+    ]));
+    let mut t = MatchTail::new(&m, None);
+    t.poll();
+    let g = &t.games[0];
+    let last = *g.stamps.last().unwrap();
+    let later = last.utc + chrono::Duration::milliseconds(5_500);
+    let a = arbiter::display::shown(&t, last.utc).view.unwrap();
+    let b = arbiter::display::shown(&t, later).view.unwrap();
+    let core = g.game.as_ref().unwrap().view(last.mono + 5_500, usize::MAX);
+    let white = arbiter::core::Side::White.index();
+    assert!(b.clocks[white].running);
+    assert_eq!(a.clocks[white].shown_ms - b.clocks[white].shown_ms, 5_500);
+    assert_eq!(b.clocks, core.clocks, "the same clock code as the board");
+    // Before the latest entry's time (a wall clock behind the log's) nothing runs backwards.
+    let earlier = last.utc - chrono::Duration::seconds(3);
+    let c = arbiter::display::shown(&t, earlier).view.unwrap();
+    assert_eq!(c.clocks, a.clocks);
+}
