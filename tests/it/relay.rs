@@ -394,3 +394,48 @@ fn relay_readme_section_runs_as_written() {
         }
     }
 }
+
+/// The live relay (no --once) follows a game another process plays: every read of the file while
+/// it is being rewritten is a whole PGN, and the game's end arrives.
+#[test]
+fn relay_live_follows_another_process_and_the_file_is_always_whole() {
+    use std::time::Instant;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let out = tmp.path().join("live.pgn");
+    let mut relay = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["relay", "--match", m.to_str().unwrap(), "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut script = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["script", "examples/scripts/full-game.arb", "--match"])
+        .arg(&m)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(60);
+    let mut seen = std::collections::BTreeSet::new();
+    let mut done = false;
+    while Instant::now() < until {
+        if let Ok(text) = std::fs::read_to_string(&out) {
+            assert!(text.starts_with("[Event \""), "{text}");
+            let last = text.trim_end().rsplit(char::is_whitespace).next().unwrap();
+            assert!(["*", "1-0", "0-1", "1/2-1/2"].contains(&last), "{text}");
+            seen.insert(text.len());
+            if text.contains("[Result \"0-1\"]") && text.trim_end().ends_with("0-1") {
+                done = true;
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(script.wait().unwrap().success());
+    relay.kill().unwrap();
+    relay.wait().unwrap();
+    assert!(done, "the result reached the live file");
+    println!("{} different versions of the file read", seen.len());
+}
