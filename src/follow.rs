@@ -18,6 +18,9 @@ use crate::core::game::Game;
 use crate::layout;
 use crate::log::{ZERO_HASH, codec::event_of, hex32, parse_line};
 
+/// How much of a log is read at once.
+const READ_BLOCK: u64 = 1 << 20;
+
 /// When one entry was written: its wall time (UTC) and its game time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
@@ -33,6 +36,10 @@ pub struct GameTail {
     /// Bytes of the log read and taken in (complete lines only).
     offset: u64,
     prev: [u8; 32],
+    /// A block size that holds the longest line met so far.
+    longest_line: u64,
+    /// How much is read at once (a long log is never held whole).
+    pub read_block: u64,
     /// The entries' times and events, in order.
     pub stamps: Vec<Stamp>,
     pub events: Vec<Event>,
@@ -49,6 +56,8 @@ impl GameTail {
             path: layout::log_path(match_dir, number),
             offset: 0,
             prev: ZERO_HASH,
+            longest_line: 0,
+            read_block: READ_BLOCK,
             stamps: Vec::new(),
             events: Vec::new(),
             game: None,
@@ -91,24 +100,38 @@ impl GameTail {
         if len == self.offset || self.problem.is_some() {
             return changed;
         }
-        let mut buf = Vec::new();
-        let read = f
-            .seek(SeekFrom::Start(self.offset))
-            .and_then(|_| f.take(len - self.offset).read_to_end(&mut buf));
-        if read.is_err() {
-            return changed;
-        }
-        let mut start = 0usize;
-        while let Some(nl) = buf[start..].iter().position(|b| *b == b'\n') {
-            let at = self.offset + start as u64;
-            if let Err(p) = self.take_line(&buf[start..start + nl], at) {
-                self.problem = Some(format!("{}: {p}", self.path.display()));
+        // Read in blocks up to the length seen (a long log is not held whole); a line cut by a
+        // block's end is read again with the next block.
+        while self.offset < len && self.problem.is_none() {
+            let mut buf = Vec::new();
+            let want = (len - self.offset).min(self.read_block.max(self.longest_line));
+            let read = f
+                .seek(SeekFrom::Start(self.offset))
+                .and_then(|_| (&mut f).take(want).read_to_end(&mut buf));
+            if read.is_err() || buf.is_empty() {
                 break;
             }
-            start += nl + 1;
-            changed = true;
+            let mut start = 0usize;
+            while let Some(nl) = buf[start..].iter().position(|b| *b == b'\n') {
+                let at = self.offset + start as u64;
+                if let Err(p) = self.take_line(&buf[start..start + nl], at) {
+                    self.problem = Some(format!("{}: {p}", self.path.display()));
+                    break;
+                }
+                start += nl + 1;
+                changed = true;
+            }
+            self.offset += start as u64;
+            if start == 0 {
+                // No whole line in the block: a line longer than the block (read again with a
+                // block twice as big), or the tail still being written (wait for its newline).
+                if want < len - self.offset {
+                    self.longest_line = want.saturating_mul(2);
+                    continue;
+                }
+                break;
+            }
         }
-        self.offset += start as u64;
         changed
     }
 

@@ -314,6 +314,15 @@ fn display_follower_takes_in_each_append_and_waits_for_a_whole_line() {
     let g = &t.games[0];
     assert_eq!(g.events.len(), lines.len());
     assert!(g.game.as_ref().unwrap().board().moves().len() == 6);
+
+    // Read in blocks far smaller than a line (a line cut by a block is read again, the block
+    // doubling until a line fits): the same entries.
+    let mut small = arbiter::follow::GameTail::new(&m, 1);
+    small.read_block = 64;
+    assert!(small.poll());
+    assert!(small.problem.is_none(), "{:?}", small.problem);
+    assert_eq!(small.events, g.events);
+    assert_eq!(small.stamps, g.stamps);
 }
 
 #[test]
