@@ -26,11 +26,13 @@ pub mod archive;
 pub mod checkpoint;
 pub mod countersign;
 pub mod docs;
+pub mod display;
 pub mod keygen;
 pub mod pgn;
 pub mod play;
 pub mod prove;
 pub mod record;
+pub mod relay;
 pub mod report;
 pub mod rules;
 pub mod script;
@@ -92,6 +94,10 @@ pub enum Command {
     Man(docs::ManArgs),
     /// Write the game record: CSA or KIF for shogi (with times and result), PGN for chess.
     Record(record::RecordArgs),
+    /// The read-only screen for the player and the audience, following the board's log.
+    Display(display::DisplayArgs),
+    /// Keep a PGN file of the match so far for a broadcaster (live relay).
+    Relay(relay::RelayArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -199,6 +205,8 @@ pub fn run(cli: Cli) -> Result<Exit, Error> {
         Command::Completions(a) => docs::completions(&a),
         Command::Man(a) => docs::man(&a),
         Command::Record(a) => record::run(&a),
+        Command::Display(a) => display::run(&a),
+        Command::Relay(a) => relay::run(&a),
     }
 }
 

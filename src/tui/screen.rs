@@ -521,7 +521,8 @@ fn clock_state(c: &ClockView) -> (&'static str, Color) {
     }
 }
 
-fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
+/// One big clock with its state in words (the Board UI's, shared with `arbiter display`).
+pub fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
     let (mark, colour) = clock_state(c);
     let live = !matches!(
         c.state,

@@ -245,6 +245,33 @@ fn exit_codes_readme_table_driven_on_every_command() {
             v(&["pgn", "--match", &d, "--game", "1", "--out", &out_dir]),
             74,
         ),
+        // relay (issue 24): --once writes the file as the log stands
+        (
+            v(&["relay", "--match", &d, "--out", &tp("live.pgn"), "--once"]),
+            0,
+        ),
+        (
+            v(&["relay", "--match", &dc, "--out", &tp("live2.pgn"), "--once"]),
+            65,
+        ),
+        (
+            v(&[
+                "relay",
+                "--match",
+                &missing,
+                "--out",
+                &tp("live3.pgn"),
+                "--once",
+            ]),
+            66,
+        ),
+        (
+            v(&["relay", "--match", &d, "--out", &out_dir, "--once"]),
+            74,
+        ),
+        // display: no terminal here (65), no match folder (66)
+        (v(&["display", "--match", &d]), 65),
+        (v(&["display", "--match", &missing]), 66),
         // report
         (
             v(&[
@@ -362,7 +389,9 @@ fn exit_codes_readme_table_driven_on_every_command() {
         ("checkpoint", vec![0, 65, 66, 74]),
         ("countersign", vec![1]),
         ("keygen", vec![0, 1]),
+        ("display", vec![65, 66]),
         ("pgn", vec![0, 65, 66, 74]),
+        ("relay", vec![0, 65, 66, 74]),
         ("report", vec![0, 65, 66, 74]),
         ("script", vec![0, 1, 65, 66, 74]),
         ("status", vec![0, 65, 66]),

@@ -10,6 +10,7 @@ mod crash; // SIGKILL at random moments: nothing acknowledged is lost
 mod denryusen; // the Denryu-sen 2024 rules: shogi judged, one test per article
 mod denryusen_record; // a human-vs-engine shogi game to the ms; CSA and KIF read by python-shogi
 mod denryusen_screens; // the shogi board at 80x24 and 120x40 (snapshots)
+mod display; // issue 24: the read-only screen follows the board, never writes
 mod engine_clock; // rule 6c audited from a real Stockfish log: go wtime/btime against the official clock
 mod engine_coverage; // UCI / CECP engine logs and the rule-13c coverage
 mod engine_props; // engine-log parsers never panic
@@ -42,6 +43,7 @@ mod props; // properties over random sessions: time conserved, one clock, replay
 mod pty; // the Board UI in a real pseudo-terminal (tmux)
 mod readme; // README's examples are what the kit accepts
 mod realgame; // the real Stockfish game end to end: archive, coverage, PGN in two readers
+mod relay; // issue 24: the live relay's PGN at every entry, delay, games in order
 mod report_model; // the committee report's content
 mod report_render; // report files, self-contained HTML, headless Chromium
 mod report_stream; // issue 14: the report streamed in two passes equals the whole rendering
