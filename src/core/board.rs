@@ -117,7 +117,7 @@ impl Board {
     pub fn start_fen(&self) -> Option<String> {
         match self {
             Board::Chess(c) => Some(Fen::from_position(&c.start, EnPassantMode::Legal).to_string()),
-            Board::Free(_) => None,
+            Board::Shogi(_) | Board::Free(_) => None,
         }
     }
 
@@ -125,6 +125,11 @@ impl Board {
     pub fn first_side(&self) -> Side {
         match self {
             Board::Chess(c) => color_side(c.start.turn()),
+            // SFEN's second field: `b` sente (the kit's white) to move, `w` gote.
+            Board::Shogi(s) => match s.start_sfen().split(' ').nth(1) {
+                Some("w") => Side::Black,
+                _ => Side::White,
+            },
             Board::Free(_) => Side::White,
         }
     }
