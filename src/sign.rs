@@ -76,19 +76,31 @@ pub enum SignError {
         "{0} exists and is over a different log: refusing to overwrite a checkpoint (the log was rewritten, or the folder holds another match's files)"
     )]
     CheckpointExists(PathBuf),
-    #[error(
-        "key {path} ({found}) is not the arbiter key of match {match_dir} ({principal} {want}, {bound_by}): only the match's own key signs or authorizes its entries; nothing was signed or recorded"
-    )]
-    NotMatchKey {
-        path: PathBuf,
-        found: String,
-        want: String,
-        principal: String,
-        match_dir: String,
-        bound_by: String,
-    },
+    /// A key that is not the match's own (issue 19): the message names the file, its
+    /// fingerprint and the match's key ([`not_match_key`]).
+    #[error("{0}")]
+    NotMatchKey(Box<str>),
     #[error("key operation failed: {0}")]
     Ssh(#[from] ssh_key::Error),
+}
+
+/// The refusal of a key that is not the match's own arbiter key.
+pub fn not_match_key(
+    path: &Path,
+    found: &str,
+    want: &str,
+    principal: &str,
+    match_dir: &Path,
+    bound_by: &str,
+) -> SignError {
+    SignError::NotMatchKey(
+        format!(
+            "key {} ({found}) is not the arbiter key of match {} ({principal} {want}, {bound_by}): only the match's own key signs or authorizes its entries; nothing was signed or recorded",
+            path.display(),
+            match_dir.display()
+        )
+        .into(),
+    )
 }
 
 fn io_err(op: &'static str, path: &Path) -> impl FnOnce(io::Error) -> SignError + use<> {

@@ -392,3 +392,72 @@ fn witness_index_write_interrupted_is_not_tampering() {
     let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
     assert_eq!(code, 0, "an honest crash is not tampering: {out}");
 }
+
+#[test]
+fn witness_foreign_entries_cut_or_accepted_are_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let ms = m.to_str().unwrap();
+    let trust = ["--trust", pinned.to_str().unwrap()];
+    let append = |kind: &str, actor: &str| {
+        let mut j = Journal::open(&log(&m)).unwrap();
+        let at = j.last().unwrap().mono_ms;
+        j.append(forged(kind, actor, serde_json::json!({"text": "x"}), at))
+            .unwrap();
+        j.len() - 1
+    };
+    // Cut: the entries go to a side file, nothing lost, and the cut is recorded.
+    let seq = append("work_note", "operator");
+    let o = arbiter(&["foreign", "--match", ms, "--game", "1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!("#{seq} operator work_note")),
+        "{}",
+        text(&o)
+    );
+    let forged_line = std::fs::read_to_string(log(&m))
+        .unwrap()
+        .lines()
+        .last()
+        .unwrap()
+        .to_owned();
+    let s = seq.to_string();
+    let o = arbiter(&["foreign", "--match", ms, "--game", "1", "--cut-from", &s]);
+    assert!(o.status.success(), "{}", text(&o));
+    let side = std::fs::read_to_string(m.join(format!("game-1/log.jsonl.foreign-{seq}"))).unwrap();
+    assert_eq!(side, format!("{forged_line}\n"));
+    let now = std::fs::read_to_string(log(&m)).unwrap();
+    let last = now.lines().last().unwrap();
+    assert!(
+        last.contains(r#""kind":"recovery""#) && last.contains("foreign-"),
+        "{last}"
+    );
+    let o = arbiter(&["checkpoint", "--match", ms, "--game", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let (code, out) = verify(&m, &trust);
+    assert_eq!(code, 11, "a recorded cut is a recovery to review: {out}");
+
+    // Accept: one recorded note per entry with the reason, signed by the arbiter key.
+    let seq = append("work_note", "operator");
+    let o = arbiter(&[
+        "foreign",
+        "--match",
+        ms,
+        "--game",
+        "1",
+        "--accept",
+        "typed by the operator at the spare laptop",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let now = std::fs::read_to_string(log(&m)).unwrap();
+    assert!(
+        now.contains(&format!("entry #{seq} (operator work_note")),
+        "{now}"
+    );
+    assert!(now.contains("typed by the operator at the spare laptop"));
+    let o = arbiter(&["checkpoint", "--match", ms, "--game", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let (code, out) = verify(&m, &trust);
+    assert_eq!(code, 11, "{out}");
+    assert!(!out.contains("UNAUTHORIZED"), "{out}");
+}
