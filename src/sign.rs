@@ -15,6 +15,8 @@ use crate::layout;
 
 /// Comment of the key `ensure_demo_key` creates.
 pub const DEMO_KEY_COMMENT: &str = "DEMO KEY - arbiter-kit demo match only, NOT for a real match";
+/// The shortest passphrase `keygen` accepts for a new key (characters).
+pub const MIN_PASSPHRASE_CHARS: usize = 12;
 /// Principal of the arbiter key in allowed_signers unless told otherwise.
 pub const DEFAULT_PRINCIPAL: &str = "arbiter";
 
@@ -48,6 +50,10 @@ pub enum SignError {
     Prompt(io::Error),
     #[error("the two passphrases differ")]
     PassphraseMismatch,
+    #[error(
+        "the passphrase has {0} characters; a key's passphrase needs at least 12 (issue 19: it is all that stands between a copied key file and a forged record)"
+    )]
+    ShortPassphrase(usize),
     #[error(
         "keygen encrypts the key: give a passphrase on the terminal or with --passphrase-env VAR, or say --no-passphrase to write it unencrypted"
     )]
@@ -224,6 +230,9 @@ pub fn new_passphrase(env: Option<&str>, unencrypted: bool) -> Result<Option<Str
     };
     if p.is_empty() {
         return Err(SignError::NoPassphrase);
+    }
+    if p.chars().count() < MIN_PASSPHRASE_CHARS {
+        return Err(SignError::ShortPassphrase(p.chars().count()));
     }
     Ok(Some(p))
 }

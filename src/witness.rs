@@ -729,6 +729,9 @@ pub fn duplicate_principals(signers: &[AllowedSigner]) -> Vec<String> {
 pub struct Trust {
     pub signers: Option<String>,
     pub fingerprints: Vec<String>,
+    /// The camps' keys obtained out of band (`verify --camps FILE`, an allowed-signers text:
+    /// `<camp> [options] <key>` per line): line 0's declared camp keys must be these.
+    pub camps: Option<String>,
 }
 
 impl Trust {
@@ -750,6 +753,7 @@ impl Trust {
         Trust {
             signers: Some(signers),
             fingerprints: Vec::new(),
+            camps: None,
         }
     }
 
@@ -865,6 +869,9 @@ pub fn verify_match(
         if facts.sealed {
             check_sealed(&facts, seal, public.is_some(), &mut v);
         }
+        if let Some(k) = &public {
+            check_notes(match_dir, g, k, &mut v);
+        }
         any_finished |= facts.end.is_some();
         let key = facts.first.body.get("arbiter_key");
         if key.and_then(|k| k.get("demo")).and_then(|d| d.as_bool()) == Some(true) {
@@ -887,6 +894,7 @@ pub fn verify_match(
                 layout::allowed_signers(match_dir).display()
             ));
         }
+        check_camp_keys(&facts.first, trust.camps.as_deref(), &mut v);
         check_countersignatures(match_dir, g, &facts, &mut v);
         let broken = check_bindings(match_dir, g, &facts);
         if !broken.is_empty() {
@@ -950,6 +958,96 @@ pub fn verify_match(
         match_status,
         match_problems,
         pinned: trust.pinned(),
+    }
+}
+
+/// Line 0's declared camp keys against the camps' keys pinned out of band (`--camps`): a camp
+/// declared with another key, or not listed, fails the game; without a pinned list, `verify`
+/// says the camps are not pinned.
+fn check_camp_keys(first: &Entry, pinned: Option<&str>, v: &mut crate::verify::GameVerification) {
+    use crate::verify::Status;
+    let camps = declared_camps(first);
+    if camps.is_empty() {
+        return;
+    }
+    let Some(text) = pinned else {
+        let listed: Vec<String> = camps
+            .iter()
+            .map(|(n, k)| {
+                let fp = ssh_key::PublicKey::from_openssh(k)
+                    .map(|k| sign::fingerprint(&k))
+                    .unwrap_or_else(|_| "?".into());
+                format!("{n} {fp}")
+            })
+            .collect();
+        v.problems.push(format!(
+            "camps NOT PINNED: line 0 declares {} (typed by the arbiter); each camp compares its own key's fingerprint, or give --camps FILE",
+            listed.join(", ")
+        ));
+        return;
+    };
+    let (signers, _) = sign::parse_allowed_signers(text);
+    for (name, key_text) in &camps {
+        let declared = ssh_key::PublicKey::from_openssh(key_text).ok();
+        let pinned: Vec<&AllowedSigner> = signers
+            .iter()
+            .filter(|s| s.principals.iter().any(|p| p == name))
+            .collect();
+        let ok = declared
+            .as_ref()
+            .is_some_and(|d| pinned.iter().any(|s| s.key.key_data() == d.key_data()));
+        if !ok {
+            let found = declared
+                .as_ref()
+                .map(sign::fingerprint)
+                .unwrap_or_else(|| "an unreadable key".into());
+            let want: Vec<String> = pinned.iter().map(|s| sign::fingerprint(&s.key)).collect();
+            v.problems.push(format!(
+                "CAMP KEY NOT THE PINNED ONE: line 0 declares camp {name} with {found}, but the pinned camps file lists {}",
+                if want.is_empty() { "no key for it".to_owned() } else { want.join(", ") }
+            ));
+            raise(v, Status::BadCheckpoint);
+        }
+    }
+}
+
+/// Every signed note of a game (`checkpoints/<N>.note`), checked against its `<N>.txt` and the
+/// arbiter key line 0 binds: an edited, forged or swapped note is a bad checkpoint.
+fn check_notes(
+    match_dir: &Path,
+    game: u32,
+    key: &ssh_key::PublicKey,
+    v: &mut crate::verify::GameVerification,
+) {
+    use crate::verify::Status;
+    let dir = layout::checkpoints_dir(match_dir, game);
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|n| n.ends_with(".note"))
+        .collect();
+    names.sort();
+    for name in names {
+        let stem = name.trim_end_matches(".note");
+        let note = crate::fsio::read_match_small(&dir.join(&name));
+        let text = crate::fsio::read_match_small(&dir.join(format!("{stem}.txt")));
+        let problem = match (note, text) {
+            (Err(e), _) => Some(format!("cannot be read: {e}")),
+            (_, Err(_)) => Some(format!("has no checkpoint {stem}.txt beside it")),
+            (Ok(note), Ok(text)) => match sign::verify_checkpoint_note(&note, key) {
+                Err(e) => Some(e.to_string()),
+                Ok((_, n)) if n.text.as_bytes() != text.as_slice() => {
+                    Some(format!("its text is not {stem}.txt"))
+                }
+                Ok(_) => None,
+            },
+        };
+        if let Some(p) = problem {
+            v.problems.push(format!("BAD NOTE checkpoints/{name}: {p}"));
+            raise(v, Status::BadCheckpoint);
+        }
     }
 }
 
@@ -1320,6 +1418,7 @@ pub fn check_before_showing(match_dir: &Path, game: u32) -> LogCheck {
                     || p.starts_with("UNAUTHORIZED")
                     || p.starts_with("FOREIGN")
                     || p.starts_with("SEAL")
+                    || p.starts_with("CAMP KEY")
             })
             .collect();
         let head = if failing.is_some() {

@@ -461,3 +461,71 @@ fn witness_foreign_entries_cut_or_accepted_are_recorded() {
     assert_eq!(code, 11, "{out}");
     assert!(!out.contains("UNAUTHORIZED"), "{out}");
 }
+
+#[test]
+fn witness_camp_keys_pinned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    // What the committee received from each camp out of band.
+    let mut camps = String::new();
+    for camp in ["kasparov", "junior"] {
+        let k = arbiter::sign::load_public_key(&tmp.path().join(format!("{camp}-key"))).unwrap();
+        camps.push_str(&format!("{camp} {}\n", k.to_openssh().unwrap()));
+    }
+    let camps_file = tmp.path().join("camps_allowed_signers");
+    std::fs::write(&camps_file, &camps).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("camps NOT PINNED"), "{out}");
+    let args = [
+        "--trust",
+        pinned.to_str().unwrap(),
+        "--camps",
+        camps_file.to_str().unwrap(),
+    ];
+    let (code, out) = verify(&m, &args);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("camps NOT PINNED"), "{out}");
+    // A pinned list in which kasparov's key is another: the line 0 that declared it fails.
+    let other = tmp.path().join("forger-key");
+    let forger = arbiter::sign::keygen(&other, None, "forger").unwrap();
+    let swapped = camps
+        .lines()
+        .map(|l| {
+            if l.starts_with("kasparov ") {
+                format!("kasparov {}", forger.to_openssh().unwrap())
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&camps_file, swapped).unwrap();
+    let (code, out) = verify(&m, &args);
+    assert_eq!(code, 22, "{out}");
+    assert!(out.contains("CAMP KEY NOT THE PINNED ONE"), "{out}");
+}
+
+#[test]
+fn witness_swapped_note_is_caught() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let cps = m.join("game-1/checkpoints");
+    // A copy of one checkpoint's note over another's.
+    std::fs::copy(cps.join("13.note"), cps.join("14.note")).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 22, "{out}");
+    assert!(out.contains("BAD NOTE checkpoints/14.note"), "{out}");
+}
+
+#[test]
+fn witness_symlinked_log_is_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let elsewhere = tmp.path().join("elsewhere.jsonl");
+    std::fs::rename(log(&m), &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, log(&m)).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("symbolic link"), "{out}");
+}
