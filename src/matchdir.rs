@@ -311,26 +311,24 @@ pub fn arbiter_key_for(
     match bound_arbiter_keys(match_dir, game) {
         Some((fps, _, _)) if fps.contains(&found) => {}
         Some((fps, principal, bound_by)) => {
-            return Err(SignError::NotMatchKey {
-                path,
-                found,
-                want: fps.join(" or "),
-                principal,
-                match_dir: match_dir.display().to_string(),
-                bound_by,
-            });
+            return Err(sign::not_match_key(
+                &path,
+                &found,
+                &fps.join(" or "),
+                &principal,
+                match_dir,
+                &bound_by,
+            ));
         }
         None => {
-            return Err(SignError::NotMatchKey {
-                path,
-                found,
-                want: "none registered".into(),
-                principal: sign::DEFAULT_PRINCIPAL.into(),
-                match_dir: match_dir.display().to_string(),
-                bound_by:
-                    "register the arbiter's key first with `arbiter keygen --existing KEY.pub`"
-                        .into(),
-            });
+            return Err(sign::not_match_key(
+                &path,
+                &found,
+                "none registered",
+                sign::DEFAULT_PRINCIPAL,
+                match_dir,
+                "register the arbiter's key first with `arbiter keygen --existing KEY.pub`",
+            ));
         }
     }
     let key = sign::load_key_at(&path, k, match_dir)?;

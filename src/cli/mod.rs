@@ -27,6 +27,7 @@ pub mod checkpoint;
 pub mod countersign;
 pub mod docs;
 pub mod display;
+pub mod foreign;
 pub mod keygen;
 pub mod pgn;
 pub mod play;
@@ -76,6 +77,8 @@ pub enum Command {
     Checkpoint(checkpoint::CheckpointArgs),
     /// A camp countersigns a checkpoint (its own key here, or a stock `ssh-keygen -Y sign`).
     Countersign(countersign::CountersignArgs),
+    /// Show the entries of a game the kit did not write in a session of the match's key; cut them to a side file or accept them with a reason (issue 19).
+    Foreign(foreign::ForeignArgs),
     /// Verify a game log: chain, checkpoints, signatures (or an inclusion proof with --proof).
     Verify(verify::VerifyArgs),
     /// Print an RFC 6962 inclusion proof of one entry against the latest signed checkpoint.
@@ -195,6 +198,7 @@ pub fn run(cli: Cli) -> Result<Exit, Error> {
         Command::Status(a) => status::run(&a),
         Command::Keygen(a) => keygen::run(&a),
         Command::Checkpoint(a) => checkpoint::run(&a),
+        Command::Foreign(a) => foreign::run(&a),
         Command::Countersign(a) => countersign::run(&a),
         Command::Verify(a) => verify::run(&a),
         Command::Prove(a) => prove::run(&a),
