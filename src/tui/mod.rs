@@ -11,6 +11,7 @@ pub mod keys;
 pub mod logpane;
 pub mod movelist;
 pub mod screen;
+pub mod shogiboard; // the shogi board (kanji or letters, both hands)
 pub mod terminal;
 pub mod timing;
 

@@ -15,7 +15,7 @@ use crate::core::view::{ClockState, ClockView, Panel, Urgency, View};
 
 use super::describe::termination_text;
 use super::keys::{LineKind, Mode, MsgKind, Pending, UiState};
-use super::{board, logpane, movelist};
+use super::{board, logpane, movelist, shogiboard};
 
 /// What the shell knows about the log: entries, the latest one, the signed checkpoint, alarms.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -115,6 +115,7 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
             wrapped_height(&p, area.width.saturating_sub(2)) + if compact { 0 } else { 2 }
         }
         _ if chess => board::HEIGHT,
+        _ if view.shogi.is_some() => shogiboard::HEIGHT,
         _ => 4,
     };
     // The middle wants the whole move list (rows, heading, frame) when there is room: the big
@@ -295,6 +296,17 @@ fn middle(view: &View, ui: &UiState, compact: bool, area: Rect, buf: &mut Buffer
         return;
     }
     let latest = view.last_moves.last().map(String::as_str);
+    if let Some(v) = &view.shogi
+        && inner.width >= shogiboard::WIDTH + 30
+        && inner.height >= shogiboard::HEIGHT
+    {
+        let cols = Layout::horizontal([Constraint::Length(shogiboard::WIDTH), Constraint::Min(0)])
+            .spacing(1)
+            .split(inner);
+        shogiboard::render(v, ui.black_at_bottom, ui.ascii, cols[0], buf);
+        movelist::render(view, &ui.log.move_times, ui.moves_back, cols[1], buf);
+        return;
+    }
     if view.fen.is_some() && inner.width >= board::WIDTH + 40 && inner.height >= board::HEIGHT {
         let cols = Layout::horizontal([Constraint::Length(board::WIDTH), Constraint::Min(0)])
             .spacing(1)
@@ -509,7 +521,8 @@ fn clock_state(c: &ClockView) -> (&'static str, Color) {
     }
 }
 
-fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
+/// One big clock with its state in words (the Board UI's, shared with `arbiter display`).
+pub fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
     let (mark, colour) = clock_state(c);
     let live = !matches!(
         c.state,

@@ -430,7 +430,7 @@ fn clause_6a_the_running_moves_time_is_shown() {
 
 #[test]
 fn clause_free_text_profile_shows_the_move_list_only() {
-    let mut r = rig_with_profile("rules/denryusen-2024.toml");
+    let mut r = rig_with_profile("tests/fixtures/profiles/free-text.toml");
     r.at("0", "arbiter start")
         .at("5", "move 7g7f")
         .at("9", "move 3c3d");
