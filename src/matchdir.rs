@@ -227,22 +227,29 @@ impl Storage for JournalStorage {
             "{{\"mono_ms\":{now},\"utc\":\"{}\"}}\n",
             crate::log::format_utc(&utc)
         );
-        // Written and renamed over, without fsync: a beat stays in the page cache, which a killed
-        // kit (kill -9, a crash) does not lose; after a power cut an older beat (or none: then the
-        // last entry) is read, the gap is longer, and the arbiter rules on it either way. Two
-        // fsyncs a second would wake the board several more times a second (issue 25).
-        let tmp = path.with_extension("tmp");
+        // Overwritten in place at a fixed length, without fsync: no file is created or renamed
+        // (metadata work that blocks), and a beat stays in the page cache, which a killed kit
+        // (kill -9, a crash) does not lose; after a power cut an older beat, or a torn one that
+        // does not parse (then the last entry counts), is read: the gap is longer and the
+        // arbiter rules on it either way. Issue 25: a create, rename and two fsyncs a second
+        // woke the board several more times a second.
+        let line = format!("{:<79}\n", text.trim_end());
         let _ = (|| -> std::io::Result<()> {
-            use std::io::Write;
-            use std::os::unix::fs::OpenOptionsExt;
-            let _ = std::fs::remove_file(&tmp);
-            let mut f = std::fs::OpenOptions::new()
+            use std::os::unix::fs::{FileExt, OpenOptionsExt};
+            // Only over a regular file (never through a link planted in the folder).
+            if let Ok(m) = std::fs::symlink_metadata(&path)
+                && !m.file_type().is_file()
+            {
+                return Ok(());
+            }
+            // Fixed length: the earlier beat is overwritten whole, nothing to truncate.
+            let f = std::fs::OpenOptions::new()
                 .write(true)
-                .create_new(true)
+                .create(true)
+                .truncate(false)
                 .mode(0o600)
-                .open(&tmp)?;
-            f.write_all(text.as_bytes())?;
-            std::fs::rename(&tmp, &path)
+                .open(&path)?;
+            f.write_all_at(line.as_bytes(), 0)
         })();
     }
 }
