@@ -37,6 +37,7 @@ mod pty; // the Board UI in a real pseudo-terminal (tmux)
 mod readme; // README's examples are what the kit accepts
 mod realgame; // the real Stockfish game end to end: archive, coverage, PGN in two readers
 mod report_model; // the committee report's content
+mod report_public; // issue 20: the public report names no folder and no program file (13e)
 mod report_render; // report files, self-contained HTML, headless Chromium
 mod report_stream; // issue 14: the report streamed in two passes equals the whole rendering
 mod report_support;
