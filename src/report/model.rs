@@ -26,6 +26,7 @@ mod moves;
 mod operator;
 mod parameters;
 mod result;
+mod void;
 
 /// The verification status of the log, filled by the verifier (an input of the report).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -1016,7 +1017,8 @@ impl Builder {
             K::GameEnded { .. } => self.collect_result(s, e),
             K::EngineLogArchived(_) | K::ProgramArchived(_) => self.collect_archive(s, e),
             K::EntryVoided { seq, .. } => {
-                // The voided entry stays in the timeline, marked.
+                // The voided entry leaves every section; it stays in the timeline, marked.
+                self.void_sections(*seq);
                 let by = s.entry;
                 if !self.keep_timeline {
                     self.voids.entry(*seq).or_default().push(by);
