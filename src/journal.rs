@@ -55,6 +55,10 @@ pub enum JournalError {
     },
     #[error("entry refused before writing (it would not read back as a valid line): {0}")]
     Invalid(LineError),
+    #[error(
+        "game log {path}: entry seq {seq} would be a line of {len} bytes, longer than the {MAX_LINE_BYTES} a log line may hold; refused before writing, nothing was written"
+    )]
+    TooLong { path: PathBuf, seq: u64, len: usize },
 }
 
 /// Damage found on open anywhere but the tail: the game opens read-only and nothing is repaired.
@@ -932,6 +936,15 @@ impl Journal {
         let prev = self.tally.last().map_or(ZERO_HASH, |l| l.hash);
         let offset = self.tally.last().map_or(0, Entry::end);
         let mut line = log::encode_line(seq, &prev, &e);
+        if line.len() >= MAX_LINE_BYTES {
+            // Never write a line the log could not be read back with (the game would never open
+            // again): refused before anything is written, the journal unchanged.
+            return Err(JournalError::TooLong {
+                path: self.path.clone(),
+                seq,
+                len: line.len(),
+            });
+        }
         let entry = log::parse_line(&line, offset).map_err(JournalError::Invalid)?;
         line.push(b'\n');
         if let Err(err) = self.ops.write_all(&mut self.file, &line) {

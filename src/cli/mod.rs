@@ -245,9 +245,11 @@ pub fn journal_failure(e: crate::journal::JournalError) -> Error {
             Error::cannot_read(e)
         }
         J::Io { .. } | J::Poisoned { .. } | J::ReadOnly { .. } => Error::write_failed(e),
-        J::NoFirstEntry { .. } | J::Damaged { .. } | J::BadLine { .. } | J::Invalid(_) => {
-            Error::bad_input(e)
-        }
+        J::NoFirstEntry { .. }
+        | J::Damaged { .. }
+        | J::BadLine { .. }
+        | J::Invalid(_)
+        | J::TooLong { .. } => Error::bad_input(e),
     }
 }
 
