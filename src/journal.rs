@@ -573,6 +573,8 @@ pub struct Journal {
     recoveries: Vec<Entry>,
     poisoned: Option<String>,
     ops: Box<dyn FileOps>,
+    /// Why the next side file recorded was cut, when it is not a torn tail.
+    pending_reason: Option<String>,
 }
 
 impl fmt::Debug for Journal {
@@ -675,6 +677,7 @@ impl Journal {
             recoveries: Vec::new(),
             poisoned: None,
             ops,
+            pending_reason: None,
         };
         if let Err(e) = j.append(first) {
             let _ = fs::remove_file(&tmp);
@@ -749,6 +752,7 @@ impl Journal {
             recoveries: Vec::new(),
             poisoned: None,
             ops,
+            pending_reason: None,
         };
         match scanned.fault {
             None if j.tally.is_empty() => {
@@ -778,6 +782,38 @@ impl Journal {
         }
         j.record_pending_side_files()?;
         Ok(j)
+    }
+
+    /// Cut the last entry — a complete line that decodes but that the game cannot apply (a byte
+    /// flipped by a crash in a line no checkpoint signs) — into a side file like a torn tail, and
+    /// record it with a `recovery` entry (nothing is lost: the side file keeps its bytes and the
+    /// recovery entry their digest). `why` is kept in the recovery entry. Refused for line 0 and
+    /// on a damaged or poisoned journal.
+    pub fn cut_unappliable_last(&mut self, why: &str) -> Result<(), JournalError> {
+        use std::io::{Seek, SeekFrom};
+        if self.damage.is_some() || self.poisoned.is_some() || self.tally.len() < 2 {
+            return Err(JournalError::Poisoned {
+                path: self.path.clone(),
+                reason: "the last entry cannot be cut here".into(),
+            });
+        }
+        let Some(last) = self.tally.last().cloned() else {
+            return Ok(());
+        };
+        let file_len = self
+            .file
+            .metadata()
+            .map_err(io_err("stat", &self.path))?
+            .len();
+        self.cut_tail(last.offset, file_len)?;
+        // The tally again, without the entry cut (a rare path: one more read of the log).
+        let mut file = &self.file;
+        file.seek(SeekFrom::Start(0))
+            .map_err(io_err("read", &self.path))?;
+        let scanned = scan_local(&mut self.file, |_| {}).map_err(io_err("read", &self.path))?;
+        self.tally = scanned.tally;
+        self.pending_reason = Some(why.to_owned());
+        self.record_pending_side_files()
     }
 
     /// Move the bytes from `offset` to `file_len` into a side file, then cut the log there.
@@ -841,12 +877,21 @@ impl Journal {
                 actor: "kit".into(),
                 clause: "5b".into(),
                 kind: RECOVERY_KIND.into(),
-                body: serde_json::json!({
-                    "offset": offset,
-                    "length": length,
-                    "sha256": hex32(&digest),
-                    "side_file": name,
-                }),
+                body: match self.pending_reason.take() {
+                    None => serde_json::json!({
+                        "offset": offset,
+                        "length": length,
+                        "sha256": hex32(&digest),
+                        "side_file": name,
+                    }),
+                    Some(reason) => serde_json::json!({
+                        "offset": offset,
+                        "length": length,
+                        "sha256": hex32(&digest),
+                        "side_file": name,
+                        "reason": reason,
+                    }),
+                },
             };
             let entry = self.append(e)?.clone();
             self.recoveries.push(entry);
