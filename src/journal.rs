@@ -386,6 +386,9 @@ pub fn tally(path: &Path) -> Result<Tally, JournalError> {
     Ok(t)
 }
 
+/// Why an empty `log.jsonl` holds no game, and what to do.
+const EMPTY_LOG_HINT: &str = "the file is empty: the kit never leaves an empty log (line 0 is written whole before the file takes its name), so it was emptied or made by hand; move it aside (it holds nothing) and open the game again to declare it";
+
 /// Longest line a game log may hold (an entry is a few hundred bytes): a longer one is a bad line,
 /// and it is never held in memory whole.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -758,7 +761,7 @@ impl Journal {
             None if j.tally.is_empty() => {
                 return Err(JournalError::NoFirstEntry {
                     path: path.to_owned(),
-                    detail: "the file is empty".into(),
+                    detail: EMPTY_LOG_HINT.into(),
                 });
             }
             None => {}
@@ -1090,7 +1093,7 @@ pub fn for_each_entry(path: &Path, mut f: impl FnMut(Entry) -> bool) -> Result<u
     if n == 0 {
         return Err(JournalError::NoFirstEntry {
             path: path.to_owned(),
-            detail: "the file is empty".into(),
+            detail: EMPTY_LOG_HINT.into(),
         });
     }
     Ok(n)
@@ -1105,7 +1108,7 @@ pub fn first_entry(path: &Path) -> Result<Entry, JournalError> {
     })?;
     first.ok_or_else(|| JournalError::NoFirstEntry {
         path: path.to_owned(),
-        detail: "the file is empty".into(),
+        detail: EMPTY_LOG_HINT.into(),
     })
 }
 
@@ -1116,7 +1119,7 @@ pub fn read_entries(path: &Path) -> Result<Vec<Entry>, JournalError> {
     if lines.is_empty() {
         return Err(JournalError::NoFirstEntry {
             path: path.to_owned(),
-            detail: "the file is empty".into(),
+            detail: EMPTY_LOG_HINT.into(),
         });
     }
     if let Some(fault) = scan::first_local_fault(&lines) {
