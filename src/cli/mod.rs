@@ -241,6 +241,17 @@ pub fn journal_failure(e: crate::journal::JournalError) -> Error {
     use crate::journal::JournalError as J;
     match &e {
         J::Locked(_) | J::Exists(_) => Error::Unavailable(e.into()),
+        // Opened to append, refused, yet readable: the log cannot be written (a read-only
+        // folder or file), not a file that cannot be read.
+        J::Io {
+            op: "open",
+            path,
+            source,
+        } if source.kind() == std::io::ErrorKind::PermissionDenied
+            && std::fs::File::open(path).is_ok() =>
+        {
+            Error::write_failed(e)
+        }
         J::Io { op, .. } if matches!(*op, "open" | "read" | "stat" | "lock" | "list") => {
             Error::cannot_read(e)
         }

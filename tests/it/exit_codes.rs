@@ -871,3 +871,59 @@ fn exit_codes_messages_say_what_is_wrong() {
     assert!(r.stderr.contains("the file is empty"), "{r:?}");
     assert!(r.stderr.contains("move it aside"), "{r:?}");
 }
+
+/// Issue 21: `archive` on a game whose folder and log are read-only for the user is 74 (the log
+/// cannot be written), as README says, not 66. Run as another user through `setpriv` when the
+/// tests run as root (root writes anything), else as this user.
+#[test]
+fn exit_codes_read_only_log_is_74() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path());
+    let copy = script(tmp.path(), "copy.log", "bestmove e2e4\n");
+    let open = |p: &Path, mode| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode));
+    for p in [tmp.path(), m.as_path(), &m.join("game-1"), &m.join("keys")] {
+        open(p, 0o755).unwrap();
+    }
+    for p in [
+        &m.join("game-1/log.jsonl"),
+        &m.join("keys/arbiter"),
+        Path::new(&copy),
+    ] {
+        open(p, 0o644).unwrap();
+    }
+    open(&m.join("game-1"), 0o555).unwrap();
+    open(&m.join("game-1/log.jsonl"), 0o444).unwrap();
+    let args = ["archive", "--match", s(&m), "--game", "1", &copy, &copy];
+    let root = std::fs::OpenOptions::new()
+        .append(true)
+        .open(m.join("game-1/log.jsonl"))
+        .is_ok();
+    let o = if root {
+        match Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_arbiter"))
+            .args(args)
+            .output()
+        {
+            Ok(o) => o,
+            Err(_) => {
+                println!("SKIPPED: root, and no setpriv to run as another user");
+                return;
+            }
+        }
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(Exit::WriteFailed.code().into()),
+        "{err}"
+    );
+    assert!(err.contains("Permission denied"), "{err}");
+    open(&m.join("game-1"), 0o700).unwrap();
+}
