@@ -632,6 +632,11 @@ pub fn open_game_with(
 
 /// [`open_game_with`], and `each` sees every event of the log in order as it is read (for what
 /// the caller folds from the whole log without keeping it).
+///
+/// A crash corner: when the log's last entry is a complete, chained line that no checkpoint
+/// signs but that the game cannot apply (a byte flipped in a move: `d6t5`), it is cut into a side
+/// file like a torn tail and a `recovery` entry records it (nothing lost), and the game opens
+/// without it — instead of a game no command can ever open again.
 pub fn open_game_observed(
     match_dir: &Path,
     n: Option<u32>,
@@ -640,6 +645,61 @@ pub fn open_game_observed(
     keep_events: bool,
     each: &mut dyn FnMut(&Event),
 ) -> Result<Opened, MatchError> {
+    match open_game_once(match_dir, n, rules, key, keep_events, each, None)? {
+        Attempt::Opened(o) => Ok(*o),
+        // The last entry was cut: open again; `each` has seen every event before it already.
+        Attempt::Cut {
+            game,
+            delivered,
+            what,
+        } => {
+            match open_game_once(
+                match_dir,
+                Some(game),
+                rules,
+                key,
+                keep_events,
+                each,
+                Some(delivered),
+            )? {
+                Attempt::Opened(mut o) => {
+                    let note = format!(
+                        "recovered: the last entry could not be applied ({what}); it was cut to a side file and recorded, nothing lost"
+                    );
+                    o.notice = Some(match o.notice.take() {
+                        Some(n) => format!("{note}\n{n}"),
+                        None => note,
+                    });
+                    Ok(*o)
+                }
+                Attempt::Cut { .. } => Err(MatchError::EmptyLog),
+            }
+        }
+    }
+}
+
+/// One opening of a game: opened, or its unappliable last entry cut (open it again).
+enum Attempt {
+    Opened(Box<Opened>),
+    Cut {
+        game: u32,
+        delivered: usize,
+        what: String,
+    },
+}
+
+/// [`open_game_observed`]'s one pass. `retry`: `None` on the first pass (`each` is handed every
+/// event but the last one until the replay is known to hold it, and a cut may be made); `Some(k)`
+/// after a cut (the first `k` events were handed to `each` already; no second cut).
+fn open_game_once(
+    match_dir: &Path,
+    n: Option<u32>,
+    rules: &Path,
+    key: &KeySource,
+    keep_events: bool,
+    each: &mut dyn FnMut(&Event),
+    retry: Option<usize>,
+) -> Result<Attempt, MatchError> {
     let existing = games(match_dir);
     let n = match n {
         Some(n) => n,
@@ -675,19 +735,30 @@ pub fn open_game_observed(
             previous_algorithm: previous_algorithm(match_dir, n),
         };
         let game = Game::new(ctx, profile);
-        return Ok(Opened {
+        return Ok(Attempt::Opened(Box::new(Opened {
             session: Session::new(game, Box::new(storage), Utc::now()),
             now_ms: 0,
             notice: None,
             events: Vec::new(),
             events_from: 0,
-        });
+        })));
     }
     let mut replay = Replayer::new();
     let mut events = std::collections::VecDeque::new();
     let mut seen = 0usize;
+    // First pass: each event reaches `each` when the next one is read (the last one only once
+    // the replay is known to hold it); after a cut, the events `each` has seen are skipped.
+    let mut held: Option<Event> = None;
     let mut keep = |ev: Event| {
-        each(&ev);
+        match retry {
+            None => {
+                if let Some(before) = held.replace(ev.clone()) {
+                    each(&before);
+                }
+            }
+            Some(skip) if seen >= skip => each(&ev),
+            Some(_) => {}
+        }
         seen += 1;
         if keep_events {
             if events.len() == EVENTS_KEPT {
@@ -716,7 +787,9 @@ pub fn open_game_observed(
     let mut line0_sealed = false;
     let mut recovered: Vec<u64> = Vec::new();
     let mut line0_game = None;
-    let journal = Journal::open_each(
+    // The seq of the first entry the replay could not take (decoded or applied).
+    let mut first_failed: Option<u64> = None;
+    let mut journal = Journal::open_each(
         &path,
         Box::new(crate::journal::RealOps),
         |e| match event_of(e) {
@@ -736,11 +809,15 @@ pub fn open_game_observed(
                     line0_game = Some(o.game);
                     line0_sealed = crate::witness::is_sealed_log(e);
                 }
-                replay.push(&ev);
+                if !replay.push(&ev) && first_failed.is_none() {
+                    first_failed = Some(e.seq);
+                }
                 keep(ev);
             }
             Err(_) => {
-                replay.push_entry(e);
+                if !replay.push_entry(e) && first_failed.is_none() {
+                    first_failed = Some(e.seq);
+                }
             }
         },
     )?;
@@ -763,7 +840,36 @@ pub fn open_game_observed(
             want: n,
         });
     }
-    let game = replay.finish(&path)?;
+    let game = match replay.finish(&path) {
+        Ok(g) => g,
+        Err(e) => {
+            // The last entry, unsigned, complete and chained, but not a move or fact the game
+            // can take: cut it like a torn tail (only on the first pass, never line 0).
+            let last = journal.len().saturating_sub(1);
+            let signed = latest_checkpoint(match_dir, n).unwrap_or(0) as u64;
+            let cuttable = retry.is_none()
+                && first_failed == Some(last)
+                && last >= 1
+                && last >= signed
+                && journal.recoveries().is_empty()
+                && journal.damage().is_none();
+            if !cuttable {
+                return Err(e);
+            }
+            let what = e.to_string();
+            journal
+                .cut_unappliable_last(&what)
+                .map_err(MatchError::Journal)?;
+            return Ok(Attempt::Cut {
+                game: n,
+                delivered: seen.saturating_sub(1),
+                what,
+            });
+        }
+    };
+    if let Some(last) = held.take() {
+        each(&last);
+    }
     let mut notes = Vec::new();
     // A damaged log opens read-only: nothing is appended or sealed, nothing to refuse.
     storage.sealed = line0_sealed && journal.damage().is_none();
@@ -857,13 +963,13 @@ pub fn open_game_observed(
         session.restart_side = Some(side);
         notes.push(format!("RESTART: the kit was down {} ({} ms measured) with {side}'s clock running: :arbiter restart-gap waive|charge [H:MM:SS] REASON (arbiter stop stops the clocks meanwhile)", timefmt::clock(gap as i64), gap));
     }
-    Ok(Opened {
+    Ok(Attempt::Opened(Box::new(Opened {
         session,
         now_ms,
         notice: (!notes.is_empty()).then(|| notes.join("\n")),
         events_from: seen - events.len(),
         events: events.into(),
-    })
+    })))
 }
 
 /// The game's last heartbeat (game time, UTC), if it can be read.

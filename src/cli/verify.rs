@@ -149,7 +149,8 @@ fn run_proof(
     json: bool,
     trusted: Option<String>,
 ) -> Result<Exit, Error> {
-    let bytes = crate::fsio::read(proof, crate::fsio::SMALL_FILE_LIMIT)
+    // A proof may come through a pipe: `verify --proof <(arbiter prove …)`.
+    let bytes = crate::fsio::read_input(proof, crate::fsio::SMALL_FILE_LIMIT)
         .map_err(FileError::of("read", proof))
         .map_err(Error::unreadable)?;
     let signers = match trusted {
