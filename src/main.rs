@@ -27,8 +27,21 @@ fn main() -> ExitCode {
 fn usage(e: &clap::Error) -> ExitCode {
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            let _ = e.print();
-            ExitCode::SUCCESS
+            // The help goes to standard output: a failed write (a full device, a closed pipe)
+            // is exit 74 with one line on standard error, never a silent success.
+            let styled = e.render();
+            let text = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                styled.ansi().to_string()
+            } else {
+                styled.to_string()
+            };
+            match cli::emit(&text) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(x) => {
+                    let _ = writeln!(std::io::stderr(), "arbiter: {x}");
+                    ExitCode::from(x.exit_code())
+                }
+            }
         }
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let help = e.render().to_string();

@@ -45,6 +45,8 @@ impl PositionEnd {
 #[derive(Debug, Clone)]
 pub struct ChessRecord {
     start: Chess,
+    /// Castling notation: Chess960 for a Chess960 start.
+    mode: CastlingMode,
     pos: Chess,
     moves: Vec<RecordedMove>,
     /// Zobrist keys of every position so far, the start included.
@@ -85,9 +87,46 @@ impl Board {
         Board::Chess(Box::new(ChessRecord {
             keys: vec![key(&pos)],
             start: pos.clone(),
+            mode: CastlingMode::Standard,
             pos,
             moves: Vec::new(),
         }))
+    }
+
+    /// A chess game from a start other than the initial position (odds, Chess960), as FEN.
+    pub fn new_chess_from(fen: &str, chess960: bool) -> Result<Board, String> {
+        let mode = CastlingMode::from_chess960(chess960);
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .map_err(|e| format!("'{fen}': {e}"))?
+            .into_position(mode)
+            .map_err(|e| format!("'{fen}' is not a legal position: {e}"))?;
+        if pos.is_game_over() {
+            return Err(format!("'{fen}': the game is over in this position"));
+        }
+        Ok(Board::Chess(Box::new(ChessRecord {
+            keys: vec![key(&pos)],
+            start: pos.clone(),
+            mode,
+            pos,
+            moves: Vec::new(),
+        })))
+    }
+
+    /// FEN of the start position (chess only).
+    pub fn start_fen(&self) -> Option<String> {
+        match self {
+            Board::Chess(c) => Some(Fen::from_position(&c.start, EnPassantMode::Legal).to_string()),
+            Board::Free(_) => None,
+        }
+    }
+
+    /// The side to move in the start position.
+    pub fn first_side(&self) -> Side {
+        match self {
+            Board::Chess(c) => color_side(c.start.turn()),
+            Board::Free(_) => Side::White,
+        }
     }
 
     pub fn new_free() -> Board {
@@ -139,9 +178,10 @@ impl Board {
     /// Moves completed by a side, counted from the recorded moves.
     pub fn moves_by(&self, side: Side) -> u32 {
         let n = self.plies() as u32;
-        match side {
-            Side::White => n.div_ceil(2),
-            Side::Black => n / 2,
+        if side == self.first_side() {
+            n.div_ceil(2)
+        } else {
+            n / 2
         }
     }
 
@@ -184,7 +224,7 @@ impl Board {
                     return Err("the game is over on the board".into());
                 }
                 let m = parse_chess_move(&c.pos, text)?;
-                let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
+                let uci = UciMove::from_move(m, c.mode).to_string();
                 let san = SanPlus::from_move(c.pos.clone(), m).to_string();
                 Ok(RecordedMove { san, uci })
             }
@@ -235,6 +275,7 @@ impl Board {
                     keys: vec![key(&c.start)],
                     pos: c.start.clone(),
                     start: c.start.clone(),
+                    mode: c.mode,
                     moves: Vec::new(),
                 }));
                 for m in &moves {
@@ -300,7 +341,72 @@ impl Board {
     }
 }
 
+/// A move as people write it, in the form shakmaty's SAN parser reads (issue 20): a move number
+/// in front (`20.Kf2`, `20...Kf2`, `20…Kf2`) dropped; castling with letter O in either case or
+/// with zeros (`o-o`, `0-0`, FIDE Laws Appendix C.13) as `O-O`; a promotion written `e8Q`,
+/// `e8q`, `e8(Q)`, `e8/Q` or `e8=q` as `e8=Q` (FIDE's own form, Appendix C.9, writes the piece
+/// after the square); annotation marks (`!`, `?`) dropped.
+pub fn normalise_notation(text: &str) -> String {
+    let t = text.trim();
+    let numbered = t.trim_start_matches(|c: char| c.is_ascii_digit());
+    let t = if numbered.len() < t.len() && numbered.starts_with(['.', '…']) {
+        numbered.trim_start_matches(['.', '…', ' '])
+    } else {
+        t
+    };
+    let t = t.trim_end_matches(['!', '?']);
+    let body = t.trim_end_matches(['+', '#']);
+    let suffix = &t[body.len()..];
+    let body = if body.eq_ignore_ascii_case("o-o") || body == "0-0" {
+        "O-O".to_string()
+    } else if body.eq_ignore_ascii_case("o-o-o") || body == "0-0-0" {
+        "O-O-O".to_string()
+    } else {
+        promotion(body).unwrap_or_else(|| body.to_string())
+    };
+    format!("{body}{suffix}")
+}
+
+/// `e8Q`, `e8q`, `e8(Q)`, `e8/Q`, `e8=q` → `e8=Q`; anything else: `None`.
+fn promotion(body: &str) -> Option<String> {
+    if !body.starts_with(|c: char| matches!(c, 'a'..='h')) {
+        return None;
+    }
+    let (base, piece) = if let Some(inner) = body.strip_suffix(')') {
+        let (base, piece) = inner.rsplit_once('(')?;
+        (base, piece)
+    } else if let Some((base, piece)) = body.rsplit_once(['=', '/']) {
+        (base, piece)
+    } else {
+        let last = body.chars().last()?;
+        (
+            &body[..body.len() - last.len_utf8()],
+            &body[body.len() - last.len_utf8()..],
+        )
+    };
+    let mut p = piece.chars();
+    let (Some(piece), None) = (p.next(), p.next()) else {
+        return None;
+    };
+    let piece = piece.to_ascii_uppercase();
+    (matches!(piece, 'Q' | 'R' | 'B' | 'N') && base.ends_with(['1', '8']))
+        .then(|| format!("{base}={piece}"))
+}
+
 fn parse_chess_move(pos: &Chess, text: &str) -> Result<shakmaty::Move, String> {
+    match parse_exact(pos, text) {
+        Ok(m) => Ok(m),
+        Err(e) => {
+            let n = normalise_notation(text);
+            if n == text {
+                return Err(e);
+            }
+            parse_exact(pos, &n).map_err(|e2| format!("{e2} (written '{}')", text.trim()))
+        }
+    }
+}
+
+fn parse_exact(pos: &Chess, text: &str) -> Result<shakmaty::Move, String> {
     // FIDE's own notation writes castling with zeros (Laws, Appendix C.13): 0-0, 0-0-0.
     let castling = match text.trim_end_matches(['+', '#']) {
         "0-0" => Some("O-O"),

@@ -190,6 +190,9 @@ pub enum Command {
     WrongMove {
         played: String,
         correct: String,
+        /// 7c found after the human replied: the machine's move number the arbiter names (the
+        /// moves after it are taken back to correct it). None: the last move, or 7b.
+        number: Option<u32>,
     },
     /// 7b: the arbiter releases the owed machine move: another move may be entered (reason given).
     ReleaseOwedMove {
@@ -414,6 +417,12 @@ pub const HELP: &[HelpLine] = &[
         words: "arbiter wrong-move PLAYED CORRECT",
         clause: super::clause::WRONG_MOVE_PRESSED,
         what: "operator executed a move not the machine's",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter wrong-move MOVE# PLAYED CORRECT",
+        clause: super::clause::WRONG_MOVE_PRESSED,
+        what: "the same, found after the reply (clocks stopped)",
     },
     HelpLine {
         who: "arbiter",
@@ -797,8 +806,22 @@ pub fn parse(line: &str) -> Result<Command, String> {
             [played, correct] => Command::WrongMove {
                 played: played.to_string(),
                 correct: correct.to_string(),
+                number: None,
             },
-            _ => return Err("say: arbiter wrong-move PLAYED CORRECT".into()),
+            [n, played, correct] => Command::WrongMove {
+                played: played.to_string(),
+                correct: correct.to_string(),
+                number: Some(
+                    n.trim_end_matches(['.', '…'])
+                        .parse()
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| {
+                            format!("'{n}' is not a move number: say arbiter wrong-move [MOVE#] PLAYED CORRECT")
+                        })?,
+                ),
+            },
+            _ => return Err("say: arbiter wrong-move [MOVE#] PLAYED CORRECT".into()),
         },
         ("arbiter", "power-failure") => Command::PowerFailure {
             text: need_text(args, "description")?,
@@ -1146,6 +1169,7 @@ mod tests {
             .replace("SHA256", &"a".repeat(64))
             .replace("N REASON", "1 wrong entry")
             .replace("SEQ REASON", "3 pressed by mistake")
+            .replace("MOVE# PLAYED CORRECT", "1 e5 c5")
             .replace("PLAYED CORRECT", "Ne4 Nf6")
             .replace("ID permit|refuse REASON", "1 permit ok")
             .replace("RULING 1-0|0-1|1/2-1/2 REASON", "1 1/2-1/2 ruling")

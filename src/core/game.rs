@@ -9,6 +9,7 @@
 //! | file | rules |
 //! |---|---|
 //! | `setup.rs` | 1, 3, 4, 6c, 8a, 9c — declarations, opening, the start |
+//! | `start.rs` | the profile's start position per game: FEN, odds, Chess960 |
 //! | `moves.rs` | 6a–6l, 7e — moves, corrections, takebacks, internal clock, parameters |
 //! | `arbiter.rs` | 1, 5b — stops, resumptions, notes |
 //! | `operator_errors.rs` | 7b, 7c — wrong moves, penalties |
@@ -37,6 +38,7 @@ mod moves; // rules 6a-6l, 7e
 mod operator_errors; // rules 7b, 7c
 mod setup; // rules 1, 3, 4, 6c, 8a, 9c
 mod shogi; // Denryu-sen 13, 22, 23: shogi's ends, the declaration; any entrant's resignation
+pub mod start; // issue 23: odds starts, Chess960, a FEN per game
 mod technical; // rules 8a, 8b
 mod void; // rule 1: the arbiter voids a mis-keyed entry
 
@@ -356,14 +358,18 @@ impl Game {
 
     /// A new game in the draft phase.
     pub fn new(ctx: GameContext, profile: Profile) -> Game {
-        let board = match profile.profile.game {
-            GameKind::Chess => Board::new_chess(),
-            GameKind::Shogi => {
+        let board = match (profile.profile.game, profile.start_for(ctx.game)) {
+            // The profile was checked when parsed: its starts are legal positions.
+            (GameKind::Chess, Some((fen, chess960))) => {
+                Board::new_chess_from(&fen, chess960).unwrap_or_else(|_| Board::new_chess())
+            }
+            (GameKind::Chess, None) => Board::new_chess(),
+            (GameKind::Shogi, _) => {
                 Board::new_shogi(profile.shogi.as_ref().and_then(|s| s.start_sfen.as_deref()))
             }
-            GameKind::Free => Board::new_free(),
+            (GameKind::Free, _) => Board::new_free(),
         };
-        let clock = Clock::new(profile.time_control.truncate_move_time_to_seconds);
+        let clock = Clock::new(profile.rounding());
         Game {
             ctx,
             profile,
@@ -830,6 +836,46 @@ impl Game {
                 _ => refuse_state("declarations go to the draft (Game::declare)"),
             };
         }
+        let events = self.decide_command(cmd, now)?;
+        self.no_result_over_presses(&events)?;
+        Ok(events)
+    }
+
+    /// A result never loses a move: a result decided while pressed moves await their notation is
+    /// refused, naming them, until they are entered (6a, 6b: the operator enters every move).
+    fn no_result_over_presses(&self, events: &[Event]) -> Result<(), Refusal> {
+        if self.presses.is_empty()
+            || !events
+                .iter()
+                .any(|e| matches!(e.kind, EventKind::GameEnded { .. }))
+        {
+            return Ok(());
+        }
+        let mut count = [0u32; 2];
+        let named: Vec<String> = self
+            .presses
+            .iter()
+            .map(|p| {
+                count[p.side.index()] += 1;
+                let n = self.board.moves_by(p.side) + count[p.side.index()];
+                format!(
+                    "{}'s move {n} (pressed at {})",
+                    p.side,
+                    super::timefmt::clock(i64::try_from(p.at).unwrap_or(i64::MAX))
+                )
+            })
+            .collect();
+        refuse(
+            c::ENTER_HUMAN_MOVE,
+            format!(
+                "no result while pressed moves await their notation: {}; enter {} first (move SAN)",
+                named.join(", "),
+                if named.len() == 1 { "it" } else { "them" }
+            ),
+        )
+    }
+
+    fn decide_command(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
         use Command as C;
         match cmd {
             C::DeclarePlayer { .. }

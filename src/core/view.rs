@@ -71,6 +71,8 @@ pub struct DeclarationsView {
     pub algorithm: String,
     /// 8a: SHA-256 of the machine configuration document.
     pub config_sha256: Option<String>,
+    /// The camps' witness keys (name, OpenSSH public key).
+    pub camps: Vec<super::event::Camp>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -416,6 +418,7 @@ impl Game {
                     super::timefmt::short(d.algorithm.threshold_ms as i64)
                 ),
                 config_sha256: d.config_sha256.clone(),
+                camps: d.camps.clone(),
             },
             None => {
                 let d = &self.draft;
@@ -432,6 +435,7 @@ impl Game {
                     team: d.team.clone(),
                     algorithm,
                     config_sha256: d.config_sha256.clone(),
+                    camps: d.camps.clone(),
                 }
             }
         }

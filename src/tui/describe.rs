@@ -4,12 +4,8 @@ use crate::core::timefmt;
 
 fn brief(v: &serde_json::Value) -> Option<String> {
     match v {
-        serde_json::Value::String(s) => Some(if s.chars().count() > 48 {
-            let cut: String = s.chars().take(47).collect();
-            format!("{cut}…")
-        } else {
-            s.clone()
-        }),
+        // Never cut: the message line wraps.
+        serde_json::Value::String(s) => Some(s.clone()),
         serde_json::Value::Number(n) => Some(n.to_string()),
         serde_json::Value::Bool(b) => Some(b.to_string()),
         _ => None,

@@ -35,7 +35,9 @@ impl Game {
                     now,
                     Actor::Arbiter,
                     c::TIME_CONTROL,
-                    EventKind::ClockStarted { side: Side::White },
+                    EventKind::ClockStarted {
+                        side: self.board.side_to_move(),
+                    },
                 ));
                 Ok(out)
             }
