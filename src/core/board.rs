@@ -117,7 +117,7 @@ impl Board {
     pub fn start_fen(&self) -> Option<String> {
         match self {
             Board::Chess(c) => Some(Fen::from_position(&c.start, EnPassantMode::Legal).to_string()),
-            Board::Free(_) => None,
+            Board::Shogi(_) | Board::Free(_) => None,
         }
     }
 
@@ -125,6 +125,7 @@ impl Board {
     pub fn first_side(&self) -> Side {
         match self {
             Board::Chess(c) => color_side(c.start.turn()),
+            Board::Shogi(s) => s.first_side(),
             Board::Free(_) => Side::White,
         }
     }

@@ -338,6 +338,10 @@ impl DeclarationRule {
         match side {
             Side::White => self.points_first,
             Side::Black => self.points_second,
+        }
+    }
+}
+
 /// Starts other than the initial position, per game.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
