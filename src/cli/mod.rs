@@ -25,7 +25,6 @@ macro_rules! outln {
 pub mod archive;
 pub mod checkpoint;
 pub mod countersign;
-pub mod docs;
 pub mod display;
 pub mod foreign;
 pub mod keygen;
