@@ -454,4 +454,17 @@ fn display_beside_the_board_across_a_kill_and_restart() {
     board.wait_for("quit the board UI?", DEADLINE);
     board.keys(&["y"]);
     assert!(board.wait_exit(DEADLINE));
+    // The relay of this demo game says what `arbiter pgn` says: the demo key proves nothing.
+    let live = dir.path().join("live.pgn");
+    ok(&arbiter(&[
+        "relay",
+        "--match",
+        ms,
+        "--out",
+        live.to_str().unwrap(),
+        "--once",
+    ]));
+    let text = std::fs::read_to_string(&live).unwrap();
+    assert!(text.contains("{DEMO KEY:"), "{text}");
+    assert!(text.contains("1. e4 {[%clk"), "{text}");
 }
