@@ -336,3 +336,18 @@ pub fn check_output(path: &Path, purpose: Purpose, force: bool) -> Result<PathBu
         _ => Ok(resolved),
     }
 }
+
+/// A small file of a match folder (a seal, a checkpoint, the index and their signatures), read
+/// without following a symlink and bounded by [`SMALL_FILE_LIMIT`].
+pub fn read_match_small(path: &Path) -> io::Result<Vec<u8>> {
+    let f = open_match_file(path)?;
+    let mut out = Vec::new();
+    f.take(SMALL_FILE_LIMIT + 1).read_to_end(&mut out)?;
+    if out.len() as u64 > SMALL_FILE_LIMIT {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is larger than {SMALL_FILE_LIMIT} bytes", path.display()),
+        ));
+    }
+    Ok(out)
+}

@@ -29,7 +29,7 @@ pub enum JournalError {
         source: io::Error,
     },
     #[error(
-        "game log {0} already exists: another board (or run) opened this game first; nothing was written and the disk is fine — quit and open the game again"
+        "game log {0} already exists: another board or script opened this game first; nothing was written and the disk is fine — quit and open the game again"
     )]
     Exists(PathBuf),
     #[error(
@@ -253,7 +253,9 @@ pub fn write_atomic_with(
 /// Suffix of a game log being created (`log.jsonl.new-<pid>`) before it takes its name.
 const NEW_SUFFIX: &str = ".new-";
 
-/// Remove the leftovers of creations killed before their log took its name.
+/// Remove the leftovers of creations killed before their log took its name. A leftover whose
+/// lock is held belongs to a creation still under way (another board or script racing for the
+/// game): it is left alone, so that creation ends with its own verdict, not a missing file.
 fn remove_stale_new_files(path: &Path) {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
         return;
@@ -264,7 +266,14 @@ fn remove_stale_new_files(path: &Path) {
             .to_str()
             .is_some_and(|n| n.starts_with(&prefix))
         {
-            let _ = fs::remove_file(e.path());
+            let held = OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+                .open(e.path())
+                .is_ok_and(|f| matches!(f.try_lock(), Err(fs::TryLockError::WouldBlock)));
+            if !held {
+                let _ = fs::remove_file(e.path());
+            }
         }
     }
 }

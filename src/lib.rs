@@ -13,7 +13,7 @@
 //!    and no file (they are handed bytes and readers); use only the core.
 //! 3. **report** (PURE) — the committee report's model and its renderings. Reads no clock and no
 //!    file; uses only the layers below it.
-//! 4. **shell** — layout, fsio, journal, sign, session, matchdir, verify, witness, archive,
+//! 4. **shell** — bundled, layout, fsio, journal, sign, session, matchdir, verify, witness, archive,
 //!    postgame, report_io, tui, follow, display, relay: files, clocks, keys and the terminal. Returns typed errors; knows
 //!    nothing of clap, prints no `arbiter: …` message and picks no exit code.
 //! 5. **cli** (and `main.rs`) — the only layer that knows clap. Turns arguments into the shell's
@@ -23,6 +23,7 @@
 //! [`error`] stands between the last two: its `Error` carries the shell's typed errors to the CLI
 //! layer, and its `Exit::code` is the only place an outcome becomes a number.
 pub mod archive; // SHELL: engine-log and program copies in, SHA256SUMS out (rule 13)
+pub mod bundled; // SHELL: every rules/*.toml compiled in; --rules FILE overrides
 pub mod cli; // CLI: clap arguments, one file per subcommand; main.rs maps the outcome to an exit code
 pub mod core; // PURE: rules profiles, clock, chess, decide/evolve, script parser, view
 pub mod display; // SHELL: `arbiter display`, the read-only screen for the player and the audience

@@ -58,6 +58,91 @@ pub struct JournalStorage {
     pub warning: Option<String>,
     /// Called after every durable append (script mode's `--echo`).
     pub on_append: Option<OnAppend>,
+    /// The log is sealed (issue 19): after every append the kit re-signs `game-<n>/seal`, and
+    /// each `authorized` entry carries the key's fingerprint and signature.
+    pub sealed: bool,
+}
+
+impl JournalStorage {
+    fn origin(&self) -> String {
+        crate::log::checkpoint::origin(&self.match_id, self.game)
+    }
+
+    /// Re-sign the seal over everything recorded (`closed` when the session ends).
+    pub fn seal(&mut self, closed: bool) {
+        if !self.sealed {
+            return;
+        }
+        let (Some(j), Some(key)) = (self.journal.as_ref(), self.key.as_ref()) else {
+            return;
+        };
+        let Some(last) = j.last() else { return };
+        let seal = crate::log::seal::Seal {
+            origin: self.origin(),
+            size: j.len(),
+            chain: last.hash,
+            closed,
+        };
+        if let Err(e) = crate::witness::write_seal(&self.match_dir, self.game, key, &seal) {
+            self.warning = Some(format!(
+                "the seal could not be written ({e}): entry #{} is not bound to this session",
+                last.seq
+            ));
+        }
+    }
+
+    /// The fields a sealed log adds to an entry's body before it is written: the binding in
+    /// line 0, the key and signature of an `authorized` entry.
+    fn bind(&self, e: &Event, ne: &mut crate::log::NewEntry) {
+        if !self.sealed {
+            return;
+        }
+        match (&self.journal, &e.kind) {
+            (None, EventKind::GameOpened(_)) => {
+                if let Some(k) = ne
+                    .body
+                    .get_mut("arbiter_key")
+                    .and_then(|k| k.as_object_mut())
+                {
+                    k.insert(
+                        "binding".into(),
+                        serde_json::Value::String(crate::log::seal::BINDING.into()),
+                    );
+                }
+            }
+            (Some(j), EventKind::Authorized { first, last, .. }) => {
+                let (Some(key), Some(prev)) = (self.key.as_ref(), j.last()) else {
+                    return;
+                };
+                let text = crate::log::seal::authorization_text(
+                    &self.origin(),
+                    j.len(),
+                    *first,
+                    *last,
+                    &crate::log::hex32(&prev.hash),
+                );
+                let Ok(sig) = sign::sign_authorization(key, &text) else {
+                    return;
+                };
+                if let Some(b) = ne.body.as_object_mut() {
+                    b.insert(
+                        "key".into(),
+                        serde_json::Value::String(sign::fingerprint(key.public_key())),
+                    );
+                    b.insert("sig".into(), serde_json::Value::String(sig));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Drop for JournalStorage {
+    fn drop(&mut self) {
+        // The session ends: the seal says so, so that an entry appended afterwards is never
+        // taken for the one in flight at a crash.
+        self.seal(true);
+    }
 }
 
 impl JournalStorage {
@@ -84,7 +169,8 @@ impl Storage for JournalStorage {
                 .map_or(utc, |t| utc.max(t)),
             None => utc,
         };
-        let ne = new_entry(e, utc);
+        let mut ne = new_entry(e, utc);
+        self.bind(e, &mut ne);
         let entry = match &mut self.journal {
             Some(j) => j.append(ne)?.clone(),
             None => {
@@ -94,6 +180,7 @@ impl Storage for JournalStorage {
                 first
             }
         };
+        self.seal(false);
         if let Some(f) = self.on_append.as_mut() {
             f(&entry);
         }
@@ -140,13 +227,113 @@ impl Storage for JournalStorage {
             "{{\"mono_ms\":{now},\"utc\":\"{}\"}}\n",
             crate::log::format_utc(&utc)
         );
-        let _ = crate::journal::write_atomic(&path, text.as_bytes());
+        // Written and renamed over, without fsync: a beat stays in the page cache, which a killed
+        // kit (kill -9, a crash) does not lose; after a power cut an older beat (or none: then the
+        // last entry) is read, the gap is longer, and the arbiter rules on it either way. Two
+        // fsyncs a second would wake the board several more times a second (issue 25).
+        let tmp = path.with_extension("tmp");
+        let _ = (|| -> std::io::Result<()> {
+            use std::io::Write;
+            use std::os::unix::fs::OpenOptionsExt;
+            let _ = std::fs::remove_file(&tmp);
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&tmp)?;
+            f.write_all(text.as_bytes())?;
+            std::fs::rename(&tmp, &path)
+        })();
     }
 }
 
-/// The arbiter's key and how line 0 names it.
+/// The arbiter's key of a match and how line 0 names it (see [`arbiter_key_for`]).
 pub fn arbiter_key(k: &KeySource, match_dir: &Path) -> Result<(PrivateKey, KeyRef), SignError> {
-    let key = sign::load_key_from(k, match_dir)?;
+    arbiter_key_for(k, match_dir, None)
+}
+
+/// Which keys a match accepts as its arbiter's (issue 19: a key is the match's or nothing): the
+/// key line 0 of `game` binds, else line 0 of the match's first game, else (no game yet) the
+/// keys `allowed_signers` lists for the principal `arbiter` (`keygen` registers them). Returns
+/// the fingerprints, the principal and where the binding comes from; `None` when the match
+/// registers no key at all.
+pub fn bound_arbiter_keys(
+    match_dir: &Path,
+    game: Option<u32>,
+) -> Option<(Vec<String>, String, String)> {
+    let line0 = |n: u32| -> Option<(Vec<String>, String, String)> {
+        let first = crate::journal::first_entry(&log_path(match_dir, n)).ok()?;
+        let k = first.body.get("arbiter_key")?;
+        let fp = k.get("fingerprint")?.as_str()?.to_owned();
+        let principal = k
+            .get("principal")
+            .and_then(|p| p.as_str())
+            .unwrap_or(sign::DEFAULT_PRINCIPAL)
+            .to_owned();
+        Some((vec![fp], principal, format!("bound in line 0 of game {n}")))
+    };
+    if let Some(b) = game.and_then(line0) {
+        return Some(b);
+    }
+    if let Some(b) = games(match_dir).into_iter().find_map(line0) {
+        return Some(b);
+    }
+    let text = crate::fsio::read_to_string(&layout::allowed_signers(match_dir)).ok()?;
+    let (signers, _) = sign::parse_allowed_signers(&text);
+    let fps: Vec<String> = signers
+        .iter()
+        .filter(|s| s.principals.iter().any(|p| p == sign::DEFAULT_PRINCIPAL))
+        .map(|s| sign::fingerprint(&s.key))
+        .collect();
+    (!fps.is_empty()).then(|| {
+        (
+            fps,
+            sign::DEFAULT_PRINCIPAL.to_owned(),
+            format!(
+                "registered in {}",
+                layout::allowed_signers(match_dir).display()
+            ),
+        )
+    })
+}
+
+/// The arbiter's key for game `game` (or the match) and how line 0 names it. Any key but the
+/// one the match binds ([`bound_arbiter_keys`]) is refused by name and fingerprint, before its
+/// passphrase is asked.
+pub fn arbiter_key_for(
+    k: &KeySource,
+    match_dir: &Path,
+    game: Option<u32>,
+) -> Result<(PrivateKey, KeyRef), SignError> {
+    let path = sign::key_path(k, match_dir)?;
+    let public = sign::load_public_key(&path)?;
+    let found = sign::fingerprint(&public);
+    match bound_arbiter_keys(match_dir, game) {
+        Some((fps, _, _)) if fps.contains(&found) => {}
+        Some((fps, principal, bound_by)) => {
+            return Err(SignError::NotMatchKey {
+                path,
+                found,
+                want: fps.join(" or "),
+                principal,
+                match_dir: match_dir.display().to_string(),
+                bound_by,
+            });
+        }
+        None => {
+            return Err(SignError::NotMatchKey {
+                path,
+                found,
+                want: "none registered".into(),
+                principal: sign::DEFAULT_PRINCIPAL.into(),
+                match_dir: match_dir.display().to_string(),
+                bound_by:
+                    "register the arbiter's key first with `arbiter keygen --existing KEY.pub`"
+                        .into(),
+            });
+        }
+    }
+    let key = sign::load_key_at(&path, k, match_dir)?;
     let fp = sign::fingerprint(key.public_key());
     let principal = crate::fsio::read_to_string(&layout::allowed_signers(match_dir))
         .ok()
@@ -220,6 +407,20 @@ pub enum MatchError {
     Replay { path: PathBuf, source: ReplayError },
     #[error("empty log")]
     EmptyLog,
+    #[error(
+        "game {game}: {count} entr{} of {} {} not written by this kit in a session of the match's arbiter key (the kit's seal and signed checkpoints bind {bound} entries): {listed}; nothing is appended or signed over {}. Have them cut to a side file or accepted one by one with a reason: arbiter foreign --match DIR --game {game} [--cut-from SEQ] [--accept REASON]",
+        if *.count == 1 { "y" } else { "ies" },
+        .path.display(),
+        if *.count == 1 { "was" } else { "were" },
+        if *.count == 1 { "it" } else { "them" }
+    )]
+    Foreign {
+        path: PathBuf,
+        game: u32,
+        count: u64,
+        bound: u64,
+        listed: String,
+    },
     #[error("{}: line 0 binds game {found}, but this is the folder of game {want}: nothing is appended", .path.display())]
     WrongGame {
         path: PathBuf,
@@ -443,7 +644,7 @@ pub fn open_game_observed(
             None => 1,
         },
     };
-    let (key, keyref) = arbiter_key(key, match_dir)?;
+    let (key, keyref) = arbiter_key_for(key, match_dir, Some(n))?;
     let path = log_path(match_dir, n);
     let mid = bound_match_id(match_dir, n);
     let mut storage = JournalStorage {
@@ -457,6 +658,7 @@ pub fn open_game_observed(
         signed_code: None,
         warning: None,
         on_append: None,
+        sealed: true,
     };
     if !path.exists() {
         let (profile, pref) = load_profile(rules)?;
@@ -489,16 +691,45 @@ pub fn open_game_observed(
             events.push_back(ev);
         }
     };
+    // Issue 19: how far the arbiter's own word (the seal, a signed checkpoint) binds the log.
+    let public = storage
+        .key
+        .as_ref()
+        .map(|k| k.public_key().clone())
+        .ok_or(MatchError::Key(SignError::EmptyLog))?;
+    let origin = crate::log::checkpoint::origin(&mid, n);
+    let mut sizes = Vec::new();
+    if let Ok(s) = crate::witness::read_seal(match_dir, n, &public, &origin) {
+        sizes.push(s.size);
+    }
+    if let Some(cp) = crate::witness::latest_signed_checkpoint(match_dir, n, &public) {
+        sizes.push(cp.size);
+    }
+    let listed_from = sizes.iter().copied().min().unwrap_or(0);
+    let mut heads: Vec<(u64, [u8; 32])> = Vec::new();
+    let mut beyond: Vec<String> = Vec::new();
+    let mut line0_sealed = false;
+    let mut recovered: Vec<u64> = Vec::new();
     let mut line0_game = None;
     let journal = Journal::open_each(
         &path,
         Box::new(crate::journal::RealOps),
         |e| match event_of(e) {
             Ok(ev) => {
+                if sizes.contains(&(e.seq + 1)) {
+                    heads.push((e.seq + 1, e.hash));
+                }
+                if e.kind == crate::log::RECOVERY_KIND && e.actor == "kit" {
+                    recovered.push(e.seq);
+                }
+                if e.seq >= listed_from && beyond.len() < 20 {
+                    beyond.push(format!("#{} {} {} ({})", e.seq, e.actor, e.kind, e.clause));
+                }
                 if let EventKind::GameOpened(o) = &ev.kind
                     && e.seq == 0
                 {
                     line0_game = Some(o.game);
+                    line0_sealed = crate::witness::is_sealed_log(e);
                 }
                 replay.push(&ev);
                 keep(ev);
@@ -529,6 +760,53 @@ pub fn open_game_observed(
     }
     let game = replay.finish(&path)?;
     let mut notes = Vec::new();
+    // A damaged log opens read-only: nothing is appended or sealed, nothing to refuse.
+    storage.sealed = line0_sealed && journal.damage().is_none();
+    if storage.sealed {
+        let written = journal.len() - journal.recoveries().len() as u64;
+        let mut b = crate::witness::binding_of(match_dir, n, &public, &origin, written, &|size| {
+            heads.iter().find(|h| h.0 == size).map(|h| h.1)
+        });
+        b.neutral = recovered.iter().filter(|s| **s >= b.bound).count() as u64;
+        if b.foreign() > 0 {
+            let first = b.bound;
+            let listed: Vec<&String> = beyond
+                .iter()
+                .filter(|d| {
+                    d.trim_start_matches('#')
+                        .split(' ')
+                        .next()
+                        .and_then(|s| s.parse::<u64>().ok())
+                        .is_some_and(|s| s >= first)
+                })
+                .collect();
+            let mut listed = listed
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            if listed.is_empty() {
+                listed = format!("entries #{first} to #{}", written - 1);
+            }
+            if let Some(p) = &b.seal_problem {
+                listed.push_str(&format!(" ({p})"));
+            }
+            storage.sealed = false;
+            return Err(MatchError::Foreign {
+                path: path.clone(),
+                game: n,
+                count: b.entries - b.bound,
+                bound: b.bound,
+                listed,
+            });
+        }
+        if b.in_flight {
+            notes.push(format!(
+                "entry #{} was written but not sealed: the kit stopped between the two (a crash); it is taken as the entry in flight, check it on the log page",
+                b.bound
+            ));
+        }
+    }
     if let Some(r) = journal.recovery() {
         notes.push(format!(
             "recovered: a torn last line was cut off ({}); see entry #{}",
@@ -541,6 +819,8 @@ pub fn open_game_observed(
         crate::witness::latest_checkpoint(match_dir, n).map(|c| c.short_code().to_string());
     let last = journal.last().cloned().ok_or(MatchError::EmptyLog)?;
     storage.journal = Some(journal);
+    // The recovery entries of this open and an entry in flight at a crash are bound now.
+    storage.seal(false);
     let last_utc = DateTime::parse_from_rfc3339(&last.utc)
         .map(|t| t.with_timezone(&Utc))
         .unwrap_or_else(|_| Utc::now());

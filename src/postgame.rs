@@ -119,6 +119,10 @@ pub fn pgn_game(game: &Game, times: &crate::report::times::Times, first_utc: &st
         result,
         time_control: game.profile().pgn_time_control(crate::core::Side::White),
         termination,
+        fen: game
+            .board()
+            .start_fen()
+            .filter(|f| f != crate::core::game::start::INITIAL),
         moves,
         trailing,
         extra: Vec::new(),

@@ -346,18 +346,32 @@ pub fn memory_session(
 }
 
 /// Load a rules profile file, with the reference line 0 binds.
+/// A path that exists is read (it overrides); one that does not and names a bundled profile
+/// (`rules/NAME.toml`, `NAME.toml`, `NAME`) is the profile compiled into the binary
+/// ([`crate::bundled`]), so the kit runs from any folder.
 pub fn load_profile(path: &Path) -> Result<(Profile, ProfileRef), LoadProfileError> {
-    let text = crate::fsio::read_to_string(path).map_err(|source| LoadProfileError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
+    let (text, file) = match crate::fsio::read_to_string(path) {
+        Ok(text) => (
+            text,
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("rules.toml")
+                .to_string(),
+        ),
+        Err(source) => match crate::bundled::for_missing_path(path) {
+            Some((file, text)) if source.kind() == std::io::ErrorKind::NotFound => {
+                (text.to_string(), file)
+            }
+            _ => {
+                return Err(LoadProfileError::Read {
+                    path: path.to_owned(),
+                    source,
+                });
+            }
+        },
+    };
     let profile = Profile::parse(&path.display().to_string(), &text)?;
     let sha = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(text.as_bytes()));
-    let file = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("rules.toml")
-        .to_string();
     let r = ProfileRef {
         name: profile.profile.name.clone(),
         file,

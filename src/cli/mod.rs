@@ -25,13 +25,16 @@ macro_rules! outln {
 pub mod archive;
 pub mod checkpoint;
 pub mod countersign;
+pub mod docs;
 pub mod display;
 pub mod keygen;
 pub mod pgn;
 pub mod play;
 pub mod prove;
+pub mod record;
 pub mod relay;
 pub mod report;
+pub mod rules;
 pub mod script;
 pub mod status;
 pub mod verify;
@@ -83,6 +86,14 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Write the game in PGN with clock comments.
     Pgn(pgn::PgnArgs),
+    /// The rules profiles compiled into the binary: `list`, or `show NAME`.
+    Rules(rules::RulesArgs),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell).
+    Completions(docs::CompletionsArgs),
+    /// Print the manual page (roff: `arbiter man > arbiter.1`, or `arbiter man | man -l -`).
+    Man(docs::ManArgs),
+    /// Write the game record: CSA or KIF for shogi (with times and result), PGN for chess.
+    Record(record::RecordArgs),
     /// The read-only screen for the player and the audience, following the board's log.
     Display(display::DisplayArgs),
     /// Keep a PGN file of the match so far for a broadcaster (live relay).
@@ -107,11 +118,62 @@ pub struct KeyArgs {
     pub passphrase_env: Option<String>,
 }
 
+/// `--game N`: a game number from 1 to [`crate::layout::MAX_GAME`] (clap's usage error, exit 2,
+/// otherwise: `game-0` or a number that wraps is never created).
+pub fn game_number(s: &str) -> Result<u32, String> {
+    let max = crate::layout::MAX_GAME;
+    match s.parse::<u64>() {
+        Ok(n) if (1..=u64::from(max)).contains(&n) => Ok(n as u32),
+        _ => Err(format!(
+            "a game number is a whole number from 1 to {max} (game numbers start at 1)"
+        )),
+    }
+}
+
 impl MatchArg {
-    /// Game `game` if given, else the match's last game (an error if it has none).
+    /// Game `game` if given (it must exist: "no game N"), else the match's last game (an error
+    /// if it has none). A match folder that cannot be read says why (permission denied is
+    /// permission denied, not "no games").
     pub fn game_or_last(&self, game: Option<u32>) -> Result<u32, Error> {
-        game.or_else(|| crate::layout::games(&self.dir).last().copied())
-            .ok_or_else(|| Error::cannot_read(format!("{}: no games", self.dir.display())))
+        let games = self.games().map_err(Error::cannot_read)?;
+        match game {
+            Some(n) => {
+                self.require_game(n).map_err(Error::cannot_read)?;
+                Ok(n)
+            }
+            None => games
+                .last()
+                .copied()
+                .ok_or_else(|| Error::cannot_read(format!("{}: no games", self.dir.display()))),
+        }
+    }
+
+    /// The match's games, or why its folder cannot be listed.
+    pub fn games(&self) -> Result<Vec<u32>, String> {
+        std::fs::read_dir(&self.dir)
+            .map_err(|e| format!("cannot read match folder {}: {e}", self.dir.display()))?;
+        Ok(crate::layout::games(&self.dir))
+    }
+
+    /// Game `n` exists (its folder holds a log), or a message: "no game N in DIR (its games:
+    /// …)", or why the folder cannot be read. A log that is there but unreadable is left to the
+    /// command that opens it (its message names the file and the problem).
+    pub fn require_game(&self, n: u32) -> Result<(), String> {
+        let log = crate::layout::log_path(&self.dir, n);
+        match std::fs::symlink_metadata(&log) {
+            Ok(_) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let games = self.games()?;
+                let listed = if games.is_empty() {
+                    "it has no games".to_string()
+                } else {
+                    let names: Vec<String> = games.iter().map(u32::to_string).collect();
+                    format!("its games: {}", names.join(", "))
+                };
+                Err(format!("no game {n} in {} ({listed})", self.dir.display()))
+            }
+            Err(_) => Ok(()),
+        }
     }
 }
 
@@ -139,6 +201,10 @@ pub fn run(cli: Cli) -> Result<Exit, Error> {
         Command::Archive(a) => archive::run(&a),
         Command::Report(a) => report::run(&a),
         Command::Pgn(a) => pgn::run(&a),
+        Command::Rules(a) => rules::run(&a),
+        Command::Completions(a) => docs::completions(&a),
+        Command::Man(a) => docs::man(&a),
+        Command::Record(a) => record::run(&a),
         Command::Display(a) => display::run(&a),
         Command::Relay(a) => relay::run(&a),
     }
@@ -216,6 +282,7 @@ pub fn match_failure(e: crate::matchdir::MatchError) -> Error {
     match e {
         M::Journal(j) => journal_failure(j),
         M::Key(k) => Error::cannot_read(k),
+        e @ M::Foreign { .. } => Error::refused(e),
         M::Profile(p) => match p {
             crate::session::LoadProfileError::Read { .. } => Error::cannot_read(p),
             _ => Error::bad_input(p),

@@ -14,7 +14,7 @@ pub struct PlayArgs {
     #[command(flatten)]
     pub m: MatchArg,
     /// Game number (default: the unfinished game, else a new one).
-    #[arg(long)]
+    #[arg(long, value_parser = super::game_number)]
     pub game: Option<u32>,
     /// Rules profile for a new game.
     #[arg(long, default_value = DEFAULT_RULES)]

@@ -12,7 +12,7 @@ use crate::report_io::{ReadLogError, WriteReportError, default_path, verificatio
 pub struct ReportArgs {
     #[command(flatten)]
     pub m: MatchArg,
-    #[arg(long)]
+    #[arg(long, value_parser = super::game_number)]
     pub game: u32,
     /// Output path (default DIR/game-<n>/report.html, or report.md with --markdown).
     #[arg(long, value_name = "FILE")]
@@ -35,6 +35,7 @@ pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
     } else {
         Format::Html
     };
+    a.m.require_game(a.game).map_err(Error::cannot_read)?;
     let out = a
         .out
         .clone()

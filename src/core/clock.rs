@@ -230,7 +230,8 @@ impl Clock {
         });
         // The charged time must reach `need` for the flag to fall.
         let need = l.usable.saturating_add(l.strict).saturating_add(extra);
-        let total = if need <= 0 {
+        // A clock already below zero has fallen; one at exactly zero falls when a simple delay ends.
+        let total = if need < 0 {
             0
         } else {
             let unit = self.rounding.unit_ms();

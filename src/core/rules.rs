@@ -12,7 +12,9 @@ use super::{Ms, Side};
 pub enum GameKind {
     /// Legal chess, validated with shakmaty.
     Chess,
-    /// Free-text moves (e.g. shogi), not validated.
+    /// Legal shogi, validated with rsshogi; the log cites the profile's shogi articles.
+    Shogi,
+    /// Free-text moves (any other game), not validated.
     Free,
 }
 
@@ -33,7 +35,7 @@ pub struct Meta {
     pub name: String,
     /// Where the numbers come from.
     pub source: String,
-    /// `chess` or `free`.
+    /// `chess`, `shogi` or `free`.
     pub game: GameKind,
     /// The edition of the FIDE Laws of Chess in force (rule 2): `"2001"` for the 2003 match (no
     /// automatic end by fivefold repetition or 75 moves: those came in 2014), `"2023"` otherwise.
@@ -289,6 +291,121 @@ pub struct Scoring {
     pub draw_second: f64,
 }
 
+/// What a shogi game's rules choose where rulebooks differ (Denryu-sen 2024: `[shogi]`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShogiRules {
+    /// What an illegal move does: `refuse` (nothing recorded: a mis-keyed entry at the board), or
+    /// `loss` (recorded as the mover's loss, as shogi-server judges it, 13.1).
+    pub illegal_move: IllegalMove,
+    /// Sennichite by perpetual check: `loss` for the checking side (shogi-server), or `draw`.
+    pub perpetual_check: PerpetualCheck,
+    /// Article 23: the entering-king declaration, when the rules have one.
+    pub declaration: Option<DeclarationRule>,
+    /// The start position as SFEN; absent: the even game (hirate, Denryu-sen 19.1). For studies,
+    /// handicap games and tests.
+    pub start_sfen: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IllegalMove {
+    Refuse,
+    Loss,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PerpetualCheck {
+    Loss,
+    Draw,
+}
+
+/// Article 23's numbers.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeclarationRule {
+    /// Points sente (the first player) needs (28 in 2024).
+    pub points_first: u32,
+    /// Points gote needs (27 in 2024).
+    pub points_second: u32,
+    /// Pieces besides the king in the enemy camp (10).
+    pub pieces_in_camp: u32,
+}
+
+impl DeclarationRule {
+    pub fn points_for(&self, side: Side) -> u32 {
+        match side {
+            Side::White => self.points_first,
+            Side::Black => self.points_second,
+        }
+    }
+}
+
+/// Starts other than the initial position, per game.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Starts {
+    pub clause: String,
+    pub games: Vec<GameStart>,
+}
+
+/// The start of one game: exactly one of a FEN, named odds or a Chess960 number.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameStart {
+    pub game: u32,
+    pub fen: Option<String>,
+    pub odds: Option<super::game::start::Odds>,
+    pub chess960: Option<u32>,
+}
+
+impl GameStart {
+    /// The FEN, and whether castling is Chess960's.
+    pub fn position(&self) -> Result<(String, bool), String> {
+        match (&self.fen, self.odds, self.chess960) {
+            (Some(f), None, None) => Ok((f.clone(), false)),
+            (None, Some(o), None) => Ok((o.fen().to_string(), false)),
+            (None, None, Some(n)) => super::game::start::chess960_fen(n)
+                .map(|f| (f, true))
+                .ok_or_else(|| format!("Chess960 positions are numbered 0 to 959, not {n}")),
+            _ => Err("give exactly one of `fen`, `odds` or `chess960`".into()),
+        }
+    }
+}
+
+/// Match rules (issue 23): who may offer draws, the match's length and winning score.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatchRules {
+    pub clause: String,
+    /// Who may offer a draw: `both` (default) or `human` (Manama 2002: only the human).
+    #[serde(default)]
+    pub draw_offers_by: DrawOffersBy,
+    /// Games in the match.
+    pub games: Option<u32>,
+    /// Points that decide the match (more than half, unless the rules say otherwise).
+    pub winning_score: Option<f64>,
+    /// Games after the match is decided are still played.
+    #[serde(default)]
+    pub play_after_decided: bool,
+    /// Colours alternate by game number, whatever postponements or forfeits happen.
+    #[serde(default)]
+    pub colours_alternate_by_game_number: bool,
+    /// The machine's operator may be replaced during a game only when it is not the human's turn.
+    #[serde(default)]
+    pub operator_replaceable_off_human_turn: bool,
+}
+
+/// Who may offer a draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DrawOffersBy {
+    #[default]
+    Both,
+    Human,
+}
+
 /// A whole rules profile.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -304,6 +421,13 @@ pub struct Profile {
     pub tablebase: Option<Tablebase>,
     pub limits: Option<Limits>,
     pub scoring: Scoring,
+    /// Shogi games only (`game = "shogi"`).
+    pub shogi: Option<ShogiRules>,
+    /// Start positions other than the initial one.
+    pub start: Option<Starts>,
+    /// Match rules.
+    #[serde(rename = "match")]
+    pub match_rules: Option<MatchRules>,
 }
 
 /// A profile that could not be loaded: where and what.
@@ -366,6 +490,35 @@ impl Profile {
     }
 
     fn validate(&self) -> Result<(), (String, &'static str, String)> {
+        match (self.profile.game, &self.shogi) {
+            (GameKind::Shogi, None) => {
+                return Err((
+                    "shogi".into(),
+                    "game",
+                    "a shogi profile needs a [shogi] section (illegal_move, perpetual_check)"
+                        .into(),
+                ));
+            }
+            (
+                GameKind::Shogi,
+                Some(ShogiRules {
+                    start_sfen: Some(sfen),
+                    ..
+                }),
+            ) => {
+                if let Err(e) = super::shogi::ShogiRecord::from_sfen(sfen) {
+                    return Err(("shogi.start_sfen".into(), "start_sfen", e));
+                }
+            }
+            (GameKind::Chess | GameKind::Free, Some(_)) => {
+                return Err((
+                    "shogi".into(),
+                    "[shogi]",
+                    "a [shogi] section goes with game = \"shogi\" only".into(),
+                ));
+            }
+            _ => {}
+        }
         let tc = &self.time_control;
         if tc.truncate_move_time_to_seconds
             && tc.rounding.is_some_and(|r| r != Rounding::FloorSeconds)
@@ -551,6 +704,34 @@ impl Profile {
                 ),
             ));
         }
+        if let Some(st) = &self.start {
+            if self.profile.game != GameKind::Chess {
+                return Err((
+                    "start".into(),
+                    "[start",
+                    "start positions are for chess profiles".into(),
+                ));
+            }
+            for (i, g) in st.games.iter().enumerate() {
+                let key = format!("start.games[{i}]");
+                let (fen, chess960) = g.position().map_err(|m| (key.clone(), "games", m))?;
+                super::board::Board::new_chess_from(&fen, chess960)
+                    .map_err(|m| (key.clone(), "games", m))?;
+                if st.games[..i].iter().any(|o| o.game == g.game) {
+                    return Err((key, "games", format!("game {} is given twice", g.game)));
+                }
+            }
+        }
+        if let Some(m) = &self.match_rules
+            && let Some(w) = m.winning_score
+            && (!w.is_finite() || w <= 0.0)
+        {
+            return Err((
+                "match.winning_score".into(),
+                "winning_score",
+                "must be a number > 0".into(),
+            ));
+        }
         for (k, v) in [
             ("scoring.win", self.scoring.win),
             ("scoring.loss", self.scoring.loss),
@@ -686,6 +867,24 @@ impl Profile {
             .map_or((0, DelayKind::Simple), |p| {
                 (p.delay_seconds.saturating_mul(1000), p.delay)
             })
+    }
+
+    /// The start of game `game` other than the initial position: (FEN, Chess960 castling).
+    pub fn start_for(&self, game: u32) -> Option<(String, bool)> {
+        self.start
+            .as_ref()?
+            .games
+            .iter()
+            .find(|g| g.game == game)?
+            .position()
+            .ok()
+    }
+
+    /// Who may offer draws (both sides unless the match rules say otherwise).
+    pub fn draw_offers_by(&self) -> DrawOffersBy {
+        self.match_rules
+            .as_ref()
+            .map_or(DrawOffersBy::Both, |m| m.draw_offers_by)
     }
 
     /// Sync threshold of rule 6c in ms (120 s by default when the profile has none).

@@ -487,6 +487,8 @@ struct Builder {
     offer_of: [Option<usize>; 2],
     open_technical: Option<usize>,
     open_power: Option<usize>,
+    /// 8b: when the power went off last (a second failure restarts the count).
+    power_off_since: Option<Ms>,
     open_info: Option<Stamp>,
 }
 
@@ -692,6 +694,7 @@ impl Builder {
             offer_of: [None, None],
             open_technical: None,
             open_power: None,
+            power_off_since: None,
             open_info: None,
         }
     }

@@ -72,6 +72,11 @@ pub fn termination_text(t: Termination) -> &'static str {
         Termination::NoShow => "no-show",
         Termination::ArbiterDecision => "arbiter's decision",
         Termination::MoveCap => "move cap",
+        Termination::Sennichite => "sennichite",
+        Termination::PerpetualCheck => "perpetual check",
+        Termination::IllegalMove => "illegal move",
+        Termination::Declaration => "entering-king declaration",
+        Termination::FailedDeclaration => "failed entering-king declaration",
     }
 }
 

@@ -216,3 +216,63 @@ fn crash_loop_sigkill_never_loses_an_acknowledged_entry() {
         "most runs should be killed mid-game ({killed_mid}/{runs})"
     );
 }
+
+/// Issue 21: two scripts started at once on a new match race for game 1. Exactly one creates it;
+/// the other ends with 70 and "another board or script opened this game first", having written
+/// nothing — never a missing file (74) or a refusal of its declarations (1). Ten pairs, with
+/// `--game 1` and without.
+#[test]
+fn crash_concurrent_scripts_on_a_new_match_give_70() {
+    let tmp = tempfile::tempdir().unwrap();
+    for pair in 0..10 {
+        let m = tmp.path().join(format!("m{pair}"));
+        crate::log_util::arbiter_key_in(&m);
+        let spawn = || {
+            Command::new(env!("CARGO_BIN_EXE_arbiter"))
+                .args([
+                    "script",
+                    "examples/scripts/quick.arb",
+                    "--game",
+                    "1",
+                    "--match",
+                ])
+                .arg(&m)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (a, b) = (spawn(), spawn());
+        let runs = [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()];
+        let mut codes: Vec<Option<i32>> = runs.iter().map(|o| o.status.code()).collect();
+        codes.sort();
+        let errs: Vec<String> = runs
+            .iter()
+            .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+            .collect();
+        assert_eq!(codes, [Some(0), Some(70)], "pair {pair}: {errs:?}");
+        let loser = runs
+            .iter()
+            .position(|o| o.status.code() == Some(70))
+            .unwrap();
+        assert!(
+            errs[loser].contains("another board or script opened this game first"),
+            "pair {pair}: {}",
+            errs[loser]
+        );
+        // The winner's game is whole: it verifies, and no leftover creation file remains.
+        let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["verify", "--match"])
+            .arg(&m)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "pair {pair}: {o:?}");
+        let leftovers: Vec<_> = std::fs::read_dir(m.join("game-1"))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().contains(".new-"))
+            .collect();
+        assert!(leftovers.is_empty(), "pair {pair}: {leftovers:?}");
+    }
+}

@@ -100,7 +100,8 @@ struct Ran {
     stderr: String,
 }
 
-/// Run `arbiter ARGS` with no input, killed (and the test failed) after 30 s.
+/// Run `arbiter ARGS` with no input, killed (and the test failed) after
+/// [`crate::fuzz::HANG_BOUND`] (a hang, not a slow run).
 fn run(args: &[&str]) -> Ran {
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(args)
@@ -109,11 +110,15 @@ fn run(args: &[&str]) -> Ran {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + crate::fuzz::HANG_BOUND;
     while child.try_wait().unwrap().is_none() {
         if Instant::now() > deadline {
             let _ = child.kill();
-            panic!("hung for 30 s: arbiter {}", args.join(" "));
+            panic!(
+                "hung for {} s: arbiter {}",
+                crate::fuzz::HANG_BOUND.as_secs(),
+                args.join(" ")
+            );
         }
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -674,4 +679,152 @@ fn exit_codes_verify_and_prove_table_driven() {
     let seen = drive(&rows);
     assert_eq!(seen["verify"], [0, 3, 10, 11, 20, 21, 22, 23, 25, 26]);
     assert_eq!(seen["prove"], [0, 3, 20, 24]);
+}
+
+/// Issue 21: a game that does not exist is "no game N" on every command that takes `--game`
+/// (66; 3 for `verify` and `prove`, whose own table says unreadable), never "DOES NOT VERIFY …
+/// may have been tampered with"; game numbers run from 1 to 9999 (0 and numbers past the
+/// maximum are usage errors: no `game-0` is ever created); a match folder the user may not read
+/// says "Permission denied", not "no games".
+#[test]
+fn exit_codes_no_game_n_and_game_numbers_from_1() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path());
+    let ms = m.display().to_string();
+    let copy = script(tmp.path(), "copy.log", "bestmove e2e4\n");
+    let no_game: [(&[&str], i32); 8] = [
+        (&["status", "--game", "7"], 66),
+        (&["pgn", "--game", "7"], 66),
+        (&["report", "--game", "7"], 66),
+        (&["checkpoint", "--game", "7"], 66),
+        (
+            &[
+                "countersign",
+                "--game",
+                "7",
+                "--camp",
+                "k",
+                "--signature",
+                &copy,
+            ],
+            66,
+        ),
+        (&["archive", "--game", "7", &copy, &copy], 66),
+        (&["verify", "--game", "7"], 3),
+        (&["prove", "--game", "7", "--seq", "1"], 3),
+    ];
+    for (args, want) in no_game {
+        let mut all = args.to_vec();
+        all.extend(["--match", &ms]);
+        let r = run(&all);
+        assert_eq!(r.code, Some(want), "{all:?}: {r:?}");
+        assert!(
+            r.stderr.contains("no game 7 in") && r.stderr.contains("its games: 1"),
+            "{all:?}: {r:?}"
+        );
+        assert!(!r.stderr.contains("tampered"), "{all:?}: {r:?}");
+    }
+    let quick = QUICK;
+    for bad in ["0", "10000", "4294967295", "x"] {
+        for cmd in [
+            vec!["script", quick, "--game", bad, "--match", &ms],
+            vec!["status", "--game", bad, "--match", &ms],
+            vec!["pgn", "--game", bad, "--match", &ms],
+        ] {
+            let r = run(&cmd);
+            assert_eq!(r.code, Some(Exit::Usage.code().into()), "{cmd:?}: {r:?}");
+            assert!(r.stderr.contains("from 1 to 9999"), "{cmd:?}: {r:?}");
+        }
+    }
+    assert!(!m.join("game-0").exists());
+    // A folder outside 1..=9999 left by an older kit is not one of the match's games: a plain
+    // script takes game 2.
+    std::fs::create_dir(m.join("game-0")).unwrap();
+    std::fs::create_dir(m.join("game-4294967295")).unwrap();
+    let r = run(&["script", quick, "--match", &ms]);
+    assert_eq!(r.code, Some(0), "{r:?}");
+    assert!(m.join("game-2/log.jsonl").is_file());
+    // Permission denied is permission denied (as another user: root reads anything, so the
+    // folder is made unreadable to a user run through `setpriv`, when it can be).
+    let locked = tmp.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    let ls = locked.display().to_string();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let as_nobody = |args: &[&str]| {
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_arbiter"))
+            .args(args)
+            .output()
+    };
+    let can_drop = as_nobody(&["--version"]).is_ok_and(|o| o.status.success());
+    let is_root = std::fs::read_dir(&locked).is_ok();
+    for (args, want) in [
+        (vec!["status", "--match", &ls], 66),
+        (vec!["verify", "--match", &ls], 3),
+    ] {
+        let o = if is_root {
+            if !can_drop {
+                println!("SKIPPED: root, and setpriv cannot drop to nobody here");
+                break;
+            }
+            as_nobody(&args).unwrap()
+        } else {
+            Command::new(env!("CARGO_BIN_EXE_arbiter"))
+                .args(&args)
+                .output()
+                .unwrap()
+        };
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(want), "{args:?}: {err}");
+        assert!(err.contains("Permission denied"), "{args:?}: {err}");
+        assert!(!err.contains("no game"), "{args:?}: {err}");
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
+}
+
+/// Issue 21: a rules profile or a script that cannot be read — missing, a folder, a FIFO, not
+/// UTF-8 — is 66 on `script` (dry run or not) as on `play`, README's "a file that cannot be
+/// read"; a malformed profile is 65.
+#[test]
+fn exit_codes_unreadable_rules_and_scripts_are_66() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path());
+    let ms = m.display().to_string();
+    let fifo = tmp.path().join("fifo.toml");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let not_utf8 = tmp.path().join("latin1.toml");
+    std::fs::write(&not_utf8, b"name = \"caf\xe9\"\n").unwrap();
+    let folder = tmp.path().join("folder.toml");
+    std::fs::create_dir(&folder).unwrap();
+    let malformed = script(tmp.path(), "bad.toml", "this is not toml\n");
+    let missing = tmp.path().join("missing.toml").display().to_string();
+    let (fifo, not_utf8, folder) = (s(&fifo), s(&not_utf8), s(&folder));
+    for (rules, want) in [
+        (missing.as_str(), 66),
+        (folder, 66),
+        (fifo, 66),
+        (not_utf8, 66),
+        (malformed.as_str(), 65),
+    ] {
+        for dry in [true, false] {
+            let mut args = vec!["script", QUICK, "--match", &ms, "--rules", rules];
+            if dry {
+                args.push("--dry-run");
+            }
+            let r = run(&args);
+            assert_eq!(r.code, Some(want), "{args:?}: {r:?}");
+        }
+    }
+    for file in [fifo, not_utf8, folder] {
+        let r = run(&["script", file, "--dry-run", "--match", &ms]);
+        assert_eq!(r.code, Some(66), "{file}: {r:?}");
+    }
 }

@@ -355,6 +355,7 @@ fn journal_storage(dir: &Path, journal: Option<Journal>) -> JournalStorage {
         signed_code: None,
         warning: None,
         on_append: None,
+        sealed: false,
     }
 }
 

@@ -192,7 +192,8 @@ fn hostile_help_on_a_full_device_exits_74() {
     }
 }
 
-/// Run and wait at most 20 s: a hang is a failure (the child is killed).
+/// Run and wait at most [`crate::fuzz::HANG_BOUND`] (a hang, not a slow run): a hang is a
+/// failure (the child is killed).
 fn run_bounded(cmd: &mut Command) -> std::process::Output {
     let mut child = cmd
         .stdin(Stdio::null())
@@ -200,7 +201,7 @@ fn run_bounded(cmd: &mut Command) -> std::process::Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let deadline = std::time::Instant::now() + crate::fuzz::HANG_BOUND;
     loop {
         if child.try_wait().unwrap().is_some() {
             return child.wait_with_output().unwrap();
@@ -209,7 +210,8 @@ fn run_bounded(cmd: &mut Command) -> std::process::Output {
             let _ = child.kill();
             let o = child.wait_with_output().unwrap();
             panic!(
-                "hung for 20 s: {cmd:?}\n{}",
+                "hung for {} s: {cmd:?}\n{}",
+                crate::fuzz::HANG_BOUND.as_secs(),
                 String::from_utf8_lossy(&o.stderr)
             );
         }

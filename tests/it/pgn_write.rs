@@ -20,6 +20,7 @@ fn pgn_round_trip_of_the_real_game() -> TestResult {
         result: tag("Result"),
         time_control: tag("TimeControl"),
         termination: Some("normal".to_owned()),
+        fen: None,
         moves: original
             .moves
             .iter()
