@@ -26,6 +26,7 @@ pub mod archive;
 pub mod checkpoint;
 pub mod countersign;
 pub mod display;
+pub mod docs;
 pub mod foreign;
 pub mod keygen;
 pub mod pgn;
