@@ -12,7 +12,9 @@ use super::{Ms, Side};
 pub enum GameKind {
     /// Legal chess, validated with shakmaty.
     Chess,
-    /// Free-text moves (e.g. shogi), not validated.
+    /// Legal shogi, validated with rsshogi; the log cites the profile's shogi articles.
+    Shogi,
+    /// Free-text moves (any other game), not validated.
     Free,
 }
 
@@ -33,7 +35,7 @@ pub struct Meta {
     pub name: String,
     /// Where the numbers come from.
     pub source: String,
-    /// `chess` or `free`.
+    /// `chess`, `shogi` or `free`.
     pub game: GameKind,
     /// The edition of the FIDE Laws of Chess in force (rule 2): `"2001"` for the 2003 match (no
     /// automatic end by fivefold repetition or 75 moves: those came in 2014), `"2023"` otherwise.
@@ -289,6 +291,57 @@ pub struct Scoring {
     pub draw_second: f64,
 }
 
+/// What a shogi game's rules choose where rulebooks differ (Denryu-sen 2024: `[shogi]`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShogiRules {
+    /// What an illegal move does: `refuse` (nothing recorded: a mis-keyed entry at the board), or
+    /// `loss` (recorded as the mover's loss, as shogi-server judges it, 13.1).
+    pub illegal_move: IllegalMove,
+    /// Sennichite by perpetual check: `loss` for the checking side (shogi-server), or `draw`.
+    pub perpetual_check: PerpetualCheck,
+    /// Article 23: the entering-king declaration, when the rules have one.
+    pub declaration: Option<DeclarationRule>,
+    /// The start position as SFEN; absent: the even game (hirate, Denryu-sen 19.1). For studies,
+    /// handicap games and tests.
+    pub start_sfen: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IllegalMove {
+    Refuse,
+    Loss,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PerpetualCheck {
+    Loss,
+    Draw,
+}
+
+/// Article 23's numbers.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeclarationRule {
+    /// Points sente (the first player) needs (28 in 2024).
+    pub points_first: u32,
+    /// Points gote needs (27 in 2024).
+    pub points_second: u32,
+    /// Pieces besides the king in the enemy camp (10).
+    pub pieces_in_camp: u32,
+}
+
+impl DeclarationRule {
+    pub fn points_for(&self, side: Side) -> u32 {
+        match side {
+            Side::White => self.points_first,
+            Side::Black => self.points_second,
+        }
+    }
+}
+
 /// Starts other than the initial position, per game.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -410,6 +463,8 @@ pub struct Profile {
     pub tablebase: Option<Tablebase>,
     pub limits: Option<Limits>,
     pub scoring: Scoring,
+    /// Shogi games only (`game = "shogi"`).
+    pub shogi: Option<ShogiRules>,
     /// Start positions other than the initial one.
     pub start: Option<Starts>,
     /// Match rules.
@@ -479,6 +534,35 @@ impl Profile {
     }
 
     fn validate(&self) -> Result<(), (String, &'static str, String)> {
+        match (self.profile.game, &self.shogi) {
+            (GameKind::Shogi, None) => {
+                return Err((
+                    "shogi".into(),
+                    "game",
+                    "a shogi profile needs a [shogi] section (illegal_move, perpetual_check)"
+                        .into(),
+                ));
+            }
+            (
+                GameKind::Shogi,
+                Some(ShogiRules {
+                    start_sfen: Some(sfen),
+                    ..
+                }),
+            ) => {
+                if let Err(e) = super::shogi::ShogiRecord::from_sfen(sfen) {
+                    return Err(("shogi.start_sfen".into(), "start_sfen", e));
+                }
+            }
+            (GameKind::Chess | GameKind::Free, Some(_)) => {
+                return Err((
+                    "shogi".into(),
+                    "[shogi]",
+                    "a [shogi] section goes with game = \"shogi\" only".into(),
+                ));
+            }
+            _ => {}
+        }
         let tc = &self.time_control;
         if tc.truncate_move_time_to_seconds
             && tc.rounding.is_some_and(|r| r != Rounding::FloorSeconds)

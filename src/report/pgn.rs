@@ -42,6 +42,10 @@ pub struct PgnGame {
     /// Comments after the last move (before the result).
     #[serde(default)]
     pub trailing: Vec<String>,
+    /// Further tags, written after the others in this order (the live relay's `UTCDate`,
+    /// `UTCTime`, `WhiteClock`, `BlackClock`, `Clock`).
+    #[serde(default)]
+    pub extra: Vec<(String, String)>,
 }
 
 /// One move with its clock figures.
@@ -157,6 +161,9 @@ pub fn write_pgn(game: &PgnGame) -> String {
         .and_then(|n| n.parse::<usize>().ok())
         .unwrap_or(1)
         .max(1);
+    for (name, value) in &game.extra {
+        tags.push((name, value));
+    }
     for (name, value) in tags {
         let value = if value.trim().is_empty() { "?" } else { value };
         out.push_str(&format!("[{name} \"{}\"]\n", tag_value(value)));
@@ -241,6 +248,7 @@ mod tests {
             fen: None,
             moves,
             trailing: Vec::new(),
+            extra: Vec::new(),
         }
     }
 

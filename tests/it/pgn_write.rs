@@ -32,6 +32,7 @@ fn pgn_round_trip_of_the_real_game() -> TestResult {
             })
             .collect(),
         trailing: Vec::new(),
+        extra: Vec::new(),
     };
     let text = write_pgn(&game);
 

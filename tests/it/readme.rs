@@ -219,3 +219,61 @@ fn readme_press_example_runs_and_the_clocks_follow_the_presses() {
     assert_eq!(v.clocks[0].remaining_ms, 7_200_000 - 10_000 - 4_000);
     assert_eq!(v.clocks[1].remaining_ms, 7_200_000 - 30_000);
 }
+
+/// README's set-up block, run as written by bash from a fresh folder with no `rules/`, `HOME`
+/// in a temp folder and this build's `arbiter` on PATH. Its first line, `cargo install --path .`,
+/// is the release build of this same package and is checked to be there, not rebuilt here
+/// (tests/it/anywhere.rs runs the built binary from a folder without `rules/`).
+#[test]
+fn readme_setup_installs_and_runs_anywhere() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let start = readme
+        .find("## Set-up")
+        .expect("README has a set-up section");
+    let block = &readme[start..];
+    let open = block.find("```sh\n").unwrap() + "```sh\n".len();
+    let close = block[open..].find("```").unwrap();
+    let script = &block[open..open + close];
+    assert_eq!(script.lines().next(), Some("cargo install --path ."));
+    let rest: String = script.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_arbiter"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &rest])
+        .current_dir(tmp.path())
+        .env("HOME", tmp.path())
+        .env("PATH", path)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "README set-up failed ({:?}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("kasparov-deep-junior-2003"));
+    let completion = tmp
+        .path()
+        .join(".local/share/bash-completion/completions/arbiter");
+    assert!(
+        std::fs::read_to_string(completion)
+            .unwrap()
+            .contains("_arbiter")
+    );
+    let man = tmp.path().join(".local/share/man/man1/arbiter.1");
+    assert!(
+        std::fs::read_to_string(man)
+            .unwrap()
+            .contains(".TH arbiter 1")
+    );
+}
