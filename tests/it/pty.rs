@@ -747,7 +747,7 @@ fn wait_log(m: &Path, kind: &str, n: usize) -> Vec<arbiter::log::Entry> {
 
 /// Start an encrypted match's game: the passphrase at open, Space, the passphrase for the start.
 fn started_encrypted(name: &str, args: &[String]) -> Tmux {
-    let t = Tmux::start(name, &strs(args), &repo_dir(), 110, 34);
+    let t = Tmux::start(name, &strs(args), &repo_dir(), 110, 50);
     t.wait_for("passphrase of", DEADLINE);
     t.type_text("kasparov-2003");
     t.keys(&["Enter"]);
