@@ -529,3 +529,34 @@ fn witness_symlinked_log_is_refused_by_name() {
     assert_eq!(code, 3, "{out}");
     assert!(out.contains("symbolic link"), "{out}");
 }
+
+#[test]
+fn witness_archive_is_authorized_by_the_match_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let copy = tmp.path().join("copy1.log");
+    std::fs::write(&copy, "info depth 1 score cp 10 pv e2e4\nbestmove e2e4\n").unwrap();
+    let copy2 = tmp.path().join("copy2.log");
+    std::fs::copy(&copy, &copy2).unwrap();
+    let o = arbiter(&[
+        "archive",
+        "--match",
+        m.to_str().unwrap(),
+        "--game",
+        "1",
+        copy.to_str().unwrap(),
+        copy2.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let now = std::fs::read_to_string(log(&m)).unwrap();
+    let last = now.lines().last().unwrap();
+    assert!(
+        last.contains(r#""kind":"authorized""#) && last.contains(r#""sig":""#),
+        "{last}"
+    );
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(
+        code, 0,
+        "the archive after the countersignatures changes no result: {out}"
+    );
+}
