@@ -117,11 +117,9 @@ impl Exit {
         match self {
             Exit::Ok => &[Readme, VerifyTable],
             Exit::Usage => &[Readme, VerifyTable],
-            Exit::Refused
-            | Exit::BadInput
-            | Exit::CannotRead
-            | Exit::Unavailable
-            | Exit::WriteFailed => &[Readme],
+            // `verify`'s output into a closed pipe or onto a full disk ends as every command's.
+            Exit::WriteFailed => &[Readme, VerifyTable],
+            Exit::Refused | Exit::BadInput | Exit::CannotRead | Exit::Unavailable => &[Readme],
             _ => &[VerifyTable],
         }
     }

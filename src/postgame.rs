@@ -88,6 +88,11 @@ pub fn pgn_of(events: &[Event], first_utc: &str) -> Result<String, ReplayError> 
 /// The PGN of a rebuilt game with its [`Times`](crate::report::times::Times): the moves standing
 /// and the clock items as comments.
 pub fn pgn_of_game(game: &Game, times: &crate::report::times::Times, first_utc: &str) -> String {
+    write_pgn(&pgn_game(game, times, first_utc))
+}
+
+/// What [`pgn_of_game`] writes, before it is written (the live relay adds its tags to it).
+pub fn pgn_game(game: &Game, times: &crate::report::times::Times, first_utc: &str) -> PgnGame {
     let date = parse_utc(first_utc).map_or_else(
         || "????.??.??".to_string(),
         |t| t.format("%Y.%m.%d").to_string(),
@@ -104,7 +109,7 @@ pub fn pgn_of_game(game: &Game, times: &crate::report::times::Times, first_utc: 
         None => ("*".to_string(), None),
     };
     let (moves, trailing) = times.pgn_moves();
-    let pg = PgnGame {
+    PgnGame {
         event: game.profile().profile.name.clone(),
         site: "?".into(),
         date,
@@ -114,10 +119,14 @@ pub fn pgn_of_game(game: &Game, times: &crate::report::times::Times, first_utc: 
         result,
         time_control: game.profile().pgn_time_control(crate::core::Side::White),
         termination,
+        fen: game
+            .board()
+            .start_fen()
+            .filter(|f| f != crate::core::game::start::INITIAL),
         moves,
         trailing,
-    };
-    write_pgn(&pg)
+        extra: Vec::new(),
+    }
 }
 
 /// Why the archive of rule 13 was refused or failed; nothing is appended to the log unless the

@@ -12,7 +12,7 @@ use crate::matchdir::arbiter_key_for;
 pub struct CheckpointArgs {
     #[command(flatten)]
     pub m: MatchArg,
-    #[arg(long)]
+    #[arg(long, value_parser = super::game_number)]
     pub game: Option<u32>,
     #[command(flatten)]
     pub key: KeyArgs,

@@ -7,7 +7,6 @@ use serde::Serialize;
 
 use super::MatchArg;
 use crate::error::{Error, Exit, FileError};
-use crate::layout;
 use crate::log::checkpoint::ShortCode;
 use crate::verify::{GameVerification, read_allowed_signers, render, verify_proof};
 use crate::witness::{Trust, verify_match};
@@ -17,7 +16,7 @@ pub struct VerifyArgs {
     #[command(flatten)]
     pub m: MatchArg,
     /// Only this game (default: every game of the match).
-    #[arg(long)]
+    #[arg(long, value_parser = super::game_number)]
     pub game: Option<u32>,
     /// Check an inclusion proof file written by `arbiter prove` instead of a whole log.
     #[arg(long, value_name = "FILE")]
@@ -88,8 +87,11 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
         });
     }
     let games = match a.game {
-        Some(g) => vec![g],
-        None => layout::games(&a.m.dir),
+        Some(g) => {
+            a.m.require_game(g).map_err(Error::unreadable)?;
+            vec![g]
+        }
+        None => a.m.games().map_err(Error::unreadable)?,
     };
     if games.is_empty() {
         return Err(Error::unreadable(format!(
@@ -147,7 +149,8 @@ fn run_proof(
     json: bool,
     trusted: Option<String>,
 ) -> Result<Exit, Error> {
-    let bytes = crate::fsio::read(proof, crate::fsio::SMALL_FILE_LIMIT)
+    // A proof may come through a pipe: `verify --proof <(arbiter prove …)`.
+    let bytes = crate::fsio::read_input(proof, crate::fsio::SMALL_FILE_LIMIT)
         .map_err(FileError::of("read", proof))
         .map_err(Error::unreadable)?;
     let signers = match trusted {

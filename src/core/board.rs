@@ -8,6 +8,7 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use super::Side;
+use super::shogi::ShogiRecord;
 
 /// A move as recorded: SAN (with check suffix) and UCI for chess; the text itself otherwise.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,15 +45,20 @@ impl PositionEnd {
 #[derive(Debug, Clone)]
 pub struct ChessRecord {
     start: Chess,
+    /// Castling notation: Chess960 for a Chess960 start.
+    mode: CastlingMode,
     pos: Chess,
     moves: Vec<RecordedMove>,
     /// Zobrist keys of every position so far, the start included.
     keys: Vec<u64>,
 }
 
+/// The game seam: what the rest of the kit knows of a game's moves. Chess on shakmaty, shogi on
+/// rsshogi (`core::shogi`), or free text for other games.
 #[derive(Debug, Clone)]
 pub enum Board {
     Chess(Box<ChessRecord>),
+    Shogi(Box<ShogiRecord>),
     Free(Vec<RecordedMove>),
 }
 
@@ -81,18 +87,73 @@ impl Board {
         Board::Chess(Box::new(ChessRecord {
             keys: vec![key(&pos)],
             start: pos.clone(),
+            mode: CastlingMode::Standard,
             pos,
             moves: Vec::new(),
         }))
+    }
+
+    /// A chess game from a start other than the initial position (odds, Chess960), as FEN.
+    pub fn new_chess_from(fen: &str, chess960: bool) -> Result<Board, String> {
+        let mode = CastlingMode::from_chess960(chess960);
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .map_err(|e| format!("'{fen}': {e}"))?
+            .into_position(mode)
+            .map_err(|e| format!("'{fen}' is not a legal position: {e}"))?;
+        if pos.is_game_over() {
+            return Err(format!("'{fen}': the game is over in this position"));
+        }
+        Ok(Board::Chess(Box::new(ChessRecord {
+            keys: vec![key(&pos)],
+            start: pos.clone(),
+            mode,
+            pos,
+            moves: Vec::new(),
+        })))
+    }
+
+    /// FEN of the start position (chess only).
+    pub fn start_fen(&self) -> Option<String> {
+        match self {
+            Board::Chess(c) => Some(Fen::from_position(&c.start, EnPassantMode::Legal).to_string()),
+            Board::Shogi(_) | Board::Free(_) => None,
+        }
+    }
+
+    /// The side to move in the start position.
+    pub fn first_side(&self) -> Side {
+        match self {
+            Board::Chess(c) => color_side(c.start.turn()),
+            Board::Shogi(s) => s.first_side(),
+            Board::Free(_) => Side::White,
+        }
     }
 
     pub fn new_free() -> Board {
         Board::Free(Vec::new())
     }
 
+    /// A shogi board at the even-game start, or at `start` (SFEN; a profile checks it when loaded).
+    pub fn new_shogi(start: Option<&str>) -> Board {
+        let r = start
+            .and_then(|s| ShogiRecord::from_sfen(s).ok())
+            .unwrap_or_default();
+        Board::Shogi(Box::new(r))
+    }
+
+    /// The shogi record, when the game is shogi.
+    pub fn shogi(&self) -> Option<&ShogiRecord> {
+        match self {
+            Board::Shogi(s) => Some(s),
+            _ => None,
+        }
+    }
+
     pub fn moves(&self) -> &[RecordedMove] {
         match self {
             Board::Chess(c) => &c.moves,
+            Board::Shogi(s) => s.moves(),
             Board::Free(m) => m,
         }
     }
@@ -104,6 +165,7 @@ impl Board {
     pub fn side_to_move(&self) -> Side {
         match self {
             Board::Chess(c) => color_side(c.pos.turn()),
+            Board::Shogi(s) => s.side_to_move(),
             Board::Free(m) => {
                 if m.len() % 2 == 0 {
                     Side::White
@@ -117,9 +179,10 @@ impl Board {
     /// Moves completed by a side, counted from the recorded moves.
     pub fn moves_by(&self, side: Side) -> u32 {
         let n = self.plies() as u32;
-        match side {
-            Side::White => n.div_ceil(2),
-            Side::Black => n / 2,
+        if side == self.first_side() {
+            n.div_ceil(2)
+        } else {
+            n / 2
         }
     }
 
@@ -127,7 +190,7 @@ impl Board {
     pub fn fen(&self) -> Option<String> {
         match self {
             Board::Chess(c) => Some(Fen::from_position(&c.pos, EnPassantMode::Legal).to_string()),
-            Board::Free(_) => None,
+            Board::Shogi(_) | Board::Free(_) => None,
         }
     }
 
@@ -135,7 +198,7 @@ impl Board {
     pub fn men(&self) -> Option<u32> {
         match self {
             Board::Chess(c) => Some(c.pos.board().occupied().count() as u32),
-            Board::Free(_) => None,
+            Board::Shogi(_) | Board::Free(_) => None,
         }
     }
 
@@ -146,6 +209,7 @@ impl Board {
             return Err("no move given".into());
         }
         match self {
+            Board::Shogi(s) => s.check(text).map_err(|e| e.to_string()),
             Board::Free(_) => {
                 if text.chars().any(char::is_whitespace) {
                     Err(format!("'{text}': a move is one word"))
@@ -161,7 +225,7 @@ impl Board {
                     return Err("the game is over on the board".into());
                 }
                 let m = parse_chess_move(&c.pos, text)?;
-                let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
+                let uci = UciMove::from_move(m, c.mode).to_string();
                 let san = SanPlus::from_move(c.pos.clone(), m).to_string();
                 Ok(RecordedMove { san, uci })
             }
@@ -171,6 +235,7 @@ impl Board {
     /// Play a move recorded earlier (its UCI form for chess). Fails only on a corrupt record.
     pub fn play(&mut self, mv: &RecordedMove) -> Result<(), String> {
         match self {
+            Board::Shogi(s) => s.play(mv).map_err(|e| e.to_string()),
             Board::Free(m) => {
                 m.push(mv.clone());
                 Ok(())
@@ -200,6 +265,7 @@ impl Board {
         }
         let keep = self.plies() - n;
         match self {
+            Board::Shogi(s) => s.take_back(n).map_err(|e| e.to_string()),
             Board::Free(m) => {
                 m.truncate(keep);
                 Ok(())
@@ -210,6 +276,7 @@ impl Board {
                     keys: vec![key(&c.start)],
                     pos: c.start.clone(),
                     start: c.start.clone(),
+                    mode: c.mode,
                     moves: Vec::new(),
                 }));
                 for m in &moves {
@@ -249,7 +316,7 @@ impl Board {
                 let last = c.keys.last().copied().unwrap_or_default();
                 c.keys.iter().filter(|k| **k == last).count()
             }
-            Board::Free(_) => 0,
+            Board::Shogi(_) | Board::Free(_) => 0,
         }
     }
 
@@ -257,7 +324,7 @@ impl Board {
     pub fn halfmove_clock(&self) -> u32 {
         match self {
             Board::Chess(c) => c.pos.halfmoves(),
-            Board::Free(_) => 0,
+            Board::Shogi(_) | Board::Free(_) => 0,
         }
     }
 
@@ -265,7 +332,7 @@ impl Board {
     pub fn can_checkmate(&self, side: Side) -> bool {
         match self {
             Board::Chess(c) => !c.pos.has_insufficient_material(side_color(side)),
-            Board::Free(_) => true,
+            Board::Shogi(_) | Board::Free(_) => true,
         }
     }
 
@@ -275,7 +342,72 @@ impl Board {
     }
 }
 
+/// A move as people write it, in the form shakmaty's SAN parser reads (issue 20): a move number
+/// in front (`20.Kf2`, `20...Kf2`, `20…Kf2`) dropped; castling with letter O in either case or
+/// with zeros (`o-o`, `0-0`, FIDE Laws Appendix C.13) as `O-O`; a promotion written `e8Q`,
+/// `e8q`, `e8(Q)`, `e8/Q` or `e8=q` as `e8=Q` (FIDE's own form, Appendix C.9, writes the piece
+/// after the square); annotation marks (`!`, `?`) dropped.
+pub fn normalise_notation(text: &str) -> String {
+    let t = text.trim();
+    let numbered = t.trim_start_matches(|c: char| c.is_ascii_digit());
+    let t = if numbered.len() < t.len() && numbered.starts_with(['.', '…']) {
+        numbered.trim_start_matches(['.', '…', ' '])
+    } else {
+        t
+    };
+    let t = t.trim_end_matches(['!', '?']);
+    let body = t.trim_end_matches(['+', '#']);
+    let suffix = &t[body.len()..];
+    let body = if body.eq_ignore_ascii_case("o-o") || body == "0-0" {
+        "O-O".to_string()
+    } else if body.eq_ignore_ascii_case("o-o-o") || body == "0-0-0" {
+        "O-O-O".to_string()
+    } else {
+        promotion(body).unwrap_or_else(|| body.to_string())
+    };
+    format!("{body}{suffix}")
+}
+
+/// `e8Q`, `e8q`, `e8(Q)`, `e8/Q`, `e8=q` → `e8=Q`; anything else: `None`.
+fn promotion(body: &str) -> Option<String> {
+    if !body.starts_with(|c: char| matches!(c, 'a'..='h')) {
+        return None;
+    }
+    let (base, piece) = if let Some(inner) = body.strip_suffix(')') {
+        let (base, piece) = inner.rsplit_once('(')?;
+        (base, piece)
+    } else if let Some((base, piece)) = body.rsplit_once(['=', '/']) {
+        (base, piece)
+    } else {
+        let last = body.chars().last()?;
+        (
+            &body[..body.len() - last.len_utf8()],
+            &body[body.len() - last.len_utf8()..],
+        )
+    };
+    let mut p = piece.chars();
+    let (Some(piece), None) = (p.next(), p.next()) else {
+        return None;
+    };
+    let piece = piece.to_ascii_uppercase();
+    (matches!(piece, 'Q' | 'R' | 'B' | 'N') && base.ends_with(['1', '8']))
+        .then(|| format!("{base}={piece}"))
+}
+
 fn parse_chess_move(pos: &Chess, text: &str) -> Result<shakmaty::Move, String> {
+    match parse_exact(pos, text) {
+        Ok(m) => Ok(m),
+        Err(e) => {
+            let n = normalise_notation(text);
+            if n == text {
+                return Err(e);
+            }
+            parse_exact(pos, &n).map_err(|e2| format!("{e2} (written '{}')", text.trim()))
+        }
+    }
+}
+
+fn parse_exact(pos: &Chess, text: &str) -> Result<shakmaty::Move, String> {
     // FIDE's own notation writes castling with zeros (Laws, Appendix C.13): 0-0, 0-0-0.
     let castling = match text.trim_end_matches(['+', '#']) {
         "0-0" => Some("O-O"),

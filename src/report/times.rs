@@ -137,14 +137,27 @@ pub struct Times {
     pub not_replayed: Option<String>,
 }
 
+/// A press recorded on its own, waiting for its notation: the figures of its move, taken when the
+/// press was made (the side's clock runs again before the notation may come).
+#[derive(Debug, Clone, Copy)]
+struct Press {
+    /// The drop of the side's clock since its previous press.
+    time_ms: i64,
+    /// The side's clock when the turn began.
+    turn_clock_ms: i64,
+    synced: bool,
+    /// The side's clock just after the press (after its increment or period addition).
+    clock_ms: i64,
+}
+
 struct Ledger {
     game: Option<Game>,
     moves: Vec<MoveTime>,
     items: Vec<TimeItem>,
     /// Clock time used since the side's last press or standing move, not yet owed to a move.
     pending: [i64; 2],
-    /// Presses recorded without their move yet, oldest first: (time, turn clock, synced).
-    pressed: [VecDeque<(i64, i64, bool)>; 2],
+    /// Presses recorded without their move yet, oldest first.
+    pressed: [VecDeque<Press>; 2],
     /// Each side's remaining time when its current turn began, and whether a 6c sync was
     /// recorded since.
     turn_clock: [i64; 2],
@@ -162,6 +175,14 @@ fn increment_of(e: &Event) -> i64 {
         .ok()
         .and_then(|v| v.get("body")?.get("increment_ms")?.as_i64())
         .unwrap_or(0)
+}
+
+/// The move number of `side`'s latest press: its standing moves plus its presses waiting for
+/// their notation.
+fn moves_pressed(standing: usize, pressed: &[VecDeque<Press>; 2], side: Side) -> usize {
+    let white_first = usize::from(side == Side::White);
+    let mine = (standing + white_first) / 2;
+    mine + pressed[side.index()].len()
 }
 
 fn side_name(s: Side) -> String {
@@ -192,33 +213,36 @@ impl Ledger {
             clause,
             clock_ms,
             time_ms,
-            before_ply: self.moves.len(),
+            // Presses waiting for their notation are plies already: an item at or after them
+            // comes after them.
+            before_ply: self.moves.len() + self.pressed[0].len() + self.pressed[1].len(),
             text,
         });
     }
 
-    /// A move's notation: it takes the oldest press of its side waiting for one, or else is its
-    /// own press and takes the side's pending time.
-    fn standing_move(&mut self, i: usize, side: Side, san: &str, clock_ms: i64) {
+    /// A move's notation: it takes the oldest press of its side waiting for one (with the time and
+    /// the clock of that press), or else is its own press and takes the side's pending time and
+    /// its clock now. Whether it took a waiting press.
+    fn standing_move(&mut self, i: usize, side: Side, san: &str, clock_now: i64) -> bool {
         let k = side.index();
-        let (time, turn_clock_ms, synced_in_turn) = match self.pressed[k].pop_front() {
-            Some(p) => p,
-            None => (
-                std::mem::take(&mut self.pending[k]),
-                self.turn_clock[k],
-                self.synced[k],
-            ),
-        };
+        let queued = self.pressed[k].pop_front();
+        let p = queued.unwrap_or_else(|| Press {
+            time_ms: std::mem::take(&mut self.pending[k]),
+            turn_clock_ms: self.turn_clock[k],
+            synced: self.synced[k],
+            clock_ms: clock_now,
+        });
         self.moves.push(MoveTime {
             ply: self.moves.len(),
             side,
             san: san.to_string(),
             entry: i,
-            time_ms: time,
-            clock_ms,
-            turn_clock_ms,
-            synced_in_turn,
+            time_ms: p.time_ms,
+            clock_ms: p.clock_ms,
+            turn_clock_ms: p.turn_clock_ms,
+            synced_in_turn: p.synced,
         });
+        queued.is_some()
     }
 
     fn take_back(&mut self, i: usize, e: &Event, plies: usize) {
@@ -241,6 +265,40 @@ impl Ledger {
                 side_name(side),
             );
             self.item(i, e, Some(side), ItemKind::TakenBack, (0, t), text);
+        }
+    }
+
+    /// The clock jumps at a press of `side` (a move-and-press or a press on its own): its
+    /// increment, and the next period's time when the press completes a period's moves (3: the
+    /// time control counts presses). Worded alike both ways, so a game entered press-then-notation
+    /// gives the same PGN as the same game entered move-and-press.
+    fn press_items(&mut self, i: usize, e: &Event, side: Side, delta: &mut [i64; 2]) {
+        let n = moves_pressed(self.moves.len(), &self.pressed, side);
+        let inc = increment_of(e);
+        if inc != 0 {
+            delta[side.index()] -= inc;
+            self.item(
+                i,
+                e,
+                Some(side),
+                ItemKind::Increment,
+                (inc, 0),
+                format!("increment after {}'s move {n}", side_name(side)),
+            );
+        }
+        let d = std::mem::take(&mut delta[side.index()]);
+        if d != 0 {
+            self.item(
+                i,
+                e,
+                Some(side),
+                ItemKind::Period,
+                (d, 0),
+                format!(
+                    "the next period's time added to {}'s clock at its move {n}",
+                    side_name(side)
+                ),
+            );
         }
     }
 
@@ -270,7 +328,11 @@ impl Ledger {
         }
         let after = Side::BOTH.map(|s| g.remaining(s, e.at));
         let running_after = g.clock().running();
-        let moves_after: Vec<String> = g.board().moves().iter().map(|m| m.san.clone()).collect();
+        // The move standing last after a 7c correction (read only for one).
+        let last_after = match e.kind {
+            EventKind::WrongMove { .. } => g.board().moves().last().map(|m| m.san.clone()),
+            _ => None,
+        };
         let to_move = g.board().side_to_move();
         let machine = g.machine_side();
         for s in Side::BOTH {
@@ -280,34 +342,10 @@ impl Ledger {
         let mut delta = Side::BOTH.map(|s| after[s.index()] - before[s.index()]);
         match &e.kind {
             EventKind::MoveMade { side, san, .. } => {
-                self.standing_move(i, *side, san, after[side.index()]);
-                self.turn_begins(side.other());
-                let inc = increment_of(e);
-                if inc != 0 {
-                    delta[side.index()] -= inc;
-                    self.item(
-                        i,
-                        e,
-                        Some(*side),
-                        ItemKind::Increment,
-                        (inc, 0),
-                        format!("increment after {}", numbered(self.moves.len() - 1, san)),
-                    );
-                }
-                let d = std::mem::take(&mut delta[side.index()]);
-                if d != 0 {
-                    self.item(
-                        i,
-                        e,
-                        Some(*side),
-                        ItemKind::Period,
-                        (d, 0),
-                        format!(
-                            "the next period's time added to {}'s clock with {}",
-                            side_name(*side),
-                            numbered(self.moves.len() - 1, san)
-                        ),
-                    );
+                // A notation after its press: the other side's turn began at the press.
+                if !self.standing_move(i, *side, san, after[side.index()]) {
+                    self.turn_begins(side.other());
+                    self.press_items(i, e, *side, &mut delta);
                 }
             }
             EventKind::MovesTakenBack { plies, .. } => {
@@ -337,9 +375,8 @@ impl Ledger {
                 pressed: true,
                 ..
             } => {
-                let ply = self.moves.len().saturating_sub(1);
                 if let Some(m) = self.moves.last_mut() {
-                    m.san = moves_after.get(ply).cloned().unwrap_or(correct.clone());
+                    m.san = last_after.unwrap_or(correct.clone());
                 }
                 for s in Side::BOTH {
                     let d = std::mem::take(&mut delta[s.index()]);
@@ -431,6 +468,24 @@ impl Ledger {
                     ),
                 }
             }
+            EventKind::EntryVoided { seq, .. } => {
+                // Rule 1: the voided entry's clock lines go, and the clock's return at the void
+                // is theirs undone, not a change of its own.
+                let seq = usize::try_from(*seq).unwrap_or(usize::MAX);
+                let mut undone = [0i64; 2];
+                self.items.retain(|it| {
+                    if it.entry != seq {
+                        return true;
+                    }
+                    if let Some(s) = it.side {
+                        undone[s.index()] += it.clock_ms;
+                    }
+                    false
+                });
+                for s in Side::BOTH {
+                    delta[s.index()] += undone[s.index()];
+                }
+            }
             EventKind::ClockStarted { side } => self.turn_begins(*side),
             EventKind::InternalClockCorrected { .. } => {
                 if let Some(m) = machine {
@@ -443,21 +498,14 @@ impl Ledger {
                     && t == s.other()
                 {
                     let p = std::mem::take(&mut self.pending[s.index()]);
-                    let turn = (p, self.turn_clock[s.index()], self.synced[s.index()]);
-                    self.pressed[s.index()].push_back(turn);
+                    self.pressed[s.index()].push_back(Press {
+                        time_ms: p,
+                        turn_clock_ms: self.turn_clock[s.index()],
+                        synced: self.synced[s.index()],
+                        clock_ms: after[s.index()],
+                    });
                     self.turn_begins(t);
-                    let inc = increment_of(e);
-                    if inc != 0 {
-                        delta[s.index()] -= inc;
-                        self.item(
-                            i,
-                            e,
-                            Some(s),
-                            ItemKind::Increment,
-                            (inc, 0),
-                            format!("increment after {}'s press", side_name(s)),
-                        );
-                    }
+                    self.press_items(i, e, s, &mut delta);
                 }
             }
         }
@@ -526,7 +574,7 @@ impl Ledger {
                     .filter(|m| m.side == side)
                     .map(|m| m.time_ms)
                     .sum(),
-                open_ms: self.pending[k] + self.pressed[k].iter().map(|p| p.0).sum::<i64>(),
+                open_ms: self.pending[k] + self.pressed[k].iter().map(|p| p.time_ms).sum::<i64>(),
                 remaining_ms: self.after[k],
             }
         });

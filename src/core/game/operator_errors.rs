@@ -10,7 +10,14 @@ impl Game {
     ) -> Result<Vec<Event>, Refusal> {
         use Command as C;
         match cmd {
-            C::WrongMove { played, correct } => self.decide_wrong_move(played, correct, now),
+            C::WrongMove {
+                played,
+                correct,
+                number,
+            } => match number {
+                Some(n) => self.decide_wrong_move_found_later(*n, played, correct, now),
+                None => self.decide_wrong_move(played, correct, now),
+            },
             C::ReleaseOwedMove { reason } => {
                 self.playing()?;
                 let Some(owed) = &self.owed_move else {
@@ -93,10 +100,19 @@ impl Game {
                 Refusal::new(c::WRONG_MOVE_NOTIFY, format!("the machine's move: {e}"))
             })?;
             // The move played on the board must be a move of this position.
-            let p = self
-                .board
-                .check(played)
-                .map_err(|e| Refusal::new(c::WRONG_MOVE_NOTIFY, format!("the move played: {e}")))?;
+            let p = self.board.check(played).map_err(|e| {
+                match self.earlier_machine_move(m, played) {
+                    // 7c found after the human replied: the arbiter names the move.
+                    Some(n) => Refusal::new(
+                        c::WRONG_MOVE_PRESSED,
+                        format!(
+                            "{played} is the machine's move {n}, already pressed and answered: \
+                             stop the clocks and say arbiter wrong-move {n} {played} {correct}"
+                        ),
+                    ),
+                    None => Refusal::new(c::WRONG_MOVE_NOTIFY, format!("the move played: {e}")),
+                }
+            })?;
             if p.uci == ok.uci {
                 return refuse(
                     c::WRONG_MOVE_NOTIFY,
@@ -119,11 +135,119 @@ impl Game {
                 kind,
             )]);
         }
+        self.wrong_move_pressed(&self.board, played, correct, rules, now)
+            .map(|e| vec![e])
+    }
+
+    /// 7c found after the human replied: the arbiter names the machine's move number `n`. With the
+    /// clocks stopped, the moves after it are taken back (7c: the move is corrected on the board)
+    /// and the wrong move is recorded as an infraction like any other: the penalty and the
+    /// forfeit count apply. The time of the moves taken back stays on their sides' clocks.
+    pub(super) fn decide_wrong_move_found_later(
+        &self,
+        n: u32,
+        played: &str,
+        correct: &str,
+        now: Ms,
+    ) -> Result<Vec<Event>, Refusal> {
+        self.playing()?;
+        self.no_pending_press(c::WRONG_MOVE_PRESSED)?;
+        let m = self.need_machine()?;
+        let rules = self.profile.operator_errors.as_ref().ok_or_else(|| {
+            Refusal::new(
+                c::WRONG_MOVE_PRESSED,
+                "this rules profile has no [operator_errors] section",
+            )
+        })?;
+        let ply = (n as usize - 1) * 2 + usize::from(m == Side::Black);
+        let plies = self.board.plies();
+        if ply >= plies {
+            return refuse(
+                c::WRONG_MOVE_PRESSED,
+                format!(
+                    "the machine has made {} moves: there is no move {n} to correct",
+                    self.board.moves_by(m)
+                ),
+            );
+        }
+        let after = plies - ply - 1;
+        if after == 0 {
+            return self
+                .wrong_move_pressed(&self.board, played, correct, rules, now)
+                .map(|e| vec![e]);
+        }
+        if !matches!(self.stop, Some(Stop::Arbiter { .. })) {
+            return refuse(
+                c::WRONG_MOVE_PRESSED,
+                format!(
+                    "{after} move(s) were made after move {n}: stop the clocks first (arbiter stop); \
+                     they are taken back with the correction"
+                ),
+            );
+        }
+        let mut b = self.board.clone();
+        let removed: Vec<String> = b.moves()[ply + 1..].iter().map(|x| x.san.clone()).collect();
+        b.take_back(after).map_err(Refusal::state)?;
+        let wrong = self.wrong_move_pressed(&b, played, correct, rules, now)?;
+        let mut out: Vec<Event> = self
+            .consultation_close(now, Actor::Kit)
+            .into_iter()
+            .collect();
+        let (p, ok) = match &wrong.kind {
+            EventKind::WrongMove {
+                played, correct, ..
+            } => (played.clone(), correct.clone()),
+            _ => (played.to_string(), correct.to_string()),
+        };
+        out.push(self.ev(
+            now,
+            Actor::Arbiter,
+            c::WRONG_MOVE_PRESSED,
+            EventKind::MovesTakenBack {
+                plies: after,
+                removed,
+                reason: format!(
+                    "the machine's move {n} was {p} on the board, not its move {ok}: the moves \
+                     after it are taken back to correct it"
+                ),
+                fen: b.fen(),
+            },
+        ));
+        out.push(wrong);
+        Ok(out)
+    }
+
+    /// The number of the machine's latest move on the board written `played` (SAN as recorded,
+    /// or UCI), if any.
+    fn earlier_machine_move(&self, m: Side, played: &str) -> Option<u32> {
+        let want = crate::core::board::normalise_notation(played);
+        let want = want.trim_end_matches(['+', '#']);
+        let first = usize::from(m == Side::Black);
+        self.board
+            .moves()
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(ply, _)| ply % 2 == first)
+            .find(|(_, x)| x.san.trim_end_matches(['+', '#']) == want || x.uci == want)
+            .map(|(ply, _)| u32::try_from(ply / 2 + 1).unwrap_or(u32::MAX))
+    }
+
+    /// 7c on `board`: its last move is the wrong move `played`, completed and pressed; the
+    /// machine's move `correct` replaces it.
+    fn wrong_move_pressed(
+        &self,
+        board: &crate::core::board::Board,
+        played: &str,
+        correct: &str,
+        rules: &crate::core::rules::OperatorErrors,
+        now: Ms,
+    ) -> Result<Event, Refusal> {
         // 7c: the wrong move was completed and the clock pressed: it is the last move recorded.
-        let Some(last) = self.board.moves().last() else {
+        let Some(last) = board.moves().last() else {
             return refuse(c::WRONG_MOVE_NOTIFY, "no move has been made");
         };
-        let mut before = self.board.clone();
+        let mut before = board.clone();
         before.take_back(1).map_err(Refusal::state)?;
         let p = before
             .check(played)
@@ -159,11 +283,6 @@ impl Game {
             penalty_ms: penalty,
             forfeit,
         };
-        Ok(vec![self.ev(
-            now,
-            Actor::Arbiter,
-            c::WRONG_MOVE_PRESSED,
-            kind,
-        )])
+        Ok(self.ev(now, Actor::Arbiter, c::WRONG_MOVE_PRESSED, kind))
     }
 }

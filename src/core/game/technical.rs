@@ -17,8 +17,23 @@ impl Game {
                         "this rules profile has no [power_failure] section: arbiter stop REASON",
                     );
                 }
-                if matches!(self.stop, Some(Stop::Power { .. })) {
-                    return refuse(c::POWER_FAILURE, "the game is already suspended");
+                // 8b: power can fail again whenever it is on, the reset window open or over;
+                // the window starts again when it is restored. Only while it is off is there
+                // nothing to record.
+                if let Some(Stop::Power {
+                    since,
+                    restored: None,
+                    ..
+                }) = &self.stop
+                {
+                    return refuse(
+                        c::POWER_FAILURE,
+                        format!(
+                            "the power is off since {} and not restored yet: record power-restored \
+                             when it comes back",
+                            crate::core::timefmt::clock(i64::try_from(*since).unwrap_or(i64::MAX))
+                        ),
+                    );
                 }
                 self.one(
                     now,

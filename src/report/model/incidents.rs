@@ -96,11 +96,25 @@ impl Builder {
         use EventKind as K;
         match &e.kind {
             K::PowerFailed { text } => {
-                self.open_power = Some(self.open_incident(IncidentKind::Power, s, e, text));
+                self.power_off_since = Some(e.at);
+                match self.open_power_mut() {
+                    // 8b: power failed again before play resumed: the same suspension.
+                    Some(inc) => inc.details.push((
+                        s,
+                        format!(
+                            "power failed again: {text}; the reset window starts again when \
+                             power is restored"
+                        ),
+                    )),
+                    None => {
+                        self.open_power = Some(self.open_incident(IncidentKind::Power, s, e, text));
+                    }
+                }
             }
             K::PowerRestored { window_ms } => {
+                let off = self.power_off_since.take();
                 if let Some(inc) = self.open_power_mut() {
-                    let d = e.at.saturating_sub(inc.start.at_ms);
+                    let d = e.at.saturating_sub(off.unwrap_or(inc.start.at_ms));
                     inc.durations.push(("without power".into(), d));
                     inc.details.push((
                         s,
