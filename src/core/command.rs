@@ -237,7 +237,7 @@ pub enum Command {
         seq: u64,
         reason: String,
     },
-    /// 8b/6d: the arbiter's ruling on the time a running clock was charged while the kit was
+    /// 8b: the arbiter's ruling on the time a running clock was charged while the kit was
     /// down (a restart after a crash or a suspend). `measured` is filled by the shell from what it
     /// measured at the restart (gap, side whose clock ran); without a restart it stays `None`.
     RestartGap {

@@ -119,12 +119,12 @@ pub fn plain(e: &Event, game: &Game, at: Ms) -> String {
                 format!("{who} is charged nothing of the {gap} measured: it is given back (8b)")
             } else if charged >= *gap_ms {
                 format!(
-                    "{who} is charged {} of the {gap} measured (6d)",
+                    "{who} is charged {} of the {gap} measured (8b)",
                     timefmt::clock(charged as i64)
                 )
             } else {
                 format!(
-                    "{who} is charged {} of the {gap} measured, {} given back (6d)",
+                    "{who} is charged {} of the {gap} measured, {} given back (8b)",
                     timefmt::clock(charged as i64),
                     timefmt::clock((*gap_ms - charged) as i64)
                 )
@@ -248,7 +248,7 @@ pub fn plain(e: &Event, game: &Game, at: Ms) -> String {
 }
 
 /// What `cmd` would record, in words, from a dry decide at the latest entry's time; or the
-/// refusal it would get. `measured` is the restart gap the shell measured (8b/6d), which a
+/// refusal it would get. `measured` is the restart gap the shell measured (8b), which a
 /// `restart-gap` ruling is decided against.
 pub fn consequence(
     cmd: &Command,

@@ -142,7 +142,7 @@ pub struct UiState {
     /// The keys that press the clocks (4a, 6b): the human's own (a button or pedal the arbiter
     /// maps) and the operator's for the machine.
     pub press_keys: PressKeys,
-    /// The restart gap the shell measured and the side whose clock ran (8b/6d), while the ruling
+    /// The restart gap the shell measured and the side whose clock ran (8b), while the ruling
     /// is pending: the `restart-gap` question is decided against it.
     pub restart_measured: Option<(crate::core::Ms, crate::core::Side)>,
 }

@@ -138,7 +138,7 @@ fn run_loop(
     loop {
         // A suspend of the machine: the monotonic clock stood still while the wall clock went on.
         // Real time passed for the players; the clock catches up and the arbiter rules on it as
-        // on a restart (8b/6d).
+        // on a restart (8b).
         let (mono, wall) = (Instant::now(), std::time::SystemTime::now());
         let missed = timing::suspended_ms(
             mono.duration_since(readings.0),

@@ -1617,7 +1617,7 @@ fn clause_8b_no_reset_window_countdown_once_the_game_is_over() {
             .any(|p| matches!(p, Panel::Power { .. }))
     );
     m.when("120 human resign")
-        .then_events(&[("game_ended", "9b")])
+        .then_events(&[("game_ended", "2")])
         .then(|m, _| {
             let v = m.view(130_000);
             assert!(
@@ -1682,13 +1682,20 @@ fn clause_9b_resignations() {
             assert_eq!((score, term), (Score::WhiteWins, Termination::Resignation));
             assert_eq!(m.game().points(), Some([1.0, 0.0]));
         });
+}
+
+/// 9b is the machine operator's discretion to resign for the machine; the rules text gives the
+/// human no clause of his own, so his resignation stands under the FIDE Laws (rule 2).
+#[test]
+fn clause_2_human_resignation_cites_the_fide_laws_not_9b() {
     let mut m = started();
     m.moves("e4", 5000);
     m.when("10 human resign")
-        .then_events(&[("game_ended", "9b")])
+        .then_events(&[("game_ended", "2")])
         .then(|_, ev| {
             assert_eq!(ended(&ev[0]).0, Score::BlackWins);
             assert_eq!(ev[0].actor, Actor::Arbiter);
+            assert_ne!(ev[0].clause, "9b", "9b is the machine's clause");
         });
 }
 

@@ -115,11 +115,17 @@ fn laws_6_2_presses_run_ahead_of_the_notation() {
 }
 
 #[test]
-fn laws_6_2_a_notation_that_is_not_a_move_goes_to_the_arbiter() {
-    let m = started().and("0:10 move e4").and("0:40 press");
+fn laws_6_2_a_notation_that_is_not_a_move_is_refused_naming_the_input_not_sent_to_7e() {
+    let mut m = started().and("0:10 move e4").and("0:40 press");
+    // A plain typo: not understood, named, nothing recorded, not an arbiter's matter.
+    let before = m.log.len();
+    let e = m.try_line("0:44 move Nxx9").unwrap_err().to_string();
+    assert!(e.contains("'Nxx9'") && e.contains("type it again"), "{e}");
+    assert!(!e.contains("7e") && !e.contains("arbiter"), "{e}");
+    assert_eq!(m.log.len(), before);
     let m = m
         .when("0:45 move e4")
-        .then_refused_saying("2", "the arbiter decides (7e")
+        .then_refused_saying("2", "'e4' is not a legal move here")
         .when("0:45 arbiter stop the notation is wrong")
         .then(|_, _| {})
         .when("0:46 arbiter correct 7e takeback 1 the notation")

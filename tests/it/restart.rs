@@ -1,4 +1,4 @@
-//! Rules 8b and 6d after a restart of the kit or a suspend of the machine: the arbiter rules once
+//! Rule 8b after a restart of the kit or a suspend of the machine: the arbiter rules once
 //! on the gap the kit measured (from its last heartbeat), may charge part of it with a reason, may
 //! stop the clocks while the ruling is pending; a ruling without a restart, a second one, or one
 //! charging more than was measured is refused naming the clause.
@@ -37,7 +37,7 @@ fn clause_8b_restart_gap_without_a_restart_is_refused() {
 }
 
 #[test]
-fn clause_6d_restart_gap_charges_part_of_the_measured_gap_with_its_reason_once() {
+fn clause_8b_restart_gap_charges_part_of_the_measured_gap_with_its_reason_once() {
     let mut m = restarted();
     // Nothing else is taken while the ruling is pending.
     assert!(m.try_line("1:10 move Nf3").is_err());
@@ -62,7 +62,8 @@ fn clause_6d_restart_gap_charges_part_of_the_measured_gap_with_its_reason_once()
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(ev[0].clause, "6d");
+    // The ruling cites 8b, as README and the help list it, whether waived or charged.
+    assert_eq!(ev[0].clause, "8b");
     // White ran from 20 s to 70 s (50 s); 40 s of the 60 s gap are given back.
     assert_eq!(
         m.remaining(Side::White, 70_000),
@@ -74,10 +75,10 @@ fn clause_6d_restart_gap_charges_part_of_the_measured_gap_with_its_reason_once()
 }
 
 #[test]
-fn clause_6d_restart_gap_longer_than_measured_is_refused() {
+fn clause_8b_restart_gap_longer_than_measured_is_refused() {
     let m = restarted();
     m.when("1:10 arbiter restart-gap charge 0:01:01 more than happened")
-        .then_refused_saying("6d", "more than the measured gap");
+        .then_refused_saying("8b", "more than the measured gap");
 }
 
 #[test]
@@ -201,4 +202,25 @@ fn clause_5b_utc_never_runs_backwards_across_a_reopening() {
         utcs.iter()
             .any(|u| *u > chrono::Utc::now() + chrono::Duration::hours(2))
     );
+}
+
+/// The rules text puts a disruption that stops play under 8b; the ruling that charges the whole
+/// gap is that same 8b ruling, not an operator's 6d input.
+#[test]
+fn clause_8b_restart_gap_charged_in_full_cites_8b_not_6d() {
+    let mut m = restarted();
+    let ev = m.at("1:10 arbiter restart-gap charge the machine kept thinking on its own");
+    assert!(
+        matches!(
+            ev[0].kind,
+            EventKind::RestartGap {
+                charged: true,
+                charged_ms: Some(60_000),
+                ..
+            }
+        ),
+        "{ev:?}"
+    );
+    assert_eq!(ev[0].clause, "8b");
+    assert_eq!(m.remaining(Side::White, 70_000), H2 - 10_000 - 50_000);
 }

@@ -173,10 +173,10 @@ fn clause_8b_a_waived_restart_gap_is_not_thinking_time() {
     assert!(text.contains("waived"), "{text}");
 }
 
-/// 6d: the arbiter charges 20 s of a 59 s gap (the machine was thinking meanwhile): those 20 s are
+/// 8b: the arbiter charges 20 s of a 59 s gap (the machine was thinking meanwhile): those 20 s are
 /// in the move's time, the 39 s given back are not.
 #[test]
-fn clause_6d_a_partly_charged_restart_gap_counts_only_its_charged_part() {
+fn clause_8b_a_partly_charged_restart_gap_counts_only_its_charged_part() {
     let (md, _, text) = through_restart(
         "5 move e4
 64 restart

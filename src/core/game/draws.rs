@@ -124,7 +124,8 @@ impl Game {
                 self.one(
                     now,
                     Actor::Arbiter,
-                    c::RESIGN,
+                    // 9b is the operator's discretion; the human resigns under the FIDE Laws (rule 2).
+                    c::LAWS,
                     self.ended(
                         Score::win_for(h.other()),
                         Termination::Resignation,

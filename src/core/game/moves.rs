@@ -362,11 +362,13 @@ impl Game {
             self.clock_must_run()?;
         }
         let mv = self.board.check(text).map_err(|m| match press {
-            // The clock was pressed for a move that cannot be played: the arbiter decides (7e).
+            // The clock was pressed for a move the typed text does not name: most often a typo.
+            // Nothing is recorded and the press stands; the move is typed again. Only the arbiter,
+            // seeing the board, decides whether the move played is illegal (FIDE Laws, rule 2).
             Some(p) => Refusal::new(
                 c::LAWS,
                 format!(
-                    "{m} — {} pressed the clock at {} for this move: the arbiter decides (7e: arbiter correct 7e …)",
+                    "{m}: nothing recorded — {} pressed the clock at {} for a move still to be typed; type it again",
                     p.side,
                     crate::core::timefmt::clock(i64::try_from(p.at).unwrap_or(i64::MAX))
                 ),

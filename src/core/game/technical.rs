@@ -106,7 +106,7 @@ impl Game {
                     GapRuling::ChargePart(x) if x <= gap_ms => x,
                     GapRuling::ChargePart(x) => {
                         return refuse(
-                            c::OPERATOR_CORRECTION,
+                            c::POWER_FAILURE,
                             format!(
                                 "{} is more than the measured gap of {}",
                                 crate::core::timefmt::exact(x),
@@ -121,11 +121,10 @@ impl Game {
                 self.one(
                     now,
                     Actor::Arbiter,
-                    if charged_ms == 0 {
-                        c::POWER_FAILURE
-                    } else {
-                        c::OPERATOR_CORRECTION
-                    },
+                    // The kit's restart is an external disruption: the arbiter rules on the time
+                    // it cost under 8b, whether he waives or charges it (6d is the operator's
+                    // input when instructed, not the arbiter's ruling on time).
+                    c::POWER_FAILURE,
                     EventKind::RestartGap {
                         gap_ms,
                         charged: charged_ms > 0,
