@@ -209,10 +209,14 @@ impl Session {
         let resolved = self.probe_tablebase(resolved);
         let cmd = &resolved;
         if let Some(gap) = self.restart_gap {
-            // While the ruling is pending the arbiter may stop the clocks; nothing else is taken.
+            // While the ruling is pending the arbiter may stop the clocks; nothing else is taken
+            // but the record of how an arbiter's command was (or failed to be) authorized (5b):
+            // every failed passphrase is logged, in every state of the game.
             let ruling = match cmd {
                 Command::RestartGap { ruling, reason, .. } => Some((*ruling, reason.clone())),
-                Command::Stop { .. } => None,
+                Command::Stop { .. }
+                | Command::Authorize { .. }
+                | Command::AuthorizationFailed { .. } => None,
                 _ => {
                     return Err(SessionError::Refused(Refusal::new(
                         crate::core::clause::POWER_FAILURE,

@@ -4,6 +4,7 @@
 //! (`&View`, `&UiState`, `&Status`); this file's [`run`] is the thin loop that owns the terminal,
 //! reads the monotonic clock, sleeps until something on screen changes, and passes commands to
 //! [`Session::execute`] (which returns only after the log append).
+pub mod backoff; // the wait after failed passphrases (issue 19)
 pub mod board;
 pub mod consequence;
 pub mod describe;
@@ -133,6 +134,9 @@ fn run_loop(
     let mut beat: Option<Instant> = None;
     // When the passphrase was asked for entries recorded at the key (timed commands).
     let mut asked_at: Option<Instant> = None;
+    // Failed passphrases in a row: the prompt takes the next one only after a doubling wait.
+    let mut backoff = backoff::Backoff::default();
+    let mono_ms = || u64::try_from(origin.elapsed().as_millis()).unwrap_or(u64::MAX);
     // The screen starts clean: cells an earlier run left (killed, same terminal) are never shown.
     terminal.clear()?;
     loop {
@@ -281,12 +285,27 @@ fn run_loop(
                 passphrase,
                 recorded,
             } => {
+                if passphrase.is_some() && backoff.wait_left(mono_ms()).is_some() {
+                    // Too soon after a failure: not checked, the prompt stays open.
+                    match recorded {
+                        Some(r) => keys::ask_authorization_after(&mut ui, cmd, words, r),
+                        None => keys::ask_authorization(&mut ui, cmd, words),
+                    }
+                    ui.message = Some(Message::new(
+                        MsgKind::Refused,
+                        format!("passphrase not checked: {}", backoff.say(mono_ms())),
+                    ));
+                    continue;
+                }
                 asked_at = None;
                 let ok = match (authority, &passphrase) {
                     (_, None) => false,
                     (Authority::Passphrase(check), Some(p)) => check(p),
                     (Authority::Open | Authority::UnencryptedKey, Some(_)) => true,
                 };
+                if ok {
+                    backoff.succeed();
+                }
                 let now = now_ms(origin, offset_ms);
                 match (ok, recorded) {
                     (true, Some((first, last_seq))) => {
@@ -308,6 +327,13 @@ fn run_loop(
                             Some(_) => "wrong passphrase",
                         };
                         unauthorized(session, &mut ui, &mut last, &words, why, recorded, now);
+                        if passphrase.is_some() {
+                            let t = mono_ms();
+                            backoff.fail(t);
+                            if let Some(m) = ui.message.as_mut() {
+                                m.text = format!("{} · {}", m.text, backoff.say(t));
+                            }
+                        }
                         continue;
                     }
                 }

@@ -34,6 +34,7 @@ mod log_util;
 mod log_verify; // verify statuses, proofs, exit codes
 mod offline; // rule 11: no network call
 mod outputs; // issue 21: no output path lands on a match's own files
+mod passphrase; // 5b / issue 19: failed passphrases logged in every state, doubling wait
 mod pgn_clocks; // issue 20: the PGN's clocks are the log's, press-then-notation or not
 mod pgn_support;
 mod pgn_write; // PGN with %clk / %emt
@@ -50,7 +51,7 @@ mod report_render;
 mod report_sections; // issue 20: every section follows the timeline: voids, corrections, controls // report files, self-contained HTML, headless Chromium
 mod report_stream; // issue 14: the report streamed in two passes equals the whole rendering
 mod report_support;
-mod restart; // 8b/6d: restart and suspend gaps ruled once, measured, with a reason
+mod restart; // 8b: restart and suspend gaps ruled once, measured, with a reason
 mod roles; // 5b: the operator's rights and the arbiter-only commands
 mod screens; // every Board UI screen and panel (snapshots)
 mod text; // 5b: free text kept, length limit

@@ -610,6 +610,8 @@ fn pty_clause_5b_only_the_arbiter_s_passphrase_records_an_arbiter_only_command()
     assert!(!s.contains("not-it"), "the passphrase is masked:\n{s}");
     t.keys(&["Enter"]);
     t.wait_for("refused (rule 5b): wrong passphrase", DEADLINE);
+    // Issue 19: after a failure the next passphrase waits, and the screen says how long.
+    t.wait_for("passphrase in a row: the next is taken in 1 s", DEADLINE);
     t.keys(&["q"]);
     t.wait_for("quit the board UI?", DEADLINE);
     t.keys(&["y"]);
