@@ -291,3 +291,54 @@ fn rule_10a_elementary_win_list() {
     assert_eq!(b("8/8/8/4k3/8/8/8/4KN2 b - - 0 1").elementary_win(), None);
     assert_eq!(b("8/8/8/4k3/8/8/8/2B1K3 b - - 0 1").elementary_win(), None);
 }
+
+/// README's words are the kit's: the signed note's file name (`<N>.note`, written for every
+/// checkpoint) and the countersignature verdict (`NOT COUNTERSIGNED`, `UNWITNESSED` in JSON, 12).
+#[test]
+fn rule_12_readme_names_the_note_file_and_the_countersignature_verdict() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    let label = arbiter::verify::Status::Unwitnessed.label();
+    let verdict = arbiter::error::Exit::Unwitnessed.verdict().unwrap();
+    let code = arbiter::error::Exit::Unwitnessed.code();
+    assert!(
+        readme.contains(&format!(
+            "is `{label}` (exit {code}, verdict `{verdict}` in `--json`)"
+        )),
+        "README's countersignature sentence"
+    );
+    assert!(readme.contains("(`<N>.note` beside `<N>.txt`"));
+    assert!(!readme.contains(".txt.note"));
+    // The kit writes exactly that name for every checkpoint.
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    let script = t.path().join("g.arb");
+    std::fs::write(
+        &script,
+        "0 arbiter declare white human A\n0 arbiter declare black machine B\n\
+         0 arbiter declare operator C\n0 arbiter start\n1 move e4\n2 move e5\n3 human resign\n",
+    )
+    .unwrap();
+    crate::realgame::ok(&crate::realgame::arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        dir.to_str().unwrap(),
+    ]));
+    let cps: Vec<String> = std::fs::read_dir(dir.join("game-1/checkpoints"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let txt: Vec<&String> = cps.iter().filter(|n| n.ends_with(".txt")).collect();
+    assert!(!txt.is_empty(), "{cps:?}");
+    for t in txt {
+        let stem = t.trim_end_matches(".txt");
+        assert!(
+            cps.contains(&format!("{stem}.note")),
+            "{stem}.note in {cps:?}"
+        );
+    }
+    assert!(!cps.iter().any(|n| n.ends_with(".txt.note")), "{cps:?}");
+}
