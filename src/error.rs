@@ -44,6 +44,9 @@ pub enum Exit {
     /// `verify`: the signed match index records more than the folder holds (a log cut back, a
     /// game deleted) or another log.
     RolledBack,
+    /// `verify`: an arbiter-only entry of a sealed log lacks a valid signed authorization by the
+    /// match's arbiter key (issue 19).
+    Unauthorized,
     /// `verify --proof`: the inclusion proof does not hold.
     BadProof,
     /// `prove`: no valid signed checkpoint covers the entry.
@@ -61,7 +64,7 @@ pub enum Documented {
 
 impl Exit {
     /// Every exit kind, in the order of the table.
-    pub const ALL: [Exit; 18] = [
+    pub const ALL: [Exit; 19] = [
         Exit::Ok,
         Exit::Refused,
         Exit::Usage,
@@ -80,6 +83,7 @@ impl Exit {
         Exit::NotCovered,
         Exit::BadBinding,
         Exit::RolledBack,
+        Exit::Unauthorized,
     ];
 
     /// The exit code: the one table.
@@ -98,6 +102,7 @@ impl Exit {
             Exit::Unwitnessed => 12,
             Exit::BadBinding => 25,
             Exit::RolledBack => 26,
+            Exit::Unauthorized => 27,
             Exit::BadLine => 20,
             Exit::Truncated => 21,
             Exit::BadCheckpoint => 22,
@@ -112,11 +117,9 @@ impl Exit {
         match self {
             Exit::Ok => &[Readme, VerifyTable],
             Exit::Usage => &[Readme, VerifyTable],
-            Exit::Refused
-            | Exit::BadInput
-            | Exit::CannotRead
-            | Exit::Unavailable
-            | Exit::WriteFailed => &[Readme],
+            // `verify`'s output into a closed pipe or onto a full disk ends as every command's.
+            Exit::WriteFailed => &[Readme, VerifyTable],
+            Exit::Refused | Exit::BadInput | Exit::CannotRead | Exit::Unavailable => &[Readme],
             _ => &[VerifyTable],
         }
     }
@@ -131,6 +134,7 @@ impl Exit {
             Exit::Unwitnessed => Some("UNWITNESSED"),
             Exit::BadBinding => Some("BAD_BINDING"),
             Exit::RolledBack => Some("ROLLED_BACK"),
+            Exit::Unauthorized => Some("UNAUTHORIZED"),
             Exit::BadLine => Some("BAD_LINE"),
             Exit::Truncated => Some("TRUNCATED"),
             Exit::BadCheckpoint => Some("BAD_CHECKPOINT"),

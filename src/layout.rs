@@ -10,6 +10,9 @@
 //! ```
 use std::path::{Path, PathBuf};
 
+/// The highest game number (README: game numbers start at 1, at most 9999 games per match).
+pub const MAX_GAME: u32 = 9999;
+
 /// Prefix of a game folder's name.
 const GAME_PREFIX: &str = "game-";
 
@@ -66,6 +69,8 @@ pub fn games(match_dir: &Path) -> Vec<u32> {
                 .parse()
                 .ok()
         })
+        // A folder outside 1..=MAX_GAME (`game-0`, `game-4294967295`) is not one of its games.
+        .filter(|n| (1..=MAX_GAME).contains(n))
         .collect();
     v.sort_unstable();
     v

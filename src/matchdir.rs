@@ -58,6 +58,91 @@ pub struct JournalStorage {
     pub warning: Option<String>,
     /// Called after every durable append (script mode's `--echo`).
     pub on_append: Option<OnAppend>,
+    /// The log is sealed (issue 19): after every append the kit re-signs `game-<n>/seal`, and
+    /// each `authorized` entry carries the key's fingerprint and signature.
+    pub sealed: bool,
+}
+
+impl JournalStorage {
+    fn origin(&self) -> String {
+        crate::log::checkpoint::origin(&self.match_id, self.game)
+    }
+
+    /// Re-sign the seal over everything recorded (`closed` when the session ends).
+    pub fn seal(&mut self, closed: bool) {
+        if !self.sealed {
+            return;
+        }
+        let (Some(j), Some(key)) = (self.journal.as_ref(), self.key.as_ref()) else {
+            return;
+        };
+        let Some(last) = j.last() else { return };
+        let seal = crate::log::seal::Seal {
+            origin: self.origin(),
+            size: j.len(),
+            chain: last.hash,
+            closed,
+        };
+        if let Err(e) = crate::witness::write_seal(&self.match_dir, self.game, key, &seal) {
+            self.warning = Some(format!(
+                "the seal could not be written ({e}): entry #{} is not bound to this session",
+                last.seq
+            ));
+        }
+    }
+
+    /// The fields a sealed log adds to an entry's body before it is written: the binding in
+    /// line 0, the key and signature of an `authorized` entry.
+    fn bind(&self, e: &Event, ne: &mut crate::log::NewEntry) {
+        if !self.sealed {
+            return;
+        }
+        match (&self.journal, &e.kind) {
+            (None, EventKind::GameOpened(_)) => {
+                if let Some(k) = ne
+                    .body
+                    .get_mut("arbiter_key")
+                    .and_then(|k| k.as_object_mut())
+                {
+                    k.insert(
+                        "binding".into(),
+                        serde_json::Value::String(crate::log::seal::BINDING.into()),
+                    );
+                }
+            }
+            (Some(j), EventKind::Authorized { first, last, .. }) => {
+                let (Some(key), Some(prev)) = (self.key.as_ref(), j.last()) else {
+                    return;
+                };
+                let text = crate::log::seal::authorization_text(
+                    &self.origin(),
+                    j.len(),
+                    *first,
+                    *last,
+                    &crate::log::hex32(&prev.hash),
+                );
+                let Ok(sig) = sign::sign_authorization(key, &text) else {
+                    return;
+                };
+                if let Some(b) = ne.body.as_object_mut() {
+                    b.insert(
+                        "key".into(),
+                        serde_json::Value::String(sign::fingerprint(key.public_key())),
+                    );
+                    b.insert("sig".into(), serde_json::Value::String(sig));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Drop for JournalStorage {
+    fn drop(&mut self) {
+        // The session ends: the seal says so, so that an entry appended afterwards is never
+        // taken for the one in flight at a crash.
+        self.seal(true);
+    }
 }
 
 impl JournalStorage {
@@ -84,7 +169,8 @@ impl Storage for JournalStorage {
                 .map_or(utc, |t| utc.max(t)),
             None => utc,
         };
-        let ne = new_entry(e, utc);
+        let mut ne = new_entry(e, utc);
+        self.bind(e, &mut ne);
         let entry = match &mut self.journal {
             Some(j) => j.append(ne)?.clone(),
             None => {
@@ -94,6 +180,7 @@ impl Storage for JournalStorage {
                 first
             }
         };
+        self.seal(false);
         if let Some(f) = self.on_append.as_mut() {
             f(&entry);
         }
@@ -140,13 +227,118 @@ impl Storage for JournalStorage {
             "{{\"mono_ms\":{now},\"utc\":\"{}\"}}\n",
             crate::log::format_utc(&utc)
         );
-        let _ = crate::journal::write_atomic(&path, text.as_bytes());
+        // Overwritten in place at a fixed length, without fsync: no file is created or renamed
+        // (metadata work that blocks), and a beat stays in the page cache, which a killed kit
+        // (kill -9, a crash) does not lose; after a power cut an older beat, or a torn one that
+        // does not parse (then the last entry counts), is read: the gap is longer and the
+        // arbiter rules on it either way. Issue 25: a create, rename and two fsyncs a second
+        // woke the board several more times a second.
+        let line = format!("{:<79}\n", text.trim_end());
+        let _ = (|| -> std::io::Result<()> {
+            use std::os::unix::fs::{FileExt, OpenOptionsExt};
+            // Only over a regular file (never through a link planted in the folder).
+            if let Ok(m) = std::fs::symlink_metadata(&path)
+                && !m.file_type().is_file()
+            {
+                return Ok(());
+            }
+            // Fixed length: the earlier beat is overwritten whole, nothing to truncate.
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .mode(0o600)
+                .open(&path)?;
+            f.write_all_at(line.as_bytes(), 0)
+        })();
     }
 }
 
-/// The arbiter's key and how line 0 names it.
+/// The arbiter's key of a match and how line 0 names it (see [`arbiter_key_for`]).
 pub fn arbiter_key(k: &KeySource, match_dir: &Path) -> Result<(PrivateKey, KeyRef), SignError> {
-    let key = sign::load_key_from(k, match_dir)?;
+    arbiter_key_for(k, match_dir, None)
+}
+
+/// Which keys a match accepts as its arbiter's (issue 19: a key is the match's or nothing): the
+/// key line 0 of `game` binds, else line 0 of the match's first game, else (no game yet) the
+/// keys `allowed_signers` lists for the principal `arbiter` (`keygen` registers them). Returns
+/// the fingerprints, the principal and where the binding comes from; `None` when the match
+/// registers no key at all.
+pub fn bound_arbiter_keys(
+    match_dir: &Path,
+    game: Option<u32>,
+) -> Option<(Vec<String>, String, String)> {
+    let line0 = |n: u32| -> Option<(Vec<String>, String, String)> {
+        let first = crate::journal::first_entry(&log_path(match_dir, n)).ok()?;
+        let k = first.body.get("arbiter_key")?;
+        let fp = k.get("fingerprint")?.as_str()?.to_owned();
+        let principal = k
+            .get("principal")
+            .and_then(|p| p.as_str())
+            .unwrap_or(sign::DEFAULT_PRINCIPAL)
+            .to_owned();
+        Some((vec![fp], principal, format!("bound in line 0 of game {n}")))
+    };
+    if let Some(b) = game.and_then(line0) {
+        return Some(b);
+    }
+    if let Some(b) = games(match_dir).into_iter().find_map(line0) {
+        return Some(b);
+    }
+    let text = crate::fsio::read_to_string(&layout::allowed_signers(match_dir)).ok()?;
+    let (signers, _) = sign::parse_allowed_signers(&text);
+    let fps: Vec<String> = signers
+        .iter()
+        .filter(|s| s.principals.iter().any(|p| p == sign::DEFAULT_PRINCIPAL))
+        .map(|s| sign::fingerprint(&s.key))
+        .collect();
+    (!fps.is_empty()).then(|| {
+        (
+            fps,
+            sign::DEFAULT_PRINCIPAL.to_owned(),
+            format!(
+                "registered in {}",
+                layout::allowed_signers(match_dir).display()
+            ),
+        )
+    })
+}
+
+/// The arbiter's key for game `game` (or the match) and how line 0 names it. Any key but the
+/// one the match binds ([`bound_arbiter_keys`]) is refused by name and fingerprint, before its
+/// passphrase is asked.
+pub fn arbiter_key_for(
+    k: &KeySource,
+    match_dir: &Path,
+    game: Option<u32>,
+) -> Result<(PrivateKey, KeyRef), SignError> {
+    let path = sign::key_path(k, match_dir)?;
+    let public = sign::load_public_key(&path)?;
+    let found = sign::fingerprint(&public);
+    match bound_arbiter_keys(match_dir, game) {
+        Some((fps, _, _)) if fps.contains(&found) => {}
+        Some((fps, principal, bound_by)) => {
+            return Err(sign::not_match_key(
+                &path,
+                &found,
+                &fps.join(" or "),
+                &principal,
+                match_dir,
+                &bound_by,
+            ));
+        }
+        None => {
+            return Err(sign::not_match_key(
+                &path,
+                &found,
+                "none registered",
+                sign::DEFAULT_PRINCIPAL,
+                match_dir,
+                "register the arbiter's key first with `arbiter keygen --existing KEY.pub`",
+            ));
+        }
+    }
+    let key = sign::load_key_at(&path, k, match_dir)?;
     let fp = sign::fingerprint(key.public_key());
     let principal = crate::fsio::read_to_string(&layout::allowed_signers(match_dir))
         .ok()
@@ -220,6 +412,20 @@ pub enum MatchError {
     Replay { path: PathBuf, source: ReplayError },
     #[error("empty log")]
     EmptyLog,
+    #[error(
+        "game {game}: {count} entr{} of {} {} not written by this kit in a session of the match's arbiter key (the kit's seal and signed checkpoints bind {bound} entries): {listed}; nothing is appended or signed over {}. Have them cut to a side file or accepted one by one with a reason: arbiter foreign --match DIR --game {game} [--cut-from SEQ] [--accept REASON]",
+        if *.count == 1 { "y" } else { "ies" },
+        .path.display(),
+        if *.count == 1 { "was" } else { "were" },
+        if *.count == 1 { "it" } else { "them" }
+    )]
+    Foreign {
+        path: PathBuf,
+        game: u32,
+        count: u64,
+        bound: u64,
+        listed: String,
+    },
     #[error("{}: line 0 binds game {found}, but this is the folder of game {want}: nothing is appended", .path.display())]
     WrongGame {
         path: PathBuf,
@@ -426,6 +632,11 @@ pub fn open_game_with(
 
 /// [`open_game_with`], and `each` sees every event of the log in order as it is read (for what
 /// the caller folds from the whole log without keeping it).
+///
+/// A crash corner: when the log's last entry is a complete, chained line that no checkpoint
+/// signs but that the game cannot apply (a byte flipped in a move: `d6t5`), it is cut into a side
+/// file like a torn tail and a `recovery` entry records it (nothing lost), and the game opens
+/// without it — instead of a game no command can ever open again.
 pub fn open_game_observed(
     match_dir: &Path,
     n: Option<u32>,
@@ -434,6 +645,61 @@ pub fn open_game_observed(
     keep_events: bool,
     each: &mut dyn FnMut(&Event),
 ) -> Result<Opened, MatchError> {
+    match open_game_once(match_dir, n, rules, key, keep_events, each, None)? {
+        Attempt::Opened(o) => Ok(*o),
+        // The last entry was cut: open again; `each` has seen every event before it already.
+        Attempt::Cut {
+            game,
+            delivered,
+            what,
+        } => {
+            match open_game_once(
+                match_dir,
+                Some(game),
+                rules,
+                key,
+                keep_events,
+                each,
+                Some(delivered),
+            )? {
+                Attempt::Opened(mut o) => {
+                    let note = format!(
+                        "recovered: the last entry could not be applied ({what}); it was cut to a side file and recorded, nothing lost"
+                    );
+                    o.notice = Some(match o.notice.take() {
+                        Some(n) => format!("{note}\n{n}"),
+                        None => note,
+                    });
+                    Ok(*o)
+                }
+                Attempt::Cut { .. } => Err(MatchError::EmptyLog),
+            }
+        }
+    }
+}
+
+/// One opening of a game: opened, or its unappliable last entry cut (open it again).
+enum Attempt {
+    Opened(Box<Opened>),
+    Cut {
+        game: u32,
+        delivered: usize,
+        what: String,
+    },
+}
+
+/// [`open_game_observed`]'s one pass. `retry`: `None` on the first pass (`each` is handed every
+/// event but the last one until the replay is known to hold it, and a cut may be made); `Some(k)`
+/// after a cut (the first `k` events were handed to `each` already; no second cut).
+fn open_game_once(
+    match_dir: &Path,
+    n: Option<u32>,
+    rules: &Path,
+    key: &KeySource,
+    keep_events: bool,
+    each: &mut dyn FnMut(&Event),
+    retry: Option<usize>,
+) -> Result<Attempt, MatchError> {
     let existing = games(match_dir);
     let n = match n {
         Some(n) => n,
@@ -443,7 +709,7 @@ pub fn open_game_observed(
             None => 1,
         },
     };
-    let (key, keyref) = arbiter_key(key, match_dir)?;
+    let (key, keyref) = arbiter_key_for(key, match_dir, Some(n))?;
     let path = log_path(match_dir, n);
     let mid = bound_match_id(match_dir, n);
     let mut storage = JournalStorage {
@@ -457,6 +723,7 @@ pub fn open_game_observed(
         signed_code: None,
         warning: None,
         on_append: None,
+        sealed: true,
     };
     if !path.exists() {
         let (profile, pref) = load_profile(rules)?;
@@ -468,19 +735,30 @@ pub fn open_game_observed(
             previous_algorithm: previous_algorithm(match_dir, n),
         };
         let game = Game::new(ctx, profile);
-        return Ok(Opened {
+        return Ok(Attempt::Opened(Box::new(Opened {
             session: Session::new(game, Box::new(storage), Utc::now()),
             now_ms: 0,
             notice: None,
             events: Vec::new(),
             events_from: 0,
-        });
+        })));
     }
     let mut replay = Replayer::new();
     let mut events = std::collections::VecDeque::new();
     let mut seen = 0usize;
+    // First pass: each event reaches `each` when the next one is read (the last one only once
+    // the replay is known to hold it); after a cut, the events `each` has seen are skipped.
+    let mut held: Option<Event> = None;
     let mut keep = |ev: Event| {
-        each(&ev);
+        match retry {
+            None => {
+                if let Some(before) = held.replace(ev.clone()) {
+                    each(&before);
+                }
+            }
+            Some(skip) if seen >= skip => each(&ev),
+            Some(_) => {}
+        }
         seen += 1;
         if keep_events {
             if events.len() == EVENTS_KEPT {
@@ -489,25 +767,61 @@ pub fn open_game_observed(
             events.push_back(ev);
         }
     };
+    // Issue 19: how far the arbiter's own word (the seal, a signed checkpoint) binds the log.
+    let public = storage
+        .key
+        .as_ref()
+        .map(|k| k.public_key().clone())
+        .ok_or(MatchError::Key(SignError::EmptyLog))?;
+    let origin = crate::log::checkpoint::origin(&mid, n);
+    let mut sizes = Vec::new();
+    if let Ok(s) = crate::witness::read_seal(match_dir, n, &public, &origin) {
+        sizes.push(s.size);
+    }
+    if let Some(cp) = crate::witness::latest_signed_checkpoint(match_dir, n, &public) {
+        sizes.push(cp.size);
+    }
+    let listed_from = sizes.iter().copied().min().unwrap_or(0);
+    let mut heads: Vec<(u64, [u8; 32])> = Vec::new();
+    let mut beyond: Vec<String> = Vec::new();
+    let mut line0_sealed = false;
+    let mut recovered: Vec<u64> = Vec::new();
     let mut line0_game = None;
-    let journal = Journal::open_each(
-        &path,
-        Box::new(crate::journal::RealOps),
-        |e| match event_of(e) {
-            Ok(ev) => {
-                if let EventKind::GameOpened(o) = &ev.kind
-                    && e.seq == 0
-                {
-                    line0_game = Some(o.game);
+    // The seq of the first entry the replay could not take (decoded or applied).
+    let mut first_failed: Option<u64> = None;
+    let mut journal =
+        Journal::open_each(
+            &path,
+            Box::new(crate::journal::RealOps),
+            |e| match event_of(e) {
+                Ok(ev) => {
+                    if sizes.contains(&(e.seq + 1)) {
+                        heads.push((e.seq + 1, e.hash));
+                    }
+                    if e.kind == crate::log::RECOVERY_KIND && e.actor == "kit" {
+                        recovered.push(e.seq);
+                    }
+                    if e.seq >= listed_from && beyond.len() < 20 {
+                        beyond.push(format!("#{} {} {} ({})", e.seq, e.actor, e.kind, e.clause));
+                    }
+                    if let EventKind::GameOpened(o) = &ev.kind
+                        && e.seq == 0
+                    {
+                        line0_game = Some(o.game);
+                        line0_sealed = crate::witness::is_sealed_log(e);
+                    }
+                    if !replay.push(&ev) && first_failed.is_none() {
+                        first_failed = Some(e.seq);
+                    }
+                    keep(ev);
                 }
-                replay.push(&ev);
-                keep(ev);
-            }
-            Err(_) => {
-                replay.push_entry(e);
-            }
-        },
-    )?;
+                Err(_) => {
+                    if !replay.push_entry(e) && first_failed.is_none() {
+                        first_failed = Some(e.seq);
+                    }
+                }
+            },
+        )?;
     // The recovery entries the open appended (a torn tail cut off) belong to the game too.
     for e in journal.recoveries() {
         if let Ok(ev) = event_of(e) {
@@ -527,8 +841,84 @@ pub fn open_game_observed(
             want: n,
         });
     }
-    let game = replay.finish(&path)?;
+    let game = match replay.finish(&path) {
+        Ok(g) => g,
+        Err(e) => {
+            // The last entry, unsigned, complete and chained, but not a move or fact the game
+            // can take: cut it like a torn tail (only on the first pass, never line 0).
+            let last = journal.len().saturating_sub(1);
+            let signed = latest_checkpoint(match_dir, n).unwrap_or(0) as u64;
+            let cuttable = retry.is_none()
+                && first_failed == Some(last)
+                && last >= 1
+                && last >= signed
+                && journal.recoveries().is_empty()
+                && journal.damage().is_none();
+            if !cuttable {
+                return Err(e);
+            }
+            let what = e.to_string();
+            journal
+                .cut_unappliable_last(&what)
+                .map_err(MatchError::Journal)?;
+            return Ok(Attempt::Cut {
+                game: n,
+                delivered: seen.saturating_sub(1),
+                what,
+            });
+        }
+    };
+    if let Some(last) = held.take() {
+        each(&last);
+    }
     let mut notes = Vec::new();
+    // A damaged log opens read-only: nothing is appended or sealed, nothing to refuse.
+    storage.sealed = line0_sealed && journal.damage().is_none();
+    if storage.sealed {
+        let written = journal.len() - journal.recoveries().len() as u64;
+        let mut b = crate::witness::binding_of(match_dir, n, &public, &origin, written, &|size| {
+            heads.iter().find(|h| h.0 == size).map(|h| h.1)
+        });
+        b.neutral = recovered.iter().filter(|s| **s >= b.bound).count() as u64;
+        if b.foreign() > 0 {
+            let first = b.bound;
+            let listed: Vec<&String> = beyond
+                .iter()
+                .filter(|d| {
+                    d.trim_start_matches('#')
+                        .split(' ')
+                        .next()
+                        .and_then(|s| s.parse::<u64>().ok())
+                        .is_some_and(|s| s >= first)
+                })
+                .collect();
+            let mut listed = listed
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            if listed.is_empty() {
+                listed = format!("entries #{first} to #{}", written - 1);
+            }
+            if let Some(p) = &b.seal_problem {
+                listed.push_str(&format!(" ({p})"));
+            }
+            storage.sealed = false;
+            return Err(MatchError::Foreign {
+                path: path.clone(),
+                game: n,
+                count: b.entries - b.bound,
+                bound: b.bound,
+                listed,
+            });
+        }
+        if b.in_flight {
+            notes.push(format!(
+                "entry #{} was written but not sealed: the kit stopped between the two (a crash); it is taken as the entry in flight, check it on the log page",
+                b.bound
+            ));
+        }
+    }
     if let Some(r) = journal.recovery() {
         notes.push(format!(
             "recovered: a torn last line was cut off ({}); see entry #{}",
@@ -541,6 +931,8 @@ pub fn open_game_observed(
         crate::witness::latest_checkpoint(match_dir, n).map(|c| c.short_code().to_string());
     let last = journal.last().cloned().ok_or(MatchError::EmptyLog)?;
     storage.journal = Some(journal);
+    // The recovery entries of this open and an entry in flight at a crash are bound now.
+    storage.seal(false);
     let last_utc = DateTime::parse_from_rfc3339(&last.utc)
         .map(|t| t.with_timezone(&Utc))
         .unwrap_or_else(|_| Utc::now());
@@ -572,13 +964,13 @@ pub fn open_game_observed(
         session.restart_side = Some(side);
         notes.push(format!("RESTART: the kit was down {} ({} ms measured) with {side}'s clock running: :arbiter restart-gap waive|charge [H:MM:SS] REASON (arbiter stop stops the clocks meanwhile)", timefmt::clock(gap as i64), gap));
     }
-    Ok(Opened {
+    Ok(Attempt::Opened(Box::new(Opened {
         session,
         now_ms,
         notice: (!notes.is_empty()).then(|| notes.join("\n")),
         events_from: seen - events.len(),
         events: events.into(),
-    })
+    })))
 }
 
 /// The game's last heartbeat (game time, UTC), if it can be read.

@@ -88,6 +88,11 @@ pub fn pgn_of(events: &[Event], first_utc: &str) -> Result<String, ReplayError> 
 /// The PGN of a rebuilt game with its [`Times`](crate::report::times::Times): the moves standing
 /// and the clock items as comments.
 pub fn pgn_of_game(game: &Game, times: &crate::report::times::Times, first_utc: &str) -> String {
+    write_pgn(&pgn_game(game, times, first_utc))
+}
+
+/// What [`pgn_of_game`] writes, before it is written (the live relay adds its tags to it).
+pub fn pgn_game(game: &Game, times: &crate::report::times::Times, first_utc: &str) -> PgnGame {
     let date = parse_utc(first_utc).map_or_else(
         || "????.??.??".to_string(),
         |t| t.format("%Y.%m.%d").to_string(),
@@ -104,7 +109,7 @@ pub fn pgn_of_game(game: &Game, times: &crate::report::times::Times, first_utc: 
         None => ("*".to_string(), None),
     };
     let (moves, trailing) = times.pgn_moves();
-    let pg = PgnGame {
+    PgnGame {
         event: game.profile().profile.name.clone(),
         site: "?".into(),
         date,
@@ -114,10 +119,14 @@ pub fn pgn_of_game(game: &Game, times: &crate::report::times::Times, first_utc: 
         result,
         time_control: game.profile().pgn_time_control(crate::core::Side::White),
         termination,
+        fen: game
+            .board()
+            .start_fen()
+            .filter(|f| f != crate::core::game::start::INITIAL),
         moves,
         trailing,
-    };
-    write_pgn(&pg)
+        extra: Vec::new(),
+    }
 }
 
 /// Why the archive of rule 13 was refused or failed; nothing is appended to the log unless the
@@ -195,7 +204,24 @@ pub fn archive(a: &Handover<'_>) -> Result<(String, Option<String>), PostgameErr
     let opened =
         crate::matchdir::open_game_with(f.match_dir, Some(f.game), Path::new(""), a.key, false)?;
     let mut session = opened.session;
+    let before = session.storage.len();
     let (recorded, summary) = hand_over(&mut session, f, opened.now_ms)?;
+    // 5b (issue 19): `arbiter archive` ran with the arbiter's own key; its entries are covered
+    // by an authorization naming the key and signed by it, as a script's are.
+    let after = session.storage.len();
+    if after > before {
+        let cmd = crate::core::command::Command::Authorize {
+            by: "arbiter archive, with the arbiter's signing key".into(),
+            words: format!("arbiter archive --game {}", f.game),
+            first: before as u64,
+            last: after as u64 - 1,
+        };
+        let now = session.game.last_at();
+        if session.execute(&cmd, now).is_ok() {
+            // The authorization is signed too: no unsigned tail after an archive.
+            let _ = session.storage.checkpoint_now(Utc::now());
+        }
+    }
     let finding = recorded.iter().find_map(|e| match &e.kind {
         crate::core::event::EventKind::EngineLogArchived(v)
             if v.pointer("/coverage/status").and_then(|s| s.as_str()) == Some("unknown-format") =>

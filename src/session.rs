@@ -330,7 +330,18 @@ pub enum LoadProfileError {
     },
     #[error(transparent)]
     Parse(#[from] crate::core::rules::ProfileError),
+    /// Line 0 embeds the profile: one that could not fit a log line is refused when it is
+    /// loaded, before any game binds it.
+    #[error("{}: {problem}", .path.display())]
+    TooLarge { path: PathBuf, problem: String },
 }
+
+/// Largest rules profile the kit takes (bytes): line 0 embeds its text, and must stay well within
+/// a log line ([`crate::journal::MAX_LINE_BYTES`]) with the declarations beside it. The bundled
+/// ones are about 10 KB.
+pub const PROFILE_LIMIT: usize = 1024 * 1024;
+/// Longest profile `name` (characters): it is shown on every screen and in every report.
+pub const PROFILE_NAME_LIMIT: usize = 200;
 
 /// A session kept in memory only (dry runs, rehearsals, tests), on the rules profile at `rules`.
 pub fn memory_session(
@@ -348,18 +359,48 @@ pub fn memory_session(
 }
 
 /// Load a rules profile file, with the reference line 0 binds.
+/// A path that exists is read (it overrides); one that does not and names a bundled profile
+/// (`rules/NAME.toml`, `NAME.toml`, `NAME`) is the profile compiled into the binary
+/// ([`crate::bundled`]), so the kit runs from any folder.
 pub fn load_profile(path: &Path) -> Result<(Profile, ProfileRef), LoadProfileError> {
-    let text = crate::fsio::read_to_string(path).map_err(|source| LoadProfileError::Read {
+    let (text, file) = match crate::fsio::read_to_string(path) {
+        Ok(text) => (
+            text,
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("rules.toml")
+                .to_string(),
+        ),
+        Err(source) => match crate::bundled::for_missing_path(path) {
+            Some((file, text)) if source.kind() == std::io::ErrorKind::NotFound => {
+                (text.to_string(), file)
+            }
+            _ => {
+                return Err(LoadProfileError::Read {
+                    path: path.to_owned(),
+                    source,
+                });
+            }
+        },
+    };
+    let too_large = |problem: String| LoadProfileError::TooLarge {
         path: path.to_owned(),
-        source,
-    })?;
+        problem,
+    };
+    if text.len() > PROFILE_LIMIT {
+        return Err(too_large(format!(
+            "the profile is {} bytes, more than the {PROFILE_LIMIT} a profile may hold (line 0 embeds it)",
+            text.len()
+        )));
+    }
     let profile = Profile::parse(&path.display().to_string(), &text)?;
+    let name_chars = profile.profile.name.chars().count();
+    if name_chars > PROFILE_NAME_LIMIT {
+        return Err(too_large(format!(
+            "profile.name is {name_chars} characters, more than the {PROFILE_NAME_LIMIT} it may hold"
+        )));
+    }
     let sha = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(text.as_bytes()));
-    let file = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("rules.toml")
-        .to_string();
     let r = ProfileRef {
         name: profile.profile.name.clone(),
         file,

@@ -15,6 +15,8 @@ use crate::layout;
 
 /// Comment of the key `ensure_demo_key` creates.
 pub const DEMO_KEY_COMMENT: &str = "DEMO KEY - arbiter-kit demo match only, NOT for a real match";
+/// The shortest passphrase `keygen` accepts for a new key (characters).
+pub const MIN_PASSPHRASE_CHARS: usize = 12;
 /// Principal of the arbiter key in allowed_signers unless told otherwise.
 pub const DEFAULT_PRINCIPAL: &str = "arbiter";
 
@@ -49,6 +51,10 @@ pub enum SignError {
     #[error("the two passphrases differ")]
     PassphraseMismatch,
     #[error(
+        "the passphrase has {0} characters; a key's passphrase needs at least 12 (issue 19: it is all that stands between a copied key file and a forged record)"
+    )]
+    ShortPassphrase(usize),
+    #[error(
         "keygen encrypts the key: give a passphrase on the terminal or with --passphrase-env VAR, or say --no-passphrase to write it unencrypted"
     )]
     NoPassphrase,
@@ -76,8 +82,31 @@ pub enum SignError {
         "{0} exists and is over a different log: refusing to overwrite a checkpoint (the log was rewritten, or the folder holds another match's files)"
     )]
     CheckpointExists(PathBuf),
+    /// A key that is not the match's own (issue 19): the message names the file, its
+    /// fingerprint and the match's key ([`not_match_key`]).
+    #[error("{0}")]
+    NotMatchKey(Box<str>),
     #[error("key operation failed: {0}")]
     Ssh(#[from] ssh_key::Error),
+}
+
+/// The refusal of a key that is not the match's own arbiter key.
+pub fn not_match_key(
+    path: &Path,
+    found: &str,
+    want: &str,
+    principal: &str,
+    match_dir: &Path,
+    bound_by: &str,
+) -> SignError {
+    SignError::NotMatchKey(
+        format!(
+            "key {} ({found}) is not the arbiter key of match {} ({principal} {want}, {bound_by}): only the match's own key signs or authorizes its entries; nothing was signed or recorded",
+            path.display(),
+            match_dir.display()
+        )
+        .into(),
+    )
 }
 
 fn io_err(op: &'static str, path: &Path) -> impl FnOnce(io::Error) -> SignError + use<> {
@@ -201,6 +230,9 @@ pub fn new_passphrase(env: Option<&str>, unencrypted: bool) -> Result<Option<Str
     };
     if p.is_empty() {
         return Err(SignError::NoPassphrase);
+    }
+    if p.chars().count() < MIN_PASSPHRASE_CHARS {
+        return Err(SignError::ShortPassphrase(p.chars().count()));
     }
     Ok(Some(p))
 }
@@ -423,8 +455,14 @@ pub struct KeySource {
 /// The signing key a [`KeySource`] names: the given file, else `DIR/keys/arbiter` if it exists,
 /// else the demo key (created if needed).
 pub fn load_key_from(k: &KeySource, match_dir: &Path) -> Result<PrivateKey, SignError> {
-    let passphrase = passphrase_from_env(k.passphrase_env.as_deref())?;
-    let path = match &k.file {
+    let path = key_path(k, match_dir)?;
+    load_key_at(&path, k, match_dir)
+}
+
+/// The key file a [`KeySource`] names: the given file, else `DIR/keys/arbiter` if it exists,
+/// else the demo key of the demo match (created if needed).
+pub fn key_path(k: &KeySource, match_dir: &Path) -> Result<PathBuf, SignError> {
+    Ok(match &k.file {
         Some(p) => p.clone(),
         None => {
             let default = layout::arbiter_key(match_dir);
@@ -436,8 +474,13 @@ pub fn load_key_from(k: &KeySource, match_dir: &Path) -> Result<PrivateKey, Sign
                 return Err(SignError::NoArbiterKey(match_dir.display().to_string()));
             }
         }
-    };
-    let key = load_key(&path, passphrase.as_deref())?;
+    })
+}
+
+/// Load (and decrypt) the key at `path`, the file [`key_path`] chose for `k`.
+pub fn load_key_at(path: &Path, k: &KeySource, match_dir: &Path) -> Result<PrivateKey, SignError> {
+    let passphrase = passphrase_from_env(k.passphrase_env.as_deref())?;
+    let key = load_key(path, passphrase.as_deref())?;
     if is_demo_key(&key) && !is_demo_match(match_dir) {
         return Err(SignError::NoArbiterKey(match_dir.display().to_string()));
     }
@@ -820,4 +863,63 @@ pub fn sign_index(key: &ssh_key::PrivateKey, index: &MatchIndex) -> Result<Strin
     Ok(key
         .sign(NAMESPACE, HashAlg::Sha512, index.to_text().as_bytes())?
         .to_pem(LineEnding::LF)?)
+}
+
+// ---- Issue 19: the session binding (seal) and signed authorizations ------------------------
+
+use crate::log::seal::{self, Seal};
+
+/// Sign a seal ([`crate::log::seal`]) as a C2SP signed note under `<origin>/seal`.
+pub fn sign_seal(key: &ssh_key::PrivateKey, s: &Seal) -> Result<String, WitnessError> {
+    sign_note(key, &seal::seal_key_name(&s.origin), &seal::seal_text(s))
+}
+
+/// Check a seal note against the arbiter's public key; its origin must be `origin`.
+pub fn verify_seal(msg: &[u8], key: &ssh_key::PublicKey, origin: &str) -> Result<Seal, String> {
+    let public = ed25519_public(key).map_err(|e| e.to_string())?;
+    let vkey =
+        VerifierKey::ed25519(&seal::seal_key_name(origin), public).map_err(|e| e.to_string())?;
+    let note = verify_note(msg, &vkey).map_err(|e| e.to_string())?;
+    let s = seal::parse_seal(&note.text)?;
+    if s.origin != origin {
+        return Err(format!("the seal is for {:?}, not {origin:?}", s.origin));
+    }
+    Ok(s)
+}
+
+/// The base64 Ed25519 signature of an authorization text by an (unencrypted) key.
+pub fn sign_authorization(key: &ssh_key::PrivateKey, text: &str) -> Result<String, WitnessError> {
+    use base64::Engine as _;
+    if key.is_encrypted() {
+        return Err(WitnessError::Encrypted);
+    }
+    let pair = key
+        .key_data()
+        .ed25519()
+        .ok_or_else(|| WitnessError::NotEd25519(key.algorithm().to_string()))?;
+    let signing = ed25519_dalek::SigningKey::from_bytes(&pair.private.to_bytes());
+    let sig = ed25519_dalek::Signer::sign(&signing, text.as_bytes());
+    Ok(base64::engine::general_purpose::STANDARD.encode(sig.to_bytes()))
+}
+
+/// Whether `sig` (base64) is the Ed25519 signature of `text` by `key`.
+pub fn verify_authorization(key: &ssh_key::PublicKey, text: &str, sig: &str) -> bool {
+    use base64::Engine as _;
+    let Ok(public) = ed25519_public(key) else {
+        return false;
+    };
+    let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(sig) else {
+        return false;
+    };
+    let Ok(bytes) = <[u8; 64]>::try_from(bytes.as_slice()) else {
+        return false;
+    };
+    let Ok(vk) = ed25519_dalek::VerifyingKey::from_bytes(&public) else {
+        return false;
+    };
+    vk.verify_strict(
+        text.as_bytes(),
+        &ed25519_dalek::Signature::from_bytes(&bytes),
+    )
+    .is_ok()
 }

@@ -3,6 +3,7 @@
 //! the pinned trust anchor, the demo key, the bindings of line 0 and of the rule-13 archive, the
 //! index (rollback, deleted games) and the camps' countersignatures.
 use std::fs;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -24,6 +25,11 @@ fn sig_path(p: &Path) -> PathBuf {
     let mut name = p.file_name().map(|n| n.to_os_string()).unwrap_or_default();
     name.push(".sig");
     p.with_file_name(name)
+}
+
+/// Where a new index text waits for its signature (`index.txt.next`).
+fn next_path(p: &Path) -> PathBuf {
+    p.with_extension("txt.next")
 }
 
 /// The latest checkpoint file of a game, parsed (the largest `<N>.txt` that parses).
@@ -81,34 +87,150 @@ fn result_upto(path: &Path, size: u64) -> IndexResult {
 pub struct LogFacts {
     pub first: Entry,
     pub entries: u64,
-    /// Position of the `game_ended` entry, if the game has a result.
+    /// Position of the last `game_ended` entry, if the game has a result.
     pub end: Option<u64>,
     /// The rule-13 archive entries (engine log, program copy).
     pub archived: Vec<Entry>,
     /// Tree hashes of the first `size` entries, for each size asked for that the log reaches.
     pub roots: Vec<(u64, [u8; 32])>,
+    /// Chain heads `E_{size-1}` at the sizes asked for.
+    pub chains: Vec<(u64, [u8; 32])>,
+    /// Line 0 says `"binding":"seal/1"`: the log is sealed and its authorizations signed.
+    pub sealed: bool,
+    /// Arbiter-only entries no valid signed authorization covers (sealed logs only).
+    pub unauthorized: Vec<(u64, String)>,
+    /// `authorized` entries whose key or signature does not verify (sealed logs only).
+    pub bad_authorizations: Vec<(u64, String)>,
+    /// Entries that change a result, a clock or a ruling, with their positions and kinds (the
+    /// latest [`CHANGES_KEPT`] of them).
+    pub changes: std::collections::VecDeque<(u64, String)>,
 }
+
+/// How many result-, clock- or ruling-changing entries [`LogFacts`] keeps (the latest).
+pub const CHANGES_KEPT: usize = 4096;
+
+/// Entry kinds that change nothing a camp witnesses (result, clocks, rulings) when they come
+/// after the camps' countersignatures: notes, authorization records, recoveries, the rule-13
+/// archive.
+pub const WITNESS_NEUTRAL: [&str; 7] = [
+    "work_note",
+    "note",
+    "authorized",
+    "authorization_failed",
+    "recovery",
+    "engine_log_archived",
+    "program_archived",
+];
 
 impl LogFacts {
     pub fn root_at(&self, size: u64) -> Option<[u8; 32]> {
         self.roots.iter().find(|(s, _)| *s == size).map(|(_, r)| *r)
     }
+    pub fn chain_at(&self, size: u64) -> Option<[u8; 32]> {
+        self.chains
+            .iter()
+            .find(|(s, _)| *s == size)
+            .map(|(_, r)| *r)
+    }
 }
 
 /// Read a game log once for [`LogFacts`], with the tree hashes at `sizes`.
 pub fn log_facts(path: &Path, sizes: &[u64]) -> Result<LogFacts, crate::journal::JournalError> {
-    let mut first = None;
+    log_facts_checked(path, sizes, None)
+}
+
+/// Whether line 0 (an entry) binds a sealed log (`arbiter_key.binding` = `seal/1`).
+pub fn is_sealed_log(first: &Entry) -> bool {
+    first
+        .body
+        .pointer("/arbiter_key/binding")
+        .and_then(|b| b.as_str())
+        == Some(crate::log::seal::BINDING)
+}
+
+/// Whether an `authorized` entry carries a valid signature by `key` over what it covers.
+pub fn authorization_holds(
+    e: &Entry,
+    key: &ssh_key::PublicKey,
+    origin: &str,
+) -> Result<(u64, u64), String> {
+    let b = &e.body;
+    let first = b
+        .get("first")
+        .and_then(|v| v.as_u64())
+        .ok_or("no `first`")?;
+    let last = b.get("last").and_then(|v| v.as_u64()).ok_or("no `last`")?;
+    let named = b
+        .get("key")
+        .and_then(|v| v.as_str())
+        .ok_or("names no key")?;
+    let fp = sign::fingerprint(key);
+    if named != fp {
+        return Err(format!("names key {named}, not the arbiter key {fp}"));
+    }
+    if last >= e.seq || first > last {
+        return Err(format!("covers {first}..={last}, not entries before it"));
+    }
+    let sig = b
+        .get("sig")
+        .and_then(|v| v.as_str())
+        .ok_or("carries no signature")?;
+    let text = crate::log::seal::authorization_text(origin, e.seq, first, last, &e.prev);
+    if sign::verify_authorization(key, &text, sig) {
+        Ok((first, last))
+    } else {
+        Err(format!("its signature by {fp} does not verify"))
+    }
+}
+
+/// [`log_facts`], and, with the arbiter's key and the game's origin, the signed authorizations
+/// of a sealed log checked in the same pass.
+pub fn log_facts_checked(
+    path: &Path,
+    sizes: &[u64],
+    key: Option<(&ssh_key::PublicKey, &str)>,
+) -> Result<LogFacts, crate::journal::JournalError> {
+    let mut first: Option<Entry> = None;
     let mut end = None;
     let mut archived = Vec::new();
     let mut roots = Vec::new();
+    let mut chains = Vec::new();
+    let mut sealed = false;
+    let mut pending: Vec<(u64, String)> = Vec::new();
+    let mut bad_authorizations = Vec::new();
+    let mut changes = std::collections::VecDeque::new();
     let mut tree = merkle::RootBuilder::new();
     let n = crate::journal::for_each_entry(path, |e| {
         tree.push(e.hash);
         if sizes.contains(&tree.len()) {
             roots.push((tree.len(), tree.root()));
+            chains.push((tree.len(), e.hash));
         }
-        if e.kind == "game_ended" && end.is_none() {
+        if e.seq == 0 {
+            sealed = is_sealed_log(&e);
+        }
+        if e.kind == "game_ended" {
             end = Some(e.seq);
+        }
+        if !WITNESS_NEUTRAL.contains(&e.kind.as_str()) && e.seq > 0 {
+            if changes.len() == CHANGES_KEPT {
+                changes.pop_front();
+            }
+            changes.push_back((e.seq, e.kind.clone()));
+        }
+        if sealed {
+            if e.kind == "authorized" {
+                let holds = match key {
+                    Some((k, origin)) => authorization_holds(&e, k, origin),
+                    None => Err("the arbiter key is not known".into()),
+                };
+                match holds {
+                    Ok((a, b)) => pending.retain(|(s, _)| !(a..=b).contains(s)),
+                    Err(why) => bad_authorizations.push((e.seq, why)),
+                }
+            } else if e.actor == "arbiter" {
+                pending.push((e.seq, e.kind.clone()));
+            }
         }
         if e.kind == "engine_log_archived" || e.kind == "program_archived" {
             archived.push(e);
@@ -127,7 +249,223 @@ pub fn log_facts(path: &Path, sizes: &[u64]) -> Result<LogFacts, crate::journal:
         end,
         archived,
         roots,
+        chains,
+        sealed,
+        unauthorized: pending,
+        bad_authorizations,
+        changes,
     })
+}
+
+/// Where a game's seal lives (`game-<n>/seal`, a C2SP signed note).
+pub fn seal_path(match_dir: &Path, game: u32) -> PathBuf {
+    layout::game_dir(match_dir, game).join("seal")
+}
+
+/// A game's seal, checked against the arbiter key.
+pub fn read_seal(
+    match_dir: &Path,
+    game: u32,
+    key: &ssh_key::PublicKey,
+    origin: &str,
+) -> Result<crate::log::seal::Seal, String> {
+    let p = seal_path(match_dir, game);
+    let bytes = crate::fsio::read_match_small(&p).map_err(|e| e.to_string())?;
+    sign::verify_seal(&bytes, key, origin).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// Write a game's seal (atomically) with the session's key.
+pub fn write_seal(
+    match_dir: &Path,
+    game: u32,
+    key: &PrivateKey,
+    seal: &crate::log::seal::Seal,
+) -> Result<(), String> {
+    let note = sign::sign_seal(key, seal).map_err(|e| e.to_string())?;
+    let p = seal_path(match_dir, game);
+    write_atomic(&p, note.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// The latest checkpoint of a game whose signature by `key` verifies (the sizes it covers are
+/// the arbiter's word).
+pub fn latest_signed_checkpoint(
+    match_dir: &Path,
+    game: u32,
+    key: &ssh_key::PublicKey,
+) -> Option<Checkpoint> {
+    let signers = [AllowedSigner {
+        principals: vec![sign::DEFAULT_PRINCIPAL.to_owned()],
+        namespaces: None,
+        key: key.clone(),
+    }];
+    let dir = layout::checkpoints_dir(match_dir, game);
+    let mut best: Option<Checkpoint> = None;
+    for e in fs::read_dir(dir).ok()?.flatten() {
+        let name = e.file_name();
+        let Some(n) = name.to_str().and_then(|f| f.strip_suffix(".txt")) else {
+            continue;
+        };
+        let Ok(size) = n.parse::<u64>() else { continue };
+        if best.as_ref().is_some_and(|b| b.size >= size) {
+            continue;
+        }
+        let Ok(text) = crate::fsio::read_match_small(&e.path()) else {
+            continue;
+        };
+        let Ok(sig) = crate::fsio::read_match_small(&sig_path(&e.path())) else {
+            continue;
+        };
+        let (Ok(text), Ok(sig)) = (String::from_utf8(text), String::from_utf8(sig)) else {
+            continue;
+        };
+        if sign::verify_signature(&signers, text.as_bytes(), &sig).is_err() {
+            continue;
+        }
+        if let Ok(cp) = Checkpoint::parse(&text)
+            && cp.size == size
+        {
+            best = Some(cp);
+        }
+    }
+    best
+}
+
+/// Entries of a game the kit may sign or append after: how far the arbiter's own word (the
+/// seal, a signed checkpoint) binds the log, and what lies beyond.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    /// Entries bound by the seal or a signed checkpoint.
+    pub bound: u64,
+    /// Entries in the log.
+    pub entries: u64,
+    /// The one entry past the seal is the one in flight when the kit stopped (an open seal,
+    /// exactly one entry more).
+    pub in_flight: bool,
+    /// The seal's state, in words, when it is missing or does not hold.
+    pub seal_problem: Option<String>,
+    /// Recovery entries (the journal's own torn-tail repairs, which change nothing) past the
+    /// binding: not counted as foreign.
+    pub neutral: u64,
+}
+
+impl Binding {
+    /// Entries past the binding that are not the one in-flight entry of a crash: foreign.
+    pub fn foreign(&self) -> u64 {
+        let extra = self
+            .entries
+            .saturating_sub(self.bound)
+            .saturating_sub(self.neutral);
+        if self.in_flight {
+            extra.saturating_sub(1)
+        } else {
+            extra
+        }
+    }
+}
+
+/// [`binding_of`] for a log on disk, read once (for `arbiter checkpoint`, which holds no
+/// session): `Ok(None)` for a v1 log (not sealed), else its binding and the entries past it in
+/// words (at most 20).
+pub fn binding_on_disk(
+    match_dir: &Path,
+    game: u32,
+    key: &ssh_key::PublicKey,
+) -> Result<Option<(Binding, Vec<String>)>, crate::journal::JournalError> {
+    let log = layout::log_path(match_dir, game);
+    let first = crate::journal::first_entry(&log)?;
+    if !is_sealed_log(&first) {
+        return Ok(None);
+    }
+    let Some(mid) = first.body.get("match_id").and_then(|m| m.as_str()) else {
+        return Ok(None);
+    };
+    let origin = crate::log::checkpoint::origin(mid, game);
+    let mut sizes = Vec::new();
+    if let Ok(s) = read_seal(match_dir, game, key, &origin) {
+        sizes.push(s.size);
+    }
+    if let Some(cp) = latest_signed_checkpoint(match_dir, game, key) {
+        sizes.push(cp.size);
+    }
+    let from = sizes.iter().copied().min().unwrap_or(0);
+    let mut heads = Vec::new();
+    let mut beyond: Vec<(u64, String)> = Vec::new();
+    let mut recoveries: Vec<u64> = Vec::new();
+    let n = crate::journal::for_each_entry(&log, |e| {
+        if e.kind == crate::log::RECOVERY_KIND && e.actor == "kit" {
+            recoveries.push(e.seq);
+        }
+        if sizes.contains(&(e.seq + 1)) {
+            heads.push((e.seq + 1, e.hash));
+        }
+        if e.seq >= from {
+            if beyond.len() == 20 {
+                beyond.remove(0);
+            }
+            beyond.push((
+                e.seq,
+                format!("#{} {} {} ({})", e.seq, e.actor, e.kind, e.clause),
+            ));
+        }
+        true
+    })?;
+    let mut b = binding_of(match_dir, game, key, &origin, n, &|size| {
+        heads
+            .iter()
+            .find(|h: &&(u64, [u8; 32])| h.0 == size)
+            .map(|h| h.1)
+    });
+    b.neutral = recoveries.iter().filter(|s| **s >= b.bound).count() as u64;
+    let listed = beyond
+        .into_iter()
+        .filter(|(s, _)| *s >= b.bound)
+        .map(|(_, d)| d)
+        .collect();
+    Ok(Some((b, listed)))
+}
+
+/// How far game `game`'s log is bound, given the chain heads `chain_at(size)` of the log, its
+/// length `entries` and the arbiter's key.
+pub fn binding_of(
+    match_dir: &Path,
+    game: u32,
+    key: &ssh_key::PublicKey,
+    origin: &str,
+    entries: u64,
+    chain_at: &dyn Fn(u64) -> Option<[u8; 32]>,
+) -> Binding {
+    let mut bound = 0;
+    let mut in_flight = false;
+    let mut seal_problem = None;
+    match read_seal(match_dir, game, key, origin) {
+        Ok(s) if s.size <= entries && chain_at(s.size) == Some(s.chain) => {
+            bound = s.size;
+            in_flight = !s.closed && entries == s.size + 1;
+        }
+        Ok(s) => {
+            seal_problem = Some(format!(
+                "the seal binds {} entries with chain head {}, which this log ({entries} entries) does not have: the log was cut back or rewritten",
+                s.size,
+                crate::log::hex32(&s.chain)
+            ))
+        }
+        Err(e) => seal_problem = Some(format!("no valid seal ({e})")),
+    }
+    if let Some(cp) = latest_signed_checkpoint(match_dir, game, key)
+        && cp.size > bound
+        && cp.size <= entries
+        && chain_at(cp.size) == Some(cp.chain)
+    {
+        bound = cp.size;
+        in_flight = false;
+    }
+    Binding {
+        bound,
+        entries,
+        in_flight,
+        seal_problem,
+        neutral: 0,
+    }
 }
 
 /// Rewrite and sign `DIR/index.txt` after a checkpoint of game `game` over `entries`: every
@@ -186,17 +524,23 @@ pub fn write_index_for(
         return Ok(path);
     }
     let sig = sign::sign_index(key, &index).map_err(|e| SignError::Index(e.to_string()))?;
+    // The new text first beside the old (`index.txt.next`), then the signature, then the rename:
+    // a crash between any two steps leaves a pair `verify` recognises (read_index), never a
+    // signature over another text.
+    let next = next_path(&path);
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| SignError::Io {
+            op: "write",
+            path,
+            source,
+        }
+    };
+    write_atomic(&next, index.to_text().as_bytes()).map_err(io(&next))?;
     let sp = sig_path(&path);
-    write_atomic(&sp, sig.as_bytes()).map_err(|source| SignError::Io {
-        op: "write",
-        path: sp.clone(),
-        source,
-    })?;
-    write_atomic(&path, index.to_text().as_bytes()).map_err(|source| SignError::Io {
-        op: "write",
-        path: path.clone(),
-        source,
-    })?;
+    write_atomic(&sp, sig.as_bytes()).map_err(io(&sp))?;
+    fs::rename(&next, &path).map_err(io(&path))?;
+    crate::journal::sync_dir(match_dir).map_err(io(match_dir))?;
     Ok(path)
 }
 
@@ -243,9 +587,27 @@ pub enum IndexState {
 /// Read and check `DIR/index.txt`.
 pub fn read_index(match_dir: &Path, signers: &[AllowedSigner]) -> IndexState {
     let path = index_path(match_dir);
-    let Ok(text) = crate::fsio::read_to_string(&path) else {
-        return IndexState::Absent;
+    let text = match crate::fsio::read_match_small(&path) {
+        Ok(b) => match String::from_utf8(b) {
+            Ok(t) => t,
+            Err(_) => return IndexState::Bad(format!("{} is not UTF-8 text", path.display())),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return IndexState::Absent,
+        Err(e) => return IndexState::Bad(format!("{}: {e}", path.display())),
     };
+    // An index write interrupted between its signature and its text (a crash) left the new
+    // text beside the old one: it is the index, and the next write completes the rename.
+    let next = next_path(&path);
+    if let (Ok(sig), Ok(pending)) = (
+        crate::fsio::read_to_string(&sig_path(&path)),
+        crate::fsio::read_match_small(&next),
+    ) && sign::verify_signature(signers, text.as_bytes(), &sig).is_err()
+        && sign::verify_signature(signers, &pending, &sig).is_ok()
+        && let Ok(t) = String::from_utf8(pending)
+        && let Ok(i) = MatchIndex::parse(&t)
+    {
+        return IndexState::Signed(i);
+    }
     let index = match MatchIndex::parse(&text) {
         Ok(i) => i,
         Err(e) => return IndexState::Bad(format!("{}: {e}", path.display())),
@@ -367,6 +729,9 @@ pub fn duplicate_principals(signers: &[AllowedSigner]) -> Vec<String> {
 pub struct Trust {
     pub signers: Option<String>,
     pub fingerprints: Vec<String>,
+    /// The camps' keys obtained out of band (`verify --camps FILE`, an allowed-signers text:
+    /// `<camp> [options] <key>` per line): line 0's declared camp keys must be these.
+    pub camps: Option<String>,
 }
 
 impl Trust {
@@ -388,6 +753,7 @@ impl Trust {
         Trust {
             signers: Some(signers),
             fingerprints: Vec::new(),
+            camps: None,
         }
     }
 
@@ -472,10 +838,40 @@ pub fn verify_match(
         {
             sizes.push(ig.size);
         }
-        let Ok(facts) = log_facts(&layout::log_path(match_dir, g), &sizes) else {
+        // Issue 19: the arbiter key line 0 binds (as the trusted signers list it), the seal.
+        let line0 = crate::journal::first_entry(&layout::log_path(match_dir, g)).ok();
+        let bound_fp = line0
+            .as_ref()
+            .and_then(|e| e.body.pointer("/arbiter_key/fingerprint"))
+            .and_then(|f| f.as_str())
+            .map(str::to_owned);
+        let origin = line0
+            .as_ref()
+            .and_then(|e| e.body.get("match_id"))
+            .and_then(|m| m.as_str())
+            .map(|m| crate::log::checkpoint::origin(m, g))
+            .unwrap_or_default();
+        let public = bound_fp.as_ref().and_then(|fp| {
+            signers
+                .iter()
+                .find(|s| &sign::fingerprint(&s.key) == fp)
+                .map(|s| s.key.clone())
+        });
+        let seal = public.as_ref().map(|k| read_seal(match_dir, g, k, &origin));
+        if let Some(Ok(s)) = &seal {
+            sizes.push(s.size);
+        }
+        let checked = public.as_ref().map(|k| (k, origin.as_str()));
+        let Ok(facts) = log_facts_checked(&layout::log_path(match_dir, g), &sizes, checked) else {
             results.push(v);
             continue;
         };
+        if facts.sealed {
+            check_sealed(&facts, seal, public.is_some(), &mut v);
+        }
+        if let Some(k) = &public {
+            check_notes(match_dir, g, k, &mut v);
+        }
         any_finished |= facts.end.is_some();
         let key = facts.first.body.get("arbiter_key");
         if key.and_then(|k| k.get("demo")).and_then(|d| d.as_bool()) == Some(true) {
@@ -498,6 +894,7 @@ pub fn verify_match(
                 layout::allowed_signers(match_dir).display()
             ));
         }
+        check_camp_keys(&facts.first, trust.camps.as_deref(), &mut v);
         check_countersignatures(match_dir, g, &facts, &mut v);
         let broken = check_bindings(match_dir, g, &facts);
         if !broken.is_empty() {
@@ -510,11 +907,20 @@ pub fn verify_match(
                     if let Err(p) = check_against_index(ig, &facts) {
                         v.problems.push(p);
                         raise(&mut v, Status::RolledBack);
+                    } else if v.signed_entries > ig.size {
+                        v.problems.push(format!(
+                            "ROLLBACK: the signed match index records game {g} at {} entries, but the game has a signed checkpoint over {}: the index is older than the game's own checkpoints (an older index put back)",
+                            ig.size, v.signed_entries
+                        ));
+                        raise(&mut v, Status::RolledBack);
                     }
                 }
-                None if v.signed_entries > 0 => v.problems.push(format!(
-                    "game {g} is not in the signed match index (signed after it, or the index is older)"
-                )),
+                None if v.signed_entries > 0 => {
+                    v.problems.push(format!(
+                        "ROLLBACK: game {g} has signed checkpoints but is not in the signed match index: the index is older than the game (an older index put back)"
+                    ));
+                    raise(&mut v, Status::RolledBack);
+                }
                 None => {}
             }
         }
@@ -537,17 +943,181 @@ pub fn verify_match(
             match_status = match_status.max(Status::RolledBack);
         }
     }
-    if matches!(index, IndexState::Absent) && any_finished {
+    let any_signed = results.iter().any(|v| v.signed_entries > 0);
+    if matches!(index, IndexState::Absent) && (any_finished || any_signed) {
         match_problems.push(format!(
-            "NO SIGNED MATCH INDEX ({}): a deleted game or a log cut back to an older checkpoint cannot be detected from this folder alone",
+            "ROLLBACK: NO SIGNED MATCH INDEX ({}), but the match has signed checkpoints: the index was removed; a deleted game or a log cut back to an older checkpoint cannot be ruled out",
             index_path(match_dir).display()
         ));
+        if any_signed {
+            match_status = match_status.max(Status::RolledBack);
+        }
     }
     MatchVerification {
         games: results,
         match_status,
         match_problems,
         pinned: trust.pinned(),
+    }
+}
+
+/// Line 0's declared camp keys against the camps' keys pinned out of band (`--camps`): a camp
+/// declared with another key, or not listed, fails the game; without a pinned list, `verify`
+/// says the camps are not pinned.
+fn check_camp_keys(first: &Entry, pinned: Option<&str>, v: &mut crate::verify::GameVerification) {
+    use crate::verify::Status;
+    let camps = declared_camps(first);
+    if camps.is_empty() {
+        return;
+    }
+    let Some(text) = pinned else {
+        let listed: Vec<String> = camps
+            .iter()
+            .map(|(n, k)| {
+                let fp = ssh_key::PublicKey::from_openssh(k)
+                    .map(|k| sign::fingerprint(&k))
+                    .unwrap_or_else(|_| "?".into());
+                format!("{n} {fp}")
+            })
+            .collect();
+        v.problems.push(format!(
+            "camps NOT PINNED: line 0 declares {} (typed by the arbiter); each camp compares its own key's fingerprint, or give --camps FILE",
+            listed.join(", ")
+        ));
+        return;
+    };
+    let (signers, _) = sign::parse_allowed_signers(text);
+    for (name, key_text) in &camps {
+        let declared = ssh_key::PublicKey::from_openssh(key_text).ok();
+        let pinned: Vec<&AllowedSigner> = signers
+            .iter()
+            .filter(|s| s.principals.iter().any(|p| p == name))
+            .collect();
+        let ok = declared
+            .as_ref()
+            .is_some_and(|d| pinned.iter().any(|s| s.key.key_data() == d.key_data()));
+        if !ok {
+            let found = declared
+                .as_ref()
+                .map(sign::fingerprint)
+                .unwrap_or_else(|| "an unreadable key".into());
+            let want: Vec<String> = pinned.iter().map(|s| sign::fingerprint(&s.key)).collect();
+            v.problems.push(format!(
+                "CAMP KEY NOT THE PINNED ONE: line 0 declares camp {name} with {found}, but the pinned camps file lists {}",
+                if want.is_empty() { "no key for it".to_owned() } else { want.join(", ") }
+            ));
+            raise(v, Status::BadCheckpoint);
+        }
+    }
+}
+
+/// Every signed note of a game (`checkpoints/<N>.note`), checked against its `<N>.txt` and the
+/// arbiter key line 0 binds: an edited, forged or swapped note is a bad checkpoint.
+fn check_notes(
+    match_dir: &Path,
+    game: u32,
+    key: &ssh_key::PublicKey,
+    v: &mut crate::verify::GameVerification,
+) {
+    use crate::verify::Status;
+    let dir = layout::checkpoints_dir(match_dir, game);
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|n| n.ends_with(".note"))
+        .collect();
+    names.sort();
+    for name in names {
+        let stem = name.trim_end_matches(".note");
+        let note = crate::fsio::read_match_small(&dir.join(&name));
+        let text = crate::fsio::read_match_small(&dir.join(format!("{stem}.txt")));
+        let problem = match (note, text) {
+            (Err(e), _) => Some(format!("cannot be read: {e}")),
+            (_, Err(_)) => Some(format!("has no checkpoint {stem}.txt beside it")),
+            (Ok(note), Ok(text)) => match sign::verify_checkpoint_note(&note, key) {
+                Err(e) => Some(e.to_string()),
+                Ok((_, n)) if n.text.as_bytes() != text.as_slice() => {
+                    Some(format!("its text is not {stem}.txt"))
+                }
+                Ok(_) => None,
+            },
+        };
+        if let Some(p) = problem {
+            v.problems.push(format!("BAD NOTE checkpoints/{name}: {p}"));
+            raise(v, Status::BadCheckpoint);
+        }
+    }
+}
+
+/// The checks of a sealed log (issue 19): every arbiter-only entry covered by a signed
+/// authorization, and the entries past the seal and every signed checkpoint named.
+fn check_sealed(
+    facts: &LogFacts,
+    seal: Option<Result<crate::log::seal::Seal, String>>,
+    key_known: bool,
+    v: &mut crate::verify::GameVerification,
+) {
+    use crate::verify::Status;
+    if !key_known {
+        v.problems.push("UNAUTHORIZED: line 0's arbiter key is not among the trusted signers: no authorization can be checked".into());
+        raise(v, Status::Unauthorized);
+        return;
+    }
+    for (seq, why) in facts.bad_authorizations.iter().take(20) {
+        v.problems
+            .push(format!("UNAUTHORIZED: authorized entry #{seq} {why}"));
+    }
+    // Entries of the unsigned tail are not judged here (the tail is never a pass, and an
+    // authorization may still follow them); signed ones must be authorized.
+    let unauthorized: Vec<&(u64, String)> = facts
+        .unauthorized
+        .iter()
+        .filter(|(s, _)| *s < v.signed_entries)
+        .collect();
+    if !unauthorized.is_empty() {
+        let named: Vec<String> = unauthorized
+            .iter()
+            .take(20)
+            .map(|(s, k)| format!("#{s} {k}"))
+            .collect();
+        v.problems.push(format!(
+            "UNAUTHORIZED: {} arbiter-only entr{} no valid authorization by the arbiter key covers: {}{}",
+            unauthorized.len(),
+            if unauthorized.len() == 1 { "y" } else { "ies" },
+            named.join(", "),
+            if unauthorized.len() > 20 { ", …" } else { "" }
+        ));
+    }
+    if !unauthorized.is_empty() || !facts.bad_authorizations.is_empty() {
+        raise(v, Status::Unauthorized);
+    }
+    let sealed_upto = match seal {
+        Some(Ok(s)) if facts.chain_at(s.size) == Some(s.chain) => s.size,
+        Some(Ok(s)) => {
+            v.problems.push(format!(
+                "SEAL: the kit's seal binds {} entries with chain head {}, which this log does not have: the log was cut back or rewritten after the kit last wrote it",
+                s.size,
+                crate::log::hex32(&s.chain)
+            ));
+            raise(v, Status::RolledBack);
+            0
+        }
+        Some(Err(e)) => {
+            v.problems.push(format!("no valid seal: {e}"));
+            0
+        }
+        None => 0,
+    };
+    let bound = sealed_upto.max(v.signed_entries);
+    if facts.entries > bound {
+        v.problems.push(format!(
+            "FOREIGN: entries #{}..#{} are bound neither by the kit's seal nor by a signed checkpoint: they were not written by the kit in a session of the arbiter key (or the last one was in flight at a crash)",
+            bound,
+            facts.entries - 1
+        ));
+        raise(v, Status::UnsignedTail);
     }
 }
 
@@ -758,8 +1328,9 @@ pub fn check_countersignatures(
             }
         }
     }
-    // The result is fixed by any countersigned checkpoint that covers the `game_ended` entry
-    // (later entries, e.g. the rule-13 archive, extend the same chain).
+    // A witnessed result stays witnessed (issue 19): the final state is judged. Every declared
+    // camp must have countersigned a checkpoint covering the last result, and nothing after the
+    // latest checkpoint all camps countersigned may change a result, a clock or a ruling.
     let Some(end) = facts.end else {
         return;
     };
@@ -770,13 +1341,40 @@ pub fn check_countersignatures(
         return;
     }
     let covers = end + 1;
+    // The latest checkpoint every camp countersigned (0: some camp signed none).
+    let mut witnessed = u64::MAX;
     for (camp, _) in &camps {
-        if !valid.iter().any(|(s, c)| *s >= covers && c == camp) {
+        let latest = valid
+            .iter()
+            .filter(|(_, c)| c == camp)
+            .map(|(s, _)| *s)
+            .max()
+            .unwrap_or(0);
+        witnessed = witnessed.min(latest);
+        if latest < covers {
             v.problems.push(format!(
-                "NOT COUNTERSIGNED: camp {camp} has not countersigned a checkpoint covering the result (entry {end}; arbiter countersign --game {game} --camp {camp} …)"
+                "NOT COUNTERSIGNED: camp {camp} has not countersigned a checkpoint covering the final result (entry {end}; arbiter countersign --game {game} --camp {camp} …)"
             ));
             raise(v, Status::Unwitnessed);
         }
+    }
+    let w = witnessed;
+    if w == 0 || w == u64::MAX {
+        return;
+    }
+    let after: Vec<String> = facts
+        .changes
+        .iter()
+        .filter(|(s, _)| *s >= w)
+        .take(20)
+        .map(|(s, k)| format!("#{s} {k}"))
+        .collect();
+    if !after.is_empty() {
+        v.problems.push(format!(
+            "UNWITNESSED: after checkpoint {w}.txt, the last one every camp countersigned, entries change a result, a clock or a ruling: {}",
+            after.join(", ")
+        ));
+        raise(v, Status::Unwitnessed);
     }
 }
 
@@ -816,6 +1414,11 @@ pub fn check_before_showing(match_dir: &Path, game: u32) -> LogCheck {
                     || p.starts_with("BINDING")
                     || p.starts_with("NOT COUNTERSIGNED")
                     || p.starts_with("BAD")
+                    || p.starts_with("UNWITNESSED")
+                    || p.starts_with("UNAUTHORIZED")
+                    || p.starts_with("FOREIGN")
+                    || p.starts_with("SEAL")
+                    || p.starts_with("CAMP KEY")
             })
             .collect();
         let head = if failing.is_some() {
@@ -946,4 +1549,171 @@ pub fn verify_consistency(bytes: &[u8], signers_text: &str) -> Result<String, St
         new.short_code(),
         new.origin
     ))
+}
+
+/// What `arbiter foreign` found and did.
+#[derive(Debug, Clone, Default)]
+pub struct ForeignOutcome {
+    /// Entries bound by the seal or a signed checkpoint, and in the log, before anything was done.
+    pub bound: u64,
+    pub entries: u64,
+    /// The entries past the binding, in words (at most 20).
+    pub listed: Vec<String>,
+    /// The side file the cut entries went to, and how many.
+    pub cut: Option<(PathBuf, u64)>,
+    /// Entries accepted with the reason (one `note` each, then one signed `authorized`).
+    pub accepted: u64,
+    /// Entries still foreign afterwards.
+    pub remaining: u64,
+}
+
+/// `arbiter foreign`: show the entries of game `game` that the kit did not write in a session of
+/// the match's key; with `cut_from`, move entries `cut_from..` to `log.jsonl.foreign-<seq>` and
+/// record the cut (a `recovery` entry naming the side file, its length and SHA-256); with
+/// `accept`, record each remaining one as accepted by the arbiter with the reason (a `note`
+/// each) and sign the acceptance (`authorized`, covering them). The seal then binds the log.
+pub fn resolve_foreign(
+    match_dir: &Path,
+    game: u32,
+    key: &PrivateKey,
+    cut_from: Option<u64>,
+    accept: Option<&str>,
+    utc: chrono::DateTime<chrono::Utc>,
+) -> Result<ForeignOutcome, String> {
+    use crate::journal::Journal;
+    use crate::log::NewEntry;
+    let log = layout::log_path(match_dir, game);
+    let Some((b, listed)) =
+        binding_on_disk(match_dir, game, key.public_key()).map_err(|e| e.to_string())?
+    else {
+        return Err(format!(
+            "{}: not a sealed log (format v1 without `\"binding\":\"seal/1\"`): there is no seal to hold entries against",
+            log.display()
+        ));
+    };
+    let mut out = ForeignOutcome {
+        bound: b.bound,
+        entries: b.entries,
+        listed,
+        ..ForeignOutcome::default()
+    };
+    let first = crate::journal::first_entry(&log).map_err(|e| e.to_string())?;
+    let mid = first
+        .body
+        .get("match_id")
+        .and_then(|m| m.as_str())
+        .ok_or("line 0 binds no match id")?
+        .to_owned();
+    let origin = crate::log::checkpoint::origin(&mid, game);
+    let mut j = Journal::open(&log).map_err(|e| e.to_string())?;
+    if let Some(from) = cut_from {
+        if from < b.bound || from >= j.len() {
+            return Err(format!(
+                "--cut-from {from}: only entries past the binding (#{} to #{}) can be cut",
+                b.bound,
+                j.len().saturating_sub(1)
+            ));
+        }
+        let entries = j.entries();
+        let at = entries
+            .iter()
+            .find(|e| e.seq == from)
+            .map(|e| e.offset)
+            .ok_or("no such entry")?;
+        let bytes = crate::fsio::read_match_log(&log).map_err(|e| e.to_string())?;
+        let cut = bytes.get(at as usize..).unwrap_or_default().to_vec();
+        let side = log.with_file_name(format!("log.jsonl.foreign-{from}"));
+        crate::journal::write_new_file(&side, &cut)
+            .map_err(|e| format!("{}: {e}", side.display()))?;
+        drop(j);
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&log)
+            .map_err(|e| format!("{}: {e}", log.display()))?;
+        f.set_len(at)
+            .and_then(|()| f.sync_all())
+            .map_err(|e| format!("{}: {e}", log.display()))?;
+        drop(f);
+        j = Journal::open(&log).map_err(|e| e.to_string())?;
+        let mono = j.last().map_or(0, |e| e.mono_ms);
+        let count = cut.iter().filter(|&&c| c == b'\n').count() as u64;
+        j.append(NewEntry {
+            mono_ms: mono,
+            utc,
+            actor: "kit".into(),
+            clause: "5b".into(),
+            kind: crate::log::RECOVERY_KIND.into(),
+            body: serde_json::json!({
+                "offset": at,
+                "length": cut.len(),
+                "sha256": hex::encode(Sha256::digest(&cut)),
+                "side_file": side.file_name().map(|n| n.to_string_lossy().into_owned()),
+                "why": format!("{count} entries not written by the kit in a session of the arbiter key, cut by the arbiter"),
+            }),
+        })
+        .map_err(|e| e.to_string())?;
+        out.cut = Some((side, count));
+    }
+    let foreign: Vec<crate::log::Entry> = j
+        .entries()
+        .into_iter()
+        .filter(|e| e.seq >= b.bound && !(e.kind == crate::log::RECOVERY_KIND && e.actor == "kit"))
+        .collect();
+    if let Some(reason) = accept.filter(|_| !foreign.is_empty()) {
+        let mono = j.last().map_or(0, |e| e.mono_ms);
+        let from = j.len();
+        for e in &foreign {
+            j.append(NewEntry {
+                mono_ms: mono,
+                utc,
+                actor: "arbiter".into(),
+                clause: "1".into(),
+                kind: "note".into(),
+                body: serde_json::json!({"text": format!(
+                    "entry #{} ({} {} {}, E={}) was not written by the kit in a session of the arbiter key; accepted by the arbiter: {reason}",
+                    e.seq, e.actor, e.kind, e.clause, crate::log::hex32(&e.hash)
+                )}),
+            })
+            .map_err(|e| e.to_string())?;
+        }
+        let last = j.len() - 1;
+        let prev = j
+            .last()
+            .map(|e| crate::log::hex32(&e.hash))
+            .unwrap_or_default();
+        let text = crate::log::seal::authorization_text(&origin, j.len(), b.bound, last, &prev);
+        let sig = sign::sign_authorization(key, &text).map_err(|e| e.to_string())?;
+        j.append(NewEntry {
+            mono_ms: mono,
+            utc,
+            actor: "arbiter".into(),
+            clause: "5b".into(),
+            kind: "authorized".into(),
+            body: serde_json::json!({
+                "by": "the arbiter's signing key (arbiter foreign --accept)",
+                "command": format!("accept foreign entries #{}..#{}: {reason}", b.bound, from - 1),
+                "first": b.bound,
+                "last": last,
+                "key": sign::fingerprint(key.public_key()),
+                "sig": sig,
+            }),
+        })
+        .map_err(|e| e.to_string())?;
+        out.accepted = foreign.len() as u64;
+    } else {
+        out.remaining = foreign.len() as u64;
+    }
+    if out.remaining == 0
+        && let Some(last) = j.last()
+    {
+        let seal = crate::log::seal::Seal {
+            origin,
+            size: j.len(),
+            chain: last.hash,
+            closed: true,
+        };
+        write_seal(match_dir, game, key, &seal)?;
+    }
+    Ok(out)
 }

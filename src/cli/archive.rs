@@ -13,7 +13,7 @@ use crate::postgame::{HandedFiles, Handover, PostgameError, archive};
 pub struct ArchiveArgs {
     #[command(flatten)]
     pub m: MatchArg,
-    #[arg(long)]
+    #[arg(long, value_parser = super::game_number)]
     pub game: u32,
     /// The copies of the machine's log file handed over by the operator (13a).
     #[arg(required = true)]
@@ -29,6 +29,7 @@ pub struct ArchiveArgs {
 }
 
 pub fn run(a: &ArchiveArgs) -> Result<Exit, Error> {
+    a.m.require_game(a.game).map_err(Error::cannot_read)?;
     let key = a.key.source();
     let (summary, finding) = archive(&Handover {
         files: HandedFiles {

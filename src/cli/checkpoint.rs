@@ -6,13 +6,13 @@ use super::{KeyArgs, MatchArg};
 use crate::error::{Error, Exit};
 use crate::journal::tally;
 use crate::layout;
-use crate::matchdir::arbiter_key;
+use crate::matchdir::arbiter_key_for;
 
 #[derive(Debug, Clone, Args)]
 pub struct CheckpointArgs {
     #[command(flatten)]
     pub m: MatchArg,
-    #[arg(long)]
+    #[arg(long, value_parser = super::game_number)]
     pub game: Option<u32>,
     #[command(flatten)]
     pub key: KeyArgs,
@@ -22,7 +22,31 @@ pub fn run(a: &CheckpointArgs) -> Result<Exit, Error> {
     let dir = &a.m.dir;
     let n = a.m.game_or_last(a.game)?;
     let t = tally(&layout::log_path(dir, n)).map_err(super::journal_failure)?;
-    let (key, _) = arbiter_key(&a.key.source(), dir).map_err(Error::cannot_read)?;
+    let (key, _) = arbiter_key_for(&a.key.source(), dir, Some(n)).map_err(Error::cannot_read)?;
+    // Issue 19: never sign entries the kit did not write in a session of this key.
+    if let Some((b, listed)) =
+        crate::witness::binding_on_disk(dir, n, key.public_key()).map_err(super::journal_failure)?
+    {
+        if b.foreign() > 0 {
+            return Err(Error::refused(format!(
+                "game {n}: {} entries past #{} were not written by this kit in a session of the match's arbiter key{}: {}; no checkpoint is signed over them. Have them cut to a side file or accepted one by one with a reason: arbiter foreign --match {} --game {n} [--cut-from SEQ] [--accept REASON]",
+                b.entries - b.bound,
+                b.bound.saturating_sub(1),
+                b.seal_problem
+                    .as_deref()
+                    .map(|p| format!(" ({p})"))
+                    .unwrap_or_default(),
+                listed.join(", "),
+                dir.display()
+            )));
+        }
+        if b.in_flight {
+            super::warn(format!(
+                "entry #{} was written but not sealed: the kit stopped between the two (a crash); it is signed as the entry in flight",
+                b.bound
+            ));
+        }
+    }
     let p = crate::witness::sign_and_index_tally(dir, n, &t, &key, Utc::now())
         .map_err(Error::write_failed)?;
     outln!("{}", p.display())?;

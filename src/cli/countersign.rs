@@ -14,7 +14,7 @@ pub struct CountersignArgs {
     #[command(flatten)]
     pub m: MatchArg,
     /// Game number (default: the last game).
-    #[arg(long)]
+    #[arg(long, value_parser = super::game_number)]
     pub game: Option<u32>,
     /// The camp, as declared in line 0 (`arbiter declare camp NAME KEY`).
     #[arg(long)]

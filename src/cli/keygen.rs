@@ -35,6 +35,10 @@ pub struct KeygenArgs {
 }
 
 pub fn run(a: &KeygenArgs) -> Result<Exit, Error> {
+    if let Some(out) = &a.out {
+        crate::fsio::check_output(out, crate::fsio::Purpose::Key, false)
+            .map_err(super::output_refused)?;
+    }
     // Every failure of keygen is a refusal (exit 1), as documented in docs/log-format.md.
     let msg = register(a).map_err(Error::refused)?;
     outln!("{msg}")?;

@@ -25,11 +25,17 @@ macro_rules! outln {
 pub mod archive;
 pub mod checkpoint;
 pub mod countersign;
+pub mod display;
+pub mod docs;
+pub mod foreign;
 pub mod keygen;
 pub mod pgn;
 pub mod play;
 pub mod prove;
+pub mod record;
+pub mod relay;
 pub mod report;
+pub mod rules;
 pub mod script;
 pub mod status;
 pub mod verify;
@@ -71,6 +77,8 @@ pub enum Command {
     Checkpoint(checkpoint::CheckpointArgs),
     /// A camp countersigns a checkpoint (its own key here, or a stock `ssh-keygen -Y sign`).
     Countersign(countersign::CountersignArgs),
+    /// Show the entries of a game the kit did not write in a session of the match's key; cut them to a side file or accept them with a reason (issue 19).
+    Foreign(foreign::ForeignArgs),
     /// Verify a game log: chain, checkpoints, signatures (or an inclusion proof with --proof).
     Verify(verify::VerifyArgs),
     /// Print an RFC 6962 inclusion proof of one entry against the latest signed checkpoint.
@@ -81,6 +89,18 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Write the game in PGN with clock comments.
     Pgn(pgn::PgnArgs),
+    /// The rules profiles compiled into the binary: `list`, or `show NAME`.
+    Rules(rules::RulesArgs),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell).
+    Completions(docs::CompletionsArgs),
+    /// Print the manual page (roff: `arbiter man > arbiter.1`, or `arbiter man | man -l -`).
+    Man(docs::ManArgs),
+    /// Write the game record: CSA or KIF for shogi (with times and result), PGN for chess.
+    Record(record::RecordArgs),
+    /// The read-only screen for the player and the audience, following the board's log.
+    Display(display::DisplayArgs),
+    /// Keep a PGN file of the match so far for a broadcaster (live relay).
+    Relay(relay::RelayArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -101,11 +121,62 @@ pub struct KeyArgs {
     pub passphrase_env: Option<String>,
 }
 
+/// `--game N`: a game number from 1 to [`crate::layout::MAX_GAME`] (clap's usage error, exit 2,
+/// otherwise: `game-0` or a number that wraps is never created).
+pub fn game_number(s: &str) -> Result<u32, String> {
+    let max = crate::layout::MAX_GAME;
+    match s.parse::<u64>() {
+        Ok(n) if (1..=u64::from(max)).contains(&n) => Ok(n as u32),
+        _ => Err(format!(
+            "a game number is a whole number from 1 to {max} (game numbers start at 1)"
+        )),
+    }
+}
+
 impl MatchArg {
-    /// Game `game` if given, else the match's last game (an error if it has none).
+    /// Game `game` if given (it must exist: "no game N"), else the match's last game (an error
+    /// if it has none). A match folder that cannot be read says why (permission denied is
+    /// permission denied, not "no games").
     pub fn game_or_last(&self, game: Option<u32>) -> Result<u32, Error> {
-        game.or_else(|| crate::layout::games(&self.dir).last().copied())
-            .ok_or_else(|| Error::cannot_read(format!("{}: no games", self.dir.display())))
+        let games = self.games().map_err(Error::cannot_read)?;
+        match game {
+            Some(n) => {
+                self.require_game(n).map_err(Error::cannot_read)?;
+                Ok(n)
+            }
+            None => games
+                .last()
+                .copied()
+                .ok_or_else(|| Error::cannot_read(format!("{}: no games", self.dir.display()))),
+        }
+    }
+
+    /// The match's games, or why its folder cannot be listed.
+    pub fn games(&self) -> Result<Vec<u32>, String> {
+        std::fs::read_dir(&self.dir)
+            .map_err(|e| format!("cannot read match folder {}: {e}", self.dir.display()))?;
+        Ok(crate::layout::games(&self.dir))
+    }
+
+    /// Game `n` exists (its folder holds a log), or a message: "no game N in DIR (its games:
+    /// …)", or why the folder cannot be read. A log that is there but unreadable is left to the
+    /// command that opens it (its message names the file and the problem).
+    pub fn require_game(&self, n: u32) -> Result<(), String> {
+        let log = crate::layout::log_path(&self.dir, n);
+        match std::fs::symlink_metadata(&log) {
+            Ok(_) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let games = self.games()?;
+                let listed = if games.is_empty() {
+                    "it has no games".to_string()
+                } else {
+                    let names: Vec<String> = games.iter().map(u32::to_string).collect();
+                    format!("its games: {}", names.join(", "))
+                };
+                Err(format!("no game {n} in {} ({listed})", self.dir.display()))
+            }
+            Err(_) => Ok(()),
+        }
     }
 }
 
@@ -127,12 +198,19 @@ pub fn run(cli: Cli) -> Result<Exit, Error> {
         Command::Status(a) => status::run(&a),
         Command::Keygen(a) => keygen::run(&a),
         Command::Checkpoint(a) => checkpoint::run(&a),
+        Command::Foreign(a) => foreign::run(&a),
         Command::Countersign(a) => countersign::run(&a),
         Command::Verify(a) => verify::run(&a),
         Command::Prove(a) => prove::run(&a),
         Command::Archive(a) => archive::run(&a),
         Command::Report(a) => report::run(&a),
         Command::Pgn(a) => pgn::run(&a),
+        Command::Rules(a) => rules::run(&a),
+        Command::Completions(a) => docs::completions(&a),
+        Command::Man(a) => docs::man(&a),
+        Command::Record(a) => record::run(&a),
+        Command::Display(a) => display::run(&a),
+        Command::Relay(a) => relay::run(&a),
     }
 }
 
@@ -141,16 +219,35 @@ pub fn warn(msg: impl std::fmt::Display) {
     errln!("arbiter: warning: {msg}");
 }
 
-/// Write `text` to standard output. A closed pipe (`arbiter verify | head -c 1`) ends the output
-/// quietly and the command keeps its own exit code; any other failure (a full disk: ENOSPC) is
-/// [`Error::write_failed`], exit 74. Never a panic.
+/// Write `text` to standard output. Any failure — a closed pipe (`arbiter prove … | head -c 1`:
+/// a proof that never arrived must not look delivered), a full disk (ENOSPC) — is
+/// [`Error::write_failed`], exit 74, with one line on standard error. Never a panic.
 pub fn emit(text: &str) -> Result<(), Error> {
     use std::io::Write;
     let mut o = std::io::stdout().lock();
-    match o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Error::write_failed(format!("standard output: {e}"))),
+    o.write_all(text.as_bytes())
+        .and_then(|()| o.flush())
+        .map_err(stdout_failed)
+}
+
+/// The error of a failed write to standard output (exit 74), in words.
+pub fn stdout_failed(e: std::io::Error) -> Error {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Error::write_failed(
+            "standard output was closed before everything was written (broken pipe): the output is incomplete",
+        )
+    } else {
+        Error::write_failed(format!("standard output: {e}: the output is incomplete"))
+    }
+}
+
+/// An output path refused before anything was written (a match's own file, or an existing file
+/// the kit did not write for that purpose): bad input, exit 65; one whose folder cannot be read
+/// (it does not exist, permission denied): 74, the output cannot be written.
+pub fn output_refused(e: crate::fsio::OutputRefused) -> Error {
+    match e {
+        e @ crate::fsio::OutputRefused::Io { .. } => Error::write_failed(e),
+        e => Error::bad_input(e),
     }
 }
 
@@ -160,13 +257,26 @@ pub fn journal_failure(e: crate::journal::JournalError) -> Error {
     use crate::journal::JournalError as J;
     match &e {
         J::Locked(_) | J::Exists(_) => Error::Unavailable(e.into()),
+        // Opened to append, refused, yet readable: the log cannot be written (a read-only
+        // folder or file), not a file that cannot be read.
+        J::Io {
+            op: "open",
+            path,
+            source,
+        } if source.kind() == std::io::ErrorKind::PermissionDenied
+            && std::fs::File::open(path).is_ok() =>
+        {
+            Error::write_failed(e)
+        }
         J::Io { op, .. } if matches!(*op, "open" | "read" | "stat" | "lock" | "list") => {
             Error::cannot_read(e)
         }
         J::Io { .. } | J::Poisoned { .. } | J::ReadOnly { .. } => Error::write_failed(e),
-        J::NoFirstEntry { .. } | J::Damaged { .. } | J::BadLine { .. } | J::Invalid(_) => {
-            Error::bad_input(e)
-        }
+        J::NoFirstEntry { .. }
+        | J::Damaged { .. }
+        | J::BadLine { .. }
+        | J::Invalid(_)
+        | J::TooLong { .. } => Error::bad_input(e),
     }
 }
 
@@ -175,6 +285,13 @@ pub fn journal_failure(e: crate::journal::JournalError) -> Error {
 /// A game log `status` or `pgn` cannot replay (a corrupt log: exit 65 as README's table says) is
 /// also judged as `verify` judges it, and a failing verdict is printed first (DOES NOT VERIFY).
 pub fn replay_failure(dir: &std::path::Path, game: u32, e: crate::matchdir::MatchError) -> Error {
+    // A torn tail is what a crash leaves, not tampering: say so, and how it is repaired.
+    if let Some((offset, len)) = torn_tail(&crate::layout::log_path(dir, game)) {
+        return Error::bad_input(format!(
+            "a crash left an incomplete last line in game {game}'s log ({len} bytes at byte offset {offset}): it is no entry, and nothing acknowledged is lost; opening the game for play (arbiter play --match {} --game {game}) cuts it to a side file and records it",
+            dir.display()
+        ));
+    }
     let check = crate::witness::check_before_showing(dir, game);
     if check.failing.is_some() {
         for l in &check.lines {
@@ -184,11 +301,33 @@ pub fn replay_failure(dir: &std::path::Path, game: u32, e: crate::matchdir::Matc
     match_failure(e)
 }
 
+/// Where a log's last line starts and its length, when it lacks its newline (a torn write).
+fn torn_tail(path: &std::path::Path) -> Option<(u64, u64)> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = crate::fsio::open_match_file(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    if len == 0 {
+        return None;
+    }
+    // The last line is at most a log line long: read back that far at most.
+    let back = len.min(crate::journal::MAX_LINE_BYTES as u64 + 1);
+    f.seek(SeekFrom::Start(len - back)).ok()?;
+    let mut tail = Vec::new();
+    f.take(back).read_to_end(&mut tail).ok()?;
+    if tail.last() == Some(&b'\n') {
+        return None;
+    }
+    let start = tail.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let offset = len - back + start as u64;
+    Some((offset, len - offset))
+}
+
 pub fn match_failure(e: crate::matchdir::MatchError) -> Error {
     use crate::matchdir::MatchError as M;
     match e {
         M::Journal(j) => journal_failure(j),
         M::Key(k) => Error::cannot_read(k),
+        e @ M::Foreign { .. } => Error::refused(e),
         M::Profile(p) => match p {
             crate::session::LoadProfileError::Read { .. } => Error::cannot_read(p),
             _ => Error::bad_input(p),

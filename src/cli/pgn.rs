@@ -15,14 +15,23 @@ use crate::report::times::TimesStream;
 pub struct PgnArgs {
     #[command(flatten)]
     pub m: MatchArg,
-    #[arg(long)]
+    #[arg(long, value_parser = super::game_number)]
     pub game: u32,
     /// Output path (default: standard output).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Replace an existing `--out` file that is not a PGN the kit wrote (the match's own files
+    /// are refused even so).
+    #[arg(long, requires = "out")]
+    pub force: bool,
 }
 
 pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
+    if let Some(p) = &a.out {
+        crate::fsio::check_output(p, crate::fsio::Purpose::Pgn, a.force)
+            .map_err(super::output_refused)?;
+    }
+    a.m.require_game(a.game).map_err(Error::cannot_read)?;
     let mut times = TimesStream::default();
     let r = replay_log(&layout::log_path(&a.m.dir, a.game), |_, ev| times.push(ev))
         .map_err(|e| super::replay_failure(&a.m.dir, a.game, e))?;

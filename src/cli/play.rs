@@ -14,7 +14,7 @@ pub struct PlayArgs {
     #[command(flatten)]
     pub m: MatchArg,
     /// Game number (default: the unfinished game, else a new one).
-    #[arg(long)]
+    #[arg(long, value_parser = super::game_number)]
     pub game: Option<u32>,
     /// Rules profile for a new game.
     #[arg(long, default_value = DEFAULT_RULES)]
@@ -28,12 +28,12 @@ pub struct PlayArgs {
     /// lost position refused.
     #[arg(long, value_name = "DIR")]
     pub syzygy: Option<PathBuf>,
-    /// The key that presses the human's clock (his own button or pedal mapped to a key): F1..F24,
-    /// Space, Enter, Tab, Insert, Delete, Pause, ScrollLock, Menu, or one character.
+    /// The key that presses the human's clock (his own button or pedal mapped to a key): F2..F4,
+    /// F10..F24, Insert, Delete, Pause, ScrollLock or Menu (never a key typed into a field).
     #[arg(long, value_name = "KEY", default_value = "F12")]
     pub human_key: String,
-    /// The key the operator presses the machine's clock with.
-    #[arg(long, value_name = "KEY", default_value = "Space")]
+    /// The key the operator presses the machine's clock with (the same choice of keys).
+    #[arg(long, value_name = "KEY", default_value = "F4")]
     pub machine_key: String,
 }
 

@@ -9,7 +9,7 @@ use crate::verify::{ProveError, prove};
 pub struct ProveArgs {
     #[command(flatten)]
     pub m: MatchArg,
-    #[arg(long)]
+    #[arg(long, value_parser = super::game_number)]
     pub game: u32,
     /// Sequence number of the entry to prove (an inclusion proof).
     #[arg(long, required_unless_present = "from", conflicts_with = "from")]
@@ -21,6 +21,7 @@ pub struct ProveArgs {
 }
 
 pub fn run(a: &ProveArgs) -> Result<Exit, Error> {
+    a.m.require_game(a.game).map_err(Error::unreadable)?;
     let s = match (a.seq, a.from) {
         (_, Some(from)) => {
             let p = crate::witness::prove_consistency(&a.m.dir, a.game, from).map_err(|e| {

@@ -12,7 +12,7 @@ use crate::report_io::{ReadLogError, WriteReportError, default_path, verificatio
 pub struct ReportArgs {
     #[command(flatten)]
     pub m: MatchArg,
-    #[arg(long)]
+    #[arg(long, value_parser = super::game_number)]
     pub game: u32,
     /// Output path (default DIR/game-<n>/report.html, or report.md with --markdown).
     #[arg(long, value_name = "FILE")]
@@ -23,6 +23,10 @@ pub struct ReportArgs {
     /// Leave out what rule 13e keeps confidential (engine-log contents), for the 5b release.
     #[arg(long)]
     pub public: bool,
+    /// Replace an existing `--out` file that is not a report the kit wrote (the match's own
+    /// files are refused even so).
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
@@ -31,10 +35,16 @@ pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
     } else {
         Format::Html
     };
+    a.m.require_game(a.game).map_err(Error::cannot_read)?;
     let out = a
         .out
         .clone()
         .unwrap_or_else(|| default_path(&a.m.dir, a.game, format));
+    let purpose = match format {
+        Format::Html => crate::fsio::Purpose::ReportHtml,
+        Format::Markdown => crate::fsio::Purpose::ReportMarkdown,
+    };
+    crate::fsio::check_output(&out, purpose, a.force).map_err(super::output_refused)?;
     let mut verdict = verification(&a.m.dir, a.game);
     if a.public {
         // 13e / 5b: no folder of this laptop in the public version, the match folder included.

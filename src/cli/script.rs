@@ -1,6 +1,8 @@
 //! `arbiter script`: run a file of timestamped commands against a virtual clock.
+use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use chrono::Utc;
 use clap::Args;
@@ -20,7 +22,7 @@ pub struct ScriptArgs {
     #[command(flatten)]
     pub m: MatchArg,
     /// Game number (default: the next free one).
-    #[arg(long)]
+    #[arg(long, value_parser = super::game_number)]
     pub game: Option<u32>,
     /// Rules profile.
     #[arg(long, default_value = DEFAULT_RULES)]
@@ -42,12 +44,20 @@ pub struct ScriptArgs {
     pub syzygy: Option<PathBuf>,
 }
 
-/// Print every entry as soon as it is durable (`--echo`, used by the crash test).
-fn echo(session: &mut Session) {
-    session.storage.set_on_append(Box::new(|e: &Entry| {
+/// Print every entry as soon as it is durable (`--echo`, used by the crash test). The first
+/// failed write to standard output is kept in `failed`: the script goes on (the log is the
+/// record), and the run ends with exit 74 naming it.
+fn echo(session: &mut Session, failed: Rc<RefCell<Option<std::io::Error>>>) {
+    session.storage.set_on_append(Box::new(move |e: &Entry| {
+        if failed.borrow().is_some() {
+            return;
+        }
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "appended {} {} {}", e.seq, hex32(&e.hash), e.kind);
-        let _ = out.flush();
+        if let Err(x) = writeln!(out, "appended {} {} {}", e.seq, hex32(&e.hash), e.kind)
+            .and_then(|()| out.flush())
+        {
+            *failed.borrow_mut() = Some(x);
+        }
     }));
 }
 
@@ -57,22 +67,49 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
         .map_err(|e| Error::cannot_read(format!("{file}: {e}")))?;
     let lines = parse_script(&text).map_err(|e| Error::bad_input(clip(format!("{file}:{e}"))))?;
     let dir = &a.m.dir;
-    let n = a
-        .game
-        .unwrap_or_else(|| layout::games(dir).last().map_or(1, |g| g + 1));
+    let n = match a.game {
+        Some(n) => n,
+        None => match layout::games(dir).last() {
+            Some(&last) if last >= layout::MAX_GAME => {
+                return Err(Error::unavailable(format!(
+                    "{} already has game {last}, the highest a match may hold",
+                    dir.display()
+                )));
+            }
+            Some(&last) => last + 1,
+            None => 1,
+        },
+    };
+    let echo_failed = Rc::new(RefCell::new(None));
     let mut session = if a.dry_run {
-        memory_session(&a.rules, &layout::match_id(dir), n).map_err(Error::bad_input)?
+        memory_session(&a.rules, &layout::match_id(dir), n).map_err(|e| match e {
+            // As `play --rules` and README: a profile that cannot be read (missing, a folder, a
+            // FIFO, not UTF-8) is 66; one that is malformed, 65.
+            crate::session::LoadProfileError::Read { .. } => Error::cannot_read(e),
+            crate::session::LoadProfileError::Parse(_)
+            | crate::session::LoadProfileError::TooLarge { .. } => Error::bad_input(e),
+        })?
     } else {
         if layout::log_path(dir, n).exists() {
-            return Err(Error::bad_input(format!(
-                "game {n} of {} already has a log; a script starts a new game (leave out --game)",
+            // Not available (70): the game was opened first, before this run or while it started.
+            let hint = if a.game.is_some() {
+                "a script starts a new game: leave out --game (it takes the next one)"
+            } else {
+                "run the script again (it takes the next game)"
+            };
+            return Err(Error::unavailable(format!(
+                "game {n} of {} already has a log: another board or script opened this game first; {hint}",
                 dir.display()
             )));
         }
         let mut o = open_game_with(dir, Some(n), &a.rules, &a.key.source(), false)
             .map_err(super::match_failure)?;
+        if !o.session.storage.is_empty() {
+            // Created between the check above and the open: another board or script won.
+            return Err(taken(dir, n));
+        }
         if a.echo {
-            echo(&mut o.session);
+            echo(&mut o.session, echo_failed.clone());
         }
         o.session
     };
@@ -91,6 +128,9 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
         Ok(t) => *t,
         Err(_) => session.game.last_at(),
     };
+    if let Some(e) = echo_failed.borrow_mut().take() {
+        return Err(super::stdout_failed(e));
+    }
     if a.json {
         let v = session.game.view(now, usize::MAX);
         outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default())?;
@@ -114,6 +154,15 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
             let msg = format!("{file}:{line}: {e}");
             Err(match e {
                 SessionError::Refused(_) => Error::refused(msg),
+                // Nothing of ours was written and the log exists now: another board or script
+                // created it first (line 0 is written under a temporary name, then linked).
+                SessionError::Storage(_)
+                    if !a.dry_run
+                        && session.storage.is_empty()
+                        && layout::log_path(dir, n).exists() =>
+                {
+                    taken(dir, n)
+                }
                 _ => Error::write_failed(msg),
             })
         }
@@ -152,6 +201,14 @@ fn record_script_authority(session: &mut Session, a: &ScriptArgs, text: &str, li
     if let Err(e) = session.execute(&cmd, now) {
         warn(format!("the script's authorization was not recorded: {e}"));
     }
+}
+
+/// Exit 70: the game was created by another process while this script started.
+fn taken(dir: &std::path::Path, n: u32) -> Error {
+    Error::unavailable(format!(
+        "game {n} of {}: another board or script opened this game first; this script wrote nothing (run it again: it takes the next game)",
+        dir.display()
+    ))
 }
 
 /// A message cut to a readable length (a script line of megabytes is quoted by its start).

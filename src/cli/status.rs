@@ -16,7 +16,7 @@ use crate::session::summary_text;
 pub struct StatusArgs {
     #[command(flatten)]
     pub m: MatchArg,
-    #[arg(long)]
+    #[arg(long, value_parser = super::game_number)]
     pub game: Option<u32>,
     #[arg(long)]
     pub json: bool,

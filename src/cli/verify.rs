@@ -7,7 +7,6 @@ use serde::Serialize;
 
 use super::MatchArg;
 use crate::error::{Error, Exit, FileError};
-use crate::layout;
 use crate::log::checkpoint::ShortCode;
 use crate::verify::{GameVerification, read_allowed_signers, render, verify_proof};
 use crate::witness::{Trust, verify_match};
@@ -17,7 +16,7 @@ pub struct VerifyArgs {
     #[command(flatten)]
     pub m: MatchArg,
     /// Only this game (default: every game of the match).
-    #[arg(long)]
+    #[arg(long, value_parser = super::game_number)]
     pub game: Option<u32>,
     /// Check an inclusion proof file written by `arbiter prove` instead of a whole log.
     #[arg(long, value_name = "FILE")]
@@ -32,6 +31,10 @@ pub struct VerifyArgs {
     /// The arbiter key's expected fingerprint (`SHA256:…`, as `ssh-keygen -l` prints it).
     #[arg(long = "fingerprint", value_name = "FP")]
     pub fingerprints: Vec<String>,
+    /// The camps' keys received out of band (an allowed-signers file: `<camp> <key>` per line):
+    /// line 0's declared camp keys must be these.
+    #[arg(long, value_name = "FILE")]
+    pub camps: Option<PathBuf>,
     /// A short code a camp noted from the Board UI or a checkpoint (`57-3F2A-9C1B-77D0-12AB`):
     /// the log must still hold exactly what it covered.
     #[arg(long = "code", value_name = "CODE")]
@@ -84,8 +87,11 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
         });
     }
     let games = match a.game {
-        Some(g) => vec![g],
-        None => layout::games(&a.m.dir),
+        Some(g) => {
+            a.m.require_game(g).map_err(Error::unreadable)?;
+            vec![g]
+        }
+        None => a.m.games().map_err(Error::unreadable)?,
     };
     if games.is_empty() {
         return Err(Error::unreadable(format!(
@@ -102,6 +108,13 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
         None => Trust::default(),
     };
     trust.fingerprints = a.fingerprints.clone();
+    if let Some(p) = &a.camps {
+        trust.camps = Some(
+            crate::fsio::read_to_string(p)
+                .map_err(FileError::of("read", p))
+                .map_err(Error::unreadable)?,
+        );
+    }
     let codes = a
         .codes
         .iter()
@@ -136,7 +149,8 @@ fn run_proof(
     json: bool,
     trusted: Option<String>,
 ) -> Result<Exit, Error> {
-    let bytes = crate::fsio::read(proof, crate::fsio::SMALL_FILE_LIMIT)
+    // A proof may come through a pipe: `verify --proof <(arbiter prove …)`.
+    let bytes = crate::fsio::read_input(proof, crate::fsio::SMALL_FILE_LIMIT)
         .map_err(FileError::of("read", proof))
         .map_err(Error::unreadable)?;
     let signers = match trusted {

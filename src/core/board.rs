@@ -8,6 +8,7 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use super::Side;
+use super::shogi::ShogiRecord;
 
 /// A move as recorded: SAN (with check suffix) and UCI for chess; the text itself otherwise.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,15 +45,20 @@ impl PositionEnd {
 #[derive(Debug, Clone)]
 pub struct ChessRecord {
     start: Chess,
+    /// Castling notation: Chess960 for a Chess960 start.
+    mode: CastlingMode,
     pos: Chess,
     moves: Vec<RecordedMove>,
     /// Zobrist keys of every position so far, the start included.
     keys: Vec<u64>,
 }
 
+/// The game seam: what the rest of the kit knows of a game's moves. Chess on shakmaty, shogi on
+/// rsshogi (`core::shogi`), or free text for other games.
 #[derive(Debug, Clone)]
 pub enum Board {
     Chess(Box<ChessRecord>),
+    Shogi(Box<ShogiRecord>),
     Free(Vec<RecordedMove>),
 }
 
@@ -81,33 +87,73 @@ impl Board {
         Board::Chess(Box::new(ChessRecord {
             keys: vec![key(&pos)],
             start: pos.clone(),
+            mode: CastlingMode::Standard,
             pos,
             moves: Vec::new(),
         }))
     }
 
-    /// A chess board set up from a FEN (for judging a position; no moves recorded).
-    pub fn from_fen(fen: &str) -> Result<Board, String> {
+    /// A chess game from a start other than the initial position (odds, Chess960), as FEN.
+    pub fn new_chess_from(fen: &str, chess960: bool) -> Result<Board, String> {
+        let mode = CastlingMode::from_chess960(chess960);
         let pos: Chess = fen
             .parse::<Fen>()
-            .map_err(|e| e.to_string())?
-            .into_position(CastlingMode::Standard)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| format!("'{fen}': {e}"))?
+            .into_position(mode)
+            .map_err(|e| format!("'{fen}' is not a legal position: {e}"))?;
+        if pos.is_game_over() {
+            return Err(format!("'{fen}': the game is over in this position"));
+        }
         Ok(Board::Chess(Box::new(ChessRecord {
             keys: vec![key(&pos)],
             start: pos.clone(),
+            mode,
             pos,
             moves: Vec::new(),
         })))
+    }
+
+    /// FEN of the start position (chess only).
+    pub fn start_fen(&self) -> Option<String> {
+        match self {
+            Board::Chess(c) => Some(Fen::from_position(&c.start, EnPassantMode::Legal).to_string()),
+            Board::Shogi(_) | Board::Free(_) => None,
+        }
+    }
+
+    /// The side to move in the start position.
+    pub fn first_side(&self) -> Side {
+        match self {
+            Board::Chess(c) => color_side(c.start.turn()),
+            Board::Shogi(s) => s.first_side(),
+            Board::Free(_) => Side::White,
+        }
     }
 
     pub fn new_free() -> Board {
         Board::Free(Vec::new())
     }
 
+    /// A shogi board at the even-game start, or at `start` (SFEN; a profile checks it when loaded).
+    pub fn new_shogi(start: Option<&str>) -> Board {
+        let r = start
+            .and_then(|s| ShogiRecord::from_sfen(s).ok())
+            .unwrap_or_default();
+        Board::Shogi(Box::new(r))
+    }
+
+    /// The shogi record, when the game is shogi.
+    pub fn shogi(&self) -> Option<&ShogiRecord> {
+        match self {
+            Board::Shogi(s) => Some(s),
+            _ => None,
+        }
+    }
+
     pub fn moves(&self) -> &[RecordedMove] {
         match self {
             Board::Chess(c) => &c.moves,
+            Board::Shogi(s) => s.moves(),
             Board::Free(m) => m,
         }
     }
@@ -119,6 +165,7 @@ impl Board {
     pub fn side_to_move(&self) -> Side {
         match self {
             Board::Chess(c) => color_side(c.pos.turn()),
+            Board::Shogi(s) => s.side_to_move(),
             Board::Free(m) => {
                 if m.len() % 2 == 0 {
                     Side::White
@@ -132,9 +179,10 @@ impl Board {
     /// Moves completed by a side, counted from the recorded moves.
     pub fn moves_by(&self, side: Side) -> u32 {
         let n = self.plies() as u32;
-        match side {
-            Side::White => n.div_ceil(2),
-            Side::Black => n / 2,
+        if side == self.first_side() {
+            n.div_ceil(2)
+        } else {
+            n / 2
         }
     }
 
@@ -142,7 +190,7 @@ impl Board {
     pub fn fen(&self) -> Option<String> {
         match self {
             Board::Chess(c) => Some(Fen::from_position(&c.pos, EnPassantMode::Legal).to_string()),
-            Board::Free(_) => None,
+            Board::Shogi(_) | Board::Free(_) => None,
         }
     }
 
@@ -150,7 +198,7 @@ impl Board {
     pub fn men(&self) -> Option<u32> {
         match self {
             Board::Chess(c) => Some(c.pos.board().occupied().count() as u32),
-            Board::Free(_) => None,
+            Board::Shogi(_) | Board::Free(_) => None,
         }
     }
 
@@ -161,6 +209,7 @@ impl Board {
             return Err("no move given".into());
         }
         match self {
+            Board::Shogi(s) => s.check(text).map_err(|e| e.to_string()),
             Board::Free(_) => {
                 if text.chars().any(char::is_whitespace) {
                     Err(format!("'{text}': a move is one word"))
@@ -176,7 +225,7 @@ impl Board {
                     return Err("the game is over on the board".into());
                 }
                 let m = parse_chess_move(&c.pos, text)?;
-                let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
+                let uci = UciMove::from_move(m, c.mode).to_string();
                 let san = SanPlus::from_move(c.pos.clone(), m).to_string();
                 Ok(RecordedMove { san, uci })
             }
@@ -186,6 +235,7 @@ impl Board {
     /// Play a move recorded earlier (its UCI form for chess). Fails only on a corrupt record.
     pub fn play(&mut self, mv: &RecordedMove) -> Result<(), String> {
         match self {
+            Board::Shogi(s) => s.play(mv).map_err(|e| e.to_string()),
             Board::Free(m) => {
                 m.push(mv.clone());
                 Ok(())
@@ -215,6 +265,7 @@ impl Board {
         }
         let keep = self.plies() - n;
         match self {
+            Board::Shogi(s) => s.take_back(n).map_err(|e| e.to_string()),
             Board::Free(m) => {
                 m.truncate(keep);
                 Ok(())
@@ -225,6 +276,7 @@ impl Board {
                     keys: vec![key(&c.start)],
                     pos: c.start.clone(),
                     start: c.start.clone(),
+                    mode: c.mode,
                     moves: Vec::new(),
                 }));
                 for m in &moves {
@@ -264,7 +316,7 @@ impl Board {
                 let last = c.keys.last().copied().unwrap_or_default();
                 c.keys.iter().filter(|k| **k == last).count()
             }
-            Board::Free(_) => 0,
+            Board::Shogi(_) | Board::Free(_) => 0,
         }
     }
 
@@ -272,7 +324,7 @@ impl Board {
     pub fn halfmove_clock(&self) -> u32 {
         match self {
             Board::Chess(c) => c.pos.halfmoves(),
-            Board::Free(_) => 0,
+            Board::Shogi(_) | Board::Free(_) => 0,
         }
     }
 
@@ -280,7 +332,7 @@ impl Board {
     pub fn can_checkmate(&self, side: Side) -> bool {
         match self {
             Board::Chess(c) => !c.pos.has_insufficient_material(side_color(side)),
-            Board::Free(_) => true,
+            Board::Shogi(_) | Board::Free(_) => true,
         }
     }
 

@@ -2,7 +2,7 @@
 //! `<who> <verb> [args]`, or `move <SAN|UCI>` for the operator entering a move.
 use serde::Serialize;
 
-use super::event::{Justification, PlayerKind, Score};
+use super::event::{Entrant, Justification, PlayerKind, Score};
 use super::timefmt::{parse_duration, parse_signed};
 use super::{Ms, Side};
 
@@ -44,6 +44,9 @@ impl Command {
                 | C::ArbiterTablebaseDraw { .. }
                 | C::Decide { .. }
                 | C::NoShow { .. }
+                | C::NoShowBoth
+                | C::SideResign { .. }
+                | C::DeclareWin { .. }
                 | C::Claim { .. }
                 | C::WrongMove { .. }
                 | C::CorrectClock { .. }
@@ -131,6 +134,13 @@ pub enum Command {
     DeclarePlayer {
         side: Side,
         kind: PlayerKind,
+        name: String,
+    },
+    /// Denryu-sen 5.2: a side's entrant, one of the four kinds (a program, a human, a human team,
+    /// a human consulting an AI with the declared method).
+    DeclareEntrant {
+        side: Side,
+        entrant: Entrant,
         name: String,
     },
     DeclareOperator {
@@ -296,6 +306,22 @@ pub enum Command {
     HumanAcceptDraw,
     HumanDeclineDraw,
     HumanResign,
+    // any entrant, named by its side (program-vs-program games too; Denryu-sen 5.2, 13.1, 23)
+    /// The side resigns (`sente resign`, `gote resign`, `white resign`, `black resign`).
+    SideResign {
+        side: SideRef,
+    },
+    /// Denryu-sen 23: the side declares an entering-king win (`%KACHI`); judged at once.
+    DeclareWin {
+        side: SideRef,
+    },
+    /// Denryu-sen 13.7: neither side appeared within the default time: both lose.
+    NoShowBoth,
+    /// Denryu-sen 5.2 (4): what a human consulting an AI consulted, logged.
+    Consulted {
+        side: SideRef,
+        text: String,
+    },
 }
 
 /// One line of help: who may say it, the words, and the clause.
@@ -663,8 +689,9 @@ fn need_text(words: &[&str], what: &str) -> Result<String, String> {
 
 fn side_ref(w: Option<&&str>) -> Result<SideRef, String> {
     match w.copied() {
-        Some("white") => Ok(SideRef::Side(Side::White)),
-        Some("black") => Ok(SideRef::Side(Side::Black)),
+        // Shogi's sente (the first player) is the kit's white, gote black.
+        Some("white" | "sente") => Ok(SideRef::Side(Side::White)),
+        Some("black" | "gote") => Ok(SideRef::Side(Side::Black)),
         Some("human") => Ok(SideRef::Human),
         Some("machine") => Ok(SideRef::Machine),
         Some(o) => Err(format!(
@@ -733,6 +760,8 @@ fn parse_archive(args: &[&str]) -> Result<Command, String> {
 
 /// Parse one command line. Errors say what is wrong with the words.
 pub fn parse(line: &str) -> Result<Command, String> {
+    // Japanese move notation writes a full-width space after 同 (同　歩): one word here.
+    let line = line.replace("同\u{3000}", "同");
     let words: Vec<&str> = line.split_whitespace().collect();
     let Some((&who, rest_words)) = words.split_first() else {
         return Err("empty command".into());
@@ -826,9 +855,25 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 reason: need_text(args.get(2..).unwrap_or(&[]), "reason")?,
             }
         }
+        ("arbiter", "no-show") if args.first() == Some(&"both") => Command::NoShowBoth,
         ("arbiter", "no-show") => Command::NoShow {
             side: side_ref(args.first())?,
         },
+        (s @ ("sente" | "gote" | "white" | "black"), "consulted") => Command::Consulted {
+            side: side_ref(Some(&s))?,
+            text: need_text(args, "what was consulted")?,
+        },
+        (s @ ("sente" | "gote" | "white" | "black"), "resign" | "declare") => {
+            if !args.is_empty() {
+                return Err(format!("'{s} {verb}' takes nothing more"));
+            }
+            let side = side_ref(Some(&s))?;
+            if verb == "resign" {
+                Command::SideResign { side }
+            } else {
+                Command::DeclareWin { side }
+            }
+        }
         ("arbiter", "release-move") => Command::ReleaseOwedMove {
             reason: need_text(args, "reason")?,
         },
@@ -962,10 +1007,57 @@ pub fn parse(line: &str) -> Result<Command, String> {
     Ok(c)
 }
 
+/// Denryu-sen 5.2: `program NAME`, `team NAME: A, B`, `consulting NAME with PROGRAM: METHOD`.
+fn parse_entrant(side: Side, kind: &str, rest: &[&str]) -> Result<Command, String> {
+    let text = need_text(rest, "entrant's name")?;
+    let (name, entrant) = match kind {
+        "program" => (text, Entrant::Program),
+        "team" => {
+            let (name, list) = text
+                .split_once(':')
+                .ok_or("say: declare SIDE team NAME: MEMBER, MEMBER, …")?;
+            let members = names(&list.split_whitespace().collect::<Vec<_>>());
+            if members.len() < 2 {
+                return Err("a human team (5.2 (3)) has at least two members".into());
+            }
+            (name.trim().to_string(), Entrant::HumanTeam { members })
+        }
+        _ => {
+            const SAY: &str =
+                "say: declare SIDE consulting NAME with PROGRAM: HOW THEY CONSULT (5.2 (4))";
+            let (who, rest) = text.split_once(" with ").ok_or(SAY)?;
+            let (program, method) = rest.split_once(':').ok_or(SAY)?;
+            let (program, method) = (program.trim(), method.trim());
+            if program.is_empty() || method.is_empty() {
+                return Err(SAY.into());
+            }
+            (
+                who.trim().to_string(),
+                Entrant::HumanWithAi {
+                    program: program.to_string(),
+                    method: method.to_string(),
+                },
+            )
+        }
+    };
+    if name.is_empty() {
+        return Err("give the entrant's name".into());
+    }
+    Ok(Command::DeclareEntrant {
+        side,
+        entrant,
+        name,
+    })
+}
+
 fn parse_declare(args: &[&str]) -> Result<Command, String> {
     match args {
-        [side @ ("white" | "black"), kind, name @ ..] => {
-            let side = if *side == "white" { Side::White } else { Side::Black };
+        [side @ ("white" | "black" | "sente" | "gote"), kind @ ("program" | "team" | "consulting"), rest @ ..] => {
+            let side = if matches!(*side, "white" | "sente") { Side::White } else { Side::Black };
+            parse_entrant(side, kind, rest)
+        }
+        [side @ ("white" | "black" | "sente" | "gote"), kind, name @ ..] => {
+            let side = if matches!(*side, "white" | "sente") { Side::White } else { Side::Black };
             let kind = match *kind {
                 "human" => PlayerKind::Human,
                 "machine" => PlayerKind::Machine,
@@ -1005,7 +1097,7 @@ fn parse_declare(args: &[&str]) -> Result<Command, String> {
             }
             Ok(Command::DeclareCamp { name: (*name).to_owned(), key })
         }
-        _ => Err("declare white|black human|machine NAME, operator NAME, team NAMES, algorithm TEXT, config SHA256, config-file PATH or camp NAME PUBLIC-KEY".into()),
+        _ => Err("declare white|black|sente|gote human|machine|program NAME (team NAME: A, B; consulting NAME with PROGRAM: METHOD), operator NAME, team NAMES, algorithm TEXT, config SHA256, config-file PATH or camp NAME PUBLIC-KEY".into()),
     }
 }
 

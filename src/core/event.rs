@@ -45,6 +45,34 @@ pub enum PlayerKind {
 pub struct Player {
     pub name: String,
     pub kind: PlayerKind,
+    /// Denryu-sen 5.2: which of the four kinds of entrant, when declared so (bound into line 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entrant: Option<Entrant>,
+}
+
+/// Denryu-sen 5.2: the four kinds of entrant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Entrant {
+    /// (1) A shogi AI program with its own work in it.
+    Program,
+    /// (2) A human playing alone.
+    Human,
+    /// (3) Humans playing as a team.
+    HumanTeam { members: Vec<String> },
+    /// (4) A human consulting an AI: the program used and how they consult, declared beforehand.
+    HumanWithAi { program: String, method: String },
+}
+
+impl Entrant {
+    /// The player kind the clock and the move entry treat the entrant as: a program's moves
+    /// come from the machine; humans send theirs by hand (19.6).
+    pub fn player_kind(&self) -> PlayerKind {
+        match self {
+            Entrant::Program => PlayerKind::Machine,
+            _ => PlayerKind::Human,
+        }
+    }
 }
 
 /// The internal-clock algorithm of rule 6c.
@@ -143,6 +171,16 @@ pub enum Termination {
     NoShow,
     ArbiterDecision,
     MoveCap,
+    /// Shogi: the same position a fourth time (Denryu-sen 13.5).
+    Sennichite,
+    /// Shogi: sennichite by perpetual check, lost by the checking side.
+    PerpetualCheck,
+    /// Shogi: an illegal move, lost by its maker (13.1).
+    IllegalMove,
+    /// Shogi: an entering-king declaration that met every condition of article 23.
+    Declaration,
+    /// Shogi: an entering-king declaration that failed a condition of article 23: the declarer loses.
+    FailedDeclaration,
 }
 
 impl Termination {
@@ -175,6 +213,9 @@ pub enum Score {
     BlackWins,
     #[serde(rename = "1/2-1/2")]
     Draw,
+    /// Both sides lose (Denryu-sen 13.7: neither appeared).
+    #[serde(rename = "0-0")]
+    BothLose,
 }
 
 impl Score {
@@ -189,6 +230,7 @@ impl Score {
             Score::WhiteWins => "1-0",
             Score::BlackWins => "0-1",
             Score::Draw => "1/2-1/2",
+            Score::BothLose => "0-0",
         }
     }
     pub fn parse(s: &str) -> Option<Score> {
@@ -196,6 +238,7 @@ impl Score {
             "1-0" => Some(Score::WhiteWins),
             "0-1" => Some(Score::BlackWins),
             "1/2-1/2" | "½-½" | "draw" => Some(Score::Draw),
+            "0-0" => Some(Score::BothLose),
             _ => None,
         }
     }

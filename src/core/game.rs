@@ -9,6 +9,7 @@
 //! | file | rules |
 //! |---|---|
 //! | `setup.rs` | 1, 3, 4, 6c, 8a, 9c — declarations, opening, the start |
+//! | `start.rs` | the profile's start position per game: FEN, odds, Chess960 |
 //! | `moves.rs` | 6a–6l, 7e — moves, corrections, takebacks, internal clock, parameters |
 //! | `arbiter.rs` | 1, 5b — stops, resumptions, notes |
 //! | `operator_errors.rs` | 7b, 7c — wrong moves, penalties |
@@ -18,6 +19,7 @@
 //! | `committee.rs` | 12 — disputes, rulings, decisions |
 //! | `after.rs` | 13 — the machine's log and program handed over |
 //! | `void.rs` | 1 — the arbiter voids a mis-keyed entry; the trail stays |
+//! | `shogi.rs` | Denryu-sen 13, 23 — shogi's ends, the declaration, citations; any side's resignation |
 use serde::Serialize;
 
 use super::board::Board;
@@ -35,6 +37,8 @@ mod draws; // rule 9
 mod moves; // rules 6a-6l, 7e
 mod operator_errors; // rules 7b, 7c
 mod setup; // rules 1, 3, 4, 6c, 8a, 9c
+mod shogi; // Denryu-sen 13, 22, 23: shogi's ends, the declaration; any entrant's resignation
+pub mod start; // issue 23: odds starts, Chess960, a FEN per game
 mod technical; // rules 8a, 8b
 mod void; // rule 1: the arbiter voids a mis-keyed entry
 
@@ -354,11 +358,18 @@ impl Game {
 
     /// A new game in the draft phase.
     pub fn new(ctx: GameContext, profile: Profile) -> Game {
-        let board = match profile.profile.game {
-            GameKind::Chess => Board::new_chess(),
-            GameKind::Free => Board::new_free(),
+        let board = match (profile.profile.game, profile.start_for(ctx.game)) {
+            // The profile was checked when parsed: its starts are legal positions.
+            (GameKind::Chess, Some((fen, chess960))) => {
+                Board::new_chess_from(&fen, chess960).unwrap_or_else(|_| Board::new_chess())
+            }
+            (GameKind::Chess, None) => Board::new_chess(),
+            (GameKind::Shogi, _) => {
+                Board::new_shogi(profile.shogi.as_ref().and_then(|s| s.start_sfen.as_deref()))
+            }
+            (GameKind::Free, _) => Board::new_free(),
         };
-        let clock = Clock::new(profile.time_control.truncate_move_time_to_seconds);
+        let clock = Clock::new(profile.rounding());
         Game {
             ctx,
             profile,
@@ -553,6 +564,7 @@ impl Game {
         // A flag already down (a clock corrected below zero) falls now, not in the past.
         self.clock
             .flag_at(&self.profile, |s| self.board.moves_by(s))
+            .map(|t| self.no_flag_before_no_show(t))
             .map(|t| t.max(self.last_at))
     }
 
@@ -574,6 +586,9 @@ impl Game {
     fn due_result(&self) -> Option<Event> {
         if self.phase != Phase::Playing {
             return None;
+        }
+        if let Some(r) = self.board.shogi() {
+            return self.shogi_due_result(r);
         }
         let at = self.last_at;
         let fen = self.board.fen();
@@ -647,6 +662,16 @@ impl Game {
     /// The earliest event that is due at or before `now` because time passed or the state calls
     /// for it. The shell appends and applies it, then asks again, before any command at `now`.
     pub fn due(&self, now: Ms) -> Option<Event> {
+        let e = self.due_any(now)?;
+        Some(if self.board.shogi().is_some() {
+            self.cited(e, None)
+        } else {
+            e
+        })
+    }
+
+    /// [`Game::due`] for any game: the 2003 clauses.
+    fn due_any(&self, now: Ms) -> Option<Event> {
         if let Some(e) = self.due_result() {
             return Some(e);
         }
@@ -659,6 +684,9 @@ impl Game {
         match (flag, consult) {
             (Some(f), cl) if cl.is_none_or(|x| f <= x) => {
                 let side = self.clock.running()?;
+                if let Some(e) = self.shogi_flag_event(f, side) {
+                    return Some(e);
+                }
                 let (score, termination, detail) = if self.board.can_checkmate(side.other()) {
                     (
                         Score::win_for(side.other()),
@@ -779,7 +807,16 @@ impl Game {
     }
 
     /// Turn a command into the events that record it, or refuse it. Pure: state is unchanged.
+    /// A shogi game's entries and refusals cite its rulebook's articles (`game/shogi.rs`).
     pub fn decide(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
+        if self.board.shogi().is_some() {
+            return self.decide_shogi(cmd, now);
+        }
+        self.decide_any(cmd, now)
+    }
+
+    /// [`Game::decide`] for any game: the 2003 clauses.
+    fn decide_any(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
         if now < self.last_at {
             return refuse_state(format!(
                 "time {now} ms is before the latest entry ({} ms)",
@@ -847,7 +884,8 @@ impl Game {
             | C::DeclareAlgorithm { .. }
             | C::DeclareConfig { .. }
             | C::DeclareCamp { .. }
-            | C::DeclareConfigFile { .. } => refuse_state("declarations go to the draft"),
+            | C::DeclareConfigFile { .. }
+            | C::DeclareEntrant { .. } => refuse_state("declarations go to the draft"),
             C::Open | C::Start => self.decide_setup(cmd, now),
             C::Move { .. }
             | C::Press
@@ -895,6 +933,9 @@ impl Game {
                 self.decide_committee(cmd, now)
             }
             C::Void { .. } => self.decide_void(cmd, now),
+            C::SideResign { .. } | C::DeclareWin { .. } | C::NoShowBoth | C::Consulted { .. } => {
+                self.decide_entrants(cmd, now)
+            }
         }
     }
 
@@ -1024,6 +1065,7 @@ impl Game {
             Score::WhiteWins => [s.win, s.loss],
             Score::BlackWins => [s.loss, s.win],
             Score::Draw => [s.draw_first, s.draw_second],
+            Score::BothLose => [s.loss, s.loss],
         })
     }
 }

@@ -1,13 +1,14 @@
 //! The pure match core. Nothing here reads a clock, a file or the network: time is an argument
 //! (`Ms`, milliseconds of a monotonic source since the game's start) and every change of state is
 //! an [`event::Event`] produced by [`game::Game::decide`] and applied by [`game::Game::evolve`].
-pub mod board; // chess via shakmaty, or free-text moves (shogi profiles)
+pub mod board; // the game seam: chess via shakmaty, shogi via rsshogi, or free-text moves
 pub mod clock; // multi-period clock arithmetic: remaining = budget - elapsed
 pub mod command; // the command words shared by script mode and the Board UI
 pub mod event; // what the log records
 pub mod game; // state, queries, due/next_deadline; decide/evolve dispatch to one file per rule family under game/
 pub mod rules; // rules profiles (TOML) with the clause of every number
 pub mod script; // timestamped script files
+pub mod shogi; // shogi on rsshogi: legality, notations, repetition, declaration; Denryu-sen articles
 pub mod timefmt; // h:mm:ss.fff parsing and formatting
 pub mod view; // what a screen or report shows, a pure function of state and now
 

@@ -12,7 +12,9 @@ use super::{Ms, Side};
 pub enum GameKind {
     /// Legal chess, validated with shakmaty.
     Chess,
-    /// Free-text moves (e.g. shogi), not validated.
+    /// Legal shogi, validated with rsshogi; the log cites the profile's shogi articles.
+    Shogi,
+    /// Free-text moves (any other game), not validated.
     Free,
 }
 
@@ -33,7 +35,7 @@ pub struct Meta {
     pub name: String,
     /// Where the numbers come from.
     pub source: String,
-    /// `chess` or `free`.
+    /// `chess`, `shogi` or `free`.
     pub game: GameKind,
     /// The edition of the FIDE Laws of Chess in force (rule 2): `"2001"` for the 2003 match (no
     /// automatic end by fivefold repetition or 75 moves: those came in 2014), `"2023"` otherwise.
@@ -76,6 +78,60 @@ impl LawsEdition {
     }
 }
 
+/// How a move's time is rounded before it is charged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rounding {
+    /// To the millisecond (an electronic chess clock).
+    #[default]
+    Ms,
+    /// Floored to whole seconds (shogi-server, CSA rule of November 2014; Denryu-sen 22.1).
+    FloorSeconds,
+    /// Floored to whole minutes (the stopwatch of professional shogi: "1分未満切り捨て").
+    FloorMinutes,
+}
+
+impl Rounding {
+    /// The rounding unit in ms.
+    pub fn unit_ms(self) -> Ms {
+        match self {
+            Rounding::Ms => 1,
+            Rounding::FloorSeconds => 1000,
+            Rounding::FloorMinutes => 60_000,
+        }
+    }
+
+    /// `ms` rounded down to the unit.
+    pub fn apply(self, ms: Ms) -> Ms {
+        ms / self.unit_ms() * self.unit_ms()
+    }
+}
+
+/// When a side's flag falls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlagRule {
+    /// When the time charged reaches the time available (to the ms), or passes it (a clock in whole
+    /// seconds or minutes shows 0 until it would show -1): FIDE Laws 6.9; the move's increment
+    /// comes only after the move.
+    #[default]
+    AtZero,
+    /// shogi-server's `ChessClock#timeout?`: the side loses when its clock minus the move's
+    /// rounded time plus the byo-yomi and the increment is <= 0 (the increment counts for the move
+    /// in progress, and a move leaving exactly 0 loses).
+    ShogiServer,
+}
+
+/// A delay: time at the start of each move that is not charged (simple, "US delay"), or charged
+/// and given back up to the delay after the move (Bronstein).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DelayKind {
+    #[default]
+    Simple,
+    Bronstein,
+}
+
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Period {
@@ -86,12 +142,47 @@ pub struct Period {
     /// Fischer increment added after each move made in this period.
     #[serde(default)]
     pub increment_seconds: u64,
+    /// Delay of each move made in this period (see `delay`).
+    #[serde(default)]
+    pub delay_seconds: u64,
+    /// `simple` (the default) or `bronstein`.
+    #[serde(default)]
+    pub delay: DelayKind,
+    /// The increment and the delay apply from this move number of the side on (default: every
+    /// move of the period).
+    pub from_move: Option<u32>,
+    /// The last period repeats for the rest of the game ("16 moves per hour for the rest").
+    #[serde(default)]
+    pub repeat: bool,
+}
+
+/// Japanese byo-yomi: once the main time is spent, `periods` periods of `seconds` each; a move made
+/// within a period keeps it, a period that runs out is lost, the flag falls with the last.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Byoyomi {
+    pub periods: u32,
+    pub seconds: u64,
+}
+
+/// A period as it falls in a side's game.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Slot<'a> {
+    /// Its place in the game (0 for the first period; repeats count).
+    pub index: usize,
+    pub period: &'a Period,
+    /// Moves the side has completed when the period begins.
+    pub start: u32,
+    /// The move number at which its control falls (None for the rest of the game).
+    pub control: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SidePeriods {
     pub periods: Vec<Period>,
+    /// This side's byo-yomi (sides may differ).
+    pub byoyomi: Option<Byoyomi>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -99,9 +190,20 @@ pub struct SidePeriods {
 pub struct TimeControl {
     pub clause: String,
     pub period_addition: PeriodAddition,
-    /// Charge each move's time truncated to whole seconds.
+    /// Charge each move's time truncated to whole seconds (the same as `rounding = "floor_seconds"`).
     #[serde(default)]
     pub truncate_move_time_to_seconds: bool,
+    /// How a move's time is rounded: `ms` (default), `floor_seconds`, `floor_minutes`.
+    pub rounding: Option<Rounding>,
+    /// When the flag falls: `at_zero` (default) or `shogi_server`.
+    #[serde(default)]
+    pub flag: FlagRule,
+    /// The first period's increment is also given before the first move (FIDE and DGT clocks do;
+    /// lichess did not).
+    #[serde(default)]
+    pub increment_before_first_move: bool,
+    /// Byo-yomi for both sides.
+    pub byoyomi: Option<Byoyomi>,
     /// Periods for both sides...
     pub periods: Option<Vec<Period>>,
     /// ...or per side: the first player (white)...
@@ -189,6 +291,121 @@ pub struct Scoring {
     pub draw_second: f64,
 }
 
+/// What a shogi game's rules choose where rulebooks differ (Denryu-sen 2024: `[shogi]`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShogiRules {
+    /// What an illegal move does: `refuse` (nothing recorded: a mis-keyed entry at the board), or
+    /// `loss` (recorded as the mover's loss, as shogi-server judges it, 13.1).
+    pub illegal_move: IllegalMove,
+    /// Sennichite by perpetual check: `loss` for the checking side (shogi-server), or `draw`.
+    pub perpetual_check: PerpetualCheck,
+    /// Article 23: the entering-king declaration, when the rules have one.
+    pub declaration: Option<DeclarationRule>,
+    /// The start position as SFEN; absent: the even game (hirate, Denryu-sen 19.1). For studies,
+    /// handicap games and tests.
+    pub start_sfen: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IllegalMove {
+    Refuse,
+    Loss,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PerpetualCheck {
+    Loss,
+    Draw,
+}
+
+/// Article 23's numbers.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeclarationRule {
+    /// Points sente (the first player) needs (28 in 2024).
+    pub points_first: u32,
+    /// Points gote needs (27 in 2024).
+    pub points_second: u32,
+    /// Pieces besides the king in the enemy camp (10).
+    pub pieces_in_camp: u32,
+}
+
+impl DeclarationRule {
+    pub fn points_for(&self, side: Side) -> u32 {
+        match side {
+            Side::White => self.points_first,
+            Side::Black => self.points_second,
+        }
+    }
+}
+
+/// Starts other than the initial position, per game.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Starts {
+    pub clause: String,
+    pub games: Vec<GameStart>,
+}
+
+/// The start of one game: exactly one of a FEN, named odds or a Chess960 number.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameStart {
+    pub game: u32,
+    pub fen: Option<String>,
+    pub odds: Option<super::game::start::Odds>,
+    pub chess960: Option<u32>,
+}
+
+impl GameStart {
+    /// The FEN, and whether castling is Chess960's.
+    pub fn position(&self) -> Result<(String, bool), String> {
+        match (&self.fen, self.odds, self.chess960) {
+            (Some(f), None, None) => Ok((f.clone(), false)),
+            (None, Some(o), None) => Ok((o.fen().to_string(), false)),
+            (None, None, Some(n)) => super::game::start::chess960_fen(n)
+                .map(|f| (f, true))
+                .ok_or_else(|| format!("Chess960 positions are numbered 0 to 959, not {n}")),
+            _ => Err("give exactly one of `fen`, `odds` or `chess960`".into()),
+        }
+    }
+}
+
+/// Match rules (issue 23): who may offer draws, the match's length and winning score.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatchRules {
+    pub clause: String,
+    /// Who may offer a draw: `both` (default) or `human` (Manama 2002: only the human).
+    #[serde(default)]
+    pub draw_offers_by: DrawOffersBy,
+    /// Games in the match.
+    pub games: Option<u32>,
+    /// Points that decide the match (more than half, unless the rules say otherwise).
+    pub winning_score: Option<f64>,
+    /// Games after the match is decided are still played.
+    #[serde(default)]
+    pub play_after_decided: bool,
+    /// Colours alternate by game number, whatever postponements or forfeits happen.
+    #[serde(default)]
+    pub colours_alternate_by_game_number: bool,
+    /// The machine's operator may be replaced during a game only when it is not the human's turn.
+    #[serde(default)]
+    pub operator_replaceable_off_human_turn: bool,
+}
+
+/// Who may offer a draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DrawOffersBy {
+    #[default]
+    Both,
+    Human,
+}
+
 /// A whole rules profile.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -204,6 +421,13 @@ pub struct Profile {
     pub tablebase: Option<Tablebase>,
     pub limits: Option<Limits>,
     pub scoring: Scoring,
+    /// Shogi games only (`game = "shogi"`).
+    pub shogi: Option<ShogiRules>,
+    /// Start positions other than the initial one.
+    pub start: Option<Starts>,
+    /// Match rules.
+    #[serde(rename = "match")]
+    pub match_rules: Option<MatchRules>,
 }
 
 /// A profile that could not be loaded: where and what.
@@ -266,12 +490,87 @@ impl Profile {
     }
 
     fn validate(&self) -> Result<(), (String, &'static str, String)> {
+        match (self.profile.game, &self.shogi) {
+            (GameKind::Shogi, None) => {
+                return Err((
+                    "shogi".into(),
+                    "game",
+                    "a shogi profile needs a [shogi] section (illegal_move, perpetual_check)"
+                        .into(),
+                ));
+            }
+            (
+                GameKind::Shogi,
+                Some(ShogiRules {
+                    start_sfen: Some(sfen),
+                    ..
+                }),
+            ) => {
+                if let Err(e) = super::shogi::ShogiRecord::from_sfen(sfen) {
+                    return Err(("shogi.start_sfen".into(), "start_sfen", e));
+                }
+            }
+            (GameKind::Chess | GameKind::Free, Some(_)) => {
+                return Err((
+                    "shogi".into(),
+                    "[shogi]",
+                    "a [shogi] section goes with game = \"shogi\" only".into(),
+                ));
+            }
+            _ => {}
+        }
         let tc = &self.time_control;
+        if tc.truncate_move_time_to_seconds
+            && tc.rounding.is_some_and(|r| r != Rounding::FloorSeconds)
+        {
+            return Err((
+                "time_control.rounding".into(),
+                "rounding",
+                "truncate_move_time_to_seconds = true says floor_seconds: give one of the two"
+                    .into(),
+            ));
+        }
+        let by = |s: Side| self.byoyomi(s).is_some();
+        for (k, b) in [
+            ("time_control.byoyomi", tc.byoyomi.as_ref()),
+            (
+                "time_control.first.byoyomi",
+                tc.first.as_ref().and_then(|s| s.byoyomi.as_ref()),
+            ),
+            (
+                "time_control.second.byoyomi",
+                tc.second.as_ref().and_then(|s| s.byoyomi.as_ref()),
+            ),
+        ] {
+            if let Some(b) = b
+                && (b.periods == 0 || b.seconds == 0)
+            {
+                return Err((
+                    k.into(),
+                    "byoyomi",
+                    "byo-yomi needs at least one period of at least one second".into(),
+                ));
+            }
+        }
+        if tc.byoyomi.is_some()
+            && (tc.first.as_ref().is_some_and(|s| s.byoyomi.is_some())
+                || tc.second.as_ref().is_some_and(|s| s.byoyomi.is_some()))
+        {
+            return Err((
+                "time_control.byoyomi".into(),
+                "byoyomi",
+                "give byo-yomi for both sides or per side, not both".into(),
+            ));
+        }
         match (&tc.periods, &tc.first, &tc.second) {
-            (Some(p), None, None) => check_periods("time_control.periods", p)?,
+            (Some(p), None, None) => check_periods(
+                "time_control.periods",
+                p,
+                by(Side::White) && by(Side::Black),
+            )?,
             (None, Some(a), Some(b)) => {
-                check_periods("time_control.first.periods", &a.periods)?;
-                check_periods("time_control.second.periods", &b.periods)?;
+                check_periods("time_control.first.periods", &a.periods, by(Side::White))?;
+                check_periods("time_control.second.periods", &b.periods, by(Side::Black))?;
             }
             _ => {
                 return Err((
@@ -329,6 +628,23 @@ impl Profile {
                     "increment_seconds",
                     p.increment_seconds,
                 ));
+                durations.push((
+                    format!("{key}[{i}].delay_seconds"),
+                    "delay_seconds",
+                    p.delay_seconds,
+                ));
+            }
+        }
+        for s in Side::BOTH {
+            if let Some(b) = self.byoyomi(s) {
+                durations.push(("time_control.byoyomi.seconds".into(), "byoyomi", b.seconds));
+                if b.periods > 1000 {
+                    return Err((
+                        "time_control.byoyomi.periods".into(),
+                        "byoyomi",
+                        "at most 1000 byo-yomi periods".into(),
+                    ));
+                }
             }
         }
         let opt = |k: &str, n: &'static str, v: Option<u64>| v.map(|v| (k.to_string(), n, v));
@@ -388,6 +704,34 @@ impl Profile {
                 ),
             ));
         }
+        if let Some(st) = &self.start {
+            if self.profile.game != GameKind::Chess {
+                return Err((
+                    "start".into(),
+                    "[start",
+                    "start positions are for chess profiles".into(),
+                ));
+            }
+            for (i, g) in st.games.iter().enumerate() {
+                let key = format!("start.games[{i}]");
+                let (fen, chess960) = g.position().map_err(|m| (key.clone(), "games", m))?;
+                super::board::Board::new_chess_from(&fen, chess960)
+                    .map_err(|m| (key.clone(), "games", m))?;
+                if st.games[..i].iter().any(|o| o.game == g.game) {
+                    return Err((key, "games", format!("game {} is given twice", g.game)));
+                }
+            }
+        }
+        if let Some(m) = &self.match_rules
+            && let Some(w) = m.winning_score
+            && (!w.is_finite() || w <= 0.0)
+        {
+            return Err((
+                "match.winning_score".into(),
+                "winning_score",
+                "must be a number > 0".into(),
+            ));
+        }
         for (k, v) in [
             ("scoring.win", self.scoring.win),
             ("scoring.loss", self.scoring.loss),
@@ -411,57 +755,136 @@ impl Profile {
         }
     }
 
+    /// The periods of one side as they fall in its game, in order; a repeating last period comes
+    /// again and again (the iterator ends only when move numbers would overflow).
+    pub fn schedule(&self, side: Side) -> impl Iterator<Item = Slot<'_>> {
+        let periods = self.periods(side);
+        let mut i = 0usize;
+        let mut occurrence = 0usize;
+        let mut start: Option<u32> = Some(0);
+        std::iter::from_fn(move || {
+            let s = start?;
+            let p = periods.get(i)?;
+            let control = p.moves.and_then(|m| s.checked_add(m));
+            let slot = Slot {
+                index: occurrence,
+                period: p,
+                start: s,
+                control,
+            };
+            occurrence += 1;
+            start = control;
+            let last = i + 1 == periods.len();
+            if !(last && p.repeat) {
+                i += 1;
+            }
+            Some(slot)
+        })
+    }
+
+    /// The rounding of a move's time in force.
+    pub fn rounding(&self) -> Rounding {
+        match self.time_control.rounding {
+            Some(r) => r,
+            None if self.time_control.truncate_move_time_to_seconds => Rounding::FloorSeconds,
+            None => Rounding::Ms,
+        }
+    }
+
+    /// The byo-yomi of a side, if it has one.
+    pub fn byoyomi(&self, side: Side) -> Option<&Byoyomi> {
+        let tc = &self.time_control;
+        tc.byoyomi.as_ref().or(match side {
+            Side::White => tc.first.as_ref().and_then(|s| s.byoyomi.as_ref()),
+            Side::Black => tc.second.as_ref().and_then(|s| s.byoyomi.as_ref()),
+        })
+    }
+
     /// Time budget unlocked for a side that has completed `moves` moves (periods whose preceding
-    /// move counts are reached), in ms.
+    /// move counts are reached, and the increment given before the first move), in ms.
     pub fn unlocked_budget(&self, side: Side, moves: u32) -> Ms {
-        let mut need: u64 = 0;
-        let mut total = 0;
-        for p in self.periods(side) {
-            if u64::from(moves) < need {
-                break;
-            }
-            total += p.seconds * 1000;
-            match p.moves {
-                Some(m) => need += u64::from(m),
-                None => break,
-            }
-        }
-        total
+        self.schedule(side)
+            .take_while(|s| s.start <= moves)
+            .map(|s| s.period.seconds.saturating_mul(1000))
+            .fold(self.initial_increment(side), Ms::saturating_add)
     }
 
-    /// Period (0-based index) a side is in after `moves` completed moves, and the move number at
-    /// which that period's control falls (None for the last period).
+    /// Time given before the first move: the first move's increment when the profile says so.
+    pub fn initial_increment(&self, side: Side) -> Ms {
+        if self.time_control.increment_before_first_move {
+            self.increment_for_move(side, 1)
+        } else {
+            0
+        }
+    }
+
+    /// Period (0-based occurrence, counting repeats) a side is in after `moves` completed moves,
+    /// and the move number at which that period's control falls (None for the last period).
     pub fn period_of(&self, side: Side, moves: u32) -> (usize, Option<u32>) {
-        let mut need: u32 = 0;
-        for (i, p) in self.periods(side).iter().enumerate() {
-            match p.moves {
-                Some(m) => {
-                    need = need.saturating_add(m);
-                    if moves < need {
-                        return (i, Some(need));
-                    }
-                }
-                None => return (i, None),
-            }
-        }
-        (self.periods(side).len().saturating_sub(1), None)
+        self.slot_of(side, moves)
+            .map_or((0, None), |s| (s.index, s.control))
     }
 
-    /// Cumulative time of periods 0..=i.
+    /// The period a side is in after `moves` completed moves.
+    pub fn slot_of(&self, side: Side, moves: u32) -> Option<Slot<'_>> {
+        let mut last = None;
+        for s in self.schedule(side) {
+            if s.control.is_none_or(|c| moves < c) {
+                return Some(s);
+            }
+            last = Some(s);
+        }
+        last
+    }
+
+    /// Cumulative time of period occurrences 0..=i.
     pub fn cumulative_budget(&self, side: Side, i: usize) -> Ms {
-        self.periods(side)
-            .iter()
-            .take(i + 1)
-            .map(|p| p.seconds * 1000)
-            .sum()
+        self.schedule(side)
+            .take(i.saturating_add(1))
+            .map(|s| s.period.seconds.saturating_mul(1000))
+            .fold(self.initial_increment(side), Ms::saturating_add)
+    }
+
+    /// The period of the move numbered `move_number` (1-based) of a side, if the period's increment
+    /// and delay apply to it (`from_move`).
+    fn period_applying(&self, side: Side, move_number: u32) -> Option<&Period> {
+        let slot = self.slot_of(side, move_number.saturating_sub(1))?;
+        slot.period
+            .from_move
+            .is_none_or(|f| move_number >= f)
+            .then_some(slot.period)
     }
 
     /// Increment for a move that completes move number `move_number` (1-based) of a side.
     pub fn increment_for_move(&self, side: Side, move_number: u32) -> Ms {
-        let (i, _) = self.period_of(side, move_number.saturating_sub(1));
-        self.periods(side)
-            .get(i)
-            .map_or(0, |p| p.increment_seconds * 1000)
+        self.period_applying(side, move_number)
+            .map_or(0, |p| p.increment_seconds.saturating_mul(1000))
+    }
+
+    /// Delay of move number `move_number` (1-based) of a side, and its kind.
+    pub fn delay_for_move(&self, side: Side, move_number: u32) -> (Ms, DelayKind) {
+        self.period_applying(side, move_number)
+            .map_or((0, DelayKind::Simple), |p| {
+                (p.delay_seconds.saturating_mul(1000), p.delay)
+            })
+    }
+
+    /// The start of game `game` other than the initial position: (FEN, Chess960 castling).
+    pub fn start_for(&self, game: u32) -> Option<(String, bool)> {
+        self.start
+            .as_ref()?
+            .games
+            .iter()
+            .find(|g| g.game == game)?
+            .position()
+            .ok()
+    }
+
+    /// Who may offer draws (both sides unless the match rules say otherwise).
+    pub fn draw_offers_by(&self) -> DrawOffersBy {
+        self.match_rules
+            .as_ref()
+            .map_or(DrawOffersBy::Both, |m| m.draw_offers_by)
     }
 
     /// Sync threshold of rule 6c in ms (120 s by default when the profile has none).
@@ -491,7 +914,11 @@ impl Profile {
     }
 }
 
-fn check_periods(key: &str, periods: &[Period]) -> Result<(), (String, &'static str, String)> {
+fn check_periods(
+    key: &str,
+    periods: &[Period],
+    byoyomi: bool,
+) -> Result<(), (String, &'static str, String)> {
     if periods.is_empty() {
         return Err((
             key.into(),
@@ -501,7 +928,21 @@ fn check_periods(key: &str, periods: &[Period]) -> Result<(), (String, &'static 
     }
     for (i, p) in periods.iter().enumerate() {
         let last = i + 1 == periods.len();
-        if p.seconds == 0 && p.increment_seconds == 0 {
+        if p.repeat && !last {
+            return Err((
+                format!("{key}[{i}].repeat"),
+                "repeat",
+                "only the last period may repeat".into(),
+            ));
+        }
+        if p.from_move == Some(0) {
+            return Err((
+                format!("{key}[{i}].from_move"),
+                "from_move",
+                "moves are numbered from 1".into(),
+            ));
+        }
+        if p.seconds == 0 && p.increment_seconds == 0 && p.delay_seconds == 0 && !byoyomi {
             return Err((
                 format!("{key}[{i}].seconds"),
                 "seconds",
@@ -523,11 +964,18 @@ fn check_periods(key: &str, periods: &[Period]) -> Result<(), (String, &'static 
                     "only the last period may be the rest of the game (no `moves`)".into(),
                 ));
             }
-            (Some(_), true) => {
+            (None, true) if p.repeat => {
+                return Err((
+                    format!("{key}[{i}].repeat"),
+                    "repeat",
+                    "a repeating period needs its `moves`".into(),
+                ));
+            }
+            (Some(_), true) if !p.repeat => {
                 return Err((
                     format!("{key}[{i}].moves"),
                     "periods",
-                    "the last period must be the rest of the game (leave out `moves`)".into(),
+                    "the last period must be the rest of the game (leave out `moves`) or repeat (`repeat = true`)".into(),
                 ));
             }
             _ => {}

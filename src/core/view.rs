@@ -71,6 +71,8 @@ pub struct DeclarationsView {
     pub algorithm: String,
     /// 8a: SHA-256 of the machine configuration document.
     pub config_sha256: Option<String>,
+    /// The camps' witness keys (name, OpenSSH public key).
+    pub camps: Vec<super::event::Camp>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -151,6 +153,8 @@ pub struct View {
     /// The last moves, numbered (`12. Nf3`, `12... Nf6`), oldest first.
     pub last_moves: Vec<String>,
     pub fen: Option<String>,
+    /// The shogi position, for a shogi game.
+    pub shogi: Option<crate::core::shogi::ShogiView>,
     /// The latest move (UCI for chess, the text otherwise), to mark on the diagram.
     pub last_move: Option<String>,
     /// The side to move is in check (the latest SAN ends in `+` or `#`).
@@ -197,7 +201,14 @@ impl Game {
         let last_moves = moves[start..]
             .iter()
             .enumerate()
-            .map(|(k, m)| numbered(start + k, &m.san))
+            .map(|(k, m)| {
+                if self.board.shogi().is_some() {
+                    // Shogi numbers every move: 1 ▲７六歩, 2 △３四歩.
+                    format!("{} {}", start + k + 1, m.san)
+                } else {
+                    numbered(start + k, &m.san)
+                }
+            })
             .collect();
         let mut panels = Vec::new();
         // Once the game is over a stop no longer suspends anything: no panel, no countdown.
@@ -340,6 +351,7 @@ impl Game {
             plies: self.board.plies(),
             last_moves,
             fen: self.board.fen(),
+            shogi: self.board.shogi().map(|r| r.view()),
             last_move: moves.last().map(|m| m.uci.clone()),
             in_check: moves
                 .last()
@@ -406,6 +418,7 @@ impl Game {
                     super::timefmt::short(d.algorithm.threshold_ms as i64)
                 ),
                 config_sha256: d.config_sha256.clone(),
+                camps: d.camps.clone(),
             },
             None => {
                 let d = &self.draft;
@@ -422,6 +435,7 @@ impl Game {
                     team: d.team.clone(),
                     algorithm,
                     config_sha256: d.config_sha256.clone(),
+                    camps: d.camps.clone(),
                 }
             }
         }

@@ -13,6 +13,7 @@ pub mod merkle;
 pub mod note;
 pub mod proof;
 pub mod scan;
+pub mod seal;
 pub mod strict;
 
 use chrono::{DateTime, SecondsFormat, Utc};

@@ -15,7 +15,9 @@
 //! Per-move times in the report and the PGN come from [`times::times`]: the drop of each side's
 //! clock between its presses, with take-backs, penalties, corrections, restart gaps and period
 //! additions as lines of their own, so that they add up to the clocks.
+pub mod csa; // shogi records in CSA V3.0, and the record model KIF shares
 pub mod html;
+pub mod kif; // shogi records in KIF
 pub mod markdown;
 pub mod model;
 pub mod pgn;

@@ -35,10 +35,17 @@ pub struct PgnGame {
     /// PGN TimeControl, e.g. `40/7200:20/3600:1800` (see [`time_control_tag`]).
     pub time_control: String,
     pub termination: Option<String>,
+    /// The start position when it is not the initial one (`[SetUp "1"]` and `[FEN …]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fen: Option<String>,
     pub moves: Vec<PgnMove>,
     /// Comments after the last move (before the result).
     #[serde(default)]
     pub trailing: Vec<String>,
+    /// Further tags, written after the others in this order (the live relay's `UTCDate`,
+    /// `UTCTime`, `WhiteClock`, `BlackClock`, `Clock`).
+    #[serde(default)]
+    pub extra: Vec<(String, String)>,
 }
 
 /// One move with its clock figures.
@@ -142,6 +149,21 @@ pub fn write_pgn(game: &PgnGame) -> String {
     if let Some(t) = &game.termination {
         tags.push(("Termination", t));
     }
+    if let Some(f) = &game.fen {
+        tags.push(("SetUp", "1"));
+        tags.push(("FEN", f));
+    }
+    // A start with Black to move numbers its moves from the FEN's move number, Black's first.
+    let mut fields = game.fen.as_deref().unwrap_or("").split(' ').skip(1);
+    let black_first = usize::from(fields.next() == Some("b"));
+    let first_number = fields
+        .nth(3)
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or(1)
+        .max(1);
+    for (name, value) in &game.extra {
+        tags.push((name, value));
+    }
     for (name, value) in tags {
         let value = if value.trim().is_empty() { "?" } else { value };
         out.push_str(&format!("[{name} \"{}\"]\n", tag_value(value)));
@@ -154,14 +176,14 @@ pub fn write_pgn(game: &PgnGame) -> String {
         line: String::new(),
     };
     for (i, m) in game.moves.iter().enumerate() {
-        let number = i / 2 + 1;
+        let number = (i + black_first) / 2 + first_number;
         for c in &m.before {
             for t in comment(c).split(' ') {
                 w.token(t);
             }
         }
         // Every move is followed by a comment, so Black's moves repeat the number.
-        w.token(&if i % 2 == 0 {
+        w.token(&if (i + black_first) % 2 == 0 {
             format!("{number}.")
         } else {
             format!("{number}...")
@@ -223,8 +245,10 @@ mod tests {
             result: "1/2-1/2".to_owned(),
             time_control: "40/7200:20/3600:1800".to_owned(),
             termination: Some("normal".to_owned()),
+            fen: None,
             moves,
             trailing: Vec::new(),
+            extra: Vec::new(),
         }
     }
 

@@ -4,12 +4,8 @@ use crate::core::timefmt;
 
 fn brief(v: &serde_json::Value) -> Option<String> {
     match v {
-        serde_json::Value::String(s) => Some(if s.chars().count() > 48 {
-            let cut: String = s.chars().take(47).collect();
-            format!("{cut}…")
-        } else {
-            s.clone()
-        }),
+        // Never cut: the message line wraps.
+        serde_json::Value::String(s) => Some(s.clone()),
         serde_json::Value::Number(n) => Some(n.to_string()),
         serde_json::Value::Bool(b) => Some(b.to_string()),
         _ => None,
@@ -76,6 +72,11 @@ pub fn termination_text(t: Termination) -> &'static str {
         Termination::NoShow => "no-show",
         Termination::ArbiterDecision => "arbiter's decision",
         Termination::MoveCap => "move cap",
+        Termination::Sennichite => "sennichite",
+        Termination::PerpetualCheck => "perpetual check",
+        Termination::IllegalMove => "illegal move",
+        Termination::Declaration => "entering-king declaration",
+        Termination::FailedDeclaration => "failed entering-king declaration",
     }
 }
 

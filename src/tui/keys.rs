@@ -77,6 +77,10 @@ pub enum Mode {
         pending: Command,
         words: String,
         typed: String,
+        /// The entries already recorded at key-down (first, last) by a command whose effect
+        /// depends on when it happens ([`timed_at_key`]): the passphrase authorizes them
+        /// afterwards, and without it they stand as recorded, unauthorized.
+        recorded: Option<(u64, u64)>,
     },
 }
 
@@ -138,6 +142,9 @@ pub struct UiState {
     /// The keys that press the clocks (4a, 6b): the human's own (a button or pedal the arbiter
     /// maps) and the operator's for the machine.
     pub press_keys: PressKeys,
+    /// The restart gap the shell measured and the side whose clock ran (8b/6d), while the ruling
+    /// is pending: the `restart-gap` question is decided against it.
+    pub restart_measured: Option<(crate::core::Ms, crate::core::Side)>,
 }
 
 impl Default for UiState {
@@ -170,6 +177,7 @@ impl UiState {
             score_table: Vec::new(),
             score_has_this_game: false,
             press_keys: PressKeys::default(),
+            restart_measured: None,
         }
     }
 
@@ -190,8 +198,11 @@ impl UiState {
         n
     }
 
-    /// Show these alarms (kept until acknowledged); returns whether one is new.
+    /// Show these alarms (kept until acknowledged, or until what they ask for is recorded: an
+    /// alarm no longer current leaves the screen); returns whether one is new.
     pub fn latch(&mut self, current: Vec<Alarm>) -> bool {
+        self.alarms
+            .retain(|a| current.iter().any(|c| c.key == a.key));
         let mut new = false;
         for a in current {
             if !self.acked.contains(&a.key) && !self.alarms.iter().any(|b| b.key == a.key) {
@@ -217,10 +228,13 @@ pub enum Action {
     /// Run this command through the session (catch-up, decide, append, evolve).
     Execute(Command),
     /// Run this arbiter-only command if `passphrase` opens the arbiter's signing key.
+    /// `passphrase` is `None` when the arbiter withdrew (Esc) from authorizing entries already
+    /// `recorded` at key-down.
     Authorized {
         cmd: Command,
         words: String,
-        passphrase: String,
+        passphrase: Option<String>,
+        recorded: Option<(u64, u64)>,
     },
     /// The log page: read `count` entries of the log from number `first` from the log file into
     /// [`LogTail::older`] (the latest are kept, older ones are read when asked).
@@ -237,13 +251,56 @@ pub fn ask_authorization(ui: &mut UiState, cmd: Command, words: String) {
         pending: cmd,
         words,
         typed: String::new(),
+        recorded: None,
     };
+}
+
+/// Ask the arbiter's passphrase for entries `recorded` (first, last) at key-down by `cmd`.
+pub fn ask_authorization_after(
+    ui: &mut UiState,
+    cmd: Command,
+    words: String,
+    recorded: (u64, u64),
+) {
+    ui.mode = Mode::Authorize {
+        pending: cmd,
+        words,
+        typed: String::new(),
+        recorded: Some(recorded),
+    };
+}
+
+/// How long the passphrase may take after a command recorded at the key ([`timed_at_key`]):
+/// past it, the entries stand unauthorized (logged) and the arbiter rules on their time.
+pub const AUTHORIZE_WITHIN: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Commands whose effect on a clock depends on the instant they happen: recorded at key-down
+/// (the key's time), their authorization asked afterwards. The start, the arbiter's stop and
+/// resume, the supervisor's info-stop and info-resume (8a), the power failure and its end (8b).
+pub fn timed_at_key(cmd: &Command) -> bool {
+    matches!(
+        cmd,
+        Command::Start
+            | Command::Stop { .. }
+            | Command::Resume
+            | Command::InfoStop { .. }
+            | Command::InfoResume
+            | Command::PowerFailure { .. }
+            | Command::PowerRestored
+    )
+}
+
+/// Whether the board asks y/n (with the consequence in words) before `cmd`: every command that
+/// ends a game or changes what was played, and every arbiter-only command, except those timed at
+/// the key ([`timed_at_key`]), which act at once.
+pub fn asks_first(cmd: &Command, game: &Game) -> bool {
+    !timed_at_key(cmd) && (cmd.needs_confirmation() || super::needs_authority(cmd, game))
 }
 
 /// Ask y/n for `cmd`, stating what it will record (decided against the state now, before the
 /// question); a command the rules refuse is refused at once and nothing is asked.
 fn ask(ui: &mut UiState, cmd: Command, words: &str, game: &Game) {
-    match consequence(&cmd, game) {
+    match super::consequence::consequence(&cmd, game, ui.restart_measured) {
         Ok(what) => {
             ui.mode = Mode::Confirm {
                 pending: Pending::Command(cmd),
@@ -262,62 +319,9 @@ fn ask(ui: &mut UiState, cmd: Command, words: &str, game: &Game) {
 
 /// What `cmd` would record, in words that state the consequence ("the game ENDS 1-0
 /// (resignation)", "Garry Kasparov 1:55:35 → 2:05:35", "2. Nh3 will be taken back"), from a dry
-/// decide at the latest entry's time; or the refusal it would get.
+/// decide at the latest entry's time; or the refusal it would get ([`super::consequence`]).
 pub fn consequence(cmd: &Command, game: &Game) -> Result<String, String> {
-    use crate::core::event::{EventKind, Termination};
-    use crate::core::timefmt;
-    let at = game.last_at();
-    let events = game.decide(cmd, at).map_err(|r| r.to_string())?;
-    let name = |side: crate::core::Side| {
-        game.player(side)
-            .map_or_else(|| side.to_string(), |p| p.name.clone())
-    };
-    let said: Vec<String> = events
-        .iter()
-        .map(|e| match &e.kind {
-            EventKind::GameEnded {
-                score,
-                termination: Termination::Forfeit,
-                ..
-            } => format!("the machine FORFEITS: the game ends {}", score.text()),
-            EventKind::GameEnded {
-                score, termination, ..
-            } => format!(
-                "the game ENDS {} ({})",
-                score.text(),
-                super::describe::termination_text(*termination)
-            ),
-            EventKind::ClockCorrected { side, delta_ms, .. } => {
-                let before = game.remaining(*side, at);
-                format!(
-                    "{} {} → {}",
-                    name(*side),
-                    timefmt::clock(before),
-                    timefmt::clock(before.saturating_add(*delta_ms))
-                )
-            }
-            EventKind::MovesTakenBack { plies, .. } => {
-                let moves = game.board().moves();
-                let from = moves.len().saturating_sub(*plies);
-                let list: Vec<String> = moves[from..]
-                    .iter()
-                    .enumerate()
-                    .map(|(i, m)| crate::core::view::numbered(from + i, &m.san))
-                    .collect();
-                format!("{} will be taken back", list.join(" "))
-            }
-            EventKind::DrawOffered { .. } => format!(
-                "{} offers a draw: the machine's operator may accept it, and the game ends ½–½",
-                game.human_side()
-                    .map_or_else(|| "the human".to_string(), name)
-            ),
-            EventKind::EntryVoided { seq, kind, .. } => format!(
-                "entry #{seq} ({kind}) becomes VOID: its effect is undone; it stays in the log"
-            ),
-            _ => describe_event(e),
-        })
-        .collect();
-    Ok(said.join(" · "))
+    super::consequence::consequence(cmd, game, None)
 }
 
 /// Commands that can end the game or change what was played; they ask y/n first (the need is
@@ -337,7 +341,7 @@ pub struct PressKeys {
     /// The human's key: presses his clock only while it runs (default F12).
     pub human: KeyCode,
     /// The operator's key for the machine: presses the machine's clock only while it runs
-    /// (default Space; while the human's clock runs, Space opens the move line as before).
+    /// (default F4).
     pub machine: KeyCode,
 }
 
@@ -345,9 +349,32 @@ impl Default for PressKeys {
     fn default() -> Self {
         PressKeys {
             human: KeyCode::F(12),
-            machine: KeyCode::Char(' '),
+            machine: KeyCode::F(4),
         }
     }
+}
+
+impl PressKeys {
+    /// Which side's press key `code` is: `Some(true)` the human's, `Some(false)` the machine's.
+    pub fn which(&self, code: KeyCode) -> Option<bool> {
+        if code == self.human {
+            Some(true)
+        } else if code == self.machine {
+            Some(false)
+        } else {
+            None
+        }
+    }
+}
+
+/// Keys that can be typed into a field (the `:` line, the move line, the passphrase): a press
+/// key is never one of them, so that a press is never taken as text and never lost while a field
+/// is open.
+fn typeable(code: KeyCode) -> bool {
+    matches!(
+        code,
+        KeyCode::Char(_) | KeyCode::Enter | KeyCode::Tab | KeyCode::BackTab | KeyCode::Backspace
+    )
 }
 
 /// Keys the Board UI already uses in its clock mode: a press key cannot be one of them.
@@ -368,9 +395,10 @@ fn reserved(code: KeyCode) -> bool {
     }
 }
 
-/// A press key named on the command line: `F1`..`F24`, `Space`, `Enter`, `Tab`, `Insert`,
-/// `Delete`, `Pause`, `ScrollLock`, `Menu`, or one character. Keys the board uses for other
-/// things are refused by name.
+/// A press key named on the command line: `F1`..`F24`, `Insert`, `Delete`, `Pause`,
+/// `ScrollLock`, `Menu`. Keys the board uses for other things are refused by name, and so are keys
+/// that can be typed into a field (characters, Space, Enter, Tab): a press must act in every state
+/// of the screen, a field open or not.
 pub fn parse_press_key(name: &str) -> Result<KeyCode, String> {
     let lower = name.to_ascii_lowercase();
     let code = match lower.as_str() {
@@ -398,6 +426,11 @@ pub fn parse_press_key(name: &str) -> Result<KeyCode, String> {
             }
         }
     };
+    if typeable(code) {
+        return Err(format!(
+            "'{name}' can be typed into a field (the : line, the move line, the passphrase): a press key must not be, or a press made while a field is open is lost; choose F2..F4, F10..F24, Insert, Delete, Pause, ScrollLock or Menu"
+        ));
+    }
     if reserved(code) {
         return Err(format!(
             "'{name}' is already a key of the Board UI (moves, commands, scrolling): choose another for a clock press"
@@ -435,11 +468,6 @@ fn press_key(ui: &mut UiState, human_key: bool, game: &Game) -> Action {
     if runs {
         return Action::Execute(Command::Press);
     }
-    if !human_key && game.phase() == Phase::Playing {
-        // Space while the human's clock runs: the move line, as before.
-        open_line(ui, LineKind::Move, "");
-        return Action::None;
-    }
     ui.message = Some(Message::new(
         MsgKind::Refused,
         format!("{who} press key: {who} clock is not running; nothing recorded"),
@@ -460,18 +488,34 @@ pub fn on_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
             _ => Action::None,
         };
     }
+    // A press comes first, in every state of the screen: recorded at key-down, the open dialog or
+    // field left as it is (a press key can never be typed into a field).
+    if let Some(human) = ui.press_keys.which(key.code) {
+        return press_key(ui, human, game);
+    }
     match ui.mode.clone() {
         Mode::Authorize {
             pending,
             words,
             mut typed,
+            recorded,
         } => match key.code {
             KeyCode::Enter => {
                 ui.mode = Mode::Clock;
                 Action::Authorized {
                     cmd: pending,
                     words,
-                    passphrase: typed,
+                    passphrase: Some(typed),
+                    recorded,
+                }
+            }
+            KeyCode::Esc if recorded.is_some() => {
+                ui.mode = Mode::Clock;
+                Action::Authorized {
+                    cmd: pending,
+                    words,
+                    passphrase: None,
+                    recorded,
                 }
             }
             KeyCode::Esc => {
@@ -488,6 +532,7 @@ pub fn on_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
                     pending,
                     words,
                     typed,
+                    recorded,
                 };
                 Action::None
             }
@@ -497,6 +542,7 @@ pub fn on_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
                     pending,
                     words,
                     typed,
+                    recorded,
                 };
                 Action::None
             }
@@ -567,7 +613,9 @@ pub fn on_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
                     Pending::Quit => Action::Quit,
                     Pending::StartWithoutDigest => Action::Execute(Command::Start),
                     Pending::Command(c) => {
-                        ui.submitted = Some((LineKind::Command, text));
+                        // The words as typed, without the consequence the question added.
+                        let words = text.split(" → ").next().unwrap_or_default().to_string();
+                        ui.submitted = Some((LineKind::Command, words));
                         Action::Execute(c)
                     }
                 }
@@ -612,14 +660,6 @@ fn clock_key(ui: &mut UiState, key: KeyEvent, game: &Game) -> Action {
             text: "quit".into(),
         };
         return Action::None;
-    }
-    if game.phase() == Phase::Playing {
-        if key.code == ui.press_keys.human {
-            return press_key(ui, true, game);
-        }
-        if key.code == ui.press_keys.machine {
-            return press_key(ui, false, game);
-        }
     }
     match key.code {
         KeyCode::Char(' ') | KeyCode::Enter => match game.phase() {
@@ -814,7 +854,7 @@ fn submit(ui: &mut UiState, kind: LineKind, game: &Game) -> Action {
             ui.message = Some(Message::new(MsgKind::Error, format!("not understood: {e}")));
             Action::None
         }
-        Ok(cmd) if needs_confirmation(&cmd) => {
+        Ok(cmd) if asks_first(&cmd, game) => {
             ask(ui, cmd, &text, game);
             ui.line.clear();
             Action::None

@@ -20,7 +20,7 @@ use crate::core::timefmt;
 
 use super::describe::full_text;
 use super::movelist::{MoveTime, fold_move_time};
-use super::timing::is_alarm_source;
+use super::timing::{clears_alarm, is_alarm_source};
 
 /// Entries the Board UI keeps (the latest); older ones are read from the log file on demand.
 pub const TAIL: usize = crate::matchdir::EVENTS_KEPT;
@@ -45,6 +45,8 @@ pub struct LogTail {
     pub move_times: Vec<Option<MoveTime>>,
     /// The entries that can raise a sticky alarm, with their numbers ([`is_alarm_source`]).
     pub alarm_sources: Vec<(usize, Event)>,
+    /// When the clock was started (3): the page's game time counts from it.
+    pub clock_started: Option<crate::core::Ms>,
 }
 
 impl LogTail {
@@ -66,7 +68,11 @@ impl LogTail {
     /// Fold an entry read from the log without keeping it (the entries before the tail).
     pub fn fold(&mut self, n: usize, e: &Event) {
         fold_move_time(&mut self.move_times, e);
-        if is_alarm_source(e) {
+        if let crate::core::event::EventKind::ClockStarted { .. } = e.kind {
+            self.clock_started.get_or_insert(e.at);
+        }
+        // The entries that raise an alarm, and those that clear one (few: corrections, answers).
+        if is_alarm_source(e) || (clears_alarm(e) && !self.alarm_sources.is_empty()) {
             self.alarm_sources.push((n, e.clone()));
         }
     }
@@ -170,10 +176,12 @@ pub fn wrap(text: &str, w: usize) -> Vec<String> {
 
 /// The page's lines for entries `log` (the first numbered `first`), `w` columns wide: a head line
 /// per entry, its text wrapped and indented below.
+/// The game time column counts from `started` (the clock's start, 3): entries before it show a
+/// minus sign.
 pub fn lines(
     log: &[Event],
     first: usize,
-    utc_origin: Option<DateTime<Utc>>,
+    (utc_origin, started): (Option<DateTime<Utc>>, crate::core::Ms),
     w: usize,
 ) -> Vec<Line<'static>> {
     let head = Style::new().add_modifier(Modifier::BOLD);
@@ -191,7 +199,10 @@ pub fn lines(
             .unwrap_or_default();
         out.push(Line::from(vec![
             Span::styled(format!("#{i:<4}"), head),
-            Span::styled(format!(" {}{utc}", timefmt::clock(e.at as i64)), gray),
+            Span::styled(
+                format!(" {}{utc}", timefmt::clock(e.at as i64 - started as i64)),
+                gray,
+            ),
             Span::styled(format!(" {:<10}", e.actor.name()), head),
             Span::styled(format!(" clause {}", e.clause), clause),
         ]));
@@ -247,7 +258,13 @@ pub fn render(
             gray,
         ));
     }
-    all.extend(lines(shown, first, utc_origin, usize::from(inner.width)));
+    let started = log.clock_started.unwrap_or(0);
+    all.extend(lines(
+        shown,
+        first,
+        (utc_origin, started),
+        usize::from(inner.width),
+    ));
     let end_entry = first + shown.len();
     if end_entry < log.len() {
         all.push(Line::styled(

@@ -5,11 +5,13 @@
 //! reads the monotonic clock, sleeps until something on screen changes, and passes commands to
 //! [`Session::execute`] (which returns only after the log append).
 pub mod board;
+pub mod consequence;
 pub mod describe;
 pub mod keys;
 pub mod logpane;
 pub mod movelist;
 pub mod screen;
+pub mod shogiboard; // the shogi board (kanji or letters, both hands)
 pub mod terminal;
 pub mod timing;
 
@@ -35,8 +37,9 @@ pub use keys::{
 pub use screen::{Screen, Status, render};
 pub use timing::{bell, sticky_alarms, wait_for};
 
-/// How many of the latest moves the view carries.
-pub const LAST_MOVES: usize = 40;
+/// How many of the latest moves (plies) the view carries: a wide screen shows the whole game up
+/// to 60 moves and more.
+pub const LAST_MOVES: usize = 160;
 
 /// Milliseconds since the game's time origin, from the monotonic clock.
 pub fn now_ms(origin: Instant, offset_ms: u64) -> Ms {
@@ -128,6 +131,10 @@ fn run_loop(
     let mut offset_ms = offset_ms;
     let mut readings = (Instant::now(), std::time::SystemTime::now());
     let mut beat: Option<Instant> = None;
+    // When the passphrase was asked for entries recorded at the key (timed commands).
+    let mut asked_at: Option<Instant> = None;
+    // The screen starts clean: cells an earlier run left (killed, same terminal) are never shown.
+    terminal.clear()?;
     loop {
         // A suspend of the machine: the monotonic clock stood still while the wall clock went on.
         // Real time passed for the players; the clock catches up and the arbiter rules on it as
@@ -156,12 +163,36 @@ fn run_loop(
         }
         let now = now_ms(origin, offset_ms);
         if running.is_some()
-            && beat.is_none_or(|b| b.elapsed() >= std::time::Duration::from_secs(1))
+            // At the screen's tick, once a second (a tick may come a little early).
+            && beat.is_none_or(|b| b.elapsed() >= std::time::Duration::from_millis(900))
         {
             session.storage.heartbeat(now, chrono::Utc::now());
             beat = Some(Instant::now());
         }
         catch_up(session, &mut ui, &mut last, now);
+        // Entries recorded at the key whose passphrase did not follow in time stand unauthorized.
+        if let (
+            Some(t),
+            Mode::Authorize {
+                words, recorded, ..
+            },
+        ) = (asked_at, &ui.mode)
+            && recorded.is_some()
+            && t.elapsed() >= keys::AUTHORIZE_WITHIN
+        {
+            let (words, recorded) = (words.clone(), *recorded);
+            ui.mode = Mode::Clock;
+            asked_at = None;
+            let why = format!(
+                "no passphrase within {} s",
+                keys::AUTHORIZE_WITHIN.as_secs()
+            );
+            unauthorized(session, &mut ui, &mut last, &words, &why, recorded, now);
+        }
+        if !matches!(ui.mode, Mode::Authorize { .. }) {
+            asked_at = None;
+        }
+        ui.restart_measured = session.restart_gap.zip(session.restart_side);
         refresh_score(&mut ui, &session.game);
         if ui.frozen.is_none() {
             ui.frozen = session.frozen.clone();
@@ -179,12 +210,26 @@ fn run_loop(
             out.flush()?;
         }
         terminal.draw(|f| render(&view, &ui, &st, f.area(), f.buffer_mut()))?;
-        if !event::poll(wait_for(&view, now))? {
+        let mut wait = wait_for(&view, now);
+        if let Some(t) = asked_at {
+            wait = wait.min(
+                keys::AUTHORIZE_WITHIN
+                    .saturating_sub(t.elapsed())
+                    .max(std::time::Duration::from_millis(1)),
+            );
+        }
+        if !event::poll(wait)? {
             continue;
         }
-        // A resize, focus change or paste needs only the next frame, drawn for the new size.
-        let TermEvent::Key(key) = event::read()? else {
-            continue;
+        let key = match event::read()? {
+            TermEvent::Key(key) => key,
+            // After a resize the terminal is cleared and the screen redrawn from state alone.
+            TermEvent::Resize(..) => {
+                terminal.clear()?;
+                continue;
+            }
+            // A focus change or paste needs only the next frame.
+            _ => continue,
         };
         // Time first: a flag that fell before the key is recorded before the key acts.
         let now = now_ms(origin, offset_ms);
@@ -203,6 +248,26 @@ fn run_loop(
             Action::Execute(cmd) if needs_authority(&cmd, &session.game) => match authority {
                 Authority::Open => (cmd, None),
                 Authority::UnencryptedKey => (cmd, Some(UNENCRYPTED)),
+                Authority::Passphrase(_) if keys::timed_at_key(&cmd) => {
+                    // Its effect on a clock depends on when it happens: recorded now, at the
+                    // key's time; the passphrase authorizes it afterwards (README: "A stop is
+                    // timed at the key").
+                    let words = words_of(&ui, &cmd);
+                    let before = session.storage.len();
+                    let now = now_ms(origin, offset_ms);
+                    record(session, &mut ui, &mut last, hand_over, &cmd, now);
+                    let after = session.storage.len();
+                    if after > before {
+                        keys::ask_authorization_after(
+                            &mut ui,
+                            cmd,
+                            words,
+                            (before as u64, after as u64 - 1),
+                        );
+                        asked_at = Some(Instant::now());
+                    }
+                    continue;
+                }
                 Authority::Passphrase(_) => {
                     let words = words_of(&ui, &cmd);
                     keys::ask_authorization(&mut ui, cmd, words);
@@ -214,85 +279,163 @@ fn run_loop(
                 cmd,
                 words,
                 passphrase,
+                recorded,
             } => {
-                let ok = match authority {
-                    Authority::Passphrase(check) => check(&passphrase),
-                    Authority::Open | Authority::UnencryptedKey => true,
+                asked_at = None;
+                let ok = match (authority, &passphrase) {
+                    (_, None) => false,
+                    (Authority::Passphrase(check), Some(p)) => check(p),
+                    (Authority::Open | Authority::UnencryptedKey, Some(_)) => true,
                 };
-                if !ok {
-                    let now = now_ms(origin, offset_ms);
-                    let why = if passphrase.is_empty() {
-                        "empty passphrase"
-                    } else {
-                        "wrong passphrase"
-                    };
-                    let logged = session
-                        .execute(
-                            &Command::AuthorizationFailed {
-                                words: words.clone(),
-                                why: why.into(),
-                            },
+                let now = now_ms(origin, offset_ms);
+                match (ok, recorded) {
+                    (true, Some((first, last_seq))) => {
+                        authorize(
+                            session,
+                            &mut ui,
+                            &mut last,
+                            (Some("passphrase"), words),
+                            (first as usize, last_seq as usize + 1),
                             now,
-                        )
-                        .map(|ev| ev.len())
-                        .unwrap_or(0);
-                    ui.submitted = None;
-                    ui.message = Some(Message::new(
-                        MsgKind::Refused,
-                        format!(
-                            "refused (rule 5b): {why}: only the arbiter may '{words}'; nothing recorded{}",
-                            if logged > 0 {
-                                " · the failed authorization is logged"
-                            } else {
-                                ""
-                            }
-                        ),
-                    ));
-                    continue;
+                        );
+                        continue;
+                    }
+                    (true, None) => (cmd, Some("passphrase")),
+                    (false, _) => {
+                        let why = match passphrase.as_deref() {
+                            None => "withdrawn (Esc)",
+                            Some("") => "empty passphrase",
+                            Some(_) => "wrong passphrase",
+                        };
+                        unauthorized(session, &mut ui, &mut last, &words, why, recorded, now);
+                        continue;
+                    }
                 }
-                (cmd, Some("passphrase"))
             }
         };
         let words = words_of(&ui, &cmd);
         let before = session.storage.len();
-        if let Command::HandOverFiles { copies, program } = &cmd {
-            match hand_over(session, copies, program.as_deref()) {
-                Ok((events, summary)) => {
-                    remember(&mut last, &events, session.storage.len());
-                    after_execute(&mut ui, &Ok(events), session.storage.len());
-                    ui.message = Some(Message::new(MsgKind::Done, summary.replace('\n', " · ")));
-                }
-                Err(e) => {
-                    ui.submitted = None;
-                    ui.message = Some(Message::new(MsgKind::Refused, e));
-                }
-            }
-        } else {
-            let now = now_ms(origin, offset_ms);
-            let r = session.execute(&cmd, now);
-            if let Ok(events) = &r {
-                remember(&mut last, events, session.storage.len());
-            }
-            after_execute(&mut ui, &r, session.storage.len());
-        }
+        let now = now_ms(origin, offset_ms);
+        record(session, &mut ui, &mut last, hand_over, &cmd, now);
         // 5b: how the arbiter's entries were authorized, right after them.
         let after = session.storage.len();
-        if let Some(by) = by
-            && after > before
-        {
-            let now = now_ms(origin, offset_ms);
-            let auth = Command::Authorize {
-                by: by.into(),
-                words,
-                first: before as u64,
-                last: after as u64 - 1,
-            };
-            if let Ok(events) = session.execute(&auth, now) {
-                on_recorded(&mut ui, &events);
-                remember(&mut last, &events, session.storage.len());
+        let now = now_ms(origin, offset_ms);
+        authorize(
+            session,
+            &mut ui,
+            &mut last,
+            (by, words),
+            (before, after),
+            now,
+        );
+    }
+}
+
+/// Run `cmd` through the session at `now` (rule 13's hand-over through the shell's hook) and
+/// tell the screen what was recorded.
+fn record(
+    session: &mut Session,
+    ui: &mut UiState,
+    last: &mut Option<String>,
+    hand_over: &mut HandOver<'_>,
+    cmd: &Command,
+    now: Ms,
+) {
+    if let Command::HandOverFiles { copies, program } = cmd {
+        match hand_over(session, copies, program.as_deref()) {
+            Ok((events, summary)) => {
+                remember(last, &events, session.storage.len());
+                after_execute(ui, &Ok(events), session.storage.len());
+                ui.message = Some(Message::new(MsgKind::Done, summary.replace('\n', " · ")));
+            }
+            Err(e) => {
+                ui.submitted = None;
+                ui.message = Some(Message::new(MsgKind::Refused, e));
             }
         }
+    } else {
+        let r = session.execute(cmd, now);
+        if let Ok(events) = &r {
+            remember(last, events, session.storage.len());
+        }
+        after_execute(ui, &r, session.storage.len());
     }
+}
+
+/// 5b: record how the entries `before..after` of an arbiter-only command were authorized (`by`
+/// none: no gate, nothing recorded).
+fn authorize(
+    session: &mut Session,
+    ui: &mut UiState,
+    last: &mut Option<String>,
+    (by, words): (Option<&str>, String),
+    (before, after): (usize, usize),
+    now: Ms,
+) {
+    let Some(by) = by else {
+        return;
+    };
+    if after <= before {
+        return;
+    }
+    let auth = Command::Authorize {
+        by: by.into(),
+        words,
+        first: before as u64,
+        last: after as u64 - 1,
+    };
+    if let Ok(events) = session.execute(&auth, now) {
+        on_recorded(ui, &events);
+        remember(last, &events, session.storage.len());
+    }
+}
+
+/// 5b: an authorization that failed (wrong or empty passphrase, withdrawn, or not given in time)
+/// is logged; entries already `recorded` at the key stand unauthorized, and the arbiter rules on
+/// their time.
+fn unauthorized(
+    session: &mut Session,
+    ui: &mut UiState,
+    last: &mut Option<String>,
+    words: &str,
+    why: &str,
+    recorded: Option<(u64, u64)>,
+    now: Ms,
+) {
+    let why = match recorded {
+        Some((first, last_seq)) => format!(
+            "{why}: entries #{first}–#{last_seq}, recorded at the key, stand UNAUTHORIZED; the arbiter rules on their time"
+        ),
+        None => why.to_string(),
+    };
+    let logged = session.execute(
+        &Command::AuthorizationFailed {
+            words: words.to_string(),
+            why: why.clone(),
+        },
+        now,
+    );
+    let seq = match &logged {
+        Ok(events) if !events.is_empty() => {
+            on_recorded(ui, events);
+            remember(last, events, session.storage.len());
+            Some(session.storage.len() - 1)
+        }
+        _ => None,
+    };
+    ui.submitted = None;
+    let logged = seq.map_or_else(String::new, |n| {
+        format!(" · the failed authorization is logged as #{n}")
+    });
+    ui.message = Some(Message::new(
+        MsgKind::Refused,
+        match recorded {
+            Some(_) => format!("refused (rule 5b): {why} ('{words}'){logged}"),
+            None => format!(
+                "refused (rule 5b): {why}: only the arbiter may '{words}'; nothing recorded{logged}"
+            ),
+        },
+    ));
 }
 
 /// How the arbiter's authorization is given at this keyboard.

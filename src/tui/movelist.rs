@@ -60,12 +60,22 @@ fn sans(view: &View) -> Vec<(usize, String)> {
         .collect()
 }
 
+/// A move's time as PGN's `%emt` and the report give it (the one function,
+/// [`crate::report::pgn::format_elapsed`]), without its leading zero hours: `1:18`, `1:02:03`.
+pub fn move_time(spent_ms: Ms) -> String {
+    let emt = crate::report::pgn::format_elapsed(spent_ms);
+    match emt.strip_prefix("0:") {
+        Some(rest) => rest.strip_prefix('0').unwrap_or(rest).to_string(),
+        None => emt,
+    }
+}
+
 /// `Nf3 0:03 1:52:10`: the move, its time, the clock after it; padded to `w`.
 fn cell(san: &str, t: Option<&MoveTime>, w: usize) -> String {
     let text = match t {
         Some(t) => format!(
             "{san:<7} {:>5} {:>7}",
-            timefmt::short(t.spent_ms as i64),
+            move_time(t.spent_ms),
             timefmt::clock(t.remaining_ms)
         ),
         None => san.to_string(),
@@ -101,6 +111,50 @@ pub fn rows(view: &View, times: &[Option<MoveTime>]) -> Vec<String> {
     out
 }
 
+/// Width of one column pair of the compact list with the moves' times ([`compact_rows`]: 27
+/// characters), with a gap of two; and without the times (16 characters).
+const COMPACT_W: usize = 29;
+const BARE_W: usize = 18;
+
+/// The rows of the compact list, for a wide screen: `12. Nf3   0:03 Nf6   0:45` (the move
+/// times, not the clocks), or with `timed` false only the moves (`12. Nf3    Nf6`), so that
+/// several column pairs fit side by side.
+pub fn compact_rows(view: &View, times: &[Option<MoveTime>], timed: bool) -> Vec<String> {
+    let moves = sans(view);
+    let t = |p: usize| {
+        if !timed {
+            return String::new();
+        }
+        times
+            .get(p)
+            .and_then(Option::as_ref)
+            .map_or(String::new(), |t| format!("{:>5}", move_time(t.spent_ms)))
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < moves.len() {
+        let (ply, san) = &moves[i];
+        let n = ply / 2 + 1;
+        if ply % 2 == 0 {
+            let right = moves
+                .get(i + 1)
+                .map_or(String::new(), |(p, s)| format!("{s:<6}{}", t(*p)));
+            out.push(format!("{n:>2}. {san:<6}{} {right}", t(*ply)));
+            i += 2;
+        } else {
+            let pad = if timed { 5 } else { 0 };
+            out.push(format!(
+                "{n:>2}. {:<w$} {san:<6}{}",
+                "…",
+                t(*ply),
+                w = 6 + pad
+            ));
+            i += 1;
+        }
+    }
+    out
+}
+
 /// Draw the list in `area`: a heading, the rows ending `back` rows before the latest, and the
 /// running move's time so far.
 pub fn render(view: &View, times: &[Option<MoveTime>], back: usize, area: Rect, buf: &mut Buffer) {
@@ -115,11 +169,31 @@ pub fn render(view: &View, times: &[Option<MoveTime>], back: usize, area: Rect, 
             Style::new().add_modifier(Modifier::BOLD),
         ))),
         _ => {
-            let mover = &view.clocks[view.to_move.index()];
+            // The side whose clock runs (a press may run ahead of the notation); the board's side
+            // to move is named when its notation is still owed.
+            let running = view.clocks.iter().position(|c| c.running);
+            let side = running.map_or(view.to_move, |i| {
+                if i == 0 {
+                    crate::core::Side::White
+                } else {
+                    crate::core::Side::Black
+                }
+            });
+            let mover = &view.clocks[side.index()];
+            let owed = if side == view.to_move {
+                String::new()
+            } else {
+                format!(" · {}'s move to enter", view.to_move.name())
+            };
             lines.push(Line::from(Span::styled(
                 format!(
-                    " to move: {} · {}",
-                    view.to_move.name().to_uppercase(),
+                    " {}: {} · {}{owed}",
+                    if running.is_some() {
+                        "clock running"
+                    } else {
+                        "to move"
+                    },
+                    side.name().to_uppercase(),
                     mover.name
                 ),
                 Style::new().add_modifier(Modifier::BOLD),
@@ -139,6 +213,42 @@ pub fn render(view: &View, times: &[Option<MoveTime>], back: usize, area: Rect, 
     }
     let all = rows(view, times);
     let room = usize::from(area.height).saturating_sub(lines.len() + 1);
+    // A wide screen whose one column cannot hold the game: as many compact column pairs as fit,
+    // filled from move 1 down, then the next column (the whole game while it fits).
+    let width = usize::from(area.width);
+    if back == 0 && all.len() > room && width / COMPACT_W >= 2 && room > 0 {
+        // With the times if the whole game fits so, else the moves alone.
+        let timed = (width / COMPACT_W) * room >= all.len();
+        let (compact, col_w) = if timed {
+            (compact_rows(view, times, true), COMPACT_W)
+        } else {
+            (compact_rows(view, times, false), BARE_W)
+        };
+        let pairs = width / col_w;
+        let start = compact.len().saturating_sub(pairs * room);
+        let shown = &compact[start..];
+        lines.push(Line::from(Span::styled(
+            match (start, timed) {
+                (0, true) => "   the whole game · each move with the time it took".to_string(),
+                (0, false) => {
+                    "   the whole game · PgUp shows each move's time and clock".to_string()
+                }
+                (s, _) => format!("   from row {} · PgUp scrolls back", s + 1),
+            },
+            gray,
+        )));
+        for r in 0..room.min(shown.len()) {
+            let mut text = String::new();
+            for c in 0..pairs {
+                if let Some(cell) = shown.get(c * room + r) {
+                    text.push_str(&format!("{cell:<col_w$}"));
+                }
+            }
+            lines.push(Line::from(text.trim_end().to_string()));
+        }
+        Paragraph::new(lines).render(area, buf);
+        return;
+    }
     let back = back.min(all.len().saturating_sub(room));
     let end = all.len() - back;
     let start = end.saturating_sub(room);

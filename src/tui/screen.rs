@@ -15,7 +15,7 @@ use crate::core::view::{ClockState, ClockView, Panel, Urgency, View};
 
 use super::describe::termination_text;
 use super::keys::{LineKind, Mode, MsgKind, Pending, UiState};
-use super::{board, logpane, movelist};
+use super::{board, logpane, movelist, shogiboard};
 
 /// What the shell knows about the log: entries, the latest one, the signed checkpoint, alarms.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -115,6 +115,7 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
             wrapped_height(&p, area.width.saturating_sub(2)) + if compact { 0 } else { 2 }
         }
         _ if chess => board::HEIGHT,
+        _ if view.shogi.is_some() => shogiboard::HEIGHT,
         _ => 4,
     };
     // The middle wants the whole move list (rows, heading, frame) when there is room: the big
@@ -182,18 +183,43 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
     match &ui.mode {
         Mode::Help { scroll } => help(*scroll, area, buf),
         Mode::Confirm { pending, text } => confirm(pending, text, area, buf),
-        Mode::Authorize { words, typed, .. } => authorize(words, typed.chars().count(), area, buf),
+        Mode::Authorize {
+            words,
+            typed,
+            recorded,
+            ..
+        } => authorize(words, typed.chars().count(), *recorded, area, buf),
         _ => {}
     }
 }
 
 /// The arbiter's authorization prompt: the command, the masked passphrase.
-fn authorize(words: &str, typed: usize, area: Rect, buf: &mut Buffer) {
-    let r = centered(area, 72, 7);
+fn authorize(
+    words: &str,
+    typed: usize,
+    recorded: Option<(u64, u64)>,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let head = match recorded {
+        Some((first, _)) => format!("  recorded at the key as #{first}: {words}"),
+        None => format!("  {words}"),
+    };
+    let foot = match recorded {
+        Some(_) => format!(
+            "  Enter authorizes it · Esc or {} s without the passphrase: it stands UNAUTHORIZED, logged, and the arbiter rules on its time (5b)",
+            super::keys::AUTHORIZE_WITHIN.as_secs()
+        ),
+        None => "  Enter checks it · Esc cancels · a failed check is logged (5b)".to_string(),
+    };
+    let w = area.width.saturating_sub(2).clamp(20, 100);
+    let inner = usize::from(w.saturating_sub(4));
+    let rows = super::logpane::wrap(&head, inner).len() + super::logpane::wrap(&foot, inner).len();
+    let r = centered(area, w, u16::try_from(rows + 4).unwrap_or(u16::MAX));
     Clear.render(r, buf);
     let lines = vec![
         Line::from(Span::styled(
-            format!("  {words}"),
+            head,
             Style::new().add_modifier(Modifier::BOLD),
         )),
         Line::from(format!(
@@ -201,7 +227,7 @@ fn authorize(words: &str, typed: usize, area: Rect, buf: &mut Buffer) {
             "*".repeat(typed)
         )),
         Line::from(""),
-        Line::from("  Enter checks it · Esc cancels · a failed check is logged (5b)"),
+        Line::from(foot),
     ];
     dialog(" only the arbiter: authorize (5b) ", lines, r, buf);
 }
@@ -270,6 +296,17 @@ fn middle(view: &View, ui: &UiState, compact: bool, area: Rect, buf: &mut Buffer
         return;
     }
     let latest = view.last_moves.last().map(String::as_str);
+    if let Some(v) = &view.shogi
+        && inner.width >= shogiboard::WIDTH + 30
+        && inner.height >= shogiboard::HEIGHT
+    {
+        let cols = Layout::horizontal([Constraint::Length(shogiboard::WIDTH), Constraint::Min(0)])
+            .spacing(1)
+            .split(inner);
+        shogiboard::render(v, ui.black_at_bottom, ui.ascii, cols[0], buf);
+        movelist::render(view, &ui.log.move_times, ui.moves_back, cols[1], buf);
+        return;
+    }
     if view.fen.is_some() && inner.width >= board::WIDTH + 40 && inner.height >= board::HEIGHT {
         let cols = Layout::horizontal([Constraint::Length(board::WIDTH), Constraint::Min(0)])
             .spacing(1)
@@ -327,6 +364,19 @@ pub fn declaration_lines(view: &View) -> Vec<Line<'static>> {
             },
         ),
     ];
+    if d.camps.is_empty() {
+        out.push(row(
+            "camps",
+            Span::styled("none: the result will not be witnessed", warn),
+        ));
+    }
+    for c in &d.camps {
+        let fp = ssh_key::PublicKey::from_openssh(&c.key).map_or_else(
+            |_| "key unreadable".to_string(),
+            |k| crate::sign::fingerprint(&k),
+        );
+        out.push(row("camp", Span::styled(format!("{} {fp}", c.name), bold)));
+    }
     out.push(Line::from(""));
     out.push(Line::from(Span::styled(
         if d.recorded {
@@ -471,7 +521,8 @@ fn clock_state(c: &ClockView) -> (&'static str, Color) {
     }
 }
 
-fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
+/// One big clock with its state in words (the Board UI's, shared with `arbiter display`).
+pub fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
     let (mark, colour) = clock_state(c);
     let live = !matches!(
         c.state,
@@ -925,7 +976,15 @@ fn input_line(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
             Span::raw(ui.line.clone()),
             cursor,
             Span::styled(
-                "   Tab completes · Enter presses the clock · Esc cancels",
+                if view
+                    .panels
+                    .iter()
+                    .any(|p| matches!(p, crate::core::view::Panel::Pressed { .. }))
+                {
+                    "   Tab completes · Enter names the move the press completed · Esc cancels"
+                } else {
+                    "   Tab completes · Enter records the move and presses the clock · Esc cancels"
+                },
                 Style::new().fg(Color::DarkGray),
             ),
         ]),
@@ -940,19 +999,16 @@ fn input_line(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
             Style::new().fg(Color::Gray),
         )),
         _ => {
-            let press = match view.phase {
+            let start = match view.phase {
                 Phase::Draft | Phase::Opened => "start clock",
-                // Space is the operator's press while the machine's clock runs.
-                Phase::Playing
-                    if view.clocks.iter().any(|c| {
-                        c.running && c.kind == Some(crate::core::event::PlayerKind::Machine)
-                    }) =>
-                {
-                    "press"
-                }
                 Phase::Playing => "move",
                 Phase::Ended => "",
             };
+            let playing = view.phase == Phase::Playing;
+            let (human, machine) = (
+                super::keys::key_name(ui.press_keys.human),
+                super::keys::key_name(ui.press_keys.machine),
+            );
             let ack = if ui.alarms.is_empty() {
                 ""
             } else {
@@ -960,7 +1016,9 @@ fn input_line(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
             };
             let keys = [
                 ("!", ack),
-                ("Space", press),
+                (human.as_str(), if playing { "human press" } else { "" }),
+                (machine.as_str(), if playing { "machine press" } else { "" }),
+                ("Space", start),
                 ("s", "stop"),
                 ("r", "resume"),
                 ("F7", "draw offer"),
@@ -1015,11 +1073,15 @@ pub fn help_lines(width: u16) -> Vec<Line<'static>> {
     let keys = [
         (
             "Space / Enter",
-            "start the game; Space presses the machine's clock (move typed after)",
+            "start the game; during it, open the move line",
         ),
         (
             "F12",
-            "the human's own press key (arbiter play --human-key maps a pedal)",
+            "the human's press, in any screen state (--human-key maps a pedal)",
+        ),
+        (
+            "F4",
+            "the operator's press for the machine, in any screen state",
         ),
         (
             "a-h N B R Q K O",
@@ -1112,8 +1174,6 @@ fn help(scroll: u16, area: Rect, buf: &mut Buffer) {
 }
 
 fn confirm(pending: &Pending, text: &str, area: Rect, buf: &mut Buffer) {
-    let r = centered(area, 72, 7);
-    Clear.render(r, buf);
     let (title, yes, what) = match pending {
         Pending::Quit => (
             " quit the board UI? ",
@@ -1127,12 +1187,25 @@ fn confirm(pending: &Pending, text: &str, area: Rect, buf: &mut Buffer) {
             "Rule 8a wants the machine's configuration document before each game: :arbiter declare config-file PATH."
                 .to_string(),
         ),
-        Pending::Command(_) => (
+        Pending::Command(c) if c.needs_confirmation() => (
             " irreversible: confirm ",
             " = yes, record it      ",
             "It can end the game or change what was played: it cannot be undone.".to_string(),
         ),
+        Pending::Command(_) => (
+            " confirm: the consequence ",
+            " = yes, record it      ",
+            "Recorded in the log once confirmed (the arbiter's passphrase follows where needed)."
+                .to_string(),
+        ),
     };
+    // As wide as the screen allows (up to 100 columns) and as tall as the words: never cut.
+    let w = area.width.saturating_sub(2).clamp(20, 100);
+    let inner = usize::from(w.saturating_sub(4));
+    let rows = super::logpane::wrap(text, inner).len() + super::logpane::wrap(&what, inner).len();
+    let h = u16::try_from(rows + 4).unwrap_or(u16::MAX);
+    let r = centered(area, w, h);
+    Clear.render(r, buf);
     let lines = vec![
         Line::from(Span::styled(
             format!("  {text}"),

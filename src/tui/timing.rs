@@ -138,7 +138,52 @@ pub fn is_alarm_source(e: &Event) -> bool {
     )
 }
 
-/// The alarms that must stay red on screen until the arbiter acknowledges them: a reached 9e
+/// Whether entry `e` satisfies what an earlier alarm asks for ([`sticky_alarms`]): the owed 6c
+/// correction made, the arbiter's correction of a clock, the draw offer answered, the machine's
+/// clock restarted or its reset reported, the game over.
+pub fn clears_alarm(e: &Event) -> bool {
+    matches!(
+        e.kind,
+        EventKind::InternalClockCorrected { .. }
+            | EventKind::ClockCorrected { .. }
+            | EventKind::DrawDeclined { .. }
+            | EventKind::MoveMade {
+                declines_draw: true,
+                ..
+            }
+            | EventKind::ClockResumed { .. }
+            | EventKind::MachineReset
+            | EventKind::GameEnded { .. }
+    )
+}
+
+/// Whether `later` satisfies the alarm raised by `source`.
+fn satisfies(source: &Event, later: &Event) -> bool {
+    use EventKind as K;
+    matches!(
+        (&source.kind, &later.kind),
+        (_, K::GameEnded { .. })
+            | (
+                K::ConsultationEnded { .. },
+                K::DrawDeclined { .. } | K::MoveMade { .. }
+            )
+            | (
+                K::InternalClockReported { .. },
+                K::InternalClockCorrected { .. }
+            )
+            | (
+                K::SyncNotMade { .. },
+                K::InternalClockCorrected { .. } | K::ClockCorrected { .. }
+            )
+            | (
+                K::ResetWindowEnded { .. },
+                K::ClockResumed { .. } | K::MachineReset
+            )
+    )
+}
+
+/// The alarms that must stay red on screen until the arbiter acknowledges them or what they ask
+/// for is recorded (then they clear themselves): a reached 9e
 /// limit, an owed 6c correction, an 8b reset window that ended, a restart whose gap awaits the
 /// arbiter's ruling. Each carries the log entry it comes from, so an acknowledged one never
 /// returns and a new occurrence always shows. `restart_gap` is the session's pending gap.
@@ -146,7 +191,10 @@ pub fn is_alarm_source(e: &Event) -> bool {
 /// Board UI keeps those of the whole log, not the log).
 pub fn sticky_alarms(log: &[(usize, Event)], restart_gap: Option<Ms>) -> Vec<Alarm> {
     let mut out = Vec::new();
-    for (i, e) in log.iter().map(|(i, e)| (*i, e)) {
+    for (k, (i, e)) in log.iter().map(|(i, e)| (*i, e)).enumerate() {
+        if log[k + 1..].iter().any(|(_, later)| satisfies(e, later)) {
+            continue;
+        }
         match &e.kind {
             EventKind::ConsultationEnded {
                 limit_reached: true,

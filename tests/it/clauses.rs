@@ -8,7 +8,6 @@
 use std::path::{Path, PathBuf};
 
 use arbiter::core::Ms;
-use arbiter::core::board::complete_san;
 use arbiter::core::command::{Command, TablebaseProbe};
 use arbiter::core::event::{
     Algorithm, ClockSet, DeclineHow, Event, EventKind, Justification, ProfileRef, Score,
@@ -2101,102 +2100,7 @@ fn clause_12_decision_bound_by_a_committee_ruling() {
     }
 }
 
-// ----- the Denryusen profile -------------------------------------------------------------------
-
-const SHOGI: &[&str] = &[
-    "0 arbiter declare white machine Sente Program",
-    "0 arbiter declare black machine Gote Program",
-    "0 arbiter declare operator Tournament Operator",
-];
-
-fn denryusen() -> Match {
-    given_game(new_game(DENRYUSEN_2024), SHOGI).and("0 arbiter start")
-}
-
-#[test]
-fn denryusen_per_side_time_increments_and_whole_seconds() {
-    let mut m = denryusen();
-    let ev = m.at("1.999 move 7g7f");
-    let (side, san, spent, inc, remaining, _) = move_made(&ev[0]);
-    assert_eq!((side, san.as_str()), (Side::White, "7g7f"));
-    // 1.999 s is charged as 1 s; 2 s are added: 180 - 1 + 2
-    assert_eq!((spent, inc, remaining), (1000, 2000, 181_000));
-    let ev = m.at("5.499 move 3c3d");
-    // 3.5 s is charged as 3 s: 600 - 3 + 2
-    let (_, _, spent, inc, remaining, _) = move_made(&ev[0]);
-    assert_eq!((spent, inc, remaining), (3000, 2000, 599_000));
-    assert_eq!(m.remaining(Side::Black, 5_499), 599_000);
-    // within a second nothing is charged yet
-    assert_eq!(m.remaining(Side::White, 6_498), 181_000);
-    assert_eq!(m.remaining(Side::White, 6_499), 180_000);
-    // the flag falls when the whole seconds charged exceed the 181 s left: at 182 s
-    let flag = 5_499 + 182_000;
-    assert_eq!(m.view(6_000).next_deadline, Some(flag));
-    assert!(m.tick(flag - 1).is_empty());
-    let ev = m.tick(flag);
-    let (score, term, _, _) = ended(&ev[0]);
-    assert_eq!((score, term), (Score::BlackWins, Termination::FlagFall));
-    assert_eq!(m.game().points(), Some([0.0, 1.0]));
-}
-
-#[test]
-fn denryusen_512_moves_are_a_draw_scored_04_06() {
-    let mut m = denryusen();
-    for i in 0..511 {
-        m.at(&format!("{} move m{i}", i + 1));
-    }
-    assert_eq!(m.game().phase(), Phase::Playing);
-    m.when("512 move m511").then(|m, ev| {
-        let (score, term, _, fen) = ended(&ev[1]);
-        assert_eq!(
-            (score, term, fen),
-            (Score::Draw, Termination::MoveCap, None)
-        );
-        assert_eq!(m.game().points(), Some([0.4, 0.6]));
-        // 256 moves of 1 s each with 2 s increments
-        assert_eq!(m.remaining(Side::White, 512_000), 180_000 + 256 * 1000);
-        assert_eq!(m.remaining(Side::Black, 512_000), 600_000 + 256 * 1000);
-    });
-}
-
-#[test]
-fn denryusen_no_show_after_five_minutes() {
-    let mut m = denryusen();
-    m.at("1 move 7g7f");
-    m.when("299.999 arbiter no-show black")
-        .then_refused("2")
-        .when("300 arbiter no-show black")
-        .then(|m, ev| {
-            let (score, term, _, _) = ended(&ev[0]);
-            assert_eq!((score, term), (Score::WhiteWins, Termination::NoShow));
-            assert_eq!(m.game().points(), Some([1.0, 0.0]));
-        });
-}
-
-#[test]
-fn denryusen_moves_are_free_text_one_word() {
-    let mut m = denryusen();
-    let ev = m.at("1 move P-7f");
-    assert!(
-        matches!(&ev[0].kind, EventKind::MoveMade { san, uci, fen: None, .. } if san == "P-7f" && uci == "P-7f")
-    );
-    assert!(arbiter::core::command::parse("move P-3d extra").is_err());
-    assert_eq!(complete_san(m.game().board(), ""), Vec::<String>::new());
-}
-
-#[test]
-fn denryusen_has_no_power_failure_rule_so_the_game_is_not_suspended_by_8b() {
-    // Without a [power_failure] section nothing could ever restore the game: refuse the
-    // suspension itself; the arbiter stops the clocks under rule 1 instead.
-    let mut m = denryusen();
-    m.at("1 move 7g7f");
-    m.when("2 arbiter power-failure blackout")
-        .then_refused_saying("8b", "[power_failure]")
-        .when("2 arbiter stop blackout")
-        .then_events(&[("clock_stopped", "1")])
-        .when("100 arbiter resume")
-        .then_events(&[("clock_resumed", "1")]);
-}
+// The Denryusen profile's tests are in `denryusen.rs`, one per article of its rules.
 
 // ----- rules profiles ----------------------------------------------------------------------------
 

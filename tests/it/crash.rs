@@ -216,3 +216,158 @@ fn crash_loop_sigkill_never_loses_an_acknowledged_entry() {
         "most runs should be killed mid-game ({killed_mid}/{runs})"
     );
 }
+
+/// Issue 21: two scripts started at once on a new match race for game 1. Exactly one creates it;
+/// the other ends with 70 and "another board or script opened this game first", having written
+/// nothing — never a missing file (74) or a refusal of its declarations (1). Ten pairs, with
+/// `--game 1` and without.
+#[test]
+fn crash_concurrent_scripts_on_a_new_match_give_70() {
+    let tmp = tempfile::tempdir().unwrap();
+    for pair in 0..10 {
+        let m = tmp.path().join(format!("m{pair}"));
+        crate::log_util::arbiter_key_in(&m);
+        let spawn = || {
+            Command::new(env!("CARGO_BIN_EXE_arbiter"))
+                .args([
+                    "script",
+                    "examples/scripts/quick.arb",
+                    "--game",
+                    "1",
+                    "--match",
+                ])
+                .arg(&m)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (a, b) = (spawn(), spawn());
+        let runs = [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()];
+        let mut codes: Vec<Option<i32>> = runs.iter().map(|o| o.status.code()).collect();
+        codes.sort();
+        let errs: Vec<String> = runs
+            .iter()
+            .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+            .collect();
+        assert_eq!(codes, [Some(0), Some(70)], "pair {pair}: {errs:?}");
+        let loser = runs
+            .iter()
+            .position(|o| o.status.code() == Some(70))
+            .unwrap();
+        assert!(
+            errs[loser].contains("another board or script opened this game first"),
+            "pair {pair}: {}",
+            errs[loser]
+        );
+        // The winner's game is whole: it verifies, and no leftover creation file remains.
+        let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["verify", "--match"])
+            .arg(&m)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "pair {pair}: {o:?}");
+        let leftovers: Vec<_> = std::fs::read_dir(m.join("game-1"))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().contains(".new-"))
+            .collect();
+        assert!(leftovers.is_empty(), "pair {pair}: {leftovers:?}");
+    }
+}
+
+/// Issue 21, every crash corner has a way back: a last entry no checkpoint signs, complete and
+/// chained, that decodes but names an impossible move (`d6t5`: a flipped byte) or a move the
+/// position refuses, used to wedge the game (every open failed with 65). Opening the game now
+/// cuts it into a side file like a torn tail, records a `recovery` entry with its digest and
+/// why, and opens the game without it; the side file holds the line's bytes.
+#[test]
+fn crash_unappliable_last_unsigned_line_is_cut_to_a_side_file() {
+    for (case, uci) in [("impossible move", "d6t5"), ("illegal move", "a1a8")] {
+        let tmp = tempfile::tempdir().unwrap();
+        let m = crate::hostile::rehearsal(tmp.path());
+        let log = m.join("game-1/log.jsonl");
+        let mut j = Journal::open(&log).unwrap();
+        let entries = j.entries();
+        let template = entries
+            .iter()
+            .rev()
+            .find(|e| e.kind == "move_made" && e.body["side"] == "white")
+            .unwrap()
+            .clone();
+        let mut body = template.body.clone();
+        body["uci"] = serde_json::json!(uci);
+        let last = entries.last().unwrap();
+        let bad = j
+            .append(arbiter::log::NewEntry {
+                mono_ms: last.mono_ms + 5000,
+                utc: chrono::Utc::now(),
+                actor: template.actor.clone(),
+                clause: template.clause.clone(),
+                kind: "move_made".into(),
+                body,
+            })
+            .unwrap()
+            .clone();
+        drop(j);
+        let bad_line = std::fs::read(&log).unwrap()[bad.offset as usize..].to_vec();
+        // A read-only command still refuses it (nothing is repaired by reading).
+        let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["status", "--match"])
+            .arg(&m)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(65), "{case}: {o:?}");
+        // Opening the game for play cuts it.
+        let key = arbiter::sign::KeySource {
+            file: Some(m.join("keys/arbiter")),
+            passphrase_env: None,
+        };
+        let opened = arbiter::matchdir::open_game_with(&m, Some(1), Path::new(RULES), &key, false)
+            .unwrap_or_else(|e| panic!("{case}: {e}"));
+        assert!(
+            opened
+                .notice
+                .as_deref()
+                .unwrap_or_default()
+                .contains("recovered"),
+            "{case}: {:?}",
+            opened.notice
+        );
+        assert_eq!(opened.session.storage.len() as u64, bad.seq + 1, "{case}");
+        drop(opened);
+        let side = m.join(format!("game-1/log.jsonl.torn-{}", bad.offset));
+        assert_eq!(std::fs::read(&side).unwrap(), bad_line, "{case}");
+        let after = Journal::open(&log).unwrap().entries();
+        let rec = after.last().unwrap();
+        assert_eq!(rec.kind, "recovery", "{case}");
+        assert_eq!(
+            rec.seq, bad.seq,
+            "{case}: the recovery takes the cut entry's place"
+        );
+        assert!(
+            rec.body["reason"].as_str().unwrap().contains("move"),
+            "{case}: {rec:?}"
+        );
+        // The game opens, shows and verifies as recovered once signed.
+        let st = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["checkpoint", "--match"])
+            .arg(&m)
+            .output()
+            .unwrap();
+        assert_eq!(st.status.code(), Some(0), "{case}: {st:?}");
+        let v = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["verify", "--match"])
+            .arg(&m)
+            .output()
+            .unwrap();
+        assert_eq!(v.status.code(), Some(11), "{case}: {v:?}");
+        let st = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["status", "--match"])
+            .arg(&m)
+            .output()
+            .unwrap();
+        assert_eq!(st.status.code(), Some(0), "{case}: {st:?}");
+    }
+}

@@ -100,7 +100,8 @@ struct Ran {
     stderr: String,
 }
 
-/// Run `arbiter ARGS` with no input, killed (and the test failed) after 30 s.
+/// Run `arbiter ARGS` with no input, killed (and the test failed) after
+/// [`crate::fuzz::HANG_BOUND`] (a hang, not a slow run).
 fn run(args: &[&str]) -> Ran {
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(args)
@@ -109,11 +110,15 @@ fn run(args: &[&str]) -> Ran {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + crate::fuzz::HANG_BOUND;
     while child.try_wait().unwrap().is_none() {
         if Instant::now() > deadline {
             let _ = child.kill();
-            panic!("hung for 30 s: arbiter {}", args.join(" "));
+            panic!(
+                "hung for {} s: arbiter {}",
+                crate::fuzz::HANG_BOUND.as_secs(),
+                args.join(" ")
+            );
         }
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -240,6 +245,33 @@ fn exit_codes_readme_table_driven_on_every_command() {
             v(&["pgn", "--match", &d, "--game", "1", "--out", &out_dir]),
             74,
         ),
+        // relay (issue 24): --once writes the file as the log stands
+        (
+            v(&["relay", "--match", &d, "--out", &tp("live.pgn"), "--once"]),
+            0,
+        ),
+        (
+            v(&["relay", "--match", &dc, "--out", &tp("live2.pgn"), "--once"]),
+            65,
+        ),
+        (
+            v(&[
+                "relay",
+                "--match",
+                &missing,
+                "--out",
+                &tp("live3.pgn"),
+                "--once",
+            ]),
+            66,
+        ),
+        (
+            v(&["relay", "--match", &d, "--out", &out_dir, "--once"]),
+            74,
+        ),
+        // display: no terminal here (65), no match folder (66)
+        (v(&["display", "--match", &d]), 65),
+        (v(&["display", "--match", &missing]), 66),
         // report
         (
             v(&[
@@ -357,7 +389,9 @@ fn exit_codes_readme_table_driven_on_every_command() {
         ("checkpoint", vec![0, 65, 66, 74]),
         ("countersign", vec![1]),
         ("keygen", vec![0, 1]),
+        ("display", vec![65, 66]),
         ("pgn", vec![0, 65, 66, 74]),
+        ("relay", vec![0, 65, 66, 74]),
         ("report", vec![0, 65, 66, 74]),
         ("script", vec![0, 1, 65, 66, 74]),
         ("status", vec![0, 65, 66]),
@@ -645,4 +679,280 @@ fn exit_codes_verify_and_prove_table_driven() {
     let seen = drive(&rows);
     assert_eq!(seen["verify"], [0, 3, 10, 11, 20, 21, 22, 23, 25, 26]);
     assert_eq!(seen["prove"], [0, 3, 20, 24]);
+}
+
+/// Issue 21: a game that does not exist is "no game N" on every command that takes `--game`
+/// (66; 3 for `verify` and `prove`, whose own table says unreadable), never "DOES NOT VERIFY …
+/// may have been tampered with"; game numbers run from 1 to 9999 (0 and numbers past the
+/// maximum are usage errors: no `game-0` is ever created); a match folder the user may not read
+/// says "Permission denied", not "no games".
+#[test]
+fn exit_codes_no_game_n_and_game_numbers_from_1() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path());
+    let ms = m.display().to_string();
+    let copy = script(tmp.path(), "copy.log", "bestmove e2e4\n");
+    let no_game: [(&[&str], i32); 8] = [
+        (&["status", "--game", "7"], 66),
+        (&["pgn", "--game", "7"], 66),
+        (&["report", "--game", "7"], 66),
+        (&["checkpoint", "--game", "7"], 66),
+        (
+            &[
+                "countersign",
+                "--game",
+                "7",
+                "--camp",
+                "k",
+                "--signature",
+                &copy,
+            ],
+            66,
+        ),
+        (&["archive", "--game", "7", &copy, &copy], 66),
+        (&["verify", "--game", "7"], 3),
+        (&["prove", "--game", "7", "--seq", "1"], 3),
+    ];
+    for (args, want) in no_game {
+        let mut all = args.to_vec();
+        all.extend(["--match", &ms]);
+        let r = run(&all);
+        assert_eq!(r.code, Some(want), "{all:?}: {r:?}");
+        assert!(
+            r.stderr.contains("no game 7 in") && r.stderr.contains("its games: 1"),
+            "{all:?}: {r:?}"
+        );
+        assert!(!r.stderr.contains("tampered"), "{all:?}: {r:?}");
+    }
+    let quick = QUICK;
+    for bad in ["0", "10000", "4294967295", "x"] {
+        for cmd in [
+            vec!["script", quick, "--game", bad, "--match", &ms],
+            vec!["status", "--game", bad, "--match", &ms],
+            vec!["pgn", "--game", bad, "--match", &ms],
+        ] {
+            let r = run(&cmd);
+            assert_eq!(r.code, Some(Exit::Usage.code().into()), "{cmd:?}: {r:?}");
+            assert!(r.stderr.contains("from 1 to 9999"), "{cmd:?}: {r:?}");
+        }
+    }
+    assert!(!m.join("game-0").exists());
+    // A folder outside 1..=9999 left by an older kit is not one of the match's games: a plain
+    // script takes game 2.
+    std::fs::create_dir(m.join("game-0")).unwrap();
+    std::fs::create_dir(m.join("game-4294967295")).unwrap();
+    let r = run(&["script", quick, "--match", &ms]);
+    assert_eq!(r.code, Some(0), "{r:?}");
+    assert!(m.join("game-2/log.jsonl").is_file());
+    // Permission denied is permission denied (as another user: root reads anything, so the
+    // folder is made unreadable to a user run through `setpriv`, when it can be).
+    let locked = tmp.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    let ls = locked.display().to_string();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let as_nobody = |args: &[&str]| {
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_arbiter"))
+            .args(args)
+            .output()
+    };
+    let can_drop = as_nobody(&["--version"]).is_ok_and(|o| o.status.success());
+    let is_root = std::fs::read_dir(&locked).is_ok();
+    for (args, want) in [
+        (vec!["status", "--match", &ls], 66),
+        (vec!["verify", "--match", &ls], 3),
+    ] {
+        let o = if is_root {
+            if !can_drop {
+                println!("SKIPPED: root, and setpriv cannot drop to nobody here");
+                break;
+            }
+            as_nobody(&args).unwrap()
+        } else {
+            Command::new(env!("CARGO_BIN_EXE_arbiter"))
+                .args(&args)
+                .output()
+                .unwrap()
+        };
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(want), "{args:?}: {err}");
+        assert!(err.contains("Permission denied"), "{args:?}: {err}");
+        assert!(!err.contains("no game"), "{args:?}: {err}");
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
+}
+
+/// Issue 21: a rules profile or a script that cannot be read — missing, a folder, a FIFO, not
+/// UTF-8 — is 66 on `script` (dry run or not) as on `play`, README's "a file that cannot be
+/// read"; a malformed profile is 65.
+#[test]
+fn exit_codes_unreadable_rules_and_scripts_are_66() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path());
+    let ms = m.display().to_string();
+    let fifo = tmp.path().join("fifo.toml");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let not_utf8 = tmp.path().join("latin1.toml");
+    std::fs::write(&not_utf8, b"name = \"caf\xe9\"\n").unwrap();
+    let folder = tmp.path().join("folder.toml");
+    std::fs::create_dir(&folder).unwrap();
+    let malformed = script(tmp.path(), "bad.toml", "this is not toml\n");
+    let missing = tmp.path().join("missing.toml").display().to_string();
+    let (fifo, not_utf8, folder) = (s(&fifo), s(&not_utf8), s(&folder));
+    for (rules, want) in [
+        (missing.as_str(), 66),
+        (folder, 66),
+        (fifo, 66),
+        (not_utf8, 66),
+        (malformed.as_str(), 65),
+    ] {
+        for dry in [true, false] {
+            let mut args = vec!["script", QUICK, "--match", &ms, "--rules", rules];
+            if dry {
+                args.push("--dry-run");
+            }
+            let r = run(&args);
+            assert_eq!(r.code, Some(want), "{args:?}: {r:?}");
+        }
+    }
+    for file in [fifo, not_utf8, folder] {
+        let r = run(&["script", file, "--dry-run", "--match", &ms]);
+        assert_eq!(r.code, Some(66), "{file}: {r:?}");
+    }
+}
+
+/// Issue 21, messages that say what is wrong: a torn tail after a crash is "a crash left an
+/// incomplete last line" with the way back, not "may have been tampered with"; an empty
+/// `log.jsonl` says why and what to do; a NUL byte or an escape sequence from a script is shown
+/// escaped, never sent raw; `verify --proof` reads a proof from a pipe (`<(arbiter prove …)`),
+/// and a FIFO with no writer ends at once (23, an empty proof), never a hang.
+#[test]
+fn exit_codes_messages_say_what_is_wrong() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path());
+    let ms = m.display().to_string();
+    // The proof through a pipe, then a FIFO nobody writes.
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "'{bin}' verify --match '{ms}' --proof <('{bin}' prove --match '{ms}' --game 1 --seq 3)",
+            bin = env!("CARGO_BIN_EXE_arbiter")
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("proof OK"),
+        "{o:?}"
+    );
+    let fifo = tmp.path().join("proof.fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let r = run(&["verify", "--match", &ms, "--proof", s(&fifo)]);
+    assert_eq!(r.code, Some(Exit::BadProof.code().into()), "{r:?}");
+    // NUL and ESC from a script line, escaped.
+    let nul = tmp.path().join("nul.arb");
+    std::fs::write(&nul, b"0 fr\0ob\x1b[31m\n").unwrap();
+    let r = run(&["script", s(&nul), "--dry-run", "--match", &ms]);
+    assert_eq!(r.code, Some(Exit::BadInput.code().into()), "{r:?}");
+    assert!(
+        !r.stderr.contains('\0') && !r.stderr.contains('\x1b'),
+        "{r:?}"
+    );
+    assert!(r.stderr.contains("fr\\0ob\\u{1b}[31m"), "{r:?}");
+    // A torn tail, as a crash leaves it.
+    let log = m.join("game-1/log.jsonl");
+    let mut bytes = std::fs::read(&log).unwrap();
+    let whole = bytes.len();
+    bytes.extend_from_slice(b"{\"v\":1,\"seq\":13,\"pr");
+    std::fs::write(&log, &bytes).unwrap();
+    for cmd in ["status", "pgn"] {
+        let r = run(&[cmd, "--match", &ms, "--game", "1"]);
+        assert_eq!(r.code, Some(Exit::BadInput.code().into()), "{cmd}: {r:?}");
+        assert!(
+            r.stderr
+                .contains("a crash left an incomplete last line in game 1's log (19 bytes"),
+            "{cmd}: {r:?}"
+        );
+        assert!(
+            r.stderr.contains(&format!("offset {whole}")),
+            "{cmd}: {r:?}"
+        );
+        assert!(!r.stderr.contains("tampered"), "{cmd}: {r:?}");
+    }
+    // An empty log.
+    std::fs::write(&log, b"").unwrap();
+    let r = run(&["status", "--match", &ms, "--game", "1"]);
+    assert_eq!(r.code, Some(Exit::BadInput.code().into()), "{r:?}");
+    assert!(r.stderr.contains("the file is empty"), "{r:?}");
+    assert!(r.stderr.contains("move it aside"), "{r:?}");
+}
+
+/// Issue 21: `archive` on a game whose folder and log are read-only for the user is 74 (the log
+/// cannot be written), as README says, not 66. Run as another user through `setpriv` when the
+/// tests run as root (root writes anything), else as this user.
+#[test]
+fn exit_codes_read_only_log_is_74() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path());
+    let copy = script(tmp.path(), "copy.log", "bestmove e2e4\n");
+    let open = |p: &Path, mode| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode));
+    for p in [tmp.path(), m.as_path(), &m.join("game-1"), &m.join("keys")] {
+        open(p, 0o755).unwrap();
+    }
+    for p in [
+        &m.join("game-1/log.jsonl"),
+        &m.join("keys/arbiter"),
+        Path::new(&copy),
+    ] {
+        open(p, 0o644).unwrap();
+    }
+    open(&m.join("game-1"), 0o555).unwrap();
+    open(&m.join("game-1/log.jsonl"), 0o444).unwrap();
+    let args = ["archive", "--match", s(&m), "--game", "1", &copy, &copy];
+    let root = std::fs::OpenOptions::new()
+        .append(true)
+        .open(m.join("game-1/log.jsonl"))
+        .is_ok();
+    let o = if root {
+        match Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_arbiter"))
+            .args(args)
+            .output()
+        {
+            Ok(o) => o,
+            Err(_) => {
+                println!("SKIPPED: root, and no setpriv to run as another user");
+                return;
+            }
+        }
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(Exit::WriteFailed.code().into()),
+        "{err}"
+    );
+    assert!(err.contains("Permission denied"), "{err}");
+    open(&m.join("game-1"), 0o700).unwrap();
 }

@@ -121,7 +121,7 @@ impl TestMatch {
     }
 
     pub fn sign(&self, j: &Journal, game: u32) -> PathBuf {
-        sign::sign_checkpoint(&self.dir, game, &j.entries(), &self.key, t0()).unwrap()
+        arbiter::witness::sign_and_index(&self.dir, game, &j.entries(), &self.key, t0()).unwrap()
     }
 }
 

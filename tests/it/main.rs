@@ -1,4 +1,5 @@
 //! The one integration-test binary: each module drives one part of the kit.
+mod anywhere; // issue 21: bundled profiles, any folder, completions, man page
 mod archive_copies; // rule 13a: copies compared, hashed, stored; SHA256SUMS
 mod board_match; // issue 13: config-file digest, next game carried over, status computed now
 mod clauses; // one test per clause of the 2003 rules, given / when / then
@@ -6,6 +7,10 @@ mod clauses13; // rule 13 through the binary: 13a, 13c, 13d, 13e
 mod clauses13_core;
 mod clauses20; // issue 20: results over pressed moves, 7c after the reply, 8b twice, notation, 10a // rule 13 decided in the core: refusal, lateness, clause
 mod crash; // SIGKILL at random moments: nothing acknowledged is lost
+mod denryusen; // the Denryu-sen 2024 rules: shogi judged, one test per article
+mod denryusen_record; // a human-vs-engine shogi game to the ms; CSA and KIF read by python-shogi
+mod denryusen_screens; // the shogi board at 80x24 and 120x40 (snapshots)
+mod display; // issue 24: the read-only screen follows the board, never writes
 mod engine_clock; // rule 6c audited from a real Stockfish log: go wtime/btime against the official clock
 mod engine_coverage; // UCI / CECP engine logs and the rule-13c coverage
 mod engine_props; // engine-log parsers never panic
@@ -28,14 +33,17 @@ mod log_tamper; // the tamper matrix
 mod log_util;
 mod log_verify; // verify statuses, proofs, exit codes
 mod offline; // rule 11: no network call
+mod outputs; // issue 21: no output path lands on a match's own files
 mod pgn_clocks; // issue 20: the PGN's clocks are the log's, press-then-notation or not
 mod pgn_support;
 mod pgn_write; // PGN with %clk / %emt
 mod press; // issue 12: the press is the time, the notation follows
+mod profiles_matches; // issue 23: the real man–machine matches as profiles, each through its rule
 mod props; // properties over random sessions: time conserved, one clock, replay, refusals
 mod pty; // the Board UI in a real pseudo-terminal (tmux)
 mod readme; // README's examples are what the kit accepts
 mod realgame; // the real Stockfish game end to end: archive, coverage, PGN in two readers
+mod relay; // issue 24: the live relay's PGN at every entry, delay, games in order
 mod report_model; // the committee report's content
 mod report_public; // issue 20: the public report names no folder and no program file (13e)
 mod report_render;
@@ -46,6 +54,7 @@ mod restart; // 8b/6d: restart and suspend gaps ruled once, measured, with a rea
 mod roles; // 5b: the operator's rights and the arbiter-only commands
 mod screens; // every Board UI screen and panel (snapshots)
 mod text; // 5b: free text kept, length limit
+mod timecontrol; // issue 23: the time-control model against hand vectors and a reference
 mod times; // issue 12: per-move times equal the clocks; take-backs, penalties, corrections, gaps
 mod tui_keys; // keys -> commands, pure
 mod tui_log_tail; // issue 14: the Board UI keeps the latest entries, reads older pages on demand
@@ -53,3 +62,4 @@ mod tui_support;
 mod usage; // clap usage errors: `arbiter: error: …`, exit 2
 mod void; // rule 1: the arbiter voids a mis-keyed entry; replay agrees
 mod witness; // issue 11: demo key, pinned trust, rollback, rename, never overwrite, notes
+mod witness_attacks; // issue 19: each attack on a real match folder, and what the kit and verify say

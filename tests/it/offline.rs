@@ -18,13 +18,16 @@ fn clause_11_the_kit_opens_no_network_connection() {
     crate::log_util::arbiter_key_in(&tmp.path().join("m"));
     let m = tmp.path().join("m").display().to_string();
     let trace = tmp.path().join("trace");
-    let runs: [&[&str]; 6] = [
+    let live = tmp.path().join("live.pgn").display().to_string();
+    let runs: [&[&str]; 7] = [
         &["script", "examples/scripts/quick.arb", "--match", &m],
         &["checkpoint", "--match", &m, "--game", "1"],
         &["verify", "--match", &m],
         &["status", "--match", &m],
         &["report", "--match", &m, "--game", "1"],
         &["pgn", "--match", &m, "--game", "1"],
+        // Issue 24: the live relay only writes a file; the broadcaster's uploader sends it.
+        &["relay", "--match", &m, "--out", &live, "--once"],
     ];
     for args in runs {
         let out = Command::new("strace")

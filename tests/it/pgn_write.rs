@@ -20,6 +20,7 @@ fn pgn_round_trip_of_the_real_game() -> TestResult {
         result: tag("Result"),
         time_control: tag("TimeControl"),
         termination: Some("normal".to_owned()),
+        fen: None,
         moves: original
             .moves
             .iter()
@@ -31,6 +32,7 @@ fn pgn_round_trip_of_the_real_game() -> TestResult {
             })
             .collect(),
         trailing: Vec::new(),
+        extra: Vec::new(),
     };
     let text = write_pgn(&game);
 

@@ -275,11 +275,11 @@ fn pty_start_and_play_two_moves() {
     assert!(!s.contains("-icanon"), "raw mode left on:\n{s}");
 }
 
-/// 4a / 6b: the operator presses for the machine on Space the instant it moves; the PRESSED panel
+/// 4a / 6b: the operator presses for the machine on F4 the instant it moves; the PRESSED panel
 /// asks for the move, typed after while the human's clock runs; the log holds the press and then
 /// the move naming it.
 #[test]
-fn pty_laws_6_2_space_presses_for_the_machine_and_the_move_is_typed_after() {
+fn pty_laws_6_2_f4_presses_for_the_machine_and_the_move_is_typed_after() {
     need_tmux!();
     let (dir, args) = demo_match();
     let t = started_with(Tmux::start_watched(
@@ -291,7 +291,7 @@ fn pty_laws_6_2_space_presses_for_the_machine_and_the_move_is_typed_after() {
     ));
     play(&t, "e4");
     t.wait_for("1. e4", DEADLINE);
-    t.keys(&["Space"]);
+    t.keys(&["F4"]);
     t.wait_for("PRESSED", DEADLINE);
     t.wait_for("clock_pressed", DEADLINE);
     play(&t, "e5");
@@ -326,6 +326,8 @@ fn pty_draw_offer_consultation_countdown() {
     t.keys(&[":"]);
     t.type_text("human offer-draw");
     t.keys(&["Enter"]);
+    t.wait_for("y = yes", DEADLINE);
+    t.keys(&["y"]);
     t.wait_for("9e DRAW OFFER", DEADLINE);
     // F8 prefills the consultation with the registered team.
     t.keys(&["F8"]);
@@ -370,10 +372,14 @@ fn pty_clause_13a_hand_over_on_the_board_after_the_result() {
     t.keys(&[":"]);
     t.type_text(&format!("arbiter archive {a}"));
     t.keys(&["Enter"]);
+    t.wait_for("1 copy of the machine's log", DEADLINE);
+    t.keys(&["y"]);
     t.wait_for("at least 2 are required", DEADLINE);
     t.keys(&[":"]);
     t.type_text(&format!("arbiter archive {a} {b}"));
     t.keys(&["Enter"]);
+    t.wait_for("2 copies of the machine's log", DEADLINE);
+    t.keys(&["y"]);
     let s = t.wait_for("✓ archived", DEADLINE);
     assert!(s.contains("13a machine's log (2 copies) ✓ archived"), "{s}");
     t.keys(&["q"]);
@@ -479,6 +485,9 @@ fn pty_kill_9_and_resume_from_the_log() {
     t.keys(&[":"]);
     t.type_text("arbiter restart-gap waive the kit was killed by the test");
     t.keys(&["Enter"]);
+    // The question says what the ruling does to the clock, in words.
+    t.wait_for("is charged nothing", DEADLINE);
+    t.keys(&["y"]);
     t.wait_for("log: 7 entries", DEADLINE);
     play(&t, "Nf3");
     t.wait_for("2. Nf3", DEADLINE);
@@ -712,4 +721,313 @@ fn pty_a_terminal_left_raw_is_restored_by_the_next_start() {
     let s = t.wait_for("icanon", DEADLINE);
     assert!(!s.contains("-icanon"), "still raw:\n{s}");
     assert!(s.contains("exit 66"), "{s}");
+}
+
+/// The kinds of a game's log entries, in order.
+fn log_entries(m: &Path) -> Vec<arbiter::log::Entry> {
+    arbiter::journal::read_entries(&m.join("game-1/log.jsonl")).unwrap_or_default()
+}
+
+/// Poll the log until it holds `n` entries of `kind`.
+fn wait_log(m: &Path, kind: &str, n: usize) -> Vec<arbiter::log::Entry> {
+    let until = Instant::now() + DEADLINE;
+    loop {
+        let e = log_entries(m);
+        if e.iter().filter(|x| x.kind == kind).count() >= n {
+            return e;
+        }
+        assert!(
+            Instant::now() < until,
+            "{n} '{kind}' entries not in the log within {DEADLINE:?}: {:?}",
+            e.iter().map(|x| x.kind.as_str()).collect::<Vec<_>>()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Start an encrypted match's game: the passphrase at open, Space, the passphrase for the start.
+fn started_encrypted(name: &str, args: &[String]) -> Tmux {
+    let t = Tmux::start(name, &strs(args), &repo_dir(), 110, 34);
+    t.wait_for("passphrase of", DEADLINE);
+    t.type_text("kasparov-2003");
+    t.keys(&["Enter"]);
+    t.wait_for("PRE-GAME", DEADLINE);
+    t.keys(&["Space"]);
+    t.wait_for("only the arbiter: authorize", DEADLINE);
+    t.type_text("kasparov-2003");
+    t.keys(&["Enter"]);
+    t.wait_for("RUNNING", DEADLINE);
+    t
+}
+
+/// Issue 25, 4a / 6b: a press is never lost. F12 (the human's) and F4 (the operator's for the
+/// machine) press in every state of the screen — the `:` line, the log page, help, a y/n
+/// question, the passphrase prompt — the dialog stays open, and nothing is typed into it.
+#[test]
+fn pty_laws_6_2_a_press_during_every_dialog_is_recorded_and_the_dialog_stays() {
+    need_tmux!();
+    let (_dir, args, m) = encrypted_match();
+    let t = started_encrypted("press-dialogs", &args);
+    // The `:` line, half typed: F12 presses White's (the human's) clock; the text stays.
+    t.keys(&[":"]);
+    t.type_text("arbiter note typing");
+    t.keys(&["F12"]);
+    wait_log(&m, "clock_pressed", 1);
+    let s = t.wait_for("clock_pressed", DEADLINE);
+    assert!(
+        s.contains(" :  arbiter note typing"),
+        "the line stays:\n{s}"
+    );
+    t.keys(&["Escape"]);
+    play(&t, "e4");
+    t.wait_for("1. e4", DEADLINE);
+    // The log page: F4 presses Black's (the machine's) clock; the page stays.
+    t.keys(&["l"]);
+    t.wait_for("the log:", DEADLINE);
+    t.keys(&["F4"]);
+    wait_log(&m, "clock_pressed", 2);
+    t.wait_for("clock_pressed · side: black", DEADLINE);
+    t.keys(&["Escape"]);
+    play(&t, "e5");
+    t.wait_for("1. e4", DEADLINE);
+    wait_log(&m, "move_made", 2);
+    // Help.
+    t.keys(&["?"]);
+    t.wait_for("KEYS", DEADLINE);
+    t.keys(&["F12"]);
+    wait_log(&m, "clock_pressed", 3);
+    assert!(t.screen().contains("KEYS"), "help stays open");
+    t.keys(&["Escape"]);
+    play(&t, "Nf3");
+    wait_log(&m, "move_made", 3);
+    // A y/n question.
+    t.keys(&[":"]);
+    t.type_text("human resign");
+    t.keys(&["Enter"]);
+    t.wait_for("irreversible", DEADLINE);
+    t.keys(&["F4"]);
+    wait_log(&m, "clock_pressed", 4);
+    assert!(t.screen().contains("irreversible"), "the question stays");
+    t.keys(&["n"]);
+    t.wait_for("cancelled, nothing recorded", DEADLINE);
+    play(&t, "Nc6");
+    wait_log(&m, "move_made", 4);
+    // The passphrase prompt: the press is recorded and not typed as a character.
+    t.keys(&[":"]);
+    t.type_text("arbiter note the press keys work");
+    t.keys(&["Enter"]);
+    t.wait_for("y = yes", DEADLINE);
+    t.keys(&["y"]);
+    t.wait_for("only the arbiter: authorize", DEADLINE);
+    t.type_text("kas");
+    t.keys(&["F12"]);
+    wait_log(&m, "clock_pressed", 5);
+    let s = t.wait_for("only the arbiter: authorize", DEADLINE);
+    assert!(
+        s.contains("(signing key): ***\n") || s.contains("(signing key): *** "),
+        "{s}"
+    );
+    t.type_text("parov-2003");
+    t.keys(&["Enter"]);
+    let e = wait_log(&m, "note", 1);
+    let kinds: Vec<&str> = e.iter().map(|x| x.kind.as_str()).collect();
+    assert_eq!(kinds.iter().filter(|k| **k == "clock_pressed").count(), 5);
+    assert_eq!(kinds.last(), Some(&"authorized"), "{kinds:?}");
+    assert!(!kinds.contains(&"authorization_failed"), "{kinds:?}");
+}
+
+fn utc_ms(e: &arbiter::log::Entry) -> i64 {
+    chrono::DateTime::parse_from_rfc3339(&e.utc)
+        .unwrap()
+        .timestamp_millis()
+}
+
+/// Issue 25, rule 1 and 5b: the stop is timed at the key. `s`, then 3 s before the passphrase:
+/// the stop's time is the key's (to the 100 ms), not the passphrase's; the authorization follows
+/// with its own time. Esc instead of the passphrase leaves the act recorded and logs it
+/// UNAUTHORIZED.
+#[test]
+fn pty_clause_1_the_stop_is_timed_at_the_key_not_at_the_passphrase() {
+    need_tmux!();
+    let (_dir, args, m) = encrypted_match();
+    let t = started_encrypted("stop-at-key", &args);
+    play(&t, "e4");
+    wait_log(&m, "move_made", 1);
+    let before = chrono::Utc::now().timestamp_millis();
+    t.keys(&["s"]);
+    let after = chrono::Utc::now().timestamp_millis();
+    t.wait_for("recorded at the key as #", DEADLINE);
+    // The arbiter takes three seconds to type his passphrase.
+    std::thread::sleep(Duration::from_secs(3));
+    t.type_text("kasparov-2003");
+    t.keys(&["Enter"]);
+    let e = wait_log(&m, "authorized", 2);
+    let stop = e.iter().find(|x| x.kind == "clock_stopped").unwrap();
+    let auth = e.last().unwrap();
+    assert_eq!(auth.kind, "authorized");
+    assert_eq!(auth.body["first"], serde_json::json!(stop.seq));
+    let at = utc_ms(stop);
+    assert!(
+        at >= before - 100 && at <= after + 100,
+        "the stop is timed at the key: key sent {before}..{after}, stop at {at}"
+    );
+    assert!(
+        utc_ms(auth) - at >= 2900,
+        "the authorization came 3 s later: {} ms",
+        utc_ms(auth) - at
+    );
+    // Resume, and Esc instead of the passphrase: the resume stands, logged unauthorized.
+    t.keys(&["r"]);
+    t.wait_for("recorded at the key as #", DEADLINE);
+    t.keys(&["Escape"]);
+    let e = wait_log(&m, "authorization_failed", 1);
+    let failed = e.last().unwrap();
+    assert!(
+        failed.body["why"]
+            .as_str()
+            .unwrap()
+            .contains("UNAUTHORIZED"),
+        "{:?}",
+        failed.body
+    );
+    assert_eq!(e[e.len() - 2].kind, "clock_resumed");
+    t.wait_for("UNAUTHORIZED", DEADLINE);
+}
+
+/// Issue 25: the screen shows only what is in the log. The board is killed (kill -9) with help
+/// over the screen and reopened in the same terminal: its screen equals a fresh board's on the
+/// same log, cell for cell (digits masked: the clocks run), no stale cell left.
+#[test]
+fn pty_a_board_reopened_after_kill_9_in_the_same_terminal_shows_no_stale_cell() {
+    need_tmux!();
+    let (_dir, args) = demo_match();
+    let quoted: Vec<String> = args.iter().map(|a| shell_quote(a)).collect();
+    let line = format!(
+        "{{arbiter}} {a}; {{arbiter}} {a}; exec sleep 600",
+        a = quoted.join(" ")
+    );
+    let t = Tmux::start_shell("reopen", &line, &repo_dir(), 100, 30);
+    let t = started_with(t);
+    for san in ["e4", "e5", "Nf3", "Nc6", "Bb5"] {
+        play(&t, san);
+    }
+    t.wait_for("3. Bb5", DEADLINE);
+    // Stopped clocks: the reopened board has no restart gap to rule on.
+    t.keys(&["s"]);
+    t.wait_for("STOPPED", DEADLINE);
+    t.keys(&["?"]);
+    t.wait_for("KEYS", DEADLINE);
+    let shell = t.pid();
+    let out = Command::new("pgrep")
+        .args(["-P", &shell.to_string()])
+        .output()
+        .unwrap();
+    let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(!pid.is_empty(), "the board's pid");
+    assert!(
+        Command::new("kill")
+            .args(["-9", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    // The shell opens the board again in the same terminal.
+    let until = Instant::now() + DEADLINE;
+    while Instant::now() < until {
+        let out = Command::new("pgrep")
+            .args(["-P", &shell.to_string()])
+            .output()
+            .unwrap();
+        let now = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if !now.is_empty() && now != pid {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.wait_for("3. Bb5", DEADLINE);
+    t.keys(&["Escape"]); // the message line (the terminal-restored notice) cleared
+    std::thread::sleep(Duration::from_millis(300));
+    let reopened = t.wait_for("3. Bb5", DEADLINE);
+    t.keys(&["q"]);
+    t.wait_for("quit the board UI?", DEADLINE);
+    t.keys(&["y"]);
+    t.wait_for("", DEADLINE);
+    drop(t);
+    let fresh_t = Tmux::start("fresh", &strs(&args), &repo_dir(), 100, 30);
+    fresh_t.wait_for("3. Bb5", DEADLINE);
+    fresh_t.keys(&["Escape"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let fresh = fresh_t.wait_for("3. Bb5", DEADLINE);
+    let mask = |s: &str| -> Vec<String> {
+        s.lines()
+            .map(|l| {
+                l.chars()
+                    .map(|c| if c.is_ascii_digit() { '#' } else { c })
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            })
+            .collect()
+    };
+    let (a, b) = (mask(&reopened), mask(&fresh));
+    for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+        // The big digits of a clock are blocks, not digits: rows 2-5 hold them; both clocks are
+        // stopped, so they are equal too.
+        assert_eq!(
+            x, y,
+            "row {i} differs\nreopened:\n{reopened}\nfresh:\n{fresh}"
+        );
+    }
+    assert!(
+        !reopened.contains("KEYS"),
+        "the help of the killed board is gone:\n{reopened}"
+    );
+}
+
+/// Issue 25: one number per entry. After a failed authorization (wrong passphrase) the log
+/// page shows every entry under the number it has in the file (`seq`), the failed authorization
+/// included, and the title counts what the file holds.
+#[test]
+fn pty_the_log_page_numbers_entries_as_the_file_after_a_failed_authorization() {
+    need_tmux!();
+    let (_dir, args, m) = encrypted_match();
+    let t = started_encrypted("numbers", &args);
+    play(&t, "e4");
+    wait_log(&m, "move_made", 1);
+    t.keys(&[":"]);
+    t.type_text("arbiter note a wrong passphrase follows");
+    t.keys(&["Enter"]);
+    t.wait_for("y = yes", DEADLINE);
+    t.keys(&["y"]);
+    t.wait_for("only the arbiter: authorize", DEADLINE);
+    t.type_text("not-it");
+    t.keys(&["Enter"]);
+    t.wait_for("refused (rule 5b): wrong passphrase", DEADLINE);
+    play(&t, "e5");
+    let e = wait_log(&m, "move_made", 2);
+    let failed = e.iter().find(|x| x.kind == "authorization_failed").unwrap();
+    let last = e.last().unwrap();
+    // The message line names the move by its number in the file.
+    t.wait_for(&format!("#{} ", last.seq), DEADLINE);
+    t.keys(&["l"]);
+    let s = t.wait_for(&format!("the log: {} entries", e.len()), DEADLINE);
+    let body = |l: &str| l.trim_start_matches(['║', ' ']).to_string();
+    let row_of = |seq: u64| {
+        s.lines()
+            .map(body)
+            .find(|l| l.starts_with(&format!("#{seq} ")))
+            .unwrap_or_default()
+    };
+    assert!(row_of(failed.seq).contains("clause 5b"), "{s}");
+    assert!(
+        s.contains("authorization_failed"),
+        "the failed authorization is on the page:\n{s}"
+    );
+    let next = s
+        .lines()
+        .map(body)
+        .skip_while(|l| !l.starts_with(&format!("#{} ", last.seq)))
+        .nth(1)
+        .unwrap_or_default();
+    assert!(next.contains("move_made"), "#{} is e5:\n{s}", last.seq);
 }

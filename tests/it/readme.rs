@@ -101,6 +101,58 @@ fn readme_examples_run_as_written() {
     assert!(tmp.path().join("proof.json").is_file());
 }
 
+/// README's block of each match's profile (issue 23), run as written by bash from a fresh folder
+/// holding `examples/` and `rules/`: every profile loads with `arbiter script --rules`.
+#[test]
+fn readme_profile_examples_run_as_written() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let start = readme
+        .find("Each match's profile (run as written")
+        .expect("README has the profiles block");
+    let block = &readme[start..];
+    let open = block.find("```sh\n").unwrap() + "```sh\n".len();
+    let close = block[open..].find("```").unwrap();
+    let script = &block[open..open + close];
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::env::current_dir().unwrap();
+    for d in ["examples", "rules"] {
+        std::os::unix::fs::symlink(root.join(d), tmp.path().join(d)).unwrap();
+    }
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_arbiter"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-euo", "pipefail", "-c", script])
+        .current_dir(tmp.path())
+        .env("PATH", path)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (f, name) in [
+        ("deep-blue-1997", "Deep Blue, New York 1997"),
+        ("kramnik-deep-fritz-2002", "Manama 2002"),
+        ("x3d-fritz-2003", "X3D Fritz, New York 2003"),
+        ("kramnik-deep-fritz-2006", "Bonn 2006"),
+        ("nakamura-komodo-2016", "Chess.com 2016"),
+    ] {
+        assert!(script.contains(&format!("rules/{f}.toml")), "{f}");
+        assert!(stdout.contains(name), "{name}: {stdout}");
+    }
+    assert!(stdout.contains("result: 1-0 (Checkmate"), "{stdout}");
+}
+
 #[test]
 fn readme_declarations_example_opens_and_starts_a_game() {
     // The `decl.arb` block under "Another match", used as README says:
@@ -166,4 +218,62 @@ fn readme_press_example_runs_and_the_clocks_follow_the_presses() {
     // White pressed at 10 s and Black's clock ran 10 s to 40 s; White's runs from 40 s.
     assert_eq!(v.clocks[0].remaining_ms, 7_200_000 - 10_000 - 4_000);
     assert_eq!(v.clocks[1].remaining_ms, 7_200_000 - 30_000);
+}
+
+/// README's set-up block, run as written by bash from a fresh folder with no `rules/`, `HOME`
+/// in a temp folder and this build's `arbiter` on PATH. Its first line, `cargo install --path .`,
+/// is the release build of this same package and is checked to be there, not rebuilt here
+/// (tests/it/anywhere.rs runs the built binary from a folder without `rules/`).
+#[test]
+fn readme_setup_installs_and_runs_anywhere() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let start = readme
+        .find("## Set-up")
+        .expect("README has a set-up section");
+    let block = &readme[start..];
+    let open = block.find("```sh\n").unwrap() + "```sh\n".len();
+    let close = block[open..].find("```").unwrap();
+    let script = &block[open..open + close];
+    assert_eq!(script.lines().next(), Some("cargo install --path ."));
+    let rest: String = script.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_arbiter"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &rest])
+        .current_dir(tmp.path())
+        .env("HOME", tmp.path())
+        .env("PATH", path)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "README set-up failed ({:?}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("kasparov-deep-junior-2003"));
+    let completion = tmp
+        .path()
+        .join(".local/share/bash-completion/completions/arbiter");
+    assert!(
+        std::fs::read_to_string(completion)
+            .unwrap()
+            .contains("_arbiter")
+    );
+    let man = tmp.path().join(".local/share/man/man1/arbiter.1");
+    assert!(
+        std::fs::read_to_string(man)
+            .unwrap()
+            .contains(".TH arbiter 1")
+    );
 }

@@ -108,13 +108,14 @@ fn report_cli_writes_html_and_markdown_readable_by_the_owner_only() -> TestResul
         std::fs::read_to_string(&md_path)?.starts_with("# Arbiter report: match ny-2003, game 1")
     );
 
-    // --public to a chosen path; an existing file is replaced and tightened to 0600.
+    // --public to a chosen path; an existing file is replaced (--force: it is not a report the kit
+    // wrote) and tightened to 0600.
     let public = tmp.path().join("public.html");
     std::fs::write(&public, "old")?;
     std::fs::set_permissions(&public, std::fs::Permissions::from_mode(0o644))?;
     let p = public.to_string_lossy().to_string();
     let out = arbiter(&[
-        "report", "--match", &d, "--game", "1", "--public", "--out", &p,
+        "report", "--match", &d, "--game", "1", "--public", "--out", &p, "--force",
     ])?;
     assert!(
         out.status.success(),

@@ -430,7 +430,7 @@ fn clause_6a_the_running_moves_time_is_shown() {
 
 #[test]
 fn clause_free_text_profile_shows_the_move_list_only() {
-    let mut r = rig_with_profile("rules/denryusen-2024.toml");
+    let mut r = rig_with_profile("tests/fixtures/profiles/free-text.toml");
     r.at("0", "arbiter start")
         .at("5", "move 7g7f")
         .at("9", "move 3c3d");
@@ -560,7 +560,7 @@ fn clause_9e_limit_stays_red_after_the_panel_goes_until_acknowledged() {
 }
 
 #[test]
-fn clause_6c_owed_correction_stays_red_until_acknowledged_even_once_corrected() {
+fn clause_6c_owed_correction_clears_itself_once_corrected() {
     let mut r = after_e4();
     r.at("30", "operator internal-clock 1:50:00");
     assert!(
@@ -573,12 +573,16 @@ fn clause_6c_owed_correction_stays_red_until_acknowledged_even_once_corrected() 
         !s.contains("6c SYNC INTERNAL CLOCK"),
         "the panel goes with the correction:\n{s}"
     );
+    // Issue 25: what the alarm asks for is recorded: it clears itself.
     assert!(
-        s.contains("6c internal clock off by -9:40"),
-        "the alarm stays:\n{s}"
+        !s.contains("6c internal clock off by -9:40"),
+        "the alarm clears itself once the correction is recorded:\n{s}"
     );
-    r.key("1:00", ch('!'));
-    assert!(!r.shot("1:10", 80, 24).contains("6c internal clock off"));
+    // Before the correction, acknowledging stays available.
+    r.at("1:10", "operator internal-clock 1:40:00");
+    assert!(r.shot("1:20", 80, 24).contains("6c internal clock off"));
+    r.key("1:20", ch('!'));
+    assert!(!r.shot("1:30", 80, 24).contains("6c internal clock off"));
 }
 
 #[test]
@@ -689,4 +693,119 @@ fn clause_13a_board_counts_down_the_hand_over_after_the_result() {
     assert!(s.contains("13d program copy due, 29:00 left"), "{s}");
     let s = r.shot("39:00", 120, 40);
     assert!(s.contains("LATE by 1:00"), "{s}");
+}
+
+/// Issue 25: at 120×40 the move list uses the width — column pairs side by side — so the whole
+/// game up to 60 moves is visible, move 1 included; at 80×24 it follows the game as before.
+#[test]
+fn clause_6a_at_120x40_the_whole_game_of_60_moves_is_visible() {
+    let mut r = Rig::new();
+    r.at("0", "arbiter start");
+    let shuffle = ["Nf3", "Nf6", "Ng1", "Ng8"];
+    for ply in 0..120 {
+        let at = format!("{}", 10 + ply * 7);
+        r.at(&at, &format!("move {}", shuffle[ply % 4]));
+    }
+    let s = r.shot("900", 120, 40);
+    for n in [1, 2, 30, 31, 59, 60] {
+        assert!(
+            s.contains(&format!(" {n:>2}. N")),
+            "move {n} not shown:\n{s}"
+        );
+    }
+    assert!(s.contains("the whole game"), "{s}");
+    // With fewer moves, each with its time (PGN's: 7 s each).
+    let mut r = Rig::new();
+    r.at("0", "arbiter start");
+    for ply in 0..60 {
+        let at = format!("{}", 10 + ply * 7);
+        r.at(&at, &format!("move {}", shuffle[ply % 4]));
+    }
+    let s = r.shot("900", 120, 40);
+    assert!(s.contains(" 1. Nf3    0:10 Nf6    0:07"), "{s}");
+    assert!(s.contains("30. Ng1    0:07 Ng8    0:07"), "{s}");
+}
+
+/// Issue 25: a move's time on the board is the one PGN's %emt and the report give (the same
+/// function): 78.089 s reads 1:18, never 1:19.
+#[test]
+fn clause_6a_move_time_is_computed_as_in_pgn() {
+    use arbiter::tui::movelist::move_time;
+    assert_eq!(move_time(78_089), "1:18");
+    assert_eq!(
+        format!("0:0{}", move_time(78_089)),
+        arbiter::report::pgn::format_elapsed(78_089)
+    );
+    assert_eq!(move_time(3_723_000), "1:02:03");
+    let mut r = Rig::new();
+    r.at("0", "arbiter start").at("1:18.089", "move e4");
+    let s = r.shot("1:20", 80, 24);
+    let row = s
+        .lines()
+        .find(|l| l.contains(" 1. e4") && l.contains("1:58"))
+        .unwrap_or_default();
+    assert!(row.contains("1:18"), "{s}");
+}
+
+/// Issue 25: the camps and their keys' fingerprints are on the declarations panel, or "none: the
+/// result will not be witnessed".
+#[test]
+fn clause_12_declarations_panel_names_the_camps_and_their_fingerprints() {
+    let mut r = Rig::new();
+    assert!(
+        r.shot("0", 100, 30)
+            .contains("none: the result will not be witnessed")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let public = arbiter::sign::keygen(&dir.path().join("camp"), None, "kasparov").unwrap();
+    let line = public.to_openssh().unwrap();
+    let line: Vec<&str> = line.split_whitespace().take(2).collect();
+    r.s.game
+        .declare(
+            &arbiter::core::command::parse(&format!(
+                "arbiter declare camp kasparov {}",
+                line.join(" ")
+            ))
+            .unwrap(),
+        )
+        .unwrap();
+    let s = r.shot("0", 100, 30);
+    let fp = arbiter::sign::fingerprint(&public);
+    assert!(s.contains(&format!("kasparov {fp}")), "{s}");
+    assert!(!s.contains("will not be witnessed"), "{s}");
+}
+
+/// Issue 25: the log page's game time counts from the clock's start (3), not from when the board
+/// was opened.
+#[test]
+fn clause_3_the_log_page_counts_game_time_from_the_clock_start() {
+    let mut r = Rig::new();
+    r.at("5:00", "arbiter start").at("5:10", "move e4");
+    r.ui.mode = Mode::Log { back: 0 };
+    let s = r.shot("5:20", 100, 30);
+    let row = s
+        .lines()
+        .find(|l| l.contains("operator") && l.contains("clause 6a"))
+        .unwrap_or_default();
+    assert!(row.contains(" 0:00:10 "), "{s}");
+}
+
+/// Issue 25: alarms clear themselves when what they ask for is recorded: the restart alarm with
+/// the ruling, the 8b window's with the machine's clock restarted.
+#[test]
+fn clause_8b_alarms_clear_themselves_when_what_they_ask_for_is_recorded() {
+    let mut r = after_e4();
+    r.at("1:00", "arbiter power-failure hall lights out")
+        .at("2:00", "arbiter power-restored");
+    assert!(r.shot("22:01", 80, 24).contains("8b reset window over"));
+    r.at("22:10", "arbiter resume");
+    let s = r.shot("22:20", 80, 24);
+    assert!(!s.contains("8b reset window over"), "{s}");
+    r.s.restart_gap = Some(65_000);
+    r.s.restart_side = r.s.game.clock().running();
+    assert!(r.shot("22:30", 80, 24).contains("restart ruling pending"));
+    r.at("22:40", "arbiter restart-gap waive the kit restarted");
+    let s = r.shot("22:50", 80, 24);
+    assert!(!s.contains("restart ruling pending"), "{s}");
+    assert!(r.ui.alarms.is_empty(), "{:?}", r.ui.alarms);
 }

@@ -95,12 +95,11 @@ fn keys_stop_and_resume_when_the_line_is_empty() {
 #[test]
 fn keys_command_line_accepts_exactly_the_script_words() {
     let g = demo_game();
+    // Timed at the key (stop, info-stop) and the operator's own rights act at once.
     for line in [
         "arbiter stop player unwell",
         "supervisor info-stop what is that cable",
         "operator consult Shay Bushinsky",
-        "human offer-draw",
-        "committee ruling 1 the game stands",
     ] {
         let mut ui = UiState::default();
         on_key(&mut ui, ch(':'), &g);
@@ -109,6 +108,29 @@ fn keys_command_line_accepts_exactly_the_script_words() {
         }
         let a = on_key(&mut ui, key(KeyCode::Enter), &g);
         assert_eq!(a, Action::Execute(parse(line).unwrap()), "{line}");
+    }
+    // Every other arbiter-only command asks first (here, before the game, the rules refuse
+    // them at once and nothing is asked).
+    for line in ["human offer-draw", "committee ruling 1 the game stands"] {
+        let mut ui = UiState::default();
+        on_key(&mut ui, ch(':'), &g);
+        for c in line.chars() {
+            on_key(&mut ui, ch(c), &g);
+        }
+        let a = on_key(&mut ui, key(KeyCode::Enter), &g);
+        assert_eq!(a, Action::None, "{line}");
+        assert!(
+            matches!(ui.mode, Mode::Confirm { .. })
+                || ui
+                    .message
+                    .as_ref()
+                    .unwrap()
+                    .text
+                    .contains("nothing recorded"),
+            "{line}: {:?} {:?}",
+            ui.mode,
+            ui.message
+        );
     }
     let mut ui = UiState::default();
     press(&mut ui, &g, &[ch(':'), ch('x'), key(KeyCode::Enter)]);
@@ -396,7 +418,7 @@ fn clause_8a_space_without_a_configuration_digest_asks_first() {
 
 /// 4a / 6b: each side presses its own clock on its own key, the instant the key goes down; the
 /// notation is typed after. The human's key (F12 by default, mappable to a pedal) presses only his
-/// clock; the operator's key (Space) presses only the machine's; a press key of the wrong side
+/// clock; the operator's key (F4) presses only the machine's; a press key of the wrong side
 /// records nothing.
 #[test]
 fn laws_6_2_each_side_presses_its_own_clock_on_its_own_key() {
@@ -406,20 +428,15 @@ fn laws_6_2_each_side_presses_its_own_clock_on_its_own_key() {
     assert_eq!(r.s.game.clock().running(), Some(arbiter::core::Side::White));
     let mut ui = UiState::default();
     let (first, second) = if human == arbiter::core::Side::White {
-        (KeyCode::F(12), KeyCode::Char(' '))
+        (KeyCode::F(12), KeyCode::F(4))
     } else {
-        (KeyCode::Char(' '), KeyCode::F(12))
+        (KeyCode::F(4), KeyCode::F(12))
     };
     // The other side's key while White's clock runs: nothing recorded.
     let a = on_key(&mut ui, key(second), &r.s.game);
-    if second == KeyCode::F(12) {
-        assert_eq!(a, Action::None);
-        assert_eq!(ui.message.as_ref().unwrap().kind, MsgKind::Refused);
-    } else {
-        // Space while the human's clock runs opens the move line, as before.
-        assert_eq!(ui.mode, Mode::Line(LineKind::Move));
-        ui = UiState::default();
-    }
+    assert_eq!(a, Action::None);
+    assert_eq!(ui.message.as_ref().unwrap().kind, MsgKind::Refused);
+    assert_eq!(ui.mode, Mode::Clock, "a press key opens nothing");
     assert_eq!(
         on_key(&mut ui, key(first), &r.s.game),
         Action::Execute(Command::Press)
@@ -441,12 +458,186 @@ fn laws_6_2_press_keys_are_checked_when_mapped() {
     use arbiter::tui::keys::parse_press_key;
     assert_eq!(parse_press_key("F12"), Ok(KeyCode::F(12)));
     assert_eq!(parse_press_key("pause"), Ok(KeyCode::Pause));
-    assert_eq!(parse_press_key("Space"), Ok(KeyCode::Char(' ')));
-    assert_eq!(parse_press_key("x"), Ok(KeyCode::Char('x')));
-    for taken in ["e", "N", "s", ":", "F7", "F1"] {
+    assert_eq!(parse_press_key("F4"), Ok(KeyCode::F(4)));
+    // A key that can be typed into a field is never a press key: a press made while the : line
+    // or the passphrase is open would become text.
+    for typed in ["Space", "x", "e", "Enter", "Tab", ":"] {
+        let e = parse_press_key(typed).unwrap_err();
+        assert!(e.contains("typed into a field"), "{typed}: {e}");
+    }
+    for taken in ["F7", "F1", "F5"] {
         let e = parse_press_key(taken).unwrap_err();
         assert!(e.contains("already a key"), "{taken}: {e}");
     }
     assert!(parse_press_key("F99").unwrap_err().contains("F1 to F24"));
     assert!(parse_press_key("pedal").unwrap_err().contains("not a key"));
+}
+
+/// 4a / 6b (issue 25): a press is never lost. The human's and the operator's press keys act first
+/// in every state of the screen (the `:` line, the move line, help, the log page, a y/n question,
+/// the passphrase prompt): the press is the action, the open dialog stays as it was, and the key
+/// is never taken as text.
+#[test]
+fn laws_6_2_a_press_key_acts_in_every_state_of_the_screen() {
+    use arbiter::tui::keys::Pending;
+    let mut r = Rig::new();
+    r.at("0", "arbiter start");
+    let human = r.s.game.human_side().unwrap();
+    let (white_key, black_key) = if human == arbiter::core::Side::White {
+        (KeyCode::F(12), KeyCode::F(4))
+    } else {
+        (KeyCode::F(4), KeyCode::F(12))
+    };
+    let states = [
+        (Mode::Line(LineKind::Command), "arbiter note typing"),
+        (Mode::Line(LineKind::Move), "Nf"),
+        (Mode::Help { scroll: 3 }, ""),
+        (Mode::Log { back: 2 }, ""),
+        (
+            Mode::Confirm {
+                pending: Pending::Quit,
+                text: "quit".into(),
+            },
+            "",
+        ),
+        (
+            Mode::Authorize {
+                pending: Command::Stop { reason: "x".into() },
+                words: "arbiter stop x".into(),
+                typed: "secr".into(),
+                recorded: Some((4, 4)),
+            },
+            "",
+        ),
+    ];
+    for (mode, line) in states {
+        let mut ui = UiState {
+            mode: mode.clone(),
+            line: line.to_string(),
+            ..UiState::default()
+        };
+        // White's clock runs: White's press key presses, whatever is open.
+        assert_eq!(
+            on_key(&mut ui, key(white_key), &r.s.game),
+            Action::Execute(Command::Press),
+            "{mode:?}"
+        );
+        assert_eq!(ui.mode, mode, "the open dialog stays");
+        assert_eq!(ui.line, line, "the press is not typed into the field");
+        // Black's key while White's clock runs: refused in words, nothing typed, nothing opened.
+        assert_eq!(on_key(&mut ui, key(black_key), &r.s.game), Action::None);
+        assert_eq!(ui.mode, mode);
+        assert_eq!(ui.line, line);
+        let m = ui.message.as_ref().unwrap();
+        assert!(m.text.contains("not running"), "{}", m.text);
+    }
+}
+
+/// The question of `line` typed on the `:` line at the state of `r`, or what the board does
+/// instead: `Ok(question)` when it asks, `Err(action)` when it acts at once.
+fn question(r: &mut Rig, line: &str) -> Result<String, String> {
+    let g = &r.s.game;
+    let mut ui = UiState {
+        restart_measured: r.s.restart_gap.zip(r.s.restart_side),
+        ..UiState::default()
+    };
+    on_key(&mut ui, ch(':'), g);
+    for c in line.chars() {
+        on_key(&mut ui, ch(c), g);
+    }
+    let a = on_key(&mut ui, key(KeyCode::Enter), g);
+    match (&ui.mode, a) {
+        (Mode::Confirm { text, .. }, Action::None) => Ok(text.clone()),
+        (m, a) => Err(format!("{m:?} {a:?} {:?}", ui.message)),
+    }
+}
+
+/// The consequence part of a question must be words: no `key=value`, no log field or kind names.
+fn assert_words(line: &str, q: &str) {
+    let (typed, what) = q.split_once(" → ").unwrap_or_else(|| panic!("{line}: {q}"));
+    assert_eq!(typed, line);
+    assert!(!what.is_empty(), "{line}");
+    for bad in ["=", "_ms", "_uci", "forfeit=", "true", "false", "{", "\""] {
+        assert!(
+            !what.contains(bad),
+            "{line}: '{bad}' in the question: {what}"
+        );
+    }
+    assert!(
+        !what
+            .split_whitespace()
+            .any(|w| w.contains('_') && !line.contains(w)),
+        "{line}: a field name in the question: {what}"
+    );
+}
+
+/// Issue 25, one way to confirm (5b): every arbiter-only command of the every-clause rehearsal,
+/// typed on the board at the moment the script gives it, asks y/n with its consequence in words
+/// decided by a dry run — except the clock acts timed at the key (start, stop, resume, info-stop,
+/// info-resume, power-failure, power-restored), recorded at once.
+#[test]
+fn clause_5b_every_arbiter_only_command_asks_in_words_before_it_is_recorded() {
+    use arbiter::tui::keys::timed_at_key;
+    let script = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/scripts/every-clause.arb"),
+    )
+    .unwrap();
+    let mut r = Rig::new();
+    let mut asked = 0;
+    let mut timed = 0;
+    for raw in script.lines() {
+        let kept = arbiter::core::script::strip_comment(raw).unwrap();
+        let Some((at, line)) = kept.trim().split_once(char::is_whitespace) else {
+            continue;
+        };
+        let line = line.trim();
+        if line.starts_with("arbiter declare") {
+            continue;
+        }
+        let cmd = parse(line).unwrap();
+        if arbiter::tui::needs_authority(&cmd, &r.s.game) {
+            if timed_at_key(&cmd) {
+                assert!(question(&mut r, line).is_err(), "{line} acts at the key");
+                timed += 1;
+            } else {
+                let q = question(&mut r, line).unwrap_or_else(|e| panic!("{line}: {e}"));
+                assert_words(line, &q);
+                asked += 1;
+            }
+        }
+        r.at(at, line);
+    }
+    assert!(asked >= 12 && timed >= 5, "asked {asked}, timed {timed}");
+}
+
+/// 7c in words: the first infraction gives the human ten minutes ("Garry Kasparov 1:58:17 →
+/// 2:08:17"), the second says "the machine FORFEITS"; a restart ruling says what it charges
+/// ("Deep Junior is charged 0:00:43 of the 0:00:43 measured").
+#[test]
+fn clause_7c_and_6d_questions_say_the_clocks_and_the_forfeit_in_words() {
+    let mut r = Rig::new();
+    r.at("0", "arbiter start")
+        .at("0:10", "move e4")
+        .at("0:30", "move Nf6");
+    let q = question(&mut r, "arbiter wrong-move Nf6 Nc6").unwrap();
+    assert_words("arbiter wrong-move Nf6 Nc6", &q);
+    assert!(q.contains("Garry Kasparov 1:59:50 → 2:09:50"), "{q}");
+    r.at("0:40", "arbiter wrong-move Nf6 Nc6");
+    r.at("0:50", "move d4").at("1:00", "move d5");
+    let q = question(&mut r, "arbiter wrong-move d5 e5").unwrap();
+    assert_words("arbiter wrong-move d5 e5", &q);
+    assert!(q.contains("the machine FORFEITS"), "{q}");
+    // A restart ruling, with the gap the shell measured.
+    r.s.restart_gap = Some(43_000);
+    r.s.restart_side = r.s.game.clock().running();
+    let side = r.s.game.clock().running().unwrap();
+    let name = r.s.game.player(side).unwrap().name.clone();
+    let q = question(&mut r, "arbiter restart-gap charge the kit crashed").unwrap();
+    assert_words("arbiter restart-gap charge the kit crashed", &q);
+    assert!(
+        q.contains(&format!(
+            "{name} is charged 0:00:43 of the 0:00:43 measured"
+        )),
+        "{q}"
+    );
 }

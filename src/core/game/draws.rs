@@ -310,6 +310,17 @@ impl Game {
     ) -> Result<Vec<Event>, Refusal> {
         self.playing()?;
         let m = self.need_machine()?;
+        if let Some(r) = &self.profile.match_rules
+            && r.draw_offers_by == crate::core::rules::DrawOffersBy::Human
+        {
+            return refuse(
+                c::MACHINE_DRAW_OFFER,
+                format!(
+                    "under these match rules ({}, clause {}) only the human may offer a draw",
+                    self.profile.profile.name, r.clause
+                ),
+            );
+        }
         let rules = self.profile.draw_offers.as_ref().ok_or_else(|| {
             Refusal::new(
                 c::MACHINE_DRAW_OFFER,

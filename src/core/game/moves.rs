@@ -411,16 +411,7 @@ impl Game {
             out.extend(self.sync_not_made(side, now));
             return Ok(out);
         }
-        let moves_after = self.moves_of(side) + 1;
-        let elapsed = self.clock.turn_elapsed(side, now);
-        let spent = if self.clock.truncate {
-            elapsed / 1000 * 1000
-        } else {
-            elapsed
-        };
-        let increment = self.profile.increment_for_move(side, moves_after);
-        let remaining = self.clock.available(&self.profile, side, moves_after) + increment as i64
-            - (self.clock.used[side.index()] + spent) as i64;
+        let (spent, increment, remaining) = self.press_figures(side, now);
         let kind = EventKind::MoveMade {
             side,
             san: mv.san,
@@ -465,15 +456,18 @@ impl Game {
         spent_ms: Ms,
         increment_ms: Ms,
     ) -> Result<(), Inconsistent> {
-        let charged = self.clock.end_turn(at);
-        if charged != spent_ms {
+        let elapsed = self.clock.turn_elapsed(side, at);
+        let f = self
+            .clock
+            .move_figures(&self.profile, side, self.moves_of(side), elapsed);
+        if f.spent != spent_ms {
             return Err(format!(
-                "the move's time is {charged} ms by the clock, the entry says {spent_ms} ms"
+                "the move's time is {} ms by the clock, the entry says {spent_ms} ms",
+                f.spent
             )
             .into());
         }
-        self.clock
-            .add(side, i64::try_from(increment_ms).unwrap_or(i64::MAX));
+        self.clock.end_turn_with(&f, increment_ms);
         self.clock.start_turn(side.other(), at);
         Ok(())
     }
@@ -489,18 +483,13 @@ impl Game {
 
     /// The figures of a press by `side` at `now`: time charged, increment, remaining after.
     fn press_figures(&self, side: Side, now: Ms) -> (Ms, Ms, i64) {
-        let moves_after = self.moves_of(side).saturating_add(1);
-        let spent = self.clock.charged(self.clock.turn_elapsed(side, now));
-        let increment = self.profile.increment_for_move(side, moves_after);
-        let remaining = self
-            .clock
-            .available(&self.profile, side, moves_after)
-            .saturating_add(i64::try_from(increment).unwrap_or(i64::MAX))
-            .saturating_sub(
-                i64::try_from(self.clock.used[side.index()].saturating_add(spent))
-                    .unwrap_or(i64::MAX),
-            );
-        (spent, increment, remaining)
+        let f = self.clock.move_figures(
+            &self.profile,
+            side,
+            self.moves_of(side),
+            self.clock.turn_elapsed(side, now),
+        );
+        (f.spent, f.increment, f.remaining)
     }
 
     /// 4a / 6b: the side whose clock runs presses it; its move's notation follows.

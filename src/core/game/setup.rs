@@ -35,7 +35,9 @@ impl Game {
                     now,
                     Actor::Arbiter,
                     c::TIME_CONTROL,
-                    EventKind::ClockStarted { side: Side::White },
+                    EventKind::ClockStarted {
+                        side: self.board.side_to_move(),
+                    },
                 ));
                 Ok(out)
             }
@@ -69,7 +71,7 @@ impl Game {
 
     pub(super) fn declared_clause(cmd: &Command) -> Option<(&'static str, &'static str)> {
         Some(match cmd {
-            Command::DeclarePlayer { .. } => (
+            Command::DeclarePlayer { .. } | Command::DeclareEntrant { .. } => (
                 c::ARBITER,
                 "players and colours are fixed once the game is opened",
             ),
@@ -114,6 +116,22 @@ impl Game {
                 let p = Some(Player {
                     name: name.clone(),
                     kind: *kind,
+                    entrant: None,
+                });
+                match side {
+                    Side::White => self.draft.white = p,
+                    Side::Black => self.draft.black = p,
+                }
+            }
+            Command::DeclareEntrant {
+                side,
+                entrant,
+                name,
+            } => {
+                let p = Some(Player {
+                    name: name.clone(),
+                    kind: entrant.player_kind(),
+                    entrant: Some(entrant.clone()),
                 });
                 match side {
                     Side::White => self.draft.white = p,

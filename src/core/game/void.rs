@@ -12,17 +12,20 @@
 //! ([`Recent`]), so memory stays flat in the log's size; an older entry is refused by name (the
 //! committee rules on it, 12).
 use super::*;
+use std::sync::Arc;
 
 /// The fewest recent entries a void can always reach.
 pub const WINDOW: usize = 256;
 
 /// The game as it stood at entry `base_seq` and the events applied since: what a void rebuilds
-/// from.
+/// from. Shared, not copied, when the game is cloned (the session clones the game for every
+/// entry it checks before writing): cloning the window is a few reference counts, so a long game
+/// or script stays linear in its length (issue 21).
 #[derive(Debug, Clone)]
 pub(in crate::core) struct Recent {
-    base: Box<Game>,
+    base: Arc<Game>,
     base_seq: usize,
-    events: Vec<Event>,
+    events: Vec<Arc<Event>>,
 }
 
 impl Recent {
@@ -31,7 +34,7 @@ impl Recent {
         let mut base = game.clone();
         base.recent = None;
         Recent {
-            base: Box::new(base),
+            base: Arc::new(base),
             base_seq: game.applied,
             events: Vec::new(),
         }
@@ -39,11 +42,12 @@ impl Recent {
 
     /// Keep `e` (just applied); past `2 × WINDOW` events the oldest `WINDOW` move into the base.
     pub(in crate::core) fn push(&mut self, e: &Event, voided: &[u64]) -> Result<(), Inconsistent> {
-        self.events.push(e.clone());
+        self.events.push(Arc::new(e.clone()));
         if self.events.len() >= 2 * WINDOW {
-            self.base.voided = voided.to_vec();
+            let base = Arc::make_mut(&mut self.base);
+            base.voided = voided.to_vec();
             for ev in self.events.drain(..WINDOW) {
-                apply_skipping(&mut self.base, &ev)?;
+                apply_skipping(base, &ev)?;
                 self.base_seq += 1;
             }
         }

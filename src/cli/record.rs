@@ -1,0 +1,75 @@
+//! `arbiter record`: the game record shogi and chess software read: CSA V3.0 or KIF for a shogi
+//! game (every move with its time, the result), PGN for a chess game (as `arbiter pgn`).
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::MatchArg;
+use crate::error::{Error, Exit};
+use crate::journal::write_atomic;
+use crate::layout;
+use crate::matchdir::replay_log;
+use crate::postgame::pgn_of_game;
+use crate::report::csa::{RecordError, shogi_record, write_csa};
+use crate::report::kif::write_kif;
+use crate::report::times::TimesStream;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// CSA standard format V3.0 (shogi).
+    Csa,
+    /// KIF (shogi).
+    Kif,
+    /// PGN with %clk and %emt (chess).
+    Pgn,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RecordArgs {
+    #[command(flatten)]
+    pub m: MatchArg,
+    #[arg(long)]
+    pub game: u32,
+    /// The record's format.
+    #[arg(long, value_enum)]
+    pub format: Format,
+    /// Output path (default: standard output).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+pub fn run(a: &RecordArgs) -> Result<Exit, Error> {
+    let mut times = TimesStream::default();
+    let r = replay_log(&layout::log_path(&a.m.dir, a.game), |_, ev| times.push(ev))
+        .map_err(|e| super::replay_failure(&a.m.dir, a.game, e))?;
+    let check = crate::witness::check_before_showing(&a.m.dir, a.game);
+    for l in &check.lines {
+        errln!("arbiter: {l}");
+    }
+    let times = times.finish();
+    let shogi = r.game.board().shogi().is_some();
+    let text = match a.format {
+        Format::Pgn if shogi => {
+            return Err(Error::bad_input(RecordError::NotChess(a.game).to_string()));
+        }
+        Format::Pgn => pgn_of_game(&r.game, &times, &r.first.utc),
+        Format::Csa | Format::Kif => {
+            let rec = shogi_record(&r.game, &times, &r.first.utc)
+                .map_err(|e| Error::bad_input(e.to_string()))?;
+            if a.format == Format::Csa {
+                write_csa(&rec)
+            } else {
+                write_kif(&rec).map_err(|e| Error::bad_input(e.to_string()))?
+            }
+        }
+    };
+    match &a.out {
+        Some(p) => {
+            write_atomic(p, text.as_bytes())
+                .map_err(|e| Error::write_failed(format!("{}: {e}", p.display())))?;
+            outln!("{}", p.display())?;
+        }
+        None => out!("{text}")?,
+    }
+    Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))
+}

@@ -1,0 +1,441 @@
+//! Rules 13 and 23 of the Denryu-sen 2024 (`../shared/denryusen-2024.md`), for shogi: the ends (13.1
+//! mate and illegal moves, 13.2 / 13.3 the 512-move cap, 13.5 sennichite, perpetual check as the
+//! profile says), the entering-king declaration (23, and 13.4 at the cap), both sides absent
+//! (13.7), no flag before the no-show can be judged (13.6), and the articles a shogi log cites in
+//! place of the 2003 clauses. Any entrant's resignation (`sente resign`, `white resign`) is here
+//! too: program-vs-program games have no single "operator" or "human" side.
+use super::*;
+use crate::core::rules::{IllegalMove, PerpetualCheck};
+use crate::core::shogi::{ShogiEnd, ShogiRecord, articles as a, side_name};
+
+/// Whether a clause is already one of the Denryu-sen articles (2003 clauses never contain a dot
+/// and have no 14, 21 or 23).
+fn is_article(clause: &str) -> bool {
+    clause.contains('.') || matches!(clause, "14" | "21" | "23")
+}
+
+impl Game {
+    /// The side's name in messages: sente / gote in shogi, white / black otherwise.
+    pub(in crate::core) fn side_label(&self, side: Side) -> &'static str {
+        if self.board.shogi().is_some() {
+            side_name(side)
+        } else {
+            side.name()
+        }
+    }
+
+    /// [`Game::decide`] for shogi: the shogi-only checks, then the common path with its entries
+    /// and refusals citing the Denryu-sen articles.
+    pub(super) fn decide_shogi(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
+        use Command as C;
+        let ready = self.phase == Phase::Playing && now >= self.last_at && self.due(now).is_none();
+        if ready {
+            if let Some(cap) = self.cap()
+                && self.board.plies() >= cap
+                && matches!(cmd, C::Move { .. } | C::Press)
+            {
+                return refuse(
+                    a::MAX_MOVES,
+                    format!(
+                        "move {cap} was the last (13.2): only the side to move's entering-king declaration remains (13.4: {} declare); if it does not declare, the game is drawn when its time runs out",
+                        self.side_label(self.board.side_to_move())
+                    ),
+                );
+            }
+            if let C::Move { text } = cmd
+                && let Some(e) = self.illegal_move_loss(text, now)
+            {
+                return Ok(vec![e]);
+            }
+        }
+        if let C::Claim { .. }
+        | C::OfferDraw { .. }
+        | C::HumanOfferDraw
+        | C::TablebaseDraw
+        | C::ArbiterTablebaseDraw { .. } = cmd
+        {
+            return refuse(
+                a::SERVER_JUDGEMENT,
+                "shogi has no draw offers or claims: sennichite (13.5) and the move cap (13.2) are judged by the kit",
+            );
+        }
+        let over = match cmd {
+            C::NoShow { .. } => Some(a::NO_SHOW),
+            C::NoShowBoth => Some(a::BOTH_ABSENT),
+            _ => None,
+        };
+        match self.decide_any(cmd, now) {
+            Ok(events) => Ok(events.into_iter().map(|e| self.cited(e, over)).collect()),
+            Err(mut r) => {
+                r.clause = r.clause.map(|c| {
+                    if is_article(c) {
+                        c
+                    } else {
+                        over.unwrap_or(a::for_2003_clause(c))
+                    }
+                });
+                Err(r)
+            }
+        }
+    }
+
+    /// An entry of a shogi game citing the Denryu-sen article for what it records.
+    pub(super) fn cited(&self, mut e: Event, over: Option<&'static str>) -> Event {
+        if is_article(&e.clause) {
+            return e;
+        }
+        let art = match (&e.kind, over) {
+            (EventKind::MoveMade { .. } | EventKind::ClockPressed { .. }, _) => a::MOVE_TIME,
+            (EventKind::ClockStarted { .. }, _) => a::START,
+            (EventKind::GameOpened(..), _) => a::ENTRANTS,
+            (_, Some(o)) => o,
+            _ => a::for_2003_clause(&e.clause),
+        };
+        e.clause = art.to_string();
+        e
+    }
+
+    /// 13.2: the move cap, if the profile has one.
+    fn cap(&self) -> Option<usize> {
+        self.profile
+            .limits
+            .as_ref()
+            .and_then(|l| l.max_plies)
+            .map(|m| m as usize)
+    }
+
+    /// 13.1: an illegal move loses when the profile says so (as shogi-server judges it).
+    fn illegal_move_loss(&self, text: &str, now: Ms) -> Option<Event> {
+        let rules = self.profile.shogi.as_ref()?;
+        if rules.illegal_move != IllegalMove::Loss
+            || !self.presses.is_empty()
+            || self.clock_must_run().is_err()
+        {
+            return None;
+        }
+        let r = self.board.shogi()?;
+        let e = r.check(text).err().filter(|e| e.is_illegal_move())?;
+        let side = r.side_to_move();
+        let detail = format!("{} played an illegal move: {e}", side_name(side));
+        Some(Event::new(
+            now,
+            self.entrant_actor(side),
+            a::SERVER_JUDGEMENT,
+            self.ended(
+                Score::win_for(side.other()),
+                Termination::IllegalMove,
+                detail,
+            ),
+        ))
+    }
+
+    /// Who records a side's act: the operator for a program, the arbiter otherwise.
+    fn entrant_actor(&self, side: Side) -> Actor {
+        if self
+            .player(side)
+            .is_some_and(|p| p.kind == PlayerKind::Machine)
+        {
+            Actor::Operator
+        } else {
+            Actor::Arbiter
+        }
+    }
+
+    /// A result the shogi position calls for: mate (13.1), sennichite (13.5), perpetual check,
+    /// the cap (13.2, 13.3; not while the side to move could still declare a win, 13.4).
+    pub(super) fn shogi_due_result(&self, r: &ShogiRecord) -> Option<Event> {
+        let at = self.last_at;
+        let end = |score, term, detail: String, art| {
+            Some(Event::new(
+                at,
+                Actor::Kit,
+                art,
+                self.ended(score, term, detail),
+            ))
+        };
+        if let Some(cap) = self.cap()
+            && r.moves().len() >= cap
+        {
+            if r.is_mated() {
+                return end(
+                    Score::Draw,
+                    Termination::MoveCap,
+                    format!("checkmate on move {cap}, the cap: a draw (13.3)"),
+                    a::MATE_AT_MAX_MOVES,
+                );
+            }
+            if self
+                .declaration_failures(r.side_to_move(), at)
+                .is_some_and(|f| f.is_empty())
+            {
+                // 13.4: the side to move may declare a win; the draw waits for its clock.
+                return None;
+            }
+            return end(
+                Score::Draw,
+                Termination::MoveCap,
+                format!("{cap} moves without a result: a draw (13.2)"),
+                a::MAX_MOVES,
+            );
+        }
+        match r.end()? {
+            ShogiEnd::Mate { winner } => end(
+                Score::win_for(winner),
+                Termination::Checkmate,
+                format!("{} is checkmated", side_name(winner.other())),
+                a::SERVER_JUDGEMENT,
+            ),
+            ShogiEnd::Sennichite => end(
+                Score::Draw,
+                Termination::Sennichite,
+                "the same position for the fourth time (sennichite): a draw, not replayed".into(),
+                a::SENNICHITE,
+            ),
+            ShogiEnd::PerpetualCheck { checker } => {
+                let loss = self
+                    .profile
+                    .shogi
+                    .as_ref()
+                    .is_none_or(|s| s.perpetual_check == PerpetualCheck::Loss);
+                if loss {
+                    end(
+                        Score::win_for(checker.other()),
+                        Termination::PerpetualCheck,
+                        format!(
+                            "sennichite by perpetual check: {} gave check with every move and loses",
+                            side_name(checker)
+                        ),
+                        a::SERVER_JUDGEMENT,
+                    )
+                } else {
+                    end(
+                        Score::Draw,
+                        Termination::Sennichite,
+                        format!(
+                            "sennichite by perpetual check ({} checking): a draw, as the profile says",
+                            side_name(checker)
+                        ),
+                        a::SENNICHITE,
+                    )
+                }
+            }
+        }
+    }
+
+    /// At the cap, a flag ends the game as the cap does (13.2): the side to move did not declare.
+    pub(super) fn shogi_flag_event(&self, at: Ms, side: Side) -> Option<Event> {
+        self.board.shogi()?;
+        let cap = self.cap()?;
+        (self.board.plies() >= cap).then(|| {
+            Event::new(
+                at,
+                Actor::Kit,
+                a::MAX_MOVES,
+                self.ended(
+                    Score::Draw,
+                    Termination::MoveCap,
+                    format!(
+                        "{cap} moves without a result: a draw (13.2); {} did not declare",
+                        side_name(side)
+                    ),
+                ),
+            )
+        })
+    }
+
+    /// 13.6: a side that has not moved cannot lose on time before the no-show can be judged: its
+    /// flag falls 1 ms after the default time at the earliest (the no-show comes first).
+    pub(super) fn no_flag_before_no_show(&self, flag: Ms) -> Ms {
+        if self.board.shogi().is_none() {
+            return flag;
+        }
+        let Some(secs) = self.profile.limits.as_ref().and_then(|l| l.no_show_seconds) else {
+            return flag;
+        };
+        let Some(side) = self.clock.running() else {
+            return flag;
+        };
+        if self.moves_of(side) > 0 {
+            return flag;
+        }
+        let judged = self
+            .started_at
+            .unwrap_or(0)
+            .saturating_add(secs.saturating_mul(1000));
+        flag.max(judged.saturating_add(1))
+    }
+
+    /// Article 23's conditions a declaration by `side` at `now` fails (empty: a valid declaration);
+    /// `None` when the game has no declaration rule.
+    pub(in crate::core) fn declaration_failures(&self, side: Side, now: Ms) -> Option<Vec<String>> {
+        let rule = self.profile.shogi.as_ref()?.declaration.as_ref()?;
+        let r = self.board.shogi()?;
+        let f = r.declaration_facts(side);
+        let mut out = Vec::new();
+        if r.side_to_move() != side || !self.presses.is_empty() {
+            out.push(format!("23.1: it is not {}'s turn", side_name(side)));
+        }
+        if !f.king_in_camp {
+            out.push("23.2: the king is not in the enemy camp".to_string());
+        }
+        let need = rule.points_for(side);
+        if f.points < need {
+            out.push(format!("23.3: {} points, {need} needed", f.points));
+        }
+        if f.pieces_in_camp < rule.pieces_in_camp {
+            out.push(format!(
+                "23.4: {} pieces in the enemy camp besides the king, {} needed",
+                f.pieces_in_camp, rule.pieces_in_camp
+            ));
+        }
+        if f.in_check {
+            out.push("23.5: the king is in check".to_string());
+        }
+        if self.remaining(side, now) <= 0 {
+            out.push("23.6: no time left".to_string());
+        }
+        Some(out)
+    }
+
+    /// Any entrant's resignation, the entering-king declaration (23), both sides absent (13.7).
+    pub(super) fn decide_entrants(&self, cmd: &Command, now: Ms) -> Result<Vec<Event>, Refusal> {
+        use Command as C;
+        match cmd {
+            C::SideResign { side } => {
+                self.playing()?;
+                let side = self.resolve(side)?;
+                self.one(
+                    now,
+                    self.entrant_actor(side),
+                    c::RESIGN,
+                    self.ended(
+                        Score::win_for(side.other()),
+                        Termination::Resignation,
+                        format!("{} resigned", self.side_label(side)),
+                    ),
+                )
+            }
+            C::DeclareWin { side } => {
+                self.playing()?;
+                let side = self.resolve(side)?;
+                if self.board.shogi().is_none() {
+                    return refuse_state(
+                        "the entering-king declaration is a shogi rule (Denryu-sen 23)",
+                    );
+                }
+                let failures = self.declaration_failures(side, now).ok_or_else(|| {
+                    Refusal::new(
+                        a::DECLARATION,
+                        "this rules profile has no entering-king declaration ([shogi.declaration])",
+                    )
+                })?;
+                let facts = self
+                    .board
+                    .shogi()
+                    .map(|r| r.declaration_facts(side))
+                    .ok_or_else(|| Refusal::state("not a shogi game"))?;
+                let measured = format!(
+                    "{} points, {} pieces in the enemy camp besides the king, king {}in the camp, {}in check",
+                    facts.points,
+                    facts.pieces_in_camp,
+                    if facts.king_in_camp { "" } else { "not " },
+                    if facts.in_check { "" } else { "not " }
+                );
+                let name = side_name(side);
+                let (score, term, detail, art) = if failures.is_empty() {
+                    let at_cap = self.cap().is_some_and(|cap| self.board.plies() >= cap);
+                    (
+                        Score::win_for(side),
+                        Termination::Declaration,
+                        format!(
+                            "{name} declared an entering-king win, every condition met ({measured})"
+                        ),
+                        if at_cap {
+                            a::DECLARATION_AT_MAX_MOVES
+                        } else {
+                            a::DECLARATION
+                        },
+                    )
+                } else {
+                    (
+                        Score::win_for(side.other()),
+                        Termination::FailedDeclaration,
+                        format!(
+                            "{name} declared an entering-king win and loses: {} ({measured})",
+                            failures.join("; ")
+                        ),
+                        a::DECLARATION,
+                    )
+                };
+                self.one(
+                    now,
+                    self.entrant_actor(side),
+                    art,
+                    self.ended(score, term, detail),
+                )
+            }
+            C::NoShowBoth => {
+                self.playing()?;
+                let secs = self
+                    .profile
+                    .limits
+                    .as_ref()
+                    .and_then(|l| l.no_show_seconds)
+                    .ok_or_else(|| {
+                        Refusal::new(c::LAWS, "this rules profile sets no default (no-show) time")
+                    })?;
+                if self.board.plies() > 0 || !self.presses.is_empty() {
+                    return refuse(c::LAWS, "a side has already moved");
+                }
+                let since = now.saturating_sub(self.started_at.unwrap_or(0));
+                if since < secs.saturating_mul(1000) {
+                    return refuse(
+                        c::LAWS,
+                        format!(
+                            "the default time is {}; only {} has passed since the start",
+                            crate::core::timefmt::clock(
+                                i64::try_from(secs.saturating_mul(1000)).unwrap_or(i64::MAX)
+                            ),
+                            crate::core::timefmt::clock(i64::try_from(since).unwrap_or(i64::MAX))
+                        ),
+                    );
+                }
+                self.one(
+                    now,
+                    Actor::Arbiter,
+                    c::LAWS,
+                    self.ended(
+                        Score::BothLose,
+                        Termination::NoShow,
+                        "neither side appeared within the default time: both lose".into(),
+                    ),
+                )
+            }
+            C::Consulted { side, text } => {
+                self.opened()?;
+                let side = self.resolve(side)?;
+                let Some(Entrant::HumanWithAi { program, .. }) =
+                    self.player(side).and_then(|p| p.entrant.as_ref())
+                else {
+                    return refuse(
+                        a::ENTRANTS,
+                        format!(
+                            "{} is not declared as a human consulting an AI (5.2 (4)): arbiter declare {} consulting NAME with PROGRAM: METHOD",
+                            self.side_label(side),
+                            self.side_label(side)
+                        ),
+                    );
+                };
+                self.one(
+                    now,
+                    Actor::Arbiter,
+                    a::ENTRANTS,
+                    EventKind::Note {
+                        text: format!("{} consulted {program}: {text}", self.side_label(side)),
+                    },
+                )
+            }
+            _ => refuse_state("not a command of this rule family"),
+        }
+    }
+}

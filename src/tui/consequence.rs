@@ -1,0 +1,289 @@
+//! What a command will record, in words (pure): the question the Board UI asks before every
+//! arbiter-only command, decided by a dry run of the core against the game as it stands
+//! ("the game ENDS 1-0 (resignation)", "Garry Kasparov 1:58:17 → 2:08:17", "23... Qc7 will be
+//! taken back", "the machine FORFEITS", "Deep Junior is charged 0:00:43 of the 0:00:43 measured").
+//! No field names: every entry kind an arbiter-only command records has its sentence.
+use crate::core::command::Command;
+use crate::core::event::{ClockSet, Event, EventKind, Termination};
+use crate::core::game::Game;
+use crate::core::{Ms, Side, timefmt};
+
+use super::describe::termination_text;
+
+/// The player's name on `side` (or `white`/`black` before the declarations).
+fn name(game: &Game, side: Side) -> String {
+    game.player(side)
+        .map_or_else(|| side.to_string(), |p| p.name.clone())
+}
+
+fn quoted(text: &str) -> String {
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!(": «{text}»")
+    }
+}
+
+/// One recorded entry in words, as a consequence of a command decided at `at` on `game` (the
+/// state before the command).
+pub fn plain(e: &Event, game: &Game, at: Ms) -> String {
+    let clock_of = |side: Side| timefmt::clock(game.remaining(side, at));
+    let running = || game.clock().running();
+    match &e.kind {
+        EventKind::GameEnded {
+            score,
+            termination: Termination::Forfeit,
+            ..
+        } => format!("the machine FORFEITS: the game ENDS {}", score.text()),
+        EventKind::GameEnded {
+            score, termination, ..
+        } => format!(
+            "the game ENDS {} ({})",
+            score.text(),
+            termination_text(*termination)
+        ),
+        EventKind::ClockCorrected {
+            side,
+            how,
+            to_ms,
+            delta_ms,
+            reason,
+            ..
+        } => {
+            let before = game.remaining(*side, at);
+            let after = match how {
+                ClockSet::Remaining => *to_ms,
+                ClockSet::Delta => before.saturating_add(*delta_ms),
+            };
+            // The reason is in the words the question repeats.
+            let _ = reason;
+            format!(
+                "{} {} → {}",
+                name(game, *side),
+                timefmt::clock(before),
+                timefmt::clock(after)
+            )
+        }
+        EventKind::MovesTakenBack { plies, .. } => {
+            let moves = game.board().moves();
+            let from = moves.len().saturating_sub(*plies);
+            let list: Vec<String> = moves[from..]
+                .iter()
+                .enumerate()
+                .map(|(i, m)| crate::core::view::numbered(from + i, &m.san))
+                .collect();
+            format!("{} will be taken back", list.join(" "))
+        }
+        EventKind::WrongMove {
+            played,
+            correct,
+            pressed,
+            infraction,
+            penalty_ms,
+            forfeit,
+            ..
+        } => {
+            if *forfeit {
+                format!(
+                    "{played} was not the machine's move ({correct} was), infraction {infraction}: the machine FORFEITS"
+                )
+            } else if *pressed && *penalty_ms > 0 {
+                let human = game.human_side();
+                let given = human.map_or_else(String::new, |h| {
+                    let before = game.remaining(h, at);
+                    format!(
+                        "; {} {} → {}",
+                        name(game, h),
+                        timefmt::clock(before),
+                        timefmt::clock(before.saturating_add(*penalty_ms as i64))
+                    )
+                });
+                format!(
+                    "{played} is replaced by {correct} (infraction {infraction}, the clock was pressed){given}"
+                )
+            } else {
+                format!("{played} is replaced by {correct} (the clock was not pressed: no penalty)")
+            }
+        }
+        EventKind::RestartGap {
+            gap_ms,
+            side,
+            charged_ms,
+            charged,
+            ..
+        } => {
+            let who = side.map_or_else(|| "the running side".to_string(), |s| name(game, s));
+            let charged = charged_ms.unwrap_or(if *charged { *gap_ms } else { 0 });
+            let gap = timefmt::clock(*gap_ms as i64);
+            if charged == 0 {
+                format!("{who} is charged nothing of the {gap} measured: it is given back (8b)")
+            } else if charged >= *gap_ms {
+                format!(
+                    "{who} is charged {} of the {gap} measured (6d)",
+                    timefmt::clock(charged as i64)
+                )
+            } else {
+                format!(
+                    "{who} is charged {} of the {gap} measured, {} given back (6d)",
+                    timefmt::clock(charged as i64),
+                    timefmt::clock((*gap_ms - charged) as i64)
+                )
+            }
+        }
+        EventKind::GameOpened(o) => format!(
+            "the game is opened: {} (White) v {} (Black), the declarations bound into the log's first entry",
+            o.declarations.white.name, o.declarations.black.name
+        ),
+        EventKind::ClockStarted { side } => format!(
+            "{}'s clock STARTS at {}: the game begins",
+            name(game, *side),
+            clock_of(*side)
+        ),
+        EventKind::ClockStopped { reason } => match running() {
+            Some(s) => format!(
+                "both clocks STOP, {}'s at {}{}",
+                name(game, s),
+                clock_of(s),
+                quoted(reason)
+            ),
+            None => format!("both clocks STOP{}", quoted(reason)),
+        },
+        EventKind::ClockResumed { side } => format!(
+            "{}'s clock RUNS again from {}",
+            name(game, *side),
+            clock_of(*side)
+        ),
+        EventKind::ClockPressed {
+            side, remaining_ms, ..
+        } => format!(
+            "{} presses the clock at {}",
+            name(game, *side),
+            timefmt::clock(*remaining_ms)
+        ),
+        EventKind::MoveMade { side, san, .. } => {
+            format!("{} plays {san}", name(game, *side))
+        }
+        EventKind::InfoStopped { question } => format!(
+            "the machine's clock STOPS for the supervisor's question{}",
+            quoted(question)
+        ),
+        EventKind::InfoResumed => "the machine's clock RUNS again".to_string(),
+        EventKind::WorkNote { text } => {
+            format!("the supervisor's note is recorded{}", quoted(text))
+        }
+        EventKind::PowerFailed { text } => format!(
+            "the game is SUSPENDED and both clocks stop (8b){}",
+            quoted(text)
+        ),
+        EventKind::PowerRestored { window_ms } => format!(
+            "the power is back: the machine has {} to reset (8b)",
+            timefmt::clock(*window_ms as i64)
+        ),
+        EventKind::OwedMoveReleased { san, reason } => format!(
+            "the owed move {san} is released: another move may be entered{}",
+            quoted(reason)
+        ),
+        EventKind::ParameterDecided {
+            id,
+            permitted,
+            reason,
+        } => format!(
+            "request {id} is {}{}",
+            if *permitted { "PERMITTED" } else { "REFUSED" },
+            quoted(reason)
+        ),
+        EventKind::DisputeRaised { id, text } => {
+            format!("dispute {id} is raised{}", quoted(text))
+        }
+        EventKind::RulingGiven { id, dispute, text } => {
+            format!(
+                "ruling {id} on dispute {dispute} is recorded{}",
+                quoted(text)
+            )
+        }
+        EventKind::CommitteeAdvised { request, text } => {
+            format!(
+                "the committee's advice on {request} is recorded{}",
+                quoted(text)
+            )
+        }
+        EventKind::Note { text } => format!("a note is recorded{}", quoted(text)),
+        EventKind::DrawOffered { by, .. } => format!(
+            "{} offers a draw: the other side may accept it, and the game ends ½–½",
+            name(game, *by)
+        ),
+        EventKind::DrawDeclined { by, .. } => {
+            format!("{} DECLINES the draw offer: play goes on", name(game, *by))
+        }
+        EventKind::ClaimDismissed {
+            claimant,
+            to,
+            added_ms,
+            ..
+        } => format!(
+            "{}'s claim is found INCORRECT: {} gets {} more",
+            name(game, *claimant),
+            name(game, *to),
+            timefmt::clock(*added_ms as i64)
+        ),
+        EventKind::EntryVoided { seq, kind, reason } => format!(
+            "entry #{seq} ({}) becomes VOID: its effect is undone; it stays in the log{}",
+            kind.replace('_', " "),
+            quoted(reason)
+        ),
+        EventKind::TechnicalProblem { text } => {
+            format!(
+                "a technical problem is recorded, the machine's clock runs on{}",
+                quoted(text)
+            )
+        }
+        EventKind::TechnicalResolved { text } => {
+            format!("the machine is restored{}", quoted(text))
+        }
+        EventKind::ParameterSet { name: p, value } => {
+            format!("the parameter {p} is set to {value}")
+        }
+        _ => e.kind_name().replace('_', " "),
+    }
+}
+
+/// What `cmd` would record, in words, from a dry decide at the latest entry's time; or the
+/// refusal it would get. `measured` is the restart gap the shell measured (8b/6d), which a
+/// `restart-gap` ruling is decided against.
+pub fn consequence(
+    cmd: &Command,
+    game: &Game,
+    measured: Option<(Ms, Side)>,
+) -> Result<String, String> {
+    if let Command::HandOverFiles { copies, program } = cmd {
+        return Ok(format!(
+            "{} cop{} of the machine's log{} examined, stored and recorded (13a{})",
+            copies.len(),
+            if copies.len() == 1 { "y" } else { "ies" },
+            if program.is_some() {
+                " and the program copy are"
+            } else {
+                " are"
+            },
+            if program.is_some() { ", 13d" } else { "" }
+        ));
+    }
+    let cmd = match (cmd, measured) {
+        (Command::RestartGap { ruling, reason, .. }, Some(m)) => Command::RestartGap {
+            ruling: *ruling,
+            reason: reason.clone(),
+            measured: Some(m),
+        },
+        _ => cmd.clone(),
+    };
+    let at = game.last_at();
+    let events = game.decide(&cmd, at).map_err(|r| r.to_string())?;
+    if events.is_empty() {
+        return Ok("nothing changes on the clocks or the board".to_string());
+    }
+    Ok(events
+        .iter()
+        .map(|e| plain(e, game, at))
+        .collect::<Vec<_>>()
+        .join(" · "))
+}

@@ -1,0 +1,635 @@
+//! Shogi under the 5th World Shogi AI Denryu-sen rules (2024, `../shared/denryusen-2024.md`), one
+//! test per article that binds a referee, in the given / when / then form of `clauses.rs`. The
+//! log of a shogi game cites the Denryu-sen articles ("13.5", "23", "22.1"), never 2003 clauses.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use arbiter::core::Side;
+use arbiter::core::event::{EventKind, Score, Termination};
+use arbiter::core::game::{Game, Phase};
+use arbiter::core::shogi::ShogiRecord;
+
+use crate::clauses::{
+    DENRYUSEN_2024, Match, ended, game_from_text, given_game, move_made, new_game, rules_text, secs,
+};
+
+/// Two programs, as most Denryu-sen games are (5.2 (1)).
+const PROGRAMS: &[&str] = &[
+    "0 arbiter declare sente machine Sente Program",
+    "0 arbiter declare gote machine Gote Program",
+    "0 arbiter declare operator Tournament Operator",
+];
+
+fn denryusen() -> Match {
+    given_game(new_game(DENRYUSEN_2024), PROGRAMS).and("0 arbiter start")
+}
+
+/// The 2024 profile with `[shogi]` keys replaced or added (a start position, the options).
+fn variant(edits: &[(&str, &str)], start_sfen: Option<&str>) -> Game {
+    let mut text = rules_text(DENRYUSEN_2024);
+    for (from, to) in edits {
+        assert!(text.contains(from), "{from}");
+        text = text.replace(from, to);
+    }
+    if let Some(sfen) = start_sfen {
+        text = text.replace(
+            "[shogi.declaration]",
+            &format!("start_sfen = \"{sfen}\"\n\n[shogi.declaration]"),
+        );
+    }
+    game_from_text("denryusen-variant.toml", &text, 1, None)
+}
+
+fn from_position(sfen: &str, edits: &[(&str, &str)]) -> Match {
+    given_game(variant(edits, Some(sfen)), PROGRAMS).and("0 arbiter start")
+}
+
+fn last_end(m: &Match) -> (Score, Termination, String, String) {
+    let e = m
+        .log
+        .iter()
+        .rev()
+        .find(|e| e.kind_name() == "game_ended")
+        .expect("the game ended");
+    let (score, term, detail, _) = ended(e);
+    (score, term, detail, e.clause.clone())
+}
+
+/// The log, replayed, gives the same result (the log is the single source of truth).
+fn replays_alike(m: &Match) {
+    let g = Game::replay(m.log.iter()).unwrap();
+    assert_eq!(
+        g.outcome().map(|o| (o.score, o.termination)),
+        m.game().outcome().map(|o| (o.score, o.termination))
+    );
+    assert_eq!(g.board().plies(), m.game().board().plies());
+}
+
+// ----- moves: legal shogi only, in the notations players write (13.1, 19.6) ----------------------
+
+#[test]
+fn denryusen_13_1_moves_in_usi_csa_and_japanese_are_judged_and_shown_in_japanese() {
+    let mut m = denryusen();
+    for (line, san, uci) in [
+        ("1 move 7g7f", "▲７六歩", "7g7f"),
+        ("2 move -3334FU", "△３四歩", "3c3d"),
+        ("3 move 8h2b+", "▲２二角成", "8h2b+"),
+        ("4 move 同　銀", "△同銀", "3a2b"),
+        ("5 move B*4e", "▲４五角", "B*4e"),
+        ("6 move ３三銀", "△３三銀", "2b3c"),
+        ("7 move ４六歩(47)", "▲４六歩", "4g4f"),
+    ] {
+        let ev = m.at(line);
+        assert!(
+            matches!(&ev[0].kind, EventKind::MoveMade { san: s, uci: u, fen: None, .. } if s == san && u == uci),
+            "{line}: {:?}",
+            ev[0].kind
+        );
+        assert_eq!(ev[0].clause, "22.1", "{line}: a move cites 22.1");
+    }
+    // The same first move in three notations.
+    for text in ["７六歩", "+7776FU", "7g7f", "▲7六歩"] {
+        let mut g = denryusen();
+        let ev = g.at(&format!("1 move {text}"));
+        let (side, san, ..) = move_made(&ev[0]);
+        assert_eq!((side, san.as_str()), (Side::White, "▲７六歩"), "{text}");
+    }
+}
+
+#[test]
+fn denryusen_13_1_what_is_not_a_move_is_refused_and_nothing_recorded() {
+    denryusen()
+        .when("1 move banana")
+        .then_refused_saying("13.1", "not a shogi move")
+        .when("1 move ５i5a")
+        .then_refused_saying("13.1", "not a shogi move");
+}
+
+#[test]
+fn denryusen_13_1_an_illegal_move_loses_as_shogi_server_judges() {
+    // 7g7f twice: the second is gote's, and gote has no piece on 7g.
+    let mut m = denryusen();
+    m.at("1 move 7g7f");
+    m.when("2 move 7g7f").then(|m, ev| {
+        let (score, term, detail, _) = ended(&ev[0]);
+        assert_eq!((score, term), (Score::WhiteWins, Termination::IllegalMove));
+        assert!(detail.contains("gote played an illegal move"), "{detail}");
+        assert_eq!(ev[0].clause, "13.1");
+        assert_eq!(m.game().phase(), Phase::Ended);
+        replays_alike(m);
+    });
+    // A drop on an occupied square.
+    let mut m = denryusen();
+    m.at("1 move 7g7f");
+    m.at("2 move 3c3d");
+    m.when("3 move P*5c").then(|_, ev| {
+        let (score, term, ..) = ended(&ev[0]);
+        assert_eq!((score, term), (Score::BlackWins, Termination::IllegalMove));
+    });
+}
+
+#[test]
+fn denryusen_13_1_the_profile_may_refuse_an_illegal_move_instead() {
+    let g = variant(
+        &[("illegal_move = \"loss\"", "illegal_move = \"refuse\"")],
+        None,
+    );
+    let mut m = given_game(g, PROGRAMS).and("0 arbiter start");
+    m.at("1 move 7g7f");
+    m.when("2 move 7g7f")
+        .then_refused_saying("13.1", "not a legal move");
+}
+
+/// Gote's king in the corner, its knight beside it, sente's gold guarding 1b: a pawn on 1b mates.
+const UCHIFUZUME: &str = "7nk/9/7G1/9/9/9/9/9/4K4 b P 1";
+
+#[test]
+fn denryusen_13_1_uchifuzume_a_pawn_drop_that_mates_is_illegal() {
+    let r = ShogiRecord::from_sfen(UCHIFUZUME).unwrap();
+    assert!(!r.legal_usi().contains(&"P*1b".to_string()));
+    assert!(r.legal_usi().contains(&"P*5e".to_string()));
+    let refuse = [("illegal_move = \"loss\"", "illegal_move = \"refuse\"")];
+    for text in ["P*1b", "+0012FU", "１二歩打"] {
+        from_position(UCHIFUZUME, &refuse)
+            .when(&format!("1 move {text}"))
+            .then_refused_saying("13.1", "uchifuzume");
+    }
+    // Under the 2024 profile the drop loses; a pawn dropped elsewhere is a move.
+    from_position(UCHIFUZUME, &[])
+        .when("1 move P*1b")
+        .then(|_, ev| {
+            let (score, term, detail, _) = ended(&ev[0]);
+            assert_eq!((score, term), (Score::BlackWins, Termination::IllegalMove));
+            assert!(detail.contains("uchifuzume"), "{detail}");
+        });
+    from_position(UCHIFUZUME, &[])
+        .when("1 move P*5e")
+        .then_events(&[("move_made", "22.1")]);
+}
+
+#[test]
+fn denryusen_13_1_non_promotion_and_promotion_are_different_moves() {
+    // Sente's silver on 4d may enter the camp on 4c promoted or not.
+    let sfen = "4k4/9/9/5S3/9/9/9/9/4K4 b - 1";
+    let ev = from_position(sfen, &[]).at("1 move 4d4c");
+    assert!(matches!(&ev[0].kind, EventKind::MoveMade { san, .. } if san == "▲４三銀不成"));
+    let ev = from_position(sfen, &[]).at("1 move 4d4c+");
+    assert!(matches!(&ev[0].kind, EventKind::MoveMade { san, .. } if san == "▲４三銀成"));
+    let ev = from_position(sfen, &[]).at("1 move ４三銀成");
+    assert!(matches!(&ev[0].kind, EventKind::MoveMade { uci, .. } if uci == "4d4c+"));
+}
+
+#[test]
+fn denryusen_13_1_checkmate_wins() {
+    // Sente's gold drop on 1b mates the cornered king (protected by the gold on 2c).
+    let sfen = "7nk/9/7G1/9/9/9/9/9/4K4 b G 1";
+    from_position(sfen, &[]).when("1 move G*1b").then(|m, ev| {
+        assert_eq!(ev[0].kind_name(), "move_made");
+        let (score, term, _, clause) = last_end(m);
+        assert_eq!(
+            (score, term, clause.as_str()),
+            (Score::WhiteWins, Termination::Checkmate, "13.1")
+        );
+        replays_alike(m);
+    });
+}
+
+// ----- sennichite and perpetual check (13.5, 13.1) ------------------------------------------------
+
+#[test]
+fn denryusen_13_5_sennichite_is_a_draw_scored_0_4_and_0_6() {
+    let mut m = denryusen();
+    let shuffle = ["5i5h", "5a5b", "5h5i", "5b5a"];
+    let mut t = 0;
+    for _ in 0..2 {
+        for mv in shuffle {
+            t += 1;
+            m.at(&format!("{t} move {mv}"));
+        }
+    }
+    for mv in &shuffle[..3] {
+        t += 1;
+        m.at(&format!("{t} move {mv}"));
+    }
+    assert_eq!(
+        m.game().phase(),
+        Phase::Playing,
+        "the start position twice more only"
+    );
+    m.when(&format!("{} move 5b5a", t + 1)).then(|m, ev| {
+        let (score, term, _, _) = ended(&ev[1]);
+        assert_eq!((score, term), (Score::Draw, Termination::Sennichite));
+        assert_eq!(ev[1].clause, "13.5");
+        // 14: a draw scores 0.4 for sente and 0.6 for gote.
+        assert_eq!(m.game().points(), Some([0.4, 0.6]));
+        replays_alike(m);
+    });
+}
+
+/// Sente's rook checks gote's king on 1a / 1b from 3a / 3b, over and over.
+const PERPETUAL: &str = "8k/9/6R2/9/9/9/9/9/K8 b - 1";
+
+fn perpetual(m: &mut Match) -> Vec<arbiter::core::event::Event> {
+    let cycle = ["3b3a", "1a1b", "3a3b", "1b1a"];
+    let mut t = 1;
+    m.at("1 move 3c3a");
+    let mut last = Vec::new();
+    for mv in cycle[1..]
+        .iter()
+        .chain(cycle.iter())
+        .chain(cycle.iter())
+        .chain(cycle.iter())
+    {
+        t += 1;
+        if m.game().phase() != Phase::Playing {
+            break;
+        }
+        last = m.at(&format!("{t} move {mv}"));
+    }
+    last
+}
+
+#[test]
+fn denryusen_13_1_perpetual_check_loses_for_the_checking_side() {
+    let mut m = from_position(PERPETUAL, &[]);
+    let ev = perpetual(&mut m);
+    let (score, term, detail, _) = ended(&ev[1]);
+    assert_eq!(
+        (score, term),
+        (Score::BlackWins, Termination::PerpetualCheck)
+    );
+    assert!(
+        detail.contains("sente gave check with every move"),
+        "{detail}"
+    );
+    assert_eq!(ev[1].clause, "13.1");
+    assert_eq!(m.game().board().plies(), 13, "the fourth occurrence");
+    replays_alike(&m);
+}
+
+#[test]
+fn denryusen_13_5_perpetual_check_is_a_draw_when_the_profile_says_so() {
+    let mut m = from_position(
+        PERPETUAL,
+        &[("perpetual_check = \"loss\"", "perpetual_check = \"draw\"")],
+    );
+    let ev = perpetual(&mut m);
+    let (score, term, _, _) = ended(&ev[1]);
+    assert_eq!((score, term), (Score::Draw, Termination::Sennichite));
+    assert_eq!(ev[1].clause, "13.5");
+}
+
+// ----- the 512-move cap (13.2, 13.3, 13.4) --------------------------------------------------------
+
+/// 512 legal moves from the start that neither mate nor repeat a position four times, chosen
+/// by a fixed pseudo-random walk (the same every run).
+fn long_game(plies: usize) -> Vec<String> {
+    let mut r = ShogiRecord::new();
+    let mut seed: u64 = 0x2024_0916;
+    let mut out = Vec::new();
+    while out.len() < plies {
+        let legal = r.legal_usi();
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let start = (seed >> 33) as usize % legal.len();
+        let pick = (0..legal.len())
+            .map(|i| &legal[(start + i) % legal.len()])
+            .find(|u| {
+                let mut after = r.clone();
+                let mv = after.check(u).unwrap();
+                after.play(&mv).unwrap();
+                after.end().is_none()
+            })
+            .expect("a move that neither mates nor repeats")
+            .clone();
+        let mv = r.check(&pick).unwrap();
+        r.play(&mv).unwrap();
+        out.push(pick);
+    }
+    out
+}
+
+#[test]
+fn denryusen_13_2_512_moves_without_a_result_are_a_draw() {
+    let moves = long_game(512);
+    let mut m = denryusen();
+    for (i, mv) in moves[..511].iter().enumerate() {
+        m.at(&format!("{} move {mv}", secs((i as u64 + 1) * 100)));
+    }
+    assert_eq!(m.game().phase(), Phase::Playing);
+    m.when(&format!("{} move {}", secs(51_200), moves[511]))
+        .then(|m, ev| {
+            let (score, term, detail, _) = ended(&ev[1]);
+            assert_eq!((score, term), (Score::Draw, Termination::MoveCap));
+            assert!(detail.contains("512 moves"), "{detail}");
+            assert_eq!(ev[1].clause, "13.2");
+            assert_eq!(m.game().points(), Some([0.4, 0.6]));
+            replays_alike(m);
+        });
+}
+
+#[test]
+fn denryusen_13_3_mate_on_the_last_move_is_a_draw() {
+    let cap = [("max_plies = 512", "max_plies = 1")];
+    from_position("7nk/9/7G1/9/9/9/9/9/4K4 b G 1", &cap)
+        .when("1 move G*1b")
+        .then(|_, ev| {
+            let (score, term, detail, _) = ended(&ev[1]);
+            assert_eq!((score, term), (Score::Draw, Termination::MoveCap));
+            assert!(detail.contains("checkmate on move 1"), "{detail}");
+            assert_eq!(ev[1].clause, "13.3");
+        });
+}
+
+/// Sente's king on 5b with nine tokins, a rook and a bishop in the camp and nine pawns in hand:
+/// 28 points, 11 pieces besides the king. Sente to move.
+const ENTERED: &str = "+P+P+P+P+P+P+P+P+P/R3K3B/9/9/9/9/9/9/4k4 b 9P 1";
+
+#[test]
+fn denryusen_13_4_a_valid_declaration_at_the_cap_wins() {
+    // Two moves of the kings reach the cap of this variant with sente to move, able to declare.
+    let cap = [("max_plies = 512", "max_plies = 2")];
+    let mut m = from_position(ENTERED, &cap);
+    m.at("1 move 9b8b");
+    m.at("2 move 5i5h");
+    assert_eq!(
+        m.game().phase(),
+        Phase::Playing,
+        "the declaration is still open"
+    );
+    m.when("3 move 8b9b")
+        .then_refused_saying("13.2", "declare")
+        .when("4 sente declare")
+        .then(|m, ev| {
+            let (score, term, _, _) = ended(&ev[0]);
+            assert_eq!((score, term), (Score::WhiteWins, Termination::Declaration));
+            assert_eq!(ev[0].clause, "13.4");
+            replays_alike(m);
+        });
+    // Without the declaration the cap's draw comes when sente's time runs out.
+    let mut m = from_position(ENTERED, &cap);
+    m.at("1 move 9b8b");
+    m.at("2 move 5i5h");
+    let flag = m.view(2_000).next_deadline.unwrap();
+    let ev = m.tick(flag);
+    let (score, term, _, _) = ended(&ev[0]);
+    assert_eq!((score, term), (Score::Draw, Termination::MoveCap));
+    assert_eq!(ev[0].clause, "13.2");
+}
+
+// ----- the entering-king declaration (23) --------------------------------------------------------
+
+#[test]
+fn denryusen_23_declaration_with_every_condition_met_wins() {
+    from_position(ENTERED, &[])
+        .when("10 sente declare")
+        .then(|m, ev| {
+            let (score, term, detail, _) = ended(&ev[0]);
+            assert_eq!((score, term), (Score::WhiteWins, Termination::Declaration));
+            assert!(detail.contains("28 points, 11 pieces"), "{detail}");
+            assert_eq!(ev[0].clause, "23");
+            replays_alike(m);
+        });
+}
+
+#[test]
+fn denryusen_23_3_gote_needs_27_points_sente_28() {
+    // Sente with one pawn fewer: 27 points, one short of sente's 28: the declarer loses.
+    let short = ENTERED.replace("9P", "8P");
+    from_position(&short, &[])
+        .when("10 sente declare")
+        .then(|_, ev| {
+            let (score, term, detail, _) = ended(&ev[0]);
+            assert_eq!(
+                (score, term),
+                (Score::BlackWins, Termination::FailedDeclaration)
+            );
+            assert!(detail.contains("23.3: 27 points, 28 needed"), "{detail}");
+            assert_eq!(ev[0].clause, "23");
+        });
+    // The mirror position for gote: 27 points are enough for gote.
+    let gote = "4K4/9/9/9/9/9/9/b3k3r/+p+p+p+p+p+p+p+p+p w 8p 1";
+    from_position(gote, &[])
+        .when("10 gote declare")
+        .then(|_, ev| {
+            let (score, term, _, _) = ended(&ev[0]);
+            assert_eq!((score, term), (Score::BlackWins, Termination::Declaration));
+        });
+}
+
+#[test]
+fn denryusen_23_each_failed_condition_makes_the_declarer_lose() {
+    let cases = [
+        // 23.1: not the declarer's turn.
+        (
+            ENTERED.to_string(),
+            "gote declare",
+            "23.1",
+            Score::WhiteWins,
+        ),
+        // 23.2: the king outside the camp (on 5d).
+        (
+            "+P+P+P+P+P+P+P+P+P/R7B/9/4K4/9/9/9/9/4k4 b 9P 1".to_string(),
+            "sente declare",
+            "23.2",
+            Score::BlackWins,
+        ),
+        // 23.4: nine pieces besides the king in the camp (two tokins fewer, two pawns more).
+        (
+            "+P+P+P+P+P+P+P2/R3K3B/9/9/9/9/9/9/4k4 b 11P 1".to_string(),
+            "sente declare",
+            "23.4",
+            Score::BlackWins,
+        ),
+        // 23.5: the king in check from gote's gold on 5c.
+        (
+            "+P+P+P+P+P+P+P+P+P/R3K3B/4g4/9/9/9/9/9/4k4 b 9P 1".to_string(),
+            "sente declare",
+            "23.5",
+            Score::BlackWins,
+        ),
+    ];
+    for (sfen, cmd, article, winner) in cases {
+        from_position(&sfen, &[])
+            .when(&format!("10 {cmd}"))
+            .then(|_, ev| {
+                let (score, term, detail, _) = ended(&ev[0]);
+                assert_eq!(
+                    (score, term),
+                    (winner, Termination::FailedDeclaration),
+                    "{sfen}"
+                );
+                assert!(detail.contains(article), "{sfen}: {detail}");
+            });
+    }
+}
+
+// ----- resignation by any entrant, no-show (13.1, 13.6, 13.7) --------------------------------------
+
+#[test]
+fn denryusen_13_1_either_program_resigns_in_a_program_vs_program_game() {
+    let mut m = denryusen();
+    m.at("1 move 7g7f");
+    m.when("2 operator resign")
+        .then_refused("4.3")
+        .when("2 gote resign")
+        .then(|m, ev| {
+            let (score, term, detail, _) = ended(&ev[0]);
+            assert_eq!((score, term), (Score::WhiteWins, Termination::Resignation));
+            assert_eq!(detail, "gote resigned");
+            assert_eq!(ev[0].clause, "13.1");
+            replays_alike(m);
+        });
+}
+
+#[test]
+fn denryusen_13_6_no_show_after_five_minutes_forfeits() {
+    let mut m = denryusen();
+    m.at("1 move 7g7f");
+    m.when("299.999 arbiter no-show gote")
+        .then_refused("13.6")
+        .when("300 arbiter no-show gote")
+        .then(|m, ev| {
+            let (score, term, _, _) = ended(&ev[0]);
+            assert_eq!((score, term), (Score::WhiteWins, Termination::NoShow));
+            assert_eq!(ev[0].clause, "13.6");
+            assert_eq!(m.game().points(), Some([1.0, 0.0]));
+        });
+}
+
+#[test]
+fn denryusen_13_6_sentes_flag_does_not_fall_before_the_no_show_is_judged() {
+    let mut m = denryusen();
+    // Sente's 180 s are gone at 180 s, but it has not moved: the no-show comes first.
+    assert!(m.tick(181_000).is_empty());
+    assert!(m.tick(299_999).is_empty());
+    assert_eq!(m.game().flag_at(), Some(300_001));
+    m.when("300 arbiter no-show sente").then(|_, ev| {
+        let (score, term, _, _) = ended(&ev[0]);
+        assert_eq!((score, term), (Score::BlackWins, Termination::NoShow));
+        assert_eq!(ev[0].clause, "13.6");
+    });
+    // Not judged a no-show: the flag falls just after.
+    let mut m = denryusen();
+    let ev = m.tick(300_001);
+    let (score, term, _, _) = ended(&ev[0]);
+    assert_eq!((score, term), (Score::BlackWins, Termination::FlagFall));
+    assert_eq!(ev[0].clause, "22.3");
+}
+
+#[test]
+fn denryusen_13_7_both_absent_both_lose() {
+    denryusen()
+        .when("299 arbiter no-show both")
+        .then_refused("13.7")
+        .when("300 arbiter no-show both")
+        .then(|m, ev| {
+            let (score, term, detail, _) = ended(&ev[0]);
+            assert_eq!((score, term), (Score::BothLose, Termination::NoShow));
+            assert!(detail.contains("both lose"), "{detail}");
+            assert_eq!(ev[0].clause, "13.7");
+            assert_eq!(m.game().points(), Some([0.0, 0.0]));
+            replays_alike(m);
+        });
+}
+
+// ----- time (21, 22) and the log's citations ------------------------------------------------------
+
+#[test]
+fn denryusen_22_1_time_floored_to_whole_seconds_with_the_increment_per_side() {
+    let mut m = denryusen();
+    let ev = m.at("1.999 move 7g7f");
+    let (side, _, spent, inc, remaining, _) = move_made(&ev[0]);
+    assert_eq!(side, Side::White);
+    // 1.999 s is charged as 1 s; 2 s are added: 180 - 1 + 2
+    assert_eq!((spent, inc, remaining), (1000, 2000, 181_000));
+    let ev = m.at("5.499 move 3c3d");
+    // 3.5 s is charged as 3 s: 600 - 3 + 2
+    let (_, _, spent, inc, remaining, _) = move_made(&ev[0]);
+    assert_eq!((spent, inc, remaining), (3000, 2000, 599_000));
+    assert_eq!(ev[0].clause, "22.1");
+    let flag = m.view(6_000).next_deadline.unwrap();
+    let ev = m.tick(flag);
+    let (score, term, _, _) = ended(&ev[0]);
+    assert_eq!((score, term), (Score::BlackWins, Termination::FlagFall));
+    assert_eq!(ev[0].clause, "22.3");
+    assert_eq!(m.game().points(), Some([0.0, 1.0]));
+}
+
+#[test]
+fn denryusen_the_log_cites_denryusen_articles_not_2003_clauses() {
+    let mut m = denryusen();
+    m.at("1 move 7g7f");
+    m.at("2 arbiter note the server reconnected");
+    let cited: Vec<(String, String)> = m
+        .log
+        .iter()
+        .map(|e| (e.kind_name(), e.clause.clone()))
+        .collect();
+    let want = [
+        ("game_opened", "5.2"),
+        ("clock_started", "19.4"),
+        ("move_made", "22.1"),
+        ("note", "4.3"),
+    ];
+    assert_eq!(
+        cited,
+        want.iter()
+            .map(|(k, c)| (k.to_string(), c.to_string()))
+            .collect::<Vec<_>>()
+    );
+}
+
+// ----- entrants (5.2) ------------------------------------------------------------------------------
+
+#[test]
+fn denryusen_5_2_entrants_and_the_consultation_method_are_bound_into_line_0() {
+    use arbiter::core::event::Entrant;
+    let lines = [
+        "0 arbiter declare sente program Suisho",
+        "0 arbiter declare gote consulting Taro Yamada with dlshogi: the program shows three candidates, Taro chooses",
+        "0 arbiter declare operator Tournament Operator",
+    ];
+    let mut m = given_game(new_game(DENRYUSEN_2024), &lines).and("0 arbiter start");
+    let EventKind::GameOpened(o) = &m.log[0].kind else {
+        panic!("line 0 opens the game")
+    };
+    assert_eq!(m.log[0].clause, "5.2");
+    assert_eq!(o.declarations.white.entrant, Some(Entrant::Program));
+    assert_eq!(
+        o.declarations.black.entrant,
+        Some(Entrant::HumanWithAi {
+            program: "dlshogi".into(),
+            method: "the program shows three candidates, Taro chooses".into()
+        })
+    );
+    assert_eq!(o.declarations.black.name, "Taro Yamada");
+    m.at("1 move 7g7f");
+    let mut m = m
+        .when("20 gote consulted dlshogi proposed 3c3d and 8c8d")
+        .then(|_, ev| {
+            assert!(
+                matches!(&ev[0].kind, EventKind::Note { text } if text == "gote consulted dlshogi: dlshogi proposed 3c3d and 8c8d")
+            );
+            assert_eq!(ev[0].clause, "5.2");
+        })
+        .when("21 sente consulted a book")
+        .then_refused_saying("5.2", "not declared as a human consulting an AI")
+        .m;
+    // The human's own move, sent by hand (19.6), and its own resignation.
+    m.at("25 move ３四歩");
+    m.when("30 human resign").then(|_, ev| {
+        let (score, term, _, _) = ended(&ev[0]);
+        assert_eq!((score, term), (Score::WhiteWins, Termination::Resignation));
+        assert_eq!(ev[0].clause, "13.1");
+    });
+    // A human team names at least two members.
+    let team = arbiter::core::command::parse("arbiter declare gote team Kanazawa: A. Sato, B. Ito")
+        .unwrap();
+    assert!(matches!(
+        team,
+        arbiter::core::command::Command::DeclareEntrant { entrant: Entrant::HumanTeam { ref members }, ref name, .. }
+            if members.len() == 2 && name == "Kanazawa"
+    ));
+    assert!(arbiter::core::command::parse("arbiter declare gote team Solo: A. Sato").is_err());
+}

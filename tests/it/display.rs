@@ -1,0 +1,470 @@
+//! Issue 24, the player's screen: `arbiter display` follows a game that another process appends
+//! (tmux), goes on to the next game, never writes a byte in the match folder (hashed before and
+//! after), and shows the clocks' states in words with nothing of the machine's internal clock.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use arbiter::core::event::EventKind;
+use arbiter::core::game::Game;
+use arbiter::display::{Shown, render};
+use arbiter::follow::MatchTail;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use crate::pty::{DEADLINE, Tmux, tmux_available};
+use crate::realgame::ok;
+
+fn arbiter(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Every file and folder under `dir`: its path, mode and bytes (a lock file, a touched time, a
+/// new file or a changed byte all show).
+fn snapshot(dir: &Path) -> BTreeMap<String, (u32, Vec<u8>)> {
+    use std::os::unix::fs::PermissionsExt;
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, (u32, Vec<u8>)>) {
+        for item in std::fs::read_dir(dir).unwrap() {
+            let p = item.unwrap().path();
+            let meta = std::fs::symlink_metadata(&p).unwrap();
+            let rel = p.strip_prefix(root).unwrap().display().to_string();
+            let mode = meta.permissions().mode();
+            if meta.is_dir() {
+                out.insert(rel, (mode, Vec::new()));
+                walk(root, &p, out);
+            } else {
+                out.insert(rel, (mode, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn digest(s: &BTreeMap<String, (u32, Vec<u8>)>) -> String {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    for (path, (mode, bytes)) in s {
+        h.update(path.as_bytes());
+        h.update(mode.to_le_bytes());
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    }
+    hex::encode(h.finalize())
+}
+
+#[test]
+fn display_follows_a_game_played_by_script_in_another_process_and_the_next_game() {
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let ms = m.to_str().unwrap();
+    let live = tmp.path().join("live.pgn");
+    let t = Tmux::start(
+        "display-follow",
+        &["display", "--match", ms, "--relay", live.to_str().unwrap()],
+        &crate::pty::repo_dir(),
+        110,
+        44,
+    );
+    t.wait_for("waiting for the board", DEADLINE);
+
+    // Another process plays game 1: the display shows its last move.
+    ok(&arbiter(&[
+        "script",
+        "examples/scripts/quick.arb",
+        "--match",
+        ms,
+    ]));
+    let written = Instant::now();
+    let s = t.wait_for("Nf6", DEADLINE);
+    println!(
+        "game 1's last move on screen {} ms after the script's exit",
+        written.elapsed().as_millis()
+    );
+    assert!(s.contains("game 1"), "{s}");
+    assert!(
+        s.contains("Garry Kasparov") && s.contains("Deep Junior"),
+        "{s}"
+    );
+    assert!(s.contains("advisory"), "{s}");
+    assert!(s.contains("running") && s.contains("waiting"), "{s}");
+
+    // The next game, by another process again: the display moves on to it.
+    ok(&arbiter(&[
+        "script",
+        "examples/scripts/full-game.arb",
+        "--match",
+        ms,
+    ]));
+    let written = Instant::now();
+    let s = t.wait_for("GAME OVER 0-1", DEADLINE);
+    println!(
+        "game 2's result on screen {} ms after the script's exit",
+        written.elapsed().as_millis()
+    );
+    assert!(s.contains("game 2"), "{s}");
+    assert!(s.contains("Stockfish 1"), "the match score: {s}");
+    t.keys(&["q"]);
+    assert!(t.wait_exit(DEADLINE), "q quits");
+    // With --relay the file holds both games, as `arbiter relay` writes it.
+    let text = std::fs::read_to_string(&live).unwrap();
+    assert_eq!(text.matches("[Round ").count(), 2, "{text}");
+    assert!(text.contains("[Result \"0-1\"]"), "{text}");
+}
+
+#[test]
+fn display_never_writes_in_the_match_folder() {
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let ms = m.to_str().unwrap();
+    ok(&arbiter(&[
+        "script",
+        "examples/scripts/quick.arb",
+        "--match",
+        ms,
+    ]));
+    let before = snapshot(&m);
+    let t = Tmux::start(
+        "display-ro",
+        &["display", "--match", ms, "--game", "1"],
+        &crate::pty::repo_dir(),
+        100,
+        40,
+    );
+    let s = t.wait_for("Nf6", DEADLINE);
+    assert!(s.contains("last move: 3... Nf6"), "{s}");
+    // Let it run through a few of its own wake-ups (clock seconds, safety polls).
+    let until = Instant::now() + Duration::from_millis(2500);
+    while Instant::now() < until {
+        t.screen();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    t.keys(&["q"]);
+    assert!(t.wait_exit(DEADLINE), "q quits");
+    let after = snapshot(&m);
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>(),
+        "no file created or removed"
+    );
+    assert_eq!(digest(&before), digest(&after), "no byte or mode changed");
+}
+
+/// The screen drawn for the game as it stood after its first `k` entries, as text.
+fn screen_after(g: &arbiter::follow::GameTail, k: usize) -> String {
+    let game = Game::replay(g.events[..k].iter()).unwrap();
+    let view = game.view(g.events[k - 1].at, usize::MAX);
+    let mut times = Vec::new();
+    for e in &g.events[..k] {
+        arbiter::tui::movelist::fold_move_time(&mut times, e);
+    }
+    let s = Shown {
+        view: Some(view),
+        times,
+        ..Shown::default()
+    };
+    let area = Rect::new(0, 0, 120, 44);
+    let mut buf = Buffer::empty(area);
+    render(&s, area, &mut buf);
+    (0..area.height)
+        .map(|y| {
+            (0..area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn display_states_in_words_and_nothing_of_the_machines_internal_clock() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    ok(&arbiter(&[
+        "script",
+        "examples/scripts/every-clause.arb",
+        "--match",
+        m.to_str().unwrap(),
+    ]));
+    let mut t = MatchTail::new(&m, None);
+    t.poll();
+    let g = &t.games[0];
+    let at = |pred: &dyn Fn(&EventKind) -> bool| {
+        g.events.iter().position(|e| pred(&e.kind)).unwrap() + 1
+    };
+
+    // 6c: the engine's reading (2:02:00) and the owed correction are the arbiter's alone.
+    let k = at(&|e| matches!(e, EventKind::InternalClockReported { .. }));
+    let s = screen_after(g, k);
+    assert!(
+        !s.contains("2:02:00") && !s.contains("internal") && !s.contains("6c"),
+        "{s}"
+    );
+    assert!(s.contains("WHITE (Garry Kasparov, human): running"), "{s}");
+    assert!(s.contains("BLACK (Deep Junior, machine): waiting"), "{s}");
+    assert!(s.contains("advisory"), "{s}");
+    assert!(s.contains("to the control"), "{s}");
+
+    let k = at(&|e| matches!(e, EventKind::ClockStopped { .. }));
+    let s = screen_after(g, k);
+    assert!(s.contains("STOPPED by the arbiter"), "{s}");
+
+    let k = at(&|e| matches!(e, EventKind::PowerFailed { .. }));
+    let s = screen_after(g, k);
+    assert!(s.contains("SUSPENDED"), "{s}");
+
+    let s = screen_after(g, g.events.len());
+    assert!(
+        s.contains("GAME OVER 1/2-1/2") && s.contains("RESULT 1/2-1/2"),
+        "{s}"
+    );
+    // No dialog, no command line, no key help of the board.
+    for word in ["passphrase", "F8", ":arbiter", "ARBITER "] {
+        assert!(!s.contains(word), "'{word}' on the display:\n{s}");
+    }
+}
+
+/// The follower under the display and the relay: a log written line by line by another writer
+/// (here the test, copying a real game's log, and once a line in two halves as a torn write
+/// would leave it) is taken in entry by entry, each after its change notification. The latency
+/// from the write to the entry read is printed (no timed assertion: the deadline is generous).
+#[test]
+fn display_follower_takes_in_each_append_and_waits_for_a_whole_line() {
+    use arbiter::follow::{Wake, Watch, wait};
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    crate::log_util::arbiter_key_in(&src);
+    ok(&arbiter(&[
+        "script",
+        "examples/scripts/quick.arb",
+        "--match",
+        src.to_str().unwrap(),
+    ]));
+    let bytes = std::fs::read(src.join("game-1/log.jsonl")).unwrap();
+    let lines: Vec<&[u8]> = bytes.split_inclusive(|b| *b == b'\n').collect();
+
+    let m = tmp.path().join("m");
+    std::fs::create_dir_all(m.join("game-1")).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<Wake<()>>();
+    let watch = Watch::start(&m, tx);
+    assert!(
+        matches!(watch, Watch::Notify(_)),
+        "inotify is available here"
+    );
+    let mut t = MatchTail::new(&m, None);
+    t.poll();
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(m.join("game-1/log.jsonl"))
+        .unwrap();
+    let mut lat = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let torn = i == 3;
+        let (first, rest) = if torn {
+            line.split_at(line.len() / 2)
+        } else {
+            (*line, &b""[..])
+        };
+        if torn {
+            f.write_all(first).unwrap();
+            f.sync_data().unwrap();
+            for _ in wait(&rx, Duration::from_millis(300)) {}
+            t.poll();
+            assert_eq!(t.games[0].events.len(), i, "half a line is not an entry");
+        }
+        let written = Instant::now();
+        f.write_all(if torn { rest } else { first }).unwrap();
+        f.sync_data().unwrap();
+        let until = written + Duration::from_secs(10);
+        while t.games.first().map_or(0, |g| g.events.len()) < i + 1 {
+            assert!(Instant::now() < until, "entry {i} not taken in");
+            let _ = wait(&rx, t.poll_every(&watch));
+            t.poll();
+        }
+        lat.push(written.elapsed().as_micros());
+        assert!(t.games[0].problem.is_none(), "{:?}", t.games[0].problem);
+    }
+    lat.sort_unstable();
+    println!(
+        "follow latency over {} appends: median {} µs, max {} µs",
+        lat.len(),
+        lat[lat.len() / 2],
+        lat[lat.len() - 1]
+    );
+    let g = &t.games[0];
+    assert_eq!(g.events.len(), lines.len());
+    assert!(g.game.as_ref().unwrap().board().moves().len() == 6);
+
+    // Read in blocks far smaller than a line (a line cut by a block is read again, the block
+    // doubling until a line fits): the same entries.
+    let mut small = arbiter::follow::GameTail::new(&m, 1);
+    small.read_block = 64;
+    assert!(small.poll());
+    assert!(small.problem.is_none(), "{:?}", small.problem);
+    assert_eq!(small.events, g.events);
+    assert_eq!(small.stamps, g.stamps);
+}
+
+#[test]
+fn display_flag_fell_in_words() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let script = tmp.path().join("flag.arb");
+    std::fs::write(
+        &script,
+        "0 arbiter declare white human Garry Kasparov\n\
+         0 arbiter declare black machine Deep Junior\n\
+         0 arbiter declare operator Amir Ban\n\
+         0 arbiter start\n\
+         0:00:05 move d4\n\
+         2:10:00 arbiter note the machine's flag has fallen\n",
+    )
+    .unwrap();
+    ok(&arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        m.to_str().unwrap(),
+    ]));
+    let mut t = MatchTail::new(&m, None);
+    t.poll();
+    let g = &t.games[0];
+    let s = screen_after(g, g.events.len());
+    assert!(s.contains("BLACK (Deep Junior, machine): FLAG FELL"), "{s}");
+    assert!(s.contains("GAME OVER 1-0"), "{s}");
+}
+
+/// The clocks on the display run from the latest entry by the wall time since it was written, with
+/// the core's own clock: 5.5 s after the entry, the running clock is 5.5 s lower, to the ms.
+#[test]
+fn display_clock_runs_from_the_latest_entry_with_the_cores_clock() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    ok(&arbiter(&[
+        "script",
+        "examples/scripts/quick.arb",
+        "--match",
+        m.to_str().unwrap(),
+    ]));
+    let mut t = MatchTail::new(&m, None);
+    t.poll();
+    let g = &t.games[0];
+    let last = *g.stamps.last().unwrap();
+    let later = last.utc + chrono::Duration::milliseconds(5_500);
+    let a = arbiter::display::shown(&t, last.utc).view.unwrap();
+    let b = arbiter::display::shown(&t, later).view.unwrap();
+    let core = g.game.as_ref().unwrap().view(last.mono + 5_500, usize::MAX);
+    let white = arbiter::core::Side::White.index();
+    assert!(b.clocks[white].running);
+    assert_eq!(a.clocks[white].shown_ms - b.clocks[white].shown_ms, 5_500);
+    assert_eq!(b.clocks, core.clocks, "the same clock code as the board");
+    // Before the latest entry's time (a wall clock behind the log's) nothing runs backwards.
+    let earlier = last.utc - chrono::Duration::seconds(3);
+    let c = arbiter::display::shown(&t, earlier).view.unwrap();
+    assert_eq!(c.clocks, a.clocks);
+}
+
+/// Type a move on the board's clock screen (its first letter opens the move line) and Enter.
+fn board_move(t: &Tmux, san: &str) {
+    let (first, rest) = san.split_at(1);
+    t.type_text(first);
+    t.wait_for("▸", DEADLINE);
+    t.type_text(rest);
+    t.keys(&["Enter"]);
+}
+
+/// The display beside a real board (`arbiter play` in another terminal): each move typed on the
+/// board appears on the display; the board is killed (-9) and restarted, and the display, which
+/// only reads, goes on: the restart's entries and the next move appear on it without a restart
+/// of its own.
+#[test]
+fn display_beside_the_board_across_a_kill_and_restart() {
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let (dir, args) = crate::pty::demo_match();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let m = dir.path().join("logs/demo");
+    let repo = crate::pty::repo_dir();
+    let board = Tmux::start("disp-board", &args, &repo, 100, 30);
+    board.wait_for("PRE-GAME", DEADLINE);
+    board.keys(&["Space"]);
+    board.wait_for("RUNNING", DEADLINE);
+    let ms = m.to_str().unwrap();
+    let display = Tmux::start("disp-screen", &["display", "--match", ms], &repo, 110, 44);
+    display.wait_for("WHITE (Garry Kasparov, human): running", DEADLINE);
+
+    board_move(&board, "e4");
+    board.wait_for("1. e4", DEADLINE);
+    let s = display.wait_for("last move: 1. e4", DEADLINE);
+    assert!(s.contains("BLACK (Deep Junior, machine): running"), "{s}");
+    board_move(&board, "e5");
+    display.wait_for("last move: 1... e5", DEADLINE);
+
+    // kill -9 the board; the display stays up, reading.
+    let pid = board.pid();
+    assert!(
+        Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert!(board.wait_exit(DEADLINE));
+    drop(board);
+    let s = display.wait_for("last move: 1... e5", DEADLINE);
+    assert!(s.contains("game 1"), "{s}");
+
+    let board = Tmux::start("disp-board2", &args, &repo, 120, 30);
+    board.wait_for("RESTART", DEADLINE);
+    board.keys(&[":"]);
+    board.type_text("arbiter restart-gap waive the kit was killed by the test");
+    board.keys(&["Enter"]);
+    board.wait_for("log: 7 entries", DEADLINE);
+    board_move(&board, "Nf3");
+    board.wait_for("2. Nf3", DEADLINE);
+    let s = display.wait_for("last move: 2. Nf3", DEADLINE);
+    assert!(s.contains("BLACK (Deep Junior, machine): running"), "{s}");
+    display.keys(&["q"]);
+    assert!(display.wait_exit(DEADLINE), "q quits the display");
+    board.keys(&["q"]);
+    board.wait_for("quit the board UI?", DEADLINE);
+    board.keys(&["y"]);
+    assert!(board.wait_exit(DEADLINE));
+    // The relay of this demo game says what `arbiter pgn` says: the demo key proves nothing.
+    let live = dir.path().join("live.pgn");
+    ok(&arbiter(&[
+        "relay",
+        "--match",
+        ms,
+        "--out",
+        live.to_str().unwrap(),
+        "--once",
+    ]));
+    let text = std::fs::read_to_string(&live).unwrap();
+    assert!(text.contains("{DEMO KEY:"), "{text}");
+    assert!(text.contains("1. e4 {[%clk"), "{text}");
+}

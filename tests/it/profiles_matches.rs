@@ -1,0 +1,299 @@
+//! Issue 23: every real man–machine match as a profile. Each profile under `rules/` is driven
+//! through its distinctive rule, with the clocks checked against hand arithmetic to the ms.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use arbiter::core::event::{EventKind, Score, Termination};
+use arbiter::core::game::start::{Odds, chess960_fen, chess960_rank};
+use arbiter::core::game::{Game, Phase};
+use arbiter::core::rules::Profile;
+use arbiter::core::{Ms, Side};
+
+use crate::clauses::{
+    HUMAN_WHITE, Match, ended, given_game, move_made, new_game, only, rules_path, rules_text,
+};
+use crate::realgame::{arbiter, ok};
+
+const PROFILES: [&str; 5] = [
+    "deep-blue-1997.toml",
+    "kramnik-deep-fritz-2002.toml",
+    "x3d-fritz-2003.toml",
+    "kramnik-deep-fritz-2006.toml",
+    "nakamura-komodo-2016.toml",
+];
+
+fn started(file: &str) -> Match {
+    given_game(new_game(file), HUMAN_WHITE).and("0 arbiter start")
+}
+
+/// Play `n` moves a side of knight shuffles, one ply a second; returns every move_made's
+/// (side, move number, increment, remaining).
+fn shuffle(m: &mut Match, n: u32) -> Vec<(Side, u32, Ms, i64)> {
+    let cycle = ["Nf3", "Nf6", "Ng1", "Ng8"];
+    let mut out = Vec::new();
+    for ply in 0..(2 * n) {
+        let t = m.now + 1000;
+        let ev = m.at(&format!(
+            "{}.000 move {}",
+            t / 1000,
+            cycle[ply as usize % 4]
+        ));
+        let (side, _, spent, inc, remaining, _) = move_made(only(&ev, "move_made"));
+        assert_eq!(spent, 1000);
+        out.push((side, ply / 2 + 1, inc, remaining));
+    }
+    out
+}
+
+fn white(moves: &[(Side, u32, Ms, i64)], n: u32) -> (Ms, i64) {
+    let (_, _, inc, rem) = moves
+        .iter()
+        .find(|(s, k, _, _)| *s == Side::White && *k == n)
+        .unwrap();
+    (*inc, *rem)
+}
+
+#[test]
+fn profiles_every_match_loads_and_its_sources_are_cited() {
+    for f in PROFILES {
+        let text = rules_text(f);
+        let p = Profile::parse(f, &text).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert!(text.starts_with("# "), "{f} opens with its sources");
+        assert!(p.profile.source.len() > 20, "{f}: source given");
+        // Each loads through the binary as `arbiter script --rules FILE`.
+        let tmp = tempfile::tempdir().unwrap();
+        let script = tmp.path().join("s.arb");
+        std::fs::write(
+            &script,
+            "0 arbiter declare white human A\n0 arbiter declare black machine B\n\
+             0 arbiter declare operator O\n0 arbiter start\n10 move e4\n",
+        )
+        .unwrap();
+        let out = ok(&arbiter(&[
+            "script",
+            script.to_str().unwrap(),
+            "--dry-run",
+            "--rules",
+            rules_path(f).to_str().unwrap(),
+        ]));
+        assert!(out.contains(&p.profile.name), "{f}: {out}");
+    }
+}
+
+#[test]
+fn x3d_fritz_2003_three_second_increments_from_move_61() {
+    let mut m = started("x3d-fritz-2003.toml");
+    let moves = shuffle(&mut m, 62);
+    // Every white move took 1 s. Move 40: 2 h - 40 s + the next hour = 10 760 s.
+    assert_eq!(white(&moves, 40), (0, 7_200_000 - 40_000 + 3_600_000));
+    // Move 60: 2 h + 1 h - 60 s + 15 min = 11 640 s, no increment yet.
+    assert_eq!(white(&moves, 60), (0, 11_700_000 - 60_000));
+    // Move 61: the first 3 s increment. 11 700 s - 61 s + 3 s.
+    assert_eq!(white(&moves, 61), (3_000, 11_700_000 - 61_000 + 3_000));
+    // Move 62: 11 700 s - 62 s + 6 s.
+    assert_eq!(white(&moves, 62), (3_000, 11_700_000 - 62_000 + 6_000));
+    assert_eq!(m.remaining(Side::White, m.now), 11_644_000);
+    let p = m.game().profile().match_rules.clone().unwrap();
+    assert_eq!(
+        (p.games, p.winning_score, p.play_after_decided),
+        (Some(4), Some(2.5), true)
+    );
+}
+
+#[test]
+fn kramnik_deep_fritz_2006_sixteen_moves_an_hour_repeating_at_56_72_88() {
+    let mut m = started("kramnik-deep-fritz-2006.toml");
+    let moves = shuffle(&mut m, 89);
+    let hour: i64 = 3_600_000;
+    // 2 h for 40 moves, then an hour at each of moves 40, 56, 72, 88.
+    assert_eq!(white(&moves, 39).1, 2 * hour - 39_000);
+    assert_eq!(white(&moves, 40).1, 3 * hour - 40_000);
+    assert_eq!(white(&moves, 55).1, 3 * hour - 55_000);
+    assert_eq!(white(&moves, 56).1, 4 * hour - 56_000);
+    assert_eq!(white(&moves, 71).1, 4 * hour - 71_000);
+    assert_eq!(white(&moves, 72).1, 5 * hour - 72_000);
+    assert_eq!(white(&moves, 88).1, 6 * hour - 88_000);
+    assert_eq!(white(&moves, 89).1, 6 * hour - 89_000);
+    // The board shows the period and the moves to its control: after 89 moves, the fifth
+    // period (1-40, 41-56, 57-72, 73-88, 89-104), 15 moves to go.
+    let v = m.view(m.now);
+    let c = &v.clocks[Side::White.index()];
+    assert_eq!((c.period, c.moves_to_control), (5, Some(15)));
+    assert_eq!(m.game().profile().period_of(Side::White, 56), (2, Some(72)));
+}
+
+#[test]
+fn kramnik_deep_fritz_2002_the_machine_may_not_offer_a_draw_in_manama() {
+    let mut m = started("kramnik-deep-fritz-2002.toml");
+    m.moves("e4 e5", 5000);
+    // The same offer the 2003 rules accept (clause_9d_machine_offer_needs_a_near_draw_evaluation)
+    // is refused: under the Manama rules only the human may offer a draw.
+    m.when("11 operator offer-draw eval 0")
+        .then_refused_saying("9d", "only the human may offer a draw")
+        // The human still may, and the machine answers.
+        .when("12 human offer-draw")
+        .then(|_, ev| assert_eq!(ev[0].kind_name(), "draw_offered"));
+}
+
+#[test]
+fn nakamura_komodo_2016_pawn_and_move_odds_played_to_mate_with_45_plus_15() {
+    let mut m = started("nakamura-komodo-2016.toml");
+    // Game 1: Black without its f7 pawn.
+    assert_eq!(
+        m.game().board().start_fen().as_deref(),
+        Some(Odds::PawnAndMove.fen())
+    );
+    let e4 = m.at("10 move e4");
+    let g5 = m.at("25 move g5");
+    let qh5 = m.at("30 move Qh5");
+    // 45 min + 15 s a move from move 1, no increment before it.
+    assert_eq!(move_made(&e4[0]).4, 2_700_000 - 10_000 + 15_000);
+    assert_eq!(move_made(&g5[0]).4, 2_700_000 - 15_000 + 15_000);
+    assert_eq!(move_made(&qh5[0]).4, 2_705_000 - 5_000 + 15_000);
+    // With f7 gone, 2.Qh5 mates.
+    let end = only(&qh5, "game_ended");
+    let (score, termination, _, _) = ended(end);
+    assert_eq!(
+        (score, termination),
+        (Score::WhiteWins, Termination::Checkmate)
+    );
+    assert_eq!(m.game().phase(), Phase::Ended);
+}
+
+#[test]
+fn nakamura_komodo_2016_each_game_its_own_odds_start_bound_into_line_0() {
+    let starts = [
+        Odds::PawnAndMove.fen(),
+        Odds::PawnF2.fen(),
+        Odds::Exchange.fen(),
+        "rnbqkbnr/pppppppp/8/8/3PP3/5N2/PPP2PPP/RNBQKB1R w KQkq - 0 1",
+    ];
+    for (n, fen) in starts.iter().enumerate() {
+        let text = rules_text("nakamura-komodo-2016.toml");
+        let game =
+            crate::clauses::game_from_text("nakamura-komodo-2016.toml", &text, n as u32 + 1, None);
+        let m = given_game(game, HUMAN_WHITE).and("0 arbiter start");
+        assert_eq!(m.game().board().start_fen().as_deref(), Some(*fen));
+        // Line 0 embeds the profile, so a replay of the log starts from the same position.
+        let EventKind::GameOpened(o) = &m.log[0].kind else {
+            panic!("line 0")
+        };
+        assert!(o.profile.toml.contains("[start]"));
+        let replayed = Game::replay(&m.log).unwrap();
+        assert_eq!(replayed.board().start_fen().as_deref(), Some(*fen));
+    }
+    // Four-move odds: White still to move, and its clock runs first.
+    let text = rules_text("nakamura-komodo-2016.toml");
+    let game = crate::clauses::game_from_text("n.toml", &text, 4, None);
+    let mut m = given_game(game, HUMAN_WHITE).and("0 arbiter start");
+    assert_eq!(m.game().clock().running(), Some(Side::White));
+    let ev = m.at("3 move Bc4");
+    assert_eq!(move_made(&ev[0]).0, Side::White);
+}
+
+#[test]
+fn nakamura_komodo_2016_the_pgn_carries_setup_and_fen() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("g.arb");
+    std::fs::write(
+        &script,
+        "0 arbiter declare white human Hikaru Nakamura\n0 arbiter declare black machine Komodo\n\
+         0 arbiter declare operator Mark Lefler\n0 arbiter start\n10 move e4\n25 move g5\n30 move Qh5\n",
+    )
+    .unwrap();
+    let dir = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    ok(&arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        dir.to_str().unwrap(),
+        "--rules",
+        rules_path("nakamura-komodo-2016.toml").to_str().unwrap(),
+    ]));
+    let pgn = ok(&arbiter(&[
+        "pgn",
+        "--match",
+        dir.to_str().unwrap(),
+        "--game",
+        "1",
+    ]));
+    assert!(pgn.contains("[SetUp \"1\"]\n"), "{pgn}");
+    assert!(
+        pgn.contains(&format!("[FEN \"{}\"]\n", Odds::PawnAndMove.fen())),
+        "{pgn}"
+    );
+    assert!(pgn.contains("[Result \"1-0\"]"), "{pgn}");
+    assert!(pgn.contains("2. Qh5#"), "{pgn}");
+}
+
+#[test]
+fn start_chess960_by_number_and_fen_per_game() {
+    // Scharnagl's numbering: 518 is the initial position, 0 and 959 the ends of the table.
+    assert_eq!(
+        chess960_rank(518).unwrap().iter().collect::<String>(),
+        "RNBQKBNR"
+    );
+    assert_eq!(
+        chess960_rank(0).unwrap().iter().collect::<String>(),
+        "BBQNNRKR"
+    );
+    assert_eq!(
+        chess960_rank(959).unwrap().iter().collect::<String>(),
+        "RKRNNQBB"
+    );
+    assert!(chess960_rank(960).is_none());
+    // Every number gives a legal start: bishops on both colours, the king between the rooks.
+    for n in 0..960 {
+        let r = chess960_rank(n).unwrap();
+        let at = |c: char| {
+            r.iter()
+                .enumerate()
+                .filter(|(_, x)| **x == c)
+                .map(|(i, _)| i)
+                .collect::<Vec<_>>()
+        };
+        let (b, rk, k) = (at('B'), at('R'), at('K'));
+        assert_eq!(b.len(), 2);
+        assert_ne!(b[0] % 2, b[1] % 2, "{n}");
+        assert!(rk[0] < k[0] && k[0] < rk[1], "{n}");
+    }
+    let base = rules_text("kasparov-deep-junior-2003.toml");
+    let text = format!(
+        "{base}\n[start]\nclause = \"test\"\ngames = [ {{ game = 1, chess960 = 0 }}, {{ game = 2, fen = \"8/8/8/8/8/4k3/8/R3K3 w Q - 0 1\" }} ]\n"
+    );
+    let g = crate::clauses::game_from_text("960.toml", &text, 1, None);
+    // Shredder castling files in, X-FEN out (shakmaty writes KQkq for the outermost rooks).
+    assert_eq!(
+        chess960_fen(0).as_deref(),
+        Some("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w FHfh - 0 1")
+    );
+    assert_eq!(
+        g.board().start_fen().as_deref(),
+        Some("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1")
+    );
+    let mut m = given_game(g, HUMAN_WHITE).and("0 arbiter start");
+    // BBQNNRKR: the d1 knight is the only one that reaches c3.
+    let ev = m.at("5 move Nc3");
+    assert_eq!(move_made(&ev[0]).1, "Nc3");
+    m.at("6 move Nc6");
+    let g2 = crate::clauses::game_from_text("960.toml", &text, 2, None);
+    assert_eq!(
+        g2.board().start_fen().as_deref(),
+        Some("8/8/8/8/8/4k3/8/R3K3 w Q - 0 1")
+    );
+    // A start that is not a legal position is refused when the profile is read, naming it.
+    let bad = format!(
+        "{base}\n[start]\nclause = \"t\"\ngames = [ {{ game = 1, fen = \"8/8/8/8/8/8/8/8 w - - 0 1\" }} ]\n"
+    );
+    let e = Profile::parse("bad.toml", &bad).unwrap_err();
+    assert_eq!(e.key, "start.games[0]");
+    let both = format!(
+        "{base}\n[start]\nclause = \"t\"\ngames = [ {{ game = 1, chess960 = 3, odds = \"queen\" }} ]\n"
+    );
+    assert!(
+        Profile::parse("b.toml", &both)
+            .unwrap_err()
+            .message
+            .contains("exactly one")
+    );
+}

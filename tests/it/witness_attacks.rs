@@ -1,0 +1,531 @@
+//! Issue 19 through the binary: each attack an insider tried on a copy of a real match folder
+//! (arbiter key, camps declared and countersigning), and what the kit and `verify` say now.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use arbiter::journal::Journal;
+use arbiter::log::NewEntry;
+
+fn arbiter(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn verify(m: &Path, extra: &[&str]) -> (i32, String) {
+    let mut args = vec!["verify", "--match", m.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let o = arbiter(&args);
+    (o.status.code().unwrap_or(-1), text(&o))
+}
+
+/// A match with a real arbiter key, camps `kasparov` and `junior` declared with their own keys,
+/// one finished game (the human resigned), both camps' countersignatures over its final
+/// checkpoint. Returns the match folder and the arbiter's public key file (the pinned one).
+fn countersigned(tmp: &Path) -> (PathBuf, PathBuf) {
+    let m = tmp.join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let mut declared = String::new();
+    let mut keys = Vec::new();
+    for camp in ["kasparov", "junior"] {
+        let k = tmp.join(format!("{camp}-key"));
+        let public = arbiter::sign::keygen(&k, None, camp).unwrap();
+        declared.push_str(&format!(
+            "0        arbiter declare camp {camp} {}\n",
+            public.to_openssh().unwrap()
+        ));
+        keys.push((camp, k));
+    }
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    let script = quick.replacen(
+        "0        arbiter start\n",
+        &format!("{declared}0        arbiter start\n"),
+        1,
+    ) + "0:17:00  human resign\n";
+    let p = tmp.join("camps.arb");
+    std::fs::write(&p, script).unwrap();
+    let ms = m.to_str().unwrap();
+    let o = arbiter(&["script", p.to_str().unwrap(), "--match", ms]);
+    assert!(o.status.success(), "{}", text(&o));
+    for (camp, k) in &keys {
+        let o = arbiter(&[
+            "countersign",
+            "--match",
+            ms,
+            "--camp",
+            camp,
+            "--key",
+            k.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let pinned = tmp.join("arbiter.pub");
+    std::fs::copy(m.join("keys/arbiter.pub"), &pinned).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 0, "the honest match verifies: {out}");
+    (m, pinned)
+}
+
+fn log(m: &Path) -> PathBuf {
+    m.join("game-1/log.jsonl")
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// An entry as a forger writes it (the journal fills the chain: same prefix, the chain holds).
+fn forged(kind: &str, actor: &str, body: serde_json::Value, mono_ms: u64) -> NewEntry {
+    NewEntry {
+        mono_ms,
+        utc: crate::log_util::t0() + chrono::Duration::days(10_000),
+        actor: actor.into(),
+        clause: "1".into(),
+        kind: kind.into(),
+        body,
+    }
+}
+
+#[test]
+fn witness_operator_key_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, _) = countersigned(tmp.path());
+    let ms = m.to_str().unwrap();
+    let op = tmp.path().join("operator-key");
+    let public = arbiter::sign::keygen(&op, None, "operator").unwrap();
+    let fp = arbiter::sign::fingerprint(&public);
+    let before = listing(&m.join("game-1/checkpoints"));
+    // checkpoint (and archive, play, script: every command that opens a game for writing goes
+    // through the same key check) refuses the operator's key by name and fingerprint.
+    let o = arbiter(&[
+        "checkpoint",
+        "--match",
+        ms,
+        "--game",
+        "1",
+        "--key",
+        op.to_str().unwrap(),
+    ]);
+    assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("is not the arbiter key of match"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        text(&o).contains(&fp),
+        "the refused key's fingerprint: {}",
+        text(&o)
+    );
+    assert_eq!(
+        listing(&m.join("game-1/checkpoints")),
+        before,
+        "nothing signed"
+    );
+    let o = arbiter(&[
+        "script",
+        "examples/scripts/quick.arb",
+        "--match",
+        ms,
+        "--key",
+        op.to_str().unwrap(),
+    ]);
+    assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains(&fp), "{}", text(&o));
+    assert!(
+        !m.join("game-2").exists(),
+        "no game opened with the operator's key"
+    );
+    let o = arbiter(&[
+        "archive",
+        "--match",
+        ms,
+        "--game",
+        "1",
+        "--key",
+        op.to_str().unwrap(),
+        log(&m).to_str().unwrap(),
+        log(&m).to_str().unwrap(),
+    ]);
+    assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+    // The kit's own authorization names the key and signs what it covers.
+    let last = std::fs::read_to_string(log(&m)).unwrap();
+    let auth = last
+        .lines()
+        .find(|l| l.contains(r#""kind":"authorized""#))
+        .unwrap();
+    assert!(auth.contains(r#""key":"SHA256:"#), "{auth}");
+    assert!(auth.contains(r#""sig":""#), "{auth}");
+}
+
+#[test]
+fn witness_authorization_by_another_key_is_unauthorized() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    // The operator records an arbiter-only correction and "authorizes" it with his own key; the
+    // arbiter's next routine signature (here through the library, past the kit's refusal)
+    // covers it.
+    let op = tmp.path().join("operator-key");
+    arbiter::sign::keygen(&op, None, "operator").unwrap();
+    let op_key = arbiter::sign::load_key(&op, None).unwrap();
+    let key = arbiter::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let line0 = arbiter::journal::first_entry(&log(&m)).unwrap();
+    let origin = arbiter::log::checkpoint::origin(line0.body["match_id"].as_str().unwrap(), 1);
+    {
+        let mut j = Journal::open(&log(&m)).unwrap();
+        let at = j.last().unwrap().mono_ms;
+        let first = j.len();
+        j.append(forged(
+            "clock_corrected",
+            "arbiter",
+            serde_json::json!({"side": "black", "delta_ms": 600000, "reason": "6d"}),
+            at,
+        ))
+        .unwrap();
+        let seq = j.len();
+        let prev = arbiter::log::hex32(&j.last().unwrap().hash);
+        let text = arbiter::log::seal::authorization_text(&origin, seq, first, first, &prev);
+        let sig = arbiter::sign::sign_authorization(&op_key, &text).unwrap();
+        j.append(forged(
+            "authorized",
+            "arbiter",
+            serde_json::json!({"by": "passphrase", "command": "correct", "first": first, "last": first,
+                "key": arbiter::sign::fingerprint(op_key.public_key()), "sig": sig}),
+            at,
+        ))
+        .unwrap();
+        let entries = j.entries();
+        arbiter::witness::sign_and_index(&m, 1, &entries, &key, crate::log_util::t0()).unwrap();
+    }
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 27, "{out}");
+    assert!(out.contains("UNAUTHORIZED"), "{out}");
+    assert!(out.contains("clock_corrected"), "the entry is named: {out}");
+}
+
+#[test]
+fn witness_foreign_tail_not_signed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    // Lines forged on a scratch copy (a void of the resignation and the other side's) appended
+    // to the real log: same prefix, so the chain holds.
+    {
+        let mut j = Journal::open(&log(&m)).unwrap();
+        let at = j.last().unwrap().mono_ms;
+        let n = j.len();
+        j.append(forged(
+            "entry_voided",
+            "arbiter",
+            serde_json::json!({"seq": n - 2, "kind": "game_ended", "reason": "mis-key"}),
+            at,
+        ))
+        .unwrap();
+    }
+    let before = listing(&m.join("game-1/checkpoints"));
+    let o = arbiter(&["checkpoint", "--match", m.to_str().unwrap(), "--game", "1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("not written by this kit"), "{}", text(&o));
+    assert!(
+        text(&o).contains("entry_voided"),
+        "the entry is shown: {}",
+        text(&o)
+    );
+    assert_eq!(
+        listing(&m.join("game-1/checkpoints")),
+        before,
+        "nothing signed"
+    );
+    // The archive refuses too (it opens the game for writing), and so would play and script.
+    let o = arbiter(&[
+        "archive",
+        "--match",
+        m.to_str().unwrap(),
+        "--game",
+        "1",
+        log(&m).to_str().unwrap(),
+        log(&m).to_str().unwrap(),
+    ]);
+    assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(
+        listing(&m.join("game-1/checkpoints")),
+        before,
+        "nothing signed"
+    );
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_ne!(code, 0, "{out}");
+    assert!(out.contains("FOREIGN"), "{out}");
+}
+
+#[test]
+fn witness_result_changed_after_countersign_is_unwitnessed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    // A rogue arbiter (key and all) voids the countersigned resignation, records the other
+    // side's, authorizes it with his key, seals and signs: everything he can do with the key.
+    let key = arbiter::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let line0 = arbiter::journal::first_entry(&log(&m)).unwrap();
+    let origin = arbiter::log::checkpoint::origin(line0.body["match_id"].as_str().unwrap(), 1);
+    {
+        let mut j = Journal::open(&log(&m)).unwrap();
+        let at = j.last().unwrap().mono_ms;
+        let first = j.len();
+        let ended = j.len() - 2;
+        j.append(forged(
+            "entry_voided",
+            "arbiter",
+            serde_json::json!({"seq": ended, "kind": "game_ended", "reason": "mis-key"}),
+            at,
+        ))
+        .unwrap();
+        j.append(forged(
+            "game_ended",
+            "arbiter",
+            serde_json::json!({"detail": "the machine (black) resigned", "fen": "-", "reason": "resignation", "score": "1-0"}),
+            at,
+        ))
+        .unwrap();
+        let last = j.len() - 1;
+        let seq = j.len();
+        let prev = arbiter::log::hex32(&j.last().unwrap().hash);
+        let text = arbiter::log::seal::authorization_text(&origin, seq, first, last, &prev);
+        let sig = arbiter::sign::sign_authorization(&key, &text).unwrap();
+        j.append(forged(
+            "authorized",
+            "arbiter",
+            serde_json::json!({"by": "passphrase", "command": "void", "first": first, "last": last,
+                "key": arbiter::sign::fingerprint(key.public_key()), "sig": sig}),
+            at,
+        ))
+        .unwrap();
+        let entries = j.entries();
+        arbiter::witness::sign_and_index(&m, 1, &entries, &key, crate::log_util::t0()).unwrap();
+    }
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 12, "{out}");
+    assert!(out.contains("UNWITNESSED"), "{out}");
+    assert!(
+        out.contains("entry_voided") && out.contains("game_ended"),
+        "the entries are named: {out}"
+    );
+}
+
+#[test]
+fn witness_index_removed_is_rolled_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let trust = ["--trust", pinned.to_str().unwrap()];
+    std::fs::remove_file(m.join("index.txt")).unwrap();
+    std::fs::remove_file(m.join("index.txt.sig")).unwrap();
+    let (code, out) = verify(&m, &trust);
+    assert_eq!(code, 26, "{out}");
+    assert!(out.contains("NO SIGNED MATCH INDEX"), "{out}");
+    // A FIFO in its place is not "absent".
+    let ok = Command::new("mkfifo")
+        .arg(m.join("index.txt"))
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "mkfifo");
+    let (code, out) = verify(&m, &trust);
+    assert_ne!(code, 0, "{out}");
+}
+
+#[test]
+fn witness_older_index_put_back_is_rolled_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    // The index as it stood after the game's first checkpoint, kept by the forger.
+    let key = arbiter::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let old_idx = std::fs::read(m.join("index.txt")).unwrap();
+    let old_sig = std::fs::read(m.join("index.txt.sig")).unwrap();
+    // A later checkpoint moves the index on (a note, signed with the arbiter's key).
+    {
+        let mut j = Journal::open(&log(&m)).unwrap();
+        let at = j.last().unwrap().mono_ms;
+        j.append(forged(
+            "note",
+            "kit",
+            serde_json::json!({"text": "later"}),
+            at,
+        ))
+        .unwrap();
+        let entries = j.entries();
+        arbiter::witness::sign_and_index(&m, 1, &entries, &key, crate::log_util::t0()).unwrap();
+    }
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_ne!(code, 26, "{out}");
+    std::fs::write(m.join("index.txt"), old_idx).unwrap();
+    std::fs::write(m.join("index.txt.sig"), old_sig).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 26, "{out}");
+    assert!(out.contains("older"), "{out}");
+}
+
+#[test]
+fn witness_index_write_interrupted_is_not_tampering() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    // A kill between the index's signature and its rename: the new text waits beside the old.
+    let key = arbiter::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let text = std::fs::read_to_string(m.join("index.txt")).unwrap();
+    let idx = arbiter::log::index::MatchIndex::parse(&text).unwrap();
+    let sig = arbiter::sign::sign_index(&key, &idx).unwrap();
+    std::fs::write(m.join("index.txt.next"), &text).unwrap();
+    std::fs::write(m.join("index.txt"), "arbiter-kit match index v1\nmatch m\n").unwrap();
+    std::fs::write(m.join("index.txt.sig"), sig).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 0, "an honest crash is not tampering: {out}");
+}
+
+#[test]
+fn witness_foreign_entries_cut_or_accepted_are_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let ms = m.to_str().unwrap();
+    let trust = ["--trust", pinned.to_str().unwrap()];
+    let append = |kind: &str, actor: &str| {
+        let mut j = Journal::open(&log(&m)).unwrap();
+        let at = j.last().unwrap().mono_ms;
+        j.append(forged(kind, actor, serde_json::json!({"text": "x"}), at))
+            .unwrap();
+        j.len() - 1
+    };
+    // Cut: the entries go to a side file, nothing lost, and the cut is recorded.
+    let seq = append("work_note", "operator");
+    let o = arbiter(&["foreign", "--match", ms, "--game", "1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!("#{seq} operator work_note")),
+        "{}",
+        text(&o)
+    );
+    let forged_line = std::fs::read_to_string(log(&m))
+        .unwrap()
+        .lines()
+        .last()
+        .unwrap()
+        .to_owned();
+    let s = seq.to_string();
+    let o = arbiter(&["foreign", "--match", ms, "--game", "1", "--cut-from", &s]);
+    assert!(o.status.success(), "{}", text(&o));
+    let side = std::fs::read_to_string(m.join(format!("game-1/log.jsonl.foreign-{seq}"))).unwrap();
+    assert_eq!(side, format!("{forged_line}\n"));
+    let now = std::fs::read_to_string(log(&m)).unwrap();
+    let last = now.lines().last().unwrap();
+    assert!(
+        last.contains(r#""kind":"recovery""#) && last.contains("foreign-"),
+        "{last}"
+    );
+    let o = arbiter(&["checkpoint", "--match", ms, "--game", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let (code, out) = verify(&m, &trust);
+    assert_eq!(code, 11, "a recorded cut is a recovery to review: {out}");
+
+    // Accept: one recorded note per entry with the reason, signed by the arbiter key.
+    let seq = append("work_note", "operator");
+    let o = arbiter(&[
+        "foreign",
+        "--match",
+        ms,
+        "--game",
+        "1",
+        "--accept",
+        "typed by the operator at the spare laptop",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let now = std::fs::read_to_string(log(&m)).unwrap();
+    assert!(
+        now.contains(&format!("entry #{seq} (operator work_note")),
+        "{now}"
+    );
+    assert!(now.contains("typed by the operator at the spare laptop"));
+    let o = arbiter(&["checkpoint", "--match", ms, "--game", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let (code, out) = verify(&m, &trust);
+    assert_eq!(code, 11, "{out}");
+    assert!(!out.contains("UNAUTHORIZED"), "{out}");
+}
+
+#[test]
+fn witness_camp_keys_pinned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    // What the committee received from each camp out of band.
+    let mut camps = String::new();
+    for camp in ["kasparov", "junior"] {
+        let k = arbiter::sign::load_public_key(&tmp.path().join(format!("{camp}-key"))).unwrap();
+        camps.push_str(&format!("{camp} {}\n", k.to_openssh().unwrap()));
+    }
+    let camps_file = tmp.path().join("camps_allowed_signers");
+    std::fs::write(&camps_file, &camps).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("camps NOT PINNED"), "{out}");
+    let args = [
+        "--trust",
+        pinned.to_str().unwrap(),
+        "--camps",
+        camps_file.to_str().unwrap(),
+    ];
+    let (code, out) = verify(&m, &args);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("camps NOT PINNED"), "{out}");
+    // A pinned list in which kasparov's key is another: the line 0 that declared it fails.
+    let other = tmp.path().join("forger-key");
+    let forger = arbiter::sign::keygen(&other, None, "forger").unwrap();
+    let swapped = camps
+        .lines()
+        .map(|l| {
+            if l.starts_with("kasparov ") {
+                format!("kasparov {}", forger.to_openssh().unwrap())
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&camps_file, swapped).unwrap();
+    let (code, out) = verify(&m, &args);
+    assert_eq!(code, 22, "{out}");
+    assert!(out.contains("CAMP KEY NOT THE PINNED ONE"), "{out}");
+}
+
+#[test]
+fn witness_swapped_note_is_caught() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let cps = m.join("game-1/checkpoints");
+    // A copy of one checkpoint's note over another's.
+    std::fs::copy(cps.join("13.note"), cps.join("14.note")).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 22, "{out}");
+    assert!(out.contains("BAD NOTE checkpoints/14.note"), "{out}");
+}
+
+#[test]
+fn witness_symlinked_log_is_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let elsewhere = tmp.path().join("elsewhere.jsonl");
+    std::fs::rename(log(&m), &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, log(&m)).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("symbolic link"), "{out}");
+}
