@@ -25,8 +25,8 @@ macro_rules! outln {
 pub mod archive;
 pub mod checkpoint;
 pub mod countersign;
-pub mod docs;
 pub mod display;
+pub mod docs;
 pub mod keygen;
 pub mod pgn;
 pub mod play;

@@ -443,6 +443,8 @@ fn display_beside_the_board_across_a_kill_and_restart() {
     board.keys(&[":"]);
     board.type_text("arbiter restart-gap waive the kit was killed by the test");
     board.keys(&["Enter"]);
+    board.wait_for("y = yes", DEADLINE);
+    board.keys(&["y"]);
     board.wait_for("log: 7 entries", DEADLINE);
     board_move(&board, "Nf3");
     board.wait_for("2. Nf3", DEADLINE);
