@@ -443,7 +443,8 @@ fn display_beside_the_board_across_a_kill_and_restart() {
     board.keys(&[":"]);
     board.type_text("arbiter restart-gap waive the kit was killed by the test");
     board.keys(&["Enter"]);
-    board.wait_for("y = yes", DEADLINE);
+    // The question says what the ruling does to the clock, in words (issue 25), then y.
+    board.wait_for("is charged nothing", DEADLINE);
     board.keys(&["y"]);
     board.wait_for("log: 7 entries", DEADLINE);
     board_move(&board, "Nf3");
