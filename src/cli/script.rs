@@ -86,7 +86,8 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
             // As `play --rules` and README: a profile that cannot be read (missing, a folder, a
             // FIFO, not UTF-8) is 66; one that is malformed, 65.
             crate::session::LoadProfileError::Read { .. } => Error::cannot_read(e),
-            crate::session::LoadProfileError::Parse(_) => Error::bad_input(e),
+            crate::session::LoadProfileError::Parse(_)
+            | crate::session::LoadProfileError::TooLarge { .. } => Error::bad_input(e),
         })?
     } else {
         if layout::log_path(dir, n).exists() {
