@@ -31,6 +31,9 @@ pub fn machine_moves(
     let Some(m) = game.machine_side() else {
         return Ok(Vec::new());
     };
+    if game.board().shogi().is_some() {
+        return Err(EngineLogError::NotChess("shogi"));
+    }
     let sans: Vec<String> = game.board().moves().iter().map(|x| x.san.clone()).collect();
     let mut mm = enginelog::machine_moves_from_san(&sans, m == crate::core::Side::White, None)?;
     let spent = times.pgn_moves().0;

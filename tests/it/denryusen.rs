@@ -633,3 +633,26 @@ fn denryusen_5_2_entrants_and_the_consultation_method_are_bound_into_line_0() {
     ));
     assert!(arbiter::core::command::parse("arbiter declare gote team Solo: A. Sato").is_err());
 }
+
+// ----- the profile names its game ------------------------------------------------------------------
+
+#[test]
+fn denryusen_profile_names_its_game_and_a_bad_shogi_section_is_refused() {
+    use arbiter::core::rules::Profile;
+    let text = rules_text(DENRYUSEN_2024);
+    let bad_start = text.replace(
+        "[shogi.declaration]",
+        "start_sfen = \"banana\"\n\n[shogi.declaration]",
+    );
+    let e = Profile::parse("x.toml", &bad_start).unwrap_err();
+    assert_eq!(e.key, "shogi.start_sfen", "{e}");
+    assert!(e.message.contains("not a shogi position"), "{e}");
+    let chess = text.replace("game = \"shogi\"", "game = \"chess\"");
+    assert_eq!(Profile::parse("x.toml", &chess).unwrap_err().key, "shogi");
+    let cut = &text[..text.find("\n[shogi]").unwrap()];
+    let e = Profile::parse("x.toml", cut).unwrap_err();
+    assert_eq!(e.key, "shogi");
+    assert!(e.message.contains("needs a [shogi] section"), "{e}");
+    let free = rules_text("../tests/fixtures/profiles/free-text.toml");
+    assert!(Profile::parse("free.toml", &free).is_ok());
+}
