@@ -789,38 +789,39 @@ fn open_game_once(
     let mut line0_game = None;
     // The seq of the first entry the replay could not take (decoded or applied).
     let mut first_failed: Option<u64> = None;
-    let mut journal = Journal::open_each(
-        &path,
-        Box::new(crate::journal::RealOps),
-        |e| match event_of(e) {
-            Ok(ev) => {
-                if sizes.contains(&(e.seq + 1)) {
-                    heads.push((e.seq + 1, e.hash));
+    let mut journal =
+        Journal::open_each(
+            &path,
+            Box::new(crate::journal::RealOps),
+            |e| match event_of(e) {
+                Ok(ev) => {
+                    if sizes.contains(&(e.seq + 1)) {
+                        heads.push((e.seq + 1, e.hash));
+                    }
+                    if e.kind == crate::log::RECOVERY_KIND && e.actor == "kit" {
+                        recovered.push(e.seq);
+                    }
+                    if e.seq >= listed_from && beyond.len() < 20 {
+                        beyond.push(format!("#{} {} {} ({})", e.seq, e.actor, e.kind, e.clause));
+                    }
+                    if let EventKind::GameOpened(o) = &ev.kind
+                        && e.seq == 0
+                    {
+                        line0_game = Some(o.game);
+                        line0_sealed = crate::witness::is_sealed_log(e);
+                    }
+                    if !replay.push(&ev) && first_failed.is_none() {
+                        first_failed = Some(e.seq);
+                    }
+                    keep(ev);
                 }
-                if e.kind == crate::log::RECOVERY_KIND && e.actor == "kit" {
-                    recovered.push(e.seq);
+                Err(_) => {
+                    if !replay.push_entry(e) && first_failed.is_none() {
+                        first_failed = Some(e.seq);
+                    }
                 }
-                if e.seq >= listed_from && beyond.len() < 20 {
-                    beyond.push(format!("#{} {} {} ({})", e.seq, e.actor, e.kind, e.clause));
-                }
-                if let EventKind::GameOpened(o) = &ev.kind
-                    && e.seq == 0
-                {
-                    line0_game = Some(o.game);
-                    line0_sealed = crate::witness::is_sealed_log(e);
-                }
-                if !replay.push(&ev) && first_failed.is_none() {
-                    first_failed = Some(e.seq);
-                }
-                keep(ev);
-            }
-            Err(_) => {
-                if !replay.push_entry(e) && first_failed.is_none() {
-                    first_failed = Some(e.seq);
-                }
-            }
-        },
-    )?;
+            },
+        )?;
     // The recovery entries the open appended (a torn tail cut off) belong to the game too.
     for e in journal.recoveries() {
         if let Ok(ev) = event_of(e) {
