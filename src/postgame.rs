@@ -203,7 +203,24 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
     let opened =
         crate::matchdir::open_game_with(f.match_dir, Some(f.game), Path::new(""), a.key, false)?;
     let mut session = opened.session;
+    let before = session.storage.len();
     let (_, summary) = hand_over(&mut session, f, opened.now_ms)?;
+    // 5b (issue 19): `arbiter archive` ran with the arbiter's own key; its entries are covered
+    // by an authorization naming the key and signed by it, as a script's are.
+    let after = session.storage.len();
+    if after > before {
+        let cmd = crate::core::command::Command::Authorize {
+            by: "arbiter archive, with the arbiter's signing key".into(),
+            words: format!("arbiter archive --game {}", f.game),
+            first: before as u64,
+            last: after as u64 - 1,
+        };
+        let now = session.game.last_at();
+        if session.execute(&cmd, now).is_ok() {
+            // The authorization is signed too: no unsigned tail after an archive.
+            let _ = session.storage.checkpoint_now(Utc::now());
+        }
+    }
     Ok(summary)
 }
 

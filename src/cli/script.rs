@@ -102,8 +102,16 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
                 dir.display()
             )));
         }
-        let mut o = open_game_with(dir, Some(n), &a.rules, &a.key.source(), false)
-            .map_err(super::match_failure)?;
+        let mut o = match open_game_with(dir, Some(n), &a.rules, &a.key.source(), false) {
+            Ok(o) => o,
+            // Created between the check above and the open, and still being written by the board
+            // or script that won: its lock, or its seal caught mid-append, refuses this open.
+            Err(
+                crate::matchdir::MatchError::Foreign { .. }
+                | crate::matchdir::MatchError::Journal(crate::journal::JournalError::Locked(_)),
+            ) => return Err(taken(dir, n)),
+            Err(e) => return Err(super::match_failure(e)),
+        };
         if !o.session.storage.is_empty() {
             // Created between the check above and the open: another board or script won.
             return Err(taken(dir, n));
@@ -140,8 +148,18 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
             summary_text(&session.game, now, session.storage.len())
         )?;
         if !a.dry_run {
-            for (name, pts) in match_score(dir) {
+            let scores = match_score(dir);
+            for (name, pts) in &scores {
                 outln!("match score: {name} {pts}")?;
+            }
+            if let Some(line) = session
+                .game
+                .profile()
+                .match_rules
+                .as_ref()
+                .and_then(|r| r.decided_text(&scores))
+            {
+                outln!("{line}")?;
             }
         }
     }

@@ -985,6 +985,24 @@ impl Builder {
             }
             K::GameEnded { .. } => self.describe_result(e),
             K::Recovery(_) => "the journal cut off a torn last line when the log was opened".into(),
+            K::Adjourned {
+                side,
+                sealed_sha256,
+            } => match sealed_sha256 {
+                Some(h) => format!(
+                    "game adjourned; {side}'s move sealed (SHA-256 of 'MOVE NONCE': {h}); both clocks stopped"
+                ),
+                None => format!("game adjourned; {side}'s move open; both clocks stopped"),
+            },
+            K::EngineStopped => {
+                "the operator records that the engine was stopped during the adjournment".into()
+            }
+            K::AdjournmentResumed { revealed } => match revealed {
+                Some(m) => format!(
+                    "play resumes; the sealed move {m} is revealed and matches its commitment"
+                ),
+                None => "play resumes after the adjournment; the clocks run again".into(),
+            },
             K::EngineLogArchived(_) | K::ProgramArchived(_) => self.describe_archive(e),
         }
     }
@@ -1045,6 +1063,9 @@ impl Builder {
             | K::ClockPressed { .. }
             | K::Authorized { .. }
             | K::AuthorizationFailed { .. }
+            | K::Adjourned { .. }
+            | K::EngineStopped
+            | K::AdjournmentResumed { .. }
             | K::Recovery(_) => {}
         }
     }

@@ -443,6 +443,9 @@ fn display_beside_the_board_across_a_kill_and_restart() {
     board.keys(&[":"]);
     board.type_text("arbiter restart-gap waive the kit was killed by the test");
     board.keys(&["Enter"]);
+    // The question says what the ruling does to the clock, in words (issue 25), then y.
+    board.wait_for("is charged nothing", DEADLINE);
+    board.keys(&["y"]);
     board.wait_for("log: 7 entries", DEADLINE);
     board_move(&board, "Nf3");
     board.wait_for("2. Nf3", DEADLINE);
