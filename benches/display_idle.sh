@@ -2,8 +2,8 @@
 # The display's idle cost against the board's (issue 24): `arbiter play` with White's clock
 # running and `arbiter display` following the same match, both run at the same time in one private
 # tmux server, same terminal size, for ARBITER_IDLE_SECONDS (default 60), with tty-clock as the
-# same anchor benches/tui_idle.sh uses. Reads on-CPU time from /proc/<pid>/schedstat, wakeups
-# and VmRSS from /proc/<pid>/status. Both arbiter processes are the same binary.
+# same anchor benches/tui_idle.sh uses. Reads on-CPU time and wakeups summed over every thread
+# (/proc/<pid>/task/*/schedstat and status) and VmRSS. Both arbiter processes are the same binary.
 #
 #   bash benches/display_idle.sh                      # 60 s, this tree's release build
 #   ARBITER_IDLE_SECONDS=20 ARBITER_BIN=target/debug/arbiter bash benches/display_idle.sh
@@ -30,8 +30,9 @@ else
   BIN="$ROOT/target/release/arbiter"
 fi
 
-cpu_ns() { awk '{print $1}' "/proc/$1/schedstat"; }
-wakeups() { awk '/^voluntary_ctxt_switches:/ {print $2}' "/proc/$1/status"; }
+# Summed over every thread of the process (the display has a key reader and a watcher thread).
+cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {print s}'; }
+wakeups() { cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt_switches:/ {s += $2} END {print s}'; }
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 # Where the resident memory is: anonymous (heap, stacks) and file-backed (the program's pages).
 split_kb() { awk '/^RssAnon:/ {a=$2} /^RssFile:/ {f=$2} /^Threads:/ {t=$2} END {printf "anon %s kB + file %s kB, %s threads", a, f, t}' "/proc/$1/status"; }

@@ -88,6 +88,32 @@ pub fn read(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// A small input the user names that may be a pipe: a regular file as [`read`], or a FIFO or
+/// pipe (`verify --proof <(arbiter prove …)`) read to its end, with the same bound. Opened
+/// non-blocking (a named FIFO with no writer reads as empty at once, never a hang), then read
+/// blocking while a writer is there. A folder or device is refused.
+pub fn read_input(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let f = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let ft = f.metadata()?.file_type();
+    if ft.is_fifo() {
+        rustix::fs::fcntl_setfl(&f, rustix::fs::OFlags::empty()).map_err(io::Error::from)?;
+    } else if !ft.is_file() {
+        return Err(not_regular(path, kind_of(ft)));
+    }
+    let mut out = Vec::new();
+    f.take(limit.saturating_add(1)).read_to_end(&mut out)?;
+    if out.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is larger than {limit} bytes", path.display()),
+        ));
+    }
+    Ok(out)
+}
+
 /// A small input as UTF-8 text (bounded by [`SMALL_FILE_LIMIT`]); non-UTF-8 is named with the
 /// line it is on.
 pub fn read_to_string(path: &Path) -> io::Result<String> {

@@ -55,6 +55,10 @@ pub enum JournalError {
     },
     #[error("entry refused before writing (it would not read back as a valid line): {0}")]
     Invalid(LineError),
+    #[error(
+        "game log {path}: entry seq {seq} would be a line of {len} bytes, longer than the {MAX_LINE_BYTES} a log line may hold; refused before writing, nothing was written"
+    )]
+    TooLong { path: PathBuf, seq: u64, len: usize },
 }
 
 /// Damage found on open anywhere but the tail: the game opens read-only and nothing is repaired.
@@ -382,6 +386,9 @@ pub fn tally(path: &Path) -> Result<Tally, JournalError> {
     Ok(t)
 }
 
+/// Why an empty `log.jsonl` holds no game, and what to do.
+const EMPTY_LOG_HINT: &str = "the file is empty: the kit never leaves an empty log (line 0 is written whole before the file takes its name), so it was emptied or made by hand; move it aside (it holds nothing) and open the game again to declare it";
+
 /// Longest line a game log may hold (an entry is a few hundred bytes): a longer one is a bad line,
 /// and it is never held in memory whole.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -569,6 +576,8 @@ pub struct Journal {
     recoveries: Vec<Entry>,
     poisoned: Option<String>,
     ops: Box<dyn FileOps>,
+    /// Why the next side file recorded was cut, when it is not a torn tail.
+    pending_reason: Option<String>,
 }
 
 impl fmt::Debug for Journal {
@@ -671,6 +680,7 @@ impl Journal {
             recoveries: Vec::new(),
             poisoned: None,
             ops,
+            pending_reason: None,
         };
         if let Err(e) = j.append(first) {
             let _ = fs::remove_file(&tmp);
@@ -745,12 +755,13 @@ impl Journal {
             recoveries: Vec::new(),
             poisoned: None,
             ops,
+            pending_reason: None,
         };
         match scanned.fault {
             None if j.tally.is_empty() => {
                 return Err(JournalError::NoFirstEntry {
                     path: path.to_owned(),
-                    detail: "the file is empty".into(),
+                    detail: EMPTY_LOG_HINT.into(),
                 });
             }
             None => {}
@@ -774,6 +785,38 @@ impl Journal {
         }
         j.record_pending_side_files()?;
         Ok(j)
+    }
+
+    /// Cut the last entry — a complete line that decodes but that the game cannot apply (a byte
+    /// flipped by a crash in a line no checkpoint signs) — into a side file like a torn tail, and
+    /// record it with a `recovery` entry (nothing is lost: the side file keeps its bytes and the
+    /// recovery entry their digest). `why` is kept in the recovery entry. Refused for line 0 and
+    /// on a damaged or poisoned journal.
+    pub fn cut_unappliable_last(&mut self, why: &str) -> Result<(), JournalError> {
+        use std::io::{Seek, SeekFrom};
+        if self.damage.is_some() || self.poisoned.is_some() || self.tally.len() < 2 {
+            return Err(JournalError::Poisoned {
+                path: self.path.clone(),
+                reason: "the last entry cannot be cut here".into(),
+            });
+        }
+        let Some(last) = self.tally.last().cloned() else {
+            return Ok(());
+        };
+        let file_len = self
+            .file
+            .metadata()
+            .map_err(io_err("stat", &self.path))?
+            .len();
+        self.cut_tail(last.offset, file_len)?;
+        // The tally again, without the entry cut (a rare path: one more read of the log).
+        let mut file = &self.file;
+        file.seek(SeekFrom::Start(0))
+            .map_err(io_err("read", &self.path))?;
+        let scanned = scan_local(&mut self.file, |_| {}).map_err(io_err("read", &self.path))?;
+        self.tally = scanned.tally;
+        self.pending_reason = Some(why.to_owned());
+        self.record_pending_side_files()
     }
 
     /// Move the bytes from `offset` to `file_len` into a side file, then cut the log there.
@@ -837,12 +880,21 @@ impl Journal {
                 actor: "kit".into(),
                 clause: "5b".into(),
                 kind: RECOVERY_KIND.into(),
-                body: serde_json::json!({
-                    "offset": offset,
-                    "length": length,
-                    "sha256": hex32(&digest),
-                    "side_file": name,
-                }),
+                body: match self.pending_reason.take() {
+                    None => serde_json::json!({
+                        "offset": offset,
+                        "length": length,
+                        "sha256": hex32(&digest),
+                        "side_file": name,
+                    }),
+                    Some(reason) => serde_json::json!({
+                        "offset": offset,
+                        "length": length,
+                        "sha256": hex32(&digest),
+                        "side_file": name,
+                        "reason": reason,
+                    }),
+                },
             };
             let entry = self.append(e)?.clone();
             self.recoveries.push(entry);
@@ -932,6 +984,15 @@ impl Journal {
         let prev = self.tally.last().map_or(ZERO_HASH, |l| l.hash);
         let offset = self.tally.last().map_or(0, Entry::end);
         let mut line = log::encode_line(seq, &prev, &e);
+        if line.len() >= MAX_LINE_BYTES {
+            // Never write a line the log could not be read back with (the game would never open
+            // again): refused before anything is written, the journal unchanged.
+            return Err(JournalError::TooLong {
+                path: self.path.clone(),
+                seq,
+                len: line.len(),
+            });
+        }
         let entry = log::parse_line(&line, offset).map_err(JournalError::Invalid)?;
         line.push(b'\n');
         if let Err(err) = self.ops.write_all(&mut self.file, &line) {
@@ -1032,7 +1093,7 @@ pub fn for_each_entry(path: &Path, mut f: impl FnMut(Entry) -> bool) -> Result<u
     if n == 0 {
         return Err(JournalError::NoFirstEntry {
             path: path.to_owned(),
-            detail: "the file is empty".into(),
+            detail: EMPTY_LOG_HINT.into(),
         });
     }
     Ok(n)
@@ -1047,7 +1108,7 @@ pub fn first_entry(path: &Path) -> Result<Entry, JournalError> {
     })?;
     first.ok_or_else(|| JournalError::NoFirstEntry {
         path: path.to_owned(),
-        detail: "the file is empty".into(),
+        detail: EMPTY_LOG_HINT.into(),
     })
 }
 
@@ -1058,7 +1119,7 @@ pub fn read_entries(path: &Path) -> Result<Vec<Entry>, JournalError> {
     if lines.is_empty() {
         return Err(JournalError::NoFirstEntry {
             path: path.to_owned(),
-            detail: "the file is empty".into(),
+            detail: EMPTY_LOG_HINT.into(),
         });
     }
     if let Some(fault) = scan::first_local_fault(&lines) {

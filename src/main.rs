@@ -15,10 +15,29 @@ fn main() -> ExitCode {
     match cli::run(parsed) {
         Ok(done) => ExitCode::from(done.code()),
         Err(e) => {
-            let _ = writeln!(std::io::stderr(), "arbiter: {e}");
+            let _ = writeln!(std::io::stderr(), "arbiter: {}", printable(&e.to_string()));
             ExitCode::from(e.exit_code())
         }
     }
+}
+
+/// A message as it may reach a terminal: control characters quoted from the input (a NUL byte
+/// in a script line, an escape sequence) are shown escaped (`\0`, `\u{1b}`), never sent raw;
+/// line breaks and tabs stay.
+fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            if c == '\0' {
+                out.push_str("\\0");
+            } else {
+                out.extend(c.escape_default());
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// What clap could not parse: `--help` and `--version` print as clap prints them (exit 0); a

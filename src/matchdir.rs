@@ -34,6 +34,8 @@ pub fn signs_checkpoint(kind: &EventKind) -> bool {
             | EventKind::ClockResumed { .. }
             | EventKind::InfoStopped { .. }
             | EventKind::InfoResumed
+            | EventKind::Adjourned { .. }
+            | EventKind::AdjournmentResumed { .. }
             | EventKind::TechnicalProblem { .. }
             | EventKind::TechnicalResolved { .. }
             | EventKind::PowerFailed { .. }
@@ -227,22 +229,29 @@ impl Storage for JournalStorage {
             "{{\"mono_ms\":{now},\"utc\":\"{}\"}}\n",
             crate::log::format_utc(&utc)
         );
-        // Written and renamed over, without fsync: a beat stays in the page cache, which a killed
-        // kit (kill -9, a crash) does not lose; after a power cut an older beat (or none: then the
-        // last entry) is read, the gap is longer, and the arbiter rules on it either way. Two
-        // fsyncs a second would wake the board several more times a second (issue 25).
-        let tmp = path.with_extension("tmp");
+        // Overwritten in place at a fixed length, without fsync: no file is created or renamed
+        // (metadata work that blocks), and a beat stays in the page cache, which a killed kit
+        // (kill -9, a crash) does not lose; after a power cut an older beat, or a torn one that
+        // does not parse (then the last entry counts), is read: the gap is longer and the
+        // arbiter rules on it either way. Issue 25: a create, rename and two fsyncs a second
+        // woke the board several more times a second.
+        let line = format!("{:<79}\n", text.trim_end());
         let _ = (|| -> std::io::Result<()> {
-            use std::io::Write;
-            use std::os::unix::fs::OpenOptionsExt;
-            let _ = std::fs::remove_file(&tmp);
-            let mut f = std::fs::OpenOptions::new()
+            use std::os::unix::fs::{FileExt, OpenOptionsExt};
+            // Only over a regular file (never through a link planted in the folder).
+            if let Ok(m) = std::fs::symlink_metadata(&path)
+                && !m.file_type().is_file()
+            {
+                return Ok(());
+            }
+            // Fixed length: the earlier beat is overwritten whole, nothing to truncate.
+            let f = std::fs::OpenOptions::new()
                 .write(true)
-                .create_new(true)
+                .create(true)
+                .truncate(false)
                 .mode(0o600)
-                .open(&tmp)?;
-            f.write_all(text.as_bytes())?;
-            std::fs::rename(&tmp, &path)
+                .open(&path)?;
+            f.write_all_at(line.as_bytes(), 0)
         })();
     }
 }
@@ -311,26 +320,24 @@ pub fn arbiter_key_for(
     match bound_arbiter_keys(match_dir, game) {
         Some((fps, _, _)) if fps.contains(&found) => {}
         Some((fps, principal, bound_by)) => {
-            return Err(SignError::NotMatchKey {
-                path,
-                found,
-                want: fps.join(" or "),
-                principal,
-                match_dir: match_dir.display().to_string(),
-                bound_by,
-            });
+            return Err(sign::not_match_key(
+                &path,
+                &found,
+                &fps.join(" or "),
+                &principal,
+                match_dir,
+                &bound_by,
+            ));
         }
         None => {
-            return Err(SignError::NotMatchKey {
-                path,
-                found,
-                want: "none registered".into(),
-                principal: sign::DEFAULT_PRINCIPAL.into(),
-                match_dir: match_dir.display().to_string(),
-                bound_by:
-                    "register the arbiter's key first with `arbiter keygen --existing KEY.pub`"
-                        .into(),
-            });
+            return Err(sign::not_match_key(
+                &path,
+                &found,
+                "none registered",
+                sign::DEFAULT_PRINCIPAL,
+                match_dir,
+                "register the arbiter's key first with `arbiter keygen --existing KEY.pub`",
+            ));
         }
     }
     let key = sign::load_key_at(&path, k, match_dir)?;
@@ -627,6 +634,11 @@ pub fn open_game_with(
 
 /// [`open_game_with`], and `each` sees every event of the log in order as it is read (for what
 /// the caller folds from the whole log without keeping it).
+///
+/// A crash corner: when the log's last entry is a complete, chained line that no checkpoint
+/// signs but that the game cannot apply (a byte flipped in a move: `d6t5`), it is cut into a side
+/// file like a torn tail and a `recovery` entry records it (nothing lost), and the game opens
+/// without it — instead of a game no command can ever open again.
 pub fn open_game_observed(
     match_dir: &Path,
     n: Option<u32>,
@@ -635,6 +647,61 @@ pub fn open_game_observed(
     keep_events: bool,
     each: &mut dyn FnMut(&Event),
 ) -> Result<Opened, MatchError> {
+    match open_game_once(match_dir, n, rules, key, keep_events, each, None)? {
+        Attempt::Opened(o) => Ok(*o),
+        // The last entry was cut: open again; `each` has seen every event before it already.
+        Attempt::Cut {
+            game,
+            delivered,
+            what,
+        } => {
+            match open_game_once(
+                match_dir,
+                Some(game),
+                rules,
+                key,
+                keep_events,
+                each,
+                Some(delivered),
+            )? {
+                Attempt::Opened(mut o) => {
+                    let note = format!(
+                        "recovered: the last entry could not be applied ({what}); it was cut to a side file and recorded, nothing lost"
+                    );
+                    o.notice = Some(match o.notice.take() {
+                        Some(n) => format!("{note}\n{n}"),
+                        None => note,
+                    });
+                    Ok(*o)
+                }
+                Attempt::Cut { .. } => Err(MatchError::EmptyLog),
+            }
+        }
+    }
+}
+
+/// One opening of a game: opened, or its unappliable last entry cut (open it again).
+enum Attempt {
+    Opened(Box<Opened>),
+    Cut {
+        game: u32,
+        delivered: usize,
+        what: String,
+    },
+}
+
+/// [`open_game_observed`]'s one pass. `retry`: `None` on the first pass (`each` is handed every
+/// event but the last one until the replay is known to hold it, and a cut may be made); `Some(k)`
+/// after a cut (the first `k` events were handed to `each` already; no second cut).
+fn open_game_once(
+    match_dir: &Path,
+    n: Option<u32>,
+    rules: &Path,
+    key: &KeySource,
+    keep_events: bool,
+    each: &mut dyn FnMut(&Event),
+    retry: Option<usize>,
+) -> Result<Attempt, MatchError> {
     let existing = games(match_dir);
     let n = match n {
         Some(n) => n,
@@ -670,19 +737,30 @@ pub fn open_game_observed(
             previous_algorithm: previous_algorithm(match_dir, n),
         };
         let game = Game::new(ctx, profile);
-        return Ok(Opened {
+        return Ok(Attempt::Opened(Box::new(Opened {
             session: Session::new(game, Box::new(storage), Utc::now()),
             now_ms: 0,
             notice: None,
             events: Vec::new(),
             events_from: 0,
-        });
+        })));
     }
     let mut replay = Replayer::new();
     let mut events = std::collections::VecDeque::new();
     let mut seen = 0usize;
+    // First pass: each event reaches `each` when the next one is read (the last one only once
+    // the replay is known to hold it); after a cut, the events `each` has seen are skipped.
+    let mut held: Option<Event> = None;
     let mut keep = |ev: Event| {
-        each(&ev);
+        match retry {
+            None => {
+                if let Some(before) = held.replace(ev.clone()) {
+                    each(&before);
+                }
+            }
+            Some(skip) if seen >= skip => each(&ev),
+            Some(_) => {}
+        }
         seen += 1;
         if keep_events {
             if events.len() == EVENTS_KEPT {
@@ -711,34 +789,41 @@ pub fn open_game_observed(
     let mut line0_sealed = false;
     let mut recovered: Vec<u64> = Vec::new();
     let mut line0_game = None;
-    let journal = Journal::open_each(
-        &path,
-        Box::new(crate::journal::RealOps),
-        |e| match event_of(e) {
-            Ok(ev) => {
-                if sizes.contains(&(e.seq + 1)) {
-                    heads.push((e.seq + 1, e.hash));
+    // The seq of the first entry the replay could not take (decoded or applied).
+    let mut first_failed: Option<u64> = None;
+    let mut journal =
+        Journal::open_each(
+            &path,
+            Box::new(crate::journal::RealOps),
+            |e| match event_of(e) {
+                Ok(ev) => {
+                    if sizes.contains(&(e.seq + 1)) {
+                        heads.push((e.seq + 1, e.hash));
+                    }
+                    if e.kind == crate::log::RECOVERY_KIND && e.actor == "kit" {
+                        recovered.push(e.seq);
+                    }
+                    if e.seq >= listed_from && beyond.len() < 20 {
+                        beyond.push(format!("#{} {} {} ({})", e.seq, e.actor, e.kind, e.clause));
+                    }
+                    if let EventKind::GameOpened(o) = &ev.kind
+                        && e.seq == 0
+                    {
+                        line0_game = Some(o.game);
+                        line0_sealed = crate::witness::is_sealed_log(e);
+                    }
+                    if !replay.push(&ev) && first_failed.is_none() {
+                        first_failed = Some(e.seq);
+                    }
+                    keep(ev);
                 }
-                if e.kind == crate::log::RECOVERY_KIND && e.actor == "kit" {
-                    recovered.push(e.seq);
+                Err(_) => {
+                    if !replay.push_entry(e) && first_failed.is_none() {
+                        first_failed = Some(e.seq);
+                    }
                 }
-                if e.seq >= listed_from && beyond.len() < 20 {
-                    beyond.push(format!("#{} {} {} ({})", e.seq, e.actor, e.kind, e.clause));
-                }
-                if let EventKind::GameOpened(o) = &ev.kind
-                    && e.seq == 0
-                {
-                    line0_game = Some(o.game);
-                    line0_sealed = crate::witness::is_sealed_log(e);
-                }
-                replay.push(&ev);
-                keep(ev);
-            }
-            Err(_) => {
-                replay.push_entry(e);
-            }
-        },
-    )?;
+            },
+        )?;
     // The recovery entries the open appended (a torn tail cut off) belong to the game too.
     for e in journal.recoveries() {
         if let Ok(ev) = event_of(e) {
@@ -758,7 +843,36 @@ pub fn open_game_observed(
             want: n,
         });
     }
-    let game = replay.finish(&path)?;
+    let game = match replay.finish(&path) {
+        Ok(g) => g,
+        Err(e) => {
+            // The last entry, unsigned, complete and chained, but not a move or fact the game
+            // can take: cut it like a torn tail (only on the first pass, never line 0).
+            let last = journal.len().saturating_sub(1);
+            let signed = latest_checkpoint(match_dir, n).unwrap_or(0) as u64;
+            let cuttable = retry.is_none()
+                && first_failed == Some(last)
+                && last >= 1
+                && last >= signed
+                && journal.recoveries().is_empty()
+                && journal.damage().is_none();
+            if !cuttable {
+                return Err(e);
+            }
+            let what = e.to_string();
+            journal
+                .cut_unappliable_last(&what)
+                .map_err(MatchError::Journal)?;
+            return Ok(Attempt::Cut {
+                game: n,
+                delivered: seen.saturating_sub(1),
+                what,
+            });
+        }
+    };
+    if let Some(last) = held.take() {
+        each(&last);
+    }
     let mut notes = Vec::new();
     // A damaged log opens read-only: nothing is appended or sealed, nothing to refuse.
     storage.sealed = line0_sealed && journal.damage().is_none();
@@ -852,13 +966,13 @@ pub fn open_game_observed(
         session.restart_side = Some(side);
         notes.push(format!("RESTART: the kit was down {} ({} ms measured) with {side}'s clock running: :arbiter restart-gap waive|charge [H:MM:SS] REASON (arbiter stop stops the clocks meanwhile)", timefmt::clock(gap as i64), gap));
     }
-    Ok(Opened {
+    Ok(Attempt::Opened(Box::new(Opened {
         session,
         now_ms,
         notice: (!notes.is_empty()).then(|| notes.join("\n")),
         events_from: seen - events.len(),
         events: events.into(),
-    })
+    })))
 }
 
 /// The game's last heartbeat (game time, UTC), if it can be read.

@@ -54,6 +54,17 @@ pub fn game_pgn(events: &[Event], stamps: &[Stamp]) -> Option<String> {
         }
     }
 
+    // As `arbiter pgn` warns: a game signed with the demo key proves nothing.
+    if let Some(EventKind::GameOpened(o)) = events.first().map(|e| &e.kind)
+        && o.arbiter_key.demo
+    {
+        let warning = "DEMO KEY: this game is signed with the demo key of logs/demo; its signatures prove nothing".to_string();
+        match pg.moves.first_mut() {
+            Some(m) => m.before.insert(0, warning),
+            None => pg.trailing.insert(0, warning),
+        }
+    }
+
     let started = events
         .iter()
         .zip(stamps)

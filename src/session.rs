@@ -328,7 +328,18 @@ pub enum LoadProfileError {
     },
     #[error(transparent)]
     Parse(#[from] crate::core::rules::ProfileError),
+    /// Line 0 embeds the profile: one that could not fit a log line is refused when it is
+    /// loaded, before any game binds it.
+    #[error("{}: {problem}", .path.display())]
+    TooLarge { path: PathBuf, problem: String },
 }
+
+/// Largest rules profile the kit takes (bytes): line 0 embeds its text, and must stay well within
+/// a log line ([`crate::journal::MAX_LINE_BYTES`]) with the declarations beside it. The bundled
+/// ones are about 10 KB.
+pub const PROFILE_LIMIT: usize = 1024 * 1024;
+/// Longest profile `name` (characters): it is shown on every screen and in every report.
+pub const PROFILE_NAME_LIMIT: usize = 200;
 
 /// A session kept in memory only (dry runs, rehearsals, tests), on the rules profile at `rules`.
 pub fn memory_session(
@@ -370,7 +381,23 @@ pub fn load_profile(path: &Path) -> Result<(Profile, ProfileRef), LoadProfileErr
             }
         },
     };
+    let too_large = |problem: String| LoadProfileError::TooLarge {
+        path: path.to_owned(),
+        problem,
+    };
+    if text.len() > PROFILE_LIMIT {
+        return Err(too_large(format!(
+            "the profile is {} bytes, more than the {PROFILE_LIMIT} a profile may hold (line 0 embeds it)",
+            text.len()
+        )));
+    }
     let profile = Profile::parse(&path.display().to_string(), &text)?;
+    let name_chars = profile.profile.name.chars().count();
+    if name_chars > PROFILE_NAME_LIMIT {
+        return Err(too_large(format!(
+            "profile.name is {name_chars} characters, more than the {PROFILE_NAME_LIMIT} it may hold"
+        )));
+    }
     let sha = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(text.as_bytes()));
     let r = ProfileRef {
         name: profile.profile.name.clone(),

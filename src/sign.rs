@@ -15,6 +15,8 @@ use crate::layout;
 
 /// Comment of the key `ensure_demo_key` creates.
 pub const DEMO_KEY_COMMENT: &str = "DEMO KEY - arbiter-kit demo match only, NOT for a real match";
+/// The shortest passphrase `keygen` accepts for a new key (characters).
+pub const MIN_PASSPHRASE_CHARS: usize = 12;
 /// Principal of the arbiter key in allowed_signers unless told otherwise.
 pub const DEFAULT_PRINCIPAL: &str = "arbiter";
 
@@ -49,6 +51,10 @@ pub enum SignError {
     #[error("the two passphrases differ")]
     PassphraseMismatch,
     #[error(
+        "the passphrase has {0} characters; a key's passphrase needs at least 12 (issue 19: it is all that stands between a copied key file and a forged record)"
+    )]
+    ShortPassphrase(usize),
+    #[error(
         "keygen encrypts the key: give a passphrase on the terminal or with --passphrase-env VAR, or say --no-passphrase to write it unencrypted"
     )]
     NoPassphrase,
@@ -76,19 +82,31 @@ pub enum SignError {
         "{0} exists and is over a different log: refusing to overwrite a checkpoint (the log was rewritten, or the folder holds another match's files)"
     )]
     CheckpointExists(PathBuf),
-    #[error(
-        "key {path} ({found}) is not the arbiter key of match {match_dir} ({principal} {want}, {bound_by}): only the match's own key signs or authorizes its entries; nothing was signed or recorded"
-    )]
-    NotMatchKey {
-        path: PathBuf,
-        found: String,
-        want: String,
-        principal: String,
-        match_dir: String,
-        bound_by: String,
-    },
+    /// A key that is not the match's own (issue 19): the message names the file, its
+    /// fingerprint and the match's key ([`not_match_key`]).
+    #[error("{0}")]
+    NotMatchKey(Box<str>),
     #[error("key operation failed: {0}")]
     Ssh(#[from] ssh_key::Error),
+}
+
+/// The refusal of a key that is not the match's own arbiter key.
+pub fn not_match_key(
+    path: &Path,
+    found: &str,
+    want: &str,
+    principal: &str,
+    match_dir: &Path,
+    bound_by: &str,
+) -> SignError {
+    SignError::NotMatchKey(
+        format!(
+            "key {} ({found}) is not the arbiter key of match {} ({principal} {want}, {bound_by}): only the match's own key signs or authorizes its entries; nothing was signed or recorded",
+            path.display(),
+            match_dir.display()
+        )
+        .into(),
+    )
 }
 
 fn io_err(op: &'static str, path: &Path) -> impl FnOnce(io::Error) -> SignError + use<> {
@@ -212,6 +230,9 @@ pub fn new_passphrase(env: Option<&str>, unencrypted: bool) -> Result<Option<Str
     };
     if p.is_empty() {
         return Err(SignError::NoPassphrase);
+    }
+    if p.chars().count() < MIN_PASSPHRASE_CHARS {
+        return Err(SignError::ShortPassphrase(p.chars().count()));
     }
     Ok(Some(p))
 }

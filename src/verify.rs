@@ -675,9 +675,19 @@ pub fn read_checkpoint_files(dir: &Path) -> Result<Vec<CheckpointFile>, FileErro
             continue;
         }
         let path = item.path();
-        let text = crate::fsio::read_to_string(&path).map_err(FileError::of("read", &path))?;
+        let as_text = |p: &Path| {
+            crate::fsio::read_match_small(p).and_then(|b| {
+                String::from_utf8(b).map_err(|_| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("{}: not UTF-8 text", p.display()),
+                    )
+                })
+            })
+        };
+        let text = as_text(&path).map_err(FileError::of("read", &path))?;
         let sig_path = dir.join(format!("{name}.sig"));
-        let sig = match crate::fsio::read_to_string(&sig_path) {
+        let sig = match as_text(&sig_path) {
             Ok(s) => Some(s),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(FileError::of("read", &sig_path)(e)),
@@ -741,8 +751,9 @@ pub fn verify_game_each(
     let read = || {
         crate::fsio::read(&path, u64::MAX).map_err(|e| FileError::of("read", &path)(e).to_string())
     };
-    // An unreadable log is reported first, as ever.
-    if let Err(e) = crate::fsio::open_regular(&path) {
+    // An unreadable log is reported first, as ever; a symlink in its place is refused by name
+    // (a hostile folder cannot point the verifier at another file).
+    if let Err(e) = crate::fsio::open_match_file(&path) {
         return (
             GameVerification::unreadable(game, &path, FileError::of("read", &path)(e).to_string()),
             None,

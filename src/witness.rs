@@ -3,6 +3,7 @@
 //! the pinned trust anchor, the demo key, the bindings of line 0 and of the rule-13 archive, the
 //! index (rollback, deleted games) and the camps' countersignatures.
 use std::fs;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -803,6 +804,9 @@ pub fn duplicate_principals(signers: &[AllowedSigner]) -> Vec<String> {
 pub struct Trust {
     pub signers: Option<String>,
     pub fingerprints: Vec<String>,
+    /// The camps' keys obtained out of band (`verify --camps FILE`, an allowed-signers text:
+    /// `<camp> [options] <key>` per line): line 0's declared camp keys must be these.
+    pub camps: Option<String>,
 }
 
 impl Trust {
@@ -824,6 +828,7 @@ impl Trust {
         Trust {
             signers: Some(signers),
             fingerprints: Vec::new(),
+            camps: None,
         }
     }
 
@@ -940,6 +945,9 @@ pub fn verify_match(
         if facts.sealed {
             check_sealed(&facts, seal, public.is_some(), &mut v);
         }
+        if let Some(k) = &public {
+            check_notes(match_dir, g, k, &mut v);
+        }
         any_finished |= facts.end.is_some();
         let key = facts.first.body.get("arbiter_key");
         if key.and_then(|k| k.get("demo")).and_then(|d| d.as_bool()) == Some(true) {
@@ -962,6 +970,7 @@ pub fn verify_match(
                 layout::allowed_signers(match_dir).display()
             ));
         }
+        check_camp_keys(&facts.first, trust.camps.as_deref(), &mut v);
         check_countersignatures(match_dir, g, &facts, &mut v);
         let broken = check_bindings(match_dir, g, &facts);
         if !broken.is_empty() {
@@ -1073,6 +1082,96 @@ pub fn verify_game_and_facts(
     (v, facts)
 }
 
+/// Line 0's declared camp keys against the camps' keys pinned out of band (`--camps`): a camp
+/// declared with another key, or not listed, fails the game; without a pinned list, `verify`
+/// says the camps are not pinned.
+fn check_camp_keys(first: &Entry, pinned: Option<&str>, v: &mut crate::verify::GameVerification) {
+    use crate::verify::Status;
+    let camps = declared_camps(first);
+    if camps.is_empty() {
+        return;
+    }
+    let Some(text) = pinned else {
+        let listed: Vec<String> = camps
+            .iter()
+            .map(|(n, k)| {
+                let fp = ssh_key::PublicKey::from_openssh(k)
+                    .map(|k| sign::fingerprint(&k))
+                    .unwrap_or_else(|_| "?".into());
+                format!("{n} {fp}")
+            })
+            .collect();
+        v.problems.push(format!(
+            "camps NOT PINNED: line 0 declares {} (typed by the arbiter); each camp compares its own key's fingerprint, or give --camps FILE",
+            listed.join(", ")
+        ));
+        return;
+    };
+    let (signers, _) = sign::parse_allowed_signers(text);
+    for (name, key_text) in &camps {
+        let declared = ssh_key::PublicKey::from_openssh(key_text).ok();
+        let pinned: Vec<&AllowedSigner> = signers
+            .iter()
+            .filter(|s| s.principals.iter().any(|p| p == name))
+            .collect();
+        let ok = declared
+            .as_ref()
+            .is_some_and(|d| pinned.iter().any(|s| s.key.key_data() == d.key_data()));
+        if !ok {
+            let found = declared
+                .as_ref()
+                .map(sign::fingerprint)
+                .unwrap_or_else(|| "an unreadable key".into());
+            let want: Vec<String> = pinned.iter().map(|s| sign::fingerprint(&s.key)).collect();
+            v.problems.push(format!(
+                "CAMP KEY NOT THE PINNED ONE: line 0 declares camp {name} with {found}, but the pinned camps file lists {}",
+                if want.is_empty() { "no key for it".to_owned() } else { want.join(", ") }
+            ));
+            raise(v, Status::BadCheckpoint);
+        }
+    }
+}
+
+/// Every signed note of a game (`checkpoints/<N>.note`), checked against its `<N>.txt` and the
+/// arbiter key line 0 binds: an edited, forged or swapped note is a bad checkpoint.
+fn check_notes(
+    match_dir: &Path,
+    game: u32,
+    key: &ssh_key::PublicKey,
+    v: &mut crate::verify::GameVerification,
+) {
+    use crate::verify::Status;
+    let dir = layout::checkpoints_dir(match_dir, game);
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|n| n.ends_with(".note"))
+        .collect();
+    names.sort();
+    for name in names {
+        let stem = name.trim_end_matches(".note");
+        let note = crate::fsio::read_match_small(&dir.join(&name));
+        let text = crate::fsio::read_match_small(&dir.join(format!("{stem}.txt")));
+        let problem = match (note, text) {
+            (Err(e), _) => Some(format!("cannot be read: {e}")),
+            (_, Err(_)) => Some(format!("has no checkpoint {stem}.txt beside it")),
+            (Ok(note), Ok(text)) => match sign::verify_checkpoint_note(&note, key) {
+                Err(e) => Some(e.to_string()),
+                Ok((_, n)) if n.text.as_bytes() != text.as_slice() => {
+                    Some(format!("its text is not {stem}.txt"))
+                }
+                Ok(_) => None,
+            },
+        };
+        if let Some(p) = problem {
+            v.problems.push(format!("BAD NOTE checkpoints/{name}: {p}"));
+            raise(v, Status::BadCheckpoint);
+        }
+    }
+}
+
 /// The checks of a sealed log (issue 19): every arbiter-only entry covered by a signed
 /// authorization, and the entries past the seal and every signed checkpoint named.
 fn check_sealed(
@@ -1091,22 +1190,28 @@ fn check_sealed(
         v.problems
             .push(format!("UNAUTHORIZED: authorized entry #{seq} {why}"));
     }
-    if !facts.unauthorized.is_empty() {
-        let named: Vec<String> = facts
-            .unauthorized
+    // Entries of the unsigned tail are not judged here (the tail is never a pass, and an
+    // authorization may still follow them); signed ones must be authorized.
+    let unauthorized: Vec<&(u64, String)> = facts
+        .unauthorized
+        .iter()
+        .filter(|(s, _)| *s < v.signed_entries)
+        .collect();
+    if !unauthorized.is_empty() {
+        let named: Vec<String> = unauthorized
             .iter()
             .take(20)
             .map(|(s, k)| format!("#{s} {k}"))
             .collect();
         v.problems.push(format!(
             "UNAUTHORIZED: {} arbiter-only entr{} no valid authorization by the arbiter key covers: {}{}",
-            facts.unauthorized.len(),
-            if facts.unauthorized.len() == 1 { "y" } else { "ies" },
+            unauthorized.len(),
+            if unauthorized.len() == 1 { "y" } else { "ies" },
             named.join(", "),
-            if facts.unauthorized.len() > 20 { ", …" } else { "" }
+            if unauthorized.len() > 20 { ", …" } else { "" }
         ));
     }
-    if !facts.unauthorized.is_empty() || !facts.bad_authorizations.is_empty() {
+    if !unauthorized.is_empty() || !facts.bad_authorizations.is_empty() {
         raise(v, Status::Unauthorized);
     }
     let sealed_upto = match seal {
@@ -1434,6 +1539,7 @@ pub fn check_before_showing(match_dir: &Path, game: u32) -> LogCheck {
                     || p.starts_with("UNAUTHORIZED")
                     || p.starts_with("FOREIGN")
                     || p.starts_with("SEAL")
+                    || p.starts_with("CAMP KEY")
             })
             .collect();
         let head = if failing.is_some() {
@@ -1574,4 +1680,171 @@ pub fn verify_consistency(bytes: &[u8], signers_text: &str) -> Result<String, St
         new.short_code(),
         new.origin
     ))
+}
+
+/// What `arbiter foreign` found and did.
+#[derive(Debug, Clone, Default)]
+pub struct ForeignOutcome {
+    /// Entries bound by the seal or a signed checkpoint, and in the log, before anything was done.
+    pub bound: u64,
+    pub entries: u64,
+    /// The entries past the binding, in words (at most 20).
+    pub listed: Vec<String>,
+    /// The side file the cut entries went to, and how many.
+    pub cut: Option<(PathBuf, u64)>,
+    /// Entries accepted with the reason (one `note` each, then one signed `authorized`).
+    pub accepted: u64,
+    /// Entries still foreign afterwards.
+    pub remaining: u64,
+}
+
+/// `arbiter foreign`: show the entries of game `game` that the kit did not write in a session of
+/// the match's key; with `cut_from`, move entries `cut_from..` to `log.jsonl.foreign-<seq>` and
+/// record the cut (a `recovery` entry naming the side file, its length and SHA-256); with
+/// `accept`, record each remaining one as accepted by the arbiter with the reason (a `note`
+/// each) and sign the acceptance (`authorized`, covering them). The seal then binds the log.
+pub fn resolve_foreign(
+    match_dir: &Path,
+    game: u32,
+    key: &PrivateKey,
+    cut_from: Option<u64>,
+    accept: Option<&str>,
+    utc: chrono::DateTime<chrono::Utc>,
+) -> Result<ForeignOutcome, String> {
+    use crate::journal::Journal;
+    use crate::log::NewEntry;
+    let log = layout::log_path(match_dir, game);
+    let Some((b, listed)) =
+        binding_on_disk(match_dir, game, key.public_key()).map_err(|e| e.to_string())?
+    else {
+        return Err(format!(
+            "{}: not a sealed log (format v1 without `\"binding\":\"seal/1\"`): there is no seal to hold entries against",
+            log.display()
+        ));
+    };
+    let mut out = ForeignOutcome {
+        bound: b.bound,
+        entries: b.entries,
+        listed,
+        ..ForeignOutcome::default()
+    };
+    let first = crate::journal::first_entry(&log).map_err(|e| e.to_string())?;
+    let mid = first
+        .body
+        .get("match_id")
+        .and_then(|m| m.as_str())
+        .ok_or("line 0 binds no match id")?
+        .to_owned();
+    let origin = crate::log::checkpoint::origin(&mid, game);
+    let mut j = Journal::open(&log).map_err(|e| e.to_string())?;
+    if let Some(from) = cut_from {
+        if from < b.bound || from >= j.len() {
+            return Err(format!(
+                "--cut-from {from}: only entries past the binding (#{} to #{}) can be cut",
+                b.bound,
+                j.len().saturating_sub(1)
+            ));
+        }
+        let entries = j.entries();
+        let at = entries
+            .iter()
+            .find(|e| e.seq == from)
+            .map(|e| e.offset)
+            .ok_or("no such entry")?;
+        let bytes = crate::fsio::read_match_log(&log).map_err(|e| e.to_string())?;
+        let cut = bytes.get(at as usize..).unwrap_or_default().to_vec();
+        let side = log.with_file_name(format!("log.jsonl.foreign-{from}"));
+        crate::journal::write_new_file(&side, &cut)
+            .map_err(|e| format!("{}: {e}", side.display()))?;
+        drop(j);
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&log)
+            .map_err(|e| format!("{}: {e}", log.display()))?;
+        f.set_len(at)
+            .and_then(|()| f.sync_all())
+            .map_err(|e| format!("{}: {e}", log.display()))?;
+        drop(f);
+        j = Journal::open(&log).map_err(|e| e.to_string())?;
+        let mono = j.last().map_or(0, |e| e.mono_ms);
+        let count = cut.iter().filter(|&&c| c == b'\n').count() as u64;
+        j.append(NewEntry {
+            mono_ms: mono,
+            utc,
+            actor: "kit".into(),
+            clause: "5b".into(),
+            kind: crate::log::RECOVERY_KIND.into(),
+            body: serde_json::json!({
+                "offset": at,
+                "length": cut.len(),
+                "sha256": hex::encode(Sha256::digest(&cut)),
+                "side_file": side.file_name().map(|n| n.to_string_lossy().into_owned()),
+                "why": format!("{count} entries not written by the kit in a session of the arbiter key, cut by the arbiter"),
+            }),
+        })
+        .map_err(|e| e.to_string())?;
+        out.cut = Some((side, count));
+    }
+    let foreign: Vec<crate::log::Entry> = j
+        .entries()
+        .into_iter()
+        .filter(|e| e.seq >= b.bound && !(e.kind == crate::log::RECOVERY_KIND && e.actor == "kit"))
+        .collect();
+    if let Some(reason) = accept.filter(|_| !foreign.is_empty()) {
+        let mono = j.last().map_or(0, |e| e.mono_ms);
+        let from = j.len();
+        for e in &foreign {
+            j.append(NewEntry {
+                mono_ms: mono,
+                utc,
+                actor: "arbiter".into(),
+                clause: "1".into(),
+                kind: "note".into(),
+                body: serde_json::json!({"text": format!(
+                    "entry #{} ({} {} {}, E={}) was not written by the kit in a session of the arbiter key; accepted by the arbiter: {reason}",
+                    e.seq, e.actor, e.kind, e.clause, crate::log::hex32(&e.hash)
+                )}),
+            })
+            .map_err(|e| e.to_string())?;
+        }
+        let last = j.len() - 1;
+        let prev = j
+            .last()
+            .map(|e| crate::log::hex32(&e.hash))
+            .unwrap_or_default();
+        let text = crate::log::seal::authorization_text(&origin, j.len(), b.bound, last, &prev);
+        let sig = sign::sign_authorization(key, &text).map_err(|e| e.to_string())?;
+        j.append(NewEntry {
+            mono_ms: mono,
+            utc,
+            actor: "arbiter".into(),
+            clause: "5b".into(),
+            kind: "authorized".into(),
+            body: serde_json::json!({
+                "by": "the arbiter's signing key (arbiter foreign --accept)",
+                "command": format!("accept foreign entries #{}..#{}: {reason}", b.bound, from - 1),
+                "first": b.bound,
+                "last": last,
+                "key": sign::fingerprint(key.public_key()),
+                "sig": sig,
+            }),
+        })
+        .map_err(|e| e.to_string())?;
+        out.accepted = foreign.len() as u64;
+    } else {
+        out.remaining = foreign.len() as u64;
+    }
+    if out.remaining == 0
+        && let Some(last) = j.last()
+    {
+        let seal = crate::log::seal::Seal {
+            origin,
+            size: j.len(),
+            chain: last.hash,
+            closed: true,
+        };
+        write_seal(match_dir, game, key, &seal)?;
+    }
+    Ok(out)
 }

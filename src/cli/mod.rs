@@ -25,8 +25,9 @@ macro_rules! outln {
 pub mod archive;
 pub mod checkpoint;
 pub mod countersign;
-pub mod docs;
 pub mod display;
+pub mod docs;
+pub mod foreign;
 pub mod keygen;
 pub mod pgn;
 pub mod play;
@@ -76,6 +77,8 @@ pub enum Command {
     Checkpoint(checkpoint::CheckpointArgs),
     /// A camp countersigns a checkpoint (its own key here, or a stock `ssh-keygen -Y sign`).
     Countersign(countersign::CountersignArgs),
+    /// Show the entries of a game the kit did not write in a session of the match's key; cut them to a side file or accept them with a reason (issue 19).
+    Foreign(foreign::ForeignArgs),
     /// Verify a game log: chain, checkpoints, signatures (or an inclusion proof with --proof).
     Verify(verify::VerifyArgs),
     /// Print an RFC 6962 inclusion proof of one entry against the latest signed checkpoint.
@@ -195,6 +198,7 @@ pub fn run(cli: Cli) -> Result<Exit, Error> {
         Command::Status(a) => status::run(&a),
         Command::Keygen(a) => keygen::run(&a),
         Command::Checkpoint(a) => checkpoint::run(&a),
+        Command::Foreign(a) => foreign::run(&a),
         Command::Countersign(a) => countersign::run(&a),
         Command::Verify(a) => verify::run(&a),
         Command::Prove(a) => prove::run(&a),
@@ -253,13 +257,26 @@ pub fn journal_failure(e: crate::journal::JournalError) -> Error {
     use crate::journal::JournalError as J;
     match &e {
         J::Locked(_) | J::Exists(_) => Error::Unavailable(e.into()),
+        // Opened to append, refused, yet readable: the log cannot be written (a read-only
+        // folder or file), not a file that cannot be read.
+        J::Io {
+            op: "open",
+            path,
+            source,
+        } if source.kind() == std::io::ErrorKind::PermissionDenied
+            && std::fs::File::open(path).is_ok() =>
+        {
+            Error::write_failed(e)
+        }
         J::Io { op, .. } if matches!(*op, "open" | "read" | "stat" | "lock" | "list") => {
             Error::cannot_read(e)
         }
         J::Io { .. } | J::Poisoned { .. } | J::ReadOnly { .. } => Error::write_failed(e),
-        J::NoFirstEntry { .. } | J::Damaged { .. } | J::BadLine { .. } | J::Invalid(_) => {
-            Error::bad_input(e)
-        }
+        J::NoFirstEntry { .. }
+        | J::Damaged { .. }
+        | J::BadLine { .. }
+        | J::Invalid(_)
+        | J::TooLong { .. } => Error::bad_input(e),
     }
 }
 
@@ -268,6 +285,13 @@ pub fn journal_failure(e: crate::journal::JournalError) -> Error {
 /// A game log `status` or `pgn` cannot replay (a corrupt log: exit 65 as README's table says) is
 /// also judged as `verify` judges it, and a failing verdict is printed first (DOES NOT VERIFY).
 pub fn replay_failure(dir: &std::path::Path, game: u32, e: crate::matchdir::MatchError) -> Error {
+    // A torn tail is what a crash leaves, not tampering: say so, and how it is repaired.
+    if let Some((offset, len)) = torn_tail(&crate::layout::log_path(dir, game)) {
+        return Error::bad_input(format!(
+            "a crash left an incomplete last line in game {game}'s log ({len} bytes at byte offset {offset}): it is no entry, and nothing acknowledged is lost; opening the game for play (arbiter play --match {} --game {game}) cuts it to a side file and records it",
+            dir.display()
+        ));
+    }
     let check = crate::witness::check_before_showing(dir, game);
     if check.failing.is_some() {
         for l in &check.lines {
@@ -275,6 +299,27 @@ pub fn replay_failure(dir: &std::path::Path, game: u32, e: crate::matchdir::Matc
         }
     }
     match_failure(e)
+}
+
+/// Where a log's last line starts and its length, when it lacks its newline (a torn write).
+fn torn_tail(path: &std::path::Path) -> Option<(u64, u64)> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = crate::fsio::open_match_file(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    if len == 0 {
+        return None;
+    }
+    // The last line is at most a log line long: read back that far at most.
+    let back = len.min(crate::journal::MAX_LINE_BYTES as u64 + 1);
+    f.seek(SeekFrom::Start(len - back)).ok()?;
+    let mut tail = Vec::new();
+    f.take(back).read_to_end(&mut tail).ok()?;
+    if tail.last() == Some(&b'\n') {
+        return None;
+    }
+    let start = tail.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let offset = len - back + start as u64;
+    Some((offset, len - offset))
 }
 
 pub fn match_failure(e: crate::matchdir::MatchError) -> Error {

@@ -45,16 +45,16 @@ pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
         Format::Markdown => crate::fsio::Purpose::ReportMarkdown,
     };
     crate::fsio::check_output(&out, purpose, a.force).map_err(super::output_refused)?;
+    let mut verdict = verification(&a.m.dir, a.game);
+    if a.public {
+        // 13e / 5b: no folder of this laptop in the public version, the match folder included.
+        verdict = verdict.public(&a.m.dir.display().to_string());
+        if let Ok(abs) = std::fs::canonicalize(&a.m.dir) {
+            verdict = verdict.public(&abs.display().to_string());
+        }
+    }
     // Streamed: the log is read twice, never held (memory flat in the log's size).
-    write_report(
-        &a.m.dir,
-        a.game,
-        format,
-        a.public,
-        Some(verification(&a.m.dir, a.game)),
-        &out,
-    )
-    .map_err(|e| match e {
+    write_report(&a.m.dir, a.game, format, a.public, Some(verdict), &out).map_err(|e| match e {
         WriteReportError::Read(e @ ReadLogError::Line { .. }) => {
             Error::bad_input(format!("report: {e}"))
         }

@@ -86,7 +86,8 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
             // As `play --rules` and README: a profile that cannot be read (missing, a folder, a
             // FIFO, not UTF-8) is 66; one that is malformed, 65.
             crate::session::LoadProfileError::Read { .. } => Error::cannot_read(e),
-            crate::session::LoadProfileError::Parse(_) => Error::bad_input(e),
+            crate::session::LoadProfileError::Parse(_)
+            | crate::session::LoadProfileError::TooLarge { .. } => Error::bad_input(e),
         })?
     } else {
         if layout::log_path(dir, n).exists() {
@@ -139,8 +140,18 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
             summary_text(&session.game, now, session.storage.len())
         )?;
         if !a.dry_run {
-            for (name, pts) in match_score(dir) {
+            let scores = match_score(dir);
+            for (name, pts) in &scores {
                 outln!("match score: {name} {pts}")?;
+            }
+            if let Some(line) = session
+                .game
+                .profile()
+                .match_rules
+                .as_ref()
+                .and_then(|r| r.decided_text(&scores))
+            {
+                outln!("{line}")?;
             }
         }
     }

@@ -31,6 +31,10 @@ pub struct VerifyArgs {
     /// The arbiter key's expected fingerprint (`SHA256:…`, as `ssh-keygen -l` prints it).
     #[arg(long = "fingerprint", value_name = "FP")]
     pub fingerprints: Vec<String>,
+    /// The camps' keys received out of band (an allowed-signers file: `<camp> <key>` per line):
+    /// line 0's declared camp keys must be these.
+    #[arg(long, value_name = "FILE")]
+    pub camps: Option<PathBuf>,
     /// A short code a camp noted from the Board UI or a checkpoint (`57-3F2A-9C1B-77D0-12AB`):
     /// the log must still hold exactly what it covered.
     #[arg(long = "code", value_name = "CODE")]
@@ -104,6 +108,13 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
         None => Trust::default(),
     };
     trust.fingerprints = a.fingerprints.clone();
+    if let Some(p) = &a.camps {
+        trust.camps = Some(
+            crate::fsio::read_to_string(p)
+                .map_err(FileError::of("read", p))
+                .map_err(Error::unreadable)?,
+        );
+    }
     let codes = a
         .codes
         .iter()
@@ -138,7 +149,8 @@ fn run_proof(
     json: bool,
     trusted: Option<String>,
 ) -> Result<Exit, Error> {
-    let bytes = crate::fsio::read(proof, crate::fsio::SMALL_FILE_LIMIT)
+    // A proof may come through a pipe: `verify --proof <(arbiter prove …)`.
+    let bytes = crate::fsio::read_input(proof, crate::fsio::SMALL_FILE_LIMIT)
         .map_err(FileError::of("read", proof))
         .map_err(Error::unreadable)?;
     let signers = match trusted {

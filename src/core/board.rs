@@ -125,11 +125,7 @@ impl Board {
     pub fn first_side(&self) -> Side {
         match self {
             Board::Chess(c) => color_side(c.start.turn()),
-            // SFEN's second field: `b` sente (the kit's white) to move, `w` gote.
-            Board::Shogi(s) => match s.start_sfen().split(' ').nth(1) {
-                Some("w") => Side::Black,
-                _ => Side::White,
-            },
+            Board::Shogi(s) => s.first_side(),
             Board::Free(_) => Side::White,
         }
     }

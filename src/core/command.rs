@@ -80,7 +80,8 @@ impl Command {
                 by_human: false, ..
             }
             | C::Authorize { .. }
-            | C::AuthorizationFailed { .. } => Role::Operator,
+            | C::AuthorizationFailed { .. }
+            | C::EngineStopped => Role::Operator,
             _ => Role::Arbiter,
         }
     }
@@ -109,6 +110,16 @@ pub enum TablebaseProbe {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum Command {
+    /// Issue 23: adjourn the game, the move open or sealed (the hex SHA-256 of `MOVE NONCE`).
+    Adjourn {
+        sealed_sha256: Option<String>,
+    },
+    /// Issue 23: the operator records that the engine was stopped during the adjournment.
+    EngineStopped,
+    /// Issue 23: resume an adjourned game; a sealed move is revealed as `MOVE NONCE`.
+    ResumeAdjourned {
+        reveal: Option<(String, String)>,
+    },
     /// 5b: the shell records how the entries `first..=last` were authorized. Never typed.
     Authorize {
         by: String,
@@ -497,6 +508,12 @@ pub const HELP: &[HelpLine] = &[
         what: "seen on the machine's display: database draw, game ends",
     },
     HelpLine {
+        who: "arbiter",
+        words: "arbiter adjourn [sealed SHA256]",
+        clause: super::clause::ARBITER,
+        what: "adjourn, the move open or sealed; then arbiter resume-adjourned",
+    },
+    HelpLine {
         who: "operator",
         words: "move SAN|UCI",
         clause: super::clause::ENTER_HUMAN_MOVE,
@@ -603,6 +620,12 @@ pub const HELP: &[HelpLine] = &[
         words: "operator claim threefold|fifty [MOVE]",
         clause: super::clause::LAWS,
         what: "claim a draw, with the intended move if any (9.2, 9.3)",
+    },
+    HelpLine {
+        who: "operator",
+        words: "operator engine-stopped",
+        clause: super::clause::ARBITER,
+        what: "record that the engine was stopped during the adjournment",
     },
     HelpLine {
         who: "supervisor",
@@ -978,6 +1001,27 @@ pub fn parse(line: &str) -> Result<Command, String> {
             question: need_text(args, "question")?,
         },
         ("supervisor", "info-resume") => Command::InfoResume,
+        ("arbiter", "adjourn") => match args {
+            [] => Command::Adjourn {
+                sealed_sha256: None,
+            },
+            ["sealed", h] => Command::Adjourn {
+                sealed_sha256: Some(h.to_ascii_lowercase()),
+            },
+            _ => {
+                return Err(
+                    "adjourn, or adjourn sealed SHA256 (the hex SHA-256 of 'MOVE NONCE')".into(),
+                );
+            }
+        },
+        ("operator", "engine-stopped") => Command::EngineStopped,
+        ("arbiter", "resume-adjourned") => match args {
+            [] => Command::ResumeAdjourned { reveal: None },
+            [m, n] => Command::ResumeAdjourned {
+                reveal: Some((m.to_string(), n.to_string())),
+            },
+            _ => return Err("resume-adjourned, or resume-adjourned MOVE NONCE for a sealed move".into()),
+        },
         ("supervisor", "note") => Command::WorkNote {
             text: need_text(args, "note")?,
         },
@@ -1166,6 +1210,7 @@ mod tests {
             .replace("NAME, NAME, ...", "A, B")
             .replace("NAME, NAME", "A")
             .replace("[threshold SECONDS] TEXT", "adjust at 2 min")
+            .replace("[sealed SHA256]", "sealed SHA256")
             .replace("SHA256", &"a".repeat(64))
             .replace("N REASON", "1 wrong entry")
             .replace("SEQ REASON", "3 pressed by mistake")

@@ -441,6 +441,22 @@ pub enum EventKind {
     },
     /// 5b: an arbiter-only command at the keyboard whose authorization failed; nothing else recorded.
     AuthorizationFailed { command: String, why: String },
+    /// Issue 23: the game is adjourned (or a break begins); both clocks stop. With a sealed move,
+    /// `sealed_sha256` commits to it: SHA-256 of `MOVE NONCE` (hex), revealed at resumption.
+    Adjourned {
+        /// The side to move, whose move is open or sealed.
+        side: Side,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sealed_sha256: Option<String>,
+    },
+    /// Issue 23: the operator records that the engine was stopped during the adjournment.
+    EngineStopped,
+    /// Issue 23: play resumes after an adjournment; a sealed move's reveal, checked against the
+    /// commitment, is recorded here and its move follows as its own entry.
+    AdjournmentResumed {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        revealed: Option<String>,
+    },
     /// After a restart of the kit: the arbiter's decision on the time between the last entry and
     /// the restart (8b: waived, the running clock is credited; 6d: charged).
     RestartGap {

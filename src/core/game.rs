@@ -9,6 +9,7 @@
 //! | file | rules |
 //! |---|---|
 //! | `setup.rs` | 1, 3, 4, 6c, 8a, 9c — declarations, opening, the start |
+//! | `adjourn.rs` | a profile's `[adjournment]` — open or sealed move, engine stopped, resumption |
 //! | `start.rs` | the profile's start position per game: FEN, odds, Chess960 |
 //! | `moves.rs` | 6a–6l, 7e — moves, corrections, takebacks, internal clock, parameters |
 //! | `arbiter.rs` | 1, 5b — stops, resumptions, notes |
@@ -29,6 +30,7 @@ use super::event::*;
 use super::rules::{GameKind, Profile};
 use super::{Actor, Ms, Refusal, Side, clause as c};
 
+mod adjourn; // issue 23: adjournments, sealed moves, breaks
 mod after; // rule 13
 mod arbiter; // rules 1, 5b
 mod claims; // rules 2, 10a
@@ -42,6 +44,7 @@ pub mod start; // issue 23: odds starts, Chess960, a FEN per game
 mod technical; // rules 8a, 8b
 mod void; // rule 1: the arbiter voids a mis-keyed entry
 
+pub use adjourn::{Adjourned, seal};
 pub use after::{HandoverDue, HandoverFacts, HandoverTerms};
 pub use void::WINDOW as VOID_WINDOW;
 
@@ -229,6 +232,8 @@ pub struct Game {
     pub(in crate::core) voided: Vec<u64>,
     /// Clock presses whose move notation has not been entered yet, oldest first (4a, 6b).
     pub(in crate::core) presses: std::collections::VecDeque<Press>,
+    /// Issue 23: the adjournment in progress.
+    pub(in crate::core) adjourned: Option<Adjourned>,
 }
 
 /// A clock press awaiting its move's notation.
@@ -398,6 +403,7 @@ impl Game {
             recent: None,
             voided: Vec::new(),
             presses: std::collections::VecDeque::new(),
+            adjourned: None,
         }
     }
 
@@ -774,6 +780,12 @@ impl Game {
     }
 
     fn clock_must_run(&self) -> Result<(), Refusal> {
+        if self.adjourned.is_some() {
+            return refuse(
+                c::ARBITER,
+                "the game is adjourned: arbiter resume-adjourned (with MOVE NONCE for a sealed move)",
+            );
+        }
         match &self.stop {
             None => Ok(()),
             Some(Stop::Arbiter { reason, .. }) => refuse(
@@ -887,6 +899,7 @@ impl Game {
             | C::DeclareConfigFile { .. }
             | C::DeclareEntrant { .. } => refuse_state("declarations go to the draft"),
             C::Open | C::Start => self.decide_setup(cmd, now),
+            C::Move { text } if self.adjourned.is_some() => self.decide_break_move(text, now),
             C::Move { .. }
             | C::Press
             | C::CorrectClock { .. }
@@ -933,6 +946,9 @@ impl Game {
                 self.decide_committee(cmd, now)
             }
             C::Void { .. } => self.decide_void(cmd, now),
+            C::Adjourn { .. } | C::EngineStopped | C::ResumeAdjourned { .. } => {
+                self.decide_adjourn(cmd, now)
+            }
             C::SideResign { .. } | C::DeclareWin { .. } | C::NoShowBoth | C::Consulted { .. } => {
                 self.decide_entrants(cmd, now)
             }
@@ -1036,10 +1052,18 @@ impl Game {
             | EventKind::MachineReset
             | EventKind::ResetWindowEnded { .. }
             | EventKind::RestartGap { .. } => self.evolve_technical(e)?,
+            EventKind::Adjourned { .. }
+            | EventKind::EngineStopped
+            | EventKind::AdjournmentResumed { .. } => self.evolve_adjourn(e)?,
             EventKind::DrawOffered { .. }
             | EventKind::ConsultationStarted { .. }
             | EventKind::ConsultationEnded { .. }
             | EventKind::DrawDeclined { .. } => self.evolve_draws(e)?,
+        }
+        // Issue 23: a machine's move made during a break leaves the clocks stopped until play
+        // resumes.
+        if self.adjourned.is_some() && matches!(e.kind, EventKind::MoveMade { .. }) {
+            self.clock.stop(at);
         }
         self.last_was_machine_move = match &e.kind {
             EventKind::MoveMade { side, .. } => self.machine_side() == Some(*side),

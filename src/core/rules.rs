@@ -397,6 +397,48 @@ pub struct MatchRules {
     pub operator_replaceable_off_human_turn: bool,
 }
 
+/// Adjournments and breaks (issue 23): open or sealed move, whether the engine may think meanwhile.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Adjournment {
+    pub clause: String,
+    /// The move is sealed (committed by its hash, revealed at resumption); else it stays open.
+    pub sealed: bool,
+    /// The engine may think during the adjournment; if not, the operator records that it was
+    /// stopped before play resumes.
+    pub engine_may_think: bool,
+    /// No adjournment before this move number (Manama 2002, Bonn 2006: after move 56).
+    pub after_move: Option<u32>,
+    /// A break, not an adjournment: the engine, to move, keeps thinking, and a move it completes
+    /// during the break is entered then and counts at resumption (its time charged up to the
+    /// break; the opponent's clock starts at resumption).
+    #[serde(default)]
+    pub engine_move_in_break_counts: bool,
+}
+
+impl MatchRules {
+    /// The player who has reached the winning score, if one has (the first such in `scores`).
+    pub fn decided<'a>(&self, scores: &'a [(String, f64)]) -> Option<&'a (String, f64)> {
+        let w = self.winning_score?;
+        scores.iter().find(|(_, p)| *p >= w)
+    }
+
+    /// What the rules say of a decided match: a line for the arbiter.
+    pub fn decided_text(&self, scores: &[(String, f64)]) -> Option<String> {
+        let (name, points) = self.decided(scores)?;
+        let w = self.winning_score?;
+        Some(format!(
+            "match decided: {name} has {points} points, the winning score is {w} (clause {}); {}",
+            self.clause,
+            if self.play_after_decided {
+                "the remaining games are still played"
+            } else {
+                "the remaining games are not played"
+            }
+        ))
+    }
+}
+
 /// Who may offer a draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -428,6 +470,8 @@ pub struct Profile {
     /// Match rules.
     #[serde(rename = "match")]
     pub match_rules: Option<MatchRules>,
+    /// Adjournments and breaks.
+    pub adjournment: Option<Adjournment>,
 }
 
 /// A profile that could not be loaded: where and what.

@@ -97,10 +97,11 @@ pub fn run(dir: &Path, only: Option<u32>, mut relay: Option<Relay>) -> std::io::
         let mut relay_note: Option<String> = None;
         loop {
             let now = Utc::now();
-            if let Some(r) = relay.as_mut()
-                && let Err(e) = r.update(&m, now)
-            {
-                relay_note = Some(format!("relay NOT written: {e}"));
+            if let Some(r) = relay.as_mut() {
+                relay_note = r
+                    .update(&m, now)
+                    .err()
+                    .map(|e| format!("relay NOT written: {e}"));
             }
             let mut s = shown(&m, now);
             s.ascii = ascii;

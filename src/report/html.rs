@@ -729,7 +729,7 @@ fn archive(s: &mut String, a: &ArchiveSection, public: bool) {
     if public && a.withheld > 0 {
         let _ = write!(
             s,
-            r#"<p class="withheld">{} item(s) of this entry (per-move engine details, file digests) are withheld from the public version (13e).</p>"#,
+            r#"<p class="withheld">{} item(s) of this entry (per-move engine details, file names and folders) are withheld from the public version (13e).</p>"#,
             a.withheld
         );
     }

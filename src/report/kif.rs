@@ -18,7 +18,7 @@ fn kif_time(move_s: i64, total_s: i64) -> String {
 }
 
 fn minutes(secs: u64) -> String {
-    if secs % 60 == 0 {
+    if secs.is_multiple_of(60) {
         format!("{}分", secs / 60)
     } else {
         format!("{secs}秒")
@@ -74,7 +74,13 @@ pub fn write_kif(r: &ShogiGameRecord) -> Result<String, RecordError> {
     for (i, m) in r.moves.iter().enumerate() {
         let s = m.time_ms.max(0) / 1000;
         totals[m.side.index()] += s;
-        let pad = 14usize.saturating_sub(m.kif.chars().count() * 2);
+        // Align the time column: a kanji takes two columns, an ASCII character one.
+        let width: usize = m
+            .kif
+            .chars()
+            .map(|c| if c.is_ascii() { 1 } else { 2 })
+            .sum();
+        let pad = 14usize.saturating_sub(width);
         out.push_str(&format!(
             "{:>4} {}{} {}\n",
             i + 1,

@@ -631,8 +631,8 @@ fn archive(s: &mut String, a: &ArchiveSection, public: bool) {
     if public && a.withheld > 0 {
         let _ = writeln!(
             s,
-            "- {} item(s) of this entry (per-move engine details, file digests) are withheld \
-             from the public version (13e).",
+            "- {} item(s) of this entry (per-move engine details, file names and folders) \
+             are withheld from the public version (13e).",
             a.withheld
         );
     }

@@ -26,6 +26,7 @@ mod moves;
 mod operator;
 mod parameters;
 mod result;
+mod void;
 
 /// The verification status of the log, filled by the verifier (an input of the report).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -72,14 +73,16 @@ impl Version {
     pub fn note(self) -> &'static str {
         match self {
             Version::Committee => {
-                "This version includes the engine-log contents (per-move engine details and file \
-                 digests), which rule 13e keeps confidential to the arbiter and the Arbitration \
+                "This version includes the engine-log contents (per-move engine details, file \
+                 names and digests), which rule 13e keeps confidential to the arbiter and the Arbitration \
                  and Rules Committee. Do not release it."
             }
             Version::Public => {
                 "This is the public release of the log of machine-related actions (rule 5b). The \
-                 engine-log contents (per-move engine details and file digests) are left out: \
-                 rule 13e keeps them confidential to the arbiter and the committee."
+                 engine-log contents (per-move engine details) and the names and folders of the \
+                 files handed over are left out: rule 13e keeps them confidential to the arbiter \
+                 and the committee (13d: the program copy too). Each copy is shown by its SHA-256 \
+                 digest and size, which anyone given the file can check."
             }
         }
     }
@@ -492,6 +495,69 @@ struct Builder {
     open_info: Option<Stamp>,
 }
 
+/// Whether a word of text is a file path: it has a letter and a `/` or `\\`, and starts at the
+/// root, the home or the current folder, or has a file name with a dot, or two separators
+/// (`and/or` and `1/2-1/2` are not paths).
+fn is_path(word: &str) -> bool {
+    let w = word.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | ';' | ':' | '\'' | '"'));
+    if !w.contains(['/', '\\']) || !w.chars().any(|c| c.is_ascii_alphabetic()) {
+        return false;
+    }
+    let last = w.rsplit(['/', '\\']).next().unwrap_or("");
+    w.starts_with(['/', '~', '.', '\\'])
+        || last.contains('.')
+        || w.matches(['/', '\\']).count() >= 2
+}
+
+/// The public version's text (13e, 5b): every file path reduced to its last part (no folder of
+/// the laptop, no script path), and `match_dir` itself named as such.
+pub fn strip_paths(text: &str, match_dir: &str) -> String {
+    let text = if match_dir.is_empty() {
+        text.to_string()
+    } else {
+        text.replace(&format!("{match_dir}/"), "")
+    };
+    let mut out = String::with_capacity(text.len());
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        if !match_dir.is_empty() && word.trim_end_matches([',', ';', ':', ')']) == match_dir {
+            out.push_str(&word.replacen(match_dir, "the match folder", 1));
+        } else if is_path(word) {
+            let lead: String = word
+                .chars()
+                .take_while(|c| matches!(c, '(' | '\'' | '"'))
+                .collect();
+            let trail: String = {
+                let t: Vec<char> = word
+                    .chars()
+                    .rev()
+                    .take_while(|c| matches!(c, ')' | ',' | ';' | ':' | '\'' | '"'))
+                    .collect();
+                t.into_iter().rev().collect()
+            };
+            let core = &word[lead.len()..word.len() - trail.len()];
+            let last = core
+                .rsplit(['/', '\\'])
+                .find(|p| !p.is_empty())
+                .unwrap_or("");
+            out.push_str(&format!("{lead}{last}{trail}"));
+        } else {
+            out.push_str(word);
+        }
+    }
+    out
+}
+
+impl Verification {
+    /// The verdict for the public version: no path of the match folder or of this laptop.
+    pub fn public(mut self, match_dir: &str) -> Verification {
+        self.detail = strip_paths(&self.detail, match_dir);
+        self
+    }
+}
+
 fn stamp(i: usize, e: &Event, utc: &str) -> Stamp {
     Stamp {
         entry: i,
@@ -664,7 +730,11 @@ impl Builder {
             game: 0,
             kit_version: String::new(),
             declared: None,
-            verification: verification.clone(),
+            verification: if public {
+                verification.clone().public("")
+            } else {
+                verification.clone()
+            },
             timeline: Vec::new(),
             moves: Vec::new(),
             time_items: Vec::new(),
@@ -714,7 +784,11 @@ impl Builder {
                 self.report.declared = Some(Declared {
                     declarations: o.declarations.clone(),
                     rules_name: o.profile.name.clone(),
-                    rules_file: o.profile.file.clone(),
+                    rules_file: if self.public {
+                        strip_paths(&o.profile.file, "")
+                    } else {
+                        o.profile.file.clone()
+                    },
                     rules_sha256: o.profile.sha256.clone(),
                     arbiter_key: o.arbiter_key.clone(),
                 });
@@ -803,12 +877,17 @@ impl Builder {
         };
         let mut row = None;
         if in_timeline {
+            let text = self.describe(e);
             let entry = TimelineEntry {
                 stamp: s.clone(),
                 actor: e.actor.name().to_string(),
                 clause: e.clause.clone(),
                 kind: e.kind_name(),
-                text: self.describe(e),
+                text: if self.public {
+                    strip_paths(&text, "")
+                } else {
+                    text
+                },
             };
             self.rows += 1;
             self.last_row_at = Some(e.at);
@@ -906,6 +985,24 @@ impl Builder {
             }
             K::GameEnded { .. } => self.describe_result(e),
             K::Recovery(_) => "the journal cut off a torn last line when the log was opened".into(),
+            K::Adjourned {
+                side,
+                sealed_sha256,
+            } => match sealed_sha256 {
+                Some(h) => format!(
+                    "game adjourned; {side}'s move sealed (SHA-256 of 'MOVE NONCE': {h}); both clocks stopped"
+                ),
+                None => format!("game adjourned; {side}'s move open; both clocks stopped"),
+            },
+            K::EngineStopped => {
+                "the operator records that the engine was stopped during the adjournment".into()
+            }
+            K::AdjournmentResumed { revealed } => match revealed {
+                Some(m) => format!(
+                    "play resumes; the sealed move {m} is revealed and matches its commitment"
+                ),
+                None => "play resumes after the adjournment; the clocks run again".into(),
+            },
             K::EngineLogArchived(_) | K::ProgramArchived(_) => self.describe_archive(e),
         }
     }
@@ -938,7 +1035,8 @@ impl Builder {
             K::GameEnded { .. } => self.collect_result(s, e),
             K::EngineLogArchived(_) | K::ProgramArchived(_) => self.collect_archive(s, e),
             K::EntryVoided { seq, .. } => {
-                // The voided entry stays in the timeline, marked.
+                // The voided entry leaves every section; it stays in the timeline, marked.
+                self.void_sections(*seq);
                 let by = s.entry;
                 if !self.keep_timeline {
                     self.voids.entry(*seq).or_default().push(by);
@@ -965,6 +1063,9 @@ impl Builder {
             | K::ClockPressed { .. }
             | K::Authorized { .. }
             | K::AuthorizationFailed { .. }
+            | K::Adjourned { .. }
+            | K::EngineStopped
+            | K::AdjournmentResumed { .. }
             | K::Recovery(_) => {}
         }
     }

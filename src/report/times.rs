@@ -468,6 +468,24 @@ impl Ledger {
                     ),
                 }
             }
+            EventKind::EntryVoided { seq, .. } => {
+                // Rule 1: the voided entry's clock lines go, and the clock's return at the void
+                // is theirs undone, not a change of its own.
+                let seq = usize::try_from(*seq).unwrap_or(usize::MAX);
+                let mut undone = [0i64; 2];
+                self.items.retain(|it| {
+                    if it.entry != seq {
+                        return true;
+                    }
+                    if let Some(s) = it.side {
+                        undone[s.index()] += it.clock_ms;
+                    }
+                    false
+                });
+                for s in Side::BOTH {
+                    delta[s.index()] += undone[s.index()];
+                }
+            }
             EventKind::ClockStarted { side } => self.turn_begins(*side),
             EventKind::InternalClockCorrected { .. } => {
                 if let Some(m) = machine {

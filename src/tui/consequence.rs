@@ -114,19 +114,21 @@ pub fn plain(e: &Event, game: &Game, at: Ms) -> String {
         } => {
             let who = side.map_or_else(|| "the running side".to_string(), |s| name(game, s));
             let charged = charged_ms.unwrap_or(if *charged { *gap_ms } else { 0 });
-            format!(
-                "{who} is charged {} of the {} measured{}",
-                timefmt::clock(charged as i64),
-                timefmt::clock(*gap_ms as i64),
-                if charged < *gap_ms {
-                    format!(
-                        " ({} given back)",
-                        timefmt::clock((*gap_ms - charged) as i64)
-                    )
-                } else {
-                    String::new()
-                }
-            )
+            let gap = timefmt::clock(*gap_ms as i64);
+            if charged == 0 {
+                format!("{who} is charged nothing of the {gap} measured: it is given back (8b)")
+            } else if charged >= *gap_ms {
+                format!(
+                    "{who} is charged {} of the {gap} measured (6d)",
+                    timefmt::clock(charged as i64)
+                )
+            } else {
+                format!(
+                    "{who} is charged {} of the {gap} measured, {} given back (6d)",
+                    timefmt::clock(charged as i64),
+                    timefmt::clock((*gap_ms - charged) as i64)
+                )
+            }
         }
         EventKind::GameOpened(o) => format!(
             "the game is opened: {} (White) v {} (Black), the declarations bound into the log's first entry",

@@ -196,9 +196,15 @@ fn clause_13e_public_report_withholds_the_engine_log_contents() {
         public.to_str().unwrap(),
     ]));
     let text = std::fs::read_to_string(&public).unwrap();
+    // Issue 20: each copy is its digest and size; its name and folder are left out.
     assert!(
-        !text.contains(&digest),
-        "the public version leaves the digest out"
+        text.contains(&digest),
+        "the public version shows the copy by its digest"
+    );
+    assert!(!text.contains(&a) && !text.contains(&b), "no copy's path");
+    assert!(
+        !text.contains("coverage.moves"),
+        "no per-move engine detail"
     );
     assert!(text.contains("13e"));
 }

@@ -276,3 +276,98 @@ fn crash_concurrent_scripts_on_a_new_match_give_70() {
         assert!(leftovers.is_empty(), "pair {pair}: {leftovers:?}");
     }
 }
+
+/// Issue 21, every crash corner has a way back: a last entry no checkpoint signs, complete and
+/// chained, that decodes but names an impossible move (`d6t5`: a flipped byte) or a move the
+/// position refuses, used to wedge the game (every open failed with 65). Opening the game now
+/// cuts it into a side file like a torn tail, records a `recovery` entry with its digest and
+/// why, and opens the game without it; the side file holds the line's bytes.
+#[test]
+fn crash_unappliable_last_unsigned_line_is_cut_to_a_side_file() {
+    for (case, uci) in [("impossible move", "d6t5"), ("illegal move", "a1a8")] {
+        let tmp = tempfile::tempdir().unwrap();
+        let m = crate::hostile::rehearsal(tmp.path());
+        let log = m.join("game-1/log.jsonl");
+        let mut j = Journal::open(&log).unwrap();
+        let entries = j.entries();
+        let template = entries
+            .iter()
+            .rev()
+            .find(|e| e.kind == "move_made" && e.body["side"] == "white")
+            .unwrap()
+            .clone();
+        let mut body = template.body.clone();
+        body["uci"] = serde_json::json!(uci);
+        let last = entries.last().unwrap();
+        let bad = j
+            .append(arbiter::log::NewEntry {
+                mono_ms: last.mono_ms + 5000,
+                utc: chrono::Utc::now(),
+                actor: template.actor.clone(),
+                clause: template.clause.clone(),
+                kind: "move_made".into(),
+                body,
+            })
+            .unwrap()
+            .clone();
+        drop(j);
+        let bad_line = std::fs::read(&log).unwrap()[bad.offset as usize..].to_vec();
+        // A read-only command still refuses it (nothing is repaired by reading).
+        let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["status", "--match"])
+            .arg(&m)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(65), "{case}: {o:?}");
+        // Opening the game for play cuts it.
+        let key = arbiter::sign::KeySource {
+            file: Some(m.join("keys/arbiter")),
+            passphrase_env: None,
+        };
+        let opened = arbiter::matchdir::open_game_with(&m, Some(1), Path::new(RULES), &key, false)
+            .unwrap_or_else(|e| panic!("{case}: {e}"));
+        assert!(
+            opened
+                .notice
+                .as_deref()
+                .unwrap_or_default()
+                .contains("recovered"),
+            "{case}: {:?}",
+            opened.notice
+        );
+        assert_eq!(opened.session.storage.len() as u64, bad.seq + 1, "{case}");
+        drop(opened);
+        let side = m.join(format!("game-1/log.jsonl.torn-{}", bad.offset));
+        assert_eq!(std::fs::read(&side).unwrap(), bad_line, "{case}");
+        let after = Journal::open(&log).unwrap().entries();
+        let rec = after.last().unwrap();
+        assert_eq!(rec.kind, "recovery", "{case}");
+        assert_eq!(
+            rec.seq, bad.seq,
+            "{case}: the recovery takes the cut entry's place"
+        );
+        assert!(
+            rec.body["reason"].as_str().unwrap().contains("move"),
+            "{case}: {rec:?}"
+        );
+        // The game opens, shows and verifies as recovered once signed.
+        let st = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["checkpoint", "--match"])
+            .arg(&m)
+            .output()
+            .unwrap();
+        assert_eq!(st.status.code(), Some(0), "{case}: {st:?}");
+        let v = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["verify", "--match"])
+            .arg(&m)
+            .output()
+            .unwrap();
+        assert_eq!(v.status.code(), Some(11), "{case}: {v:?}");
+        let st = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["status", "--match"])
+            .arg(&m)
+            .output()
+            .unwrap();
+        assert_eq!(st.status.code(), Some(0), "{case}: {st:?}");
+    }
+}

@@ -385,3 +385,89 @@ fn display_clock_runs_from_the_latest_entry_with_the_cores_clock() {
     let c = arbiter::display::shown(&t, earlier).view.unwrap();
     assert_eq!(c.clocks, a.clocks);
 }
+
+/// Type a move on the board's clock screen (its first letter opens the move line) and Enter.
+fn board_move(t: &Tmux, san: &str) {
+    let (first, rest) = san.split_at(1);
+    t.type_text(first);
+    t.wait_for("▸", DEADLINE);
+    t.type_text(rest);
+    t.keys(&["Enter"]);
+}
+
+/// The display beside a real board (`arbiter play` in another terminal): each move typed on the
+/// board appears on the display; the board is killed (-9) and restarted, and the display, which
+/// only reads, goes on: the restart's entries and the next move appear on it without a restart
+/// of its own.
+#[test]
+fn display_beside_the_board_across_a_kill_and_restart() {
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let (dir, args) = crate::pty::demo_match();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let m = dir.path().join("logs/demo");
+    let repo = crate::pty::repo_dir();
+    let board = Tmux::start("disp-board", &args, &repo, 100, 30);
+    board.wait_for("PRE-GAME", DEADLINE);
+    board.keys(&["Space"]);
+    board.wait_for("RUNNING", DEADLINE);
+    let ms = m.to_str().unwrap();
+    let display = Tmux::start("disp-screen", &["display", "--match", ms], &repo, 110, 44);
+    display.wait_for("WHITE (Garry Kasparov, human): running", DEADLINE);
+
+    board_move(&board, "e4");
+    board.wait_for("1. e4", DEADLINE);
+    let s = display.wait_for("last move: 1. e4", DEADLINE);
+    assert!(s.contains("BLACK (Deep Junior, machine): running"), "{s}");
+    board_move(&board, "e5");
+    display.wait_for("last move: 1... e5", DEADLINE);
+
+    // kill -9 the board; the display stays up, reading.
+    let pid = board.pid();
+    assert!(
+        Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert!(board.wait_exit(DEADLINE));
+    drop(board);
+    let s = display.wait_for("last move: 1... e5", DEADLINE);
+    assert!(s.contains("game 1"), "{s}");
+
+    let board = Tmux::start("disp-board2", &args, &repo, 120, 30);
+    board.wait_for("RESTART", DEADLINE);
+    board.keys(&[":"]);
+    board.type_text("arbiter restart-gap waive the kit was killed by the test");
+    board.keys(&["Enter"]);
+    // The question says what the ruling does to the clock, in words (issue 25), then y.
+    board.wait_for("is charged nothing", DEADLINE);
+    board.keys(&["y"]);
+    board.wait_for("log: 7 entries", DEADLINE);
+    board_move(&board, "Nf3");
+    board.wait_for("2. Nf3", DEADLINE);
+    let s = display.wait_for("last move: 2. Nf3", DEADLINE);
+    assert!(s.contains("BLACK (Deep Junior, machine): running"), "{s}");
+    display.keys(&["q"]);
+    assert!(display.wait_exit(DEADLINE), "q quits the display");
+    board.keys(&["q"]);
+    board.wait_for("quit the board UI?", DEADLINE);
+    board.keys(&["y"]);
+    assert!(board.wait_exit(DEADLINE));
+    // The relay of this demo game says what `arbiter pgn` says: the demo key proves nothing.
+    let live = dir.path().join("live.pgn");
+    ok(&arbiter(&[
+        "relay",
+        "--match",
+        ms,
+        "--out",
+        live.to_str().unwrap(),
+        "--once",
+    ]));
+    let text = std::fs::read_to_string(&live).unwrap();
+    assert!(text.contains("{DEMO KEY:"), "{text}");
+    assert!(text.contains("1. e4 {[%clk"), "{text}");
+}

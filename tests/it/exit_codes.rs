@@ -828,3 +828,131 @@ fn exit_codes_unreadable_rules_and_scripts_are_66() {
         assert_eq!(r.code, Some(66), "{file}: {r:?}");
     }
 }
+
+/// Issue 21, messages that say what is wrong: a torn tail after a crash is "a crash left an
+/// incomplete last line" with the way back, not "may have been tampered with"; an empty
+/// `log.jsonl` says why and what to do; a NUL byte or an escape sequence from a script is shown
+/// escaped, never sent raw; `verify --proof` reads a proof from a pipe (`<(arbiter prove …)`),
+/// and a FIFO with no writer ends at once (23, an empty proof), never a hang.
+#[test]
+fn exit_codes_messages_say_what_is_wrong() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path());
+    let ms = m.display().to_string();
+    // The proof through a pipe, then a FIFO nobody writes.
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "'{bin}' verify --match '{ms}' --proof <('{bin}' prove --match '{ms}' --game 1 --seq 3)",
+            bin = env!("CARGO_BIN_EXE_arbiter")
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("proof OK"),
+        "{o:?}"
+    );
+    let fifo = tmp.path().join("proof.fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let r = run(&["verify", "--match", &ms, "--proof", s(&fifo)]);
+    assert_eq!(r.code, Some(Exit::BadProof.code().into()), "{r:?}");
+    // NUL and ESC from a script line, escaped.
+    let nul = tmp.path().join("nul.arb");
+    std::fs::write(&nul, b"0 fr\0ob\x1b[31m\n").unwrap();
+    let r = run(&["script", s(&nul), "--dry-run", "--match", &ms]);
+    assert_eq!(r.code, Some(Exit::BadInput.code().into()), "{r:?}");
+    assert!(
+        !r.stderr.contains('\0') && !r.stderr.contains('\x1b'),
+        "{r:?}"
+    );
+    assert!(r.stderr.contains("fr\\0ob\\u{1b}[31m"), "{r:?}");
+    // A torn tail, as a crash leaves it.
+    let log = m.join("game-1/log.jsonl");
+    let mut bytes = std::fs::read(&log).unwrap();
+    let whole = bytes.len();
+    bytes.extend_from_slice(b"{\"v\":1,\"seq\":13,\"pr");
+    std::fs::write(&log, &bytes).unwrap();
+    for cmd in ["status", "pgn"] {
+        let r = run(&[cmd, "--match", &ms, "--game", "1"]);
+        assert_eq!(r.code, Some(Exit::BadInput.code().into()), "{cmd}: {r:?}");
+        assert!(
+            r.stderr
+                .contains("a crash left an incomplete last line in game 1's log (19 bytes"),
+            "{cmd}: {r:?}"
+        );
+        assert!(
+            r.stderr.contains(&format!("offset {whole}")),
+            "{cmd}: {r:?}"
+        );
+        assert!(!r.stderr.contains("tampered"), "{cmd}: {r:?}");
+    }
+    // An empty log.
+    std::fs::write(&log, b"").unwrap();
+    let r = run(&["status", "--match", &ms, "--game", "1"]);
+    assert_eq!(r.code, Some(Exit::BadInput.code().into()), "{r:?}");
+    assert!(r.stderr.contains("the file is empty"), "{r:?}");
+    assert!(r.stderr.contains("move it aside"), "{r:?}");
+}
+
+/// Issue 21: `archive` on a game whose folder and log are read-only for the user is 74 (the log
+/// cannot be written), as README says, not 66. Run as another user through `setpriv` when the
+/// tests run as root (root writes anything), else as this user.
+#[test]
+fn exit_codes_read_only_log_is_74() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = rehearsal(tmp.path());
+    let copy = script(tmp.path(), "copy.log", "bestmove e2e4\n");
+    let open = |p: &Path, mode| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode));
+    for p in [tmp.path(), m.as_path(), &m.join("game-1"), &m.join("keys")] {
+        open(p, 0o755).unwrap();
+    }
+    for p in [
+        &m.join("game-1/log.jsonl"),
+        &m.join("keys/arbiter"),
+        Path::new(&copy),
+    ] {
+        open(p, 0o644).unwrap();
+    }
+    open(&m.join("game-1"), 0o555).unwrap();
+    open(&m.join("game-1/log.jsonl"), 0o444).unwrap();
+    let args = ["archive", "--match", s(&m), "--game", "1", &copy, &copy];
+    let root = std::fs::OpenOptions::new()
+        .append(true)
+        .open(m.join("game-1/log.jsonl"))
+        .is_ok();
+    let o = if root {
+        match Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_arbiter"))
+            .args(args)
+            .output()
+        {
+            Ok(o) => o,
+            Err(_) => {
+                println!("SKIPPED: root, and no setpriv to run as another user");
+                return;
+            }
+        }
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(Exit::WriteFailed.code().into()),
+        "{err}"
+    );
+    assert!(err.contains("Permission denied"), "{err}");
+    open(&m.join("game-1"), 0o700).unwrap();
+}

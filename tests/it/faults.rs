@@ -528,3 +528,74 @@ fn wall_clock_jump_in_the_log_utc_column_does_not_reach_the_replay() {
     assert_eq!(replays[0], replays[1]);
     assert_eq!(replays[0], replays[2]);
 }
+
+/// Issue 21, line 0 bounded at declaration time: a rules profile whose name or text could make
+/// line 0 longer than a log line may hold is refused when it is loaded (65, `profile.name` or
+/// the size named), and no game folder is created; and the journal never writes any line the log
+/// could not be read back with: it is refused before writing, the log unchanged and reopenable.
+#[test]
+fn faults_line_0_always_fits_a_log_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("rules/kasparov-deep-junior-2003.toml").unwrap();
+    let named = |n: usize| {
+        text.replacen(
+            "name = \"Kasparov vs Deep Junior, New York 2003\"",
+            &format!("name = \"{}\"", "x".repeat(n)),
+            1,
+        )
+    };
+    assert_ne!(named(1), text, "the profile names itself as expected");
+    let padded = format!("{text}\n# {}\n", "p".repeat(2 * 1024 * 1024));
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    for (name, profile, says) in [
+        ("huge-name.toml", named(9_000_000), "a profile may hold"),
+        (
+            "long-name.toml",
+            named(300),
+            "profile.name is 300 characters",
+        ),
+        ("padded.toml", padded, "a profile may hold"),
+    ] {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, profile).unwrap();
+        assert!(load_profile(&p).is_err());
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["script", "examples/scripts/quick.arb", "--match"])
+            .arg(&m)
+            .arg("--rules")
+            .arg(&p)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(65), "{name}: {err}");
+        assert!(err.contains(says), "{name}: {err}");
+        assert!(!m.join("game-1").exists(), "{name}: a game was created");
+    }
+    // The journal's own bound: an entry too long for a line is refused before writing.
+    let path = tmp.path().join("j/log.jsonl");
+    let line0 = NewEntry {
+        mono_ms: 0,
+        utc: t0(),
+        actor: "kit".into(),
+        clause: "1".into(),
+        kind: "game_opened".into(),
+        body: serde_json::json!({"match_id": "m"}),
+    };
+    let mut j = Journal::create(&path, line0).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let huge = NewEntry {
+        mono_ms: 1,
+        utc: t0(),
+        actor: "arbiter".into(),
+        clause: "5b".into(),
+        kind: "note".into(),
+        body: serde_json::json!({"text": "n".repeat(17 * 1024 * 1024)}),
+    };
+    let e = j.append(huge).unwrap_err();
+    assert!(matches!(e, JournalError::TooLong { seq: 1, .. }), "{e}");
+    assert!(e.to_string().contains("nothing was written"), "{e}");
+    drop(j);
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    assert_eq!(Journal::open(&path).unwrap().len(), 1);
+}

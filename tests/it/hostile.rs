@@ -248,7 +248,8 @@ fn hostile_fifo_in_any_slot_is_refused_at_once() {
             ],
             None,
         ),
-        (vec!["verify", "--match", &ms, "--proof", &f], None),
+        // `verify --proof` reads a pipe or FIFO on purpose (`--proof <(arbiter prove …)`, issue
+        // 21): tests/it/exit_codes.rs checks that one with no writer ends at once.
         (vec!["verify", "--match", &ms, "--consistency", &f], None),
         (vec!["verify", "--match", &ms, "--trust", &f], None),
         (vec!["keygen", "--match", &ms, "--existing", &f], None),

@@ -179,15 +179,26 @@ fn log_verify_cli_keygen() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("m");
     let d = dir.to_str().unwrap();
+    // Issue 19: a one-character passphrase is refused (the minimum is 12 characters).
+    let short = bin()
+        .args(["keygen", "--match", d])
+        .env("ARB_PP", "p")
+        .args(["--passphrase-env", "ARB_PP"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&short.stderr);
+    assert_eq!(short.status.code(), Some(1), "{err}");
+    assert!(err.contains("at least 12"), "{err}");
+    assert!(!dir.join("keys/arbiter").exists());
     let (c, out) = code(
         bin()
             .args(["keygen", "--match", d])
-            .env("ARB_PP", "pw")
+            .env("ARB_PP", "pw-of-twelve")
             .args(["--passphrase-env", "ARB_PP"]),
     );
     assert_eq!(c, 0, "{out}");
     assert!(out.contains("encrypted"));
-    assert!(arbiter::sign::load_key(&dir.join("keys/arbiter"), Some("pw")).is_ok());
+    assert!(arbiter::sign::load_key(&dir.join("keys/arbiter"), Some("pw-of-twelve")).is_ok());
     let (c, _) = code(bin().args(["keygen", "--match", d]));
     assert_eq!(c, 1, "refuses to overwrite");
     let (c, out) = code(

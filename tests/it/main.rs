@@ -45,7 +45,9 @@ mod readme; // README's examples are what the kit accepts
 mod realgame; // the real Stockfish game end to end: archive, coverage, PGN in two readers
 mod relay; // issue 24: the live relay's PGN at every entry, delay, games in order
 mod report_model; // the committee report's content
-mod report_render; // report files, self-contained HTML, headless Chromium
+mod report_public; // issue 20: the public report names no folder and no program file (13e)
+mod report_render;
+mod report_sections; // issue 20: every section follows the timeline: voids, corrections, controls // report files, self-contained HTML, headless Chromium
 mod report_stream; // issue 14: the report streamed in two passes equals the whole rendering
 mod report_support;
 mod restart; // 8b/6d: restart and suspend gaps ruled once, measured, with a reason

@@ -297,3 +297,223 @@ fn start_chess960_by_number_and_fen_per_game() {
             .contains("exactly one")
     );
 }
+
+/// (White's, Black's) remaining time at `at`.
+fn both(m: &Match, at: Ms) -> (i64, i64) {
+    (m.remaining(Side::White, at), m.remaining(Side::Black, at))
+}
+
+#[test]
+fn kramnik_deep_fritz_2002_open_adjournment_engine_stopped_clocks_restored() {
+    let mut m = started("kramnik-deep-fritz-2002.toml");
+    shuffle(&mut m, 55);
+    // Before move 56 the game may not be adjourned.
+    let t = m.now;
+    m = m
+        .when(&format!("{} arbiter adjourn", t / 1000))
+        .then_refused_saying("1", "only after move 56")
+        .m;
+    // Move 56 of each (the knights go home: the cycle continues).
+    m.moves("Ng1 Ng8", 1000);
+    // 56 moves each, one ply a second: 112 s in; White to move, 3 s into its turn.
+    let t = m.now + 3000;
+    let before = both(&m, t);
+    assert_eq!(before, (10_800_000 - 56_000 - 3_000, 10_800_000 - 56_000));
+    // A sealed move is refused: the move stays open under these rules.
+    m = m
+        .when(&format!(
+            "{} arbiter adjourn sealed {}",
+            t / 1000,
+            "0".repeat(64)
+        ))
+        .then_refused_saying("1", "stays open")
+        .m;
+    m = m
+        .when(&format!("{} arbiter adjourn", t / 1000))
+        .then_events(&[("adjourned", "adjournment")])
+        .m;
+    // Overnight: nothing moves.
+    let next_day = t + 16 * 3_600_000;
+    assert_eq!(both(&m, next_day), before);
+    assert_eq!(m.game().clock().running(), None);
+    // The engine may not have thought: resumption waits for the operator's record.
+    m = m
+        .when(&format!("{} arbiter resume-adjourned", next_day / 1000))
+        .then_refused_saying("1", "operator engine-stopped")
+        .m;
+    m = m
+        .when(&format!("{} arbiter resume", next_day / 1000))
+        .then_refused_saying("1", "resume-adjourned")
+        .when(&format!("{} move Nf3", next_day / 1000))
+        .then_refused_saying("1", "adjourned")
+        .m;
+    m.at(&format!("{} operator engine-stopped", next_day / 1000));
+    m = m
+        .when(&format!("{} arbiter resume-adjourned", next_day / 1000))
+        .then_events(&[("adjournment_resumed", "adjournment")])
+        .m;
+    // Both clocks exactly as they were; White's runs on from its 3 s.
+    assert_eq!(both(&m, next_day), before);
+    let ev = m.at(&format!("{} move Nf3", next_day / 1000 + 2));
+    assert_eq!(move_made(&ev[0]).2, 5_000);
+    // A replay of the log gives the same state.
+    let replayed = Game::replay(&m.log).unwrap();
+    assert_eq!(
+        replayed.remaining(Side::White, next_day + 2000),
+        m.remaining(Side::White, next_day + 2000)
+    );
+}
+
+#[test]
+fn kramnik_deep_fritz_2006_sealed_move_committed_then_revealed_and_checked() {
+    let mut m = started("kramnik-deep-fritz-2006.toml");
+    shuffle(&mut m, 56);
+    // White to move (its 57th); it writes Nf3 and seals it 4 s into its turn.
+    let t = m.now + 4000;
+    let h = arbiter::core::game::seal("Nf3", "envelope-7");
+    m = m
+        .when(&format!("{} arbiter adjourn", t / 1000))
+        .then_refused_saying("1", "sealed")
+        .m;
+    m = m
+        .when(&format!("{} arbiter adjourn sealed {h}", t / 1000))
+        .then_events(&[("adjourned", "adjournment")])
+        .then(|_, ev| {
+            let EventKind::Adjourned {
+                sealed_sha256,
+                side,
+            } = &ev[0].kind
+            else {
+                panic!()
+            };
+            assert_eq!(
+                (sealed_sha256.as_deref(), *side),
+                (Some(h.as_str()), Side::White)
+            );
+        })
+        .m;
+    let before = both(&m, t);
+    let resume = t + 2 * 86_400_000;
+    // A reveal that is not what was sealed is refused, nothing recorded.
+    m = m
+        .when(&format!(
+            "{} arbiter resume-adjourned Ng5 envelope-7",
+            resume / 1000
+        ))
+        .then_refused_saying("1", "does not match")
+        .m;
+    m = m
+        .when(&format!("{} arbiter resume-adjourned", resume / 1000))
+        .then_refused_saying("1", "MOVE NONCE")
+        .m;
+    m = m
+        .when(&format!(
+            "{} arbiter resume-adjourned Nf3 envelope-7",
+            resume / 1000
+        ))
+        .then_events(&[("adjournment_resumed", "adjournment"), ("move_made", "6a")])
+        .then(|_, ev| {
+            // The sealed move is charged the 4 s up to the seal, not the two days.
+            let (side, san, spent, _, remaining, _) = move_made(&ev[1]);
+            assert_eq!((side, san.as_str(), spent), (Side::White, "Nf3", 4_000));
+            assert_eq!(remaining, before.0);
+        })
+        .m;
+    // Black's clock runs from the resumption, its time as before.
+    assert_eq!(m.game().clock().running(), Some(Side::Black));
+    assert_eq!(m.remaining(Side::Black, resume), before.1);
+    assert_eq!(m.remaining(Side::Black, resume + 7000), before.1 - 7000);
+}
+
+#[test]
+fn break_the_engines_move_made_during_the_break_counts_at_resumption() {
+    // Denou-sen style: at a break the engine, to move, keeps thinking; the move it completes
+    // during the break is entered then and counts at resumption.
+    let base = rules_text("kasparov-deep-junior-2003.toml");
+    let text = format!(
+        "{base}\n[adjournment]\nclause = \"break\"\nsealed = false\nengine_may_think = true\nengine_move_in_break_counts = true\n"
+    );
+    let game = crate::clauses::game_from_text("break.toml", &text, 1, None);
+    let mut m = given_game(game, HUMAN_WHITE).and("0 arbiter start");
+    m.at("10 move e4");
+    // The break begins 60 s into Black's (the engine's) turn.
+    m.at("70 arbiter adjourn");
+    let before = both(&m, 70_000);
+    assert_eq!(before, (7_200_000 - 10_000, 7_200_000 - 60_000));
+    // Half an hour into the break the engine's move is entered: charged the 60 s to the break.
+    let ev = m.at("1870 move e5");
+    let (side, _, spent, _, remaining, _) = move_made(only(&ev, "move_made"));
+    assert_eq!((side, spent, remaining), (Side::Black, 60_000, 7_140_000));
+    // Nothing runs until play resumes; the human's move waits too.
+    assert_eq!(m.game().clock().running(), None);
+    assert_eq!(both(&m, 3_000_000), before);
+    m = m
+        .when("3000 move Nf3")
+        .then_refused_saying("1", "resume-adjourned")
+        .m;
+    m.at("3670 arbiter resume-adjourned");
+    // At resumption White's clock starts: 5 s later it has used 10 s + 5 s.
+    assert_eq!(m.game().clock().running(), Some(Side::White));
+    assert_eq!(m.remaining(Side::White, 3_675_000), 7_200_000 - 15_000);
+    let replayed = Game::replay(&m.log).unwrap();
+    assert_eq!(
+        replayed.remaining(Side::White, 3_675_000),
+        7_200_000 - 15_000
+    );
+    assert_eq!(replayed.clock(), m.game().clock());
+    let ev = m.at("3675 move Nf3");
+    assert_eq!(move_made(&ev[0]).2, 5_000);
+    // Without the rule, a move during the adjournment is refused.
+    let plain = format!(
+        "{base}\n[adjournment]\nclause = \"adjournment\"\nsealed = false\nengine_may_think = true\n"
+    );
+    let game = crate::clauses::game_from_text("adj.toml", &plain, 1, None);
+    given_game(game, HUMAN_WHITE)
+        .and("0 arbiter start")
+        .and("10 move e4")
+        .and("70 arbiter adjourn")
+        .when("1870 move e5")
+        .then_refused_saying("1", "resume-adjourned");
+}
+
+#[test]
+fn x3d_fritz_2003_first_to_two_and_a_half_but_game_four_is_played() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    let script = tmp.path().join("g.arb");
+    // Each game: the machine resigns after 1.e4 (the human wins).
+    std::fs::write(
+        &script,
+        "0 arbiter declare white human Garry Kasparov\n0 arbiter declare black machine X3D Fritz\n\
+         0 arbiter declare operator Mathias Feist\n0 arbiter start\n10 move e4\n20 operator resign\n",
+    )
+    .unwrap();
+    let play = || {
+        ok(&arbiter(&[
+            "script",
+            script.to_str().unwrap(),
+            "--match",
+            dir.to_str().unwrap(),
+            "--rules",
+            rules_path("x3d-fritz-2003.toml").to_str().unwrap(),
+        ]))
+    };
+    let g1 = play();
+    let g2 = play();
+    assert!(
+        !g1.contains("match decided") && !g2.contains("match decided"),
+        "{g2}"
+    );
+    // 3 points: past 2.5, the match is decided; the rules still play game 4.
+    let g3 = play();
+    assert!(g3.contains("match score: Garry Kasparov 3"), "{g3}");
+    assert!(
+        g3.contains(
+            "match decided: Garry Kasparov has 3 points, the winning score is 2.5 (clause match); the remaining games are still played"
+        ),
+        "{g3}"
+    );
+    let g4 = play();
+    assert!(g4.contains("match score: Garry Kasparov 4"), "{g4}");
+}

@@ -349,14 +349,17 @@ fn report_public_version_leaves_out_the_engine_log_contents() -> TestResult {
     let part_sec = section(&part, "engine-log");
     assert!(full_sec.contains(sha) && full_sec.contains(sums));
     assert!(full_sec.contains("Nxc1"));
-    assert!(!part.contains(sha) && !part.contains(sums));
+    // Issue 20: each copy by its digest and size; no file name, no folder (13e).
+    assert!(part.contains(sha) && part.contains(sums));
+    assert!(!part.contains("/media/usb1") && !part.contains("junior-game1.log"));
     assert!(!part_sec.contains("Nxc1"));
     assert!(!part_sec.contains(r#"class="engine-moves""#));
     // What may be released stays: the coverage summary, the copies, the deadline.
     assert!(part_sec.contains("52/53 machine moves covered"));
     assert!(part_sec.contains("within_deadline"));
     assert!(part_sec.contains("withheld from the public version (13e)"));
-    assert_eq!(public.archives[0].withheld, 4);
+    // The per-move details (1 + the one problem), the two copies' paths and the log's name.
+    assert_eq!(public.archives[0].withheld, 5);
     // The page says which version it is.
     assert!(part.contains(r#"<meta name="report-version" content="public">"#));
     assert!(part.contains("Public version (rule 5b release)"));
@@ -374,7 +377,8 @@ fn report_public_version_leaves_out_the_engine_log_contents() -> TestResult {
         assert_eq!(section(&full, id), section(&part, id), "{id}");
     }
     let md = markdown::render(&public);
-    assert!(!md.contains(sha) && !md.contains(sums) && md.contains("Public version"));
+    assert!(md.contains(sha) && md.contains(sums) && md.contains("Public version"));
+    assert!(!md.contains("/media/usb") && !md.contains("junior-game1.log"));
     assert!(!md.contains("Move 23 Nxc1"));
     assert!(markdown::render(&committee).contains("Move 23 Nxc1: no evaluation"));
     Ok(())

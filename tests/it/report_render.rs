@@ -125,7 +125,9 @@ fn report_cli_writes_html_and_markdown_readable_by_the_owner_only() -> TestResul
     assert_eq!(mode(&public)?, 0o600);
     let text = std::fs::read_to_string(&public)?;
     assert!(text.contains("Public version (rule 5b release)"));
-    assert!(!text.contains("aa11bb22cc33dd44ee55ff66aa11bb22cc33dd44ee55ff66aa11bb22cc33dd44"));
+    // Issue 20: copies by digest and size, never by their folder (13e).
+    assert!(text.contains("aa11bb22cc33dd44ee55ff66aa11bb22cc33dd44ee55ff66aa11bb22cc33dd44"));
+    assert!(!text.contains("/media/usb1"));
 
     // A game without a log: exit 66, nothing written.
     let out = arbiter(&["report", "--match", &d, "--game", "7"])?;

@@ -175,7 +175,7 @@ fn clause_1_void_is_confirmed_stating_which_entry_becomes_void() {
     assert!(cmd.needs_confirmation());
     let said = arbiter::tui::keys::consequence(&cmd, m.game()).unwrap();
     assert!(
-        said.contains(&format!("entry #{offer} (draw_offered) becomes VOID")),
+        said.contains(&format!("entry #{offer} (draw offered) becomes VOID")),
         "{said}"
     );
     // Checked before the question: a move is refused before anything is asked.

@@ -392,3 +392,140 @@ fn witness_index_write_interrupted_is_not_tampering() {
     let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
     assert_eq!(code, 0, "an honest crash is not tampering: {out}");
 }
+
+#[test]
+fn witness_foreign_entries_cut_or_accepted_are_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let ms = m.to_str().unwrap();
+    let trust = ["--trust", pinned.to_str().unwrap()];
+    let append = |kind: &str, actor: &str| {
+        let mut j = Journal::open(&log(&m)).unwrap();
+        let at = j.last().unwrap().mono_ms;
+        j.append(forged(kind, actor, serde_json::json!({"text": "x"}), at))
+            .unwrap();
+        j.len() - 1
+    };
+    // Cut: the entries go to a side file, nothing lost, and the cut is recorded.
+    let seq = append("work_note", "operator");
+    let o = arbiter(&["foreign", "--match", ms, "--game", "1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!("#{seq} operator work_note")),
+        "{}",
+        text(&o)
+    );
+    let forged_line = std::fs::read_to_string(log(&m))
+        .unwrap()
+        .lines()
+        .last()
+        .unwrap()
+        .to_owned();
+    let s = seq.to_string();
+    let o = arbiter(&["foreign", "--match", ms, "--game", "1", "--cut-from", &s]);
+    assert!(o.status.success(), "{}", text(&o));
+    let side = std::fs::read_to_string(m.join(format!("game-1/log.jsonl.foreign-{seq}"))).unwrap();
+    assert_eq!(side, format!("{forged_line}\n"));
+    let now = std::fs::read_to_string(log(&m)).unwrap();
+    let last = now.lines().last().unwrap();
+    assert!(
+        last.contains(r#""kind":"recovery""#) && last.contains("foreign-"),
+        "{last}"
+    );
+    let o = arbiter(&["checkpoint", "--match", ms, "--game", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let (code, out) = verify(&m, &trust);
+    assert_eq!(code, 11, "a recorded cut is a recovery to review: {out}");
+
+    // Accept: one recorded note per entry with the reason, signed by the arbiter key.
+    let seq = append("work_note", "operator");
+    let o = arbiter(&[
+        "foreign",
+        "--match",
+        ms,
+        "--game",
+        "1",
+        "--accept",
+        "typed by the operator at the spare laptop",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let now = std::fs::read_to_string(log(&m)).unwrap();
+    assert!(
+        now.contains(&format!("entry #{seq} (operator work_note")),
+        "{now}"
+    );
+    assert!(now.contains("typed by the operator at the spare laptop"));
+    let o = arbiter(&["checkpoint", "--match", ms, "--game", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let (code, out) = verify(&m, &trust);
+    assert_eq!(code, 11, "{out}");
+    assert!(!out.contains("UNAUTHORIZED"), "{out}");
+}
+
+#[test]
+fn witness_camp_keys_pinned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    // What the committee received from each camp out of band.
+    let mut camps = String::new();
+    for camp in ["kasparov", "junior"] {
+        let k = arbiter::sign::load_public_key(&tmp.path().join(format!("{camp}-key"))).unwrap();
+        camps.push_str(&format!("{camp} {}\n", k.to_openssh().unwrap()));
+    }
+    let camps_file = tmp.path().join("camps_allowed_signers");
+    std::fs::write(&camps_file, &camps).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("camps NOT PINNED"), "{out}");
+    let args = [
+        "--trust",
+        pinned.to_str().unwrap(),
+        "--camps",
+        camps_file.to_str().unwrap(),
+    ];
+    let (code, out) = verify(&m, &args);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("camps NOT PINNED"), "{out}");
+    // A pinned list in which kasparov's key is another: the line 0 that declared it fails.
+    let other = tmp.path().join("forger-key");
+    let forger = arbiter::sign::keygen(&other, None, "forger").unwrap();
+    let swapped = camps
+        .lines()
+        .map(|l| {
+            if l.starts_with("kasparov ") {
+                format!("kasparov {}", forger.to_openssh().unwrap())
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&camps_file, swapped).unwrap();
+    let (code, out) = verify(&m, &args);
+    assert_eq!(code, 22, "{out}");
+    assert!(out.contains("CAMP KEY NOT THE PINNED ONE"), "{out}");
+}
+
+#[test]
+fn witness_swapped_note_is_caught() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let cps = m.join("game-1/checkpoints");
+    // A copy of one checkpoint's note over another's.
+    std::fs::copy(cps.join("13.note"), cps.join("14.note")).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 22, "{out}");
+    assert!(out.contains("BAD NOTE checkpoints/14.note"), "{out}");
+}
+
+#[test]
+fn witness_symlinked_log_is_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let elsewhere = tmp.path().join("elsewhere.jsonl");
+    std::fs::rename(log(&m), &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, log(&m)).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("symbolic link"), "{out}");
+}

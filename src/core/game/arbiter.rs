@@ -56,6 +56,12 @@ impl Game {
             }
             C::Resume => {
                 self.playing()?;
+                if self.adjourned.is_some() {
+                    return refuse(
+                        c::ARBITER,
+                        "the game is adjourned: arbiter resume-adjourned (with MOVE NONCE for a sealed move)",
+                    );
+                }
                 let side = self.clock_side();
                 match &self.stop {
                     None => refuse_state("the clock is running"),

@@ -316,6 +316,15 @@ impl ShogiRecord {
         Ok(())
     }
 
+    /// The side to move at the start (sente, unless the SFEN says `w`).
+    pub fn first_side(&self) -> Side {
+        if self.start.split_whitespace().nth(1) == Some("w") {
+            Side::Black
+        } else {
+            Side::White
+        }
+    }
+
     /// The start position (SFEN).
     pub fn start_sfen(&self) -> &str {
         &self.start

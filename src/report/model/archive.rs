@@ -1,5 +1,5 @@
 //! The machine's log file (13a, 13c) and the program copy (13d) in the report, with what rule 13e
-//! keeps out of the public version (per-move engine details and file digests).
+//! keeps out of the public version (per-move engine details, file names and folders).
 use super::{ArchiveSection, Builder, MoveProblem, Stamp};
 use crate::core::event::{Event, EventKind};
 use crate::core::timefmt;
@@ -38,18 +38,18 @@ impl Builder {
     }
 }
 
-/// Keys whose values are file digests (confidential under 13e in the public version).
-fn is_digest(key: &str, value: &str) -> bool {
+/// Keys whose values name a file or a folder (left out of the public version).
+fn is_name(key: &str) -> bool {
     let last = key
         .rsplit(['.', ']'])
         .next()
         .unwrap_or(key)
         .to_ascii_lowercase();
-    let hexlike = value.len() >= 32 && value.bytes().all(|b| b.is_ascii_hexdigit());
-    hexlike
-        || ["sha", "digest", "hash", "sums"]
-            .iter()
-            .any(|w| last.contains(w))
+    [
+        "path", "source", "name", "file", "dir", "folder", "program", "script",
+    ]
+    .iter()
+    .any(|w| last.contains(w))
 }
 
 fn scalar(v: &serde_json::Value) -> String {
@@ -172,7 +172,9 @@ fn archive_section(
         {
             continue;
         }
-        if public && is_digest(&k, &val) {
+        // 13e / 13d: the public version names no file and no folder: each copy is its digest
+        // and its size; the program copy's file name is the committee's alone.
+        if public && (is_name(&k) || val.contains(['/', '\\'])) {
             withheld += 1;
             continue;
         }

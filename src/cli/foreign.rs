@@ -1,0 +1,67 @@
+//! `arbiter foreign`: the entries of a game the kit did not write in a session of the match's
+//! arbiter key (issue 19) — shown, cut to a side file, or accepted one by one with a reason.
+use chrono::Utc;
+use clap::Args;
+
+use super::{KeyArgs, MatchArg};
+use crate::error::{Error, Exit};
+use crate::matchdir::arbiter_key_for;
+
+#[derive(Debug, Clone, Args)]
+pub struct ForeignArgs {
+    #[command(flatten)]
+    pub m: MatchArg,
+    #[arg(long)]
+    pub game: Option<u32>,
+    /// Move entries SEQ.. (past the seal and every signed checkpoint) to
+    /// `game-N/log.jsonl.foreign-SEQ` and record the cut.
+    #[arg(long, value_name = "SEQ")]
+    pub cut_from: Option<u64>,
+    /// Accept the remaining foreign entries, one recorded note each with this reason, signed.
+    #[arg(long, value_name = "REASON")]
+    pub accept: Option<String>,
+    #[command(flatten)]
+    pub key: KeyArgs,
+}
+
+pub fn run(a: &ForeignArgs) -> Result<Exit, Error> {
+    let dir = &a.m.dir;
+    let n = a.m.game_or_last(a.game)?;
+    if a.accept.as_deref().is_some_and(|r| r.trim().is_empty()) {
+        return Err(Error::bad_input(
+            "--accept needs a reason (5b: every act is recorded with its reason)",
+        ));
+    }
+    let (key, _) = arbiter_key_for(&a.key.source(), dir, Some(n)).map_err(Error::cannot_read)?;
+    let o =
+        crate::witness::resolve_foreign(dir, n, &key, a.cut_from, a.accept.as_deref(), Utc::now())
+            .map_err(Error::refused)?;
+    let past = o.entries.saturating_sub(o.bound);
+    outln!(
+        "game {n}: {} entries bound by the kit's seal or a signed checkpoint; {past} past them",
+        o.bound
+    )?;
+    for l in &o.listed {
+        outln!("  {l}")?;
+    }
+    if let Some((side, count)) = &o.cut {
+        outln!("cut {count} entries to {} (recorded)", side.display())?;
+    }
+    if o.accepted > 0 {
+        outln!(
+            "accepted {} entries with the reason given (recorded, signed)",
+            o.accepted
+        )?;
+    }
+    if o.remaining > 0 {
+        outln!(
+            "{} entries remain foreign: nothing is signed or appended over them until they are cut (--cut-from SEQ) or accepted (--accept REASON)",
+            o.remaining
+        )?;
+        return Err(Error::refused(format!(
+            "game {n}: {} foreign entries",
+            o.remaining
+        )));
+    }
+    Ok(Exit::Ok)
+}

@@ -1,0 +1,173 @@
+//! Issue 20: every section of the report follows the timeline. For a game with voided entries,
+//! clock corrections (one voided), a 7c penalty and both time controls (moves 40 and 60, one of
+//! them pressed ahead of its notation): no table lists what the timeline marks VOIDED, every table
+//! row is an entry of the timeline, and the period additions are rule-3 lines.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use arbiter::report::model::{Report, Verification, build};
+use arbiter::report::times::ItemKind;
+
+use crate::clauses::{LONG_GAME, Match, secs, started};
+
+fn seq_of(m: &Match, kind: &str) -> usize {
+    m.log.iter().rposition(|e| e.kind_name() == kind).unwrap()
+}
+
+/// Every (section, entry) of the tables.
+fn table_entries(r: &Report) -> Vec<(&'static str, usize)> {
+    let mut out = Vec::new();
+    for o in &r.draw_offers {
+        out.push(("draw offer", o.stamp.entry));
+        for c in &o.consultations {
+            out.push(("consultation", c.started.entry));
+        }
+        if let Some(a) = &o.answered {
+            out.push(("answer", a.entry));
+        }
+    }
+    for i in &r.infractions {
+        out.push(("infraction", i.stamp.entry));
+    }
+    for i in &r.incidents {
+        out.push(("incident", i.start.entry));
+        for (s, _) in &i.details {
+            out.push(("incident detail", s.entry));
+        }
+    }
+    for d in &r.disputes {
+        out.push(("dispute", d.raised.entry));
+        for (s, _, _) in &d.rulings {
+            out.push(("ruling", s.entry));
+        }
+    }
+    for p in &r.parameters {
+        out.push(("parameter", p.stamp.entry));
+    }
+    for t in &r.time_items {
+        out.push(("clock line", t.stamp.entry));
+    }
+    if let Some(x) = &r.result {
+        out.push(("result", x.stamp.entry));
+    }
+    out
+}
+
+#[test]
+fn rule_1_and_rule_3_every_section_follows_the_timeline() {
+    let sans: Vec<&str> = LONG_GAME.split_whitespace().take(124).collect();
+    let mut m = started();
+    let mut t = 0;
+    for (i, san) in sans.iter().enumerate() {
+        t += 60_000;
+        if i == 78 {
+            // White's 40th: pressed, the notation after Black's press.
+            m.at(&format!("{} press", secs(t)));
+            m.at(&format!("{} press", secs(t + 60_000)));
+            m.at(&format!("{} move {san}", secs(t + 61_000)));
+            continue;
+        }
+        if i == 79 {
+            t += 60_000;
+            m.at(&format!("{} move {san}", secs(t + 2_000)));
+            t += 2_000;
+            continue;
+        }
+        m.at(&format!("{} move {san}", secs(t)));
+        match i {
+            4 => {
+                // A mis-keyed draw offer (F7), voided.
+                m.at(&format!("{} human offer-draw", secs(t + 1_000)));
+                let seq = seq_of(&m, "draw_offered");
+                m.at(&format!(
+                    "{} arbiter void {seq} F7 pressed by mistake",
+                    secs(t + 2_000)
+                ));
+            }
+            10 => {
+                m.at(&format!(
+                    "{} arbiter stop check the clocks",
+                    secs(t + 1_000)
+                ));
+                m.at(&format!(
+                    "{} arbiter correct 6d clock machine +30 the operator was slow",
+                    secs(t + 2_000)
+                ));
+                m.at(&format!(
+                    "{} arbiter correct 6d clock human +20 typed for the wrong side",
+                    secs(t + 3_000)
+                ));
+                let seq = seq_of(&m, "clock_corrected");
+                m.at(&format!("{} arbiter void {seq} mis-keyed", secs(t + 4_000)));
+                m.at(&format!("{} arbiter resume", secs(t + 5_000)));
+                t += 5_000;
+            }
+            20 => {
+                m.at(&format!(
+                    "{} arbiter dispute typed for the wrong game",
+                    secs(t + 1_000)
+                ));
+                let seq = seq_of(&m, "dispute_raised");
+                m.at(&format!(
+                    "{} arbiter void {seq} wrong game",
+                    secs(t + 2_000)
+                ));
+                t += 2_000;
+            }
+            _ => {}
+        }
+    }
+    let r = build(&m.log, &[], &Verification::not_checked(m.log.len()), false);
+    let voided: Vec<usize> = r
+        .timeline
+        .iter()
+        .filter(|row| row.text.contains("[VOIDED by entry #"))
+        .map(|row| row.stamp.entry)
+        .collect();
+    assert_eq!(voided.len(), 3, "{voided:?}");
+    let in_timeline: Vec<usize> = r.timeline.iter().map(|row| row.stamp.entry).collect();
+    for (section, entry) in table_entries(&r) {
+        assert!(
+            !voided.contains(&entry),
+            "{section} lists voided entry #{entry}"
+        );
+        // Moves are in the moves table, not the timeline.
+        assert!(
+            in_timeline.contains(&entry) || m.log[entry].kind_name() == "move_made",
+            "{section} lists entry #{entry} ({}), which the timeline does not show",
+            m.log[entry].kind_name()
+        );
+    }
+    assert!(r.draw_offers.is_empty(), "{:?}", r.draw_offers);
+    assert!(r.disputes.is_empty(), "{:?}", r.disputes);
+    // Clock lines: the kept correction (6d), four rule-3 additions, nothing unexplained.
+    let lines: Vec<(ItemKind, String, i64)> = r
+        .time_items
+        .iter()
+        .map(|t| (t.kind, t.clause.clone(), t.clock_ms))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![
+            (ItemKind::Correction, "6d".to_string(), 30_000),
+            (ItemKind::Period, "3".to_string(), 3_600_000),
+            (ItemKind::Period, "3".to_string(), 3_600_000),
+            (ItemKind::Period, "3".to_string(), 1_800_000),
+            (ItemKind::Period, "3".to_string(), 1_800_000),
+        ],
+        "{:#?}",
+        r.time_items
+    );
+    for total in &r.totals {
+        assert!(total.total.adds_up(), "{total:?}");
+    }
+    // The moves table and the PGN read the same clocks.
+    let pgn = arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
+    for row in &r.moves {
+        let clk = format!(
+            "[%clk {}]",
+            arbiter::report::pgn::format_clock(row.remaining_ms.max(0) as u64)
+        );
+        assert!(pgn.contains(&clk), "{} {clk}", row.san);
+    }
+    assert!(!pgn.contains("changed at a"), "{pgn}");
+}
