@@ -223,19 +223,33 @@ impl Storage for JournalStorage {
     }
 
     fn heartbeat(&mut self, now: Ms, utc: DateTime<Utc>) {
-        // Best effort: a lost beat only makes the next restart's measured gap longer.
+        // Best effort: a lost beat only makes the next restart's measured gap longer (and a
+        // sealed log's reopen says the beat is missing).
         let path = crate::layout::heartbeat_path(&self.match_dir, self.game);
-        let text = format!(
-            "{{\"mono_ms\":{now},\"utc\":\"{}\"}}\n",
-            crate::log::format_utc(&utc)
-        );
+        let utc_s = crate::log::format_utc(&utc);
+        let text = match (self.sealed, self.key.as_ref()) {
+            (true, Some(key)) => {
+                let (boot_id, boottime_ms) = boot_clock();
+                let signed = heartbeat_text(&self.origin(), now, &utc_s, &boot_id, boottime_ms);
+                let sig = sign::sign_authorization(key, &signed).unwrap_or_default();
+                format!(
+                    "{{\"boot_id\":\"{boot_id}\",\"boottime_ms\":{boottime_ms},\"mono_ms\":{now},\"sig\":\"{sig}\",\"utc\":\"{utc_s}\"}}\n"
+                )
+            }
+            _ => format!("{{\"mono_ms\":{now},\"utc\":\"{utc_s}\"}}\n"),
+        };
         // Overwritten in place at a fixed length, without fsync: no file is created or renamed
         // (metadata work that blocks), and a beat stays in the page cache, which a killed kit
         // (kill -9, a crash) does not lose; after a power cut an older beat, or a torn one that
         // does not parse (then the last entry counts), is read: the gap is longer and the
         // arbiter rules on it either way. Issue 25: a create, rename and two fsyncs a second
-        // woke the board several more times a second.
-        let line = format!("{:<79}\n", text.trim_end());
+        // woke the board several more times a second. A signed beat (issue 19) is longer: its
+        // own fixed length.
+        let line = if self.sealed && self.key.is_some() {
+            format!("{:<255}\n", text.trim_end())
+        } else {
+            format!("{:<79}\n", text.trim_end())
+        };
         let _ = (|| -> std::io::Result<()> {
             use std::os::unix::fs::{FileExt, OpenOptionsExt};
             // Only over a regular file (never through a link planted in the folder).
@@ -948,6 +962,7 @@ fn open_game_once(
         .and_then(|d| last_utc.checked_sub_signed(d));
     // The kit ran until its last heartbeat: the gap to rule on starts there.
     let gap = measured_gap(Utc::now(), last.mono_ms, last_utc, read_beat(match_dir, n));
+    let log_origin = origin.clone();
     let origin = i64::try_from(now_ms)
         .ok()
         .and_then(chrono::Duration::try_milliseconds)
@@ -961,6 +976,15 @@ fn open_game_once(
         session.frozen = Some(format!("the log is damaged and open read-only: {d}"));
         notes.push(format!("LOG DAMAGED, read-only: {d}"));
     }
+    let mut gap = gap;
+    if playing && running.is_some() && line0_sealed {
+        let (findings, by_boot) =
+            heartbeat_findings(match_dir, n, &public, &log_origin, Utc::now());
+        notes.extend(findings);
+        if let Some(g) = by_boot {
+            gap = g;
+        }
+    }
     if playing && let Some(side) = running {
         session.restart_gap = Some(gap);
         session.restart_side = Some(side);
@@ -973,6 +997,107 @@ fn open_game_once(
         events_from: seen - events.len(),
         events: events.into(),
     })))
+}
+
+/// The bytes a sealed log's heartbeat signs (Ed25519, the arbiter key): six lines, each ending in
+/// `\n`: `arbiter-kit heartbeat v1`, the origin, the game time, the UTC, the boot id and the
+/// milliseconds since boot (CLOCK_BOOTTIME, which counts a suspend and ignores the wall clock).
+pub fn heartbeat_text(
+    origin: &str,
+    mono_ms: Ms,
+    utc: &str,
+    boot_id: &str,
+    boottime_ms: u64,
+) -> String {
+    format!("arbiter-kit heartbeat v1\n{origin}\n{mono_ms}\n{utc}\n{boot_id}\n{boottime_ms}\n")
+}
+
+/// This machine's boot id and milliseconds since boot (`/proc/sys/kernel/random/boot_id`,
+/// `/proc/uptime`: CLOCK_BOOTTIME); empty and 0 where they cannot be read.
+pub fn boot_clock() -> (String, u64) {
+    let id = crate::fsio::read(Path::new("/proc/sys/kernel/random/boot_id"), 256)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .map(|s| s.trim().to_owned())
+        .filter(|s| s.chars().all(|c| c.is_ascii_hexdigit() || c == '-'))
+        .unwrap_or_default();
+    let up = crate::fsio::read(Path::new("/proc/uptime"), 256)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .and_then(|s| {
+            s.split_whitespace()
+                .next()
+                .and_then(|f| f.parse::<f64>().ok())
+        })
+        .map_or(0, |s| (s * 1000.0) as u64);
+    (id, up)
+}
+
+/// What a reopen learns from the heartbeat of a sealed log, in words for the arbiter, and the
+/// gap measured on the boot clock when the machine did not restart.
+pub fn heartbeat_findings(
+    match_dir: &Path,
+    n: u32,
+    key: &ssh_key::PublicKey,
+    origin: &str,
+    now: DateTime<Utc>,
+) -> (Vec<String>, Option<Ms>) {
+    let path = crate::layout::heartbeat_path(match_dir, n);
+    let bytes = match crate::fsio::read_match_small(&path) {
+        Ok(b) => b,
+        Err(_) => {
+            return (
+                vec!["heartbeat MISSING: the gap is measured from the last entry, so it may be longer than the outage (was game-N/heartbeat removed?)".into()],
+                None,
+            );
+        }
+    };
+    let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_default();
+    let s = |k: &str| {
+        v.get(k)
+            .and_then(|x| x.as_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let u = |k: &str| v.get(k).and_then(|x| x.as_u64());
+    let (Some(mono), Some(boottime)) = (u("mono_ms"), u("boottime_ms")) else {
+        return (vec!["heartbeat NOT AUTHENTIC (not the kit's signed format): it is ignored, the gap is measured from the last entry".into()], None);
+    };
+    let (utc, boot_id, sig) = (s("utc"), s("boot_id"), s("sig"));
+    let text = heartbeat_text(origin, mono, &utc, &boot_id, boottime);
+    if !sign::verify_authorization(key, &text, &sig) {
+        return (vec!["heartbeat NOT AUTHENTIC (its signature by the arbiter key does not verify): it is ignored, the gap is measured from the last entry".into()], None);
+    }
+    let mut notes = Vec::new();
+    let (now_id, now_boot) = boot_clock();
+    let wall = DateTime::parse_from_rfc3339(&utc)
+        .ok()
+        .map(|t| (now - t.with_timezone(&Utc)).num_milliseconds());
+    if !now_id.is_empty() && now_id == boot_id && now_boot >= boottime {
+        let by_boot = now_boot - boottime;
+        if let Some(w) = wall {
+            let diff = w - by_boot as i64;
+            if diff.abs() > 2_000 {
+                notes.push(format!(
+                    "the WALL CLOCK {} by {} while the kit was down (boot clock: {} ms, wall clock: {} ms): the gap is measured on the boot clock",
+                    if diff < 0 { "moved BACKWARDS" } else { "JUMPED forward" },
+                    timefmt::clock(diff.abs()),
+                    by_boot,
+                    w
+                ));
+            }
+        }
+        return (notes, Some(by_boot));
+    }
+    if let Some(w) = wall
+        && w < 0
+    {
+        notes.push(format!(
+            "the WALL CLOCK is {} behind the last heartbeat and the machine restarted: it was set back while the kit was down; the measured gap is not reliable",
+            timefmt::clock(-w)
+        ));
+    }
+    (notes, None)
 }
 
 /// The game's last heartbeat (game time, UTC), if it can be read.

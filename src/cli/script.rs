@@ -102,8 +102,16 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
                 dir.display()
             )));
         }
-        let mut o = open_game_with(dir, Some(n), &a.rules, &a.key.source(), false)
-            .map_err(super::match_failure)?;
+        let mut o = match open_game_with(dir, Some(n), &a.rules, &a.key.source(), false) {
+            Ok(o) => o,
+            // Created between the check above and the open, and still being written by the board
+            // or script that won: its lock, or its seal caught mid-append, refuses this open.
+            Err(
+                crate::matchdir::MatchError::Foreign { .. }
+                | crate::matchdir::MatchError::Journal(crate::journal::JournalError::Locked(_)),
+            ) => return Err(taken(dir, n)),
+            Err(e) => return Err(super::match_failure(e)),
+        };
         if !o.session.storage.is_empty() {
             // Created between the check above and the open: another board or script won.
             return Err(taken(dir, n));

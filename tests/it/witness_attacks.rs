@@ -529,3 +529,84 @@ fn witness_symlinked_log_is_refused_by_name() {
     assert_eq!(code, 3, "{out}");
     assert!(out.contains("symbolic link"), "{out}");
 }
+
+#[test]
+fn witness_archive_is_authorized_by_the_match_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let copy = tmp.path().join("copy1.log");
+    std::fs::write(&copy, "info depth 1 score cp 10 pv e2e4\nbestmove e2e4\n").unwrap();
+    let copy2 = tmp.path().join("copy2.log");
+    std::fs::copy(&copy, &copy2).unwrap();
+    let o = arbiter(&[
+        "archive",
+        "--match",
+        m.to_str().unwrap(),
+        "--game",
+        "1",
+        copy.to_str().unwrap(),
+        copy2.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let now = std::fs::read_to_string(log(&m)).unwrap();
+    let last = now.lines().last().unwrap();
+    assert!(
+        last.contains(r#""kind":"authorized""#) && last.contains(r#""sig":""#),
+        "{last}"
+    );
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(
+        code, 0,
+        "the archive after the countersignatures changes no result: {out}"
+    );
+}
+
+#[test]
+fn witness_heartbeat_removed_or_forged_is_shown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    let script = tmp.path().join("s.arb");
+    std::fs::write(
+        &script,
+        "0 arbiter declare white human Garry Kasparov\n0 arbiter declare black machine Deep Junior\n0 arbiter declare operator Amir Ban\n0 arbiter start\n0:10 move e4\n",
+    )
+    .unwrap();
+    let o = arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let key = arbiter::sign::KeySource::default();
+    let rules = Path::new("rules/kasparov-deep-junior-2003.toml");
+    let open = || arbiter::matchdir::open_game_with(&dir, Some(1), rules, &key, false).unwrap();
+    // No heartbeat at all (removed): the reopen says so.
+    let mut o = open();
+    let notice = o.notice.clone().unwrap_or_default();
+    assert!(notice.contains("RESTART"), "{notice}");
+    assert!(notice.contains("heartbeat MISSING"), "{notice}");
+    // The kit's own beat, signed: taken, nothing said about it.
+    o.session.storage.heartbeat(o.now_ms, chrono::Utc::now());
+    drop(o);
+    let beat = dir.join("game-1/heartbeat");
+    let signed = std::fs::read_to_string(&beat).unwrap();
+    assert!(signed.contains(r#""sig":""#), "{signed}");
+    let notice = open().notice.unwrap_or_default();
+    assert!(!notice.contains("heartbeat MISSING"), "{notice}");
+    assert!(!notice.contains("NOT AUTHENTIC"), "{notice}");
+    // A beat edited to shape the gap (or a plain one written by hand): refused and shown.
+    let v: serde_json::Value = serde_json::from_str(&signed).unwrap();
+    let earlier = v["mono_ms"].as_u64().unwrap().saturating_sub(5_000);
+    std::fs::write(
+        &beat,
+        signed.replace(
+            &format!("\"mono_ms\":{}", v["mono_ms"]),
+            &format!("\"mono_ms\":{earlier}"),
+        ),
+    )
+    .unwrap();
+    let notice = open().notice.unwrap_or_default();
+    assert!(notice.contains("heartbeat NOT AUTHENTIC"), "{notice}");
+}
