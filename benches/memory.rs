@@ -188,6 +188,19 @@ fn commands(dir: &Path, n: usize, scratch: &Path) -> Vec<Cmd> {
             s(&["prove", "--match", &d, "--game", "1", "--seq", &seq]),
         ),
         c(
+            "prove --from N (the one checkpoint)",
+            &bin(),
+            s(&[
+                "prove",
+                "--match",
+                &d,
+                "--game",
+                "1",
+                "--from",
+                &n.to_string(),
+            ]),
+        ),
+        c(
             "pgn --out",
             &bin(),
             s(&["pgn", "--match", &d, "--game", "1", "--out", &pgn]),

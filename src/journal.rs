@@ -1159,6 +1159,19 @@ pub struct StreamedClean {
     pub heads: Vec<(u64, [u8; 32], [u8; 32])>,
 }
 
+/// One entry as the streamed pass hands it to its caller, in log order (see
+/// [`stream_clean_file_each`]). Only what the fast check read from the line's bytes, and the whole
+/// entry when it was asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct LineView<'a> {
+    pub seq: u64,
+    pub kind: &'a str,
+    pub actor: &'static str,
+    /// The parsed entry: always for line 0 and for [`RECOVERY_KIND`], else when the caller's
+    /// `wants(kind)` said so.
+    pub entry: Option<&'a Entry>,
+}
+
 /// Bytes handed from the reader to a checking thread at a time (whole lines).
 const STREAM_BLOCK: usize = 256 * 1024;
 /// Blocks read but not yet merged, per checking thread.
@@ -1167,13 +1180,29 @@ const STREAM_QUEUE: usize = 4;
 const STREAM_PARALLEL_MIN: u64 = 1 << 20;
 
 /// The fast path of `verify` over a log file in one streamed pass, without holding the log or its
-/// leaf hashes: the file is read in blocks of whole lines; each block is checked on one of the
-/// cores (every line canonical, [`fast::check_line`], in place and linked to the one before it,
-/// and hashed); this thread joins the blocks in order (the link across each cut), keeps the
-/// Merkle frontier and notes the tree head at each of `sizes`. Memory is a few blocks and
-/// O(log n) hashes. `None` if the file cannot be read, changes length meanwhile, or has anything
-/// at all to report (the caller then takes the exact path).
+/// leaf hashes: [`stream_clean_file_each`] with nothing asked of the entries.
 pub fn stream_clean_file(path: &Path, sizes: &[u64]) -> Option<StreamedClean> {
+    stream_clean_file_each(path, sizes, &|_| false, |_| {})
+}
+
+/// The one streamed pass over a log file that `verify` makes: the file is read in blocks of whole
+/// lines; each block is checked on one of the cores (every line canonical, [`fast::check_line`],
+/// in place and linked to the one before it), its lines hashed and folded into the block's aligned
+/// Merkle subtrees ([`log::merkle::AlignedRun`], never across one of `sizes`); this thread joins
+/// the blocks in order (the link across each cut), combines the subtrees into the Merkle frontier,
+/// notes the tree head at each of `sizes`, and hands `each` every entry in order ([`LineView`]:
+/// its seq, kind and actor, and the parsed entry where `wants(kind)` asked for it). Memory is a
+/// few blocks and O(log n) hashes.
+///
+/// `None` if the file cannot be read, changes length meanwhile, or has anything at all to report
+/// (the caller then takes the exact path); `each` may have seen some entries by then, and what
+/// it gathered must then be thrown away.
+pub fn stream_clean_file_each(
+    path: &Path,
+    sizes: &[u64],
+    wants: &(dyn Fn(&str) -> bool + Sync),
+    mut each: impl FnMut(&LineView<'_>),
+) -> Option<StreamedClean> {
     use std::sync::mpsc::{channel, sync_channel};
     use std::sync::{Arc, Mutex};
     let mut file = crate::fsio::open_match_file(path).ok()?;
@@ -1187,8 +1216,10 @@ pub fn stream_clean_file(path: &Path, sizes: &[u64]) -> Option<StreamedClean> {
         std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
     };
     let mut join = Join::new(sizes);
+    let cuts = join.sizes.clone();
+    let cuts = &cuts;
     let read = std::thread::scope(|s| {
-        let (jobs_tx, jobs_rx) = sync_channel::<(u64, u64, Arc<Vec<u8>>)>(workers);
+        let (jobs_tx, jobs_rx) = sync_channel::<(u64, u64, Vec<u8>)>(workers);
         let jobs_rx = Arc::new(Mutex::new(jobs_rx));
         let (done_tx, done_rx) = channel::<(u64, Option<BlockFacts>)>();
         for _ in 0..workers {
@@ -1200,7 +1231,10 @@ pub fn stream_clean_file(path: &Path, sizes: &[u64]) -> Option<StreamedClean> {
                         Err(_) => return,
                     };
                     let Ok((k, base, block)) = job else { return };
-                    if done.send((k, check_block(&block, base))).is_err() {
+                    if done
+                        .send((k, check_block(block, base, cuts, wants)))
+                        .is_err()
+                    {
                         return;
                     }
                 }
@@ -1210,25 +1244,30 @@ pub fn stream_clean_file(path: &Path, sizes: &[u64]) -> Option<StreamedClean> {
         let mut pending = std::collections::BTreeMap::new();
         let mut sent = 0u64;
         let limit = (workers * STREAM_QUEUE) as u64;
-        let read = read_blocks(&mut file, |block, base| {
-            while sent - join.blocks >= limit {
-                let Ok((k, facts)) = done_rx.recv() else {
-                    return false;
-                };
-                pending.insert(k, facts);
-                if !join.drain(&mut pending) {
-                    return false;
+        let spare: std::cell::RefCell<Vec<Vec<u8>>> = Default::default();
+        let read = read_blocks(
+            &mut file,
+            || spare.borrow_mut().pop(),
+            |block, base| {
+                while sent - join.blocks >= limit {
+                    let Ok((k, facts)) = done_rx.recv() else {
+                        return false;
+                    };
+                    pending.insert(k, facts);
+                    if !join.drain(&mut pending, &mut each, &mut spare.borrow_mut()) {
+                        return false;
+                    }
                 }
-            }
-            let ok = jobs_tx.send((sent, base, Arc::new(block))).is_ok();
-            sent += 1;
-            ok
-        });
+                let ok = jobs_tx.send((sent, base, block)).is_ok();
+                sent += 1;
+                ok
+            },
+        );
         drop(jobs_tx);
         for (k, facts) in done_rx {
             pending.insert(k, facts);
         }
-        let all = join.drain(&mut pending) && join.blocks == sent;
+        let all = join.drain(&mut pending, &mut each, &mut Vec::new()) && join.blocks == sent;
         read.filter(|_| all)
     });
     let unchanged = crate::fsio::open_match_file(path)
@@ -1242,54 +1281,100 @@ pub fn stream_clean_file(path: &Path, sizes: &[u64]) -> Option<StreamedClean> {
         .flatten()
 }
 
+/// One line of a block as the joining thread needs it: where its kind lies in the block, its
+/// actor.
+struct LineMeta {
+    kind: (u32, u32),
+    actor: u8,
+}
+
 /// What one block of whole lines gives: its lines checked and hashed on their own.
 struct BlockFacts {
+    /// The block's bytes (the kinds of [`LineMeta`] point into them), given back for reuse.
+    block: Vec<u8>,
     first_seq: u64,
     /// The `prev` of its first line (checked against the previous block's last hash on joining).
     first_prev: [u8; 32],
-    leaves: Vec<[u8; 32]>,
-    /// Line 0, if the block starts the file.
-    first: Option<Entry>,
-    recoveries: Vec<Entry>,
+    count: u64,
+    /// The hash of its first line and of its last.
+    first_leaf: [u8; 32],
+    last_leaf: [u8; 32],
+    /// Its leaves folded into aligned subtrees (none spanning one of the sizes asked for).
+    run: log::merkle::AlignedRun,
+    /// `(size, E_{size-1})` for each size asked for whose last entry lies in this block.
+    chains: Vec<(u64, [u8; 32])>,
+    lines: Vec<LineMeta>,
+    /// The parsed entries (line 0, recoveries, those asked for), by index in the block.
+    entries: Vec<(u32, Entry)>,
 }
 
 /// Check the lines of `block` (which starts at byte `base` of the file): each canonical, its
 /// `seq` one more than the line before and its `prev` that line's hash. `None` at the first line
-/// not proven.
-fn check_block(block: &[u8], base: u64) -> Option<BlockFacts> {
-    let mut out = BlockFacts {
-        first_seq: 0,
-        first_prev: ZERO_HASH,
-        leaves: Vec::with_capacity(block.len() / 256),
-        first: None,
-        recoveries: Vec::new(),
-    };
+/// not proven (a kind with an escape included).
+fn check_block(
+    block: Vec<u8>,
+    base: u64,
+    cuts: &[u64],
+    wants: &(dyn Fn(&str) -> bool + Sync),
+) -> Option<BlockFacts> {
+    let (mut first_seq, mut first_prev) = (0u64, ZERO_HASH);
+    let (mut first_leaf, mut last_leaf) = (ZERO_HASH, ZERO_HASH);
+    let mut count = 0u64;
+    let mut run = log::merkle::AlignedRun::new(0);
+    let mut chains = Vec::new();
+    let mut lines = Vec::with_capacity(block.len() / 128);
+    let mut entries = Vec::new();
     let mut pos = 0usize;
     while pos < block.len() {
         let (facts, len) = fast::check_line(block.get(pos..)?)?;
         let line = block.get(pos..pos + len)?;
-        match out.leaves.last() {
-            None => {
-                out.first_seq = facts.seq;
-                out.first_prev = facts.prev;
+        if count == 0 {
+            // A seq this large is no log the kit wrote; and positions must not overflow.
+            if facts.seq >= 1 << 62 {
+                return None;
             }
-            Some(prev) => {
-                if facts.seq != out.first_seq + out.leaves.len() as u64 || facts.prev != *prev {
-                    return None;
-                }
-            }
+            (first_seq, first_prev) = (facts.seq, facts.prev);
+            run = log::merkle::AlignedRun::new(facts.seq);
+        } else if facts.seq != first_seq + count || facts.prev != last_leaf {
+            return None;
         }
+        let kind = facts.kind_in(line)?;
+        let (ka, kb) = facts.kind?;
         let offset = base + pos as u64;
-        if facts.seq == 0 && out.leaves.is_empty() {
-            out.first = Some(log::parse_line(line, offset).ok()?);
+        if facts.seq == 0 || facts.recovery || wants(kind) {
+            entries.push((
+                u32::try_from(count).ok()?,
+                log::parse_line(line, offset).ok()?,
+            ));
         }
-        if facts.recovery {
-            out.recoveries.push(log::parse_line(line, offset).ok()?);
+        lines.push(LineMeta {
+            kind: (u32::try_from(pos + ka).ok()?, u32::try_from(pos + kb).ok()?),
+            actor: facts.actor,
+        });
+        let leaf = log::entry_hash(line);
+        if count == 0 {
+            first_leaf = leaf;
         }
-        out.leaves.push(log::entry_hash(line));
+        if cuts.binary_search(&(facts.seq + 1)).is_ok() {
+            chains.push((facts.seq + 1, leaf));
+        }
+        run.push(leaf, cuts);
+        last_leaf = leaf;
+        count += 1;
         pos += len + 1;
     }
-    Some(out)
+    Some(BlockFacts {
+        block,
+        first_seq,
+        first_prev,
+        count,
+        first_leaf,
+        last_leaf,
+        run,
+        chains,
+        lines,
+        entries,
+    })
 }
 
 /// The blocks joined in order: the links across the cuts, the Merkle frontier, the tree heads.
@@ -1324,16 +1409,23 @@ impl Join {
         }
     }
 
-    /// Join every block of `pending` that comes next; `false` once a block failed or does not
-    /// link.
-    fn drain(&mut self, pending: &mut std::collections::BTreeMap<u64, Option<BlockFacts>>) -> bool {
+    /// Join every block of `pending` that comes next, handing its entries to `each` and its bytes
+    /// to `spare`; `false` once a block failed or does not link.
+    fn drain(
+        &mut self,
+        pending: &mut std::collections::BTreeMap<u64, Option<BlockFacts>>,
+        each: &mut impl FnMut(&LineView<'_>),
+        spare: &mut Vec<Vec<u8>>,
+    ) -> bool {
         while self.failed.is_none() {
             let Some(facts) = pending.remove(&self.blocks) else {
                 break;
             };
             match facts {
                 Some(b) if b.first_seq == self.tree.len() && b.first_prev == self.last => {
-                    self.take(b)
+                    if !self.take(b, each, spare) {
+                        self.failed = Some(self.blocks);
+                    }
                 }
                 _ => self.failed = Some(self.blocks),
             }
@@ -1342,21 +1434,61 @@ impl Join {
         self.failed.is_none()
     }
 
-    fn take(&mut self, b: BlockFacts) {
-        if let Some(e) = b.first
-            && let Some(&h) = b.leaves.first()
-        {
-            self.first = Some((e, h));
+    fn take(
+        &mut self,
+        b: BlockFacts,
+        each: &mut impl FnMut(&LineView<'_>),
+        spare: &mut Vec<Vec<u8>>,
+    ) -> bool {
+        let mut wanted = b.entries.iter().peekable();
+        for (k, meta) in b.lines.iter().enumerate() {
+            let entry = wanted.next_if(|(at, _)| *at as usize == k).map(|(_, e)| e);
+            let (ka, kb) = (meta.kind.0 as usize, meta.kind.1 as usize);
+            let Some(kind) = b
+                .block
+                .get(ka..kb)
+                .and_then(|s| std::str::from_utf8(s).ok())
+            else {
+                return false;
+            };
+            each(&LineView {
+                seq: b.first_seq + k as u64,
+                kind,
+                actor: log::ACTORS
+                    .get(usize::from(meta.actor))
+                    .copied()
+                    .unwrap_or(""),
+                entry,
+            });
         }
-        self.recoveries.extend(b.recoveries);
-        for leaf in b.leaves {
-            self.tree.push(leaf);
-            self.last = leaf;
-            if self.sizes.get(self.next_size) == Some(&self.tree.len()) {
-                self.heads.push((self.tree.len(), self.tree.root(), leaf));
+        for (_, e) in b.entries {
+            if e.seq == 0 {
+                self.first = Some((e, b.first_leaf));
+            } else if e.kind == RECOVERY_KIND {
+                self.recoveries.push(e);
+            }
+        }
+        for (h, x) in b.run.subtrees() {
+            if !self.tree.push_subtree(h, x) {
+                return false;
+            }
+            let len = self.tree.len();
+            if self.sizes.get(self.next_size) == Some(&len) {
+                let Some(&(_, chain)) = b.chains.iter().find(|(s, _)| *s == len) else {
+                    return false;
+                };
+                self.heads.push((len, self.tree.root(), chain));
                 self.next_size += 1;
             }
         }
+        self.last = b.last_leaf;
+        if b.count == 0 || self.tree.len() != b.first_seq + b.count {
+            return false;
+        }
+        if spare.len() < STREAM_QUEUE {
+            spare.push(b.block);
+        }
+        true
     }
 
     fn finish(self) -> Option<StreamedClean> {
@@ -1373,13 +1505,32 @@ impl Join {
 }
 
 /// Read `file` in blocks that end after a newline, handing each and its offset in the file to
-/// `send` (`false`: stop). Returns the number of bytes handed over, `None` on a read error, an
-/// over-long line or a last line without its newline.
-fn read_blocks(file: &mut File, mut send: impl FnMut(Vec<u8>, u64) -> bool) -> Option<u64> {
+/// `send` (`false`: stop); a block's buffer is taken from `reuse` when it has one. Returns the
+/// number of bytes handed over, `None` on a read error, an over-long line or a last line without
+/// its newline.
+fn read_blocks(
+    file: &mut File,
+    mut reuse: impl FnMut() -> Option<Vec<u8>>,
+    mut send: impl FnMut(Vec<u8>, u64) -> bool,
+) -> Option<u64> {
     let mut total = 0u64;
     let mut carry: Vec<u8> = Vec::new();
     loop {
-        let mut block = std::mem::take(&mut carry);
+        // A spare buffer takes the start of the next line, unless that is long already.
+        let spare = if carry.len() <= STREAM_BLOCK / 4 {
+            reuse()
+        } else {
+            None
+        };
+        let mut block = match spare {
+            Some(mut b) => {
+                b.clear();
+                b.extend_from_slice(&carry);
+                carry.clear();
+                b
+            }
+            None => std::mem::take(&mut carry),
+        };
         let start = block.len();
         block.resize(start + STREAM_BLOCK, 0);
         let got = loop {
@@ -1395,7 +1546,9 @@ fn read_blocks(file: &mut File, mut send: impl FnMut(Vec<u8>, u64) -> bool) -> O
         }
         match block.iter().rposition(|&b| b == b'\n') {
             Some(p) => {
-                carry = block.split_off(p + 1);
+                carry.clear();
+                carry.extend_from_slice(&block[p + 1..]);
+                block.truncate(p + 1);
                 let base = total;
                 total += block.len() as u64;
                 if !send(block, base) {

@@ -31,6 +31,9 @@ pub fn machine_moves(
     let Some(m) = game.machine_side() else {
         return Ok(Vec::new());
     };
+    if game.board().shogi().is_some() {
+        return Err(EngineLogError::NotChess("shogi"));
+    }
     let sans: Vec<String> = game.board().moves().iter().map(|x| x.san.clone()).collect();
     let mut mm = enginelog::machine_moves_from_san(&sans, m == crate::core::Side::White, None)?;
     let spent = times.pgn_moves().0;
@@ -190,8 +193,9 @@ pub struct Handover<'a> {
 /// The shell examines the files and measures the delivery time; the core decides whether the
 /// hand-over is accepted, whether it is late and which clause the entry cites (rule 13, see
 /// `core::game::after`), and the entries go through the session's decide → append → evolve, which
-/// signs a checkpoint after them. Returns the summary to print.
-pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
+/// signs a checkpoint after them. Returns the summary to print, and the 13c finding when the
+/// machine's log is empty or in no format the kit reads (recorded; the command then fails).
+pub fn archive(a: &Handover<'_>) -> Result<(String, Option<String>), PostgameError> {
     let f = &a.files;
     let path = log_path(f.match_dir, f.game);
     {
@@ -204,7 +208,7 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
         crate::matchdir::open_game_with(f.match_dir, Some(f.game), Path::new(""), a.key, false)?;
     let mut session = opened.session;
     let before = session.storage.len();
-    let (_, summary) = hand_over(&mut session, f, opened.now_ms)?;
+    let (recorded, summary) = hand_over(&mut session, f, opened.now_ms)?;
     // 5b (issue 19): `arbiter archive` ran with the arbiter's own key; its entries are covered
     // by an authorization naming the key and signed by it, as a script's are.
     let after = session.storage.len();
@@ -221,7 +225,20 @@ pub fn archive(a: &Handover<'_>) -> Result<String, PostgameError> {
             let _ = session.storage.checkpoint_now(Utc::now());
         }
     }
-    Ok(summary)
+    let finding = recorded.iter().find_map(|e| match &e.kind {
+        crate::core::event::EventKind::EngineLogArchived(v)
+            if v.pointer("/coverage/status").and_then(|s| s.as_str()) == Some("unknown-format") =>
+        {
+            Some(
+                "rule 13c: the machine's log handed over shows none of what 13c asks for (empty \
+                 or in no format the kit reads); archived and recorded as a finding for the \
+                 committee"
+                    .to_string(),
+            )
+        }
+        _ => None,
+    });
+    Ok((summary, finding))
 }
 
 /// The files handed over after the game (13a, 13d), for [`hand_over`].
@@ -259,22 +276,41 @@ pub fn hand_over(
     })
     .map_err(PostgameError::Open)?;
     let times = times.finish();
-    let delivered = match a.delivered {
+    let now = Utc::now();
+    let mut delivered = match a.delivered {
         Some(s) => parse_utc(s).ok_or_else(|| PostgameError::Delivered(s.to_string()))?,
-        None => Utc::now(),
+        None => now,
     };
+    // A delivery time the kit can check, it checks: not in the future (a minute's leeway for
+    // clocks read by hand). A log recorded on a virtual clock (a script rehearsal) may end after
+    // the wall clock's now: its deliveries are then bounded by a day after its end.
+    let end_at = end_utc.as_deref().and_then(parse_utc);
+    let horizon = match end_at {
+        Some(end) if end > now => end + chrono::Duration::days(1),
+        _ => now + chrono::Duration::minutes(1),
+    };
+    if delivered > horizon {
+        return Err(PostgameError::Refused(crate::core::Refusal::new(
+            crate::core::clause::ENGINE_LOG,
+            format!(
+                "the delivery time {} is in the future (it is {} now): give the time the copies \
+                 were handed over",
+                crate::log::format_utc(&delivered),
+                crate::log::format_utc(&now)
+            ),
+        )));
+    }
     // Refusals that need no file read come first: no result yet, delivered before the end.
     let after_ms = match &end_utc {
         Some(u) => {
             let end = parse_utc(u).ok_or(PostgameError::BadEndUtc)?;
-            let after = (delivered - end).num_milliseconds();
             // Without --delivered the delivery is now; a script that recorded the game faster than
-            // real time may have stamped the end later than now: the delivery is then at the end.
-            if a.delivered.is_none() {
-                after.max(0)
-            } else {
-                after
+            // real time may have stamped the end later than now: the delivery is then at the end,
+            // and the entry's `delivered` says so (it and `after_game_end_ms` agree).
+            if a.delivered.is_none() && delivered < end {
+                delivered = end;
             }
+            (delivered - end).num_milliseconds()
         }
         None => 0,
     };
@@ -345,6 +381,42 @@ pub fn hand_over(
         s.push_str(&format!(
             "13d: program {} ({} bytes, sha256 {})\n",
             p.name, p.size, p.sha256
+        ));
+        if let Some(deadline) = terms.program_deadline_ms
+            && HandoverTerms::late(terms.program_deadline_ms, after_ms)
+        {
+            s.push_str(&format!(
+                "13d: program copy LATE: delivered {} after the end of the game, later than {} — \
+                 accepted and flagged\n",
+                crate::core::timefmt::clock(after_ms),
+                crate::core::timefmt::clock(deadline)
+            ));
+        }
+    } else if let Some(deadline) = terms.program_deadline_ms
+        && !session
+            .game
+            .handover_due()
+            .is_some_and(|d| d.program_handed)
+    {
+        s.push_str(&format!(
+            "13d: NO program copy handed over (due within {} of the end of the game{})\n",
+            crate::core::timefmt::clock(deadline),
+            if after_ms > deadline {
+                ", now LATE"
+            } else {
+                ""
+            }
+        ));
+    }
+    if coverage.status == enginelog::CoverageStatus::UnknownFormat {
+        s.push_str(&format!(
+            "13c FINDING: the machine's log handed over is {}: it shows nothing rule 13c asks for \
+             (each search iteration, its evaluation, the time of each move)\n",
+            if parsed.lines == 0 {
+                "empty".to_string()
+            } else {
+                format!("in no format the kit reads ({} lines)", parsed.lines)
+            }
         ));
     }
     match (signed.warning, signed.signed_upto) {

@@ -283,8 +283,10 @@ pub fn probe_syzygy(dir: &Path, fen: &str) -> TablebaseProbe {
         Err(e) => return unavailable(format!("the position does not parse: {e}")),
     };
     let mut tb = Tablebase::new();
-    if let Err(e) = tb.add_directory(dir) {
-        return unavailable(format!("{tables}: {e}"));
+    match tb.add_directory(dir) {
+        Err(e) => return unavailable(format!("{tables}: {e}")),
+        Ok(0) => return unavailable(format!("{tables} holds no Syzygy table files")),
+        Ok(_) => {}
     }
     match tb.probe_wdl_after_zeroing(&pos) {
         Ok(w) => TablebaseProbe::Wdl {
@@ -297,7 +299,7 @@ pub fn probe_syzygy(dir: &Path, fen: &str) -> TablebaseProbe {
             },
             tables,
         },
-        Err(e) => unavailable(format!("{tables}: {e}")),
+        Err(e) => unavailable(format!("{tables} could not answer for this material: {e}")),
     }
 }
 

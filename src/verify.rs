@@ -730,6 +730,23 @@ pub fn verify_game_trusting(
     game: u32,
     trusted: Option<&str>,
 ) -> GameVerification {
+    verify_game_each(match_dir, game, trusted, &[], &|_| false, |_| {}).0
+}
+
+/// [`verify_game_trusting`], in the same one pass over the log handing every entry in order to
+/// `each` (its seq, kind and actor; the parsed entry where `wants(kind)` asks for it: see
+/// [`crate::journal::stream_clean_file_each`]) and noting the tree heads at `sizes` besides the
+/// checkpoints' own: `Some((entries, heads))` when the log streamed clean and the verdict came
+/// from that pass. `None` when it went down the exact path: then what `each` gathered is to be
+/// thrown away (the caller reads the log its own way for that rare case).
+pub fn verify_game_each(
+    match_dir: &Path,
+    game: u32,
+    trusted: Option<&str>,
+    sizes: &[u64],
+    wants: &(dyn Fn(&str) -> bool + Sync),
+    each: impl FnMut(&crate::journal::LineView<'_>),
+) -> (GameVerification, Option<StreamedHeads>) {
     let path = layout::log_path(match_dir, game);
     let read = || {
         crate::fsio::read(&path, u64::MAX).map_err(|e| FileError::of("read", &path)(e).to_string())
@@ -737,10 +754,9 @@ pub fn verify_game_trusting(
     // An unreadable log is reported first, as ever; a symlink in its place is refused by name
     // (a hostile folder cannot point the verifier at another file).
     if let Err(e) = crate::fsio::open_match_file(&path) {
-        return GameVerification::unreadable(
-            game,
-            &path,
-            FileError::of("read", &path)(e).to_string(),
+        return (
+            GameVerification::unreadable(game, &path, FileError::of("read", &path)(e).to_string()),
+            None,
         );
     }
     let signers = match trusted {
@@ -749,24 +765,50 @@ pub fn verify_game_trusting(
     };
     let (signers, mut problems) = match signers {
         Ok(s) => s,
-        Err(e) => return GameVerification::unreadable(game, &path, e.to_string()),
+        Err(e) => {
+            return (
+                GameVerification::unreadable(game, &path, e.to_string()),
+                None,
+            );
+        }
     };
     let files = match read_checkpoint_files(&layout::checkpoints_dir(match_dir, game)) {
         Ok(f) => f,
-        Err(e) => return GameVerification::unreadable(game, &path, e.to_string()),
+        Err(e) => {
+            return (
+                GameVerification::unreadable(game, &path, e.to_string()),
+                None,
+            );
+        }
     };
     let cps = prepare_checkpoints(files, &signers);
     let log = path.display().to_string();
-    let clean = crate::journal::stream_clean_file(&path, &checkpoint_sizes(&cps));
-    let mut v = match clean.and_then(|c| verify_streamed(game, &log, c, &cps)) {
-        Some(v) => v,
+    let mut all_sizes = checkpoint_sizes(&cps);
+    all_sizes.extend_from_slice(sizes);
+    let clean = crate::journal::stream_clean_file_each(&path, &all_sizes, wants, each);
+    let heads = clean.as_ref().map(|c| StreamedHeads {
+        entries: c.entries,
+        heads: c.heads.clone(),
+    });
+    let (mut v, heads) = match clean.and_then(|c| verify_streamed(game, &log, c, &cps)) {
+        Some(v) => (v, heads),
         None => match read() {
-            Ok(bytes) => verify_lines(game, &log, &scan::scan(&bytes), &cps),
-            Err(e) => return GameVerification::unreadable(game, &path, e),
+            Ok(bytes) => (verify_lines(game, &log, &scan::scan(&bytes), &cps), None),
+            Err(e) => return (GameVerification::unreadable(game, &path, e), None),
         },
     };
     v.problems.append(&mut problems);
-    v
+    (v, heads)
+}
+
+/// What the one pass of [`verify_game_each`] found of a clean log beyond the verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamedHeads {
+    /// Entries in the log.
+    pub entries: u64,
+    /// `(size, tree hash of the first size entries, E_{size-1})` for each size asked for (and
+    /// each checkpoint's) that the log reaches, ascending.
+    pub heads: Vec<(u64, [u8; 32], [u8; 32])>,
 }
 
 /// The verdict on the log at `path` against checkpoints already read: the fast path, else the

@@ -190,15 +190,9 @@ pub fn log_facts_checked(
     sizes: &[u64],
     key: Option<(&ssh_key::PublicKey, &str)>,
 ) -> Result<LogFacts, crate::journal::JournalError> {
-    let mut first: Option<Entry> = None;
-    let mut end = None;
-    let mut archived = Vec::new();
+    let mut facts = FactsBuilder::new(key);
     let mut roots = Vec::new();
     let mut chains = Vec::new();
-    let mut sealed = false;
-    let mut pending: Vec<(u64, String)> = Vec::new();
-    let mut bad_authorizations = Vec::new();
-    let mut changes = std::collections::VecDeque::new();
     let mut tree = merkle::RootBuilder::new();
     let n = crate::journal::for_each_entry(path, |e| {
         tree.push(e.hash);
@@ -206,55 +200,136 @@ pub fn log_facts_checked(
             roots.push((tree.len(), tree.root()));
             chains.push((tree.len(), e.hash));
         }
+        facts.take(&crate::journal::LineView {
+            seq: e.seq,
+            kind: &e.kind,
+            actor: crate::log::ACTORS
+                .iter()
+                .find(|a| **a == e.actor)
+                .copied()
+                .unwrap_or(""),
+            entry: Some(&e),
+        });
+        true
+    })?;
+    facts
+        .finish(n, roots, chains)
+        .ok_or_else(|| crate::journal::JournalError::NoFirstEntry {
+            path: path.to_owned(),
+            detail: "no line 0".into(),
+        })
+}
+
+/// [`LogFacts`] gathered entry by entry, from the journal's reader ([`log_facts_checked`]) or
+/// from the one pass `verify` makes over the log ([`crate::verify::verify_game_each`]). Only the
+/// kinds [`FactsBuilder::wants`] names (and line 0) need their whole entry.
+pub struct FactsBuilder<'k> {
+    key: Option<(&'k ssh_key::PublicKey, &'k str)>,
+    first: Option<Entry>,
+    /// An entry that had to be line 0's stand-in came without its body.
+    missing: bool,
+    end: Option<u64>,
+    archived: Vec<Entry>,
+    sealed: bool,
+    pending: Vec<(u64, String)>,
+    bad_authorizations: Vec<(u64, String)>,
+    changes: std::collections::VecDeque<(u64, String)>,
+}
+
+impl<'k> FactsBuilder<'k> {
+    pub fn new(key: Option<(&'k ssh_key::PublicKey, &'k str)>) -> FactsBuilder<'k> {
+        FactsBuilder {
+            key,
+            first: None,
+            missing: false,
+            end: None,
+            archived: Vec::new(),
+            sealed: false,
+            pending: Vec::new(),
+            bad_authorizations: Vec::new(),
+            changes: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// The kinds whose whole entry [`FactsBuilder::take`] needs (besides line 0).
+    pub fn wants(kind: &str) -> bool {
+        matches!(
+            kind,
+            "authorized" | "engine_log_archived" | "program_archived"
+        )
+    }
+
+    /// Take the next entry into account.
+    pub fn take(&mut self, e: &crate::journal::LineView<'_>) {
         if e.seq == 0 {
-            sealed = is_sealed_log(&e);
+            self.sealed = e.entry.is_some_and(is_sealed_log);
         }
         if e.kind == "game_ended" {
-            end = Some(e.seq);
+            self.end = Some(e.seq);
         }
-        if !WITNESS_NEUTRAL.contains(&e.kind.as_str()) && e.seq > 0 {
-            if changes.len() == CHANGES_KEPT {
-                changes.pop_front();
-            }
-            changes.push_back((e.seq, e.kind.clone()));
+        if !WITNESS_NEUTRAL.contains(&e.kind) && e.seq > 0 {
+            // The oldest kept entry's text is reused for the newest.
+            let mut text = if self.changes.len() == CHANGES_KEPT {
+                self.changes.pop_front().map(|c| c.1).unwrap_or_default()
+            } else {
+                String::new()
+            };
+            text.clear();
+            text.push_str(e.kind);
+            self.changes.push_back((e.seq, text));
         }
-        if sealed {
+        if self.sealed {
             if e.kind == "authorized" {
-                let holds = match key {
-                    Some((k, origin)) => authorization_holds(&e, k, origin),
-                    None => Err("the arbiter key is not known".into()),
+                let holds = match (self.key, e.entry) {
+                    (Some((k, origin)), Some(entry)) => authorization_holds(entry, k, origin),
+                    (Some(_), None) => Err("its entry was not read".into()),
+                    (None, _) => Err("the arbiter key is not known".into()),
                 };
                 match holds {
-                    Ok((a, b)) => pending.retain(|(s, _)| !(a..=b).contains(s)),
-                    Err(why) => bad_authorizations.push((e.seq, why)),
+                    Ok((a, b)) => self.pending.retain(|(s, _)| !(a..=b).contains(s)),
+                    Err(why) => self.bad_authorizations.push((e.seq, why)),
                 }
             } else if e.actor == "arbiter" {
-                pending.push((e.seq, e.kind.clone()));
+                self.pending.push((e.seq, e.kind.to_owned()));
             }
         }
         if e.kind == "engine_log_archived" || e.kind == "program_archived" {
-            archived.push(e);
-        } else if first.is_none() {
-            first = Some(e);
+            match e.entry {
+                Some(entry) => self.archived.push(entry.clone()),
+                None => self.missing = true,
+            }
+        } else if self.first.is_none() {
+            match e.entry {
+                Some(entry) => self.first = Some(entry.clone()),
+                None => self.missing = true,
+            }
         }
-        true
-    })?;
-    let first = first.ok_or_else(|| crate::journal::JournalError::NoFirstEntry {
-        path: path.to_owned(),
-        detail: "no line 0".into(),
-    })?;
-    Ok(LogFacts {
-        first,
-        entries: n,
-        end,
-        archived,
-        roots,
-        chains,
-        sealed,
-        unauthorized: pending,
-        bad_authorizations,
-        changes,
-    })
+    }
+
+    /// The facts of `entries` entries, with the tree hashes and chain heads at the sizes asked
+    /// for; `None` without line 0 (or when an entry needed whole came without its body).
+    pub fn finish(
+        self,
+        entries: u64,
+        roots: Vec<(u64, [u8; 32])>,
+        chains: Vec<(u64, [u8; 32])>,
+    ) -> Option<LogFacts> {
+        if self.missing {
+            return None;
+        }
+        Some(LogFacts {
+            first: self.first?,
+            entries,
+            end: self.end,
+            archived: self.archived,
+            roots,
+            chains,
+            sealed: self.sealed,
+            unauthorized: self.pending,
+            bad_authorizations: self.bad_authorizations,
+            changes: self.changes,
+        })
+    }
 }
 
 /// Where a game's seal lives (`game-<n>/seal`, a C2SP signed note).
@@ -795,7 +870,7 @@ pub fn verify_match(
     trust: &Trust,
     codes: &[crate::log::checkpoint::ShortCode],
 ) -> MatchVerification {
-    use crate::verify::{Status, verify_game_trusting};
+    use crate::verify::Status;
     let signers_text = match &trust.signers {
         Some(t) => Some(t.clone()),
         None => crate::verify::read_allowed_signers(match_dir).ok(),
@@ -831,7 +906,6 @@ pub fn verify_match(
     let mut code_hits = vec![false; codes.len()];
     let mut any_finished = false;
     for &g in games {
-        let mut v = verify_game_trusting(match_dir, g, trust.signers.as_deref());
         let mut sizes: Vec<u64> = codes.iter().map(|c| c.size).collect();
         if let IndexState::Signed(idx) = &index
             && let Some(ig) = idx.game(g)
@@ -862,7 +936,9 @@ pub fn verify_match(
             sizes.push(s.size);
         }
         let checked = public.as_ref().map(|k| (k, origin.as_str()));
-        let Ok(facts) = log_facts_checked(&layout::log_path(match_dir, g), &sizes, checked) else {
+        let (mut v, facts) =
+            verify_game_and_facts(match_dir, g, trust.signers.as_deref(), &sizes, checked);
+        let Ok((facts, _)) = facts else {
             results.push(v);
             continue;
         };
@@ -959,6 +1035,51 @@ pub fn verify_match(
         match_problems,
         pinned: trust.pinned(),
     }
+}
+
+/// Which way [`verify_game_and_facts`] gathered the facts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FactsRead {
+    /// In the verifier's one pass over the log.
+    Streamed,
+    /// Read again line by line ([`log_facts_checked`]): the log had something to report.
+    Again,
+}
+
+/// The verdict on game `game` ([`crate::verify::verify_game_trusting`]) and the [`LogFacts`]
+/// every further check needs, with the tree hashes at `sizes`, in one pass over the log when it
+/// is clean; a log with anything to report is read again, line by line, for the facts.
+pub fn verify_game_and_facts(
+    match_dir: &Path,
+    game: u32,
+    trusted: Option<&str>,
+    sizes: &[u64],
+    key: Option<(&ssh_key::PublicKey, &str)>,
+) -> (
+    crate::verify::GameVerification,
+    Result<(LogFacts, FactsRead), crate::journal::JournalError>,
+) {
+    let mut builder = FactsBuilder::new(key);
+    let (v, heads) = crate::verify::verify_game_each(
+        match_dir,
+        game,
+        trusted,
+        sizes,
+        &FactsBuilder::wants,
+        |line| builder.take(line),
+    );
+    let streamed = heads.and_then(|h| {
+        let at: Vec<_> = h.heads.iter().filter(|x| sizes.contains(&x.0)).collect();
+        let roots = at.iter().map(|x| (x.0, x.1)).collect();
+        let chains = at.iter().map(|x| (x.0, x.2)).collect();
+        builder.finish(h.entries, roots, chains)
+    });
+    let facts = match streamed {
+        Some(f) => Ok((f, FactsRead::Streamed)),
+        None => log_facts_checked(&layout::log_path(match_dir, game), sizes, key)
+            .map(|f| (f, FactsRead::Again)),
+    };
+    (v, facts)
 }
 
 /// Line 0's declared camp keys against the camps' keys pinned out of band (`--camps`): a camp
@@ -1478,19 +1599,6 @@ pub fn prove_consistency(
     from: u64,
 ) -> Result<crate::log::consistency::ConsistencyProof, ConsistencyError> {
     let log = layout::log_path(match_dir, game);
-    let mut leaves = Vec::new();
-    let mut first = None;
-    crate::journal::for_each_entry(&log, |e| {
-        leaves.push(e.hash);
-        if first.is_none() {
-            first = Some(e);
-        }
-        true
-    })
-    .map_err(|e| ConsistencyError::Read {
-        path: log.clone(),
-        problem: e.to_string(),
-    })?;
     let latest = latest_checkpoint(match_dir, game)
         .ok_or(ConsistencyError::NoCheckpoint { game, size: from })?;
     if latest.size < from {
@@ -1498,9 +1606,33 @@ pub fn prove_consistency(
     }
     let (old, old_text, old_sig) = read_pair(match_dir, game, from)?;
     let (new, new_text, new_sig) = read_pair(match_dir, game, latest.size)?;
-    if (leaves.len() as u64) < new.size {
+    // The proof's nodes are the tree hashes of disjoint ranges of leaves: one pass over the log
+    // fills one frontier per range (O(log n) hashes each), never a list of every leaf.
+    let ranges =
+        merkle::consistency_ranges(old.size, new.size).ok_or(ConsistencyError::NotOlder(from))?;
+    let mut roots: Vec<merkle::RootBuilder> = ranges.iter().map(|_| Default::default()).collect();
+    let mut first = None;
+    let mut read = 0u64;
+    crate::journal::for_each_entry(&log, |e| {
+        if let Some(k) = ranges
+            .iter()
+            .position(|&(lo, hi)| (lo..hi).contains(&e.seq))
+        {
+            roots[k].push(e.hash);
+        }
+        if first.is_none() {
+            first = Some(e);
+        }
+        read += 1;
+        true
+    })
+    .map_err(|e| ConsistencyError::Read {
+        path: log.clone(),
+        problem: e.to_string(),
+    })?;
+    if read < new.size {
         return Err(ConsistencyError::Short {
-            have: leaves.len(),
+            have: read as usize,
             want: new.size,
         });
     }
@@ -1510,13 +1642,12 @@ pub fn prove_consistency(
         .and_then(|p| p.as_str())
         .unwrap_or(sign::DEFAULT_PRINCIPAL)
         .to_owned();
-    leaves.truncate(new.size as usize);
-    let tree = merkle::Subtrees::new(leaves);
-    crate::log::consistency::ConsistencyProof::build(
+    let nodes: Vec<[u8; 32]> = roots.iter().map(merkle::RootBuilder::root).collect();
+    crate::log::consistency::ConsistencyProof::from_nodes(
         (&old, &old_text, &old_sig),
         (&new, &new_text, &new_sig),
         &principal,
-        &tree,
+        &nodes,
     )
     .ok_or(ConsistencyError::NotOlder(from))
 }

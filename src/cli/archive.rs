@@ -31,7 +31,7 @@ pub struct ArchiveArgs {
 pub fn run(a: &ArchiveArgs) -> Result<Exit, Error> {
     a.m.require_game(a.game).map_err(Error::cannot_read)?;
     let key = a.key.source();
-    let summary = archive(&Handover {
+    let (summary, finding) = archive(&Handover {
         files: HandedFiles {
             match_dir: &a.m.dir,
             game: a.game,
@@ -42,7 +42,11 @@ pub fn run(a: &ArchiveArgs) -> Result<Exit, Error> {
         key: &key,
     })?;
     outln!("{summary}")?;
-    Ok(Exit::Ok)
+    match finding {
+        // 13c: recorded, and the command says so with a non-zero exit.
+        Some(f) => Err(Error::refused(f)),
+        None => Ok(Exit::Ok),
+    }
 }
 
 impl From<PostgameError> for Error {

@@ -340,7 +340,57 @@ impl Board {
     pub fn winner_by_mate(&self) -> Side {
         self.side_to_move().other()
     }
+
+    /// 10a without tables: the elementary wins the kit judges alone — a lone king against K+Q,
+    /// K+R, K+B+B (bishops on both colours) or K+B+N, with or without more — as (the winner,
+    /// the material, e.g. `K+Q v K`). None when the material is none of these, or when the lone
+    /// king is to move and can capture (the win may be gone). See [`ELEMENTARY_WINS`].
+    pub fn elementary_win(&self) -> Option<(Side, String)> {
+        let Board::Chess(c) = self else {
+            return None;
+        };
+        let b = c.pos.board();
+        for color in [Color::White, Color::Black] {
+            if b.by_color(!color).count() != 1 {
+                continue;
+            }
+            let mine = b.by_color(color);
+            let n = |bb: shakmaty::Bitboard| (bb & mine).count();
+            let bishops = b.bishops() & mine;
+            let both_colours = (bishops & shakmaty::Bitboard::LIGHT_SQUARES).any()
+                && (bishops & shakmaty::Bitboard::DARK_SQUARES).any();
+            let wins = n(b.queens()) > 0
+                || n(b.rooks()) > 0
+                || both_colours
+                || (bishops.any() && n(b.knights()) > 0);
+            if !wins {
+                continue;
+            }
+            if c.pos.turn() == !color && c.pos.legal_moves().iter().any(|m| m.is_capture()) {
+                return None;
+            }
+            let mut material = String::from("K");
+            for (letter, count) in [
+                ('Q', n(b.queens())),
+                ('R', n(b.rooks())),
+                ('B', n(b.bishops())),
+                ('N', n(b.knights())),
+                ('P', n(b.pawns())),
+            ] {
+                for _ in 0..count {
+                    material.push('+');
+                    material.push(letter);
+                }
+            }
+            return Some((color_side(color), format!("{material} v K")));
+        }
+        None
+    }
 }
+
+/// The material [`Board::elementary_win`] judges a win without tables (10a).
+pub const ELEMENTARY_WINS: &str =
+    "K+Q, K+R, K+B+B (bishops on both colours) or K+B+N, with or without more, against a lone king";
 
 /// A move as people write it, in the form shakmaty's SAN parser reads (issue 20): a move number
 /// in front (`20.Kf2`, `20...Kf2`, `20…Kf2`) dropped; castling with letter O in either case or

@@ -551,7 +551,7 @@ impl Profile {
                 }),
             ) => {
                 if let Err(e) = super::shogi::ShogiRecord::from_sfen(sfen) {
-                    return Err(("shogi.start_sfen".into(), "start_sfen", e));
+                    return Err(("shogi.start_sfen".into(), "start_sfen", e.to_string()));
                 }
             }
             (GameKind::Chess | GameKind::Free, Some(_)) => {

@@ -283,6 +283,12 @@ pub enum EngineLogError {
     },
     #[error("machine move {index}: {problem}")]
     BadMove { index: usize, problem: String },
+    /// A game whose moves are not chess (shogi): its machine moves cannot be tied to a UCI or
+    /// CECP log.
+    #[error(
+        "game is {0}: rule-13c coverage reads UCI and CECP logs of chess games; a USI (shogi) engine log is not checked yet"
+    )]
+    NotChess(&'static str),
 }
 
 /// Parse an engine log in one streaming pass.

@@ -101,6 +101,33 @@ impl ConsistencyProof {
         })
     }
 
+    /// [`ConsistencyProof::build`] from the proof's nodes already computed (in the RFC's order,
+    /// see [`merkle::consistency_ranges`]). `None` if the older checkpoint is larger.
+    pub fn from_nodes(
+        old: (&Checkpoint, &str, &str),
+        new: (&Checkpoint, &str, &str),
+        principal: &str,
+        nodes: &[[u8; 32]],
+    ) -> Option<ConsistencyProof> {
+        let (old_cp, old_text, old_sig) = old;
+        let (new_cp, new_text, new_sig) = new;
+        if old_cp.size == 0 || old_cp.size > new_cp.size {
+            return None;
+        }
+        Some(ConsistencyProof {
+            format: CONSISTENCY_FORMAT.to_owned(),
+            origin: new_cp.origin.clone(),
+            old_size: old_cp.size,
+            new_size: new_cp.size,
+            proof: nodes.iter().map(|h| STANDARD.encode(h)).collect(),
+            old_checkpoint: old_text.to_owned(),
+            old_signature: old_sig.to_owned(),
+            new_checkpoint: new_text.to_owned(),
+            new_signature: new_sig.to_owned(),
+            principal: principal.to_owned(),
+        })
+    }
+
     /// Check everything but the two signatures; returns the parsed (older, newer) checkpoints.
     pub fn check(&self) -> Result<(Checkpoint, Checkpoint), ConsistencyProofError> {
         if self.format != CONSISTENCY_FORMAT {

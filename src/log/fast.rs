@@ -26,6 +26,24 @@ pub struct LineFacts {
     pub prev: [u8; 32],
     /// Whether `kind` is [`RECOVERY_KIND`].
     pub recovery: bool,
+    /// Where the `kind` text lies in the line (`start..end`), when it holds no escape (then the
+    /// bytes are the kind itself); `None` for an escaped kind.
+    pub kind: Option<(usize, usize)>,
+    /// The actor, an index into [`ACTORS`].
+    pub actor: u8,
+}
+
+impl LineFacts {
+    /// The kind, read from the line these facts were found in (`None` if it holds an escape).
+    pub fn kind_in<'a>(&self, line: &'a [u8]) -> Option<&'a str> {
+        let (a, b) = self.kind?;
+        std::str::from_utf8(line.get(a..b)?).ok()
+    }
+
+    /// The actor's name.
+    pub fn actor_name(&self) -> &'static str {
+        ACTORS.get(usize::from(self.actor)).copied().unwrap_or("")
+    }
 }
 
 /// If `rest` starts with a canonical v1 line followed by `\n`, the line's facts and its length
@@ -41,11 +59,12 @@ pub fn check_line(rest: &[u8]) -> Option<(LineFacts, usize)> {
     p.lit(b"\",\"mono_ms\":")?;
     p.uint()?;
     p.lit(b",\"actor\":\"")?;
-    p.actor()?;
+    let actor = p.actor()?;
     p.lit(b",\"clause\":")?;
     p.string()?;
     p.lit(b",\"kind\":")?;
-    let (kind, _) = p.string()?;
+    let kind_start = p.i + 1;
+    let (kind, kind_escaped) = p.string()?;
     if kind.is_empty() {
         return None;
     }
@@ -60,6 +79,8 @@ pub fn check_line(rest: &[u8]) -> Option<(LineFacts, usize)> {
             seq,
             prev,
             recovery: kind == RECOVERY_KIND.as_bytes(),
+            kind: (!kind_escaped).then_some((kind_start, kind_start + kind.len())),
+            actor,
         },
         len,
     ))
@@ -207,14 +228,15 @@ impl<'a> Cursor<'a> {
         ok.then_some(())
     }
 
-    /// One of [`ACTORS`] and the closing quote.
-    fn actor(&mut self) -> Option<()> {
+    /// One of [`ACTORS`] and the closing quote; its index.
+    fn actor(&mut self) -> Option<u8> {
         let rest = self.b.get(self.i..)?;
-        let a = ACTORS
+        let (k, a) = ACTORS
             .iter()
-            .find(|a| rest.starts_with(a.as_bytes()) && rest.get(a.len()) == Some(&b'"'))?;
+            .enumerate()
+            .find(|(_, a)| rest.starts_with(a.as_bytes()) && rest.get(a.len()) == Some(&b'"'))?;
         self.i += a.len() + 1;
-        Some(())
+        u8::try_from(k).ok()
     }
 
     /// A string exactly as serde_json writes it: raw bytes except `"`, `\` and controls, which
@@ -416,6 +438,8 @@ impl Part {
                         seq: e.seq,
                         prev: e.prev_bytes(),
                         recovery: e.kind == RECOVERY_KIND,
+                        kind: None,
+                        actor: 0,
                     };
                     (facts, len, Some(e))
                 }
@@ -666,6 +690,8 @@ mod tests {
             let f = fast(&l).unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&l)));
             let e = parse_line(&l, 0).unwrap();
             assert_eq!((f.seq, f.prev, f.recovery), (e.seq, e.prev_bytes(), false));
+            assert_eq!(f.kind_in(&l), Some("clock_corrected"));
+            assert_eq!(f.actor_name(), "arbiter");
         }
     }
 
@@ -683,6 +709,10 @@ mod tests {
                     .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(cand)));
                 assert_eq!((f.seq, f.prev), (e.seq, e.prev_bytes()));
                 assert_eq!(f.recovery, e.kind == RECOVERY_KIND);
+                assert_eq!(f.actor_name(), e.actor);
+                if let Some(kind) = f.kind_in(cand) {
+                    assert_eq!(kind, e.kind);
+                }
             }
         };
         for i in 0..l.len() {

@@ -121,6 +121,31 @@ pub fn consistency_proof(leaves: &[[u8; 32]], m: usize) -> Option<Vec<[u8; 32]>>
     Some(out)
 }
 
+/// The ranges of leaves `lo..hi` whose tree hashes make the consistency proof from the first `m`
+/// leaves to the first `n` ([`consistency_proof`]'s nodes, in its order): a reader that cannot
+/// hold the leaves fills one [`RootBuilder`] per range in a single pass (the ranges are
+/// disjoint). `None` unless `1 <= m <= n`.
+pub fn consistency_ranges(m: u64, n: u64) -> Option<Vec<(u64, u64)>> {
+    if m == 0 || m > n {
+        return None;
+    }
+    let (m, n) = (usize::try_from(m).ok()?, usize::try_from(n).ok()?);
+    let ranges = std::cell::RefCell::new(Vec::new());
+    let mut sink = Vec::new();
+    subproof(
+        m,
+        0,
+        n,
+        true,
+        &|lo, hi| {
+            ranges.borrow_mut().push((lo as u64, hi as u64));
+            [0; 32]
+        },
+        &mut sink,
+    );
+    Some(ranges.into_inner())
+}
+
 /// RFC 6962 SUBPROOF(m, D[lo..hi], b), with `hash(lo, hi)` the tree hash of leaves `lo..hi`.
 fn subproof(
     m: usize,
@@ -393,6 +418,40 @@ mod tests {
     }
 
     #[test]
+    fn aligned_runs_joined_give_every_root_at_the_cuts() {
+        let leaves: Vec<[u8; 32]> = (0..300u32).map(|i| leaf_hash(&i.to_be_bytes())).collect();
+        let cuts = [1u64, 5, 64, 100, 129, 255, 256, 300];
+        for block in [1usize, 2, 3, 7, 64, 100, 300] {
+            let mut tree = RootBuilder::new();
+            let mut single = RootBuilder::new();
+            let mut seen = Vec::new();
+            for (k, chunk) in leaves.chunks(block).enumerate() {
+                let mut run = AlignedRun::new((k * block) as u64);
+                for l in chunk {
+                    run.push(*l, &cuts);
+                    single.push(*l);
+                }
+                for (h, x) in run.subtrees() {
+                    assert!(tree.push_subtree(h, x), "block {block}: misaligned");
+                    if cuts.contains(&tree.len()) {
+                        seen.push((tree.len(), tree.root()));
+                    }
+                }
+                assert_eq!(tree.root(), single.root(), "block {block}");
+            }
+            let want: Vec<(u64, [u8; 32])> = cuts
+                .iter()
+                .map(|&c| (c, root(&leaves[..c as usize])))
+                .collect();
+            assert_eq!(seen, want, "block {block}");
+        }
+        let mut t = RootBuilder::new();
+        t.push(leaves[0]);
+        assert!(!t.push_subtree(1, leaves[1]));
+        assert_eq!(t.len(), 1);
+    }
+
+    #[test]
     fn subtrees_give_the_same_proofs_as_slices() {
         let leaves: Vec<[u8; 32]> = (0..70u32).map(|i| leaf_hash(&i.to_be_bytes())).collect();
         let t = Subtrees::new(leaves.clone());
@@ -413,6 +472,22 @@ mod tests {
                 }
             }
         }
+        for n in 1..=leaves.len() {
+            for m in 1..=n {
+                let by_ranges: Vec<[u8; 32]> = consistency_ranges(m as u64, n as u64)
+                    .unwrap()
+                    .iter()
+                    .map(|&(lo, hi)| root(&leaves[lo as usize..hi as usize]))
+                    .collect();
+                assert_eq!(
+                    Some(by_ranges),
+                    consistency_proof(&leaves[..n], m),
+                    "{m} -> {n}"
+                );
+            }
+        }
+        assert_eq!(consistency_ranges(0, 5), None);
+        assert_eq!(consistency_ranges(6, 5), None);
         assert_eq!(t.consistency_proof(3, 71), None);
         assert_eq!(t.inclusion_proof(70, 70), None);
     }
@@ -456,6 +531,26 @@ impl RootBuilder {
         self.len += 1;
     }
 
+    /// Add the `2^height` leaves whose tree hash is `hash` at once (as pushing them one by one
+    /// would). Only a subtree aligned at a multiple of its size can be added: `false` (nothing
+    /// done) when the leaves pushed so far are not a multiple of `2^height`.
+    pub fn push_subtree(&mut self, height: u32, hash: [u8; 32]) -> bool {
+        if height >= 63 || !self.len.is_multiple_of(1u64 << height) {
+            return false;
+        }
+        let mut cur = (height, hash);
+        while let Some(&(h, left)) = self.stack.last() {
+            if h != cur.0 {
+                break;
+            }
+            self.stack.pop();
+            cur = (h + 1, node_hash(&left, &cur.1));
+        }
+        self.stack.push(cur);
+        self.len += 1u64 << height;
+        true
+    }
+
     /// The tree hash of the leaves pushed so far (the hash of the empty string for none).
     pub fn root(&self) -> [u8; 32] {
         let mut it = self.stack.iter().rev();
@@ -466,5 +561,58 @@ impl RootBuilder {
             acc = node_hash(left, &acc);
         }
         acc
+    }
+}
+
+/// A run of consecutive leaves, starting at absolute position `start` of the log, folded into
+/// perfect subtrees that are each aligned at a multiple of their size and never span one of
+/// `cuts` (a subtree over `a..b` holds no cut `c` with `a < c < b`). Pushing them in order into a
+/// [`RootBuilder`] that holds the `start` leaves before gives what pushing every leaf would, and
+/// it holds exactly the first `c` leaves at each cut `c` on the way (so its root there is the
+/// tree hash of that prefix). Memory is O(log n) hashes; a checking thread builds its block's
+/// part of the tree this way, and the thread joining the blocks only combines a few subtrees.
+#[derive(Debug, Clone)]
+pub struct AlignedRun {
+    /// (height, start, hash), left to right.
+    stack: Vec<(u32, u64, [u8; 32])>,
+    next: u64,
+}
+
+impl AlignedRun {
+    /// A run starting at leaf position `start`.
+    pub fn new(start: u64) -> AlignedRun {
+        AlignedRun {
+            stack: Vec::new(),
+            next: start,
+        }
+    }
+
+    /// Position of the next leaf.
+    pub fn next(&self) -> u64 {
+        self.next
+    }
+
+    /// Add the next leaf; `cuts` sorted ascending.
+    pub fn push(&mut self, leaf: [u8; 32], cuts: &[u64]) {
+        let mut cur = (0u32, self.next, leaf);
+        while let Some(&(h, start, left)) = self.stack.last() {
+            // Merge two equal neighbours only into an aligned subtree that spans no cut.
+            if h != cur.0
+                || h >= 62
+                || !start.is_multiple_of(1u64 << (h + 1))
+                || cuts.binary_search(&cur.1).is_ok()
+            {
+                break;
+            }
+            self.stack.pop();
+            cur = (h + 1, start, node_hash(&left, &cur.2));
+        }
+        self.stack.push(cur);
+        self.next += 1;
+    }
+
+    /// The subtrees, left to right: (height, hash).
+    pub fn subtrees(&self) -> impl Iterator<Item = (u32, [u8; 32])> + '_ {
+        self.stack.iter().map(|&(h, _, x)| (h, x))
     }
 }

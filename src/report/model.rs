@@ -1120,6 +1120,29 @@ impl Builder {
     }
 
     fn finish(&mut self, profile: Option<&Profile>) {
+        // 13d: a program copy the profile asks for and the log does not show handed over.
+        if let Some(result) = &self.report.result
+            && profile.is_some_and(|p| p.program_copy.is_some())
+            && !self.report.archives.iter().any(|a| a.clause == "13d")
+        {
+            self.report.archives.push(ArchiveSection {
+                stamp: result.stamp.clone(),
+                clause: "13d".into(),
+                what: "Program copy".into(),
+                summary: None,
+                status: None,
+                move_problems: Vec::new(),
+                clock_audit: None,
+                clock_problems: Vec::new(),
+                fields: vec![(
+                    "handed over".into(),
+                    "NO: no copy of the program used for the game is recorded (13d: due within \
+                     the deadline after the end of the game)"
+                        .into(),
+                )],
+                withheld: 0,
+            });
+        }
         let last_at = self.last_row_at.unwrap_or(0);
         for inc in &mut self.report.incidents {
             if inc.end.is_none() {

@@ -1961,7 +1961,7 @@ fn clause_10a_tablebase_draw_needs_a_position_of_the_databases() {
     let mut m = started()
         .when("0 arbiter tablebase-draw")
         .then_refused_saying("10a", "32 men");
-    m.moves(SEVEN_MEN, 1000);
+    m.moves(SEVEN_MEN_EVEN, 1000);
     let fen = m.game().board().fen().unwrap();
     assert_eq!(men_in_fen(&fen), 7);
     let t = secs(m.now + 1000);
@@ -1980,7 +1980,7 @@ fn clause_10a_tablebase_draw_needs_a_position_of_the_databases() {
             assert_eq!(f.as_deref(), Some(fen.as_str()));
             assert!(detail.contains("7 men"), "{detail}");
             assert!(
-                detail.contains("not checked against Syzygy tables"),
+                detail.contains("no Syzygy tables given to the kit; nothing could be checked"),
                 "{detail}"
             );
         });
@@ -1988,7 +1988,7 @@ fn clause_10a_tablebase_draw_needs_a_position_of_the_databases() {
 
 fn seven_men() -> Match {
     let mut m = started();
-    m.moves(SEVEN_MEN, 1000);
+    m.moves(SEVEN_MEN_EVEN, 1000);
     m
 }
 
@@ -2047,10 +2047,14 @@ fn clause_10a_tables_given_but_silent_leave_the_arbiter_s_word_and_say_so() {
         .then_events(&[("game_ended", "10a")])
         .then(|_, ev| {
             let (_, _, detail, _) = ended(&ev[0]);
+            // Issue 20: an empty folder is said as such, not as "too many pieces".
             assert!(
-                detail.contains("not checked against Syzygy tables: "),
+                detail.contains("the Syzygy tables could not answer (")
+                    && detail.contains("holds no Syzygy table files")
+                    && detail.contains("nothing could be checked"),
                 "{detail}"
             );
+            assert!(!detail.contains("too many pieces"), "{detail}");
             assert!(
                 detail.contains(&dir.path().display().to_string()),
                 "{detail}"
@@ -2220,6 +2224,11 @@ pub const SEVEN_MEN: &str = "\
     Ba6 Ka1 Rf5 Kb1 c4 Kc1 f2 Kd1 Ra5 Kc2 Ra1 Kc3 Ra2 Kb4 f1=N Kc5 Ke5 Kc6 Re2 Kc7 Rh2 Kc6 Rh5 Kc7 \
     Ke4 Kd8 Rh2 Kd7 Ra2 Ke6 Nd2 Kd7 Ra3 Ke6 Kd3 Kf5 Nf6 Ke5 Bb7 Kf5 Ba6 Ke6 Ra5 Kxe7 Ng8 Kd6 Ne4 \
     Kc7 Rf5 Kb8 Rf3 Ka8 Rf2 Ka7 Nd6 Kxa6 Kc2 Ka5 Kd3 Kb4 g4 Kc5 Ke3 Kxd6";
+
+/// 36 plies down to 7 men, K+R+2P v K+R+P (no elementary win): White (the human) to move.
+pub const SEVEN_MEN_EVEN: &str = "\
+    h4 Nc6 a3 h6 d4 Nxd4 Qxd4 e5 Qxa7 Bxa3 Qxb7 Qxh4 bxa3 Rxa3 Rxh4 Rxa1 Qxc7 Rxb1 Qxe5+ Ne7 \
+    Qxg7 Rxc1+ Kd2 Rxf1 Qxh8+ Ng8 Qxg8+ Ke7 Rxh6 Rxg1 Qxc8 Rxg2 Qxd7+ Kxd7 Rf6 Rxf2";
 
 /// 108 plies; the last 100 are piece moves without a capture: White to move may claim.
 pub const FIFTY_MOVES: &str = "\

@@ -251,3 +251,99 @@ fn clause_13a_edited_archive_is_caught_against_the_signed_digest() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("the archived file was changed"));
 }
+
+/// Issue 20: times the kit can check, it checks. A delivery time in the future is refused (13a);
+/// without --delivered, a game recorded faster than real time is delivered at its end, and the
+/// entry's `delivered` and `after_game_end_ms` agree; a missing program copy (13d) is said on the
+/// command line, and so is a late one.
+#[test]
+fn clause_13a_13d_delivery_times_checked_and_the_program_copy_said() {
+    let p = play_the_real_game();
+    let (t, a, b) = copies(&read_real("machine-debug.log").unwrap());
+    let future = arbiter(&[
+        "archive",
+        "--match",
+        &p.dir,
+        "--game",
+        "1",
+        &a,
+        &b,
+        "--delivered",
+        "2099-01-01T00:00:00Z",
+    ]);
+    assert_eq!(future.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&future.stderr);
+    assert!(
+        err.contains("rule 13a") && err.contains("in the future"),
+        "{err}"
+    );
+    // Now, with no program copy: said, and the times agree.
+    let out = ok(&arbiter(&[
+        "archive", "--match", &p.dir, "--game", "1", &a, &b,
+    ]));
+    assert!(out.contains("13d: NO program copy handed over"), "{out}");
+    let e = last_entry(&p.dir, "engine_log_archived");
+    let end = last_entry(&p.dir, "game_ended");
+    let delivered =
+        chrono::DateTime::parse_from_rfc3339(e.body["delivered"].as_str().unwrap()).unwrap();
+    let end_utc = chrono::DateTime::parse_from_rfc3339(&end.utc).unwrap();
+    assert_eq!(
+        (delivered - end_utc).num_milliseconds(),
+        e.body["after_game_end_ms"].as_i64().unwrap(),
+        "delivered and after_game_end_ms agree"
+    );
+    // A late program copy, 40 minutes after the end: accepted, flagged, said.
+    let program = t.path().join("junior.bin");
+    std::fs::write(&program, b"the engine").unwrap();
+    let late = (end_utc + chrono::Duration::minutes(40)).to_rfc3339();
+    let out = arbiter(&[
+        "archive",
+        "--match",
+        &p.dir,
+        "--game",
+        "1",
+        &a,
+        &b,
+        "--program",
+        program.to_str().unwrap(),
+        "--delivered",
+        &late,
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("13d: program copy LATE"), "{text}");
+    assert_eq!(
+        last_entry(&p.dir, "program_archived").body["late"],
+        serde_json::json!(true)
+    );
+}
+
+/// Issue 20, 13c: an empty or unrecognisable engine log is archived and recorded as a 13c finding,
+/// and the command exits non-zero naming 13c.
+#[test]
+fn clause_13c_an_empty_or_binary_engine_log_is_a_finding() {
+    for content in [&b""[..], &[0u8, 159, 146, 150, 255, 0, 1, 2][..]] {
+        let p = play_the_real_game();
+        let t = tempfile::tempdir().unwrap();
+        let (a, b) = (t.path().join("a.log"), t.path().join("b.log"));
+        std::fs::write(&a, content).unwrap();
+        std::fs::write(&b, content).unwrap();
+        let out = arbiter(&[
+            "archive",
+            "--match",
+            &p.dir,
+            "--game",
+            "1",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(0), "{err}");
+        assert!(err.contains("13c"), "{err}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        if !text.is_empty() {
+            assert!(text.contains("13c FINDING"), "{text}");
+            let e = last_entry(&p.dir, "engine_log_archived");
+            assert_eq!(e.body["coverage"]["status"], "unknown-format");
+        }
+    }
+}

@@ -232,3 +232,117 @@ fn rule_8b_a_second_power_failure_restarts_the_reset_window() {
         .collect();
     assert_eq!(off, vec![10_000, 100_000, 100_000]);
 }
+
+/// 10a with what the kit knows: without tables (none given, or an empty folder) the elementary
+/// wins are refused by name; the game goes on.
+#[test]
+fn rule_10a_elementary_wins_are_refused_without_tables() {
+    use crate::clauses::{SEVEN_MEN, SEVEN_MEN_EVEN};
+    // K+R+B+N+P+P against White's lone king, Black to move.
+    let mut m = started();
+    m.moves(SEVEN_MEN, 1000);
+    let t = crate::clauses::secs(m.now + 1000);
+    let m = m
+        .when(&format!("{t} arbiter tablebase-draw"))
+        .then_refused_saying("10a", "K+R+B+N+P+P v K is a win for black")
+        .then_refused_saying("10a", "K+Q, K+R, K+B+B (bishops on both colours) or K+B+N")
+        .m;
+    assert_eq!(m.game().phase(), arbiter::core::game::Phase::Playing);
+    // The same with an empty --syzygy folder.
+    let mut m = m;
+    let dir = tempfile::tempdir().unwrap();
+    m.s.syzygy = Some(dir.path().to_path_buf());
+    let t = crate::clauses::secs(m.now + 1000);
+    m.when(&format!("{t} arbiter tablebase-draw"))
+        .then_refused_saying("10a", "a win for black");
+    // Material the kit cannot judge alone: the arbiter's word, and it says nothing was checked.
+    let mut m = started();
+    m.moves(SEVEN_MEN_EVEN, 1000);
+    let t = crate::clauses::secs(m.now + 1000);
+    m.when(&format!("{t} arbiter tablebase-draw"))
+        .then_events(&[("game_ended", "10a")])
+        .then(|_, ev| {
+            let detail = ended(&ev[0]).2;
+            assert!(detail.contains("nothing could be checked"), "{detail}");
+        });
+}
+
+/// The elementary-win judge on its own: K+Q v K and K+R v K are wins whoever moves, unless the
+/// lone king can capture; K+N v K and K+B v K are not in the list.
+#[test]
+fn rule_10a_elementary_win_list() {
+    use arbiter::core::Side;
+    use arbiter::core::board::Board;
+    let b = |fen: &str| Board::new_chess_from(fen, false).unwrap();
+    assert_eq!(
+        b("8/8/8/4k3/8/8/8/4KQ2 b - - 0 1").elementary_win(),
+        Some((Side::White, "K+Q v K".into()))
+    );
+    assert_eq!(
+        b("8/8/8/4k3/8/8/8/R3K3 w - - 0 1").elementary_win(),
+        Some((Side::White, "K+R v K".into()))
+    );
+    assert_eq!(
+        b("4k3/8/8/8/8/8/8/1n2K1b1 w - - 0 1").elementary_win(),
+        Some((Side::Black, "K+B+N v K".into()))
+    );
+    // The lone king to move takes the rook: not judged.
+    assert_eq!(b("8/8/8/8/8/8/5r2/k5K1 w - - 0 1").elementary_win(), None);
+    // K+N v K and K+B v K are dead positions (the game is over on the board): not in the list.
+    assert!(Board::new_chess_from("8/8/8/4k3/8/8/8/4KN2 b - - 0 1", false).is_err());
+}
+
+/// README's words are the kit's: the signed note's file name (`<N>.note`, written for every
+/// checkpoint) and the countersignature verdict (`NOT COUNTERSIGNED`, `UNWITNESSED` in JSON, 12).
+#[test]
+fn rule_12_readme_names_the_note_file_and_the_countersignature_verdict() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    let label = arbiter::verify::Status::Unwitnessed.label();
+    let verdict = arbiter::error::Exit::Unwitnessed.verdict().unwrap();
+    let code = arbiter::error::Exit::Unwitnessed.code();
+    assert!(
+        readme
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains(&format!(
+                "is `{label}` (exit {code}, verdict `{verdict}` in `--json`)"
+            )),
+        "README's countersignature sentence"
+    );
+    assert!(readme.contains("(`<N>.note` beside `<N>.txt`"));
+    assert!(!readme.contains(".txt.note"));
+    // The kit writes exactly that name for every checkpoint.
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    let script = t.path().join("g.arb");
+    std::fs::write(
+        &script,
+        "0 arbiter declare white human A\n0 arbiter declare black machine B\n\
+         0 arbiter declare operator C\n0 arbiter start\n1 move e4\n2 move e5\n3 human resign\n",
+    )
+    .unwrap();
+    crate::realgame::ok(&crate::realgame::arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        dir.to_str().unwrap(),
+    ]));
+    let cps: Vec<String> = std::fs::read_dir(dir.join("game-1/checkpoints"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let txt: Vec<&String> = cps.iter().filter(|n| n.ends_with(".txt")).collect();
+    assert!(!txt.is_empty(), "{cps:?}");
+    for t in txt {
+        let stem = t.trim_end_matches(".txt");
+        assert!(
+            cps.contains(&format!("{stem}.note")),
+            "{stem}.note in {cps:?}"
+        );
+    }
+    assert!(!cps.iter().any(|n| n.ends_with(".txt.note")), "{cps:?}");
+}

@@ -557,6 +557,27 @@ fn denryusen_22_1_time_floored_to_whole_seconds_with_the_increment_per_side() {
 }
 
 #[test]
+fn denryusen_22_3_the_flag_falls_as_shogi_server_judges_it() {
+    let mut m = denryusen();
+    m.at("1.999 move 7g7f"); // sente: 180 - 1 + 2 = 181 s
+    m.at("5.499 move 3c3d"); // sente's clock runs from 5.499 s
+    // shogi-server: out of time when 181 - floor(t) + 2 <= 0, first at t = 183.000 s.
+    assert_eq!(m.game().flag_at(), Some(5_499 + 183_000));
+    // 182.999 s is charged 182 s: 181 - 182 + 2 = 1 s left, no flag although 181 s were passed.
+    let ev = m.at("188.498 move 2g2f");
+    let (_, _, spent, inc, remaining, _) = move_made(&ev[0]);
+    assert_eq!((spent, inc, remaining), (182_000, 2000, 1_000));
+    // Gote's turn, then sente's again: a move of exactly 3.000 s (1 - 3 + 2 = 0) is a flag.
+    m.at("190 move 8c8d");
+    let flag = m.game().flag_at().unwrap();
+    assert_eq!(flag, 190_000 + 3_000);
+    let ev = m.tick(flag);
+    let (score, term, _, _) = ended(&ev[0]);
+    assert_eq!((score, term), (Score::BlackWins, Termination::FlagFall));
+    assert_eq!(ev[0].clause, "22.3");
+}
+
+#[test]
 fn denryusen_the_log_cites_denryusen_articles_not_2003_clauses() {
     let mut m = denryusen();
     m.at("1 move 7g7f");
@@ -632,4 +653,27 @@ fn denryusen_5_2_entrants_and_the_consultation_method_are_bound_into_line_0() {
             if members.len() == 2 && name == "Kanazawa"
     ));
     assert!(arbiter::core::command::parse("arbiter declare gote team Solo: A. Sato").is_err());
+}
+
+// ----- the profile names its game ------------------------------------------------------------------
+
+#[test]
+fn denryusen_profile_names_its_game_and_a_bad_shogi_section_is_refused() {
+    use arbiter::core::rules::Profile;
+    let text = rules_text(DENRYUSEN_2024);
+    let bad_start = text.replace(
+        "[shogi.declaration]",
+        "start_sfen = \"banana\"\n\n[shogi.declaration]",
+    );
+    let e = Profile::parse("x.toml", &bad_start).unwrap_err();
+    assert_eq!(e.key, "shogi.start_sfen", "{e}");
+    assert!(e.message.contains("not a shogi position"), "{e}");
+    let chess = text.replace("game = \"shogi\"", "game = \"chess\"");
+    assert_eq!(Profile::parse("x.toml", &chess).unwrap_err().key, "shogi");
+    let cut = &text[..text.find("\n[shogi]").unwrap()];
+    let e = Profile::parse("x.toml", cut).unwrap_err();
+    assert_eq!(e.key, "shogi");
+    assert!(e.message.contains("needs a [shogi] section"), "{e}");
+    let free = rules_text("../tests/fixtures/profiles/free-text.toml");
+    assert!(Profile::parse("free.toml", &free).is_ok());
 }

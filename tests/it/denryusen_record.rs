@@ -156,6 +156,18 @@ fn denryusen_22_1_a_human_vs_engine_game_to_the_ms_and_its_csa_and_kif_read_back
     assert_eq!(out.status.code(), Some(65));
     assert!(String::from_utf8_lossy(&out.stderr).contains("PGN records chess"));
 
+    // The 13c check reads chess engines' logs only: a shogi game says so, nothing archived.
+    let (c1, c2) = (tmp.path().join("usi1.log"), tmp.path().join("usi2.log"));
+    for c in [&c1, &c2] {
+        std::fs::write(c, "bestmove 3c3d\n").unwrap();
+    }
+    let (c1, c2) = (c1.to_str().unwrap(), c2.to_str().unwrap());
+    let out = arbiter(&["archive", "--match", &d, "--game", "1", c1, c2]);
+    assert_eq!(out.status.code(), Some(65));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("USI (shogi) engine log is not checked yet")
+    );
+
     if !python_shogi() {
         return;
     }

@@ -61,6 +61,7 @@ mod tui_keys; // keys -> commands, pure
 mod tui_log_tail; // issue 14: the Board UI keeps the latest entries, reads older pages on demand
 mod tui_support;
 mod usage; // clap usage errors: `arbiter: error: …`, exit 2
+mod verify_one_pass; // issue 21: verify reads each log once; its facts equal the line reader's
 mod void; // rule 1: the arbiter voids a mis-keyed entry; replay agrees
 mod witness; // issue 11: demo key, pinned trust, rollback, rename, never overwrite, notes
 mod witness_attacks; // issue 19: each attack on a real match folder, and what the kit and verify say

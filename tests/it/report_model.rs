@@ -265,8 +265,14 @@ fn report_sections_summarise_the_game() -> TestResult {
         ("6l", Some(1), 1)
     );
     assert!(p.decision.as_ref().is_some_and(|d| d.1));
-    // Engine log.
-    assert_eq!(r.archives.len(), 1);
+    // Engine log; and the program copy the profile asks for (13d), said missing.
+    assert_eq!(r.archives.len(), 2);
+    assert_eq!(r.archives[1].clause, "13d");
+    assert!(
+        r.archives[1].fields[0]
+            .1
+            .starts_with("NO: no copy of the program")
+    );
     let a = &r.archives[0];
     assert_eq!(
         a.summary.as_deref(),

@@ -50,10 +50,27 @@ impl Game {
             }
             C::ArbiterTablebaseDraw { probe } => {
                 let men = self.tablebase_position()?;
+                // Without an answer from tables, the elementary wins the kit judges alone.
+                if matches!(probe, None | Some(TablebaseProbe::Unavailable { .. }))
+                    && let Some((winner, material)) = self.board.elementary_win()
+                {
+                    return refuse(
+                        c::TABLEBASE,
+                        format!(
+                            "{material} is a win for {winner} with correct play (an elementary \
+                             win, judged without tables: {}): not a database draw; the game goes on",
+                            crate::core::board::ELEMENTARY_WINS
+                        ),
+                    );
+                }
+                let alone = format!(
+                    "nothing could be checked: the kit judges alone only {}",
+                    crate::core::board::ELEMENTARY_WINS
+                );
                 let checked = match probe {
-                    None => "not checked against Syzygy tables (none given to the kit)".to_string(),
+                    None => format!("no Syzygy tables given to the kit; {alone}"),
                     Some(TablebaseProbe::Unavailable { reason }) => {
-                        format!("not checked against Syzygy tables: {reason}")
+                        format!("the Syzygy tables could not answer ({reason}); {alone}")
                     }
                     Some(TablebaseProbe::Wdl { wdl, tables }) => {
                         let mover = self.board.side_to_move();

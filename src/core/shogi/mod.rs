@@ -35,6 +35,8 @@ pub enum ShogiMoveError {
     NoLegalMove(&'static str),
     #[error("recorded move '{0}' cannot be played here (a corrupt record)")]
     Corrupt(String),
+    #[error("'{sfen}' is not a shogi position (SFEN): {problem}")]
+    BadStart { sfen: String, problem: String },
 }
 
 impl ShogiMoveError {
@@ -158,8 +160,11 @@ impl ShogiRecord {
     }
 
     /// A record starting from an SFEN position (tests, studies).
-    pub fn from_sfen(sfen: &str) -> Result<ShogiRecord, String> {
-        let mut pos = board::position_from_sfen(sfen).map_err(|e| format!("'{sfen}': {e}"))?;
+    pub fn from_sfen(sfen: &str) -> Result<ShogiRecord, ShogiMoveError> {
+        let mut pos = board::position_from_sfen(sfen).map_err(|e| ShogiMoveError::BadStart {
+            sfen: sfen.to_string(),
+            problem: e.to_string(),
+        })?;
         pos.init_stack();
         Ok(ShogiRecord {
             start: sfen.to_string(),
