@@ -149,6 +149,8 @@ pub enum Purpose {
     ReportMarkdown,
     /// `arbiter keygen --out`: a new private key (never over an existing file; `keys/` is its place).
     Key,
+    /// `arbiter record --out`: a game record (CSA, KIF or PGN).
+    Record,
 }
 
 impl Purpose {
@@ -158,6 +160,7 @@ impl Purpose {
             Purpose::ReportHtml => "an HTML report",
             Purpose::ReportMarkdown => "a Markdown report",
             Purpose::Key => "a key",
+            Purpose::Record => "a game record",
         }
     }
 
@@ -171,6 +174,11 @@ impl Purpose {
             }
             Purpose::ReportMarkdown => head.starts_with(b"# Arbiter report: "),
             Purpose::Key => false,
+            Purpose::Record => {
+                head.starts_with(b"'CSA encoding=")
+                    || head.starts_with("# KIF形式棋譜ファイル (arbiter)".as_bytes())
+                    || head.starts_with(b"[Event \"")
+            }
         }
     }
 
@@ -179,7 +187,7 @@ impl Purpose {
         match self {
             Purpose::ReportHtml => Some("report.html"),
             Purpose::ReportMarkdown => Some("report.md"),
-            Purpose::Pgn | Purpose::Key => None,
+            Purpose::Pgn | Purpose::Key | Purpose::Record => None,
         }
     }
 }

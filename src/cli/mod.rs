@@ -251,6 +251,20 @@ pub fn output_refused(e: crate::fsio::OutputRefused) -> Error {
     }
 }
 
+/// A command's text output: atomically to `--out` (already checked by `fsio::check_output`), the
+/// path then printed, or to standard output.
+pub fn write_text_out(out: Option<&std::path::Path>, text: &str) -> Result<(), Error> {
+    match out {
+        Some(p) => {
+            crate::journal::write_atomic(p, text.as_bytes())
+                .map_err(|e| Error::write_failed(format!("{}: {e}", p.display())))?;
+            outln!("{}", p.display())?;
+        }
+        None => out!("{text}")?,
+    }
+    Ok(())
+}
+
 /// The kind of failure a journal error is: another process holds the game (70), a file that
 /// cannot be read (66), one that cannot be written (74), or a log that is not a valid log (65).
 pub fn journal_failure(e: crate::journal::JournalError) -> Error {

@@ -5,7 +5,6 @@ use clap::Args;
 
 use super::MatchArg;
 use crate::error::{Error, Exit};
-use crate::journal::write_atomic;
 use crate::layout;
 use crate::matchdir::replay_log;
 use crate::postgame::pgn_of_game;
@@ -47,13 +46,6 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
             text.insert_str(at + 2, &format!("{{{warning}}}\n"));
         }
     }
-    match &a.out {
-        Some(p) => {
-            write_atomic(p, text.as_bytes())
-                .map_err(|e| Error::write_failed(format!("{}: {e}", p.display())))?;
-            outln!("{}", p.display())?;
-        }
-        None => out!("{text}")?,
-    }
+    super::write_text_out(a.out.as_deref(), &text)?;
     Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))
 }

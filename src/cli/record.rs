@@ -6,7 +6,6 @@ use clap::{Args, ValueEnum};
 
 use super::MatchArg;
 use crate::error::{Error, Exit};
-use crate::journal::write_atomic;
 use crate::layout;
 use crate::matchdir::replay_log;
 use crate::postgame::pgn_of_game;
@@ -36,9 +35,17 @@ pub struct RecordArgs {
     /// Output path (default: standard output).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Replace an existing `--out` file that is not a record the kit wrote (the match's own files
+    /// are refused even so).
+    #[arg(long, requires = "out")]
+    pub force: bool,
 }
 
 pub fn run(a: &RecordArgs) -> Result<Exit, Error> {
+    if let Some(p) = &a.out {
+        crate::fsio::check_output(p, crate::fsio::Purpose::Record, a.force)
+            .map_err(super::output_refused)?;
+    }
     let mut times = TimesStream::default();
     let r = replay_log(&layout::log_path(&a.m.dir, a.game), |_, ev| times.push(ev))
         .map_err(|e| super::replay_failure(&a.m.dir, a.game, e))?;
@@ -63,13 +70,6 @@ pub fn run(a: &RecordArgs) -> Result<Exit, Error> {
             }
         }
     };
-    match &a.out {
-        Some(p) => {
-            write_atomic(p, text.as_bytes())
-                .map_err(|e| Error::write_failed(format!("{}: {e}", p.display())))?;
-            outln!("{}", p.display())?;
-        }
-        None => out!("{text}")?,
-    }
+    super::write_text_out(a.out.as_deref(), &text)?;
     Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))
 }

@@ -89,6 +89,12 @@ fn slots(m: &str, target: &str) -> Vec<Vec<String>> {
             target,
         ]),
         v(&["keygen", "--match", m, "--out", target, "--no-passphrase"]),
+        v(&[
+            "record", "--match", m, "--game", "1", "--format", "pgn", "--out", target,
+        ]),
+        v(&[
+            "record", "--match", m, "--game", "1", "--format", "pgn", "--out", target, "--force",
+        ]),
     ]
 }
 
