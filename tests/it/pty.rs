@@ -160,6 +160,28 @@ impl Tmux {
         }
     }
 
+    /// Poll the screen until `needle` is gone, or fail with the last screen at the deadline.
+    pub fn wait_gone(&self, needle: &str, deadline: Duration) -> String {
+        let until = Instant::now() + deadline;
+        loop {
+            let s = self.screen();
+            if !s.contains(needle) {
+                return s;
+            }
+            if Instant::now() > until {
+                panic!("'{needle}' still on the screen after {deadline:?}; screen:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Esc, then wait until `needle` (what Esc closes) is gone: a key sent right after Esc in
+    /// the same read would reach the program as Alt+key, as on any terminal.
+    pub fn escape_closing(&self, needle: &str) {
+        self.keys(&["Escape"]);
+        self.wait_gone(needle, DEADLINE);
+    }
+
     /// The process id of the program in the pane.
     pub fn pid(&self) -> u32 {
         let out = self.run(&["display-message", "-p", "-t", &self.target, "#{pane_pid}"]);
@@ -481,7 +503,8 @@ fn pty_kill_9_and_resume_from_the_log() {
     assert!(s.contains("log: 5 entries"), "{s}");
     play(&t, "Nf3");
     t.wait_for("decide first", DEADLINE);
-    t.keys(&["Escape"]); // the refused move comes back on its line for correction: drop it
+    // The refused move comes back on its line for correction: drop it.
+    t.escape_closing("▸");
     t.keys(&[":"]);
     t.type_text("arbiter restart-gap waive the kit was killed by the test");
     t.keys(&["Enter"]);
@@ -780,7 +803,7 @@ fn pty_laws_6_2_a_press_during_every_dialog_is_recorded_and_the_dialog_stays() {
         s.contains(" :  arbiter note typing"),
         "the line stays:\n{s}"
     );
-    t.keys(&["Escape"]);
+    t.escape_closing("arbiter note typing");
     play(&t, "e4");
     t.wait_for("1. e4", DEADLINE);
     // The log page: F4 presses Black's (the machine's) clock; the page stays.
@@ -789,7 +812,7 @@ fn pty_laws_6_2_a_press_during_every_dialog_is_recorded_and_the_dialog_stays() {
     t.keys(&["F4"]);
     wait_log(&m, "clock_pressed", 2);
     t.wait_for("clock_pressed · side: black", DEADLINE);
-    t.keys(&["Escape"]);
+    t.escape_closing("the log:");
     play(&t, "e5");
     t.wait_for("1. e4", DEADLINE);
     wait_log(&m, "move_made", 2);
@@ -799,7 +822,7 @@ fn pty_laws_6_2_a_press_during_every_dialog_is_recorded_and_the_dialog_stays() {
     t.keys(&["F12"]);
     wait_log(&m, "clock_pressed", 3);
     assert!(t.screen().contains("KEYS"), "help stays open");
-    t.keys(&["Escape"]);
+    t.escape_closing("KEYS");
     play(&t, "Nf3");
     wait_log(&m, "move_made", 3);
     // A y/n question.
