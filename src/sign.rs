@@ -270,6 +270,21 @@ pub fn load_public_key(path: &Path) -> Result<PublicKey, SignError> {
     Ok(key)
 }
 
+/// Read a public key of any type the camps may use (a `.pub` file, or a private key file's
+/// public half): a camp's key need not be Ed25519.
+pub fn load_any_public_key(path: &Path) -> Result<PublicKey, SignError> {
+    let text = crate::fsio::read_to_string(path).map_err(io_err("read key", path))?;
+    match PublicKey::from_openssh(text.trim()) {
+        Ok(k) => Ok(PublicKey::new(k.key_data().clone(), "")),
+        Err(_) => PrivateKey::from_openssh(text.as_bytes())
+            .map(|k| PublicKey::new(k.public_key().key_data().clone(), ""))
+            .map_err(|source| SignError::BadKey {
+                path: path.to_owned(),
+                source,
+            }),
+    }
+}
+
 /// One line of an allowed_signers file.
 #[derive(Debug, Clone)]
 pub struct AllowedSigner {

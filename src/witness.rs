@@ -1091,6 +1091,7 @@ fn check_camp_keys(first: &Entry, pinned: Option<&str>, v: &mut crate::verify::G
     if camps.is_empty() {
         return;
     }
+    check_camp_proofs(first, v);
     let Some(text) = pinned else {
         let listed: Vec<String> = camps
             .iter()
@@ -1129,6 +1130,47 @@ fn check_camp_keys(first: &Entry, pinned: Option<&str>, v: &mut crate::verify::G
             ));
             raise(v, Status::BadCheckpoint);
         }
+    }
+}
+
+/// Each camp's proof of possession in line 0 ([`crate::core::camp`]), checked against the
+/// declared key and line 0's match id: a proof that does not hold is a bad binding (25); a line 0
+/// written before proofs existed binds keys on the arbiter's word, and `verify` says so.
+fn check_camp_proofs(first: &Entry, v: &mut crate::verify::GameVerification) {
+    use crate::verify::Status;
+    let match_id = first
+        .body
+        .get("match_id")
+        .and_then(|m| m.as_str())
+        .unwrap_or_default();
+    let camps = first
+        .body
+        .pointer("/declarations/camps")
+        .and_then(|c| c.as_array())
+        .cloned()
+        .unwrap_or_default();
+    let mut unproven = Vec::new();
+    for c in &camps {
+        let name = c.get("name").and_then(|n| n.as_str()).unwrap_or("?");
+        let key = c.get("key").and_then(|k| k.as_str()).unwrap_or_default();
+        let fp = crate::core::camp::fingerprint(key);
+        match c.get("proof").and_then(|p| p.as_str()) {
+            None => unproven.push(format!("{name} {fp}")),
+            Some(proof) => {
+                if let Err(why) = crate::core::camp::check_proof(match_id, name, key, proof) {
+                    v.problems.push(format!(
+                        "BAD CAMP PROOF: line 0 binds camp {name} with {fp}, but {why}"
+                    ));
+                    raise(v, Status::BadBinding);
+                }
+            }
+        }
+    }
+    if !unproven.is_empty() {
+        v.problems.push(format!(
+            "camp keys NOT PROVEN: line 0 (written before proofs of possession) binds {} on the arbiter's word alone; no camp signed its declaration",
+            unproven.join(", ")
+        ));
     }
 }
 
@@ -1267,7 +1309,7 @@ pub enum CountersignError {
     #[error("game {0} has no signed checkpoint to countersign")]
     NoCheckpoint(u32),
     #[error(
-        "camp {camp:?} is not declared in line 0 of game {game} (declared: {declared}); declare it before the game: arbiter declare camp NAME PUBLIC-KEY"
+        "camp {camp:?} is not declared in line 0 of game {game} (declared: {declared}); declare it before the game: arbiter declare camp NAME proof FILE"
     )]
     NotDeclared {
         camp: String,
@@ -1284,6 +1326,9 @@ pub enum CountersignError {
     Refused(#[from] sign::CosignProblem),
     #[error("{0} exists with another countersignature; it is kept")]
     Exists(PathBuf),
+    /// A camp's proof of possession that does not hold (issue 19).
+    #[error("{0}")]
+    Proof(String),
     #[error("cannot write {path}: {source}")]
     Write {
         path: PathBuf,
@@ -1847,4 +1892,90 @@ pub fn resolve_foreign(
         write_seal(match_dir, game, key, &seal)?;
     }
     Ok(out)
+}
+
+// ---- Issue 19: a camp proves it holds the key it declares --------------------------------
+
+/// What `arbiter countersign --declaration` does for a camp.
+#[derive(Debug, Clone)]
+pub enum DeclarationAct {
+    /// Print the statement the camp signs for this public key (for `ssh-keygen -Y sign`).
+    Statement(PathBuf),
+    /// Sign the statement here with the camp's key: the proof, armored.
+    Sign(CosignSource),
+    /// Check a proof made elsewhere (stock `ssh-keygen -Y sign -n arbiter-kit-camp-key@v1`).
+    Check(PathBuf),
+}
+
+/// The match id a new game of `match_dir` binds: line 0's of its first game, else the folder's
+/// name (as `matchdir::bound_match_id` gives it).
+pub fn match_id_for_declarations(match_dir: &Path) -> String {
+    layout::games(match_dir)
+        .into_iter()
+        .find_map(|n| {
+            let first = crate::journal::first_entry(&layout::log_path(match_dir, n)).ok()?;
+            first.body.get("match_id")?.as_str().map(str::to_owned)
+        })
+        .unwrap_or_else(|| layout::match_id(match_dir))
+}
+
+/// `arbiter countersign --declaration`: the statement to sign, a proof made with the camp's key
+/// here, or the check of a proof made with stock OpenSSH. Returns what to print.
+pub fn camp_declaration(
+    match_dir: &Path,
+    camp: &str,
+    act: &DeclarationAct,
+) -> Result<String, CountersignError> {
+    crate::log::cosign::check_camp(camp)
+        .map_err(|e| sign::CosignProblem::Malformed(e.to_string()))?;
+    let match_id = match_id_for_declarations(match_dir);
+    let read = |p: &PathBuf| {
+        crate::fsio::read_to_string(p).map_err(|source| CountersignError::Read {
+            path: p.clone(),
+            source,
+        })
+    };
+    match act {
+        DeclarationAct::Statement(public) => {
+            let key = sign::load_any_public_key(public)?;
+            Ok(crate::core::camp::statement(
+                &match_id,
+                camp,
+                &key.to_openssh().map_err(SignError::from)?,
+            ))
+        }
+        DeclarationAct::Sign(CosignSource::Key {
+            file,
+            passphrase_env,
+        }) => {
+            let pass = sign::passphrase_from_env(passphrase_env.as_deref())?;
+            let key = sign::load_key(file, pass.as_deref())?;
+            let public = key.public_key().to_openssh().map_err(SignError::from)?;
+            let text = crate::core::camp::statement(&match_id, camp, &public);
+            Ok(key
+                .sign(
+                    crate::core::camp::NAMESPACE,
+                    ssh_key::HashAlg::Sha512,
+                    text.as_bytes(),
+                )
+                .and_then(|s| s.to_pem(ssh_key::LineEnding::LF))
+                .map_err(SignError::from)?)
+        }
+        DeclarationAct::Sign(CosignSource::Signature(p)) | DeclarationAct::Check(p) => {
+            let proof = read(p)?;
+            let key = crate::core::camp::signer_of(&proof)
+                .map_err(|e| CountersignError::Proof(format!("{}: {e}", p.display())))?;
+            let fp = crate::core::camp::fingerprint(&key);
+            crate::core::camp::check_proof(&match_id, camp, &key, &proof).map_err(|e| {
+                CountersignError::Proof(format!(
+                    "camp {camp}'s proof {} for key {fp}: {e}",
+                    p.display()
+                ))
+            })?;
+            Ok(format!(
+                "proof of possession OK: camp {camp} holds {fp} for match {match_id}; before the game: arbiter declare camp {camp} proof {}\n",
+                p.display()
+            ))
+        }
+    }
 }
