@@ -544,6 +544,18 @@ pub fn sign_checkpoint(
     key: &PrivateKey,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, SignError> {
+    sign_checkpoint_indexed(match_dir, game, entries, key, now, None)
+}
+
+/// [`sign_checkpoint`], naming the match index version in force ([`sign_tree_head_indexed`]).
+pub fn sign_checkpoint_indexed(
+    match_dir: &Path,
+    game: u32,
+    entries: &[Entry],
+    key: &PrivateKey,
+    now: chrono::DateTime<chrono::Utc>,
+    index: Option<(u64, [u8; 32])>,
+) -> Result<PathBuf, SignError> {
     let last = entries.last().ok_or(SignError::EmptyLog)?;
     // A checkpoint that would not verify is never written: the chain must hold.
     let mut prev = [0u8; 32];
@@ -565,7 +577,7 @@ pub fn sign_checkpoint(
         root: merkle::root(&leaves),
         last_hash: last.hash,
     };
-    sign_tree_head(match_dir, game, &head, key, now)
+    sign_tree_head_indexed(match_dir, game, &head, key, now, index)
 }
 
 /// [`sign_checkpoint`] from a tree head computed elsewhere (a log streamed line by line, whose
@@ -577,6 +589,19 @@ pub fn sign_tree_head(
     key: &PrivateKey,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, SignError> {
+    sign_tree_head_indexed(match_dir, game, head, key, now, None)
+}
+
+/// [`sign_tree_head`], the checkpoint naming the match index version in force and its text's
+/// SHA-256 (issue 19: an older index put back is then seen against the checkpoint).
+pub fn sign_tree_head_indexed(
+    match_dir: &Path,
+    game: u32,
+    head: &TreeHead,
+    key: &PrivateKey,
+    now: chrono::DateTime<chrono::Utc>,
+    index: Option<(u64, [u8; 32])>,
+) -> Result<PathBuf, SignError> {
     if head.size == 0 {
         return Err(SignError::EmptyLog);
     }
@@ -587,7 +612,8 @@ pub fn sign_tree_head(
         head.last_hash,
         now,
     )
-    .with_demo(is_demo_key(key));
+    .with_demo(is_demo_key(key))
+    .with_index(index);
     let path = layout::checkpoint_path(match_dir, game, cp.size);
     remove_checkpoint_leftovers(&layout::checkpoints_dir(match_dir, game));
     if let Ok(existing) = crate::fsio::read_to_string(&path) {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 use ssh_key::PrivateKey;
 
-use crate::journal::write_atomic;
+use crate::journal::{ensure_dir, write_atomic, write_new_file};
 use crate::layout;
 use crate::log::checkpoint::Checkpoint;
 use crate::log::index::{IndexResult, IndexedGame, MatchIndex};
@@ -569,9 +569,7 @@ pub fn write_index_for(
     this_result: IndexResult,
     key: &PrivateKey,
 ) -> Result<PathBuf, SignError> {
-    let previous = crate::fsio::read_to_string(&index_path(match_dir))
-        .ok()
-        .and_then(|t| MatchIndex::parse(&t).ok());
+    let previous = index_in_force(match_dir);
     let mut games = Vec::new();
     for n in layout::games(match_dir) {
         let Some(cp) = latest_checkpoint(match_dir, n) else {
@@ -592,7 +590,24 @@ pub fn write_index_for(
             result,
         });
     }
-    let index = MatchIndex { match_id, games };
+    // Forward only (issue 19): a game the previous index records whose folder is gone keeps its
+    // line, so the kit never signs a deletion away (verify then names the missing folder).
+    if let Some(p) = &previous {
+        for g in &p.games {
+            if !games.iter().any(|x| x.game == g.game)
+                && !layout::game_dir(match_dir, g.game).exists()
+            {
+                games.push(g.clone());
+            }
+        }
+        games.sort_by_key(|g| g.game);
+    }
+    let version = previous.as_ref().map_or(0, |p| p.version) + 1;
+    let index = MatchIndex {
+        match_id,
+        version,
+        games,
+    };
     let path = index_path(match_dir);
     if index.validate().is_err() {
         // A match id the index cannot hold (e.g. with spaces): nothing to sign.
@@ -619,6 +634,29 @@ pub fn write_index_for(
     Ok(path)
 }
 
+/// The match index in force, as the kit last wrote it (signature not checked: its version and
+/// digest are what the next checkpoint names): a pending `index.txt.next` of a later version
+/// than `index.txt` (a write interrupted before its rename) is the one in force.
+pub fn index_in_force(match_dir: &Path) -> Option<MatchIndex> {
+    let path = index_path(match_dir);
+    let read = |p: &Path| {
+        crate::fsio::read_match_small(p)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .and_then(|t| MatchIndex::parse(&t).ok())
+    };
+    match (read(&path), read(&next_path(&path))) {
+        (Some(a), Some(b)) if b.version > a.version => Some(b),
+        (Some(a), _) => Some(a),
+        (None, b) => b,
+    }
+}
+
+/// What a new checkpoint names of the index in force: its version and its text's SHA-256.
+fn index_named(match_dir: &Path) -> Option<(u64, [u8; 32])> {
+    index_in_force(match_dir).map(|i| (i.version, i.digest()))
+}
+
 /// Sign a checkpoint of game `game` over `entries` ([`sign::sign_checkpoint`]) and then the
 /// match index that records it ([`write_index`]).
 pub fn sign_and_index(
@@ -628,7 +666,8 @@ pub fn sign_and_index(
     key: &PrivateKey,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, SignError> {
-    let p = sign::sign_checkpoint(match_dir, game, entries, key, now)?;
+    let p =
+        sign::sign_checkpoint_indexed(match_dir, game, entries, key, now, index_named(match_dir))?;
     write_index(match_dir, game, entries, key)?;
     Ok(p)
 }
@@ -647,7 +686,7 @@ pub fn sign_and_index_tally(
         None if tally.is_empty() => return Err(SignError::EmptyLog),
         None => return Err(SignError::NoLineZero),
     };
-    let p = sign::sign_tree_head(match_dir, game, &head, key, now)?;
+    let p = sign::sign_tree_head_indexed(match_dir, game, &head, key, now, index_named(match_dir))?;
     write_index_for(match_dir, game, head.match_id, tally.result(), key)?;
     Ok(p)
 }
@@ -807,6 +846,8 @@ pub struct Trust {
     /// The camps' keys obtained out of band (`verify --camps FILE`, an allowed-signers text:
     /// `<camp> [options] <key>` per line): line 0's declared camp keys must be these.
     pub camps: Option<String>,
+    /// Match codes the camps noted after countersigning the match index (`verify --code M…`).
+    pub match_codes: Vec<crate::log::index::MatchCode>,
 }
 
 impl Trust {
@@ -829,6 +870,7 @@ impl Trust {
             signers: Some(signers),
             fingerprints: Vec::new(),
             camps: None,
+            match_codes: Vec::new(),
         }
     }
 
@@ -902,6 +944,21 @@ pub fn verify_match(
         }
         IndexState::Absent => {}
     }
+    // Issue 19: the countersigned copies of earlier index versions, and the index versions the
+    // games' checkpoints were signed with.
+    let kept = kept_indexes(match_dir, &signers);
+    let current_version = match &index {
+        IndexState::Signed(i) => Some((i.version, i.digest())),
+        _ => None,
+    };
+    check_index_history(
+        match_dir,
+        &kept,
+        current_version,
+        &trust.match_codes,
+        &mut match_problems,
+        &mut match_status,
+    );
     let mut results = Vec::new();
     let mut code_hits = vec![false; codes.len()];
     let mut any_finished = false;
@@ -911,6 +968,11 @@ pub fn verify_match(
             && let Some(ig) = idx.game(g)
         {
             sizes.push(ig.size);
+        }
+        for k in &kept {
+            if let Some(ig) = k.index.game(g) {
+                sizes.push(ig.size);
+            }
         }
         // Issue 19: the arbiter key line 0 binds (as the trusted signers list it), the seal.
         let line0 = crate::journal::first_entry(&layout::log_path(match_dir, g)).ok();
@@ -999,6 +1061,31 @@ pub fn verify_match(
                 }
                 None => {}
             }
+        }
+        for k in &kept {
+            if let Some(ig) = k.index.game(g)
+                && let Err(p) = check_against_index(ig, &facts)
+            {
+                v.problems.push(format!(
+                    "{p} (the match index version {} the camps countersigned)",
+                    k.index.version
+                ));
+                raise(&mut v, Status::RolledBack);
+            }
+        }
+        if let Some((size, named, _)) = named_index_versions(match_dir, g, &signers)
+            .into_iter()
+            .find(|(_, n, d)| match current_version {
+                Some((cv, cd)) => *n > cv || (*n == cv && *d != cd),
+                None => false,
+            })
+        {
+            let cv = current_version.map_or(0, |c| c.0);
+            v.problems.push(format!(
+                "ROLLBACK: checkpoint {size} of game {g} was signed with match index version {named}, but the match index is version {cv}{}: an older index was put back",
+                if named == cv { " with another text" } else { "" }
+            ));
+            raise(&mut v, Status::RolledBack);
         }
         for (i, c) in codes.iter().enumerate() {
             let n = c.size;
@@ -1978,4 +2065,284 @@ pub fn camp_declaration(
             ))
         }
     }
+}
+
+// ---- Issue 19: index versions, the camps' countersignatures of the match index ------------
+
+/// Folder of the countersigned copies of the match index: `DIR/index/<version>.txt` (+ `.sig`,
+/// `.cosig-<camp>`).
+pub fn kept_index_dir(match_dir: &Path) -> PathBuf {
+    match_dir.join("index")
+}
+
+/// A countersigned copy of an earlier (or the current) match index version.
+pub struct KeptIndex {
+    pub index: MatchIndex,
+    /// The camps whose countersignatures are stored beside it (checked when counted).
+    pub camps: Vec<String>,
+}
+
+/// The kept index copies whose arbiter signature verifies (others are reported by
+/// [`check_index_history`] as bad), in version order.
+pub fn kept_indexes(match_dir: &Path, signers: &[AllowedSigner]) -> Vec<KeptIndex> {
+    let dir = kept_index_dir(match_dir);
+    let mut out = Vec::new();
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .collect();
+    names.sort();
+    for name in &names {
+        let Some(stem) = name.strip_suffix(".txt") else {
+            continue;
+        };
+        if stem.parse::<u64>().is_err() {
+            continue;
+        }
+        let path = dir.join(name);
+        let Some(text) = crate::fsio::read_match_small(&path)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+        else {
+            continue;
+        };
+        let Ok(index) = MatchIndex::parse(&text) else {
+            continue;
+        };
+        let Ok(sig) = crate::fsio::read_to_string(&dir.join(format!("{name}.sig"))) else {
+            continue;
+        };
+        if sign::verify_signature(signers, text.as_bytes(), &sig).is_err() {
+            continue;
+        }
+        let prefix = format!("{name}.cosig-");
+        let camps = names
+            .iter()
+            .filter_map(|n| n.strip_prefix(&prefix).map(str::to_owned))
+            .collect();
+        out.push(KeptIndex { index, camps });
+    }
+    out.sort_by_key(|k| k.index.version);
+    out
+}
+
+/// The index versions game `game`'s validly signed checkpoints name: (entries, version, digest).
+pub fn named_index_versions(
+    match_dir: &Path,
+    game: u32,
+    signers: &[AllowedSigner],
+) -> Vec<(u64, u64, [u8; 32])> {
+    let dir = layout::checkpoints_dir(match_dir, game);
+    let mut out = Vec::new();
+    for e in fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let Some(name) = e.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        if !name.ends_with(".txt") {
+            continue;
+        }
+        let path = dir.join(&name);
+        let Ok(text) = crate::fsio::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(cp) = Checkpoint::parse(&text) else {
+            continue;
+        };
+        let Some((v, d)) = cp.index else {
+            continue;
+        };
+        let Ok(sig) = crate::fsio::read_to_string(&dir.join(format!("{name}.sig"))) else {
+            continue;
+        };
+        if sign::verify_signature(signers, text.as_bytes(), &sig).is_ok() {
+            out.push((cp.size, v, d));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The match-level checks of the index's history: each countersigned copy is no newer than the
+/// current index (a copy of the same version is the same text), and each match code the camps
+/// noted names the current index or a kept copy of that version.
+pub fn check_index_history(
+    match_dir: &Path,
+    kept: &[KeptIndex],
+    current: Option<(u64, [u8; 32])>,
+    codes: &[crate::log::index::MatchCode],
+    problems: &mut Vec<String>,
+    status: &mut crate::verify::Status,
+) {
+    use crate::verify::Status;
+    for k in kept {
+        let v = k.index.version;
+        let camps = if k.camps.is_empty() {
+            "no camp yet".to_owned()
+        } else {
+            k.camps.join(", ")
+        };
+        problems.push(format!(
+            "match index version {v} (code {}) countersigned by {camps}",
+            k.index.code()
+        ));
+        for g in &k.index.games {
+            if !layout::game_dir(match_dir, g.game).exists() {
+                problems.push(format!(
+                    "ROLLBACK: the match index version {v} the camps countersigned records game {} ({} entries, result {}) but its folder is missing",
+                    g.game,
+                    g.size,
+                    g.result.as_str()
+                ));
+                *status = (*status).max(Status::RolledBack);
+            }
+        }
+        match current {
+            Some((cv, cd)) if v > cv || (v == cv && k.index.digest() != cd) => {
+                problems.push(format!(
+                    "ROLLBACK: the match index is version {cv}, older than (or other than) the version {v} the camps countersigned: an older index was put back"
+                ));
+                *status = (*status).max(Status::RolledBack);
+            }
+            _ => {}
+        }
+    }
+    for c in codes {
+        let found = kept
+            .iter()
+            .map(|k| (k.index.version, k.index.digest()))
+            .chain(current)
+            .find(|(v, _)| *v == c.version);
+        match found {
+            Some((v, d)) if crate::log::index::MatchCode::of(v, &d) == *c => {
+                problems.push(format!(
+                    "noted match code {c}: matches match index version {v}"
+                ));
+            }
+            Some((v, _)) => {
+                problems.push(format!(
+                    "ROLLBACK: noted match code {c} does not match the match index version {v} in the folder: the index was rewritten"
+                ));
+                *status = (*status).max(Status::RolledBack);
+            }
+            None => {
+                problems.push(format!(
+                    "ROLLBACK: noted match code {c}: the match index version {} the camps noted is not in the folder (the index is version {}): an older index was put back, or the countersigned copy removed",
+                    c.version,
+                    current.map_or_else(|| "missing".to_owned(), |c| c.0.to_string())
+                ));
+                *status = (*status).max(Status::RolledBack);
+            }
+        }
+    }
+}
+
+/// A camp countersigns the current match index (after a game): the index is kept as
+/// `DIR/index/<version>.txt` (+ `.sig`), the countersignature beside it as
+/// `<version>.txt.cosig-<camp>`, checked against the key the camp declared in the latest game's
+/// line 0. Returns the file and the match code to note.
+pub fn countersign_index(
+    match_dir: &Path,
+    camp: &str,
+    source: &CosignSource,
+) -> Result<(PathBuf, crate::log::index::MatchCode), CountersignError> {
+    let signers = crate::verify::read_allowed_signers(match_dir)
+        .map(|t| sign::parse_allowed_signers(&t).0)
+        .unwrap_or_default();
+    let index = match read_index(match_dir, &signers) {
+        IndexState::Signed(i) => i,
+        IndexState::Absent => {
+            return Err(CountersignError::Proof(format!(
+                "no signed match index in {}: nothing to countersign",
+                match_dir.display()
+            )));
+        }
+        IndexState::Bad(p) => {
+            return Err(CountersignError::Proof(format!(
+                "the match index does not verify: {p}; nothing countersigned"
+            )));
+        }
+    };
+    let text = index.to_text();
+    let declared = index
+        .games
+        .iter()
+        .rev()
+        .find_map(|g| {
+            let first = crate::journal::first_entry(&layout::log_path(match_dir, g.game)).ok()?;
+            declared_camps(&first)
+                .into_iter()
+                .find(|(n, _)| n == camp)
+                .map(|(_, k)| k)
+        })
+        .ok_or_else(|| CountersignError::NotDeclared {
+            camp: camp.to_owned(),
+            game: index.games.last().map_or(0, |g| g.game),
+            declared: "none for this camp in the games the index lists".into(),
+        })?;
+    let declared =
+        ssh_key::PublicKey::from_openssh(&declared).map_err(|e| CountersignError::DeclaredKey {
+            camp: camp.to_owned(),
+            problem: e.to_string(),
+        })?;
+    let armored = match source {
+        CosignSource::Key {
+            file,
+            passphrase_env,
+        } => {
+            let pass = sign::passphrase_from_env(passphrase_env.as_deref())?;
+            let key = sign::load_key(file, pass.as_deref())?;
+            if key.is_encrypted() {
+                return Err(CountersignError::Sign(sign::WitnessError::Encrypted));
+            }
+            key.sign(
+                crate::log::cosign::NAMESPACE,
+                ssh_key::HashAlg::Sha512,
+                text.as_bytes(),
+            )
+            .and_then(|s| s.to_pem(ssh_key::LineEnding::LF))
+            .map_err(SignError::from)?
+        }
+        CosignSource::Signature(p) => {
+            crate::fsio::read_to_string(p).map_err(|source| CountersignError::Read {
+                path: p.clone(),
+                source,
+            })?
+        }
+    };
+    sign::verify_countersignature(&declared, text.as_bytes(), &armored)?;
+    let dir = kept_index_dir(match_dir);
+    ensure_dir(&dir).map_err(|source| CountersignError::Write {
+        path: dir.clone(),
+        source,
+    })?;
+    let keep = |name: String, bytes: &[u8]| -> Result<PathBuf, CountersignError> {
+        let p = dir.join(name);
+        match crate::fsio::read_to_string(&p) {
+            Ok(old) if old.as_bytes() == bytes => return Ok(p),
+            Ok(_) => return Err(CountersignError::Exists(p)),
+            Err(_) => {}
+        }
+        write_new_file(&p, bytes).map_err(|source| CountersignError::Write {
+            path: p.clone(),
+            source,
+        })?;
+        Ok(p)
+    };
+    let v = index.version;
+    let sig = crate::fsio::read_to_string(&sig_path(&index_path(match_dir))).map_err(|source| {
+        CountersignError::Read {
+            path: sig_path(&index_path(match_dir)),
+            source,
+        }
+    })?;
+    keep(format!("{v}.txt.sig"), sig.as_bytes())?;
+    keep(format!("{v}.txt"), text.as_bytes())?;
+    let out = keep(format!("{v}.txt.cosig-{camp}"), armored.as_bytes())?;
+    crate::journal::sync_dir(&dir).map_err(|source| CountersignError::Write {
+        path: dir.clone(),
+        source,
+    })?;
+    Ok((out, index.code()))
 }

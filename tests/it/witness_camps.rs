@@ -291,3 +291,196 @@ fn witness_camp_proofs_in_line_0_are_checked() {
         "{out}"
     );
 }
+
+/// A match with camps kasparov and junior (proven), `games` games each ended by a resignation,
+/// each game's final checkpoint and then the match index countersigned by both camps. Returns
+/// the folder, the pinned arbiter key and the match code noted after each game.
+fn match_with_games(tmp: &Path, games: u32) -> (PathBuf, PathBuf, Vec<String>) {
+    let m = tmp.join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let ms = m.to_str().unwrap().to_owned();
+    let mut declared = String::new();
+    let mut keys = Vec::new();
+    for camp in ["kasparov", "junior"] {
+        let (k, line) = crate::witness::proven_camp(tmp, &m, camp);
+        declared.push_str(&line);
+        keys.push((camp, k));
+    }
+    let mut codes = Vec::new();
+    for g in 1..=games {
+        let o = play(tmp, &m, &declared);
+        assert!(o.status.success(), "game {g}: {}", text(&o));
+        assert!(m.join(format!("game-{g}/log.jsonl")).exists());
+        for (camp, k) in &keys {
+            let o = arbiter(&[
+                "countersign",
+                "--match",
+                &ms,
+                "--game",
+                &g.to_string(),
+                "--camp",
+                camp,
+                "--key",
+                k.to_str().unwrap(),
+            ]);
+            assert!(o.status.success(), "{}", text(&o));
+        }
+        let mut code = String::new();
+        for (camp, k) in &keys {
+            let o = arbiter(&[
+                "countersign",
+                "--match",
+                &ms,
+                "--camp",
+                camp,
+                "--index",
+                "--key",
+                k.to_str().unwrap(),
+            ]);
+            assert!(o.status.success(), "{}", text(&o));
+            let out = text(&o);
+            code = out
+                .split("note the match code ")
+                .nth(1)
+                .and_then(|r| r.split_whitespace().next())
+                .unwrap()
+                .to_owned();
+        }
+        codes.push(code);
+    }
+    let pinned = tmp.join("arbiter.pub");
+    std::fs::copy(m.join("keys/arbiter.pub"), &pinned).unwrap();
+    (m, pinned, codes)
+}
+
+/// The attack: the last game deleted with its whole folder and the index of before it put back
+/// (validly signed, it lists every game left). The camps' countersigned copy of the later index
+/// names the deleted game; with that copy removed too, the match code the camps noted does.
+#[test]
+fn witness_older_index_omitting_a_deleted_game_is_rolled_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    // The forger keeps the index as it stood after game 1.
+    let (m1, pinned, codes) = match_with_games(tmp.path(), 1);
+    assert_eq!(m1, m);
+    let old_idx = std::fs::read(m.join("index.txt")).unwrap();
+    let old_sig = std::fs::read(m.join("index.txt.sig")).unwrap();
+    let code1 = codes[0].clone();
+    // Game 2 is played and countersigned, index and all.
+    let (_, _, codes2) = {
+        let mut declared = String::new();
+        for camp in ["kasparov", "junior"] {
+            declared.push_str(&format!(
+                "0        arbiter declare camp {camp} proof {}\n",
+                tmp.path().join(format!("{camp}.proof")).display()
+            ));
+        }
+        let o = play(tmp.path(), &m, &declared);
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(m.join("game-2/log.jsonl").exists());
+        let mut code = String::new();
+        for camp in ["kasparov", "junior"] {
+            let k = tmp.path().join(format!("{camp}-key"));
+            for extra in [&["--game", "2"][..], &["--index"][..]] {
+                let mut args = vec![
+                    "countersign",
+                    "--match",
+                    m.to_str().unwrap(),
+                    "--camp",
+                    camp,
+                    "--key",
+                    k.to_str().unwrap(),
+                ];
+                args.extend_from_slice(extra);
+                let o = arbiter(&args);
+                assert!(o.status.success(), "{}", text(&o));
+                if let Some(c) = text(&o).split("note the match code ").nth(1) {
+                    code = c.split_whitespace().next().unwrap().to_owned();
+                }
+            }
+        }
+        (m.clone(), pinned.clone(), vec![code])
+    };
+    let code2 = codes2[0].clone();
+    let trust = ["--trust", pinned.to_str().unwrap()];
+    let (code, out) = verify(&m, &trust);
+    assert_eq!(code, 0, "{out}");
+    let with_code = |c: &str| {
+        let mut a = trust.to_vec();
+        a.extend_from_slice(&["--code", c]);
+        verify(&m, &a)
+    };
+    let (code, out) = with_code(&code2);
+    assert_eq!(
+        code, 0,
+        "the match code is accepted as a game code is: {out}"
+    );
+    assert!(
+        out.contains(&format!("noted match code {code2}: matches")),
+        "{out}"
+    );
+    let (code, out) = with_code(&code1);
+    assert_eq!(code, 0, "an earlier noted code names a kept copy: {out}");
+    // The attack.
+    std::fs::remove_dir_all(m.join("game-2")).unwrap();
+    std::fs::write(m.join("index.txt"), &old_idx).unwrap();
+    std::fs::write(m.join("index.txt.sig"), &old_sig).unwrap();
+    let (code, out) = verify(&m, &trust);
+    assert_eq!(code, 26, "{out}");
+    assert!(
+        out.contains("game 2") && out.contains("folder is missing"),
+        "{out}"
+    );
+    // The countersigned copies removed as well: the camps' noted match code still catches it.
+    std::fs::remove_dir_all(m.join("index")).unwrap();
+    let (code, out) = with_code(&code2);
+    assert_eq!(code, 26, "{out}");
+    assert!(out.contains(&format!("noted match code {code2}")), "{out}");
+}
+
+/// Each checkpoint names the match index version it was signed with: an index put back that is
+/// older than that version is rolled back, by name.
+#[test]
+fn witness_checkpoint_names_its_index_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned, _) = match_with_games(tmp.path(), 1);
+    let key = arbiter::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let old_idx = std::fs::read_to_string(m.join("index.txt")).unwrap();
+    let old_sig = std::fs::read(m.join("index.txt.sig")).unwrap();
+    let old = arbiter::log::index::MatchIndex::parse(&old_idx).unwrap();
+    assert!(old.version > 1, "{old_idx}");
+    // Two later checkpoints: the second is signed with the index the first one wrote.
+    for n in 0..2 {
+        let mut j = Journal::open(&m.join("game-1/log.jsonl")).unwrap();
+        let at = j.last().unwrap().mono_ms;
+        j.append(arbiter::log::NewEntry {
+            mono_ms: at,
+            utc: crate::log_util::t0(),
+            actor: "kit".into(),
+            clause: "5b".into(),
+            kind: "note".into(),
+            body: serde_json::json!({"text": format!("later {n}")}),
+        })
+        .unwrap();
+        arbiter::witness::sign_and_index(&m, 1, &j.entries(), &key, crate::log_util::t0()).unwrap();
+    }
+    let size = std::fs::read_to_string(m.join("game-1/log.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    let last = std::fs::read_to_string(m.join(format!("game-1/checkpoints/{size}.txt"))).unwrap();
+    let cp = arbiter::log::checkpoint::Checkpoint::parse(&last).unwrap();
+    assert_eq!(cp.index.map(|i| i.0), Some(old.version + 1), "{last}");
+    std::fs::write(m.join("index.txt"), &old_idx).unwrap();
+    std::fs::write(m.join("index.txt.sig"), &old_sig).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 26, "{out}");
+    assert!(
+        out.contains(&format!(
+            "was signed with match index version {}, but the match index is version {}",
+            old.version + 1,
+            old.version
+        )),
+        "{out}"
+    );
+}
