@@ -634,21 +634,17 @@ pub fn write_index_for(
     Ok(path)
 }
 
-/// The match index in force, as the kit last wrote it (signature not checked: its version and
-/// digest are what the next checkpoint names): a pending `index.txt.next` of a later version
-/// than `index.txt` (a write interrupted before its rename) is the one in force.
+/// The match index in force: the one `verify` reads ([`read_index`], its signature checked
+/// against the folder's `allowed_signers`; a write interrupted before its rename counts when its
+/// signature is written). Its version and digest are what the next checkpoint names, and the
+/// next index is one version later.
 pub fn index_in_force(match_dir: &Path) -> Option<MatchIndex> {
-    let path = index_path(match_dir);
-    let read = |p: &Path| {
-        crate::fsio::read_match_small(p)
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok())
-            .and_then(|t| MatchIndex::parse(&t).ok())
-    };
-    match (read(&path), read(&next_path(&path))) {
-        (Some(a), Some(b)) if b.version > a.version => Some(b),
-        (Some(a), _) => Some(a),
-        (None, b) => b,
+    let signers = crate::verify::read_allowed_signers(match_dir)
+        .map(|t| sign::parse_allowed_signers(&t).0)
+        .unwrap_or_default();
+    match read_index(match_dir, &signers) {
+        IndexState::Signed(i) => Some(i),
+        _ => None,
     }
 }
 
