@@ -484,3 +484,40 @@ fn witness_checkpoint_names_its_index_version() {
         "{out}"
     );
 }
+
+/// Before a camp countersigns, the kit shows what it signs: the result, both clocks, and every
+/// entry of the arbiter or the committee since the camp's last countersignature (here a clock
+/// correction recorded after the camps signed).
+#[test]
+fn witness_countersign_shows_the_result_clocks_and_rulings_signed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let (k, line) = crate::witness::proven_camp(tmp.path(), &m, "kasparov");
+    let o = play(tmp.path(), &m, &line);
+    assert!(o.status.success(), "{}", text(&o));
+    let cosign = |extra: &[&str]| {
+        let mut args = vec![
+            "countersign",
+            "--match",
+            m.to_str().unwrap(),
+            "--camp",
+            "kasparov",
+            "--key",
+            k.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        arbiter(&args)
+    };
+    let o = cosign(&[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = text(&o);
+    assert!(out.contains("camp kasparov countersigns game 1"), "{out}");
+    assert!(out.contains("result: 0-1"), "{out}");
+    assert!(out.contains("clocks: White 1:"), "{out}");
+    assert!(out.contains("since the start"), "{out}");
+    assert!(
+        out.contains("game_ended"),
+        "the resignation is listed: {out}"
+    );
+}
