@@ -182,6 +182,9 @@ pub enum MarkKind {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Mark {
+    /// The log entry that made it (a void takes its mark off the chart, rule 1).
+    #[serde(skip)]
+    pub entry: usize,
     pub kind: MarkKind,
     pub side: Side,
     /// Moves the side had made when the mark happened, plus one half.
@@ -493,6 +496,8 @@ struct Builder {
     /// 8b: when the power went off last (a second failure restarts the count).
     power_off_since: Option<Ms>,
     open_info: Option<Stamp>,
+    /// The rows each take-back removed, by its entry (a void of it puts them back, rule 1).
+    taken: BTreeMap<u64, Vec<MoveRow>>,
 }
 
 /// Whether a word of text is a file path: it has a letter and a `/` or `\\`, and starts at the
@@ -766,6 +771,7 @@ impl Builder {
             open_power: None,
             power_off_since: None,
             open_info: None,
+            taken: BTreeMap::new(),
         }
     }
 
@@ -1012,7 +1018,7 @@ impl Builder {
         use EventKind as K;
         match &e.kind {
             K::MoveMade { .. } | K::MovesTakenBack { .. } => self.collect_move(s, e),
-            K::ClockCorrected { .. } | K::RestartGap { .. } => self.collect_clock(e),
+            K::ClockCorrected { .. } | K::RestartGap { .. } => self.collect_clock(s.entry, e),
             K::ParameterSet { .. }
             | K::ParameterRequested { .. }
             | K::CommitteeAdvised { .. }

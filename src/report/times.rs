@@ -150,8 +150,22 @@ struct Press {
     clock_ms: i64,
 }
 
+/// What a take-back changed in the ledger, kept so that a void of it (rule 1) can undo it.
+#[derive(Debug, Clone)]
+struct TakenBack {
+    /// Standing moves before it.
+    keep: usize,
+    removed: Vec<MoveTime>,
+    /// Time it gave to each side's pending time.
+    given: [i64; 2],
+    turn_clock: [i64; 2],
+    synced: [bool; 2],
+}
+
 struct Ledger {
     game: Option<Game>,
+    /// Each take-back's effect, by its entry.
+    taken: std::collections::BTreeMap<usize, TakenBack>,
     moves: Vec<MoveTime>,
     items: Vec<TimeItem>,
     /// Clock time used since the side's last press or standing move, not yet owed to a move.
@@ -248,6 +262,23 @@ impl Ledger {
     fn take_back(&mut self, i: usize, e: &Event, plies: usize) {
         let keep = self.moves.len().saturating_sub(plies);
         let removed: Vec<MoveTime> = self.moves.split_off(keep);
+        let given = Side::BOTH.map(|side| {
+            removed
+                .iter()
+                .filter(|m| m.side == side)
+                .map(|m| m.time_ms)
+                .sum()
+        });
+        self.taken.insert(
+            i,
+            TakenBack {
+                keep,
+                removed: removed.clone(),
+                given,
+                turn_clock: self.turn_clock,
+                synced: self.synced,
+            },
+        );
         for side in Side::BOTH {
             let mine: Vec<&MoveTime> = removed.iter().filter(|m| m.side == side).collect();
             if mine.is_empty() {
@@ -265,6 +296,41 @@ impl Ledger {
                 side_name(side),
             );
             self.item(i, e, Some(side), ItemKind::TakenBack, (0, t), text);
+        }
+    }
+
+    /// Rule 1: the take-back of entry `seq` is void. Its moves stand again with their own times,
+    /// before any made since; the time it had given to a side's next move (or to its pending
+    /// time) is taken back out of it; a turn begun at the take-back with nothing played since
+    /// is the turn it interrupted.
+    fn untake_back(&mut self, seq: usize) {
+        let Some(tb) = self.taken.remove(&seq) else {
+            return;
+        };
+        let mut later = self.moves.split_off(tb.keep.min(self.moves.len()));
+        let quiet = later.is_empty() && self.pressed.iter().all(VecDeque::is_empty);
+        for side in Side::BOTH {
+            let k = side.index();
+            let t = tb.given[k];
+            if t == 0 {
+                continue;
+            }
+            if let Some(m) = later.iter_mut().find(|m| m.side == side) {
+                m.time_ms -= t;
+            } else if let Some(p) = self.pressed[k].front_mut() {
+                p.time_ms -= t;
+            } else {
+                self.pending[k] -= t;
+            }
+        }
+        self.moves.extend(tb.removed);
+        self.moves.extend(later);
+        for (ply, m) in self.moves.iter_mut().enumerate() {
+            m.ply = ply;
+        }
+        if quiet {
+            self.turn_clock = tb.turn_clock;
+            self.synced = tb.synced;
         }
     }
 
@@ -470,8 +536,10 @@ impl Ledger {
             }
             EventKind::EntryVoided { seq, .. } => {
                 // Rule 1: the voided entry's clock lines go, and the clock's return at the void
-                // is theirs undone, not a change of its own.
+                // is theirs undone, not a change of its own; a voided take-back's moves stand
+                // again.
                 let seq = usize::try_from(*seq).unwrap_or(usize::MAX);
+                self.untake_back(seq);
                 let mut undone = [0i64; 2];
                 self.items.retain(|it| {
                     if it.entry != seq {
@@ -608,6 +676,7 @@ impl Default for TimesStream {
         TimesStream {
             ledger: Ledger {
                 game: None,
+                taken: std::collections::BTreeMap::new(),
                 moves: Vec::new(),
                 items: Vec::new(),
                 pending: [0, 0],

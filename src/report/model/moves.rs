@@ -82,7 +82,8 @@ impl Builder {
             }
             K::MovesTakenBack { plies, .. } => {
                 let keep = self.line.len().saturating_sub(*plies);
-                self.line.truncate(keep);
+                let removed = self.line.split_off(keep);
+                self.taken.insert(s.entry as u64, removed);
             }
             _ => {}
         }
