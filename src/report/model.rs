@@ -496,6 +496,8 @@ struct Builder {
     /// 8b: when the power went off last (a second failure restarts the count).
     power_off_since: Option<Ms>,
     open_info: Option<Stamp>,
+    /// The side that moves first in the start position (numbering: `1...` when Black).
+    first: Side,
     /// The rows each take-back removed, by its entry (a void of it puts them back, rule 1).
     taken: BTreeMap<u64, Vec<MoveRow>>,
 }
@@ -772,6 +774,7 @@ impl Builder {
             power_off_since: None,
             open_info: None,
             taken: BTreeMap::new(),
+            first: Side::White,
         }
     }
 
@@ -801,6 +804,7 @@ impl Builder {
                 match Game::from_opening(o) {
                     Ok(g) => {
                         profile = Some(g.profile().clone());
+                        self.first = g.board().first_side();
                         self.game = Some(g);
                     }
                     Err(m) => self.report.warnings.push(format!("entry 0: {m}")),
@@ -842,6 +846,11 @@ impl Builder {
 
     fn who(&self, side: Side) -> String {
         format!("{} ({side})", self.name(side))
+    }
+
+    /// Ply `ply` numbered as the PGN numbers it (from the side that moves first).
+    fn numbered(&self, ply: usize, san: &str) -> String {
+        crate::report::times::numbered_from(self.first, ply, san)
     }
 
     fn moves_of(&self, side: Side) -> u32 {

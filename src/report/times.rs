@@ -164,6 +164,8 @@ struct TakenBack {
 
 struct Ledger {
     game: Option<Game>,
+    /// The side that moves first in the start position ([`crate::core::board::Board::first_side`]).
+    first: Side,
     /// Each take-back's effect, by its entry.
     taken: std::collections::BTreeMap<usize, TakenBack>,
     moves: Vec<MoveTime>,
@@ -192,11 +194,22 @@ fn increment_of(e: &Event) -> i64 {
 }
 
 /// The move number of `side`'s latest press: its standing moves plus its presses waiting for
-/// their notation.
-fn moves_pressed(standing: usize, pressed: &[VecDeque<Press>; 2], side: Side) -> usize {
-    let white_first = usize::from(side == Side::White);
-    let mine = (standing + white_first) / 2;
+/// their notation. `first` moved first (Black from a FEN with Black to move; shogi's sente).
+fn moves_pressed(
+    standing: usize,
+    pressed: &[VecDeque<Press>; 2],
+    side: Side,
+    first: Side,
+) -> usize {
+    let moved_first = usize::from(side == first);
+    let mine = (standing + moved_first) / 2;
     mine + pressed[side.index()].len()
+}
+
+/// `numbered` for a game whose first move is `first`'s: a start with Black to move numbers
+/// Black's first move `1...` (as the PGN does).
+pub fn numbered_from(first: Side, ply: usize, san: &str) -> String {
+    numbered(ply + usize::from(first == Side::Black), san)
 }
 
 fn side_name(s: Side) -> String {
@@ -286,7 +299,10 @@ impl Ledger {
             }
             let t: i64 = mine.iter().map(|m| m.time_ms).sum();
             self.pending[side.index()] += t;
-            let names: Vec<String> = mine.iter().map(|m| numbered(m.ply, &m.san)).collect();
+            let names: Vec<String> = mine
+                .iter()
+                .map(|m| numbered_from(self.first, m.ply, &m.san))
+                .collect();
             let text = format!(
                 "{} taken back: {} time ({}) stays on {}'s clock and counts in {}'s next move",
                 names.join(", "),
@@ -339,7 +355,7 @@ impl Ledger {
     /// time control counts presses). Worded alike both ways, so a game entered press-then-notation
     /// gives the same PGN as the same game entered move-and-press.
     fn press_items(&mut self, i: usize, e: &Event, side: Side, delta: &mut [i64; 2]) {
-        let n = moves_pressed(self.moves.len(), &self.pressed, side);
+        let n = moves_pressed(self.moves.len(), &self.pressed, side, self.first);
         let inc = increment_of(e);
         if inc != 0 {
             delta[side.index()] -= inc;
@@ -676,6 +692,7 @@ impl Default for TimesStream {
         TimesStream {
             ledger: Ledger {
                 game: None,
+                first: Side::White,
                 taken: std::collections::BTreeMap::new(),
                 moves: Vec::new(),
                 items: Vec::new(),
@@ -705,6 +722,7 @@ impl TimesStream {
                         l.after = l.budget;
                         l.turn_clock = l.budget;
                         l.time_clause = g.profile().time_control.clause.clone();
+                        l.first = g.board().first_side();
                         l.game = Some(g);
                     }
                     Err(m) => l.not_replayed = Some(format!("entry 0: {m}")),
