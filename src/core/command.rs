@@ -899,7 +899,7 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
                         reason: reason.trim().to_string(),
                     }
                 }
-                _ => return Err("say: arbiter replace-operator NAME, REASON".into()),
+                _ => return Err(CommandError::Usage("say: arbiter replace-operator NAME, REASON")),
             }
         }
         ("arbiter", "open") => Command::Open,
