@@ -53,7 +53,12 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     let wall = Utc::now();
     let (now, computed) = game_time_now(&g, Some(&last), wall);
     let score = match_score(dir);
+    let unfinished = crate::matchdir::unfinished_before(dir, n);
+    let warning = crate::matchdir::unfinished_warning(dir, n);
     if a.json {
+        if let Some(w) = &warning {
+            errln!("arbiter: warning: {w}");
+        }
         let mut v = serde_json::to_value(g.view(now, usize::MAX)).unwrap_or_default();
         if let Some(o) = v.as_object_mut() {
             o.insert(
@@ -70,6 +75,7 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
                     },
                 }),
             );
+            o.insert("unfinished_games".into(), serde_json::json!(unfinished));
             o.insert(
                 "match_score".into(),
                 serde_json::Value::Array(
@@ -105,6 +111,9 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
         }
         for (name, pts) in score {
             outln!("match score: {name} {pts}")?;
+        }
+        if let Some(w) = &warning {
+            outln!("{w}")?;
         }
     }
     Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))

@@ -448,3 +448,59 @@ fn rule_1_a_voided_take_back_restores_the_per_move_times() {
     );
     assert!(!pgn.contains("taken back"), "{pgn}");
 }
+
+/// Rule 1 (the arbiter runs the match; issue 20's unclear item): a game opened while an earlier
+/// game of the match has no result. The kit does not refuse (an adjourned game, a suspension
+/// under 8b or a ruling awaited under 12 may leave it open), but `script`, `status` and the
+/// board (`play`'s opening notice) name the unfinished game, and the score leaves it out.
+#[test]
+fn rule_1_a_game_opened_while_the_previous_is_unfinished_is_named() {
+    use crate::realgame::{arbiter, ok};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    let head = "0 arbiter declare white human Garry Kasparov\n0 arbiter declare black machine \
+                Deep Junior\n0 arbiter declare operator Amir Ban\n0 arbiter start\n";
+    let unfinished = tmp.path().join("g1.arb");
+    std::fs::write(&unfinished, format!("{head}10 move e4\n")).unwrap();
+    let finished = tmp.path().join("g2.arb");
+    std::fs::write(&finished, format!("{head}10 move e4\n20 operator resign\n")).unwrap();
+    let d = dir.to_str().unwrap();
+    let first = arbiter(&["script", unfinished.to_str().unwrap(), "--match", d]);
+    ok(&first);
+    assert!(
+        !String::from_utf8_lossy(&first.stderr).contains("UNFINISHED"),
+        "game 1 has no game before it"
+    );
+    let second = arbiter(&["script", finished.to_str().unwrap(), "--match", d]);
+    ok(&second);
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        err.contains("UNFINISHED: game 1 of this match has no result recorded while game 2"),
+        "{err}"
+    );
+    let status = ok(&arbiter(&["status", "--match", d, "--game", "2"]));
+    assert!(status.contains("UNFINISHED: game 1"), "{status}");
+    // Game 1 is not in the score; game 2 is.
+    assert!(status.contains("match score: Garry Kasparov 1"), "{status}");
+    let json = arbiter(&["status", "--match", d, "--game", "2", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&ok(&json)).unwrap();
+    assert_eq!(v["unfinished_games"], serde_json::json!([1]));
+    // Game 1's own status has nothing before it to warn about.
+    let own = ok(&arbiter(&["status", "--match", d, "--game", "1"]));
+    assert!(!own.contains("UNFINISHED"), "{own}");
+    // The board opening game 3 (the next) shows it in its first message.
+    let o = arbiter::matchdir::open_game(
+        &dir,
+        Some(3),
+        &crate::clauses::rules_path(crate::clauses::KASPAROV_2003),
+        &arbiter::sign::KeySource::default(),
+    )
+    .unwrap();
+    let notice = o.notice.unwrap_or_default();
+    assert!(
+        notice.contains("UNFINISHED: game 1 of this match"),
+        "{notice}"
+    );
+    assert!(!notice.contains("game 2"), "game 2 is finished: {notice}");
+}
