@@ -440,6 +440,26 @@ fn rule_1_a_voided_take_back_restores_the_per_move_times() {
         .map(|x| (x.san.clone(), x.spent_ms, x.remaining_ms))
         .collect();
     assert_eq!(rows, got);
+    // The board's move list: the same figures, folded entry by entry.
+    let board: Vec<(i64, i64)> = arbiter::tui::movelist::move_times(&m.log)
+        .into_iter()
+        .map(|t| {
+            let t = t.unwrap();
+            (t.spent_ms as i64, t.remaining_ms)
+        })
+        .collect();
+    let times: Vec<(i64, i64)> = got.iter().map(|(_, t, c)| (*t, *c)).collect();
+    assert_eq!(board, times);
+    let cut = m
+        .log
+        .iter()
+        .position(|e| e.kind_name() == "entry_voided")
+        .unwrap();
+    assert_eq!(
+        arbiter::tui::movelist::move_times(&m.log[..cut]).len(),
+        1,
+        "the board showed the take-back until the void"
+    );
     // The PGN: four moves, White's 2. Nf3 with its own 1 s.
     let pgn = arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
     assert!(
