@@ -676,3 +676,40 @@ fn rule_12c_verify_and_report_show_the_final_result() {
         "{status}"
     );
 }
+
+/// Rule 12c on the board: the match score in the header follows a result a ruling changes after
+/// the game (the old points leave, the new come in, counted once), and a voided result (1)
+/// leaves the score.
+#[test]
+fn rule_12c_the_boards_match_score_follows_a_changed_result() {
+    let mut ui = arbiter::tui::keys::UiState::new(None);
+    ui.score_table = vec![("Garry Kasparov".into(), 1.0), ("Deep Junior".into(), 1.0)];
+    let mut m = started()
+        .and("5 move e4")
+        .and("10 move e5")
+        .and("20 human resign");
+    arbiter::tui::refresh_score(&mut ui, m.game());
+    assert_eq!(
+        ui.score.as_deref(),
+        Some("Garry Kasparov 1 – Deep Junior 2")
+    );
+    m.at("40 arbiter dispute the human offered a draw first");
+    m.at("50 committee ruling 1 drawn");
+    m.at("60 arbiter decide 1 1/2-1/2 per ruling 1");
+    arbiter::tui::refresh_score(&mut ui, m.game());
+    arbiter::tui::refresh_score(&mut ui, m.game());
+    assert_eq!(
+        ui.score.as_deref(),
+        Some("Garry Kasparov 1½ – Deep Junior 1½")
+    );
+    let decided = m.log.len() - 1;
+    m.at(&format!(
+        "70 arbiter void {decided} typed before the ruling was read"
+    ));
+    arbiter::tui::refresh_score(&mut ui, m.game());
+    assert_eq!(
+        ui.score.as_deref(),
+        Some("Garry Kasparov 1 – Deep Junior 2"),
+        "the void of the ruling's result restores the resignation's points"
+    );
+}
