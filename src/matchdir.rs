@@ -784,7 +784,7 @@ fn open_game_once(
         return Ok(Attempt::Opened(Box::new(Opened {
             session: Session::new(game, Box::new(storage), Utc::now()),
             now_ms: 0,
-            notice: None,
+            notice: unfinished_warning(match_dir, n),
             events: Vec::new(),
             events_from: 0,
         })));
@@ -1001,6 +1001,11 @@ fn open_game_once(
     let origin = last_origin.map_or(origin, |o| origin.max(o));
     let running = game.clock().running();
     let playing = game.phase() == Phase::Playing;
+    if game.phase() != Phase::Ended
+        && let Some(w) = unfinished_warning(match_dir, n)
+    {
+        notes.push(w);
+    }
     let mut session = Session::new(game, Box::new(storage), origin);
     if let Some(d) = damage {
         session.frozen = Some(format!("the log is damaged and open read-only: {d}"));
@@ -1160,6 +1165,36 @@ impl MatchError {
     /// The game is held by another arbiter process (another board, a script): not available now.
     pub fn is_held_elsewhere(&self) -> bool {
         matches!(self, MatchError::Journal(JournalError::Locked(_)))
+    }
+}
+
+/// Games of the match before game `n` whose log records no result.
+pub fn unfinished_before(match_dir: &Path, n: u32) -> Vec<u32> {
+    games(match_dir)
+        .into_iter()
+        .filter(|&g| g < n && !is_finished(match_dir, g))
+        .collect()
+}
+
+/// Issue 20: game `n` is opened while an earlier game of the match has no result. The arbiter
+/// may have a reason (an adjourned game, a game suspended under 8b, a dispute before the
+/// committee, 12), so the kit does not refuse; it names the unfinished games wherever game `n` is
+/// opened or shown (`play`'s board, `script`, `status`), so the score is never read as final.
+pub fn unfinished_warning(match_dir: &Path, n: u32) -> Option<String> {
+    let open = unfinished_before(match_dir, n);
+    let names: Vec<String> = open.iter().map(|g| format!("game {g}")).collect();
+    match names.len() {
+        0 => None,
+        k => Some(format!(
+            "UNFINISHED: {} of this match {} no result recorded while game {n} is played (1: \
+             record {} result, or note why {} open: an adjournment, a suspension (8b), a ruling \
+             awaited (12)); the match score leaves {} out",
+            names.join(", "),
+            if k == 1 { "has" } else { "have" },
+            if k == 1 { "its" } else { "their" },
+            if k == 1 { "it stays" } else { "they stay" },
+            if k == 1 { "it" } else { "them" },
+        )),
     }
 }
 

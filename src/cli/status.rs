@@ -59,7 +59,12 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
         .match_rules
         .as_ref()
         .and_then(|r| r.decided_text(&score));
+    let unfinished = crate::matchdir::unfinished_before(dir, n);
+    let warning = crate::matchdir::unfinished_warning(dir, n);
     if a.json {
+        if let Some(w) = &warning {
+            errln!("arbiter: warning: {w}");
+        }
         let mut v = serde_json::to_value(g.view(now, usize::MAX)).unwrap_or_default();
         if let Some(o) = v.as_object_mut() {
             o.insert(
@@ -76,6 +81,7 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
                     },
                 }),
             );
+            o.insert("unfinished_games".into(), serde_json::json!(unfinished));
             o.insert(
                 "match_score".into(),
                 serde_json::Value::Array(
@@ -117,6 +123,9 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
         }
         if let Some(line) = decided {
             outln!("{line}")?;
+        }
+        if let Some(w) = &warning {
+            outln!("{w}")?;
         }
     }
     Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))

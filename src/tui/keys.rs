@@ -136,9 +136,10 @@ pub struct UiState {
     pub acked: Vec<String>,
     /// The match score line (`Kasparov 1 – Deep Junior 1`) and the game number, from the shell.
     pub score: Option<String>,
-    /// The match table behind `score` (player, points), and whether this game's result is in it.
+    /// The match table behind `score` (player, points), and the points of this game's result
+    /// that are in it (a result changed on a ruling, 12c, replaces them).
     pub score_table: Vec<(String, f64)>,
-    pub score_has_this_game: bool,
+    pub score_of_this_game: Option<[f64; 2]>,
     /// The keys that press the clocks (4a, 6b): the human's own (a button or pedal the arbiter
     /// maps) and the operator's for the machine.
     pub press_keys: PressKeys,
@@ -175,7 +176,7 @@ impl UiState {
             acked: Vec::new(),
             score: None,
             score_table: Vec::new(),
-            score_has_this_game: false,
+            score_of_this_game: None,
             press_keys: PressKeys::default(),
             restart_measured: None,
         }
