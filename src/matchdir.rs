@@ -1219,10 +1219,25 @@ pub fn latest_checkpoint(match_dir: &Path, n: u32) -> Option<usize> {
 /// Match score over the games of a folder: (name, points) per player, in order of appearance.
 /// Games whose log cannot be read or replayed are left out.
 pub fn match_score(match_dir: &Path) -> Vec<(String, f64)> {
+    match_score_with(match_dir, None)
+}
+
+/// [`match_score`] with one game already rebuilt by the caller (`known`: its number and state,
+/// as the log holds it): that game's log is not read again (issue 21: `status` and the board's
+/// opening read a 1,000,000-entry log once more for the score alone).
+pub fn match_score_with(match_dir: &Path, known: Option<(u32, &Game)>) -> Vec<(String, f64)> {
     let mut table: Vec<(String, f64)> = Vec::new();
     for n in games(match_dir) {
-        let Ok(Replayed { game: g, .. }) = replay_log(&log_path(match_dir, n), |_, _| {}) else {
-            continue;
+        let replayed;
+        let g = match known {
+            Some((k, g)) if k == n => g,
+            _ => {
+                let Ok(r) = replay_log(&log_path(match_dir, n), |_, _| {}) else {
+                    continue;
+                };
+                replayed = r.game;
+                &replayed
+            }
         };
         let Some(points) = g.points() else { continue };
         for side in Side::BOTH {

@@ -9,7 +9,7 @@ use crate::core::{Ms, timefmt};
 use crate::error::{Error, Exit};
 use crate::layout;
 use crate::log::Entry;
-use crate::matchdir::{Replayed, match_score, replay_log};
+use crate::matchdir::{Replayed, match_score_with, replay_log};
 use crate::session::summary_text;
 
 #[derive(Debug, Clone, Args)]
@@ -52,7 +52,7 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     }
     let wall = Utc::now();
     let (now, computed) = game_time_now(&g, Some(&last), wall);
-    let score = match_score(dir);
+    let score = match_score_with(dir, Some((n, &g)));
     if a.json {
         let mut v = serde_json::to_value(g.view(now, usize::MAX)).unwrap_or_default();
         if let Some(o) = v.as_object_mut() {

@@ -714,7 +714,11 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
     let mut ui = UiState::new(notice);
     ui.log = log;
     ui.utc_origin = Some(session.utc_origin);
-    ui.score_table = crate::matchdir::match_score(a.match_dir);
+    // This game as opened: its log is not read once more for the score.
+    ui.score_table = crate::matchdir::match_score_with(
+        a.match_dir,
+        Some((session.game.ctx().game, &session.game)),
+    );
     ui.score_has_this_game = session.game.phase() == crate::core::game::Phase::Ended;
     ui.score = score_text(&ui.score_table);
     ui.ascii = !terminal::utf8_locale();
