@@ -197,6 +197,7 @@ fn run_loop(
             asked_at = None;
         }
         ui.restart_measured = session.restart_gap.zip(session.restart_side);
+        ui.restart_uncertainty = session.restart_uncertainty;
         refresh_score(&mut ui, &session.game);
         if ui.frozen.is_none() {
             ui.frozen = session.frozen.clone();
@@ -244,7 +245,14 @@ fn run_loop(
         let action = on_key(&mut ui, key, &session.game);
         let (cmd, by) = match action {
             Action::None => continue,
-            Action::Quit => return Ok(()),
+            Action::Quit => {
+                // The kit stops now: a last beat, so that a restart measures its gap from this
+                // moment rather than from up to a beat interval earlier.
+                if session.game.clock().running().is_some() {
+                    session.storage.heartbeat(now, chrono::Utc::now());
+                }
+                return Ok(());
+            }
             Action::ReadLog { first, count } => {
                 read_older(&mut ui, first, count);
                 continue;
@@ -706,7 +714,11 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
     let mut ui = UiState::new(notice);
     ui.log = log;
     ui.utc_origin = Some(session.utc_origin);
-    ui.score_table = crate::matchdir::match_score(a.match_dir);
+    // This game as opened: its log is not read once more for the score.
+    ui.score_table = crate::matchdir::match_score_with(
+        a.match_dir,
+        Some((session.game.ctx().game, &session.game)),
+    );
     ui.score_of_this_game = session
         .game
         .points()
