@@ -237,6 +237,31 @@ fn denryusen_13c_a_real_usi_engines_log_covers_every_program_move_and_its_go_tim
         assert_eq!(c["synced"], k + 1 == 8, "{c}");
     }
     assert_eq!(body["clock_audit"]["unsynced"], serde_json::json!([7]));
+
+    // The committee report shows both, the reported move in Japanese notation.
+    let md = a.dir.join("report.md");
+    ok(&arbiter(&[
+        "report",
+        "--match",
+        a.dir.to_str().unwrap(),
+        "--game",
+        "1",
+        "--markdown",
+        "--out",
+        md.to_str().unwrap(),
+    ]));
+    let md = read(&md);
+    assert!(
+        md.contains("- Coverage (13c): **30/30 machine moves covered**"),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "- Move 8 △６二銀: the engine was given 0:07:20 (go btime/wtime, search at line 31) \
+             when the official clock showed 0:09:50 (-0:02:30); no sync recorded"
+        ),
+        "{md}"
+    );
 }
 
 #[test]
