@@ -492,6 +492,41 @@ mod tests {
     }
 
     #[test]
+    fn plain_usi_traffic_is_usi_and_a_mate_without_distance_is_a_score() {
+        let log = crate::enginelog::parse_str(
+            "usi\nusiok\nisready\nreadyok\nusinewgame\nposition startpos\n\
+             go btime 180000 wtime 600000 byoyomi 0\n\
+             info depth 1 score mate + time 3 pv 7g7f\nbestmove 7g7f\n",
+        );
+        assert_eq!(log.format, crate::enginelog::LogFormat::Usi);
+        let s = &log.searches[0];
+        assert_eq!(s.bestmove.as_deref(), Some("7g7f"));
+        assert!(s.iterations[0].score.is_some());
+        assert!(matches!(
+            s.clock,
+            Some(ClockGiven::Usi {
+                byoyomi_ms: Some(0),
+                sente_to_move: Some(true),
+                ..
+            })
+        ));
+        // Lines both protocols write decide nothing until one only USI writes.
+        let log = crate::enginelog::parse_str(
+            "setoption name Threads value 1\nisready\nposition startpos\ngo depth 3\n\
+             info depth 1 score cp 10 time 1 pv 2g2f\nbestmove 2g2f\n",
+        );
+        assert_eq!(log.format, crate::enginelog::LogFormat::Usi);
+        assert_eq!(log.searches.len(), 1);
+        // And a chess log stays UCI.
+        let log = crate::enginelog::parse_str(
+            "setoption name Threads value 1\nposition startpos\ngo depth 3\n\
+             info depth 1 score cp 10 time 1 pv e2e4\nbestmove e2e4\n",
+        );
+        assert_eq!(log.format, crate::enginelog::LogFormat::UciTraffic);
+        assert!(log.searches[0].position.is_some());
+    }
+
+    #[test]
     fn positions_from_startpos_and_sfen_have_one_key() {
         let a = resolve_position("startpos moves 7g7f 3c3d").unwrap();
         let b = resolve_position(
