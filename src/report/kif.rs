@@ -299,3 +299,30 @@ pub fn write_kif(r: &ShogiGameRecord) -> Result<String, RecordError> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hands_in_kif_order_with_kanji_counts() {
+        assert_eq!(kif_hand("-", true).unwrap(), "なし");
+        assert_eq!(kif_hand("R2B10Pg", true).unwrap(), "飛　角二　歩十");
+        assert_eq!(kif_hand("R2B10Pg18p", false).unwrap(), "金　歩十八");
+        assert_eq!(kif_hand("2X", true), None);
+    }
+
+    #[test]
+    fn a_diagram_needs_nine_ranks_of_nine_squares() {
+        let d = kif_diagram("4k4/9/9/9/9/9/9/9/4K4 b - 1").unwrap();
+        assert_eq!(d[3], "| ・ ・ ・ ・v玉 ・ ・ ・ ・|一");
+        assert_eq!(d.last().unwrap(), "先手の持駒：なし");
+        assert_eq!(kif_diagram("4k4/9/9 b - 1"), None);
+        assert_eq!(kif_diagram("4k5/9/9/9/9/9/9/9/4K4 b - 1"), None);
+        assert_eq!(
+            handicap("lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"),
+            Some("香落ち")
+        );
+    }
+}
