@@ -515,22 +515,27 @@ arbiter declare team Shay Bushinsky, Boris Alterman
 arbiter declare config 3151b90fbc02afcb28e4f6e600a0cd2cb71e4292b48c398bffcc35b5e0150d25
 ";
 
-/// The next game's declarations from the previous game's: the players with colours swapped, the
-/// same operator and team. The 8a configuration digest is not carried over (the document is
-/// submitted before each game), and the 6c algorithm carries over by itself (the context's
-/// previous algorithm).
+/// The next game's declarations from the previous game's: the players with colours swapped, each
+/// as the same kind of entrant (Denryu-sen 5.2: a program, a human, a team with its members, a
+/// human consulting an AI with the program and method declared), the same operator and team. The
+/// 8a configuration digest is not carried over (the document is submitted before each game), and
+/// the 6c algorithm carries over by itself (the context's previous algorithm).
 pub fn carry_over(d: &crate::core::event::Declarations) -> Vec<Command> {
+    let player = |side: crate::core::Side, p: &crate::core::event::Player| match &p.entrant {
+        Some(entrant) => Command::DeclareEntrant {
+            side,
+            entrant: entrant.clone(),
+            name: p.name.clone(),
+        },
+        None => Command::DeclarePlayer {
+            side,
+            kind: p.kind,
+            name: p.name.clone(),
+        },
+    };
     let mut out = vec![
-        Command::DeclarePlayer {
-            side: crate::core::Side::White,
-            kind: d.black.kind,
-            name: d.black.name.clone(),
-        },
-        Command::DeclarePlayer {
-            side: crate::core::Side::Black,
-            kind: d.white.kind,
-            name: d.white.name.clone(),
-        },
+        player(crate::core::Side::White, &d.black),
+        player(crate::core::Side::Black, &d.white),
     ];
     if !d.operator.is_empty() {
         out.push(Command::DeclareOperator {
