@@ -53,6 +53,12 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     let wall = Utc::now();
     let (now, computed) = game_time_now(&g, Some(&last), wall);
     let score = match_score(dir);
+    // Issue 23: the match rules of this game's profile say whether the score decides the match.
+    let decided = g
+        .profile()
+        .match_rules
+        .as_ref()
+        .and_then(|r| r.decided_text(&score));
     if a.json {
         let mut v = serde_json::to_value(g.view(now, usize::MAX)).unwrap_or_default();
         if let Some(o) = v.as_object_mut() {
@@ -79,6 +85,9 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
                         .collect(),
                 ),
             );
+            if let Some(line) = &decided {
+                o.insert("match_decided".into(), serde_json::json!(line));
+            }
         }
         outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default())?;
     } else {
@@ -103,8 +112,11 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
                 timefmt::clock(g.last_at() as i64)
             )?;
         }
-        for (name, pts) in score {
+        for (name, pts) in &score {
             outln!("match score: {name} {pts}")?;
+        }
+        if let Some(line) = decided {
+            outln!("{line}")?;
         }
     }
     Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))

@@ -116,6 +116,11 @@ pub enum Command {
     },
     /// Issue 23: the operator records that the engine was stopped during the adjournment.
     EngineStopped,
+    /// Issue 23 (Deep Blue 1996/97): replace the machine's operator during the game.
+    ReplaceOperator {
+        name: String,
+        reason: String,
+    },
     /// Issue 23: resume an adjourned game; a sealed move is revealed as `MOVE NONCE`.
     ResumeAdjourned {
         reveal: Option<(String, String)>,
@@ -386,6 +391,12 @@ pub const HELP: &[HelpLine] = &[
         words: "arbiter declare config-file PATH",
         clause: super::clause::TECHNICAL,
         what: "the same, the kit computing the SHA-256 of the document",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter replace-operator NAME, REASON",
+        clause: super::clause::OPERATOR_FIXED,
+        what: "replace the machine operator mid-game, if the match rules allow",
     },
     HelpLine {
         who: "arbiter",
@@ -879,6 +890,18 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
         }
         ("arbiter", "declare") => parse_declare(args)?,
         ("arbiter", "archive") => parse_archive(args)?,
+        ("arbiter", "replace-operator") => {
+            let text = need_text(args, "new operator and the reason")?;
+            match text.split_once(',') {
+                Some((name, reason)) if !name.trim().is_empty() && !reason.trim().is_empty() => {
+                    Command::ReplaceOperator {
+                        name: name.trim().to_string(),
+                        reason: reason.trim().to_string(),
+                    }
+                }
+                _ => return Err(CommandError::Usage("say: arbiter replace-operator NAME, REASON")),
+            }
+        }
         ("arbiter", "open") => Command::Open,
         ("arbiter", "start") => Command::Start,
         ("arbiter", "stop") => Command::Stop {
