@@ -912,6 +912,7 @@ impl Game {
             | C::DeclareAlgorithm { .. }
             | C::DeclareConfig { .. }
             | C::DeclareCamp { .. }
+            | C::DeclareCampProofFile { .. }
             | C::DeclareConfigFile { .. }
             | C::DeclareEntrant { .. } => refuse_state("declarations go to the draft"),
             C::Open | C::Start => self.decide_setup(cmd, now),
