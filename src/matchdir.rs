@@ -525,13 +525,13 @@ impl Replayer {
         let r = match &mut self.game {
             Some(g) => g.evolve(ev).map_err(|m| fail(m.0)),
             None => match &ev.kind {
-                EventKind::GameOpened(o) => {
-                    Game::from_opening(o).map_err(fail).and_then(|mut g| {
+                EventKind::GameOpened(o) => Game::from_opening(o)
+                    .map_err(|e| fail(e.to_string()))
+                    .and_then(|mut g| {
                         g.evolve(ev).map_err(|m| fail(m.0))?;
                         self.game = Some(g);
                         Ok(())
-                    })
-                }
+                    }),
                 _ => Err(fail("the first entry must be game_opened".into())),
             },
         };

@@ -63,6 +63,7 @@ mod times; // issue 12: per-move times equal the clocks; take-backs, penalties, 
 mod tui_keys; // keys -> commands, pure
 mod tui_log_tail; // issue 14: the Board UI keeps the latest entries, reads older pages on demand
 mod tui_support;
+mod typed_errors; // issue 22: both boards refuse with one error type; the same exit code from either game
 mod usage; // clap usage errors: `arbiter: error: …`, exit 2
 mod verify_one_pass; // issue 21: verify reads each log once; its facts equal the line reader's
 mod void; // rule 1: the arbiter voids a mis-keyed entry; replay agrees

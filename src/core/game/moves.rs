@@ -66,7 +66,7 @@ impl Game {
                     .iter()
                     .map(|m| m.san.clone())
                     .collect();
-                b.take_back(*plies).map_err(Refusal::state)?;
+                b.take_back(*plies).map_err(Refusal::board)?;
                 // A consultation in progress ends with the position it was about (9e).
                 let mut out: Vec<Event> = self
                     .consultation_close(now, Actor::Kit)
@@ -373,7 +373,7 @@ impl Game {
                     crate::core::timefmt::clock(i64::try_from(p.at).unwrap_or(i64::MAX))
                 ),
             ),
-            None => Refusal::new(c::LAWS, m),
+            None => Refusal::new(c::LAWS, m.to_string()),
         })?;
         if let Some(owed) = &self.owed_move
             && owed.uci != mv.uci
@@ -387,7 +387,7 @@ impl Game {
             );
         }
         let mut after = self.board.clone();
-        after.play(&mv).map_err(Refusal::state)?;
+        after.play(&mv).map_err(Refusal::board)?;
         let declines_draw = if self.machine_side() == Some(side) {
             self.offer.as_ref().is_some_and(|o| o.answered.is_none())
         } else {
