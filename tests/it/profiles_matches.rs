@@ -60,6 +60,23 @@ fn profiles_every_match_loads_and_its_sources_are_cited() {
         let p = Profile::parse(f, &text).unwrap_or_else(|e| panic!("{f}: {e}"));
         assert!(text.starts_with("# "), "{f} opens with its sources");
         assert!(p.profile.source.len() > 20, "{f}: source given");
+        // The sources read are listed, and what rests on the issue's summary alone says so.
+        assert!(
+            text.contains("# Sources, as read for this profile:"),
+            "{f}: sources listed"
+        );
+        assert!(text.contains("issue 23"), "{f}: the issue's part said");
+        assert!(text.contains("../shared"), "{f}: ../shared checked");
+        // Every number of the match rules carries its source in a comment.
+        let section = text.split("[match]").nth(1).unwrap();
+        let section = section.split("\n[").next().unwrap();
+        for line in section.lines().filter(|l| l.contains('=')) {
+            let key = line.split('=').next().unwrap().trim();
+            if key == "clause" {
+                continue;
+            }
+            assert!(line.contains('#'), "{f}: [match] {key} cites nothing: {line}");
+        }
         // Each loads through the binary as `arbiter script --rules FILE`.
         let tmp = tempfile::tempdir().unwrap();
         let script = tmp.path().join("s.arb");
