@@ -75,7 +75,10 @@ fn profiles_every_match_loads_and_its_sources_are_cited() {
             if key == "clause" {
                 continue;
             }
-            assert!(line.contains('#'), "{f}: [match] {key} cites nothing: {line}");
+            assert!(
+                line.contains('#'),
+                "{f}: [match] {key} cites nothing: {line}"
+            );
         }
         // Each loads through the binary as `arbiter script --rules FILE`.
         let tmp = tempfile::tempdir().unwrap();
