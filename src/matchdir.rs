@@ -445,6 +445,13 @@ pub enum MatchError {
     Replay { path: PathBuf, source: ReplayError },
     #[error("empty log")]
     EmptyLog,
+    /// The match's last game (the highest number a match may hold) has ended: no next game.
+    #[error(
+        "{} already has game {last}, the highest a match may hold, and it has ended: no game {} is opened (start a new match folder)",
+        .dir.display(),
+        u64::from(*.last) + 1
+    )]
+    Full { dir: PathBuf, last: u32 },
     #[error(
         "game {game}: {count} entr{} of {} {} not written by this kit in a session of the match's arbiter key (the kit's seal and signed checkpoints bind {bound} entries): {listed}; nothing is appended or signed over {}. Have them cut to a side file or accepted one by one with a reason: arbiter foreign --match DIR --game {game} [--cut-from SEQ] [--accept REASON]",
         if *.count == 1 { "y" } else { "ies" },
@@ -738,6 +745,12 @@ fn open_game_once(
         Some(n) => n,
         None => match existing.last() {
             Some(&last) if !is_finished(match_dir, last) => last,
+            Some(&last) if last >= crate::layout::MAX_GAME => {
+                return Err(MatchError::Full {
+                    dir: match_dir.to_path_buf(),
+                    last,
+                });
+            }
             Some(&last) => last + 1,
             None => 1,
         },

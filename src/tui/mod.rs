@@ -553,10 +553,10 @@ pub fn parse_declarations(text: &str) -> Result<Vec<Command>, DeclarationError> 
         .filter_map(|(i, l)| {
             let kept = match crate::core::script::strip_comment(l) {
                 Ok(k) => k,
-                Err(message) => {
+                Err(e) => {
                     return Some(Err(DeclarationError {
                         line: i + 1,
-                        message,
+                        message: e.to_string(),
                     }));
                 }
             };

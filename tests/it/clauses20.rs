@@ -346,3 +346,105 @@ fn rule_12_readme_names_the_note_file_and_the_countersignature_verdict() {
     }
     assert!(!cps.iter().any(|n| n.ends_with(".txt.note")), "{cps:?}");
 }
+
+/// The report of a live game's log (no verification).
+fn report_of(m: &crate::clauses::Match) -> arbiter::report::model::Report {
+    arbiter::report::model::build(
+        &m.log,
+        &[],
+        &arbiter::report::model::Verification::not_checked(m.log.len()),
+        false,
+    )
+}
+
+/// The standing moves' (san, time, clock) from the one times function.
+fn move_times(log: &[arbiter::core::event::Event]) -> Vec<(String, i64, i64)> {
+    arbiter::report::times::times(log)
+        .moves
+        .iter()
+        .map(|m| (m.san.clone(), m.time_ms, m.clock_ms))
+        .collect()
+}
+
+/// Rule 1 with 6d: a voided clock correction leaves no mark on the clock chart, no clock line in
+/// the report or the PGN; the clocks are as if it had never been.
+#[test]
+fn rule_1_a_voided_clock_correction_leaves_no_mark_on_the_chart() {
+    let mut m = after("e4 e5 Nf3");
+    m.at("10 arbiter stop the clock was set wrongly");
+    m.at("11 arbiter correct 6d clock black +60 entered late");
+    let corr = m
+        .log
+        .iter()
+        .rposition(|e| e.kind_name() == "clock_corrected")
+        .unwrap();
+    let marked = report_of(&m);
+    assert_eq!(marked.chart.marks.len(), 1, "{:?}", marked.chart.marks);
+    m.at(&format!("12 arbiter void {corr} typed for the wrong game"));
+    m.at("13 arbiter resume");
+    m.at("14 move Nc6");
+    let r = report_of(&m);
+    assert!(r.chart.marks.is_empty(), "{:?}", r.chart.marks);
+    assert!(
+        r.time_items
+            .iter()
+            .all(|t| t.kind != arbiter::report::times::ItemKind::Correction),
+        "{:?}",
+        r.time_items
+    );
+    let pgn = arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
+    assert!(!pgn.contains("corrected"), "{pgn}");
+    let t = arbiter::report::times::times(&m.log);
+    assert!(t.totals.iter().all(|x| x.adds_up()), "{:?}", t.totals);
+    assert_eq!(t.totals[1].added_ms, 0, "{:?}", t.totals);
+}
+
+/// Rule 1 with 6d: a voided take-back gives the moves back with their own times, in the report,
+/// the PGN and the board, all read from the one times function; the totals still add up.
+#[test]
+fn rule_1_a_voided_take_back_restores_the_per_move_times() {
+    let plain = after("e4 e5 Nf3 Nc6");
+    let mut m = after("e4 e5 Nf3");
+    m.at("3.5 arbiter stop to take back");
+    m.at("3.6 arbiter correct 6d takeback 2 a move entered wrongly");
+    let tb = m
+        .log
+        .iter()
+        .rposition(|e| e.kind_name() == "moves_taken_back")
+        .unwrap();
+    assert_eq!(move_times(&m.log).len(), 1);
+    m.at(&format!("3.7 arbiter void {tb} typed on the wrong board"));
+    m.at("3.8 arbiter resume");
+    m.at("4 move Nc6");
+    let got = move_times(&m.log);
+    let want = move_times(&plain.log);
+    assert_eq!(got.len(), 4, "{got:?}");
+    // The first three moves are exactly as played; Black's reply took its clock's whole drop.
+    assert_eq!(got[..3], want[..3], "{got:?} vs {want:?}");
+    assert_eq!(got[3].0, "Nc6");
+    let t = arbiter::report::times::times(&m.log);
+    assert!(t.totals.iter().all(|x| x.adds_up()), "{:?}", t.totals);
+    assert!(
+        t.items
+            .iter()
+            .all(|i| i.kind != arbiter::report::times::ItemKind::TakenBack),
+        "{:?}",
+        t.items
+    );
+    // The report's move table has the four moves with the same times.
+    let r = report_of(&m);
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    let rows: Vec<(String, i64, i64)> = r
+        .moves
+        .iter()
+        .map(|x| (x.san.clone(), x.spent_ms, x.remaining_ms))
+        .collect();
+    assert_eq!(rows, got);
+    // The PGN: four moves, White's 2. Nf3 with its own 1 s.
+    let pgn = arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
+    assert!(
+        pgn.contains("2. Nf3 {[%clk 1:59:58] [%emt 0:00:01]}"),
+        "{pgn}"
+    );
+    assert!(!pgn.contains("taken back"), "{pgn}");
+}
