@@ -394,6 +394,12 @@ pub const HELP: &[HelpLine] = &[
     },
     HelpLine {
         who: "arbiter",
+        words: "arbiter replace-operator NAME, REASON",
+        clause: super::clause::OPERATOR_FIXED,
+        what: "replace the machine operator mid-game, if the match rules allow",
+    },
+    HelpLine {
+        who: "arbiter",
         words: "arbiter open",
         clause: super::clause::MACHINE_LOG,
         what: "write the game's first entry (declarations bound)",
@@ -517,12 +523,6 @@ pub const HELP: &[HelpLine] = &[
         words: "arbiter adjourn [sealed SHA256]",
         clause: super::clause::ARBITER,
         what: "adjourn, the move open or sealed; then arbiter resume-adjourned",
-    },
-    HelpLine {
-        who: "arbiter",
-        words: "arbiter replace-operator NAME, REASON",
-        clause: super::clause::OPERATOR_FIXED,
-        what: "replace the machine operator mid-game, if the match rules allow",
     },
     HelpLine {
         who: "operator",
