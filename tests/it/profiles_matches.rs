@@ -779,6 +779,20 @@ fn kramnik_deep_fritz_2002_through_the_binary_a_decided_match_refuses_a_further_
         status.contains("match decided: Deep Fritz has 5 points"),
         "{status}"
     );
+    let json = ok(&arbiter(&[
+        "status",
+        "--match",
+        dir.to_str().unwrap(),
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(
+        v["match_decided"]
+            .as_str()
+            .unwrap()
+            .starts_with("match decided: Deep Fritz has 5 points"),
+        "{json}"
+    );
     // Game 6 is refused at its start, naming the rule; nothing is written.
     let o = run();
     let err = String::from_utf8_lossy(&o.stderr);
