@@ -803,6 +803,35 @@ fn kramnik_deep_fritz_2002_through_the_binary_a_decided_match_refuses_a_further_
         "{err}"
     );
     assert!(!arbiter::layout::log_path(&dir, 6).exists());
+    // The board opened on game 6: its header and its first note say the match is decided, and
+    // Space (arbiter start) is refused naming the rule.
+    let key = arbiter::sign::KeySource::default();
+    let rules = rules_path("kramnik-deep-fritz-2002.toml");
+    let (mut session, _, _, ui) = arbiter::tui::open_session(&arbiter::tui::PlaySetup {
+        match_dir: &dir,
+        game: None,
+        rules: &rules,
+        key: &key,
+        declarations: None,
+        demo: false,
+    })
+    .unwrap();
+    assert_eq!(session.game.ctx().game, 6);
+    let header = ui.score.clone().unwrap();
+    assert_eq!(
+        header,
+        "Deep Fritz 5 – Vladimir Kramnik 0 · MATCH DECIDED for Deep Fritz (no further game)"
+    );
+    let note = ui.message.unwrap().text;
+    assert!(
+        note.contains("match decided: Deep Fritz has 5 points"),
+        "{note}"
+    );
+    let e = session
+        .execute(&arbiter::core::command::Command::Start, 0)
+        .unwrap_err();
+    assert!(e.to_string().contains("the match is decided"), "{e}");
+    assert!(!arbiter::layout::log_path(&dir, 6).exists());
 }
 
 #[test]
