@@ -260,6 +260,8 @@ pub struct Press {
     pub spent_ms: Ms,
     pub increment_ms: Ms,
     pub remaining_ms: i64,
+    /// Byo-yomi periods that ran out during the move (with byo-yomi only).
+    pub byoyomi_periods_lost: Option<u32>,
 }
 
 fn refuse<T>(clause: &'static str, msg: impl Into<String>) -> Result<T, Refusal> {

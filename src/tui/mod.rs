@@ -708,6 +708,10 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
                 "game {game}: declare the game first (:arbiter declare white human NAME, black machine NAME, operator, team), then Space starts White's clock"
             )),
         }
+        // Issue 23: the match rules say whether the earlier games decided the match.
+        if let Some(line) = session.game.match_decided_text() {
+            notes.push(line);
+        }
         if session.game.draft().config_sha256.is_none() {
             notes.push(
                 "8a: no configuration digest declared for this game: :arbiter declare config-file PATH"
