@@ -60,6 +60,7 @@ mod screens; // every Board UI screen and panel (snapshots)
 mod text; // 5b: free text kept, length limit
 mod timecontrol; // issue 23: the time-control model against hand vectors and a reference
 mod times; // issue 12: per-move times equal the clocks; take-backs, penalties, corrections, gaps
+mod tui_frame; // issue 25: a tick draws only the clocks; the terminal always equals a whole frame
 mod tui_keys; // keys -> commands, pure
 mod tui_log_tail; // issue 14: the Board UI keeps the latest entries, reads older pages on demand
 mod tui_support;
