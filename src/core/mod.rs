@@ -115,6 +115,7 @@ pub mod clause {
     pub const CONSULTATION: &str = "9e";
     pub const TABLEBASE: &str = "10a";
     pub const COMMITTEE: &str = "12";
+    pub const COMMITTEE_BINDS: &str = "12c";
     pub const ENGINE_LOG: &str = "13a";
     pub const ENGINE_LOG_CONTENT: &str = "13c";
     pub const PROGRAM_COPY: &str = "13d";
@@ -142,6 +143,11 @@ impl Refusal {
             clause: None,
             message: message.into(),
         }
+    }
+    /// The board cannot play or take back what it accepted before (a corrupt record): no rule
+    /// forbids the command, the state cannot take it.
+    pub fn board(e: board::BoardError) -> Refusal {
+        Refusal::state(e.to_string())
     }
     fn render(&self) -> String {
         match self.clause {
