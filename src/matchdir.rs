@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use ssh_key::PrivateKey;
 
-use crate::core::event::{Algorithm, Declarations, Event, EventKind, KeyRef};
-use crate::core::game::{Game, GameContext, Phase, ReplayError};
+use crate::core::event::{Algorithm, Declarations, Event, EventKind, KeyRef, PlayerKind};
+use crate::core::game::{Game, GameContext, MatchHistory, Phase, ReplayError};
 use crate::core::{Ms, Side, timefmt};
 use crate::journal::{Journal, JournalError};
 use crate::layout::{self, games, log_path, match_id};
@@ -403,6 +403,23 @@ pub fn previous_algorithm(match_dir: &Path, game: u32) -> Option<(u32, Algorithm
     }
 }
 
+/// Issue 23: what the match's games before `game` say, for its `[match]` rules: the latest earlier
+/// game's number and the side its human had (line 0), and the score of the earlier games.
+pub fn match_history(match_dir: &Path, game: u32) -> MatchHistory {
+    let colours = previous_declarations(match_dir, game).and_then(|(k, d)| {
+        let human = |p: &crate::core::event::Player| p.kind == PlayerKind::Human;
+        match (human(&d.white), human(&d.black)) {
+            (true, false) => Some((k, Side::White)),
+            (false, true) => Some((k, Side::Black)),
+            _ => None,
+        }
+    });
+    MatchHistory {
+        colours,
+        scores: match_score_before(match_dir, Some(game)),
+    }
+}
+
 /// The declarations of the latest game before `game` (line 0), for the next game's draft.
 pub fn previous_declarations(match_dir: &Path, game: u32) -> Option<(u32, Declarations)> {
     let prev = games(match_dir).into_iter().filter(|g| *g < game).max()?;
@@ -428,6 +445,13 @@ pub enum MatchError {
     Replay { path: PathBuf, source: ReplayError },
     #[error("empty log")]
     EmptyLog,
+    /// The match's last game (the highest number a match may hold) has ended: no next game.
+    #[error(
+        "{} already has game {last}, the highest a match may hold, and it has ended: no game {} is opened (start a new match folder)",
+        .dir.display(),
+        u64::from(*.last) + 1
+    )]
+    Full { dir: PathBuf, last: u32 },
     #[error(
         "game {game}: {count} entr{} of {} {} not written by this kit in a session of the match's arbiter key (the kit's seal and signed checkpoints bind {bound} entries): {listed}; nothing is appended or signed over {}. Have them cut to a side file or accepted one by one with a reason: arbiter foreign --match DIR --game {game} [--cut-from SEQ] [--accept REASON]",
         if *.count == 1 { "y" } else { "ies" },
@@ -721,6 +745,12 @@ fn open_game_once(
         Some(n) => n,
         None => match existing.last() {
             Some(&last) if !is_finished(match_dir, last) => last,
+            Some(&last) if last >= crate::layout::MAX_GAME => {
+                return Err(MatchError::Full {
+                    dir: match_dir.to_path_buf(),
+                    last,
+                });
+            }
             Some(&last) => last + 1,
             None => 1,
         },
@@ -750,7 +780,7 @@ fn open_game_once(
             arbiter_key: keyref,
             previous_algorithm: previous_algorithm(match_dir, n),
         };
-        let game = Game::new(ctx, profile);
+        let game = Game::new(ctx, profile).with_history(match_history(match_dir, n));
         return Ok(Attempt::Opened(Box::new(Opened {
             session: Session::new(game, Box::new(storage), Utc::now()),
             now_ms: 0,
@@ -1195,8 +1225,16 @@ pub fn latest_checkpoint(match_dir: &Path, n: u32) -> Option<usize> {
 /// Match score over the games of a folder: (name, points) per player, in order of appearance.
 /// Games whose log cannot be read or replayed are left out.
 pub fn match_score(match_dir: &Path) -> Vec<(String, f64)> {
+    match_score_before(match_dir, None)
+}
+
+/// [`match_score`] over the games numbered below `before` (all games when `None`).
+fn match_score_before(match_dir: &Path, before: Option<u32>) -> Vec<(String, f64)> {
     let mut table: Vec<(String, f64)> = Vec::new();
-    for n in games(match_dir) {
+    for n in games(match_dir)
+        .into_iter()
+        .filter(|n| before.is_none_or(|b| *n < b))
+    {
         let Ok(Replayed { game: g, .. }) = replay_log(&log_path(match_dir, n), |_, _| {}) else {
             continue;
         };

@@ -342,6 +342,7 @@ pub fn match_failure(e: crate::matchdir::MatchError) -> Error {
         M::Journal(j) => journal_failure(j),
         M::Key(k) => Error::cannot_read(k),
         e @ M::Foreign { .. } => Error::refused(e),
+        e @ M::Full { .. } => Error::unavailable(e),
         M::Profile(p) => match p {
             crate::session::LoadProfileError::Read { .. } => Error::cannot_read(p),
             _ => Error::bad_input(p),

@@ -55,6 +55,12 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     let score = match_score(dir);
     let unfinished = crate::matchdir::unfinished_before(dir, n);
     let warning = crate::matchdir::unfinished_warning(dir, n);
+    // Issue 23: the match rules of this game's profile say whether the score decides the match.
+    let decided = g
+        .profile()
+        .match_rules
+        .as_ref()
+        .and_then(|r| r.decided_text(&score));
     if a.json {
         if let Some(w) = &warning {
             errln!("arbiter: warning: {w}");
@@ -85,6 +91,9 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
                         .collect(),
                 ),
             );
+            if let Some(line) = &decided {
+                o.insert("match_decided".into(), serde_json::json!(line));
+            }
         }
         outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default())?;
     } else {
@@ -109,8 +118,11 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
                 timefmt::clock(g.last_at() as i64)
             )?;
         }
-        for (name, pts) in score {
+        for (name, pts) in &score {
             outln!("match score: {name} {pts}")?;
+        }
+        if let Some(line) = decided {
+            outln!("{line}")?;
         }
         if let Some(w) = &warning {
             outln!("{w}")?;

@@ -451,6 +451,13 @@ pub enum EventKind {
     },
     /// Issue 23: the operator records that the engine was stopped during the adjournment.
     EngineStopped,
+    /// Issue 23 (Deep Blue 1996/97): the machine's operator replaced during the game, when it was
+    /// not the human's turn.
+    OperatorReplaced {
+        from: String,
+        to: String,
+        reason: String,
+    },
     /// Issue 23: play resumes after an adjournment; a sealed move's reveal, checked against the
     /// commitment, is recorded here and its move follows as its own entry.
     AdjournmentResumed {

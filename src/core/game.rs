@@ -10,6 +10,7 @@
 //! |---|---|
 //! | `setup.rs` | 1, 3, 4, 6c, 8a, 9c — declarations, opening, the start |
 //! | `adjourn.rs` | a profile's `[adjournment]` — open or sealed move, engine stopped, resumption |
+//! | `match_rules.rs` | a profile's `[match]` — operator replaced off the human's turn, colours by game number, a decided match |
 //! | `start.rs` | the profile's start position per game: FEN, odds, Chess960 |
 //! | `moves.rs` | 6a–6l, 7e — moves, corrections, takebacks, internal clock, parameters |
 //! | `arbiter.rs` | 1, 5b — stops, resumptions, notes |
@@ -36,6 +37,7 @@ mod arbiter; // rules 1, 5b
 mod claims; // rules 2, 10a
 mod committee; // rule 12
 mod draws; // rule 9
+mod match_rules; // issue 23: the [match] rules across games: operator, colours, decided match
 mod moves; // rules 6a-6l, 7e
 mod operator_errors; // rules 7b, 7c
 mod setup; // rules 1, 3, 4, 6c, 8a, 9c
@@ -46,6 +48,7 @@ mod void; // rule 1: the arbiter voids a mis-keyed entry
 
 pub use adjourn::{Adjourned, seal};
 pub use after::{HandoverDue, HandoverFacts, HandoverTerms};
+pub use match_rules::MatchHistory;
 pub use void::WINDOW as VOID_WINDOW;
 
 /// What the shell knows when it creates a game: identity, rules and key.
@@ -234,6 +237,8 @@ pub struct Game {
     pub(in crate::core) presses: std::collections::VecDeque<Press>,
     /// Issue 23: the adjournment in progress.
     pub(in crate::core) adjourned: Option<Adjourned>,
+    /// Issue 23: what the match's earlier games say (given by the shell; not in the log).
+    pub(in crate::core) history: MatchHistory,
 }
 
 /// A clock press awaiting its move's notation.
@@ -404,6 +409,7 @@ impl Game {
             voided: Vec::new(),
             presses: std::collections::VecDeque::new(),
             adjourned: None,
+            history: MatchHistory::default(),
         }
     }
 
@@ -946,6 +952,7 @@ impl Game {
                 self.decide_committee(cmd, now)
             }
             C::Void { .. } => self.decide_void(cmd, now),
+            C::ReplaceOperator { .. } => self.decide_match_rules(cmd, now),
             C::Adjourn { .. } | C::EngineStopped | C::ResumeAdjourned { .. } => {
                 self.decide_adjourn(cmd, now)
             }
@@ -1070,6 +1077,7 @@ impl Game {
             EventKind::Adjourned { .. }
             | EventKind::EngineStopped
             | EventKind::AdjournmentResumed { .. } => self.evolve_adjourn(e)?,
+            EventKind::OperatorReplaced { .. } => self.evolve_match_rules(e)?,
             EventKind::DrawOffered { .. }
             | EventKind::ConsultationStarted { .. }
             | EventKind::ConsultationEnded { .. }

@@ -1012,6 +1012,9 @@ impl Builder {
             K::EngineStopped => {
                 "the operator records that the engine was stopped during the adjournment".into()
             }
+            K::OperatorReplaced { from, to, reason } => format!(
+                "the machine's operator {from} replaced by {to}, not on the human's turn: {reason}"
+            ),
             K::AdjournmentResumed { revealed } => match revealed {
                 Some(m) => format!(
                     "play resumes; the sealed move {m} is revealed and matches its commitment"
@@ -1080,6 +1083,7 @@ impl Builder {
             | K::AuthorizationFailed { .. }
             | K::Adjourned { .. }
             | K::EngineStopped
+            | K::OperatorReplaced { .. }
             | K::AdjournmentResumed { .. }
             | K::Recovery(_) => {}
         }

@@ -553,10 +553,10 @@ pub fn parse_declarations(text: &str) -> Result<Vec<Command>, DeclarationError> 
         .filter_map(|(i, l)| {
             let kept = match crate::core::script::strip_comment(l) {
                 Ok(k) => k,
-                Err(message) => {
+                Err(e) => {
                     return Some(Err(DeclarationError {
                         line: i + 1,
-                        message,
+                        message: e.to_string(),
                     }));
                 }
             };
@@ -711,7 +711,7 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
         .game
         .points()
         .filter(|_| session.game.phase() == crate::core::game::Phase::Ended);
-    ui.score = score_text(&ui.score_table);
+    ui.score = score_with_decision(&ui.score_table, &session.game);
     ui.ascii = !terminal::utf8_locale();
     ui.no_color = terminal::no_color();
     Ok((session, Instant::now(), opened.now_ms, ui))
@@ -738,7 +738,28 @@ pub fn refresh_score(ui: &mut UiState, game: &crate::core::game::Game) {
         }
     }
     ui.score_of_this_game = now;
-    ui.score = score_text(&ui.score_table);
+    ui.score = score_with_decision(&ui.score_table, game);
+}
+
+/// The header's match score, with "MATCH DECIDED" once the profile's winning score is reached
+/// (issue 23), and whether the remaining games are still played.
+pub fn score_with_decision(
+    table: &[(String, f64)],
+    game: &crate::core::game::Game,
+) -> Option<String> {
+    let score = score_text(table)?;
+    let rules = game.profile().match_rules.as_ref();
+    Some(match rules.and_then(|r| r.decided(table)).zip(rules) {
+        Some(((name, _), r)) => format!(
+            "{score} · MATCH DECIDED for {name} ({})",
+            if r.play_after_decided {
+                "the remaining games are still played"
+            } else {
+                "no further game"
+            }
+        ),
+        None => score,
+    })
 }
 
 /// `Kasparov 1½ – Deep Junior ½` from the match table; `None` before any game has a result.

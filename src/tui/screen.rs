@@ -14,7 +14,7 @@ use crate::core::timefmt;
 use crate::core::view::{ClockState, ClockView, Panel, Urgency, View};
 
 use super::describe::termination_text;
-use super::keys::{LineKind, Mode, MsgKind, Pending, UiState};
+use super::keys::{LineKind, Mode, MsgKind, Pending, PressKeys, UiState};
 use super::{board, logpane, movelist, shogiboard};
 
 /// What the shell knows about the log: entries, the latest one, the signed checkpoint, alarms.
@@ -181,7 +181,7 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
     input_line(view, ui, rows[9], buf);
 
     match &ui.mode {
-        Mode::Help { scroll } => help(*scroll, area, buf),
+        Mode::Help { scroll } => help(*scroll, &ui.press_keys, area, buf),
         Mode::Confirm { pending, text } => confirm(pending, text, area, buf),
         Mode::Authorize {
             words,
@@ -1068,19 +1068,24 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
 /// The help text for a screen `width` columns wide: keys, then every command grouped by who may
 /// use it. Narrower than 100 columns, a command's clause and description go on the line below its
 /// words; every line wraps at the width instead of being cut.
-pub fn help_lines(width: u16) -> Vec<Line<'static>> {
+pub fn help_lines(width: u16, press: &PressKeys) -> Vec<Line<'static>> {
     let head = Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD);
+    // The press keys as configured (--human-key / --machine-key), never the defaults' names.
+    let (human, machine) = (
+        super::keys::key_name(press.human),
+        super::keys::key_name(press.machine),
+    );
     let keys = [
         (
             "Space / Enter",
             "start the game; during it, open the move line",
         ),
         (
-            "F12",
+            human.as_str(),
             "the human's press, in any screen state (--human-key maps a pedal)",
         ),
         (
-            "F4",
+            machine.as_str(),
             "the operator's press for the machine, in any screen state",
         ),
         (
@@ -1154,14 +1159,14 @@ pub fn help_lines(width: u16) -> Vec<Line<'static>> {
     out
 }
 
-fn help(scroll: u16, area: Rect, buf: &mut Buffer) {
+fn help(scroll: u16, press: &PressKeys, area: Rect, buf: &mut Buffer) {
     let r = centered(
         area,
         area.width.saturating_sub(2),
         area.height.saturating_sub(2),
     );
     Clear.render(r, buf);
-    Paragraph::new(help_lines(r.width.saturating_sub(2)))
+    Paragraph::new(help_lines(r.width.saturating_sub(2), press))
         .wrap(Wrap { trim: false })
         .scroll((scroll, 0))
         .block(

@@ -4,12 +4,13 @@
 
 use arbiter::core::event::{EventKind, Score, Termination};
 use arbiter::core::game::start::{Odds, chess960_fen, chess960_rank};
-use arbiter::core::game::{Game, Phase};
+use arbiter::core::game::{Game, MatchHistory, Phase};
 use arbiter::core::rules::Profile;
 use arbiter::core::{Ms, Side};
 
 use crate::clauses::{
-    HUMAN_WHITE, Match, ended, given_game, move_made, new_game, only, rules_path, rules_text,
+    HUMAN_WHITE, MACHINE_WHITE, Match, ended, game_from_text, given_game, move_made, new_game,
+    only, rules_path, rules_text,
 };
 use crate::realgame::{arbiter, ok};
 
@@ -516,4 +517,219 @@ fn x3d_fritz_2003_first_to_two_and_a_half_but_game_four_is_played() {
     );
     let g4 = play();
     assert!(g4.contains("match score: Garry Kasparov 4"), "{g4}");
+}
+
+#[test]
+fn deep_blue_1997_the_operator_may_be_replaced_only_when_it_is_not_the_humans_turn() {
+    let mut m = started("deep-blue-1997.toml");
+    // White, the human, is to move: the operator stays.
+    m = m
+        .when("5 arbiter replace-operator Murray Campbell, Joe Hoane is unwell")
+        .then_refused_saying("4d", "only when it is not the human's turn")
+        .m;
+    m.at("10 move e4");
+    // The machine's turn: the replacement is recorded, citing the match rules.
+    m = m
+        .when("12 arbiter replace-operator Murray Campbell, Joe Hoane is unwell")
+        .then_events(&[("operator_replaced", "match")])
+        .then(|_, ev| {
+            let EventKind::OperatorReplaced { from, to, reason } = &ev[0].kind else {
+                panic!("{ev:?}")
+            };
+            assert_eq!(
+                (from.as_str(), to.as_str(), reason.as_str()),
+                ("Amir Ban", "Murray Campbell", "Joe Hoane is unwell")
+            );
+        })
+        .m;
+    assert_eq!(m.game().decl().unwrap().operator, "Murray Campbell");
+    // The machine's clock still runs: the replacement stops nothing.
+    assert_eq!(m.game().clock().running(), Some(Side::Black));
+    m.at("20 move e5");
+    m = m
+        .when("25 arbiter replace-operator Joe Hoane, recovered")
+        .then_refused_saying("4d", "it is white's turn, the human's")
+        .m;
+    // A replay of the log gives the same operator.
+    let replayed = Game::replay(&m.log).unwrap();
+    assert_eq!(replayed.decl().unwrap().operator, "Murray Campbell");
+    // Without the rule (the 2003 match), the operator may not be changed during a game at all.
+    let mut m = started("kasparov-deep-junior-2003.toml");
+    m.at("10 move e4");
+    m.when("12 arbiter replace-operator Murray Campbell, unwell")
+        .then_refused_saying("4d", "may not be changed during a game");
+}
+
+fn deep_blue_game(n: u32, colours: Option<(u32, Side)>) -> Game {
+    let text = rules_text("deep-blue-1997.toml");
+    game_from_text("deep-blue-1997.toml", &text, n, None).with_history(MatchHistory {
+        colours,
+        scores: Vec::new(),
+    })
+}
+
+#[test]
+fn deep_blue_1997_colours_alternate_by_game_number_whatever_postponements_or_forfeits() {
+    // Game 1: the human had White. Game 2: the human has Black; the contrary is refused.
+    let m = Match::new(deep_blue_game(2, Some((1, Side::White))));
+    let m = m
+        .when("0 arbiter declare white human Garry Kasparov")
+        .then_refused_saying("1", "colours alternate by game number")
+        .m;
+    let m = m
+        .when("0 arbiter declare black machine Deep Blue")
+        .then_refused_saying("1", "in game 2 the human has black and the machine white")
+        .m;
+    assert!(m.game().draft().white.is_none() && m.game().draft().black.is_none());
+    given_game(deep_blue_game(2, Some((1, Side::White))), MACHINE_WHITE).and("0 arbiter start");
+    // Game 2 postponed (no log): game 3 follows game 1's colours by its number, not by the count
+    // of games played.
+    let m = Match::new(deep_blue_game(3, Some((1, Side::White))));
+    m.when("0 arbiter declare white machine Deep Blue")
+        .then_refused_saying("1", "in game 3 the human has white");
+    given_game(deep_blue_game(3, Some((1, Side::White))), HUMAN_WHITE).and("0 arbiter start");
+    // Game 4 after game 3 was forfeited (its log holds the forfeit): Black for the human again.
+    given_game(deep_blue_game(4, Some((3, Side::White))), MACHINE_WHITE).and("0 arbiter start");
+    Match::new(deep_blue_game(4, Some((3, Side::White))))
+        .when("0 arbiter declare white human Garry Kasparov")
+        .then_refused_saying("1", "the human had white in game 3");
+    // Without the rule (the 2003 match), any colours may be declared.
+    let text = rules_text("kasparov-deep-junior-2003.toml");
+    let g = game_from_text("k.toml", &text, 2, None).with_history(MatchHistory {
+        colours: Some((1, Side::White)),
+        scores: Vec::new(),
+    });
+    given_game(g, HUMAN_WHITE).and("0 arbiter start");
+}
+
+#[test]
+fn deep_blue_1997_no_game_after_the_match_is_decided() {
+    let decided = MatchHistory {
+        colours: Some((4, Side::Black)),
+        scores: vec![("Garry Kasparov".into(), 0.5), ("Deep Blue".into(), 3.5)],
+    };
+    let g = deep_blue_game(5, None).with_history(decided.clone());
+    let m = given_game(g, HUMAN_WHITE);
+    let m = m
+        .when("0 arbiter start")
+        .then_refused_saying("1", "the match is decided: Deep Blue has 3.5 points")
+        .m;
+    m.when("0 arbiter open")
+        .then_refused_saying("1", "these rules play no further game");
+    assert!(
+        deep_blue_game(5, None)
+            .with_history(decided)
+            .match_decided_text()
+            .unwrap()
+            .contains("the remaining games are not played")
+    );
+    // One point short: game 5 is played.
+    let open = MatchHistory {
+        colours: None,
+        scores: vec![("Garry Kasparov".into(), 1.0), ("Deep Blue".into(), 3.0)],
+    };
+    given_game(deep_blue_game(5, None).with_history(open), HUMAN_WHITE).and("0 arbiter start");
+    // X3D 2003: decided at 3 of 2.5, game 4 is still played and the board says so.
+    let text = rules_text("x3d-fritz-2003.toml");
+    let g = game_from_text("x3d-fritz-2003.toml", &text, 4, None).with_history(MatchHistory {
+        colours: None,
+        scores: vec![("Garry Kasparov".into(), 3.0), ("X3D Fritz".into(), 0.0)],
+    });
+    let m = given_game(g, HUMAN_WHITE).and("0 arbiter start");
+    assert!(
+        m.game()
+            .match_decided_text()
+            .unwrap()
+            .contains("the remaining games are still played")
+    );
+}
+
+#[test]
+fn deep_blue_1997_match_through_the_binary_colours_by_game_number_and_decided_at_three_and_a_half()
+{
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    let script = |name: &str, human_white: bool| {
+        let (w, b) = if human_white {
+            ("human Garry Kasparov", "machine Deep Blue")
+        } else {
+            ("machine Deep Blue", "human Garry Kasparov")
+        };
+        let path = tmp.path().join(name);
+        // Each game: one move each, then the human resigns.
+        std::fs::write(
+            &path,
+            format!(
+                "0 arbiter declare white {w}\n0 arbiter declare black {b}\n\
+                 0 arbiter declare operator Joe Hoane\n0 arbiter start\n10 move e4\n20 move e5\n30 human resign\n"
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let (white, black) = (script("w.arb", true), script("b.arb", false));
+    let run = |s: &std::path::Path| {
+        arbiter(&[
+            "script",
+            s.to_str().unwrap(),
+            "--match",
+            dir.to_str().unwrap(),
+            "--rules",
+            rules_path("deep-blue-1997.toml").to_str().unwrap(),
+        ])
+    };
+    ok(&run(&white));
+    // Game 2 with the human White again: refused at the declaration, nothing written.
+    let o = run(&white);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("w.arb:1: refused (rule 1): colours alternate by game number")
+            && err.contains("in game 2 the human has black"),
+        "{err}"
+    );
+    assert!(!arbiter::layout::log_path(&dir, 2).exists());
+    ok(&run(&black));
+    ok(&run(&white));
+    let g4 = ok(&run(&black));
+    assert!(g4.contains("match score: Deep Blue 4"), "{g4}");
+    assert!(
+        g4.contains("match decided: Deep Blue has 4 points, the winning score is 3.5 (clause match); the remaining games are not played"),
+        "{g4}"
+    );
+    let status = ok(&arbiter(&["status", "--match", dir.to_str().unwrap()]));
+    assert!(
+        status.contains("match decided: Deep Blue has 4 points"),
+        "{status}"
+    );
+    // Game 5 is refused: the match is decided and these rules play no further game.
+    let o = run(&white);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("refused (rule 1): the match is decided: Deep Blue has 4 points"),
+        "{err}"
+    );
+    assert!(!arbiter::layout::log_path(&dir, 5).exists());
+}
+
+#[test]
+fn x3d_fritz_2003_the_boards_header_says_match_decided() {
+    let text = rules_text("x3d-fritz-2003.toml");
+    let g = game_from_text("x3d-fritz-2003.toml", &text, 4, None);
+    let table = vec![
+        ("Garry Kasparov".to_string(), 2.0),
+        ("X3D Fritz".into(), 1.0),
+    ];
+    let header = |t: &[(String, f64)]| arbiter::tui::score_with_decision(t, &g).unwrap();
+    assert_eq!(header(&table), "Garry Kasparov 2 – X3D Fritz 1");
+    let table = vec![
+        ("Garry Kasparov".to_string(), 2.5),
+        ("X3D Fritz".into(), 1.5),
+    ];
+    assert_eq!(
+        header(&table),
+        "Garry Kasparov 2½ – X3D Fritz 1½ · MATCH DECIDED for Garry Kasparov (the remaining games are still played)"
+    );
 }

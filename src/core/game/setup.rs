@@ -12,6 +12,7 @@ impl Game {
                 if self.phase != Phase::Draft {
                     return refuse_state("the game is already opened");
                 }
+                self.check_match_not_decided()?;
                 self.one(
                     now,
                     Actor::Arbiter,
@@ -22,12 +23,15 @@ impl Game {
             C::Start => {
                 let mut out = Vec::new();
                 match self.phase {
-                    Phase::Draft => out.push(self.ev(
-                        now,
-                        Actor::Arbiter,
-                        c::MACHINE_LOG,
-                        EventKind::GameOpened(Box::new(self.opening()?)),
-                    )),
+                    Phase::Draft => out.push({
+                        self.check_match_not_decided()?;
+                        self.ev(
+                            now,
+                            Actor::Arbiter,
+                            c::MACHINE_LOG,
+                            EventKind::GameOpened(Box::new(self.opening()?)),
+                        )
+                    }),
                     Phase::Opened => {}
                     _ => return refuse_state("the game has already started"),
                 }
@@ -112,6 +116,13 @@ impl Game {
             return refuse(cl, msg);
         }
         match cmd {
+            Command::DeclarePlayer { side, kind, .. } => self.check_colours(*side, *kind)?,
+            Command::DeclareEntrant { side, entrant, .. } => {
+                self.check_colours(*side, entrant.player_kind())?
+            }
+            _ => {}
+        }
+        match cmd {
             Command::DeclarePlayer { side, kind, name } => {
                 let p = Some(Player {
                     name: name.clone(),
@@ -183,6 +194,8 @@ impl Game {
                 "declare black first: arbiter declare black human|machine NAME",
             )
         })?;
+        self.check_colours(Side::White, white.kind)?;
+        self.check_colours(Side::Black, black.kind)?;
         let machines = [&white, &black]
             .iter()
             .filter(|p| p.kind == PlayerKind::Machine)
