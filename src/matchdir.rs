@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use ssh_key::PrivateKey;
 
-use crate::core::event::{Algorithm, Declarations, Event, EventKind, KeyRef};
-use crate::core::game::{Game, GameContext, Phase, ReplayError};
+use crate::core::event::{Algorithm, Declarations, Event, EventKind, KeyRef, PlayerKind};
+use crate::core::game::{Game, GameContext, MatchHistory, Phase, ReplayError};
 use crate::core::{Ms, Side, timefmt};
 use crate::journal::{Journal, JournalError};
 use crate::layout::{self, games, log_path, match_id};
@@ -403,6 +403,23 @@ pub fn previous_algorithm(match_dir: &Path, game: u32) -> Option<(u32, Algorithm
     }
 }
 
+/// Issue 23: what the match's games before `game` say, for its `[match]` rules: the latest earlier
+/// game's number and the side its human had (line 0), and the score of the earlier games.
+pub fn match_history(match_dir: &Path, game: u32) -> MatchHistory {
+    let colours = previous_declarations(match_dir, game).and_then(|(k, d)| {
+        let human = |p: &crate::core::event::Player| p.kind == PlayerKind::Human;
+        match (human(&d.white), human(&d.black)) {
+            (true, false) => Some((k, Side::White)),
+            (false, true) => Some((k, Side::Black)),
+            _ => None,
+        }
+    });
+    MatchHistory {
+        colours,
+        scores: match_score_before(match_dir, Some(game)),
+    }
+}
+
 /// The declarations of the latest game before `game` (line 0), for the next game's draft.
 pub fn previous_declarations(match_dir: &Path, game: u32) -> Option<(u32, Declarations)> {
     let prev = games(match_dir).into_iter().filter(|g| *g < game).max()?;
@@ -508,13 +525,13 @@ impl Replayer {
         let r = match &mut self.game {
             Some(g) => g.evolve(ev).map_err(|m| fail(m.0)),
             None => match &ev.kind {
-                EventKind::GameOpened(o) => {
-                    Game::from_opening(o).map_err(fail).and_then(|mut g| {
+                EventKind::GameOpened(o) => Game::from_opening(o)
+                    .map_err(|e| fail(e.to_string()))
+                    .and_then(|mut g| {
                         g.evolve(ev).map_err(|m| fail(m.0))?;
                         self.game = Some(g);
                         Ok(())
-                    })
-                }
+                    }),
                 _ => Err(fail("the first entry must be game_opened".into())),
             },
         };
@@ -763,11 +780,11 @@ fn open_game_once(
             arbiter_key: keyref,
             previous_algorithm: previous_algorithm(match_dir, n),
         };
-        let game = Game::new(ctx, profile);
+        let game = Game::new(ctx, profile).with_history(match_history(match_dir, n));
         return Ok(Attempt::Opened(Box::new(Opened {
             session: Session::new(game, Box::new(storage), Utc::now()),
             now_ms: 0,
-            notice: None,
+            notice: unfinished_warning(match_dir, n),
             events: Vec::new(),
             events_from: 0,
         })));
@@ -985,6 +1002,11 @@ fn open_game_once(
     let origin = last_origin.map_or(origin, |o| origin.max(o));
     let running = game.clock().running();
     let playing = game.phase() == Phase::Playing;
+    if game.phase() != Phase::Ended
+        && let Some(w) = unfinished_warning(match_dir, n)
+    {
+        notes.push(w);
+    }
     let mut session = Session::new(game, Box::new(storage), origin);
     if let Some(d) = damage {
         session.frozen = Some(format!("the log is damaged and open read-only: {d}"));
@@ -1027,25 +1049,25 @@ pub fn heartbeat_text(
     format!("arbiter-kit heartbeat v1\n{origin}\n{mono_ms}\n{utc}\n{boot_id}\n{boottime_ms}\n")
 }
 
-/// This machine's boot id and milliseconds since boot (`/proc/sys/kernel/random/boot_id`,
-/// `/proc/uptime`: CLOCK_BOOTTIME); empty and 0 where they cannot be read.
+/// This machine's boot id and milliseconds since boot (`/proc/sys/kernel/random/boot_id`, read
+/// once: it is the same until the machine restarts; CLOCK_BOOTTIME, the clock of `/proc/uptime`,
+/// read without a file: the heartbeat asks every second); empty where the id cannot be read.
 pub fn boot_clock() -> (String, u64) {
-    let id = crate::fsio::read(Path::new("/proc/sys/kernel/random/boot_id"), 256)
-        .ok()
-        .and_then(|b| String::from_utf8(b).ok())
-        .map(|s| s.trim().to_owned())
-        .filter(|s| s.chars().all(|c| c.is_ascii_hexdigit() || c == '-'))
-        .unwrap_or_default();
-    let up = crate::fsio::read(Path::new("/proc/uptime"), 256)
-        .ok()
-        .and_then(|b| String::from_utf8(b).ok())
-        .and_then(|s| {
-            s.split_whitespace()
-                .next()
-                .and_then(|f| f.parse::<f64>().ok())
-        })
-        .map_or(0, |s| (s * 1000.0) as u64);
-    (id, up)
+    static BOOT_ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let id = BOOT_ID.get_or_init(|| {
+        crate::fsio::read(Path::new("/proc/sys/kernel/random/boot_id"), 256)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .map(|s| s.trim().to_owned())
+            .filter(|s| s.chars().all(|c| c.is_ascii_hexdigit() || c == '-'))
+            .unwrap_or_default()
+    });
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
+    let up = u64::try_from(t.tv_sec)
+        .unwrap_or(0)
+        .saturating_mul(1000)
+        .saturating_add(u64::try_from(t.tv_nsec / 1_000_000).unwrap_or(0));
+    (id.clone(), up)
 }
 
 /// What a reopen learns from the heartbeat of a sealed log, in words for the arbiter, and the
@@ -1192,6 +1214,36 @@ impl MatchError {
     }
 }
 
+/// Games of the match before game `n` whose log records no result.
+pub fn unfinished_before(match_dir: &Path, n: u32) -> Vec<u32> {
+    games(match_dir)
+        .into_iter()
+        .filter(|&g| g < n && !is_finished(match_dir, g))
+        .collect()
+}
+
+/// Issue 20: game `n` is opened while an earlier game of the match has no result. The arbiter
+/// may have a reason (an adjourned game, a game suspended under 8b, a dispute before the
+/// committee, 12), so the kit does not refuse; it names the unfinished games wherever game `n` is
+/// opened or shown (`play`'s board, `script`, `status`), so the score is never read as final.
+pub fn unfinished_warning(match_dir: &Path, n: u32) -> Option<String> {
+    let open = unfinished_before(match_dir, n);
+    let names: Vec<String> = open.iter().map(|g| format!("game {g}")).collect();
+    match names.len() {
+        0 => None,
+        k => Some(format!(
+            "UNFINISHED: {} of this match {} no result recorded while game {n} is played (1: \
+             record {} result, or note why {} open: an adjournment, a suspension (8b), a ruling \
+             awaited (12)); the match score leaves {} out",
+            names.join(", "),
+            if k == 1 { "has" } else { "have" },
+            if k == 1 { "its" } else { "their" },
+            if k == 1 { "it stays" } else { "they stay" },
+            if k == 1 { "it" } else { "them" },
+        )),
+    }
+}
+
 /// Whether a game's log records a result.
 pub fn is_finished(match_dir: &Path, n: u32) -> bool {
     let mut ended = false;
@@ -1222,12 +1274,29 @@ pub fn match_score(match_dir: &Path) -> Vec<(String, f64)> {
     match_score_with(match_dir, None)
 }
 
+/// [`match_score`] over the games numbered below `before` (all games when `None`).
+fn match_score_before(match_dir: &Path, before: Option<u32>) -> Vec<(String, f64)> {
+    score_table(match_dir, before, None)
+}
+
 /// [`match_score`] with one game already rebuilt by the caller (`known`: its number and state,
 /// as the log holds it): that game's log is not read again (issue 21: `status` and the board's
 /// opening read a 1,000,000-entry log once more for the score alone).
 pub fn match_score_with(match_dir: &Path, known: Option<(u32, &Game)>) -> Vec<(String, f64)> {
+    score_table(match_dir, None, known)
+}
+
+/// The score table over the games below `before` (all when `None`), `known` not read again.
+fn score_table(
+    match_dir: &Path,
+    before: Option<u32>,
+    known: Option<(u32, &Game)>,
+) -> Vec<(String, f64)> {
     let mut table: Vec<(String, f64)> = Vec::new();
-    for n in games(match_dir) {
+    for n in games(match_dir)
+        .into_iter()
+        .filter(|n| before.is_none_or(|b| *n < b))
+    {
         let replayed;
         let g = match known {
             Some((k, g)) if k == n => g,

@@ -343,6 +343,35 @@ pub fn read_declared_files(cmd: &Command) -> Result<Command, Refusal> {
                 sha256: hex::encode(Sha256::digest(&bytes)),
             })
         }
+        // Issue 19: a camp's proof of possession, read here; the core checks it.
+        Command::DeclareCampProofFile { name, key, path } => {
+            let bytes = crate::fsio::read(Path::new(path), 64 << 10).map_err(|e| {
+                Refusal::new(
+                    crate::core::clause::ARBITER,
+                    format!("cannot read camp {name}'s proof {path}: {e}; nothing declared"),
+                )
+            })?;
+            let proof = String::from_utf8(bytes).map_err(|_| {
+                Refusal::new(
+                    crate::core::clause::ARBITER,
+                    format!("camp {name}'s proof {path} is not text (an armored SSH signature); nothing declared"),
+                )
+            })?;
+            let key = match key {
+                Some(k) => k.clone(),
+                None => crate::core::camp::signer_of(&proof).map_err(|e| {
+                    Refusal::new(
+                        crate::core::clause::ARBITER,
+                        format!("camp {name}'s proof {path}: {e}; nothing declared"),
+                    )
+                })?,
+            };
+            Ok(Command::DeclareCamp {
+                name: name.clone(),
+                key,
+                proof: Some(proof),
+            })
+        }
         other => Ok(other.clone()),
     }
 }

@@ -116,6 +116,9 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
             // Created between the check above and the open: another board or script won.
             return Err(taken(dir, n));
         }
+        if let Some(w) = crate::matchdir::unfinished_warning(dir, n) {
+            warn(w);
+        }
         if a.echo {
             echo(&mut o.session, echo_failed.clone());
         }

@@ -84,7 +84,9 @@ fn clause_8b_restart_gap_longer_than_measured_is_refused() {
 #[test]
 fn clause_8b_waived_gap_is_given_back_and_needs_a_reason() {
     let mut m = restarted();
-    let e = arbiter::core::command::parse("arbiter restart-gap waive").unwrap_err();
+    let e = arbiter::core::command::parse("arbiter restart-gap waive")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("give the reason"), "{e}");
     let ev = m.at("1:10 arbiter restart-gap waive the kit crashed");
     assert_eq!(ev[0].clause, "8b");

@@ -758,16 +758,25 @@ fn clause_12_declarations_panel_names_the_camps_and_their_fingerprints() {
     );
     let dir = tempfile::tempdir().unwrap();
     let public = arbiter::sign::keygen(&dir.path().join("camp"), None, "kasparov").unwrap();
-    let line = public.to_openssh().unwrap();
-    let line: Vec<&str> = line.split_whitespace().take(2).collect();
-    r.s.game
-        .declare(
-            &arbiter::core::command::parse(&format!(
-                "arbiter declare camp kasparov {}",
-                line.join(" ")
-            ))
-            .unwrap(),
+    let key = public.to_openssh().unwrap();
+    // Issue 19: the camp's proof of possession comes with its key.
+    let statement = arbiter::core::camp::statement(&r.s.game.ctx().match_id, "kasparov", &key);
+    let proof = arbiter::sign::load_key(&dir.path().join("camp"), None)
+        .unwrap()
+        .sign(
+            arbiter::core::camp::NAMESPACE,
+            ssh_key::HashAlg::Sha512,
+            statement.as_bytes(),
         )
+        .unwrap()
+        .to_pem(ssh_key::LineEnding::LF)
+        .unwrap();
+    r.s.game
+        .declare(&arbiter::core::command::Command::DeclareCamp {
+            name: "kasparov".into(),
+            key,
+            proof: Some(proof),
+        })
         .unwrap();
     let s = r.shot("0", 100, 30);
     let fp = arbiter::sign::fingerprint(&public);
@@ -808,4 +817,51 @@ fn clause_8b_alarms_clear_themselves_when_what_they_ask_for_is_recorded() {
     let s = r.shot("22:50", 80, 24);
     assert!(!s.contains("restart ruling pending"), "{s}");
     assert!(r.ui.alarms.is_empty(), "{:?}", r.ui.alarms);
+}
+
+#[test]
+fn help_and_key_bar_name_the_press_keys_as_remapped() {
+    // `--human-key F2 --machine-key Insert`: the help and the key bar name those keys, never the
+    // defaults (F12, F4), and a remapped key presses its side's clock.
+    let mut r = after_e4();
+    r.ui.press_keys = arbiter::tui::keys::PressKeys {
+        human: KeyCode::F(2),
+        machine: KeyCode::Insert,
+    };
+    let bar = r.shot("20", 120, 40);
+    let last = bar.lines().last().unwrap_or_default().to_string();
+    assert!(last.contains("F2 human press"), "{last}");
+    assert!(last.contains("Insert machine press"), "{last}");
+    assert!(!last.contains("F12") && !last.contains("F4 "), "{last}");
+    r.key("20", ch('?'));
+    let s = r.shot("20", 120, 300);
+    let line_of = |what: &str| {
+        s.lines()
+            .find(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("no '{what}' in help:\n{s}"))
+            .to_string()
+    };
+    let human = line_of("the human's press, in any screen state");
+    assert!(human.contains("  F2 "), "{human}");
+    let machine = line_of("the operator's press for the machine");
+    assert!(machine.contains("  Insert "), "{machine}");
+    assert!(!s.contains("F12"), "help names the default key:\n{s}");
+    // Narrow help (key on its own line): the same keys.
+    let narrow = r.shot("20", 80, 400);
+    assert!(
+        narrow.contains("  F2\n") || narrow.contains("  F2 "),
+        "{narrow}"
+    );
+    assert!(!narrow.contains("F12"), "{narrow}");
+    r.key("20", key(KeyCode::Esc));
+    // The remapped machine key presses Deep Junior's clock (running after 1. e4); F4 does not.
+    let game = &r.s.game;
+    assert_eq!(
+        arbiter::tui::on_key(&mut r.ui, key(KeyCode::F(4)), game),
+        arbiter::tui::Action::None
+    );
+    assert_eq!(
+        arbiter::tui::on_key(&mut r.ui, key(KeyCode::Insert), game),
+        arbiter::tui::Action::Execute(arbiter::core::command::Command::Press)
+    );
 }
