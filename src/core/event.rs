@@ -111,6 +111,11 @@ pub struct Camp {
     pub name: String,
     /// The public key in OpenSSH form (`ssh-ed25519 AAAA…`, no comment).
     pub key: String,
+    /// The camp's proof of possession, version 1 ([`super::camp`]): its armored SSHSIG
+    /// (namespace `arbiter-kit-camp-key@v1`) over its own declaration. Absent in lines 0
+    /// written before issue 19 (`verify` then says the camp keys are not proven).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

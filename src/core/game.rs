@@ -902,6 +902,7 @@ impl Game {
             | C::DeclareAlgorithm { .. }
             | C::DeclareConfig { .. }
             | C::DeclareCamp { .. }
+            | C::DeclareCampProofFile { .. }
             | C::DeclareConfigFile { .. }
             | C::DeclareEntrant { .. } => refuse_state("declarations go to the draft"),
             C::Open | C::Start => self.decide_setup(cmd, now),
@@ -1012,17 +1013,32 @@ impl Game {
                 ..
             } => {
                 if self.phase == Phase::Ended {
-                    return Err("game_ended twice".into());
+                    // 12c: only the committee's ruling changes a result; the game's end stays.
+                    let on_ruling = matches!(
+                        &e.kind,
+                        EventKind::GameEnded {
+                            ruling: Some(r),
+                            termination: Termination::ArbiterDecision,
+                            ..
+                        } if self.rulings.iter().any(|(id, _)| id == r)
+                    );
+                    let Some(o) = self.outcome.as_mut().filter(|_| on_ruling) else {
+                        return Err("game_ended twice".into());
+                    };
+                    o.score = *score;
+                    o.termination = *termination;
+                    o.detail = detail.clone();
+                } else {
+                    self.clock.stop(at);
+                    // A consultation still in progress is closed by `due` with its own entry.
+                    self.phase = Phase::Ended;
+                    self.outcome = Some(Outcome {
+                        at,
+                        score: *score,
+                        termination: *termination,
+                        detail: detail.clone(),
+                    });
                 }
-                self.clock.stop(at);
-                // A consultation still in progress is closed by `due` with its own entry.
-                self.phase = Phase::Ended;
-                self.outcome = Some(Outcome {
-                    at,
-                    score: *score,
-                    termination: *termination,
-                    detail: detail.clone(),
-                });
             }
             EventKind::Recovery(_) => {}
             EventKind::EngineLogArchived(_) | EventKind::ProgramArchived(_) => {

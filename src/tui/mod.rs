@@ -197,6 +197,7 @@ fn run_loop(
             asked_at = None;
         }
         ui.restart_measured = session.restart_gap.zip(session.restart_side);
+        ui.restart_uncertainty = session.restart_uncertainty;
         refresh_score(&mut ui, &session.game);
         if ui.frozen.is_none() {
             ui.frozen = session.frozen.clone();
@@ -244,7 +245,14 @@ fn run_loop(
         let action = on_key(&mut ui, key, &session.game);
         let (cmd, by) = match action {
             Action::None => continue,
-            Action::Quit => return Ok(()),
+            Action::Quit => {
+                // The kit stops now: a last beat, so that a restart measures its gap from this
+                // moment rather than from up to a beat interval earlier.
+                if session.game.clock().running().is_some() {
+                    session.storage.heartbeat(now, chrono::Utc::now());
+                }
+                return Ok(());
+            }
             Action::ReadLog { first, count } => {
                 read_older(&mut ui, first, count);
                 continue;
@@ -711,32 +719,42 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
     let mut ui = UiState::new(notice);
     ui.log = log;
     ui.utc_origin = Some(session.utc_origin);
-    ui.score_table = crate::matchdir::match_score(a.match_dir);
-    ui.score_has_this_game = session.game.phase() == crate::core::game::Phase::Ended;
+    // This game as opened: its log is not read once more for the score.
+    ui.score_table = crate::matchdir::match_score_with(
+        a.match_dir,
+        Some((session.game.ctx().game, &session.game)),
+    );
+    ui.score_of_this_game = session
+        .game
+        .points()
+        .filter(|_| session.game.phase() == crate::core::game::Phase::Ended);
     ui.score = score_with_decision(&ui.score_table, &session.game);
     ui.ascii = !terminal::utf8_locale();
     ui.no_color = terminal::no_color();
     Ok((session, Instant::now(), opened.now_ms, ui))
 }
 
-/// When this game's result is recorded on this board, add it to the match score in the header.
+/// When this game's result is recorded on this board, add it to the match score in the header;
+/// when a ruling changes it (12c), its new points replace the old; when it is voided (1), they
+/// leave the score.
 pub fn refresh_score(ui: &mut UiState, game: &crate::core::game::Game) {
-    if ui.score_has_this_game {
+    let now = game.points();
+    if ui.score_of_this_game == now {
         return;
     }
-    let Some(points) = game.points() else {
-        return;
-    };
+    let points = now.unwrap_or([0.0, 0.0]);
+    let counted = ui.score_of_this_game.unwrap_or([0.0, 0.0]);
     for side in crate::core::Side::BOTH {
         let name = game
             .player(side)
             .map_or_else(|| side.to_string(), |p| p.name.clone());
+        let add = points[side.index()] - counted[side.index()];
         match ui.score_table.iter_mut().find(|(n, _)| *n == name) {
-            Some(row) => row.1 += points[side.index()],
-            None => ui.score_table.push((name, points[side.index()])),
+            Some(row) => row.1 += add,
+            None => ui.score_table.push((name, add)),
         }
     }
-    ui.score_has_this_game = true;
+    ui.score_of_this_game = now;
     ui.score = score_with_decision(&ui.score_table, game);
 }
 

@@ -1,15 +1,15 @@
 //! The move list in two columns, each move with the time it took and the mover's clock after it,
-//! folded from the log ([`fold_move_time`]); it follows the game and scrolls back (pure). A shogi
-//! game lists one move a line as shogi records do: its number (every move counts, 手数), the move
-//! in Japanese notation with ▲/△, its time and the mover's clock, in columns measured by display
-//! width (a kanji takes two cells).
+//! folded from the log through the one times function ([`MoveTimesFold`]); it follows the game
+//! and scrolls back (pure). A shogi game lists one move a line as shogi records do: its number
+//! (every move counts, 手数), the move in Japanese notation with ▲/△, its time and the mover's
+//! clock, in columns measured by display width (a kanji takes two cells).
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use crate::core::event::{Event, EventKind};
+use crate::core::event::Event;
 use crate::core::game::Phase;
 use crate::core::view::View;
 use crate::core::{Ms, timefmt};
@@ -21,32 +21,48 @@ pub struct MoveTime {
     pub remaining_ms: i64,
 }
 
-/// The time of every move on the board, by ply, folded from the log the way the state folds it
-/// (a take-back removes moves; a corrected wrong move keeps the time of the move it replaces).
+/// The time of every move on the board, by ply, from the one times function
+/// ([`crate::report::times`]): the figures the report and the PGN give (a take-back gives its
+/// time to the side's next move, a voided take-back gives the moves back, a corrected wrong move
+/// keeps the time of the move it replaces).
 pub fn move_times(log: &[Event]) -> Vec<Option<MoveTime>> {
+    let mut fold = MoveTimesFold::default();
     let mut out: Vec<Option<MoveTime>> = Vec::new();
     for e in log {
-        fold_move_time(&mut out, e);
+        fold.fold(&mut out, e);
     }
     out
 }
 
 /// [`move_times`] one entry at a time: the Board UI folds every entry as it is read or recorded
-/// and keeps only the result (as long as the moves on the board, not the log).
-pub fn fold_move_time(times: &mut Vec<Option<MoveTime>>, e: &Event) {
-    match &e.kind {
-        EventKind::MoveMade {
-            spent_ms,
-            remaining_ms,
-            ..
-        } => times.push(Some(MoveTime {
-            spent_ms: *spent_ms,
-            remaining_ms: *remaining_ms,
-        })),
-        EventKind::MovesTakenBack { plies, .. } => {
-            times.truncate(times.len().saturating_sub(*plies));
-        }
-        _ => {}
+/// and keeps the result (as long as the moves on the board, not the log) and this fold (the
+/// game's standing moves and clock lines).
+#[derive(Debug, Clone, Default)]
+pub struct MoveTimesFold {
+    stream: crate::report::times::TimesStream,
+}
+
+impl PartialEq for MoveTimesFold {
+    fn eq(&self, other: &Self) -> bool {
+        self.stream.moves() == other.stream.moves()
+    }
+}
+
+impl MoveTimesFold {
+    /// Fold entry `e` (the first is `game_opened`); `times` follows the standing moves.
+    pub fn fold(&mut self, times: &mut Vec<Option<MoveTime>>, e: &Event) {
+        self.stream.push(e);
+        let Some(from) = self.stream.take_changed() else {
+            return;
+        };
+        let from = from.min(times.len());
+        times.truncate(from);
+        times.extend(self.stream.moves().iter().skip(from).map(|m| {
+            Some(MoveTime {
+                spent_ms: m.time_ms.max(0).unsigned_abs(),
+                remaining_ms: m.clock_ms,
+            })
+        }));
     }
 }
 

@@ -35,6 +35,7 @@ mod log_tamper; // the tamper matrix
 mod log_util;
 mod log_verify; // verify statuses, proofs, exit codes
 mod offline; // rule 11: no network call
+mod one_read; // issue 21: the match score takes the game already rebuilt
 mod outputs; // issue 21: no output path lands on a match's own files
 mod passphrase; // 5b / issue 19: failed passphrases logged in every state, doubling wait
 mod pgn_clocks; // issue 20: the PGN's clocks are the log's, press-then-notation or not
@@ -66,4 +67,5 @@ mod usage; // clap usage errors: `arbiter: error: …`, exit 2
 mod verify_one_pass; // issue 21: verify reads each log once; its facts equal the line reader's
 mod void; // rule 1: the arbiter voids a mis-keyed entry; replay agrees
 mod witness; // issue 11: demo key, pinned trust, rollback, rename, never overwrite, notes
-mod witness_attacks; // issue 19: each attack on a real match folder, and what the kit and verify say
+mod witness_attacks;
+mod witness_camps; // issue 19: camps prove possession of their keys; index versions, match codes // issue 19: each attack on a real match folder, and what the kit and verify say
