@@ -525,13 +525,13 @@ impl Replayer {
         let r = match &mut self.game {
             Some(g) => g.evolve(ev).map_err(|m| fail(m.0)),
             None => match &ev.kind {
-                EventKind::GameOpened(o) => {
-                    Game::from_opening(o).map_err(fail).and_then(|mut g| {
+                EventKind::GameOpened(o) => Game::from_opening(o)
+                    .map_err(|e| fail(e.to_string()))
+                    .and_then(|mut g| {
                         g.evolve(ev).map_err(|m| fail(m.0))?;
                         self.game = Some(g);
                         Ok(())
-                    })
-                }
+                    }),
                 _ => Err(fail("the first entry must be game_opened".into())),
             },
         };
@@ -1049,25 +1049,25 @@ pub fn heartbeat_text(
     format!("arbiter-kit heartbeat v1\n{origin}\n{mono_ms}\n{utc}\n{boot_id}\n{boottime_ms}\n")
 }
 
-/// This machine's boot id and milliseconds since boot (`/proc/sys/kernel/random/boot_id`,
-/// `/proc/uptime`: CLOCK_BOOTTIME); empty and 0 where they cannot be read.
+/// This machine's boot id and milliseconds since boot (`/proc/sys/kernel/random/boot_id`, read
+/// once: it is the same until the machine restarts; CLOCK_BOOTTIME, the clock of `/proc/uptime`,
+/// read without a file: the heartbeat asks every second); empty where the id cannot be read.
 pub fn boot_clock() -> (String, u64) {
-    let id = crate::fsio::read(Path::new("/proc/sys/kernel/random/boot_id"), 256)
-        .ok()
-        .and_then(|b| String::from_utf8(b).ok())
-        .map(|s| s.trim().to_owned())
-        .filter(|s| s.chars().all(|c| c.is_ascii_hexdigit() || c == '-'))
-        .unwrap_or_default();
-    let up = crate::fsio::read(Path::new("/proc/uptime"), 256)
-        .ok()
-        .and_then(|b| String::from_utf8(b).ok())
-        .and_then(|s| {
-            s.split_whitespace()
-                .next()
-                .and_then(|f| f.parse::<f64>().ok())
-        })
-        .map_or(0, |s| (s * 1000.0) as u64);
-    (id, up)
+    static BOOT_ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let id = BOOT_ID.get_or_init(|| {
+        crate::fsio::read(Path::new("/proc/sys/kernel/random/boot_id"), 256)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .map(|s| s.trim().to_owned())
+            .filter(|s| s.chars().all(|c| c.is_ascii_hexdigit() || c == '-'))
+            .unwrap_or_default()
+    });
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
+    let up = u64::try_from(t.tv_sec)
+        .unwrap_or(0)
+        .saturating_mul(1000)
+        .saturating_add(u64::try_from(t.tv_nsec / 1_000_000).unwrap_or(0));
+    (id.clone(), up)
 }
 
 /// What a reopen learns from the heartbeat of a sealed log, in words for the arbiter, and the

@@ -144,6 +144,11 @@ impl Refusal {
             message: message.into(),
         }
     }
+    /// The board cannot play or take back what it accepted before (a corrupt record): no rule
+    /// forbids the command, the state cannot take it.
+    pub fn board(e: board::BoardError) -> Refusal {
+        Refusal::state(e.to_string())
+    }
     fn render(&self) -> String {
         match self.clause {
             Some(c) => format!("refused (rule {c}): {}", self.message),

@@ -8,6 +8,7 @@ pub mod backoff; // the wait after failed passphrases (issue 19)
 pub mod board;
 pub mod consequence;
 pub mod describe;
+pub mod frame; // what reaches the terminal: whole frames, or only the clocks (issue 25)
 pub mod keys;
 pub mod logpane;
 pub mod movelist;
@@ -139,6 +140,11 @@ fn run_loop(
     let mono_ms = || u64::try_from(origin.elapsed().as_millis()).unwrap_or(u64::MAX);
     // The screen starts clean: cells an earlier run left (killed, same terminal) are never shown.
     terminal.clear()?;
+    terminal.hide_cursor()?;
+    let size = terminal.size()?;
+    // Only what changed reaches the terminal; a tick of the clock draws only the clocks.
+    let mut painter =
+        frame::Painter::new(ratatui::layout::Rect::new(0, 0, size.width, size.height));
     loop {
         // A suspend of the machine: the monotonic clock stood still while the wall clock went on.
         // Real time passed for the players; the clock catches up and the arbiter rules on it as
@@ -214,8 +220,8 @@ fn run_loop(
             out.write_all(b"\x07")?;
             out.flush()?;
         }
-        terminal.draw(|f| render(&view, &ui, &st, f.area(), f.buffer_mut()))?;
         let mut wait = wait_for(&view, now);
+        painter.paint(terminal.backend_mut(), view, &mut ui, &st)?;
         if let Some(t) = asked_at {
             wait = wait.min(
                 keys::AUTHORIZE_WITHIN
@@ -229,8 +235,9 @@ fn run_loop(
         let key = match event::read()? {
             TermEvent::Key(key) => key,
             // After a resize the terminal is cleared and the screen redrawn from state alone.
-            TermEvent::Resize(..) => {
+            TermEvent::Resize(w, h) => {
                 terminal.clear()?;
+                painter.cleared(ratatui::layout::Rect::new(0, 0, w, h));
                 continue;
             }
             // A focus change or paste needs only the next frame.
@@ -707,6 +714,10 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
             (None, None) => notes.push(format!(
                 "game {game}: declare the game first (:arbiter declare white human NAME, black machine NAME, operator, team), then Space starts White's clock"
             )),
+        }
+        // Issue 23: the match rules say whether the earlier games decided the match.
+        if let Some(line) = session.game.match_decided_text() {
+            notes.push(line);
         }
         if session.game.draft().config_sha256.is_none() {
             notes.push(

@@ -60,9 +60,11 @@ mod screens; // every Board UI screen and panel (snapshots)
 mod text; // 5b: free text kept, length limit
 mod timecontrol; // issue 23: the time-control model against hand vectors and a reference
 mod times; // issue 12: per-move times equal the clocks; take-backs, penalties, corrections, gaps
+mod tui_frame; // issue 25: a tick draws only the clocks; the terminal always equals a whole frame
 mod tui_keys; // keys -> commands, pure
 mod tui_log_tail; // issue 14: the Board UI keeps the latest entries, reads older pages on demand
 mod tui_support;
+mod typed_errors; // issue 22: both boards refuse with one error type; the same exit code from either game
 mod usage; // clap usage errors: `arbiter: error: …`, exit 2
 mod verify_one_pass; // issue 21: verify reads each log once; its facts equal the line reader's
 mod void; // rule 1: the arbiter voids a mis-keyed entry; replay agrees
