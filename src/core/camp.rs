@@ -36,39 +36,60 @@ pub fn fingerprint(key: &str) -> String {
         .unwrap_or_else(|_| "an unreadable key".into())
 }
 
+/// Why a camp's proof of possession is not accepted (the text names what is wrong; the caller
+/// names the camp, the file and the clause).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProofError {
+    /// [`signer_of`]: the text is no armored SSHSIG.
+    #[error("not an armored SSH signature: {0}")]
+    NotASignature(String),
+    /// [`signer_of`]: the signer's key cannot be written in OpenSSH form.
+    #[error("{0}")]
+    SignerKey(String),
+    #[error("the declared key does not parse: {0}")]
+    DeclaredKey(String),
+    #[error("the proof is not an armored SSH signature: {0}")]
+    ProofNotASignature(String),
+    #[error(
+        "the proof's namespace is {0:?}, not {NAMESPACE:?} (ssh-keygen -Y sign -n {NAMESPACE})"
+    )]
+    Namespace(String),
+    /// Signed by the key of this fingerprint, not by the declared one.
+    #[error("the proof is signed by another key ({0}), not by the declared one")]
+    OtherKey(String),
+    #[error("the proof does not verify over camp {camp}'s declaration for match {match_id}")]
+    DoesNotVerify { camp: String, match_id: String },
+}
+
 /// The public key (OpenSSH `<type> <base64>`) that made an armored SSHSIG.
-pub fn signer_of(armored: &str) -> Result<String, String> {
+pub fn signer_of(armored: &str) -> Result<String, ProofError> {
     let sig = ssh_key::SshSig::from_pem(armored.trim().as_bytes())
-        .map_err(|e| format!("not an armored SSH signature: {e}"))?;
+        .map_err(|e| ProofError::NotASignature(e.to_string()))?;
     ssh_key::PublicKey::from(sig.public_key().clone())
         .to_openssh()
-        .map_err(|e| e.to_string())
+        .map_err(|e| ProofError::SignerKey(e.to_string()))
 }
 
 /// Check camp `camp`'s proof `armored` that it holds `key` for match `match_id`: an SSHSIG in
 /// [`NAMESPACE`] by exactly that key over [`statement`]. The error says what is wrong.
-pub fn check_proof(match_id: &str, camp: &str, key: &str, armored: &str) -> Result<(), String> {
+pub fn check_proof(match_id: &str, camp: &str, key: &str, armored: &str) -> Result<(), ProofError> {
     let public = ssh_key::PublicKey::from_openssh(key)
-        .map_err(|e| format!("the declared key does not parse: {e}"))?;
+        .map_err(|e| ProofError::DeclaredKey(e.to_string()))?;
     let sig = ssh_key::SshSig::from_pem(armored.trim().as_bytes())
-        .map_err(|e| format!("the proof is not an armored SSH signature: {e}"))?;
+        .map_err(|e| ProofError::ProofNotASignature(e.to_string()))?;
     if sig.namespace() != NAMESPACE {
-        return Err(format!(
-            "the proof's namespace is {:?}, not {NAMESPACE:?} (ssh-keygen -Y sign -n {NAMESPACE})",
-            sig.namespace()
-        ));
+        return Err(ProofError::Namespace(sig.namespace().to_string()));
     }
     if sig.public_key() != public.key_data() {
         let by = ssh_key::PublicKey::from(sig.public_key().clone())
             .fingerprint(ssh_key::HashAlg::Sha256)
             .to_string();
-        return Err(format!(
-            "the proof is signed by another key ({by}), not by the declared one"
-        ));
+        return Err(ProofError::OtherKey(by));
     }
     public
         .verify(NAMESPACE, statement(match_id, camp, key).as_bytes(), &sig)
-        .map_err(|_| {
-            format!("the proof does not verify over camp {camp}'s declaration for match {match_id}")
+        .map_err(|_| ProofError::DoesNotVerify {
+            camp: camp.to_string(),
+            match_id: match_id.to_string(),
         })
 }
