@@ -260,6 +260,8 @@ pub struct Press {
     pub spent_ms: Ms,
     pub increment_ms: Ms,
     pub remaining_ms: i64,
+    /// Byo-yomi periods that ran out during the move (with byo-yomi only).
+    pub byoyomi_periods_lost: Option<u32>,
 }
 
 fn refuse<T>(clause: &'static str, msg: impl Into<String>) -> Result<T, Refusal> {
@@ -1023,17 +1025,32 @@ impl Game {
                 ..
             } => {
                 if self.phase == Phase::Ended {
-                    return Err("game_ended twice".into());
+                    // 12c: only the committee's ruling changes a result; the game's end stays.
+                    let on_ruling = matches!(
+                        &e.kind,
+                        EventKind::GameEnded {
+                            ruling: Some(r),
+                            termination: Termination::ArbiterDecision,
+                            ..
+                        } if self.rulings.iter().any(|(id, _)| id == r)
+                    );
+                    let Some(o) = self.outcome.as_mut().filter(|_| on_ruling) else {
+                        return Err("game_ended twice".into());
+                    };
+                    o.score = *score;
+                    o.termination = *termination;
+                    o.detail = detail.clone();
+                } else {
+                    self.clock.stop(at);
+                    // A consultation still in progress is closed by `due` with its own entry.
+                    self.phase = Phase::Ended;
+                    self.outcome = Some(Outcome {
+                        at,
+                        score: *score,
+                        termination: *termination,
+                        detail: detail.clone(),
+                    });
                 }
-                self.clock.stop(at);
-                // A consultation still in progress is closed by `due` with its own entry.
-                self.phase = Phase::Ended;
-                self.outcome = Some(Outcome {
-                    at,
-                    score: *score,
-                    termination: *termination,
-                    detail: detail.clone(),
-                });
             }
             EventKind::Recovery(_) => {}
             EventKind::EngineLogArchived(_) | EventKind::ProgramArchived(_) => {

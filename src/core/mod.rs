@@ -115,6 +115,7 @@ pub mod clause {
     pub const CONSULTATION: &str = "9e";
     pub const TABLEBASE: &str = "10a";
     pub const COMMITTEE: &str = "12";
+    pub const COMMITTEE_BINDS: &str = "12c";
     pub const ENGINE_LOG: &str = "13a";
     pub const ENGINE_LOG_CONTENT: &str = "13c";
     pub const PROGRAM_COPY: &str = "13d";

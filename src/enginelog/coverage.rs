@@ -113,6 +113,9 @@ pub fn coverage(log: &EngineLog, moves: &[MachineMove]) -> Coverage {
     if log.format == LogFormat::Unknown {
         return unknown_format(log, moves);
     }
+    if log.format == LogFormat::Usi {
+        return super::usi::coverage(log, moves);
+    }
     let positions: Vec<Result<Chess, PositionError>> =
         moves.iter().map(|m| from_fen(&m.fen_before)).collect();
     let by_position = log.searches.iter().any(|s| s.position.is_some());
@@ -183,7 +186,7 @@ fn unknown_format(log: &EngineLog, moves: &[MachineMove]) -> Coverage {
     }
 }
 
-fn empty(m: &MachineMove) -> MoveCoverage {
+pub(super) fn empty(m: &MachineMove) -> MoveCoverage {
     MoveCoverage {
         ply: m.ply,
         move_number: m.move_number,
@@ -347,7 +350,7 @@ fn judge(
     c
 }
 
-fn summary_line(covered: usize, moves: &[MoveCoverage]) -> String {
+pub(super) fn summary_line(covered: usize, moves: &[MoveCoverage]) -> String {
     let mut s = format!("{covered}/{} machine moves covered", moves.len());
     let bad: Vec<&MoveCoverage> = moves.iter().filter(|c| !c.covered).collect();
     for c in bad.iter().take(SUMMARY_MOVES) {

@@ -218,18 +218,19 @@ fn resolve_position(args: &str) -> Result<SearchPosition, PositionError> {
 }
 
 #[derive(Debug, Default)]
-struct Info {
-    depth: Option<u32>,
-    seldepth: Option<u32>,
-    multipv: Option<u32>,
-    score: Option<Score>,
-    time_ms: Option<u64>,
-    nodes: Option<u64>,
-    pv: Vec<String>,
-    currmove: bool,
+pub(super) struct Info {
+    pub(super) depth: Option<u32>,
+    pub(super) seldepth: Option<u32>,
+    pub(super) multipv: Option<u32>,
+    pub(super) score: Option<Score>,
+    pub(super) time_ms: Option<u64>,
+    pub(super) nodes: Option<u64>,
+    pub(super) pv: Vec<String>,
+    pub(super) currmove: bool,
 }
 
-fn parse_info(rest: &str) -> Info {
+/// An `info` line's fields (USI writes the same ones).
+pub(super) fn parse_info(rest: &str) -> Info {
     let mut info = Info::default();
     let words: Vec<&str> = rest.split_whitespace().collect();
     let mut i = 0usize;

@@ -162,7 +162,10 @@ struct TakenBack {
     synced: [bool; 2],
 }
 
+#[derive(Debug, Clone)]
 struct Ledger {
+    /// The lowest index of `moves` changed since [`TimesStream::take_changed`] was last asked.
+    changed: Option<usize>,
     game: Option<Game>,
     /// The side that moves first in the start position ([`crate::core::board::Board::first_side`]).
     first: Side,
@@ -217,6 +220,11 @@ fn side_name(s: Side) -> String {
 }
 
 impl Ledger {
+    /// `moves[k..]` changed.
+    fn touch(&mut self, k: usize) {
+        self.changed = Some(self.changed.map_or(k, |c| c.min(k)));
+    }
+
     fn item(
         &mut self,
         i: usize,
@@ -259,6 +267,7 @@ impl Ledger {
             synced: self.synced[k],
             clock_ms: clock_now,
         });
+        self.touch(self.moves.len());
         self.moves.push(MoveTime {
             ply: self.moves.len(),
             side,
@@ -274,6 +283,7 @@ impl Ledger {
 
     fn take_back(&mut self, i: usize, e: &Event, plies: usize) {
         let keep = self.moves.len().saturating_sub(plies);
+        self.touch(keep);
         let removed: Vec<MoveTime> = self.moves.split_off(keep);
         let given = Side::BOTH.map(|side| {
             removed
@@ -323,6 +333,7 @@ impl Ledger {
         let Some(tb) = self.taken.remove(&seq) else {
             return;
         };
+        self.touch(tb.keep.min(self.moves.len()));
         let mut later = self.moves.split_off(tb.keep.min(self.moves.len()));
         let quiet = later.is_empty() && self.pressed.iter().all(VecDeque::is_empty);
         for side in Side::BOTH {
@@ -457,6 +468,7 @@ impl Ledger {
                 pressed: true,
                 ..
             } => {
+                self.touch(self.moves.len().saturating_sub(1));
                 if let Some(m) = self.moves.last_mut() {
                     m.san = last_after.unwrap_or(correct.clone());
                 }
@@ -632,6 +644,7 @@ impl Ledger {
                 pressed: true,
                 ..
             } => {
+                self.touch(self.moves.len().saturating_sub(1));
                 if let Some(m) = self.moves.last_mut() {
                     m.san = correct.clone();
                 }
@@ -682,6 +695,7 @@ pub fn times(events: &[Event]) -> Times {
 
 /// [`times`] gathered event by event, for a log streamed line by line: memory is the game's
 /// standing moves and clock items, not the log.
+#[derive(Debug, Clone)]
 pub struct TimesStream {
     ledger: Ledger,
     next: usize,
@@ -691,6 +705,7 @@ impl Default for TimesStream {
     fn default() -> Self {
         TimesStream {
             ledger: Ledger {
+                changed: None,
                 game: None,
                 first: Side::White,
                 taken: std::collections::BTreeMap::new(),
@@ -732,6 +747,18 @@ impl TimesStream {
         }
         l.apply(self.next, e);
         self.next += 1;
+    }
+
+    /// The moves standing so far with their times.
+    pub fn moves(&self) -> &[MoveTime] {
+        &self.ledger.moves
+    }
+
+    /// The lowest index of [`TimesStream::moves`] that changed since the last call (a move
+    /// added, taken back, corrected, or given back by a void), if any did: a fold that keeps a
+    /// copy of the moves' times redoes only what follows it.
+    pub fn take_changed(&mut self) -> Option<usize> {
+        self.ledger.changed.take()
     }
 
     /// The clock items gathered so far (each names its entry).

@@ -137,15 +137,19 @@ pub struct UiState {
     pub acked: Vec<String>,
     /// The match score line (`Kasparov 1 – Deep Junior 1`) and the game number, from the shell.
     pub score: Option<String>,
-    /// The match table behind `score` (player, points), and whether this game's result is in it.
+    /// The match table behind `score` (player, points), and the points of this game's result
+    /// that are in it (a result changed on a ruling, 12c, replaces them).
     pub score_table: Vec<(String, f64)>,
-    pub score_has_this_game: bool,
+    pub score_of_this_game: Option<[f64; 2]>,
     /// The keys that press the clocks (4a, 6b): the human's own (a button or pedal the arbiter
     /// maps) and the operator's for the machine.
     pub press_keys: PressKeys,
     /// The restart gap the shell measured and the side whose clock ran (8b), while the ruling
     /// is pending: the `restart-gap` question is decided against it.
     pub restart_measured: Option<(crate::core::Ms, crate::core::Side)>,
+    /// How much shorter than the measured gap the downtime may have been (a `charge` counts the
+    /// shorter figure: [`crate::session::restart_ruling`]).
+    pub restart_uncertainty: crate::core::Ms,
 }
 
 impl Default for UiState {
@@ -176,9 +180,10 @@ impl UiState {
             acked: Vec::new(),
             score: None,
             score_table: Vec::new(),
-            score_has_this_game: false,
+            score_of_this_game: None,
             press_keys: PressKeys::default(),
             restart_measured: None,
+            restart_uncertainty: 0,
         }
     }
 
@@ -301,7 +306,24 @@ pub fn asks_first(cmd: &Command, game: &Game) -> bool {
 /// Ask y/n for `cmd`, stating what it will record (decided against the state now, before the
 /// question); a command the rules refuse is refused at once and nothing is asked.
 fn ask(ui: &mut UiState, cmd: Command, words: &str, game: &Game) {
-    match super::consequence::consequence(&cmd, game, ui.restart_measured) {
+    // What a ruling records is decided against the measured gap with its uncertainty, as the
+    // session will (a `charge` counts the shorter figure).
+    let asked = match (&cmd, ui.restart_measured) {
+        (
+            Command::RestartGap {
+                ruling,
+                reason,
+                measured,
+            },
+            Some((gap, _)),
+        ) => Command::RestartGap {
+            ruling: crate::session::restart_ruling(*ruling, gap, ui.restart_uncertainty),
+            reason: reason.clone(),
+            measured: *measured,
+        },
+        _ => cmd.clone(),
+    };
+    match super::consequence::consequence(&asked, game, ui.restart_measured) {
         Ok(what) => {
             ui.mode = Mode::Confirm {
                 pending: Pending::Command(cmd),
