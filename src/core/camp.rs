@@ -36,27 +36,23 @@ pub fn fingerprint(key: &str) -> String {
         .unwrap_or_else(|_| "an unreadable key".into())
 }
 
-/// Why a camp's proof of possession is not accepted (the text names what is wrong; the caller
-/// names the camp, the file and the clause).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why a camp's proof of possession is not accepted (each says what is wrong).
+#[derive(Debug, thiserror::Error)]
 pub enum ProofError {
-    /// [`signer_of`]: the text is no armored SSHSIG.
     #[error("not an armored SSH signature: {0}")]
     NotASignature(String),
-    /// [`signer_of`]: the signer's key cannot be written in OpenSSH form.
-    #[error("{0}")]
-    SignerKey(String),
+    #[error("the signer's key cannot be written as OpenSSH: {0}")]
+    Signer(String),
     #[error("the declared key does not parse: {0}")]
     DeclaredKey(String),
     #[error("the proof is not an armored SSH signature: {0}")]
     ProofNotASignature(String),
     #[error(
-        "the proof's namespace is {0:?}, not {NAMESPACE:?} (ssh-keygen -Y sign -n {NAMESPACE})"
+        "the proof's namespace is {found:?}, not {NAMESPACE:?} (ssh-keygen -Y sign -n {NAMESPACE})"
     )]
-    Namespace(String),
-    /// Signed by the key of this fingerprint, not by the declared one.
-    #[error("the proof is signed by another key ({0}), not by the declared one")]
-    OtherKey(String),
+    Namespace { found: String },
+    #[error("the proof is signed by another key ({by}), not by the declared one")]
+    OtherKey { by: String },
     #[error("the proof does not verify over camp {camp}'s declaration for match {match_id}")]
     DoesNotVerify { camp: String, match_id: String },
 }
@@ -67,7 +63,7 @@ pub fn signer_of(armored: &str) -> Result<String, ProofError> {
         .map_err(|e| ProofError::NotASignature(e.to_string()))?;
     ssh_key::PublicKey::from(sig.public_key().clone())
         .to_openssh()
-        .map_err(|e| ProofError::SignerKey(e.to_string()))
+        .map_err(|e| ProofError::Signer(e.to_string()))
 }
 
 /// Check camp `camp`'s proof `armored` that it holds `key` for match `match_id`: an SSHSIG in
@@ -78,13 +74,15 @@ pub fn check_proof(match_id: &str, camp: &str, key: &str, armored: &str) -> Resu
     let sig = ssh_key::SshSig::from_pem(armored.trim().as_bytes())
         .map_err(|e| ProofError::ProofNotASignature(e.to_string()))?;
     if sig.namespace() != NAMESPACE {
-        return Err(ProofError::Namespace(sig.namespace().to_string()));
+        return Err(ProofError::Namespace {
+            found: sig.namespace().to_string(),
+        });
     }
     if sig.public_key() != public.key_data() {
         let by = ssh_key::PublicKey::from(sig.public_key().clone())
             .fingerprint(ssh_key::HashAlg::Sha256)
             .to_string();
-        return Err(ProofError::OtherKey(by));
+        return Err(ProofError::OtherKey { by });
     }
     public
         .verify(NAMESPACE, statement(match_id, camp, key).as_bytes(), &sig)
