@@ -76,16 +76,7 @@ pub fn open_match_file(path: &Path) -> io::Result<File> {
 
 /// The whole of a regular file of at most `limit` bytes.
 pub fn read(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-    let f = open_regular(path)?;
-    let mut out = Vec::new();
-    f.take(limit.saturating_add(1)).read_to_end(&mut out)?;
-    if out.len() as u64 > limit {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{} is larger than {limit} bytes", path.display()),
-        ));
-    }
-    Ok(out)
+    read_bounded(open_regular(path)?, limit, path)
 }
 
 /// A small input the user names that may be a pipe: a regular file as [`read`], or a FIFO or
@@ -103,6 +94,12 @@ pub fn read_input(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     } else if !ft.is_file() {
         return Err(not_regular(path, kind_of(ft)));
     }
+    read_bounded(f, limit, path)
+}
+
+/// Everything `f` holds, refused by name when it is larger than `limit` bytes (one byte past
+/// the limit is read to tell "exactly at the limit" from "larger").
+fn read_bounded(f: File, limit: u64, path: &Path) -> io::Result<Vec<u8>> {
     let mut out = Vec::new();
     f.take(limit.saturating_add(1)).read_to_end(&mut out)?;
     if out.len() as u64 > limit {

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use ssh_key::PrivateKey;
 
-use crate::core::event::{Algorithm, Declarations, Event, EventKind, KeyRef};
-use crate::core::game::{Game, GameContext, Phase, ReplayError};
+use crate::core::event::{Algorithm, Declarations, Event, EventKind, KeyRef, PlayerKind};
+use crate::core::game::{Game, GameContext, MatchHistory, Phase, ReplayError};
 use crate::core::{Ms, Side, timefmt};
 use crate::journal::{Journal, JournalError};
 use crate::layout::{self, games, log_path, match_id};
@@ -429,6 +429,23 @@ pub fn previous_algorithm(match_dir: &Path, game: u32) -> Option<(u32, Algorithm
     }
 }
 
+/// Issue 23: what the match's games before `game` say, for its `[match]` rules: the latest earlier
+/// game's number and the side its human had (line 0), and the score of the earlier games.
+pub fn match_history(match_dir: &Path, game: u32) -> MatchHistory {
+    let colours = previous_declarations(match_dir, game).and_then(|(k, d)| {
+        let human = |p: &crate::core::event::Player| p.kind == PlayerKind::Human;
+        match (human(&d.white), human(&d.black)) {
+            (true, false) => Some((k, Side::White)),
+            (false, true) => Some((k, Side::Black)),
+            _ => None,
+        }
+    });
+    MatchHistory {
+        colours,
+        scores: match_score_before(match_dir, Some(game)),
+    }
+}
+
 /// The declarations of the latest game before `game` (line 0), for the next game's draft.
 pub fn previous_declarations(match_dir: &Path, game: u32) -> Option<(u32, Declarations)> {
     let prev = games(match_dir).into_iter().filter(|g| *g < game).max()?;
@@ -454,6 +471,13 @@ pub enum MatchError {
     Replay { path: PathBuf, source: ReplayError },
     #[error("empty log")]
     EmptyLog,
+    /// The match's last game (the highest number a match may hold) has ended: no next game.
+    #[error(
+        "{} already has game {last}, the highest a match may hold, and it has ended: no game {} is opened (start a new match folder)",
+        .dir.display(),
+        u64::from(*.last) + 1
+    )]
+    Full { dir: PathBuf, last: u32 },
     #[error(
         "game {game}: {count} entr{} of {} {} not written by this kit in a session of the match's arbiter key (the kit's seal and signed checkpoints bind {bound} entries): {listed}; nothing is appended or signed over {}. Have them cut to a side file or accepted one by one with a reason: arbiter foreign --match DIR --game {game} [--cut-from SEQ] [--accept REASON]",
         if *.count == 1 { "y" } else { "ies" },
@@ -527,13 +551,13 @@ impl Replayer {
         let r = match &mut self.game {
             Some(g) => g.evolve(ev).map_err(|m| fail(m.0)),
             None => match &ev.kind {
-                EventKind::GameOpened(o) => {
-                    Game::from_opening(o).map_err(fail).and_then(|mut g| {
+                EventKind::GameOpened(o) => Game::from_opening(o)
+                    .map_err(|e| fail(e.to_string()))
+                    .and_then(|mut g| {
                         g.evolve(ev).map_err(|m| fail(m.0))?;
                         self.game = Some(g);
                         Ok(())
-                    })
-                }
+                    }),
                 _ => Err(fail("the first entry must be game_opened".into())),
             },
         };
@@ -747,6 +771,12 @@ fn open_game_once(
         Some(n) => n,
         None => match existing.last() {
             Some(&last) if !is_finished(match_dir, last) => last,
+            Some(&last) if last >= crate::layout::MAX_GAME => {
+                return Err(MatchError::Full {
+                    dir: match_dir.to_path_buf(),
+                    last,
+                });
+            }
             Some(&last) => last + 1,
             None => 1,
         },
@@ -776,11 +806,11 @@ fn open_game_once(
             arbiter_key: keyref,
             previous_algorithm: previous_algorithm(match_dir, n),
         };
-        let game = Game::new(ctx, profile);
+        let game = Game::new(ctx, profile).with_history(match_history(match_dir, n));
         return Ok(Attempt::Opened(Box::new(Opened {
             session: Session::new(game, Box::new(storage), Utc::now()),
             now_ms: 0,
-            notice: None,
+            notice: unfinished_warning(match_dir, n),
             events: Vec::new(),
             events_from: 0,
         })));
@@ -987,7 +1017,8 @@ fn open_game_once(
         .and_then(chrono::Duration::try_milliseconds)
         .and_then(|d| last_utc.checked_sub_signed(d));
     // The kit ran until its last heartbeat: the gap to rule on starts there.
-    let gap = measured_gap(Utc::now(), last.mono_ms, last_utc, read_beat(match_dir, n));
+    let (gap, uncertainty) =
+        measured_gap_bounds(Utc::now(), last.mono_ms, last_utc, read_beat(match_dir, n));
     let log_origin = origin.clone();
     let origin = i64::try_from(now_ms)
         .ok()
@@ -997,24 +1028,30 @@ fn open_game_once(
     let origin = last_origin.map_or(origin, |o| origin.max(o));
     let running = game.clock().running();
     let playing = game.phase() == Phase::Playing;
+    if game.phase() != Phase::Ended
+        && let Some(w) = unfinished_warning(match_dir, n)
+    {
+        notes.push(w);
+    }
     let mut session = Session::new(game, Box::new(storage), origin);
     if let Some(d) = damage {
         session.frozen = Some(format!("the log is damaged and open read-only: {d}"));
         notes.push(format!("LOG DAMAGED, read-only: {d}"));
     }
-    let mut gap = gap;
+    let (mut gap, mut uncertainty) = (gap, uncertainty);
     if playing && running.is_some() && line0_sealed {
         let (findings, by_boot) =
             heartbeat_findings(match_dir, n, &public, &log_origin, Utc::now());
         notes.extend(findings);
         if let Some(g) = by_boot {
-            gap = g;
+            (gap, uncertainty) = (g, HEARTBEAT_MAX_INTERVAL_MS.min(g));
         }
     }
     if playing && let Some(side) = running {
         session.restart_gap = Some(gap);
         session.restart_side = Some(side);
-        notes.push(format!("RESTART: the kit was down {} ({} ms measured) with {side}'s clock running: :arbiter restart-gap waive|charge [H:MM:SS] REASON (arbiter stop stops the clocks meanwhile)", timefmt::clock(gap as i64), gap));
+        session.restart_uncertainty = uncertainty;
+        notes.push(restart_notice(gap, uncertainty, side));
     }
     Ok(Attempt::Opened(Box::new(Opened {
         session,
@@ -1145,17 +1182,91 @@ pub fn measured_gap(
     last_utc: DateTime<Utc>,
     beat: Option<(Ms, DateTime<Utc>)>,
 ) -> Ms {
-    let from = match beat {
-        Some((mono, utc)) if mono >= last_mono && utc >= last_utc && utc <= now => utc,
-        _ => last_utc,
+    measured_gap_bounds(now, last_mono, last_utc, beat).0
+}
+
+/// The longest time between two heartbeats while a clock runs: the Board UI beats at its
+/// once-a-second tick when at least 0.9 s passed since the last beat, so a tick that came just
+/// too early (after a key's beat) is followed by one at most a second later.
+pub const HEARTBEAT_MAX_INTERVAL_MS: Ms = 2_000;
+
+/// [`measured_gap`] and how much shorter the real downtime may have been: measured from a
+/// heartbeat, the kit ran on for at most one beat interval after it, so the downtime lies
+/// between `gap - uncertainty` and `gap`; measured from the last entry (no beat that fits), the
+/// uncertainty is not bounded by anything the kit wrote and 0 is given (the gap is the most the
+/// downtime can have been).
+pub fn measured_gap_bounds(
+    now: DateTime<Utc>,
+    last_mono: Ms,
+    last_utc: DateTime<Utc>,
+    beat: Option<(Ms, DateTime<Utc>)>,
+) -> (Ms, Ms) {
+    let (from, beat) = match beat {
+        Some((mono, utc)) if mono >= last_mono && utc >= last_utc && utc <= now => (utc, true),
+        _ => (last_utc, false),
     };
-    (now - from).num_milliseconds().max(0) as Ms
+    let gap = (now - from).num_milliseconds().max(0) as Ms;
+    let uncertainty = if beat {
+        HEARTBEAT_MAX_INTERVAL_MS.min(gap)
+    } else {
+        0
+    };
+    (gap, uncertainty)
+}
+
+/// What the arbiter is told at a restart with `side`'s clock running: the gap measured and, when
+/// it runs from a heartbeat, the range the real downtime lies in (a `charge` counts its short end).
+pub fn restart_notice(gap: Ms, uncertainty: Ms, side: crate::core::Side) -> String {
+    let measured = if uncertainty > 0 {
+        format!(
+            "{gap} ms measured from its last heartbeat; it stopped at most {uncertainty} ms after that beat, so it was down between {} ({} ms) and {}: a charge counts the shorter, in {side}'s favour",
+            timefmt::clock(gap.saturating_sub(uncertainty) as i64),
+            gap.saturating_sub(uncertainty),
+            timefmt::clock(gap as i64)
+        )
+    } else {
+        format!("{gap} ms measured")
+    };
+    format!(
+        "RESTART: the kit was down {} ({measured}) with {side}'s clock running: :arbiter restart-gap waive|charge [H:MM:SS] REASON (arbiter stop stops the clocks meanwhile)",
+        timefmt::clock(gap as i64)
+    )
 }
 
 impl MatchError {
     /// The game is held by another arbiter process (another board, a script): not available now.
     pub fn is_held_elsewhere(&self) -> bool {
         matches!(self, MatchError::Journal(JournalError::Locked(_)))
+    }
+}
+
+/// Games of the match before game `n` whose log records no result.
+pub fn unfinished_before(match_dir: &Path, n: u32) -> Vec<u32> {
+    games(match_dir)
+        .into_iter()
+        .filter(|&g| g < n && !is_finished(match_dir, g))
+        .collect()
+}
+
+/// Issue 20: game `n` is opened while an earlier game of the match has no result. The arbiter
+/// may have a reason (an adjourned game, a game suspended under 8b, a dispute before the
+/// committee, 12), so the kit does not refuse; it names the unfinished games wherever game `n` is
+/// opened or shown (`play`'s board, `script`, `status`), so the score is never read as final.
+pub fn unfinished_warning(match_dir: &Path, n: u32) -> Option<String> {
+    let open = unfinished_before(match_dir, n);
+    let names: Vec<String> = open.iter().map(|g| format!("game {g}")).collect();
+    match names.len() {
+        0 => None,
+        k => Some(format!(
+            "UNFINISHED: {} of this match {} no result recorded while game {n} is played (1: \
+             record {} result, or note why {} open: an adjournment, a suspension (8b), a ruling \
+             awaited (12)); the match score leaves {} out",
+            names.join(", "),
+            if k == 1 { "has" } else { "have" },
+            if k == 1 { "its" } else { "their" },
+            if k == 1 { "it stays" } else { "they stay" },
+            if k == 1 { "it" } else { "them" },
+        )),
     }
 }
 
@@ -1186,10 +1297,42 @@ pub fn latest_checkpoint(match_dir: &Path, n: u32) -> Option<usize> {
 /// Match score over the games of a folder: (name, points) per player, in order of appearance.
 /// Games whose log cannot be read or replayed are left out.
 pub fn match_score(match_dir: &Path) -> Vec<(String, f64)> {
+    match_score_with(match_dir, None)
+}
+
+/// [`match_score`] over the games numbered below `before` (all games when `None`).
+fn match_score_before(match_dir: &Path, before: Option<u32>) -> Vec<(String, f64)> {
+    score_table(match_dir, before, None)
+}
+
+/// [`match_score`] with one game already rebuilt by the caller (`known`: its number and state,
+/// as the log holds it): that game's log is not read again (issue 21: `status` and the board's
+/// opening read a 1,000,000-entry log once more for the score alone).
+pub fn match_score_with(match_dir: &Path, known: Option<(u32, &Game)>) -> Vec<(String, f64)> {
+    score_table(match_dir, None, known)
+}
+
+/// The score table over the games below `before` (all when `None`), `known` not read again.
+fn score_table(
+    match_dir: &Path,
+    before: Option<u32>,
+    known: Option<(u32, &Game)>,
+) -> Vec<(String, f64)> {
     let mut table: Vec<(String, f64)> = Vec::new();
-    for n in games(match_dir) {
-        let Ok(Replayed { game: g, .. }) = replay_log(&log_path(match_dir, n), |_, _| {}) else {
-            continue;
+    for n in games(match_dir)
+        .into_iter()
+        .filter(|n| before.is_none_or(|b| *n < b))
+    {
+        let replayed;
+        let g = match known {
+            Some((k, g)) if k == n => g,
+            _ => {
+                let Ok(r) = replay_log(&log_path(match_dir, n), |_, _| {}) else {
+                    continue;
+                };
+                replayed = r.game;
+                &replayed
+            }
         };
         let Some(points) = g.points() else { continue };
         for side in Side::BOTH {

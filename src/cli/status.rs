@@ -9,7 +9,7 @@ use crate::core::{Ms, timefmt};
 use crate::error::{Error, Exit};
 use crate::layout;
 use crate::log::Entry;
-use crate::matchdir::{Replayed, match_score, replay_log};
+use crate::matchdir::{Replayed, match_score_with, replay_log};
 use crate::session::summary_text;
 
 #[derive(Debug, Clone, Args)]
@@ -52,8 +52,19 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     }
     let wall = Utc::now();
     let (now, computed) = game_time_now(&g, Some(&last), wall);
-    let score = match_score(dir);
+    let score = match_score_with(dir, Some((n, &g)));
+    // Issue 23: the match rules of this game's profile say whether the score decides the match.
+    let decided = g
+        .profile()
+        .match_rules
+        .as_ref()
+        .and_then(|r| r.decided_text(&score));
+    let unfinished = crate::matchdir::unfinished_before(dir, n);
+    let warning = crate::matchdir::unfinished_warning(dir, n);
     if a.json {
+        if let Some(w) = &warning {
+            errln!("arbiter: warning: {w}");
+        }
         let mut v = serde_json::to_value(g.view(now, usize::MAX)).unwrap_or_default();
         if let Some(o) = v.as_object_mut() {
             o.insert(
@@ -70,6 +81,7 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
                     },
                 }),
             );
+            o.insert("unfinished_games".into(), serde_json::json!(unfinished));
             o.insert(
                 "match_score".into(),
                 serde_json::Value::Array(
@@ -79,6 +91,9 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
                         .collect(),
                 ),
             );
+            if let Some(line) = &decided {
+                o.insert("match_decided".into(), serde_json::json!(line));
+            }
         }
         outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default())?;
     } else {
@@ -103,8 +118,14 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
                 timefmt::clock(g.last_at() as i64)
             )?;
         }
-        for (name, pts) in score {
+        for (name, pts) in &score {
             outln!("match score: {name} {pts}")?;
+        }
+        if let Some(line) = decided {
+            outln!("{line}")?;
+        }
+        if let Some(w) = &warning {
+            outln!("{w}")?;
         }
     }
     Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::event::{Entrant, Justification, PlayerKind, Score};
-use super::timefmt::{parse_duration, parse_signed};
+use super::timefmt::{TimeError, parse_duration, parse_signed};
 use super::{Ms, Side};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -116,6 +116,11 @@ pub enum Command {
     },
     /// Issue 23: the operator records that the engine was stopped during the adjournment.
     EngineStopped,
+    /// Issue 23 (Deep Blue 1996/97): replace the machine's operator during the game.
+    ReplaceOperator {
+        name: String,
+        reason: String,
+    },
     /// Issue 23: resume an adjourned game; a sealed move is revealed as `MOVE NONCE`.
     ResumeAdjourned {
         reveal: Option<(String, String)>,
@@ -171,6 +176,17 @@ pub enum Command {
     DeclareCamp {
         name: String,
         key: String,
+        /// The camp's proof of possession ([`super::camp`]): its armored SSHSIG over its own
+        /// declaration. A camp key without a valid one is refused.
+        proof: Option<String>,
+    },
+    /// A camp's key with its proof of possession in a file (`proof FILE`); the shell reads the
+    /// file (the core reads none) and gives a [`Command::DeclareCamp`] with the proof.
+    DeclareCampProofFile {
+        name: String,
+        /// The key typed on the line, if any (else the one that made the proof).
+        key: Option<String>,
+        path: String,
     },
     /// 8a: the configuration document by its path; the shell reads it and declares its SHA-256
     /// (the core reads no file), so this never reaches the game.
@@ -377,7 +393,7 @@ pub const HELP: &[HelpLine] = &[
     },
     HelpLine {
         who: "arbiter",
-        words: "arbiter declare camp NAME ssh-ed25519 AAAA…",
+        words: "arbiter declare camp NAME [ssh-ed25519 AAAA…] proof FILE",
         clause: super::clause::ARBITER,
         what: "a camp's witness key: it countersigns the final checkpoint",
     },
@@ -386,6 +402,12 @@ pub const HELP: &[HelpLine] = &[
         words: "arbiter declare config-file PATH",
         clause: super::clause::TECHNICAL,
         what: "the same, the kit computing the SHA-256 of the document",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter replace-operator NAME, REASON",
+        clause: super::clause::OPERATOR_FIXED,
+        what: "replace the machine operator mid-game, if the match rules allow",
     },
     HelpLine {
         who: "arbiter",
@@ -689,6 +711,62 @@ pub const HELP: &[HelpLine] = &[
     },
 ];
 
+/// Why a command line was not understood: nothing is decided, nothing recorded. The text says
+/// what is wrong with the words and how to write them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    #[error("empty command")]
+    Empty,
+    /// The words do not fit the command's form: the text gives the form.
+    #[error("{0}")]
+    Usage(&'static str),
+    #[error("'{0}' needs a verb; see the command list (? in the Board UI)")]
+    NeedsVerb(String),
+    #[error("'{who} {verb}' is not a command; see the command list (? in the Board UI)")]
+    NotACommand { who: String, verb: String },
+    #[error(
+        "'{0}' is not a command: start with arbiter, operator, supervisor, committee, human or move"
+    )]
+    NoSuchActor(String),
+    #[error("'{who} {verb}' takes nothing more")]
+    TakesNothing { who: String, verb: String },
+    #[error("give the {0}")]
+    MissingText(String),
+    #[error(
+        "the {what} is {chars} characters long; free text is at most {MAX_TEXT_CHARS} characters: nothing recorded"
+    )]
+    TextTooLong { what: String, chars: usize },
+    #[error("'{0}' is not a side (white, black, human, machine)")]
+    NotASide(String),
+    #[error("'{0}' is not human or machine")]
+    NotAKind(String),
+    #[error("give the {0} number")]
+    MissingNumber(String),
+    #[error("'{word}' is not a {what} number")]
+    NotANumber { word: String, what: String },
+    #[error("'{0}' is not a move number: say arbiter wrong-move [MOVE#] PLAYED CORRECT")]
+    NotAMoveNumber(String),
+    #[error("'{0}' is not a number of moves")]
+    NotAPlyCount(String),
+    #[error("'{0}' is not an evaluation")]
+    NotAnEvaluation(String),
+    #[error(
+        "'{0}' is not an evaluation (centipawns like 12, or pawns like 0.12; mate scores are not near-draw)"
+    )]
+    NotCentipawns(String),
+    #[error("give the reason of the ruling; {0}")]
+    RulingReason(&'static str),
+    #[error("'{0}' is not a SHA-256 (64 hex digits)")]
+    NotASha256(String),
+    #[error("'{0}' is not a camp name (1-32 lowercase letters, digits or '-')")]
+    NotACampName(String),
+    #[error("'{key}' is not an OpenSSH public key of a supported type ({supported})")]
+    NotACampKey { key: String, supported: String },
+    /// A time or duration among the words.
+    #[error(transparent)]
+    Time(#[from] TimeError),
+}
+
 fn rest(words: &[&str]) -> String {
     words.join(" ")
 }
@@ -696,39 +774,43 @@ fn rest(words: &[&str]) -> String {
 /// The longest free text (a note, a reason, a description) a command may carry, in characters.
 pub const MAX_TEXT_CHARS: usize = 2000;
 
-fn need_text(words: &[&str], what: &str) -> Result<String, String> {
+fn need_text(words: &[&str], what: &str) -> Result<String, CommandError> {
     if words.is_empty() {
-        return Err(format!("give the {what}"));
+        return Err(CommandError::MissingText(what.to_string()));
     }
     let text = rest(words);
     let n = text.chars().count();
     if n > MAX_TEXT_CHARS {
-        return Err(format!(
-            "the {what} is {n} characters long; free text is at most {MAX_TEXT_CHARS} characters: nothing recorded"
-        ));
+        return Err(CommandError::TextTooLong {
+            what: what.to_string(),
+            chars: n,
+        });
     }
     Ok(text)
 }
 
-fn side_ref(w: Option<&&str>) -> Result<SideRef, String> {
+fn side_ref(w: Option<&&str>) -> Result<SideRef, CommandError> {
     match w.copied() {
         // Shogi's sente (the first player) is the kit's white, gote black.
         Some("white" | "sente") => Ok(SideRef::Side(Side::White)),
         Some("black" | "gote") => Ok(SideRef::Side(Side::Black)),
         Some("human") => Ok(SideRef::Human),
         Some("machine") => Ok(SideRef::Machine),
-        Some(o) => Err(format!(
-            "'{o}' is not a side (white, black, human, machine)"
+        Some(o) => Err(CommandError::NotASide(o.to_string())),
+        None => Err(CommandError::Usage(
+            "give a side (white, black, human, machine)",
         )),
-        None => Err("give a side (white, black, human, machine)".into()),
     }
 }
 
-fn number(w: Option<&&str>, what: &str) -> Result<u32, String> {
-    let w = w.ok_or_else(|| format!("give the {what} number"))?;
+fn number(w: Option<&&str>, what: &str) -> Result<u32, CommandError> {
+    let w = w.ok_or_else(|| CommandError::MissingNumber(what.to_string()))?;
     w.trim_start_matches('#')
         .parse()
-        .map_err(|_| format!("'{w}' is not a {what} number"))
+        .map_err(|_| CommandError::NotANumber {
+            word: w.to_string(),
+            what: what.to_string(),
+        })
 }
 
 fn names(words: &[&str]) -> Vec<String> {
@@ -740,40 +822,39 @@ fn names(words: &[&str]) -> Vec<String> {
 }
 
 /// Parse centipawns: `12`, `-35`, `12cp`, or pawns with a point: `0.12`, `-0.35`.
-pub fn parse_eval(s: &str) -> Result<i32, String> {
+pub fn parse_eval(s: &str) -> Result<i32, CommandError> {
     let t = s.trim_end_matches("cp");
     if t.contains('.') {
         let v: f64 = t
             .parse()
-            .map_err(|_| format!("'{s}' is not an evaluation"))?;
+            .map_err(|_| CommandError::NotAnEvaluation(s.to_string()))?;
         if !v.is_finite() || v.abs() > 1000.0 {
-            return Err(format!("'{s}' is not an evaluation"));
+            return Err(CommandError::NotAnEvaluation(s.to_string()));
         }
         Ok((v * 100.0).round() as i32)
     } else {
-        t.parse().map_err(|_| format!("'{s}' is not an evaluation (centipawns like 12, or pawns like 0.12; mate scores are not near-draw)"))
+        t.parse()
+            .map_err(|_| CommandError::NotCentipawns(s.to_string()))
     }
 }
 
 /// `arbiter archive COPY COPY… [program FILE]` (13a, 13d).
-fn parse_archive(args: &[&str]) -> Result<Command, String> {
+fn parse_archive(args: &[&str]) -> Result<Command, CommandError> {
     let (copies, program) = match args.iter().position(|w| *w == "program") {
         Some(i) => match &args[i + 1..] {
             [p] => (&args[..i], Some(p.to_string())),
             _ => {
-                return Err(
-                    "say: arbiter archive COPY COPY … [program FILE] (one program file, last)"
-                        .into(),
-                );
+                return Err(CommandError::Usage(
+                    "say: arbiter archive COPY COPY … [program FILE] (one program file, last)",
+                ));
             }
         },
         None => (args, None),
     };
     if copies.is_empty() {
-        return Err(
-            "give the copies of the machine's log handed over (13a): arbiter archive COPY COPY …"
-                .into(),
-        );
+        return Err(CommandError::Usage(
+            "give the copies of the machine's log handed over (13a): arbiter archive COPY COPY …",
+        ));
     }
     Ok(Command::HandOverFiles {
         copies: copies.iter().map(|c| c.to_string()).collect(),
@@ -782,35 +863,37 @@ fn parse_archive(args: &[&str]) -> Result<Command, String> {
 }
 
 /// Parse one command line. Errors say what is wrong with the words.
-pub fn parse(line: &str) -> Result<Command, String> {
+pub fn parse(line: &str) -> Result<Command, CommandError> {
     // Japanese move notation writes a full-width space after 同 (同　歩): one word here.
     let line = line.replace("同\u{3000}", "同");
     let words: Vec<&str> = line.split_whitespace().collect();
     let Some((&who, rest_words)) = words.split_first() else {
-        return Err("empty command".into());
+        return Err(CommandError::Empty);
     };
     if who == "press" {
         return if rest_words.is_empty() {
             Ok(Command::Press)
         } else {
-            Err("'press' takes nothing: it presses the clock of the side whose clock runs; the move follows with 'move SAN'".into())
+            Err(CommandError::Usage(
+                "'press' takes nothing: it presses the clock of the side whose clock runs; the move follows with 'move SAN'",
+            ))
         };
     }
     let (verb, args) = match rest_words.split_first() {
         Some((v, a)) => (*v, a),
-        None if who == "move" => return Err("give the move (SAN like Nf3 or UCI like g1f3)".into()),
-        None => {
-            return Err(format!(
-                "'{who}' needs a verb; see the command list (? in the Board UI)"
+        None if who == "move" => {
+            return Err(CommandError::Usage(
+                "give the move (SAN like Nf3 or UCI like g1f3)",
             ));
+        }
+        None => {
+            return Err(CommandError::NeedsVerb(who.to_string()));
         }
     };
     let c = match (who, verb) {
         ("move", mv) => {
             if !args.is_empty() {
-                return Err(
-                    "one move at a time: 'move SAN' (draw offers are separate commands)".into(),
-                );
+                return Err(CommandError::Usage("one move at a time: 'move SAN' (draw offers are separate commands)"));
             }
             Command::Move {
                 text: mv.to_string(),
@@ -818,6 +901,18 @@ pub fn parse(line: &str) -> Result<Command, String> {
         }
         ("arbiter", "declare") => parse_declare(args)?,
         ("arbiter", "archive") => parse_archive(args)?,
+        ("arbiter", "replace-operator") => {
+            let text = need_text(args, "new operator and the reason")?;
+            match text.split_once(',') {
+                Some((name, reason)) if !name.trim().is_empty() && !reason.trim().is_empty() => {
+                    Command::ReplaceOperator {
+                        name: name.trim().to_string(),
+                        reason: reason.trim().to_string(),
+                    }
+                }
+                _ => return Err(CommandError::Usage("say: arbiter replace-operator NAME, REASON")),
+            }
+        }
         ("arbiter", "open") => Command::Open,
         ("arbiter", "start") => Command::Start,
         ("arbiter", "stop") => Command::Stop {
@@ -839,12 +934,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
                         .parse()
                         .ok()
                         .filter(|n| *n > 0)
-                        .ok_or_else(|| {
-                            format!("'{n}' is not a move number: say arbiter wrong-move [MOVE#] PLAYED CORRECT")
-                        })?,
+                        .ok_or_else(|| CommandError::NotAMoveNumber(n.to_string()))?,
                 ),
             },
-            _ => return Err("say: arbiter wrong-move [MOVE#] PLAYED CORRECT".into()),
+            _ => return Err(CommandError::Usage("say: arbiter wrong-move [MOVE#] PLAYED CORRECT")),
         },
         ("arbiter", "power-failure") => Command::PowerFailure {
             text: need_text(args, "description")?,
@@ -855,7 +948,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             let permit = match args.get(1).copied() {
                 Some("permit") => true,
                 Some("refuse") => false,
-                _ => return Err("say permit or refuse".into()),
+                _ => return Err(CommandError::Usage("say permit or refuse")),
             };
             Command::ParamDecision {
                 id,
@@ -871,7 +964,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             let score = args
                 .get(1)
                 .and_then(|s| Score::parse(s))
-                .ok_or("give the result: 1-0, 0-1 or 1/2-1/2")?;
+                .ok_or(CommandError::Usage("give the result: 1-0, 0-1 or 1/2-1/2"))?;
             Command::Decide {
                 ruling,
                 score,
@@ -888,7 +981,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
         },
         (s @ ("sente" | "gote" | "white" | "black"), "resign" | "declare") => {
             if !args.is_empty() {
-                return Err(format!("'{s} {verb}' takes nothing more"));
+                return Err(CommandError::TakesNothing {
+                    who: s.to_string(),
+                    verb: verb.to_string(),
+                });
             }
             let side = side_ref(Some(&s))?;
             if verb == "resign" {
@@ -908,7 +1004,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 .first()
                 .map(|a| a.trim_start_matches('#'))
                 .and_then(|a| a.parse().ok())
-                .ok_or("give the entry number: arbiter void SEQ REASON (e.g. arbiter void 17 F7 pressed by mistake)")?,
+                .ok_or(CommandError::Usage("give the entry number: arbiter void SEQ REASON (e.g. arbiter void 17 F7 pressed by mistake)"))?,
             reason: need_text(args.get(1..).unwrap_or(&[]), "reason for the void")?,
         },
         ("arbiter", "restart-gap") => {
@@ -919,10 +1015,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     (GapRuling::ChargePart(parse_duration(d)?), rest)
                 }
                 ["charge", rest @ ..] => (GapRuling::Charge, rest),
-                _ => return Err(SAY.into()),
+                _ => return Err(CommandError::Usage(SAY)),
             };
             if rest.is_empty() {
-                return Err(format!("give the reason of the ruling; {SAY}"));
+                return Err(CommandError::RulingReason(SAY));
             }
             Command::RestartGap {
                 ruling,
@@ -931,7 +1027,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             }
         }
         ("operator", "internal-clock") => Command::InternalClock {
-            reading_ms: parse_duration(args.first().ok_or("give the internal clock reading")?)?,
+            reading_ms: parse_duration(args.first().ok_or(CommandError::Usage("give the internal clock reading"))?)?,
         },
         ("operator", "sync-internal-clock") => Command::SyncInternalClock,
         ("operator", "param") => match args {
@@ -939,19 +1035,19 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 name: name.to_string(),
                 value: rest(value),
             },
-            _ => return Err("say: operator param NAME VALUE".into()),
+            _ => return Err(CommandError::Usage("say: operator param NAME VALUE")),
         },
         ("operator", "param-request") => match args {
             [name, reason @ ..] if !reason.is_empty() => Command::ParamRequest {
                 name: name.to_string(),
                 reason: rest(reason),
             },
-            _ => return Err("say: operator param-request NAME REASON".into()),
+            _ => return Err(CommandError::Usage("say: operator param-request NAME REASON")),
         },
         ("operator", "consult") => {
             let with = names(args);
             if with.is_empty() {
-                return Err("name the team members consulted".into());
+                return Err(CommandError::Usage("name the team members consulted"));
             }
             Command::Consult { with }
         }
@@ -965,10 +1061,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             ["repetition", line @ ..] if !line.is_empty() => Command::OfferDraw {
                 justification: Justification::Repetition { line: rest(line) },
             },
-            _ => return Err(
-                "a machine draw offer needs its justification (9d): 'eval CP' or 'repetition LINE'"
-                    .into(),
-            ),
+            _ => return Err(CommandError::Usage("a machine draw offer needs its justification (9d): 'eval CP' or 'repetition LINE'")),
         },
         ("operator", "resign") => Command::Resign,
         ("operator", "technical-problem") => Command::TechnicalProblem {
@@ -984,12 +1077,12 @@ pub fn parse(line: &str) -> Result<Command, String> {
             let kind = match args.first().copied() {
                 Some("threefold") => ClaimKind::Threefold,
                 Some("fifty") => ClaimKind::FiftyMoves,
-                _ => return Err("claim threefold or fifty, with the intended move if any (claim threefold Nf3)".into()),
+                _ => return Err(CommandError::Usage("claim threefold or fifty, with the intended move if any (claim threefold Nf3)")),
             };
             let with_move = match args.get(1..).unwrap_or(&[]) {
                 [] => None,
                 [m] => Some(m.to_string()),
-                _ => return Err("claim threefold|fifty [MOVE]: one intended move".into()),
+                _ => return Err(CommandError::Usage("claim threefold|fifty [MOVE]: one intended move")),
             };
             Command::Claim {
                 kind,
@@ -1009,9 +1102,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 sealed_sha256: Some(h.to_ascii_lowercase()),
             },
             _ => {
-                return Err(
-                    "adjourn, or adjourn sealed SHA256 (the hex SHA-256 of 'MOVE NONCE')".into(),
-                );
+                return Err(CommandError::Usage("adjourn, or adjourn sealed SHA256 (the hex SHA-256 of 'MOVE NONCE')"));
             }
         },
         ("operator", "engine-stopped") => Command::EngineStopped,
@@ -1020,7 +1111,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             [m, n] => Command::ResumeAdjourned {
                 reveal: Some((m.to_string(), n.to_string())),
             },
-            _ => return Err("resume-adjourned, or resume-adjourned MOVE NONCE for a sealed move".into()),
+            _ => return Err(CommandError::Usage("resume-adjourned, or resume-adjourned MOVE NONCE for a sealed move")),
         },
         ("supervisor", "note") => Command::WorkNote {
             text: need_text(args, "note")?,
@@ -1038,42 +1129,43 @@ pub fn parse(line: &str) -> Result<Command, String> {
         ("human", "decline-draw") => Command::HumanDeclineDraw,
         ("human", "resign") => Command::HumanResign,
         ("arbiter" | "operator" | "supervisor" | "committee" | "human", v) => {
-            return Err(format!(
-                "'{who} {v}' is not a command; see the command list (? in the Board UI)"
-            ));
+            return Err(CommandError::NotACommand {
+                who: who.to_string(),
+                verb: v.to_string(),
+            });
         }
         (w, _) => {
-            return Err(format!(
-                "'{w}' is not a command: start with arbiter, operator, supervisor, committee, human or move"
-            ));
+            return Err(CommandError::NoSuchActor(w.to_string()));
         }
     };
     Ok(c)
 }
 
 /// Denryu-sen 5.2: `program NAME`, `team NAME: A, B`, `consulting NAME with PROGRAM: METHOD`.
-fn parse_entrant(side: Side, kind: &str, rest: &[&str]) -> Result<Command, String> {
+fn parse_entrant(side: Side, kind: &str, rest: &[&str]) -> Result<Command, CommandError> {
     let text = need_text(rest, "entrant's name")?;
     let (name, entrant) = match kind {
         "program" => (text, Entrant::Program),
         "team" => {
-            let (name, list) = text
-                .split_once(':')
-                .ok_or("say: declare SIDE team NAME: MEMBER, MEMBER, …")?;
+            let (name, list) = text.split_once(':').ok_or(CommandError::Usage(
+                "say: declare SIDE team NAME: MEMBER, MEMBER, …",
+            ))?;
             let members = names(&list.split_whitespace().collect::<Vec<_>>());
             if members.len() < 2 {
-                return Err("a human team (5.2 (3)) has at least two members".into());
+                return Err(CommandError::Usage(
+                    "a human team (5.2 (3)) has at least two members",
+                ));
             }
             (name.trim().to_string(), Entrant::HumanTeam { members })
         }
         _ => {
             const SAY: &str =
                 "say: declare SIDE consulting NAME with PROGRAM: HOW THEY CONSULT (5.2 (4))";
-            let (who, rest) = text.split_once(" with ").ok_or(SAY)?;
-            let (program, method) = rest.split_once(':').ok_or(SAY)?;
+            let (who, rest) = text.split_once(" with ").ok_or(CommandError::Usage(SAY))?;
+            let (program, method) = rest.split_once(':').ok_or(CommandError::Usage(SAY))?;
             let (program, method) = (program.trim(), method.trim());
             if program.is_empty() || method.is_empty() {
-                return Err(SAY.into());
+                return Err(CommandError::Usage(SAY));
             }
             (
                 who.trim().to_string(),
@@ -1085,7 +1177,7 @@ fn parse_entrant(side: Side, kind: &str, rest: &[&str]) -> Result<Command, Strin
         }
     };
     if name.is_empty() {
-        return Err("give the entrant's name".into());
+        return Err(CommandError::Usage("give the entrant's name"));
     }
     Ok(Command::DeclareEntrant {
         side,
@@ -1094,62 +1186,149 @@ fn parse_entrant(side: Side, kind: &str, rest: &[&str]) -> Result<Command, Strin
     })
 }
 
-fn parse_declare(args: &[&str]) -> Result<Command, String> {
+fn parse_declare(args: &[&str]) -> Result<Command, CommandError> {
     match args {
-        [side @ ("white" | "black" | "sente" | "gote"), kind @ ("program" | "team" | "consulting"), rest @ ..] => {
-            let side = if matches!(*side, "white" | "sente") { Side::White } else { Side::Black };
+        [
+            side @ ("white" | "black" | "sente" | "gote"),
+            kind @ ("program" | "team" | "consulting"),
+            rest @ ..,
+        ] => {
+            let side = if matches!(*side, "white" | "sente") {
+                Side::White
+            } else {
+                Side::Black
+            };
             parse_entrant(side, kind, rest)
         }
-        [side @ ("white" | "black" | "sente" | "gote"), kind, name @ ..] => {
-            let side = if matches!(*side, "white" | "sente") { Side::White } else { Side::Black };
+        [
+            side @ ("white" | "black" | "sente" | "gote"),
+            kind,
+            name @ ..,
+        ] => {
+            let side = if matches!(*side, "white" | "sente") {
+                Side::White
+            } else {
+                Side::Black
+            };
             let kind = match *kind {
                 "human" => PlayerKind::Human,
                 "machine" => PlayerKind::Machine,
-                k => return Err(format!("'{k}' is not human or machine")),
+                k => return Err(CommandError::NotAKind(k.to_string())),
             };
-            Ok(Command::DeclarePlayer { side, kind, name: need_text(name, "player's name")? })
+            Ok(Command::DeclarePlayer {
+                side,
+                kind,
+                name: need_text(name, "player's name")?,
+            })
         }
-        ["operator", name @ ..] => Ok(Command::DeclareOperator { name: need_text(name, "operator's name")? }),
+        ["operator", name @ ..] => Ok(Command::DeclareOperator {
+            name: need_text(name, "operator's name")?,
+        }),
         ["team", list @ ..] => {
             let names = names(list);
-            if names.is_empty() { Err("name the team members, separated by commas".into()) } else { Ok(Command::DeclareTeam { names }) }
+            if names.is_empty() {
+                Err(CommandError::Usage(
+                    "name the team members, separated by commas",
+                ))
+            } else {
+                Ok(Command::DeclareTeam { names })
+            }
         }
         ["algorithm", "threshold", secs, text @ ..] => {
             let threshold_ms = parse_duration(secs)?;
-            Ok(Command::DeclareAlgorithm { threshold_ms: Some(threshold_ms), text: need_text(text, "algorithm's text")? })
+            Ok(Command::DeclareAlgorithm {
+                threshold_ms: Some(threshold_ms),
+                text: need_text(text, "algorithm's text")?,
+            })
         }
-        ["algorithm", text @ ..] => Ok(Command::DeclareAlgorithm { threshold_ms: None, text: need_text(text, "algorithm's text")? }),
-        ["config-file", path @ ..] => Ok(Command::DeclareConfigFile { path: need_text(path, "configuration document's path")? }),
+        ["algorithm", text @ ..] => Ok(Command::DeclareAlgorithm {
+            threshold_ms: None,
+            text: need_text(text, "algorithm's text")?,
+        }),
+        ["config-file", path @ ..] => Ok(Command::DeclareConfigFile {
+            path: need_text(path, "configuration document's path")?,
+        }),
         ["config", sha] => {
             if sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit()) {
-                Ok(Command::DeclareConfig { sha256: sha.to_ascii_lowercase() })
+                Ok(Command::DeclareConfig {
+                    sha256: sha.to_ascii_lowercase(),
+                })
             } else {
-                Err(format!("'{sha}' is not a SHA-256 (64 hex digits)"))
+                Err(CommandError::NotASha256(sha.to_string()))
             }
         }
-        ["camp", name, kind, blob, ..] => {
+        ["camp", name, rest @ ..] => {
             let ok_name = !name.is_empty()
                 && name.len() <= 32
-                && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
             if !ok_name {
-                return Err(format!("'{name}' is not a camp name (1-32 lowercase letters, digits or '-')"));
+                return Err(CommandError::NotACampName(name.to_string()));
             }
-            let key = format!("{kind} {blob}");
-            let supported = ["ssh-ed25519", "ecdsa-sha2-nistp256", "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com"];
-            if !supported.contains(kind) || ssh_key::PublicKey::from_openssh(&key).is_err() {
-                return Err(format!("'{kind} {blob}' is not an OpenSSH public key of a supported type ({})", supported.join(", ")));
+            let (key_words, proof) = match rest.iter().position(|w| *w == "proof") {
+                Some(at) => (
+                    &rest[..at],
+                    Some(need_text(&rest[at + 1..], "proof file's path")?),
+                ),
+                None => (rest, None),
+            };
+            let key = match key_words {
+                [] if proof.is_some() => None,
+                [kind, blob, ..] => {
+                    let key = format!("{kind} {blob}");
+                    let supported = [
+                        "ssh-ed25519",
+                        "ecdsa-sha2-nistp256",
+                        "sk-ssh-ed25519@openssh.com",
+                        "sk-ecdsa-sha2-nistp256@openssh.com",
+                    ];
+                    if !supported.contains(kind) || ssh_key::PublicKey::from_openssh(&key).is_err()
+                    {
+                        return Err(CommandError::NotACampKey {
+                            key,
+                            supported: supported.join(", "),
+                        });
+                    }
+                    Some(key)
+                }
+                _ => {
+                    return Err(CommandError::Usage(
+                        "declare camp NAME [PUBLIC-KEY] proof FILE: the camp's key and its proof of possession (arbiter countersign --declaration)",
+                    ));
+                }
+            };
+            match (key, proof) {
+                (key, Some(path)) => Ok(Command::DeclareCampProofFile {
+                    name: (*name).to_owned(),
+                    key,
+                    path,
+                }),
+                (Some(key), None) => Ok(Command::DeclareCamp {
+                    name: (*name).to_owned(),
+                    key,
+                    proof: None,
+                }),
+                (None, None) => Err(CommandError::Usage(
+                    "declare camp NAME [PUBLIC-KEY] proof FILE",
+                )),
             }
-            Ok(Command::DeclareCamp { name: (*name).to_owned(), key })
         }
-        _ => Err("declare white|black|sente|gote human|machine|program NAME (team NAME: A, B; consulting NAME with PROGRAM: METHOD), operator NAME, team NAMES, algorithm TEXT, config SHA256, config-file PATH or camp NAME PUBLIC-KEY".into()),
+        _ => Err(CommandError::Usage(
+            "declare white|black|sente|gote human|machine|program NAME (team NAME: A, B; consulting NAME with PROGRAM: METHOD), operator NAME, team NAMES, algorithm TEXT, config SHA256, config-file PATH or camp NAME [PUBLIC-KEY] proof FILE",
+        )),
     }
 }
 
-fn parse_correct(args: &[&str]) -> Result<Command, String> {
+fn parse_correct(args: &[&str]) -> Result<Command, CommandError> {
     let clause = match args.first().copied() {
         Some("6d") => super::clause::OPERATOR_CORRECTION,
         Some("7e") => super::clause::WRONG_ENTRY,
-        _ => return Err("say which rule authorises the correction: 6d (operator error or technical problem) or 7e (move entered wrongly)".into()),
+        _ => {
+            return Err(CommandError::Usage(
+                "say which rule authorises the correction: 6d (operator error or technical problem) or 7e (move entered wrongly)",
+            ));
+        }
     };
     match args.get(1..).unwrap_or(&[]) {
         ["clock", side, t, reason @ ..] => {
@@ -1171,9 +1350,9 @@ fn parse_correct(args: &[&str]) -> Result<Command, String> {
         ["takeback", n, reason @ ..] => {
             let plies: usize = n
                 .parse()
-                .map_err(|_| format!("'{n}' is not a number of moves"))?;
+                .map_err(|_| CommandError::NotAPlyCount(n.to_string()))?;
             if plies == 0 {
-                return Err("take back at least one move".into());
+                return Err(CommandError::Usage("take back at least one move"));
             }
             Ok(Command::TakeBack {
                 clause,
@@ -1181,9 +1360,9 @@ fn parse_correct(args: &[&str]) -> Result<Command, String> {
                 reason: need_text(reason, "reason")?,
             })
         }
-        _ => Err(
-            "say: correct 6d|7e clock SIDE TIME REASON, or correct 6d|7e takeback N REASON".into(),
-        ),
+        _ => Err(CommandError::Usage(
+            "say: correct 6d|7e clock SIDE TIME REASON, or correct 6d|7e takeback N REASON",
+        )),
     }
 }
 
@@ -1206,6 +1385,7 @@ mod tests {
             )
             .replace("white|black|human|machine", "human")
             .replace("6d|7e", "6d")
+            .replace("NAME [ssh-ed25519 AAAA…] proof FILE", "kasparov proof kasparov.proof")
             .replace("NAME ssh-ed25519 AAAA…", "kasparov ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAXNj+PWPURD0s0I24EHWlS4tkT/JBteHhiONb+1+AQ4")
             .replace("NAME, NAME, ...", "A, B")
             .replace("NAME, NAME", "A")
@@ -1247,18 +1427,35 @@ mod tests {
 
     #[test]
     fn bad_words_are_named() {
-        assert!(parse("").unwrap_err().contains("empty"));
-        assert!(parse("arbiter fly").unwrap_err().contains("not a command"));
-        assert!(parse("player move").unwrap_err().contains("start with"));
-        assert!(parse("operator offer-draw").unwrap_err().contains("9d"));
+        assert!(parse("").unwrap_err().to_string().contains("empty"));
+        assert!(
+            parse("arbiter fly")
+                .unwrap_err()
+                .to_string()
+                .contains("not a command")
+        );
+        assert!(
+            parse("player move")
+                .unwrap_err()
+                .to_string()
+                .contains("start with")
+        );
+        assert!(
+            parse("operator offer-draw")
+                .unwrap_err()
+                .to_string()
+                .contains("9d")
+        );
         assert!(
             parse("arbiter correct clock human +600 x")
                 .unwrap_err()
+                .to_string()
                 .contains("6d")
         );
         assert!(
             parse("arbiter declare config abc")
                 .unwrap_err()
+                .to_string()
                 .contains("SHA-256")
         );
         assert_eq!(parse_eval("0.12"), Ok(12));

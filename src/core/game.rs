@@ -10,6 +10,7 @@
 //! |---|---|
 //! | `setup.rs` | 1, 3, 4, 6c, 8a, 9c — declarations, opening, the start |
 //! | `adjourn.rs` | a profile's `[adjournment]` — open or sealed move, engine stopped, resumption |
+//! | `match_rules.rs` | a profile's `[match]` — operator replaced off the human's turn, colours by game number, a decided match |
 //! | `start.rs` | the profile's start position per game: FEN, odds, Chess960 |
 //! | `moves.rs` | 6a–6l, 7e — moves, corrections, takebacks, internal clock, parameters |
 //! | `arbiter.rs` | 1, 5b — stops, resumptions, notes |
@@ -36,6 +37,7 @@ mod arbiter; // rules 1, 5b
 mod claims; // rules 2, 10a
 mod committee; // rule 12
 mod draws; // rule 9
+mod match_rules; // issue 23: the [match] rules across games: operator, colours, decided match
 mod moves; // rules 6a-6l, 7e
 mod operator_errors; // rules 7b, 7c
 mod setup; // rules 1, 3, 4, 6c, 8a, 9c
@@ -46,6 +48,7 @@ mod void; // rule 1: the arbiter voids a mis-keyed entry
 
 pub use adjourn::{Adjourned, seal};
 pub use after::{HandoverDue, HandoverFacts, HandoverTerms};
+pub use match_rules::MatchHistory;
 pub use void::WINDOW as VOID_WINDOW;
 
 /// What the shell knows when it creates a game: identity, rules and key.
@@ -179,11 +182,22 @@ impl From<String> for Inconsistent {
     }
 }
 
+impl From<super::board::BoardError> for Inconsistent {
+    fn from(e: super::board::BoardError) -> Inconsistent {
+        Inconsistent(e.to_string())
+    }
+}
+
 impl From<&str> for Inconsistent {
     fn from(s: &str) -> Inconsistent {
         Inconsistent(s.to_string())
     }
 }
+
+/// A `game_opened` entry whose embedded rules profile does not load.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("embedded rules profile: {0}")]
+pub struct OpeningError(#[from] pub super::rules::ProfileError);
 
 /// A corrupt or foreign log: an event that cannot follow the state it is applied to.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -234,6 +248,8 @@ pub struct Game {
     pub(in crate::core) presses: std::collections::VecDeque<Press>,
     /// Issue 23: the adjournment in progress.
     pub(in crate::core) adjourned: Option<Adjourned>,
+    /// Issue 23: what the match's earlier games say (given by the shell; not in the log).
+    pub(in crate::core) history: MatchHistory,
 }
 
 /// A clock press awaiting its move's notation.
@@ -244,6 +260,8 @@ pub struct Press {
     pub spent_ms: Ms,
     pub increment_ms: Ms,
     pub remaining_ms: i64,
+    /// Byo-yomi periods that ran out during the move (with byo-yomi only).
+    pub byoyomi_periods_lost: Option<u32>,
 }
 
 fn refuse<T>(clause: &'static str, msg: impl Into<String>) -> Result<T, Refusal> {
@@ -404,6 +422,7 @@ impl Game {
             voided: Vec::new(),
             presses: std::collections::VecDeque::new(),
             adjourned: None,
+            history: MatchHistory::default(),
         }
     }
 
@@ -425,7 +444,7 @@ impl Game {
         let mut g = Game::from_opening(opening).map_err(|m| ReplayError {
             index: 0,
             kind: "game_opened".into(),
-            message: m,
+            message: m.to_string(),
         })?;
         g.evolve(first).map_err(|m| ReplayError {
             index: 0,
@@ -443,9 +462,8 @@ impl Game {
     }
 
     /// The draft game a `game_opened` entry describes.
-    pub fn from_opening(o: &Opening) -> Result<Game, String> {
-        let profile = Profile::parse(&o.profile.file, &o.profile.toml)
-            .map_err(|e| format!("embedded rules profile: {e}"))?;
+    pub fn from_opening(o: &Opening) -> Result<Game, OpeningError> {
+        let profile = Profile::parse(&o.profile.file, &o.profile.toml)?;
         let ctx = GameContext {
             match_id: o.match_id.clone(),
             game: o.game,
@@ -896,6 +914,7 @@ impl Game {
             | C::DeclareAlgorithm { .. }
             | C::DeclareConfig { .. }
             | C::DeclareCamp { .. }
+            | C::DeclareCampProofFile { .. }
             | C::DeclareConfigFile { .. }
             | C::DeclareEntrant { .. } => refuse_state("declarations go to the draft"),
             C::Open | C::Start => self.decide_setup(cmd, now),
@@ -946,6 +965,7 @@ impl Game {
                 self.decide_committee(cmd, now)
             }
             C::Void { .. } => self.decide_void(cmd, now),
+            C::ReplaceOperator { .. } => self.decide_match_rules(cmd, now),
             C::Adjourn { .. } | C::EngineStopped | C::ResumeAdjourned { .. } => {
                 self.decide_adjourn(cmd, now)
             }
@@ -1005,17 +1025,32 @@ impl Game {
                 ..
             } => {
                 if self.phase == Phase::Ended {
-                    return Err("game_ended twice".into());
+                    // 12c: only the committee's ruling changes a result; the game's end stays.
+                    let on_ruling = matches!(
+                        &e.kind,
+                        EventKind::GameEnded {
+                            ruling: Some(r),
+                            termination: Termination::ArbiterDecision,
+                            ..
+                        } if self.rulings.iter().any(|(id, _)| id == r)
+                    );
+                    let Some(o) = self.outcome.as_mut().filter(|_| on_ruling) else {
+                        return Err("game_ended twice".into());
+                    };
+                    o.score = *score;
+                    o.termination = *termination;
+                    o.detail = detail.clone();
+                } else {
+                    self.clock.stop(at);
+                    // A consultation still in progress is closed by `due` with its own entry.
+                    self.phase = Phase::Ended;
+                    self.outcome = Some(Outcome {
+                        at,
+                        score: *score,
+                        termination: *termination,
+                        detail: detail.clone(),
+                    });
                 }
-                self.clock.stop(at);
-                // A consultation still in progress is closed by `due` with its own entry.
-                self.phase = Phase::Ended;
-                self.outcome = Some(Outcome {
-                    at,
-                    score: *score,
-                    termination: *termination,
-                    detail: detail.clone(),
-                });
             }
             EventKind::Recovery(_) => {}
             EventKind::EngineLogArchived(_) | EventKind::ProgramArchived(_) => {
@@ -1055,6 +1090,7 @@ impl Game {
             EventKind::Adjourned { .. }
             | EventKind::EngineStopped
             | EventKind::AdjournmentResumed { .. } => self.evolve_adjourn(e)?,
+            EventKind::OperatorReplaced { .. } => self.evolve_match_rules(e)?,
             EventKind::DrawOffered { .. }
             | EventKind::ConsultationStarted { .. }
             | EventKind::ConsultationEnded { .. }

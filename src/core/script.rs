@@ -2,8 +2,8 @@
 //! game's start (`1:23:45.500` or seconds) and COMMAND is in the Board UI's words. `#` starts a
 //! comment. Used for rehearsals, replays of past games, and tests.
 use super::Ms;
-use super::command::{Command, parse};
-use super::timefmt::parse_duration;
+use super::command::{Command, CommandError, parse};
+use super::timefmt::{TimeError, parse_duration};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScriptLine {
@@ -13,12 +13,37 @@ pub struct ScriptLine {
     pub command: Command,
 }
 
+/// A script that cannot be run: the line and what is wrong with it. Nothing of it is run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {message}")]
+#[error("line {line}: {problem}")]
 pub struct ScriptError {
     pub line: usize,
-    pub message: String,
+    pub problem: ScriptProblem,
 }
+
+/// What is wrong with one line of a script.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScriptProblem {
+    #[error(transparent)]
+    Comment(#[from] CommentError),
+    #[error("'{0}': a line is OFFSET COMMAND")]
+    NotOffsetCommand(String),
+    #[error(transparent)]
+    Offset(#[from] TimeError),
+    #[error("offset {0} is beyond 30 days after the start: a game does not last that long")]
+    TooFar(String),
+    #[error("offset {0} goes back in time")]
+    BackInTime(String),
+    #[error(transparent)]
+    Command(#[from] CommandError),
+}
+
+/// A `#` inside a word: it would cut the text where a comment cannot start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "'{0}': a # inside the text would cut it; a comment is '# ' after a space, and \\# keeps a # in the text"
+)]
+pub struct CommentError(pub String);
 
 /// The largest offset a script may give: 30 days (a game lasts hours; a larger number is a typo,
 /// and would overflow the wall-clock arithmetic).
@@ -28,7 +53,7 @@ pub const MAX_OFFSET_MS: Ms = 30 * 24 * 3600 * 1000;
 /// followed by a space or the end of the line (`# 8a`); a word ending in `#` keeps it (a mate in
 /// SAN); any other `#` is refused rather than silently cutting the text (`game #3` would
 /// otherwise be recorded as `game`), and `\#` keeps a literal `#` in the text.
-pub fn strip_comment(raw: &str) -> Result<String, String> {
+pub fn strip_comment(raw: &str) -> Result<String, CommentError> {
     let mut out = String::with_capacity(raw.len());
     let mut chars = raw.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
@@ -48,9 +73,7 @@ pub fn strip_comment(raw: &str) -> Result<String, String> {
                     _ => {
                         let start = raw[..i].rfind(char::is_whitespace).map_or(0, |p| p + 1);
                         let word = raw[start..].split_whitespace().next().unwrap_or("#");
-                        return Err(format!(
-                            "'{word}': a # inside the text would cut it; a comment is '# ' after a space, and \\# keeps a # in the text"
-                        ));
+                        return Err(CommentError(word.to_string()));
                     }
                 }
             }
@@ -75,34 +98,24 @@ pub fn parse_script(text: &str) -> Result<Vec<ScriptLine>, ScriptError> {
     let mut last: Ms = 0;
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
-        let kept = strip_comment(raw).map_err(|message| ScriptError { line, message })?;
+        let fail = |problem: ScriptProblem| ScriptError { line, problem };
+        let kept = strip_comment(raw).map_err(|e| fail(e.into()))?;
         let body = kept.trim();
         if body.is_empty() {
             continue;
         }
         let (offset, cmd) = body
             .split_once(char::is_whitespace)
-            .ok_or_else(|| ScriptError {
-                line,
-                message: format!("'{body}': a line is OFFSET COMMAND"),
-            })?;
-        let at = parse_duration(offset).map_err(|message| ScriptError { line, message })?;
+            .ok_or_else(|| fail(ScriptProblem::NotOffsetCommand(body.to_string())))?;
+        let at = parse_duration(offset).map_err(|e| fail(e.into()))?;
         if at > MAX_OFFSET_MS {
-            return Err(ScriptError {
-                line,
-                message: format!(
-                    "offset {offset} is beyond 30 days after the start: a game does not last that long"
-                ),
-            });
+            return Err(fail(ScriptProblem::TooFar(offset.to_string())));
         }
         if at < last {
-            return Err(ScriptError {
-                line,
-                message: format!("offset {offset} goes back in time"),
-            });
+            return Err(fail(ScriptProblem::BackInTime(offset.to_string())));
         }
         last = at;
-        let command = parse(cmd.trim()).map_err(|message| ScriptError { line, message })?;
+        let command = parse(cmd.trim()).map_err(|e| fail(e.into()))?;
         out.push(ScriptLine {
             line,
             at,

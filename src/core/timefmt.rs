@@ -1,9 +1,20 @@
 //! Durations as people write them: `1:23:45.500`, `23:45`, `5025.5` (seconds), `+60`, `-1:00`.
 use super::Ms;
 
+/// A duration that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TimeError {
+    /// Not in any of the written forms (or out of range for them).
+    #[error("'{0}' is not a time (use h:mm:ss[.fff], m:ss or seconds)")]
+    NotATime(String),
+    /// A signed duration beyond what milliseconds in an `i64` hold.
+    #[error("'{0}' is too large")]
+    TooLarge(String),
+}
+
 /// Parse an unsigned duration into milliseconds.
-pub fn parse_duration(s: &str) -> Result<Ms, String> {
-    let bad = || format!("'{s}' is not a time (use h:mm:ss[.fff], m:ss or seconds)");
+pub fn parse_duration(s: &str) -> Result<Ms, TimeError> {
+    let bad = || TimeError::NotATime(s.to_string());
     if s.is_empty() || s.starts_with('+') || s.starts_with('-') {
         return Err(bad());
     }
@@ -55,7 +66,7 @@ pub fn parse_duration(s: &str) -> Result<Ms, String> {
 }
 
 /// Parse a signed duration (`+60`, `-1:00`, `90`).
-pub fn parse_signed(s: &str) -> Result<i64, String> {
+pub fn parse_signed(s: &str) -> Result<i64, TimeError> {
     let (sign, rest) = match s.as_bytes().first() {
         Some(b'-') => (-1i64, &s[1..]),
         Some(b'+') => (1, &s[1..]),
@@ -64,7 +75,7 @@ pub fn parse_signed(s: &str) -> Result<i64, String> {
     let v = parse_duration(rest)?;
     i64::try_from(v)
         .map(|v| v * sign)
-        .map_err(|_| format!("'{s}' is too large"))
+        .map_err(|_| TimeError::TooLarge(s.to_string()))
 }
 
 /// `h:mm:ss` for a clock face, rounding down (a clock shows a second as long as any of it is left).

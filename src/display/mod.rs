@@ -39,9 +39,7 @@ pub fn shown(m: &MatchTail, now: DateTime<Utc>) -> Shown {
     };
     let at = g.game_time_at(now).unwrap_or(game.last_at());
     s.view = Some(game.view(at, usize::MAX));
-    for e in &g.events {
-        crate::tui::movelist::fold_move_time(&mut s.times, e);
-    }
+    s.times = crate::tui::movelist::move_times(&g.events);
     s
 }
 

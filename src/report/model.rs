@@ -182,6 +182,9 @@ pub enum MarkKind {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Mark {
+    /// The log entry that made it (a void takes its mark off the chart, rule 1).
+    #[serde(skip)]
+    pub entry: usize,
     pub kind: MarkKind,
     pub side: Side,
     /// Moves the side had made when the mark happened, plus one half.
@@ -493,6 +496,10 @@ struct Builder {
     /// 8b: when the power went off last (a second failure restarts the count).
     power_off_since: Option<Ms>,
     open_info: Option<Stamp>,
+    /// The side that moves first in the start position (numbering: `1...` when Black).
+    first: Side,
+    /// The rows each take-back removed, by its entry (a void of it puts them back, rule 1).
+    taken: BTreeMap<u64, Vec<MoveRow>>,
 }
 
 /// Whether a word of text is a file path: it has a letter and a `/` or `\\`, and starts at the
@@ -766,6 +773,8 @@ impl Builder {
             open_power: None,
             power_off_since: None,
             open_info: None,
+            taken: BTreeMap::new(),
+            first: Side::White,
         }
     }
 
@@ -795,6 +804,7 @@ impl Builder {
                 match Game::from_opening(o) {
                     Ok(g) => {
                         profile = Some(g.profile().clone());
+                        self.first = g.board().first_side();
                         self.game = Some(g);
                     }
                     Err(m) => self.report.warnings.push(format!("entry 0: {m}")),
@@ -836,6 +846,11 @@ impl Builder {
 
     fn who(&self, side: Side) -> String {
         format!("{} ({side})", self.name(side))
+    }
+
+    /// Ply `ply` numbered as the PGN numbers it (from the side that moves first).
+    fn numbered(&self, ply: usize, san: &str) -> String {
+        crate::report::times::numbered_from(self.first, ply, san)
     }
 
     fn moves_of(&self, side: Side) -> u32 {
@@ -997,6 +1012,9 @@ impl Builder {
             K::EngineStopped => {
                 "the operator records that the engine was stopped during the adjournment".into()
             }
+            K::OperatorReplaced { from, to, reason } => format!(
+                "the machine's operator {from} replaced by {to}, not on the human's turn: {reason}"
+            ),
             K::AdjournmentResumed { revealed } => match revealed {
                 Some(m) => format!(
                     "play resumes; the sealed move {m} is revealed and matches its commitment"
@@ -1012,7 +1030,7 @@ impl Builder {
         use EventKind as K;
         match &e.kind {
             K::MoveMade { .. } | K::MovesTakenBack { .. } => self.collect_move(s, e),
-            K::ClockCorrected { .. } | K::RestartGap { .. } => self.collect_clock(e),
+            K::ClockCorrected { .. } | K::RestartGap { .. } => self.collect_clock(s.entry, e),
             K::ParameterSet { .. }
             | K::ParameterRequested { .. }
             | K::CommitteeAdvised { .. }
@@ -1065,6 +1083,7 @@ impl Builder {
             | K::AuthorizationFailed { .. }
             | K::Adjourned { .. }
             | K::EngineStopped
+            | K::OperatorReplaced { .. }
             | K::AdjournmentResumed { .. }
             | K::Recovery(_) => {}
         }

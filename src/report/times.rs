@@ -150,8 +150,27 @@ struct Press {
     clock_ms: i64,
 }
 
+/// What a take-back changed in the ledger, kept so that a void of it (rule 1) can undo it.
+#[derive(Debug, Clone)]
+struct TakenBack {
+    /// Standing moves before it.
+    keep: usize,
+    removed: Vec<MoveTime>,
+    /// Time it gave to each side's pending time.
+    given: [i64; 2],
+    turn_clock: [i64; 2],
+    synced: [bool; 2],
+}
+
+#[derive(Debug, Clone)]
 struct Ledger {
+    /// The lowest index of `moves` changed since [`TimesStream::take_changed`] was last asked.
+    changed: Option<usize>,
     game: Option<Game>,
+    /// The side that moves first in the start position ([`crate::core::board::Board::first_side`]).
+    first: Side,
+    /// Each take-back's effect, by its entry.
+    taken: std::collections::BTreeMap<usize, TakenBack>,
     moves: Vec<MoveTime>,
     items: Vec<TimeItem>,
     /// Clock time used since the side's last press or standing move, not yet owed to a move.
@@ -178,11 +197,22 @@ fn increment_of(e: &Event) -> i64 {
 }
 
 /// The move number of `side`'s latest press: its standing moves plus its presses waiting for
-/// their notation.
-fn moves_pressed(standing: usize, pressed: &[VecDeque<Press>; 2], side: Side) -> usize {
-    let white_first = usize::from(side == Side::White);
-    let mine = (standing + white_first) / 2;
+/// their notation. `first` moved first (Black from a FEN with Black to move; shogi's sente).
+fn moves_pressed(
+    standing: usize,
+    pressed: &[VecDeque<Press>; 2],
+    side: Side,
+    first: Side,
+) -> usize {
+    let moved_first = usize::from(side == first);
+    let mine = (standing + moved_first) / 2;
     mine + pressed[side.index()].len()
+}
+
+/// `numbered` for a game whose first move is `first`'s: a start with Black to move numbers
+/// Black's first move `1...` (as the PGN does).
+pub fn numbered_from(first: Side, ply: usize, san: &str) -> String {
+    numbered(ply + usize::from(first == Side::Black), san)
 }
 
 fn side_name(s: Side) -> String {
@@ -190,6 +220,11 @@ fn side_name(s: Side) -> String {
 }
 
 impl Ledger {
+    /// `moves[k..]` changed.
+    fn touch(&mut self, k: usize) {
+        self.changed = Some(self.changed.map_or(k, |c| c.min(k)));
+    }
+
     fn item(
         &mut self,
         i: usize,
@@ -232,6 +267,7 @@ impl Ledger {
             synced: self.synced[k],
             clock_ms: clock_now,
         });
+        self.touch(self.moves.len());
         self.moves.push(MoveTime {
             ply: self.moves.len(),
             side,
@@ -247,7 +283,25 @@ impl Ledger {
 
     fn take_back(&mut self, i: usize, e: &Event, plies: usize) {
         let keep = self.moves.len().saturating_sub(plies);
+        self.touch(keep);
         let removed: Vec<MoveTime> = self.moves.split_off(keep);
+        let given = Side::BOTH.map(|side| {
+            removed
+                .iter()
+                .filter(|m| m.side == side)
+                .map(|m| m.time_ms)
+                .sum()
+        });
+        self.taken.insert(
+            i,
+            TakenBack {
+                keep,
+                removed: removed.clone(),
+                given,
+                turn_clock: self.turn_clock,
+                synced: self.synced,
+            },
+        );
         for side in Side::BOTH {
             let mine: Vec<&MoveTime> = removed.iter().filter(|m| m.side == side).collect();
             if mine.is_empty() {
@@ -255,7 +309,10 @@ impl Ledger {
             }
             let t: i64 = mine.iter().map(|m| m.time_ms).sum();
             self.pending[side.index()] += t;
-            let names: Vec<String> = mine.iter().map(|m| numbered(m.ply, &m.san)).collect();
+            let names: Vec<String> = mine
+                .iter()
+                .map(|m| numbered_from(self.first, m.ply, &m.san))
+                .collect();
             let text = format!(
                 "{} taken back: {} time ({}) stays on {}'s clock and counts in {}'s next move",
                 names.join(", "),
@@ -268,12 +325,48 @@ impl Ledger {
         }
     }
 
+    /// Rule 1: the take-back of entry `seq` is void. Its moves stand again with their own times,
+    /// before any made since; the time it had given to a side's next move (or to its pending
+    /// time) is taken back out of it; a turn begun at the take-back with nothing played since
+    /// is the turn it interrupted.
+    fn untake_back(&mut self, seq: usize) {
+        let Some(tb) = self.taken.remove(&seq) else {
+            return;
+        };
+        self.touch(tb.keep.min(self.moves.len()));
+        let mut later = self.moves.split_off(tb.keep.min(self.moves.len()));
+        let quiet = later.is_empty() && self.pressed.iter().all(VecDeque::is_empty);
+        for side in Side::BOTH {
+            let k = side.index();
+            let t = tb.given[k];
+            if t == 0 {
+                continue;
+            }
+            if let Some(m) = later.iter_mut().find(|m| m.side == side) {
+                m.time_ms -= t;
+            } else if let Some(p) = self.pressed[k].front_mut() {
+                p.time_ms -= t;
+            } else {
+                self.pending[k] -= t;
+            }
+        }
+        self.moves.extend(tb.removed);
+        self.moves.extend(later);
+        for (ply, m) in self.moves.iter_mut().enumerate() {
+            m.ply = ply;
+        }
+        if quiet {
+            self.turn_clock = tb.turn_clock;
+            self.synced = tb.synced;
+        }
+    }
+
     /// The clock jumps at a press of `side` (a move-and-press or a press on its own): its
     /// increment, and the next period's time when the press completes a period's moves (3: the
     /// time control counts presses). Worded alike both ways, so a game entered press-then-notation
     /// gives the same PGN as the same game entered move-and-press.
     fn press_items(&mut self, i: usize, e: &Event, side: Side, delta: &mut [i64; 2]) {
-        let n = moves_pressed(self.moves.len(), &self.pressed, side);
+        let n = moves_pressed(self.moves.len(), &self.pressed, side, self.first);
         let inc = increment_of(e);
         if inc != 0 {
             delta[side.index()] -= inc;
@@ -375,6 +468,7 @@ impl Ledger {
                 pressed: true,
                 ..
             } => {
+                self.touch(self.moves.len().saturating_sub(1));
                 if let Some(m) = self.moves.last_mut() {
                     m.san = last_after.unwrap_or(correct.clone());
                 }
@@ -470,8 +564,10 @@ impl Ledger {
             }
             EventKind::EntryVoided { seq, .. } => {
                 // Rule 1: the voided entry's clock lines go, and the clock's return at the void
-                // is theirs undone, not a change of its own.
+                // is theirs undone, not a change of its own; a voided take-back's moves stand
+                // again.
                 let seq = usize::try_from(*seq).unwrap_or(usize::MAX);
+                self.untake_back(seq);
                 let mut undone = [0i64; 2];
                 self.items.retain(|it| {
                     if it.entry != seq {
@@ -548,6 +644,7 @@ impl Ledger {
                 pressed: true,
                 ..
             } => {
+                self.touch(self.moves.len().saturating_sub(1));
                 if let Some(m) = self.moves.last_mut() {
                     m.san = correct.clone();
                 }
@@ -598,6 +695,7 @@ pub fn times(events: &[Event]) -> Times {
 
 /// [`times`] gathered event by event, for a log streamed line by line: memory is the game's
 /// standing moves and clock items, not the log.
+#[derive(Debug, Clone)]
 pub struct TimesStream {
     ledger: Ledger,
     next: usize,
@@ -607,7 +705,10 @@ impl Default for TimesStream {
     fn default() -> Self {
         TimesStream {
             ledger: Ledger {
+                changed: None,
                 game: None,
+                first: Side::White,
+                taken: std::collections::BTreeMap::new(),
                 moves: Vec::new(),
                 items: Vec::new(),
                 pending: [0, 0],
@@ -636,6 +737,7 @@ impl TimesStream {
                         l.after = l.budget;
                         l.turn_clock = l.budget;
                         l.time_clause = g.profile().time_control.clause.clone();
+                        l.first = g.board().first_side();
                         l.game = Some(g);
                     }
                     Err(m) => l.not_replayed = Some(format!("entry 0: {m}")),
@@ -645,6 +747,18 @@ impl TimesStream {
         }
         l.apply(self.next, e);
         self.next += 1;
+    }
+
+    /// The moves standing so far with their times.
+    pub fn moves(&self) -> &[MoveTime] {
+        &self.ledger.moves
+    }
+
+    /// The lowest index of [`TimesStream::moves`] that changed since the last call (a move
+    /// added, taken back, corrected, or given back by a void), if any did: a fold that keeps a
+    /// copy of the moves' times redoes only what follows it.
+    pub fn take_changed(&mut self) -> Option<usize> {
+        self.ledger.changed.take()
     }
 
     /// The clock items gathered so far (each names its entry).

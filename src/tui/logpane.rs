@@ -19,7 +19,7 @@ use crate::core::event::Event;
 use crate::core::timefmt;
 
 use super::describe::full_text;
-use super::movelist::{MoveTime, fold_move_time};
+use super::movelist::{MoveTime, MoveTimesFold};
 use super::timing::{clears_alarm, is_alarm_source};
 
 /// Entries the Board UI keeps (the latest); older ones are read from the log file on demand.
@@ -41,8 +41,10 @@ pub struct LogTail {
     pub older: Option<(usize, Vec<Event>)>,
     /// Where older entries are read from (none: only the latest can be shown).
     pub path: Option<PathBuf>,
-    /// The time of every move on the board, by ply ([`fold_move_time`]).
+    /// The time of every move on the board, by ply ([`MoveTimesFold`]).
     pub move_times: Vec<Option<MoveTime>>,
+    /// What gives `move_times`: the one times function, fed every entry.
+    pub move_fold: MoveTimesFold,
     /// The entries that can raise a sticky alarm, with their numbers ([`is_alarm_source`]).
     pub alarm_sources: Vec<(usize, Event)>,
     /// When the clock was started (3): the page's game time counts from it.
@@ -67,7 +69,7 @@ impl LogTail {
 
     /// Fold an entry read from the log without keeping it (the entries before the tail).
     pub fn fold(&mut self, n: usize, e: &Event) {
-        fold_move_time(&mut self.move_times, e);
+        self.move_fold.fold(&mut self.move_times, e);
         if let crate::core::event::EventKind::ClockStarted { .. } = e.kind {
             self.clock_started.get_or_insert(e.at);
         }

@@ -203,6 +203,7 @@ fn run_loop(
             asked_at = None;
         }
         ui.restart_measured = session.restart_gap.zip(session.restart_side);
+        ui.restart_uncertainty = session.restart_uncertainty;
         refresh_score(&mut ui, &session.game);
         if ui.frozen.is_none() {
             ui.frozen = session.frozen.clone();
@@ -251,7 +252,14 @@ fn run_loop(
         let action = on_key(&mut ui, key, &session.game);
         let (cmd, by) = match action {
             Action::None => continue,
-            Action::Quit => return Ok(()),
+            Action::Quit => {
+                // The kit stops now: a last beat, so that a restart measures its gap from this
+                // moment rather than from up to a beat interval earlier.
+                if session.game.clock().running().is_some() {
+                    session.storage.heartbeat(now, chrono::Utc::now());
+                }
+                return Ok(());
+            }
             Action::ReadLog { first, count } => {
                 read_older(&mut ui, first, count);
                 continue;
@@ -514,22 +522,27 @@ arbiter declare team Shay Bushinsky, Boris Alterman
 arbiter declare config 3151b90fbc02afcb28e4f6e600a0cd2cb71e4292b48c398bffcc35b5e0150d25
 ";
 
-/// The next game's declarations from the previous game's: the players with colours swapped, the
-/// same operator and team. The 8a configuration digest is not carried over (the document is
-/// submitted before each game), and the 6c algorithm carries over by itself (the context's
-/// previous algorithm).
+/// The next game's declarations from the previous game's: the players with colours swapped, each
+/// as the same kind of entrant (Denryu-sen 5.2: a program, a human, a team with its members, a
+/// human consulting an AI with the program and method declared), the same operator and team. The
+/// 8a configuration digest is not carried over (the document is submitted before each game), and
+/// the 6c algorithm carries over by itself (the context's previous algorithm).
 pub fn carry_over(d: &crate::core::event::Declarations) -> Vec<Command> {
+    let player = |side: crate::core::Side, p: &crate::core::event::Player| match &p.entrant {
+        Some(entrant) => Command::DeclareEntrant {
+            side,
+            entrant: entrant.clone(),
+            name: p.name.clone(),
+        },
+        None => Command::DeclarePlayer {
+            side,
+            kind: p.kind,
+            name: p.name.clone(),
+        },
+    };
     let mut out = vec![
-        Command::DeclarePlayer {
-            side: crate::core::Side::White,
-            kind: d.black.kind,
-            name: d.black.name.clone(),
-        },
-        Command::DeclarePlayer {
-            side: crate::core::Side::Black,
-            kind: d.white.kind,
-            name: d.white.name.clone(),
-        },
+        player(crate::core::Side::White, &d.black),
+        player(crate::core::Side::Black, &d.white),
     ];
     if !d.operator.is_empty() {
         out.push(Command::DeclareOperator {
@@ -560,10 +573,10 @@ pub fn parse_declarations(text: &str) -> Result<Vec<Command>, DeclarationError> 
         .filter_map(|(i, l)| {
             let kept = match crate::core::script::strip_comment(l) {
                 Ok(k) => k,
-                Err(message) => {
+                Err(e) => {
                     return Some(Err(DeclarationError {
                         line: i + 1,
-                        message,
+                        message: e.to_string(),
                     }));
                 }
             };
@@ -702,6 +715,10 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
                 "game {game}: declare the game first (:arbiter declare white human NAME, black machine NAME, operator, team), then Space starts White's clock"
             )),
         }
+        // Issue 23: the match rules say whether the earlier games decided the match.
+        if let Some(line) = session.game.match_decided_text() {
+            notes.push(line);
+        }
         if session.game.draft().config_sha256.is_none() {
             notes.push(
                 "8a: no configuration digest declared for this game: :arbiter declare config-file PATH"
@@ -713,33 +730,64 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
     let mut ui = UiState::new(notice);
     ui.log = log;
     ui.utc_origin = Some(session.utc_origin);
-    ui.score_table = crate::matchdir::match_score(a.match_dir);
-    ui.score_has_this_game = session.game.phase() == crate::core::game::Phase::Ended;
-    ui.score = score_text(&ui.score_table);
+    // This game as opened: its log is not read once more for the score.
+    ui.score_table = crate::matchdir::match_score_with(
+        a.match_dir,
+        Some((session.game.ctx().game, &session.game)),
+    );
+    ui.score_of_this_game = session
+        .game
+        .points()
+        .filter(|_| session.game.phase() == crate::core::game::Phase::Ended);
+    ui.score = score_with_decision(&ui.score_table, &session.game);
     ui.ascii = !terminal::utf8_locale();
     ui.no_color = terminal::no_color();
     Ok((session, Instant::now(), opened.now_ms, ui))
 }
 
-/// When this game's result is recorded on this board, add it to the match score in the header.
+/// When this game's result is recorded on this board, add it to the match score in the header;
+/// when a ruling changes it (12c), its new points replace the old; when it is voided (1), they
+/// leave the score.
 pub fn refresh_score(ui: &mut UiState, game: &crate::core::game::Game) {
-    if ui.score_has_this_game {
+    let now = game.points();
+    if ui.score_of_this_game == now {
         return;
     }
-    let Some(points) = game.points() else {
-        return;
-    };
+    let points = now.unwrap_or([0.0, 0.0]);
+    let counted = ui.score_of_this_game.unwrap_or([0.0, 0.0]);
     for side in crate::core::Side::BOTH {
         let name = game
             .player(side)
             .map_or_else(|| side.to_string(), |p| p.name.clone());
+        let add = points[side.index()] - counted[side.index()];
         match ui.score_table.iter_mut().find(|(n, _)| *n == name) {
-            Some(row) => row.1 += points[side.index()],
-            None => ui.score_table.push((name, points[side.index()])),
+            Some(row) => row.1 += add,
+            None => ui.score_table.push((name, add)),
         }
     }
-    ui.score_has_this_game = true;
-    ui.score = score_text(&ui.score_table);
+    ui.score_of_this_game = now;
+    ui.score = score_with_decision(&ui.score_table, game);
+}
+
+/// The header's match score, with "MATCH DECIDED" once the profile's winning score is reached
+/// (issue 23), and whether the remaining games are still played.
+pub fn score_with_decision(
+    table: &[(String, f64)],
+    game: &crate::core::game::Game,
+) -> Option<String> {
+    let score = score_text(table)?;
+    let rules = game.profile().match_rules.as_ref();
+    Some(match rules.and_then(|r| r.decided(table)).zip(rules) {
+        Some(((name, _), r)) => format!(
+            "{score} · MATCH DECIDED for {name} ({})",
+            if r.play_after_decided {
+                "the remaining games are still played"
+            } else {
+                "no further game"
+            }
+        ),
+        None => score,
+    })
 }
 
 /// `Kasparov 1½ – Deep Junior ½` from the match table; `None` before any game has a result.

@@ -601,7 +601,11 @@ pub fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
     if inner.height == 0 {
         return;
     }
-    let face = timefmt::clock(c.shown_ms);
+    // Issue 23: in byo-yomi the face counts down the current period.
+    let face = match c.byoyomi {
+        Some(b) if b.in_byoyomi => timefmt::clock(i64::try_from(b.period_left_ms).unwrap_or(0)),
+        _ => timefmt::clock(c.shown_ms),
+    };
     if inner.height == 1 {
         // The smallest layout: the time and the state on one line.
         Line::from(vec![
@@ -620,14 +624,31 @@ pub fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
         Some(n) => format!("{n} to the control"),
         None => "no further control".to_string(),
     };
-    let info = [
-        format!("period {} · {made} · {control}", c.period),
-        format!("P{} · {control}", c.period),
-        control,
-    ]
-    .into_iter()
-    .find(|s| s.chars().count() <= usize::from(inner.width))
-    .unwrap_or_default();
+    let mut lines = Vec::new();
+    if let Some(b) = c.byoyomi {
+        let (n, s) = (b.periods_left, b.period_ms / 1000);
+        let periods = if n == 1 { "period" } else { "periods" };
+        if b.in_byoyomi {
+            lines.push(format!("BYO-YOMI · {n} {periods} of {s} s left · {made}"));
+            lines.push(format!("BYO-YOMI · {n} × {s} s left"));
+        } else {
+            lines.push(format!(
+                "period {} · {made} · {control} · byo-yomi {n} × {s} s",
+                c.period
+            ));
+            lines.push(format!("P{} · {control} · byo-yomi {n} × {s} s", c.period));
+        }
+        lines.push(format!("byo-yomi {n}×{s}s"));
+    }
+    let info = lines
+        .into_iter()
+        .chain([
+            format!("period {} · {made} · {control}", c.period),
+            format!("P{} · {control}", c.period),
+            control,
+        ])
+        .find(|s| s.chars().count() <= usize::from(inner.width))
+        .unwrap_or_default();
     let big_h = inner.height.saturating_sub(1);
     match digits_for(inner.width, big_h) {
         Some((px, h)) => {

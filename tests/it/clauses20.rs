@@ -346,3 +346,370 @@ fn rule_12_readme_names_the_note_file_and_the_countersignature_verdict() {
     }
     assert!(!cps.iter().any(|n| n.ends_with(".txt.note")), "{cps:?}");
 }
+
+/// The report of a live game's log (no verification).
+fn report_of(m: &crate::clauses::Match) -> arbiter::report::model::Report {
+    arbiter::report::model::build(
+        &m.log,
+        &[],
+        &arbiter::report::model::Verification::not_checked(m.log.len()),
+        false,
+    )
+}
+
+/// The standing moves' (san, time, clock) from the one times function.
+fn move_times(log: &[arbiter::core::event::Event]) -> Vec<(String, i64, i64)> {
+    arbiter::report::times::times(log)
+        .moves
+        .iter()
+        .map(|m| (m.san.clone(), m.time_ms, m.clock_ms))
+        .collect()
+}
+
+/// Rule 1 with 6d: a voided clock correction leaves no mark on the clock chart, no clock line in
+/// the report or the PGN; the clocks are as if it had never been.
+#[test]
+fn rule_1_a_voided_clock_correction_leaves_no_mark_on_the_chart() {
+    let mut m = after("e4 e5 Nf3");
+    m.at("10 arbiter stop the clock was set wrongly");
+    m.at("11 arbiter correct 6d clock black +60 entered late");
+    let corr = m
+        .log
+        .iter()
+        .rposition(|e| e.kind_name() == "clock_corrected")
+        .unwrap();
+    let marked = report_of(&m);
+    assert_eq!(marked.chart.marks.len(), 1, "{:?}", marked.chart.marks);
+    m.at(&format!("12 arbiter void {corr} typed for the wrong game"));
+    m.at("13 arbiter resume");
+    m.at("14 move Nc6");
+    let r = report_of(&m);
+    assert!(r.chart.marks.is_empty(), "{:?}", r.chart.marks);
+    assert!(
+        r.time_items
+            .iter()
+            .all(|t| t.kind != arbiter::report::times::ItemKind::Correction),
+        "{:?}",
+        r.time_items
+    );
+    let pgn = arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
+    assert!(!pgn.contains("corrected"), "{pgn}");
+    let t = arbiter::report::times::times(&m.log);
+    assert!(t.totals.iter().all(|x| x.adds_up()), "{:?}", t.totals);
+    assert_eq!(t.totals[1].added_ms, 0, "{:?}", t.totals);
+}
+
+/// Rule 1 with 6d: a voided take-back gives the moves back with their own times, in the report,
+/// the PGN and the board, all read from the one times function; the totals still add up.
+#[test]
+fn rule_1_a_voided_take_back_restores_the_per_move_times() {
+    let plain = after("e4 e5 Nf3 Nc6");
+    let mut m = after("e4 e5 Nf3");
+    m.at("3.5 arbiter stop to take back");
+    m.at("3.6 arbiter correct 6d takeback 2 a move entered wrongly");
+    let tb = m
+        .log
+        .iter()
+        .rposition(|e| e.kind_name() == "moves_taken_back")
+        .unwrap();
+    assert_eq!(move_times(&m.log).len(), 1);
+    m.at(&format!("3.7 arbiter void {tb} typed on the wrong board"));
+    m.at("3.8 arbiter resume");
+    m.at("4 move Nc6");
+    let got = move_times(&m.log);
+    let want = move_times(&plain.log);
+    assert_eq!(got.len(), 4, "{got:?}");
+    // The first three moves are exactly as played; Black's reply took its clock's whole drop.
+    assert_eq!(got[..3], want[..3], "{got:?} vs {want:?}");
+    assert_eq!(got[3].0, "Nc6");
+    let t = arbiter::report::times::times(&m.log);
+    assert!(t.totals.iter().all(|x| x.adds_up()), "{:?}", t.totals);
+    assert!(
+        t.items
+            .iter()
+            .all(|i| i.kind != arbiter::report::times::ItemKind::TakenBack),
+        "{:?}",
+        t.items
+    );
+    // The report's move table has the four moves with the same times.
+    let r = report_of(&m);
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    let rows: Vec<(String, i64, i64)> = r
+        .moves
+        .iter()
+        .map(|x| (x.san.clone(), x.spent_ms, x.remaining_ms))
+        .collect();
+    assert_eq!(rows, got);
+    // The board's move list: the same figures, folded entry by entry.
+    let board: Vec<(i64, i64)> = arbiter::tui::movelist::move_times(&m.log)
+        .into_iter()
+        .map(|t| {
+            let t = t.unwrap();
+            (t.spent_ms as i64, t.remaining_ms)
+        })
+        .collect();
+    let times: Vec<(i64, i64)> = got.iter().map(|(_, t, c)| (*t, *c)).collect();
+    assert_eq!(board, times);
+    let cut = m
+        .log
+        .iter()
+        .position(|e| e.kind_name() == "entry_voided")
+        .unwrap();
+    assert_eq!(
+        arbiter::tui::movelist::move_times(&m.log[..cut]).len(),
+        1,
+        "the board showed the take-back until the void"
+    );
+    // The PGN: four moves, White's 2. Nf3 with its own 1 s.
+    let pgn = arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
+    assert!(
+        pgn.contains("2. Nf3 {[%clk 1:59:58] [%emt 0:00:01]}"),
+        "{pgn}"
+    );
+    assert!(!pgn.contains("taken back"), "{pgn}");
+}
+
+/// Rule 1 (the arbiter runs the match; issue 20's unclear item): a game opened while an earlier
+/// game of the match has no result. The kit does not refuse (an adjourned game, a suspension
+/// under 8b or a ruling awaited under 12 may leave it open), but `script`, `status` and the
+/// board (`play`'s opening notice) name the unfinished game, and the score leaves it out.
+#[test]
+fn rule_1_a_game_opened_while_the_previous_is_unfinished_is_named() {
+    use crate::realgame::{arbiter, ok};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    let head = "0 arbiter declare white human Garry Kasparov\n0 arbiter declare black machine \
+                Deep Junior\n0 arbiter declare operator Amir Ban\n0 arbiter start\n";
+    let unfinished = tmp.path().join("g1.arb");
+    std::fs::write(&unfinished, format!("{head}10 move e4\n")).unwrap();
+    let finished = tmp.path().join("g2.arb");
+    std::fs::write(&finished, format!("{head}10 move e4\n20 operator resign\n")).unwrap();
+    let d = dir.to_str().unwrap();
+    let first = arbiter(&["script", unfinished.to_str().unwrap(), "--match", d]);
+    ok(&first);
+    assert!(
+        !String::from_utf8_lossy(&first.stderr).contains("UNFINISHED"),
+        "game 1 has no game before it"
+    );
+    let second = arbiter(&["script", finished.to_str().unwrap(), "--match", d]);
+    ok(&second);
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        err.contains("UNFINISHED: game 1 of this match has no result recorded while game 2"),
+        "{err}"
+    );
+    let status = ok(&arbiter(&["status", "--match", d, "--game", "2"]));
+    assert!(status.contains("UNFINISHED: game 1"), "{status}");
+    // Game 1 is not in the score; game 2 is.
+    assert!(status.contains("match score: Garry Kasparov 1"), "{status}");
+    let json = arbiter(&["status", "--match", d, "--game", "2", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&ok(&json)).unwrap();
+    assert_eq!(v["unfinished_games"], serde_json::json!([1]));
+    // Game 1's own status has nothing before it to warn about.
+    let own = ok(&arbiter(&["status", "--match", d, "--game", "1"]));
+    assert!(!own.contains("UNFINISHED"), "{own}");
+    // The board opening game 3 (the next) shows it in its first message.
+    let o = arbiter::matchdir::open_game(
+        &dir,
+        Some(3),
+        &crate::clauses::rules_path(crate::clauses::KASPAROV_2003),
+        &arbiter::sign::KeySource::default(),
+    )
+    .unwrap();
+    let notice = o.notice.unwrap_or_default();
+    assert!(
+        notice.contains("UNFINISHED: game 1 of this match"),
+        "{notice}"
+    );
+    assert!(!notice.contains("game 2"), "game 2 is finished: {notice}");
+}
+
+/// FIDE Laws 9.1.2 (rule 2; 2001: 9.1b) with 9d: the machine's draw offer stands until the human
+/// accepts or rejects it. A counter-offer by the human is neither (the Laws do not make it an
+/// acceptance): it is refused, naming the offer that stands and how to record his answer, and
+/// nothing is recorded; the offer can then be accepted. The same holds the other way (9a).
+#[test]
+fn fide_9_1_2_a_counter_offer_to_a_pending_draw_offer_is_refused_and_the_offer_stands() {
+    let m = crate::clauses::given(crate::clauses::MACHINE_WHITE)
+        .and("0 arbiter start")
+        .and("5 move e4")
+        .and("6 operator offer-draw eval 0")
+        .when("20 human offer-draw")
+        .then_refused_saying("2", "the machine's draw offer stands")
+        .then_refused_saying("2", "FIDE Laws 9.1.2")
+        .then_refused_saying("2", "human accept-draw")
+        .m;
+    assert!(
+        m.game()
+            .machine_offer()
+            .is_some_and(|o| o.answered.is_none()),
+        "the machine's offer still stands"
+    );
+    let m = m
+        .when("21 human accept-draw")
+        .then(|m, ev| {
+            let (score, term, _, _) = ended(ev.last().unwrap());
+            assert_eq!(score.text(), "1/2-1/2");
+            assert_eq!(term, Termination::DrawAgreed);
+            assert_eq!(m.game().phase(), arbiter::core::game::Phase::Ended);
+        })
+        .m;
+    assert_eq!(
+        m.log
+            .iter()
+            .filter(|e| e.kind_name() == "draw_offered")
+            .count(),
+        1
+    );
+    // The human's offer stands the same way: the operator answers it, he does not counter it.
+    started()
+        .and("5 move e4")
+        .and("5.5 human offer-draw")
+        .when("6 operator offer-draw eval 0")
+        .then_refused_saying("9a", "FIDE Laws 9.1.2")
+        .when("7 operator decline-draw")
+        .then_events(&[("draw_declined", "9a")]);
+    // Once the human has rejected it by moving, his own offer with that move is recorded.
+    crate::clauses::given(crate::clauses::MACHINE_WHITE)
+        .and("0 arbiter start")
+        .and("5 move e4")
+        .and("6 operator offer-draw eval 0")
+        .and("20 move e5")
+        .when("21 human offer-draw")
+        .then_events(&[("draw_offered", "9e")]);
+}
+
+/// Rule 12c: the arbiter's decisions are bound by the committee's ruling, after the result as
+/// before it. `arbiter decide` on an ended game needs a ruling, records the new result citing 12c
+/// with the result it replaces, and the log, the report, the PGN and `verify`'s tally show the
+/// final result; the game's end (for rule 13's deadlines) stays where play ended.
+#[test]
+fn rule_12c_a_committee_ruling_after_the_result_changes_it() {
+    let m = started()
+        .and("5 move e4")
+        .and("10 move e5")
+        .and("20 human resign")
+        .when("30 arbiter decide 1 1/2-1/2 no ruling")
+        .then_refused_saying("12c", "there is no ruling 1")
+        .and("40 arbiter dispute the human says he offered a draw before he resigned")
+        .and("50 committee ruling 1 the draw offer stood; the game is drawn")
+        .when("60 arbiter decide 1 0-1 upheld")
+        .then_refused_saying("12c", "already 0-1")
+        .when("70 arbiter decide 1 1/2-1/2 the committee ruled the game drawn")
+        .then_events(&[("game_ended", "12c")])
+        .then(|m, ev| {
+            let (score, term, detail, _) = ended(&ev[0]);
+            assert_eq!(score.text(), "1/2-1/2");
+            assert_eq!(term, Termination::ArbiterDecision);
+            assert!(
+                detail.contains("the result 0-1 recorded earlier"),
+                "{detail}"
+            );
+            assert_eq!(ev[0].actor, arbiter::core::Actor::Arbiter);
+            let o = m.game().outcome().unwrap();
+            assert_eq!(o.score.text(), "1/2-1/2");
+            assert_eq!(o.at, 20_000, "the game ended when play ended");
+        })
+        .m;
+    // Replay gives the same final result; a second change needs a ruling again.
+    let replayed = arbiter::core::game::Game::replay(&m.log).unwrap();
+    assert_eq!(replayed.outcome().unwrap().score.text(), "1/2-1/2");
+    let pgn = arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
+    assert!(pgn.contains("[Result \"1/2-1/2\"]"), "{pgn}");
+    assert!(pgn.trim_end().ends_with("1/2-1/2"), "{pgn}");
+    let r = report_of(&m);
+    let result = r.result.as_ref().unwrap();
+    assert_eq!(result.score, "1/2-1/2");
+    assert_eq!(result.clause, "12c");
+    assert_eq!(result.ruling, Some(1));
+    m.when("80 arbiter decide 2 1-0 no such ruling")
+        .then_refused_saying("12c", "there is no ruling 2");
+}
+
+/// Rule 12c through the binary: the result a ruling changes after the game is what `verify`
+/// and `report` show.
+#[test]
+fn rule_12c_verify_and_report_show_the_final_result() {
+    use crate::realgame::{arbiter, ok};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    let script = tmp.path().join("g.arb");
+    std::fs::write(
+        &script,
+        "0 arbiter declare white human Garry Kasparov\n0 arbiter declare black machine Deep \
+         Junior\n0 arbiter declare operator Amir Ban\n0 arbiter start\n5 move e4\n10 move e5\n\
+         20 human resign\n40 arbiter dispute the human offered a draw before he resigned\n\
+         50 committee ruling 1 the game is drawn\n70 arbiter decide 1 1/2-1/2 per ruling 1\n",
+    )
+    .unwrap();
+    let d = dir.to_str().unwrap();
+    ok(&arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        d,
+    ]));
+    // The signed match index records the final result, and verify finds it consistent.
+    let v = ok(&arbiter(&["verify", "--match", d, "--game", "1"]));
+    assert!(v.contains("game 1: OK"), "{v}");
+    let index = std::fs::read_to_string(dir.join("index.txt")).unwrap();
+    let line = index.lines().find(|l| l.starts_with("game 1 ")).unwrap();
+    assert!(line.ends_with(" 1/2-1/2"), "{index}");
+    let out = tmp.path().join("r.md");
+    ok(&arbiter(&[
+        "report",
+        "--match",
+        d,
+        "--game",
+        "1",
+        "--markdown",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    let md = std::fs::read_to_string(out).unwrap();
+    assert!(md.contains("12c"), "{md}");
+    let status = ok(&arbiter(&["status", "--match", d]));
+    assert!(
+        status.contains("match score: Garry Kasparov 0.5"),
+        "{status}"
+    );
+}
+
+/// Rule 12c on the board: the match score in the header follows a result a ruling changes after
+/// the game (the old points leave, the new come in, counted once), and a voided result (1)
+/// leaves the score.
+#[test]
+fn rule_12c_the_boards_match_score_follows_a_changed_result() {
+    let mut ui = arbiter::tui::keys::UiState::new(None);
+    ui.score_table = vec![("Garry Kasparov".into(), 1.0), ("Deep Junior".into(), 1.0)];
+    let mut m = started()
+        .and("5 move e4")
+        .and("10 move e5")
+        .and("20 human resign");
+    arbiter::tui::refresh_score(&mut ui, m.game());
+    assert_eq!(
+        ui.score.as_deref(),
+        Some("Garry Kasparov 1 – Deep Junior 2")
+    );
+    m.at("40 arbiter dispute the human offered a draw first");
+    m.at("50 committee ruling 1 drawn");
+    m.at("60 arbiter decide 1 1/2-1/2 per ruling 1");
+    arbiter::tui::refresh_score(&mut ui, m.game());
+    arbiter::tui::refresh_score(&mut ui, m.game());
+    assert_eq!(
+        ui.score.as_deref(),
+        Some("Garry Kasparov 1½ – Deep Junior 1½")
+    );
+    let decided = m.log.len() - 1;
+    m.at(&format!(
+        "70 arbiter void {decided} typed before the ruling was read"
+    ));
+    arbiter::tui::refresh_score(&mut ui, m.game());
+    assert_eq!(
+        ui.score.as_deref(),
+        Some("Garry Kasparov 1 – Deep Junior 2"),
+        "the void of the ruling's result restores the resignation's points"
+    );
+}

@@ -171,10 +171,7 @@ fn display_never_writes_in_the_match_folder() {
 fn screen_after(g: &arbiter::follow::GameTail, k: usize) -> String {
     let game = Game::replay(g.events[..k].iter()).unwrap();
     let view = game.view(g.events[k - 1].at, usize::MAX);
-    let mut times = Vec::new();
-    for e in &g.events[..k] {
-        arbiter::tui::movelist::fold_move_time(&mut times, e);
-    }
+    let times = arbiter::tui::movelist::move_times(&g.events[..k]);
     let s = Shown {
         view: Some(view),
         times,

@@ -28,8 +28,13 @@ fn play_both(machine_white: bool, sans: &[String], thinks: &[Ms], delays: &[Ms])
     } else {
         HUMAN_WHITE
     };
-    let mut direct = given(decl).and("0 arbiter start");
-    let mut pressed = given(decl).and("0 arbiter start");
+    play_both_on(|| given(decl).and("0 arbiter start"), sans, thinks, delays)
+}
+
+/// [`play_both`] on the started games `start` gives.
+fn play_both_on(start: impl Fn() -> Match, sans: &[String], thinks: &[Ms], delays: &[Ms]) -> Both {
+    let mut direct = start();
+    let mut pressed = start();
     let mut t: Ms = 0;
     let mut now: Ms = 0;
     let mut waiting: VecDeque<(Ms, &str)> = VecDeque::new();
@@ -130,7 +135,11 @@ fn check(b: &Both, plies: usize) -> Result<(), TestCaseError> {
 /// A random legal game of at most `n` plies from `picks`, ending early at mate, stalemate or dead
 /// material (the core would end it there).
 fn random_game(picks: &[u16], n: usize) -> Vec<String> {
-    let mut pos = Chess::default();
+    random_game_from(Chess::default(), picks, n)
+}
+
+/// [`random_game`] from `pos`.
+fn random_game_from(mut pos: Chess, picks: &[u16], n: usize) -> Vec<String> {
     let mut out = Vec::new();
     for pick in picks.iter().take(n) {
         let legal = pos.legal_moves();
@@ -266,4 +275,79 @@ fn rule_3_period_addition_at_a_press_is_a_rule_3_comment() {
         "{:?}",
         r.time_items
     );
+}
+
+/// Black to move in the start position (after 1. e4, as a FEN): the 2003 rules with a `[start]`.
+const BLACK_FIRST: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+
+fn black_first_game() -> arbiter::core::game::Game {
+    let text = format!(
+        "{}\n[start]\nclause = \"odds\"\ngames = [ {{ game = 1, fen = \"{BLACK_FIRST}\" }} ]\n",
+        crate::clauses::rules_text(crate::clauses::KASPAROV_2003)
+    );
+    crate::clauses::game_from_text(crate::clauses::KASPAROV_2003, &text, 1, None)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
+
+    /// Rule 3 (and FIDE Laws 6.2) from a start with Black to move: Black's clock runs first, and
+    /// the per-move times do not assume White began. Entered both ways (presses running ahead of
+    /// the notation), the PGN's `%clk` / `%emt` are the log's clocks ply by ply, the movetext is
+    /// the same both ways and numbered from `1...`, the report's times equal the PGN's, and
+    /// the period addition at each side's 40th move is named at that move.
+    #[test]
+    fn rule_3_black_moves_first_from_a_fen_times_follow_the_log(
+        machine_white in any::<bool>(),
+        picks in proptest::collection::vec(any::<u16>(), 84..100),
+        thinks in proptest::collection::vec(1_000u64..150_000, 100),
+        delays in proptest::collection::vec(prop_oneof![0u64..3_000, 3_000u64..400_000], 100),
+    ) {
+        let pos: Chess = BLACK_FIRST
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        let sans = random_game_from(pos, &picks, picks.len());
+        let decl = if machine_white { MACHINE_WHITE } else { HUMAN_WHITE };
+        let b = play_both_on(
+            || crate::clauses::given_game(black_first_game(), decl).and("0 arbiter start"),
+            &sans,
+            &thinks,
+            &delays,
+        );
+        prop_assert_eq!(
+            b.direct.log.iter().find_map(|e| match &e.kind {
+                EventKind::MoveMade { side, .. } => Some(*side),
+                _ => None,
+            }),
+            Some(arbiter::core::Side::Black)
+        );
+        check(&b, sans.len())?;
+        let p = pgn(&b.pressed);
+        prop_assert!(movetext(&p).starts_with("1... "), "{}", p);
+        for m in [&b.direct, &b.pressed] {
+            let r = arbiter::report::model::build(
+                &m.log,
+                &[],
+                &arbiter::report::model::Verification::not_checked(m.log.len()),
+                false,
+            );
+            prop_assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+            let figures = log_figures(&m.log);
+            prop_assert_eq!(r.moves.len(), figures.len());
+            for (row, (remaining, spent)) in r.moves.iter().zip(&figures) {
+                prop_assert_eq!(row.remaining_ms, *remaining, "ply {}", row.ply);
+                prop_assert_eq!(row.spent_ms, *spent as i64, "ply {}", row.ply);
+            }
+            // Each side's 40th move gets the next period (if the game got there), named at
+            // that move; no unexplained clock change.
+            for it in &r.time_items {
+                prop_assert!(it.kind != arbiter::report::times::ItemKind::Other, "{:?}", it);
+                if it.kind == arbiter::report::times::ItemKind::Period {
+                    prop_assert!(it.text.ends_with("at its move 40"), "{:?}", it);
+                }
+            }
+        }
+    }
 }

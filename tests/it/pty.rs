@@ -576,7 +576,13 @@ fn encrypted_match() -> (tempfile::TempDir, Vec<String>, PathBuf) {
     let (dir, mut args) = demo_match();
     let m = dir.path().join("nyc-2003");
     let key = m.join("keys").join("arbiter");
-    let public = arbiter::sign::keygen(&key, Some("kasparov-2003"), "arbiter").unwrap();
+    let public = arbiter::sign::keygen_with_rounds(
+        &key,
+        Some("kasparov-2003"),
+        "arbiter",
+        arbiter::sign::TEST_KDF_ROUNDS,
+    )
+    .unwrap();
     arbiter::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
     args[2] = m.display().to_string();
     (dir, args, m)

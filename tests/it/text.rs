@@ -3,15 +3,20 @@
 //! naming the limit. Entry times never run backwards.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use arbiter::core::command::{Command, MAX_TEXT_CHARS, parse};
-use arbiter::core::script::{parse_script, strip_comment};
+use arbiter::core::command::{Command, CommandError, MAX_TEXT_CHARS, parse};
+use arbiter::core::script::{CommentError, ScriptProblem, parse_script, strip_comment};
 
 #[test]
 fn clause_5b_a_hash_inside_text_is_refused_not_swallowed() {
     let e = parse_script("0 arbiter start\n10 arbiter note game #3 was a draw\n").unwrap_err();
     assert_eq!(e.line, 2);
-    assert!(e.message.contains("'#3'"), "{}", e.message);
-    assert!(e.message.contains("\\#"), "{}", e.message);
+    assert!(
+        matches!(&e.problem, ScriptProblem::Comment(CommentError(w)) if w == "#3"),
+        "{e}"
+    );
+    let m = e.problem.to_string();
+    assert!(m.contains("'#3'"), "{m}");
+    assert!(m.contains("\\#"), "{m}");
 }
 
 #[test]
@@ -38,6 +43,11 @@ fn clause_5b_free_text_longer_than_the_limit_is_refused_naming_it() {
     assert!(parse(&at_limit).is_ok());
     let over = format!("arbiter note {}", "x".repeat(MAX_TEXT_CHARS + 1));
     let e = parse(&over).unwrap_err();
+    assert!(
+        matches!(e, CommandError::TextTooLong { chars, .. } if chars == MAX_TEXT_CHARS + 1),
+        "{e}"
+    );
+    let e = e.to_string();
     assert!(
         e.contains(&format!("at most {MAX_TEXT_CHARS} characters")),
         "{e}"

@@ -39,6 +39,9 @@ impl Game {
                 score,
                 reason,
             } => {
+                if self.phase == Phase::Ended {
+                    return self.decide_after_result(*ruling, *score, reason, now);
+                }
                 self.playing()?;
                 if !self.rulings.iter().any(|(r, _)| r == ruling) {
                     return refuse(
@@ -63,6 +66,61 @@ impl Game {
             }
             _ => refuse_state("not a command of this rule family"),
         }
+    }
+
+    /// 12c: the committee's ruling binds the arbiter, after the result as before it. `arbiter
+    /// decide RULING SCORE REASON` on an ended game records a new result citing 12c, naming the
+    /// ruling and the result it replaces; the game's end (its time, for rule 13's deadlines) stays.
+    fn decide_after_result(
+        &self,
+        ruling: u32,
+        score: Score,
+        reason: &str,
+        now: Ms,
+    ) -> Result<Vec<Event>, Refusal> {
+        if !self.rulings.iter().any(|(r, _)| *r == ruling) {
+            return refuse(
+                c::COMMITTEE_BINDS,
+                format!(
+                    "there is no ruling {ruling}: a result recorded is changed only on the \
+                     committee's ruling (12c); record it first (committee ruling DISPUTE TEXT)"
+                ),
+            );
+        }
+        let Some(old) = &self.outcome else {
+            return refuse_state("the game is over but records no result");
+        };
+        if old.score == score {
+            return refuse(
+                c::COMMITTEE_BINDS,
+                format!(
+                    "the result is already {} ({}): a ruling that upholds it changes nothing \
+                     (the ruling itself is in the log)",
+                    score.text(),
+                    old.detail
+                ),
+            );
+        }
+        if reason.trim().is_empty() {
+            return refuse(c::COMMITTEE_BINDS, "give the reason for the new result");
+        }
+        self.one(
+            now,
+            Actor::Arbiter,
+            c::COMMITTEE_BINDS,
+            EventKind::GameEnded {
+                score,
+                termination: Termination::ArbiterDecision,
+                detail: format!(
+                    "{reason} (on the committee's ruling {ruling}, which binds the arbiter (12c): \
+                     the result {} recorded earlier ({}) is replaced)",
+                    old.score.text(),
+                    old.detail
+                ),
+                fen: self.board.fen(),
+                ruling: Some(ruling),
+            },
+        )
     }
 
     /// Apply an event of this family (dispatched by [`Game::evolve`]).

@@ -149,6 +149,22 @@ impl Game {
                         "a draw offer was already made with this move",
                     );
                 }
+                // FIDE Laws 9.1.2: the machine's offer stands until the human accepts it, rejects
+                // it orally or by touching a piece, or the game ends. A counter-offer is none of
+                // these (the Laws do not make it an acceptance), so it is not recorded as an
+                // offer of its own: the arbiter records the answer the human gave.
+                if self
+                    .machine_offer
+                    .as_ref()
+                    .is_some_and(|o| o.answered.is_none())
+                {
+                    return refuse(
+                        c::LAWS,
+                        "the machine's draw offer stands until the human accepts or rejects it \
+                         (FIDE Laws 9.1.2): a counter-offer is neither; record his answer \
+                         (human accept-draw or human decline-draw)",
+                    );
+                }
                 let mut out: Vec<Event> = self
                     .consultation_close(now, Actor::Kit)
                     .into_iter()
@@ -331,7 +347,8 @@ impl Game {
         if self.offer.as_ref().is_some_and(|o| o.answered.is_none()) {
             return refuse(
                 c::DRAW_ANSWER,
-                "answer the human's draw offer first (operator accept-draw or decline-draw)",
+                "the human's draw offer stands until it is accepted or rejected (FIDE Laws 9.1.2): \
+                 a counter-offer is neither; answer it first (operator accept-draw or decline-draw)",
             );
         }
         let just_moved = self.last_was_machine_move;
@@ -396,7 +413,7 @@ impl Game {
                     format!("the repetition line, move {} '{w}': {e}", i + 1),
                 )
             })?;
-            b.play(&mv).map_err(Refusal::state)?;
+            b.play(&mv).map_err(Refusal::board)?;
             repeats |= b.repetitions() >= 2;
         }
         if !repeats {

@@ -79,14 +79,14 @@ impl Game {
         Ok(())
     }
 
-    pub(super) fn decide_wrong_move(
+    /// What every 7b/7c command needs first: a game in play, no press awaiting its notation
+    /// (refused under `pending_clause`), the machine's side and the profile's [operator_errors].
+    fn wrong_move_prelude(
         &self,
-        played: &str,
-        correct: &str,
-        now: Ms,
-    ) -> Result<Vec<Event>, Refusal> {
+        pending_clause: &'static str,
+    ) -> Result<(Side, &crate::core::rules::OperatorErrors), Refusal> {
         self.playing()?;
-        self.no_pending_press(c::WRONG_MOVE_NOTIFY)?;
+        self.no_pending_press(pending_clause)?;
         let m = self.need_machine()?;
         let rules = self.profile.operator_errors.as_ref().ok_or_else(|| {
             Refusal::new(
@@ -94,6 +94,16 @@ impl Game {
                 "this rules profile has no [operator_errors] section",
             )
         })?;
+        Ok((m, rules))
+    }
+
+    pub(super) fn decide_wrong_move(
+        &self,
+        played: &str,
+        correct: &str,
+        now: Ms,
+    ) -> Result<Vec<Event>, Refusal> {
+        let (m, rules) = self.wrong_move_prelude(c::WRONG_MOVE_NOTIFY)?;
         if self.board.side_to_move() == m {
             // 7b: the wrong move is on the board but the clock was not pressed: nothing recorded yet.
             let ok = self.board.check(correct).map_err(|e| {
@@ -150,15 +160,7 @@ impl Game {
         correct: &str,
         now: Ms,
     ) -> Result<Vec<Event>, Refusal> {
-        self.playing()?;
-        self.no_pending_press(c::WRONG_MOVE_PRESSED)?;
-        let m = self.need_machine()?;
-        let rules = self.profile.operator_errors.as_ref().ok_or_else(|| {
-            Refusal::new(
-                c::WRONG_MOVE_PRESSED,
-                "this rules profile has no [operator_errors] section",
-            )
-        })?;
+        let (m, rules) = self.wrong_move_prelude(c::WRONG_MOVE_PRESSED)?;
         let ply = (n as usize - 1) * 2 + usize::from(m == Side::Black);
         let plies = self.board.plies();
         if ply >= plies {
@@ -187,7 +189,7 @@ impl Game {
         }
         let mut b = self.board.clone();
         let removed: Vec<String> = b.moves()[ply + 1..].iter().map(|x| x.san.clone()).collect();
-        b.take_back(after).map_err(Refusal::state)?;
+        b.take_back(after).map_err(Refusal::board)?;
         let wrong = self.wrong_move_pressed(&b, played, correct, rules, now)?;
         let mut out: Vec<Event> = self
             .consultation_close(now, Actor::Kit)
@@ -248,7 +250,7 @@ impl Game {
             return refuse(c::WRONG_MOVE_NOTIFY, "no move has been made");
         };
         let mut before = board.clone();
-        before.take_back(1).map_err(Refusal::state)?;
+        before.take_back(1).map_err(Refusal::board)?;
         let p = before
             .check(played)
             .map_err(|e| Refusal::new(c::WRONG_MOVE_PRESSED, format!("the move played: {e}")))?;

@@ -80,7 +80,7 @@ impl Builder {
     }
 
     /// A clock correction or a charged restart gap: a mark on the clock chart (6d, 7e).
-    pub(super) fn collect_clock(&mut self, e: &Event) {
+    pub(super) fn collect_clock(&mut self, entry: usize, e: &Event) {
         use EventKind as K;
         match &e.kind {
             K::ClockCorrected {
@@ -91,6 +91,7 @@ impl Builder {
                 ..
             } => {
                 self.mark(Mark {
+                    entry,
                     kind: MarkKind::Correction,
                     side: *side,
                     x: f64::from(self.moves_of(*side)) + 0.5,
@@ -120,6 +121,7 @@ impl Builder {
                     |g| g.remaining(*side, e.at),
                 );
                 self.mark(Mark {
+                    entry,
                     kind: MarkKind::Correction,
                     side: *side,
                     x: f64::from(self.moves_of(*side)) + 0.5,

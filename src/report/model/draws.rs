@@ -2,7 +2,6 @@
 //! 9d), the human's consultation with the team (9c, 9e) and how each offer was answered.
 use super::{Builder, Consultation, DrawOfferRow, Stamp, hms};
 use crate::core::event::{DeclineHow, Event, EventKind, Justification};
-use crate::core::view::numbered;
 
 impl Builder {
     /// The timeline text of a draw offer, a consultation or an answer (9a, 9c, 9d, 9e).
@@ -52,7 +51,7 @@ impl Builder {
                 let with_move = self
                     .line
                     .last()
-                    .map(|m| numbered(self.line.len() - 1, &m.san));
+                    .map(|m| self.numbered(self.line.len() - 1, &m.san));
                 self.report.draw_offers.push(DrawOfferRow {
                     stamp: s,
                     by: *by,

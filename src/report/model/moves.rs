@@ -3,7 +3,6 @@
 //! time-per-move table and the clock chart.
 use super::{Builder, MoveRow, Stamp};
 use crate::core::event::{Event, EventKind};
-use crate::core::view::numbered;
 
 impl Builder {
     /// The timeline text of a move or a take-back (6a, 6b, 6d; 9e).
@@ -17,7 +16,11 @@ impl Builder {
                 ..
             } => {
                 // Described before `collect` adds it: its ply is the current length.
-                let mut t = format!("{} by {}", numbered(self.line.len(), san), self.who(*side));
+                let mut t = format!(
+                    "{} by {}",
+                    self.numbered(self.line.len(), san),
+                    self.who(*side)
+                );
                 if *declines_draw {
                     t.push_str(": made without answering the draw offer, which rejects it (9e)");
                 }
@@ -67,6 +70,7 @@ impl Builder {
                     declines_draw: *declines_draw,
                     corrected_from: None,
                 });
+                let numbered = self.numbered(ply, san);
                 if *declines_draw
                     && let Some(k) = self.offer_of[side.other().index()]
                     && let Some(o) = self.report.draw_offers.get_mut(k)
@@ -76,13 +80,14 @@ impl Builder {
                     o.outcome = format!(
                         "rejected by {}'s move {} (9e)",
                         self.names[side.index()],
-                        numbered(ply, san)
+                        numbered
                     );
                 }
             }
             K::MovesTakenBack { plies, .. } => {
                 let keep = self.line.len().saturating_sub(*plies);
-                self.line.truncate(keep);
+                let removed = self.line.split_off(keep);
+                self.taken.insert(s.entry as u64, removed);
             }
             _ => {}
         }

@@ -78,6 +78,7 @@ impl Builder {
                 }
             };
             self.mark(Mark {
+                entry: s.entry,
                 kind: MarkKind::Penalty,
                 side: h,
                 x: f64::from(self.moves_of(h)) + 0.5,

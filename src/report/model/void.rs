@@ -1,6 +1,7 @@
 //! Rule 1: a voided entry leaves every section of the report, not only the timeline (which keeps
 //! it, marked): its draw offer, consultation or answer, infraction, incident or detail, dispute or
-//! ruling, parameter request, advice or decision, and result are taken out as if never recorded.
+//! ruling, parameter request, advice or decision, result and clock-chart mark are taken out as if
+//! never recorded; a voided take-back puts its moves back in the move table.
 use super::{Builder, Stamp};
 
 fn is(s: &Stamp, seq: u64) -> bool {
@@ -66,6 +67,20 @@ impl Builder {
         }
         if r.result.as_ref().is_some_and(|x| is(&x.stamp, seq)) {
             r.result = None;
+        }
+        r.chart.marks.retain(|m| m.entry as u64 != seq);
+        // A voided take-back: its moves stand again, before any made since.
+        if let Some(rows) = self.taken.remove(&seq) {
+            let at = rows.first().map_or(self.line.len(), |m| m.ply);
+            let later = self.line.split_off(at.min(self.line.len()));
+            self.line.extend(rows);
+            self.line.extend(later);
+            let mut mine = [0u32; 2];
+            for (ply, m) in self.line.iter_mut().enumerate() {
+                mine[m.side.index()] += 1;
+                m.ply = ply;
+                m.number = mine[m.side.index()];
+            }
         }
     }
 }
