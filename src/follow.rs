@@ -150,7 +150,7 @@ impl GameTail {
         match (&mut self.game, &ev.kind) {
             (Some(g), _) => g.evolve(&ev).map_err(|m| format!("entry {seq}: {}", m.0))?,
             (None, EventKind::GameOpened(o)) => {
-                let mut g = Game::from_opening(o)?;
+                let mut g = Game::from_opening(o).map_err(|e| e.to_string())?;
                 g.evolve(&ev).map_err(|m| format!("entry {seq}: {}", m.0))?;
                 self.game = Some(g);
             }

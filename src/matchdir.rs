@@ -525,13 +525,13 @@ impl Replayer {
         let r = match &mut self.game {
             Some(g) => g.evolve(ev).map_err(|m| fail(m.0)),
             None => match &ev.kind {
-                EventKind::GameOpened(o) => {
-                    Game::from_opening(o).map_err(fail).and_then(|mut g| {
+                EventKind::GameOpened(o) => Game::from_opening(o)
+                    .map_err(|e| fail(e.to_string()))
+                    .and_then(|mut g| {
                         g.evolve(ev).map_err(|m| fail(m.0))?;
                         self.game = Some(g);
                         Ok(())
-                    })
-                }
+                    }),
                 _ => Err(fail("the first entry must be game_opened".into())),
             },
         };
@@ -991,7 +991,8 @@ fn open_game_once(
         .and_then(chrono::Duration::try_milliseconds)
         .and_then(|d| last_utc.checked_sub_signed(d));
     // The kit ran until its last heartbeat: the gap to rule on starts there.
-    let gap = measured_gap(Utc::now(), last.mono_ms, last_utc, read_beat(match_dir, n));
+    let (gap, uncertainty) =
+        measured_gap_bounds(Utc::now(), last.mono_ms, last_utc, read_beat(match_dir, n));
     let log_origin = origin.clone();
     let origin = i64::try_from(now_ms)
         .ok()
@@ -1011,19 +1012,20 @@ fn open_game_once(
         session.frozen = Some(format!("the log is damaged and open read-only: {d}"));
         notes.push(format!("LOG DAMAGED, read-only: {d}"));
     }
-    let mut gap = gap;
+    let (mut gap, mut uncertainty) = (gap, uncertainty);
     if playing && running.is_some() && line0_sealed {
         let (findings, by_boot) =
             heartbeat_findings(match_dir, n, &public, &log_origin, Utc::now());
         notes.extend(findings);
         if let Some(g) = by_boot {
-            gap = g;
+            (gap, uncertainty) = (g, HEARTBEAT_MAX_INTERVAL_MS.min(g));
         }
     }
     if playing && let Some(side) = running {
         session.restart_gap = Some(gap);
         session.restart_side = Some(side);
-        notes.push(format!("RESTART: the kit was down {} ({} ms measured) with {side}'s clock running: :arbiter restart-gap waive|charge [H:MM:SS] REASON (arbiter stop stops the clocks meanwhile)", timefmt::clock(gap as i64), gap));
+        session.restart_uncertainty = uncertainty;
+        notes.push(restart_notice(gap, uncertainty, side));
     }
     Ok(Attempt::Opened(Box::new(Opened {
         session,
@@ -1047,25 +1049,25 @@ pub fn heartbeat_text(
     format!("arbiter-kit heartbeat v1\n{origin}\n{mono_ms}\n{utc}\n{boot_id}\n{boottime_ms}\n")
 }
 
-/// This machine's boot id and milliseconds since boot (`/proc/sys/kernel/random/boot_id`,
-/// `/proc/uptime`: CLOCK_BOOTTIME); empty and 0 where they cannot be read.
+/// This machine's boot id and milliseconds since boot (`/proc/sys/kernel/random/boot_id`, read
+/// once: it is the same until the machine restarts; CLOCK_BOOTTIME, the clock of `/proc/uptime`,
+/// read without a file: the heartbeat asks every second); empty where the id cannot be read.
 pub fn boot_clock() -> (String, u64) {
-    let id = crate::fsio::read(Path::new("/proc/sys/kernel/random/boot_id"), 256)
-        .ok()
-        .and_then(|b| String::from_utf8(b).ok())
-        .map(|s| s.trim().to_owned())
-        .filter(|s| s.chars().all(|c| c.is_ascii_hexdigit() || c == '-'))
-        .unwrap_or_default();
-    let up = crate::fsio::read(Path::new("/proc/uptime"), 256)
-        .ok()
-        .and_then(|b| String::from_utf8(b).ok())
-        .and_then(|s| {
-            s.split_whitespace()
-                .next()
-                .and_then(|f| f.parse::<f64>().ok())
-        })
-        .map_or(0, |s| (s * 1000.0) as u64);
-    (id, up)
+    static BOOT_ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let id = BOOT_ID.get_or_init(|| {
+        crate::fsio::read(Path::new("/proc/sys/kernel/random/boot_id"), 256)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .map(|s| s.trim().to_owned())
+            .filter(|s| s.chars().all(|c| c.is_ascii_hexdigit() || c == '-'))
+            .unwrap_or_default()
+    });
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
+    let up = u64::try_from(t.tv_sec)
+        .unwrap_or(0)
+        .saturating_mul(1000)
+        .saturating_add(u64::try_from(t.tv_nsec / 1_000_000).unwrap_or(0));
+    (id.clone(), up)
 }
 
 /// What a reopen learns from the heartbeat of a sealed log, in words for the arbiter, and the
@@ -1154,11 +1156,55 @@ pub fn measured_gap(
     last_utc: DateTime<Utc>,
     beat: Option<(Ms, DateTime<Utc>)>,
 ) -> Ms {
-    let from = match beat {
-        Some((mono, utc)) if mono >= last_mono && utc >= last_utc && utc <= now => utc,
-        _ => last_utc,
+    measured_gap_bounds(now, last_mono, last_utc, beat).0
+}
+
+/// The longest time between two heartbeats while a clock runs: the Board UI beats at its
+/// once-a-second tick when at least 0.9 s passed since the last beat, so a tick that came just
+/// too early (after a key's beat) is followed by one at most a second later.
+pub const HEARTBEAT_MAX_INTERVAL_MS: Ms = 2_000;
+
+/// [`measured_gap`] and how much shorter the real downtime may have been: measured from a
+/// heartbeat, the kit ran on for at most one beat interval after it, so the downtime lies
+/// between `gap - uncertainty` and `gap`; measured from the last entry (no beat that fits), the
+/// uncertainty is not bounded by anything the kit wrote and 0 is given (the gap is the most the
+/// downtime can have been).
+pub fn measured_gap_bounds(
+    now: DateTime<Utc>,
+    last_mono: Ms,
+    last_utc: DateTime<Utc>,
+    beat: Option<(Ms, DateTime<Utc>)>,
+) -> (Ms, Ms) {
+    let (from, beat) = match beat {
+        Some((mono, utc)) if mono >= last_mono && utc >= last_utc && utc <= now => (utc, true),
+        _ => (last_utc, false),
     };
-    (now - from).num_milliseconds().max(0) as Ms
+    let gap = (now - from).num_milliseconds().max(0) as Ms;
+    let uncertainty = if beat {
+        HEARTBEAT_MAX_INTERVAL_MS.min(gap)
+    } else {
+        0
+    };
+    (gap, uncertainty)
+}
+
+/// What the arbiter is told at a restart with `side`'s clock running: the gap measured and, when
+/// it runs from a heartbeat, the range the real downtime lies in (a `charge` counts its short end).
+pub fn restart_notice(gap: Ms, uncertainty: Ms, side: crate::core::Side) -> String {
+    let measured = if uncertainty > 0 {
+        format!(
+            "{gap} ms measured from its last heartbeat; it stopped at most {uncertainty} ms after that beat, so it was down between {} ({} ms) and {}: a charge counts the shorter, in {side}'s favour",
+            timefmt::clock(gap.saturating_sub(uncertainty) as i64),
+            gap.saturating_sub(uncertainty),
+            timefmt::clock(gap as i64)
+        )
+    } else {
+        format!("{gap} ms measured")
+    };
+    format!(
+        "RESTART: the kit was down {} ({measured}) with {side}'s clock running: :arbiter restart-gap waive|charge [H:MM:SS] REASON (arbiter stop stops the clocks meanwhile)",
+        timefmt::clock(gap as i64)
+    )
 }
 
 impl MatchError {
@@ -1225,18 +1271,42 @@ pub fn latest_checkpoint(match_dir: &Path, n: u32) -> Option<usize> {
 /// Match score over the games of a folder: (name, points) per player, in order of appearance.
 /// Games whose log cannot be read or replayed are left out.
 pub fn match_score(match_dir: &Path) -> Vec<(String, f64)> {
-    match_score_before(match_dir, None)
+    match_score_with(match_dir, None)
 }
 
 /// [`match_score`] over the games numbered below `before` (all games when `None`).
 fn match_score_before(match_dir: &Path, before: Option<u32>) -> Vec<(String, f64)> {
+    score_table(match_dir, before, None)
+}
+
+/// [`match_score`] with one game already rebuilt by the caller (`known`: its number and state,
+/// as the log holds it): that game's log is not read again (issue 21: `status` and the board's
+/// opening read a 1,000,000-entry log once more for the score alone).
+pub fn match_score_with(match_dir: &Path, known: Option<(u32, &Game)>) -> Vec<(String, f64)> {
+    score_table(match_dir, None, known)
+}
+
+/// The score table over the games below `before` (all when `None`), `known` not read again.
+fn score_table(
+    match_dir: &Path,
+    before: Option<u32>,
+    known: Option<(u32, &Game)>,
+) -> Vec<(String, f64)> {
     let mut table: Vec<(String, f64)> = Vec::new();
     for n in games(match_dir)
         .into_iter()
         .filter(|n| before.is_none_or(|b| *n < b))
     {
-        let Ok(Replayed { game: g, .. }) = replay_log(&log_path(match_dir, n), |_, _| {}) else {
-            continue;
+        let replayed;
+        let g = match known {
+            Some((k, g)) if k == n => g,
+            _ => {
+                let Ok(r) = replay_log(&log_path(match_dir, n), |_, _| {}) else {
+                    continue;
+                };
+                replayed = r.game;
+                &replayed
+            }
         };
         let Some(points) = g.points() else { continue };
         for side in Side::BOTH {

@@ -28,19 +28,41 @@ pub fn machine_moves(
     game: &Game,
     times: &crate::report::times::Times,
 ) -> Result<Vec<MachineMove>, EngineLogError> {
-    let Some(m) = game.machine_side() else {
-        return Ok(Vec::new());
+    let mut mm = if let Some(shogi) = game.board().shogi() {
+        // Shogi: the moves in USI from the record's start, for a USI engine log.
+        let usi: Vec<&str> = shogi.moves().iter().map(|x| x.uci.as_str()).collect();
+        enginelog::machine_moves_from_usi(shogi.start_sfen(), &usi, &program_sides(game))?
+    } else {
+        let Some(m) = game.machine_side() else {
+            return Ok(Vec::new());
+        };
+        let sans: Vec<String> = game.board().moves().iter().map(|x| x.san.clone()).collect();
+        enginelog::machine_moves_from_san(&sans, m == crate::core::Side::White, None)?
     };
-    if game.board().shogi().is_some() {
-        return Err(EngineLogError::NotChess("shogi"));
-    }
-    let sans: Vec<String> = game.board().moves().iter().map(|x| x.san.clone()).collect();
-    let mut mm = enginelog::machine_moves_from_san(&sans, m == crate::core::Side::White, None)?;
     let spent = times.pgn_moves().0;
     for x in &mut mm {
         x.spent_ms = spent.get(x.ply).map(|p| p.spent_ms);
     }
     Ok(mm)
+}
+
+/// The sides whose moves the engine log handed over must show: the machine's; in a shogi game
+/// between two programs (Denryu-sen 5.2), both, for a program that played itself and logged both
+/// sides in one file (its USI log names the side to move of every search).
+pub fn program_sides(game: &Game) -> Vec<crate::core::Side> {
+    use crate::core::Side;
+    if let Some(m) = game.machine_side() {
+        return vec![m];
+    }
+    let program = |s: Side| {
+        game.player(s)
+            .is_some_and(|p| p.kind == crate::core::event::PlayerKind::Machine)
+    };
+    if game.board().shogi().is_some() && program(Side::White) && program(Side::Black) {
+        vec![Side::White, Side::Black]
+    } else {
+        Vec::new()
+    }
 }
 
 /// Rule 6c from the engine's own log: the clock it was given at each search against the machine's
@@ -52,10 +74,11 @@ pub fn audit_6c(
     coverage: &enginelog::Coverage,
 ) -> enginelog::ClockAudit {
     let machine = game.machine_side();
+    let sides = program_sides(game);
     let official: Vec<enginelog::OfficialClock> = times
         .moves
         .iter()
-        .filter(|m| Some(m.side) == machine)
+        .filter(|m| sides.contains(&m.side))
         .map(|m| enginelog::OfficialClock {
             ply: m.ply,
             official_ms: m.turn_clock_ms,

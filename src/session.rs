@@ -111,6 +111,22 @@ pub enum SessionError {
     Apply(String),
 }
 
+/// The ruling recorded for the arbiter's `restart-gap` ruling on a `gap` measured with
+/// `uncertainty` (the real downtime lies between `gap - uncertainty` and `gap`): the uncertainty
+/// is given to the side whose clock ran, so `charge` charges the shorter figure (`waive` gives
+/// back the whole measured gap; an explicit `charge H:MM:SS` stands as given).
+pub fn restart_ruling(
+    ruling: crate::core::command::GapRuling,
+    gap: Ms,
+    uncertainty: Ms,
+) -> crate::core::command::GapRuling {
+    use crate::core::command::GapRuling as R;
+    match ruling {
+        R::Charge if uncertainty > 0 => R::ChargePart(gap.saturating_sub(uncertainty)),
+        r => r,
+    }
+}
+
 /// A live game: its state and its storage. The state is never stored anywhere else.
 pub struct Session {
     pub game: Game,
@@ -125,6 +141,11 @@ pub struct Session {
     pub restart_gap: Option<Ms>,
     /// The side whose clock was running at that restart.
     pub restart_side: Option<crate::core::Side>,
+    /// How much shorter than [`Session::restart_gap`] the real downtime may have been: the gap
+    /// runs from the kit's last heartbeat, and the kit may have run up to one beat period after
+    /// it (0 when the gap is not measured from a beat). A `charge` counts the shorter figure:
+    /// the uncertainty goes to the side whose clock ran ([`restart_ruling`]).
+    pub restart_uncertainty: Ms,
     /// Syzygy endgame tables the arbiter gave the kit (`--syzygy DIR`), to check 10a claims.
     pub syzygy: Option<PathBuf>,
 }
@@ -138,6 +159,7 @@ impl Session {
             frozen: None,
             restart_gap: None,
             restart_side: None,
+            restart_uncertainty: 0,
             syzygy: None,
         }
     }
@@ -231,7 +253,7 @@ impl Session {
             let rules = ruling.is_some();
             let decided = match ruling {
                 Some((ruling, reason)) => Command::RestartGap {
-                    ruling,
+                    ruling: restart_ruling(ruling, gap, self.restart_uncertainty),
                     reason,
                     measured: self.restart_side.map(|side| (gap, side)),
                 },
@@ -247,6 +269,7 @@ impl Session {
                 // Once per restart: a second ruling finds nothing measured and is refused.
                 self.restart_gap = None;
                 self.restart_side = None;
+                self.restart_uncertainty = 0;
                 out.extend(self.catch_up(now)?);
             }
             return Ok(out);
@@ -318,6 +341,35 @@ pub fn read_declared_files(cmd: &Command) -> Result<Command, Refusal> {
             })?;
             Ok(Command::DeclareConfig {
                 sha256: hex::encode(Sha256::digest(&bytes)),
+            })
+        }
+        // Issue 19: a camp's proof of possession, read here; the core checks it.
+        Command::DeclareCampProofFile { name, key, path } => {
+            let bytes = crate::fsio::read(Path::new(path), 64 << 10).map_err(|e| {
+                Refusal::new(
+                    crate::core::clause::ARBITER,
+                    format!("cannot read camp {name}'s proof {path}: {e}; nothing declared"),
+                )
+            })?;
+            let proof = String::from_utf8(bytes).map_err(|_| {
+                Refusal::new(
+                    crate::core::clause::ARBITER,
+                    format!("camp {name}'s proof {path} is not text (an armored SSH signature); nothing declared"),
+                )
+            })?;
+            let key = match key {
+                Some(k) => k.clone(),
+                None => crate::core::camp::signer_of(&proof).map_err(|e| {
+                    Refusal::new(
+                        crate::core::clause::ARBITER,
+                        format!("camp {name}'s proof {path}: {e}; nothing declared"),
+                    )
+                })?,
+            };
+            Ok(Command::DeclareCamp {
+                name: name.clone(),
+                key,
+                proof: Some(proof),
             })
         }
         other => Ok(other.clone()),

@@ -17,6 +17,12 @@ use crate::layout;
 pub const DEMO_KEY_COMMENT: &str = "DEMO KEY - arbiter-kit demo match only, NOT for a real match";
 /// The shortest passphrase `keygen` accepts for a new key (characters).
 pub const MIN_PASSPHRASE_CHARS: usize = 12;
+/// bcrypt-pbkdf rounds of every key `keygen` encrypts (OpenSSH's default is 16): one guess
+/// costs about 0.5 s of CPU on the test machine (README, "Passphrases"), 4.5 times OpenSSH's.
+pub const KDF_ROUNDS: u32 = 72;
+/// The cost the tests' own encrypted keys use through [`keygen_with_rounds`] (the test-only
+/// knob: no command of the kit takes a round count; `keygen` always uses [`KDF_ROUNDS`]).
+pub const TEST_KDF_ROUNDS: u32 = 16;
 /// Principal of the arbiter key in allowed_signers unless told otherwise.
 pub const DEFAULT_PRINCIPAL: &str = "arbiter";
 
@@ -133,6 +139,17 @@ fn require_ed25519(path: &Path, key: &PublicKey) -> Result<(), SignError> {
 /// Create an Ed25519 key at `out` (0600, refused if it exists; encrypted when a passphrase is
 /// given) and its public half at `out.pub`.
 pub fn keygen(out: &Path, passphrase: Option<&str>, comment: &str) -> Result<PublicKey, SignError> {
+    keygen_with_rounds(out, passphrase, comment, KDF_ROUNDS)
+}
+
+/// [`keygen`] with another bcrypt-pbkdf cost: the test-only knob ([`TEST_KDF_ROUNDS`]), so that
+/// tests which decrypt a key many times stay fast. The kit's commands never call it.
+pub fn keygen_with_rounds(
+    out: &Path,
+    passphrase: Option<&str>,
+    comment: &str,
+    rounds: u32,
+) -> Result<PublicKey, SignError> {
     if out.exists() {
         return Err(SignError::KeyExists(out.to_owned()));
     }
@@ -143,7 +160,15 @@ pub fn keygen(out: &Path, passphrase: Option<&str>, comment: &str) -> Result<Pub
     key.set_comment(comment);
     let public = key.public_key().clone();
     if let Some(p) = passphrase {
-        key = key.encrypt(&mut rand_core::OsRng, p)?;
+        use rand_core::RngCore as _;
+        let mut salt = vec![0u8; 16];
+        rand_core::OsRng.fill_bytes(&mut salt);
+        key = key.encrypt_with(
+            ssh_key::Cipher::Aes256Ctr,
+            ssh_key::Kdf::Bcrypt { salt, rounds },
+            rand_core::OsRng.next_u32(),
+            p,
+        )?;
     }
     let pem = key.to_openssh(LineEnding::LF)?;
     write_new_file(out, pem.as_bytes()).map_err(|e| match e.kind() {
@@ -268,6 +293,21 @@ pub fn load_public_key(path: &Path) -> Result<PublicKey, SignError> {
     };
     require_ed25519(path, &key)?;
     Ok(key)
+}
+
+/// Read a public key of any type the camps may use (a `.pub` file, or a private key file's
+/// public half): a camp's key need not be Ed25519.
+pub fn load_any_public_key(path: &Path) -> Result<PublicKey, SignError> {
+    let text = crate::fsio::read_to_string(path).map_err(io_err("read key", path))?;
+    match PublicKey::from_openssh(text.trim()) {
+        Ok(k) => Ok(PublicKey::new(k.key_data().clone(), "")),
+        Err(_) => PrivateKey::from_openssh(text.as_bytes())
+            .map(|k| PublicKey::new(k.public_key().key_data().clone(), ""))
+            .map_err(|source| SignError::BadKey {
+                path: path.to_owned(),
+                source,
+            }),
+    }
 }
 
 /// One line of an allowed_signers file.
@@ -529,6 +569,18 @@ pub fn sign_checkpoint(
     key: &PrivateKey,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, SignError> {
+    sign_checkpoint_indexed(match_dir, game, entries, key, now, None)
+}
+
+/// [`sign_checkpoint`], naming the match index version in force ([`sign_tree_head_indexed`]).
+pub fn sign_checkpoint_indexed(
+    match_dir: &Path,
+    game: u32,
+    entries: &[Entry],
+    key: &PrivateKey,
+    now: chrono::DateTime<chrono::Utc>,
+    index: Option<(u64, [u8; 32])>,
+) -> Result<PathBuf, SignError> {
     let last = entries.last().ok_or(SignError::EmptyLog)?;
     // A checkpoint that would not verify is never written: the chain must hold.
     let mut prev = [0u8; 32];
@@ -550,7 +602,7 @@ pub fn sign_checkpoint(
         root: merkle::root(&leaves),
         last_hash: last.hash,
     };
-    sign_tree_head(match_dir, game, &head, key, now)
+    sign_tree_head_indexed(match_dir, game, &head, key, now, index)
 }
 
 /// [`sign_checkpoint`] from a tree head computed elsewhere (a log streamed line by line, whose
@@ -562,6 +614,19 @@ pub fn sign_tree_head(
     key: &PrivateKey,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, SignError> {
+    sign_tree_head_indexed(match_dir, game, head, key, now, None)
+}
+
+/// [`sign_tree_head`], the checkpoint naming the match index version in force and its text's
+/// SHA-256 (issue 19: an older index put back is then seen against the checkpoint).
+pub fn sign_tree_head_indexed(
+    match_dir: &Path,
+    game: u32,
+    head: &TreeHead,
+    key: &PrivateKey,
+    now: chrono::DateTime<chrono::Utc>,
+    index: Option<(u64, [u8; 32])>,
+) -> Result<PathBuf, SignError> {
     if head.size == 0 {
         return Err(SignError::EmptyLog);
     }
@@ -572,7 +637,8 @@ pub fn sign_tree_head(
         head.last_hash,
         now,
     )
-    .with_demo(is_demo_key(key));
+    .with_demo(is_demo_key(key))
+    .with_index(index);
     let path = layout::checkpoint_path(match_dir, game, cp.size);
     remove_checkpoint_leftovers(&layout::checkpoints_dir(match_dir, game));
     if let Ok(existing) = crate::fsio::read_to_string(&path) {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 use ssh_key::PrivateKey;
 
-use crate::journal::write_atomic;
+use crate::journal::{ensure_dir, write_atomic, write_new_file};
 use crate::layout;
 use crate::log::checkpoint::Checkpoint;
 use crate::log::index::{IndexResult, IndexedGame, MatchIndex};
@@ -569,9 +569,7 @@ pub fn write_index_for(
     this_result: IndexResult,
     key: &PrivateKey,
 ) -> Result<PathBuf, SignError> {
-    let previous = crate::fsio::read_to_string(&index_path(match_dir))
-        .ok()
-        .and_then(|t| MatchIndex::parse(&t).ok());
+    let previous = index_in_force(match_dir);
     let mut games = Vec::new();
     for n in layout::games(match_dir) {
         let Some(cp) = latest_checkpoint(match_dir, n) else {
@@ -592,7 +590,24 @@ pub fn write_index_for(
             result,
         });
     }
-    let index = MatchIndex { match_id, games };
+    // Forward only (issue 19): a game the previous index records whose folder is gone keeps its
+    // line, so the kit never signs a deletion away (verify then names the missing folder).
+    if let Some(p) = &previous {
+        for g in &p.games {
+            if !games.iter().any(|x| x.game == g.game)
+                && !layout::game_dir(match_dir, g.game).exists()
+            {
+                games.push(g.clone());
+            }
+        }
+        games.sort_by_key(|g| g.game);
+    }
+    let version = previous.as_ref().map_or(0, |p| p.version) + 1;
+    let index = MatchIndex {
+        match_id,
+        version,
+        games,
+    };
     let path = index_path(match_dir);
     if index.validate().is_err() {
         // A match id the index cannot hold (e.g. with spaces): nothing to sign.
@@ -619,6 +634,25 @@ pub fn write_index_for(
     Ok(path)
 }
 
+/// The match index in force: the one `verify` reads ([`read_index`], its signature checked
+/// against the folder's `allowed_signers`; a write interrupted before its rename counts when its
+/// signature is written). Its version and digest are what the next checkpoint names, and the
+/// next index is one version later.
+pub fn index_in_force(match_dir: &Path) -> Option<MatchIndex> {
+    let signers = crate::verify::read_allowed_signers(match_dir)
+        .map(|t| sign::parse_allowed_signers(&t).0)
+        .unwrap_or_default();
+    match read_index(match_dir, &signers) {
+        IndexState::Signed(i) => Some(i),
+        _ => None,
+    }
+}
+
+/// What a new checkpoint names of the index in force: its version and its text's SHA-256.
+fn index_named(match_dir: &Path) -> Option<(u64, [u8; 32])> {
+    index_in_force(match_dir).map(|i| (i.version, i.digest()))
+}
+
 /// Sign a checkpoint of game `game` over `entries` ([`sign::sign_checkpoint`]) and then the
 /// match index that records it ([`write_index`]).
 pub fn sign_and_index(
@@ -628,7 +662,8 @@ pub fn sign_and_index(
     key: &PrivateKey,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, SignError> {
-    let p = sign::sign_checkpoint(match_dir, game, entries, key, now)?;
+    let p =
+        sign::sign_checkpoint_indexed(match_dir, game, entries, key, now, index_named(match_dir))?;
     write_index(match_dir, game, entries, key)?;
     Ok(p)
 }
@@ -647,7 +682,7 @@ pub fn sign_and_index_tally(
         None if tally.is_empty() => return Err(SignError::EmptyLog),
         None => return Err(SignError::NoLineZero),
     };
-    let p = sign::sign_tree_head(match_dir, game, &head, key, now)?;
+    let p = sign::sign_tree_head_indexed(match_dir, game, &head, key, now, index_named(match_dir))?;
     write_index_for(match_dir, game, head.match_id, tally.result(), key)?;
     Ok(p)
 }
@@ -807,6 +842,8 @@ pub struct Trust {
     /// The camps' keys obtained out of band (`verify --camps FILE`, an allowed-signers text:
     /// `<camp> [options] <key>` per line): line 0's declared camp keys must be these.
     pub camps: Option<String>,
+    /// Match codes the camps noted after countersigning the match index (`verify --code M…`).
+    pub match_codes: Vec<crate::log::index::MatchCode>,
 }
 
 impl Trust {
@@ -829,6 +866,7 @@ impl Trust {
             signers: Some(signers),
             fingerprints: Vec::new(),
             camps: None,
+            match_codes: Vec::new(),
         }
     }
 
@@ -902,6 +940,21 @@ pub fn verify_match(
         }
         IndexState::Absent => {}
     }
+    // Issue 19: the countersigned copies of earlier index versions, and the index versions the
+    // games' checkpoints were signed with.
+    let kept = kept_indexes(match_dir, &signers);
+    let current_version = match &index {
+        IndexState::Signed(i) => Some((i.version, i.digest())),
+        _ => None,
+    };
+    check_index_history(
+        match_dir,
+        &kept,
+        current_version,
+        &trust.match_codes,
+        &mut match_problems,
+        &mut match_status,
+    );
     let mut results = Vec::new();
     let mut code_hits = vec![false; codes.len()];
     let mut any_finished = false;
@@ -911,6 +964,11 @@ pub fn verify_match(
             && let Some(ig) = idx.game(g)
         {
             sizes.push(ig.size);
+        }
+        for k in &kept {
+            if let Some(ig) = k.index.game(g) {
+                sizes.push(ig.size);
+            }
         }
         // Issue 19: the arbiter key line 0 binds (as the trusted signers list it), the seal.
         let line0 = crate::journal::first_entry(&layout::log_path(match_dir, g)).ok();
@@ -999,6 +1057,31 @@ pub fn verify_match(
                 }
                 None => {}
             }
+        }
+        for k in &kept {
+            if let Some(ig) = k.index.game(g)
+                && let Err(p) = check_against_index(ig, &facts)
+            {
+                v.problems.push(format!(
+                    "{p} (the match index version {} the camps countersigned)",
+                    k.index.version
+                ));
+                raise(&mut v, Status::RolledBack);
+            }
+        }
+        if let Some((size, named, _)) = named_index_versions(match_dir, g, &signers)
+            .into_iter()
+            .find(|(_, n, d)| match current_version {
+                Some((cv, cd)) => *n > cv || (*n == cv && *d != cd),
+                None => false,
+            })
+        {
+            let cv = current_version.map_or(0, |c| c.0);
+            v.problems.push(format!(
+                "ROLLBACK: checkpoint {size} of game {g} was signed with match index version {named}, but the match index is version {cv}{}: an older index was put back",
+                if named == cv { " with another text" } else { "" }
+            ));
+            raise(&mut v, Status::RolledBack);
         }
         for (i, c) in codes.iter().enumerate() {
             let n = c.size;
@@ -1091,6 +1174,7 @@ fn check_camp_keys(first: &Entry, pinned: Option<&str>, v: &mut crate::verify::G
     if camps.is_empty() {
         return;
     }
+    check_camp_proofs(first, v);
     let Some(text) = pinned else {
         let listed: Vec<String> = camps
             .iter()
@@ -1129,6 +1213,47 @@ fn check_camp_keys(first: &Entry, pinned: Option<&str>, v: &mut crate::verify::G
             ));
             raise(v, Status::BadCheckpoint);
         }
+    }
+}
+
+/// Each camp's proof of possession in line 0 ([`crate::core::camp`]), checked against the
+/// declared key and line 0's match id: a proof that does not hold is a bad binding (25); a line 0
+/// written before proofs existed binds keys on the arbiter's word, and `verify` says so.
+fn check_camp_proofs(first: &Entry, v: &mut crate::verify::GameVerification) {
+    use crate::verify::Status;
+    let match_id = first
+        .body
+        .get("match_id")
+        .and_then(|m| m.as_str())
+        .unwrap_or_default();
+    let camps = first
+        .body
+        .pointer("/declarations/camps")
+        .and_then(|c| c.as_array())
+        .cloned()
+        .unwrap_or_default();
+    let mut unproven = Vec::new();
+    for c in &camps {
+        let name = c.get("name").and_then(|n| n.as_str()).unwrap_or("?");
+        let key = c.get("key").and_then(|k| k.as_str()).unwrap_or_default();
+        let fp = crate::core::camp::fingerprint(key);
+        match c.get("proof").and_then(|p| p.as_str()) {
+            None => unproven.push(format!("{name} {fp}")),
+            Some(proof) => {
+                if let Err(why) = crate::core::camp::check_proof(match_id, name, key, proof) {
+                    v.problems.push(format!(
+                        "BAD CAMP PROOF: line 0 binds camp {name} with {fp}, but {why}"
+                    ));
+                    raise(v, Status::BadBinding);
+                }
+            }
+        }
+    }
+    if !unproven.is_empty() {
+        v.problems.push(format!(
+            "camp keys NOT PROVEN: line 0 (written before proofs of possession) binds {} on the arbiter's word alone; no camp signed its declaration",
+            unproven.join(", ")
+        ));
     }
 }
 
@@ -1267,7 +1392,7 @@ pub enum CountersignError {
     #[error("game {0} has no signed checkpoint to countersign")]
     NoCheckpoint(u32),
     #[error(
-        "camp {camp:?} is not declared in line 0 of game {game} (declared: {declared}); declare it before the game: arbiter declare camp NAME PUBLIC-KEY"
+        "camp {camp:?} is not declared in line 0 of game {game} (declared: {declared}); declare it before the game: arbiter declare camp NAME proof FILE"
     )]
     NotDeclared {
         camp: String,
@@ -1284,6 +1409,9 @@ pub enum CountersignError {
     Refused(#[from] sign::CosignProblem),
     #[error("{0} exists with another countersignature; it is kept")]
     Exists(PathBuf),
+    /// A camp's proof of possession that does not hold (issue 19).
+    #[error("{0}")]
+    Proof(String),
     #[error("cannot write {path}: {source}")]
     Write {
         path: PathBuf,
@@ -1847,4 +1975,370 @@ pub fn resolve_foreign(
         write_seal(match_dir, game, key, &seal)?;
     }
     Ok(out)
+}
+
+// ---- Issue 19: a camp proves it holds the key it declares --------------------------------
+
+/// What `arbiter countersign --declaration` does for a camp.
+#[derive(Debug, Clone)]
+pub enum DeclarationAct {
+    /// Print the statement the camp signs for this public key (for `ssh-keygen -Y sign`).
+    Statement(PathBuf),
+    /// Sign the statement here with the camp's key: the proof, armored.
+    Sign(CosignSource),
+    /// Check a proof made elsewhere (stock `ssh-keygen -Y sign -n arbiter-kit-camp-key@v1`).
+    Check(PathBuf),
+}
+
+/// The match id a new game of `match_dir` binds: line 0's of its first game, else the folder's
+/// name (as `matchdir::bound_match_id` gives it).
+pub fn match_id_for_declarations(match_dir: &Path) -> String {
+    layout::games(match_dir)
+        .into_iter()
+        .find_map(|n| {
+            let first = crate::journal::first_entry(&layout::log_path(match_dir, n)).ok()?;
+            first.body.get("match_id")?.as_str().map(str::to_owned)
+        })
+        .unwrap_or_else(|| layout::match_id(match_dir))
+}
+
+/// `arbiter countersign --declaration`: the statement to sign, a proof made with the camp's key
+/// here, or the check of a proof made with stock OpenSSH. Returns what to print.
+pub fn camp_declaration(
+    match_dir: &Path,
+    camp: &str,
+    act: &DeclarationAct,
+) -> Result<String, CountersignError> {
+    crate::log::cosign::check_camp(camp)
+        .map_err(|e| sign::CosignProblem::Malformed(e.to_string()))?;
+    let match_id = match_id_for_declarations(match_dir);
+    let read = |p: &PathBuf| {
+        crate::fsio::read_to_string(p).map_err(|source| CountersignError::Read {
+            path: p.clone(),
+            source,
+        })
+    };
+    match act {
+        DeclarationAct::Statement(public) => {
+            let key = sign::load_any_public_key(public)?;
+            Ok(crate::core::camp::statement(
+                &match_id,
+                camp,
+                &key.to_openssh().map_err(SignError::from)?,
+            ))
+        }
+        DeclarationAct::Sign(CosignSource::Key {
+            file,
+            passphrase_env,
+        }) => {
+            let pass = sign::passphrase_from_env(passphrase_env.as_deref())?;
+            let key = sign::load_key(file, pass.as_deref())?;
+            let public = key.public_key().to_openssh().map_err(SignError::from)?;
+            let text = crate::core::camp::statement(&match_id, camp, &public);
+            Ok(key
+                .sign(
+                    crate::core::camp::NAMESPACE,
+                    ssh_key::HashAlg::Sha512,
+                    text.as_bytes(),
+                )
+                .and_then(|s| s.to_pem(ssh_key::LineEnding::LF))
+                .map_err(SignError::from)?)
+        }
+        DeclarationAct::Sign(CosignSource::Signature(p)) | DeclarationAct::Check(p) => {
+            let proof = read(p)?;
+            let key = crate::core::camp::signer_of(&proof)
+                .map_err(|e| CountersignError::Proof(format!("{}: {e}", p.display())))?;
+            let fp = crate::core::camp::fingerprint(&key);
+            crate::core::camp::check_proof(&match_id, camp, &key, &proof).map_err(|e| {
+                CountersignError::Proof(format!(
+                    "camp {camp}'s proof {} for key {fp}: {e}",
+                    p.display()
+                ))
+            })?;
+            Ok(format!(
+                "proof of possession OK: camp {camp} holds {fp} for match {match_id}; before the game: arbiter declare camp {camp} proof {}\n",
+                p.display()
+            ))
+        }
+    }
+}
+
+// ---- Issue 19: index versions, the camps' countersignatures of the match index ------------
+
+/// Folder of the countersigned copies of the match index: `DIR/index/<version>.txt` (+ `.sig`,
+/// `.cosig-<camp>`).
+pub fn kept_index_dir(match_dir: &Path) -> PathBuf {
+    match_dir.join("index")
+}
+
+/// A countersigned copy of an earlier (or the current) match index version.
+pub struct KeptIndex {
+    pub index: MatchIndex,
+    /// The camps whose countersignatures are stored beside it (checked when counted).
+    pub camps: Vec<String>,
+}
+
+/// The kept index copies whose arbiter signature verifies (others are reported by
+/// [`check_index_history`] as bad), in version order.
+pub fn kept_indexes(match_dir: &Path, signers: &[AllowedSigner]) -> Vec<KeptIndex> {
+    let dir = kept_index_dir(match_dir);
+    let mut out = Vec::new();
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .collect();
+    names.sort();
+    for name in &names {
+        let Some(stem) = name.strip_suffix(".txt") else {
+            continue;
+        };
+        if stem.parse::<u64>().is_err() {
+            continue;
+        }
+        let path = dir.join(name);
+        let Some(text) = crate::fsio::read_match_small(&path)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+        else {
+            continue;
+        };
+        let Ok(index) = MatchIndex::parse(&text) else {
+            continue;
+        };
+        let Ok(sig) = crate::fsio::read_to_string(&dir.join(format!("{name}.sig"))) else {
+            continue;
+        };
+        if sign::verify_signature(signers, text.as_bytes(), &sig).is_err() {
+            continue;
+        }
+        let prefix = format!("{name}.cosig-");
+        let camps = names
+            .iter()
+            .filter_map(|n| n.strip_prefix(&prefix).map(str::to_owned))
+            .collect();
+        out.push(KeptIndex { index, camps });
+    }
+    out.sort_by_key(|k| k.index.version);
+    out
+}
+
+/// The index versions game `game`'s validly signed checkpoints name: (entries, version, digest).
+pub fn named_index_versions(
+    match_dir: &Path,
+    game: u32,
+    signers: &[AllowedSigner],
+) -> Vec<(u64, u64, [u8; 32])> {
+    let dir = layout::checkpoints_dir(match_dir, game);
+    let mut out = Vec::new();
+    for e in fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let Some(name) = e.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        if !name.ends_with(".txt") {
+            continue;
+        }
+        let path = dir.join(&name);
+        let Ok(text) = crate::fsio::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(cp) = Checkpoint::parse(&text) else {
+            continue;
+        };
+        let Some((v, d)) = cp.index else {
+            continue;
+        };
+        let Ok(sig) = crate::fsio::read_to_string(&dir.join(format!("{name}.sig"))) else {
+            continue;
+        };
+        if sign::verify_signature(signers, text.as_bytes(), &sig).is_ok() {
+            out.push((cp.size, v, d));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The match-level checks of the index's history: each countersigned copy is no newer than the
+/// current index (a copy of the same version is the same text), and each match code the camps
+/// noted names the current index or a kept copy of that version.
+pub fn check_index_history(
+    match_dir: &Path,
+    kept: &[KeptIndex],
+    current: Option<(u64, [u8; 32])>,
+    codes: &[crate::log::index::MatchCode],
+    problems: &mut Vec<String>,
+    status: &mut crate::verify::Status,
+) {
+    use crate::verify::Status;
+    for k in kept {
+        let v = k.index.version;
+        let camps = if k.camps.is_empty() {
+            "no camp yet".to_owned()
+        } else {
+            k.camps.join(", ")
+        };
+        problems.push(format!(
+            "match index version {v} (code {}) countersigned by {camps}",
+            k.index.code()
+        ));
+        for g in &k.index.games {
+            if !layout::game_dir(match_dir, g.game).exists() {
+                problems.push(format!(
+                    "ROLLBACK: the match index version {v} the camps countersigned records game {} ({} entries, result {}) but its folder is missing",
+                    g.game,
+                    g.size,
+                    g.result.as_str()
+                ));
+                *status = (*status).max(Status::RolledBack);
+            }
+        }
+        match current {
+            Some((cv, cd)) if v > cv || (v == cv && k.index.digest() != cd) => {
+                problems.push(format!(
+                    "ROLLBACK: the match index is version {cv}, older than (or other than) the version {v} the camps countersigned: an older index was put back"
+                ));
+                *status = (*status).max(Status::RolledBack);
+            }
+            _ => {}
+        }
+    }
+    for c in codes {
+        let found = kept
+            .iter()
+            .map(|k| (k.index.version, k.index.digest()))
+            .chain(current)
+            .find(|(v, _)| *v == c.version);
+        match found {
+            Some((v, d)) if crate::log::index::MatchCode::of(v, &d) == *c => {
+                problems.push(format!(
+                    "noted match code {c}: matches match index version {v}"
+                ));
+            }
+            Some((v, _)) => {
+                problems.push(format!(
+                    "ROLLBACK: noted match code {c} does not match the match index version {v} in the folder: the index was rewritten"
+                ));
+                *status = (*status).max(Status::RolledBack);
+            }
+            None => {
+                problems.push(format!(
+                    "ROLLBACK: noted match code {c}: the match index version {} the camps noted is not in the folder (the index is version {}): an older index was put back, or the countersigned copy removed",
+                    c.version,
+                    current.map_or_else(|| "missing".to_owned(), |c| c.0.to_string())
+                ));
+                *status = (*status).max(Status::RolledBack);
+            }
+        }
+    }
+}
+
+/// A camp countersigns the current match index (after a game): the index is kept as
+/// `DIR/index/<version>.txt` (+ `.sig`), the countersignature beside it as
+/// `<version>.txt.cosig-<camp>`, checked against the key the camp declared in the latest game's
+/// line 0. Returns the file and the match code to note.
+pub fn countersign_index(
+    match_dir: &Path,
+    camp: &str,
+    source: &CosignSource,
+) -> Result<(PathBuf, crate::log::index::MatchCode), CountersignError> {
+    let signers = crate::verify::read_allowed_signers(match_dir)
+        .map(|t| sign::parse_allowed_signers(&t).0)
+        .unwrap_or_default();
+    let index = match read_index(match_dir, &signers) {
+        IndexState::Signed(i) => i,
+        IndexState::Absent => {
+            return Err(CountersignError::Proof(format!(
+                "no signed match index in {}: nothing to countersign",
+                match_dir.display()
+            )));
+        }
+        IndexState::Bad(p) => {
+            return Err(CountersignError::Proof(format!(
+                "the match index does not verify: {p}; nothing countersigned"
+            )));
+        }
+    };
+    let text = index.to_text();
+    let declared = index
+        .games
+        .iter()
+        .rev()
+        .find_map(|g| {
+            let first = crate::journal::first_entry(&layout::log_path(match_dir, g.game)).ok()?;
+            declared_camps(&first)
+                .into_iter()
+                .find(|(n, _)| n == camp)
+                .map(|(_, k)| k)
+        })
+        .ok_or_else(|| CountersignError::NotDeclared {
+            camp: camp.to_owned(),
+            game: index.games.last().map_or(0, |g| g.game),
+            declared: "none for this camp in the games the index lists".into(),
+        })?;
+    let declared =
+        ssh_key::PublicKey::from_openssh(&declared).map_err(|e| CountersignError::DeclaredKey {
+            camp: camp.to_owned(),
+            problem: e.to_string(),
+        })?;
+    let armored = match source {
+        CosignSource::Key {
+            file,
+            passphrase_env,
+        } => {
+            let pass = sign::passphrase_from_env(passphrase_env.as_deref())?;
+            let key = sign::load_key(file, pass.as_deref())?;
+            if key.is_encrypted() {
+                return Err(CountersignError::Sign(sign::WitnessError::Encrypted));
+            }
+            key.sign(
+                crate::log::cosign::NAMESPACE,
+                ssh_key::HashAlg::Sha512,
+                text.as_bytes(),
+            )
+            .and_then(|s| s.to_pem(ssh_key::LineEnding::LF))
+            .map_err(SignError::from)?
+        }
+        CosignSource::Signature(p) => {
+            crate::fsio::read_to_string(p).map_err(|source| CountersignError::Read {
+                path: p.clone(),
+                source,
+            })?
+        }
+    };
+    sign::verify_countersignature(&declared, text.as_bytes(), &armored)?;
+    let dir = kept_index_dir(match_dir);
+    ensure_dir(&dir).map_err(|source| CountersignError::Write {
+        path: dir.clone(),
+        source,
+    })?;
+    let keep = |name: String, bytes: &[u8]| -> Result<PathBuf, CountersignError> {
+        let p = dir.join(name);
+        match crate::fsio::read_to_string(&p) {
+            Ok(old) if old.as_bytes() == bytes => return Ok(p),
+            Ok(_) => return Err(CountersignError::Exists(p)),
+            Err(_) => {}
+        }
+        write_new_file(&p, bytes).map_err(|source| CountersignError::Write {
+            path: p.clone(),
+            source,
+        })?;
+        Ok(p)
+    };
+    let v = index.version;
+    let sig = crate::fsio::read_to_string(&sig_path(&index_path(match_dir))).map_err(|source| {
+        CountersignError::Read {
+            path: sig_path(&index_path(match_dir)),
+            source,
+        }
+    })?;
+    keep(format!("{v}.txt.sig"), sig.as_bytes())?;
+    keep(format!("{v}.txt"), text.as_bytes())?;
+    let out = keep(format!("{v}.txt.cosig-{camp}"), armored.as_bytes())?;
+    crate::journal::sync_dir(&dir).map_err(|source| CountersignError::Write {
+        path: dir.clone(),
+        source,
+    })?;
+    Ok((out, index.code()))
 }

@@ -44,7 +44,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::error::{Error, Exit};
+use crate::error::{Error, Exit, FileError};
 use crate::sign::KeySource;
 
 /// Default match folder used by every subcommand that touches a match.
@@ -123,13 +123,41 @@ pub struct KeyArgs {
 
 /// `--game N`: a game number from 1 to [`crate::layout::MAX_GAME`] (clap's usage error, exit 2,
 /// otherwise: `game-0` or a number that wraps is never created).
-pub fn game_number(s: &str) -> Result<u32, String> {
+pub fn game_number(s: &str) -> Result<u32, GameNumberError> {
     let max = crate::layout::MAX_GAME;
     match s.parse::<u64>() {
         Ok(n) if (1..=u64::from(max)).contains(&n) => Ok(n as u32),
-        _ => Err(format!(
-            "a game number is a whole number from 1 to {max} (game numbers start at 1)"
-        )),
+        _ => Err(GameNumberError { max }),
+    }
+}
+
+/// `--game` given something other than a game number (clap reports it: exit 2).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a game number is a whole number from 1 to {max} (game numbers start at 1)")]
+pub struct GameNumberError {
+    pub max: u32,
+}
+
+/// A game a command names that the match folder does not hold, or a folder that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum NoGame {
+    #[error("no game {n} in {} ({})", .dir.display(), listed(.games))]
+    Missing {
+        n: u32,
+        dir: std::path::PathBuf,
+        games: Vec<u32>,
+    },
+    #[error(transparent)]
+    Folder(#[from] FileError),
+}
+
+/// "its games: 1, 2" or "it has no games".
+fn listed(games: &[u32]) -> String {
+    if games.is_empty() {
+        "it has no games".to_string()
+    } else {
+        let names: Vec<String> = games.iter().map(u32::to_string).collect();
+        format!("its games: {}", names.join(", "))
     }
 }
 
@@ -152,29 +180,23 @@ impl MatchArg {
     }
 
     /// The match's games, or why its folder cannot be listed.
-    pub fn games(&self) -> Result<Vec<u32>, String> {
-        std::fs::read_dir(&self.dir)
-            .map_err(|e| format!("cannot read match folder {}: {e}", self.dir.display()))?;
+    pub fn games(&self) -> Result<Vec<u32>, FileError> {
+        std::fs::read_dir(&self.dir).map_err(FileError::of("read match folder", &self.dir))?;
         Ok(crate::layout::games(&self.dir))
     }
 
     /// Game `n` exists (its folder holds a log), or a message: "no game N in DIR (its games:
     /// …)", or why the folder cannot be read. A log that is there but unreadable is left to the
     /// command that opens it (its message names the file and the problem).
-    pub fn require_game(&self, n: u32) -> Result<(), String> {
+    pub fn require_game(&self, n: u32) -> Result<(), NoGame> {
         let log = crate::layout::log_path(&self.dir, n);
         match std::fs::symlink_metadata(&log) {
             Ok(_) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let games = self.games()?;
-                let listed = if games.is_empty() {
-                    "it has no games".to_string()
-                } else {
-                    let names: Vec<String> = games.iter().map(u32::to_string).collect();
-                    format!("its games: {}", names.join(", "))
-                };
-                Err(format!("no game {n} in {} ({listed})", self.dir.display()))
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(NoGame::Missing {
+                n,
+                dir: self.dir.clone(),
+                games: self.games()?,
+            }),
             Err(_) => Ok(()),
         }
     }

@@ -12,7 +12,7 @@ use crate::core::script::parse_script;
 use crate::error::{Error, Exit};
 use crate::layout;
 use crate::log::{Entry, hex32};
-use crate::matchdir::{match_score, open_game_with};
+use crate::matchdir::{match_score_with, open_game_with};
 use crate::session::{Session, SessionError, memory_session, run_script, summary_text};
 
 #[derive(Debug, Clone, Args)]
@@ -151,7 +151,7 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
             summary_text(&session.game, now, session.storage.len())
         )?;
         if !a.dry_run {
-            let scores = match_score(dir);
+            let scores = match_score_with(dir, Some((n, &session.game)));
             for (name, pts) in &scores {
                 outln!("match score: {name} {pts}")?;
             }

@@ -9,7 +9,7 @@ use crate::core::{Ms, timefmt};
 use crate::error::{Error, Exit};
 use crate::layout;
 use crate::log::Entry;
-use crate::matchdir::{Replayed, match_score, replay_log};
+use crate::matchdir::{Replayed, match_score_with, replay_log};
 use crate::session::summary_text;
 
 #[derive(Debug, Clone, Args)]
@@ -52,15 +52,15 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     }
     let wall = Utc::now();
     let (now, computed) = game_time_now(&g, Some(&last), wall);
-    let score = match_score(dir);
-    let unfinished = crate::matchdir::unfinished_before(dir, n);
-    let warning = crate::matchdir::unfinished_warning(dir, n);
+    let score = match_score_with(dir, Some((n, &g)));
     // Issue 23: the match rules of this game's profile say whether the score decides the match.
     let decided = g
         .profile()
         .match_rules
         .as_ref()
         .and_then(|r| r.decided_text(&score));
+    let unfinished = crate::matchdir::unfinished_before(dir, n);
+    let warning = crate::matchdir::unfinished_warning(dir, n);
     if a.json {
         if let Some(w) = &warning {
             errln!("arbiter: warning: {w}");

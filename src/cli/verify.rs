@@ -35,7 +35,8 @@ pub struct VerifyArgs {
     /// line 0's declared camp keys must be these.
     #[arg(long, value_name = "FILE")]
     pub camps: Option<PathBuf>,
-    /// A short code a camp noted from the Board UI or a checkpoint (`57-3F2A-9C1B-77D0-12AB`):
+    /// A short code a camp noted from the Board UI or a checkpoint (`57-3F2A-9C1B-77D0-12AB`),
+    /// or a match code noted after countersigning the match index (`M7-3F2A-9C1B-77D0-12AB`):
     /// the log must still hold exactly what it covered.
     #[arg(long = "code", value_name = "CODE")]
     pub codes: Vec<String>,
@@ -115,8 +116,16 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
                 .map_err(Error::unreadable)?,
         );
     }
-    let codes = a
+    // Issue 19: a match code (`M7-…`, the match index's) is accepted as a game's code is.
+    let (match_codes, game_codes): (Vec<&String>, Vec<&String>) = a
         .codes
+        .iter()
+        .partition(|c| crate::log::index::MatchCode::parse(c).is_some());
+    trust.match_codes = match_codes
+        .iter()
+        .filter_map(|c| crate::log::index::MatchCode::parse(c))
+        .collect();
+    let codes = game_codes
         .iter()
         .map(|c| ShortCode::parse(c))
         .collect::<Result<Vec<_>, _>>()

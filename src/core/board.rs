@@ -8,7 +8,66 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use super::Side;
-use super::shogi::ShogiRecord;
+use super::shogi::{ShogiMoveError, ShogiRecord};
+
+/// Why the board did not take a move, a start position or a correction: the one error of every
+/// game behind the seam (chess, shogi, free text), so a refusal reaches the shell the same way
+/// whichever game it is. The core wraps a refused move in a [`super::Refusal`] citing the rule
+/// (the FIDE Laws by 2003 rule 2; Denryu-sen 13.1 for shogi).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BoardError {
+    #[error("no move given")]
+    Empty,
+    /// Free-text games: a move is one word.
+    #[error("'{0}': a move is one word")]
+    NotOneWord(String),
+    #[error("the game is over on the board")]
+    Over,
+    #[error("'{0}' is ambiguous here: say which piece (e.g. Nbd2)")]
+    Ambiguous(String),
+    #[error("'{0}' is not a legal move here")]
+    Illegal(String),
+    #[error("'{0}' is neither SAN (e.g. Nf3, O-O, exd8=Q) nor UCI (e.g. g1f3)")]
+    Unreadable(String),
+    /// The move as people write it (`e8Q`, `o-o`) was read in the standard form and still refused.
+    #[error("{error} (written '{written}')")]
+    Rewritten {
+        error: Box<BoardError>,
+        written: String,
+    },
+    /// A recorded move that does not parse or does not fit the position: a corrupt record.
+    #[error("'{uci}'{}: {problem}", .fen.as_ref().map(|f| format!(" in {f}")).unwrap_or_default())]
+    Corrupt {
+        uci: String,
+        fen: Option<String>,
+        problem: String,
+    },
+    #[error("only {0} moves are recorded")]
+    TakeBackTooMany(usize),
+    /// A start position (FEN) that cannot be read.
+    #[error("'{fen}': {problem}")]
+    BadFen { fen: String, problem: String },
+    #[error("'{fen}' is not a legal position: {problem}")]
+    IllegalPosition { fen: String, problem: String },
+    #[error("'{0}': the game is over in this position")]
+    StartIsOver(String),
+    /// A shogi move or position (its own kinds: drops, uchifuzume, the side named).
+    #[error(transparent)]
+    Shogi(#[from] ShogiMoveError),
+}
+
+impl BoardError {
+    /// Whether the text was read as a move, but the position does not allow it (what the
+    /// referee judges an illegal move), as opposed to text that is no move at all.
+    pub fn is_illegal_move(&self) -> bool {
+        match self {
+            BoardError::Illegal(_) | BoardError::Ambiguous(_) => true,
+            BoardError::Rewritten { error, .. } => error.is_illegal_move(),
+            BoardError::Shogi(e) => e.is_illegal_move(),
+            _ => false,
+        }
+    }
+}
 
 /// A move as recorded: SAN (with check suffix) and UCI for chess; the text itself otherwise.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,15 +153,21 @@ impl Board {
     }
 
     /// A chess game from a start other than the initial position (odds, Chess960), as FEN.
-    pub fn new_chess_from(fen: &str, chess960: bool) -> Result<Board, String> {
+    pub fn new_chess_from(fen: &str, chess960: bool) -> Result<Board, BoardError> {
         let mode = CastlingMode::from_chess960(chess960);
         let pos: Chess = fen
             .parse::<Fen>()
-            .map_err(|e| format!("'{fen}': {e}"))?
+            .map_err(|e| BoardError::BadFen {
+                fen: fen.to_string(),
+                problem: e.to_string(),
+            })?
             .into_position(mode)
-            .map_err(|e| format!("'{fen}' is not a legal position: {e}"))?;
+            .map_err(|e| BoardError::IllegalPosition {
+                fen: fen.to_string(),
+                problem: e.to_string(),
+            })?;
         if pos.is_game_over() {
-            return Err(format!("'{fen}': the game is over in this position"));
+            return Err(BoardError::StartIsOver(fen.to_string()));
         }
         Ok(Board::Chess(Box::new(ChessRecord {
             keys: vec![key(&pos)],
@@ -203,16 +268,16 @@ impl Board {
     }
 
     /// Check a move written in SAN or UCI (or free text) against the position, without playing it.
-    pub fn check(&self, text: &str) -> Result<RecordedMove, String> {
+    pub fn check(&self, text: &str) -> Result<RecordedMove, BoardError> {
         let text = text.trim();
         if text.is_empty() {
-            return Err("no move given".into());
+            return Err(BoardError::Empty);
         }
         match self {
-            Board::Shogi(s) => s.check(text).map_err(|e| e.to_string()),
+            Board::Shogi(s) => Ok(s.check(text)?),
             Board::Free(_) => {
                 if text.chars().any(char::is_whitespace) {
-                    Err(format!("'{text}': a move is one word"))
+                    Err(BoardError::NotOneWord(text.to_string()))
                 } else {
                     Ok(RecordedMove {
                         san: text.to_string(),
@@ -222,7 +287,7 @@ impl Board {
             }
             Board::Chess(c) => {
                 if c.pos.is_game_over() {
-                    return Err("the game is over on the board".into());
+                    return Err(BoardError::Over);
                 }
                 let m = parse_chess_move(&c.pos, text)?;
                 let uci = UciMove::from_move(m, c.mode).to_string();
@@ -233,22 +298,24 @@ impl Board {
     }
 
     /// Play a move recorded earlier (its UCI form for chess). Fails only on a corrupt record.
-    pub fn play(&mut self, mv: &RecordedMove) -> Result<(), String> {
+    pub fn play(&mut self, mv: &RecordedMove) -> Result<(), BoardError> {
         match self {
-            Board::Shogi(s) => s.play(mv).map_err(|e| e.to_string()),
+            Board::Shogi(s) => Ok(s.play(mv)?),
             Board::Free(m) => {
                 m.push(mv.clone());
                 Ok(())
             }
             Board::Chess(c) => {
-                let uci = UciMove::from_ascii(mv.uci.as_bytes())
-                    .map_err(|e| format!("'{}': {e}", mv.uci))?;
-                let m = uci.to_move(&c.pos).map_err(|e| {
-                    format!(
-                        "'{}' in {}: {e}",
-                        mv.uci,
-                        Fen::from_position(&c.pos, EnPassantMode::Legal)
-                    )
+                let uci =
+                    UciMove::from_ascii(mv.uci.as_bytes()).map_err(|e| BoardError::Corrupt {
+                        uci: mv.uci.clone(),
+                        fen: None,
+                        problem: e.to_string(),
+                    })?;
+                let m = uci.to_move(&c.pos).map_err(|e| BoardError::Corrupt {
+                    uci: mv.uci.clone(),
+                    fen: Some(Fen::from_position(&c.pos, EnPassantMode::Legal).to_string()),
+                    problem: e.to_string(),
                 })?;
                 c.pos.play_unchecked(m);
                 c.keys.push(key(&c.pos));
@@ -259,13 +326,13 @@ impl Board {
     }
 
     /// Take back the last `n` plies (arbiter-authorised correction, rules 6d / 7e).
-    pub fn take_back(&mut self, n: usize) -> Result<(), String> {
+    pub fn take_back(&mut self, n: usize) -> Result<(), BoardError> {
         if n > self.plies() {
-            return Err(format!("only {} moves are recorded", self.plies()));
+            return Err(BoardError::TakeBackTooMany(self.plies()));
         }
         let keep = self.plies() - n;
         match self {
-            Board::Shogi(s) => s.take_back(n).map_err(|e| e.to_string()),
+            Board::Shogi(s) => Ok(s.take_back(n)?),
             Board::Free(m) => {
                 m.truncate(keep);
                 Ok(())
@@ -444,7 +511,7 @@ fn promotion(body: &str) -> Option<String> {
         .then(|| format!("{base}={piece}"))
 }
 
-fn parse_chess_move(pos: &Chess, text: &str) -> Result<shakmaty::Move, String> {
+fn parse_chess_move(pos: &Chess, text: &str) -> Result<shakmaty::Move, BoardError> {
     match parse_exact(pos, text) {
         Ok(m) => Ok(m),
         Err(e) => {
@@ -452,12 +519,15 @@ fn parse_chess_move(pos: &Chess, text: &str) -> Result<shakmaty::Move, String> {
             if n == text {
                 return Err(e);
             }
-            parse_exact(pos, &n).map_err(|e2| format!("{e2} (written '{}')", text.trim()))
+            parse_exact(pos, &n).map_err(|e2| BoardError::Rewritten {
+                error: Box::new(e2),
+                written: text.trim().to_string(),
+            })
         }
     }
 }
 
-fn parse_exact(pos: &Chess, text: &str) -> Result<shakmaty::Move, String> {
+fn parse_exact(pos: &Chess, text: &str) -> Result<shakmaty::Move, BoardError> {
     // FIDE's own notation writes castling with zeros (Laws, Appendix C.13): 0-0, 0-0-0.
     let castling = match text.trim_end_matches(['+', '#']) {
         "0-0" => Some("O-O"),
@@ -477,21 +547,17 @@ fn parse_exact(pos: &Chess, text: &str) -> Result<shakmaty::Move, String> {
         Ok(sp) => match sp.san.to_move(pos) {
             Ok(m) => return Ok(m),
             Err(SanError::AmbiguousSan) => {
-                return Err(format!(
-                    "'{text}' is ambiguous here: say which piece (e.g. Nbd2)"
-                ));
+                return Err(BoardError::Ambiguous(text.to_string()));
             }
-            Err(SanError::IllegalSan) => Some(format!("'{text}' is not a legal move here")),
+            Err(SanError::IllegalSan) => Some(BoardError::Illegal(text.to_string())),
         },
         Err(_) => None,
     };
     match UciMove::from_ascii(text.as_bytes()) {
         Ok(u) => u
             .to_move(pos)
-            .map_err(|_| format!("'{text}' is not a legal move here")),
-        Err(_) => Err(san_err.unwrap_or_else(|| {
-            format!("'{text}' is neither SAN (e.g. Nf3, O-O, exd8=Q) nor UCI (e.g. g1f3)")
-        })),
+            .map_err(|_| BoardError::Illegal(text.to_string())),
+        Err(_) => Err(san_err.unwrap_or_else(|| BoardError::Unreadable(text.to_string()))),
     }
 }
 
@@ -525,8 +591,18 @@ mod tests {
         let m = b.check("e7e5").unwrap();
         assert_eq!(m.san, "e5");
         b.play(&m).unwrap();
-        assert!(b.check("Ke3").unwrap_err().contains("not a legal move"));
-        assert!(b.check("zz").unwrap_err().contains("neither SAN"));
+        assert!(
+            b.check("Ke3")
+                .unwrap_err()
+                .to_string()
+                .contains("not a legal move")
+        );
+        assert!(
+            b.check("zz")
+                .unwrap_err()
+                .to_string()
+                .contains("neither SAN")
+        );
         assert_eq!(b.moves_by(Side::White), 1);
         assert_eq!(b.side_to_move(), Side::White);
     }
@@ -539,7 +615,12 @@ mod tests {
             b.play(&r).unwrap();
         }
         // knights on c3 and d4 can both reach b5
-        assert!(b.check("Nb5").unwrap_err().contains("ambiguous"));
+        assert!(
+            b.check("Nb5")
+                .unwrap_err()
+                .to_string()
+                .contains("ambiguous")
+        );
         assert!(b.check("Ncb5").is_ok());
     }
 

@@ -38,6 +38,19 @@ pub struct Clock {
     pub byoyomi_lost: [u32; 2],
 }
 
+/// Byo-yomi as a clock face shows it (issue 23).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ByoyomiFace {
+    /// Periods left, counting the one running.
+    pub periods_left: u32,
+    /// The length of a period.
+    pub period_ms: Ms,
+    /// The main time is spent: the side plays in byo-yomi.
+    pub in_byoyomi: bool,
+    /// Time left in the current period (a whole period when the side's clock does not run).
+    pub period_left_ms: Ms,
+}
+
 /// What the clock decides about one move: the time charged, what is added, what is left.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct MoveFigures {
@@ -113,6 +126,42 @@ impl Clock {
         profile
             .byoyomi(side)
             .map(|b| b.periods.saturating_sub(self.byoyomi_lost[side.index()]))
+    }
+
+    /// Byo-yomi as the clock face shows it at `now` (None without byo-yomi): once the main time
+    /// is spent, the time into byo-yomi of the turn in progress runs down the current period; each
+    /// whole period it passes is lost, as [`Clock::move_figures`] counts them.
+    pub fn byoyomi_face(
+        &self,
+        profile: &Profile,
+        side: Side,
+        moves: u32,
+        now: Ms,
+    ) -> Option<ByoyomiFace> {
+        let period = profile.byoyomi(side)?.seconds.saturating_mul(1000).max(1);
+        let left = self.byoyomi_left(profile, side)?;
+        let remaining = self.remaining(profile, side, moves, now);
+        if remaining > 0 {
+            return Some(ByoyomiFace {
+                periods_left: left,
+                period_ms: period,
+                in_byoyomi: false,
+                period_left_ms: period,
+            });
+        }
+        let over = remaining.unsigned_abs();
+        let lost = u32::try_from(over / period).unwrap_or(u32::MAX);
+        let periods_left = left.saturating_sub(lost);
+        Some(ByoyomiFace {
+            periods_left,
+            period_ms: period,
+            in_byoyomi: true,
+            period_left_ms: if periods_left == 0 {
+                0
+            } else {
+                period - over % period
+            },
+        })
     }
 
     /// What the clock face shows. With `OnMove` this is `remaining`; with `OnFlag` the next

@@ -176,6 +176,17 @@ pub enum Command {
     DeclareCamp {
         name: String,
         key: String,
+        /// The camp's proof of possession ([`super::camp`]): its armored SSHSIG over its own
+        /// declaration. A camp key without a valid one is refused.
+        proof: Option<String>,
+    },
+    /// A camp's key with its proof of possession in a file (`proof FILE`); the shell reads the
+    /// file (the core reads none) and gives a [`Command::DeclareCamp`] with the proof.
+    DeclareCampProofFile {
+        name: String,
+        /// The key typed on the line, if any (else the one that made the proof).
+        key: Option<String>,
+        path: String,
     },
     /// 8a: the configuration document by its path; the shell reads it and declares its SHA-256
     /// (the core reads no file), so this never reaches the game.
@@ -382,7 +393,7 @@ pub const HELP: &[HelpLine] = &[
     },
     HelpLine {
         who: "arbiter",
-        words: "arbiter declare camp NAME ssh-ed25519 AAAA…",
+        words: "arbiter declare camp NAME [ssh-ed25519 AAAA…] proof FILE",
         clause: super::clause::ARBITER,
         what: "a camp's witness key: it countersigns the final checkpoint",
     },
@@ -1246,7 +1257,7 @@ fn parse_declare(args: &[&str]) -> Result<Command, CommandError> {
                 Err(CommandError::NotASha256(sha.to_string()))
             }
         }
-        ["camp", name, kind, blob, ..] => {
+        ["camp", name, rest @ ..] => {
             let ok_name = !name.is_empty()
                 && name.len() <= 32
                 && name
@@ -1255,26 +1266,56 @@ fn parse_declare(args: &[&str]) -> Result<Command, CommandError> {
             if !ok_name {
                 return Err(CommandError::NotACampName(name.to_string()));
             }
-            let key = format!("{kind} {blob}");
-            let supported = [
-                "ssh-ed25519",
-                "ecdsa-sha2-nistp256",
-                "sk-ssh-ed25519@openssh.com",
-                "sk-ecdsa-sha2-nistp256@openssh.com",
-            ];
-            if !supported.contains(kind) || ssh_key::PublicKey::from_openssh(&key).is_err() {
-                return Err(CommandError::NotACampKey {
+            let (key_words, proof) = match rest.iter().position(|w| *w == "proof") {
+                Some(at) => (
+                    &rest[..at],
+                    Some(need_text(&rest[at + 1..], "proof file's path")?),
+                ),
+                None => (rest, None),
+            };
+            let key = match key_words {
+                [] if proof.is_some() => None,
+                [kind, blob, ..] => {
+                    let key = format!("{kind} {blob}");
+                    let supported = [
+                        "ssh-ed25519",
+                        "ecdsa-sha2-nistp256",
+                        "sk-ssh-ed25519@openssh.com",
+                        "sk-ecdsa-sha2-nistp256@openssh.com",
+                    ];
+                    if !supported.contains(kind) || ssh_key::PublicKey::from_openssh(&key).is_err()
+                    {
+                        return Err(CommandError::NotACampKey {
+                            key,
+                            supported: supported.join(", "),
+                        });
+                    }
+                    Some(key)
+                }
+                _ => {
+                    return Err(CommandError::Usage(
+                        "declare camp NAME [PUBLIC-KEY] proof FILE: the camp's key and its proof of possession (arbiter countersign --declaration)",
+                    ));
+                }
+            };
+            match (key, proof) {
+                (key, Some(path)) => Ok(Command::DeclareCampProofFile {
+                    name: (*name).to_owned(),
                     key,
-                    supported: supported.join(", "),
-                });
+                    path,
+                }),
+                (Some(key), None) => Ok(Command::DeclareCamp {
+                    name: (*name).to_owned(),
+                    key,
+                    proof: None,
+                }),
+                (None, None) => Err(CommandError::Usage(
+                    "declare camp NAME [PUBLIC-KEY] proof FILE",
+                )),
             }
-            Ok(Command::DeclareCamp {
-                name: (*name).to_owned(),
-                key,
-            })
         }
         _ => Err(CommandError::Usage(
-            "declare white|black|sente|gote human|machine|program NAME (team NAME: A, B; consulting NAME with PROGRAM: METHOD), operator NAME, team NAMES, algorithm TEXT, config SHA256, config-file PATH or camp NAME PUBLIC-KEY",
+            "declare white|black|sente|gote human|machine|program NAME (team NAME: A, B; consulting NAME with PROGRAM: METHOD), operator NAME, team NAMES, algorithm TEXT, config SHA256, config-file PATH or camp NAME [PUBLIC-KEY] proof FILE",
         )),
     }
 }
@@ -1344,6 +1385,7 @@ mod tests {
             )
             .replace("white|black|human|machine", "human")
             .replace("6d|7e", "6d")
+            .replace("NAME [ssh-ed25519 AAAA…] proof FILE", "kasparov proof kasparov.proof")
             .replace("NAME ssh-ed25519 AAAA…", "kasparov ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAXNj+PWPURD0s0I24EHWlS4tkT/JBteHhiONb+1+AQ4")
             .replace("NAME, NAME, ...", "A, B")
             .replace("NAME, NAME", "A")

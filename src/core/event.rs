@@ -111,6 +111,11 @@ pub struct Camp {
     pub name: String,
     /// The public key in OpenSSH form (`ssh-ed25519 AAAA…`, no comment).
     pub key: String,
+    /// The camp's proof of possession, version 1 ([`super::camp`]): its armored SSHSIG
+    /// (namespace `arbiter-kit-camp-key@v1`) over its own declaration. Absent in lines 0
+    /// written before issue 19 (`verify` then says the camp keys are not proven).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -289,6 +294,14 @@ pub enum EventKind {
         /// its press are one act at this entry's time.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pressed_at: Option<Ms>,
+        /// Issue 23: byo-yomi periods that ran out during the move (for readers; the state
+        /// recomputes it). Present only when the mover has byo-yomi.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        byoyomi_periods_lost: Option<u32>,
+        /// Issue 23: byo-yomi periods the mover has left after the move. Present only when the
+        /// mover has byo-yomi.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        byoyomi_periods_left: Option<u32>,
     },
     /// 4a / 6b: the side to move pressed its clock (the human on his own key, the operator for the
     /// machine); the move's notation follows in a `move_made` entry naming this press.
@@ -300,6 +313,12 @@ pub enum EventKind {
         increment_ms: Ms,
         /// The side's remaining time after the press.
         remaining_ms: i64,
+        /// Issue 23: byo-yomi periods that ran out during the move (present with byo-yomi only).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        byoyomi_periods_lost: Option<u32>,
+        /// Issue 23: byo-yomi periods left after the press (present with byo-yomi only).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        byoyomi_periods_left: Option<u32>,
     },
     /// The arbiter stops both clocks (1).
     ClockStopped { reason: String },

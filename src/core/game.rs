@@ -182,11 +182,22 @@ impl From<String> for Inconsistent {
     }
 }
 
+impl From<super::board::BoardError> for Inconsistent {
+    fn from(e: super::board::BoardError) -> Inconsistent {
+        Inconsistent(e.to_string())
+    }
+}
+
 impl From<&str> for Inconsistent {
     fn from(s: &str) -> Inconsistent {
         Inconsistent(s.to_string())
     }
 }
+
+/// A `game_opened` entry whose embedded rules profile does not load.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("embedded rules profile: {0}")]
+pub struct OpeningError(#[from] pub super::rules::ProfileError);
 
 /// A corrupt or foreign log: an event that cannot follow the state it is applied to.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -249,6 +260,8 @@ pub struct Press {
     pub spent_ms: Ms,
     pub increment_ms: Ms,
     pub remaining_ms: i64,
+    /// Byo-yomi periods that ran out during the move (with byo-yomi only).
+    pub byoyomi_periods_lost: Option<u32>,
 }
 
 fn refuse<T>(clause: &'static str, msg: impl Into<String>) -> Result<T, Refusal> {
@@ -431,7 +444,7 @@ impl Game {
         let mut g = Game::from_opening(opening).map_err(|m| ReplayError {
             index: 0,
             kind: "game_opened".into(),
-            message: m,
+            message: m.to_string(),
         })?;
         g.evolve(first).map_err(|m| ReplayError {
             index: 0,
@@ -449,9 +462,8 @@ impl Game {
     }
 
     /// The draft game a `game_opened` entry describes.
-    pub fn from_opening(o: &Opening) -> Result<Game, String> {
-        let profile = Profile::parse(&o.profile.file, &o.profile.toml)
-            .map_err(|e| format!("embedded rules profile: {e}"))?;
+    pub fn from_opening(o: &Opening) -> Result<Game, OpeningError> {
+        let profile = Profile::parse(&o.profile.file, &o.profile.toml)?;
         let ctx = GameContext {
             match_id: o.match_id.clone(),
             game: o.game,
@@ -902,6 +914,7 @@ impl Game {
             | C::DeclareAlgorithm { .. }
             | C::DeclareConfig { .. }
             | C::DeclareCamp { .. }
+            | C::DeclareCampProofFile { .. }
             | C::DeclareConfigFile { .. }
             | C::DeclareEntrant { .. } => refuse_state("declarations go to the draft"),
             C::Open | C::Start => self.decide_setup(cmd, now),

@@ -2,6 +2,7 @@
 //! (`Ms`, milliseconds of a monotonic source since the game's start) and every change of state is
 //! an [`event::Event`] produced by [`game::Game::decide`] and applied by [`game::Game::evolve`].
 pub mod board; // the game seam: chess via shakmaty, shogi via rsshogi, or free-text moves
+pub mod camp; // a camp's proof of possession of its witness key: the statement it signs (issue 19)
 pub mod clock; // multi-period clock arithmetic: remaining = budget - elapsed
 pub mod command; // the command words shared by script mode and the Board UI
 pub mod event; // what the log records
@@ -142,6 +143,11 @@ impl Refusal {
             clause: None,
             message: message.into(),
         }
+    }
+    /// The board cannot play or take back what it accepted before (a corrupt record): no rule
+    /// forbids the command, the state cannot take it.
+    pub fn board(e: board::BoardError) -> Refusal {
+        Refusal::state(e.to_string())
     }
     fn render(&self) -> String {
         match self.clause {

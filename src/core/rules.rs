@@ -362,16 +362,25 @@ pub struct GameStart {
 
 impl GameStart {
     /// The FEN, and whether castling is Chess960's.
-    pub fn position(&self) -> Result<(String, bool), String> {
+    pub fn position(&self) -> Result<(String, bool), StartError> {
         match (&self.fen, self.odds, self.chess960) {
             (Some(f), None, None) => Ok((f.clone(), false)),
             (None, Some(o), None) => Ok((o.fen().to_string(), false)),
             (None, None, Some(n)) => super::game::start::chess960_fen(n)
                 .map(|f| (f, true))
-                .ok_or_else(|| format!("Chess960 positions are numbered 0 to 959, not {n}")),
-            _ => Err("give exactly one of `fen`, `odds` or `chess960`".into()),
+                .ok_or(StartError::NoSuchChess960(n)),
+            _ => Err(StartError::NotExactlyOne),
         }
     }
+}
+
+/// A game start of a profile that names no position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StartError {
+    #[error("Chess960 positions are numbered 0 to 959, not {0}")]
+    NoSuchChess960(u32),
+    #[error("give exactly one of `fen`, `odds` or `chess960`")]
+    NotExactlyOne,
 }
 
 /// Match rules (issue 23): who may offer draws, the match's length and winning score.
@@ -758,9 +767,11 @@ impl Profile {
             }
             for (i, g) in st.games.iter().enumerate() {
                 let key = format!("start.games[{i}]");
-                let (fen, chess960) = g.position().map_err(|m| (key.clone(), "games", m))?;
+                let (fen, chess960) = g
+                    .position()
+                    .map_err(|e| (key.clone(), "games", e.to_string()))?;
                 super::board::Board::new_chess_from(&fen, chess960)
-                    .map_err(|m| (key.clone(), "games", m))?;
+                    .map_err(|e| (key.clone(), "games", e.to_string()))?;
                 if st.games[..i].iter().any(|o| o.game == g.game) {
                     return Err((key, "games", format!("game {} is given twice", g.game)));
                 }

@@ -22,6 +22,10 @@ pub struct ClockView {
     pub moves_to_control: Option<u32>,
     /// The clock's state in words, so no screen has to tell it by colour alone.
     pub state: ClockState,
+    /// Issue 23: byo-yomi (periods left, their length, the current period's time), when the side
+    /// has byo-yomi.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub byoyomi: Option<super::clock::ByoyomiFace>,
 }
 
 /// What a clock is doing, as the big clock face names it.
@@ -194,6 +198,7 @@ impl Game {
                 moves_made: moves,
                 moves_to_control: control.map(|c| c.saturating_sub(moves)),
                 state: self.clock_state(side, now),
+                byoyomi: self.clock.byoyomi_face(&self.profile, side, moves, now),
             }
         });
         let moves = self.board.moves();
@@ -392,7 +397,11 @@ impl Game {
                 ClockState::Stopped
             }
             _ if self.clock.running() == Some(side) => {
-                if self.remaining(side, now) <= 0 {
+                let byoyomi_time = self
+                    .clock
+                    .byoyomi_face(&self.profile, side, self.moves_of(side), now)
+                    .is_some_and(|b| b.period_left_ms > 0);
+                if self.remaining(side, now) <= 0 && !byoyomi_time {
                     ClockState::Flag
                 } else {
                     ClockState::Running

@@ -3,7 +3,7 @@
 //! `remove` and bare coordinate moves, which tell the position searched.
 
 use super::line::{Dir, Framed};
-use super::position::{epd, from_fen, play_all};
+use super::position::{PositionError, epd, from_fen, play_all};
 use super::{Bound, ClockGiven, Iteration, MAX_PV_MOVES, Score, Search, SearchPosition};
 use shakmaty::Chess;
 
@@ -210,7 +210,7 @@ impl CecpParser {
             if self.input_seen {
                 match self.position() {
                     Ok(p) => s.position = Some(p),
-                    Err(e) => s.position_error = Some(e),
+                    Err(e) => s.position_error = Some(e.to_string()),
                 }
             }
             if self.time_ms.is_some() || self.otim_ms.is_some() {
@@ -224,7 +224,7 @@ impl CecpParser {
         self.current.get_or_insert_with(|| Search::new(n))
     }
 
-    fn position(&self) -> Result<SearchPosition, String> {
+    fn position(&self) -> Result<SearchPosition, PositionError> {
         let base = match self.base_fen.as_deref() {
             None => Chess::default(),
             Some(fen) => from_fen(fen)?,

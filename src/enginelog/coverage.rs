@@ -6,7 +6,7 @@
 //! every later move. Only when the log names no position at all (CECP thinking output alone) are
 //! searches matched by order: the k-th completed search to the k-th machine move.
 
-use super::position::{epd, from_fen, parse_move, play_all, same_move};
+use super::position::{PositionError, epd, from_fen, parse_move, play_all, same_move};
 use super::{EngineLog, EngineLogError, LogFormat, Search};
 use serde::{Deserialize, Serialize};
 use shakmaty::san::San;
@@ -113,7 +113,10 @@ pub fn coverage(log: &EngineLog, moves: &[MachineMove]) -> Coverage {
     if log.format == LogFormat::Unknown {
         return unknown_format(log, moves);
     }
-    let positions: Vec<Result<Chess, String>> =
+    if log.format == LogFormat::Usi {
+        return super::usi::coverage(log, moves);
+    }
+    let positions: Vec<Result<Chess, PositionError>> =
         moves.iter().map(|m| from_fen(&m.fen_before)).collect();
     let by_position = log.searches.iter().any(|s| s.position.is_some());
     let chosen: Vec<Option<(usize, MatchedBy)>> = if by_position {
@@ -183,7 +186,7 @@ fn unknown_format(log: &EngineLog, moves: &[MachineMove]) -> Coverage {
     }
 }
 
-fn empty(m: &MachineMove) -> MoveCoverage {
+pub(super) fn empty(m: &MachineMove) -> MoveCoverage {
     MoveCoverage {
         ply: m.ply,
         move_number: m.move_number,
@@ -207,7 +210,7 @@ fn empty(m: &MachineMove) -> MoveCoverage {
     }
 }
 
-fn played_by(pos: &Result<Chess, String>, m: &MachineMove, best: &str) -> bool {
+fn played_by(pos: &Result<Chess, PositionError>, m: &MachineMove, best: &str) -> bool {
     match pos {
         Ok(p) => {
             let recorded = if parse_move(p, &m.uci).is_some() {
@@ -224,7 +227,7 @@ fn played_by(pos: &Result<Chess, String>, m: &MachineMove, best: &str) -> bool {
 fn match_by_position(
     log: &EngineLog,
     moves: &[MachineMove],
-    positions: &[Result<Chess, String>],
+    positions: &[Result<Chess, PositionError>],
 ) -> Vec<Option<(usize, MatchedBy)>> {
     let mut index: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, s) in log.searches.iter().enumerate() {
@@ -286,7 +289,7 @@ fn match_by_order(log: &EngineLog, n: usize) -> Vec<Option<(usize, MatchedBy)>> 
 fn judge(
     log: &EngineLog,
     m: &MachineMove,
-    pos: &Result<Chess, String>,
+    pos: &Result<Chess, PositionError>,
     choice: Option<(usize, MatchedBy)>,
 ) -> MoveCoverage {
     let mut c = empty(m);
@@ -347,7 +350,7 @@ fn judge(
     c
 }
 
-fn summary_line(covered: usize, moves: &[MoveCoverage]) -> String {
+pub(super) fn summary_line(covered: usize, moves: &[MoveCoverage]) -> String {
     let mut s = format!("{covered}/{} machine moves covered", moves.len());
     let bad: Vec<&MoveCoverage> = moves.iter().filter(|c| !c.covered).collect();
     for c in bad.iter().take(SUMMARY_MOVES) {
@@ -371,7 +374,10 @@ pub fn machine_moves_from_san<S: AsRef<str>>(
 ) -> Result<Vec<MachineMove>, EngineLogError> {
     let mut pos = match start_fen {
         None => Chess::default(),
-        Some(f) => from_fen(f).map_err(|problem| EngineLogError::BadMove { index: 0, problem })?,
+        Some(f) => from_fen(f).map_err(|e| EngineLogError::BadMove {
+            index: 0,
+            problem: e.to_string(),
+        })?,
     };
     let machine = if machine_plays_white {
         Color::White
@@ -401,7 +407,7 @@ pub fn machine_moves_from_san<S: AsRef<str>>(
                 spent_ms: None,
             });
         }
-        let (next, _) = play_all(pos, [text]).map_err(bad)?;
+        let (next, _) = play_all(pos, [text]).map_err(|e| bad(e.to_string()))?;
         pos = next;
     }
     Ok(out)

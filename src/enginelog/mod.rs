@@ -12,6 +12,9 @@
 //! - UCI debug log: every line framed with a direction, `>> ` / `<< ` (Stockfish's
 //!   `Debug Log File`) or `>Name(0): ` / `<Name(0): ` (cutechess), optionally after a time stamp;
 //! - plain UCI traffic: `position ...`, `go ...`, `info depth ...`, `bestmove ...`;
+//! - USI, the shogi engines' protocol (`position sfen|startpos … moves 7g7f`, `go btime … byoyomi
+//!   …`, `bestmove P*5e`), framed or plain: told from UCI by what only one of them writes
+//!   (`usi::betrays`); until a line does, both readers see the lines;
 //! - CECP / xboard: thinking output `ply score time nodes pv` (time in centiseconds), `move e7e5`,
 //!   and, when the log has the GUI's side too, `new`, `setboard`, `usermove`, `undo`, `remove`;
 //! - anything else is [`LogFormat::Unknown`]: reported as such, never as an engine failure.
@@ -24,12 +27,14 @@ mod coverage;
 mod line;
 mod position;
 mod uci;
+mod usi;
 
 pub use clock_audit::{ClockAudit, ClockCheck, OfficialClock, clock_audit};
 pub use coverage::{
     Coverage, CoverageStatus, MachineMove, MatchedBy, MoveCoverage, coverage,
     machine_moves_from_san,
 };
+pub use usi::{UsiPositionError, machine_moves_from_usi};
 
 use serde::Serialize;
 use std::io::BufRead;
@@ -51,6 +56,8 @@ pub enum LogFormat {
     UciTraffic,
     /// CECP / xboard protocol and thinking output.
     Cecp,
+    /// USI (shogi engines), framed with directions or not.
+    Usi,
     /// Nothing recognisable: not UCI, not CECP.
     Unknown,
 }
@@ -61,6 +68,7 @@ impl std::fmt::Display for LogFormat {
             LogFormat::UciDebug => "UCI debug log",
             LogFormat::UciTraffic => "UCI traffic",
             LogFormat::Cecp => "CECP/xboard log",
+            LogFormat::Usi => "USI log",
             LogFormat::Unknown => "unknown format",
         })
     }
@@ -95,6 +103,18 @@ pub enum ClockGiven {
         wtime_ms: Option<i64>,
         btime_ms: Option<i64>,
     },
+    /// USI `go btime B wtime W [byoyomi Y] [binc I winc J]` (milliseconds): `b` is sente, the
+    /// kit's White.
+    Usi {
+        btime_ms: Option<i64>,
+        wtime_ms: Option<i64>,
+        byoyomi_ms: Option<i64>,
+        binc_ms: Option<i64>,
+        winc_ms: Option<i64>,
+        /// Whether sente was to move in the position searched (the engine's own clock is then
+        /// `btime`, whoever the engine plays); `None` when the log names no position.
+        sente_to_move: Option<bool>,
+    },
     /// CECP `time T` (the engine's clock) and `otim O` (its opponent's), in centiseconds.
     Cecp {
         time_ms: Option<i64>,
@@ -113,6 +133,18 @@ impl ClockGiven {
                     btime_ms
                 }
             }
+            ClockGiven::Usi {
+                btime_ms,
+                wtime_ms,
+                sente_to_move,
+                ..
+            } => {
+                if sente_to_move.unwrap_or(engine_white) {
+                    btime_ms
+                } else {
+                    wtime_ms
+                }
+            }
             ClockGiven::Cecp { time_ms, .. } => time_ms,
         }
     }
@@ -121,6 +153,7 @@ impl ClockGiven {
     pub fn source(&self) -> &'static str {
         match self {
             ClockGiven::Uci { .. } => "go wtime/btime",
+            ClockGiven::Usi { .. } => "go btime/wtime",
             ClockGiven::Cecp { .. } => "time/otim",
         }
     }
@@ -283,12 +316,6 @@ pub enum EngineLogError {
     },
     #[error("machine move {index}: {problem}")]
     BadMove { index: usize, problem: String },
-    /// A game whose moves are not chess (shogi): its machine moves cannot be tied to a UCI or
-    /// CECP log.
-    #[error(
-        "game is {0}: rule-13c coverage reads UCI and CECP logs of chess games; a USI (shogi) engine log is not checked yet"
-    )]
-    NotChess(&'static str),
 }
 
 /// Parse an engine log in one streaming pass.
@@ -339,6 +366,9 @@ pub fn detect_line(raw: &str) -> Option<LogFormat> {
 pub struct Parser {
     format: Option<LogFormat>,
     uci: uci::UciParser,
+    usi: usi::UsiParser,
+    /// Decided UCI on lines USI writes too: the USI reader sees the lines until one tells.
+    uci_or_usi: bool,
     cecp: cecp::CecpParser,
     lines: u64,
     truncated_lines: u64,
@@ -354,16 +384,40 @@ impl Parser {
         if framed.stamp_ms.is_some() {
             self.timestamped = true;
         }
-        if self.format.is_none() {
-            self.format = line::decisive(&framed);
+        if self.format.is_none() || self.uci_or_usi {
+            match usi::betrays(&framed) {
+                Some(true) => {
+                    self.format = Some(LogFormat::Usi);
+                    self.uci_or_usi = false;
+                }
+                Some(false) => {
+                    self.format = self.format.or(line::decisive(&framed));
+                    self.uci_or_usi = false;
+                }
+                None if self.format.is_none() => {
+                    self.format = line::decisive(&framed);
+                    self.uci_or_usi = matches!(
+                        self.format,
+                        Some(LogFormat::UciDebug | LogFormat::UciTraffic)
+                    );
+                }
+                None => {}
+            }
         }
         let n = self.lines;
         match self.format {
-            Some(LogFormat::UciDebug | LogFormat::UciTraffic) => self.uci.feed(n, &framed),
+            Some(LogFormat::UciDebug | LogFormat::UciTraffic) => {
+                self.uci.feed(n, &framed);
+                if self.uci_or_usi {
+                    self.usi.feed(n, &framed);
+                }
+            }
+            Some(LogFormat::Usi) => self.usi.feed(n, &framed),
             Some(LogFormat::Cecp) => self.cecp.feed(n, &framed),
-            // Undecided: lines so far are ambiguous (`go`, `quit`, ...); both dialects see them.
+            // Undecided: lines so far are ambiguous (`go`, `quit`, ...); every dialect sees them.
             Some(LogFormat::Unknown) | None => {
                 self.uci.feed(n, &framed);
+                self.usi.feed(n, &framed);
                 self.cecp.feed(n, &framed);
             }
         }
@@ -375,6 +429,7 @@ impl Parser {
         let searches = match format {
             LogFormat::UciDebug | LogFormat::UciTraffic => self.uci.finish(),
             LogFormat::Cecp => self.cecp.finish(),
+            LogFormat::Usi => self.usi.finish(),
             LogFormat::Unknown => Vec::new(),
         };
         EngineLog {

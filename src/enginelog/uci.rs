@@ -1,7 +1,7 @@
 //! UCI: `position`, `go`, `info`, `ponderhit`, `stop`, `bestmove`.
 
 use super::line::Framed;
-use super::position::{epd, from_fen, play_all};
+use super::position::{PositionError, epd, from_fen, play_all};
 use super::{Bound, ClockGiven, Iteration, MAX_PV_MOVES, Score, Search, SearchPosition};
 use shakmaty::Chess;
 
@@ -110,7 +110,7 @@ impl UciParser {
         if let Some(p) = self.pending_position.as_deref() {
             match resolve_position(p) {
                 Ok(pos) => s.position = Some(pos),
-                Err(e) => s.position_error = Some(e),
+                Err(e) => s.position_error = Some(e.to_string()),
             }
         }
         self.start_stamp = stamp;
@@ -188,7 +188,7 @@ impl UciParser {
 }
 
 /// `startpos [moves ...]` or `fen <fen> [moves ...]`.
-fn resolve_position(args: &str) -> Result<SearchPosition, String> {
+fn resolve_position(args: &str) -> Result<SearchPosition, PositionError> {
     let mut words = args.split_whitespace();
     let base = match words.next() {
         Some("startpos") => Chess::default(),
@@ -201,16 +201,15 @@ fn resolve_position(args: &str) -> Result<SearchPosition, String> {
             });
         }
         other => {
-            return Err(format!(
-                "position command not understood: {:?}",
-                other.unwrap_or("")
+            return Err(PositionError::NotUnderstood(
+                other.unwrap_or("").to_string(),
             ));
         }
     };
     match words.next() {
         None => {}
         Some("moves") => {}
-        Some(w) => return Err(format!("position command: expected `moves`, found {w:?}")),
+        Some(w) => return Err(PositionError::ExpectedMoves(w.to_string())),
     }
     play_all(base, words).map(|(p, k)| SearchPosition {
         epd: epd(&p),
@@ -219,18 +218,19 @@ fn resolve_position(args: &str) -> Result<SearchPosition, String> {
 }
 
 #[derive(Debug, Default)]
-struct Info {
-    depth: Option<u32>,
-    seldepth: Option<u32>,
-    multipv: Option<u32>,
-    score: Option<Score>,
-    time_ms: Option<u64>,
-    nodes: Option<u64>,
-    pv: Vec<String>,
-    currmove: bool,
+pub(super) struct Info {
+    pub(super) depth: Option<u32>,
+    pub(super) seldepth: Option<u32>,
+    pub(super) multipv: Option<u32>,
+    pub(super) score: Option<Score>,
+    pub(super) time_ms: Option<u64>,
+    pub(super) nodes: Option<u64>,
+    pub(super) pv: Vec<String>,
+    pub(super) currmove: bool,
 }
 
-fn parse_info(rest: &str) -> Info {
+/// An `info` line's fields (USI writes the same ones).
+pub(super) fn parse_info(rest: &str) -> Info {
     let mut info = Info::default();
     let words: Vec<&str> = rest.split_whitespace().collect();
     let mut i = 0usize;

@@ -6,7 +6,10 @@
 //! chain <hex of E_{N-1}>
 //! time <RFC 3339 UTC>
 //! ```
-//! and, when the game is signed with the demo key of `logs/demo`, a sixth line `demo-key`
+//! then, since issue 19, `index <version> <base64 SHA-256>`: the match index version in force
+//! when the checkpoint was signed, and the digest of its text (a tlog extension line; older
+//! checkpoints have none),
+//! and, when the game is signed with the demo key of `logs/demo`, a last line `demo-key`
 //! (a tlog extension line: such a checkpoint proves nothing, and says so)
 //! and its short code ([`ShortCode`]) for a scoresheet.
 use base64::Engine as _;
@@ -27,7 +30,13 @@ pub struct Checkpoint {
     pub time: String,
     /// Signed with the public demo key (`demo-key` line): proves nothing.
     pub demo: bool,
+    /// The match index version in force when it was signed, and its text's SHA-256 (`index`
+    /// line; `None` in checkpoints written before issue 19).
+    pub index: Option<(u64, [u8; 32])>,
 }
+
+/// The extension line's first word that names the match index version.
+pub const INDEX_WORD: &str = "index";
 
 /// The extension line that marks a checkpoint signed with the demo key.
 pub const DEMO_LINE: &str = "demo-key";
@@ -35,7 +44,9 @@ pub const DEMO_LINE: &str = "demo-key";
 /// Why a checkpoint text is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CheckpointError {
-    #[error("checkpoint must be exactly 5 lines each ending in '\\n' (found {0})")]
+    #[error(
+        "checkpoint must be 5 lines each ending in '\\n', then optionally 'index …' and 'demo-key' (found {0})"
+    )]
     Lines(usize),
     #[error("checkpoint line {line}: {problem}")]
     Line { line: usize, problem: String },
@@ -64,7 +75,20 @@ impl Checkpoint {
             chain,
             time: now.to_rfc3339_opts(SecondsFormat::Secs, true),
             demo: false,
+            index: None,
         }
+    }
+
+    /// The same checkpoint, naming the match index version it is signed with.
+    pub fn with_index(mut self, index: Option<(u64, [u8; 32])>) -> Self {
+        self.index = index;
+        self
+    }
+
+    /// The `index` extension line's text (without newline), if any.
+    pub fn index_line(&self) -> Option<String> {
+        self.index
+            .map(|(v, d)| format!("{INDEX_WORD} {v} {}", STANDARD.encode(d)))
     }
 
     /// The same checkpoint, marked as signed with the demo key (or not).
@@ -76,12 +100,13 @@ impl Checkpoint {
     /// The exact text that is signed.
     pub fn to_text(&self) -> String {
         format!(
-            "{}\n{}\n{}\nchain {}\ntime {}\n{}",
+            "{}\n{}\n{}\nchain {}\ntime {}\n{}{}",
             self.origin,
             self.size,
             STANDARD.encode(self.root),
             hex::encode(self.chain),
             self.time,
+            self.index_line().map(|l| l + "\n").unwrap_or_default(),
             if self.demo {
                 format!("{DEMO_LINE}\n")
             } else {
@@ -96,9 +121,11 @@ impl Checkpoint {
             return Err(CheckpointError::Lines(text.lines().count()));
         };
         let lines: Vec<&str> = body.split('\n').collect();
-        let (origin, size, root, chain, time, demo) = match lines.as_slice() {
-            [o, s, r, c, t] => (o, s, r, c, t, false),
-            [o, s, r, c, t, d] if *d == DEMO_LINE => (o, s, r, c, t, true),
+        let (origin, size, root, chain, time, idx, demo) = match lines.as_slice() {
+            [o, s, r, c, t] => (o, s, r, c, t, None, false),
+            [o, s, r, c, t, d] if *d == DEMO_LINE => (o, s, r, c, t, None, true),
+            [o, s, r, c, t, i] => (o, s, r, c, t, Some(*i), false),
+            [o, s, r, c, t, i, d] if *d == DEMO_LINE => (o, s, r, c, t, Some(*i), true),
             _ => return Err(CheckpointError::Lines(lines.len())),
         };
         let bad = |line: usize, problem: &str| CheckpointError::Line {
@@ -126,7 +153,33 @@ impl Checkpoint {
         if DateTime::parse_from_rfc3339(time).is_err() || !time.ends_with('Z') {
             return Err(bad(5, "time must be RFC 3339 UTC ending in Z"));
         }
+        let index = match idx {
+            None => None,
+            Some(line) => {
+                let bad6 = || {
+                    bad(
+                        6,
+                        "must be 'index <version> <base64 SHA-256>' or 'demo-key'",
+                    )
+                };
+                let mut w = line.split(' ');
+                if w.next() != Some(INDEX_WORD) {
+                    return Err(bad6());
+                }
+                let v: u64 = w.next().and_then(|v| v.parse().ok()).ok_or_else(bad6)?;
+                let d: [u8; 32] = w
+                    .next()
+                    .and_then(|d| STANDARD.decode(d).ok())
+                    .and_then(|d| d.try_into().ok())
+                    .ok_or_else(bad6)?;
+                if w.next().is_some() {
+                    return Err(bad6());
+                }
+                Some((v, d))
+            }
+        };
         let cp = Checkpoint {
+            index,
             origin: (*origin).to_owned(),
             size,
             root,

@@ -49,7 +49,11 @@ impl LineFacts {
 /// If `rest` starts with a canonical v1 line followed by `\n`, the line's facts and its length
 /// (without the newline). `None` means "not proven", not "invalid": ask [`parse_line`].
 pub fn check_line(rest: &[u8]) -> Option<(LineFacts, usize)> {
-    let mut p = Cursor { b: rest, i: 0 };
+    let mut p = Cursor {
+        b: rest,
+        i: 0,
+        high: 0,
+    };
     p.lit(b"{\"v\":1,\"seq\":")?;
     let seq = p.uint()?;
     p.lit(b",\"prev\":\"")?;
@@ -72,8 +76,12 @@ pub fn check_line(rest: &[u8]) -> Option<(LineFacts, usize)> {
     p.value(1)?;
     p.lit(b"}\n")?;
     let len = p.i - 1;
-    // Outside strings the grammar above admits ASCII only; strings must be valid UTF-8.
-    std::str::from_utf8(&rest[..len]).ok()?;
+    // Outside strings the grammar above admits ASCII only; strings must be valid UTF-8. The
+    // strings' bytes were all seen by `string` (`high`): a line of ASCII alone is valid UTF-8
+    // without a second pass over it.
+    if p.high != 0 {
+        std::str::from_utf8(&rest[..len]).ok()?;
+    }
     Some((
         LineFacts {
             seq,
@@ -89,6 +97,8 @@ pub fn check_line(rest: &[u8]) -> Option<(LineFacts, usize)> {
 struct Cursor<'a> {
     b: &'a [u8],
     i: usize,
+    /// Non-zero once a string held a byte of 0x80 or more (not ASCII).
+    high: u64,
 }
 
 /// Value of each lowercase hex digit; 0xff for every other byte.
@@ -253,6 +263,7 @@ impl<'a> Cursor<'a> {
                 if may_be_special(w) {
                     break;
                 }
+                self.high |= w & 0x8080_8080_8080_8080;
                 self.i += 8;
             }
             let c = self.peek()?;
@@ -277,7 +288,10 @@ impl<'a> Cursor<'a> {
                     }
                 }
                 0..=0x1f => return None,
-                _ => self.i += 1,
+                c => {
+                    self.high |= u64::from(c & 0x80);
+                    self.i += 1;
+                }
             }
         }
         let b: &'a [u8] = self.b;
@@ -312,6 +326,7 @@ impl<'a> Cursor<'a> {
         let mut digits = Cursor {
             b: &self.b[..self.i],
             i: int_start,
+            high: 0,
         };
         let v = digits.uint()?;
         if digits.i != self.i {
@@ -731,6 +746,32 @@ mod tests {
         assert!(accepted > 10);
     }
 
+    /// The UTF-8 check runs only on a line whose strings hold a byte of 0x80 or more: a stray
+    /// byte anywhere in a long string (read eight bytes at a time, or one by one) is still seen.
+    #[test]
+    fn non_ascii_bytes_anywhere_in_a_long_string_are_checked() {
+        let l = line(
+            json!({"text": "a plain ascii note that is long enough to skip by words; the end"}),
+        );
+        assert!(fast(&l).is_some());
+        let start = l.windows(4).position(|w| w == b"a pl").unwrap();
+        let end = l.windows(7).position(|w| w == b"the end").unwrap();
+        for i in start..end {
+            for bad in [&[0xffu8][..], &[0xc3], &[0x80], &[0xe2, 0x82]] {
+                let mut cand = l.clone();
+                cand.splice(i..i, bad.iter().copied());
+                assert!(fast(&cand).is_none(), "accepted {bad:?} at {i}");
+            }
+            let mut ok = l.clone();
+            ok.splice(i..i, "€".bytes());
+            assert!(
+                fast(&ok).is_some(),
+                "refused € at {i}: {}",
+                String::from_utf8_lossy(&ok)
+            );
+        }
+    }
+
     #[test]
     fn hex_table_is_lowercase_hex_only() {
         for c in 0..=255u8 {
@@ -743,6 +784,7 @@ mod tests {
         let mut c = Cursor {
             b: text.as_bytes(),
             i: 0,
+            high: 0,
         };
         assert_eq!(c.hex32(), Some([0x5a; 32]));
         assert_eq!(crate::log::decode_hash("A".repeat(64).as_str()), None);
@@ -750,7 +792,8 @@ mod tests {
         assert_eq!(
             Cursor {
                 b: upper.as_bytes(),
-                i: 0
+                i: 0,
+                high: 0,
             }
             .hex32(),
             None
@@ -804,6 +847,7 @@ mod tests {
             let mut c = Cursor {
                 b: t.as_bytes(),
                 i: 0,
+                high: 0,
             };
             if c.utc().is_some() {
                 accepted += 1;

@@ -340,6 +340,7 @@ impl From<&Checkpoint> for TlogCheckpoint {
                 format!("time {}", cp.time),
             ]
             .into_iter()
+            .chain(cp.index_line())
             .chain(cp.demo.then(|| super::checkpoint::DEMO_LINE.to_owned()))
             .collect(),
         }
@@ -360,6 +361,7 @@ mod tests {
             chain: [9; 32],
             time: "2003-01-26T15:00:00Z".into(),
             demo: false,
+            index: Some((3, [5; 32])),
         };
         let t = TlogCheckpoint::from(&cp);
         assert_eq!(t.to_text(), cp.to_text());

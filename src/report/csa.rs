@@ -14,7 +14,7 @@ pub enum RecordError {
     NotShogi(u32),
     #[error("game {0} is a shogi game: PGN records chess (use --format csa or kif)")]
     NotChess(u32),
-    #[error("KIF of a game from a set-up position is not written (start {0}); use --format csa")]
+    #[error("the start position {0:?} is not an SFEN the KIF board diagram can show")]
     SetUpPosition(String),
 }
 

@@ -6,7 +6,7 @@
 use crate::core::command::Command;
 use crate::core::event::{ClockSet, Event, EventKind, Termination};
 use crate::core::game::Game;
-use crate::core::{Ms, Side, timefmt};
+use crate::core::{Ms, Refusal, Side, timefmt};
 
 use super::describe::termination_text;
 
@@ -254,7 +254,7 @@ pub fn consequence(
     cmd: &Command,
     game: &Game,
     measured: Option<(Ms, Side)>,
-) -> Result<String, String> {
+) -> Result<String, Refusal> {
     if let Command::HandOverFiles { copies, program } = cmd {
         return Ok(format!(
             "{} cop{} of the machine's log{} examined, stored and recorded (13a{})",
@@ -277,7 +277,7 @@ pub fn consequence(
         _ => cmd.clone(),
     };
     let at = game.last_at();
-    let events = game.decide(&cmd, at).map_err(|r| r.to_string())?;
+    let events = game.decide(&cmd, at)?;
     if events.is_empty() {
         return Ok("nothing changes on the clocks or the board".to_string());
     }

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use crate::core::Refusal;
 use crate::core::board::complete_san;
 use crate::core::command::{Command, HELP, parse};
 use crate::core::event::Event;
@@ -146,6 +147,9 @@ pub struct UiState {
     /// The restart gap the shell measured and the side whose clock ran (8b), while the ruling
     /// is pending: the `restart-gap` question is decided against it.
     pub restart_measured: Option<(crate::core::Ms, crate::core::Side)>,
+    /// How much shorter than the measured gap the downtime may have been (a `charge` counts the
+    /// shorter figure: [`crate::session::restart_ruling`]).
+    pub restart_uncertainty: crate::core::Ms,
 }
 
 impl Default for UiState {
@@ -179,6 +183,7 @@ impl UiState {
             score_of_this_game: None,
             press_keys: PressKeys::default(),
             restart_measured: None,
+            restart_uncertainty: 0,
         }
     }
 
@@ -301,7 +306,24 @@ pub fn asks_first(cmd: &Command, game: &Game) -> bool {
 /// Ask y/n for `cmd`, stating what it will record (decided against the state now, before the
 /// question); a command the rules refuse is refused at once and nothing is asked.
 fn ask(ui: &mut UiState, cmd: Command, words: &str, game: &Game) {
-    match super::consequence::consequence(&cmd, game, ui.restart_measured) {
+    // What a ruling records is decided against the measured gap with its uncertainty, as the
+    // session will (a `charge` counts the shorter figure).
+    let asked = match (&cmd, ui.restart_measured) {
+        (
+            Command::RestartGap {
+                ruling,
+                reason,
+                measured,
+            },
+            Some((gap, _)),
+        ) => Command::RestartGap {
+            ruling: crate::session::restart_ruling(*ruling, gap, ui.restart_uncertainty),
+            reason: reason.clone(),
+            measured: *measured,
+        },
+        _ => cmd.clone(),
+    };
+    match super::consequence::consequence(&asked, game, ui.restart_measured) {
         Ok(what) => {
             ui.mode = Mode::Confirm {
                 pending: Pending::Command(cmd),
@@ -321,7 +343,7 @@ fn ask(ui: &mut UiState, cmd: Command, words: &str, game: &Game) {
 /// What `cmd` would record, in words that state the consequence ("the game ENDS 1-0
 /// (resignation)", "Garry Kasparov 1:55:35 → 2:05:35", "2. Nh3 will be taken back"), from a dry
 /// decide at the latest entry's time; or the refusal it would get ([`super::consequence`]).
-pub fn consequence(cmd: &Command, game: &Game) -> Result<String, String> {
+pub fn consequence(cmd: &Command, game: &Game) -> Result<String, Refusal> {
     super::consequence::consequence(cmd, game, None)
 }
 
@@ -396,11 +418,31 @@ fn reserved(code: KeyCode) -> bool {
     }
 }
 
+/// Why a key named for a clock press (`--human-key`, `--machine-key`) cannot be one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PressKeyError {
+    #[error("'{0}' is not a key: F1 to F24")]
+    NoSuchFKey(String),
+    #[error(
+        "'{0}' is not a key: F1..F24, Space, Enter, Tab, Insert, Delete, Pause, ScrollLock, Menu, or one character"
+    )]
+    NotAKey(String),
+    /// A press made while a field is open would become text (FIDE Laws 6.2: a press is never lost).
+    #[error(
+        "'{0}' can be typed into a field (the : line, the move line, the passphrase): a press key must not be, or a press made while a field is open is lost; choose F2..F4, F10..F24, Insert, Delete, Pause, ScrollLock or Menu"
+    )]
+    Typeable(String),
+    #[error(
+        "'{0}' is already a key of the Board UI (moves, commands, scrolling): choose another for a clock press"
+    )]
+    Reserved(String),
+}
+
 /// A press key named on the command line: `F1`..`F24`, `Insert`, `Delete`, `Pause`,
 /// `ScrollLock`, `Menu`. Keys the board uses for other things are refused by name, and so are keys
 /// that can be typed into a field (characters, Space, Enter, Tab): a press must act in every state
 /// of the screen, a field open or not.
-pub fn parse_press_key(name: &str) -> Result<KeyCode, String> {
+pub fn parse_press_key(name: &str) -> Result<KeyCode, PressKeyError> {
     let lower = name.to_ascii_lowercase();
     let code = match lower.as_str() {
         "space" => KeyCode::Char(' '),
@@ -413,29 +455,23 @@ pub fn parse_press_key(name: &str) -> Result<KeyCode, String> {
         "menu" => KeyCode::Menu,
         f if f.starts_with('f') && f.len() > 1 => match f[1..].parse::<u8>() {
             Ok(n @ 1..=24) => KeyCode::F(n),
-            _ => return Err(format!("'{name}' is not a key: F1 to F24")),
+            _ => return Err(PressKeyError::NoSuchFKey(name.to_string())),
         },
         _ => {
             let mut chars = name.chars();
             match (chars.next(), chars.next()) {
                 (Some(c), None) => KeyCode::Char(c),
                 _ => {
-                    return Err(format!(
-                        "'{name}' is not a key: F1..F24, Space, Enter, Tab, Insert, Delete, Pause, ScrollLock, Menu, or one character"
-                    ));
+                    return Err(PressKeyError::NotAKey(name.to_string()));
                 }
             }
         }
     };
     if typeable(code) {
-        return Err(format!(
-            "'{name}' can be typed into a field (the : line, the move line, the passphrase): a press key must not be, or a press made while a field is open is lost; choose F2..F4, F10..F24, Insert, Delete, Pause, ScrollLock or Menu"
-        ));
+        return Err(PressKeyError::Typeable(name.to_string()));
     }
     if reserved(code) {
-        return Err(format!(
-            "'{name}' is already a key of the Board UI (moves, commands, scrolling): choose another for a clock press"
-        ));
+        return Err(PressKeyError::Reserved(name.to_string()));
     }
     Ok(code)
 }

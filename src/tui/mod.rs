@@ -8,6 +8,7 @@ pub mod backoff; // the wait after failed passphrases (issue 19)
 pub mod board;
 pub mod consequence;
 pub mod describe;
+pub mod frame; // what reaches the terminal: whole frames, or only the clocks (issue 25)
 pub mod keys;
 pub mod logpane;
 pub mod movelist;
@@ -139,6 +140,11 @@ fn run_loop(
     let mono_ms = || u64::try_from(origin.elapsed().as_millis()).unwrap_or(u64::MAX);
     // The screen starts clean: cells an earlier run left (killed, same terminal) are never shown.
     terminal.clear()?;
+    terminal.hide_cursor()?;
+    let size = terminal.size()?;
+    // Only what changed reaches the terminal; a tick of the clock draws only the clocks.
+    let mut painter =
+        frame::Painter::new(ratatui::layout::Rect::new(0, 0, size.width, size.height));
     loop {
         // A suspend of the machine: the monotonic clock stood still while the wall clock went on.
         // Real time passed for the players; the clock catches up and the arbiter rules on it as
@@ -197,6 +203,7 @@ fn run_loop(
             asked_at = None;
         }
         ui.restart_measured = session.restart_gap.zip(session.restart_side);
+        ui.restart_uncertainty = session.restart_uncertainty;
         refresh_score(&mut ui, &session.game);
         if ui.frozen.is_none() {
             ui.frozen = session.frozen.clone();
@@ -213,8 +220,8 @@ fn run_loop(
             out.write_all(b"\x07")?;
             out.flush()?;
         }
-        terminal.draw(|f| render(&view, &ui, &st, f.area(), f.buffer_mut()))?;
         let mut wait = wait_for(&view, now);
+        painter.paint(terminal.backend_mut(), view, &mut ui, &st)?;
         if let Some(t) = asked_at {
             wait = wait.min(
                 keys::AUTHORIZE_WITHIN
@@ -228,8 +235,9 @@ fn run_loop(
         let key = match event::read()? {
             TermEvent::Key(key) => key,
             // After a resize the terminal is cleared and the screen redrawn from state alone.
-            TermEvent::Resize(..) => {
+            TermEvent::Resize(w, h) => {
                 terminal.clear()?;
+                painter.cleared(ratatui::layout::Rect::new(0, 0, w, h));
                 continue;
             }
             // A focus change or paste needs only the next frame.
@@ -244,7 +252,14 @@ fn run_loop(
         let action = on_key(&mut ui, key, &session.game);
         let (cmd, by) = match action {
             Action::None => continue,
-            Action::Quit => return Ok(()),
+            Action::Quit => {
+                // The kit stops now: a last beat, so that a restart measures its gap from this
+                // moment rather than from up to a beat interval earlier.
+                if session.game.clock().running().is_some() {
+                    session.storage.heartbeat(now, chrono::Utc::now());
+                }
+                return Ok(());
+            }
             Action::ReadLog { first, count } => {
                 read_older(&mut ui, first, count);
                 continue;
@@ -507,22 +522,27 @@ arbiter declare team Shay Bushinsky, Boris Alterman
 arbiter declare config 3151b90fbc02afcb28e4f6e600a0cd2cb71e4292b48c398bffcc35b5e0150d25
 ";
 
-/// The next game's declarations from the previous game's: the players with colours swapped, the
-/// same operator and team. The 8a configuration digest is not carried over (the document is
-/// submitted before each game), and the 6c algorithm carries over by itself (the context's
-/// previous algorithm).
+/// The next game's declarations from the previous game's: the players with colours swapped, each
+/// as the same kind of entrant (Denryu-sen 5.2: a program, a human, a team with its members, a
+/// human consulting an AI with the program and method declared), the same operator and team. The
+/// 8a configuration digest is not carried over (the document is submitted before each game), and
+/// the 6c algorithm carries over by itself (the context's previous algorithm).
 pub fn carry_over(d: &crate::core::event::Declarations) -> Vec<Command> {
+    let player = |side: crate::core::Side, p: &crate::core::event::Player| match &p.entrant {
+        Some(entrant) => Command::DeclareEntrant {
+            side,
+            entrant: entrant.clone(),
+            name: p.name.clone(),
+        },
+        None => Command::DeclarePlayer {
+            side,
+            kind: p.kind,
+            name: p.name.clone(),
+        },
+    };
     let mut out = vec![
-        Command::DeclarePlayer {
-            side: crate::core::Side::White,
-            kind: d.black.kind,
-            name: d.black.name.clone(),
-        },
-        Command::DeclarePlayer {
-            side: crate::core::Side::Black,
-            kind: d.white.kind,
-            name: d.white.name.clone(),
-        },
+        player(crate::core::Side::White, &d.black),
+        player(crate::core::Side::Black, &d.white),
     ];
     if !d.operator.is_empty() {
         out.push(Command::DeclareOperator {
@@ -695,6 +715,10 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
                 "game {game}: declare the game first (:arbiter declare white human NAME, black machine NAME, operator, team), then Space starts White's clock"
             )),
         }
+        // Issue 23: the match rules say whether the earlier games decided the match.
+        if let Some(line) = session.game.match_decided_text() {
+            notes.push(line);
+        }
         if session.game.draft().config_sha256.is_none() {
             notes.push(
                 "8a: no configuration digest declared for this game: :arbiter declare config-file PATH"
@@ -706,7 +730,11 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
     let mut ui = UiState::new(notice);
     ui.log = log;
     ui.utc_origin = Some(session.utc_origin);
-    ui.score_table = crate::matchdir::match_score(a.match_dir);
+    // This game as opened: its log is not read once more for the score.
+    ui.score_table = crate::matchdir::match_score_with(
+        a.match_dir,
+        Some((session.game.ctx().game, &session.game)),
+    );
     ui.score_of_this_game = session
         .game
         .points()

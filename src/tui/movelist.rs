@@ -1,6 +1,8 @@
 //! The move list in two columns, each move with the time it took and the mover's clock after it,
 //! folded from the log through the one times function ([`MoveTimesFold`]); it follows the game
-//! and scrolls back (pure).
+//! and scrolls back (pure). A shogi game lists one move a line as shogi records do: its number
+//! (every move counts, 手数), the move in Japanese notation with ▲/△, its time and the mover's
+//! clock, in columns measured by display width (a kanji takes two cells).
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -128,6 +130,53 @@ pub fn rows(view: &View, times: &[Option<MoveTime>]) -> Vec<String> {
     out
 }
 
+/// `s` padded with spaces to `w` terminal cells (a kanji or full-width digit takes two).
+fn pad(s: &str, w: usize) -> String {
+    let used = Span::raw(s).width();
+    format!("{s}{}", " ".repeat(w.saturating_sub(used)))
+}
+
+/// Cells the widest shogi move takes (`▲４二銀右不成`).
+const SHOGI_MOVE_W: usize = 13;
+
+/// The rows of a shogi game's list, one move a line: `  12 △同銀         0:08  0:09:52`.
+pub fn shogi_rows(view: &View, times: &[Option<MoveTime>]) -> Vec<String> {
+    sans(view)
+        .into_iter()
+        .map(|(ply, san)| {
+            let t = times.get(ply).and_then(Option::as_ref);
+            let time = t.map_or(String::new(), |t| {
+                format!(
+                    " {:>5} {:>8}",
+                    move_time(t.spent_ms),
+                    timefmt::clock(t.remaining_ms)
+                )
+            });
+            format!("{:>4} {}{time}", ply + 1, pad(&san, SHOGI_MOVE_W))
+        })
+        .collect()
+}
+
+/// Widths of one column of the compact shogi list with the times (24 cells) and without (19).
+const SHOGI_COMPACT_W: usize = 24;
+const SHOGI_BARE_W: usize = 19;
+
+/// The compact shogi list for a wide screen: `12 △同銀          0:08` (the move's time), or with
+/// `timed` false the moves alone, so that several columns fit side by side.
+pub fn shogi_compact_rows(view: &View, times: &[Option<MoveTime>], timed: bool) -> Vec<String> {
+    sans(view)
+        .into_iter()
+        .map(|(ply, san)| {
+            let t = times
+                .get(ply)
+                .and_then(Option::as_ref)
+                .filter(|_| timed)
+                .map_or(String::new(), |t| format!("{:>5}", move_time(t.spent_ms)));
+            format!("{:>3} {}{t}", ply + 1, pad(&san, SHOGI_MOVE_W + 1))
+        })
+        .collect()
+}
+
 /// Width of one column pair of the compact list with the moves' times ([`compact_rows`]: 27
 /// characters), with a gap of two; and without the times (16 characters).
 const COMPACT_W: usize = 29;
@@ -197,10 +246,18 @@ pub fn render(view: &View, times: &[Option<MoveTime>], back: usize, area: Rect, 
                 }
             });
             let mover = &view.clocks[side.index()];
+            // A shogi game names its sides sente and gote.
+            let side_word = |s: crate::core::Side| {
+                if view.shogi.is_some() {
+                    crate::core::shogi::side_name(s)
+                } else {
+                    s.name()
+                }
+            };
             let owed = if side == view.to_move {
                 String::new()
             } else {
-                format!(" · {}'s move to enter", view.to_move.name())
+                format!(" · {}'s move to enter", side_word(view.to_move))
             };
             lines.push(Line::from(Span::styled(
                 format!(
@@ -210,7 +267,7 @@ pub fn render(view: &View, times: &[Option<MoveTime>], back: usize, area: Rect, 
                     } else {
                         "to move"
                     },
-                    side.name().to_uppercase(),
+                    side_word(side).to_uppercase(),
                     mover.name
                 ),
                 Style::new().add_modifier(Modifier::BOLD),
@@ -228,19 +285,30 @@ pub fn render(view: &View, times: &[Option<MoveTime>], back: usize, area: Rect, 
             )));
         }
     }
-    let all = rows(view, times);
+    let shogi = view.shogi.is_some();
+    let all = if shogi {
+        shogi_rows(view, times)
+    } else {
+        rows(view, times)
+    };
+    let (compact_w, bare_w) = if shogi {
+        (SHOGI_COMPACT_W, SHOGI_BARE_W)
+    } else {
+        (COMPACT_W, BARE_W)
+    };
     let room = usize::from(area.height).saturating_sub(lines.len() + 1);
     // A wide screen whose one column cannot hold the game: as many compact column pairs as fit,
     // filled from move 1 down, then the next column (the whole game while it fits).
     let width = usize::from(area.width);
-    if back == 0 && all.len() > room && width / COMPACT_W >= 2 && room > 0 {
+    if back == 0 && all.len() > room && width / compact_w >= 2 && room > 0 {
         // With the times if the whole game fits so, else the moves alone.
-        let timed = (width / COMPACT_W) * room >= all.len();
-        let (compact, col_w) = if timed {
-            (compact_rows(view, times, true), COMPACT_W)
+        let timed = (width / compact_w) * room >= all.len();
+        let compact = if shogi {
+            shogi_compact_rows(view, times, timed)
         } else {
-            (compact_rows(view, times, false), BARE_W)
+            compact_rows(view, times, timed)
         };
+        let col_w = if timed { compact_w } else { bare_w };
         let pairs = width / col_w;
         let start = compact.len().saturating_sub(pairs * room);
         let shown = &compact[start..];
@@ -258,7 +326,7 @@ pub fn render(view: &View, times: &[Option<MoveTime>], back: usize, area: Rect, 
             let mut text = String::new();
             for c in 0..pairs {
                 if let Some(cell) = shown.get(c * room + r) {
-                    text.push_str(&format!("{cell:<col_w$}"));
+                    text.push_str(&pad(cell, col_w));
                 }
             }
             lines.push(Line::from(text.trim_end().to_string()));
@@ -278,6 +346,8 @@ pub fn render(view: &View, times: &[Option<MoveTime>], back: usize, area: Rect, 
             end,
             all.len()
         )
+    } else if shogi {
+        "     # move            took    clock".to_string()
     } else {
         "      white    took   clock    black    took   clock".to_string()
     };

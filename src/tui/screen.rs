@@ -59,7 +59,42 @@ fn wrapped_height(p: &Paragraph<'_>, width: u16) -> u16 {
 
 /// Draw the screen. Pure.
 pub fn render(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer) {
-    draw(view, ui, status, area, buf);
+    render_frame(view, ui, status, area, buf);
+}
+
+/// Where the widgets whose cells change with the time alone were drawn: the two clocks and the
+/// move list (its "this move" line). Nothing else on the screen is drawn over them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Timed {
+    pub clocks: [Rect; 2],
+    pub moves: Option<Rect>,
+}
+
+/// [`render`], saying where the time-dependent widgets are ([`Timed`]); `None` when something
+/// is drawn over them (help, a question, the passphrase prompt, the log page): then only a
+/// whole frame is right.
+pub fn render_frame(
+    view: &View,
+    ui: &UiState,
+    status: &Status,
+    area: Rect,
+    buf: &mut Buffer,
+) -> Option<Timed> {
+    let timed = draw(view, ui, status, area, buf);
+    if ui.no_color {
+        strip_colour(area, buf);
+    }
+    timed
+}
+
+/// Draw again only what changes with the time, where [`render_frame`] said, into `buf` (whose
+/// area may be just that widget's): clock `which` (0, 1), or the move list (`None`). Cells are
+/// the same as a whole [`render`] of the same state would give.
+pub fn render_timed(view: &View, ui: &UiState, which: Option<usize>, area: Rect, buf: &mut Buffer) {
+    match which.and_then(|i| view.clocks.get(i)) {
+        Some(c) => clock(c, area, buf),
+        None => movelist::render(view, &ui.log.move_times, ui.moves_back, area, buf),
+    }
     if ui.no_color {
         strip_colour(area, buf);
     }
@@ -81,13 +116,13 @@ fn strip_colour(area: Rect, buf: &mut Buffer) {
     }
 }
 
-fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer) {
+fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer) -> Option<Timed> {
     if let Mode::Log { back } = &ui.mode {
         // The log page takes the whole screen but the header, so the state stays in sight.
         let rows = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).split(area);
         header(view, ui, rows[0], buf);
         logpane::render(&ui.log, ui.utc_origin, *back, rows[1], buf);
-        return;
+        return None;
     }
     let compact = is_compact(area);
     let alarm = ui.frozen.as_ref().or(status.alarm.as_ref());
@@ -157,7 +192,7 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
     for (i, c) in view.clocks.iter().enumerate() {
         clock(c, halves[i], buf);
     }
-    middle(view, ui, compact, rows[4], buf);
+    let moves = middle(view, ui, compact, rows[4], buf);
     if !view.panels.is_empty() {
         if compact {
             panels.render(rows[5], buf);
@@ -189,8 +224,14 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
             recorded,
             ..
         } => authorize(words, typed.chars().count(), *recorded, area, buf),
-        _ => {}
+        _ => {
+            return Some(Timed {
+                clocks: [halves[0], halves[1]],
+                moves,
+            });
+        }
     }
+    None
 }
 
 /// The arbiter's authorization prompt: the command, the masked passphrase.
@@ -272,9 +313,10 @@ fn sticky_paragraph(ui: &UiState) -> Option<Paragraph<'static>> {
 
 /// Between the clocks and the panels: the declarations before the game, then the diagram and the
 /// move list (the move list alone for free-text games).
-fn middle(view: &View, ui: &UiState, compact: bool, area: Rect, buf: &mut Buffer) {
+/// The middle of the screen; returns where the move list was drawn.
+fn middle(view: &View, ui: &UiState, compact: bool, area: Rect, buf: &mut Buffer) -> Option<Rect> {
     if area.height == 0 {
-        return;
+        return None;
     }
     let inner = if compact {
         area
@@ -293,7 +335,7 @@ fn middle(view: &View, ui: &UiState, compact: bool, area: Rect, buf: &mut Buffer
     };
     if matches!(view.phase, Phase::Draft | Phase::Opened) {
         declarations(view, inner, buf);
-        return;
+        return None;
     }
     let latest = view.last_moves.last().map(String::as_str);
     if let Some(v) = &view.shogi
@@ -305,7 +347,7 @@ fn middle(view: &View, ui: &UiState, compact: bool, area: Rect, buf: &mut Buffer
             .split(inner);
         shogiboard::render(v, ui.black_at_bottom, ui.ascii, cols[0], buf);
         movelist::render(view, &ui.log.move_times, ui.moves_back, cols[1], buf);
-        return;
+        return Some(cols[1]);
     }
     if view.fen.is_some() && inner.width >= board::WIDTH + 40 && inner.height >= board::HEIGHT {
         let cols = Layout::horizontal([Constraint::Length(board::WIDTH), Constraint::Min(0)])
@@ -313,8 +355,10 @@ fn middle(view: &View, ui: &UiState, compact: bool, area: Rect, buf: &mut Buffer
             .split(inner);
         board::render(view, ui.black_at_bottom, ui.ascii, latest, cols[0], buf);
         movelist::render(view, &ui.log.move_times, ui.moves_back, cols[1], buf);
+        Some(cols[1])
     } else {
         movelist::render(view, &ui.log.move_times, ui.moves_back, inner, buf);
+        Some(inner)
     }
 }
 
@@ -557,7 +601,11 @@ pub fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
     if inner.height == 0 {
         return;
     }
-    let face = timefmt::clock(c.shown_ms);
+    // Issue 23: in byo-yomi the face counts down the current period.
+    let face = match c.byoyomi {
+        Some(b) if b.in_byoyomi => timefmt::clock(i64::try_from(b.period_left_ms).unwrap_or(0)),
+        _ => timefmt::clock(c.shown_ms),
+    };
     if inner.height == 1 {
         // The smallest layout: the time and the state on one line.
         Line::from(vec![
@@ -576,14 +624,31 @@ pub fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
         Some(n) => format!("{n} to the control"),
         None => "no further control".to_string(),
     };
-    let info = [
-        format!("period {} · {made} · {control}", c.period),
-        format!("P{} · {control}", c.period),
-        control,
-    ]
-    .into_iter()
-    .find(|s| s.chars().count() <= usize::from(inner.width))
-    .unwrap_or_default();
+    let mut lines = Vec::new();
+    if let Some(b) = c.byoyomi {
+        let (n, s) = (b.periods_left, b.period_ms / 1000);
+        let periods = if n == 1 { "period" } else { "periods" };
+        if b.in_byoyomi {
+            lines.push(format!("BYO-YOMI · {n} {periods} of {s} s left · {made}"));
+            lines.push(format!("BYO-YOMI · {n} × {s} s left"));
+        } else {
+            lines.push(format!(
+                "period {} · {made} · {control} · byo-yomi {n} × {s} s",
+                c.period
+            ));
+            lines.push(format!("P{} · {control} · byo-yomi {n} × {s} s", c.period));
+        }
+        lines.push(format!("byo-yomi {n}×{s}s"));
+    }
+    let info = lines
+        .into_iter()
+        .chain([
+            format!("period {} · {made} · {control}", c.period),
+            format!("P{} · {control}", c.period),
+            control,
+        ])
+        .find(|s| s.chars().count() <= usize::from(inner.width))
+        .unwrap_or_default();
     let big_h = inner.height.saturating_sub(1);
     match digits_for(inner.width, big_h) {
         Some((px, h)) => {

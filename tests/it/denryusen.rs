@@ -655,6 +655,54 @@ fn denryusen_5_2_entrants_and_the_consultation_method_are_bound_into_line_0() {
     assert!(arbiter::core::command::parse("arbiter declare gote team Solo: A. Sato").is_err());
 }
 
+#[test]
+fn denryusen_5_2_declarations_carried_to_the_next_game_keep_the_entrant_kind() {
+    use arbiter::core::event::Entrant;
+    let lines = [
+        "0 arbiter declare sente consulting Taro Yamada with dlshogi: the program shows three candidates, Taro chooses",
+        "0 arbiter declare gote team Kanazawa: A. Sato, B. Ito",
+        "0 arbiter declare operator Tournament Operator",
+    ];
+    let m = given_game(new_game(DENRYUSEN_2024), &lines).and("0 arbiter start");
+    let EventKind::GameOpened(o) = &m.log[0].kind else {
+        panic!("line 0 opens the game")
+    };
+    // Game 2 is declared as the Board UI does: game 1's declarations, sides swapped.
+    let mut next = game_from_text(DENRYUSEN_2024, &rules_text(DENRYUSEN_2024), 2, None);
+    for cmd in arbiter::tui::carry_over(&o.declarations) {
+        next.declare(&cmd).unwrap();
+    }
+    let mut m2 = Match::new(next);
+    let opened = m2.at("0 arbiter start");
+    let EventKind::GameOpened(o2) = &opened[0].kind else {
+        panic!("line 0 opens game 2")
+    };
+    assert_eq!(opened[0].clause, "5.2");
+    let (sente, gote) = (&o2.declarations.white, &o2.declarations.black);
+    assert_eq!(sente.name, "Kanazawa");
+    assert_eq!(
+        sente.entrant,
+        Some(Entrant::HumanTeam {
+            members: vec!["A. Sato".into(), "B. Ito".into()]
+        })
+    );
+    assert_eq!(gote.name, "Taro Yamada");
+    assert_eq!(
+        gote.entrant,
+        Some(Entrant::HumanWithAi {
+            program: "dlshogi".into(),
+            method: "the program shows three candidates, Taro chooses".into()
+        })
+    );
+    // What the entrant kind allows carries with it: gote may log its consultation (5.2), sente,
+    // a team without an AI, may not.
+    m2.at("1 move 7g7f");
+    m2.when("20 gote consulted dlshogi proposed 3c3d")
+        .then(|_, ev| assert_eq!(ev[0].clause, "5.2"))
+        .when("21 sente consulted a book")
+        .then_refused_saying("5.2", "not declared as a human consulting an AI");
+}
+
 // ----- the profile names its game ------------------------------------------------------------------
 
 #[test]

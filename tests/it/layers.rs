@@ -145,6 +145,85 @@ fn layers_report_is_pure() {
     );
 }
 
+/// `path:line: Result<…, String>` for every `Result` in code whose error type is a bare
+/// `String` (written over several lines too, or nested in another type).
+fn string_errors(files: &[Source]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (path, text) in files {
+        let mut code = String::new();
+        let mut starts = Vec::new();
+        for (n, line) in code_lines(text) {
+            starts.push((code.len(), n));
+            code.push_str(line);
+            code.push('\n');
+        }
+        for (at, _) in code.match_indices("Result<") {
+            // `MyResult<…>` is another type.
+            if code[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+            {
+                continue;
+            }
+            let body = &code[at + "Result<".len()..];
+            let (mut depth, mut commas, mut end) = (0usize, Vec::new(), None);
+            for (i, c) in body.char_indices() {
+                match c {
+                    '<' | '(' | '[' => depth += 1,
+                    '>' | ')' | ']' if depth == 0 => {
+                        end = Some(i);
+                        break;
+                    }
+                    '>' | ')' | ']' => depth -= 1,
+                    ',' if depth == 0 => commas.push(i),
+                    _ => {}
+                }
+            }
+            let Some(end) = end else {
+                continue;
+            };
+            // The error type: the last argument (a trailing comma ends it).
+            let mut bounds: Vec<usize> = commas;
+            if bounds
+                .last()
+                .is_some_and(|&c| body[c + 1..end].trim().is_empty())
+            {
+                bounds.pop();
+            }
+            let Some(&comma) = bounds.last() else {
+                continue;
+            };
+            let error = body[comma + 1..end].trim().trim_end_matches(',').trim();
+            if error.trim_start_matches("std::string::") == "String" {
+                let n = starts
+                    .iter()
+                    .rev()
+                    .find(|(o, _)| *o <= at)
+                    .map_or(0, |(_, n)| *n);
+                let shown: String = code[at..at + "Result<".len() + end + 1]
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                out.push(format!("{path}:{n}: {shown}"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn layers_core_enginelog_and_report_return_typed_errors() {
+    for dir in ["src/core", "src/enginelog", "src/report"] {
+        assert_none(
+            &format!(
+                "{dir} returns typed errors (thiserror), never Result<_, String>: a refusal reaches the CLI's exit-code table by its type"
+            ),
+            string_errors(&sources(dir)),
+        );
+    }
+}
+
 /// `module -> modules it uses` over the top-level modules of the files (`src/<m>.rs`,
 /// `src/<m>/…`).
 fn module_graph(files: &[Source]) -> BTreeMap<String, BTreeSet<String>> {
@@ -459,6 +538,25 @@ fn layers_checkers_catch_a_violation() {
         Some(vec!["a".to_string(), "b".to_string(), "a".to_string()])
     );
     assert_eq!(cycle(&module_graph(&pair[..1])), None);
+    let stringly = file(
+        "//! x\nfn f() -> Result<u32, String> {}\nfn g(\n) -> Result<\n    Vec<Option<u8>>,\n    std::string::String,\n> {}\nfn h(v: Vec<Result<Chess, String>>) {}\n",
+    );
+    assert_eq!(
+        string_errors(&stringly),
+        [
+            "src/x.rs:2: Result<u32, String>",
+            "src/x.rs:4: Result< Vec<Option<u8>>, std::string::String, >",
+            "src/x.rs:8: Result<Chess, String>"
+        ]
+    );
+    let typed = file(
+        "//! x\nfn f() -> Result<String, BoardError> {}\ntype R = MyResult<u8, String>;\n// Result<u8, String> in a comment\n#[cfg(test)]\nfn t() -> Result<(), String> {}\n",
+    );
+    assert!(
+        string_errors(&typed).is_empty(),
+        "{:?}",
+        string_errors(&typed)
+    );
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("main.rs"), "//! m\nmod listed; // why\n").unwrap();
     std::fs::write(tmp.path().join("listed.rs"), "//! l\n").unwrap();

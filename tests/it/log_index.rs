@@ -99,6 +99,7 @@ fn clause_5b_short_code_catches_a_rewritten_log() {
 fn sample_index() -> MatchIndex {
     MatchIndex {
         match_id: "kasparov-deep-junior-2003".into(),
+        version: 7,
         games: vec![
             IndexedGame {
                 game: 1,
@@ -127,8 +128,9 @@ fn clause_5b_match_index_text() {
     let index = sample_index();
     let text = index.to_text();
     insta::assert_snapshot!(text, @r"
-    arbiter-kit match index v1
+    arbiter-kit match index v2
     match kasparov-deep-junior-2003
+    version 7
     game 1 312 ASoAAAAAAND/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA= 1-0
     game 2 140 AioAAAAAAND/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA= 1/2-1/2
     game 3 57 AyoAAAAAAND/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA= *
@@ -138,9 +140,31 @@ fn clause_5b_match_index_text() {
     assert!(index.game(4).is_none());
     let empty = MatchIndex {
         match_id: "m".into(),
+        version: 1,
         games: vec![],
     };
     assert_eq!(MatchIndex::parse(&empty.to_text()).unwrap(), empty);
+    // Issue 19: an index of format v1 (no version line) is still read, as version 0.
+    let v1 = MatchIndex {
+        version: 0,
+        ..sample_index()
+    };
+    assert!(
+        v1.to_text()
+            .starts_with("arbiter-kit match index v1\nmatch ")
+    );
+    assert_eq!(MatchIndex::parse(&v1.to_text()).unwrap(), v1);
+    // The match code names the version and the text's digest.
+    let code = index.code().to_string();
+    assert!(code.starts_with("M7-"), "{code}");
+    assert_eq!(
+        arbiter::log::index::MatchCode::parse(&code.to_lowercase()),
+        Some(index.code())
+    );
+    assert_eq!(
+        arbiter::log::index::MatchCode::parse("57-3F2A-9C1B-77D0-12AB"),
+        None
+    );
     assert_eq!(IndexResult::parse("0-1"), Some(IndexResult::BlackWins));
 }
 
@@ -150,20 +174,22 @@ fn clause_5b_match_index_refusals() {
     // The line each bad text is refused at, or the error when it is not about one line.
     let cases: Vec<(String, Result<usize, IndexError>)> = vec![
         (text.trim_end().to_owned(), Err(IndexError::NoFinalNewline)),
-        (text.replace(HEADER, "arbiter-kit match index v2"), Ok(1)),
+        (text.replace(HEADER, "arbiter-kit match index v3"), Ok(1)),
         (text.replace(HEADER, "match index"), Ok(1)),
         (text.replace("match kasparov", "match  kasparov"), Ok(2)),
-        (text.replace("game 2 140", "game 1 140"), Ok(4)),
-        (text.replace("game 2 140", "game 0 140"), Ok(4)),
-        (text.replace("game 3 57", "game 3 0"), Ok(5)),
-        (text.replace(" 1/2-1/2", " ½-½"), Ok(4)),
-        (text.replace(" *\n", "\n"), Ok(5)),
-        (text.replace("game 3 57 ", "game 3 57  "), Ok(5)),
+        (text.replace("version 7", "version 0"), Ok(3)),
+        (text.replace("version 7", "version x"), Ok(3)),
+        (text.replace("game 2 140", "game 1 140"), Ok(5)),
+        (text.replace("game 2 140", "game 0 140"), Ok(5)),
+        (text.replace("game 3 57", "game 3 0"), Ok(6)),
+        (text.replace(" 1/2-1/2", " ½-½"), Ok(5)),
+        (text.replace(" *\n", "\n"), Ok(6)),
+        (text.replace("game 3 57 ", "game 3 57  "), Ok(6)),
         (
             text.replace("game 2 140", "game 02 140"),
             Err(IndexError::NotCanonical),
         ),
-        (format!("{text}\n"), Ok(6)),
+        (format!("{text}\n"), Ok(7)),
     ];
     for (bad, want) in cases {
         let err = MatchIndex::parse(&bad).unwrap_err();

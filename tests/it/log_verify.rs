@@ -199,6 +199,16 @@ fn log_verify_cli_keygen() {
     assert_eq!(c, 0, "{out}");
     assert!(out.contains("encrypted"));
     assert!(arbiter::sign::load_key(&dir.join("keys/arbiter"), Some("pw-of-twelve")).is_ok());
+    // Issue 19: the key is encrypted at the kit's KDF cost, not OpenSSH's 16 rounds.
+    let pem = std::fs::read_to_string(dir.join("keys/arbiter")).unwrap();
+    let kdf = ssh_key::PrivateKey::from_openssh(&pem)
+        .unwrap()
+        .kdf()
+        .clone();
+    assert!(
+        matches!(kdf, ssh_key::Kdf::Bcrypt { rounds, .. } if rounds == arbiter::sign::KDF_ROUNDS),
+        "{kdf:?}"
+    );
     let (c, _) = code(bin().args(["keygen", "--match", d]));
     assert_eq!(c, 1, "refuses to overwrite");
     let (c, out) = code(

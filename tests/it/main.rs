@@ -8,6 +8,7 @@ mod clauses13_core;
 mod clauses20; // issue 20: results over pressed moves, 7c after the reply, 8b twice, notation, 10a // rule 13 decided in the core: refusal, lateness, clause
 mod crash; // SIGKILL at random moments: nothing acknowledged is lost
 mod denryusen; // the Denryu-sen 2024 rules: shogi judged, one test per article
+mod denryusen_engine; // a real USI engine's log: 13c coverage and go-time audit, human-vs-engine and self-play
 mod denryusen_record; // a human-vs-engine shogi game to the ms; CSA and KIF read by python-shogi
 mod denryusen_screens; // the shogi board at 80x24 and 120x40 (snapshots)
 mod display; // issue 24: the read-only screen follows the board, never writes
@@ -34,6 +35,7 @@ mod log_tamper; // the tamper matrix
 mod log_util;
 mod log_verify; // verify statuses, proofs, exit codes
 mod offline; // rule 11: no network call
+mod one_read; // issue 21: the match score takes the game already rebuilt
 mod outputs; // issue 21: no output path lands on a match's own files
 mod passphrase; // 5b / issue 19: failed passphrases logged in every state, doubling wait
 mod pgn_clocks; // issue 20: the PGN's clocks are the log's, press-then-notation or not
@@ -58,11 +60,14 @@ mod screens; // every Board UI screen and panel (snapshots)
 mod text; // 5b: free text kept, length limit
 mod timecontrol; // issue 23: the time-control model against hand vectors and a reference
 mod times; // issue 12: per-move times equal the clocks; take-backs, penalties, corrections, gaps
+mod tui_frame; // issue 25: a tick draws only the clocks; the terminal always equals a whole frame
 mod tui_keys; // keys -> commands, pure
 mod tui_log_tail; // issue 14: the Board UI keeps the latest entries, reads older pages on demand
 mod tui_support;
+mod typed_errors; // issue 22: both boards refuse with one error type; the same exit code from either game
 mod usage; // clap usage errors: `arbiter: error: …`, exit 2
 mod verify_one_pass; // issue 21: verify reads each log once; its facts equal the line reader's
 mod void; // rule 1: the arbiter voids a mis-keyed entry; replay agrees
 mod witness; // issue 11: demo key, pinned trust, rollback, rename, never overwrite, notes
-mod witness_attacks; // issue 19: each attack on a real match folder, and what the kit and verify say
+mod witness_attacks;
+mod witness_camps; // issue 19: camps prove possession of their keys; index versions, match codes // issue 19: each attack on a real match folder, and what the kit and verify say

@@ -60,6 +60,26 @@ fn profiles_every_match_loads_and_its_sources_are_cited() {
         let p = Profile::parse(f, &text).unwrap_or_else(|e| panic!("{f}: {e}"));
         assert!(text.starts_with("# "), "{f} opens with its sources");
         assert!(p.profile.source.len() > 20, "{f}: source given");
+        // The sources read are listed, and what rests on the issue's summary alone says so.
+        assert!(
+            text.contains("# Sources, as read for this profile:"),
+            "{f}: sources listed"
+        );
+        assert!(text.contains("issue 23"), "{f}: the issue's part said");
+        assert!(text.contains("../shared"), "{f}: ../shared checked");
+        // Every number of the match rules carries its source in a comment.
+        let section = text.split("[match]").nth(1).unwrap();
+        let section = section.split("\n[").next().unwrap();
+        for line in section.lines().filter(|l| l.contains('=')) {
+            let key = line.split('=').next().unwrap().trim();
+            if key == "clause" {
+                continue;
+            }
+            assert!(
+                line.contains('#'),
+                "{f}: [match] {key} cites nothing: {line}"
+            );
+        }
         // Each loads through the binary as `arbiter script --rules FILE`.
         let tmp = tempfile::tempdir().unwrap();
         let script = tmp.path().join("s.arb");
@@ -307,19 +327,20 @@ fn both(m: &Match, at: Ms) -> (i64, i64) {
 #[test]
 fn kramnik_deep_fritz_2002_open_adjournment_engine_stopped_clocks_restored() {
     let mut m = started("kramnik-deep-fritz-2002.toml");
-    shuffle(&mut m, 55);
-    // Before move 56 the game may not be adjourned.
+    shuffle(&mut m, 59);
+    // Before move 60 the game may not be adjourned.
     let t = m.now;
     m = m
         .when(&format!("{} arbiter adjourn", t / 1000))
-        .then_refused_saying("1", "only after move 56")
+        .then_refused_saying("1", "only after move 60")
         .m;
-    // Move 56 of each (the knights go home: the cycle continues).
+    // Move 60 of each (the knights go home: the cycle continues).
     m.moves("Ng1 Ng8", 1000);
-    // 56 moves each, one ply a second: 112 s in; White to move, 3 s into its turn.
+    // 60 moves each, one ply a second: 120 s in; White to move, 3 s into its turn. Each has had
+    // 2 h + 1 h (at move 40) + 30 min (at move 60) = 12 600 s.
     let t = m.now + 3000;
     let before = both(&m, t);
-    assert_eq!(before, (10_800_000 - 56_000 - 3_000, 10_800_000 - 56_000));
+    assert_eq!(before, (12_600_000 - 60_000 - 3_000, 12_600_000 - 60_000));
     // A sealed move is refused: the move stays open under these rules.
     m = m
         .when(&format!(
@@ -602,33 +623,46 @@ fn deep_blue_1997_colours_alternate_by_game_number_whatever_postponements_or_for
     given_game(g, HUMAN_WHITE).and("0 arbiter start");
 }
 
+fn manama_game(n: u32, scores: &[(&str, f64)]) -> Game {
+    let text = rules_text("kramnik-deep-fritz-2002.toml");
+    game_from_text("kramnik-deep-fritz-2002.toml", &text, n, None).with_history(MatchHistory {
+        colours: None,
+        scores: scores.iter().map(|(n, p)| (n.to_string(), *p)).collect(),
+    })
+}
+
 #[test]
-fn deep_blue_1997_no_game_after_the_match_is_decided() {
-    let decided = MatchHistory {
-        colours: Some((4, Side::Black)),
-        scores: vec![("Garry Kasparov".into(), 0.5), ("Deep Blue".into(), 3.5)],
-    };
-    let g = deep_blue_game(5, None).with_history(decided.clone());
-    let m = given_game(g, HUMAN_WHITE);
+fn kramnik_deep_fritz_2002_no_game_after_the_match_is_decided() {
+    // Eight games, 4.5 points decide, and (play_after_decided = false) no further game is played.
+    let decided = [("Garry Kasparov", 0.5), ("Deep Junior", 4.5)];
+    let m = given_game(manama_game(6, &decided), HUMAN_WHITE);
     let m = m
         .when("0 arbiter start")
-        .then_refused_saying("1", "the match is decided: Deep Blue has 3.5 points")
+        .then_refused_saying("1", "the match is decided: Deep Junior has 4.5 points")
         .m;
     m.when("0 arbiter open")
         .then_refused_saying("1", "these rules play no further game");
     assert!(
-        deep_blue_game(5, None)
-            .with_history(decided)
+        manama_game(6, &decided)
             .match_decided_text()
             .unwrap()
             .contains("the remaining games are not played")
     );
-    // One point short: game 5 is played.
-    let open = MatchHistory {
+    // Half a point short: game 6 is played.
+    let open = [("Garry Kasparov", 1.0), ("Deep Junior", 4.0)];
+    given_game(manama_game(6, &open), HUMAN_WHITE).and("0 arbiter start");
+    // Deep Blue 1997: decided at 3.5 of 6, the remaining games are still played.
+    let g = deep_blue_game(5, None).with_history(MatchHistory {
         colours: None,
-        scores: vec![("Garry Kasparov".into(), 1.0), ("Deep Blue".into(), 3.0)],
-    };
-    given_game(deep_blue_game(5, None).with_history(open), HUMAN_WHITE).and("0 arbiter start");
+        scores: vec![("Garry Kasparov".into(), 0.5), ("Deep Blue".into(), 3.5)],
+    });
+    let m = given_game(g, HUMAN_WHITE).and("0 arbiter start");
+    assert!(
+        m.game()
+            .match_decided_text()
+            .unwrap()
+            .contains("the remaining games are still played")
+    );
     // X3D 2003: decided at 3 of 2.5, game 4 is still played and the board says so.
     let text = rules_text("x3d-fritz-2003.toml");
     let g = game_from_text("x3d-fritz-2003.toml", &text, 4, None).with_history(MatchHistory {
@@ -695,7 +729,7 @@ fn deep_blue_1997_match_through_the_binary_colours_by_game_number_and_decided_at
     let g4 = ok(&run(&black));
     assert!(g4.contains("match score: Deep Blue 4"), "{g4}");
     assert!(
-        g4.contains("match decided: Deep Blue has 4 points, the winning score is 3.5 (clause match); the remaining games are not played"),
+        g4.contains("match decided: Deep Blue has 4 points, the winning score is 3.5 (clause match); the remaining games are still played"),
         "{g4}"
     );
     let status = ok(&arbiter(&["status", "--match", dir.to_str().unwrap()]));
@@ -703,15 +737,101 @@ fn deep_blue_1997_match_through_the_binary_colours_by_game_number_and_decided_at
         status.contains("match decided: Deep Blue has 4 points"),
         "{status}"
     );
-    // Game 5 is refused: the match is decided and these rules play no further game.
-    let o = run(&white);
+    // Game 5 is played (all six games are), and said so again.
+    let g5 = ok(&run(&white));
+    assert!(g5.contains("the remaining games are still played"), "{g5}");
+}
+
+#[test]
+fn kramnik_deep_fritz_2002_through_the_binary_a_decided_match_refuses_a_further_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    let script = tmp.path().join("g.arb");
+    // Each game: the human resigns after a move each.
+    std::fs::write(
+        &script,
+        "0 arbiter declare white machine Deep Fritz\n0 arbiter declare black human Vladimir Kramnik\n\
+         0 arbiter declare operator Mathias Feist\n0 arbiter start\n10 move e4\n20 move e5\n30 human resign\n",
+    )
+    .unwrap();
+    let run = || {
+        arbiter(&[
+            "script",
+            script.to_str().unwrap(),
+            "--match",
+            dir.to_str().unwrap(),
+            "--rules",
+            rules_path("kramnik-deep-fritz-2002.toml").to_str().unwrap(),
+        ])
+    };
+    for _ in 0..4 {
+        let out = ok(&run());
+        assert!(!out.contains("match decided"), "{out}");
+    }
+    let g5 = ok(&run());
+    assert!(
+        g5.contains("match decided: Deep Fritz has 5 points, the winning score is 4.5 (clause match); the remaining games are not played"),
+        "{g5}"
+    );
+    let status = ok(&arbiter(&["status", "--match", dir.to_str().unwrap()]));
+    assert!(
+        status.contains("match decided: Deep Fritz has 5 points"),
+        "{status}"
+    );
+    let json = ok(&arbiter(&[
+        "status",
+        "--match",
+        dir.to_str().unwrap(),
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(
+        v["match_decided"]
+            .as_str()
+            .unwrap()
+            .starts_with("match decided: Deep Fritz has 5 points"),
+        "{json}"
+    );
+    // Game 6 is refused at its start, naming the rule; nothing is written.
+    let o = run();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("refused (rule 1): the match is decided: Deep Blue has 4 points"),
+        err.contains("refused (rule 1): the match is decided: Deep Fritz has 5 points")
+            && err.contains("these rules play no further game"),
         "{err}"
     );
-    assert!(!arbiter::layout::log_path(&dir, 5).exists());
+    assert!(!arbiter::layout::log_path(&dir, 6).exists());
+    // The board opened on game 6: its header and its first note say the match is decided, and
+    // Space (arbiter start) is refused naming the rule.
+    let key = arbiter::sign::KeySource::default();
+    let rules = rules_path("kramnik-deep-fritz-2002.toml");
+    let (mut session, _, _, ui) = arbiter::tui::open_session(&arbiter::tui::PlaySetup {
+        match_dir: &dir,
+        game: None,
+        rules: &rules,
+        key: &key,
+        declarations: None,
+        demo: false,
+    })
+    .unwrap();
+    assert_eq!(session.game.ctx().game, 6);
+    let header = ui.score.clone().unwrap();
+    assert_eq!(
+        header,
+        "Deep Fritz 5 – Vladimir Kramnik 0 · MATCH DECIDED for Deep Fritz (no further game)"
+    );
+    let note = ui.message.unwrap().text;
+    assert!(
+        note.contains("match decided: Deep Fritz has 5 points"),
+        "{note}"
+    );
+    let e = session
+        .execute(&arbiter::core::command::Command::Start, 0)
+        .unwrap_err();
+    assert!(e.to_string().contains("the match is decided"), "{e}");
+    assert!(!arbiter::layout::log_path(&dir, 6).exists());
 }
 
 #[test]

@@ -576,7 +576,13 @@ fn encrypted_match() -> (tempfile::TempDir, Vec<String>, PathBuf) {
     let (dir, mut args) = demo_match();
     let m = dir.path().join("nyc-2003");
     let key = m.join("keys").join("arbiter");
-    let public = arbiter::sign::keygen(&key, Some("kasparov-2003"), "arbiter").unwrap();
+    let public = arbiter::sign::keygen_with_rounds(
+        &key,
+        Some("kasparov-2003"),
+        "arbiter",
+        arbiter::sign::TEST_KDF_ROUNDS,
+    )
+    .unwrap();
     arbiter::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
     args[2] = m.display().to_string();
     (dir, args, m)
@@ -1062,4 +1068,103 @@ fn pty_the_log_page_numbers_entries_as_the_file_after_a_failed_authorization() {
         .nth(1)
         .unwrap_or_default();
     assert!(next.contains("move_made"), "#{} is e5:\n{s}", last.seq);
+
+    // The same numbers after the board: a stop (recorded at the key, then authorized) follows
+    // the failure; the report's timeline and `arbiter prove --seq` name every entry by its seq.
+    t.keys(&["Escape"]);
+    t.wait_for("RUNNING", DEADLINE);
+    t.keys(&["s"]);
+    t.wait_for("only the arbiter: authorize", DEADLINE);
+    // The stop's authorization is the entry after it. The passphrase is taken only after the
+    // wait that follows a failure (the prompt says so): typed again until it is.
+    let until = Instant::now() + DEADLINE;
+    let authorized = || {
+        log_entries(&m)
+            .windows(2)
+            .any(|w| w[0].kind == "clock_stopped" && w[1].kind == "authorized")
+    };
+    while !authorized() {
+        assert!(
+            Instant::now() < until,
+            "the stop was not authorized:\n{}",
+            t.screen()
+        );
+        t.type_text("kasparov-2003");
+        t.keys(&["Enter"]);
+        let tried = Instant::now();
+        while !authorized() && tried.elapsed() < Duration::from_secs(2) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    t.keys(&["q"]);
+    t.wait_for("quit the board UI?", DEADLINE);
+    t.keys(&["y"]);
+    assert!(t.wait_exit(DEADLINE), "{}", t.screen());
+    let e = log_entries(&m);
+    let stopped = e.iter().find(|x| x.kind == "clock_stopped").unwrap();
+    assert!(stopped.seq > failed.seq);
+    let out_dir = tempfile::tempdir().unwrap();
+    let md = out_dir.path().join("report.md");
+    let run = |args: &[&str]| {
+        let out = Command::new(bin()).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let ms = m.display().to_string();
+    run(&[
+        "report",
+        "--match",
+        &ms,
+        "--game",
+        "1",
+        "--markdown",
+        "--out",
+        &md.display().to_string(),
+    ]);
+    let report = std::fs::read_to_string(&md).unwrap();
+    // Timeline rows: | # | game time | UTC | actor | clause | action |
+    let rows: Vec<Vec<String>> = report
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains(" | "))
+        .map(|l| {
+            l.split(" | ")
+                .map(|c| c.trim_matches(['|', ' ']).to_string())
+                .collect()
+        })
+        .filter(|c: &Vec<String>| c.len() >= 6 && c[0].parse::<u64>().is_ok())
+        .collect();
+    let row_of = |seq: u64| rows.iter().find(|c| c[0] == seq.to_string());
+    for x in e
+        .iter()
+        .filter(|x| x.kind != "move_made" && x.kind != "clock_pressed")
+    {
+        let r = row_of(x.seq)
+            .unwrap_or_else(|| panic!("no timeline row #{} ({}):\n{report}", x.seq, x.kind));
+        assert_eq!(r[3], x.actor, "row #{} is not {}: {r:?}", x.seq, x.kind);
+        assert_eq!(r[4], x.clause, "row #{} is not {}: {r:?}", x.seq, x.kind);
+    }
+    let failed_row = row_of(failed.seq).unwrap();
+    assert!(failed_row[5].contains("wrong passphrase"), "{failed_row:?}");
+    // The inclusion proof of each is of that very line.
+    for x in [failed, stopped] {
+        let proof = run(&[
+            "prove",
+            "--match",
+            &ms,
+            "--game",
+            "1",
+            "--seq",
+            &x.seq.to_string(),
+        ]);
+        let p: serde_json::Value = serde_json::from_str(&proof).unwrap();
+        assert_eq!(p["leaf_index"], x.seq, "{proof}");
+        let line: serde_json::Value =
+            serde_json::from_str(p["entry"].as_str().unwrap_or_default()).unwrap();
+        assert_eq!(line["seq"], x.seq, "{proof}");
+        assert_eq!(line["kind"], x.kind.as_str(), "{proof}");
+    }
 }

@@ -226,3 +226,134 @@ fn clause_8b_restart_gap_charged_in_full_cites_8b_not_6d() {
     assert_eq!(ev[0].clause, "8b");
     assert_eq!(m.remaining(Side::White, 70_000), H2 - 10_000 - 50_000);
 }
+
+/// Issue 21: the gap runs from the kit's last heartbeat, and the kit may have run on for up to
+/// one beat interval after it: the real downtime lies between `gap - uncertainty` and `gap`.
+/// Measured from the last entry (no beat that fits), no uncertainty is given.
+#[test]
+fn clause_8b_restart_gap_from_a_heartbeat_carries_its_uncertainty() {
+    use arbiter::matchdir::{HEARTBEAT_MAX_INTERVAL_MS, measured_gap_bounds, restart_notice};
+    let t = |s: i64| chrono::DateTime::from_timestamp(1_044_000_000 + s, 0).unwrap();
+    assert_eq!(
+        measured_gap_bounds(t(80), 20_000, t(0), Some((70_000, t(50)))),
+        (30_000, HEARTBEAT_MAX_INTERVAL_MS)
+    );
+    assert_eq!(measured_gap_bounds(t(80), 20_000, t(0), None), (80_000, 0));
+    assert_eq!(
+        measured_gap_bounds(t(80), 20_000, t(0), Some((70_000, t(90)))),
+        (80_000, 0)
+    );
+    // A gap shorter than a beat interval: the downtime lies between 0 and the gap.
+    assert_eq!(
+        measured_gap_bounds(t(51), 20_000, t(0), Some((70_000, t(50)))),
+        (1_000, 1_000)
+    );
+    let text = restart_notice(30_000, 2_000, Side::White);
+    assert!(
+        text.contains("between 0:00:28 (28000 ms) and 0:00:30")
+            && text.contains("in white's favour"),
+        "{text}"
+    );
+    assert!(!restart_notice(80_000, 0, Side::White).contains("between"));
+}
+
+/// Issue 21: the uncertainty goes to the side whose clock ran: `charge` charges the short end of
+/// the range (the gap less the uncertainty), `waive` gives back the whole measured gap, and an
+/// explicit `charge H:MM:SS` stands as given.
+#[test]
+fn clause_8b_restart_gap_charge_counts_the_short_end_of_the_uncertainty() {
+    let mut m = restarted();
+    m.s.restart_uncertainty = 2_000;
+    let ev = m.at("1:10 arbiter restart-gap charge the machine kept thinking on its own");
+    assert!(
+        matches!(
+            ev[0].kind,
+            EventKind::RestartGap {
+                gap_ms: 60_000,
+                charged: true,
+                charged_ms: Some(58_000),
+                ..
+            }
+        ),
+        "{ev:?}"
+    );
+    assert_eq!(ev[0].clause, "8b");
+    // White ran 50 s from 20 s to 70 s; 2 s of the 60 s gap are given back.
+    assert_eq!(
+        m.remaining(Side::White, 70_000),
+        H2 - 10_000 - 50_000 + 2_000
+    );
+    assert_eq!(m.s.restart_uncertainty, 0);
+    let mut m = restarted();
+    m.s.restart_uncertainty = 2_000;
+    m.at("1:10 arbiter restart-gap waive the kit crashed");
+    assert_eq!(
+        m.remaining(Side::White, 70_000),
+        H2 - 10_000 - 50_000 + 60_000
+    );
+    let mut m = restarted();
+    m.s.restart_uncertainty = 2_000;
+    let ev = m.at("1:10 arbiter restart-gap charge 0:00:20 the human thought at the board");
+    assert!(
+        matches!(
+            ev[0].kind,
+            EventKind::RestartGap {
+                charged_ms: Some(20_000),
+                ..
+            }
+        ),
+        "{ev:?}"
+    );
+}
+
+/// Issue 21, through the match folder: a game reopened after a heartbeat (a signed one, on the
+/// boot clock) has its gap from that beat and the beat interval as its uncertainty (never more
+/// than the gap); without the heartbeat file, the gap runs from the last entry with none.
+#[test]
+fn clause_8b_reopened_game_gap_from_its_heartbeat_with_the_uncertainty() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    let script = tmp.path().join("s.arb");
+    std::fs::write(
+        &script,
+        "0 arbiter declare white human Garry Kasparov
+0 arbiter declare black machine Deep Junior
+0 arbiter declare operator Amir Ban
+0 arbiter start
+0 move e4
+",
+    )
+    .unwrap();
+    crate::realgame::ok(&crate::realgame::arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        dir.to_str().unwrap(),
+    ]));
+    let key = arbiter::sign::KeySource::default();
+    let rules = std::path::Path::new("rules/kasparov-deep-junior-2003.toml");
+    let open = || arbiter::matchdir::open_game_with(&dir, Some(1), rules, &key, false).unwrap();
+    // No heartbeat yet (a script writes none): from the last entry, no uncertainty.
+    let o = open();
+    assert!(o.session.restart_gap.is_some());
+    assert_eq!(o.session.restart_side, Some(Side::Black));
+    assert_eq!(o.session.restart_uncertainty, 0);
+    let mut o = o;
+    o.session.storage.heartbeat(o.now_ms, chrono::Utc::now());
+    drop(o);
+    let o = open();
+    let gap = o.session.restart_gap.unwrap();
+    assert_eq!(
+        o.session.restart_uncertainty,
+        gap.min(arbiter::matchdir::HEARTBEAT_MAX_INTERVAL_MS)
+    );
+    let notice = o.notice.clone().unwrap_or_default();
+    assert!(notice.contains("RESTART: the kit was down"), "{notice}");
+    if gap > 0 {
+        assert!(
+            notice.contains("measured from its last heartbeat"),
+            "{notice}"
+        );
+    }
+}

@@ -114,7 +114,13 @@ fn clause_5b_a_script_needs_the_arbiters_key_and_the_log_names_it() {
     assert!(!dir.join("game-1").join("log.jsonl").exists());
     // An encrypted key without its passphrase: refused too.
     let key = dir.join("keys").join("arbiter");
-    let public = arbiter::sign::keygen(&key, Some("s3cret pass"), "arbiter").unwrap();
+    let public = arbiter::sign::keygen_with_rounds(
+        &key,
+        Some("s3cret pass"),
+        "arbiter",
+        arbiter::sign::TEST_KDF_ROUNDS,
+    )
+    .unwrap();
     arbiter::sign::ensure_allowed_signer(&dir, "arbiter", &public).unwrap();
     let out = arbiter(&["script", s, "--match", d]);
     assert!(!out.status.success(), "ran without the passphrase");

@@ -758,16 +758,25 @@ fn clause_12_declarations_panel_names_the_camps_and_their_fingerprints() {
     );
     let dir = tempfile::tempdir().unwrap();
     let public = arbiter::sign::keygen(&dir.path().join("camp"), None, "kasparov").unwrap();
-    let line = public.to_openssh().unwrap();
-    let line: Vec<&str> = line.split_whitespace().take(2).collect();
-    r.s.game
-        .declare(
-            &arbiter::core::command::parse(&format!(
-                "arbiter declare camp kasparov {}",
-                line.join(" ")
-            ))
-            .unwrap(),
+    let key = public.to_openssh().unwrap();
+    // Issue 19: the camp's proof of possession comes with its key.
+    let statement = arbiter::core::camp::statement(&r.s.game.ctx().match_id, "kasparov", &key);
+    let proof = arbiter::sign::load_key(&dir.path().join("camp"), None)
+        .unwrap()
+        .sign(
+            arbiter::core::camp::NAMESPACE,
+            ssh_key::HashAlg::Sha512,
+            statement.as_bytes(),
         )
+        .unwrap()
+        .to_pem(ssh_key::LineEnding::LF)
+        .unwrap();
+    r.s.game
+        .declare(&arbiter::core::command::Command::DeclareCamp {
+            name: "kasparov".into(),
+            key,
+            proof: Some(proof),
+        })
         .unwrap();
     let s = r.shot("0", 100, 30);
     let fp = arbiter::sign::fingerprint(&public);

@@ -621,3 +621,184 @@ proptest! {
         drive(&tc, &times)?;
     }
 }
+
+/// The byo-yomi fields of a `move_made` or `clock_pressed` entry: (periods lost, periods left).
+fn byoyomi_of(e: &arbiter::core::event::Event) -> (Option<u32>, Option<u32>) {
+    match &e.kind {
+        EventKind::MoveMade {
+            byoyomi_periods_lost,
+            byoyomi_periods_left,
+            ..
+        }
+        | EventKind::ClockPressed {
+            byoyomi_periods_lost,
+            byoyomi_periods_left,
+            ..
+        } => (*byoyomi_periods_lost, *byoyomi_periods_left),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The text a clock widget draws for `side` at `at`, `w` x `h` cells.
+fn clock_text(m: &Match, side: Side, at: Ms, w: u16, h: u16) -> String {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    let v = m.view(at);
+    let area = Rect::new(0, 0, w, h);
+    let mut buf = Buffer::empty(area);
+    arbiter::tui::screen::clock(&v.clocks[side.index()], area, &mut buf);
+    (0..h)
+        .map(|y| {
+            (0..w)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn time_control_byoyomi_periods_shown_on_the_board_and_recorded_in_move_made() {
+    // 60 s, then 3 periods of 30 s, as in the vector above.
+    let tc = Tc {
+        periods: vec![p(None, 60, 0)],
+        unit: 1,
+        shogi_server: false,
+        inc_first: false,
+        byoyomi: Some((3, 30)),
+    };
+    let mut m = started(&tc);
+    let b = m.view(10_000).clocks[0].byoyomi.unwrap();
+    assert_eq!(
+        (b.periods_left, b.period_ms, b.in_byoyomi, b.period_left_ms),
+        (3, 30_000, false, 30_000)
+    );
+    assert!(
+        clock_text(&m, Side::White, 10_000, 70, 10).contains("byo-yomi 3 × 30 s"),
+        "{}",
+        clock_text(&m, Side::White, 10_000, 70, 10)
+    );
+    // 70 s into White's first move: the main time is spent, 10 s into the first period; the clock
+    // runs on (no flag) and its face counts the period down: 20 s left of it.
+    let b = m.view(70_000).clocks[0].byoyomi.unwrap();
+    assert_eq!(
+        (b.periods_left, b.in_byoyomi, b.period_left_ms),
+        (3, true, 20_000)
+    );
+    assert_eq!(
+        m.view(70_000).clocks[0].state,
+        arbiter::core::view::ClockState::Running
+    );
+    let face = clock_text(&m, Side::White, 70_000, 40, 3);
+    assert!(face.contains("0:00:20"), "{face}");
+    let big = clock_text(&m, Side::White, 70_000, 70, 10);
+    assert!(big.contains("BYO-YOMI · 3 periods of 30 s left"), "{big}");
+    // 95 s: the first period ran out (35 s into byo-yomi): 2 left, 25 s of the second.
+    let b = m.view(95_000).clocks[0].byoyomi.unwrap();
+    assert_eq!((b.periods_left, b.period_left_ms), (2, 25_000));
+    // The move at 70 s keeps its period: recorded as 0 lost, 3 left.
+    let ev = m.at("70 move a");
+    assert_eq!(byoyomi_of(&ev[0]), (Some(0), Some(3)));
+    m.at("71 move b");
+    // A 65 s move: two periods run out, one is left.
+    let ev = m.at("136 move c");
+    assert_eq!(byoyomi_of(&ev[0]), (Some(2), Some(1)));
+    let b = m.view(136_000).clocks[0].byoyomi.unwrap();
+    assert_eq!(
+        (b.periods_left, b.in_byoyomi, b.period_left_ms),
+        (1, true, 30_000)
+    );
+    // Pressed first, named after: the press and the move both record Black's periods (Black has
+    // 59 s of main time: a 90 s move is 31 s into byo-yomi, one period lost).
+    let press = m.at("226 press");
+    assert_eq!(byoyomi_of(&press[0]), (Some(1), Some(2)));
+    let ev = m.at("227 move d");
+    assert_eq!(byoyomi_of(&ev[0]), (Some(1), Some(2)));
+    // The log's readers take the entries: a replay gives the same state.
+    let replayed = arbiter::core::game::Game::replay(&m.log).unwrap();
+    assert_eq!(replayed.clock(), m.game().clock());
+    // Without byo-yomi nothing is added to the entry (its bytes are as before).
+    let plain = Tc {
+        byoyomi: None,
+        ..tc.clone()
+    };
+    let mut m = started(&plain);
+    let ev = m.at("5 move a");
+    assert_eq!(byoyomi_of(&ev[0]), (None, None));
+    let json = serde_json::to_string(&ev[0]).unwrap();
+    assert!(!json.contains("byoyomi"), "{json}");
+    assert!(m.view(5_000).clocks[0].byoyomi.is_none());
+}
+
+#[test]
+fn time_control_byoyomi_entries_read_by_status_pgn_and_relay() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    let rules = tmp.path().join("byoyomi.toml");
+    // 5 s of main time, then 2 periods of 10 s.
+    std::fs::write(
+        &rules,
+        "[profile]\nname = \"byo-yomi\"\nsource = \"tests/it/timecontrol.rs\"\ngame = \"chess\"\n\n\
+         [time_control]\nclause = \"3\"\nperiod_addition = \"on_move\"\n\
+         byoyomi = { periods = 2, seconds = 10 }\nperiods = [ { seconds = 5 } ]\n\n\
+         [scoring]\nwin = 1.0\nloss = 0.0\ndraw_first = 0.5\ndraw_second = 0.5\n",
+    )
+    .unwrap();
+    let script = tmp.path().join("g.arb");
+    // White: 7 s (its 5 s of main time, then 2 s into its first period, kept); Black 1 s; White
+    // 18 s, all in byo-yomi: one period of 10 s lost, 8 s into the second, which is kept.
+    std::fs::write(
+        &script,
+        "0 arbiter declare white human A\n0 arbiter declare black machine B\n\
+         0 arbiter declare operator O\n0 arbiter start\n7 move e4\n8 move e5\n26 move Nf3\n",
+    )
+    .unwrap();
+    let d = dir.to_str().unwrap();
+    crate::realgame::ok(&crate::realgame::arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        d,
+        "--rules",
+        rules.to_str().unwrap(),
+    ]));
+    let log = std::fs::read_to_string(arbiter::layout::log_path(&dir, 1)).unwrap();
+    let moves: Vec<&str> = log.lines().filter(|l| l.contains("move_made")).collect();
+    assert_eq!(moves.len(), 3);
+    assert!(
+        moves[0].contains("\"byoyomi_periods_lost\":0")
+            && moves[0].contains("\"byoyomi_periods_left\":2"),
+        "{}",
+        moves[0]
+    );
+    assert!(
+        moves[2].contains("\"byoyomi_periods_lost\":1")
+            && moves[2].contains("\"byoyomi_periods_left\":1"),
+        "{}",
+        moves[2]
+    );
+    // status reads the log back and shows the byo-yomi left.
+    let status = crate::realgame::ok(&crate::realgame::arbiter(&[
+        "status", "--match", d, "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(v["clocks"][0]["byoyomi"]["periods_left"], 1, "{status}");
+    assert_eq!(v["clocks"][1]["byoyomi"]["periods_left"], 2, "{status}");
+    // The PGN and the relay's reader take the entries.
+    let pgn = crate::realgame::ok(&crate::realgame::arbiter(&[
+        "pgn", "--match", d, "--game", "1",
+    ]));
+    assert!(pgn.contains("1. e4") && pgn.contains("2. Nf3"), "{pgn}");
+    let out = tmp.path().join("relay.pgn");
+    crate::realgame::ok(&crate::realgame::arbiter(&[
+        "relay",
+        "--match",
+        d,
+        "--out",
+        out.to_str().unwrap(),
+        "--once",
+    ]));
+    let relayed = std::fs::read_to_string(&out).unwrap();
+    assert!(relayed.contains("2. Nf3"), "{relayed}");
+}

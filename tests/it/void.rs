@@ -184,5 +184,7 @@ fn clause_1_void_is_confirmed_stating_which_entry_becomes_void() {
         &parse(&format!("arbiter void {mv} no")).unwrap(),
         m.game(),
     );
-    assert!(refused.unwrap_err().contains("taken back"));
+    let refused = refused.unwrap_err();
+    assert!(refused.clause.is_some(), "{refused}");
+    assert!(refused.to_string().contains("taken back"), "{refused}");
 }

@@ -249,6 +249,33 @@ fn witness_signed_note_beside_each_checkpoint_verifies_with_the_arbiter_key() {
     assert_eq!(cp.size, 13);
 }
 
+/// Issue 19: camp `camp`'s key (created in `tmp`) and the script line declaring it in match `m`
+/// with its proof of possession, made with `arbiter countersign --declaration --key`.
+pub(crate) fn proven_camp(tmp: &Path, m: &Path, camp: &str) -> (PathBuf, String) {
+    let k = tmp.join(format!("{camp}-key"));
+    arbiter::sign::keygen(&k, None, camp).unwrap();
+    let o = arbiter(&[
+        "countersign",
+        "--match",
+        m.to_str().unwrap(),
+        "--camp",
+        camp,
+        "--declaration",
+        "--key",
+        k.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let proof = tmp.join(format!("{camp}.proof"));
+    std::fs::write(&proof, &o.stdout).unwrap();
+    (
+        k,
+        format!(
+            "0        arbiter declare camp {camp} proof {}\n",
+            proof.display()
+        ),
+    )
+}
+
 /// The finished rehearsal with two camps declared before the start; their key files.
 fn with_camps(tmp: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let m = tmp.join("m");
@@ -256,12 +283,8 @@ fn with_camps(tmp: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let mut declared = String::new();
     let mut keys = Vec::new();
     for camp in ["kasparov", "junior"] {
-        let k = tmp.join(format!("{camp}-key"));
-        let public = arbiter::sign::keygen(&k, None, camp).unwrap();
-        declared.push_str(&format!(
-            "0        arbiter declare camp {camp} {}\n",
-            public.to_openssh().unwrap()
-        ));
+        let (k, line) = proven_camp(tmp, &m, camp);
+        declared.push_str(&line);
         keys.push(k);
     }
     let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();

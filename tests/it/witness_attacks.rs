@@ -39,12 +39,8 @@ fn countersigned(tmp: &Path) -> (PathBuf, PathBuf) {
     let mut declared = String::new();
     let mut keys = Vec::new();
     for camp in ["kasparov", "junior"] {
-        let k = tmp.join(format!("{camp}-key"));
-        let public = arbiter::sign::keygen(&k, None, camp).unwrap();
-        declared.push_str(&format!(
-            "0        arbiter declare camp {camp} {}\n",
-            public.to_openssh().unwrap()
-        ));
+        let (k, line) = crate::witness::proven_camp(tmp, &m, camp);
+        declared.push_str(&line);
         keys.push((camp, k));
     }
     let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();

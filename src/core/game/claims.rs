@@ -139,7 +139,7 @@ impl Game {
                     .check(m)
                     .map_err(|e| Refusal::new(c::LAWS, format!("the intended move: {e}")))?;
                 let mut after = self.board.clone();
-                after.play(&mv).map_err(Refusal::state)?;
+                after.play(&mv).map_err(Refusal::board)?;
                 Some((mv, after))
             }
             None => None,

@@ -413,7 +413,7 @@ impl Game {
                     format!("the repetition line, move {} '{w}': {e}", i + 1),
                 )
             })?;
-            b.play(&mv).map_err(Refusal::state)?;
+            b.play(&mv).map_err(Refusal::board)?;
             repeats |= b.repetitions() >= 2;
         }
         if !repeats {

@@ -66,7 +66,7 @@ impl Game {
                     .iter()
                     .map(|m| m.san.clone())
                     .collect();
-                b.take_back(*plies).map_err(Refusal::state)?;
+                b.take_back(*plies).map_err(Refusal::board)?;
                 // A consultation in progress ends with the position it was about (9e).
                 let mut out: Vec<Event> = self
                     .consultation_close(now, Actor::Kit)
@@ -229,18 +229,21 @@ impl Game {
                 spent_ms,
                 increment_ms,
                 remaining_ms,
+                ..
             } => {
                 self.need_phase(Phase::Playing)?;
                 if self.clock.running() != Some(*side) {
                     return Err(format!("{side} pressed a clock that was not running").into());
                 }
-                self.press_clock(*side, at, *spent_ms, *increment_ms)?;
+                let lost = self.press_clock(*side, at, *spent_ms, *increment_ms)?;
+                let byoyomi_periods_lost = self.profile.byoyomi(*side).map(|_| lost);
                 self.presses.push_back(super::Press {
                     side: *side,
                     at,
                     spent_ms: *spent_ms,
                     increment_ms: *increment_ms,
                     remaining_ms: *remaining_ms,
+                    byoyomi_periods_lost,
                 });
             }
             EventKind::MoveMade {
@@ -373,7 +376,7 @@ impl Game {
                     crate::core::timefmt::clock(i64::try_from(p.at).unwrap_or(i64::MAX))
                 ),
             ),
-            None => Refusal::new(c::LAWS, m),
+            None => Refusal::new(c::LAWS, m.to_string()),
         })?;
         if let Some(owed) = &self.owed_move
             && owed.uci != mv.uci
@@ -387,7 +390,7 @@ impl Game {
             );
         }
         let mut after = self.board.clone();
-        after.play(&mv).map_err(Refusal::state)?;
+        after.play(&mv).map_err(Refusal::board)?;
         let declines_draw = if self.machine_side() == Some(side) {
             self.offer.as_ref().is_some_and(|o| o.answered.is_none())
         } else {
@@ -408,22 +411,28 @@ impl Game {
                 fen: after.fen(),
                 declines_draw,
                 pressed_at: Some(p.at),
+                byoyomi_periods_lost: p.byoyomi_periods_lost,
+                // The press already counted the lost periods: what the clock has left now.
+                byoyomi_periods_left: self.clock.byoyomi_left(&self.profile, side),
             };
             let mut out = vec![self.ev(now, Actor::Operator, clause, kind)];
             out.extend(self.sync_not_made(side, now));
             return Ok(out);
         }
-        let (spent, increment, remaining) = self.press_figures(side, now);
+        let f = self.press_figures(side, now);
+        let (byoyomi_periods_lost, byoyomi_periods_left) = self.byoyomi_figures(side, &f);
         let kind = EventKind::MoveMade {
             side,
             san: mv.san,
             uci: mv.uci,
-            spent_ms: spent,
-            increment_ms: increment,
-            remaining_ms: remaining,
+            spent_ms: f.spent,
+            increment_ms: f.increment,
+            remaining_ms: f.remaining,
             fen: after.fen(),
             declines_draw,
             pressed_at: None,
+            byoyomi_periods_lost,
+            byoyomi_periods_left,
         };
         let mut out = vec![self.ev(now, Actor::Operator, clause, kind)];
         out.extend(self.sync_not_made(side, now));
@@ -457,7 +466,7 @@ impl Game {
         at: Ms,
         spent_ms: Ms,
         increment_ms: Ms,
-    ) -> Result<(), Inconsistent> {
+    ) -> Result<u32, Inconsistent> {
         let elapsed = self.clock.turn_elapsed(side, at);
         let f = self
             .clock
@@ -471,7 +480,7 @@ impl Game {
         }
         self.clock.end_turn_with(&f, increment_ms);
         self.clock.start_turn(side.other(), at);
-        Ok(())
+        Ok(f.periods_lost)
     }
 
     /// The clause a side's move is recorded under.
@@ -484,14 +493,29 @@ impl Game {
     }
 
     /// The figures of a press by `side` at `now`: time charged, increment, remaining after.
-    fn press_figures(&self, side: Side, now: Ms) -> (Ms, Ms, i64) {
-        let f = self.clock.move_figures(
+    fn press_figures(&self, side: Side, now: Ms) -> crate::core::clock::MoveFigures {
+        self.clock.move_figures(
             &self.profile,
             side,
             self.moves_of(side),
             self.clock.turn_elapsed(side, now),
-        );
-        (f.spent, f.increment, f.remaining)
+        )
+    }
+
+    /// Issue 23: the byo-yomi periods a move with figures `f` loses and leaves (None without
+    /// byo-yomi).
+    fn byoyomi_figures(
+        &self,
+        side: Side,
+        f: &crate::core::clock::MoveFigures,
+    ) -> (Option<u32>, Option<u32>) {
+        match self.clock.byoyomi_left(&self.profile, side) {
+            Some(left) => (
+                Some(f.periods_lost),
+                Some(left.saturating_sub(f.periods_lost)),
+            ),
+            None => (None, None),
+        }
     }
 
     /// 4a / 6b: the side whose clock runs presses it; its move's notation follows.
@@ -511,7 +535,8 @@ impl Game {
                 ),
             );
         }
-        let (spent, increment, remaining) = self.press_figures(side, now);
+        let f = self.press_figures(side, now);
+        let (byoyomi_periods_lost, byoyomi_periods_left) = self.byoyomi_figures(side, &f);
         let clause = self.move_clause(side);
         // The operator presses for the machine; the human's own key is read by the kit.
         let actor = if self.machine_side() == Some(side) {
@@ -525,9 +550,11 @@ impl Game {
             clause,
             EventKind::ClockPressed {
                 side,
-                spent_ms: spent,
-                increment_ms: increment,
-                remaining_ms: remaining,
+                spent_ms: f.spent,
+                increment_ms: f.increment,
+                remaining_ms: f.remaining,
+                byoyomi_periods_lost,
+                byoyomi_periods_left,
             },
         )])
     }

@@ -189,7 +189,7 @@ impl Game {
         }
         let mut b = self.board.clone();
         let removed: Vec<String> = b.moves()[ply + 1..].iter().map(|x| x.san.clone()).collect();
-        b.take_back(after).map_err(Refusal::state)?;
+        b.take_back(after).map_err(Refusal::board)?;
         let wrong = self.wrong_move_pressed(&b, played, correct, rules, now)?;
         let mut out: Vec<Event> = self
             .consultation_close(now, Actor::Kit)
@@ -250,7 +250,7 @@ impl Game {
             return refuse(c::WRONG_MOVE_NOTIFY, "no move has been made");
         };
         let mut before = board.clone();
-        before.take_back(1).map_err(Refusal::state)?;
+        before.take_back(1).map_err(Refusal::board)?;
         let p = before
             .check(played)
             .map_err(|e| Refusal::new(c::WRONG_MOVE_PRESSED, format!("the move played: {e}")))?;

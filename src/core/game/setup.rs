@@ -95,7 +95,7 @@ impl Game {
                 c::TECHNICAL,
                 "the configuration document is submitted before the game",
             ),
-            Command::DeclareCamp { .. } => (
+            Command::DeclareCamp { .. } | Command::DeclareCampProofFile { .. } => (
                 c::ARBITER,
                 "the camps' witness keys are declared before the game",
             ),
@@ -160,12 +160,42 @@ impl Game {
                 });
             }
             Command::DeclareConfig { sha256 } => self.draft.config_sha256 = Some(sha256.clone()),
-            Command::DeclareCamp { name, key } => {
+            Command::DeclareCamp { name, key, proof } => {
+                // Issue 19: a camp's key is bound only with the camp's own signature over its
+                // declaration (proof of possession), never on the arbiter's word alone.
+                let fp = crate::core::camp::fingerprint(key);
+                let Some(proof) = proof else {
+                    return refuse(
+                        c::ARBITER,
+                        format!(
+                            "camp {name}'s key {fp} comes without proof of possession: the camp signs its declaration with that key (arbiter countersign --declaration, or ssh-keygen -Y sign -n {}) and the arbiter declares it with: arbiter declare camp {name} proof FILE; nothing declared",
+                            crate::core::camp::NAMESPACE
+                        ),
+                    );
+                };
+                if let Err(why) =
+                    crate::core::camp::check_proof(&self.ctx.match_id, name, key, proof)
+                {
+                    return refuse(
+                        c::ARBITER,
+                        format!("camp {name}'s key {fp} is refused: {why}; nothing declared"),
+                    );
+                }
+                let bare: Vec<&str> = key.split_whitespace().take(2).collect();
                 self.draft.camps.retain(|c| c.name != *name);
                 self.draft.camps.push(Camp {
                     name: name.clone(),
-                    key: key.clone(),
+                    key: bare.join(" "),
+                    proof: Some(proof.trim_end().to_owned() + "\n"),
                 });
+            }
+            Command::DeclareCampProofFile { name, .. } => {
+                return refuse(
+                    c::ARBITER,
+                    format!(
+                        "camp {name}'s proof file is read by the shell before the game sees it"
+                    ),
+                );
             }
             Command::DeclareConfigFile { path } => {
                 return refuse(

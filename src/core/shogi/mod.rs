@@ -309,6 +309,28 @@ impl ShogiRecord {
         Ok(())
     }
 
+    /// Play a move given in USI (`7g7f`, `P*5e`, `8h2b+`) if it is legal here: the engine-log
+    /// reader sets up the positions a USI log names with it.
+    pub fn play_usi(&mut self, usi: &str) -> Result<RecordedMove, ShogiMoveError> {
+        let m = board::move_from_usi(&self.pos, usi.trim())
+            .filter(|m| self.legal().iter().any(|x| x == m))
+            .ok_or_else(|| ShogiMoveError::Illegal(usi.trim().to_string()))?;
+        let mv = self.recorded(m);
+        self.pos
+            .try_apply_move32(m)
+            .map_err(|_| ShogiMoveError::Illegal(usi.trim().to_string()))?;
+        self.moves.push(mv.clone());
+        Ok(mv)
+    }
+
+    /// The position without its move number (board, side to move, hands): what repeats, and the
+    /// key a USI engine log's searches are matched to the game's moves by.
+    pub fn position_key(&self) -> String {
+        let sfen = self.sfen();
+        let fields: Vec<&str> = sfen.split_whitespace().take(3).collect();
+        fields.join(" ")
+    }
+
     /// Take back the last `n` plies.
     pub fn take_back(&mut self, n: usize) -> Result<(), ShogiMoveError> {
         let keep = self.moves.len().saturating_sub(n);

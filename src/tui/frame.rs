@@ -1,0 +1,234 @@
+//! What reaches the terminal each frame (issue 25, idle cost): the whole screen is drawn only
+//! when something but the time changed; a tick of the clock draws again only the widgets that
+//! show the time (the two clocks, the move list's "this move"), compares them with what the
+//! terminal shows, and writes the cells that differ.
+//!
+//! The screen is the same either way: [`Painter`] keeps what the terminal shows, and a frame
+//! drawn in part is cell for cell the frame [`super::render`] would draw whole (a test compares
+//! both over a game, second by second).
+use ratatui::backend::Backend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use crate::core::view::View;
+
+use super::keys::UiState;
+use super::logpane::LogTail;
+use super::screen::{Status, Timed, render_frame, render_timed};
+
+/// What the log page holds, in short: the screen shows entries only through it, and it changes
+/// only when an entry is recorded or an older page is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct LogMark {
+    first: usize,
+    events: usize,
+    older: Option<(usize, usize)>,
+    move_times: usize,
+    alarm_sources: usize,
+    clock_started: Option<crate::core::Ms>,
+}
+
+impl LogMark {
+    fn of(t: &LogTail) -> LogMark {
+        LogMark {
+            first: t.first,
+            events: t.events.len(),
+            older: t.older.as_ref().map(|(n, v)| (*n, v.len())),
+            move_times: t.move_times.len(),
+            alarm_sources: t.alarm_sources.len(),
+            clock_started: t.clock_started,
+        }
+    }
+}
+
+/// The state the last whole frame was drawn from, and where its time-dependent widgets are.
+struct Memo {
+    area: Rect,
+    view: View,
+    /// The screen state without its log ([`LogMark`] stands for it).
+    ui: UiState,
+    log: LogMark,
+    status: Status,
+    timed: Timed,
+}
+
+/// A time-dependent widget's area: what the terminal shows there, and the next tick's drawing.
+struct Part {
+    prev: Buffer,
+    next: Buffer,
+}
+
+/// Keeps what the terminal shows and writes only what changes.
+pub struct Painter {
+    shown: Buffer,
+    memo: Option<Memo>,
+    /// The clocks' and the move list's areas as shown, and the buffer a tick draws them into.
+    parts: Vec<Part>,
+    /// Whole frames and frames drawn in part since the start (for tests and the bench's notes).
+    pub whole: u64,
+    pub partial: u64,
+}
+
+/// Whether `now` differs from `then` only in what the time changes: the clocks' faces, the
+/// running move's time, the next deadline. Everything else (names, states, panels, moves)
+/// must be equal. `now` is put back as it was.
+fn same_but_time(then: &View, now: &mut View) -> bool {
+    let saved = (
+        now.clocks.each_ref().map(|c| (c.shown_ms, c.remaining_ms)),
+        now.turn_elapsed_ms,
+        now.next_deadline,
+    );
+    for (c, t) in now.clocks.iter_mut().zip(then.clocks.iter()) {
+        c.shown_ms = t.shown_ms;
+        c.remaining_ms = t.remaining_ms;
+    }
+    now.turn_elapsed_ms = then.turn_elapsed_ms;
+    now.next_deadline = then.next_deadline;
+    let same = then == now;
+    for (c, (shown, remaining)) in now.clocks.iter_mut().zip(saved.0) {
+        c.shown_ms = shown;
+        c.remaining_ms = remaining;
+    }
+    now.turn_elapsed_ms = saved.1;
+    now.next_deadline = saved.2;
+    same
+}
+
+/// What the terminal shows in `r` (a copy of that part of `shown`).
+fn part_of(shown: &Buffer, r: Rect) -> Buffer {
+    let mut b = Buffer::empty(r);
+    for y in r.top()..r.bottom() {
+        for x in r.left()..r.right() {
+            b[(x, y)] = shown[(x, y)].clone();
+        }
+    }
+    b
+}
+
+/// The screen state `ui` without its log (moved out and back: the log is not copied).
+fn ui_without_log(ui: &mut UiState) -> UiState {
+    let log = std::mem::take(&mut ui.log);
+    let copy = ui.clone();
+    ui.log = log;
+    copy
+}
+
+fn same_ui(then: &UiState, now: &mut UiState) -> bool {
+    let log = std::mem::take(&mut now.log);
+    let same = *then == *now;
+    now.log = log;
+    same
+}
+
+impl Painter {
+    /// A terminal of `area` that shows nothing (just cleared).
+    pub fn new(area: Rect) -> Painter {
+        Painter {
+            shown: Buffer::empty(area),
+            memo: None,
+            parts: Vec::new(),
+            whole: 0,
+            partial: 0,
+        }
+    }
+
+    /// The terminal was cleared (at the start, after a resize): it shows nothing, all is drawn.
+    pub fn cleared(&mut self, area: Rect) {
+        self.shown = Buffer::empty(area);
+        self.memo = None;
+        self.parts.clear();
+    }
+
+    /// What the terminal shows now.
+    pub fn shown(&self) -> &Buffer {
+        &self.shown
+    }
+
+    /// Bring the terminal to the screen of (`view`, `ui`, `status`), writing only changed cells
+    /// and drawing again only what changed.
+    pub fn paint<B: Backend>(
+        &mut self,
+        backend: &mut B,
+        mut view: View,
+        ui: &mut UiState,
+        status: &Status,
+    ) -> Result<(), B::Error> {
+        let area = self.shown.area;
+        let timed = match &self.memo {
+            Some(m)
+                if m.area == area
+                    && m.status == *status
+                    && m.log == LogMark::of(&ui.log)
+                    && same_ui(&m.ui, ui)
+                    && same_but_time(&m.view, &mut view) =>
+            {
+                Some(m.timed)
+            }
+            _ => None,
+        };
+        match timed {
+            Some(t) => {
+                self.partial += 1;
+                let parts = [(Some(0), t.clocks[0]), (Some(1), t.clocks[1])]
+                    .into_iter()
+                    .chain(t.moves.map(|r| (None, r)));
+                for (k, (which, r)) in parts.enumerate() {
+                    let r = r.intersection(area);
+                    if r.is_empty() {
+                        continue;
+                    }
+                    // What the terminal shows there (copied once after a whole frame, then kept
+                    // up to date) and the widget drawn again, in buffers kept from tick to tick.
+                    if self.parts.len() <= k {
+                        self.parts.push(Part {
+                            prev: part_of(&self.shown, r),
+                            next: Buffer::empty(r),
+                        });
+                    }
+                    let part = &mut self.parts[k];
+                    if part.prev.area != r {
+                        *part = Part {
+                            prev: part_of(&self.shown, r),
+                            next: Buffer::empty(r),
+                        };
+                    }
+                    part.next.reset();
+                    render_timed(&view, ui, which, r, &mut part.next);
+                    let mut rows = Vec::new();
+                    let changed = part.prev.diff(&part.next);
+                    for (_, y, _) in &changed {
+                        if rows.last() != Some(y) {
+                            rows.push(*y);
+                        }
+                    }
+                    backend.draw(changed.into_iter())?;
+                    // The whole frame after this one is diffed against `shown`: the rows that
+                    // changed are copied whole (a wide character's trailing cells with them).
+                    for y in rows {
+                        for x in r.left()..r.right() {
+                            self.shown[(x, y)] = part.next[(x, y)].clone();
+                        }
+                    }
+                    std::mem::swap(&mut part.prev, &mut part.next);
+                }
+            }
+            None => {
+                self.whole += 1;
+                let mut next = Buffer::empty(area);
+                let timed = render_frame(&view, ui, status, area, &mut next);
+                backend.draw(self.shown.diff(&next).into_iter())?;
+                self.shown = next;
+                self.parts.clear();
+                self.memo = timed.map(|timed| Memo {
+                    area,
+                    ui: ui_without_log(ui),
+                    log: LogMark::of(&ui.log),
+                    status: status.clone(),
+                    view,
+                    timed,
+                });
+            }
+        }
+        backend.flush()
+    }
+}
