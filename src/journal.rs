@@ -266,9 +266,20 @@ fn remove_stale_new_files(path: &Path) {
     };
     let prefix = format!("{name}{NEW_SUFFIX}");
     for e in fs::read_dir(dir).into_iter().flatten().flatten() {
-        if e.file_name()
+        let Some(pid) = e
+            .file_name()
             .to_str()
-            .is_some_and(|n| n.starts_with(&prefix))
+            .and_then(|n| n.strip_prefix(&prefix))
+            .map(str::to_owned)
+        else {
+            continue;
+        };
+        // Another kit creating this game right now (its process is alive) is never disturbed:
+        // between its create and its lock the file is not yet locked, and removing it then made
+        // that kit's creation fail with "No such file or directory" instead of the race's 70.
+        if pid != std::process::id().to_string() && Path::new("/proc").join(&pid).exists() {
+            continue;
+        }
         {
             let held = OpenOptions::new()
                 .read(true)

@@ -160,6 +160,31 @@ impl Tmux {
         }
     }
 
+    /// Poll the screen until every needle is on it at once (a frame is written in pieces: the
+    /// title may be there before the rest), or fail with the last screen at the deadline.
+    pub fn wait_for_all(&self, needles: &[&str], deadline: Duration) -> String {
+        self.wait_until(
+            |s| needles.iter().all(|n| s.contains(n)),
+            &format!("{needles:?}"),
+            deadline,
+        )
+    }
+
+    /// Poll the screen until `ok` holds for it, or fail naming `what` with the last screen.
+    pub fn wait_until(&self, ok: impl Fn(&str) -> bool, what: &str, deadline: Duration) -> String {
+        let until = Instant::now() + deadline;
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            if Instant::now() > until {
+                panic!("{what} not on the screen within {deadline:?}; screen:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Poll the screen until `needle` is gone, or fail with the last screen at the deadline.
     pub fn wait_gone(&self, needle: &str, deadline: Duration) -> String {
         let until = Instant::now() + deadline;
@@ -282,11 +307,18 @@ fn pty_start_and_play_two_moves() {
     play(&t, "e4");
     t.wait_for("1. e4", DEADLINE);
     play(&t, "e5");
-    let s = t.wait_for("move_made black e5", DEADLINE);
-    let r = row(&s, 1);
-    assert!(r.contains("e4") && r.contains("e5"), "{s}");
     // line 0, clock started, authorized (5b: the start is the arbiter's), two moves
-    assert!(s.contains("log: 5 entries"), "{s}");
+    t.wait_until(
+        |s| {
+            let r = row(s, 1);
+            s.contains("move_made black e5")
+                && r.contains("e4")
+                && r.contains("e5")
+                && s.contains("log: 5 entries")
+        },
+        "row 1 with e4 and e5, and 5 entries",
+        DEADLINE,
+    );
     t.keys(&["q"]);
     t.wait_for("quit the board UI?", DEADLINE);
     t.keys(&["y"]);
@@ -357,10 +389,12 @@ fn pty_draw_offer_consultation_countdown() {
     t.keys(&["Enter"]);
     t.wait_for("operator consulting", DEADLINE);
     // The countdown ticks without any key: 9:58 appears on its own.
-    let s = t.wait_for("9:58 left of 10:00", DEADLINE);
-    assert!(
-        s.contains("consulting: Shay Bushinsky, Boris Alterman"),
-        "{s}"
+    t.wait_for_all(
+        &[
+            "9:58 left of 10:00",
+            "consulting: Shay Bushinsky, Boris Alterman",
+        ],
+        DEADLINE,
     );
     t.keys(&["q"]);
     t.wait_for("quit the board UI?", DEADLINE);
@@ -402,8 +436,7 @@ fn pty_clause_13a_hand_over_on_the_board_after_the_result() {
     t.keys(&["Enter"]);
     t.wait_for("2 copies of the machine's log", DEADLINE);
     t.keys(&["y"]);
-    let s = t.wait_for("✓ archived", DEADLINE);
-    assert!(s.contains("13a machine's log (2 copies) ✓ archived"), "{s}");
+    t.wait_for("13a machine's log (2 copies) ✓ archived", DEADLINE);
     t.keys(&["q"]);
     t.wait_for("quit the board UI?", DEADLINE);
     t.keys(&["y"]);
@@ -492,15 +525,19 @@ fn pty_kill_9_and_resume_from_the_log() {
     drop(t);
     // Same match folder: the game is rebuilt from its log, and the gap must be decided first.
     let t = Tmux::start("kill2", &strs(&args), &repo_dir(), 120, 30);
-    let s = t.wait_for("RESTART", DEADLINE);
-    let r = row(&s, 1);
-    assert!(
-        r.contains("e4") && r.contains("e5"),
-        "moves not restored:\n{s}"
+    // The moves are restored; the pending ruling stays red until acknowledged.
+    t.wait_until(
+        |s| {
+            let r = row(s, 1);
+            s.contains("RESTART")
+                && r.contains("e4")
+                && r.contains("e5")
+                && s.contains("restart ruling pending")
+                && s.contains("log: 5 entries")
+        },
+        "RESTART, row 1 with e4 and e5, the pending ruling, 5 entries",
+        DEADLINE,
     );
-    // The pending ruling stays red until acknowledged.
-    assert!(s.contains("restart ruling pending"), "{s}");
-    assert!(s.contains("log: 5 entries"), "{s}");
     play(&t, "Nf3");
     t.wait_for("decide first", DEADLINE);
     // The refused move comes back on its line for correction: drop it.
@@ -689,32 +726,35 @@ fn pty_moves_with_times_and_the_log_page_at_80x24_and_120x40() {
         play(&t, "e5");
         t.wait_for("move_made black e5", DEADLINE);
         play(&t, "Nf3");
-        let s = t.wait_for("move_made white Nf3", DEADLINE);
         // Two columns, each move with its time and the clock after it; the diagram beside.
-        let r1 = row(&s, 1);
-        assert!(r1.contains("e4") && r1.contains("e5"), "{w}x{h}:\n{s}");
-        assert!(
-            r1.contains("1:59:"),
-            "no clock after the move, {w}x{h}:\n{s}"
+        let s = t.wait_until(
+            |s| {
+                let r1 = row(s, 1);
+                s.contains("move_made white Nf3")
+                    && r1.contains("e4")
+                    && r1.contains("e5")
+                    && r1.contains("1:59:")
+                    && row(s, 2).contains("Nf3")
+                    && s.contains("a  b  c  d  e  f  g  h")
+            },
+            "row 1 with e4, e5 and a clock, row 2 with Nf3, the diagram",
+            DEADLINE,
         );
-        assert!(row(&s, 2).contains("Nf3"), "{w}x{h}:\n{s}");
-        assert!(
-            s.contains("a  b  c  d  e  f  g  h"),
-            "no diagram, {w}x{h}:\n{s}"
-        );
+        eprintln!("{w}x{h}:\n{s}");
         // The log page: every entry with number, actor and clause, the text in full.
         t.keys(&["l"]);
-        let s = t.wait_for("the log: 6 entries", DEADLINE);
-        assert!(s.contains("#5"), "{w}x{h}:\n{s}");
-        assert!(s.contains("clause 6a"), "{w}x{h}:\n{s}");
-        assert!(
-            s.contains("move_made · side: white · san: Nf3"),
-            "{w}x{h}:\n{s}"
+        t.wait_for_all(
+            &[
+                "the log: 6 entries",
+                "#5",
+                "clause 6a",
+                "move_made · side: white · san: Nf3",
+            ],
+            DEADLINE,
         );
         // Scrolled back to the top, line 0 is there with its declarations.
         t.keys(&["Home"]);
-        let s = t.wait_for("#0", DEADLINE);
-        assert!(s.contains("game_opened"), "{w}x{h}:\n{s}");
+        t.wait_for_all(&["#0", "game_opened"], DEADLINE);
         t.keys(&["Escape"]);
         t.wait_for("RUNNING", DEADLINE);
         eprintln!("{w}x{h} after 2. Nf3:\n{}", t.screen());
