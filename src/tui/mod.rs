@@ -137,6 +137,9 @@ fn run_loop(
     let mut asked_at: Option<Instant> = None;
     // Failed passphrases in a row: the prompt takes the next one only after a doubling wait.
     let mut backoff = backoff::Backoff::default();
+    // Keys read, with the instant each came, while the loop was busy checking a passphrase.
+    let mut queued: std::collections::VecDeque<(Instant, TermEvent)> =
+        std::collections::VecDeque::new();
     let mono_ms = || u64::try_from(origin.elapsed().as_millis()).unwrap_or(u64::MAX);
     // The screen starts clean: cells an earlier run left (killed, same terminal) are never shown.
     terminal.clear()?;
@@ -229,10 +232,18 @@ fn run_loop(
                     .max(std::time::Duration::from_millis(1)),
             );
         }
-        if !event::poll(wait)? {
-            continue;
-        }
-        let key = match event::read()? {
+        // Keys that came while a passphrase was being checked go first, each with its own time.
+        let (at, ev) = match queued.pop_front() {
+            Some(held) => held,
+            None => {
+                if !event::poll(wait)? {
+                    continue;
+                }
+                let ev = event::read()?;
+                (Instant::now(), ev)
+            }
+        };
+        let key = match ev {
             TermEvent::Key(key) => key,
             // After a resize the terminal is cleared and the screen redrawn from state alone.
             TermEvent::Resize(w, h) => {
@@ -244,7 +255,7 @@ fn run_loop(
             _ => continue,
         };
         // Time first: a flag that fell before the key is recorded before the key acts.
-        let now = now_ms(origin, offset_ms);
+        let now = ms_at(origin, offset_ms, at);
         catch_up(session, &mut ui, &mut last, now);
         if st.alarm.is_some() && ui.frozen.is_none() {
             ui.frozen = st.alarm.clone();
@@ -273,7 +284,6 @@ fn run_loop(
                     // timed at the key").
                     let words = words_of(&ui, &cmd);
                     let before = session.storage.len();
-                    let now = now_ms(origin, offset_ms);
                     record(session, &mut ui, &mut last, hand_over, &cmd, now);
                     let after = session.storage.len();
                     if after > before {
@@ -315,13 +325,18 @@ fn run_loop(
                 asked_at = None;
                 let ok = match (authority, &passphrase) {
                     (_, None) => false,
-                    (Authority::Passphrase(check), Some(p)) => check(p),
+                    (Authority::Passphrase(check), Some(p)) => {
+                        // The KDF takes a noticeable part of a second: the keys pressed
+                        // meanwhile (a clock press above all) keep the instant they came.
+                        let (ok, held) = check_reading_keys(|| check(p));
+                        queued.extend(held);
+                        ok
+                    }
                     (Authority::Open | Authority::UnencryptedKey, Some(_)) => true,
                 };
                 if ok {
                     backoff.succeed();
                 }
-                let now = now_ms(origin, offset_ms);
                 match (ok, recorded) {
                     (true, Some((first, last_seq))) => {
                         authorize(
@@ -356,11 +371,9 @@ fn run_loop(
         };
         let words = words_of(&ui, &cmd);
         let before = session.storage.len();
-        let now = now_ms(origin, offset_ms);
         record(session, &mut ui, &mut last, hand_over, &cmd, now);
         // 5b: how the arbiter's entries were authorized, right after them.
         let after = session.storage.len();
-        let now = now_ms(origin, offset_ms);
         authorize(
             session,
             &mut ui,
@@ -370,6 +383,40 @@ fn run_loop(
             now,
         );
     }
+}
+
+/// Game time at the instant `at` (a key's arrival), as [`now_ms`] gives it for now.
+fn ms_at(origin: Instant, offset_ms: u64, at: Instant) -> Ms {
+    offset_ms.saturating_add(
+        u64::try_from(at.saturating_duration_since(origin).as_millis()).unwrap_or(u64::MAX),
+    )
+}
+
+/// Run `check` (a passphrase against the key's KDF) while another thread goes on reading the
+/// terminal, so that no key waits for the check: each is returned with the instant it came, to
+/// be handled in order at that time (a press acts at the instant of the key, issue 25).
+fn check_reading_keys(check: impl FnOnce() -> bool) -> (bool, Vec<(Instant, TermEvent)>) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let reader = s.spawn(|| {
+            let mut held = Vec::new();
+            while !done.load(Ordering::Acquire) {
+                match event::poll(std::time::Duration::from_millis(2)) {
+                    Ok(true) => match event::read() {
+                        Ok(ev) => held.push((Instant::now(), ev)),
+                        Err(_) => break,
+                    },
+                    Ok(false) => {}
+                    Err(_) => break,
+                }
+            }
+            held
+        });
+        let ok = check();
+        done.store(true, Ordering::Release);
+        (ok, reader.join().unwrap_or_default())
+    })
 }
 
 /// Run `cmd` through the session at `now` (rule 13's hand-over through the shell's hook) and

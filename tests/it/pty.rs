@@ -610,16 +610,16 @@ fn pty_kill_9_and_resume_from_the_log() {
 /// opens (no environment variable, nothing in shell history); a wrong one gets a clear message.
 /// A match (not the demo) whose arbiter key is encrypted with the passphrase `kasparov-2003`.
 fn encrypted_match() -> (tempfile::TempDir, Vec<String>, PathBuf) {
+    encrypted_match_with(arbiter::sign::TEST_KDF_ROUNDS)
+}
+
+/// [`encrypted_match`] with a key encrypted at `rounds` bcrypt-pbkdf rounds.
+fn encrypted_match_with(rounds: u32) -> (tempfile::TempDir, Vec<String>, PathBuf) {
     let (dir, mut args) = demo_match();
     let m = dir.path().join("nyc-2003");
     let key = m.join("keys").join("arbiter");
-    let public = arbiter::sign::keygen_with_rounds(
-        &key,
-        Some("kasparov-2003"),
-        "arbiter",
-        arbiter::sign::TEST_KDF_ROUNDS,
-    )
-    .unwrap();
+    let public =
+        arbiter::sign::keygen_with_rounds(&key, Some("kasparov-2003"), "arbiter", rounds).unwrap();
     arbiter::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
     args[2] = m.display().to_string();
     (dir, args, m)
@@ -912,6 +912,46 @@ fn utc_ms(e: &arbiter::log::Entry) -> i64 {
     chrono::DateTime::parse_from_rfc3339(&e.utc)
         .unwrap()
         .timestamp_millis()
+}
+
+/// Issue 25, 4a / 6b: a press while the passphrase is being checked (the KDF takes a part of a
+/// second at the kit's cost, here seconds with a slower key) is recorded at its key's instant,
+/// not when the check ends: the board reads keys while it checks.
+#[test]
+fn pty_laws_6_2_a_press_while_the_passphrase_is_checked_keeps_its_instant() {
+    need_tmux!();
+    let (_dir, args, m) = encrypted_match_with(400);
+    let t = started_encrypted("press-during-kdf", &args);
+    t.keys(&[":"]);
+    t.type_text("arbiter note a press during the check");
+    t.keys(&["Enter"]);
+    t.wait_for("y = yes", DEADLINE);
+    t.keys(&["y"]);
+    t.wait_for("only the arbiter: authorize", DEADLINE);
+    t.type_text("kasparov-2003");
+    let before = chrono::Utc::now().timestamp_millis();
+    t.keys(&["Enter", "F12"]);
+    let e = wait_log(&m, "clock_pressed", 1);
+    let seen = chrono::Utc::now().timestamp_millis();
+    let press = e.iter().find(|x| x.kind == "clock_pressed").unwrap();
+    let at = utc_ms(press);
+    // The check itself took long (else this test would show nothing).
+    assert!(
+        seen - before >= 1000,
+        "the check took only {} ms",
+        seen - before
+    );
+    assert!(
+        at - before <= 700,
+        "the press is recorded at its key: key sent at {before}, press at {at}, seen at {seen}"
+    );
+    let kinds: Vec<&str> = e.iter().map(|x| x.kind.as_str()).collect();
+    let n = kinds.len();
+    assert_eq!(
+        &kinds[n - 3..],
+        ["note", "authorized", "clock_pressed"],
+        "{kinds:?}"
+    );
 }
 
 /// Issue 25, rule 1 and 5b: the stop is timed at the key. `s`, then 3 s before the passphrase:
