@@ -231,7 +231,7 @@ impl Storage for JournalStorage {
             (true, Some(key)) => {
                 let (boot_id, boottime_ms) = boot_clock();
                 let signed = heartbeat_text(&self.origin(), now, &utc_s, &boot_id, boottime_ms);
-                let sig = sign::sign_authorization(key, &signed).unwrap_or_default();
+                let sig = sign_beat(key, &signed);
                 format!(
                     "{{\"boot_id\":\"{boot_id}\",\"boottime_ms\":{boottime_ms},\"mono_ms\":{now},\"sig\":\"{sig}\",\"utc\":\"{utc_s}\"}}\n"
                 )
@@ -268,6 +268,32 @@ impl Storage for JournalStorage {
             f.write_all_at(line.as_bytes(), 0)
         })();
     }
+}
+
+/// [`sign::sign_authorization`] of a heartbeat (the same signature: Ed25519 is deterministic),
+/// with the signing key expanded once per key rather than at every beat (issue 25: deriving it
+/// is a second scalar multiplication each second).
+fn sign_beat(key: &PrivateKey, text: &str) -> String {
+    use base64::Engine as _;
+    thread_local! {
+        static SIGNER: std::cell::RefCell<Option<([u8; 32], ed25519_dalek::SigningKey)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let Some(pair) = key.key_data().ed25519().filter(|_| !key.is_encrypted()) else {
+        return sign::sign_authorization(key, text).unwrap_or_default();
+    };
+    SIGNER.with_borrow_mut(|cached| {
+        let public = pair.public.0;
+        let signing = match cached {
+            Some((p, s)) if *p == public => s,
+            _ => {
+                let s = ed25519_dalek::SigningKey::from_bytes(&pair.private.to_bytes());
+                &mut cached.insert((public, s)).1
+            }
+        };
+        let sig = ed25519_dalek::Signer::sign(&*signing, text.as_bytes());
+        base64::engine::general_purpose::STANDARD.encode(sig.to_bytes())
+    })
 }
 
 /// The arbiter's key of a match and how line 0 names it (see [`arbiter_key_for`]).

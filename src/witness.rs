@@ -1186,7 +1186,7 @@ fn check_camp_keys(first: &Entry, pinned: Option<&str>, v: &mut crate::verify::G
             })
             .collect();
         v.problems.push(format!(
-            "camps NOT PINNED: line 0 declares {} (typed by the arbiter); each camp compares its own key's fingerprint, or give --camps FILE",
+            "camps NOT PINNED: line 0 declares {} (its proofs show a camp held each key, not that it is the key the camp gave the committee); each camp compares its own key's fingerprint, or give --camps FILE",
             listed.join(", ")
         ));
         return;

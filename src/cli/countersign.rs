@@ -98,6 +98,16 @@ pub fn run(a: &CountersignArgs) -> Result<Exit, Error> {
         },
         (None, None) => return Err(Error::bad_input("give --key FILE or --signature FILE")),
     };
+    // Issue 19: what the camp signs, shown before it signs (the result, both clocks, every
+    // correction and ruling since its last countersignature).
+    let size = a
+        .checkpoint
+        .or_else(|| crate::witness::latest_checkpoint(&a.m.dir, game).map(|c| c.size));
+    if let Some(size) = size {
+        for line in what_is_signed(&a.m.dir, game, size, &a.camp) {
+            outln!("{line}")?;
+        }
+    }
     let (path, fp) = countersign_checkpoint(&a.m.dir, game, a.checkpoint, &a.camp, &source)
         .map_err(Error::refused)?;
     outln!(
@@ -106,4 +116,83 @@ pub fn run(a: &CountersignArgs) -> Result<Exit, Error> {
         path.display()
     )?;
     Ok(Exit::Ok)
+}
+
+/// What camp `camp` signs when it countersigns checkpoint `size` of game `game`: the result,
+/// both clocks at the checkpoint's last entry, and every entry by the arbiter or the committee
+/// (corrections, rulings, voids, results) since the camp's last countersignature. Empty when
+/// the log cannot be read (the countersignature's own checks then say why).
+pub fn what_is_signed(dir: &std::path::Path, game: u32, size: u64, camp: &str) -> Vec<String> {
+    use crate::core::Side;
+    let log = crate::layout::log_path(dir, game);
+    let cps = crate::layout::checkpoints_dir(dir, game);
+    let since = std::fs::read_dir(&cps)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_owned();
+            let (n, c) = crate::log::cosign::parse_file_name(&name).ok()?;
+            (c == camp && n < size).then_some(n)
+        })
+        .max();
+    let mut events = Vec::new();
+    let mut acts = Vec::new();
+    let mut last_at = 0;
+    let read = crate::journal::for_each_entry(&log, |e| {
+        if e.seq >= size {
+            return false;
+        }
+        if e.seq >= since.unwrap_or(1)
+            && e.seq > 0
+            && (e.actor == "arbiter" || e.actor == "committee")
+            && !crate::witness::WITNESS_NEUTRAL.contains(&e.kind.as_str())
+        {
+            acts.push(format!(
+                "  #{} {} (clause {}) {}",
+                e.seq, e.kind, e.clause, e.body
+            ));
+        }
+        last_at = e.mono_ms;
+        match crate::log::codec::event_of(&e) {
+            Ok(ev) => {
+                events.push(ev);
+                true
+            }
+            Err(_) => false,
+        }
+    });
+    let Ok(read_n) = read else {
+        return Vec::new();
+    };
+    let Ok(g) = crate::core::game::Game::replay(&events) else {
+        return Vec::new();
+    };
+    let result = match g.outcome() {
+        Some(o) => format!("{} ({:?}) {}", o.score.text(), o.termination, o.detail),
+        None => "none yet (the game is not finished)".into(),
+    };
+    let clock = |s: Side| crate::core::timefmt::clock(g.remaining(s, last_at));
+    let mut out = vec![
+        format!(
+            "camp {camp} countersigns game {game}, checkpoint {size} ({} entries read):",
+            read_n.min(size)
+        ),
+        format!("  result: {result}"),
+        format!(
+            "  clocks: White {}, Black {}",
+            clock(Side::White),
+            clock(Side::Black)
+        ),
+        format!(
+            "  arbiter and committee entries since {}: {}",
+            since.map_or_else(
+                || "the start (no earlier countersignature)".to_owned(),
+                |n| format!("its countersignature of checkpoint {n}")
+            ),
+            if acts.is_empty() { "none" } else { "" }
+        ),
+    ];
+    out.extend(acts);
+    out
 }

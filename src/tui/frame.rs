@@ -10,7 +10,7 @@ use ratatui::backend::Backend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
-use crate::core::view::View;
+use crate::core::view::{ClockView, View};
 
 use super::keys::UiState;
 use super::logpane::LogTail;
@@ -56,6 +56,9 @@ struct Memo {
 struct Part {
     prev: Buffer,
     next: Buffer,
+    /// For a clock, the face it shows: a clock whose face is unchanged (the one not running)
+    /// is not drawn at all.
+    clock: Option<ClockView>,
 }
 
 /// Keeps what the terminal shows and writes only what changes.
@@ -179,18 +182,32 @@ impl Painter {
                     }
                     // What the terminal shows there (copied once after a whole frame, then kept
                     // up to date) and the widget drawn again, in buffers kept from tick to tick.
+                    // A clock as the last whole frame drew it.
+                    let drawn = || {
+                        let m = self.memo.as_ref();
+                        which.and_then(|i| m.and_then(|m| m.view.clocks.get(i)).cloned())
+                    };
                     if self.parts.len() <= k {
                         self.parts.push(Part {
                             prev: part_of(&self.shown, r),
                             next: Buffer::empty(r),
+                            clock: drawn(),
                         });
                     }
-                    let part = &mut self.parts[k];
-                    if part.prev.area != r {
-                        *part = Part {
+                    if self.parts[k].prev.area != r {
+                        self.parts[k] = Part {
                             prev: part_of(&self.shown, r),
                             next: Buffer::empty(r),
+                            clock: drawn(),
                         };
+                    }
+                    let part = &mut self.parts[k];
+                    if let Some(i) = which {
+                        let now = view.clocks.get(i);
+                        if now.is_some() && part.clock.as_ref() == now {
+                            continue;
+                        }
+                        part.clock = now.cloned();
                     }
                     part.next.reset();
                     render_timed(&view, ui, which, r, &mut part.next);

@@ -1059,6 +1059,26 @@ fn input_line(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
             Span::raw(ui.line.clone()),
             cursor,
         ]),
+        // Issue 19: the game is over; the declared camps are asked to countersign it now
+        // (`arbiter countersign` shows each the result, both clocks and every ruling it signs).
+        (_, false) if view.phase == Phase::Ended && !view.declarations.camps.is_empty() => {
+            let names: Vec<&str> = view
+                .declarations
+                .camps
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect();
+            Line::from(vec![
+                Span::styled(
+                    format!(
+                        " CAMPS {}: countersign the result now: arbiter countersign --camp NAME (it shows what is signed) ",
+                        names.join(", ")
+                    ),
+                    Style::new().fg(Color::Black).bg(Color::Cyan),
+                ),
+                Span::styled("  : command  ? help  q quit", Style::new().fg(Color::Gray)),
+            ])
+        }
         (_, false) if view.phase == Phase::Ended => Line::from(Span::styled(
             " : command (notes, disputes, rulings)  ? help  q quit",
             Style::new().fg(Color::Gray),

@@ -268,7 +268,13 @@ fn denryusen_13c_a_real_usi_engines_log_covers_every_program_move_and_its_go_tim
 fn denryusen_22_1_a_human_vs_engine_game_from_its_script_to_the_ms() {
     let a = archived(HUMAN_VS_ENGINE);
     clocks_match_the_arithmetic(HUMAN_VS_ENGINE, &a.dir);
-    // The human resigned after the program's 30th move.
+    // The human resigned after the program's 30th move, named as shogi names the side.
+    assert!(
+        a.script_out
+            .contains("result: 0-1 (Resignation: the human (sente) resigned)"),
+        "{}",
+        a.script_out
+    );
     let end = events(&a.dir)
         .into_iter()
         .find(|e| e.kind_name() == "game_ended")

@@ -484,3 +484,84 @@ fn witness_checkpoint_names_its_index_version() {
         "{out}"
     );
 }
+
+/// Before a camp countersigns, the kit shows what it signs: the result, both clocks, and every
+/// entry of the arbiter or the committee since the camp's last countersignature (here a clock
+/// correction recorded after the camps signed).
+#[test]
+fn witness_countersign_shows_the_result_clocks_and_rulings_signed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let (k, line) = crate::witness::proven_camp(tmp.path(), &m, "kasparov");
+    let o = play(tmp.path(), &m, &line);
+    assert!(o.status.success(), "{}", text(&o));
+    let cosign = |extra: &[&str]| {
+        let mut args = vec![
+            "countersign",
+            "--match",
+            m.to_str().unwrap(),
+            "--camp",
+            "kasparov",
+            "--key",
+            k.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        arbiter(&args)
+    };
+    let o = cosign(&[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = text(&o);
+    assert!(out.contains("camp kasparov countersigns game 1"), "{out}");
+    assert!(out.contains("result: 0-1"), "{out}");
+    assert!(out.contains("clocks: White 1:"), "{out}");
+    assert!(out.contains("since the start"), "{out}");
+    assert!(
+        out.contains("game_ended"),
+        "the resignation is listed: {out}"
+    );
+}
+
+/// When the game ends, the Board UI asks the declared camps to countersign the result (and
+/// `countersign` shows each what it signs); without camps the line is as before.
+#[test]
+fn witness_board_asks_the_camps_to_countersign_when_the_game_ends() {
+    let mut r = crate::tui_support::Rig::new();
+    let dir = tempfile::tempdir().unwrap();
+    let public = arbiter::sign::keygen(&dir.path().join("camp"), None, "kasparov").unwrap();
+    let key = public.to_openssh().unwrap();
+    let statement = arbiter::core::camp::statement(&r.s.game.ctx().match_id, "kasparov", &key);
+    let proof = arbiter::sign::load_key(&dir.path().join("camp"), None)
+        .unwrap()
+        .sign(
+            arbiter::core::camp::NAMESPACE,
+            ssh_key::HashAlg::Sha512,
+            statement.as_bytes(),
+        )
+        .unwrap()
+        .to_pem(ssh_key::LineEnding::LF)
+        .unwrap();
+    r.s.game
+        .declare(&arbiter::core::command::Command::DeclareCamp {
+            name: "kasparov".into(),
+            key,
+            proof: Some(proof),
+        })
+        .unwrap();
+    r.at("0", "arbiter start").at("0:00:05", "move e4");
+    assert!(
+        !r.shot("0:00:06", 120, 30)
+            .contains("countersign the result")
+    );
+    r.at("0:00:10", "human resign");
+    let s = r.shot("0:00:11", 120, 30);
+    assert!(
+        s.contains("CAMPS kasparov: countersign the result now: arbiter countersign --camp NAME"),
+        "{s}"
+    );
+    let mut plain = crate::tui_support::Rig::new();
+    plain.at("0", "arbiter start").at("0:00:05", "move e4");
+    plain.at("0:00:10", "human resign");
+    let s = plain.shot("0:00:11", 120, 30);
+    assert!(!s.contains("CAMPS"), "{s}");
+}

@@ -114,7 +114,7 @@ impl Game {
                     self.ended(
                         Score::win_for(m.other()),
                         Termination::Resignation,
-                        format!("the machine ({m}) resigned"),
+                        format!("the machine ({}) resigned", self.side_label(m)),
                     ),
                 )
             }
@@ -129,7 +129,7 @@ impl Game {
                     self.ended(
                         Score::win_for(h.other()),
                         Termination::Resignation,
-                        format!("the human ({h}) resigned"),
+                        format!("the human ({}) resigned", self.side_label(h)),
                     ),
                 )
             }
