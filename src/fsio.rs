@@ -193,7 +193,7 @@ impl Purpose {
 #[derive(Debug, thiserror::Error)]
 pub enum OutputRefused {
     #[error(
-        "{} would land on the match's own files ({part} of match folder {}): refused, nothing was written; choose a path outside game-*, keys, checkpoints, engine and the index",
+        "{} would land on the match's own files ({part} of match folder {}): refused, nothing was written; choose a path outside game-*, keys, checkpoints, engine, the index and index/",
         .path.display(), .match_dir.display()
     )]
     MatchFile {
@@ -285,7 +285,8 @@ fn is_match_folder(dir: &Path) -> bool {
 
 /// Check an output path before anything is written to it: refused when it lands (after `..`
 /// and symlinks are resolved) on a match folder's own files — anything under `game-<n>/`
-/// (log, checkpoints, engine archive, heartbeat), `keys/`, `allowed_signers` or the index —
+/// (log, checkpoints, engine archive, heartbeat), `keys/`, `allowed_signers`, the index or its
+/// kept countersigned copies (`index/`) —
 /// except the file the purpose itself writes there (`game-<n>/report.html` for the report,
 /// `keys/` for a new key); and when an existing file is not what the kit writes for this purpose,
 /// unless `force`. Returns the resolved path.
@@ -303,9 +304,10 @@ pub fn check_output(path: &Path, purpose: Purpose, force: bool) -> Result<PathBu
             continue;
         };
         let game = is_game_folder_name(first);
+        // `index/` keeps the camps' countersigned copies of the index (issue 19).
         let own = matches!(
             first,
-            "keys" | "allowed_signers" | "index.txt" | "index.txt.sig"
+            "keys" | "allowed_signers" | "index.txt" | "index.txt.sig" | "index"
         ) || first.starts_with("index.txt.");
         if !(game || own) || !is_match_folder(dir) {
             continue;
@@ -328,6 +330,8 @@ pub fn check_output(path: &Path, purpose: Purpose, force: bool) -> Result<PathBu
             "the keys"
         } else if first == "allowed_signers" {
             "the allowed signers"
+        } else if first == "index" {
+            "the camps' countersigned copies of the index"
         } else {
             "the match index"
         };

@@ -57,6 +57,8 @@ fn targets(tmp: &Path, m: &Path) -> Vec<String> {
         format!("{ms}/game-1/heartbeat"),
         format!("{ms}/index.txt"),
         format!("{ms}/index.txt.sig"),
+        format!("{ms}/index/1.txt"),
+        format!("{ms}/index/new.pgn"),
         format!("{ms}/allowed_signers"),
         format!("{ms}/game-1/../game-1/log.jsonl"),
         format!("{ms}/keys/../game-1/checkpoints/{cp}"),
@@ -100,6 +102,8 @@ fn slots(m: &str, target: &str) -> Vec<Vec<String>> {
 
 fn refuse_every_slot(tmp: &Path, m: &Path) {
     std::fs::create_dir_all(m.join("game-1/engine")).unwrap();
+    // The camps' countersigned copies of the index (issue 19) are kept in DIR/index/.
+    std::fs::create_dir_all(m.join("index")).unwrap();
     let ms = m.display().to_string();
     let before = snapshot(m);
     for target in targets(tmp, m) {
