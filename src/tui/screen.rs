@@ -583,12 +583,21 @@ pub fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
             Style::new().fg(Color::Gray),
         )
     };
-    let title = format!(
-        " {} · {} · {} ",
-        c.side.name().to_uppercase(),
-        kind_text(c.kind),
-        c.name
-    );
+    let title = match &c.shogi {
+        // A shogi clock names its side as shogi does, with the entrant's kind (Denryu-sen 5.2).
+        Some(s) => format!(
+            " {} · {} · {} ",
+            s.side_text(),
+            s.entrant_text(c.kind),
+            c.name
+        ),
+        None => format!(
+            " {} · {} · {} ",
+            c.side.name().to_uppercase(),
+            kind_text(c.kind),
+            c.name
+        ),
+    };
     let mut block = Block::bordered()
         .border_style(border)
         .title(Line::from(title).style(border))
