@@ -601,6 +601,36 @@ fn denryusen_28_1_two_programs_each_checked_against_its_own_log() {
         .map(|e| e.clause.as_str())
         .collect();
     assert_eq!(logs, ["28.1"; 4]);
+    // The report cites the same articles and names each program's log.
+    let report = ok(&arbiter(&[
+        "report",
+        "--match",
+        a.dir.to_str().unwrap(),
+        "--game",
+        "1",
+        "--markdown",
+    ]));
+    let md = read(Path::new(report.trim()));
+    for side in ["sente", "gote"] {
+        assert!(
+            md.contains(&format!("Log file of {side}'s program")),
+            "{md}"
+        );
+    }
+    assert!(
+        md.contains(&format!(
+            "- Coverage (28.1): **{ns}/{ns} machine moves covered"
+        )),
+        "{md}"
+    );
+    assert!(
+        md.contains("- Internal clock (22.3), from the engine's log"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("Coverage (13c)") && !md.contains("Internal clock (6c)"),
+        "{md}"
+    );
 
     // A human's side has no engine log: refused, naming the side and 5.2.
     let h = archived(HUMAN_VS_ENGINE);
