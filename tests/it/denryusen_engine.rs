@@ -252,7 +252,7 @@ fn denryusen_13c_a_real_usi_engines_log_covers_every_program_move_and_its_go_tim
     ]));
     let md = read(&md);
     assert!(
-        md.contains("- Coverage (13c): **30/30 machine moves covered**"),
+        md.contains("- Coverage (28.1): **30/30 machine moves covered**"),
         "{md}"
     );
     assert!(
@@ -631,6 +631,16 @@ fn denryusen_28_1_two_programs_each_checked_against_its_own_log() {
         !md.contains("Coverage (13c)") && !md.contains("Internal clock (6c)"),
         "{md}"
     );
+    let html = ok(&arbiter(&[
+        "report",
+        "--match",
+        a.dir.to_str().unwrap(),
+        "--game",
+        "1",
+    ]));
+    let html = read(Path::new(html.trim()));
+    assert!(html.contains("Coverage (28.1)") && html.contains("Internal clock (22.3)"));
+    assert!(!html.contains("Coverage (13c)") && !html.contains("Internal clock (6c)"));
 
     // A human's side has no engine log: refused, naming the side and 5.2.
     let h = archived(HUMAN_VS_ENGINE);
