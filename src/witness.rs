@@ -106,21 +106,34 @@ pub struct LogFacts {
     pub changes: std::collections::VecDeque<(u64, String)>,
 }
 
+/// Each camp's latest countersigned checkpoint of game `game` (its size), by the files beside
+/// the log (`<size>.<camp>…`): what the Board UI stops asking for. Whether each signature holds is
+/// `verify`'s to say; an unreadable folder gives none.
+pub fn countersigned_upto(match_dir: &Path, game: u32) -> Vec<(String, u64)> {
+    let mut out: Vec<(String, u64)> = Vec::new();
+    let dir = crate::layout::checkpoints_dir(match_dir, game);
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let Some(name) = e.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        let Ok((n, camp)) = crate::log::cosign::parse_file_name(&name) else {
+            continue;
+        };
+        match out.iter_mut().find(|(c, _)| *c == camp) {
+            Some((_, upto)) => *upto = (*upto).max(n),
+            None => out.push((camp, n)),
+        }
+    }
+    out
+}
+
 /// How many result-, clock- or ruling-changing entries [`LogFacts`] keeps (the latest).
 pub const CHANGES_KEPT: usize = 4096;
 
 /// Entry kinds that change nothing a camp witnesses (result, clocks, rulings) when they come
 /// after the camps' countersignatures: notes, authorization records, recoveries, the rule-13
-/// archive.
-pub const WITNESS_NEUTRAL: [&str; 7] = [
-    "work_note",
-    "note",
-    "authorized",
-    "authorization_failed",
-    "recovery",
-    "engine_log_archived",
-    "program_archived",
-];
+/// archive. The core's list, which the board's request at a time control uses too.
+pub const WITNESS_NEUTRAL: [&str; 7] = crate::core::game::witness::NEUTRAL;
 
 impl LogFacts {
     pub fn root_at(&self, size: u64) -> Option<[u8; 32]> {
