@@ -1043,6 +1043,7 @@ pub fn verify_match(
         }
         check_camp_keys(&facts.first, trust.camps.as_deref(), &mut v);
         check_countersignatures(match_dir, g, &facts, &mut v);
+        check_index_countersigned(match_dir, g, &facts, &kept, &mut v);
         let broken = check_bindings(match_dir, g, &facts);
         if !broken.is_empty() {
             v.problems.extend(broken);
@@ -1637,6 +1638,55 @@ pub fn check_countersignatures(
             after.join(", ")
         ));
         raise(v, Status::Unwitnessed);
+    }
+}
+
+/// The committee's rule (issue 19): a finished game with declared camps counts as witnessed
+/// only when every camp declared in its line 0 also countersigned a match-index version that
+/// records the game at or past its final result. The game's own countersignatures say what the
+/// result was; only the index's say the game is still in the match (deleting the whole game and
+/// putting back the index of before it leaves nothing else to see). A game still in play, or one
+/// without camps, asks for none.
+fn check_index_countersigned(
+    match_dir: &Path,
+    game: u32,
+    facts: &LogFacts,
+    kept: &[KeptIndex],
+    v: &mut crate::verify::GameVerification,
+) {
+    let Some(end) = facts.end else { return };
+    let camps = declared_camps(&facts.first);
+    let covers = end + 1;
+    let dir = kept_index_dir(match_dir);
+    for (camp, key_text) in &camps {
+        let Ok(key) = ssh_key::PublicKey::from_openssh(key_text) else {
+            continue; // check_camp_keys names an unreadable key
+        };
+        let signed = kept.iter().rev().find(|k| {
+            k.index.game(game).is_some_and(|ig| ig.size >= covers)
+                && k.camps.iter().any(|c| c == camp)
+                && {
+                    let v = k.index.version;
+                    let text = k.index.to_text();
+                    crate::fsio::read_to_string(&dir.join(format!("{v}.txt.cosig-{camp}")))
+                        .is_ok_and(|sig| {
+                            sign::verify_countersignature(&key, text.as_bytes(), &sig).is_ok()
+                        })
+                }
+        });
+        match signed {
+            Some(k) => v.problems.push(format!(
+                "match index version {} (code {}), recording game {game} with its result, countersigned by camp {camp}",
+                k.index.version,
+                k.index.code()
+            )),
+            None => {
+                v.problems.push(format!(
+                    "NOT COUNTERSIGNED: camp {camp} has not countersigned a match index recording game {game} with its final result (entry {end}): the game could be deleted with the index of before it put back (arbiter countersign --match DIR --camp {camp} --index …)"
+                ));
+                raise(v, crate::verify::Status::Unwitnessed);
+            }
+        }
     }
 }
 

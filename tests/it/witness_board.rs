@@ -277,3 +277,113 @@ fn witness_camps_carried_over_to_the_next_game() {
             .any(|c| matches!(c, Command::DeclareCamp { .. }))
     );
 }
+
+fn arbiter_cmd(args: &[&str]) -> (i32, String) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ),
+    )
+}
+
+/// The quick rehearsal with camps kasparov and junior declared (with proofs), `tail` appended.
+fn camps_match(
+    tmp: &Path,
+    tail: &str,
+) -> (std::path::PathBuf, Vec<(&'static str, std::path::PathBuf)>) {
+    let m = tmp.join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let mut declared = String::new();
+    let mut keys = Vec::new();
+    for camp in ["kasparov", "junior"] {
+        let (k, line) = crate::witness::proven_camp(tmp, &m, camp);
+        declared.push_str(&line);
+        keys.push((camp, k));
+    }
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    let script = quick.replacen(
+        "0        arbiter start\n",
+        &format!("{declared}0        arbiter start\n"),
+        1,
+    ) + tail;
+    let p = tmp.join("camps.arb");
+    std::fs::write(&p, script).unwrap();
+    let (code, out) = arbiter_cmd(&[
+        "script",
+        p.to_str().unwrap(),
+        "--match",
+        m.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    (m, keys)
+}
+
+fn cosign(m: &Path, camp: &str, key: &Path, index: bool) {
+    let mut args = vec![
+        "countersign",
+        "--match",
+        m.to_str().unwrap(),
+        "--camp",
+        camp,
+        "--key",
+        key.to_str().unwrap(),
+    ];
+    if index {
+        args.push("--index");
+    }
+    let (code, out) = arbiter_cmd(&args);
+    assert_eq!(code, 0, "{out}");
+}
+
+/// The committee's rule: a finished game with camps is witnessed only when every camp also
+/// countersigned a match index recording it with its final result (else deleting the game and
+/// putting back the index of before it leaves nothing to see). Each missing camp is named; the
+/// verdict is NOT COUNTERSIGNED (12) until the last one signs; a game still in play asks none.
+#[test]
+fn witness_match_index_countersign_required_for_a_witnessed_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, keys) = camps_match(tmp.path(), "0:17:00  human resign\n");
+    let verify = || arbiter_cmd(&["verify", "--match", m.to_str().unwrap()]);
+    for (camp, k) in &keys {
+        cosign(&m, camp, k, false);
+    }
+    let (code, out) = verify();
+    assert_eq!(code, 12, "{out}");
+    for camp in ["kasparov", "junior"] {
+        assert!(
+            out.contains(&format!(
+                "NOT COUNTERSIGNED: camp {camp} has not countersigned a match index recording game 1 with its final result"
+            )),
+            "{out}"
+        );
+    }
+    cosign(&m, "kasparov", &keys[0].1, true);
+    let (code, out) = verify();
+    assert_eq!(code, 12, "{out}");
+    assert!(!out.contains("NOT COUNTERSIGNED: camp kasparov"), "{out}");
+    assert!(
+        out.contains("NOT COUNTERSIGNED: camp junior has not countersigned a match index"),
+        "{out}"
+    );
+    cosign(&m, "junior", &keys[1].1, true);
+    let (code, out) = verify();
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("recording game 1 with its result, countersigned by camp junior"),
+        "{out}"
+    );
+
+    // A game still in play: nothing is asked of the index yet.
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, _) = camps_match(tmp.path(), "");
+    let (code, out) = arbiter_cmd(&["verify", "--match", m.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("NOT COUNTERSIGNED"), "{out}");
+}
