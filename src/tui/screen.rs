@@ -1130,7 +1130,7 @@ fn input_line(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
             Line::from(vec![
                 Span::styled(
                     format!(
-                        " CAMPS {}: countersign the result now: arbiter countersign --camp NAME (it shows what is signed) ",
+                        " CAMPS {}: countersign the result now: arbiter countersign --camp NAME (it shows what is signed), then --index ",
                         names.join(", ")
                     ),
                     Style::new().fg(Color::Black).bg(Color::Cyan),

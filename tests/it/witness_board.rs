@@ -387,3 +387,65 @@ fn witness_match_index_countersign_required_for_a_witnessed_game() {
     assert_eq!(code, 0, "{out}");
     assert!(!out.contains("NOT COUNTERSIGNED"), "{out}");
 }
+
+/// Through the binary: under a profile with `[witness] countersign_at_controls`, `arbiter script`
+/// signs a checkpoint at Black's 40th move (the control for both sides), and a camp countersigns
+/// it with `arbiter countersign --checkpoint N`, shown both clocks first. Under the published
+/// profile no checkpoint is signed there.
+#[test]
+fn witness_checkpoint_signed_at_the_time_control_for_the_camps() {
+    for (extra, signed) in [(AT_CONTROLS, true), ("", false)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let m = tmp.path().join("m");
+        crate::log_util::arbiter_key_in(&m);
+        let rules = tmp.path().join("2003-witnessed.toml");
+        std::fs::write(&rules, std::fs::read_to_string(RULES).unwrap() + extra).unwrap();
+        let (k, declared) = crate::witness::proven_camp(tmp.path(), &m, "kasparov");
+        let mut script = String::from(
+            "0 arbiter declare white human Garry Kasparov\n0 arbiter declare black machine Deep Junior\n0 arbiter declare operator Amir Ban\n",
+        );
+        script.push_str(&declared);
+        script.push_str("0 arbiter start\n");
+        for i in 0..82 {
+            script.push_str(&format!("{} move {}\n", at(i), SHUFFLE[i % 4]));
+        }
+        let p = tmp.path().join("g.arb");
+        std::fs::write(&p, script).unwrap();
+        let ms = m.to_str().unwrap();
+        let (code, out) = arbiter_cmd(&[
+            "script",
+            p.to_str().unwrap(),
+            "--match",
+            ms,
+            "--rules",
+            rules.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{out}");
+        // Line 0, the start, 80 moves: the control move is entry 81, the checkpoint covers 82.
+        let cp = m.join("game-1/checkpoints/82.txt");
+        assert_eq!(cp.exists(), signed, "{extra:?}: {}", cp.display());
+        if !signed {
+            continue;
+        }
+        let (code, out) = arbiter_cmd(&[
+            "countersign",
+            "--match",
+            ms,
+            "--camp",
+            "kasparov",
+            "--checkpoint",
+            "82",
+            "--key",
+            k.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{out}");
+        assert!(
+            out.contains("camp kasparov countersigns game 1, checkpoint 82")
+                && out.contains("result: none yet")
+                && out.contains("clocks: White 2:")
+                && out.contains("#1 clock_started"),
+            "{out}"
+        );
+        assert!(m.join("game-1/checkpoints/82.txt.cosig-kasparov").exists());
+    }
+}
