@@ -995,7 +995,7 @@ impl Game {
         };
         let applied = match &e.kind {
             EventKind::EntryVoided { .. } => {
-                let (seq, passed) = (self.applied as u64, self.controls_passed());
+                let (seq, passed) = (self.applied as u64, self.controls_passed_if_witnessed());
                 let done = self.evolve_void(&recent, e);
                 // Issue 19: a void is a ruling the camps sign at the next control.
                 if done.is_ok() {
@@ -1018,7 +1018,8 @@ impl Game {
             );
         }
         let at = e.at;
-        let passed_before = self.controls_passed();
+        // Issue 19: counted only where the profile has the camps countersign at controls.
+        let passed_before = self.controls_passed_if_witnessed();
         match &e.kind {
             EventKind::EntryVoided { .. } => {
                 return Err("entry_voided is applied with the void window".into());

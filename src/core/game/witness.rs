@@ -59,6 +59,16 @@ impl Game {
             .unwrap_or(0)
     }
 
+    /// [`Game::controls_passed`] under a profile with `countersign_at_controls`, else 0 (the
+    /// fold skips the count where nothing uses it).
+    pub(in crate::core) fn controls_passed_if_witnessed(&self) -> usize {
+        if self.profile.countersign_at_controls() {
+            self.controls_passed()
+        } else {
+            0
+        }
+    }
+
     /// The latest time control the camps are asked to countersign (only under a profile with
     /// `[witness] countersign_at_controls`, only while the game is played).
     pub fn control_to_countersign(&self) -> Option<&ControlDue> {
