@@ -447,5 +447,10 @@ fn witness_checkpoint_signed_at_the_time_control_for_the_camps() {
             "{out}"
         );
         assert!(m.join("game-1/checkpoints/82.txt.cosig-kasparov").exists());
+        // What the Board UI's status reads to stop asking kasparov.
+        assert_eq!(
+            arbiter::witness::countersigned_upto(&m, 1),
+            vec![("kasparov".to_string(), 82)]
+        );
     }
 }
