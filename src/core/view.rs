@@ -171,6 +171,20 @@ pub enum Panel {
         program_left_ms: Option<i64>,
         program_handed: bool,
     },
+    /// Issue 19: a time control was passed under a profile that has the camps countersign at
+    /// each one: what they sign (checkpoint `checkpoint` covers the control move), and who.
+    Countersign {
+        control: usize,
+        move_number: u32,
+        /// The checkpoint's size: entries `0..checkpoint` (the control move is the last).
+        checkpoint: u64,
+        /// Both clocks at the control move, White (sente) first.
+        clocks: [i64; 2],
+        /// Arbiter and committee entries since the previous control.
+        rulings: Vec<String>,
+        /// The declared camps still to countersign it.
+        camps: Vec<String>,
+    },
     /// The result, flag fall included.
     Result {
         score: String,
@@ -366,6 +380,18 @@ impl Game {
             .collect();
         if !open.is_empty() {
             panels.push(Panel::ParamRequests { open });
+        }
+        if let (Some(due), Some(d)) = (self.control_to_countersign(), &self.decl)
+            && !d.camps.is_empty()
+        {
+            panels.push(Panel::Countersign {
+                control: due.control,
+                move_number: due.move_number,
+                checkpoint: due.entry + 1,
+                clocks: due.clocks,
+                rulings: due.rulings.clone(),
+                camps: d.camps.iter().map(|c| c.name.clone()).collect(),
+            });
         }
         if let Some(o) = &self.outcome {
             panels.push(Panel::Result {
