@@ -34,6 +34,7 @@ mod log_scan_fast; // log::scan's fast path equals the strict parser
 mod log_tamper; // the tamper matrix
 mod log_util;
 mod log_verify; // verify statuses, proofs, exit codes
+mod numbering; // issue 20: move numbers from the side that moved first (board, display, 7c)
 mod offline; // rule 11: no network call
 mod one_read; // issue 21: the match score takes the game already rebuilt
 mod outputs; // issue 21: no output path lands on a match's own files
