@@ -129,3 +129,57 @@ fn rule_6a_display_move_list_numbers_from_black_when_black_moves_first_80x24() {
     assert!(s.contains("last move: 3. Bb5"), "{s}");
     insta::assert_snapshot!(s);
 }
+
+/// Rule 7c found after the human replied, from a FEN with Black to move: the arbiter names the
+/// machine's move by the scoresheet's number (Black's first move is 1, White's first is 2), the
+/// moves after it are taken back and the correction is an infraction with its penalty.
+#[test]
+fn rule_7c_wrong_move_number_counts_from_black_when_black_moves_first() {
+    // The machine is Black and moves first: its `1... c5` should have been `1... e5`.
+    crate::clauses::given_game(black_first_draft(), crate::clauses::HUMAN_WHITE)
+        .and("0 arbiter start")
+        .and("10 move c5")
+        .and("20 move Nf3")
+        .and("30 move Nc6")
+        .and("40 move Bb5")
+        .when("50 arbiter wrong-move c5 e5")
+        .then_refused_saying("7c", "say arbiter wrong-move 1 c5 e5")
+        .and("50 arbiter stop the operator played c5; the machine shows e5")
+        .when("51 arbiter wrong-move 3 c5 e5")
+        .then_refused_saying(
+            "7c",
+            "the machine (black) has made its moves 1 to 2: there is no move 3",
+        )
+        .when("52 arbiter wrong-move 1 c5 e5")
+        .then_events(&[("moves_taken_back", "7c"), ("wrong_move", "7c")])
+        .then(|m, ev| {
+            let body = serde_json::to_value(&ev[0].kind).unwrap();
+            assert_eq!(body["body"]["plies"], 3, "{body}");
+            let body = serde_json::to_value(&ev[1].kind).unwrap();
+            assert_eq!(body["body"]["infraction"], 1, "{body}");
+            assert_eq!(body["body"]["penalty_ms"], 600_000, "{body}");
+            let v = m.view(52_000);
+            assert_eq!(v.plies, 1);
+            assert_eq!(v.last_moves, ["1... e5"]);
+        });
+    // The machine is White and replies to the human's first move: its first move is move 2.
+    crate::clauses::given_game(black_first_draft(), crate::clauses::MACHINE_WHITE)
+        .and("0 arbiter start")
+        .and("10 move e5")
+        .and("20 move Nf3") // the machine's move was Nc3
+        .and("30 move Nc6")
+        .when("40 arbiter wrong-move Nf3 Nc3")
+        .then_refused_saying("7c", "say arbiter wrong-move 2 Nf3 Nc3")
+        .and("40 arbiter stop the operator played Nf3; the machine shows Nc3")
+        .when("41 arbiter wrong-move 1 Nf3 Nc3")
+        .then_refused_saying(
+            "7c",
+            "the machine (white) has made its move 2: there is no move 1",
+        )
+        .when("42 arbiter wrong-move 2 Nf3 Nc3")
+        .then_events(&[("moves_taken_back", "7c"), ("wrong_move", "7c")])
+        .then(|m, _| {
+            let v = m.view(42_000);
+            assert_eq!(v.last_moves, ["1... e5", "2. Nc3"]);
+        });
+}
