@@ -126,6 +126,7 @@ fn open_failure(e: tui::OpenError) -> Error {
         O::Match(m) => super::match_failure(m),
         e @ O::Declarations { .. } => Error::cannot_read(e),
         e @ O::Parse(_) => Error::bad_input(e),
-        e @ O::Refused(_) => Error::refused(e),
+        // A declaration the rules refuse: as `script` and `archive` report a refusal.
+        O::Refused(r) => super::session_failure(r.into(), |s| s.into()),
     }
 }
