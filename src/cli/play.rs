@@ -112,7 +112,10 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     }
     match result {
         Ok(()) => match &session.frozen {
-            Some(m) => Err(Error::write_failed(SessionError::Storage(m.clone()))),
+            Some(m) => Err(super::session_failure(
+                SessionError::Storage(m.clone()),
+                |s| s.into(),
+            )),
             None => Ok(Exit::Ok),
         },
         Err(e) => Err(Error::write_failed(format!("terminal: {e}"))),

@@ -128,3 +128,31 @@ fn typed_errors_a_refusal_exits_the_same_from_script_archive_and_the_board() {
         "{screen}"
     );
 }
+
+/// The one mapping: of the CLI's files only `src/cli/mod.rs` turns a refusal or a log that could
+/// not be written (a session error) into an exit code; `script`, `archive` and the board go
+/// through `session_failure` (`script` names `Storage` only to tell another process's log, 70).
+#[test]
+fn typed_errors_a_session_error_is_mapped_to_an_exit_code_in_one_place() {
+    let dir = repo_dir().join("src/cli");
+    let mut naming = Vec::new();
+    for item in std::fs::read_dir(&dir).unwrap() {
+        let path = item.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        if [
+            "SessionError::Refused",
+            "S::Refused",
+            "write_failed(SessionError",
+        ]
+        .iter()
+        .any(|w| text.contains(w))
+        {
+            naming.push(path.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    assert_eq!(naming, ["mod.rs"]);
+    for file in ["script.rs", "archive.rs", "play.rs"] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(text.contains("super::session_failure("), "{file}");
+    }
+}
