@@ -102,6 +102,16 @@ fn rule_6a_board_move_list_numbers_from_black_when_black_moves_first_80x24() {
         ["1.", "…", "e5"]
     );
     assert!(compact[1].starts_with(" 2. Nf3"), "{compact:?}");
+    // The take-back question names the moves by the same numbers.
+    r.at("6:00", "arbiter stop wrong entry");
+    assert_eq!(
+        arbiter::tui::keys::consequence(
+            &arbiter::core::command::parse("arbiter correct 7e takeback 3 wrong entry").unwrap(),
+            &r.s.game
+        )
+        .unwrap(),
+        "2. Nf3 2... Nc6 3. Bb5 will be taken back"
+    );
     insta::assert_snapshot!(s);
 }
 
