@@ -76,9 +76,10 @@ impl From<PostgameError> for Error {
             }) => Error::cannot_read(e),
             P::Copies(ArchiveError::NotAFile { .. }) => Error::cannot_read(e),
             P::Copies(ArchiveError::Io { .. }) => Error::write_failed(e),
-            P::Refused(_) | P::Copies(_) => Error::refused(e),
-            P::Session(crate::session::SessionError::Refused(_)) => Error::refused(e),
-            P::Session(_) => Error::write_failed(e),
+            P::Copies(_) => Error::refused(e),
+            // The core's refusals and the session's failures: the one mapping every command uses.
+            P::Refused(r) => super::session_failure(r.into(), |s| P::Session(s).into()),
+            P::Session(s) => super::session_failure(s, |s| P::Session(s).into()),
             P::Game(ref m) if m.is_held_elsewhere() => Error::unavailable(e),
             P::Game(_) => Error::cannot_read(e),
             P::Open(j) => super::journal_failure(j),

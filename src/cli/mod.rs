@@ -287,6 +287,22 @@ pub fn write_text_out(out: Option<&std::path::Path>, text: &str) -> Result<(), E
     Ok(())
 }
 
+/// The kind of failure a game's refusal or a session's failure is, for every command that runs
+/// the core (`script`, `archive`, the board's opening): a refusal by the rules — from either game,
+/// chess or shogi — is 1, a log that could not be written (or an event that could not be applied:
+/// nothing was shown as done) is 74. The one mapping; `cause` words the message (with the
+/// script's `file:line:`, say) from the error it is given.
+pub fn session_failure(
+    e: crate::session::SessionError,
+    cause: impl FnOnce(crate::session::SessionError) -> crate::error::Cause,
+) -> Error {
+    use crate::session::SessionError as S;
+    match e {
+        e @ S::Refused(_) => Error::Refused(cause(e)),
+        e @ (S::Storage(_) | S::Apply(_)) => Error::WriteFailed(cause(e)),
+    }
+}
+
 /// The kind of failure a journal error is: another process holds the game (70), a file that
 /// cannot be read (66), one that cannot be written (74), or a log that is not a valid log (65).
 pub fn journal_failure(e: crate::journal::JournalError) -> Error {

@@ -113,7 +113,10 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     }
     match result {
         Ok(()) => match &session.frozen {
-            Some(m) => Err(Error::write_failed(SessionError::Storage(m.clone()))),
+            Some(m) => Err(super::session_failure(
+                SessionError::Storage(m.clone()),
+                |s| s.into(),
+            )),
             None => Ok(Exit::Ok),
         },
         Err(e) => Err(Error::write_failed(format!("terminal: {e}"))),
@@ -127,6 +130,7 @@ fn open_failure(e: tui::OpenError) -> Error {
         O::Match(m) => super::match_failure(m),
         e @ O::Declarations { .. } => Error::cannot_read(e),
         e @ O::Parse(_) => Error::bad_input(e),
-        e @ O::Refused(_) => Error::refused(e),
+        // A declaration the rules refuse: as `script` and `archive` report a refusal.
+        O::Refused(r) => super::session_failure(r.into(), |s| s.into()),
     }
 }

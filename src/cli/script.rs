@@ -172,9 +172,7 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
     match result {
         Ok(_) => Ok(Exit::Ok),
         Err((line, e)) => {
-            let msg = format!("{file}:{line}: {e}");
             Err(match e {
-                SessionError::Refused(_) => Error::refused(msg),
                 // Nothing of ours was written and the log exists now: another board or script
                 // created it first (line 0 is written under a temporary name, then linked).
                 SessionError::Storage(_)
@@ -184,7 +182,7 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
                 {
                     taken(dir, n)
                 }
-                _ => Error::write_failed(msg),
+                e => super::session_failure(e, |e| format!("{file}:{line}: {e}").into()),
             })
         }
     }

@@ -201,8 +201,12 @@ pub struct View {
     pub rules: String,
     pub clocks: [ClockView; 2],
     pub to_move: Side,
+    /// The side that moves first in the start position (Black from a FEN with Black to move):
+    /// ply 0 is its move `1.` (or `1...`).
+    pub first: Side,
     pub plies: usize,
-    /// The last moves, numbered (`12. Nf3`, `12... Nf6`), oldest first.
+    /// The last moves, numbered from the side that moved first (`12. Nf3`, `12... Nf6`; a
+    /// start with Black to move begins `1... e5`), oldest first.
     pub last_moves: Vec<String>,
     pub fen: Option<String>,
     /// The shogi position, for a shogi game.
@@ -218,7 +222,7 @@ pub struct View {
     pub next_deadline: Option<Ms>,
 }
 
-/// Numbered SAN of ply `i` (0-based).
+/// Numbered SAN of ply `i` (0-based) of a game White began.
 pub fn numbered(i: usize, san: &str) -> String {
     let n = i / 2 + 1;
     if i.is_multiple_of(2) {
@@ -226,6 +230,12 @@ pub fn numbered(i: usize, san: &str) -> String {
     } else {
         format!("{n}... {san}")
     }
+}
+
+/// Numbered SAN of ply `i` (0-based) of a game `first` began: a start with Black to move numbers
+/// Black's first move `1...` and White's reply `2.`, as the PGN does.
+pub fn numbered_from(first: Side, i: usize, san: &str) -> String {
+    numbered(i + usize::from(first == Side::Black), san)
 }
 
 impl Game {
@@ -263,7 +273,7 @@ impl Game {
                     // Shogi numbers every move: 1 ▲７六歩, 2 △３四歩.
                     format!("{} {}", start + k + 1, m.san)
                 } else {
-                    numbered(start + k, &m.san)
+                    numbered_from(self.board.first_side(), start + k, &m.san)
                 }
             })
             .collect();
@@ -417,6 +427,7 @@ impl Game {
             rules: self.profile.profile.name.clone(),
             clocks,
             to_move: self.board.side_to_move(),
+            first: self.board.first_side(),
             plies: self.board.plies(),
             last_moves,
             fen: self.board.fen(),

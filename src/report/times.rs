@@ -30,7 +30,6 @@ use serde::Serialize;
 
 use crate::core::event::{Event, EventKind};
 use crate::core::game::Game;
-use crate::core::view::numbered;
 use crate::core::{Ms, Side};
 
 /// A move standing at the end of the log with its time.
@@ -209,11 +208,7 @@ fn moves_pressed(
     mine + pressed[side.index()].len()
 }
 
-/// `numbered` for a game whose first move is `first`'s: a start with Black to move numbers
-/// Black's first move `1...` (as the PGN does).
-pub fn numbered_from(first: Side, ply: usize, san: &str) -> String {
-    numbered(ply + usize::from(first == Side::Black), san)
-}
+pub use crate::core::view::numbered_from;
 
 fn side_name(s: Side) -> String {
     s.to_string()

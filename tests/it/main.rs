@@ -34,6 +34,7 @@ mod log_scan_fast; // log::scan's fast path equals the strict parser
 mod log_tamper; // the tamper matrix
 mod log_util;
 mod log_verify; // verify statuses, proofs, exit codes
+mod numbering; // issue 20: move numbers from the side that moved first (board, display, 7c)
 mod offline; // rule 11: no network call
 mod one_read; // issue 21: the match score takes the game already rebuilt
 mod outputs; // issue 21: no output path lands on a match's own files
@@ -47,6 +48,7 @@ mod props; // properties over random sessions: time conserved, one clock, replay
 mod pty; // the Board UI in a real pseudo-terminal (tmux)
 mod readme; // README's examples are what the kit accepts
 mod realgame; // the real Stockfish game end to end: archive, coverage, PGN in two readers
+mod refusal_exit; // issue 22: one refusal through script, archive and the board: the same exit code
 mod relay; // issue 24: the live relay's PGN at every entry, delay, games in order
 mod report_model; // the committee report's content
 mod report_public; // issue 20: the public report names no folder and no program file (13e)

@@ -1,0 +1,195 @@
+//! Issue 20: move numbers follow the side that moved first. From a start with Black to move
+//! (a FEN or odds), Black's first move is move 1 (`1... e5`, as the PGN writes it) on the board's
+//! move list, on `arbiter display`, and in `wrong-move N` (7c).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use arbiter::core::game::Game;
+use arbiter::session::{Memory, Session};
+use arbiter::tui::UiState;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use crate::tui_support::{Rig, t, text};
+
+/// Black to move in the start position (after 1. e4, given as a FEN).
+const BLACK_FIRST: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+
+/// The 2003 rules starting from [`BLACK_FIRST`], nothing declared.
+fn black_first_draft() -> Game {
+    let text = format!(
+        "{}\n[start]\nclause = \"odds\"\ngames = [ {{ game = 1, fen = \"{BLACK_FIRST}\" }} ]\n",
+        crate::clauses::rules_text(crate::clauses::KASPAROV_2003)
+    );
+    crate::clauses::game_from_text(crate::clauses::KASPAROV_2003, &text, 1, None)
+}
+
+/// The moves both tests play from [`BLACK_FIRST`], with their times.
+const MOVES: &[(&str, &str)] = &[
+    ("0:40", "move e5"),
+    ("2:10", "move Nf3"),
+    ("3:00", "move Nc6"),
+    ("5:30", "move Bb5"),
+];
+
+/// The Black-first game in the clauses harness (the log kept), started at 0, [`MOVES`] played.
+fn black_first_match() -> crate::clauses::Match {
+    let mut m = crate::clauses::given_game(black_first_draft(), crate::clauses::HUMAN_WHITE)
+        .and("0 arbiter start");
+    for (at, line) in MOVES {
+        m.at(&format!("{} {line}", t(at) as f64 / 1000.0));
+    }
+    m
+}
+
+/// The 2003 rules starting from [`BLACK_FIRST`], Kasparov White (human), Deep Junior Black.
+fn black_first_game() -> Game {
+    let mut g = black_first_draft();
+    for l in crate::clauses::HUMAN_WHITE {
+        let line = l.strip_prefix("0 ").unwrap();
+        g.declare(&arbiter::core::command::parse(line).unwrap())
+            .unwrap();
+    }
+    g
+}
+
+/// The board on the Black-first game, started at 0, then `e5 Nf3 Nc6 Bb5`.
+fn black_first_rig() -> Rig {
+    let utc = chrono::DateTime::from_timestamp(1_044_000_000, 0).unwrap();
+    let mut r = Rig {
+        s: Session::new(black_first_game(), Box::new(Memory::default()), utc),
+        ui: UiState {
+            utc_origin: Some(utc),
+            ..UiState::new(None)
+        },
+        last: None,
+        signed_upto: None,
+    };
+    r.at("0", "arbiter start");
+    for (at, line) in MOVES {
+        r.at(at, line);
+    }
+    r
+}
+
+/// Rule 6a / FIDE Laws 8.1 (the scoresheet's numbering): from a FEN with Black to move, the
+/// board's list opens `1. …  e5` and White's reply is move 2, as the PGN writes `1... e5 2. Nf3`.
+#[test]
+fn rule_6a_board_move_list_numbers_from_black_when_black_moves_first_80x24() {
+    let mut r = black_first_rig();
+    let s = r.shot("6:00", 80, 24);
+    let rows: Vec<&str> = s.lines().collect();
+    let one = rows.iter().position(|l| l.contains("1. …")).expect(&s);
+    assert!(rows[one].contains("e5       0:40 1:59:20"), "{s}");
+    assert!(!rows[one].contains("Nf3"), "{s}");
+    assert!(
+        rows[one + 1].contains("2. Nf3      1:30 1:58:30   Nc6"),
+        "{s}"
+    );
+    assert!(rows[one + 2].contains("3. Bb5"), "{s}");
+    assert!(s.contains("last 3. Bb5"), "{s}");
+    assert!(!s.contains("1. e5") && !s.contains("2... Bb5"), "{s}");
+    // The PGN of the same log numbers the moves the same way.
+    let pgn = arbiter::postgame::pgn_of(&black_first_match().log, "2003-01-26T16:00:00Z").unwrap();
+    assert!(pgn.contains("1... e5"), "{pgn}");
+    assert!(pgn.contains("2. Nf3"), "{pgn}");
+    assert!(pgn.contains("3. Bb5"), "{pgn}");
+    // The compact list of a wide screen numbers them the same way.
+    let m = black_first_match();
+    let times = arbiter::tui::movelist::move_times(&m.log);
+    let compact = arbiter::tui::movelist::compact_rows(&m.view(t("6:00")), &times, false);
+    assert_eq!(
+        compact[0].split_whitespace().collect::<Vec<_>>(),
+        ["1.", "…", "e5"]
+    );
+    assert!(compact[1].starts_with(" 2. Nf3"), "{compact:?}");
+    // The take-back question names the moves by the same numbers.
+    r.at("6:00", "arbiter stop wrong entry");
+    assert_eq!(
+        arbiter::tui::keys::consequence(
+            &arbiter::core::command::parse("arbiter correct 7e takeback 3 wrong entry").unwrap(),
+            &r.s.game
+        )
+        .unwrap(),
+        "2. Nf3 2... Nc6 3. Bb5 will be taken back"
+    );
+    insta::assert_snapshot!(s);
+}
+
+/// `arbiter display` (the player's screen) draws the same list from the log: `1. …  e5`.
+#[test]
+fn rule_6a_display_move_list_numbers_from_black_when_black_moves_first_80x24() {
+    let m = black_first_match();
+    let shown = arbiter::display::Shown {
+        view: Some(m.view(t("6:00"))),
+        times: arbiter::tui::movelist::move_times(&m.log),
+        ..Default::default()
+    };
+    let area = Rect::new(0, 0, 80, 24);
+    let mut buf = Buffer::empty(area);
+    arbiter::display::render(&shown, area, &mut buf);
+    let s = text(&buf);
+    let rows: Vec<&str> = s.lines().collect();
+    let one = rows.iter().position(|l| l.contains("1. …")).expect(&s);
+    assert!(rows[one].contains("e5"), "{s}");
+    assert!(
+        rows[one + 1].contains("2. Nf3") && rows[one + 1].contains("Nc6"),
+        "{s}"
+    );
+    assert!(rows[one + 2].contains("3. Bb5"), "{s}");
+    assert!(s.contains("last move: 3. Bb5"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+/// Rule 7c found after the human replied, from a FEN with Black to move: the arbiter names the
+/// machine's move by the scoresheet's number (Black's first move is 1, White's first is 2), the
+/// moves after it are taken back and the correction is an infraction with its penalty.
+#[test]
+fn rule_7c_wrong_move_number_counts_from_black_when_black_moves_first() {
+    // The machine is Black and moves first: its `1... c5` should have been `1... e5`.
+    crate::clauses::given_game(black_first_draft(), crate::clauses::HUMAN_WHITE)
+        .and("0 arbiter start")
+        .and("10 move c5")
+        .and("20 move Nf3")
+        .and("30 move Nc6")
+        .and("40 move Bb5")
+        .when("50 arbiter wrong-move c5 e5")
+        .then_refused_saying("7c", "say arbiter wrong-move 1 c5 e5")
+        .and("50 arbiter stop the operator played c5; the machine shows e5")
+        .when("51 arbiter wrong-move 3 c5 e5")
+        .then_refused_saying(
+            "7c",
+            "the machine (black) has made its moves 1 to 2: there is no move 3",
+        )
+        .when("52 arbiter wrong-move 1 c5 e5")
+        .then_events(&[("moves_taken_back", "7c"), ("wrong_move", "7c")])
+        .then(|m, ev| {
+            let body = serde_json::to_value(&ev[0].kind).unwrap();
+            assert_eq!(body["body"]["plies"], 3, "{body}");
+            let body = serde_json::to_value(&ev[1].kind).unwrap();
+            assert_eq!(body["body"]["infraction"], 1, "{body}");
+            assert_eq!(body["body"]["penalty_ms"], 600_000, "{body}");
+            let v = m.view(52_000);
+            assert_eq!(v.plies, 1);
+            assert_eq!(v.last_moves, ["1... e5"]);
+        });
+    // The machine is White and replies to the human's first move: its first move is move 2.
+    crate::clauses::given_game(black_first_draft(), crate::clauses::MACHINE_WHITE)
+        .and("0 arbiter start")
+        .and("10 move e5")
+        .and("20 move Nf3") // the machine's move was Nc3
+        .and("30 move Nc6")
+        .when("40 arbiter wrong-move Nf3 Nc3")
+        .then_refused_saying("7c", "say arbiter wrong-move 2 Nf3 Nc3")
+        .and("40 arbiter stop the operator played Nf3; the machine shows Nc3")
+        .when("41 arbiter wrong-move 1 Nf3 Nc3")
+        .then_refused_saying(
+            "7c",
+            "the machine (white) has made its move 2: there is no move 1",
+        )
+        .when("42 arbiter wrong-move 2 Nf3 Nc3")
+        .then_events(&[("moves_taken_back", "7c"), ("wrong_move", "7c")])
+        .then(|m, _| {
+            let v = m.view(42_000);
+            assert_eq!(v.last_moves, ["1... e5", "2. Nc3"]);
+        });
+}
