@@ -246,7 +246,12 @@ impl Painter {
                 self.partial += 1;
                 let parts = [(Some(0), t.clocks[0]), (Some(1), t.clocks[1])]
                     .into_iter()
-                    .chain(t.moves.map(|r| (None, r)));
+                    // Of the move list, only its "this move" row changes with the time.
+                    .chain(
+                        t.moves
+                            .and_then(|r| super::movelist::this_move_row(view, r))
+                            .map(|r| (None, r)),
+                    );
                 for (k, (which, r)) in parts.enumerate() {
                     let r = r.intersection(area);
                     if r.is_empty() {
