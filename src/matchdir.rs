@@ -214,6 +214,7 @@ impl Storage for JournalStorage {
             signed_upto: self.signed_upto,
             signed_code: self.signed_code.clone(),
             warning: self.warning.clone(),
+            countersigned: crate::witness::countersigned_upto(&self.match_dir, self.game),
         }
     }
 
@@ -222,7 +223,12 @@ impl Storage for JournalStorage {
     }
 
     fn checkpoint_now(&mut self, now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
-        self.checkpoint(now)
+        let signed = self.checkpoint(now);
+        if let Err(w) = &signed {
+            // The status line says so too (the caller may have nobody to tell).
+            self.warning = Some(format!("checkpoint not signed: {w}"));
+        }
+        signed
     }
 
     fn heartbeat(&mut self, now: Ms, utc: DateTime<Utc>) {

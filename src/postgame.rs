@@ -28,10 +28,19 @@ pub fn machine_moves(
     game: &Game,
     times: &crate::report::times::Times,
 ) -> Result<Vec<MachineMove>, EngineLogError> {
+    machine_moves_of(game, times, &program_sides(game))
+}
+
+/// [`machine_moves`] of the given `sides` only (shogi: one program's own log, `archive --side`).
+pub fn machine_moves_of(
+    game: &Game,
+    times: &crate::report::times::Times,
+    sides: &[crate::core::Side],
+) -> Result<Vec<MachineMove>, EngineLogError> {
     let mut mm = if let Some(shogi) = game.board().shogi() {
         // Shogi: the moves in USI from the record's start, for a USI engine log.
         let usi: Vec<&str> = shogi.moves().iter().map(|x| x.uci.as_str()).collect();
-        enginelog::machine_moves_from_usi(shogi.start_sfen(), &usi, &program_sides(game))?
+        enginelog::machine_moves_from_usi(shogi.start_sfen(), &usi, sides)?
     } else {
         let Some(m) = game.machine_side() else {
             return Ok(Vec::new());
@@ -50,19 +59,7 @@ pub fn machine_moves(
 /// between two programs (Denryu-sen 5.2), both, for a program that played itself and logged both
 /// sides in one file (its USI log names the side to move of every search).
 pub fn program_sides(game: &Game) -> Vec<crate::core::Side> {
-    use crate::core::Side;
-    if let Some(m) = game.machine_side() {
-        return vec![m];
-    }
-    let program = |s: Side| {
-        game.player(s)
-            .is_some_and(|p| p.kind == crate::core::event::PlayerKind::Machine)
-    };
-    if game.board().shogi().is_some() && program(Side::White) && program(Side::Black) {
-        vec![Side::White, Side::Black]
-    } else {
-        Vec::new()
-    }
+    game.engine_log_sides(None).unwrap_or_default()
 }
 
 /// Rule 6c from the engine's own log: the clock it was given at each search against the machine's
@@ -72,9 +69,9 @@ pub fn audit_6c(
     times: &crate::report::times::Times,
     log: &enginelog::EngineLog,
     coverage: &enginelog::Coverage,
+    sides: &[crate::core::Side],
 ) -> enginelog::ClockAudit {
     let machine = game.machine_side();
-    let sides = program_sides(game);
     let official: Vec<enginelog::OfficialClock> = times
         .moves
         .iter()
@@ -275,6 +272,9 @@ pub struct HandedFiles<'a> {
     pub program: Option<&'a Path>,
     /// Delivery time (RFC 3339); `None`: now.
     pub delivered: Option<&'a str>,
+    /// The side whose program's own log the copies are (a game between two different programs);
+    /// `None`: the log of every program side.
+    pub side: Option<crate::core::Side>,
 }
 
 /// Examine the files handed over, let the core decide (13a refusal, lateness, clause), store them
@@ -338,6 +338,8 @@ pub fn hand_over(
         None => 0,
     };
     let terms = session.game.handover_terms(a.copies.len(), after_ms)?;
+    // Whose moves the log must show: the one side given (its program's own log), else all programs.
+    let sides = session.game.engine_log_sides(a.side)?;
     if end_utc.is_none() {
         return Err(PostgameError::NoEnd);
     }
@@ -356,9 +358,10 @@ pub fn hand_over(
     })?;
     let parsed =
         enginelog::parse(std::io::BufReader::new(file)).map_err(PostgameError::EngineLog)?;
-    let mm = machine_moves(&session.game, &times).map_err(PostgameError::MachineMoves)?;
+    let mm =
+        machine_moves_of(&session.game, &times, &sides).map_err(PostgameError::MachineMoves)?;
     let coverage = enginelog::coverage(&parsed, &mm);
-    let clock_audit = audit_6c(&session.game, &times, &parsed, &coverage);
+    let clock_audit = audit_6c(&session.game, &times, &parsed, &coverage, &sides);
 
     let mut log = serde_json::Map::new();
     log.insert("copies".into(), json!(outcome.copies));
@@ -367,6 +370,10 @@ pub fn hand_over(
     log.insert("sums_sha256".into(), json!(outcome.sums_sha256));
     log.insert("coverage".into(), json!(coverage));
     log.insert("clock_audit".into(), json!(clock_audit));
+    if let Some(side) = a.side {
+        // The side whose program's log this is (two different programs: a log each).
+        log.insert("side".into(), json!(session.game.side_label(side)));
+    }
     let program = outcome.program.as_ref().map(|p| {
         let mut m = serde_json::Map::new();
         m.insert("stored".into(), json!(p));
@@ -381,14 +388,21 @@ pub fn hand_over(
     };
     let recorded = session.execute(&Command::Handover(Box::new(facts)), now_ms)?;
     let signed = session.storage.status();
+    // The game's own clause numbers (shogi: the Denryu-sen articles), and whose log it is.
+    let g = &session.game;
+    let whose = a.side.map_or(String::new(), |x| {
+        format!(" ({}'s program)", g.side_label(x))
+    });
     let mut s = format!(
-        "archived {} ({} bytes, sha256 {}) from {} identical copies; {}\n13c: {}\n6c: {}\n",
+        "archived {} ({} bytes, sha256 {}) from {} identical copies; {}\n{}{whose}: {}\n{}{whose}: {}\n",
         outcome.log.name,
         outcome.log.size,
         outcome.log.sha256,
         outcome.copies.len(),
         outcome.sums_file,
+        g.cites(crate::core::clause::ENGINE_LOG_CONTENT),
         coverage.summary,
+        g.cites(crate::core::clause::INTERNAL_CLOCK),
         clock_audit.summary
     );
     if let Some(deadline) = terms.log_deadline_ms

@@ -76,6 +76,8 @@ pub struct StorageStatus {
     pub signed_code: Option<String>,
     /// A problem that does not stop play (e.g. a checkpoint that could not be signed).
     pub warning: Option<String>,
+    /// Issue 19: each camp's latest countersigned checkpoint (its size).
+    pub countersigned: Vec<(String, u64)>,
 }
 
 /// In-memory storage, for dry runs and tests.
@@ -204,7 +206,15 @@ impl Session {
             self.frozen = Some(msg.clone());
             return Err(SessionError::Storage(msg));
         }
+        // Issue 19: at a time control (where the profile says) a checkpoint is signed over the
+        // control move, for the camps to countersign. The entry is durable; a checkpoint that
+        // cannot be signed is the storage's warning, and storage without a log has none to sign.
+        let control = next.profile().countersign_at_controls()
+            && next.controls_passed() > self.game.controls_passed();
         self.game = next;
+        if control {
+            let _ = self.storage.checkpoint_now(self.utc_at(e.at));
+        }
         Ok(())
     }
 

@@ -106,21 +106,34 @@ pub struct LogFacts {
     pub changes: std::collections::VecDeque<(u64, String)>,
 }
 
+/// Each camp's latest countersigned checkpoint of game `game` (its size), by the files beside
+/// the log (`<size>.<camp>…`): what the Board UI stops asking for. Whether each signature holds is
+/// `verify`'s to say; an unreadable folder gives none.
+pub fn countersigned_upto(match_dir: &Path, game: u32) -> Vec<(String, u64)> {
+    let mut out: Vec<(String, u64)> = Vec::new();
+    let dir = crate::layout::checkpoints_dir(match_dir, game);
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let Some(name) = e.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        let Ok((n, camp)) = crate::log::cosign::parse_file_name(&name) else {
+            continue;
+        };
+        match out.iter_mut().find(|(c, _)| *c == camp) {
+            Some((_, upto)) => *upto = (*upto).max(n),
+            None => out.push((camp, n)),
+        }
+    }
+    out
+}
+
 /// How many result-, clock- or ruling-changing entries [`LogFacts`] keeps (the latest).
 pub const CHANGES_KEPT: usize = 4096;
 
 /// Entry kinds that change nothing a camp witnesses (result, clocks, rulings) when they come
 /// after the camps' countersignatures: notes, authorization records, recoveries, the rule-13
-/// archive.
-pub const WITNESS_NEUTRAL: [&str; 7] = [
-    "work_note",
-    "note",
-    "authorized",
-    "authorization_failed",
-    "recovery",
-    "engine_log_archived",
-    "program_archived",
-];
+/// archive. The core's list, which the board's request at a time control uses too.
+pub const WITNESS_NEUTRAL: [&str; 7] = crate::core::game::witness::NEUTRAL;
 
 impl LogFacts {
     pub fn root_at(&self, size: u64) -> Option<[u8; 32]> {
@@ -1030,6 +1043,7 @@ pub fn verify_match(
         }
         check_camp_keys(&facts.first, trust.camps.as_deref(), &mut v);
         check_countersignatures(match_dir, g, &facts, &mut v);
+        check_index_countersigned(match_dir, g, &facts, &kept, &mut v);
         let broken = check_bindings(match_dir, g, &facts);
         if !broken.is_empty() {
             v.problems.extend(broken);
@@ -1624,6 +1638,55 @@ pub fn check_countersignatures(
             after.join(", ")
         ));
         raise(v, Status::Unwitnessed);
+    }
+}
+
+/// The committee's rule (issue 19): a finished game with declared camps counts as witnessed
+/// only when every camp declared in its line 0 also countersigned a match-index version that
+/// records the game at or past its final result. The game's own countersignatures say what the
+/// result was; only the index's say the game is still in the match (deleting the whole game and
+/// putting back the index of before it leaves nothing else to see). A game still in play, or one
+/// without camps, asks for none.
+fn check_index_countersigned(
+    match_dir: &Path,
+    game: u32,
+    facts: &LogFacts,
+    kept: &[KeptIndex],
+    v: &mut crate::verify::GameVerification,
+) {
+    let Some(end) = facts.end else { return };
+    let camps = declared_camps(&facts.first);
+    let covers = end + 1;
+    let dir = kept_index_dir(match_dir);
+    for (camp, key_text) in &camps {
+        let Ok(key) = ssh_key::PublicKey::from_openssh(key_text) else {
+            continue; // check_camp_keys names an unreadable key
+        };
+        let signed = kept.iter().rev().find(|k| {
+            k.index.game(game).is_some_and(|ig| ig.size >= covers)
+                && k.camps.iter().any(|c| c == camp)
+                && {
+                    let v = k.index.version;
+                    let text = k.index.to_text();
+                    crate::fsio::read_to_string(&dir.join(format!("{v}.txt.cosig-{camp}")))
+                        .is_ok_and(|sig| {
+                            sign::verify_countersignature(&key, text.as_bytes(), &sig).is_ok()
+                        })
+                }
+        });
+        match signed {
+            Some(k) => v.problems.push(format!(
+                "match index version {} (code {}), recording game {game} with its result, countersigned by camp {camp}",
+                k.index.version,
+                k.index.code()
+            )),
+            None => {
+                v.problems.push(format!(
+                    "NOT COUNTERSIGNED: camp {camp} has not countersigned a match index recording game {game} with its final result (entry {end}): the game could be deleted with the index of before it put back (arbiter countersign --match DIR --camp {camp} --index …)"
+                ));
+                raise(v, crate::verify::Status::Unwitnessed);
+            }
+        }
     }
 }
 

@@ -21,6 +21,11 @@ pub struct ArchiveArgs {
     /// The copy of the program used for the game (13d).
     #[arg(long, value_name = "FILE")]
     pub program: Option<PathBuf>,
+    /// The side whose program's own log the copies are, in a game between two different programs
+    /// (Denryu-sen 5.2): only that side's moves are checked against it (coverage per side); run
+    /// once per side. Without it the log must show every program side's moves.
+    #[arg(long, value_name = "sente|gote|white|black", value_parser = side_arg)]
+    pub side: Option<crate::core::Side>,
     /// Delivery time (RFC 3339); default now.
     #[arg(long)]
     pub delivered: Option<String>,
@@ -38,6 +43,7 @@ pub fn run(a: &ArchiveArgs) -> Result<Exit, Error> {
             copies: &a.copies,
             program: a.program.as_deref(),
             delivered: a.delivered.as_deref(),
+            side: a.side,
         },
         key: &key,
     })?;
@@ -46,6 +52,17 @@ pub fn run(a: &ArchiveArgs) -> Result<Exit, Error> {
         // 13c: recorded, and the command says so with a non-zero exit.
         Some(f) => Err(Error::refused(f)),
         None => Ok(Exit::Ok),
+    }
+}
+
+/// `--side`: shogi's names or chess's.
+fn side_arg(s: &str) -> Result<crate::core::Side, String> {
+    match s {
+        "sente" | "white" => Ok(crate::core::Side::White),
+        "gote" | "black" => Ok(crate::core::Side::Black),
+        _ => Err(format!(
+            "{s:?} is not a side: say sente, gote, white or black"
+        )),
     }
 }
 

@@ -81,6 +81,7 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
                     copies: &copies,
                     program: program.map(Path::new),
                     delivered: None,
+                    side: None,
                 },
                 tui::now_ms(origin, offset),
             )

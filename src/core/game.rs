@@ -45,6 +45,7 @@ mod shogi; // Denryu-sen 13, 22, 23: shogi's ends, the declaration; any entrant'
 pub mod start; // issue 23: odds starts, Chess960, a FEN per game
 mod technical; // rules 8a, 8b
 mod void; // rule 1: the arbiter voids a mis-keyed entry
+pub mod witness; // issue 19: what the camps countersign at each time control
 
 pub use adjourn::{Adjourned, seal};
 pub use after::{HandoverDue, HandoverFacts, HandoverTerms};
@@ -250,6 +251,8 @@ pub struct Game {
     pub(in crate::core) adjourned: Option<Adjourned>,
     /// Issue 23: what the match's earlier games say (given by the shell; not in the log).
     pub(in crate::core) history: MatchHistory,
+    /// Issue 19: what the camps are asked to countersign at the latest time control.
+    pub(in crate::core) witness: witness::ControlWitness,
 }
 
 /// A clock press awaiting its move's notation.
@@ -423,6 +426,7 @@ impl Game {
             presses: std::collections::VecDeque::new(),
             adjourned: None,
             history: MatchHistory::default(),
+            witness: witness::ControlWitness::default(),
         }
     }
 
@@ -990,7 +994,15 @@ impl Game {
             None => Box::new(void::Recent::new(self)),
         };
         let applied = match &e.kind {
-            EventKind::EntryVoided { .. } => self.evolve_void(&recent, e),
+            EventKind::EntryVoided { .. } => {
+                let (seq, passed) = (self.applied as u64, self.controls_passed_if_witnessed());
+                let done = self.evolve_void(&recent, e);
+                // Issue 19: a void is a ruling the camps sign at the next control.
+                if done.is_ok() {
+                    self.note_for_camps(e, seq, passed);
+                }
+                done
+            }
             _ => self.evolve_one(e),
         };
         let kept = applied.and_then(|()| recent.push(e, &self.voided));
@@ -1006,6 +1018,8 @@ impl Game {
             );
         }
         let at = e.at;
+        // Issue 19: counted only where the profile has the camps countersign at controls.
+        let passed_before = self.controls_passed_if_witnessed();
         match &e.kind {
             EventKind::EntryVoided { .. } => {
                 return Err("entry_voided is applied with the void window".into());
@@ -1105,6 +1119,7 @@ impl Game {
             EventKind::MoveMade { side, .. } => self.machine_side() == Some(*side),
             _ => false,
         };
+        self.note_for_camps(e, self.applied as u64, passed_before);
         self.last_at = at;
         self.applied += 1;
         Ok(())

@@ -481,6 +481,28 @@ pub struct Profile {
     pub match_rules: Option<MatchRules>,
     /// Adjournments and breaks.
     pub adjournment: Option<Adjournment>,
+    /// Issue 19: when the camps are asked to countersign.
+    pub witness: Option<Witness>,
+}
+
+/// When the camps countersign the record (issue 19). Always when the game ends; with
+/// `countersign_at_controls` also at each time control, after the control move.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Witness {
+    /// Ask the camps to countersign at each time control (a checkpoint is signed at the move
+    /// that completes the control for both sides), not only when the game ends.
+    #[serde(default)]
+    pub countersign_at_controls: bool,
+}
+
+impl Profile {
+    /// Whether the camps are asked to countersign at each time control (issue 19).
+    pub fn countersign_at_controls(&self) -> bool {
+        self.witness
+            .as_ref()
+            .is_some_and(|w| w.countersign_at_controls)
+    }
 }
 
 /// A profile that could not be loaded: where and what.

@@ -1,7 +1,7 @@
 //! What a screen or a report shows: a pure function of the state and `now`.
 use serde::Serialize;
 
-use super::event::{Justification, Player, PlayerKind, Termination};
+use super::event::{Entrant, Justification, Player, PlayerKind, Termination};
 use super::game::{Game, Phase, Stop};
 use super::{Ms, Side};
 
@@ -26,6 +26,40 @@ pub struct ClockView {
     /// has byo-yomi.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub byoyomi: Option<super::clock::ByoyomiFace>,
+    /// A shogi game's clock: the side as shogi names it and its entrant (Denryu-sen 5.2), for the
+    /// clock's title (`先手 (sente) · PROGRAM · Suisho`). `None` for chess, whose title is unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shogi: Option<ShogiClockSide>,
+}
+
+/// A shogi clock's side: sente or gote, and the entrant of Denryu-sen 5.2 if declared so.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ShogiClockSide {
+    /// `true` for sente (先手), `false` for gote (後手).
+    pub sente: bool,
+    pub entrant: Option<Entrant>,
+}
+
+impl ShogiClockSide {
+    /// The side's name in kanji with its reading: `先手 (sente)`, `後手 (gote)`.
+    pub fn side_text(&self) -> &'static str {
+        if self.sente {
+            "先手 (sente)"
+        } else {
+            "後手 (gote)"
+        }
+    }
+
+    /// The entrant's kind in words (5.2), from the declared entrant, else from the player kind.
+    pub fn entrant_text(&self, kind: Option<PlayerKind>) -> &'static str {
+        match (&self.entrant, kind) {
+            (Some(Entrant::Program), _) | (None, Some(PlayerKind::Machine)) => "PROGRAM",
+            (Some(Entrant::Human), _) | (None, Some(PlayerKind::Human)) => "HUMAN",
+            (Some(Entrant::HumanTeam { .. }), _) => "HUMAN TEAM",
+            (Some(Entrant::HumanWithAi { .. }), _) => "HUMAN + AI",
+            (None, None) => "?",
+        }
+    }
 }
 
 /// What a clock is doing, as the big clock face names it.
@@ -137,6 +171,20 @@ pub enum Panel {
         program_left_ms: Option<i64>,
         program_handed: bool,
     },
+    /// Issue 19: a time control was passed under a profile that has the camps countersign at
+    /// each one: what they sign (checkpoint `checkpoint` covers the control move), and who.
+    Countersign {
+        control: usize,
+        move_number: u32,
+        /// The checkpoint's size: entries `0..checkpoint` (the control move is the last).
+        checkpoint: u64,
+        /// Both clocks at the control move, White (sente) first.
+        clocks: [i64; 2],
+        /// Arbiter and committee entries since the previous control.
+        rulings: Vec<String>,
+        /// The declared camps still to countersign it.
+        camps: Vec<String>,
+    },
     /// The result, flag fall included.
     Result {
         score: String,
@@ -232,6 +280,10 @@ impl Game {
                 moves_to_control: control.map(|c| c.saturating_sub(moves)),
                 state: self.clock_state(side, now),
                 byoyomi: self.clock.byoyomi_face(&self.profile, side, moves, now),
+                shogi: self.board.shogi().map(|_| ShogiClockSide {
+                    sente: side == Side::White, // the kit's white is sente (shogi::color_of)
+                    entrant: self.player(side).and_then(|p| p.entrant.clone()),
+                }),
             }
         });
         let mut panels = Vec::new();
@@ -348,6 +400,18 @@ impl Game {
         if !open.is_empty() {
             panels.push(Panel::ParamRequests { open });
         }
+        if let (Some(due), Some(d)) = (self.control_to_countersign(), &self.decl)
+            && !d.camps.is_empty()
+        {
+            panels.push(Panel::Countersign {
+                control: due.control,
+                move_number: due.move_number,
+                checkpoint: due.entry + 1,
+                clocks: due.clocks,
+                rulings: due.rulings.clone(),
+                camps: d.camps.iter().map(|c| c.name.clone()).collect(),
+            });
+        }
         if let Some(o) = &self.outcome {
             panels.push(Panel::Result {
                 score: o.score.text().to_string(),
@@ -387,6 +451,7 @@ impl Game {
             moves_to_control: None,
             state: ClockState::NotStarted,
             byoyomi: None,
+            shogi: None,
         });
         let moves = self.board.moves();
         let start = moves.len().saturating_sub(last_n);

@@ -151,7 +151,11 @@ pub fn public_lines(view: &View) -> Vec<Line<'static>> {
             }
             // The machine's internal clock (6c), its parameters (6l) and the hand-over (13)
             // are for the arbiter's screen only.
-            Panel::SyncWarning { .. } | Panel::ParamRequests { .. } | Panel::Handover { .. } => {
+            // The camps' countersignature at a time control (issue 19) too.
+            Panel::SyncWarning { .. }
+            | Panel::ParamRequests { .. }
+            | Panel::Handover { .. }
+            | Panel::Countersign { .. } => {
                 continue;
             }
         };

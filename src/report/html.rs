@@ -685,21 +685,20 @@ fn archive(s: &mut String, a: &ArchiveSection, public: bool) {
         escape(&a.stamp.game_time),
         escape(&a.stamp.utc)
     );
+    let coverage = format!("Coverage ({})", a.coverage_clause());
+    let clock_audit = format!(
+        "Internal clock ({}), from the engine's log",
+        a.clock_clause()
+    );
     let mut rows: Vec<(&str, String)> = Vec::new();
     if let Some(sum) = &a.summary {
-        rows.push((
-            "Coverage (13c)",
-            format!("<strong>{}</strong>", escape(sum)),
-        ));
+        rows.push((&coverage, format!("<strong>{}</strong>", escape(sum))));
     }
     if let Some(st) = &a.status {
         rows.push(("Coverage status", escape(st)));
     }
     if let Some(sum) = &a.clock_audit {
-        rows.push((
-            "Internal clock (6c), from the engine's log",
-            format!("<strong>{}</strong>", escape(sum)),
-        ));
+        rows.push((&clock_audit, format!("<strong>{}</strong>", escape(sum))));
     }
     if !rows.is_empty() {
         kv(s, &rows);

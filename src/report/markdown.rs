@@ -595,7 +595,12 @@ fn archive(s: &mut String, a: &ArchiveSection, public: bool) {
         when(&a.stamp)
     );
     if let Some(sum) = &a.summary {
-        let _ = writeln!(s, "- Coverage (13c): **{}**", escape(sum));
+        let _ = writeln!(
+            s,
+            "- Coverage ({}): **{}**",
+            a.coverage_clause(),
+            escape(sum)
+        );
     }
     if let Some(st) = &a.status {
         let _ = writeln!(s, "- Coverage status: {}", escape(st));
@@ -612,7 +617,8 @@ fn archive(s: &mut String, a: &ArchiveSection, public: bool) {
     if let Some(sum) = &a.clock_audit {
         let _ = writeln!(
             s,
-            "- Internal clock (6c), from the engine's log: **{}**",
+            "- Internal clock ({}), from the engine's log: **{}**",
+            a.clock_clause(),
             escape(sum)
         );
     }

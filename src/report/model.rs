@@ -320,6 +320,29 @@ pub struct ArchiveSection {
     pub fields: Vec<(String, String)>,
     /// Items left out of this version under rule 13e.
     pub withheld: usize,
+    /// The clauses the coverage and the clock audit are cited by when not 13c and 6c: a shogi
+    /// game's entry cites Denryu-sen 28.1, its coverage 28.1 and its clock audit 22.3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cites: Option<ArchiveCites>,
+}
+
+/// What an archive section's coverage and clock audit cite (see [`ArchiveSection::cites`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ArchiveCites {
+    pub coverage: String,
+    pub clock_audit: String,
+}
+
+impl ArchiveSection {
+    /// The clause of the coverage line: 13c, or the game's article.
+    pub fn coverage_clause(&self) -> &str {
+        self.cites.as_ref().map_or("13c", |c| c.coverage.as_str())
+    }
+
+    /// The clause of the clock-audit line: 6c, or the game's article.
+    pub fn clock_clause(&self) -> &str {
+        self.cites.as_ref().map_or("6c", |c| c.clock_audit.as_str())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -1160,6 +1183,7 @@ impl Builder {
                         .into(),
                 )],
                 withheld: 0,
+                cites: None,
             });
         }
         let last_at = self.last_row_at.unwrap_or(0);

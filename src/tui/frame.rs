@@ -109,6 +109,7 @@ fn same_but_time(then: &View, now: &View) -> bool {
             moves_to_control,
             state,
             byoyomi,
+            shogi,
         } = a;
         *side == b.side
             && *name == b.name
@@ -119,6 +120,7 @@ fn same_but_time(then: &View, now: &View) -> bool {
             && *moves_to_control == b.moves_to_control
             && *state == b.state
             && *byoyomi == b.byoyomi
+            && *shogi == b.shogi
     };
     *phase == then.phase
         && *game == then.game

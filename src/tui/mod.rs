@@ -573,7 +573,8 @@ arbiter declare config 3151b90fbc02afcb28e4f6e600a0cd2cb71e4292b48c398bffcc35b5e
 
 /// The next game's declarations from the previous game's: the players with colours swapped, each
 /// as the same kind of entrant (Denryu-sen 5.2: a program, a human, a team with its members, a
-/// human consulting an AI with the program and method declared), the same operator and team. The
+/// human consulting an AI with the program and method declared), the same operator and team, and
+/// the same camps (names, keys and proofs of possession; issue 19). The
 /// 8a configuration digest is not carried over (the document is submitted before each game), and
 /// the 6c algorithm carries over by itself (the context's previous algorithm).
 pub fn carry_over(d: &crate::core::event::Declarations) -> Vec<Command> {
@@ -603,6 +604,13 @@ pub fn carry_over(d: &crate::core::event::Declarations) -> Vec<Command> {
             names: d.team.clone(),
         });
     }
+    // Issue 19: the camps witness the whole match; each one's proof of possession is over
+    // (match, camp, key), so it holds for every game and carries over with its key.
+    out.extend(d.camps.iter().map(|c| Command::DeclareCamp {
+        name: c.name.clone(),
+        key: c.key.clone(),
+        proof: c.proof.clone(),
+    }));
     out
 }
 
@@ -876,5 +884,6 @@ pub fn journal_status(s: &Session) -> Status {
         signed_upto: st.signed_upto,
         code: st.signed_code,
         alarm: s.frozen.clone(),
+        countersigned: st.countersigned,
     }
 }

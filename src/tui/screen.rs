@@ -28,6 +28,8 @@ pub struct Status {
     pub code: Option<String>,
     /// A failure the shell reports (e.g. the journal cannot write): shown as the red banner.
     pub alarm: Option<String>,
+    /// Issue 19: each camp's latest countersigned checkpoint (its size), as found beside the log.
+    pub countersigned: Vec<(String, u64)>,
 }
 
 /// Amber: under two minutes (the same threshold as the core's 9e urgency).
@@ -118,7 +120,37 @@ fn strip_colour(area: Rect, buf: &mut Buffer) {
     }
 }
 
+/// The view without the camps that already countersigned the time control's checkpoint (as the
+/// shell's status says), and without the request once every camp has (issue 19).
+fn without_countersigned(view: &View, status: &Status) -> Option<View> {
+    let due = view
+        .panels
+        .iter()
+        .any(|p| matches!(p, Panel::Countersign { .. }));
+    if !due || status.countersigned.is_empty() {
+        return None;
+    }
+    let mut v = view.clone();
+    v.panels.retain_mut(|p| match p {
+        Panel::Countersign {
+            checkpoint, camps, ..
+        } => {
+            camps.retain(|c| {
+                !status
+                    .countersigned
+                    .iter()
+                    .any(|(name, upto)| name == c && upto >= checkpoint)
+            });
+            !camps.is_empty()
+        }
+        _ => true,
+    });
+    Some(v)
+}
+
 fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer) -> Option<Timed> {
+    let filtered = without_countersigned(view, status);
+    let view = filtered.as_ref().unwrap_or(view);
     if let Mode::Log { back } = &ui.mode {
         // The log page takes the whole screen but the header, so the state stays in sight.
         let rows = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).split(area);
@@ -585,12 +617,21 @@ pub fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
             Style::new().fg(Color::Gray),
         )
     };
-    let title = format!(
-        " {} · {} · {} ",
-        c.side.name().to_uppercase(),
-        kind_text(c.kind),
-        c.name
-    );
+    let title = match &c.shogi {
+        // A shogi clock names its side as shogi does, with the entrant's kind (Denryu-sen 5.2).
+        Some(s) => format!(
+            " {} · {} · {} ",
+            s.side_text(),
+            s.entrant_text(c.kind),
+            c.name
+        ),
+        None => format!(
+            " {} · {} · {} ",
+            c.side.name().to_uppercase(),
+            kind_text(c.kind),
+            c.name
+        ),
+    };
     let mut block = Block::bordered()
         .border_style(border)
         .title(Line::from(title).style(border))
@@ -931,6 +972,33 @@ pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
                 }
                 out.push(Line::from(spans));
             }
+            Panel::Countersign {
+                control,
+                move_number,
+                checkpoint,
+                clocks,
+                rulings,
+                camps,
+            } => {
+                // Issue 19: the camps countersign the control, seeing what they sign.
+                out.push(Line::from(vec![
+                    tag("CAMPS COUNTERSIGN", Color::Cyan),
+                    Span::raw(format!(
+                        " time control {control} (move {move_number}) passed: {} · arbiter countersign --camp NAME --checkpoint {checkpoint}",
+                        camps.join(", ")
+                    )),
+                ]));
+                out.push(Line::from(Span::raw(format!(
+                    "  they sign: clocks at the control move White {}, Black {} · arbiter and committee entries since the previous control: {}",
+                    crate::core::timefmt::clock(clocks[0]),
+                    crate::core::timefmt::clock(clocks[1]),
+                    if rulings.is_empty() {
+                        "none".to_string()
+                    } else {
+                        rulings.join(", ")
+                    }
+                ))));
+            }
             Panel::Result {
                 score,
                 termination,
@@ -1073,7 +1141,7 @@ fn input_line(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
             Line::from(vec![
                 Span::styled(
                     format!(
-                        " CAMPS {}: countersign the result now: arbiter countersign --camp NAME (it shows what is signed) ",
+                        " CAMPS {}: countersign the result now: arbiter countersign --camp NAME (it shows what is signed), then --index ",
                         names.join(", ")
                     ),
                     Style::new().fg(Color::Black).bg(Color::Cyan),

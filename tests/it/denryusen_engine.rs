@@ -181,7 +181,7 @@ fn denryusen_13c_a_real_usi_engines_log_covers_every_program_move_and_its_go_tim
     let program_moves = moves.len() / 2;
     assert_eq!(program_moves, 30);
     assert!(
-        a.out.contains("13c: 30/30 machine moves covered"),
+        a.out.contains("28.1: 30/30 machine moves covered"),
         "{}",
         a.out
     );
@@ -189,7 +189,7 @@ fn denryusen_13c_a_real_usi_engines_log_covers_every_program_move_and_its_go_tim
     // at its 6th (12th): under the threshold; 2:10 less at its 8th (16th), with a sync recorded.
     assert!(
         a.out.contains(
-            "6c: 30/30 machine moves show the clock given; 1 differed from the official clock by \
+            "22.3: 30/30 machine moves show the clock given; 1 differed from the official clock by \
              0:02:00 or more with no sync recorded: move 8 △６二銀; 1 more differed that much but \
              a sync was recorded in the turn"
         ),
@@ -252,7 +252,7 @@ fn denryusen_13c_a_real_usi_engines_log_covers_every_program_move_and_its_go_tim
     ]));
     let md = read(&md);
     assert!(
-        md.contains("- Coverage (13c): **30/30 machine moves covered**"),
+        md.contains("- Coverage (28.1): **30/30 machine moves covered**"),
         "{md}"
     );
     assert!(
@@ -298,13 +298,13 @@ fn denryusen_13c_an_engine_against_itself_replayed_with_its_own_log() {
     let n = moves.len();
     assert!(
         a.out
-            .contains(&format!("13c: {n}/{n} machine moves covered")),
+            .contains(&format!("28.1: {n}/{n} machine moves covered")),
         "{}",
         a.out
     );
     assert!(
         a.out.contains(&format!(
-            "6c: {n}/{n} machine moves show the clock given; none differed from the official \
+            "22.3: {n}/{n} machine moves show the clock given; none differed from the official \
              clock by 0:02:00 or more without a sync"
         )),
         "{}",
@@ -515,4 +515,140 @@ fn denryusen_13c_the_fixtures_are_what_fairy_stockfish_writes() {
             old.len()
         );
     }
+}
+
+/// The self-play log cut in two as two programs would have written it, one process each: the
+/// lines before the first search go to both; each search (`position` to `bestmove`) to the side
+/// to move (sente when the position has an even number of moves).
+fn split_by_side(text: &str) -> [String; 2] {
+    let mut out = [String::new(), String::new()];
+    let mut to: Option<usize> = None;
+    for l in text.lines() {
+        if let Some(p) = l.strip_prefix(">> position ") {
+            let moves = p
+                .split_once(" moves ")
+                .map_or(0, |(_, m)| m.split_whitespace().count());
+            to = Some(moves % 2);
+        }
+        let line = format!("{l}\n");
+        match to {
+            Some(i) => out[i].push_str(&line),
+            None => out.iter_mut().for_each(|o| o.push_str(&line)),
+        }
+    }
+    out
+}
+
+/// Archive `text` in two copies (13a) for game 1, with `extra` options.
+fn archive_log(dir: &Path, name: &str, text: &str, extra: &[&str]) -> std::process::Output {
+    let (a, b) = (
+        dir.join(format!("{name}-a.log")),
+        dir.join(format!("{name}-b.log")),
+    );
+    std::fs::write(&a, text).unwrap();
+    std::fs::write(&b, text).unwrap();
+    let mut args = vec!["archive", "--match", dir.to_str().unwrap(), "--game", "1"];
+    args.extend_from_slice(extra);
+    args.extend([a.to_str().unwrap(), b.to_str().unwrap()]);
+    arbiter(&args)
+}
+
+/// Two different programs (5.2 (1)) hand over a log each (28.1): `archive --side` checks each
+/// program's moves against its own log, coverage per side, and the entry names the side; without
+/// `--side` one program's log misses the other's moves; a human's side has no log (refused).
+#[test]
+fn denryusen_28_1_two_programs_each_checked_against_its_own_log() {
+    let a = archived(SELF_PLAY);
+    let n = script_moves(SELF_PLAY).len();
+    let (ns, ng) = (n.div_ceil(2), n / 2);
+    let [sente, gote] = split_by_side(&read(&fixture(SELF_PLAY, "engine-debug.log")));
+    // One program's log as if it were the only one: the other side's moves are missing.
+    let whole = ok(&archive_log(&a.dir, "sente-whole", &sente, &[]));
+    assert!(
+        whole.contains(&format!("28.1: {ns}/{n} machine moves covered")),
+        "{whole}"
+    );
+    for (side, text, k) in [("sente", &sente, ns), ("gote", &gote, ng)] {
+        let out = ok(&archive_log(&a.dir, side, text, &["--side", side]));
+        assert!(
+            out.contains(&format!(
+                "28.1 ({side}'s program): {k}/{k} machine moves covered"
+            )),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!(
+                "22.3 ({side}'s program): {k}/{k} machine moves show the clock given"
+            )),
+            "{out}"
+        );
+        let body = archive_body(&a.dir);
+        assert_eq!(body["side"], side);
+        let checks = body["clock_audit"]["checks"].as_array().unwrap();
+        assert_eq!(checks.len(), k);
+        let parity = usize::from(side == "gote");
+        assert!(
+            checks
+                .iter()
+                .all(|c| c["ply"].as_u64().unwrap() as usize % 2 == parity)
+        );
+    }
+    // Every archive entry of the shogi game cites article 28.1, not the 2003 clauses.
+    let entries = arbiter::journal::read_entries(&a.dir.join("game-1/log.jsonl")).unwrap();
+    let logs: Vec<_> = entries
+        .iter()
+        .filter(|e| e.kind == "engine_log_archived")
+        .map(|e| e.clause.as_str())
+        .collect();
+    assert_eq!(logs, ["28.1"; 4]);
+    // The report cites the same articles and names each program's log.
+    let report = ok(&arbiter(&[
+        "report",
+        "--match",
+        a.dir.to_str().unwrap(),
+        "--game",
+        "1",
+        "--markdown",
+    ]));
+    let md = read(Path::new(report.trim()));
+    for side in ["sente", "gote"] {
+        assert!(
+            md.contains(&format!("Log file of {side}'s program")),
+            "{md}"
+        );
+    }
+    assert!(
+        md.contains(&format!(
+            "- Coverage (28.1): **{ns}/{ns} machine moves covered"
+        )),
+        "{md}"
+    );
+    assert!(
+        md.contains("- Internal clock (22.3), from the engine's log"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("Coverage (13c)") && !md.contains("Internal clock (6c)"),
+        "{md}"
+    );
+    let html = ok(&arbiter(&[
+        "report",
+        "--match",
+        a.dir.to_str().unwrap(),
+        "--game",
+        "1",
+    ]));
+    let html = read(Path::new(html.trim()));
+    assert!(html.contains("Coverage (28.1)") && html.contains("Internal clock (22.3)"));
+    assert!(!html.contains("Coverage (13c)") && !html.contains("Internal clock (6c)"));
+
+    // A human's side has no engine log: refused, naming the side and 5.2.
+    let h = archived(HUMAN_VS_ENGINE);
+    let out = archive_log(&h.dir, "human", &sente, &["--side", "sente"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("sente is not a program") && err.contains("5.2"),
+        "{err}"
+    );
 }

@@ -166,7 +166,7 @@ fn denryusen_22_1_a_human_vs_engine_game_to_the_ms_and_its_csa_and_kif_read_back
     let out = ok(&arbiter(&["archive", "--match", &d, "--game", "1", c1, c2]));
     assert!(
         out.contains(
-            "13c: 0/10 machine moves covered; move 2: no search for this position in the log"
+            "28.1: 0/10 machine moves covered; move 2: no search for this position in the log"
         ),
         "{out}"
     );

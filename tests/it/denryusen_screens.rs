@@ -130,3 +130,32 @@ fn denryusen_board_move_list_of_a_whole_game_in_columns_on_a_wide_screen() {
     assert!(c.contains("51▲２六歩60△５五桂"), "{s}");
     assert!(!c.contains("1▲７六歩"), "{s}");
 }
+
+/// Denryu-sen 5.2: a shogi clock names its side 先手/後手 (with the reading, for terminals
+/// without kanji) and the entrant's kind, never WHITE/BLACK · MACHINE; chess keeps its titles.
+#[test]
+fn denryusen_5_2_clock_panels_name_sente_gote_and_the_entrant() {
+    let mut r = rig_with_profile("rules/denryusen-2024.toml");
+    r.at(
+        "0",
+        "arbiter declare gote consulting Sato with Suisho: reads its top line",
+    )
+    .at("1", "arbiter start")
+    .at("5", "move 7g7f");
+    for (w, h) in SIZES {
+        let s = r.shot("6", w, h);
+        let c = s.replace(' ', "");
+        assert!(c.contains("先手(sente)·PROGRAM·Suisho"), "{s}");
+        assert!(c.contains("後手(gote)·HUMAN+AI·Sato"), "{s}");
+        assert!(!s.contains("WHITE") && !s.contains("BLACK"), "{s}");
+        assert!(!s.contains("MACHINE"), "{s}");
+    }
+    let mut chess = rig_with_profile("rules/kasparov-deep-junior-2003.toml");
+    chess.at("0", "arbiter start");
+    let s = chess.shot("1", 120, 40);
+    assert!(
+        s.contains("WHITE · HUMAN ·") || s.contains("WHITE · MACHINE ·"),
+        "{s}"
+    );
+    assert!(!s.contains("先手"), "{s}");
+}

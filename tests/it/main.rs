@@ -70,4 +70,5 @@ mod verify_one_pass; // issue 21: verify reads each log once; its facts equal th
 mod void; // rule 1: the arbiter voids a mis-keyed entry; replay agrees
 mod witness; // issue 11: demo key, pinned trust, rollback, rename, never overwrite, notes
 mod witness_attacks;
+mod witness_board; // issue 19: the camps asked at each time control; camps carried to the next game
 mod witness_camps; // issue 19: camps prove possession of their keys; index versions, match codes // issue 19: each attack on a real match folder, and what the kit and verify say

@@ -157,6 +157,7 @@ impl Rig {
             signed_upto: self.signed_upto,
             code: None,
             alarm: None,
+            countersigned: Vec::new(),
         }
     }
 

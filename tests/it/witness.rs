@@ -376,6 +376,33 @@ fn witness_finished_game_without_the_camps_countersignatures_is_not_ok() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let (code, out) = verify(&m, &[]);
+    assert!(
+        out.contains("checkpoint 14.txt countersigned by camp junior"),
+        "{out}"
+    );
+    // The committee's rule: the game counts as witnessed once each camp has also countersigned
+    // a match index recording it with its result.
+    assert_eq!(code, 12, "the match index is not countersigned yet: {out}");
+    assert!(
+        out.contains(
+            "NOT COUNTERSIGNED: camp kasparov has not countersigned a match index recording game 1"
+        ),
+        "{out}"
+    );
+    for (camp, k) in [("kasparov", &kasparov), ("junior", &junior)] {
+        let o = arbiter(&[
+            "countersign",
+            "--match",
+            ms,
+            "--camp",
+            camp,
+            "--index",
+            "--key",
+            k.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let (code, out) = verify(&m, &[]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("countersigned by camp junior"), "{out}");
     assert!(out.contains("countersigned by camp kasparov"), "{out}");

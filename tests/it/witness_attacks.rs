@@ -54,17 +54,25 @@ fn countersigned(tmp: &Path) -> (PathBuf, PathBuf) {
     let ms = m.to_str().unwrap();
     let o = arbiter(&["script", p.to_str().unwrap(), "--match", ms]);
     assert!(o.status.success(), "{}", text(&o));
-    for (camp, k) in &keys {
-        let o = arbiter(&[
-            "countersign",
-            "--match",
-            ms,
-            "--camp",
-            camp,
-            "--key",
-            k.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", text(&o));
+    // Each camp countersigns the game's final checkpoint, then the match index (issue 19: both
+    // are needed for the game to count as witnessed).
+    for index in [false, true] {
+        for (camp, k) in &keys {
+            let mut args = vec![
+                "countersign",
+                "--match",
+                ms,
+                "--camp",
+                camp,
+                "--key",
+                k.to_str().unwrap(),
+            ];
+            if index {
+                args.push("--index");
+            }
+            let o = arbiter(&args);
+            assert!(o.status.success(), "{}", text(&o));
+        }
     }
     let pinned = tmp.join("arbiter.pub");
     std::fs::copy(m.join("keys/arbiter.pub"), &pinned).unwrap();

@@ -16,7 +16,7 @@ fn is_article(clause: &str) -> bool {
 
 impl Game {
     /// The side's name in messages: sente / gote in shogi, white / black otherwise.
-    pub(in crate::core) fn side_label(&self, side: Side) -> &'static str {
+    pub fn side_label(&self, side: Side) -> &'static str {
         if self.board.shogi().is_some() {
             side_name(side)
         } else {
@@ -436,6 +436,54 @@ impl Game {
                 )
             }
             _ => refuse_state("not a command of this rule family"),
+        }
+    }
+
+    /// The clause this game's rules cite for what the 2003 rules number `clause`: itself in chess,
+    /// the Denryu-sen article in shogi (for the shell's summaries and the report's headings).
+    pub fn cites(&self, clause: &'static str) -> &'static str {
+        if self.board.shogi().is_some() && !is_article(clause) {
+            a::for_2003_clause(clause)
+        } else {
+            clause
+        }
+    }
+
+    /// The sides whose moves an engine log handed over must show (13c; in shogi, 28.1): the
+    /// machine's; in a shogi game between two programs (5.2), both, for a program that played
+    /// itself and logged both sides in one file. With `only`, that side's program alone, whose own
+    /// log it is (two different programs hand over a log each: coverage per side); refused when
+    /// that side is not a program, as it has no engine log.
+    pub fn engine_log_sides(&self, only: Option<Side>) -> Result<Vec<Side>, Refusal> {
+        let program = |s: Side| {
+            self.player(s)
+                .is_some_and(|p| p.kind == PlayerKind::Machine)
+        };
+        let shogi = self.board.shogi().is_some();
+        match only {
+            Some(s) if program(s) && (shogi || self.machine_side() == Some(s)) => Ok(vec![s]),
+            Some(s) => refuse(
+                if shogi {
+                    a::ENTRANTS
+                } else {
+                    c::ENGINE_LOG_CONTENT
+                },
+                format!(
+                    "{} is not a program in this game (its entrant is {}): it has no engine log to check",
+                    self.side_label(s),
+                    self.player(s).map_or("not declared", |p| match p.kind {
+                        PlayerKind::Human => "a human",
+                        PlayerKind::Machine => "a machine",
+                    })
+                ),
+            ),
+            None => Ok(match self.machine_side() {
+                Some(m) => vec![m],
+                None if shogi && program(Side::White) && program(Side::Black) => {
+                    vec![Side::White, Side::Black]
+                }
+                None => Vec::new(),
+            }),
         }
     }
 }

@@ -33,6 +33,9 @@ pub const MOVE_TIME: &str = "22.1";
 pub const SERVER_CLOCK: &str = "22.3";
 /// 23: the entering-king declaration.
 pub const DECLARATION: &str = "23";
+/// 28.1: each entrant keeps everything that reproduces the games (its programs, their data): the
+/// engine logs and the program copies handed over after a game (the 2003 rules' 13a, 13c, 13d).
+pub const PRESERVATION: &str = "28.1";
 /// 4.3: the referees judge and rule (stops, notes, corrections).
 pub const REFEREE: &str = "4.3";
 
@@ -46,6 +49,9 @@ pub fn for_2003_clause(clause: &str) -> &'static str {
         c::ENTER_HUMAN_MOVE => MANUAL_MOVES,
         c::EXECUTE_MACHINE_MOVE => MOVE_TIME,
         c::RESIGN => SERVER_JUDGEMENT,
+        // The clock an engine was told, audited against the server's (the 2003 rules' 6c).
+        c::INTERNAL_CLOCK => SERVER_CLOCK,
+        c::ENGINE_LOG | c::ENGINE_LOG_CONTENT | c::PROGRAM_COPY => PRESERVATION,
         _ => REFEREE,
     }
 }

@@ -1,7 +1,8 @@
 //! The machine's log file (13a, 13c) and the program copy (13d) in the report, with what rule 13e
 //! keeps out of the public version (per-move engine details, file names and folders).
-use super::{ArchiveSection, Builder, MoveProblem, Stamp};
+use super::{ArchiveCites, ArchiveSection, Builder, MoveProblem, Stamp};
 use crate::core::event::{Event, EventKind};
+use crate::core::shogi::articles;
 use crate::core::timefmt;
 
 impl Builder {
@@ -26,7 +27,12 @@ impl Builder {
         use EventKind as K;
         match &e.kind {
             K::EngineLogArchived(v) => {
-                let sec = archive_section(s, &e.clause, "Machine's log file", v, self.public);
+                let what = match v.get("side").and_then(|x| x.as_str()) {
+                    // Shogi between two programs: each program's own log (5.2, 28.1).
+                    Some(side) => format!("Log file of {side}'s program"),
+                    None => "Machine's log file".to_string(),
+                };
+                let sec = archive_section(s, &e.clause, &what, v, self.public);
                 self.report.archives.push(sec);
             }
             K::ProgramArchived(v) => {
@@ -123,6 +129,12 @@ fn archive_section(
             withheld += 1;
         }
     }
+    // A shogi game's entry cites Denryu-sen 28.1 (keeping what reproduces the game): its coverage
+    // is cited so, its clock audit by 22.3 (the server's clock), not the 2003 rules' 13c and 6c.
+    let cites = (clause == articles::PRESERVATION).then(|| ArchiveCites {
+        coverage: articles::PRESERVATION.to_string(),
+        clock_audit: articles::SERVER_CLOCK.to_string(),
+    });
     let clock_audit = v
         .pointer("/clock_audit/summary")
         .and_then(|s| s.as_str())
@@ -142,11 +154,12 @@ fn archive_section(
                 san: c.get("san").map(scalar).unwrap_or_default(),
                 problems: vec![format!(
                     "the engine was given {} ({}, search at line {line}) when the official clock \
-                     showed {} ({}); no sync recorded (6c)",
+                     showed {} ({}); no sync recorded ({})",
                     timefmt::clock(ms("given_ms")),
                     c.get("source").map(scalar).unwrap_or_default(),
                     timefmt::clock(ms("official_ms")),
-                    super::signed_hms(ms("diff_ms"))
+                    super::signed_hms(ms("diff_ms")),
+                    cites.as_ref().map_or("6c", |c| c.clock_audit.as_str())
                 )],
             });
         }
@@ -196,5 +209,6 @@ fn archive_section(
         clock_problems,
         fields,
         withheld,
+        cites,
     }
 }
