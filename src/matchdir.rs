@@ -63,6 +63,9 @@ pub struct JournalStorage {
     /// The log is sealed (issue 19): after every append the kit re-signs `game-<n>/seal`, and
     /// each `authorized` entry carries the key's fingerprint and signature.
     pub sealed: bool,
+    /// `game-<n>/heartbeat`, opened at the first beat and kept open (issue 25: an open, a
+    /// write and a close each second); opened again when a write fails. `None` to start with.
+    pub beat_file: Option<std::fs::File>,
 }
 
 impl JournalStorage {
@@ -231,7 +234,6 @@ impl Storage for JournalStorage {
     fn heartbeat(&mut self, now: Ms, utc: DateTime<Utc>) {
         // Best effort: a lost beat only makes the next restart's measured gap longer (and a
         // sealed log's reopen says the beat is missing).
-        let path = crate::layout::heartbeat_path(&self.match_dir, self.game);
         let utc_s = crate::log::format_utc(&utc);
         let text = match (self.sealed, self.key.as_ref()) {
             (true, Some(key)) => {
@@ -256,23 +258,41 @@ impl Storage for JournalStorage {
         } else {
             format!("{:<79}\n", text.trim_end())
         };
-        let _ = (|| -> std::io::Result<()> {
-            use std::os::unix::fs::{FileExt, OpenOptionsExt};
-            // Only over a regular file (never through a link planted in the folder).
-            if let Ok(m) = std::fs::symlink_metadata(&path)
-                && !m.file_type().is_file()
-            {
-                return Ok(());
-            }
-            // Fixed length: the earlier beat is overwritten whole, nothing to truncate.
-            let f = std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .mode(0o600)
-                .open(&path)?;
-            f.write_all_at(line.as_bytes(), 0)
-        })();
+        use std::os::unix::fs::FileExt;
+        // The file is kept open: a beat is one write at offset 0 (no open, stat or close each
+        // second). A failed write (the file system said no) opens it again once, at this beat.
+        if let Some(f) = &self.beat_file
+            && f.write_all_at(line.as_bytes(), 0).is_ok()
+        {
+            return;
+        }
+        let path = crate::layout::heartbeat_path(&self.match_dir, self.game);
+        self.beat_file = open_beat_file(&path).ok();
+        if let Some(f) = &self.beat_file
+            && f.write_all_at(line.as_bytes(), 0).is_err()
+        {
+            self.beat_file = None;
+        }
+    }
+}
+
+/// `game-<n>/heartbeat` opened for writing, created owner-only if missing, never truncated (a
+/// beat overwrites the last one whole at a fixed length). Only a regular file: never through a
+/// link planted in the folder (`O_NOFOLLOW`), and never a FIFO or device (`O_NONBLOCK` so that a
+/// FIFO's open does not wait for a reader; the kind is checked on the open file itself).
+fn open_beat_file(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    if f.metadata()?.file_type().is_file() {
+        Ok(f)
+    } else {
+        Err(std::io::Error::other("the heartbeat is not a regular file"))
     }
 }
 
@@ -802,6 +822,7 @@ fn open_game_once(
         warning: None,
         on_append: None,
         sealed: true,
+        beat_file: None,
     };
     if !path.exists() {
         let (profile, pref) = load_profile(rules)?;

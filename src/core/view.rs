@@ -238,8 +238,41 @@ pub fn numbered_from(first: Side, i: usize, san: &str) -> String {
     numbered(i + usize::from(first == Side::Black), san)
 }
 
+/// What a [`View`] of a game was made from, but for the time: two equal stamps are the same
+/// events applied to the same game, so everything in the view but what [`Game::retime`] sets
+/// is the same (issue 25: the Board UI keeps its view from tick to tick and retimes it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ViewStamp {
+    game: u32,
+    phase: Phase,
+    applied: usize,
+    last_at: Ms,
+    last_n: usize,
+}
+
 impl Game {
     pub fn view(&self, now: Ms, last_n: usize) -> View {
+        let mut v = self.view_untimed(last_n);
+        self.retime(&mut v, now);
+        v
+    }
+
+    /// The stamp of this state's view; `None` while declarations are drafted (they change with
+    /// no event applied), when a view is never kept.
+    pub fn view_stamp(&self, last_n: usize) -> Option<ViewStamp> {
+        (self.phase != Phase::Draft).then_some(ViewStamp {
+            game: self.ctx.game,
+            phase: self.phase,
+            applied: self.applied,
+            last_at: self.last_at,
+            last_n,
+        })
+    }
+
+    /// Bring a view of this state (same [`Game::view_stamp`]) to `now`: the clocks, the running
+    /// move's time, the panels and the next deadline, the parts that change with the time alone.
+    /// The move list, the position and the declarations are left as they are.
+    pub fn retime(&self, v: &mut View, now: Ms) {
         let clocks = Side::BOTH.map(|side| {
             let moves = self.moves_of(side);
             let (period, control) = self.profile.period_of(side, moves);
@@ -263,20 +296,6 @@ impl Game {
                 }),
             }
         });
-        let moves = self.board.moves();
-        let start = moves.len().saturating_sub(last_n);
-        let last_moves = moves[start..]
-            .iter()
-            .enumerate()
-            .map(|(k, m)| {
-                if self.board.shogi().is_some() {
-                    // Shogi numbers every move: 1 ▲７六歩, 2 △３四歩.
-                    format!("{} {}", start + k + 1, m.san)
-                } else {
-                    numbered_from(self.board.first_side(), start + k, &m.san)
-                }
-            })
-            .collect();
         let mut panels = Vec::new();
         // Once the game is over a stop no longer suspends anything: no panel, no countdown.
         match self.stop.as_ref().filter(|_| self.phase != Phase::Ended) {
@@ -420,6 +439,44 @@ impl Game {
                 program_handed: d.program_handed,
             });
         }
+        v.clocks = clocks;
+        v.turn_elapsed_ms =
+            (self.phase == Phase::Playing).then(|| self.clock.turn_elapsed(self.clock_side(), now));
+        v.panels = panels;
+        v.next_deadline = self.next_deadline();
+    }
+
+    /// Everything in the view that changes only with an event; the time-dependent parts are
+    /// left at rest (no time, no panels) for [`Game::retime`].
+    fn view_untimed(&self, last_n: usize) -> View {
+        let clocks = Side::BOTH.map(|side| ClockView {
+            side,
+            name: String::new(),
+            kind: None,
+            shown_ms: 0,
+            remaining_ms: 0,
+            running: false,
+            period: 1,
+            moves_made: 0,
+            moves_to_control: None,
+            state: ClockState::NotStarted,
+            byoyomi: None,
+            shogi: None,
+        });
+        let moves = self.board.moves();
+        let start = moves.len().saturating_sub(last_n);
+        let last_moves = moves[start..]
+            .iter()
+            .enumerate()
+            .map(|(k, m)| {
+                if self.board.shogi().is_some() {
+                    // Shogi numbers every move: 1 ▲７六歩, 2 △３四歩.
+                    format!("{} {}", start + k + 1, m.san)
+                } else {
+                    numbered_from(self.board.first_side(), start + k, &m.san)
+                }
+            })
+            .collect();
         View {
             phase: self.phase,
             match_id: self.ctx.match_id.clone(),
@@ -436,11 +493,10 @@ impl Game {
             in_check: moves
                 .last()
                 .is_some_and(|m| m.san.ends_with('+') || m.san.ends_with('#')),
-            turn_elapsed_ms: (self.phase == Phase::Playing)
-                .then(|| self.clock.turn_elapsed(self.clock_side(), now)),
+            turn_elapsed_ms: None,
             declarations: self.declarations_view(),
-            panels,
-            next_deadline: self.next_deadline(),
+            panels: Vec::new(),
+            next_deadline: None,
         }
     }
 }

@@ -10,7 +10,9 @@ use ratatui::backend::Backend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
-use crate::core::view::{ClockView, View};
+use crate::core::Ms;
+use crate::core::game::Game;
+use crate::core::view::{ClockView, View, ViewStamp};
 
 use super::keys::UiState;
 use super::logpane::LogTail;
@@ -74,27 +76,101 @@ pub struct Painter {
 
 /// Whether `now` differs from `then` only in what the time changes: the clocks' faces, the
 /// running move's time, the next deadline. Everything else (names, states, panels, moves)
-/// must be equal. `now` is put back as it was.
-fn same_but_time(then: &View, now: &mut View) -> bool {
-    let saved = (
-        now.clocks.each_ref().map(|c| (c.shown_ms, c.remaining_ms)),
-        now.turn_elapsed_ms,
-        now.next_deadline,
-    );
-    for (c, t) in now.clocks.iter_mut().zip(then.clocks.iter()) {
-        c.shown_ms = t.shown_ms;
-        c.remaining_ms = t.remaining_ms;
+/// must be equal. Every field is named, so a field added to the view is decided here.
+fn same_but_time(then: &View, now: &View) -> bool {
+    let View {
+        phase,
+        match_id,
+        game,
+        rules,
+        clocks,
+        to_move,
+        plies,
+        last_moves,
+        first,
+        fen,
+        shogi,
+        last_move,
+        in_check,
+        turn_elapsed_ms: _,
+        declarations,
+        panels,
+        next_deadline: _,
+    } = now;
+    let same_clock = |a: &ClockView, b: &ClockView| {
+        let ClockView {
+            side,
+            name,
+            kind,
+            shown_ms: _,
+            remaining_ms: _,
+            running,
+            period,
+            moves_made,
+            moves_to_control,
+            state,
+            byoyomi,
+            shogi,
+        } = a;
+        *side == b.side
+            && *name == b.name
+            && *kind == b.kind
+            && *running == b.running
+            && *period == b.period
+            && *moves_made == b.moves_made
+            && *moves_to_control == b.moves_to_control
+            && *state == b.state
+            && *byoyomi == b.byoyomi
+            && *shogi == b.shogi
+    };
+    *phase == then.phase
+        && *game == then.game
+        && *to_move == then.to_move
+        && *plies == then.plies
+        && *first == then.first
+        && *in_check == then.in_check
+        && clocks
+            .iter()
+            .zip(then.clocks.iter())
+            .all(|(a, b)| same_clock(a, b))
+        && *panels == then.panels
+        && *last_move == then.last_move
+        && *fen == then.fen
+        && *shogi == then.shogi
+        && *declarations == then.declarations
+        && *match_id == then.match_id
+        && *rules == then.rules
+        && *last_moves == then.last_moves
+}
+
+/// The view kept from tick to tick (issue 25): rebuilt (move list, position, declarations)
+/// only when an event was applied since, otherwise only retimed ([`Game::retime`]). What it
+/// gives is always [`Game::view`] of the same state at the same time.
+#[derive(Default)]
+pub struct Views {
+    kept: Option<(Option<ViewStamp>, View)>,
+    /// Views built whole and views retimed since the start (for tests).
+    pub rebuilt: u64,
+    pub retimed: u64,
+}
+
+impl Views {
+    /// The view of `game` at `now`, its last `last_n` moves listed.
+    pub fn at(&mut self, game: &Game, now: Ms, last_n: usize) -> &View {
+        let stamp = game.view_stamp(last_n);
+        let view = match self.kept.take() {
+            Some((Some(then), mut v)) if Some(then) == stamp => {
+                game.retime(&mut v, now);
+                self.retimed += 1;
+                v
+            }
+            _ => {
+                self.rebuilt += 1;
+                game.view(now, last_n)
+            }
+        };
+        &self.kept.insert((stamp, view)).1
     }
-    now.turn_elapsed_ms = then.turn_elapsed_ms;
-    now.next_deadline = then.next_deadline;
-    let same = then == now;
-    for (c, (shown, remaining)) in now.clocks.iter_mut().zip(saved.0) {
-        c.shown_ms = shown;
-        c.remaining_ms = remaining;
-    }
-    now.turn_elapsed_ms = saved.1;
-    now.next_deadline = saved.2;
-    same
 }
 
 /// What the terminal shows in `r` (a copy of that part of `shown`).
@@ -152,7 +228,7 @@ impl Painter {
     pub fn paint<B: Backend>(
         &mut self,
         backend: &mut B,
-        mut view: View,
+        view: &View,
         ui: &mut UiState,
         status: &Status,
     ) -> Result<(), B::Error> {
@@ -163,7 +239,7 @@ impl Painter {
                     && m.status == *status
                     && m.log == LogMark::of(&ui.log)
                     && same_ui(&m.ui, ui)
-                    && same_but_time(&m.view, &mut view) =>
+                    && same_but_time(&m.view, view) =>
             {
                 Some(m.timed)
             }
@@ -174,7 +250,12 @@ impl Painter {
                 self.partial += 1;
                 let parts = [(Some(0), t.clocks[0]), (Some(1), t.clocks[1])]
                     .into_iter()
-                    .chain(t.moves.map(|r| (None, r)));
+                    // Of the move list, only its "this move" row changes with the time.
+                    .chain(
+                        t.moves
+                            .and_then(|r| super::movelist::this_move_row(view, r))
+                            .map(|r| (None, r)),
+                    );
                 for (k, (which, r)) in parts.enumerate() {
                     let r = r.intersection(area);
                     if r.is_empty() {
@@ -210,7 +291,7 @@ impl Painter {
                         part.clock = now.cloned();
                     }
                     part.next.reset();
-                    render_timed(&view, ui, which, r, &mut part.next);
+                    render_timed(view, ui, which, r, &mut part.next);
                     let mut rows = Vec::new();
                     let changed = part.prev.diff(&part.next);
                     for (_, y, _) in &changed {
@@ -232,7 +313,7 @@ impl Painter {
             None => {
                 self.whole += 1;
                 let mut next = Buffer::empty(area);
-                let timed = render_frame(&view, ui, status, area, &mut next);
+                let timed = render_frame(view, ui, status, area, &mut next);
                 backend.draw(self.shown.diff(&next).into_iter())?;
                 self.shown = next;
                 self.parts.clear();
@@ -241,7 +322,7 @@ impl Painter {
                     ui: ui_without_log(ui),
                     log: LogMark::of(&ui.log),
                     status: status.clone(),
-                    view,
+                    view: view.clone(),
                     timed,
                 });
             }

@@ -148,6 +148,8 @@ fn run_loop(
     // Only what changed reaches the terminal; a tick of the clock draws only the clocks.
     let mut painter =
         frame::Painter::new(ratatui::layout::Rect::new(0, 0, size.width, size.height));
+    // The view is rebuilt only after an entry; a tick only retimes it.
+    let mut views = frame::Views::default();
     loop {
         // A suspend of the machine: the monotonic clock stood still while the wall clock went on.
         // Real time passed for the players; the clock catches up and the arbiter rules on it as
@@ -211,19 +213,19 @@ fn run_loop(
         if ui.frozen.is_none() {
             ui.frozen = session.frozen.clone();
         }
-        let view = session.game.view(now, LAST_MOVES);
+        let view = views.at(&session.game, now, LAST_MOVES);
         let mut st = status(session);
         if st.last_entry.is_none() {
             st.last_entry = last.clone();
         }
         let frozen = ui.frozen.is_some() || st.alarm.is_some();
         let latched = ui.latch(sticky_alarms(&ui.log.alarm_sources, session.restart_gap));
-        if bell(&mut ui, &view, frozen) || latched {
+        if bell(&mut ui, view, frozen) || latched {
             let mut out = std::io::stdout();
             out.write_all(b"\x07")?;
             out.flush()?;
         }
-        let mut wait = wait_for(&view, now);
+        let mut wait = wait_for(view, now);
         painter.paint(terminal.backend_mut(), view, &mut ui, &st)?;
         if let Some(t) = asked_at {
             wait = wait.min(

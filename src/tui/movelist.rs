@@ -226,6 +226,35 @@ pub fn compact_rows(view: &View, times: &[Option<MoveTime>], timed: bool) -> Vec
     out
 }
 
+/// The list's second line: the running move's time so far and the last move, the one line of
+/// the list that changes with the time alone (issue 25: a tick draws only it).
+fn this_move_line(view: &View) -> Line<'static> {
+    let mut second = Vec::new();
+    if let Some(ms) = view.turn_elapsed_ms {
+        second.push(format!("this move {}", timefmt::clock(ms as i64)));
+    }
+    if let Some(m) = view.last_moves.last() {
+        second.push(format!("last {m}"));
+    }
+    Line::from(Span::styled(
+        format!(" {}", second.join(" · ")),
+        Style::new().fg(Color::Gray),
+    ))
+}
+
+/// Where [`render`] in `area` draws [`this_move_line`] (its second row), when it does: not
+/// once the game is over (nothing in the list then changes with the time).
+pub fn this_move_row(view: &View, area: Rect) -> Option<Rect> {
+    (view.phase != Phase::Ended && area.height >= 2)
+        .then(|| Rect::new(area.x, area.y + 1, area.width, 1))
+}
+
+/// Draw [`this_move_line`] alone in `row` (from [`this_move_row`]): the same cells [`render`]
+/// draws there.
+pub fn render_this_move(view: &View, row: Rect, buf: &mut Buffer) {
+    Paragraph::new(vec![this_move_line(view)]).render(row, buf);
+}
+
 /// Draw the list in `area`: a heading, the rows ending `back` rows before the latest, and the
 /// running move's time so far.
 pub fn render(view: &View, times: &[Option<MoveTime>], back: usize, area: Rect, buf: &mut Buffer) {
@@ -277,17 +306,7 @@ pub fn render(view: &View, times: &[Option<MoveTime>], back: usize, area: Rect, 
                 ),
                 Style::new().add_modifier(Modifier::BOLD),
             )));
-            let mut second = Vec::new();
-            if let Some(ms) = view.turn_elapsed_ms {
-                second.push(format!("this move {}", timefmt::clock(ms as i64)));
-            }
-            if let Some(m) = view.last_moves.last() {
-                second.push(format!("last {m}"));
-            }
-            lines.push(Line::from(Span::styled(
-                format!(" {}", second.join(" · ")),
-                gray,
-            )));
+            lines.push(this_move_line(view));
         }
     }
     let shogi = view.shogi.is_some();

@@ -90,12 +90,14 @@ pub fn render_frame(
 }
 
 /// Draw again only what changes with the time, where [`render_frame`] said, into `buf` (whose
-/// area may be just that widget's): clock `which` (0, 1), or the move list (`None`). Cells are
+/// area may be just that widget's): clock `which` (0, 1), or (`None`) the move list's "this move"
+/// row, `area` being [`movelist::this_move_row`] of the list's area. Cells are
 /// the same as a whole [`render`] of the same state would give.
 pub fn render_timed(view: &View, ui: &UiState, which: Option<usize>, area: Rect, buf: &mut Buffer) {
     match which.and_then(|i| view.clocks.get(i)) {
         Some(c) => clock(c, area, buf),
-        None => movelist::render(view, &ui.log.move_times, ui.moves_back, area, buf),
+        // The move list's "this move" row ([`movelist::this_move_row`]).
+        None => movelist::render_this_move(view, area, buf),
     }
     if ui.no_color {
         strip_colour(area, buf);

@@ -356,6 +356,7 @@ fn journal_storage(dir: &Path, journal: Option<Journal>) -> JournalStorage {
         warning: None,
         on_append: None,
         sealed: false,
+        beat_file: None,
     }
 }
 

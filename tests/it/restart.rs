@@ -357,3 +357,99 @@ fn clause_8b_reopened_game_gap_from_its_heartbeat_with_the_uncertainty() {
         );
     }
 }
+
+/// How many of this process's open files are `path` (from /proc/self/fd).
+fn open_count(path: &std::path::Path) -> usize {
+    let want = std::fs::canonicalize(path).unwrap();
+    std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .filter(|p| *p == want)
+        .count()
+}
+
+/// Issue 25: the heartbeat file is opened once and kept open (a beat is one write, no open or
+/// stat each second), each beat replaces the last whole; a link or a FIFO planted in its place
+/// is never written through and never blocks the beat; a reopen reads the last beat.
+#[test]
+fn clause_8b_heartbeat_file_kept_open_regular_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    let script = tmp.path().join("s.arb");
+    std::fs::write(
+        &script,
+        "0 arbiter declare white human Garry Kasparov
+0 arbiter declare black machine Deep Junior
+0 arbiter declare operator Amir Ban
+0 arbiter start
+",
+    )
+    .unwrap();
+    crate::realgame::ok(&crate::realgame::arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        dir.to_str().unwrap(),
+    ]));
+    let key = arbiter::sign::KeySource::default();
+    let rules = std::path::Path::new("rules/kasparov-deep-junior-2003.toml");
+    let open = || arbiter::matchdir::open_game_with(&dir, Some(1), rules, &key, false).unwrap();
+    let beat = dir.join("game-1").join("heartbeat");
+    assert_eq!(beat, arbiter::layout::heartbeat_path(&dir, 1));
+    let read_beat =
+        || -> serde_json::Value { serde_json::from_slice(&std::fs::read(&beat).unwrap()).unwrap() };
+
+    // Three beats: the file is opened once, stays open, holds the last beat at its fixed length.
+    let mut o = open();
+    let t = o.now_ms;
+    o.session.storage.heartbeat(t, chrono::Utc::now());
+    assert_eq!(open_count(&beat), 1, "kept open after the first beat");
+    let len = std::fs::metadata(&beat).unwrap().len();
+    o.session.storage.heartbeat(t + 1000, chrono::Utc::now());
+    o.session.storage.heartbeat(t + 2000, chrono::Utc::now());
+    assert_eq!(open_count(&beat), 1, "one open file, not one a beat");
+    assert_eq!(read_beat()["mono_ms"].as_u64(), Some(t + 2000));
+    assert!(read_beat()["sig"].as_str().is_some_and(|s| !s.is_empty()));
+    assert_eq!(std::fs::metadata(&beat).unwrap().len(), len);
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&beat).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "owner-only");
+    }
+    drop(o);
+    assert_eq!(open_count(&beat), 0, "closed with the session");
+    // A link planted in its place: never followed, its target untouched.
+    let target = tmp.path().join("elsewhere");
+    std::fs::write(&target, "untouched").unwrap();
+    std::fs::remove_file(&beat).unwrap();
+    std::os::unix::fs::symlink(&target, &beat).unwrap();
+    let mut o = open();
+    o.session.storage.heartbeat(o.now_ms, chrono::Utc::now());
+    o.session
+        .storage
+        .heartbeat(o.now_ms + 1000, chrono::Utc::now());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "untouched");
+    assert!(std::fs::symlink_metadata(&beat).unwrap().is_symlink());
+    drop(o);
+
+    // A FIFO with no reader: the beat neither blocks nor writes into it.
+    std::fs::remove_file(&beat).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&beat)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let mut o = open();
+    o.session.storage.heartbeat(o.now_ms, chrono::Utc::now());
+    assert_eq!(open_count(&beat), 0, "a FIFO is not kept open");
+    {
+        use std::os::unix::fs::FileTypeExt;
+        assert!(
+            std::fs::symlink_metadata(&beat)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+    }
+}

@@ -5,20 +5,48 @@
 //! with a fresh whole frame at every step.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use arbiter::tui::{self, frame::Painter};
+use arbiter::tui::{
+    self,
+    frame::{Painter, Views},
+};
 use crossterm::event::KeyCode;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 
 use crate::tui_support::{Rig, ch, key, t, text};
 
-/// Paint the screen at `now` and check the terminal shows what a whole frame shows.
-fn step(r: &mut Rig, p: &mut Painter, b: &mut TestBackend, now: &str) {
+/// The Board UI's painter with the view it keeps from tick to tick, as the loop holds them.
+struct Screen {
+    painter: Painter,
+    views: Views,
+}
+
+impl std::ops::Deref for Screen {
+    type Target = Painter;
+    fn deref(&self) -> &Painter {
+        &self.painter
+    }
+}
+
+impl std::ops::DerefMut for Screen {
+    fn deref_mut(&mut self) -> &mut Painter {
+        &mut self.painter
+    }
+}
+
+/// Paint the screen at `now` (from the kept view, retimed) and check the terminal shows what a
+/// whole frame of a freshly built view shows.
+fn step(r: &mut Rig, p: &mut Screen, b: &mut TestBackend, now: &str) {
     let area = p.shown().area;
     let whole = r.draw(now, area.width, area.height);
-    let view = r.s.game.view(t(now), tui::LAST_MOVES);
+    let view = p.views.at(&r.s.game, t(now), tui::LAST_MOVES);
+    assert_eq!(
+        view,
+        &r.s.game.view(t(now), tui::LAST_MOVES),
+        "at {now}: the kept view differs from a fresh one"
+    );
     let st = r.status();
-    p.paint(b, view, &mut r.ui, &st).unwrap();
+    p.painter.paint(b, view, &mut r.ui, &st).unwrap();
     assert_eq!(
         text(b.buffer()),
         text(&whole),
@@ -33,15 +61,17 @@ fn step(r: &mut Rig, p: &mut Painter, b: &mut TestBackend, now: &str) {
 }
 
 /// Every second from `from` to `to` (game seconds).
-fn seconds(r: &mut Rig, p: &mut Painter, b: &mut TestBackend, from: u64, to: u64) {
+fn seconds(r: &mut Rig, p: &mut Screen, b: &mut TestBackend, from: u64, to: u64) {
     for s in from..=to {
         // Half a second in: the faces change on whole seconds, the frame on every one.
         step(r, p, b, &format!("{s}.5"));
     }
 }
 
-fn painter(w: u16, h: u16) -> (Painter, TestBackend) {
-    (Painter::new(Rect::new(0, 0, w, h)), TestBackend::new(w, h))
+fn painter(w: u16, h: u16) -> (Screen, TestBackend) {
+    let painter = Painter::new(Rect::new(0, 0, w, h));
+    let views = Views::default();
+    (Screen { painter, views }, TestBackend::new(w, h))
 }
 
 #[test]
@@ -124,4 +154,69 @@ fn frame_no_color_ticks_match_a_whole_frame() {
     r.at("0", "arbiter start");
     seconds(&mut r, &mut p, &mut b, 0, 5);
     assert!(p.partial >= 4);
+}
+
+/// Issue 25: the Board UI keeps its view (move list, position, declarations) from tick to tick
+/// and only retimes it; it is built again only after an entry. At every half second through
+/// moves (past the screen's move list), a draw offer's countdown, a stop and a power failure's
+/// window, the kept view is the view built fresh from the same state at the same time.
+#[test]
+fn frame_kept_view_rebuilt_only_after_an_entry() {
+    let mut r = Rig::new();
+    let mut views = Views::default();
+    let mut ticks = 0u64;
+    let mut entries = 0u64;
+    let mut check = |r: &Rig, from: u64, to: u64, ticks: &mut u64| {
+        for s in from..=to {
+            for half in ["", ".5"] {
+                let now = t(&format!("{s}{half}"));
+                let kept = views.at(&r.s.game, now, tui::LAST_MOVES).clone();
+                assert_eq!(kept, r.s.game.view(now, tui::LAST_MOVES), "at {s}{half}");
+                *ticks += 1;
+            }
+        }
+        (views.rebuilt, views.retimed)
+    };
+    check(&r, 0, 2, &mut ticks);
+    r.at("3", "arbiter start");
+    entries += 1;
+    let moves = [
+        "e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4", "Nf6", "Nc3", "a6", "Be3", "e5", "Nb3",
+        "Be6", "f3", "Be7", "Qd2", "O-O", "O-O-O", "Nbd7", "g4", "b5",
+    ];
+    let mut at = 4;
+    for m in moves {
+        r.at(&at.to_string(), &format!("move {m}"));
+        entries += 1;
+        check(&r, at, at + 2, &mut ticks);
+        at += 3;
+    }
+    assert!(
+        r.s.game.view(t("100"), 4).last_moves.len() == 4,
+        "a short list"
+    );
+    r.at(&at.to_string(), "human offer-draw");
+    r.at(&(at + 1).to_string(), "operator consult Shay Bushinsky");
+    entries += 2;
+    check(&r, at + 1, at + 20, &mut ticks);
+    r.at(&(at + 21).to_string(), "operator decline-draw");
+    r.at(&(at + 22).to_string(), "arbiter stop toilet break");
+    entries += 2;
+    check(&r, at + 22, at + 30, &mut ticks);
+    r.at(&(at + 31).to_string(), "arbiter resume");
+    r.at(
+        &(at + 40).to_string(),
+        "arbiter power-failure hall lights out",
+    );
+    r.at(&(at + 50).to_string(), "arbiter power-restored");
+    entries += 3;
+    let (rebuilt, retimed) = check(&r, at + 50, at + 80, &mut ticks);
+    assert_eq!(rebuilt + retimed, ticks);
+    eprintln!("kept view: built {rebuilt}, retimed {retimed}, {entries} entries, {ticks} ticks");
+    // Built once at the first tick and once after each entry; every other tick retimed.
+    assert_eq!(
+        rebuilt,
+        1 + entries,
+        "built {rebuilt} times for {entries} entries over {ticks} ticks"
+    );
 }
