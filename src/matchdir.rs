@@ -66,9 +66,39 @@ pub struct JournalStorage {
     /// `game-<n>/heartbeat`, opened at the first beat and kept open (issue 25: an open, a
     /// write and a close each second); opened again when a write fails. `None` to start with.
     pub beat_file: Option<std::fs::File>,
+    /// The camps' countersignatures as last read, with the checkpoints folder's modification
+    /// time then: the status the board asks for every second reads the folder again only when
+    /// it changed (one stat instead of a listing). `Default` to start with.
+    pub countersigned_seen: std::cell::RefCell<Option<CountersignedSeen>>,
 }
 
+/// The checkpoints folder's modification time and each camp's latest countersigned checkpoint.
+pub type CountersignedSeen = (std::time::SystemTime, Vec<(String, u64)>);
+
 impl JournalStorage {
+    /// [`crate::witness::countersigned_upto`], read again only when the checkpoints folder's
+    /// modification time moved (a countersignature file added or removed).
+    fn countersigned(&self) -> Vec<(String, u64)> {
+        let dir = crate::layout::checkpoints_dir(&self.match_dir, self.game);
+        let Ok(mtime) = std::fs::metadata(&dir).and_then(|m| m.modified()) else {
+            return Vec::new();
+        };
+        let mut seen = self.countersigned_seen.borrow_mut();
+        if let Some((at, list)) = seen.as_ref()
+            && *at == mtime
+        {
+            return list.clone();
+        }
+        let list = crate::witness::countersigned_upto(&self.match_dir, self.game);
+        // A time still within the file system's granularity of now could be shared by a change
+        // yet to come: kept only once it is a second old.
+        let settled = std::time::SystemTime::now()
+            .duration_since(mtime)
+            .is_ok_and(|d| d >= std::time::Duration::from_secs(1));
+        *seen = settled.then(|| (mtime, list.clone()));
+        list
+    }
+
     fn origin(&self) -> String {
         crate::log::checkpoint::origin(&self.match_id, self.game)
     }
@@ -214,7 +244,7 @@ impl Storage for JournalStorage {
             signed_upto: self.signed_upto,
             signed_code: self.signed_code.clone(),
             warning: self.warning.clone(),
-            countersigned: crate::witness::countersigned_upto(&self.match_dir, self.game),
+            countersigned: self.countersigned(),
         }
     }
 
@@ -823,6 +853,7 @@ fn open_game_once(
         on_append: None,
         sealed: true,
         beat_file: None,
+        countersigned_seen: Default::default(),
     };
     if !path.exists() {
         let (profile, pref) = load_profile(rules)?;

@@ -357,6 +357,7 @@ fn journal_storage(dir: &Path, journal: Option<Journal>) -> JournalStorage {
         on_append: None,
         sealed: false,
         beat_file: None,
+        countersigned_seen: Default::default(),
     }
 }
 
