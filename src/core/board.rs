@@ -101,6 +101,82 @@ impl PositionEnd {
     }
 }
 
+/// How a game's moves are numbered wherever a number is shown (the board's move list, `display`,
+/// the report's tables and timeline, the PGN, the relay, `wrong-move N`): the one numbering of the
+/// kit. A game numbers its moves as its scoresheet does (FIDE Laws 8.1): from the start position's
+/// move number (the FEN's fullmove field, 1 for the initial position), the side to move there
+/// playing that number's move, so a start with Black to move at fullmove 23 opens `23... e5` and
+/// White replies `24.`. The PGN standard numbers a game given with a `[FEN]` tag the same way
+/// (8.2.2.2). What a time control counts (rule 3: "40 moves") is the moves played in this game,
+/// not these numbers ([`Board::moves_by`]). Shogi's CSA and KIF number plies their own way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Numbering {
+    /// The side to move in the start position.
+    pub first: Side,
+    /// The number of the first move (the start's fullmove number, at least 1).
+    pub first_number: u32,
+}
+
+impl Default for Numbering {
+    fn default() -> Self {
+        Numbering {
+            first: Side::White,
+            first_number: 1,
+        }
+    }
+}
+
+impl Numbering {
+    /// Plies before ply 0 within its numbered pair: 1 when Black moves first.
+    fn offset(&self) -> usize {
+        usize::from(self.first == Side::Black)
+    }
+
+    /// The side that made ply `ply` (0-based).
+    pub fn side(&self, ply: usize) -> Side {
+        if ply.is_multiple_of(2) {
+            self.first
+        } else {
+            self.first.other()
+        }
+    }
+
+    /// The number of ply `ply` (0-based).
+    pub fn number(&self, ply: usize) -> u32 {
+        let pair = (ply + self.offset()) / 2;
+        u32::try_from(pair)
+            .unwrap_or(u32::MAX)
+            .saturating_add(self.first_number)
+    }
+
+    /// Whether ply `ply` is White's half of its number (`23.`, not `23...`).
+    pub fn is_white(&self, ply: usize) -> bool {
+        self.side(ply) == Side::White
+    }
+
+    /// `23.` for White's ply, `23...` for Black's.
+    pub fn label(&self, ply: usize) -> String {
+        let n = self.number(ply);
+        if self.is_white(ply) {
+            format!("{n}.")
+        } else {
+            format!("{n}...")
+        }
+    }
+
+    /// Ply `ply` with its number: `23. Nf3`, `23... Nf6`.
+    pub fn numbered(&self, ply: usize, san: &str) -> String {
+        format!("{} {san}", self.label(ply))
+    }
+
+    /// The ply of `side`'s move number `n`; `None` when that number has no move of `side` (White's
+    /// first number when Black moved first, a number before the start).
+    pub fn ply_of(&self, side: Side, n: u32) -> Option<usize> {
+        let pair = usize::try_from(n.checked_sub(self.first_number)?).ok()?;
+        (pair * 2 + usize::from(side == Side::Black)).checked_sub(self.offset())
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct ChessRecord {
     start: Chess,
@@ -183,6 +259,18 @@ impl Board {
         match self {
             Board::Chess(c) => Some(Fen::from_position(&c.start, EnPassantMode::Legal).to_string()),
             Board::Shogi(_) | Board::Free(_) => None,
+        }
+    }
+
+    /// How this game's moves are numbered ([`Numbering`]): from the start's fullmove number.
+    pub fn numbering(&self) -> Numbering {
+        let first_number = match self {
+            Board::Chess(c) => c.start.fullmoves().get(),
+            Board::Shogi(_) | Board::Free(_) => 1,
+        };
+        Numbering {
+            first: self.first_side(),
+            first_number,
         }
     }
 

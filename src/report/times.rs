@@ -168,6 +168,8 @@ struct Ledger {
     game: Option<Game>,
     /// The side that moves first in the start position ([`crate::core::board::Board::first_side`]).
     first: Side,
+    /// How the moves are numbered ([`crate::core::board::Numbering`]).
+    numbering: crate::core::board::Numbering,
     /// Each take-back's effect, by its entry.
     taken: std::collections::BTreeMap<usize, TakenBack>,
     moves: Vec<MoveTime>,
@@ -207,8 +209,6 @@ fn moves_pressed(
     let mine = (standing + moved_first) / 2;
     mine + pressed[side.index()].len()
 }
-
-pub use crate::core::view::numbered_from;
 
 fn side_name(s: Side) -> String {
     s.to_string()
@@ -306,7 +306,7 @@ impl Ledger {
             self.pending[side.index()] += t;
             let names: Vec<String> = mine
                 .iter()
-                .map(|m| numbered_from(self.first, m.ply, &m.san))
+                .map(|m| self.numbering.numbered(m.ply, &m.san))
                 .collect();
             let text = format!(
                 "{} taken back: {} time ({}) stays on {}'s clock and counts in {}'s next move",
@@ -383,10 +383,23 @@ impl Ledger {
                 ItemKind::Period,
                 (d, 0),
                 format!(
-                    "the next period's time added to {}'s clock at its move {n}",
-                    side_name(side)
+                    "the next period's time added to {}'s clock at its move {}",
+                    side_name(side),
+                    self.shown_number(side, n)
                 ),
             );
+        }
+    }
+
+    /// `side`'s `n`-th move of this game (rule 3 counts these) as the scoresheet numbers it: `n`
+    /// itself when the numbering agrees, else `62 (40 moves played in this game)`.
+    fn shown_number(&self, side: Side, n: usize) -> String {
+        let ply = (n.max(1) - 1) * 2 + usize::from(side != self.first);
+        let shown = self.numbering.number(ply);
+        if usize::try_from(shown).is_ok_and(|s| s == n) {
+            n.to_string()
+        } else {
+            format!("{shown} ({n} moves played in this game)")
         }
     }
 
@@ -703,6 +716,7 @@ impl Default for TimesStream {
                 changed: None,
                 game: None,
                 first: Side::White,
+                numbering: crate::core::board::Numbering::default(),
                 taken: std::collections::BTreeMap::new(),
                 moves: Vec::new(),
                 items: Vec::new(),
@@ -733,6 +747,7 @@ impl TimesStream {
                         l.turn_clock = l.budget;
                         l.time_clause = g.profile().time_control.clause.clone();
                         l.first = g.board().first_side();
+                        l.numbering = g.board().numbering();
                         l.game = Some(g);
                     }
                     Err(m) => l.not_replayed = Some(format!("entry 0: {m}")),
