@@ -349,7 +349,12 @@ fn rule_3_and_laws_8_1_one_numbering_from_a_fen_at_fullmove_23() {
 /// board and the PGN show (Black's first move here is `23...`), not by its count in this game.
 #[test]
 fn rule_7c_wrong_move_number_from_a_fen_at_fullmove_23() {
-    let m = fullmove_23_match(5); // 23. f3 f6 24. Nc3 g6 25. d3
+    let m = fullmove_23_match(4); // 23. f3 f6 24. Nc3 g6
+    // The human to move (after the machine's 24... g6): the same hint.
+    let m = m
+        .when("125 arbiter wrong-move f6 e5")
+        .then_refused_saying("7c", "say arbiter wrong-move 23 f6 e5")
+        .and("125 move d3");
     m.when("160 arbiter wrong-move f6 e5")
         .then_refused_saying("7c", "say arbiter wrong-move 23 f6 e5")
         .and("160 arbiter stop the operator played f6; the machine shows e5")

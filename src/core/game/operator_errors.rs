@@ -145,6 +145,24 @@ impl Game {
                 kind,
             )]);
         }
+        // The human to move: the machine's last move is the one pressed. An earlier move of the
+        // machine was answered already (7c found after the reply): the arbiter names its number.
+        let want = crate::core::board::normalise_notation(played);
+        let want = want.trim_end_matches(['+', '#']);
+        let is_last = self
+            .board
+            .moves()
+            .last()
+            .is_some_and(|x| x.san.trim_end_matches(['+', '#']) == want || x.uci == want);
+        if !is_last && let Some(n) = self.earlier_machine_move(m, played) {
+            return refuse(
+                c::WRONG_MOVE_PRESSED,
+                format!(
+                    "{played} is the machine's move {n}, already pressed and answered: \
+                     stop the clocks and say arbiter wrong-move {n} {played} {correct}"
+                ),
+            );
+        }
         self.wrong_move_pressed(&self.board, played, correct, rules, now)
             .map(|e| vec![e])
     }
