@@ -42,6 +42,9 @@ pub enum BoardError {
         fen: Option<String>,
         problem: String,
     },
+    /// A move written with a number that is not the number of the move to make (FIDE Laws 8.1).
+    #[error("'{written}' is numbered for another move: the move to make is {expected}")]
+    WrongNumber { written: String, expected: String },
     #[error("only {0} moves are recorded")]
     TakeBackTooMany(usize),
     /// A start position (FEN) that cannot be read.
@@ -377,12 +380,32 @@ impl Board {
                 if c.pos.is_game_over() {
                     return Err(BoardError::Over);
                 }
+                self.check_written_number(text)?;
                 let m = parse_chess_move(&c.pos, text)?;
                 let uci = UciMove::from_move(m, c.mode).to_string();
                 let san = SanPlus::from_move(c.pos.clone(), m).to_string();
                 Ok(RecordedMove { san, uci })
             }
         }
+    }
+
+    /// A move written with its number (`20.Kf2`, `20...Kf2`) must be the move to make now: the
+    /// number the game's [`Numbering`] gives it, and Black's when written with `...` (a number
+    /// that disagrees is the wrong line of the scoresheet, not a move to guess at).
+    fn check_written_number(&self, text: &str) -> Result<(), BoardError> {
+        let Some((n, black)) = written_number(text) else {
+            return Ok(());
+        };
+        let numbering = self.numbering();
+        let ply = self.plies();
+        let side_ok = !black || numbering.side(ply) == Side::Black;
+        if n == numbering.number(ply) && side_ok {
+            return Ok(());
+        }
+        Err(BoardError::WrongNumber {
+            written: text.to_string(),
+            expected: numbering.label(ply),
+        })
     }
 
     /// Play a move recorded earlier (its UCI form for chess). Fails only on a corrupt record.
@@ -571,6 +594,21 @@ pub fn normalise_notation(text: &str) -> String {
         promotion(body).unwrap_or_else(|| body.to_string())
     };
     format!("{body}{suffix}")
+}
+
+/// The number written in front of a move (`20.Kf2` → 20, White's or either; `20...Kf2`,
+/// `20…Kf2` → 20, Black's), if any.
+fn written_number(text: &str) -> Option<(u32, bool)> {
+    let t = text.trim();
+    let rest = t.trim_start_matches(|c: char| c.is_ascii_digit());
+    let digits = &t[..t.len() - rest.len()];
+    if digits.is_empty() || !rest.starts_with(['.', '…']) {
+        return None;
+    }
+    let n = digits.parse().ok()?;
+    let marks = rest.trim_start_matches(['.', '…']);
+    let marks = &rest[..rest.len() - marks.len()];
+    Some((n, marks.len() > 1))
 }
 
 /// `e8Q`, `e8q`, `e8(Q)`, `e8/Q`, `e8=q` → `e8=Q`; anything else: `None`.
