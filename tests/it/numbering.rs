@@ -369,3 +369,17 @@ fn rule_7c_wrong_move_number_from_a_fen_at_fullmove_23() {
             assert_eq!(m.view(162_000).last_moves, ["23. f3", "23... e5"]);
         });
 }
+
+/// Rule 6a (a result never loses a move) from a FEN at fullmove 23: the refusal names the pressed
+/// moves awaiting their notation by the numbers the board and the PGN will give them.
+#[test]
+fn rule_6a_result_over_pressed_moves_names_them_by_the_fen_s_numbers() {
+    fullmove_23_match(2) // 23. f3 f6
+        .and("70 press")
+        .and("80 press")
+        .when("90 human resign")
+        .then_refused_saying(
+            "6a",
+            "white's move 24 (pressed at 0:01:10), black's move 24 (pressed at 0:01:20)",
+        );
+}
