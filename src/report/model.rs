@@ -469,7 +469,7 @@ impl TimeRow {
                 exact_signed(self.time_ms)
             ),
             ItemKind::GapWaived => format!("none ({} given back)", exact_signed(self.time_ms)),
-            ItemKind::GapCharged => {
+            ItemKind::GapCharged | ItemKind::VoidedStop => {
                 format!("none ({} in the move's time)", exact_signed(self.time_ms))
             }
             _ => signed_hms(self.clock_ms),
@@ -486,6 +486,7 @@ impl TimeRow {
             ItemKind::GapCharged => "restart gap charged",
             ItemKind::Increment => "increment",
             ItemKind::Period => "time control",
+            ItemKind::VoidedStop => "voided stop",
             ItemKind::Other => "other",
         }
     }

@@ -72,6 +72,9 @@ pub enum ItemKind {
     Increment,
     /// The next period's time added (or removed again by a take-back), 3.
     Period,
+    /// Rule 1: a voided stop (or resume) of the clocks: the clock ran through it after all (or
+    /// did not), and that time is the move's, as if the voided entry had never been made.
+    VoidedStop,
     /// A clock jump at an entry that explains none of the above (named by the entry's kind).
     Other,
 }
@@ -570,7 +573,7 @@ impl Ledger {
                     ),
                 }
             }
-            EventKind::EntryVoided { seq, .. } => {
+            EventKind::EntryVoided { seq, kind, .. } => {
                 // Rule 1: the voided entry's clock lines go, and the clock's return at the void
                 // is theirs undone, not a change of its own; a voided take-back's moves stand
                 // again.
@@ -588,6 +591,32 @@ impl Ledger {
                 });
                 for s in Side::BOTH {
                     delta[s.index()] += undone[s.index()];
+                }
+                // What is left is the clock's own run that the voided entry had stopped (or
+                // started): the time belongs to the move under way, not a line of its own.
+                let what = kind.replace('_', " ");
+                for s in Side::BOTH {
+                    let d = std::mem::take(&mut delta[s.index()]);
+                    if d == 0 {
+                        continue;
+                    }
+                    self.pending[s.index()] -= d;
+                    let (ran, verb) = if d < 0 {
+                        (-d, "ran through it after all")
+                    } else {
+                        (d, "did not run after all")
+                    };
+                    self.item(
+                        i,
+                        e,
+                        Some(s),
+                        ItemKind::VoidedStop,
+                        (0, if d < 0 { ran } else { -ran }),
+                        format!(
+                            "entry #{seq} ({what}) voided: {}'s clock {verb}, counted in its move",
+                            side_name(s)
+                        ),
+                    );
                 }
             }
             EventKind::ClockStarted { side } => self.turn_begins(*side),
