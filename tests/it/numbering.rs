@@ -383,3 +383,39 @@ fn rule_6a_result_over_pressed_moves_names_them_by_the_fen_s_numbers() {
             "white's move 24 (pressed at 0:01:10), black's move 24 (pressed at 0:01:20)",
         );
 }
+
+/// FIDE Laws 8.1: the one numbering and its inverse agree for every ply, from either side and any
+/// fullmove number; a number before the start or White's half of a Black-first number has no ply.
+#[test]
+fn laws_8_1_numbering_and_its_inverse_agree() {
+    use arbiter::core::Side;
+    use arbiter::core::board::Numbering;
+    for first in Side::BOTH {
+        for first_number in [1, 23, 150] {
+            let n = Numbering {
+                first,
+                first_number,
+            };
+            assert_eq!(n.number(0), first_number);
+            assert_eq!(n.side(0), first);
+            for ply in 0..300 {
+                assert_eq!(
+                    n.ply_of(n.side(ply), n.number(ply)),
+                    Some(ply),
+                    "{n:?} {ply}"
+                );
+                let label = n.label(ply);
+                assert_eq!(
+                    label.ends_with("..."),
+                    n.side(ply) == Side::Black,
+                    "{label}"
+                );
+                assert!(label.starts_with(&n.number(ply).to_string()), "{label}");
+            }
+            assert_eq!(n.ply_of(first, first_number - 1), None);
+            if first == Side::Black {
+                assert_eq!(n.ply_of(Side::White, first_number), None);
+            }
+        }
+    }
+}
