@@ -110,8 +110,9 @@ impl PositionEnd {
 /// move number (the FEN's fullmove field, 1 for the initial position), the side to move there
 /// playing that number's move, so a start with Black to move at fullmove 23 opens `23... e5` and
 /// White replies `24.`. The PGN standard numbers a game given with a `[FEN]` tag the same way
-/// (8.2.2.2). What a time control counts (rule 3: "40 moves") is the moves played in this game,
-/// not these numbers ([`Board::moves_by`]). Shogi's CSA and KIF number plies their own way.
+/// (its move numbers continue the FEN's fullmove field). What a time control counts (rule 3:
+/// "40 moves") is the moves played in this game, not these numbers ([`Board::moves_by`]).
+/// Shogi's CSA and KIF number plies their own way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Numbering {
     /// The side to move in the start position.
