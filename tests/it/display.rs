@@ -468,3 +468,101 @@ fn display_beside_the_board_across_a_kill_and_restart() {
     assert!(text.contains("{DEMO KEY:"), "{text}");
     assert!(text.contains("1. e4 {[%clk"), "{text}");
 }
+
+/// Issue 24, idle cost: the display keeps its view and paints with the Board UI's painter, so a
+/// tick of the clock draws only the clocks and the "this move" row. What the terminal shows must
+/// be, cell for cell and style for style, the whole frame of a fresh [`arbiter::display::shown`]
+/// at the same wall time: two real games' logs (every clause of the 2003 rules, then a full game)
+/// are appended entry by entry into a followed folder, and after each entry the display is
+/// painted at three wall times a second apart, at two sizes, with and without colour, and once
+/// across a resize.
+#[test]
+fn display_ticks_draw_only_the_clocks_and_match_a_whole_frame() {
+    use arbiter::display::{Display, Look};
+    use ratatui::backend::TestBackend;
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    crate::log_util::arbiter_key_in(&src);
+    for script in ["every-clause.arb", "full-game.arb"] {
+        ok(&arbiter(&[
+            "script",
+            &format!("examples/scripts/{script}"),
+            "--match",
+            src.to_str().unwrap(),
+        ]));
+    }
+    for (run, (w, h, no_color)) in [(110, 44, false), (80, 24, true)].into_iter().enumerate() {
+        let m = tmp.path().join(format!("m{run}"));
+        let mut t = MatchTail::new(&m, None);
+        let mut d = Display::new(Rect::new(0, 0, w, h));
+        let mut b = TestBackend::new(w, h);
+        let look = Look {
+            no_color,
+            ..Look::default()
+        };
+        let mut paints = 0;
+        let mut check = |t: &MatchTail, d: &mut Display, b: &mut TestBackend, now| {
+            d.paint(b, t, now, &look).unwrap();
+            let mut s = arbiter::display::shown(t, now);
+            s.no_color = no_color;
+            let area = d.shown().area;
+            let mut whole = Buffer::empty(area);
+            render(&s, area, &mut whole);
+            assert_eq!(b.buffer(), &whole, "{w}x{h} at {now}: the terminal differs");
+            assert_eq!(
+                d.shown(),
+                &whole,
+                "{w}x{h} at {now}: the painter's copy differs"
+            );
+            paints += 1;
+        };
+        // Before any game: the waiting note.
+        std::fs::create_dir_all(&m).unwrap();
+        t.poll();
+        check(&t, &mut d, &mut b, chrono::Utc::now());
+        for game in [1u32, 2] {
+            let bytes = std::fs::read(src.join(format!("game-{game}/log.jsonl"))).unwrap();
+            std::fs::create_dir_all(m.join(format!("game-{game}"))).unwrap();
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(m.join(format!("game-{game}/log.jsonl")))
+                .unwrap();
+            for (i, line) in bytes.split_inclusive(|b| *b == b'\n').enumerate() {
+                f.write_all(line).unwrap();
+                assert!(t.poll());
+                let at = t.current().unwrap().stamps.last().unwrap().utc;
+                for ms in [300, 1_300, 2_300] {
+                    check(&t, &mut d, &mut b, at + chrono::Duration::milliseconds(ms));
+                }
+                if game == 1 && i == 12 {
+                    // A resize: the shell clears the terminal and says so.
+                    b = TestBackend::new(w + 20, h + 6);
+                    d.cleared(Rect::new(0, 0, w + 20, h + 6));
+                    check(
+                        &t,
+                        &mut d,
+                        &mut b,
+                        at + chrono::Duration::milliseconds(2_600),
+                    );
+                    b = TestBackend::new(w, h);
+                    d.cleared(Rect::new(0, 0, w, h));
+                    check(
+                        &t,
+                        &mut d,
+                        &mut b,
+                        at + chrono::Duration::milliseconds(2_700),
+                    );
+                }
+            }
+        }
+        let (whole, partial) = d.frames();
+        println!("{w}x{h}: {paints} paints, {whole} whole, {partial} in part");
+        assert_eq!(whole + partial, paints);
+        assert!(
+            partial * 3 >= paints,
+            "{w}x{h}: the ticks were drawn whole ({whole} whole, {partial} in part)"
+        );
+    }
+}
