@@ -291,7 +291,8 @@ pub fn follow(
     };
     tell(&m);
     let (tx, rx) = std::sync::mpsc::channel::<Wake<()>>();
-    let watch = Watch::start(dir, tx);
+    let mut watch = Watch::start(dir, tx);
+    watch.follow(&m);
     while keep_going() {
         let mut timeout = m.poll_every(&watch);
         if let Some(r) = next_reveal(&m, Utc::now(), relay.delay) {
@@ -300,6 +301,7 @@ pub fn follow(
         let _ = wait(&rx, timeout);
         if m.poll() {
             tell(&m);
+            watch.follow(&m);
         }
         relay.update(&m, Utc::now())?;
     }

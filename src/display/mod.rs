@@ -217,7 +217,8 @@ pub fn run(dir: &Path, only: Option<u32>, mut relay: Option<Relay>) -> std::io::
     let mut m = MatchTail::new(dir, only);
     m.poll();
     let (tx, rx) = std::sync::mpsc::channel::<Wake<TermEvent>>();
-    let watch = Watch::start(dir, tx.clone());
+    let mut watch = Watch::start(dir, tx.clone());
+    watch.follow(&m);
     let mut terminal = match ratatui::try_init() {
         Ok(t) => t,
         Err(e) => {
@@ -296,7 +297,9 @@ pub fn run(dir: &Path, only: Option<u32>, mut relay: Option<Relay>) -> std::io::
             }
             // A wake in the period's second half looks too: the safety poll rides on a tick.
             if look_again || polled.elapsed() >= every / 2 {
-                m.poll();
+                if m.poll() {
+                    watch.follow(&m);
+                }
                 polled = Instant::now();
             }
         }

@@ -261,13 +261,14 @@ fn display_follower_takes_in_each_append_and_waits_for_a_whole_line() {
     let m = tmp.path().join("m");
     std::fs::create_dir_all(m.join("game-1")).unwrap();
     let (tx, rx) = std::sync::mpsc::channel::<Wake<()>>();
-    let watch = Watch::start(&m, tx);
+    let mut watch = Watch::start(&m, tx);
     assert!(
         matches!(watch, Watch::Notify(_)),
         "inotify is available here"
     );
     let mut t = MatchTail::new(&m, None);
     t.poll();
+    watch.follow(&t);
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -296,6 +297,7 @@ fn display_follower_takes_in_each_append_and_waits_for_a_whole_line() {
             assert!(Instant::now() < until, "entry {i} not taken in");
             let _ = wait(&rx, t.poll_every(&watch));
             t.poll();
+            watch.follow(&t);
         }
         lat.push(written.elapsed().as_micros());
         assert!(t.games[0].problem.is_none(), "{:?}", t.games[0].problem);
