@@ -568,3 +568,45 @@ fn display_ticks_draw_only_the_clocks_and_match_a_whole_frame() {
         );
     }
 }
+
+/// The follower keeps each log open (a look that finds nothing new is a stat, so its own reads
+/// wake no watcher); a log replaced under it (another file at the same path, longer than what
+/// was read) is read again from its start, and the match folder's new game is still found.
+#[test]
+fn display_follower_reads_a_replaced_log_again_and_finds_the_next_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    crate::log_util::arbiter_key_in(&src);
+    for script in ["quick.arb", "full-game.arb"] {
+        ok(&arbiter(&[
+            "script",
+            &format!("examples/scripts/{script}"),
+            "--match",
+            src.to_str().unwrap(),
+        ]));
+    }
+    let quick = std::fs::read(src.join("game-1/log.jsonl")).unwrap();
+    let full = std::fs::read(src.join("game-2/log.jsonl")).unwrap();
+    assert!(full.len() > quick.len());
+    let m = tmp.path().join("m");
+    std::fs::create_dir_all(m.join("game-1")).unwrap();
+    std::fs::write(m.join("game-1/log.jsonl"), &quick).unwrap();
+    let mut t = MatchTail::new(&m, None);
+    assert!(t.poll());
+    let n = t.games[0].events.len();
+    assert!(!t.poll(), "nothing new");
+    // Another file put in its place (written beside it, renamed over it).
+    std::fs::write(m.join("game-1/new.jsonl"), &full).unwrap();
+    std::fs::rename(m.join("game-1/new.jsonl"), m.join("game-1/log.jsonl")).unwrap();
+    assert!(t.poll());
+    let g = &t.games[0];
+    assert!(g.problem.is_none(), "{:?}", g.problem);
+    assert!(g.events.len() > n);
+    assert!(g.ended(), "the whole new log was read");
+    // A second game folder, found by the next look.
+    std::fs::create_dir_all(m.join("game-2")).unwrap();
+    std::fs::write(m.join("game-2/log.jsonl"), &quick).unwrap();
+    assert!(t.poll());
+    assert_eq!(t.games.len(), 2);
+    assert_eq!(t.games[1].events.len(), n);
+}
