@@ -241,8 +241,10 @@ fn relay_cli_writes_every_game_in_order_with_stops_as_comments() {
     let text = std::fs::read_to_string(&out).unwrap();
     let rounds: Vec<&str> = text.lines().filter(|l| l.starts_with("[Round ")).collect();
     assert_eq!(rounds, ["[Round \"1\"]", "[Round \"2\"]"], "{text}");
-    assert!(text.contains("clocks STOPPED by the arbiter"), "{text}");
-    assert!(text.contains("game SUSPENDED: power failure"), "{text}");
+    // Comments wrap at 80 columns: words are compared with the wrapping undone.
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("clocks STOPPED by the arbiter"), "{text}");
+    assert!(flat.contains("game SUSPENDED: power failure"), "{text}");
     assert!(text.contains("[Result \"1/2-1/2\"]"), "{text}");
     // Game 2 runs, White to move after 3... Nf6: White's clock runs.
     assert!(text.contains("[Clock \"W/"), "{text}");
@@ -438,4 +440,33 @@ fn relay_live_follows_another_process_and_the_file_is_always_whole() {
     relay.wait().unwrap();
     assert!(done, "the result reached the live file");
     println!("{} different versions of the file read", seen.len());
+}
+
+/// Rule 1 (the arbiter stops the clocks) with rule 7e (a wrong entry taken back): the relay's
+/// comments read in the log's order, before the move that followed them in the standing record.
+/// In every-clause.arb the operator enters 5. d3 for the human's O-O; the arbiter stops the
+/// clocks, takes d3 back, corrects the machine's clock and restarts them; then 5. O-O. The stop
+/// came after a move that no longer stands: it goes before 5. O-O, ahead of the take-back.
+#[test]
+fn relay_rule_1_stop_before_a_take_back_reads_in_the_logs_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = played(tmp.path(), &["examples/scripts/every-clause.arb"]);
+    let t = tail(&m);
+    let g = &t.games[0];
+    let text = game_pgn(&g.events, &g.stamps).unwrap();
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let at = |needle: &str| {
+        flat.find(needle)
+            .unwrap_or_else(|| panic!("'{needle}' missing:\n{text}"))
+    };
+    let order = [
+        "{1: clocks STOPPED by the arbiter: wrong entry",
+        "{7e: 5. d3 taken back",
+        "{7e: black's clock corrected",
+        "{1: clocks restarted, white's clock running",
+        "5. O-O {[%clk",
+    ];
+    for w in order.windows(2) {
+        assert!(at(w[0]) < at(w[1]), "'{}' before '{}':\n{text}", w[0], w[1]);
+    }
 }
