@@ -155,6 +155,15 @@ fn display_never_writes_in_the_match_folder() {
         t.screen();
         std::thread::sleep(Duration::from_millis(100));
     }
+    // One key: the board's keys (the command line, stop, the press, help, y, Enter, Esc) do
+    // nothing here; the screen still shows the game and no line to type in.
+    t.keys(&[":", "s", "Space", "?", "y", "Enter", "Escape", "F8"]);
+    t.type_text("arbiter stop");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("last move: 3... Nf6", DEADLINE);
+    for word in ["▸", "help", "stop", "STOPPED", "passphrase"] {
+        assert!(!s.contains(word), "'{word}' after the board's keys:\n{s}");
+    }
     t.keys(&["q"]);
     assert!(t.wait_exit(DEADLINE), "q quits");
     let after = snapshot(&m);
@@ -232,6 +241,13 @@ fn display_states_in_words_and_nothing_of_the_machines_internal_clock() {
         s.contains("GAME OVER 1/2-1/2") && s.contains("RESULT 1/2-1/2"),
         "{s}"
     );
+    // The move list with each move's time and the clock after it (as the relay's %emt/%clk),
+    // and the position with its files.
+    assert!(
+        s.contains("1. e4       0:10 1:59:50   e5       0:15 1:59:45"),
+        "{s}"
+    );
+    assert!(s.contains("a  b  c  d  e  f  g  h"), "{s}");
     // No dialog, no command line, no key help of the board.
     for word in ["passphrase", "F8", ":arbiter", "ARBITER "] {
         assert!(!s.contains(word), "'{word}' on the display:\n{s}");
