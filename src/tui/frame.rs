@@ -93,6 +93,7 @@ fn same_but_time(then: &View, now: &View) -> bool {
         plies,
         last_moves,
         first,
+        numbering,
         fen,
         shogi,
         last_move,
@@ -133,6 +134,7 @@ fn same_but_time(then: &View, now: &View) -> bool {
         && *to_move == then.to_move
         && *plies == then.plies
         && *first == then.first
+        && *numbering == then.numbering
         && *in_check == then.in_check
         && clocks
             .iter()
