@@ -193,7 +193,7 @@ pub fn chart(c: &Chart) -> String {
     }
     let _ = write!(
         s,
-        r##"<polygon points="{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}" fill="{PENALTY}"/><text x="{:.1}" y="{:.1}">penalty (7c)</text>"##,
+        r##"<polygon points="{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}" fill="{PENALTY}"/><text x="{:.1}" y="{:.1}">penalty ({})</text>"##,
         lx + 6.0,
         ly - 6.0,
         lx,
@@ -201,7 +201,8 @@ pub fn chart(c: &Chart) -> String {
         lx + 12.0,
         ly + 5.0,
         lx + 16.0,
-        ly + 4.0
+        ly + 4.0,
+        escape(&c.penalty_clause)
     );
     lx += 100.0;
     let _ = write!(

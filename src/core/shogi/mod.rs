@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 use super::Side;
 use super::board::RecordedMove;
 
-pub mod articles; // the Denryu-sen 2024 article numbers the log cites
 pub mod notation; // Japanese, CSA and KIF text of moves, pieces and squares
 
 /// Why a shogi move was not accepted.
