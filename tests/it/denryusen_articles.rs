@@ -231,7 +231,6 @@ fn denryusen_articles_are_profile_data_validated_at_load() {
     }
     // A shogi article in a chess profile is refused.
     let mut chess = rules_text(KASPAROV_2003);
-    chess.push_str(&identity_table());
     chess.push_str("\n[articles.shogi]\nsennichite = \"13.5\"\n");
     let e = Profile::parse("x.toml", &chess).unwrap_err();
     assert_eq!(e.key, "articles.shogi.sennichite", "{e}");
@@ -284,17 +283,23 @@ fn denryusen_13_5_the_log_cites_what_the_profile_says() {
         .then_refused_saying("13.1x", "no draw offers");
 }
 
-/// `[articles.clauses]` giving every clause the kit names its 2003 number.
-fn identity_table() -> String {
-    let mut t = String::from("\n[articles.clauses]\n");
-    for (key, number, _) in CLAUSES {
-        t.push_str(&format!("{key} = \"{number}\"\n"));
-    }
-    t
+/// The 2003 profile without its article map.
+fn kasparov_without_map() -> String {
+    let text = rules_text(KASPAROV_2003);
+    text[..text
+        .find("\n# The article map")
+        .expect("the 2003 profile has a map")]
+        .to_string()
 }
 
 #[test]
 fn denryusen_articles_a_chess_profile_goes_through_the_same_map() {
+    // The 2003 profile's map gives every clause the kit names its own number.
+    let p = Profile::parse("x.toml", &rules_text(KASPAROV_2003)).unwrap();
+    assert!(p.articles.is_some());
+    for (key, number, _) in CLAUSES {
+        assert_eq!(p.cite(number), *number, "{key}");
+    }
     let lines = [
         "0 arbiter declare white human Garry Kasparov",
         "0 arbiter declare black machine Deep Junior",
@@ -310,20 +315,19 @@ fn denryusen_articles_a_chess_profile_goes_through_the_same_map() {
             .map(|e| e.clause.clone())
             .collect::<Vec<String>>()
     };
-    // Without a map and with the 2003 numbers as a map: the same citations.
-    let plain = play(new_game(KASPAROV_2003));
-    let text = rules_text(KASPAROV_2003) + &identity_table();
-    let mapped = play(game_from_text("x.toml", &text, 1, None));
+    // With the map and without one: the same citations.
+    let mapped = play(new_game(KASPAROV_2003));
+    let plain = play(game_from_text("x.toml", &kasparov_without_map(), 1, None));
     assert_eq!(plain, mapped);
     assert!(plain.iter().any(|c| c == "8b"), "{plain:?}");
     // A map that renumbers one clause renumbers its entries.
-    let text = rules_text(KASPAROV_2003)
-        + &identity_table().replace("power_failure = \"8b\"", "power_failure = \"VIII.2\"");
+    let text =
+        rules_text(KASPAROV_2003).replace("power_failure = \"8b\"", "power_failure = \"VIII.2\"");
     let renumbered = play(game_from_text("x.toml", &text, 1, None));
     assert!(renumbered.iter().any(|c| c == "VIII.2"), "{renumbered:?}");
     assert!(!renumbered.iter().any(|c| c == "8b"), "{renumbered:?}");
     // A chess map missing a key is refused naming it.
-    let text = rules_text(KASPAROV_2003) + &identity_table().replace("team = \"9c\"\n", "");
+    let text = rules_text(KASPAROV_2003).replace("team = \"9c\"\n", "");
     let e = Profile::parse("x.toml", &text).unwrap_err();
     assert_eq!(e.key, "articles.clauses.team", "{e}");
 }
