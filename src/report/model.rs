@@ -220,6 +220,9 @@ pub struct Chart {
     /// The clause the legend's penalty cites (7c, or the game's own number).
     #[serde(skip)]
     pub penalty_clause: String,
+    /// The clause whose moves the x axis counts (3, or the game's own number).
+    #[serde(skip)]
+    pub moves_clause: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -717,6 +720,7 @@ fn empty_chart() -> Chart {
         max_ms: 0,
         max_move: 0,
         penalty_clause: crate::core::clause::WRONG_MOVE_PRESSED.to_string(),
+        moves_clause: crate::core::clause::TIME_CONTROL.to_string(),
     }
 }
 
@@ -923,6 +927,11 @@ impl Builder {
                             .report
                             .cites
                             .c(crate::core::clause::WRONG_MOVE_PRESSED)
+                            .to_string();
+                        self.report.chart.moves_clause = self
+                            .report
+                            .cites
+                            .c(crate::core::clause::TIME_CONTROL)
                             .to_string();
                         profile = Some(g.profile().clone());
                         self.first = g.board().first_side();

@@ -100,9 +100,10 @@ pub fn chart(c: &Chart) -> String {
     }
     let _ = write!(
         s,
-        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle">moves played in this game (rule 3)</text>"##,
+        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle">moves played in this game (rule {})</text>"##,
         LEFT + w / 2.0,
-        HEIGHT - 6.0
+        HEIGHT - 6.0,
+        escape(&c.moves_clause)
     );
     let _ = write!(
         s,
