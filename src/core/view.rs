@@ -552,7 +552,10 @@ impl Game {
                 let algorithm = match (&d.algorithm, &self.ctx.previous_algorithm) {
                     (Some(a), _) => format!("{} (declared)", a.text),
                     (None, Some((n, a))) => format!("{} (carried over from game {n})", a.text),
-                    (None, None) => "the default of rule 6c".to_string(),
+                    (None, None) => format!(
+                        "the default of rule {}",
+                        self.profile.cite(super::clause::INTERNAL_CLOCK)
+                    ),
                 };
                 DeclarationsView {
                     recorded: false,

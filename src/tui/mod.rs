@@ -51,11 +51,17 @@ pub fn now_ms(origin: Instant, offset_ms: u64) -> Ms {
 /// Run the Board UI until the user quits. `now = offset_ms + origin.elapsed()`; `status` is asked
 /// for the log's state before each frame; `notice` is shown in the message line at start.
 /// The terminal is restored on return and on panic (ratatui's hook).
-/// The shell's hand-over of rule 13 on the Board UI (`:arbiter archive COPY COPY … [program
-/// FILE]`): examine and store the files, record the entries through the session; returns what was
-/// recorded and the summary, or the refusal.
-pub type HandOver<'a> =
-    dyn FnMut(&mut Session, &[String], Option<&str>) -> Result<(Vec<Event>, String), String> + 'a;
+/// The shell's hand-over of rule 13 on the Board UI (`:arbiter archive [--side SIDE] COPY COPY …
+/// [program FILE]`): examine and store the files (with a side, that side's program's own log),
+/// record the entries through the session; returns what was recorded and the summary, or the
+/// refusal.
+pub type HandOver<'a> = dyn FnMut(
+        &mut Session,
+        &[String],
+        Option<&str>,
+        Option<crate::core::Side>,
+    ) -> Result<(Vec<Event>, String), String>
+    + 'a;
 
 pub fn run(
     session: &mut Session,
@@ -431,8 +437,13 @@ fn record(
     cmd: &Command,
     now: Ms,
 ) {
-    if let Command::HandOverFiles { copies, program } = cmd {
-        match hand_over(session, copies, program.as_deref()) {
+    if let Command::HandOverFiles {
+        copies,
+        program,
+        side,
+    } = cmd
+    {
+        match hand_over(session, copies, program.as_deref(), *side) {
             Ok((events, summary)) => {
                 remember(last, &events, session.storage.len());
                 after_execute(ui, &Ok(events), session.storage.len());
