@@ -181,7 +181,13 @@ fn run_loop(
             // At the screen's tick, once a second (a tick may come a little early).
             && beat.is_none_or(|b| b.elapsed() >= std::time::Duration::from_millis(900))
         {
-            session.storage.heartbeat(now, chrono::Utc::now());
+            // The beat's file removed or replaced while the board runs: written again, and the
+            // arbiter told on the message line. Not logged: no clock changed and nothing the
+            // kit measures was lost (the beat is back within the second); the log records what
+            // the rules rule on, and a message is what the arbiter needs to look at the folder.
+            if let Some(say) = session.storage.heartbeat(now, chrono::Utc::now()) {
+                ui.message = Some(Message::new(MsgKind::Refused, say));
+            }
             beat = Some(Instant::now());
         }
         catch_up(session, &mut ui, &mut last, now);
@@ -269,7 +275,7 @@ fn run_loop(
                 // The kit stops now: a last beat, so that a restart measures its gap from this
                 // moment rather than from up to a beat interval earlier.
                 if session.game.clock().running().is_some() {
-                    session.storage.heartbeat(now, chrono::Utc::now());
+                    let _ = session.storage.heartbeat(now, chrono::Utc::now());
                 }
                 return Ok(());
             }
