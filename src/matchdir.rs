@@ -264,6 +264,12 @@ impl Storage for JournalStorage {
         signed
     }
 
+    fn outside_changes(&self) -> Option<u64> {
+        self.beat_file
+            .as_ref()
+            .and_then(beat::BeatFile::folder_changes)
+    }
+
     fn heartbeat(&mut self, now: Ms, utc: DateTime<Utc>) -> Option<String> {
         // Best effort: a lost beat only makes the next restart's measured gap longer (and a
         // sealed log's reopen says the beat is missing).

@@ -61,6 +61,12 @@ pub trait Storage {
     fn heartbeat(&mut self, _now: Ms, _utc: DateTime<Utc>) -> Option<String> {
         None
     }
+    /// A count that moves whenever something outside this process may have changed what
+    /// [`Storage::status`] reports (a camp's countersignature added); `None` when nothing
+    /// watches (then the status is asked for at every frame).
+    fn outside_changes(&self) -> Option<u64> {
+        None
+    }
 
     fn set_on_append(&mut self, _f: OnAppend) {}
     /// Sign a checkpoint now (when the arbiter asks). Returns its path.

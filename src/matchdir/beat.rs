@@ -410,12 +410,18 @@ pub fn verify(bytes: &[u8], key: &ssh_key::PublicKey, origin: &str) -> Result<Ve
 }
 
 /// Where the beats go: `game-<n>/heartbeat`, opened once and kept open (issue 25: an open, a
-/// write and a close each second cost wakeups); each beat first asks the path (one `statx`,
-/// never following a link) whether it still names the open file, so that a heartbeat removed or
-/// replaced while the board runs is noticed at the next beat and written again.
+/// write and a close each second cost wakeups). A [`Watch`] on the game folder says when the
+/// name `heartbeat` was removed, renamed or made anew; only then does a beat ask the path (one
+/// `statx`, never following a link) whether it still names the open file, and write it again if
+/// not: a heartbeat removed or replaced while the board runs is noticed at the next beat, and a
+/// beat is one `pwrite` otherwise. Without a watch (no inotify), every beat asks the path.
 #[derive(Default)]
 pub struct BeatFile {
     file: Option<(std::fs::File, (u64, u64))>,
+    /// The game folder watched (started with the first open); without it, the path is asked at
+    /// every beat.
+    watch: Option<Watch>,
+    watch_tried: bool,
     /// The last beat could not be written (said once, until a beat is written again).
     failing: bool,
     /// The v2 beats of this session.
@@ -428,6 +434,21 @@ impl BeatFile {
     pub fn write(&mut self, path: &Path, bytes: &[u8]) -> Option<String> {
         use std::os::unix::fs::{FileExt, MetadataExt};
         let mut lost = None;
+        if !self.watch_tried {
+            self.watch_tried = true;
+            self.watch = path.parent().and_then(Watch::start);
+        }
+        // Nothing but the write while the watch saw nothing happen to the name.
+        let ask = self.watch.as_ref().is_none_or(Watch::heartbeat_touched);
+        if let Some((f, _)) = &self.file
+            && !ask
+        {
+            if f.write_all_at(bytes, 0).is_ok() {
+                return None;
+            }
+            lost = Some("could not be written".to_string());
+            self.file = None;
+        }
         if let Some((f, id)) = &self.file {
             match std::fs::symlink_metadata(path) {
                 Ok(m) if (m.dev(), m.ino()) == *id => {
@@ -477,6 +498,16 @@ impl BeatFile {
     pub fn is_open(&self) -> bool {
         self.file.is_some()
     }
+
+    /// Whether the game folder is watched (tests: then a beat asks nothing of the path).
+    pub fn is_watched(&self) -> bool {
+        self.watch.is_some()
+    }
+
+    /// Changes the watch saw to the checkpoints folder; `None` when nothing watches it.
+    pub fn folder_changes(&self) -> Option<u64> {
+        self.watch.as_ref().map(Watch::folder_changes)
+    }
 }
 
 /// `game-<n>/heartbeat` opened for writing, created owner-only if missing, never truncated (a
@@ -503,5 +534,132 @@ pub fn open_beat_file(path: &Path) -> std::io::Result<std::fs::File> {
         ))
     } else {
         Ok(f)
+    }
+}
+
+/// What a watcher thread saw in the game's folder (inotify, no polling): the heartbeat's name
+/// removed, renamed or created anew, and each change to the checkpoints folder (a camp's
+/// countersignature). The thread sleeps in a blocking read until the kernel has an event; the
+/// kit's own beats (writes to the open file) raise none it listens for.
+pub struct Watch {
+    inotify: std::sync::Arc<std::os::fd::OwnedFd>,
+    game_wd: i32,
+    shared: std::sync::Arc<Seen>,
+}
+
+#[derive(Default)]
+struct Seen {
+    /// The name `heartbeat` changed (or the watch failed): check the path at the next beat.
+    heartbeat: std::sync::atomic::AtomicBool,
+    /// Counts changes to the checkpoints folder (or watch failures).
+    folder: std::sync::atomic::AtomicU64,
+    /// The watch is being dropped: the thread ends.
+    stop: std::sync::atomic::AtomicBool,
+}
+
+impl Watch {
+    /// Watch `game_dir` (and its `checkpoints` folder, now or once it is made). `None` when the
+    /// kernel gives no inotify watch (then the caller checks the path at every beat).
+    pub fn start(game_dir: &Path) -> Option<Watch> {
+        use rustix::fs::inotify::{self, CreateFlags, WatchFlags};
+        use std::sync::Arc;
+        use std::sync::atomic::Ordering::SeqCst;
+        let fd = Arc::new(inotify::init(CreateFlags::CLOEXEC).ok()?);
+        let names = WatchFlags::CREATE
+            | WatchFlags::DELETE
+            | WatchFlags::MOVED_FROM
+            | WatchFlags::MOVED_TO
+            | WatchFlags::DELETE_SELF
+            | WatchFlags::MOVE_SELF
+            | WatchFlags::ONLYDIR
+            | WatchFlags::DONT_FOLLOW;
+        let game_wd = inotify::add_watch(&*fd, game_dir, names).ok()?;
+        let checkpoints = game_dir.join("checkpoints");
+        let shared = Arc::new(Seen::default());
+        let (fd2, seen) = (Arc::clone(&fd), Arc::clone(&shared));
+        let run = move || {
+            let mut cp_wd = inotify::add_watch(&*fd2, &checkpoints, names).ok();
+            let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 1024];
+            let mut events = inotify::Reader::new(std::os::fd::AsFd::as_fd(&*fd2), &mut buf);
+            let all_changed = |seen: &Seen| {
+                seen.heartbeat.store(true, SeqCst);
+                seen.folder.fetch_add(1, SeqCst);
+            };
+            loop {
+                let ev = match events.next() {
+                    Ok(ev) => ev,
+                    Err(rustix::io::Errno::INTR) => continue,
+                    Err(_) => {
+                        all_changed(&seen);
+                        return;
+                    }
+                };
+                if seen.stop.load(SeqCst) {
+                    return;
+                }
+                let flags = ev.events();
+                if flags.contains(inotify::ReadFlags::QUEUE_OVERFLOW) {
+                    all_changed(&seen);
+                } else if ev.wd() == game_wd {
+                    let name = ev.file_name().map(|n| n.to_bytes());
+                    if name == Some(b"heartbeat".as_slice())
+                        || flags.intersects(
+                            inotify::ReadFlags::DELETE_SELF
+                                | inotify::ReadFlags::MOVE_SELF
+                                | inotify::ReadFlags::IGNORED,
+                        )
+                    {
+                        seen.heartbeat.store(true, SeqCst);
+                    }
+                    if name == Some(b"checkpoints".as_slice()) {
+                        seen.folder.fetch_add(1, SeqCst);
+                        // The checkpoints folder made (or put back) after the watch began.
+                        if flags
+                            .intersects(inotify::ReadFlags::CREATE | inotify::ReadFlags::MOVED_TO)
+                        {
+                            cp_wd = inotify::add_watch(&*fd2, &checkpoints, names).ok();
+                        }
+                    }
+                } else if Some(ev.wd()) == cp_wd {
+                    seen.folder.fetch_add(1, SeqCst);
+                    if flags.contains(inotify::ReadFlags::IGNORED) {
+                        cp_wd = None;
+                    }
+                }
+            }
+        };
+        // A small stack: the thread holds a 1 KiB buffer and a few values.
+        std::thread::Builder::new()
+            .name("heartbeat-watch".into())
+            .stack_size(64 * 1024)
+            .spawn(run)
+            .ok()?;
+        Some(Watch {
+            inotify: fd,
+            game_wd,
+            shared,
+        })
+    }
+
+    /// Whether the heartbeat's name changed since the last call (and forget it).
+    pub fn heartbeat_touched(&self) -> bool {
+        self.shared
+            .heartbeat
+            .swap(false, std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Changes seen to the checkpoints folder so far.
+    pub fn folder_changes(&self) -> u64 {
+        self.shared.folder.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        // Removing the watch wakes the thread (IN_IGNORED), which sees `stop` and ends.
+        self.shared
+            .stop
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        let _ = rustix::fs::inotify::remove_watch(&*self.inotify, self.game_wd);
     }
 }

@@ -116,6 +116,10 @@ struct Hooks<'s, 'h, 'a> {
     authority: &'a Authority<'a>,
 }
 
+/// What the status depended on when it was asked for: entries, the storage's count of changes
+/// seen outside this process, events handled.
+type StatusAsked = (usize, Option<u64>, u64);
+
 fn run_loop(
     terminal: &mut ratatui::DefaultTerminal,
     session: &mut Session,
@@ -150,6 +154,9 @@ fn run_loop(
         frame::Painter::new(ratatui::layout::Rect::new(0, 0, size.width, size.height));
     // The view is rebuilt only after an entry; a tick only retimes it.
     let mut views = frame::Views::default();
+    // Events taken so far, and the status last asked for with what it depended on.
+    let mut handled: u64 = 0;
+    let mut asked: Option<(StatusAsked, Option<String>, Status)> = None;
     loop {
         // A suspend of the machine: the monotonic clock stood still while the wall clock went on.
         // Real time passed for the players; the clock catches up and the arbiter rules on it as
@@ -220,10 +227,30 @@ fn run_loop(
             ui.frozen = session.frozen.clone();
         }
         let view = views.at(&session.game, now, LAST_MOVES);
-        let mut st = status(session);
-        if st.last_entry.is_none() {
-            st.last_entry = last.clone();
-        }
+        // The status is asked for again only when something it reports may have changed: an
+        // entry, a key, the session frozen, or a change the storage's watch saw outside this
+        // process (a countersignature); a storage with no watch is asked at every frame.
+        let asks = (
+            session.storage.len(),
+            session.storage.outside_changes(),
+            handled,
+        );
+        let st = match &asked {
+            Some((k, frozen, st))
+                if k.1.is_some()
+                    && *k == asks
+                    && frozen.as_deref() == session.frozen.as_deref() =>
+            {
+                st
+            }
+            _ => {
+                let mut st = status(session);
+                if st.last_entry.is_none() {
+                    st.last_entry = last.clone();
+                }
+                &asked.insert((asks, session.frozen.clone(), st)).2
+            }
+        };
         let frozen = ui.frozen.is_some() || st.alarm.is_some();
         let latched = ui.latch(sticky_alarms(&ui.log.alarm_sources, session.restart_gap));
         if bell(&mut ui, view, frozen) || latched {
@@ -232,7 +259,7 @@ fn run_loop(
             out.flush()?;
         }
         let mut wait = wait_for(view, now);
-        painter.paint(terminal.backend_mut(), view, &mut ui, &st)?;
+        painter.paint(terminal.backend_mut(), view, &mut ui, st)?;
         if let Some(t) = asked_at {
             wait = wait.min(
                 keys::AUTHORIZE_WITHIN
@@ -251,6 +278,7 @@ fn run_loop(
                 (Instant::now(), ev)
             }
         };
+        handled = handled.wrapping_add(1);
         let key = match ev {
             TermEvent::Key(key) => key,
             // After a resize the terminal is cleared and the screen redrawn from state alone.

@@ -375,10 +375,22 @@ fn clause_8b_heartbeat_removed_or_replaced_while_running_is_written_again_and_sa
         .unwrap()
         .to_string();
     let authentic = || beat::verify(&std::fs::read(&path).unwrap(), &public, &origin);
+    // The game folder's watch tells the beat, from its own thread, that the name changed: the
+    // next beats are polled for what they say (generous deadline, no fixed sleep).
+    let said_next = |o: &mut Opened| -> String {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            if let Some(s) = o.session.storage.heartbeat(now(), Utc::now()) {
+                return s;
+            }
+            assert!(std::time::Instant::now() < until, "nothing said");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    };
 
     // Removed: the next beat writes it again and says so, once.
     std::fs::remove_file(&path).unwrap();
-    let said = o.session.storage.heartbeat(now(), Utc::now()).unwrap();
+    let said = said_next(&mut o);
     assert!(
         said.contains("game-1/heartbeat") && said.contains("REMOVED"),
         "{said}"
@@ -394,7 +406,7 @@ fn clause_8b_heartbeat_removed_or_replaced_while_running_is_written_again_and_sa
     )
     .unwrap();
     std::fs::rename(&other, &path).unwrap();
-    let said = o.session.storage.heartbeat(now(), Utc::now()).unwrap();
+    let said = said_next(&mut o);
     assert!(said.contains("REPLACED"), "{said}");
     authentic().unwrap();
     assert_eq!(o.session.storage.heartbeat(now(), Utc::now()), None);
@@ -404,13 +416,13 @@ fn clause_8b_heartbeat_removed_or_replaced_while_running_is_written_again_and_sa
     let before = std::fs::read(&log).unwrap();
     std::fs::remove_file(&path).unwrap();
     std::fs::hard_link(&log, &path).unwrap();
-    let said = o.session.storage.heartbeat(now(), Utc::now()).unwrap();
+    let said = said_next(&mut o);
     assert!(said.contains("hard link"), "{said}");
     assert_eq!(o.session.storage.heartbeat(now(), Utc::now()), None);
     assert_eq!(std::fs::read(&log).unwrap(), before, "the log is untouched");
     // The link removed: the beat is back, and the arbiter told so.
     std::fs::remove_file(&path).unwrap();
-    let said = o.session.storage.heartbeat(now(), Utc::now()).unwrap();
+    let said = said_next(&mut o);
     assert!(said.contains("written again"), "{said}");
     authentic().unwrap();
 }
@@ -439,4 +451,36 @@ fn pty_clause_8b_heartbeat_removed_while_the_board_runs_is_shown() {
     std::fs::remove_file(&path).unwrap();
     t.wait_for_all(&["HEARTBEAT", "REMOVED"], DEADLINE);
     assert!(path.exists(), "written again");
+}
+
+/// Issue 25: the idle board asks nothing of the folder each second. The game folder's watch
+/// (inotify, its own sleeping thread) tells the status when the checkpoints folder changed (a
+/// camp's countersignature), and the beat when its name changed.
+#[test]
+fn clause_8b_heartbeat_watch_sees_the_checkpoints_folder_change() {
+    let g = running();
+    let mut o = open(&g.dir);
+    assert_eq!(
+        o.session.storage.outside_changes(),
+        None,
+        "nothing watched yet"
+    );
+    assert_eq!(o.session.storage.heartbeat(o.now_ms, Utc::now()), None);
+    let first = o.session.storage.outside_changes().expect("watched");
+    let cp = g.dir.join("game-1").join("checkpoints");
+    std::fs::create_dir_all(&cp).unwrap();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let wait_past = |n: u64| loop {
+        let now = o.session.storage.outside_changes().unwrap();
+        if now > n {
+            return now;
+        }
+        assert!(std::time::Instant::now() < until, "no change seen");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    // Made (if the script signed no checkpoint) or not, a file added to it is seen.
+    std::fs::write(cp.join("99.camp-x.sig"), "x").unwrap();
+    let written = wait_past(first);
+    std::fs::remove_file(cp.join("99.camp-x.sig")).unwrap();
+    wait_past(written);
 }
