@@ -506,7 +506,7 @@ impl BeatFile {
 
     /// Changes the watch saw to the checkpoints folder; `None` when nothing watches it.
     pub fn folder_changes(&self) -> Option<u64> {
-        self.watch.as_ref().map(Watch::folder_changes)
+        self.watch.as_ref().and_then(Watch::folder_changes)
     }
 }
 
@@ -555,6 +555,9 @@ struct Seen {
     folder: std::sync::atomic::AtomicU64,
     /// The watch is being dropped: the thread ends.
     stop: std::sync::atomic::AtomicBool,
+    /// The thread ended (the folder's watch gone, a read failed): nothing is seen any more, so
+    /// every beat asks the path and the status is asked at every frame.
+    dead: std::sync::atomic::AtomicBool,
 }
 
 impl Watch {
@@ -590,6 +593,7 @@ impl Watch {
                     Ok(ev) => ev,
                     Err(rustix::io::Errno::INTR) => continue,
                     Err(_) => {
+                        seen.dead.store(true, SeqCst);
                         all_changed(&seen);
                         return;
                     }
@@ -598,15 +602,19 @@ impl Watch {
                     return;
                 }
                 let flags = ev.events();
+                if ev.wd() == game_wd && flags.contains(inotify::ReadFlags::IGNORED) {
+                    // The game folder's watch is gone (the folder removed or moved).
+                    seen.dead.store(true, SeqCst);
+                    all_changed(&seen);
+                    return;
+                }
                 if flags.contains(inotify::ReadFlags::QUEUE_OVERFLOW) {
                     all_changed(&seen);
                 } else if ev.wd() == game_wd {
                     let name = ev.file_name().map(|n| n.to_bytes());
                     if name == Some(b"heartbeat".as_slice())
                         || flags.intersects(
-                            inotify::ReadFlags::DELETE_SELF
-                                | inotify::ReadFlags::MOVE_SELF
-                                | inotify::ReadFlags::IGNORED,
+                            inotify::ReadFlags::DELETE_SELF | inotify::ReadFlags::MOVE_SELF,
                         )
                     {
                         seen.heartbeat.store(true, SeqCst);
@@ -641,16 +649,17 @@ impl Watch {
         })
     }
 
-    /// Whether the heartbeat's name changed since the last call (and forget it).
+    /// Whether the heartbeat's name changed since the last call (and forget it); always, once
+    /// the watch has ended.
     pub fn heartbeat_touched(&self) -> bool {
-        self.shared
-            .heartbeat
-            .swap(false, std::sync::atomic::Ordering::SeqCst)
+        use std::sync::atomic::Ordering::SeqCst;
+        self.shared.heartbeat.swap(false, SeqCst) || self.shared.dead.load(SeqCst)
     }
 
-    /// Changes seen to the checkpoints folder so far.
-    pub fn folder_changes(&self) -> u64 {
-        self.shared.folder.load(std::sync::atomic::Ordering::SeqCst)
+    /// Changes seen to the checkpoints folder so far; `None` once the watch has ended.
+    pub fn folder_changes(&self) -> Option<u64> {
+        use std::sync::atomic::Ordering::SeqCst;
+        (!self.shared.dead.load(SeqCst)).then(|| self.shared.folder.load(SeqCst))
     }
 }
 
