@@ -142,6 +142,7 @@ pub fn pgn_game(game: &Game, times: &crate::report::times::Times, first_utc: &st
         result,
         time_control: game.profile().pgn_time_control(crate::core::Side::White),
         termination,
+        numbering: game.board().numbering(),
         fen: game
             .board()
             .start_fen()

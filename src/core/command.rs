@@ -892,12 +892,19 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
     };
     let c = match (who, verb) {
         ("move", mv) => {
-            if !args.is_empty() {
-                return Err(CommandError::Usage("one move at a time: 'move SAN' (draw offers are separate commands)"));
-            }
-            Command::Move {
-                text: mv.to_string(),
-            }
+            // A number before the move, as PGN exports write it (`move 20. Kf2`, `move 20... Kf2`):
+            // one move, read with its number (the board checks the number).
+            let numbered = mv.ends_with(['.', '…'])
+                && mv.trim_end_matches(['.', '…']).chars().all(|c| c.is_ascii_digit())
+                && !mv.trim_end_matches(['.', '…']).is_empty();
+            let text = match args {
+                [] => mv.to_string(),
+                [m] if numbered => format!("{mv}{m}"),
+                _ => {
+                    return Err(CommandError::Usage("one move at a time: 'move SAN' (draw offers are separate commands)"));
+                }
+            };
+            Command::Move { text }
         }
         ("arbiter", "declare") => parse_declare(args)?,
         ("arbiter", "archive") => parse_archive(args)?,

@@ -885,13 +885,15 @@ impl Game {
         {
             return Ok(());
         }
-        let mut count = [0u32; 2];
+        // The presses are the next plies, in order: numbered as everywhere (the one numbering).
+        let numbering = self.board.numbering();
+        let plies = self.board.plies();
         let named: Vec<String> = self
             .presses
             .iter()
-            .map(|p| {
-                count[p.side.index()] += 1;
-                let n = self.board.moves_by(p.side) + count[p.side.index()];
+            .enumerate()
+            .map(|(k, p)| {
+                let n = numbering.number(plies + k);
                 format!(
                     "{}'s move {n} (pressed at {})",
                     p.side,

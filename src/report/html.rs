@@ -371,16 +371,7 @@ fn moves(s: &mut String, r: &Report) {
         escape(&r.name(Side::White)),
         escape(&r.name(Side::Black))
     );
-    let last = r.moves.iter().map(|m| m.number).max().unwrap_or(0);
-    for n in 1..=last {
-        let w = r
-            .moves
-            .iter()
-            .find(|m| m.number == n && m.side == Side::White);
-        let b = r
-            .moves
-            .iter()
-            .find(|m| m.number == n && m.side == Side::Black);
+    for (n, w, b) in r.move_rows() {
         let period = w.or(b).map_or(1, |m| m.period);
         let _ = write!(
             s,

@@ -261,16 +261,7 @@ fn moves(s: &mut String, r: &Report) {
             s,
             &["No.", "Period", &w, "Time", "Left", &b, "Time", "Left"],
         );
-        let last = r.moves.iter().map(|m| m.number).max().unwrap_or(0);
-        for n in 1..=last {
-            let wm = r
-                .moves
-                .iter()
-                .find(|m| m.number == n && m.side == Side::White);
-            let bm = r
-                .moves
-                .iter()
-                .find(|m| m.number == n && m.side == Side::Black);
+        for (n, wm, bm) in r.move_rows() {
             let period = wm.or(bm).map_or(1, |m| m.period);
             let mut cells = vec![n.to_string(), period.to_string()];
             cells.extend(move_cells(wm));

@@ -123,7 +123,8 @@ pub struct MoveRow {
     pub stamp: Stamp,
     /// 0-based ply.
     pub ply: usize,
-    /// Move number (1-based, per side).
+    /// The side's moves played in this game, this one included (1-based): what rule 3's time
+    /// control counts. The number shown is [`Report::numbering`]'s (from the FEN's fullmove).
     pub number: u32,
     pub side: Side,
     pub san: String,
@@ -364,6 +365,8 @@ pub struct Report {
     pub declared: Option<Declared>,
     pub verification: Verification,
     pub timeline: Vec<TimelineEntry>,
+    /// How the moves are numbered: the game's one numbering (from the FEN's fullmove number).
+    pub numbering: crate::core::board::Numbering,
     pub moves: Vec<MoveRow>,
     /// Clock lines of their own, in log order (6d, 7c, 7e, restart gaps, periods).
     pub time_items: Vec<TimeRow>,
@@ -390,6 +393,27 @@ impl Report {
                 Side::Black => d.declarations.black.name.clone(),
             })
             .unwrap_or_else(|| side.to_string())
+    }
+
+    /// The rows of the moves table, numbered as everywhere else ([`Report::numbering`]): each
+    /// number with White's move and Black's (a start with Black to move opens with a row that
+    /// has Black's move only).
+    pub fn move_rows(&self) -> Vec<(u32, Option<&MoveRow>, Option<&MoveRow>)> {
+        let mut out: Vec<(u32, Option<&MoveRow>, Option<&MoveRow>)> = Vec::new();
+        for m in &self.moves {
+            let n = self.numbering.number(m.ply);
+            match out.last_mut() {
+                Some(row) if row.0 == n => match m.side {
+                    Side::White => row.1 = Some(m),
+                    Side::Black => row.2 = Some(m),
+                },
+                _ => out.push(match m.side {
+                    Side::White => (n, Some(m), None),
+                    Side::Black => (n, None, Some(m)),
+                }),
+            }
+        }
+        out
     }
 }
 
@@ -445,7 +469,7 @@ impl TimeRow {
                 exact_signed(self.time_ms)
             ),
             ItemKind::GapWaived => format!("none ({} given back)", exact_signed(self.time_ms)),
-            ItemKind::GapCharged => {
+            ItemKind::GapCharged | ItemKind::VoidedStop => {
                 format!("none ({} in the move's time)", exact_signed(self.time_ms))
             }
             _ => signed_hms(self.clock_ms),
@@ -462,6 +486,7 @@ impl TimeRow {
             ItemKind::GapCharged => "restart gap charged",
             ItemKind::Increment => "increment",
             ItemKind::Period => "time control",
+            ItemKind::VoidedStop => "voided stop",
             ItemKind::Other => "other",
         }
     }
@@ -521,6 +546,8 @@ struct Builder {
     open_info: Option<Stamp>,
     /// The side that moves first in the start position (numbering: `1...` when Black).
     first: Side,
+    /// How the moves are numbered ([`crate::core::board::Numbering`]).
+    numbering: crate::core::board::Numbering,
     /// The rows each take-back removed, by its entry (a void of it puts them back, rule 1).
     taken: BTreeMap<u64, Vec<MoveRow>>,
 }
@@ -766,6 +793,7 @@ impl Builder {
                 verification.clone()
             },
             timeline: Vec::new(),
+            numbering: crate::core::board::Numbering::default(),
             moves: Vec::new(),
             time_items: Vec::new(),
             totals: Vec::new(),
@@ -798,6 +826,7 @@ impl Builder {
             open_info: None,
             taken: BTreeMap::new(),
             first: Side::White,
+            numbering: crate::core::board::Numbering::default(),
         }
     }
 
@@ -828,6 +857,8 @@ impl Builder {
                     Ok(g) => {
                         profile = Some(g.profile().clone());
                         self.first = g.board().first_side();
+                        self.numbering = g.board().numbering();
+                        self.report.numbering = self.numbering;
                         self.game = Some(g);
                     }
                     Err(m) => self.report.warnings.push(format!("entry 0: {m}")),
@@ -873,7 +904,7 @@ impl Builder {
 
     /// Ply `ply` numbered as the PGN numbers it (from the side that moves first).
     fn numbered(&self, ply: usize, san: &str) -> String {
-        crate::report::times::numbered_from(self.first, ply, san)
+        self.numbering.numbered(ply, san)
     }
 
     fn moves_of(&self, side: Side) -> u32 {

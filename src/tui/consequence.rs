@@ -70,9 +70,7 @@ pub fn plain(e: &Event, game: &Game, at: Ms) -> String {
             let list: Vec<String> = moves[from..]
                 .iter()
                 .enumerate()
-                .map(|(i, m)| {
-                    crate::core::view::numbered_from(game.board().first_side(), from + i, &m.san)
-                })
+                .map(|(i, m)| game.board().numbering().numbered(from + i, &m.san))
                 .collect();
             format!("{} will be taken back", list.join(" "))
         }

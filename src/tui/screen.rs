@@ -984,7 +984,7 @@ pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
                 out.push(Line::from(vec![
                     tag("CAMPS COUNTERSIGN", Color::Cyan),
                     Span::raw(format!(
-                        " time control {control} (move {move_number}) passed: {} · arbiter countersign --camp NAME --checkpoint {checkpoint}",
+                        " time control {control} ({move_number} moves played) passed: {} · arbiter countersign --camp NAME --checkpoint {checkpoint}",
                         camps.join(", ")
                     )),
                 ]));

@@ -41,6 +41,7 @@ mod one_read; // issue 21: the match score takes the game already rebuilt
 mod outputs; // issue 21: no output path lands on a match's own files
 mod passphrase; // 5b / issue 19: failed passphrases logged in every state, doubling wait
 mod pgn_clocks; // issue 20: the PGN's clocks are the log's, press-then-notation or not
+mod pgn_real2003; // issue 20: the six games of 2003, move-and-press against press-then-notation
 mod pgn_support;
 mod pgn_write; // PGN with %clk / %emt
 mod press; // issue 12: the press is the time, the notation follows
