@@ -392,17 +392,20 @@ pub fn verify(bytes: &[u8], key: &ssh_key::PublicKey, origin: &str) -> Result<Ve
         .map_err(|_| bad())?
         .saturating_add(since_anchor);
     let mono_off = i64::try_from(mono).map_err(|_| bad())? - mono_expected;
-    let utc_expected = anchor_utc + chrono::Duration::milliseconds(since_anchor);
+    let later = |ms: i64| {
+        chrono::Duration::try_milliseconds(ms).and_then(|d| anchor_utc.checked_add_signed(d))
+    };
+    let utc_expected = later(since_anchor).ok_or_else(bad)?;
     let utc_off = (utc.with_timezone(&Utc) - utc_expected).num_milliseconds();
     if mono_off.abs() > TIME_TOLERANCE_MS || utc_off.abs() > TIME_TOLERANCE_MS {
         return Err(format!(
             "its game time or UTC is not what its anchor gives for its boot time (off by {mono_off} ms and {utc_off} ms): its time was edited (or the wall clock was set while the kit ran)"
         ));
     }
-    let alive = i * anchor.slot_ms;
+    let alive = start - anchor.boottime_ms;
     Ok(Verified {
         mono_ms: anchor.mono_ms.saturating_add(alive),
-        utc: anchor_utc + chrono::Duration::milliseconds(i64::try_from(alive).map_err(|_| bad())?),
+        utc: i64::try_from(alive).ok().and_then(later).ok_or_else(bad)?,
         boot_id: anchor.boot_id,
         boottime_ms: start,
         slack_ms: anchor.slot_ms,
@@ -578,10 +581,11 @@ impl Watch {
             | WatchFlags::DONT_FOLLOW;
         let game_wd = inotify::add_watch(&*fd, game_dir, names).ok()?;
         let checkpoints = game_dir.join("checkpoints");
+        // Both watches are in place before `start` returns: no change after it is missed.
+        let mut cp_wd = inotify::add_watch(&*fd, &checkpoints, names).ok();
         let shared = Arc::new(Seen::default());
         let (fd2, seen) = (Arc::clone(&fd), Arc::clone(&shared));
         let run = move || {
-            let mut cp_wd = inotify::add_watch(&*fd2, &checkpoints, names).ok();
             let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 1024];
             let mut events = inotify::Reader::new(std::os::fd::AsFd::as_fd(&*fd2), &mut buf);
             let all_changed = |seen: &Seen| {
@@ -626,6 +630,8 @@ impl Watch {
                             .intersects(inotify::ReadFlags::CREATE | inotify::ReadFlags::MOVED_TO)
                         {
                             cp_wd = inotify::add_watch(&*fd2, &checkpoints, names).ok();
+                            // What was put in it before its watch began is read again now.
+                            seen.folder.fetch_add(1, SeqCst);
                         }
                     }
                 } else if Some(ev.wd()) == cp_wd {
