@@ -22,6 +22,7 @@ mod fixture; // the small signed demo game under tests/fixtures
 mod fullgame; // a seven-hour game to the millisecond; the example scripts
 mod fuzz; // seeded structure-aware mutation loops: no panics, no hangs
 mod game_limit; // issue 21: at most 9999 games; no game 10000 opened
+mod heartbeat; // issue 25 + 19: heartbeat v2, a hash chain signed once; loss noticed while running
 mod hostile; // issue 14: full devices and closed pipes on stdout, FIFOs, symlinks
 mod layers; // the layer rules of src/lib.rs, the exit-code table against the docs
 mod log_consistency; // RFC 6962 consistency proofs: vectors, probes, random trees
