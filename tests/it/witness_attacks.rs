@@ -614,3 +614,114 @@ fn witness_heartbeat_removed_or_forged_is_shown() {
     let notice = open().notice.unwrap_or_default();
     assert!(notice.contains("heartbeat NOT AUTHENTIC"), "{notice}");
 }
+
+/// A copy of the match folder `m` as `name` beside it (`cp -a`: modes and times kept).
+fn copy_of(m: &Path, name: &str) -> PathBuf {
+    let to = m.with_file_name(name);
+    let ok = Command::new("cp")
+        .arg("-a")
+        .arg(m)
+        .arg(&to)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "cp -a");
+    to
+}
+
+/// Every game folder removed, the index (and the countersigned copies) left: the match had a
+/// game the camps signed for, so it is ROLLED_BACK naming it, not "no game folders" (3).
+#[test]
+fn witness_index_kept_but_every_game_deleted_is_rolled_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    std::fs::remove_dir_all(m.join("game-1")).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 26, "{out}");
+    assert!(
+        out.contains("records game 1") && out.contains("its folder is missing"),
+        "{out}"
+    );
+    // Only the countersigned copies left: the same.
+    std::fs::remove_file(m.join("index.txt")).unwrap();
+    std::fs::remove_file(m.join("index.txt.sig")).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 26, "{out}");
+}
+
+/// A hostile folder cannot steer the verifier: a symbolic link anywhere in a match folder (here
+/// in place of files and folders whose content is genuine, so following it would verify) is
+/// refused by name, and the verdict is never OK. The log, a game's folder or its checkpoints
+/// folder as a link: the game is not read at all.
+#[test]
+fn witness_symlinks_anywhere_in_the_folder_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let cases = [
+        "index.txt.sig",
+        "index/4.txt.cosig-junior",
+        "index",
+        "allowed_signers",
+        "game-1",
+        "game-1/seal",
+        "game-1/checkpoints",
+        "game-1/checkpoints/14.txt.cosig-kasparov",
+        "game-1/checkpoints/14.note",
+    ];
+    for (i, rel) in cases.iter().enumerate() {
+        let c = copy_of(&m, &format!("case-{i}"));
+        let target = c.join(rel);
+        assert!(
+            std::fs::symlink_metadata(&target).is_ok(),
+            "{rel} is in the honest folder"
+        );
+        let moved = tmp.path().join(format!("moved-{i}"));
+        std::fs::rename(&target, &moved).unwrap();
+        std::os::unix::fs::symlink(&moved, &target).unwrap();
+        let (code, out) = verify(&c, &["--trust", pinned.to_str().unwrap()]);
+        assert_ne!(code, 0, "{rel}: {out}");
+        assert!(
+            out.contains(&format!(
+                "SYMLINK REFUSED: {} is a symbolic link (to {})",
+                target.display(),
+                moved.display()
+            )),
+            "{rel}: {out}"
+        );
+    }
+    // The arbiter's key is his to keep where he likes: keys/ is not the record.
+    let c = copy_of(&m, "keys-linked");
+    let moved = tmp.path().join("arbiter.pub.kept");
+    std::fs::rename(c.join("keys/arbiter.pub"), &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, c.join("keys/arbiter.pub")).unwrap();
+    let (code, out) = verify(&c, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+}
+
+/// One endless line (a sparse 3 GiB `log.jsonl` after the real entries, no newline) is read no
+/// further than the 16 MiB a line may hold: `verify` answers BAD LINE (20) naming it, under an
+/// address-space limit of 1 GiB (main read the whole file into memory).
+#[test]
+fn witness_endless_log_line_is_read_no_further() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(log(&m))
+        .unwrap();
+    f.set_len(3 << 30).unwrap();
+    drop(f);
+    let o = Command::new("prlimit")
+        .arg(format!("--as={}", 1u64 << 30))
+        .arg(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["verify", "--match", m.to_str().unwrap(), "--trust"])
+        .arg(&pinned)
+        .output()
+        .unwrap();
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(20), "{out}");
+    assert!(
+        out.contains("runs past the 16777216 bytes a log line may hold with no newline: the log is read no further"),
+        "{out}"
+    );
+}
