@@ -989,7 +989,11 @@ pub fn verify_match(
     let mut results = Vec::new();
     let mut code_hits = vec![false; codes.len()];
     let mut any_finished = false;
-    for &g in games {
+    // Issue 19: each camp's key as the match's first game declaring it bound it.
+    let mut camp_keys: Vec<(String, u32, ssh_key::public::KeyData)> = Vec::new();
+    let mut games: Vec<u32> = games.to_vec();
+    games.sort_unstable();
+    for &g in &games {
         let game_links: Vec<&PathBuf> = links.iter().filter(|l| game_of(l) == Some(g)).collect();
         let gdir = layout::game_dir(match_dir, g);
         let unread = [
@@ -1086,6 +1090,9 @@ pub fn verify_match(
             raise(&mut v, Status::Unreadable);
         }
         check_camp_keys(&facts.first, trust.camps.as_deref(), &mut v);
+        if trust.camps.is_none() {
+            check_camp_keys_kept(g, &facts.first, &mut camp_keys, &mut v);
+        }
         check_countersignatures(match_dir, g, &facts, &mut v);
         check_index_countersigned(match_dir, g, &facts, &kept, &mut v);
         let broken = check_bindings(match_dir, g, &facts);
@@ -1322,6 +1329,62 @@ fn check_camp_keys(first: &Entry, pinned: Option<&str>, v: &mut crate::verify::G
             raise(v, Status::BadCheckpoint);
         }
     }
+}
+
+/// A camp's key is the match's from the first game that declares it (issue 19): a later game's
+/// line 0 declaring another key for the camp (the arbiter binding a key of his own, with his own
+/// proof, to countersign in the camp's name) is a bad binding (25), named with both fingerprints
+/// and games. With the camps pinned (`--camps`) the pinned list rules instead.
+fn check_camp_keys_kept(
+    game: u32,
+    first: &Entry,
+    kept: &mut Vec<(String, u32, ssh_key::public::KeyData)>,
+    v: &mut crate::verify::GameVerification,
+) {
+    for (name, key_text) in declared_camps(first) {
+        let Ok(key) = ssh_key::PublicKey::from_openssh(&key_text) else {
+            continue;
+        };
+        match kept.iter().find(|(n, _, _)| *n == name) {
+            Some((_, g0, k0)) if k0 != key.key_data() => {
+                let was = sign::fingerprint(&ssh_key::PublicKey::from(k0.clone()));
+                v.problems.push(format!(
+                    "CAMP KEY CHANGED: line 0 of game {game} declares camp {name} with {}, but game {g0} declared it with {was}: a camp's key is the match's from its first declaration (another key could be one the arbiter holds, countersigning in the camp's name); pin the camps' keys with --camps FILE if the committee agreed to the change",
+                    sign::fingerprint(&key)
+                ));
+                raise(v, crate::verify::Status::BadBinding);
+            }
+            Some(_) => {}
+            None => kept.push((name, game, key.key_data().clone())),
+        }
+    }
+}
+
+/// Each camp's key as the games of the match before `game` bound it (the first line 0 that
+/// declares the camp), for [`crate::core::game::Game::with_match_camps`]. A log that cannot be
+/// read gives nothing (its game's own verdict says why).
+pub fn match_camps(match_dir: &Path, game: u32) -> Vec<crate::core::game::witness::MatchCamp> {
+    let mut out: Vec<crate::core::game::witness::MatchCamp> = Vec::new();
+    let mut earlier: Vec<u32> = layout::games(match_dir)
+        .into_iter()
+        .filter(|g| *g < game)
+        .collect();
+    earlier.sort_unstable();
+    for g in earlier {
+        let Ok(first) = crate::journal::first_entry(&layout::log_path(match_dir, g)) else {
+            continue;
+        };
+        for (name, key) in declared_camps(&first) {
+            if !out.iter().any(|c| c.name == name) {
+                out.push(crate::core::game::witness::MatchCamp {
+                    name,
+                    game: g,
+                    key: key.split_whitespace().take(2).collect::<Vec<_>>().join(" "),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Each camp's proof of possession in line 0 ([`crate::core::camp`]), checked against the

@@ -725,3 +725,130 @@ fn witness_endless_log_line_is_read_no_further() {
         "{out}"
     );
 }
+
+/// Game 2 of the countersigned match, declaring camp kasparov with a key of the arbiter's own
+/// (proven with it) as a kit that does not refuse it would (the match's earlier camps not given to
+/// the game): played to a result and signed. Returns the rogue key's public file.
+fn game2_with_rogue_camp(tmp: &Path, m: &Path) -> PathBuf {
+    use arbiter::core::command::parse;
+    let rogue_dir = tmp.join("rogue");
+    std::fs::create_dir_all(&rogue_dir).unwrap();
+    let (rogue, kasparov) = crate::witness::proven_camp(&rogue_dir, m, "kasparov");
+    // Junior's camp keeps its own key (its proof from game 1).
+    let junior = format!(
+        "arbiter declare camp junior proof {}",
+        tmp.join("junior.proof").display()
+    );
+    let key = arbiter::sign::KeySource::default();
+    let rules = Path::new("rules/kasparov-deep-junior-2003.toml");
+    let mut o = arbiter::matchdir::open_game_with(m, Some(2), rules, &key, false).unwrap();
+    o.session.game = o.session.game.clone().with_match_camps(Vec::new());
+    let lines = [
+        "arbiter declare white machine Deep Junior".to_string(),
+        "arbiter declare black human Garry Kasparov".into(),
+        "arbiter declare operator Amir Ban".into(),
+        kasparov.trim_start_matches('0').trim().into(),
+        junior,
+        "arbiter start".into(),
+        "move e4".into(),
+        "human resign".into(),
+    ];
+    for (i, l) in lines.iter().enumerate() {
+        o.session
+            .execute(&parse(l).unwrap(), 1_000 * i as u64)
+            .unwrap_or_else(|e| panic!("{l}: {e:?}"));
+    }
+    // With the arbiter's key, as a script authorizes what it recorded.
+    let last = o.session.storage.len() as u64 - 1;
+    let auth = arbiter::core::command::Command::Authorize {
+        by: "the arbiter's signing key".into(),
+        words: "game 2".into(),
+        first: 0,
+        last,
+    };
+    o.session.execute(&auth, 8_000).unwrap();
+    o.session
+        .storage
+        .checkpoint_now(chrono::Utc::now())
+        .unwrap();
+    rogue.with_extension("pub")
+}
+
+/// A camp's key is the match's from its first declaration: a later game declaring another key
+/// for the camp (one the arbiter holds, with its own proof) is refused by the kit, naming both
+/// keys, and nothing of that game is written.
+#[test]
+fn witness_camp_key_changed_in_a_later_game_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, _) = countersigned(tmp.path());
+    let rogue_dir = tmp.path().join("rogue");
+    std::fs::create_dir_all(&rogue_dir).unwrap();
+    let (_, rogue) = crate::witness::proven_camp(&rogue_dir, &m, "kasparov");
+    let script = tmp.path().join("g2.arb");
+    std::fs::write(
+        &script,
+        format!(
+            "0 arbiter declare white machine Deep Junior\n0 arbiter declare black human Garry Kasparov\n0 arbiter declare operator Amir Ban\n{rogue}0 arbiter start\n"
+        ),
+    )
+    .unwrap();
+    let o = arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        m.to_str().unwrap(),
+    ]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("camp kasparov is bound to key SHA256:")
+            && out.contains("since game 1 of this match"),
+        "{out}"
+    );
+    assert!(!m.join("game-2/log.jsonl").exists());
+}
+
+/// The same change in a line 0 the kit did not refuse (an older kit, a rewrite): `verify` fails
+/// the game as a bad binding (25) naming the camp, both keys and games; the committee that
+/// agreed to a change pins both keys with --camps.
+#[test]
+fn witness_camp_key_changed_in_a_later_game_fails_verify() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let rogue = game2_with_rogue_camp(tmp.path(), &m);
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 25, "{out}");
+    assert!(
+        out.contains("CAMP KEY CHANGED: line 0 of game 2 declares camp kasparov with")
+            && out.contains("but game 1 declared it with"),
+        "{out}"
+    );
+    let pub_line = |p: &Path| {
+        let t = std::fs::read_to_string(p).unwrap();
+        t.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
+    };
+    let camps = tmp.path().join("camps");
+    std::fs::write(
+        &camps,
+        format!(
+            "kasparov {}\nkasparov {}\njunior {}\n",
+            pub_line(&tmp.path().join("kasparov-key.pub")),
+            pub_line(&rogue),
+            pub_line(&tmp.path().join("junior-key.pub")),
+        ),
+    )
+    .unwrap();
+    let (code, out) = verify(
+        &m,
+        &[
+            "--trust",
+            pinned.to_str().unwrap(),
+            "--camps",
+            camps.to_str().unwrap(),
+        ],
+    );
+    assert!(!out.contains("CAMP KEY"), "{out}");
+    // Left: game 2's result, not countersigned by the camps.
+    assert_eq!(code, 12, "{out}");
+    assert!(!out.contains("camp junior with"), "{out}");
+}

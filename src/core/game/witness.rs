@@ -73,9 +73,38 @@ pub struct ControlWitness {
     /// The latest entry (after line 0) that changes a result, a clock or a ruling: a camp has
     /// witnessed the game once it countersigned a checkpoint past it (as `verify` judges).
     last_change: u64,
+    /// Each camp's key as the match's earlier games bound it (given by the shell).
+    match_camps: Vec<MatchCamp>,
+}
+
+/// A camp's key as the first earlier game of the match declaring it bound it (line 0): a camp's
+/// key is the match's from its first declaration (issue 19).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchCamp {
+    pub name: String,
+    /// The game whose line 0 first declared it.
+    pub game: u32,
+    /// `<type> <base64>`, as line 0 holds it.
+    pub key: String,
 }
 
 impl Game {
+    /// The game with the camps' keys the match's earlier games bound (the shell reads them): a
+    /// declaration of another key for one of those camps is refused.
+    pub fn with_match_camps(mut self, camps: Vec<MatchCamp>) -> Game {
+        self.witness.match_camps = camps;
+        self
+    }
+
+    /// The earlier game that bound camp `name` to a key other than `key` (`<type> <base64>`),
+    /// with that key.
+    pub fn camp_bound_elsewhere(&self, name: &str, key: &str) -> Option<&MatchCamp> {
+        self.witness
+            .match_camps
+            .iter()
+            .find(|c| c.name == name && c.key != key)
+    }
+
     /// Time controls both sides have passed (each side's periods completed, counting repeats).
     pub fn controls_passed(&self) -> usize {
         Side::BOTH
