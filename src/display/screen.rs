@@ -156,7 +156,8 @@ pub fn public_lines(view: &View) -> Vec<Line<'static>> {
             Panel::SyncWarning { .. }
             | Panel::ParamRequests { .. }
             | Panel::Handover { .. }
-            | Panel::Countersign { .. } => {
+            | Panel::Countersign { .. }
+            | Panel::CountersignEnd { .. } => {
                 continue;
             }
         };

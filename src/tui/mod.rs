@@ -7,6 +7,7 @@
 pub mod backoff; // the wait after failed passphrases (issue 19)
 pub mod board;
 pub mod consequence;
+pub mod countersign; // issue 19: what each camp is asked to countersign
 pub mod describe;
 pub mod frame; // what reaches the terminal: whole frames, or only the clocks (issue 25)
 pub mod keys;

@@ -188,6 +188,16 @@ impl Game {
                     );
                 }
                 let bare: Vec<&str> = key.split_whitespace().take(2).collect();
+                if let Some(was) = self.camp_bound_elsewhere(name, &bare.join(" ")) {
+                    return refuse(
+                        c::ARBITER,
+                        format!(
+                            "camp {name} is bound to key {} since game {} of this match: a camp's key is the match's from its first declaration, and {fp} is another (it could be a key the arbiter holds); nothing declared",
+                            crate::core::camp::fingerprint(&was.key),
+                            was.game
+                        ),
+                    );
+                }
                 self.draft.camps.retain(|c| c.name != *name);
                 self.draft.camps.push(Camp {
                     name: name.clone(),
