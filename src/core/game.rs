@@ -593,10 +593,13 @@ impl Game {
         if self.phase != Phase::Playing {
             return None;
         }
+        // 13.6: a shogi side that has not moved is absent until the arbiter rules (flag held).
+        if self.flag_held() {
+            return None;
+        }
         // A flag already down (a clock corrected below zero) falls now, not in the past.
         self.clock
             .flag_at(&self.profile, |s| self.board.moves_by(s))
-            .map(|t| self.no_flag_before_no_show(t))
             .map(|t| t.max(self.last_at))
     }
 
@@ -712,30 +715,7 @@ impl Game {
         match (flag, consult) {
             (Some(f), cl) if cl.is_none_or(|x| f <= x) => {
                 let side = self.clock.running()?;
-                if let Some(e) = self.shogi_flag_event(f, side) {
-                    return Some(e);
-                }
-                let (score, termination, detail) = if self.board.can_checkmate(side.other()) {
-                    (
-                        Score::win_for(side.other()),
-                        Termination::FlagFall,
-                        match self.profile.period_of(side, self.moves_of(side)).1 {
-                            Some(n) => format!("{side}'s flag fell before its move {n} was made"),
-                            None => format!("{side}'s flag fell in the last period"),
-                        },
-                    )
-                } else {
-                    (
-                        Score::Draw,
-                        Termination::FlagFallDraw,
-                        format!(
-                            "{side}'s flag fell, but {} cannot checkmate by any legal sequence (FIDE Laws 6.9)",
-                            side.other()
-                        ),
-                    )
-                };
-                let kind = self.ended(score, termination, detail);
-                Some(Event::new(f, Actor::Kit, c::TIME_CONTROL, kind))
+                self.flag_fall_event(f, side)
             }
             (_, Some(t)) => {
                 let o = self.offer.as_ref()?;
@@ -771,6 +751,34 @@ impl Game {
                 _ => None,
             },
         }
+    }
+
+    /// The running side's flag fell at `at` (rule 3; in shogi 22.3, or the move cap's draw).
+    fn flag_fall_event(&self, at: Ms, side: Side) -> Option<Event> {
+        if let Some(e) = self.shogi_flag_event(at, side) {
+            return Some(e);
+        }
+        let (score, termination, detail) = if self.board.can_checkmate(side.other()) {
+            (
+                Score::win_for(side.other()),
+                Termination::FlagFall,
+                match self.profile.period_of(side, self.moves_of(side)).1 {
+                    Some(n) => format!("{side}'s flag fell before its move {n} was made"),
+                    None => format!("{side}'s flag fell in the last period"),
+                },
+            )
+        } else {
+            (
+                Score::Draw,
+                Termination::FlagFallDraw,
+                format!(
+                    "{side}'s flag fell, but {} cannot checkmate by any legal sequence (FIDE Laws 6.9)",
+                    side.other()
+                ),
+            )
+        };
+        let kind = self.ended(score, termination, detail);
+        Some(Event::new(at, Actor::Kit, c::TIME_CONTROL, kind))
     }
 
     // ----- declarations (draft phase: in memory until `arbiter open`) -------------------------

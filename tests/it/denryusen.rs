@@ -498,23 +498,84 @@ fn denryusen_13_6_no_show_after_five_minutes_forfeits() {
 }
 
 #[test]
-fn denryusen_13_6_sentes_flag_does_not_fall_before_the_no_show_is_judged() {
+fn denryusen_13_6_no_show_after_the_window_forfeits() {
+    // Sente's 180 s are gone at 181 s, but it has not moved: its flag is held, and the arbiter's
+    // no-show ruling may come at any time after the 5-minute window (here 301 s, then 900 s).
+    for (ruled_at, command) in [
+        (301_000, "301 arbiter no-show sente"),
+        (900_000, "900 arbiter no-show sente"),
+    ] {
+        let mut m = denryusen();
+        assert!(m.tick(181_000).is_empty());
+        assert!(m.tick(300_001).is_empty());
+        assert!(m.tick(ruled_at - 1).is_empty(), "no flag before the ruling");
+        assert_eq!(m.game().flag_at(), None, "sente's flag is held");
+        assert!(
+            m.remaining(Side::White, 300_001) < 0,
+            "sente's time is gone"
+        );
+        m.when(command).then(|m, ev| {
+            assert_eq!(ev.len(), 1);
+            let (score, term, _, _) = ended(&ev[0]);
+            assert_eq!((score, term), (Score::BlackWins, Termination::NoShow));
+            assert_eq!(ev[0].clause, "13.6");
+            assert_eq!(ev[0].at, ruled_at);
+            assert_eq!(m.game().points(), Some([0.0, 1.0]));
+            replays_alike(m);
+        });
+    }
+    // Gote never answers sente's first move: its 600 s run out at 601 s, its flag is held too.
     let mut m = denryusen();
-    // Sente's 180 s are gone at 180 s, but it has not moved: the no-show comes first.
-    assert!(m.tick(181_000).is_empty());
-    assert!(m.tick(299_999).is_empty());
-    assert_eq!(m.game().flag_at(), Some(300_001));
-    m.when("300 arbiter no-show sente").then(|_, ev| {
+    m.at("1 move 7g7f");
+    assert!(m.tick(700_000).is_empty());
+    m.when("700 arbiter no-show gote").then(|m, ev| {
         let (score, term, _, _) = ended(&ev[0]);
-        assert_eq!((score, term), (Score::BlackWins, Termination::NoShow));
+        assert_eq!((score, term), (Score::WhiteWins, Termination::NoShow));
         assert_eq!(ev[0].clause, "13.6");
+        assert_eq!(m.game().points(), Some([1.0, 0.0]));
+        replays_alike(m);
     });
-    // Not judged a no-show: the flag falls just after.
+}
+
+#[test]
+fn denryusen_13_6_held_flag_falls_when_the_late_side_moves() {
+    // Sente turns up at 200 s, its 180 s gone: the held flag falls at its move (22.3), which is
+    // not played; a press is judged the same way.
+    for command in ["200 move 7g7f", "200 press"] {
+        let m = denryusen();
+        m.when(command).then(|m, ev| {
+            assert_eq!(ev.len(), 1, "{command}");
+            let (score, term, detail, _) = ended(&ev[0]);
+            assert_eq!((score, term), (Score::BlackWins, Termination::FlagFall));
+            assert_eq!(ev[0].clause, "22.3");
+            assert_eq!(ev[0].at, 200_000);
+            assert!(detail.contains("13.6"), "{detail}");
+            assert_eq!(m.game().board().plies(), 0);
+            replays_alike(m);
+        });
+    }
+    // In time, the first move is played as usual.
+    let m = denryusen();
+    m.when("170 move 7g7f").then(|m, _| {
+        assert_eq!(m.game().board().plies(), 1);
+    });
+}
+
+#[test]
+fn denryusen_22_3_a_side_that_moved_flags_normally_before_the_window() {
+    // Sente moves at 1 s, gote answers at 2 s: sente (179 s + 2 s increment left, floored) now
+    // flags on its own, well before the 5-minute window.
     let mut m = denryusen();
-    let ev = m.tick(300_001);
+    m.at("1 move 7g7f");
+    m.at("2 move 3c3d");
+    let at = m.game().flag_at().expect("sente's flag runs");
+    assert!(at < 300_000, "flag at {at}");
+    assert!(m.tick(at - 1).is_empty());
+    let ev = m.tick(at);
     let (score, term, _, _) = ended(&ev[0]);
     assert_eq!((score, term), (Score::BlackWins, Termination::FlagFall));
     assert_eq!(ev[0].clause, "22.3");
+    replays_alike(&m);
 }
 
 #[test]
@@ -531,6 +592,28 @@ fn denryusen_13_7_both_absent_both_lose() {
             assert_eq!(m.game().points(), Some([0.0, 0.0]));
             replays_alike(m);
         });
+}
+
+#[test]
+fn denryusen_13_7_both_absent_both_lose_after_the_window() {
+    // Sente's time is gone from 181 s, yet at 301 s (and at 1200 s) both still lose (13.7):
+    // no flag fell in the meantime.
+    for (t, command) in [
+        (301_000, "301 arbiter no-show both"),
+        (1_200_000, "1200 arbiter no-show both"),
+    ] {
+        let mut m = denryusen();
+        assert!(m.tick(t).is_empty(), "no flag before the ruling");
+        m.when(command).then(|m, ev| {
+            assert_eq!(ev.len(), 1);
+            let (score, term, detail, _) = ended(&ev[0]);
+            assert_eq!((score, term), (Score::BothLose, Termination::NoShow));
+            assert!(detail.contains("both lose"), "{detail}");
+            assert_eq!(ev[0].clause, "13.7");
+            assert_eq!(m.game().points(), Some([0.0, 0.0]));
+            replays_alike(m);
+        });
+    }
 }
 
 // ----- time (21, 22) and the log's citations ------------------------------------------------------

@@ -1,7 +1,7 @@
 //! Rules 13 and 23 of the Denryu-sen 2024 (`../shared/denryusen-2024.md`), for shogi: the ends (13.1
 //! mate and illegal moves, 13.2 / 13.3 the 512-move cap, 13.5 sennichite, perpetual check as the
 //! profile says), the entering-king declaration (23, and 13.4 at the cap), both sides absent
-//! (13.7), no flag before the no-show can be judged (13.6), and the articles a shogi log cites in
+//! (13.7), a side that has not moved never flags on its own, so the no-show can be judged (13.6), and the articles a shogi log cites in
 //! place of the 2003 clauses. Any entrant's resignation (`sente resign`, `white resign`) is here
 //! too: program-vs-program games have no single "operator" or "human" side.
 use super::*;
@@ -36,6 +36,9 @@ impl Game {
                         self.side_label(self.board.side_to_move())
                     ),
                 );
+            }
+            if let Some(e) = self.held_flag_falls(cmd, now) {
+                return Ok(vec![e]);
             }
             if let C::Move { text } = cmd
                 && let Some(e) = self.illegal_move_loss(text, now)
@@ -213,26 +216,49 @@ impl Game {
         })
     }
 
-    /// 13.6: a side that has not moved cannot lose on time before the no-show can be judged: its
-    /// flag falls 1 ms after the default time at the earliest (the no-show comes first).
-    pub(super) fn no_flag_before_no_show(&self, flag: Ms) -> Ms {
-        if self.board.shogi().is_none() {
-            return flag;
+    /// 13.6, 13.7 with 22.3: the flag of the side to move is held while that side has not made
+    /// its first move and the profile has a no-show window. Such a side is absent until it moves,
+    /// and only the arbiter can tell one absent side (13.6: it forfeits) from two (13.7: both
+    /// lose), so its clock never flags on its own: the arbiter's no-show ruling may be recorded at
+    /// any time from the window's end and takes precedence over a flag that would have fallen in
+    /// the meantime. Should the side turn up and move (or press) with its time already gone, the
+    /// held flag falls at that instant instead ([`Game::held_flag_falls`]). A side that has moved
+    /// flags as usual (22.3); chess is unchanged.
+    pub(super) fn flag_held(&self) -> bool {
+        if self.board.shogi().is_none()
+            || self
+                .profile
+                .limits
+                .as_ref()
+                .and_then(|l| l.no_show_seconds)
+                .is_none()
+        {
+            return false;
         }
-        let Some(secs) = self.profile.limits.as_ref().and_then(|l| l.no_show_seconds) else {
-            return flag;
-        };
-        let Some(side) = self.clock.running() else {
-            return flag;
-        };
-        if self.moves_of(side) > 0 {
-            return flag;
+        self.clock
+            .running()
+            .is_some_and(|side| self.moves_of(side) == 0)
+    }
+
+    /// 22.3 after a held flag (13.6): the side that had not moved makes its first move, or presses,
+    /// once its time is gone. The flag falls now, not the move.
+    fn held_flag_falls(&self, cmd: &Command, now: Ms) -> Option<Event> {
+        if !matches!(cmd, Command::Move { .. } | Command::Press) || !self.flag_held() {
+            return None;
         }
-        let judged = self
-            .started_at
-            .unwrap_or(0)
-            .saturating_add(secs.saturating_mul(1000));
-        flag.max(judged.saturating_add(1))
+        let side = self.clock.running()?;
+        let fell = self
+            .clock
+            .flag_at(&self.profile, |s| self.board.moves_by(s))
+            .filter(|t| *t <= now)?;
+        let mut e = self.flag_fall_event(now, side)?;
+        if let EventKind::GameEnded { detail, .. } = &mut e.kind {
+            detail.push_str(&format!(
+                " (its time ran out at {}; its flag was held for the no-show (13.6) until it moved)",
+                crate::core::timefmt::clock(i64::try_from(fell).unwrap_or(i64::MAX))
+            ));
+        }
+        Some(self.cited(e, None))
     }
 
     /// Article 23's conditions a declaration by `side` at `now` fails (empty: a valid declaration);
