@@ -77,6 +77,9 @@ pub enum ClockState {
     Suspended,
     /// This side's flag fell.
     Flag,
+    /// This side's time is gone but, as it has not made its first move, its flag is held until
+    /// the arbiter rules on a no-show (Denryu-sen 13.6, 13.7).
+    Held,
     /// The game is over.
     Over,
 }
@@ -91,6 +94,7 @@ impl ClockState {
             ClockState::Stopped => "STOPPED",
             ClockState::Suspended => "SUSPENDED",
             ClockState::Flag => "FLAG",
+            ClockState::Held => "FLAG HELD",
             ClockState::Over => "GAME OVER",
         }
     }
@@ -569,7 +573,11 @@ impl Game {
                     .byoyomi_face(&self.profile, side, self.moves_of(side), now)
                     .is_some_and(|b| b.period_left_ms > 0);
                 if self.remaining(side, now) <= 0 && !byoyomi_time {
-                    ClockState::Flag
+                    if self.flag_held() {
+                        ClockState::Held
+                    } else {
+                        ClockState::Flag
+                    }
                 } else {
                     ClockState::Running
                 }

@@ -55,6 +55,7 @@ pub fn state_words(view: &View, c: &ClockView) -> String {
         }
         ClockState::Suspended => "SUSPENDED (power failure, 8b)".into(),
         ClockState::Flag => "FLAG FELL".into(),
+        ClockState::Held => "FLAG HELD: no first move (no-show, 13.6)".into(),
         ClockState::Over => "game over".into(),
     }
 }

@@ -580,6 +580,7 @@ fn clock_state(c: &ClockView) -> (&'static str, Color) {
         ClockState::Stopped => ("■ STOPPED ■", AMBER),
         ClockState::Suspended => ("‖ SUSPENDED ‖", Color::Red),
         ClockState::Flag => ("⚑ FLAG FELL ⚑", Color::Red),
+        ClockState::Held => ("⚑ FLAG HELD ⚑", AMBER),
         ClockState::Over => ("game over", Color::Gray),
     }
 }

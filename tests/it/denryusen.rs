@@ -7,6 +7,7 @@ use arbiter::core::Side;
 use arbiter::core::event::{EventKind, Score, Termination};
 use arbiter::core::game::{Game, Phase};
 use arbiter::core::shogi::ShogiRecord;
+use arbiter::core::view::ClockState;
 
 use crate::clauses::{
     DENRYUSEN_2024, Match, ended, game_from_text, given_game, move_made, new_game, rules_text, secs,
@@ -510,6 +511,12 @@ fn denryusen_13_6_no_show_after_the_window_forfeits() {
         assert!(m.tick(300_001).is_empty());
         assert!(m.tick(ruled_at - 1).is_empty(), "no flag before the ruling");
         assert_eq!(m.game().flag_at(), None, "sente's flag is held");
+        let face = &m.view(ruled_at - 1).clocks[Side::White.index()];
+        assert_eq!(
+            face.state,
+            ClockState::Held,
+            "the face does not say the flag fell"
+        );
         assert!(
             m.remaining(Side::White, 300_001) < 0,
             "sente's time is gone"

@@ -224,7 +224,7 @@ impl Game {
     /// the meantime. Should the side turn up and move (or press) with its time already gone, the
     /// held flag falls at that instant instead ([`Game::held_flag_falls`]). A side that has moved
     /// flags as usual (22.3); chess is unchanged.
-    pub(super) fn flag_held(&self) -> bool {
+    pub(in crate::core) fn flag_held(&self) -> bool {
         if self.board.shogi().is_none()
             || self
                 .profile
