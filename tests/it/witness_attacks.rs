@@ -894,3 +894,32 @@ fn witness_interrupted_index_write_is_never_read_as_rollback() {
     let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
 }
+
+/// A checkpoint's text is written last: a `kill -9` before it leaves its signed note alone (2 of
+/// 24 runs), which `verify` names as a crash's leftover covering nothing, never BAD NOTE (22); a
+/// lone note that the arbiter's key did not sign is still BAD NOTE.
+#[test]
+fn witness_note_left_by_an_interrupted_checkpoint_is_not_tampering() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let cps = m.join("game-1/checkpoints");
+    for f in listing(&cps) {
+        if f == "14.txt" || f.starts_with("14.txt.cosig-") {
+            std::fs::remove_file(cps.join(f)).unwrap();
+        }
+    }
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_ne!(code, 22, "{out}");
+    assert!(!out.contains("BAD NOTE"), "{out}");
+    assert!(
+        out.contains("checkpoints/14.note: a leftover of a checkpoint interrupted before its text was written"),
+        "{out}"
+    );
+    let forged = std::fs::read_to_string(cps.join("13.note"))
+        .unwrap()
+        .replace("\n13\n", "\n99\n");
+    std::fs::write(cps.join("99.note"), forged).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 22, "{out}");
+    assert!(out.contains("BAD NOTE checkpoints/99.note"), "{out}");
+}
