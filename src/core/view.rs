@@ -227,6 +227,8 @@ pub struct View {
     /// The side that moves first in the start position (Black from a FEN with Black to move):
     /// ply 0 is its move `1.` (or `1...`).
     pub first: Side,
+    /// How the moves are numbered (from the start's fullmove number): [`Numbering`].
+    pub numbering: super::board::Numbering,
     pub plies: usize,
     /// The last moves, numbered from the side that moved first (`12. Nf3`, `12... Nf6`; a
     /// start with Black to move begins `1... e5`), oldest first.
@@ -243,22 +245,6 @@ pub struct View {
     pub declarations: DeclarationsView,
     pub panels: Vec<Panel>,
     pub next_deadline: Option<Ms>,
-}
-
-/// Numbered SAN of ply `i` (0-based) of a game White began.
-pub fn numbered(i: usize, san: &str) -> String {
-    let n = i / 2 + 1;
-    if i.is_multiple_of(2) {
-        format!("{n}. {san}")
-    } else {
-        format!("{n}... {san}")
-    }
-}
-
-/// Numbered SAN of ply `i` (0-based) of a game `first` began: a start with Black to move numbers
-/// Black's first move `1...` and White's reply `2.`, as the PGN does.
-pub fn numbered_from(first: Side, i: usize, san: &str) -> String {
-    numbered(i + usize::from(first == Side::Black), san)
 }
 
 /// What a [`View`] of a game was made from, but for the time: two equal stamps are the same
@@ -510,7 +496,7 @@ impl Game {
                     // Shogi numbers every move: 1 ▲７六歩, 2 △３四歩.
                     format!("{} {}", start + k + 1, m.san)
                 } else {
-                    numbered_from(self.board.first_side(), start + k, &m.san)
+                    self.board.numbering().numbered(start + k, &m.san)
                 }
             })
             .collect();
@@ -522,6 +508,7 @@ impl Game {
             clocks,
             to_move: self.board.side_to_move(),
             first: self.board.first_side(),
+            numbering: self.board.numbering(),
             plies: self.board.plies(),
             last_moves,
             fen: self.board.fen(),
@@ -602,7 +589,10 @@ impl Game {
                 let algorithm = match (&d.algorithm, &self.ctx.previous_algorithm) {
                     (Some(a), _) => format!("{} (declared)", a.text),
                     (None, Some((n, a))) => format!("{} (carried over from game {n})", a.text),
-                    (None, None) => "the default of rule 6c".to_string(),
+                    (None, None) => format!(
+                        "the default of rule {}",
+                        self.profile.cite(super::clause::INTERNAL_CLOCK)
+                    ),
                 };
                 DeclarationsView {
                     recorded: false,

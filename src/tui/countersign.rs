@@ -90,7 +90,7 @@ pub fn lines(p: &Panel) -> Vec<Line<'static>> {
             camps,
         } => (
             format!(
-                " time control {control} (move {move_number}) passed: {} · arbiter countersign --camp NAME --checkpoint {checkpoint}",
+                " time control {control} ({move_number} moves played) passed: {} · arbiter countersign --camp NAME --checkpoint {checkpoint}",
                 names(camps)
             ),
             format!("  they sign: clocks at the control move {}", clocks(c)),

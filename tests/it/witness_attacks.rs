@@ -601,14 +601,20 @@ fn witness_heartbeat_removed_or_forged_is_shown() {
     assert!(!notice.contains("heartbeat MISSING"), "{notice}");
     assert!(!notice.contains("NOT AUTHENTIC"), "{notice}");
     // A beat edited to shape the gap (or a plain one written by hand): refused and shown.
-    let v: serde_json::Value = serde_json::from_str(&signed).unwrap();
-    let earlier = v["mono_ms"].as_u64().unwrap().saturating_sub(5_000);
+    let line = signed.lines().nth(1).unwrap();
+    let v: serde_json::Value = serde_json::from_str(line.trim_end()).unwrap();
+    let later = v["mono_ms"].as_u64().unwrap() + 5_000;
+    let anchor = signed.lines().next().unwrap();
+    let edited = line.replace(
+        &format!("\"mono_ms\":{},", v["mono_ms"]),
+        &format!("\"mono_ms\":{later},"),
+    );
+    std::fs::write(&beat, format!("{anchor}\n{edited}\n")).unwrap();
+    let notice = open().notice.unwrap_or_default();
+    assert!(notice.contains("heartbeat NOT AUTHENTIC"), "{notice}");
     std::fs::write(
         &beat,
-        signed.replace(
-            &format!("\"mono_ms\":{}", v["mono_ms"]),
-            &format!("\"mono_ms\":{earlier}"),
-        ),
+        "{\"mono_ms\":99999999,\"utc\":\"2099-01-01T00:00:00.000Z\"}\n",
     )
     .unwrap();
     let notice = open().notice.unwrap_or_default();

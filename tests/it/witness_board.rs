@@ -202,7 +202,7 @@ fn witness_camps_countersign_at_each_time_control() {
     let s = shot(&mut r, &at(84), vec![]);
     assert!(
         s.contains("CAMPS COUNTERSIGN")
-            && s.contains("time control 1 (move 40) passed: kasparov, junior")
+            && s.contains("time control 1 (40 moves played) passed: kasparov, junior")
             && s.contains(&format!("--checkpoint {entries}")),
         "{s}"
     );
