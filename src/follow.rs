@@ -384,7 +384,8 @@ impl Watch {
     }
 
     /// Watch the log of every game `m` found (call it after [`MatchTail::poll`]): the log file
-    /// itself once it is there, its game folder until then.
+    /// itself once it is there, its game folder until then. Where neither can be watched (the
+    /// system's watches used up), the follower polls instead, saying why.
     pub fn follow(&mut self, m: &MatchTail) {
         use notify::{RecursiveMode, Watcher};
         let Watch::Notify(n) = self else {
@@ -405,12 +406,18 @@ impl Watch {
                     n.folders.swap_remove(i);
                     let _ = n.watcher.unwatch(&folder);
                 }
-            } else if !n.folders.contains(&k)
-                && n.watcher
-                    .watch(&folder, RecursiveMode::NonRecursive)
-                    .is_ok()
-            {
-                n.folders.push(k);
+            } else if !n.folders.contains(&k) {
+                match n.watcher.watch(&folder, RecursiveMode::NonRecursive) {
+                    Ok(()) => n.folders.push(k),
+                    Err(e) if folder.is_dir() => {
+                        *self = Watch::Poll(format!(
+                            "change notification unavailable for game {k} ({e})"
+                        ));
+                        return;
+                    }
+                    // The folder is gone already: nothing to watch.
+                    Err(_) => {}
+                }
             }
         }
     }

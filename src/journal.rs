@@ -410,6 +410,10 @@ struct LineReader<R> {
     /// Offset of the next line.
     offset: u64,
     buf: Vec<u8>,
+    /// Stop reading a line once it is known to be too long (its length then counts only what
+    /// was read): for readers that refuse such a line anyway, so one endless line (a sparse
+    /// 6 GiB log) is not read to its end (issue 19).
+    stop_long: bool,
 }
 
 /// One line as read: where it starts, its length without the newline, and how it ends.
@@ -427,6 +431,7 @@ impl<R: Read> LineReader<R> {
             r: io::BufReader::with_capacity(1 << 16, r),
             offset: 0,
             buf: Vec::new(),
+            stop_long: false,
         }
     }
 
@@ -460,7 +465,7 @@ impl<R: Read> LineReader<R> {
             len += take as u64;
             self.r.consume(used);
             self.offset += used as u64;
-            if terminated {
+            if terminated || (too_long && self.stop_long) {
                 break;
             }
         }
@@ -1057,6 +1062,7 @@ fn hash_file(path: &Path) -> io::Result<(u64, [u8; 32])> {
 pub fn for_each_entry(path: &Path, mut f: impl FnMut(Entry) -> bool) -> Result<u64, JournalError> {
     let file = crate::fsio::open_match_file(path).map_err(io_err("open", path))?;
     let mut lines = LineReader::new(file);
+    lines.stop_long = true;
     let (mut n, mut offset, mut prev) = (0u64, 0u64, ZERO_HASH);
     let bad = |seq: u64, offset: u64, problem: String| JournalError::BadLine {
         path: path.to_owned(),
@@ -1070,8 +1076,8 @@ pub fn for_each_entry(path: &Path, mut f: impl FnMut(Entry) -> bool) -> Result<u
                 n,
                 offset,
                 format!(
-                    "a line of {} bytes, longer than the {MAX_LINE_BYTES} a log line may hold",
-                    raw.len
+                    "a line of more than {} bytes, longer than the {MAX_LINE_BYTES} a log line may hold",
+                    raw.len.min(MAX_LINE_BYTES as u64)
                 ),
             ));
         }
@@ -1555,7 +1561,13 @@ fn read_blocks(
         if got == 0 {
             return block.is_empty().then_some(total);
         }
-        match block.iter().rposition(|&b| b == b'\n') {
+        // The carried start of a line holds no newline: only what was just read is searched
+        // (a long line is not searched again at every block).
+        match block[start..]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map(|p| p + start)
+        {
             Some(p) => {
                 carry.clear();
                 carry.extend_from_slice(&block[p + 1..]);

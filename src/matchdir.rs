@@ -822,7 +822,9 @@ fn open_game_once(
             arbiter_key: keyref,
             previous_algorithm: previous_algorithm(match_dir, n),
         };
-        let game = Game::new(ctx, profile).with_history(match_history(match_dir, n));
+        let game = Game::new(ctx, profile)
+            .with_history(match_history(match_dir, n))
+            .with_match_camps(crate::witness::match_camps(match_dir, n));
         return Ok(Attempt::Opened(Box::new(Opened {
             session: Session::new(game, Box::new(storage), Utc::now()),
             now_ms: 0,

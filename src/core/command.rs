@@ -145,6 +145,9 @@ pub enum Command {
     HandOverFiles {
         copies: Vec<String>,
         program: Option<String>,
+        /// `--side sente|gote|white|black`: the copies are that side's program's own log (a
+        /// game between two programs, Denryu-sen 5.2); `None`: every program side's.
+        side: Option<Side>,
     },
     // arbiter, before the game (declarations, bound into line 0)
     DeclarePlayer {
@@ -519,7 +522,7 @@ pub const HELP: &[HelpLine] = &[
     },
     HelpLine {
         who: "arbiter",
-        words: "arbiter archive COPY COPY … [program FILE]",
+        words: "arbiter archive [--side SIDE] COPY COPY … [program FILE]",
         clause: super::clause::ENGINE_LOG,
         what: "after the result: machine's log copies (13a/13c), program (13d)",
     },
@@ -838,8 +841,20 @@ pub fn parse_eval(s: &str) -> Result<i32, CommandError> {
     }
 }
 
-/// `arbiter archive COPY COPY… [program FILE]` (13a, 13d).
+/// `arbiter archive [--side SIDE] COPY COPY… [program FILE]` (13a, 13d).
 fn parse_archive(args: &[&str]) -> Result<Command, CommandError> {
+    let (side, args) = match args {
+        ["--side", w, rest @ ..] => match side_ref(Some(w))? {
+            SideRef::Side(s) => (Some(s), rest),
+            _ => return Err(CommandError::NotASide(w.to_string())),
+        },
+        ["--side"] => {
+            return Err(CommandError::Usage(
+                "say: arbiter archive --side sente|gote COPY COPY … (the side whose program's log the copies are)",
+            ));
+        }
+        _ => (None, args),
+    };
     let (copies, program) = match args.iter().position(|w| *w == "program") {
         Some(i) => match &args[i + 1..] {
             [p] => (&args[..i], Some(p.to_string())),
@@ -859,6 +874,7 @@ fn parse_archive(args: &[&str]) -> Result<Command, CommandError> {
     Ok(Command::HandOverFiles {
         copies: copies.iter().map(|c| c.to_string()).collect(),
         program,
+        side,
     })
 }
 

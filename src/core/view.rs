@@ -180,10 +180,23 @@ pub enum Panel {
         checkpoint: u64,
         /// Both clocks at the control move, White (sente) first.
         clocks: [i64; 2],
-        /// Arbiter and committee entries since the previous control.
-        rulings: Vec<String>,
+        /// Arbiter and committee entries up to the control move (each camp is shown those
+        /// since its own last countersignature).
+        rulings: Acts,
         /// The declared camps still to countersign it.
-        camps: Vec<String>,
+        camps: Vec<CampToSign>,
+    },
+    /// Issue 19: the game is over; the camps countersign a checkpoint covering the result (of
+    /// `checkpoint` entries at least), each shown the result, both clocks and the arbiter's and
+    /// committee's entries since its own last countersignature.
+    CountersignEnd {
+        score: String,
+        /// The size a checkpoint must have to cover the result and every later change.
+        checkpoint: u64,
+        /// Both clocks as the game ended, White (sente) first.
+        clocks: [i64; 2],
+        rulings: Acts,
+        camps: Vec<CampToSign>,
     },
     /// The result, flag fall included.
     Result {
@@ -192,6 +205,16 @@ pub enum Panel {
         detail: String,
     },
 }
+
+/// Issue 19: a declared camp asked to countersign, with its latest countersigned checkpoint (its
+/// size) as the shell found it beside the log (`None` in the core's view: the core reads no file).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CampToSign {
+    pub name: String,
+    pub last: Option<u64>,
+}
+
+pub use super::game::witness::Acts;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct View {
@@ -404,8 +427,8 @@ impl Game {
                 move_number: due.move_number,
                 checkpoint: due.entry + 1,
                 clocks: due.clocks,
-                rulings: due.rulings.clone(),
-                camps: d.camps.iter().map(|c| c.name.clone()).collect(),
+                rulings: self.acts_before(due.entry + 1),
+                camps: camps_to_sign(d),
             });
         }
         if let Some(o) = &self.outcome {
@@ -414,6 +437,20 @@ impl Game {
                 termination: o.termination,
                 detail: o.detail.clone(),
             });
+            if let Some(d) = &self.decl
+                && !d.camps.is_empty()
+            {
+                panels.push(Panel::CountersignEnd {
+                    score: o.score.text().to_string(),
+                    checkpoint: self.last_witnessed_change() + 1,
+                    clocks: [
+                        self.remaining(Side::White, now),
+                        self.remaining(Side::Black, now),
+                    ],
+                    rulings: self.acts_before(u64::MAX),
+                    camps: camps_to_sign(d),
+                });
+            }
         }
         if let Some(d) = self.handover_due() {
             let left = |at: Option<Ms>| at.map(|t| t as i64 - now as i64);
@@ -552,7 +589,10 @@ impl Game {
                 let algorithm = match (&d.algorithm, &self.ctx.previous_algorithm) {
                     (Some(a), _) => format!("{} (declared)", a.text),
                     (None, Some((n, a))) => format!("{} (carried over from game {n})", a.text),
-                    (None, None) => "the default of rule 6c".to_string(),
+                    (None, None) => format!(
+                        "the default of rule {}",
+                        self.profile.cite(super::clause::INTERNAL_CLOCK)
+                    ),
                 };
                 DeclarationsView {
                     recorded: false,
@@ -567,4 +607,15 @@ impl Game {
             }
         }
     }
+}
+
+/// The declared camps, none known to have countersigned yet (the shell says which have).
+fn camps_to_sign(d: &super::event::Declarations) -> Vec<CampToSign> {
+    d.camps
+        .iter()
+        .map(|c| CampToSign {
+            name: c.name.clone(),
+            last: None,
+        })
+        .collect()
 }

@@ -195,6 +195,14 @@ impl Display {
     }
 }
 
+/// The note when the folder is polled instead of watched.
+fn polling(watch: &Watch) -> Option<String> {
+    match watch {
+        Watch::Poll(why) => Some(format!("{why}: polling")),
+        Watch::Notify(_) => None,
+    }
+}
+
 /// Whether a key asks to quit: `q`, or Ctrl-C (the terminal is raw, so it arrives as a key).
 fn quits(ev: &TermEvent) -> bool {
     let TermEvent::Key(k) = ev else {
@@ -246,10 +254,7 @@ pub fn run(dir: &Path, only: Option<u32>, mut relay: Option<Relay>) -> std::io::
         ascii: !crate::tui::terminal::utf8_locale(),
         no_color: crate::tui::terminal::no_color(),
         note: None,
-        fallback: match &watch {
-            Watch::Poll(why) => Some(format!("{why}: polling")),
-            Watch::Notify(_) => None,
-        },
+        fallback: polling(&watch),
     };
     let result = (|| -> std::io::Result<()> {
         let mut look = look;
@@ -299,6 +304,7 @@ pub fn run(dir: &Path, only: Option<u32>, mut relay: Option<Relay>) -> std::io::
             if look_again || polled.elapsed() >= every / 2 {
                 if m.poll() {
                     watch.follow(&m);
+                    look.fallback = polling(&watch);
                 }
                 polled = Instant::now();
             }

@@ -15,7 +15,7 @@ use crate::core::timefmt;
 use crate::core::view::{ClockState, ClockView, Panel, View};
 use crate::tui::movelist::MoveTime;
 use crate::tui::screen::Timed;
-use crate::tui::{board, movelist, screen};
+use crate::tui::{board, movelist, screen, shogiboard};
 
 /// What the display draws: the view of the game at the time shown, or why there is none.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -156,7 +156,8 @@ pub fn public_lines(view: &View) -> Vec<Line<'static>> {
             Panel::SyncWarning { .. }
             | Panel::ParamRequests { .. }
             | Panel::Handover { .. }
-            | Panel::Countersign { .. } => {
+            | Panel::Countersign { .. }
+            | Panel::CountersignEnd { .. } => {
                 continue;
             }
         };
@@ -239,21 +240,31 @@ fn draw(s: &Shown, view: Option<&View>, area: Rect, buf: &mut Buffer) -> Option<
             view.clocks
                 .iter()
                 .map(|c| {
-                    format!(
-                        "{} ({}, {}): {}",
-                        c.side.name().to_uppercase(),
-                        c.name,
-                        kind(c.kind),
-                        state_words(view, c)
-                    )
+                    // A shogi clock names its side and entrant as shogi does (Denryu-sen 5.2).
+                    let (side, kind) = match &c.shogi {
+                        Some(sh) => (
+                            if sh.sente {
+                                "先手 SENTE"
+                            } else {
+                                "後手 GOTE"
+                            }
+                            .to_string(),
+                            sh.entrant_text(c.kind).to_lowercase(),
+                        ),
+                        None => (c.side.name().to_uppercase(), kind(c.kind).to_string()),
+                    };
+                    format!("{side} ({}, {kind}): {}", c.name, state_words(view, c))
                 })
                 .collect::<Vec<_>>()
                 .join("  ·  "),
         )
         .style(bold),
-        Line::from(ADVISORY).style(Style::new().fg(Color::Gray)),
     ];
     let mut words = words;
+    // The move counter is advisory where there is a control to count to.
+    if view.clocks.iter().any(|c| c.moves_to_control.is_some()) {
+        words.push(Line::from(ADVISORY).style(Style::new().fg(Color::Gray)));
+    }
     if let Some(last) = view.last_moves.last() {
         words.insert(1, Line::from(format!("last move: {last}")).style(bold));
     }
@@ -264,7 +275,11 @@ fn draw(s: &Shown, view: Option<&View>, area: Rect, buf: &mut Buffer) -> Option<
     let body = rows[1];
     let rest = body.height.saturating_sub(words_h + panels_h);
     let chess = view.fen.is_some();
-    let min_mid = if chess { board::HEIGHT } else { 4 };
+    let min_mid = match &view.shogi {
+        Some(_) => shogiboard::HEIGHT,
+        None if chess => board::HEIGHT,
+        None => 4,
+    };
     let clock_h = if rest >= 11 + min_mid {
         rest.saturating_sub(min_mid.max(12)).clamp(11, 15)
     } else if rest >= 7 + min_mid {
@@ -287,7 +302,16 @@ fn draw(s: &Shown, view: Option<&View>, area: Rect, buf: &mut Buffer) -> Option<
     words.render(parts[1], buf);
     let mid = parts[2];
     let latest = view.last_moves.last().map(String::as_str);
-    let moves = if chess && mid.width >= board::WIDTH + 30 && mid.height >= board::HEIGHT {
+    let moves = if let Some(v) = &view.shogi
+        && mid.width >= shogiboard::WIDTH + 30
+        && mid.height >= shogiboard::HEIGHT
+    {
+        let cols = Layout::horizontal([Constraint::Length(shogiboard::WIDTH), Constraint::Min(0)])
+            .spacing(1)
+            .split(mid);
+        shogiboard::render(v, false, s.ascii, cols[0], buf);
+        cols[1]
+    } else if chess && mid.width >= board::WIDTH + 30 && mid.height >= board::HEIGHT {
         let cols = Layout::horizontal([Constraint::Length(board::WIDTH), Constraint::Min(0)])
             .spacing(1)
             .split(mid);

@@ -64,26 +64,37 @@ pub enum Version {
 }
 
 impl Version {
-    pub fn title(self) -> &'static str {
+    /// The version's title, citing the game's own numbers (`cites`).
+    pub fn title(self, cites: &Cites) -> String {
+        use crate::core::clause as c;
         match self {
-            Version::Committee => "Committee version (confidential: rule 13e)",
-            Version::Public => "Public version (rule 5b release)",
+            Version::Committee => format!(
+                "Committee version (confidential: rule {})",
+                cites.c(c::CONFIDENTIAL)
+            ),
+            Version::Public => format!("Public version (rule {} release)", cites.c(c::MACHINE_LOG)),
         }
     }
-    pub fn note(self) -> &'static str {
+    /// What the version holds and who may see it, citing the game's own numbers.
+    pub fn note(self, cites: &Cites) -> String {
+        use crate::core::clause as c;
         match self {
-            Version::Committee => {
+            Version::Committee => format!(
                 "This version includes the engine-log contents (per-move engine details, file \
-                 names and digests), which rule 13e keeps confidential to the arbiter and the Arbitration \
-                 and Rules Committee. Do not release it."
-            }
-            Version::Public => {
-                "This is the public release of the log of machine-related actions (rule 5b). The \
+                 names and digests), which rule {} keeps confidential to the arbiter and the Arbitration \
+                 and Rules Committee. Do not release it.",
+                cites.c(c::CONFIDENTIAL)
+            ),
+            Version::Public => format!(
+                "This is the public release of the log of machine-related actions (rule {}). The \
                  engine-log contents (per-move engine details) and the names and folders of the \
-                 files handed over are left out: rule 13e keeps them confidential to the arbiter \
-                 and the committee (13d: the program copy too). Each copy is shown by its SHA-256 \
-                 digest and size, which anyone given the file can check."
-            }
+                 files handed over are left out: rule {} keeps them confidential to the arbiter \
+                 and the committee ({}: the program copy too). Each copy is shown by its SHA-256 \
+                 digest and size, which anyone given the file can check.",
+                cites.c(c::MACHINE_LOG),
+                cites.c(c::CONFIDENTIAL),
+                cites.c(c::PROGRAM_COPY)
+            ),
         }
     }
 }
@@ -206,6 +217,12 @@ pub struct Chart {
     pub max_ms: i64,
     /// Largest move number to show.
     pub max_move: u32,
+    /// The clause the legend's penalty cites (7c, or the game's own number).
+    #[serde(skip)]
+    pub penalty_clause: String,
+    /// The clause whose moves the x axis counts (3, or the game's own number).
+    #[serde(skip)]
+    pub moves_clause: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -382,6 +399,53 @@ pub struct Report {
     pub result: Option<ResultRow>,
     /// Problems met while reading the log (the report is made anyway).
     pub warnings: Vec<String>,
+    /// The game's own numbers for the clauses the headings cite (the profile's article map).
+    #[serde(skip_serializing_if = "Cites::is_empty")]
+    pub cites: Cites,
+}
+
+/// What a game's rules number each clause the kit names, from its profile's article map
+/// (`[articles]`): only where they differ from the 2003 numbers (empty for a chess profile).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Cites(BTreeMap<String, String>);
+
+impl Cites {
+    /// The map of a profile.
+    pub fn of(p: &Profile) -> Cites {
+        Cites(
+            crate::core::articles::CLAUSES
+                .iter()
+                .filter(|(_, n, _)| p.cite(n) != *n)
+                .map(|(_, n, _)| (n.to_string(), p.cite(n).to_string()))
+                .collect(),
+        )
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The game's number for the 2003 clause `clause`.
+    pub fn c<'a>(&'a self, clause: &'a str) -> &'a str {
+        self.0.get(clause).map_or(clause, String::as_str)
+    }
+
+    /// A heading citing the game's numbers for `clauses`: `Machine operator (4c, 4d)`.
+    pub fn heading(&self, text: &str, clauses: &[&str]) -> String {
+        format!("{text} ({})", self.list(clauses))
+    }
+
+    /// The game's numbers for several clauses, each once, joined by `, ` (`4c, 4d`; `4.3`).
+    pub fn list(&self, clauses: &[&str]) -> String {
+        let mut out: Vec<&str> = Vec::new();
+        for c in clauses {
+            let a = self.c(c);
+            if !out.contains(&a) {
+                out.push(a);
+            }
+        }
+        out.join(", ")
+    }
 }
 
 impl Report {
@@ -655,6 +719,8 @@ fn empty_chart() -> Chart {
         marks: Vec::new(),
         max_ms: 0,
         max_move: 0,
+        penalty_clause: crate::core::clause::WRONG_MOVE_PRESSED.to_string(),
+        moves_clause: crate::core::clause::TIME_CONTROL.to_string(),
     }
 }
 
@@ -806,6 +872,7 @@ impl Builder {
             archives: Vec::new(),
             result: None,
             warnings: Vec::new(),
+            cites: Cites::default(),
         };
         Builder {
             public,
@@ -855,6 +922,17 @@ impl Builder {
                 });
                 match Game::from_opening(o) {
                     Ok(g) => {
+                        self.report.cites = Cites::of(g.profile());
+                        self.report.chart.penalty_clause = self
+                            .report
+                            .cites
+                            .c(crate::core::clause::WRONG_MOVE_PRESSED)
+                            .to_string();
+                        self.report.chart.moves_clause = self
+                            .report
+                            .cites
+                            .c(crate::core::clause::TIME_CONTROL)
+                            .to_string();
                         profile = Some(g.profile().clone());
                         self.first = g.board().first_side();
                         self.numbering = g.board().numbering();
@@ -1005,7 +1083,8 @@ impl Builder {
             K::DisputeRaised { .. } | K::RulingGiven { .. } => self.describe_dispute(e),
             K::Note { text } => format!("note: {text}"),
             K::OwedMoveReleased { san, reason } => format!(
-                "7b: the arbiter released the owed machine move {san} (another move may be entered): {reason}"
+                "{}: the arbiter released the owed machine move {san} (another move may be entered): {reason}",
+                self.report.cites.c(crate::core::clause::WRONG_MOVE_NOTIFY)
             ),
             K::ResetWindowEnded { window_ms } => format!(
                 "the {} reset window ended with no reset reported: the arbiter may restart the machine's clock",
@@ -1016,7 +1095,8 @@ impl Builder {
                 reported_at,
                 threshold_ms,
             } => format!(
-                "the machine's move was entered with the 6c correction owed since {} (internal clock off by {} ms, threshold {} ms) not made: for the arbiter to decide",
+                "the machine's move was entered with the {} correction owed since {} (internal clock off by {} ms, threshold {} ms) not made: for the arbiter to decide",
+                self.report.cites.c(crate::core::clause::INTERNAL_CLOCK),
                 crate::core::timefmt::clock(i64::try_from(*reported_at).unwrap_or(i64::MAX)),
                 diff_ms,
                 threshold_ms

@@ -100,9 +100,10 @@ pub fn chart(c: &Chart) -> String {
     }
     let _ = write!(
         s,
-        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle">moves played in this game (rule 3)</text>"##,
+        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle">moves played in this game (rule {})</text>"##,
         LEFT + w / 2.0,
-        HEIGHT - 6.0
+        HEIGHT - 6.0,
+        escape(&c.moves_clause)
     );
     let _ = write!(
         s,
@@ -195,7 +196,7 @@ pub fn chart(c: &Chart) -> String {
     }
     let _ = write!(
         s,
-        r##"<polygon points="{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}" fill="{PENALTY}"/><text x="{:.1}" y="{:.1}">penalty (7c)</text>"##,
+        r##"<polygon points="{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}" fill="{PENALTY}"/><text x="{:.1}" y="{:.1}">penalty ({})</text>"##,
         lx + 6.0,
         ly - 6.0,
         lx,
@@ -203,7 +204,8 @@ pub fn chart(c: &Chart) -> String {
         lx + 12.0,
         ly + 5.0,
         lx + 16.0,
-        ly + 4.0
+        ly + 4.0,
+        escape(&c.penalty_clause)
     );
     lx += 100.0;
     let _ = write!(

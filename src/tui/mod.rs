@@ -7,6 +7,7 @@
 pub mod backoff; // the wait after failed passphrases (issue 19)
 pub mod board;
 pub mod consequence;
+pub mod countersign; // issue 19: what each camp is asked to countersign
 pub mod describe;
 pub mod frame; // what reaches the terminal: whole frames, or only the clocks (issue 25)
 pub mod keys;
@@ -51,11 +52,17 @@ pub fn now_ms(origin: Instant, offset_ms: u64) -> Ms {
 /// Run the Board UI until the user quits. `now = offset_ms + origin.elapsed()`; `status` is asked
 /// for the log's state before each frame; `notice` is shown in the message line at start.
 /// The terminal is restored on return and on panic (ratatui's hook).
-/// The shell's hand-over of rule 13 on the Board UI (`:arbiter archive COPY COPY … [program
-/// FILE]`): examine and store the files, record the entries through the session; returns what was
-/// recorded and the summary, or the refusal.
-pub type HandOver<'a> =
-    dyn FnMut(&mut Session, &[String], Option<&str>) -> Result<(Vec<Event>, String), String> + 'a;
+/// The shell's hand-over of rule 13 on the Board UI (`:arbiter archive [--side SIDE] COPY COPY …
+/// [program FILE]`): examine and store the files (with a side, that side's program's own log),
+/// record the entries through the session; returns what was recorded and the summary, or the
+/// refusal.
+pub type HandOver<'a> = dyn FnMut(
+        &mut Session,
+        &[String],
+        Option<&str>,
+        Option<crate::core::Side>,
+    ) -> Result<(Vec<Event>, String), String>
+    + 'a;
 
 pub fn run(
     session: &mut Session,
@@ -465,8 +472,13 @@ fn record(
     cmd: &Command,
     now: Ms,
 ) {
-    if let Command::HandOverFiles { copies, program } = cmd {
-        match hand_over(session, copies, program.as_deref()) {
+    if let Command::HandOverFiles {
+        copies,
+        program,
+        side,
+    } = cmd
+    {
+        match hand_over(session, copies, program.as_deref(), *side) {
             Ok((events, summary)) => {
                 remember(last, &events, session.storage.len());
                 after_execute(ui, &Ok(events), session.storage.len());

@@ -626,3 +626,45 @@ fn display_follower_reads_a_replaced_log_again_and_finds_the_next_game() {
     assert_eq!(t.games.len(), 2);
     assert_eq!(t.games[1].events.len(), n);
 }
+
+/// Denryu-sen 5.2 on the display: a shogi game's clocks are named as shogi names them (先手
+/// sente, 後手 gote, the entrant's kind), the position is the shogi board with both hands, and
+/// no chess counter's advisory is cited where no move control exists.
+#[test]
+fn display_denryusen_5_2_names_sente_and_gote_and_shows_the_shogi_position() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let repo = crate::pty::repo_dir();
+    ok(&arbiter(&[
+        "script",
+        repo.join("tests/fixtures/shogi/human-vs-engine/game.arb")
+            .to_str()
+            .unwrap(),
+        "--match",
+        m.to_str().unwrap(),
+        "--rules",
+        repo.join("rules/denryusen-2024.toml").to_str().unwrap(),
+    ]));
+    let mut t = MatchTail::new(&m, None);
+    t.poll();
+    let g = &t.games[0];
+    // After 16 plies (20 entries), sente to move. A wide character's second cell reads as a
+    // space in the screen's text: `先 手`.
+    let s = screen_after(g, 20);
+    assert!(
+        s.contains("先 手  SENTE (Taro Yamada, human): running"),
+        "{s}"
+    );
+    assert!(
+        s.contains("後 手  GOTE (Fairy-Stockfish, program): waiting"),
+        "{s}"
+    );
+    // The shogi board: files, gote's pieces marked `v`, both hands (none taken yet).
+    assert!(s.contains("９  ８  ７  ６  ５  ４  ３  ２  １"), "{s}");
+    assert!(
+        s.contains("v玉") && s.contains("▲持 駒") && s.contains("△持 駒"),
+        "{s}"
+    );
+    assert!(!s.contains("WHITE") && !s.contains("FIDE"), "{s}");
+}

@@ -8,6 +8,7 @@ mod clauses13_core;
 mod clauses20; // issue 20: results over pressed moves, 7c after the reply, 8b twice, notation, 10a // rule 13 decided in the core: refusal, lateness, clause
 mod crash; // SIGKILL at random moments: nothing acknowledged is lost
 mod denryusen; // the Denryu-sen 2024 rules: shogi judged, one test per article
+mod denryusen_articles; // the article map as profile data: log, refusals and report cite the profile
 mod denryusen_engine; // a real USI engine's log: 13c coverage and go-time audit, human-vs-engine and self-play
 mod denryusen_record; // a human-vs-engine shogi game to the ms; CSA and KIF read by python-shogi
 mod denryusen_screens; // the shogi board at 80x24 and 120x40 (snapshots)
