@@ -748,9 +748,7 @@ pub fn verify_game_each(
     each: impl FnMut(&crate::journal::LineView<'_>),
 ) -> (GameVerification, Option<StreamedHeads>) {
     let path = layout::log_path(match_dir, game);
-    let read = || {
-        crate::fsio::read(&path, u64::MAX).map_err(|e| FileError::of("read", &path)(e).to_string())
-    };
+    let read = || scan_log_file(&path);
     // An unreadable log is reported first, as ever; a symlink in its place is refused by name
     // (a hostile folder cannot point the verifier at another file).
     if let Err(e) = crate::fsio::open_match_file(&path) {
@@ -793,7 +791,7 @@ pub fn verify_game_each(
     let (mut v, heads) = match clean.and_then(|c| verify_streamed(game, &log, c, &cps)) {
         Some(v) => (v, heads),
         None => match read() {
-            Ok(bytes) => (verify_lines(game, &log, &scan::scan(&bytes), &cps), None),
+            Ok(lines) => (verify_lines(game, &log, &lines, &cps), None),
             Err(e) => return (GameVerification::unreadable(game, &path, e), None),
         },
     };
@@ -824,9 +822,16 @@ fn verify_prepared(
     {
         return Ok(v);
     }
-    let bytes = crate::fsio::read(path, u64::MAX)
-        .map_err(|e| FileError::of("read", path)(e).to_string())?;
-    Ok(verify_lines(game, &log, &scan::scan(&bytes), cps))
+    Ok(verify_lines(game, &log, &scan_log_file(path)?, cps))
+}
+
+/// The exact path's lines, read from the log one line at a time: never the whole file, and a
+/// line past the log's line bound ends the read ([`scan::scan_reader`]), so memory stays bounded
+/// whatever the file holds (issue 21: a sparse file of 20 GB, zeros, lines of 15 MiB).
+fn scan_log_file(path: &Path) -> Result<Vec<ScannedLine>, String> {
+    crate::fsio::open_regular(path)
+        .and_then(|f| scan::scan_reader(f, crate::journal::MAX_LINE_BYTES))
+        .map_err(|e| FileError::of("read", path)(e).to_string())
 }
 
 /// The worst verdict over several games (UNREADABLE if there are none).

@@ -1,4 +1,5 @@
 //! Issue 21: memory flat in the log's length. A void (rule 1) reaches only the latest entries
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! (`VOID_WINDOW`), so what the readers keep for it (the moves of each take-back, to give them
 //! back) is bounded: a long log of take-backs keeps only those a void can still reach.
 use arbiter::core::game::VOID_WINDOW;
@@ -83,4 +84,134 @@ fn rule_1_take_backs_beyond_a_voids_reach_are_not_kept() {
             .contains("older than the entries a void reaches"),
         "{e}"
     );
+}
+
+/// What a hostile log holds after (or instead of) the valid lines of a finished game.
+#[derive(Debug, Clone, Copy)]
+enum Hostile {
+    /// The valid log, then a hole to 20 GiB (`truncate -s 20G`: sparse, no disk used).
+    SparseTail,
+    /// 20 GiB of zeros and nothing else (sparse).
+    Zeros,
+    /// The valid log, then lines of 15 MiB each (under the line bound; 90 MiB in all).
+    Lines15MiB,
+}
+
+/// The data segment a reader may use (`prlimit --data`): heap and thread stacks. Far below the
+/// files' sizes, so a reader that held a file, or a line past the bound, would fail under it.
+const DATA_CAP: u64 = 64 << 20;
+
+fn plant(log: &std::path::Path, kind: Hostile) {
+    use std::io::Write;
+    match kind {
+        Hostile::SparseTail => {
+            let f = std::fs::OpenOptions::new().write(true).open(log).unwrap();
+            f.set_len(20 << 30).unwrap();
+        }
+        Hostile::Zeros => {
+            let f = std::fs::File::create(log).unwrap();
+            f.set_len(20 << 30).unwrap();
+        }
+        Hostile::Lines15MiB => {
+            let mut f = std::fs::OpenOptions::new().append(true).open(log).unwrap();
+            let line = vec![b'a'; 15 << 20];
+            for _ in 0..6 {
+                f.write_all(&line).unwrap();
+                f.write_all(b"\n").unwrap();
+            }
+        }
+    }
+}
+
+/// Issue 21 (and issue 19's "a hostile folder": every reader bounds a line): each command that
+/// reads a game log, on a sparse 20 GiB tail, a file of zeros and lines of 15 MiB, run under a
+/// cap on its data segment: it ends with an exit code and one `arbiter:` line naming the
+/// problem, never killed by the cap, never a panic.
+#[test]
+fn hostile_logs_are_read_in_bounded_memory_with_a_clear_error() {
+    if std::process::Command::new("prlimit")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "prlimit (util-linux) is needed in CI"
+        );
+        println!("SKIPPED: no prlimit here");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let base = crate::hostile::rehearsal(tmp.path());
+    for kind in [Hostile::SparseTail, Hostile::Zeros, Hostile::Lines15MiB] {
+        let m = tmp.path().join(format!("{kind:?}"));
+        let cp = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(&base)
+            .arg(&m)
+            .status();
+        assert!(cp.unwrap().success());
+        plant(&arbiter::layout::log_path(&m, 1), kind);
+        let d = m.display().to_string();
+        let out = tmp.path().join("out");
+        let o = out.display().to_string();
+        let commands: Vec<Vec<&str>> = vec![
+            vec!["verify", "--match", &d],
+            vec!["status", "--match", &d],
+            vec!["pgn", "--match", &d, "--game", "1"],
+            vec![
+                "report", "--match", &d, "--game", "1", "--out", &o, "--force",
+            ],
+            vec![
+                "report",
+                "--match",
+                &d,
+                "--game",
+                "1",
+                "--markdown",
+                "--out",
+                &o,
+                "--force",
+            ],
+            vec!["prove", "--match", &d, "--game", "1", "--seq", "3"],
+            // Opening: a script's new game reads game 1 for the match score.
+            vec!["script", "examples/scripts/quick.arb", "--match", &d],
+        ];
+        for args in commands {
+            let r = std::process::Command::new("prlimit")
+                .arg(format!("--data={DATA_CAP}"))
+                .arg("--")
+                .arg(env!("CARGO_BIN_EXE_arbiter"))
+                .args(&args)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&r.stderr);
+            let text = format!("{}{err}", String::from_utf8_lossy(&r.stdout));
+            let what = format!("{kind:?}: arbiter {args:?}: {:?}\n{text}", r.status);
+            assert!(!err.contains("panicked"), "{what}");
+            assert!(!err.contains("memory allocation"), "{what}");
+            if args[0] == "script" {
+                // A new game: game 1 is read for the match score only; the script runs.
+                assert_eq!(r.status.code(), Some(0), "{what}");
+                continue;
+            }
+            // 20: verify's BAD LINE; 65: a log that cannot be read as a game.
+            assert!(matches!(r.status.code(), Some(20 | 65)), "{what}");
+            let named = match kind {
+                Hostile::SparseTail | Hostile::Zeros => {
+                    text.contains("longer than the 16777216 bytes")
+                        || text.contains("line longer than 16777216 bytes")
+                }
+                Hostile::Lines15MiB => {
+                    text.contains("not a JSON object") || text.contains("expected value")
+                }
+            };
+            // `prove` names the verdict it refuses to prove from.
+            assert!(
+                named || (args[0] == "prove" && text.contains("does not verify (BAD LINE)")),
+                "{what}"
+            );
+            assert!(!text.contains("a crash left"), "{what}");
+        }
+    }
 }
