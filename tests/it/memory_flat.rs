@@ -215,3 +215,50 @@ fn hostile_logs_are_read_in_bounded_memory_with_a_clear_error() {
         }
     }
 }
+
+/// Issue 21 (CPU): an entry's event is read from its body in place (`log::codec::event_of`: the
+/// kind handed to serde before the body, so the body is neither copied nor buffered). Every
+/// event of two real scripts (the full test game and `every-clause.arb`, all kinds of entry)
+/// comes back equal to the event written, and a body that does not fit its kind is refused.
+#[test]
+fn issue_21_event_of_reads_every_kind_back_from_its_line() {
+    use arbiter::log::codec::{event_of, new_entry};
+    let (mut events, _) = crate::report_support::game_events("Garry Kasparov").unwrap();
+    let every = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/scripts/every-clause.arb"
+    ))
+    .unwrap();
+    events.extend(crate::report_support::run(&every).unwrap().0);
+    let kinds: std::collections::BTreeSet<String> = events.iter().map(|e| e.kind_name()).collect();
+    assert!(kinds.len() >= 30, "{kinds:?}");
+    let mut prev = arbiter::log::ZERO_HASH;
+    for (seq, e) in events.iter().enumerate() {
+        let line = arbiter::log::encode_line(
+            seq as u64,
+            &prev,
+            &new_entry(e, crate::report_support::origin()),
+        );
+        prev = arbiter::log::entry_hash(&line);
+        let entry = arbiter::log::parse_line(&line, 0).unwrap();
+        assert_eq!(
+            event_of(&entry).unwrap(),
+            *e,
+            "{}",
+            String::from_utf8_lossy(&line)
+        );
+    }
+    // A body that does not fit its kind: refused, naming the entry.
+    let mut entry = arbiter::log::parse_line(
+        &arbiter::log::encode_line(
+            0,
+            &arbiter::log::ZERO_HASH,
+            &new_entry(&events[1], crate::report_support::origin()),
+        ),
+        0,
+    )
+    .unwrap();
+    entry.body = serde_json::json!({"unexpected": true});
+    let err = event_of(&entry).unwrap_err().to_string();
+    assert!(err.contains("entry 0") && err.contains("body"), "{err}");
+}
