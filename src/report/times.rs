@@ -189,10 +189,13 @@ struct Ledger {
 }
 
 fn increment_of(e: &Event) -> i64 {
-    serde_json::to_value(&e.kind)
-        .ok()
-        .and_then(|v| v.get("body")?.get("increment_ms")?.as_i64())
-        .unwrap_or(0)
+    // Read from the event itself (it was serialized to JSON for every press before: issue 21).
+    match &e.kind {
+        EventKind::MoveMade { increment_ms, .. } | EventKind::ClockPressed { increment_ms, .. } => {
+            i64::try_from(*increment_ms).unwrap_or(0)
+        }
+        _ => 0,
+    }
 }
 
 /// The move number of `side`'s latest press: its standing moves plus its presses waiting for
