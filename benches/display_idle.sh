@@ -31,8 +31,8 @@ else
 fi
 
 # Summed over every thread of the process (the display has a key reader and a watcher thread).
-cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {print s}'; }
-wakeups() { cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt_switches:/ {s += $2} END {print s}'; }
+cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {printf "%.0f\n", s}'; }
+wakeups() { cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt_switches:/ {s += $2} END {printf "%.0f\n", s}'; }
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 # Where the resident memory is: anonymous (heap, stacks) and file-backed (the program's pages).
 split_kb() { awk '/^RssAnon:/ {a=$2} /^RssFile:/ {f=$2} /^Threads:/ {t=$2} END {printf "anon %s kB + file %s kB, %s threads", a, f, t}' "/proc/$1/status"; }
@@ -75,8 +75,11 @@ TC=""
 if command -v tty-clock >/dev/null; then TC=$(start ttyclock tty-clock -s -c); fi
 sleep 2
 
+# Wakeups per thread (name: count), to see which thread wakes.
+per_thread() { for t in /proc/"$1"/task/*; do printf '%s:%s ' "$(cat "$t/comm")" "$(awk '/^voluntary_ctxt_switches:/ {print $2}' "$t/status")"; done; }
 declare -A n0 w0 maxr
 for p in $PLAY $DISP $TC; do n0[$p]=$(cpu_ns "$p"); w0[$p]=$(wakeups "$p"); maxr[$p]=0; done
+T0=$(per_thread "$DISP")
 for _ in $(seq "$SECS"); do
   sleep 1
   for p in $PLAY $DISP $TC; do r=$(rss_kb "$p"); [ "$r" -gt "${maxr[$p]}" ] && maxr[$p]=$r; done
@@ -92,6 +95,12 @@ echo "== display_idle: ${SECS} s with White's clock running, $(date -u '+%Y-%m-%
 row "$PLAY" "arbiter play"
 row "$DISP" "arbiter display"
 dp=$(( $(cpu_ns "$DISP") - ${n0[$DISP]} )); pp=$(( $(cpu_ns "$PLAY") - ${n0[$PLAY]} ))
+echo "   display threads' wakeups (name:count) at the start: $T0"
+echo "                                            at the end:   $(per_thread "$DISP")"
+if [ -n "$TC" ]; then
+  tp=$(( $(cpu_ns "$TC") - ${n0[$TC]} ))
+  echo "   cpu vs tty-clock: display $(awk -v a="$dp" -v b="$tp" 'BEGIN { printf "%.2fx", a / b }'), play $(awk -v a="$pp" -v b="$tp" 'BEGIN { printf "%.2fx", a / b }')"
+fi
 echo "   cpu display/play = $(awk -v a="$dp" -v b="$pp" 'BEGIN { printf "%.2fx", a / b }') (target <= 1.0x: $([ "$dp" -le "$pp" ] && echo MET || echo MISSED))"
 echo "   rss display/play = $(awk -v a="${maxr[$DISP]}" -v b="${maxr[$PLAY]}" 'BEGIN { printf "%.2fx", a / b }') (target <= 1.0x: $([ "${maxr[$DISP]}" -le "${maxr[$PLAY]}" ] && echo MET || echo MISSED))"
 echo "   display screen at the end:"

@@ -3,7 +3,8 @@
 # real key (made here with `arbiter keygen --no-passphrase`) with White's clock running,
 # against tty-clock (Debian package tty-clock, a terminal clock ticking every second), both run at
 # the same time in one private tmux server, same terminal size, for ARBITER_IDLE_SECONDS (default
-# 60). Reads utime+stime from /proc/<pid>/stat and VmRSS/VmHWM from /proc/<pid>/status.
+# 60). Reads utime+stime from /proc/<pid>/stat, on-CPU ns and wakeups of every thread from
+# /proc/<pid>/task/*/, and VmRSS/VmHWM from /proc/<pid>/status.
 #
 #   bash benches/tui_idle.sh            # 60 s
 #   ARBITER_IDLE_SECONDS=10 bash benches/tui_idle.sh
@@ -43,9 +44,11 @@ fi
 
 # ticks (utime+stime) of a pid; the command name may hold spaces, so cut after the last ')'.
 ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
-# On-CPU time in ns (/proc/<pid>/schedstat, first field): finer than utime+stime's 10 ms ticks.
-cpu_ns() { awk '{print $1}' "/proc/$1/schedstat"; }
-wakeups() { awk '/^voluntary_ctxt_switches:/ {print $2}' "/proc/$1/status"; }
+# On-CPU time in ns (/proc/<pid>/task/*/schedstat, first field): finer than utime+stime's 10 ms
+# ticks, summed over every thread (the board's folder watch sleeps in its own thread).
+cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {print s}'; }
+# Voluntary context switches (a sleep ended by an event or a timeout), summed over every thread.
+wakeups() { cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt_switches:/ {s += $2} END {print s}'; }
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 hwm_kb() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status"; }
 # Where the resident memory is: anonymous (heap, stacks) and file-backed (the program's pages).

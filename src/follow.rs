@@ -33,6 +33,9 @@ pub struct Stamp {
 pub struct GameTail {
     pub number: u32,
     path: PathBuf,
+    /// The log, kept open with its device and inode: a look that finds nothing new is one stat
+    /// of the path (opening it again would wake every change watcher, this follower's own).
+    file: Option<(std::sync::Arc<std::fs::File>, (u64, u64))>,
     /// Bytes of the log read and taken in (complete lines only).
     offset: u64,
     prev: [u8; 32],
@@ -54,6 +57,7 @@ impl GameTail {
         GameTail {
             number,
             path: layout::log_path(match_dir, number),
+            file: None,
             offset: 0,
             prev: ZERO_HASH,
             longest_line: 0,
@@ -81,20 +85,39 @@ impl GameTail {
             .any(|e| matches!(e.kind, EventKind::GameEnded { .. }))
     }
 
+    /// The log open, and its length now: the kept file while the path still names it, else the
+    /// path opened again (`None`: not there yet, the board is creating the game, or unreadable).
+    /// Whether it is another file than the one read so far goes with it.
+    fn open(&mut self) -> Option<(std::sync::Arc<std::fs::File>, u64, bool)> {
+        use std::os::unix::fs::MetadataExt;
+        let now = std::fs::symlink_metadata(&self.path).ok()?;
+        if let Some((f, id)) = &self.file
+            && *id == (now.dev(), now.ino())
+        {
+            return Some((f.clone(), now.len(), false));
+        }
+        let f = crate::fsio::open_match_file(&self.path).ok()?;
+        let meta = f.metadata().ok()?;
+        let other = self.file.is_some();
+        let f = std::sync::Arc::new(f);
+        self.file = Some((f.clone(), (meta.dev(), meta.ino())));
+        Some((f, meta.len(), other))
+    }
+
     /// Read what was appended since the last call. Returns whether entries were taken in (or the
     /// log was read again from the start because it was replaced).
     pub fn poll(&mut self) -> bool {
-        let Ok(mut f) = crate::fsio::open_match_file(&self.path) else {
+        let Some((f, len, other)) = self.open() else {
             // Not there yet (the board is creating the game), or unreadable: nothing new.
             return false;
         };
-        let Ok(len) = f.metadata().map(|m| m.len()) else {
-            return false;
-        };
+        let mut f: &std::fs::File = &f;
         let mut changed = false;
-        if len < self.offset {
+        if other || len < self.offset {
             // The file was replaced or cut back: read it again from the start.
+            let kept = self.file.take();
             self.reset();
+            self.file = kept;
             changed = true;
         }
         if len == self.offset || self.problem.is_some() {
@@ -189,6 +212,9 @@ pub struct MatchTail {
     /// Until when to look often: a game folder just appeared, or entries just came (a new
     /// folder's first writes can land before its change notification is in place).
     brisk_until: Option<Instant>,
+    /// The match folder's modification time and link count at its last listing: it is listed
+    /// again only when they changed (a game folder added moves both), or while they are recent.
+    listed: Option<(std::time::SystemTime, u64)>,
 }
 
 impl MatchTail {
@@ -200,6 +226,7 @@ impl MatchTail {
             only,
             games: Vec::new(),
             brisk_until: None,
+            listed: None,
         }
     }
 
@@ -215,7 +242,7 @@ impl MatchTail {
     /// Take in what was appended, and any new game. Returns whether anything changed.
     pub fn poll(&mut self) -> bool {
         let mut changed = false;
-        for n in layout::games(&self.dir) {
+        for n in self.list() {
             if self.games.iter().any(|g| g.number == n) {
                 continue;
             }
@@ -230,6 +257,24 @@ impl MatchTail {
             self.brisk_until = Some(Instant::now() + BRISK);
         }
         changed
+    }
+
+    /// The match folder's games, when it may have changed since the last listing (a stat
+    /// otherwise: listing it opens it, which would wake every change watcher, this one's own).
+    fn list(&mut self) -> Vec<u32> {
+        use std::os::unix::fs::MetadataExt;
+        let seen = std::fs::metadata(&self.dir)
+            .ok()
+            .and_then(|m| Some((m.modified().ok()?, m.nlink())));
+        // A change within the file system's time granularity of the last listing leaves the
+        // time as it was: a time this recent is listed again until it is older.
+        let recent =
+            seen.is_none_or(|(t, _)| t.elapsed().map_or(true, |age| age < Duration::from_secs(2)));
+        if seen.is_some() && seen == self.listed && !recent {
+            return Vec::new();
+        }
+        self.listed = seen;
+        layout::games(&self.dir)
     }
 
     /// The games followed: game `only`, or all of them (the match score counts them all).
@@ -278,9 +323,18 @@ pub enum Wake<K> {
 /// How the follower learns of appends.
 pub enum Watch {
     /// Change notification (inotify on Linux), kept alive while this value lives.
-    Notify(notify::RecommendedWatcher),
+    Notify(Notifier),
     /// No notification available: the folder is polled every [`FALLBACK_POLL`].
     Poll(String),
+}
+
+/// What is watched: the match folder (a new game folder), and each game's log alone (the
+/// heartbeat beside it, written every second, wakes nobody), or the game's folder until its log
+/// is there ([`Watch::follow`]).
+pub struct Notifier {
+    watcher: notify::RecommendedWatcher,
+    logs: Vec<u32>,
+    folders: Vec<u32>,
 }
 
 /// Polling period when change notification is not available: appends show within it.
@@ -294,9 +348,9 @@ pub const BRISK: Duration = Duration::from_secs(1);
 pub const SAFETY_POLL: Duration = Duration::from_secs(2);
 
 impl Watch {
-    /// Watch `dir` (recursively: new game folders too), sending [`Wake::Folder`] on `tx` when a
-    /// log or a game folder changes; the heartbeat file's writes and every read (the follower's
-    /// own included) wake nobody.
+    /// Watch `dir` for new game folders, sending [`Wake::Folder`] on `tx` when a log or a game
+    /// folder changes ([`Watch::follow`] adds the games' logs); the heartbeat file's writes and
+    /// every read (the follower's own included) wake nobody.
     pub fn start<K: Send + 'static>(dir: &Path, tx: Sender<Wake<K>>) -> Watch {
         use notify::{RecursiveMode, Watcher};
         let handler = move |res: notify::Result<notify::Event>| {
@@ -317,11 +371,54 @@ impl Watch {
             }
         };
         match notify::recommended_watcher(handler) {
-            Ok(mut w) => match w.watch(dir, RecursiveMode::Recursive) {
-                Ok(()) => Watch::Notify(w),
+            Ok(mut w) => match w.watch(dir, RecursiveMode::NonRecursive) {
+                Ok(()) => Watch::Notify(Notifier {
+                    watcher: w,
+                    logs: Vec::new(),
+                    folders: Vec::new(),
+                }),
                 Err(e) => Watch::Poll(format!("change notification unavailable ({e})")),
             },
             Err(e) => Watch::Poll(format!("change notification unavailable ({e})")),
+        }
+    }
+
+    /// Watch the log of every game `m` found (call it after [`MatchTail::poll`]): the log file
+    /// itself once it is there, its game folder until then. Where neither can be watched (the
+    /// system's watches used up), the follower polls instead, saying why.
+    pub fn follow(&mut self, m: &MatchTail) {
+        use notify::{RecursiveMode, Watcher};
+        let Watch::Notify(n) = self else {
+            return;
+        };
+        for g in &m.games {
+            let k = g.number;
+            if n.logs.contains(&k) {
+                continue;
+            }
+            let folder = layout::game_dir(&m.dir, k);
+            if n.watcher
+                .watch(&g.path, RecursiveMode::NonRecursive)
+                .is_ok()
+            {
+                n.logs.push(k);
+                if let Some(i) = n.folders.iter().position(|f| *f == k) {
+                    n.folders.swap_remove(i);
+                    let _ = n.watcher.unwatch(&folder);
+                }
+            } else if !n.folders.contains(&k) {
+                match n.watcher.watch(&folder, RecursiveMode::NonRecursive) {
+                    Ok(()) => n.folders.push(k),
+                    Err(e) if folder.is_dir() => {
+                        *self = Watch::Poll(format!(
+                            "change notification unavailable for game {k} ({e})"
+                        ));
+                        return;
+                    }
+                    // The folder is gone already: nothing to watch.
+                    Err(_) => {}
+                }
+            }
         }
     }
 

@@ -410,9 +410,10 @@ struct LineReader<R> {
     /// Offset of the next line.
     offset: u64,
     buf: Vec<u8>,
-    /// Stop reading at a line past [`MAX_LINE_BYTES`] instead of reading on to its newline
-    /// (the readers that refuse such a line: a sparse file of 20 GB is not read to its end).
-    stop_at_too_long: bool,
+    /// Stop reading a line once it is known to be too long (its length then counts only what
+    /// was read): for readers that refuse such a line anyway, so one endless line (a sparse
+    /// 6 GiB log) is not read to its end (issue 19).
+    stop_long: bool,
 }
 
 /// One line as read: where it starts, its length without the newline, and how it ends.
@@ -430,7 +431,7 @@ impl<R: Read> LineReader<R> {
             r: io::BufReader::with_capacity(1 << 16, r),
             offset: 0,
             buf: Vec::new(),
-            stop_at_too_long: false,
+            stop_long: false,
         }
     }
 
@@ -459,21 +460,12 @@ impl<R: Read> LineReader<R> {
             let room = MAX_LINE_BYTES.saturating_sub(self.buf.len());
             if take > room {
                 too_long = true;
-                if self.stop_at_too_long {
-                    // One byte past the bound tells "too long" from "at the bound".
-                    let part = room + 1;
-                    self.buf.extend_from_slice(&avail[..part]);
-                    len += part as u64;
-                    self.r.consume(part);
-                    self.offset += part as u64;
-                    break;
-                }
             }
             self.buf.extend_from_slice(&avail[..take.min(room)]);
             len += take as u64;
             self.r.consume(used);
             self.offset += used as u64;
-            if terminated {
+            if terminated || (too_long && self.stop_long) {
                 break;
             }
         }
@@ -1070,7 +1062,7 @@ fn hash_file(path: &Path) -> io::Result<(u64, [u8; 32])> {
 pub fn for_each_entry(path: &Path, mut f: impl FnMut(Entry) -> bool) -> Result<u64, JournalError> {
     let file = crate::fsio::open_match_file(path).map_err(io_err("open", path))?;
     let mut lines = LineReader::new(file);
-    lines.stop_at_too_long = true;
+    lines.stop_long = true;
     let (mut n, mut offset, mut prev) = (0u64, 0u64, ZERO_HASH);
     let bad = |seq: u64, offset: u64, problem: String| JournalError::BadLine {
         path: path.to_owned(),
@@ -1084,8 +1076,8 @@ pub fn for_each_entry(path: &Path, mut f: impl FnMut(Entry) -> bool) -> Result<u
                 n,
                 offset,
                 format!(
-                    "a line longer than the {MAX_LINE_BYTES} bytes a log line may hold (no \
-                     entry the kit writes is); what follows it is not read"
+                    "a line of more than {} bytes, longer than the {MAX_LINE_BYTES} a log line may hold",
+                    raw.len.min(MAX_LINE_BYTES as u64)
                 ),
             ));
         }
@@ -1569,12 +1561,12 @@ fn read_blocks(
         if got == 0 {
             return block.is_empty().then_some(total);
         }
-        // The carried start of a line holds no newline: only the new bytes are searched (a
-        // line growing towards the bound is not searched again at every read).
+        // The carried start of a line holds no newline: only what was just read is searched
+        // (a long line is not searched again at every block).
         match block[start..]
             .iter()
             .rposition(|&b| b == b'\n')
-            .map(|p| start + p)
+            .map(|p| p + start)
         {
             Some(p) => {
                 carry.clear();

@@ -17,6 +17,8 @@ use crate::session::{
 };
 use crate::sign::{self, KeySource, SignError};
 
+pub mod beat;
+
 /// Event kinds after which a checkpoint is signed: clock corrections, draw-offer decisions,
 /// breaks (their start and end), results, and the archive of rule 13.
 pub fn signs_checkpoint(kind: &EventKind) -> bool {
@@ -63,9 +65,10 @@ pub struct JournalStorage {
     /// The log is sealed (issue 19): after every append the kit re-signs `game-<n>/seal`, and
     /// each `authorized` entry carries the key's fingerprint and signature.
     pub sealed: bool,
-    /// `game-<n>/heartbeat`, opened at the first beat and kept open (issue 25: an open, a
-    /// write and a close each second); opened again when a write fails. `None` to start with.
-    pub beat_file: Option<std::fs::File>,
+    /// `game-<n>/heartbeat` and this session's hash chain (heartbeat v2), made at the first
+    /// beat: the file is kept open (issue 25: an open, a write and a close each second), opened
+    /// again when it was removed or replaced. `None` to start with.
+    pub beat_file: Option<beat::BeatFile>,
     /// The camps' countersignatures as last read, with the checkpoints folder's modification
     /// time then: the status the board asks for every second reads the folder again only when
     /// it changed (one stat instead of a listing). `Default` to start with.
@@ -261,95 +264,50 @@ impl Storage for JournalStorage {
         signed
     }
 
-    fn heartbeat(&mut self, now: Ms, utc: DateTime<Utc>) {
+    fn outside_changes(&self) -> Option<u64> {
+        self.beat_file
+            .as_ref()
+            .and_then(beat::BeatFile::folder_changes)
+    }
+
+    fn heartbeat(&mut self, now: Ms, utc: DateTime<Utc>) -> Option<String> {
         // Best effort: a lost beat only makes the next restart's measured gap longer (and a
         // sealed log's reopen says the beat is missing).
-        let utc_s = crate::log::format_utc(&utc);
-        let text = match (self.sealed, self.key.as_ref()) {
+        let origin = self.origin();
+        let w = self.beat_file.get_or_insert_with(Default::default);
+        // A sealed log's beat is heartbeat v2: a hash chain whose anchor the arbiter key signed
+        // once (issue 25: a signature each second was a tenth of the idle board's time).
+        let record = match (self.sealed, self.key.as_ref()) {
             (true, Some(key)) => {
                 let (boot_id, boottime_ms) = boot_clock();
-                let signed = heartbeat_text(&self.origin(), now, &utc_s, &boot_id, boottime_ms);
-                let sig = sign_beat(key, &signed);
-                format!(
-                    "{{\"boot_id\":\"{boot_id}\",\"boottime_ms\":{boottime_ms},\"mono_ms\":{now},\"sig\":\"{sig}\",\"utc\":\"{utc_s}\"}}\n"
-                )
+                let t = beat::BeatTimes {
+                    boot_id: &boot_id,
+                    boottime_ms,
+                    mono_ms: now,
+                    utc: &utc,
+                };
+                w.beater
+                    .record(&origin, t, &|text| sign::sign_authorization(key, text).ok())
             }
-            _ => format!("{{\"mono_ms\":{now},\"utc\":\"{utc_s}\"}}\n"),
+            _ => None,
         };
         // Overwritten in place at a fixed length, without fsync: no file is created or renamed
         // (metadata work that blocks), and a beat stays in the page cache, which a killed kit
         // (kill -9, a crash) does not lose; after a power cut an older beat, or a torn one that
         // does not parse (then the last entry counts), is read: the gap is longer and the
         // arbiter rules on it either way. Issue 25: a create, rename and two fsyncs a second
-        // woke the board several more times a second. A signed beat (issue 19) is longer: its
-        // own fixed length.
-        let line = if self.sealed && self.key.is_some() {
-            format!("{:<255}\n", text.trim_end())
-        } else {
-            format!("{:<79}\n", text.trim_end())
-        };
-        use std::os::unix::fs::FileExt;
-        // The file is kept open: a beat is one write at offset 0 (no open, stat or close each
-        // second). A failed write (the file system said no) opens it again once, at this beat.
-        if let Some(f) = &self.beat_file
-            && f.write_all_at(line.as_bytes(), 0).is_ok()
-        {
-            return;
-        }
+        // woke the board several more times a second.
+        let line = record.unwrap_or_else(|| {
+            let text = format!(
+                "{{\"mono_ms\":{now},\"utc\":\"{}\"}}",
+                crate::log::format_utc(&utc)
+            );
+            format!("{text:<79}\n")
+        });
         let path = crate::layout::heartbeat_path(&self.match_dir, self.game);
-        self.beat_file = open_beat_file(&path).ok();
-        if let Some(f) = &self.beat_file
-            && f.write_all_at(line.as_bytes(), 0).is_err()
-        {
-            self.beat_file = None;
-        }
+        w.write(&path, line.as_bytes())
+            .map(|say| format!("HEARTBEAT: game-{}/heartbeat {say}", self.game))
     }
-}
-
-/// `game-<n>/heartbeat` opened for writing, created owner-only if missing, never truncated (a
-/// beat overwrites the last one whole at a fixed length). Only a regular file: never through a
-/// link planted in the folder (`O_NOFOLLOW`), and never a FIFO or device (`O_NONBLOCK` so that a
-/// FIFO's open does not wait for a reader; the kind is checked on the open file itself).
-fn open_beat_file(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)?;
-    if f.metadata()?.file_type().is_file() {
-        Ok(f)
-    } else {
-        Err(std::io::Error::other("the heartbeat is not a regular file"))
-    }
-}
-
-/// [`sign::sign_authorization`] of a heartbeat (the same signature: Ed25519 is deterministic),
-/// with the signing key expanded once per key rather than at every beat (issue 25: deriving it
-/// is a second scalar multiplication each second).
-fn sign_beat(key: &PrivateKey, text: &str) -> String {
-    use base64::Engine as _;
-    thread_local! {
-        static SIGNER: std::cell::RefCell<Option<([u8; 32], ed25519_dalek::SigningKey)>> =
-            const { std::cell::RefCell::new(None) };
-    }
-    let Some(pair) = key.key_data().ed25519().filter(|_| !key.is_encrypted()) else {
-        return sign::sign_authorization(key, text).unwrap_or_default();
-    };
-    SIGNER.with_borrow_mut(|cached| {
-        let public = pair.public.0;
-        let signing = match cached {
-            Some((p, s)) if *p == public => s,
-            _ => {
-                let s = ed25519_dalek::SigningKey::from_bytes(&pair.private.to_bytes());
-                &mut cached.insert((public, s)).1
-            }
-        };
-        let sig = ed25519_dalek::Signer::sign(&*signing, text.as_bytes());
-        base64::engine::general_purpose::STANDARD.encode(sig.to_bytes())
-    })
 }
 
 /// The arbiter's key of a match and how line 0 names it (see [`arbiter_key_for`]).
@@ -864,7 +822,9 @@ fn open_game_once(
             arbiter_key: keyref,
             previous_algorithm: previous_algorithm(match_dir, n),
         };
-        let game = Game::new(ctx, profile).with_history(match_history(match_dir, n));
+        let game = Game::new(ctx, profile)
+            .with_history(match_history(match_dir, n))
+            .with_match_camps(crate::witness::match_camps(match_dir, n));
         return Ok(Attempt::Opened(Box::new(Opened {
             session: Session::new(game, Box::new(storage), Utc::now()),
             now_ms: 0,
@@ -1098,11 +1058,23 @@ fn open_game_once(
     }
     let (mut gap, mut uncertainty) = (gap, uncertainty);
     if playing && running.is_some() && line0_sealed {
-        let (findings, by_boot) =
-            heartbeat_findings(match_dir, n, &public, &log_origin, Utc::now());
-        notes.extend(findings);
-        if let Some(g) = by_boot {
-            (gap, uncertainty) = (g, HEARTBEAT_MAX_INTERVAL_MS.min(g));
+        // A sealed log's gap runs only from a beat the arbiter key vouches for (never from the
+        // unauthenticated read above).
+        let found = heartbeat_findings(match_dir, n, &public, &log_origin, Utc::now());
+        notes.extend(found.notes);
+        let from_beat;
+        (gap, uncertainty, from_beat) = gap_from_beat(
+            Utc::now(),
+            last.mono_ms,
+            last_utc,
+            found.beat,
+            found.after_beat,
+        );
+        let fits = found.beat.is_some_and(|(mono, _)| mono >= last.mono_ms);
+        if let Some(g) = found.by_boot
+            && (from_beat || fits)
+        {
+            (gap, uncertainty) = (g, found.after_beat.min(g));
         }
     }
     if playing && let Some(side) = running {
@@ -1154,26 +1126,27 @@ pub fn boot_clock() -> (String, u64) {
     (id.clone(), up)
 }
 
-/// What a reopen learns from the heartbeat of a sealed log, in words for the arbiter, and the
-/// gap measured on the boot clock when the machine did not restart.
-pub fn heartbeat_findings(
-    match_dir: &Path,
-    n: u32,
+/// What a reopen learns from the heartbeat of a sealed log.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BeatFindings {
+    /// In words for the arbiter: a beat missing, not authentic, a wall clock that moved.
+    pub notes: Vec<String>,
+    /// The authenticated beat: the game time and UTC the kit is known to have been alive at.
+    pub beat: Option<(Ms, DateTime<Utc>)>,
+    /// The gap from that beat on the boot clock, when the machine did not restart.
+    pub by_boot: Option<Ms>,
+    /// How long after `beat` the kit may still have run: the beat interval, plus a v2 beat's slot
+    /// (the beat proves only the start of its slot).
+    pub after_beat: Ms,
+}
+
+/// A v1 heartbeat (one line, each beat signed by the arbiter key), still read.
+fn verify_beat_v1(
+    bytes: &[u8],
     key: &ssh_key::PublicKey,
     origin: &str,
-    now: DateTime<Utc>,
-) -> (Vec<String>, Option<Ms>) {
-    let path = crate::layout::heartbeat_path(match_dir, n);
-    let bytes = match crate::fsio::read_match_small(&path) {
-        Ok(b) => b,
-        Err(_) => {
-            return (
-                vec!["heartbeat MISSING: the gap is measured from the last entry, so it may be longer than the outage (was game-N/heartbeat removed?)".into()],
-                None,
-            );
-        }
-    };
-    let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_default();
+) -> Result<beat::Verified, String> {
+    let v: serde_json::Value = serde_json::from_slice(bytes).unwrap_or_default();
     let s = |k: &str| {
         v.get(k)
             .and_then(|x| x.as_str())
@@ -1182,43 +1155,82 @@ pub fn heartbeat_findings(
     };
     let u = |k: &str| v.get(k).and_then(|x| x.as_u64());
     let (Some(mono), Some(boottime)) = (u("mono_ms"), u("boottime_ms")) else {
-        return (vec!["heartbeat NOT AUTHENTIC (not the kit's signed format): it is ignored, the gap is measured from the last entry".into()], None);
+        return Err("not the kit's signed format".into());
     };
     let (utc, boot_id, sig) = (s("utc"), s("boot_id"), s("sig"));
     let text = heartbeat_text(origin, mono, &utc, &boot_id, boottime);
     if !sign::verify_authorization(key, &text, &sig) {
-        return (vec!["heartbeat NOT AUTHENTIC (its signature by the arbiter key does not verify): it is ignored, the gap is measured from the last entry".into()], None);
+        return Err("its signature by the arbiter key does not verify".into());
     }
-    let mut notes = Vec::new();
-    let (now_id, now_boot) = boot_clock();
-    let wall = DateTime::parse_from_rfc3339(&utc)
-        .ok()
-        .map(|t| (now - t.with_timezone(&Utc)).num_milliseconds());
-    if !now_id.is_empty() && now_id == boot_id && now_boot >= boottime {
-        let by_boot = now_boot - boottime;
-        if let Some(w) = wall {
-            let diff = w - by_boot as i64;
-            if diff.abs() > 2_000 {
-                notes.push(format!(
-                    "the WALL CLOCK {} by {} while the kit was down (boot clock: {} ms, wall clock: {} ms): the gap is measured on the boot clock",
-                    if diff < 0 { "moved BACKWARDS" } else { "JUMPED forward" },
-                    timefmt::clock(diff.abs()),
-                    by_boot,
-                    w
-                ));
-            }
+    let utc = DateTime::parse_from_rfc3339(&utc)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| "its UTC does not parse".to_string())?;
+    Ok(beat::Verified {
+        mono_ms: mono,
+        utc,
+        boot_id,
+        boottime_ms: boottime,
+        slack_ms: 0,
+    })
+}
+
+/// What a reopen learns from the heartbeat of a sealed log (v2, or v1 written by an older kit),
+/// in words for the arbiter, the beat it may trust and the gap measured on the boot clock when
+/// the machine did not restart.
+pub fn heartbeat_findings(
+    match_dir: &Path,
+    n: u32,
+    key: &ssh_key::PublicKey,
+    origin: &str,
+    now: DateTime<Utc>,
+) -> BeatFindings {
+    let path = crate::layout::heartbeat_path(match_dir, n);
+    let mut found = BeatFindings::default();
+    let bytes = match crate::fsio::read_match_small(&path) {
+        Ok(b) => b,
+        Err(_) => {
+            found.notes.push("heartbeat MISSING: the gap is measured from the last entry, so it may be longer than the outage (was game-N/heartbeat removed?)".into());
+            return found;
         }
-        return (notes, Some(by_boot));
+    };
+    let verified = if beat::is_v2(&bytes) {
+        beat::verify(&bytes, key, origin)
+    } else {
+        verify_beat_v1(&bytes, key, origin)
+    };
+    let v = match verified {
+        Ok(v) => v,
+        Err(why) => {
+            found.notes.push(format!("heartbeat NOT AUTHENTIC ({why}): it is ignored, the gap is measured from the last entry"));
+            return found;
+        }
+    };
+    found.beat = Some((v.mono_ms, v.utc));
+    found.after_beat = HEARTBEAT_MAX_INTERVAL_MS.saturating_add(v.slack_ms);
+    let (now_id, now_boot) = boot_clock();
+    let wall = (now - v.utc).num_milliseconds();
+    if !now_id.is_empty() && now_id == v.boot_id && now_boot >= v.boottime_ms {
+        let by_boot = now_boot - v.boottime_ms;
+        let diff = wall - by_boot as i64;
+        if diff.abs() > 2_000 {
+            found.notes.push(format!(
+                "the WALL CLOCK {} by {} while the kit was down (boot clock: {} ms, wall clock: {} ms): the gap is measured on the boot clock",
+                if diff < 0 { "moved BACKWARDS" } else { "JUMPED forward" },
+                timefmt::clock(diff.abs()),
+                by_boot,
+                wall
+            ));
+        }
+        found.by_boot = Some(by_boot);
+        return found;
     }
-    if let Some(w) = wall
-        && w < 0
-    {
-        notes.push(format!(
+    if wall < 0 {
+        found.notes.push(format!(
             "the WALL CLOCK is {} behind the last heartbeat and the machine restarted: it was set back while the kit was down; the measured gap is not reliable",
-            timefmt::clock(-w)
+            timefmt::clock(-wall)
         ));
     }
-    (notes, None)
+    found
 }
 
 /// The game's last heartbeat (game time, UTC), if it can be read.
@@ -1259,17 +1271,27 @@ pub fn measured_gap_bounds(
     last_utc: DateTime<Utc>,
     beat: Option<(Ms, DateTime<Utc>)>,
 ) -> (Ms, Ms) {
+    let (gap, uncertainty, _) =
+        gap_from_beat(now, last_mono, last_utc, beat, HEARTBEAT_MAX_INTERVAL_MS);
+    (gap, uncertainty)
+}
+
+/// [`measured_gap_bounds`] when the kit may have run up to `after_beat` ms after the beat (a v2
+/// beat adds its slot), and whether the gap runs from the beat.
+pub fn gap_from_beat(
+    now: DateTime<Utc>,
+    last_mono: Ms,
+    last_utc: DateTime<Utc>,
+    beat: Option<(Ms, DateTime<Utc>)>,
+    after_beat: Ms,
+) -> (Ms, Ms, bool) {
     let (from, beat) = match beat {
         Some((mono, utc)) if mono >= last_mono && utc >= last_utc && utc <= now => (utc, true),
         _ => (last_utc, false),
     };
     let gap = (now - from).num_milliseconds().max(0) as Ms;
-    let uncertainty = if beat {
-        HEARTBEAT_MAX_INTERVAL_MS.min(gap)
-    } else {
-        0
-    };
-    (gap, uncertainty)
+    let uncertainty = if beat { after_beat.min(gap) } else { 0 };
+    (gap, uncertainty, beat)
 }
 
 /// What the arbiter is told at a restart with `side`'s clock running: the gap measured and, when

@@ -142,6 +142,7 @@ pub fn pgn_game(game: &Game, times: &crate::report::times::Times, first_utc: &st
         result,
         time_control: game.profile().pgn_time_control(crate::core::Side::White),
         termination,
+        numbering: game.board().numbering(),
         fen: game
             .board()
             .start_fen()
@@ -245,16 +246,19 @@ pub fn archive(a: &Handover<'_>) -> Result<(String, Option<String>), PostgameErr
             let _ = session.storage.checkpoint_now(Utc::now());
         }
     }
+    let c = session
+        .game
+        .cites(crate::core::clause::ENGINE_LOG_CONTENT)
+        .to_string();
     let finding = recorded.iter().find_map(|e| match &e.kind {
         crate::core::event::EventKind::EngineLogArchived(v)
             if v.pointer("/coverage/status").and_then(|s| s.as_str()) == Some("unknown-format") =>
         {
-            Some(
-                "rule 13c: the machine's log handed over shows none of what 13c asks for (empty \
+            Some(format!(
+                "rule {c}: the machine's log handed over shows none of what {c} asks for (empty \
                  or in no format the kit reads); archived and recorded as a finding for the \
                  committee"
-                    .to_string(),
-            )
+            ))
         }
         _ => None,
     });
@@ -409,22 +413,27 @@ pub fn hand_over(
         && HandoverTerms::late(terms.log_deadline_ms, after_ms)
     {
         s.push_str(&format!(
-            "13a: delivered {} after the end of the game, later than {} — accepted and flagged\n",
+            "{}: delivered {} after the end of the game, later than {} — accepted and flagged\n",
+            g.cites(crate::core::clause::ENGINE_LOG),
             crate::core::timefmt::clock(after_ms),
             crate::core::timefmt::clock(deadline)
         ));
     }
     if let Some(p) = &outcome.program {
         s.push_str(&format!(
-            "13d: program {} ({} bytes, sha256 {})\n",
-            p.name, p.size, p.sha256
+            "{}: program {} ({} bytes, sha256 {})\n",
+            g.cites(crate::core::clause::PROGRAM_COPY),
+            p.name,
+            p.size,
+            p.sha256
         ));
         if let Some(deadline) = terms.program_deadline_ms
             && HandoverTerms::late(terms.program_deadline_ms, after_ms)
         {
             s.push_str(&format!(
-                "13d: program copy LATE: delivered {} after the end of the game, later than {} — \
+                "{}: program copy LATE: delivered {} after the end of the game, later than {} — \
                  accepted and flagged\n",
+                g.cites(crate::core::clause::PROGRAM_COPY),
                 crate::core::timefmt::clock(after_ms),
                 crate::core::timefmt::clock(deadline)
             ));
@@ -436,7 +445,8 @@ pub fn hand_over(
             .is_some_and(|d| d.program_handed)
     {
         s.push_str(&format!(
-            "13d: NO program copy handed over (due within {} of the end of the game{})\n",
+            "{}: NO program copy handed over (due within {} of the end of the game{})\n",
+            g.cites(crate::core::clause::PROGRAM_COPY),
             crate::core::timefmt::clock(deadline),
             if after_ms > deadline {
                 ", now LATE"
@@ -447,13 +457,14 @@ pub fn hand_over(
     }
     if coverage.status == enginelog::CoverageStatus::UnknownFormat {
         s.push_str(&format!(
-            "13c FINDING: the machine's log handed over is {}: it shows nothing rule 13c asks for \
+            "{c} FINDING: the machine's log handed over is {}: it shows nothing rule {c} asks for \
              (each search iteration, its evaluation, the time of each move)\n",
             if parsed.lines == 0 {
                 "empty".to_string()
             } else {
                 format!("in no format the kit reads ({} lines)", parsed.lines)
-            }
+            },
+            c = g.cites(crate::core::clause::ENGINE_LOG_CONTENT)
         ));
     }
     match (signed.warning, signed.signed_upto) {

@@ -38,20 +38,40 @@ pub fn game_pgn(events: &[Event], stamps: &[Stamp]) -> Option<String> {
     let first_utc = first.utc.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
     let mut pg = crate::postgame::pgn_game(&game, &t, &first_utc);
 
-    // Clock stops and suspensions, as comments before the move that followed them.
+    // Clock stops and suspensions, as comments before the move that followed them in the
+    // standing record (one made after a move since taken back goes before the move played in
+    // its place), in the log's order among that move's other comments (the times' items).
+    let mut stops: Vec<(usize, usize, String)> = Vec::new();
     let mut plies = 0usize;
-    for (e, s) in events.iter().zip(stamps) {
+    for (k, (e, s)) in events.iter().zip(stamps).enumerate() {
         match &e.kind {
             EventKind::MoveMade { .. } => plies += 1,
-            EventKind::MovesTakenBack { plies: n, .. } => plies = plies.saturating_sub(*n),
+            EventKind::MovesTakenBack { plies: n, .. } => {
+                plies = plies.saturating_sub(*n);
+                for st in &mut stops {
+                    st.0 = st.0.min(plies);
+                }
+            }
             _ => {}
         }
         if let Some(text) = stop_comment(e, &game, s) {
-            match pg.moves.get_mut(plies) {
-                Some(m) => m.before.push(text),
-                None => pg.trailing.push(text),
-            }
+            stops.push((plies, k, text));
         }
+    }
+    let n = pg.moves.len();
+    for (i, (ply, entry, text)) in stops.iter().enumerate() {
+        let here = |p: usize| p.min(n) == (*ply).min(n);
+        let earlier = t
+            .items
+            .iter()
+            .filter(|it| here(it.before_ply) && it.entry < *entry)
+            .count()
+            + stops[..i].iter().filter(|(p, ..)| here(*p)).count();
+        let list = match pg.moves.get_mut(*ply) {
+            Some(m) => &mut m.before,
+            None => &mut pg.trailing,
+        };
+        list.insert(earlier.min(list.len()), text.clone());
     }
 
     // As `arbiter pgn` warns: a game signed with the demo key proves nothing.
@@ -291,7 +311,8 @@ pub fn follow(
     };
     tell(&m);
     let (tx, rx) = std::sync::mpsc::channel::<Wake<()>>();
-    let watch = Watch::start(dir, tx);
+    let mut watch = Watch::start(dir, tx);
+    watch.follow(&m);
     while keep_going() {
         let mut timeout = m.poll_every(&watch);
         if let Some(r) = next_reveal(&m, Utc::now(), relay.delay) {
@@ -300,6 +321,7 @@ pub fn follow(
         let _ = wait(&rx, timeout);
         if m.poll() {
             tell(&m);
+            watch.follow(&m);
         }
         relay.update(&m, Utc::now())?;
     }

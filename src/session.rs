@@ -56,7 +56,17 @@ pub trait Storage {
     /// Call `f` after every durable append.
     /// Note that the kit is alive at `now` (game time) with a clock running, outside the log:
     /// after a crash the restart measures its gap from the last beat, not from the last entry.
-    fn heartbeat(&mut self, _now: Ms, _utc: DateTime<Utc>) {}
+    /// Returns what the arbiter should be told (the beat's file was removed or replaced while
+    /// the kit ran and was written again, or cannot be written).
+    fn heartbeat(&mut self, _now: Ms, _utc: DateTime<Utc>) -> Option<String> {
+        None
+    }
+    /// A count that moves whenever something outside this process may have changed what
+    /// [`Storage::status`] reports (a camp's countersignature added); `None` when nothing
+    /// watches (then the status is asked for at every frame).
+    fn outside_changes(&self) -> Option<u64> {
+        None
+    }
 
     fn set_on_append(&mut self, _f: OnAppend) {}
     /// Sign a checkpoint now (when the arbiter asks). Returns its path.

@@ -130,7 +130,7 @@ pub struct GameVerification {
 }
 
 impl GameVerification {
-    fn unreadable(game: u32, log: &Path, problem: String) -> GameVerification {
+    pub fn unreadable(game: u32, log: &Path, problem: String) -> GameVerification {
         GameVerification {
             game,
             status: Status::Unreadable,

@@ -968,10 +968,54 @@ pub fn verify_match(
         &mut match_problems,
         &mut match_status,
     );
+    // Issue 19: no link is followed. A link in a game's folder fails that game (its folder,
+    // log or checkpoints folder a link: the game is not read at all); any other fails the match.
+    let (links, cut) = links_in(match_dir);
+    if cut {
+        match_problems.push(format!(
+            "the match folder holds more than {LINK_SCAN_ENTRIES} entries: looked for symbolic links in the first ones only"
+        ));
+    }
+    let game_of = |p: &Path| -> Option<u32> {
+        let rel = p.strip_prefix(match_dir).ok()?;
+        let first = rel.components().next()?.as_os_str().to_str()?;
+        let n: u32 = first.strip_prefix("game-")?.parse().ok()?;
+        (layout::game_dir(match_dir, n) == match_dir.join(first)).then_some(n)
+    };
+    for l in links.iter().filter(|l| game_of(l).is_none()) {
+        match_problems.push(link_refused(l));
+        match_status = match_status.max(Status::Unreadable);
+    }
     let mut results = Vec::new();
     let mut code_hits = vec![false; codes.len()];
     let mut any_finished = false;
-    for &g in games {
+    // Issue 19: each camp's key as the match's first game declaring it bound it.
+    let mut camp_keys: Vec<(String, u32, ssh_key::public::KeyData)> = Vec::new();
+    let mut games: Vec<u32> = games.to_vec();
+    games.sort_unstable();
+    for &g in &games {
+        let game_links: Vec<&PathBuf> = links.iter().filter(|l| game_of(l) == Some(g)).collect();
+        let gdir = layout::game_dir(match_dir, g);
+        let unread = [
+            gdir.clone(),
+            layout::log_path(match_dir, g),
+            layout::checkpoints_dir(match_dir, g),
+        ];
+        if let Some(l) = game_links.iter().find(|l| unread.contains(l)) {
+            let mut v = crate::verify::GameVerification::unreadable(
+                g,
+                &layout::log_path(match_dir, g),
+                link_refused(l),
+            );
+            v.problems.extend(
+                game_links
+                    .iter()
+                    .filter(|x| *x != l)
+                    .map(|x| link_refused(x)),
+            );
+            results.push(v);
+            continue;
+        }
         let mut sizes: Vec<u64> = codes.iter().map(|c| c.size).collect();
         if let IndexState::Signed(idx) = &index
             && let Some(ig) = idx.game(g)
@@ -1041,7 +1085,14 @@ pub fn verify_match(
                 layout::allowed_signers(match_dir).display()
             ));
         }
+        for l in &game_links {
+            v.problems.push(link_refused(l));
+            raise(&mut v, Status::Unreadable);
+        }
         check_camp_keys(&facts.first, trust.camps.as_deref(), &mut v);
+        if trust.camps.is_none() {
+            check_camp_keys_kept(g, &facts.first, &mut camp_keys, &mut v);
+        }
         check_countersignatures(match_dir, g, &facts, &mut v);
         check_index_countersigned(match_dir, g, &facts, &kept, &mut v);
         let broken = check_bindings(match_dir, g, &facts);
@@ -1132,6 +1183,56 @@ pub fn verify_match(
         match_problems,
         pinned: trust.pinned(),
     }
+}
+
+/// How deep [`links_in`] looks below the match folder, and how many entries it reads at most.
+const LINK_SCAN_DEPTH: usize = 4;
+const LINK_SCAN_ENTRIES: usize = 100_000;
+
+/// Symbolic links in a match folder (issue 19: a hostile folder cannot steer the verifier): every
+/// link below `match_dir` (the index, its countersigned copies, each game's folder, log, seal,
+/// heartbeat, checkpoints and archive) but `keys/` (the arbiter's key is his to keep where he
+/// likes; `verify` reads none). The kit writes no link, so any is someone else's. Never goes
+/// through a link; reads at most [`LINK_SCAN_ENTRIES`] entries, [`LINK_SCAN_DEPTH`] deep (the
+/// second value says the scan stopped there).
+pub fn links_in(match_dir: &Path) -> (Vec<PathBuf>, bool) {
+    let mut links = Vec::new();
+    let mut seen = 0usize;
+    let mut stack = vec![(match_dir.to_path_buf(), 0usize)];
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > LINK_SCAN_ENTRIES {
+                return (links, true);
+            }
+            let Ok(ft) = e.file_type() else { continue };
+            let path = e.path();
+            if ft.is_symlink() {
+                links.push(path);
+            } else if ft.is_dir()
+                && depth < LINK_SCAN_DEPTH
+                && !(depth == 0 && e.file_name() == "keys")
+            {
+                stack.push((path, depth + 1));
+            }
+        }
+    }
+    links.sort();
+    (links, false)
+}
+
+/// The line `verify` prints for a link found by [`links_in`].
+fn link_refused(p: &Path) -> String {
+    let to = fs::read_link(p)
+        .map(|t| format!(" (to {})", t.display()))
+        .unwrap_or_default();
+    format!(
+        "SYMLINK REFUSED: {} is a symbolic link{to}: a match folder holds none (the kit writes no link), so it is not followed; what it stands for counts as missing",
+        p.display()
+    )
 }
 
 /// Which way [`verify_game_and_facts`] gathered the facts.
@@ -1228,6 +1329,62 @@ fn check_camp_keys(first: &Entry, pinned: Option<&str>, v: &mut crate::verify::G
             raise(v, Status::BadCheckpoint);
         }
     }
+}
+
+/// A camp's key is the match's from the first game that declares it (issue 19): a later game's
+/// line 0 declaring another key for the camp (the arbiter binding a key of his own, with his own
+/// proof, to countersign in the camp's name) is a bad binding (25), named with both fingerprints
+/// and games. With the camps pinned (`--camps`) the pinned list rules instead.
+fn check_camp_keys_kept(
+    game: u32,
+    first: &Entry,
+    kept: &mut Vec<(String, u32, ssh_key::public::KeyData)>,
+    v: &mut crate::verify::GameVerification,
+) {
+    for (name, key_text) in declared_camps(first) {
+        let Ok(key) = ssh_key::PublicKey::from_openssh(&key_text) else {
+            continue;
+        };
+        match kept.iter().find(|(n, _, _)| *n == name) {
+            Some((_, g0, k0)) if k0 != key.key_data() => {
+                let was = sign::fingerprint(&ssh_key::PublicKey::from(k0.clone()));
+                v.problems.push(format!(
+                    "CAMP KEY CHANGED: line 0 of game {game} declares camp {name} with {}, but game {g0} declared it with {was}: a camp's key is the match's from its first declaration (another key could be one the arbiter holds, countersigning in the camp's name); pin the camps' keys with --camps FILE if the committee agreed to the change",
+                    sign::fingerprint(&key)
+                ));
+                raise(v, crate::verify::Status::BadBinding);
+            }
+            Some(_) => {}
+            None => kept.push((name, game, key.key_data().clone())),
+        }
+    }
+}
+
+/// Each camp's key as the games of the match before `game` bound it (the first line 0 that
+/// declares the camp), for [`crate::core::game::Game::with_match_camps`]. A log that cannot be
+/// read gives nothing (its game's own verdict says why).
+pub fn match_camps(match_dir: &Path, game: u32) -> Vec<crate::core::game::witness::MatchCamp> {
+    let mut out: Vec<crate::core::game::witness::MatchCamp> = Vec::new();
+    let mut earlier: Vec<u32> = layout::games(match_dir)
+        .into_iter()
+        .filter(|g| *g < game)
+        .collect();
+    earlier.sort_unstable();
+    for g in earlier {
+        let Ok(first) = crate::journal::first_entry(&layout::log_path(match_dir, g)) else {
+            continue;
+        };
+        for (name, key) in declared_camps(&first) {
+            if !out.iter().any(|c| c.name == name) {
+                out.push(crate::core::game::witness::MatchCamp {
+                    name,
+                    game: g,
+                    key: key.split_whitespace().take(2).collect::<Vec<_>>().join(" "),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Each camp's proof of possession in line 0 ([`crate::core::camp`]), checked against the

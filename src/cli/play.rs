@@ -70,23 +70,25 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     }
     let match_dir = a.m.dir.clone();
     let game = session.game.ctx().game;
-    let mut hand_over =
-        |s: &mut crate::session::Session, copies: &[String], program: Option<&str>| {
-            let copies: Vec<PathBuf> = copies.iter().map(PathBuf::from).collect();
-            crate::postgame::hand_over(
-                s,
-                &crate::postgame::HandedFiles {
-                    match_dir: &match_dir,
-                    game,
-                    copies: &copies,
-                    program: program.map(Path::new),
-                    delivered: None,
-                    side: None,
-                },
-                tui::now_ms(origin, offset),
-            )
-            .map_err(|e| e.to_string())
-        };
+    let mut hand_over = |s: &mut crate::session::Session,
+                         copies: &[String],
+                         program: Option<&str>,
+                         side: Option<crate::core::Side>| {
+        let copies: Vec<PathBuf> = copies.iter().map(PathBuf::from).collect();
+        crate::postgame::hand_over(
+            s,
+            &crate::postgame::HandedFiles {
+                match_dir: &match_dir,
+                game,
+                copies: &copies,
+                program: program.map(Path::new),
+                delivered: None,
+                side,
+            },
+            tui::now_ms(origin, offset),
+        )
+        .map_err(|e| e.to_string())
+    };
     // Only the arbiter decides (5b): his signing key's passphrase authorizes each arbiter-only
     // command at this keyboard; an unencrypted key can only be recorded as such.
     let authority = match crate::sign::encrypted_key(&key, &a.m.dir) {

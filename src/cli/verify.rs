@@ -94,7 +94,15 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
         }
         None => a.m.games().map_err(Error::unreadable)?,
     };
-    if games.is_empty() {
+    // Issue 19: a match whose index (or a countersigned copy of it) survives has had games;
+    // with none left, the index's games are judged missing (ROLLED_BACK), not "no games".
+    let indexed = [
+        crate::witness::index_path(&a.m.dir),
+        crate::witness::kept_index_dir(&a.m.dir),
+    ]
+    .iter()
+    .any(|p| std::fs::symlink_metadata(p).is_ok());
+    if games.is_empty() && !indexed {
         return Err(Error::unreadable(format!(
             "no game-<n> folders in {}",
             a.m.dir.display()

@@ -42,6 +42,9 @@ pub enum BoardError {
         fen: Option<String>,
         problem: String,
     },
+    /// A move written with a number that is not the number of the move to make (FIDE Laws 8.1).
+    #[error("'{written}' is numbered for another move: the move to make is {expected}")]
+    WrongNumber { written: String, expected: String },
     #[error("only {0} moves are recorded")]
     TakeBackTooMany(usize),
     /// A start position (FEN) that cannot be read.
@@ -98,6 +101,83 @@ impl PositionEnd {
             PositionEnd::FivefoldRepetition => "fivefold repetition (FIDE Laws 9.6.1)",
             PositionEnd::SeventyFiveMoves => "75-move rule (FIDE Laws 9.6.2)",
         }
+    }
+}
+
+/// How a game's moves are numbered wherever a number is shown (the board's move list, `display`,
+/// the report's tables and timeline, the PGN, the relay, `wrong-move N`): the one numbering of the
+/// kit. A game numbers its moves as its scoresheet does (FIDE Laws 8.1): from the start position's
+/// move number (the FEN's fullmove field, 1 for the initial position), the side to move there
+/// playing that number's move, so a start with Black to move at fullmove 23 opens `23... e5` and
+/// White replies `24.`. The PGN standard numbers a game given with a `[FEN]` tag the same way
+/// (its move numbers continue the FEN's fullmove field). What a time control counts (rule 3:
+/// "40 moves") is the moves played in this game, not these numbers ([`Board::moves_by`]).
+/// Shogi's CSA and KIF number plies their own way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Numbering {
+    /// The side to move in the start position.
+    pub first: Side,
+    /// The number of the first move (the start's fullmove number, at least 1).
+    pub first_number: u32,
+}
+
+impl Default for Numbering {
+    fn default() -> Self {
+        Numbering {
+            first: Side::White,
+            first_number: 1,
+        }
+    }
+}
+
+impl Numbering {
+    /// Plies before ply 0 within its numbered pair: 1 when Black moves first.
+    fn offset(&self) -> usize {
+        usize::from(self.first == Side::Black)
+    }
+
+    /// The side that made ply `ply` (0-based).
+    pub fn side(&self, ply: usize) -> Side {
+        if ply.is_multiple_of(2) {
+            self.first
+        } else {
+            self.first.other()
+        }
+    }
+
+    /// The number of ply `ply` (0-based).
+    pub fn number(&self, ply: usize) -> u32 {
+        let pair = (ply + self.offset()) / 2;
+        u32::try_from(pair)
+            .unwrap_or(u32::MAX)
+            .saturating_add(self.first_number)
+    }
+
+    /// Whether ply `ply` is White's half of its number (`23.`, not `23...`).
+    pub fn is_white(&self, ply: usize) -> bool {
+        self.side(ply) == Side::White
+    }
+
+    /// `23.` for White's ply, `23...` for Black's.
+    pub fn label(&self, ply: usize) -> String {
+        let n = self.number(ply);
+        if self.is_white(ply) {
+            format!("{n}.")
+        } else {
+            format!("{n}...")
+        }
+    }
+
+    /// Ply `ply` with its number: `23. Nf3`, `23... Nf6`.
+    pub fn numbered(&self, ply: usize, san: &str) -> String {
+        format!("{} {san}", self.label(ply))
+    }
+
+    /// The ply of `side`'s move number `n`; `None` when that number has no move of `side` (White's
+    /// first number when Black moved first, a number before the start).
+    pub fn ply_of(&self, side: Side, n: u32) -> Option<usize> {
+        let pair = usize::try_from(n.checked_sub(self.first_number)?).ok()?;
+        (pair * 2 + usize::from(side == Side::Black)).checked_sub(self.offset())
     }
 }
 
@@ -183,6 +263,18 @@ impl Board {
         match self {
             Board::Chess(c) => Some(Fen::from_position(&c.start, EnPassantMode::Legal).to_string()),
             Board::Shogi(_) | Board::Free(_) => None,
+        }
+    }
+
+    /// How this game's moves are numbered ([`Numbering`]): from the start's fullmove number.
+    pub fn numbering(&self) -> Numbering {
+        let first_number = match self {
+            Board::Chess(c) => c.start.fullmoves().get(),
+            Board::Shogi(_) | Board::Free(_) => 1,
+        };
+        Numbering {
+            first: self.first_side(),
+            first_number,
         }
     }
 
@@ -289,12 +381,32 @@ impl Board {
                 if c.pos.is_game_over() {
                     return Err(BoardError::Over);
                 }
+                self.check_written_number(text)?;
                 let m = parse_chess_move(&c.pos, text)?;
                 let uci = UciMove::from_move(m, c.mode).to_string();
                 let san = SanPlus::from_move(c.pos.clone(), m).to_string();
                 Ok(RecordedMove { san, uci })
             }
         }
+    }
+
+    /// A move written with its number (`20.Kf2`, `20...Kf2`) must be the move to make now: the
+    /// number the game's [`Numbering`] gives it, and Black's when written with `...` (a number
+    /// that disagrees is the wrong line of the scoresheet, not a move to guess at).
+    fn check_written_number(&self, text: &str) -> Result<(), BoardError> {
+        let Some((n, black)) = written_number(text) else {
+            return Ok(());
+        };
+        let numbering = self.numbering();
+        let ply = self.plies();
+        let side_ok = !black || numbering.side(ply) == Side::Black;
+        if n == numbering.number(ply) && side_ok {
+            return Ok(());
+        }
+        Err(BoardError::WrongNumber {
+            written: text.to_string(),
+            expected: numbering.label(ply),
+        })
     }
 
     /// Play a move recorded earlier (its UCI form for chess). Fails only on a corrupt record.
@@ -483,6 +595,21 @@ pub fn normalise_notation(text: &str) -> String {
         promotion(body).unwrap_or_else(|| body.to_string())
     };
     format!("{body}{suffix}")
+}
+
+/// The number written in front of a move (`20.Kf2` → 20, White's or either; `20...Kf2`,
+/// `20…Kf2` → 20, Black's), if any.
+fn written_number(text: &str) -> Option<(u32, bool)> {
+    let t = text.trim();
+    let rest = t.trim_start_matches(|c: char| c.is_ascii_digit());
+    let digits = &t[..t.len() - rest.len()];
+    if digits.is_empty() || !rest.starts_with(['.', '…']) {
+        return None;
+    }
+    let n = digits.parse().ok()?;
+    let marks = rest.trim_start_matches(['.', '…']);
+    let marks = &rest[..rest.len() - marks.len()];
+    Some((n, marks.len() > 1))
 }
 
 /// `e8Q`, `e8q`, `e8(Q)`, `e8/Q`, `e8=q` → `e8=Q`; anything else: `None`.

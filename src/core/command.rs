@@ -145,6 +145,9 @@ pub enum Command {
     HandOverFiles {
         copies: Vec<String>,
         program: Option<String>,
+        /// `--side sente|gote|white|black`: the copies are that side's program's own log (a
+        /// game between two programs, Denryu-sen 5.2); `None`: every program side's.
+        side: Option<Side>,
     },
     // arbiter, before the game (declarations, bound into line 0)
     DeclarePlayer {
@@ -519,7 +522,7 @@ pub const HELP: &[HelpLine] = &[
     },
     HelpLine {
         who: "arbiter",
-        words: "arbiter archive COPY COPY … [program FILE]",
+        words: "arbiter archive [--side SIDE] COPY COPY … [program FILE]",
         clause: super::clause::ENGINE_LOG,
         what: "after the result: machine's log copies (13a/13c), program (13d)",
     },
@@ -838,8 +841,20 @@ pub fn parse_eval(s: &str) -> Result<i32, CommandError> {
     }
 }
 
-/// `arbiter archive COPY COPY… [program FILE]` (13a, 13d).
+/// `arbiter archive [--side SIDE] COPY COPY… [program FILE]` (13a, 13d).
 fn parse_archive(args: &[&str]) -> Result<Command, CommandError> {
+    let (side, args) = match args {
+        ["--side", w, rest @ ..] => match side_ref(Some(w))? {
+            SideRef::Side(s) => (Some(s), rest),
+            _ => return Err(CommandError::NotASide(w.to_string())),
+        },
+        ["--side"] => {
+            return Err(CommandError::Usage(
+                "say: arbiter archive --side sente|gote COPY COPY … (the side whose program's log the copies are)",
+            ));
+        }
+        _ => (None, args),
+    };
     let (copies, program) = match args.iter().position(|w| *w == "program") {
         Some(i) => match &args[i + 1..] {
             [p] => (&args[..i], Some(p.to_string())),
@@ -859,6 +874,7 @@ fn parse_archive(args: &[&str]) -> Result<Command, CommandError> {
     Ok(Command::HandOverFiles {
         copies: copies.iter().map(|c| c.to_string()).collect(),
         program,
+        side,
     })
 }
 
@@ -892,12 +908,19 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
     };
     let c = match (who, verb) {
         ("move", mv) => {
-            if !args.is_empty() {
-                return Err(CommandError::Usage("one move at a time: 'move SAN' (draw offers are separate commands)"));
-            }
-            Command::Move {
-                text: mv.to_string(),
-            }
+            // A number before the move, as PGN exports write it (`move 20. Kf2`, `move 20... Kf2`):
+            // one move, read with its number (the board checks the number).
+            let numbered = mv.ends_with(['.', '…'])
+                && mv.trim_end_matches(['.', '…']).chars().all(|c| c.is_ascii_digit())
+                && !mv.trim_end_matches(['.', '…']).is_empty();
+            let text = match args {
+                [] => mv.to_string(),
+                [m] if numbered => format!("{mv}{m}"),
+                _ => {
+                    return Err(CommandError::Usage("one move at a time: 'move SAN' (draw offers are separate commands)"));
+                }
+            };
+            Command::Move { text }
         }
         ("arbiter", "declare") => parse_declare(args)?,
         ("arbiter", "archive") => parse_archive(args)?,

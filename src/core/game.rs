@@ -34,6 +34,7 @@ use super::{Actor, Ms, Refusal, Side, clause as c};
 mod adjourn; // issue 23: adjournments, sealed moves, breaks
 mod after; // rule 13
 mod arbiter; // rules 1, 5b
+mod cite; // every rule: entries and refusals cite the profile's article map
 mod claims; // rules 2, 10a
 mod committee; // rule 12
 mod draws; // rule 9
@@ -267,7 +268,10 @@ pub struct Press {
     pub byoyomi_periods_lost: Option<u32>,
 }
 
-fn refuse<T>(clause: &'static str, msg: impl Into<String>) -> Result<T, Refusal> {
+fn refuse<T>(
+    clause: impl Into<std::borrow::Cow<'static, str>>,
+    msg: impl Into<String>,
+) -> Result<T, Refusal> {
     Err(Refusal::new(clause, msg))
 }
 
@@ -691,11 +695,7 @@ impl Game {
     /// for it. The shell appends and applies it, then asks again, before any command at `now`.
     pub fn due(&self, now: Ms) -> Option<Event> {
         let e = self.due_any(now)?;
-        Some(if self.board.shogi().is_some() {
-            self.cited(e, None)
-        } else {
-            e
-        })
+        Some(self.cited(e, None))
     }
 
     /// [`Game::due`] for any game: the 2003 clauses.
@@ -846,7 +846,11 @@ impl Game {
         if self.board.shogi().is_some() {
             return self.decide_shogi(cmd, now);
         }
-        self.decide_any(cmd, now)
+        // The same article map as shogi's (`game/cite.rs`): the 2003 numbers without one.
+        match self.decide_any(cmd, now) {
+            Ok(events) => Ok(events.into_iter().map(|e| self.cited(e, None)).collect()),
+            Err(r) => Err(self.cited_refusal(r, None)),
+        }
     }
 
     /// [`Game::decide`] for any game: the 2003 clauses.
@@ -885,13 +889,15 @@ impl Game {
         {
             return Ok(());
         }
-        let mut count = [0u32; 2];
+        // The presses are the next plies, in order: numbered as everywhere (the one numbering).
+        let numbering = self.board.numbering();
+        let plies = self.board.plies();
         let named: Vec<String> = self
             .presses
             .iter()
-            .map(|p| {
-                count[p.side.index()] += 1;
-                let n = self.board.moves_by(p.side) + count[p.side.index()];
+            .enumerate()
+            .map(|(k, p)| {
+                let n = numbering.number(plies + k);
                 format!(
                     "{}'s move {n} (pressed at {})",
                     p.side,

@@ -1,6 +1,7 @@
 //! The pure match core. Nothing here reads a clock, a file or the network: time is an argument
 //! (`Ms`, milliseconds of a monotonic source since the game's start) and every change of state is
 //! an [`event::Event`] produced by [`game::Game::decide`] and applied by [`game::Game::evolve`].
+pub mod articles; // the article map: what a profile's rulebook numbers each clause the kit names (profile data)
 pub mod board; // the game seam: chess via shakmaty, shogi via rsshogi, or free-text moves
 pub mod camp; // a camp's proof of possession of its witness key: the statement it signs (issue 19)
 pub mod clock; // multi-period clock arithmetic: remaining = budget - elapsed
@@ -120,6 +121,11 @@ pub mod clause {
     pub const ENGINE_LOG_CONTENT: &str = "13c";
     pub const PROGRAM_COPY: &str = "13d";
     pub const FAIRNESS: &str = "14b";
+    /// Section headings of the committee report: draw offers and consultation (9), the machine's
+    /// log file and program copy (13), what the public version leaves out (13e).
+    pub const DRAWS: &str = "9";
+    pub const MACHINE_FILES: &str = "13";
+    pub const CONFIDENTIAL: &str = "13e";
 }
 
 /// A command refused by the core: nothing is recorded and the state is unchanged.
@@ -127,14 +133,18 @@ pub mod clause {
 #[error("{}", self.render())]
 pub struct Refusal {
     /// The clause of the match rules that forbids it, when one does.
-    pub clause: Option<&'static str>,
+    /// A profile's own article (shogi) is owned; the 2003 clauses are the code's constants.
+    pub clause: Option<std::borrow::Cow<'static, str>>,
     pub message: String,
 }
 
 impl Refusal {
-    pub fn new(clause: &'static str, message: impl Into<String>) -> Refusal {
+    pub fn new(
+        clause: impl Into<std::borrow::Cow<'static, str>>,
+        message: impl Into<String>,
+    ) -> Refusal {
         Refusal {
-            clause: Some(clause),
+            clause: Some(clause.into()),
             message: message.into(),
         }
     }
@@ -150,7 +160,7 @@ impl Refusal {
         Refusal::state(e.to_string())
     }
     fn render(&self) -> String {
-        match self.clause {
+        match &self.clause {
             Some(c) => format!("refused (rule {c}): {}", self.message),
             None => format!("refused: {}", self.message),
         }

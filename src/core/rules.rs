@@ -483,6 +483,9 @@ pub struct Profile {
     pub adjournment: Option<Adjournment>,
     /// Issue 19: when the camps are asked to countersign.
     pub witness: Option<Witness>,
+    /// The article map (`core::articles`): what this rulebook numbers each clause the kit names;
+    /// required for shogi, absent: the 2003 numbers.
+    pub articles: Option<super::articles::Articles>,
 }
 
 /// When the camps countersign the record (issue 19). Always when the game ends; with
@@ -497,6 +500,29 @@ pub struct Witness {
 }
 
 impl Profile {
+    /// The article this profile's rules cite where the kit's rules code names the 2003 clause
+    /// `clause` (the `[articles.clauses]` map; without one, the clause itself).
+    pub fn cite<'a>(&'a self, clause: &'a str) -> &'a str {
+        self.articles.as_ref().map_or(clause, |a| a.clause(clause))
+    }
+
+    /// The article an entry of kind `kind` cites whatever the command (`[articles.entries]`).
+    pub fn cite_entry(&self, kind: &str) -> Option<&str> {
+        self.articles
+            .as_ref()
+            .and_then(|a| a.entries.get(kind))
+            .map(String::as_str)
+    }
+
+    /// The article of a shogi rule (`[articles.shogi]`, present in every shogi profile: the
+    /// key itself otherwise).
+    pub fn article(&self, a: super::articles::Article) -> &str {
+        self.articles
+            .as_ref()
+            .and_then(|m| m.shogi.get(a.key()))
+            .map_or(a.key(), String::as_str)
+    }
+
     /// Whether the camps are asked to countersign at each time control (issue 19).
     pub fn countersign_at_controls(&self) -> bool {
         self.witness
@@ -808,6 +834,19 @@ impl Profile {
                 "winning_score",
                 "must be a number > 0".into(),
             ));
+        }
+        match &self.articles {
+            Some(a) => a
+                .validate(self.profile.game)
+                .map_err(|(key, message)| (key, "[articles", message))?,
+            None if self.profile.game == GameKind::Shogi => {
+                return Err((
+                    "articles".into(),
+                    "game",
+                    "missing: a shogi profile needs an [articles] table (the article each entry cites: [articles.clauses], [articles.shogi])".into(),
+                ));
+            }
+            None => {}
         }
         for (k, v) in [
             ("scoring.win", self.scoring.win),

@@ -111,6 +111,18 @@ pub struct DeclarationsView {
     pub config_sha256: Option<String>,
     /// The camps' witness keys (name, OpenSSH public key).
     pub camps: Vec<super::event::Camp>,
+    /// The clauses these rows cite, in the game's own numbers (the profile's article map).
+    pub cites: DeclarationCites,
+}
+
+/// What the declarations cite: the operator (4c), the team (9c), the algorithm (6c) and the
+/// configuration digest (8a) in the 2003 numbers; a shogi profile's articles otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeclarationCites {
+    pub operator: String,
+    pub team: String,
+    pub algorithm: String,
+    pub config: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -180,10 +192,23 @@ pub enum Panel {
         checkpoint: u64,
         /// Both clocks at the control move, White (sente) first.
         clocks: [i64; 2],
-        /// Arbiter and committee entries since the previous control.
-        rulings: Vec<String>,
+        /// Arbiter and committee entries up to the control move (each camp is shown those
+        /// since its own last countersignature).
+        rulings: Acts,
         /// The declared camps still to countersign it.
-        camps: Vec<String>,
+        camps: Vec<CampToSign>,
+    },
+    /// Issue 19: the game is over; the camps countersign a checkpoint covering the result (of
+    /// `checkpoint` entries at least), each shown the result, both clocks and the arbiter's and
+    /// committee's entries since its own last countersignature.
+    CountersignEnd {
+        score: String,
+        /// The size a checkpoint must have to cover the result and every later change.
+        checkpoint: u64,
+        /// Both clocks as the game ended, White (sente) first.
+        clocks: [i64; 2],
+        rulings: Acts,
+        camps: Vec<CampToSign>,
     },
     /// The result, flag fall included.
     Result {
@@ -192,6 +217,16 @@ pub enum Panel {
         detail: String,
     },
 }
+
+/// Issue 19: a declared camp asked to countersign, with its latest countersigned checkpoint (its
+/// size) as the shell found it beside the log (`None` in the core's view: the core reads no file).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CampToSign {
+    pub name: String,
+    pub last: Option<u64>,
+}
+
+pub use super::game::witness::Acts;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct View {
@@ -204,6 +239,8 @@ pub struct View {
     /// The side that moves first in the start position (Black from a FEN with Black to move):
     /// ply 0 is its move `1.` (or `1...`).
     pub first: Side,
+    /// How the moves are numbered (from the start's fullmove number): [`Numbering`].
+    pub numbering: super::board::Numbering,
     pub plies: usize,
     /// The last moves, numbered from the side that moved first (`12. Nf3`, `12... Nf6`; a
     /// start with Black to move begins `1... e5`), oldest first.
@@ -220,22 +257,6 @@ pub struct View {
     pub declarations: DeclarationsView,
     pub panels: Vec<Panel>,
     pub next_deadline: Option<Ms>,
-}
-
-/// Numbered SAN of ply `i` (0-based) of a game White began.
-pub fn numbered(i: usize, san: &str) -> String {
-    let n = i / 2 + 1;
-    if i.is_multiple_of(2) {
-        format!("{n}. {san}")
-    } else {
-        format!("{n}... {san}")
-    }
-}
-
-/// Numbered SAN of ply `i` (0-based) of a game `first` began: a start with Black to move numbers
-/// Black's first move `1...` and White's reply `2.`, as the PGN does.
-pub fn numbered_from(first: Side, i: usize, san: &str) -> String {
-    numbered(i + usize::from(first == Side::Black), san)
 }
 
 /// What a [`View`] of a game was made from, but for the time: two equal stamps are the same
@@ -418,8 +439,8 @@ impl Game {
                 move_number: due.move_number,
                 checkpoint: due.entry + 1,
                 clocks: due.clocks,
-                rulings: due.rulings.clone(),
-                camps: d.camps.iter().map(|c| c.name.clone()).collect(),
+                rulings: self.acts_before(due.entry + 1),
+                camps: camps_to_sign(d),
             });
         }
         if let Some(o) = &self.outcome {
@@ -428,6 +449,20 @@ impl Game {
                 termination: o.termination,
                 detail: o.detail.clone(),
             });
+            if let Some(d) = &self.decl
+                && !d.camps.is_empty()
+            {
+                panels.push(Panel::CountersignEnd {
+                    score: o.score.text().to_string(),
+                    checkpoint: self.last_witnessed_change() + 1,
+                    clocks: [
+                        self.remaining(Side::White, now),
+                        self.remaining(Side::Black, now),
+                    ],
+                    rulings: self.acts_before(u64::MAX),
+                    camps: camps_to_sign(d),
+                });
+            }
         }
         if let Some(d) = self.handover_due() {
             let left = |at: Option<Ms>| at.map(|t| t as i64 - now as i64);
@@ -473,7 +508,7 @@ impl Game {
                     // Shogi numbers every move: 1 ▲７六歩, 2 △３四歩.
                     format!("{} {}", start + k + 1, m.san)
                 } else {
-                    numbered_from(self.board.first_side(), start + k, &m.san)
+                    self.board.numbering().numbered(start + k, &m.san)
                 }
             })
             .collect();
@@ -485,6 +520,7 @@ impl Game {
             clocks,
             to_move: self.board.side_to_move(),
             first: self.board.first_side(),
+            numbering: self.board.numbering(),
             plies: self.board.plies(),
             last_moves,
             fen: self.board.fen(),
@@ -544,6 +580,13 @@ impl Game {
     }
 
     fn declarations_view(&self) -> DeclarationsView {
+        use super::clause as c;
+        let cites = DeclarationCites {
+            operator: self.profile.cite(c::OPERATOR_CHANGE_BETWEEN).to_string(),
+            team: self.profile.cite(c::TEAM).to_string(),
+            algorithm: self.profile.cite(c::INTERNAL_CLOCK).to_string(),
+            config: self.profile.cite(c::TECHNICAL).to_string(),
+        };
         match &self.decl {
             Some(d) => DeclarationsView {
                 recorded: true,
@@ -559,13 +602,17 @@ impl Game {
                 ),
                 config_sha256: d.config_sha256.clone(),
                 camps: d.camps.clone(),
+                cites,
             },
             None => {
                 let d = &self.draft;
                 let algorithm = match (&d.algorithm, &self.ctx.previous_algorithm) {
                     (Some(a), _) => format!("{} (declared)", a.text),
                     (None, Some((n, a))) => format!("{} (carried over from game {n})", a.text),
-                    (None, None) => "the default of rule 6c".to_string(),
+                    (None, None) => format!(
+                        "the default of rule {}",
+                        self.profile.cite(super::clause::INTERNAL_CLOCK)
+                    ),
                 };
                 DeclarationsView {
                     recorded: false,
@@ -576,8 +623,20 @@ impl Game {
                     algorithm,
                     config_sha256: d.config_sha256.clone(),
                     camps: d.camps.clone(),
+                    cites,
                 }
             }
         }
     }
+}
+
+/// The declared camps, none known to have countersigned yet (the shell says which have).
+fn camps_to_sign(d: &super::event::Declarations) -> Vec<CampToSign> {
+    d.camps
+        .iter()
+        .map(|c| CampToSign {
+            name: c.name.clone(),
+            last: None,
+        })
+        .collect()
 }

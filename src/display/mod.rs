@@ -6,20 +6,44 @@
 //! latest entry's game time plus the wall time since it was written, which is what the board's
 //! clock reads. It follows the board across a restart (the log is only read) and on to the next
 //! game. One key: `q`.
+//!
+//! At idle it costs no more than the board (issue 24): [`Display`] keeps the view and retimes it,
+//! and paints with the Board UI's own [`Painter`], so a tick of the clock draws only the clocks and
+//! the "this move" row and writes only the cells that changed; the folder is looked at when it
+//! changes (or at the safety poll), not at every tick.
 pub mod screen;
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
+use ratatui::backend::Backend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
 
 use crate::follow::{MatchTail, Wake, Watch, wait};
 use crate::relay::Relay;
+use crate::tui::frame::{Painter, Views};
 pub use screen::{Shown, render};
 
 /// What the display shows of the match at wall time `now`. Pure given the tail.
 pub fn shown(m: &MatchTail, now: DateTime<Utc>) -> Shown {
+    let mut s = around(m);
+    let Some((g, game)) = m
+        .current()
+        .and_then(|g| g.game.as_ref().map(|game| (g, game)))
+    else {
+        return s;
+    };
+    let at = g.game_time_at(now).unwrap_or(game.last_at());
+    s.view = Some(game.view(at, usize::MAX));
+    s
+}
+
+/// What the display shows of the match besides the game's view (`view` is `None`): the match
+/// score, the note and the moves' times, as [`shown`] gives them. Pure given the tail.
+fn around(m: &MatchTail) -> Shown {
     let mut s = Shown {
         score: crate::tui::score_text(&m.score()),
         ..Shown::default()
@@ -34,13 +58,149 @@ pub fn shown(m: &MatchTail, now: DateTime<Utc>) -> Shown {
     if let Some(p) = m.games.iter().rev().find_map(|g| g.problem.as_ref()) {
         s.note = Some(format!("the log cannot be followed further: {p}"));
     }
-    let Some(game) = &g.game else {
-        return s;
-    };
-    let at = g.game_time_at(now).unwrap_or(game.last_at());
-    s.view = Some(game.view(at, usize::MAX));
-    s.times = crate::tui::movelist::move_times(&g.events);
+    if g.game.is_some() {
+        s.times = crate::tui::movelist::move_times(&g.events);
+    }
     s
+}
+
+/// What the tail holds, in short: the display's words, score and move times change only with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct TailMark {
+    games: usize,
+    entries: usize,
+    problems: usize,
+}
+
+impl TailMark {
+    fn of(m: &MatchTail) -> TailMark {
+        TailMark {
+            games: m.games.len(),
+            entries: m.games.iter().map(|g| g.events.len()).sum(),
+            problems: m.games.iter().filter(|g| g.problem.is_some()).count(),
+        }
+    }
+}
+
+/// How the display is drawn, and its shell's notes: `note` (the relay's) replaces the display's
+/// own, `fallback` (polling instead of change notification) shows when there is none.
+#[derive(Debug, Clone, Default)]
+pub struct Look {
+    pub ascii: bool,
+    pub no_color: bool,
+    pub note: Option<String>,
+    pub fallback: Option<String>,
+}
+
+/// What the display keeps from frame to frame (issue 24, idle cost): the view, retimed at a tick
+/// and built again only after an entry ([`Views`]); the score, the note and the moves' times,
+/// folded again only when the tail took in entries; and the Board UI's [`Painter`], so a tick
+/// draws only the clocks and the "this move" row and writes only the cells that changed.
+/// What reaches the terminal is, cell for cell, [`render`] of [`shown`] at the same time.
+pub struct Display {
+    painter: Painter,
+    views: Views,
+    around: Shown,
+    base_note: Option<String>,
+    mark: Option<TailMark>,
+}
+
+impl Display {
+    /// A terminal of `area` that shows nothing (just cleared).
+    pub fn new(area: Rect) -> Display {
+        Display {
+            painter: Painter::new(area),
+            views: Views::default(),
+            around: Shown::default(),
+            base_note: None,
+            mark: None,
+        }
+    }
+
+    /// The terminal was cleared (at a resize): all is drawn again.
+    pub fn cleared(&mut self, area: Rect) {
+        self.painter.cleared(area);
+    }
+
+    /// What the terminal shows now.
+    pub fn shown(&self) -> &Buffer {
+        self.painter.shown()
+    }
+
+    /// Whole frames and frames drawn in part since the start.
+    pub fn frames(&self) -> (u64, u64) {
+        (self.painter.whole, self.painter.partial)
+    }
+
+    /// Bring the terminal to the display of `m` at wall time `now`; returns how long it may wait
+    /// before the screen changes with the time alone (the next second of a running clock, the
+    /// core's next deadline), `None` when nothing on it runs.
+    pub fn paint<B: Backend>(
+        &mut self,
+        backend: &mut B,
+        m: &MatchTail,
+        now: DateTime<Utc>,
+        look: &Look,
+    ) -> Result<Option<Duration>, B::Error> {
+        let mut same = true;
+        let mark = TailMark::of(m);
+        if self.mark != Some(mark) {
+            let fresh = around(m);
+            self.base_note = fresh.note;
+            self.around.score = fresh.score;
+            self.around.times = fresh.times;
+            // A log read again from its start may reach the same stamp with other entries.
+            self.views = Views::default();
+            self.mark = Some(mark);
+            same = false;
+        }
+        let note = look
+            .note
+            .as_ref()
+            .or(self.base_note.as_ref())
+            .or(look.fallback.as_ref());
+        if self.around.note.as_ref() != note
+            || self.around.ascii != look.ascii
+            || self.around.no_color != look.no_color
+        {
+            self.around.note = note.cloned();
+            self.around.ascii = look.ascii;
+            self.around.no_color = look.no_color;
+            same = false;
+        }
+        let game = m
+            .current()
+            .and_then(|g| g.game.as_ref().map(|game| (g, game)));
+        let (view, wait) = match game {
+            Some((g, game)) => {
+                let at = g.game_time_at(now).unwrap_or(game.last_at());
+                let v = self.views.at(game, at, usize::MAX);
+                (Some(v), Some(crate::tui::wait_for(v, at)))
+            }
+            None => (None, None),
+        };
+        let s = &self.around;
+        self.painter.paint_screen(
+            backend,
+            view,
+            same,
+            |area, buf| screen::render_frame(s, view, area, buf),
+            |which, r, buf| {
+                if let Some(v) = view {
+                    screen::render_timed(s, v, which, r, buf);
+                }
+            },
+        )?;
+        Ok(wait)
+    }
+}
+
+/// The note when the folder is polled instead of watched.
+fn polling(watch: &Watch) -> Option<String> {
+    match watch {
+        Watch::Poll(why) => Some(format!("{why}: polling")),
+        Watch::Notify(_) => None,
+    }
 }
 
 /// Whether a key asks to quit: `q`, or Ctrl-C (the terminal is raw, so it arrives as a key).
@@ -65,7 +225,8 @@ pub fn run(dir: &Path, only: Option<u32>, mut relay: Option<Relay>) -> std::io::
     let mut m = MatchTail::new(dir, only);
     m.poll();
     let (tx, rx) = std::sync::mpsc::channel::<Wake<TermEvent>>();
-    let watch = Watch::start(dir, tx.clone());
+    let mut watch = Watch::start(dir, tx.clone());
+    watch.follow(&m);
     let mut terminal = match ratatui::try_init() {
         Ok(t) => t,
         Err(e) => {
@@ -89,45 +250,64 @@ pub fn run(dir: &Path, only: Option<u32>, mut relay: Option<Relay>) -> std::io::
             }
         }
     });
-    let ascii = !crate::tui::terminal::utf8_locale();
-    let no_color = crate::tui::terminal::no_color();
+    let look = Look {
+        ascii: !crate::tui::terminal::utf8_locale(),
+        no_color: crate::tui::terminal::no_color(),
+        note: None,
+        fallback: polling(&watch),
+    };
     let result = (|| -> std::io::Result<()> {
-        let mut relay_note: Option<String> = None;
+        let mut look = look;
+        // The backend's own clear: the terminal's would ask for the cursor's position, an answer
+        // the key thread would take from stdin.
+        terminal.backend_mut().clear()?;
+        terminal.hide_cursor()?;
+        let size = terminal.size()?;
+        let mut display = Display::new(Rect::new(0, 0, size.width, size.height));
+        let mut polled = Instant::now();
         loop {
             let now = Utc::now();
             if let Some(r) = relay.as_mut() {
-                relay_note = r
+                look.note = r
                     .update(&m, now)
                     .err()
                     .map(|e| format!("relay NOT written: {e}"));
             }
-            let mut s = shown(&m, now);
-            s.ascii = ascii;
-            s.no_color = no_color;
-            if let Some(n) = &relay_note {
-                s.note = Some(n.clone());
-            } else if let Watch::Poll(why) = &watch {
-                s.note.get_or_insert_with(|| format!("{why}: polling"));
-            }
-            terminal.draw(|f| render(&s, f.area(), f.buffer_mut()))?;
-            let at = m.current().and_then(|g| g.game_time_at(now)).unwrap_or(0);
-            let mut timeout = m.poll_every(&watch);
-            if let Some(v) = &s.view {
-                timeout = timeout.min(crate::tui::wait_for(v, at));
+            let shown = display.paint(terminal.backend_mut(), &m, now, &look)?;
+            // The folder is looked at when it changed, or at the poll period (brisk after an
+            // append, else the safety poll): a tick of the clock alone reads nothing.
+            let every = m.poll_every(&watch);
+            let mut timeout = every.saturating_sub(polled.elapsed());
+            if let Some(d) = shown {
+                timeout = timeout.min(d);
             }
             if let Some(r) = &relay
                 && let Some(d) = crate::relay::next_reveal(&m, now, r.delay)
             {
                 timeout = timeout.min(d + Duration::from_millis(1));
             }
-            for w in wait(&rx, timeout) {
+            let mut look_again = false;
+            for w in wait(&rx, timeout.max(Duration::from_millis(1))) {
                 match w {
                     Wake::Input(ev) if quits(&ev) => return Ok(()),
                     Wake::InputGone(why) => return Err(std::io::Error::other(why)),
-                    Wake::Folder | Wake::Input(_) => {}
+                    // After a resize the terminal is cleared and the screen drawn whole.
+                    Wake::Input(TermEvent::Resize(w, h)) => {
+                        terminal.backend_mut().clear()?;
+                        display.cleared(Rect::new(0, 0, w, h));
+                    }
+                    Wake::Folder => look_again = true,
+                    Wake::Input(_) => {}
                 }
             }
-            m.poll();
+            // A wake in the period's second half looks too: the safety poll rides on a tick.
+            if look_again || polled.elapsed() >= every / 2 {
+                if m.poll() {
+                    watch.follow(&m);
+                    look.fallback = polling(&watch);
+                }
+                polled = Instant::now();
+            }
         }
     })();
     let restored = ratatui::try_restore();

@@ -14,10 +14,11 @@ use crate::core::game::Phase;
 use crate::core::timefmt;
 use crate::core::view::{ClockState, ClockView, Panel, View};
 use crate::tui::movelist::MoveTime;
-use crate::tui::{board, movelist, screen};
+use crate::tui::screen::Timed;
+use crate::tui::{board, movelist, screen, shogiboard};
 
 /// What the display draws: the view of the game at the time shown, or why there is none.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Shown {
     pub view: Option<View>,
     /// The moves' times, folded from the log as the board folds them.
@@ -155,7 +156,8 @@ pub fn public_lines(view: &View) -> Vec<Line<'static>> {
             Panel::SyncWarning { .. }
             | Panel::ParamRequests { .. }
             | Panel::Handover { .. }
-            | Panel::Countersign { .. } => {
+            | Panel::Countersign { .. }
+            | Panel::CountersignEnd { .. } => {
                 continue;
             }
         };
@@ -166,21 +168,45 @@ pub fn public_lines(view: &View) -> Vec<Line<'static>> {
 
 /// Draw the display. Pure.
 pub fn render(s: &Shown, area: Rect, buf: &mut Buffer) {
-    draw(s, area, buf);
+    render_frame(s, s.view.as_ref(), area, buf);
+}
+
+/// Draw the display of `view` (the rest from `s`, whose own view is not read), saying where
+/// the time-dependent widgets are (the clocks, the move list), as the Board UI's frame does.
+pub fn render_frame(s: &Shown, view: Option<&View>, area: Rect, buf: &mut Buffer) -> Option<Timed> {
+    let timed = draw(s, view, area, buf);
     if s.no_color {
-        for y in area.y..area.y + area.height {
-            for x in area.x..area.x + area.width {
-                let c = &mut buf[(x, y)];
-                if !board::is_square_colour(c.bg) {
-                    c.bg = Color::Reset;
-                }
-                c.fg = Color::Reset;
+        plain(area, buf);
+    }
+    timed
+}
+
+/// Draw one time-dependent widget of [`render_frame`] again in its area (`Some(i)`: clock `i`;
+/// `None`: the move list's "this move" row): the same cells the whole frame draws there.
+pub fn render_timed(s: &Shown, view: &View, which: Option<usize>, area: Rect, buf: &mut Buffer) {
+    match which.and_then(|i| view.clocks.get(i)) {
+        Some(c) => screen::clock(c, area, buf),
+        None => movelist::render_this_move(view, area, buf),
+    }
+    if s.no_color {
+        plain(area, buf);
+    }
+}
+
+/// `NO_COLOR`: no colour but the board's squares.
+fn plain(area: Rect, buf: &mut Buffer) {
+    for y in area.y..area.y + area.height {
+        for x in area.x..area.x + area.width {
+            let c = &mut buf[(x, y)];
+            if !board::is_square_colour(c.bg) {
+                c.bg = Color::Reset;
             }
+            c.fg = Color::Reset;
         }
     }
 }
 
-fn draw(s: &Shown, area: Rect, buf: &mut Buffer) {
+fn draw(s: &Shown, view: Option<&View>, area: Rect, buf: &mut Buffer) -> Option<Timed> {
     let bold = Style::new().add_modifier(Modifier::BOLD);
     let rows = Layout::vertical([
         Constraint::Length(1),
@@ -188,13 +214,13 @@ fn draw(s: &Shown, area: Rect, buf: &mut Buffer) {
         Constraint::Length(1),
     ])
     .split(area);
-    let Some(view) = &s.view else {
+    let Some(view) = view else {
         Line::from(Span::styled(" ARBITER · DISPLAY ", bold)).render(rows[0], buf);
         Paragraph::new(s.note.clone().unwrap_or_default())
             .wrap(Wrap { trim: false })
             .render(rows[1], buf);
         Line::from(" read-only · q quits").render(rows[2], buf);
-        return;
+        return None;
     };
     let mut head = vec![
         Span::styled(" DISPLAY ", Style::new().fg(Color::Black).bg(Color::White)),
@@ -214,21 +240,31 @@ fn draw(s: &Shown, area: Rect, buf: &mut Buffer) {
             view.clocks
                 .iter()
                 .map(|c| {
-                    format!(
-                        "{} ({}, {}): {}",
-                        c.side.name().to_uppercase(),
-                        c.name,
-                        kind(c.kind),
-                        state_words(view, c)
-                    )
+                    // A shogi clock names its side and entrant as shogi does (Denryu-sen 5.2).
+                    let (side, kind) = match &c.shogi {
+                        Some(sh) => (
+                            if sh.sente {
+                                "先手 SENTE"
+                            } else {
+                                "後手 GOTE"
+                            }
+                            .to_string(),
+                            sh.entrant_text(c.kind).to_lowercase(),
+                        ),
+                        None => (c.side.name().to_uppercase(), kind(c.kind).to_string()),
+                    };
+                    format!("{side} ({}, {kind}): {}", c.name, state_words(view, c))
                 })
                 .collect::<Vec<_>>()
                 .join("  ·  "),
         )
         .style(bold),
-        Line::from(ADVISORY).style(Style::new().fg(Color::Gray)),
     ];
     let mut words = words;
+    // The move counter is advisory where there is a control to count to.
+    if view.clocks.iter().any(|c| c.moves_to_control.is_some()) {
+        words.push(Line::from(ADVISORY).style(Style::new().fg(Color::Gray)));
+    }
     if let Some(last) = view.last_moves.last() {
         words.insert(1, Line::from(format!("last move: {last}")).style(bold));
     }
@@ -239,7 +275,11 @@ fn draw(s: &Shown, area: Rect, buf: &mut Buffer) {
     let body = rows[1];
     let rest = body.height.saturating_sub(words_h + panels_h);
     let chess = view.fen.is_some();
-    let min_mid = if chess { board::HEIGHT } else { 4 };
+    let min_mid = match &view.shogi {
+        Some(_) => shogiboard::HEIGHT,
+        None if chess => board::HEIGHT,
+        None => 4,
+    };
     let clock_h = if rest >= 11 + min_mid {
         rest.saturating_sub(min_mid.max(12)).clamp(11, 15)
     } else if rest >= 7 + min_mid {
@@ -262,15 +302,25 @@ fn draw(s: &Shown, area: Rect, buf: &mut Buffer) {
     words.render(parts[1], buf);
     let mid = parts[2];
     let latest = view.last_moves.last().map(String::as_str);
-    if chess && mid.width >= board::WIDTH + 30 && mid.height >= board::HEIGHT {
+    let moves = if let Some(v) = &view.shogi
+        && mid.width >= shogiboard::WIDTH + 30
+        && mid.height >= shogiboard::HEIGHT
+    {
+        let cols = Layout::horizontal([Constraint::Length(shogiboard::WIDTH), Constraint::Min(0)])
+            .spacing(1)
+            .split(mid);
+        shogiboard::render(v, false, s.ascii, cols[0], buf);
+        cols[1]
+    } else if chess && mid.width >= board::WIDTH + 30 && mid.height >= board::HEIGHT {
         let cols = Layout::horizontal([Constraint::Length(board::WIDTH), Constraint::Min(0)])
             .spacing(1)
             .split(mid);
         board::render(view, false, s.ascii, latest, cols[0], buf);
-        movelist::render(view, &s.times, 0, cols[1], buf);
+        cols[1]
     } else {
-        movelist::render(view, &s.times, 0, mid, buf);
-    }
+        mid
+    };
+    movelist::render(view, &s.times, 0, moves, buf);
     panels.render(parts[3], buf);
     let foot = match &s.note {
         Some(n) => format!(" read-only · q quits · {n}"),
@@ -279,4 +329,8 @@ fn draw(s: &Shown, area: Rect, buf: &mut Buffer) {
     Line::from(foot)
         .style(Style::new().fg(Color::Gray))
         .render(rows[2], buf);
+    Some(Timed {
+        clocks: [halves[0], halves[1]],
+        moves: Some(moves),
+    })
 }

@@ -67,22 +67,19 @@ pub fn shogi_record(
 ) -> Result<ShogiGameRecord, RecordError> {
     let n = game.ctx().game;
     let r = game.board().shogi().ok_or(RecordError::NotShogi(n))?;
-    let forms = r.record_forms();
-    let moves = forms
+    let moves = r
+        .record_forms()
         .into_iter()
         .enumerate()
-        .map(|(i, (csa, kif))| RecordMove {
-            side: if i % 2 == 0 {
-                start_side(r)
-            } else {
-                start_side(r).other()
-            },
+        .map(|(i, (side, csa, kif))| RecordMove {
+            side,
             csa,
             kif,
+            // The move's time from the log entry of this ply, made by this side.
             time_ms: times
                 .moves
                 .iter()
-                .find(|m| m.ply == i)
+                .find(|m| m.ply == i && m.side == side)
                 .map_or(0, |m| m.time_ms),
         })
         .collect();
@@ -127,15 +124,6 @@ pub fn shogi_record(
             to_move: game.board().side_to_move(),
         }),
     })
-}
-
-/// The side to move at the record's start.
-fn start_side(r: &ShogiRecord) -> Side {
-    if r.start_sfen().split_whitespace().nth(1) == Some("w") {
-        Side::Black
-    } else {
-        Side::White
-    }
 }
 
 /// CSA position lines for an SFEN start: `P1`..`P9`, `P+`/`P-` hands, then `+` or `-`.

@@ -3,11 +3,11 @@
 use std::fmt::Write;
 
 use super::model::{
-    ArchiveSection, DrawOfferRow, IncidentKind, MoveRow, Report, Stamp, TimelineEntry, Version,
-    exact_signed, hms,
+    ArchiveSection, Cites, DrawOfferRow, IncidentKind, MoveRow, Report, Stamp, TimelineEntry,
+    Version, exact_signed, hms,
 };
 use super::svg;
-use crate::core::{Side, timefmt};
+use crate::core::{Side, clause as c, timefmt};
 
 /// Escape text for HTML element content and double- or single-quoted attribute values.
 pub fn escape(s: &str) -> String {
@@ -132,8 +132,8 @@ pub fn parts(r: &Report, rows: usize) -> (String, String) {
     let _ = write!(
         s,
         r#"<div class="version {class}" id="{id}">{}<p>{}</p></div>"#,
-        escape(r.version.title()),
-        escape(r.version.note())
+        escape(&r.version.title(&r.cites)),
+        escape(&r.version.note(&r.cites))
     );
     if !r.warnings.is_empty() {
         s.push_str(r#"<div class="warn"><strong>Problems reading the log:</strong><ul>"#);
@@ -145,7 +145,7 @@ pub fn parts(r: &Report, rows: usize) -> (String, String) {
     declarations(&mut s, r);
     verification(&mut s, r);
     result(&mut s, r);
-    timeline_head(&mut s, rows);
+    timeline_head(&mut s, rows, &r.cites);
     let mut tail = String::new();
     if rows > 0 {
         tail.push_str("</tbody></table>");
@@ -182,6 +182,15 @@ fn declarations(s: &mut String, r: &Report) {
             }
         )
     };
+    let h_operator = r.cites.heading(
+        "Machine operator",
+        &[c::OPERATOR_CHANGE_BETWEEN, c::OPERATOR_FIXED],
+    );
+    let h_team = r.cites.heading("Machine team", &[c::TEAM]);
+    let h_algorithm = r
+        .cites
+        .heading("Internal-clock algorithm", &[c::INTERNAL_CLOCK]);
+    let h_config = r.cites.heading("Configuration SHA-256", &[c::TECHNICAL]);
     let team = if dec.team.is_empty() {
         r#"<span class="none">none declared</span>"#.to_string()
     } else {
@@ -196,10 +205,10 @@ fn declarations(s: &mut String, r: &Report) {
             ),
             ("White", player(&dec.white)),
             ("Black", player(&dec.black)),
-            ("Machine operator (4c, 4d)", escape(&dec.operator)),
-            ("Machine team (9c)", team),
+            (h_operator.as_str(), escape(&dec.operator)),
+            (h_team.as_str(), team),
             (
-                "Internal-clock algorithm (6c)",
+                h_algorithm.as_str(),
                 format!(
                     "{}<br><span class=\"none\">threshold {}; {}</span>",
                     escape(&dec.algorithm.text),
@@ -208,7 +217,7 @@ fn declarations(s: &mut String, r: &Report) {
                 ),
             ),
             (
-                "Configuration SHA-256 (8a)",
+                h_config.as_str(),
                 dec.config_sha256.as_deref().map_or_else(
                     || r#"<span class="none">not declared</span>"#.to_string(),
                     mono,
@@ -296,8 +305,12 @@ fn result(s: &mut String, r: &Report) {
 }
 
 /// The timeline's heading, and its table's head when it has rows.
-fn timeline_head(s: &mut String, rows: usize) {
-    s.push_str(r#"<section id="timeline"><h2>Timeline of machine-related actions (5b)</h2>"#);
+fn timeline_head(s: &mut String, rows: usize, cites: &Cites) {
+    let _ = write!(
+        s,
+        r#"<section id="timeline"><h2>{}</h2>"#,
+        cites.heading("Timeline of machine-related actions", &[c::MACHINE_LOG])
+    );
     s.push_str(
         r#"<p class="sub">Every entry of the log except the moves (which are in the time-per-move table; a move that rejects a draw offer is listed here too).</p>"#,
     );
@@ -327,14 +340,17 @@ pub fn timeline_row(s: &mut String, t: &TimelineEntry) {
 
 fn chart(s: &mut String, r: &Report) {
     s.push_str(r#"<section id="chart"><h2>Clocks</h2>"#);
-    s.push_str(
-        r#"<p class="sub">Each side's remaining time after each of its moves; dashed lines mark the time controls; triangles mark penalties (7c), diamonds clock corrections (6d, 7e).</p><div class="chart">"#,
+    let _ = write!(
+        s,
+        r#"<p class="sub">Each side's remaining time after each of its moves; dashed lines mark the time controls; triangles mark penalties ({}), diamonds clock corrections ({}).</p><div class="chart">"#,
+        r.cites.c(c::WRONG_MOVE_PRESSED),
+        r.cites.list(&[c::OPERATOR_CORRECTION, c::WRONG_ENTRY])
     );
     s.push_str(&svg::chart(&r.chart));
     s.push_str("</div></section>");
 }
 
-fn move_cells(m: Option<&MoveRow>) -> String {
+fn move_cells(m: Option<&MoveRow>, cites: &Cites) -> String {
     match m {
         None => r#"<td></td><td></td><td></td>"#.to_string(),
         Some(m) => {
@@ -342,12 +358,17 @@ fn move_cells(m: Option<&MoveRow>) -> String {
             if let Some(f) = &m.corrected_from {
                 let _ = write!(
                     san,
-                    r#" <span class="bad" title="7c">(executed {}, corrected)</span>"#,
+                    r#" <span class="bad" title="{}">(executed {}, corrected)</span>"#,
+                    cites.c(c::WRONG_MOVE_PRESSED),
                     escape(f)
                 );
             }
             if m.declines_draw {
-                san.push_str(r#" <span class="none">(rejects the draw offer, 9e)</span>"#);
+                let _ = write!(
+                    san,
+                    r#" <span class="none">(rejects the draw offer, {})</span>"#,
+                    cites.c(c::CONSULTATION)
+                );
             }
             format!(
                 r#"<td class="san">{san}</td><td class="num">{}</td><td class="num">{}</td>"#,
@@ -371,22 +392,13 @@ fn moves(s: &mut String, r: &Report) {
         escape(&r.name(Side::White)),
         escape(&r.name(Side::Black))
     );
-    let last = r.moves.iter().map(|m| m.number).max().unwrap_or(0);
-    for n in 1..=last {
-        let w = r
-            .moves
-            .iter()
-            .find(|m| m.number == n && m.side == Side::White);
-        let b = r
-            .moves
-            .iter()
-            .find(|m| m.number == n && m.side == Side::Black);
+    for (n, w, b) in r.move_rows() {
         let period = w.or(b).map_or(1, |m| m.period);
         let _ = write!(
             s,
             r#"<tr><td class="num">{n}</td><td class="num">{period}</td>{}{}</tr>"#,
-            move_cells(w),
-            move_cells(b)
+            move_cells(w, &r.cites),
+            move_cells(b, &r.cites)
         );
     }
     s.push_str("</tbody></table>");
@@ -398,8 +410,14 @@ fn moves(s: &mut String, r: &Report) {
         s.push_str("</ul>");
     }
     if !r.time_items.is_empty() {
-        s.push_str(
-            r#"<h3>Clock lines of their own (6d, 7c, 7e, restart gaps, time controls)</h3><table class="times"><thead><tr><th>Game time</th><th>UTC</th><th>Clock of</th><th>Clause</th><th>What</th><th>Line</th><th class="num">On the clock</th></tr></thead><tbody>"#,
+        let _ = write!(
+            s,
+            r#"<h3>Clock lines of their own ({}, restart gaps, time controls)</h3><table class="times"><thead><tr><th>Game time</th><th>UTC</th><th>Clock of</th><th>Clause</th><th>What</th><th>Line</th><th class="num">On the clock</th></tr></thead><tbody>"#,
+            r.cites.list(&[
+                c::OPERATOR_CORRECTION,
+                c::WRONG_MOVE_PRESSED,
+                c::WRONG_ENTRY
+            ])
         );
         for t in &r.time_items {
             let _ = write!(
@@ -418,7 +436,7 @@ fn moves(s: &mut String, r: &Report) {
     s.push_str("</section>");
 }
 
-fn offer_rows(s: &mut String, o: &DrawOfferRow) {
+fn offer_rows(s: &mut String, o: &DrawOfferRow, cites: &Cites) {
     let mut consult = String::new();
     if o.consultations.is_empty() {
         consult.push_str(r#"<span class="none">none</span>"#);
@@ -445,9 +463,12 @@ fn offer_rows(s: &mut String, o: &DrawOfferRow) {
             "total {}{}",
             escape(&hms(o.consultation_ms)),
             if o.limit_reached {
-                r#" <span class="bad">(ten-minute limit reached, 9e)</span>"#
+                format!(
+                    r#" <span class="bad">(ten-minute limit reached, {})</span>"#,
+                    cites.c(c::CONSULTATION)
+                )
             } else {
-                ""
+                String::new()
             }
         );
     }
@@ -466,15 +487,22 @@ fn offer_rows(s: &mut String, o: &DrawOfferRow) {
 }
 
 fn draw_offers(s: &mut String, r: &Report) {
-    s.push_str(r#"<section id="draw-offers"><h2>Draw offers and consultation (9)</h2>"#);
+    let _ = write!(
+        s,
+        r#"<section id="draw-offers"><h2>{}</h2>"#,
+        r.cites.heading("Draw offers and consultation", &[c::DRAWS])
+    );
     if r.draw_offers.is_empty() {
         none(s, "No draw offers.");
     } else {
-        s.push_str(
-            r#"<table><thead><tr><th>Game time</th><th>UTC</th><th>By</th><th>Clause</th><th>With move</th><th>Justification (9d)</th><th>Consultation (9c, 9e)</th><th>Outcome</th></tr></thead><tbody>"#,
+        let _ = write!(
+            s,
+            r#"<table><thead><tr><th>Game time</th><th>UTC</th><th>By</th><th>Clause</th><th>With move</th><th>{}</th><th>{}</th><th>Outcome</th></tr></thead><tbody>"#,
+            r.cites.heading("Justification", &[c::MACHINE_DRAW_OFFER]),
+            r.cites.heading("Consultation", &[c::TEAM, c::CONSULTATION])
         );
         for o in &r.draw_offers {
-            offer_rows(s, o);
+            offer_rows(s, o, &r.cites);
         }
         s.push_str("</tbody></table>");
     }
@@ -482,7 +510,14 @@ fn draw_offers(s: &mut String, r: &Report) {
 }
 
 fn infractions(s: &mut String, r: &Report) {
-    s.push_str(r#"<section id="infractions"><h2>Operator errors (7b, 7c)</h2>"#);
+    let _ = write!(
+        s,
+        r#"<section id="infractions"><h2>{}</h2>"#,
+        r.cites.heading(
+            "Operator errors",
+            &[c::WRONG_MOVE_NOTIFY, c::WRONG_MOVE_PRESSED]
+        )
+    );
     if r.infractions.is_empty() {
         none(s, "No operator errors.");
     } else {
@@ -521,8 +556,11 @@ fn infractions(s: &mut String, r: &Report) {
 }
 
 fn incidents(s: &mut String, r: &Report) {
-    s.push_str(
-        r#"<section id="incidents"><h2>Technical problems (8a) and power failures (8b)</h2>"#,
+    let _ = write!(
+        s,
+        r#"<section id="incidents"><h2>Technical problems ({}) and power failures ({})</h2>"#,
+        r.cites.c(c::TECHNICAL),
+        r.cites.c(c::POWER_FAILURE)
     );
     if r.incidents.is_empty() {
         none(s, "No technical problems or power failures.");
@@ -583,7 +621,11 @@ fn incidents(s: &mut String, r: &Report) {
 }
 
 fn disputes(s: &mut String, r: &Report) {
-    s.push_str(r#"<section id="disputes"><h2>Disputes and rulings (12)</h2>"#);
+    let _ = write!(
+        s,
+        r#"<section id="disputes"><h2>{}</h2>"#,
+        r.cites.heading("Disputes and rulings", &[c::COMMITTEE])
+    );
     if r.disputes.is_empty() {
         none(s, "No disputes.");
     } else {
@@ -625,7 +667,14 @@ fn disputes(s: &mut String, r: &Report) {
 }
 
 fn parameters(s: &mut String, r: &Report) {
-    s.push_str(r#"<section id="parameters"><h2>Machine parameters (6g, 6l)</h2>"#);
+    let _ = write!(
+        s,
+        r#"<section id="parameters"><h2>{}</h2>"#,
+        r.cites.heading(
+            "Machine parameters",
+            &[c::BEFORE_FIRST_MOVE, c::PARAMETER_CORRECTION]
+        )
+    );
     if r.parameters.is_empty() {
         none(s, "No parameters set or requested.");
     } else {
@@ -676,7 +725,7 @@ fn parameters(s: &mut String, r: &Report) {
     s.push_str("</section>");
 }
 
-fn archive(s: &mut String, a: &ArchiveSection, public: bool) {
+fn archive(s: &mut String, a: &ArchiveSection, public: bool, cites: &Cites) {
     let _ = write!(
         s,
         r#"<h3>{} {} at {} ({} UTC)</h3>"#,
@@ -728,19 +777,25 @@ fn archive(s: &mut String, a: &ArchiveSection, public: bool) {
     if public && a.withheld > 0 {
         let _ = write!(
             s,
-            r#"<p class="withheld">{} item(s) of this entry (per-move engine details, file names and folders) are withheld from the public version (13e).</p>"#,
-            a.withheld
+            r#"<p class="withheld">{} item(s) of this entry (per-move engine details, file names and folders) are withheld from the public version ({}).</p>"#,
+            a.withheld,
+            cites.c(c::CONFIDENTIAL)
         );
     }
 }
 
 fn archives(s: &mut String, r: &Report) {
-    s.push_str(r#"<section id="engine-log"><h2>Machine's log file and program copy (13)</h2>"#);
+    let _ = write!(
+        s,
+        r#"<section id="engine-log"><h2>{}</h2>"#,
+        r.cites
+            .heading("Machine's log file and program copy", &[c::MACHINE_FILES])
+    );
     if r.archives.is_empty() {
         none(s, "No engine log or program copy archived in this log.");
     }
     for a in &r.archives {
-        archive(s, a, r.version == Version::Public);
+        archive(s, a, r.version == Version::Public, &r.cites);
     }
     s.push_str("</section>");
 }

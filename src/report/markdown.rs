@@ -3,10 +3,10 @@
 use std::fmt::Write;
 
 use super::model::{
-    ArchiveSection, DrawOfferRow, IncidentKind, MoveRow, ParameterRow, Report, Stamp,
+    ArchiveSection, Cites, DrawOfferRow, IncidentKind, MoveRow, ParameterRow, Report, Stamp,
     TimelineEntry, Version, exact_signed, hms,
 };
-use crate::core::{Side, timefmt};
+use crate::core::{Side, clause as c, timefmt};
 
 /// Escape text from the log for a Markdown table cell or line: no raw HTML, no table breaks,
 /// no code spans or links, one line.
@@ -50,16 +50,25 @@ fn when(st: &Stamp) -> String {
     }
 }
 
-fn move_cells(m: Option<&MoveRow>) -> [String; 3] {
+fn move_cells(m: Option<&MoveRow>, cites: &Cites) -> [String; 3] {
     match m {
         None => [String::new(), String::new(), String::new()],
         Some(m) => {
             let mut san = escape(&m.san);
             if let Some(f) = &m.corrected_from {
-                let _ = write!(san, " (executed {}, corrected 7c)", escape(f));
+                let _ = write!(
+                    san,
+                    " (executed {}, corrected {})",
+                    escape(f),
+                    cites.c(c::WRONG_MOVE_PRESSED)
+                );
             }
             if m.declines_draw {
-                san.push_str(" (rejects the draw offer, 9e)");
+                let _ = write!(
+                    san,
+                    " (rejects the draw offer, {})",
+                    cites.c(c::CONSULTATION)
+                );
             }
             [
                 san,
@@ -90,7 +99,12 @@ pub fn parts(r: &Report, rows: usize) -> (String, String) {
         escape(&r.match_id),
         r.game
     );
-    let _ = writeln!(s, "**{}.** {}\n", r.version.title(), r.version.note());
+    let _ = writeln!(
+        s,
+        "**{}.** {}\n",
+        r.version.title(&r.cites),
+        r.version.note(&r.cites)
+    );
     if !r.warnings.is_empty() {
         s.push_str("**Problems reading the log:**\n\n");
         for w in &r.warnings {
@@ -101,7 +115,7 @@ pub fn parts(r: &Report, rows: usize) -> (String, String) {
     declarations(&mut s, r);
     verification(&mut s, r);
     result(&mut s, r);
-    timeline_head(&mut s, rows);
+    timeline_head(&mut s, rows, &r.cites);
     let head = std::mem::take(&mut s);
     if rows > 0 {
         s.push('\n');
@@ -128,6 +142,15 @@ fn declarations(s: &mut String, r: &Report) {
                 crate::core::event::PlayerKind::Machine => "machine",
             };
             head(s, &["Item", "Declared"]);
+            let h_operator = r.cites.heading(
+                "Machine operator",
+                &[c::OPERATOR_CHANGE_BETWEEN, c::OPERATOR_FIXED],
+            );
+            let h_team = r.cites.heading("Machine team", &[c::TEAM]);
+            let h_algorithm = r
+                .cites
+                .heading("Internal-clock algorithm", &[c::INTERNAL_CLOCK]);
+            let h_config = r.cites.heading("Configuration SHA-256", &[c::TECHNICAL]);
             let rows = [
                 (
                     "Match / game",
@@ -141,9 +164,9 @@ fn declarations(s: &mut String, r: &Report) {
                     "Black",
                     format!("{} ({})", escape(&dec.black.name), kind(dec.black.kind)),
                 ),
-                ("Machine operator (4c, 4d)", escape(&dec.operator)),
+                (h_operator.as_str(), escape(&dec.operator)),
                 (
-                    "Machine team (9c)",
+                    h_team.as_str(),
                     if dec.team.is_empty() {
                         "none declared".into()
                     } else {
@@ -151,7 +174,7 @@ fn declarations(s: &mut String, r: &Report) {
                     },
                 ),
                 (
-                    "Internal-clock algorithm (6c)",
+                    h_algorithm.as_str(),
                     format!(
                         "{} (threshold {}; {})",
                         escape(&dec.algorithm.text),
@@ -160,7 +183,7 @@ fn declarations(s: &mut String, r: &Report) {
                     ),
                 ),
                 (
-                    "Configuration SHA-256 (8a)",
+                    h_config.as_str(),
                     dec.config_sha256
                         .as_deref()
                         .map_or_else(|| "not declared".to_string(), escape),
@@ -225,8 +248,12 @@ fn result(s: &mut String, r: &Report) {
 }
 
 /// Every machine-related action in order (5b).
-fn timeline_head(s: &mut String, rows: usize) {
-    s.push_str("## Timeline of machine-related actions (5b)\n\n");
+fn timeline_head(s: &mut String, rows: usize, cites: &Cites) {
+    let _ = writeln!(
+        s,
+        "## {}\n",
+        cites.heading("Timeline of machine-related actions", &[c::MACHINE_LOG])
+    );
     if rows == 0 {
         s.push_str("No entries.\n\n");
     } else {
@@ -261,20 +288,11 @@ fn moves(s: &mut String, r: &Report) {
             s,
             &["No.", "Period", &w, "Time", "Left", &b, "Time", "Left"],
         );
-        let last = r.moves.iter().map(|m| m.number).max().unwrap_or(0);
-        for n in 1..=last {
-            let wm = r
-                .moves
-                .iter()
-                .find(|m| m.number == n && m.side == Side::White);
-            let bm = r
-                .moves
-                .iter()
-                .find(|m| m.number == n && m.side == Side::Black);
+        for (n, wm, bm) in r.move_rows() {
             let period = wm.or(bm).map_or(1, |m| m.period);
             let mut cells = vec![n.to_string(), period.to_string()];
-            cells.extend(move_cells(wm));
-            cells.extend(move_cells(bm));
+            cells.extend(move_cells(wm, &r.cites));
+            cells.extend(move_cells(bm, &r.cites));
             row(s, &cells);
         }
         s.push('\n');
@@ -293,7 +311,15 @@ fn times(s: &mut String, r: &Report) {
         s.push('\n');
     }
     if !r.time_items.is_empty() {
-        s.push_str("### Clock lines of their own (6d, 7c, 7e, restart gaps, time controls)\n\n");
+        let _ = writeln!(
+            s,
+            "### Clock lines of their own ({}, restart gaps, time controls)\n",
+            r.cites.list(&[
+                c::OPERATOR_CORRECTION,
+                c::WRONG_MOVE_PRESSED,
+                c::WRONG_ENTRY
+            ])
+        );
         head(
             s,
             &["When", "Clock of", "Clause", "What", "Line", "On the clock"],
@@ -337,7 +363,11 @@ fn clock_notes(s: &mut String, r: &Report) {
 
 /// Draw offers with their consultation (9c, 9d, 9e) and outcome.
 fn draw_offers(s: &mut String, r: &Report) {
-    s.push_str("## Draw offers and consultation (9)\n\n");
+    let _ = writeln!(
+        s,
+        "## {}\n",
+        r.cites.heading("Draw offers and consultation", &[c::DRAWS])
+    );
     if r.draw_offers.is_empty() {
         s.push_str("No draw offers.\n\n");
     } else {
@@ -348,8 +378,8 @@ fn draw_offers(s: &mut String, r: &Report) {
                 "By",
                 "Clause",
                 "With move",
-                "Justification (9d)",
-                "Consultation (9c, 9e)",
+                &r.cites.heading("Justification", &[c::MACHINE_DRAW_OFFER]),
+                &r.cites.heading("Consultation", &[c::TEAM, c::CONSULTATION]),
                 "Outcome",
             ],
         );
@@ -399,7 +429,14 @@ fn consultation(o: &DrawOfferRow) -> String {
 
 /// Operator errors (7b, 7c).
 fn infractions(s: &mut String, r: &Report) {
-    s.push_str("## Operator errors (7b, 7c)\n\n");
+    let _ = writeln!(
+        s,
+        "## {}\n",
+        r.cites.heading(
+            "Operator errors",
+            &[c::WRONG_MOVE_NOTIFY, c::WRONG_MOVE_PRESSED]
+        )
+    );
     if r.infractions.is_empty() {
         s.push_str("No operator errors.\n\n");
     } else {
@@ -445,7 +482,12 @@ fn infractions(s: &mut String, r: &Report) {
 
 /// Technical problems (8a) and power failures (8b), with their durations.
 fn incidents(s: &mut String, r: &Report) {
-    s.push_str("## Technical problems (8a) and power failures (8b)\n\n");
+    let _ = writeln!(
+        s,
+        "## Technical problems ({}) and power failures ({})\n",
+        r.cites.c(c::TECHNICAL),
+        r.cites.c(c::POWER_FAILURE)
+    );
     if r.incidents.is_empty() {
         s.push_str("No technical problems or power failures.\n\n");
     }
@@ -486,7 +528,11 @@ fn incidents(s: &mut String, r: &Report) {
 
 /// Disputes and rulings (12).
 fn disputes(s: &mut String, r: &Report) {
-    s.push_str("## Disputes and rulings (12)\n\n");
+    let _ = writeln!(
+        s,
+        "## {}\n",
+        r.cites.heading("Disputes and rulings", &[c::COMMITTEE])
+    );
     if r.disputes.is_empty() {
         s.push_str("No disputes.\n\n");
     }
@@ -512,7 +558,14 @@ fn disputes(s: &mut String, r: &Report) {
 
 /// Machine parameters set (6g) or corrections requested (6l).
 fn parameters(s: &mut String, r: &Report) {
-    s.push_str("## Machine parameters (6g, 6l)\n\n");
+    let _ = writeln!(
+        s,
+        "## {}\n",
+        r.cites.heading(
+            "Machine parameters",
+            &[c::BEFORE_FIRST_MOVE, c::PARAMETER_CORRECTION]
+        )
+    );
     if r.parameters.is_empty() {
         s.push_str("No parameters set or requested.\n\n");
     } else {
@@ -578,15 +631,20 @@ fn decision(p: &ParameterRow) -> String {
 
 /// The machine's log file and program copy (13).
 fn archives(s: &mut String, r: &Report) {
-    s.push_str("## Machine's log file and program copy (13)\n\n");
+    let _ = writeln!(
+        s,
+        "## {}\n",
+        r.cites
+            .heading("Machine's log file and program copy", &[c::MACHINE_FILES])
+    );
     if r.archives.is_empty() {
         s.push_str("No engine log or program copy archived in this log.\n\n");
     }
     for a in &r.archives {
-        archive(s, a, r.version == Version::Public);
+        archive(s, a, r.version == Version::Public, &r.cites);
     }
 }
-fn archive(s: &mut String, a: &ArchiveSection, public: bool) {
+fn archive(s: &mut String, a: &ArchiveSection, public: bool, cites: &Cites) {
     let _ = writeln!(
         s,
         "### {} ({}) at {}\n",
@@ -638,8 +696,9 @@ fn archive(s: &mut String, a: &ArchiveSection, public: bool) {
         let _ = writeln!(
             s,
             "- {} item(s) of this entry (per-move engine details, file names and folders) \
-             are withheld from the public version (13e).",
-            a.withheld
+             are withheld from the public version ({}).",
+            a.withheld,
+            cites.c(c::CONFIDENTIAL)
         );
     }
     s.push('\n');

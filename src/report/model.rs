@@ -64,26 +64,37 @@ pub enum Version {
 }
 
 impl Version {
-    pub fn title(self) -> &'static str {
+    /// The version's title, citing the game's own numbers (`cites`).
+    pub fn title(self, cites: &Cites) -> String {
+        use crate::core::clause as c;
         match self {
-            Version::Committee => "Committee version (confidential: rule 13e)",
-            Version::Public => "Public version (rule 5b release)",
+            Version::Committee => format!(
+                "Committee version (confidential: rule {})",
+                cites.c(c::CONFIDENTIAL)
+            ),
+            Version::Public => format!("Public version (rule {} release)", cites.c(c::MACHINE_LOG)),
         }
     }
-    pub fn note(self) -> &'static str {
+    /// What the version holds and who may see it, citing the game's own numbers.
+    pub fn note(self, cites: &Cites) -> String {
+        use crate::core::clause as c;
         match self {
-            Version::Committee => {
+            Version::Committee => format!(
                 "This version includes the engine-log contents (per-move engine details, file \
-                 names and digests), which rule 13e keeps confidential to the arbiter and the Arbitration \
-                 and Rules Committee. Do not release it."
-            }
-            Version::Public => {
-                "This is the public release of the log of machine-related actions (rule 5b). The \
+                 names and digests), which rule {} keeps confidential to the arbiter and the Arbitration \
+                 and Rules Committee. Do not release it.",
+                cites.c(c::CONFIDENTIAL)
+            ),
+            Version::Public => format!(
+                "This is the public release of the log of machine-related actions (rule {}). The \
                  engine-log contents (per-move engine details) and the names and folders of the \
-                 files handed over are left out: rule 13e keeps them confidential to the arbiter \
-                 and the committee (13d: the program copy too). Each copy is shown by its SHA-256 \
-                 digest and size, which anyone given the file can check."
-            }
+                 files handed over are left out: rule {} keeps them confidential to the arbiter \
+                 and the committee ({}: the program copy too). Each copy is shown by its SHA-256 \
+                 digest and size, which anyone given the file can check.",
+                cites.c(c::MACHINE_LOG),
+                cites.c(c::CONFIDENTIAL),
+                cites.c(c::PROGRAM_COPY)
+            ),
         }
     }
 }
@@ -123,7 +134,8 @@ pub struct MoveRow {
     pub stamp: Stamp,
     /// 0-based ply.
     pub ply: usize,
-    /// Move number (1-based, per side).
+    /// The side's moves played in this game, this one included (1-based): what rule 3's time
+    /// control counts. The number shown is [`Report::numbering`]'s (from the FEN's fullmove).
     pub number: u32,
     pub side: Side,
     pub san: String,
@@ -205,6 +217,12 @@ pub struct Chart {
     pub max_ms: i64,
     /// Largest move number to show.
     pub max_move: u32,
+    /// The clause the legend's penalty cites (7c, or the game's own number).
+    #[serde(skip)]
+    pub penalty_clause: String,
+    /// The clause whose moves the x axis counts (3, or the game's own number).
+    #[serde(skip)]
+    pub moves_clause: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -364,6 +382,8 @@ pub struct Report {
     pub declared: Option<Declared>,
     pub verification: Verification,
     pub timeline: Vec<TimelineEntry>,
+    /// How the moves are numbered: the game's one numbering (from the FEN's fullmove number).
+    pub numbering: crate::core::board::Numbering,
     pub moves: Vec<MoveRow>,
     /// Clock lines of their own, in log order (6d, 7c, 7e, restart gaps, periods).
     pub time_items: Vec<TimeRow>,
@@ -379,6 +399,53 @@ pub struct Report {
     pub result: Option<ResultRow>,
     /// Problems met while reading the log (the report is made anyway).
     pub warnings: Vec<String>,
+    /// The game's own numbers for the clauses the headings cite (the profile's article map).
+    #[serde(skip_serializing_if = "Cites::is_empty")]
+    pub cites: Cites,
+}
+
+/// What a game's rules number each clause the kit names, from its profile's article map
+/// (`[articles]`): only where they differ from the 2003 numbers (empty for a chess profile).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Cites(BTreeMap<String, String>);
+
+impl Cites {
+    /// The map of a profile.
+    pub fn of(p: &Profile) -> Cites {
+        Cites(
+            crate::core::articles::CLAUSES
+                .iter()
+                .filter(|(_, n, _)| p.cite(n) != *n)
+                .map(|(_, n, _)| (n.to_string(), p.cite(n).to_string()))
+                .collect(),
+        )
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The game's number for the 2003 clause `clause`.
+    pub fn c<'a>(&'a self, clause: &'a str) -> &'a str {
+        self.0.get(clause).map_or(clause, String::as_str)
+    }
+
+    /// A heading citing the game's numbers for `clauses`: `Machine operator (4c, 4d)`.
+    pub fn heading(&self, text: &str, clauses: &[&str]) -> String {
+        format!("{text} ({})", self.list(clauses))
+    }
+
+    /// The game's numbers for several clauses, each once, joined by `, ` (`4c, 4d`; `4.3`).
+    pub fn list(&self, clauses: &[&str]) -> String {
+        let mut out: Vec<&str> = Vec::new();
+        for c in clauses {
+            let a = self.c(c);
+            if !out.contains(&a) {
+                out.push(a);
+            }
+        }
+        out.join(", ")
+    }
 }
 
 impl Report {
@@ -390,6 +457,27 @@ impl Report {
                 Side::Black => d.declarations.black.name.clone(),
             })
             .unwrap_or_else(|| side.to_string())
+    }
+
+    /// The rows of the moves table, numbered as everywhere else ([`Report::numbering`]): each
+    /// number with White's move and Black's (a start with Black to move opens with a row that
+    /// has Black's move only).
+    pub fn move_rows(&self) -> Vec<(u32, Option<&MoveRow>, Option<&MoveRow>)> {
+        let mut out: Vec<(u32, Option<&MoveRow>, Option<&MoveRow>)> = Vec::new();
+        for m in &self.moves {
+            let n = self.numbering.number(m.ply);
+            match out.last_mut() {
+                Some(row) if row.0 == n => match m.side {
+                    Side::White => row.1 = Some(m),
+                    Side::Black => row.2 = Some(m),
+                },
+                _ => out.push(match m.side {
+                    Side::White => (n, Some(m), None),
+                    Side::Black => (n, None, Some(m)),
+                }),
+            }
+        }
+        out
     }
 }
 
@@ -445,7 +533,7 @@ impl TimeRow {
                 exact_signed(self.time_ms)
             ),
             ItemKind::GapWaived => format!("none ({} given back)", exact_signed(self.time_ms)),
-            ItemKind::GapCharged => {
+            ItemKind::GapCharged | ItemKind::VoidedStop => {
                 format!("none ({} in the move's time)", exact_signed(self.time_ms))
             }
             _ => signed_hms(self.clock_ms),
@@ -462,6 +550,7 @@ impl TimeRow {
             ItemKind::GapCharged => "restart gap charged",
             ItemKind::Increment => "increment",
             ItemKind::Period => "time control",
+            ItemKind::VoidedStop => "voided stop",
             ItemKind::Other => "other",
         }
     }
@@ -521,6 +610,8 @@ struct Builder {
     open_info: Option<Stamp>,
     /// The side that moves first in the start position (numbering: `1...` when Black).
     first: Side,
+    /// How the moves are numbered ([`crate::core::board::Numbering`]).
+    numbering: crate::core::board::Numbering,
     /// The rows each take-back removed, by its entry (a void of it puts them back, rule 1).
     taken: BTreeMap<u64, Vec<MoveRow>>,
 }
@@ -628,6 +719,8 @@ fn empty_chart() -> Chart {
         marks: Vec::new(),
         max_ms: 0,
         max_move: 0,
+        penalty_clause: crate::core::clause::WRONG_MOVE_PRESSED.to_string(),
+        moves_clause: crate::core::clause::TIME_CONTROL.to_string(),
     }
 }
 
@@ -772,6 +865,7 @@ impl Builder {
                 verification.clone()
             },
             timeline: Vec::new(),
+            numbering: crate::core::board::Numbering::default(),
             moves: Vec::new(),
             time_items: Vec::new(),
             totals: Vec::new(),
@@ -784,6 +878,7 @@ impl Builder {
             archives: Vec::new(),
             result: None,
             warnings: Vec::new(),
+            cites: Cites::default(),
         };
         Builder {
             public,
@@ -804,6 +899,7 @@ impl Builder {
             open_info: None,
             taken: BTreeMap::new(),
             first: Side::White,
+            numbering: crate::core::board::Numbering::default(),
         }
     }
 
@@ -832,8 +928,21 @@ impl Builder {
                 });
                 match Game::from_opening(o) {
                     Ok(g) => {
+                        self.report.cites = Cites::of(g.profile());
+                        self.report.chart.penalty_clause = self
+                            .report
+                            .cites
+                            .c(crate::core::clause::WRONG_MOVE_PRESSED)
+                            .to_string();
+                        self.report.chart.moves_clause = self
+                            .report
+                            .cites
+                            .c(crate::core::clause::TIME_CONTROL)
+                            .to_string();
                         profile = Some(g.profile().clone());
                         self.first = g.board().first_side();
+                        self.numbering = g.board().numbering();
+                        self.report.numbering = self.numbering;
                         self.game = Some(g);
                     }
                     Err(m) => self.report.warnings.push(format!("entry 0: {m}")),
@@ -879,7 +988,7 @@ impl Builder {
 
     /// Ply `ply` numbered as the PGN numbers it (from the side that moves first).
     fn numbered(&self, ply: usize, san: &str) -> String {
-        crate::report::times::numbered_from(self.first, ply, san)
+        self.numbering.numbered(ply, san)
     }
 
     fn moves_of(&self, side: Side) -> u32 {
@@ -980,7 +1089,8 @@ impl Builder {
             K::DisputeRaised { .. } | K::RulingGiven { .. } => self.describe_dispute(e),
             K::Note { text } => format!("note: {text}"),
             K::OwedMoveReleased { san, reason } => format!(
-                "7b: the arbiter released the owed machine move {san} (another move may be entered): {reason}"
+                "{}: the arbiter released the owed machine move {san} (another move may be entered): {reason}",
+                self.report.cites.c(crate::core::clause::WRONG_MOVE_NOTIFY)
             ),
             K::ResetWindowEnded { window_ms } => format!(
                 "the {} reset window ended with no reset reported: the arbiter may restart the machine's clock",
@@ -991,7 +1101,8 @@ impl Builder {
                 reported_at,
                 threshold_ms,
             } => format!(
-                "the machine's move was entered with the 6c correction owed since {} (internal clock off by {} ms, threshold {} ms) not made: for the arbiter to decide",
+                "the machine's move was entered with the {} correction owed since {} (internal clock off by {} ms, threshold {} ms) not made: for the arbiter to decide",
+                self.report.cites.c(crate::core::clause::INTERNAL_CLOCK),
                 crate::core::timefmt::clock(i64::try_from(*reported_at).unwrap_or(i64::MAX)),
                 diff_ms,
                 threshold_ms

@@ -38,6 +38,11 @@ pub struct PgnGame {
     /// The start position when it is not the initial one (`[SetUp "1"]` and `[FEN …]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fen: Option<String>,
+    /// How the moves are numbered: the game's one numbering
+    /// ([`crate::core::board::Numbering`]), from the FEN's fullmove number as the PGN standard
+    /// requires with a `[FEN]` tag.
+    #[serde(default)]
+    pub numbering: crate::core::board::Numbering,
     pub moves: Vec<PgnMove>,
     /// Comments after the last move (before the result).
     #[serde(default)]
@@ -153,14 +158,6 @@ pub fn write_pgn(game: &PgnGame) -> String {
         tags.push(("SetUp", "1"));
         tags.push(("FEN", f));
     }
-    // A start with Black to move numbers its moves from the FEN's move number, Black's first.
-    let mut fields = game.fen.as_deref().unwrap_or("").split(' ').skip(1);
-    let black_first = usize::from(fields.next() == Some("b"));
-    let first_number = fields
-        .nth(3)
-        .and_then(|n| n.parse::<usize>().ok())
-        .unwrap_or(1)
-        .max(1);
     for (name, value) in &game.extra {
         tags.push((name, value));
     }
@@ -176,18 +173,13 @@ pub fn write_pgn(game: &PgnGame) -> String {
         line: String::new(),
     };
     for (i, m) in game.moves.iter().enumerate() {
-        let number = (i + black_first) / 2 + first_number;
         for c in &m.before {
             for t in comment(c).split(' ') {
                 w.token(t);
             }
         }
         // Every move is followed by a comment, so Black's moves repeat the number.
-        w.token(&if (i + black_first) % 2 == 0 {
-            format!("{number}.")
-        } else {
-            format!("{number}...")
-        });
+        w.token(&game.numbering.label(i));
         w.token(&m.san.split_whitespace().collect::<String>());
         w.token(&format!(
             "{{[%clk {}] [%emt {}]}}",
@@ -246,6 +238,7 @@ mod tests {
             time_control: "40/7200:20/3600:1800".to_owned(),
             termination: Some("normal".to_owned()),
             fen: None,
+            numbering: Default::default(),
             moves,
             trailing: Vec::new(),
             extra: Vec::new(),

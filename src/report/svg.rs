@@ -1,5 +1,7 @@
 //! The clock chart as inline SVG: both sides' remaining time after each of their moves, the
-//! time-control lines (e.g. after moves 40 and 60), and the penalties and clock corrections.
+//! time-control lines (e.g. after moves 40 and 60), and the penalties and clock corrections. The
+//! x axis counts the moves each side played in this game (what rule 3 counts), not the
+//! scoresheet numbers of a game started from a FEN.
 //! A pure function of [`Chart`]; no script, no external assets.
 use std::fmt::Write;
 
@@ -98,9 +100,10 @@ pub fn chart(c: &Chart) -> String {
     }
     let _ = write!(
         s,
-        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle">move number</text>"##,
+        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle">moves played in this game (rule {})</text>"##,
         LEFT + w / 2.0,
-        HEIGHT - 6.0
+        HEIGHT - 6.0,
+        escape(&c.moves_clause)
     );
     let _ = write!(
         s,
@@ -112,7 +115,7 @@ pub fn chart(c: &Chart) -> String {
         let xx = x(f64::from(*p));
         let _ = write!(
             s,
-            r##"<line class="period-line" data-move="{p}" x1="{xx:.1}" y1="{TOP}" x2="{xx:.1}" y2="{:.1}" stroke="{PERIOD}" stroke-dasharray="5 4"/><text x="{:.1}" y="{:.1}" fill="{PERIOD}">move {p}</text>"##,
+            r##"<line class="period-line" data-move="{p}" x1="{xx:.1}" y1="{TOP}" x2="{xx:.1}" y2="{:.1}" stroke="{PERIOD}" stroke-dasharray="5 4"/><text x="{:.1}" y="{:.1}" fill="{PERIOD}">{p} moves</text>"##,
             TOP + h,
             xx + 3.0,
             TOP + h - 6.0
@@ -193,7 +196,7 @@ pub fn chart(c: &Chart) -> String {
     }
     let _ = write!(
         s,
-        r##"<polygon points="{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}" fill="{PENALTY}"/><text x="{:.1}" y="{:.1}">penalty (7c)</text>"##,
+        r##"<polygon points="{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}" fill="{PENALTY}"/><text x="{:.1}" y="{:.1}">penalty ({})</text>"##,
         lx + 6.0,
         ly - 6.0,
         lx,
@@ -201,7 +204,8 @@ pub fn chart(c: &Chart) -> String {
         lx + 12.0,
         ly + 5.0,
         lx + 16.0,
-        ly + 4.0
+        ly + 4.0,
+        escape(&c.penalty_clause)
     );
     lx += 100.0;
     let _ = write!(

@@ -72,6 +72,9 @@ pub enum ItemKind {
     Increment,
     /// The next period's time added (or removed again by a take-back), 3.
     Period,
+    /// Rule 1: a voided stop (or resume) of the clocks: the clock ran through it after all (or
+    /// did not), and that time is the move's, as if the voided entry had never been made.
+    VoidedStop,
     /// A clock jump at an entry that explains none of the above (named by the entry's kind).
     Other,
 }
@@ -168,6 +171,8 @@ struct Ledger {
     game: Option<Game>,
     /// The side that moves first in the start position ([`crate::core::board::Board::first_side`]).
     first: Side,
+    /// How the moves are numbered ([`crate::core::board::Numbering`]).
+    numbering: crate::core::board::Numbering,
     /// Each take-back's effect, by its entry.
     taken: std::collections::BTreeMap<usize, TakenBack>,
     moves: Vec<MoveTime>,
@@ -210,8 +215,6 @@ fn moves_pressed(
     let mine = (standing + moved_first) / 2;
     mine + pressed[side.index()].len()
 }
-
-pub use crate::core::view::numbered_from;
 
 fn side_name(s: Side) -> String {
     s.to_string()
@@ -313,7 +316,7 @@ impl Ledger {
             self.pending[side.index()] += t;
             let names: Vec<String> = mine
                 .iter()
-                .map(|m| numbered_from(self.first, m.ply, &m.san))
+                .map(|m| self.numbering.numbered(m.ply, &m.san))
                 .collect();
             let text = format!(
                 "{} taken back: {} time ({}) stays on {}'s clock and counts in {}'s next move",
@@ -390,10 +393,23 @@ impl Ledger {
                 ItemKind::Period,
                 (d, 0),
                 format!(
-                    "the next period's time added to {}'s clock at its move {n}",
-                    side_name(side)
+                    "the next period's time added to {}'s clock at its move {}",
+                    side_name(side),
+                    self.shown_number(side, n)
                 ),
             );
+        }
+    }
+
+    /// `side`'s `n`-th move of this game (rule 3 counts these) as the scoresheet numbers it: `n`
+    /// itself when the numbering agrees, else `62 (40 moves played in this game)`.
+    fn shown_number(&self, side: Side, n: usize) -> String {
+        let ply = (n.max(1) - 1) * 2 + usize::from(side != self.first);
+        let shown = self.numbering.number(ply);
+        if usize::try_from(shown).is_ok_and(|s| s == n) {
+            n.to_string()
+        } else {
+            format!("{shown} ({n} moves played in this game)")
         }
     }
 
@@ -564,7 +580,7 @@ impl Ledger {
                     ),
                 }
             }
-            EventKind::EntryVoided { seq, .. } => {
+            EventKind::EntryVoided { seq, kind, .. } => {
                 // Rule 1: the voided entry's clock lines go, and the clock's return at the void
                 // is theirs undone, not a change of its own; a voided take-back's moves stand
                 // again.
@@ -582,6 +598,32 @@ impl Ledger {
                 });
                 for s in Side::BOTH {
                     delta[s.index()] += undone[s.index()];
+                }
+                // What is left is the clock's own run that the voided entry had stopped (or
+                // started): the time belongs to the move under way, not a line of its own.
+                let what = kind.replace('_', " ");
+                for s in Side::BOTH {
+                    let d = std::mem::take(&mut delta[s.index()]);
+                    if d == 0 {
+                        continue;
+                    }
+                    self.pending[s.index()] -= d;
+                    let (ran, verb) = if d < 0 {
+                        (-d, "ran through it after all")
+                    } else {
+                        (d, "did not run after all")
+                    };
+                    self.item(
+                        i,
+                        e,
+                        Some(s),
+                        ItemKind::VoidedStop,
+                        (0, if d < 0 { ran } else { -ran }),
+                        format!(
+                            "entry #{seq} ({what}) voided: {}'s clock {verb}, counted in its move",
+                            side_name(s)
+                        ),
+                    );
                 }
             }
             EventKind::ClockStarted { side } => self.turn_begins(*side),
@@ -710,6 +752,7 @@ impl Default for TimesStream {
                 changed: None,
                 game: None,
                 first: Side::White,
+                numbering: crate::core::board::Numbering::default(),
                 taken: std::collections::BTreeMap::new(),
                 moves: Vec::new(),
                 items: Vec::new(),
@@ -740,6 +783,7 @@ impl TimesStream {
                         l.turn_clock = l.budget;
                         l.time_clause = g.profile().time_control.clause.clone();
                         l.first = g.board().first_side();
+                        l.numbering = g.board().numbering();
                         l.game = Some(g);
                     }
                     Err(m) => l.not_replayed = Some(format!("entry 0: {m}")),

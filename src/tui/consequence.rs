@@ -70,9 +70,7 @@ pub fn plain(e: &Event, game: &Game, at: Ms) -> String {
             let list: Vec<String> = moves[from..]
                 .iter()
                 .enumerate()
-                .map(|(i, m)| {
-                    crate::core::view::numbered_from(game.board().first_side(), from + i, &m.san)
-                })
+                .map(|(i, m)| game.board().numbering().numbered(from + i, &m.san))
                 .collect();
             format!("{} will be taken back", list.join(" "))
         }
@@ -257,9 +255,18 @@ pub fn consequence(
     game: &Game,
     measured: Option<(Ms, Side)>,
 ) -> Result<String, Refusal> {
-    if let Command::HandOverFiles { copies, program } = cmd {
+    if let Command::HandOverFiles {
+        copies,
+        program,
+        side,
+    } = cmd
+    {
+        // Which program's log: a side's own (a game between two programs), or the machine's.
+        let whose = side.map_or("the machine's log".to_string(), |s| {
+            format!("{}'s program's log", game.side_label(s))
+        });
         return Ok(format!(
-            "{} cop{} of the machine's log{} examined, stored and recorded (13a{})",
+            "{} cop{} of {whose}{} examined, stored and recorded ({}{})",
             copies.len(),
             if copies.len() == 1 { "y" } else { "ies" },
             if program.is_some() {
@@ -267,7 +274,12 @@ pub fn consequence(
             } else {
                 " are"
             },
-            if program.is_some() { ", 13d" } else { "" }
+            game.cites(crate::core::clause::ENGINE_LOG),
+            if program.is_some() {
+                format!(", {}", game.cites(crate::core::clause::PROGRAM_COPY))
+            } else {
+                String::new()
+            }
         ));
     }
     let cmd = match (cmd, measured) {

@@ -43,15 +43,19 @@ impl LogMark {
     }
 }
 
-/// The state the last whole frame was drawn from, and where its time-dependent widgets are.
+/// The view the last whole frame was drawn from, and where its time-dependent widgets are.
 struct Memo {
     area: Rect,
     view: View,
+    timed: Timed,
+}
+
+/// The Board UI's state beside the view at the last whole frame.
+struct BoardMemo {
     /// The screen state without its log ([`LogMark`] stands for it).
     ui: UiState,
     log: LogMark,
     status: Status,
-    timed: Timed,
 }
 
 /// A time-dependent widget's area: what the terminal shows there, and the next tick's drawing.
@@ -67,6 +71,7 @@ struct Part {
 pub struct Painter {
     shown: Buffer,
     memo: Option<Memo>,
+    board: Option<BoardMemo>,
     /// The clocks' and the move list's areas as shown, and the buffer a tick draws them into.
     parts: Vec<Part>,
     /// Whole frames and frames drawn in part since the start (for tests and the bench's notes).
@@ -88,6 +93,7 @@ fn same_but_time(then: &View, now: &View) -> bool {
         plies,
         last_moves,
         first,
+        numbering,
         fen,
         shogi,
         last_move,
@@ -128,6 +134,7 @@ fn same_but_time(then: &View, now: &View) -> bool {
         && *to_move == then.to_move
         && *plies == then.plies
         && *first == then.first
+        && *numbering == then.numbering
         && *in_check == then.in_check
         && clocks
             .iter()
@@ -205,6 +212,7 @@ impl Painter {
         Painter {
             shown: Buffer::empty(area),
             memo: None,
+            board: None,
             parts: Vec::new(),
             whole: 0,
             partial: 0,
@@ -232,21 +240,53 @@ impl Painter {
         ui: &mut UiState,
         status: &Status,
     ) -> Result<(), B::Error> {
+        let same = match &self.board {
+            Some(m) => m.status == *status && m.log == LogMark::of(&ui.log) && same_ui(&m.ui, ui),
+            None => false,
+        };
+        let whole = self.whole;
+        let screen: &UiState = ui;
+        self.paint_screen(
+            backend,
+            Some(view),
+            same,
+            |area, buf| render_frame(view, screen, status, area, buf),
+            |which, r, buf| render_timed(view, screen, which, r, buf),
+        )?;
+        if self.whole != whole {
+            self.board = Some(BoardMemo {
+                ui: ui_without_log(ui),
+                log: LogMark::of(&ui.log),
+                status: status.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Bring the terminal to a screen drawn from `view` (the Board UI's, or the display's: issue
+    /// 24; `None`: no game to show), writing only changed cells. `same` says that all the screen
+    /// shows besides `view` is as at the last whole frame; then, when `view` differs from that
+    /// frame's only in the time,
+    /// `timed` draws again only the time-dependent widgets (`Some(i)`: clock `i`; `None`: the
+    /// move list's "this move" row) in their areas. Otherwise `whole` draws the whole frame and
+    /// says where those widgets are (`None`: something covers them, the next frame is whole).
+    pub fn paint_screen<B: Backend>(
+        &mut self,
+        backend: &mut B,
+        view: Option<&View>,
+        same: bool,
+        whole: impl FnOnce(Rect, &mut Buffer) -> Option<Timed>,
+        mut timed: impl FnMut(Option<usize>, Rect, &mut Buffer),
+    ) -> Result<(), B::Error> {
         let area = self.shown.area;
-        let timed = match &self.memo {
-            Some(m)
-                if m.area == area
-                    && m.status == *status
-                    && m.log == LogMark::of(&ui.log)
-                    && same_ui(&m.ui, ui)
-                    && same_but_time(&m.view, view) =>
-            {
-                Some(m.timed)
+        let kept = match (&self.memo, view) {
+            (Some(m), Some(view)) if same && m.area == area && same_but_time(&m.view, view) => {
+                Some((m.timed, view))
             }
             _ => None,
         };
-        match timed {
-            Some(t) => {
+        match kept {
+            Some((t, view)) => {
                 self.partial += 1;
                 let parts = [(Some(0), t.clocks[0]), (Some(1), t.clocks[1])]
                     .into_iter()
@@ -291,7 +331,7 @@ impl Painter {
                         part.clock = now.cloned();
                     }
                     part.next.reset();
-                    render_timed(view, ui, which, r, &mut part.next);
+                    timed(which, r, &mut part.next);
                     let mut rows = Vec::new();
                     let changed = part.prev.diff(&part.next);
                     for (_, y, _) in &changed {
@@ -313,15 +353,12 @@ impl Painter {
             None => {
                 self.whole += 1;
                 let mut next = Buffer::empty(area);
-                let timed = render_frame(view, ui, status, area, &mut next);
+                let timed = whole(area, &mut next);
                 backend.draw(self.shown.diff(&next).into_iter())?;
                 self.shown = next;
                 self.parts.clear();
-                self.memo = timed.map(|timed| Memo {
+                self.memo = timed.zip(view).map(|(timed, view)| Memo {
                     area,
-                    ui: ui_without_log(ui),
-                    log: LogMark::of(&ui.log),
-                    status: status.clone(),
                     view: view.clone(),
                     timed,
                 });

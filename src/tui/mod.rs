@@ -7,6 +7,7 @@
 pub mod backoff; // the wait after failed passphrases (issue 19)
 pub mod board;
 pub mod consequence;
+pub mod countersign; // issue 19: what each camp is asked to countersign
 pub mod describe;
 pub mod frame; // what reaches the terminal: whole frames, or only the clocks (issue 25)
 pub mod keys;
@@ -51,11 +52,17 @@ pub fn now_ms(origin: Instant, offset_ms: u64) -> Ms {
 /// Run the Board UI until the user quits. `now = offset_ms + origin.elapsed()`; `status` is asked
 /// for the log's state before each frame; `notice` is shown in the message line at start.
 /// The terminal is restored on return and on panic (ratatui's hook).
-/// The shell's hand-over of rule 13 on the Board UI (`:arbiter archive COPY COPY … [program
-/// FILE]`): examine and store the files, record the entries through the session; returns what was
-/// recorded and the summary, or the refusal.
-pub type HandOver<'a> =
-    dyn FnMut(&mut Session, &[String], Option<&str>) -> Result<(Vec<Event>, String), String> + 'a;
+/// The shell's hand-over of rule 13 on the Board UI (`:arbiter archive [--side SIDE] COPY COPY …
+/// [program FILE]`): examine and store the files (with a side, that side's program's own log),
+/// record the entries through the session; returns what was recorded and the summary, or the
+/// refusal.
+pub type HandOver<'a> = dyn FnMut(
+        &mut Session,
+        &[String],
+        Option<&str>,
+        Option<crate::core::Side>,
+    ) -> Result<(Vec<Event>, String), String>
+    + 'a;
 
 pub fn run(
     session: &mut Session,
@@ -116,6 +123,10 @@ struct Hooks<'s, 'h, 'a> {
     authority: &'a Authority<'a>,
 }
 
+/// What the status depended on when it was asked for: entries, the storage's count of changes
+/// seen outside this process, events handled.
+type StatusAsked = (usize, Option<u64>, u64);
+
 fn run_loop(
     terminal: &mut ratatui::DefaultTerminal,
     session: &mut Session,
@@ -150,6 +161,9 @@ fn run_loop(
         frame::Painter::new(ratatui::layout::Rect::new(0, 0, size.width, size.height));
     // The view is rebuilt only after an entry; a tick only retimes it.
     let mut views = frame::Views::default();
+    // Events taken so far, and the status last asked for with what it depended on.
+    let mut handled: u64 = 0;
+    let mut asked: Option<(StatusAsked, Option<String>, Status)> = None;
     loop {
         // A suspend of the machine: the monotonic clock stood still while the wall clock went on.
         // Real time passed for the players; the clock catches up and the arbiter rules on it as
@@ -181,7 +195,13 @@ fn run_loop(
             // At the screen's tick, once a second (a tick may come a little early).
             && beat.is_none_or(|b| b.elapsed() >= std::time::Duration::from_millis(900))
         {
-            session.storage.heartbeat(now, chrono::Utc::now());
+            // The beat's file removed or replaced while the board runs: written again, and the
+            // arbiter told on the message line. Not logged: no clock changed and nothing the
+            // kit measures was lost (the beat is back within the second); the log records what
+            // the rules rule on, and a message is what the arbiter needs to look at the folder.
+            if let Some(say) = session.storage.heartbeat(now, chrono::Utc::now()) {
+                ui.message = Some(Message::new(MsgKind::Refused, say));
+            }
             beat = Some(Instant::now());
         }
         catch_up(session, &mut ui, &mut last, now);
@@ -214,10 +234,30 @@ fn run_loop(
             ui.frozen = session.frozen.clone();
         }
         let view = views.at(&session.game, now, LAST_MOVES);
-        let mut st = status(session);
-        if st.last_entry.is_none() {
-            st.last_entry = last.clone();
-        }
+        // The status is asked for again only when something it reports may have changed: an
+        // entry, a key, the session frozen, or a change the storage's watch saw outside this
+        // process (a countersignature); a storage with no watch is asked at every frame.
+        let asks = (
+            session.storage.len(),
+            session.storage.outside_changes(),
+            handled,
+        );
+        let st = match &asked {
+            Some((k, frozen, st))
+                if k.1.is_some()
+                    && *k == asks
+                    && frozen.as_deref() == session.frozen.as_deref() =>
+            {
+                st
+            }
+            _ => {
+                let mut st = status(session);
+                if st.last_entry.is_none() {
+                    st.last_entry = last.clone();
+                }
+                &asked.insert((asks, session.frozen.clone(), st)).2
+            }
+        };
         let frozen = ui.frozen.is_some() || st.alarm.is_some();
         let latched = ui.latch(sticky_alarms(&ui.log.alarm_sources, session.restart_gap));
         if bell(&mut ui, view, frozen) || latched {
@@ -226,7 +266,7 @@ fn run_loop(
             out.flush()?;
         }
         let mut wait = wait_for(view, now);
-        painter.paint(terminal.backend_mut(), view, &mut ui, &st)?;
+        painter.paint(terminal.backend_mut(), view, &mut ui, st)?;
         if let Some(t) = asked_at {
             wait = wait.min(
                 keys::AUTHORIZE_WITHIN
@@ -245,6 +285,7 @@ fn run_loop(
                 (Instant::now(), ev)
             }
         };
+        handled = handled.wrapping_add(1);
         let key = match ev {
             TermEvent::Key(key) => key,
             // After a resize the terminal is cleared and the screen redrawn from state alone.
@@ -269,7 +310,7 @@ fn run_loop(
                 // The kit stops now: a last beat, so that a restart measures its gap from this
                 // moment rather than from up to a beat interval earlier.
                 if session.game.clock().running().is_some() {
-                    session.storage.heartbeat(now, chrono::Utc::now());
+                    let _ = session.storage.heartbeat(now, chrono::Utc::now());
                 }
                 return Ok(());
             }
@@ -431,8 +472,13 @@ fn record(
     cmd: &Command,
     now: Ms,
 ) {
-    if let Command::HandOverFiles { copies, program } = cmd {
-        match hand_over(session, copies, program.as_deref()) {
+    if let Command::HandOverFiles {
+        copies,
+        program,
+        side,
+    } = cmd
+    {
+        match hand_over(session, copies, program.as_deref(), *side) {
             Ok((events, summary)) => {
                 remember(last, &events, session.storage.len());
                 after_execute(ui, &Ok(events), session.storage.len());
@@ -777,10 +823,10 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
             notes.push(line);
         }
         if session.game.draft().config_sha256.is_none() {
-            notes.push(
-                "8a: no configuration digest declared for this game: :arbiter declare config-file PATH"
-                    .to_string(),
-            );
+            notes.push(format!(
+                "{}: no configuration digest declared for this game: :arbiter declare config-file PATH",
+                session.game.cites(crate::core::clause::TECHNICAL)
+            ));
         }
     }
     let notice = (!notes.is_empty()).then(|| notes.join(" · "));

@@ -106,16 +106,17 @@ fn cell(san: &str, t: Option<&MoveTime>, w: usize) -> String {
 /// The rows of the list: `12.  Nf3  0:03 1:52:10   Nf6  0:45 1:50:00`.
 pub fn rows(view: &View, times: &[Option<MoveTime>]) -> Vec<String> {
     let moves = sans(view);
-    let black_first = usize::from(view.first == crate::core::Side::Black);
+    let numbering = view.numbering;
     let mut out = Vec::new();
     let mut i = 0;
     while i < moves.len() {
         let (ply, san) = &moves[i];
-        // Numbered from the side that moved first: from a start with Black to move, Black's
-        // first move is `1. …  e5` and White's reply opens row 2 (as the PGN's `1... e5 2.`).
-        let n = (ply + black_first) / 2 + 1;
+        // Numbered as everywhere ([`crate::core::board::Numbering`]): from a start with Black to
+        // move, Black's first move is `1. …  e5` and White's reply opens row 2 (as the PGN's
+        // `1... e5 2.`); from a FEN's fullmove 23 the first row is 23.
+        let n = numbering.number(*ply);
         let t = times.get(*ply).and_then(Option::as_ref);
-        if (ply + black_first) % 2 == 0 {
+        if numbering.is_white(*ply) {
             let black = moves.get(i + 1);
             let right = black.map_or(String::new(), |(p, s)| {
                 cell(s, times.get(*p).and_then(Option::as_ref), 0)
@@ -200,13 +201,13 @@ pub fn compact_rows(view: &View, times: &[Option<MoveTime>], timed: bool) -> Vec
             .and_then(Option::as_ref)
             .map_or(String::new(), |t| format!("{:>5}", move_time(t.spent_ms)))
     };
-    let black_first = usize::from(view.first == crate::core::Side::Black);
+    let numbering = view.numbering;
     let mut out = Vec::new();
     let mut i = 0;
     while i < moves.len() {
         let (ply, san) = &moves[i];
-        let n = (ply + black_first) / 2 + 1;
-        if (ply + black_first) % 2 == 0 {
+        let n = numbering.number(*ply);
+        if numbering.is_white(*ply) {
             let right = moves
                 .get(i + 1)
                 .map_or(String::new(), |(p, s)| format!("{s:<6}{}", t(*p)));

@@ -120,36 +120,8 @@ fn strip_colour(area: Rect, buf: &mut Buffer) {
     }
 }
 
-/// The view without the camps that already countersigned the time control's checkpoint (as the
-/// shell's status says), and without the request once every camp has (issue 19).
-fn without_countersigned(view: &View, status: &Status) -> Option<View> {
-    let due = view
-        .panels
-        .iter()
-        .any(|p| matches!(p, Panel::Countersign { .. }));
-    if !due || status.countersigned.is_empty() {
-        return None;
-    }
-    let mut v = view.clone();
-    v.panels.retain_mut(|p| match p {
-        Panel::Countersign {
-            checkpoint, camps, ..
-        } => {
-            camps.retain(|c| {
-                !status
-                    .countersigned
-                    .iter()
-                    .any(|(name, upto)| name == c && upto >= checkpoint)
-            });
-            !camps.is_empty()
-        }
-        _ => true,
-    });
-    Some(v)
-}
-
 fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer) -> Option<Timed> {
-    let filtered = without_countersigned(view, status);
+    let filtered = super::countersign::with_camps_known(view, status);
     let view = filtered.as_ref().unwrap_or(view);
     if let Mode::Log { back } = &ui.mode {
         // The log page takes the whole screen but the header, so the state stays in sight.
@@ -420,25 +392,38 @@ pub fn declaration_lines(view: &View) -> Vec<Line<'static>> {
             "operator",
             match &d.operator {
                 Some(o) => Span::styled(o.clone(), bold),
-                None => missing("arbiter declare operator NAME (4c)"),
+                None => missing(&format!(
+                    "arbiter declare operator NAME ({})",
+                    d.cites.operator
+                )),
             },
         ),
         row(
             "team",
             if d.team.is_empty() {
-                Span::styled("none registered (9c: no one may be consulted)", gray)
+                Span::styled(
+                    format!(
+                        "none registered ({}: no one may be consulted)",
+                        d.cites.team
+                    ),
+                    gray,
+                )
             } else {
                 Span::styled(d.team.join(", "), bold)
             },
         ),
-        row("algorithm", Span::raw(format!("6c {}", d.algorithm))),
+        row(
+            "algorithm",
+            Span::raw(format!("{} {}", d.cites.algorithm, d.algorithm)),
+        ),
         row(
             "config",
             match &d.config_sha256 {
-                Some(h) => Span::styled(format!("8a SHA-256 {h}"), bold),
-                None => missing(
-                    "8a: no configuration digest · arbiter declare config-file PATH (or config SHA256)",
-                ),
+                Some(h) => Span::styled(format!("{} SHA-256 {h}", d.cites.config), bold),
+                None => missing(&format!(
+                    "{}: no configuration digest · arbiter declare config-file PATH (or config SHA256)",
+                    d.cites.config
+                )),
             },
         ),
     ];
@@ -972,32 +957,9 @@ pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
                 }
                 out.push(Line::from(spans));
             }
-            Panel::Countersign {
-                control,
-                move_number,
-                checkpoint,
-                clocks,
-                rulings,
-                camps,
-            } => {
-                // Issue 19: the camps countersign the control, seeing what they sign.
-                out.push(Line::from(vec![
-                    tag("CAMPS COUNTERSIGN", Color::Cyan),
-                    Span::raw(format!(
-                        " time control {control} (move {move_number}) passed: {} · arbiter countersign --camp NAME --checkpoint {checkpoint}",
-                        camps.join(", ")
-                    )),
-                ]));
-                out.push(Line::from(Span::raw(format!(
-                    "  they sign: clocks at the control move White {}, Black {} · arbiter and committee entries since the previous control: {}",
-                    crate::core::timefmt::clock(clocks[0]),
-                    crate::core::timefmt::clock(clocks[1]),
-                    if rulings.is_empty() {
-                        "none".to_string()
-                    } else {
-                        rulings.join(", ")
-                    }
-                ))));
+            // Issue 19: the camps countersign, each seeing what it signs.
+            Panel::Countersign { .. } | Panel::CountersignEnd { .. } => {
+                out.extend(super::countersign::lines(p));
             }
             Panel::Result {
                 score,
@@ -1132,20 +1094,15 @@ fn input_line(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
         // Issue 19: the game is over; the declared camps are asked to countersign it now
         // (`arbiter countersign` shows each the result, both clocks and every ruling it signs).
         (_, false) if view.phase == Phase::Ended && !view.declarations.camps.is_empty() => {
-            let names: Vec<&str> = view
-                .declarations
-                .camps
-                .iter()
-                .map(|c| c.name.as_str())
-                .collect();
-            Line::from(vec![
-                Span::styled(
-                    format!(
-                        " CAMPS {}: countersign the result now: arbiter countersign --camp NAME (it shows what is signed), then --index ",
-                        names.join(", ")
-                    ),
-                    Style::new().fg(Color::Black).bg(Color::Cyan),
+            let ask = match super::countersign::end_camps(view) {
+                Some(names) => format!(
+                    " CAMPS {}: countersign the result now: arbiter countersign --camp NAME (it shows what is signed), then --index ",
+                    names.join(", ")
                 ),
+                None => " CAMPS: the result is countersigned; now the match index: arbiter countersign --camp NAME --index ".into(),
+            };
+            Line::from(vec![
+                Span::styled(ask, Style::new().fg(Color::Black).bg(Color::Cyan)),
                 Span::styled("  : command  ? help  q quit", Style::new().fg(Color::Gray)),
             ])
         }

@@ -245,7 +245,7 @@ impl Then {
             other => panic!("'{}' should be refused, got {other:?}", self.text),
         };
         assert_eq!(
-            r.clause.unwrap_or(""),
+            r.clause.as_deref().unwrap_or(""),
             clause,
             "'{}' refused citing the wrong clause: {r}",
             self.text

@@ -146,6 +146,7 @@ fn clause_13a_archive_words_parse_and_an_in_memory_session_refuses_them() {
         Command::HandOverFiles {
             copies: vec!["a.log".into(), "b.log".into()],
             program: Some("junior.exe".into()),
+            side: None,
         }
     );
     assert!(parse("arbiter archive").is_err());

@@ -112,6 +112,25 @@ fn rule_9d_and_fide_appendix_c_numbered_moves_as_people_write_them() {
     m.at("4 move 2…Nc6");
     assert_eq!(m.view(5_000).plies, 4);
     assert_eq!(last_san(&m), "Nc6");
+    // A number that is not the move to make is refused, naming the move to make (FIDE Laws 8.1:
+    // the wrong line of the scoresheet), and nothing is recorded.
+    for wrong in ["7.Bc4", "3...Bc4", "3…Bc4", "2.Bc4"] {
+        let err = m
+            .try_line(&format!("5 move {wrong}"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(wrong) && err.contains("the move to make is 3."),
+            "{wrong}: {err}"
+        );
+    }
+    assert_eq!(m.view(5_000).plies, 4);
+    m.at("5 move 3. Bc4");
+    m.at("6 move 3.Bc5"); // a single dot may stand before Black's move, as many scoresheets do
+    let err = m.try_line("7 move 4...O-O").unwrap_err().to_string();
+    assert!(err.contains("the move to make is 4."), "{err}");
+    m.at("7 move 4.O-O");
+    assert_eq!(m.view(8_000).plies, 7);
     let mut m = after("Nf3 Nf6 Ng1 Ng8");
     m.moves("Nf3", 1000);
     m.when("6 operator offer-draw repetition 3...Nf6 4.Ng1 4...Ng8")

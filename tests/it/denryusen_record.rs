@@ -219,6 +219,11 @@ for m, t in zip(c["moves"], t_csa):
 /// A game from `start_sfen` (the profile's `[shogi] start_sfen`) played through `arbiter script`,
 /// its KIF written by `arbiter record --format kif`.
 fn kif_from(start_sfen: &str, moves: &[&str], end: &str) -> String {
+    record_from(start_sfen, moves, end, "kif")
+}
+
+/// [`kif_from`] in any record format (`csa`, `kif`).
+fn record_from(start_sfen: &str, moves: &[&str], end: &str, format: &str) -> String {
     let tmp = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(root.join("rules/denryusen-2024.toml")).unwrap();
@@ -249,7 +254,7 @@ fn kif_from(start_sfen: &str, moves: &[&str], end: &str) -> String {
         rules.to_str().unwrap(),
     ]));
     ok(&arbiter(&[
-        "record", "--match", &d, "--game", "1", "--format", "kif",
+        "record", "--match", &d, "--game", "1", "--format", format,
     ]))
 }
 
@@ -328,5 +333,80 @@ print(k["win"])
         assert_eq!(sorted(&got[2].replace('1', "")), sorted(key[2]), "{kif}");
         assert_eq!(lines[1], moves.join(" "), "{kif}");
         assert_eq!(lines[2], win, "{kif}");
+    }
+}
+
+#[test]
+fn denryusen_record_csa_from_a_handicap_and_a_gote_first_set_up_read_back_by_python_shogi() {
+    // A two-piece handicap (二枚落ち): 上手 (gote in the SFEN) moves first; every move's sign
+    // and time comes from the position's side to move, not the ply's parity.
+    let nimai = "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1";
+    let nimai_moves = ["5a4b", "7g7f", "4a5b", "2g2f"];
+    let handicap = record_from(nimai, &nimai_moves, "gote resign", "csa");
+    assert!(
+        handicap.contains("\nP1-KY-KE-GI-KI-OU-KI-GI-KE-KY\nP2 *  *  *  *  *  *  *  *  * \n"),
+        "{handicap}"
+    );
+    assert!(
+        handicap.contains("\n-\n-5142OU\nT3\n+7776FU\nT3\n-4152KI\nT3\n+2726FU\nT3\n%TORYO\n"),
+        "{handicap}"
+    );
+    // Gote resigned on its own turn.
+    assert!(handicap.ends_with("%TORYO\n"), "{handicap}");
+    // A set-up position with pieces in hand, gote to move (one piece of a kind in each hand:
+    // python-shogi's CSA reader loses the piece of a count, "2P" read as "2").
+    let set_up = "lnsgkg1nl/1r7/p1pppp+spp/6p2/4B4/2P6/PP1PPPP2/2S4R1/LN1GKGSNL w Pbp 22";
+    let set_up_moves = ["B*4d", "5e4d", "3c4d", "P*2d", "2c2d"];
+    let diagram = record_from(set_up, &set_up_moves, "sente resign", "csa");
+    assert!(diagram.ends_with("-2324FU\nT3\n%TORYO\n"), "{diagram}");
+    assert!(
+        diagram.contains("\nP+00FU\nP-00KA00FU\n-\n-0044KA\nT3\n+5544KA\nT3\n"),
+        "{diagram}"
+    );
+
+    if !python_shogi() {
+        return;
+    }
+    // python-shogi reads each start back as the SFEN the game started from, every move (legal
+    // from that start) and every time.
+    let code = r#"
+import re, sys, shogi, shogi.CSA
+text = open(sys.argv[1], encoding="utf-8").read()
+c = shogi.CSA.Parser.parse_str(text)[0]
+b = shogi.Board(c["sfen"])
+for m in c["moves"]:
+    assert shogi.Move.from_usi(m) in b.legal_moves, m
+    b.push_usi(m)
+print(" ".join(c["sfen"].split()[:3]))
+print(" ".join(c["moves"]))
+print(c["win"])
+print(" ".join(l[1:] for l in text.splitlines() if re.fullmatch(r"T\d+", l)))
+"#;
+    let tmp = tempfile::tempdir().unwrap();
+    for (csa, start, moves, win) in [
+        (&handicap, nimai, &nimai_moves[..], "b"),
+        (&diagram, set_up, &set_up_moves[..], "w"),
+    ] {
+        let path = tmp.path().join("r.csa");
+        std::fs::write(&path, csa).unwrap();
+        let out = ok(&Command::new("python3")
+            .arg("-c")
+            .arg(code)
+            .arg(&path)
+            .output()
+            .unwrap());
+        let lines: Vec<&str> = out.lines().collect();
+        let key: Vec<&str> = start.split_whitespace().take(3).collect();
+        let sorted = |s: &str| {
+            let mut c: Vec<char> = s.chars().collect();
+            c.sort_unstable();
+            c
+        };
+        let got: Vec<&str> = lines[0].split_whitespace().collect();
+        assert_eq!(got[..2], key[..2], "{csa}");
+        assert_eq!(sorted(got[2]), sorted(key[2]), "{csa}");
+        assert_eq!(lines[1], moves.join(" "), "{csa}");
+        assert_eq!(lines[2], win, "{csa}");
+        assert_eq!(lines[3], vec!["3"; moves.len()].join(" "), "{csa}");
     }
 }

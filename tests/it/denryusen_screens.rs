@@ -159,3 +159,149 @@ fn denryusen_5_2_clock_panels_name_sente_gote_and_the_entrant() {
     );
     assert!(!s.contains("先手"), "{s}");
 }
+
+/// The board's per-side hand-over (28.1, 5.2 (1)): in a game between two programs,
+/// `:arbiter archive --side sente COPY COPY` checks sente's moves against sente's program's own
+/// log, in a real terminal (tmux), and the entry names the side.
+#[test]
+fn denryusen_28_1_the_board_archives_one_program_s_log_with_side() {
+    use crate::pty::{DEADLINE, Tmux, bin, tmux_available};
+    use arbiter::core::command::{Command, parse};
+    // The words: a side by shogi's or chess's name, before the copies; never human or machine.
+    assert_eq!(
+        parse("arbiter archive --side gote a.log b.log").unwrap(),
+        Command::HandOverFiles {
+            copies: vec!["a.log".into(), "b.log".into()],
+            program: None,
+            side: Some(arbiter::core::Side::Black),
+        }
+    );
+    assert!(parse("arbiter archive --side machine a.log").is_err());
+    assert!(parse("arbiter archive --side").is_err());
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let decl = dir.path().join("declarations.arb");
+    std::fs::write(
+        &decl,
+        "arbiter declare sente program Sente Engine\narbiter declare gote program Gote Engine\n\
+         arbiter declare operator Op\n\
+         arbiter declare config 3151b90fbc02afcb28e4f6e600a0cd2cb71e4292b48c398bffcc35b5e0150d25\n",
+    )
+    .unwrap();
+    // Sente's program's own log: its two searches, none of gote's.
+    let usi = ">> position startpos\n>> go btime 180000 wtime 600000 binc 2000 winc 2000\n\
+               << info depth 1 score cp 10 nodes 100 time 5 pv 7g7f\n<< bestmove 7g7f\n\
+               >> position startpos moves 7g7f 3c3d\n\
+               >> go btime 181000 wtime 600000 binc 2000 winc 2000\n\
+               << info depth 1 score cp 10 nodes 100 time 5 pv 2g2f\n<< bestmove 2g2f\n";
+    let copies: Vec<String> = ["a.log", "b.log"]
+        .iter()
+        .map(|n| {
+            let p = dir.path().join(n);
+            std::fs::write(&p, usi).unwrap();
+            p.display().to_string()
+        })
+        .collect();
+    let rules = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/denryusen-2024.toml");
+    let args = [
+        "play",
+        "--match",
+        m.to_str().unwrap(),
+        "--rules",
+        rules.to_str().unwrap(),
+        "--declarations",
+        decl.to_str().unwrap(),
+    ];
+    let t = Tmux::start("shogi-archive", &args, dir.path(), 100, 30);
+    assert!(bin().ends_with("arbiter"));
+    t.wait_for("PRE-GAME", DEADLINE);
+    t.keys(&["Space"]);
+    t.wait_for("RUNNING", DEADLINE);
+    for (mv, shown) in [
+        ("7g7f", "▲７六歩"),
+        ("3c3d", "△３四歩"),
+        ("2g2f", "▲２六歩"),
+    ] {
+        t.keys(&[":"]);
+        t.type_text(&format!("move {mv}"));
+        t.keys(&["Enter"]);
+        t.wait_for(shown, DEADLINE);
+    }
+    t.keys(&[":"]);
+    t.type_text("gote resign");
+    t.keys(&["Enter"]);
+    t.wait_for("irreversible", DEADLINE);
+    t.keys(&["y"]);
+    t.wait_for("RESULT 1-0", DEADLINE);
+    t.keys(&[":"]);
+    t.type_text(&format!(
+        "arbiter archive --side sente {} {}",
+        copies[0], copies[1]
+    ));
+    t.keys(&["Enter"]);
+    // The confirmation and the summary wrap at the screen's width: read them as one line.
+    // Compared without spaces, line breaks and the frame's edges.
+    let flat = |s: &str| {
+        s.chars()
+            .filter(|c| !c.is_whitespace() && *c != '┃')
+            .collect::<String>()
+    };
+    t.wait_until(
+        |s| {
+            flat(s).contains(&flat(
+                "2 copies of sente's program's log are examined, stored and recorded (28.1)",
+            ))
+        },
+        "the consequence naming sente's program",
+        DEADLINE,
+    );
+    t.keys(&["y"]);
+    t.wait_until(
+        |s| flat(s).contains(&flat("28.1 (sente's program): 2/2 machine moves covered")),
+        "sente's two moves covered by its own log",
+        DEADLINE,
+    );
+    t.keys(&["q"]);
+    t.wait_for("quit the board UI?", DEADLINE);
+    t.keys(&["y"]);
+    assert!(
+        t.wait_exit(DEADLINE),
+        "arbiter play did not exit:\n{}",
+        t.screen()
+    );
+    let entries = arbiter::journal::read_entries(&m.join("game-1/log.jsonl")).unwrap();
+    let archived: Vec<_> = entries
+        .iter()
+        .filter(|e| e.kind == "engine_log_archived")
+        .collect();
+    assert_eq!(archived.len(), 1);
+    assert_eq!(archived[0].clause, "28.1");
+    let body = &archived[0].body;
+    assert_eq!(body["side"], "sente", "{body}");
+}
+
+/// Before a shogi game starts, the declarations cite the profile's articles (5.2 for the team,
+/// 22.3 for the algorithm, 26.3 for the configuration), not the 2003 clauses (9c, 6c, 8a).
+#[test]
+fn denryusen_5_2_the_pre_game_declarations_cite_the_profiles_articles() {
+    let mut r = rig_with_profile("rules/denryusen-2024.toml");
+    for (w, h) in SIZES {
+        let s = r.shot("0", w, h);
+        assert!(
+            s.contains("none registered (5.2: no one may be consulted)"),
+            "{s}"
+        );
+        assert!(s.contains("algorithm 22.3 the default of rule 22.3"), "{s}");
+        assert!(s.contains("config    26.3 SHA-256"), "{s}");
+        assert_eq!(
+            crate::denryusen_articles::clause_tokens_2003(&s),
+            Vec::<String>::new(),
+            "{s}"
+        );
+    }
+}

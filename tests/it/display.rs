@@ -155,6 +155,15 @@ fn display_never_writes_in_the_match_folder() {
         t.screen();
         std::thread::sleep(Duration::from_millis(100));
     }
+    // One key: the board's keys (the command line, stop, the press, help, y, Enter, Esc) do
+    // nothing here; the screen still shows the game and no line to type in.
+    t.keys(&[":", "s", "Space", "?", "y", "Enter", "Escape", "F8"]);
+    t.type_text("arbiter stop");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("last move: 3... Nf6", DEADLINE);
+    for word in ["▸", "help", "stop", "STOPPED", "passphrase"] {
+        assert!(!s.contains(word), "'{word}' after the board's keys:\n{s}");
+    }
     t.keys(&["q"]);
     assert!(t.wait_exit(DEADLINE), "q quits");
     let after = snapshot(&m);
@@ -232,6 +241,13 @@ fn display_states_in_words_and_nothing_of_the_machines_internal_clock() {
         s.contains("GAME OVER 1/2-1/2") && s.contains("RESULT 1/2-1/2"),
         "{s}"
     );
+    // The move list with each move's time and the clock after it (as the relay's %emt/%clk),
+    // and the position with its files.
+    assert!(
+        s.contains("1. e4       0:10 1:59:50   e5       0:15 1:59:45"),
+        "{s}"
+    );
+    assert!(s.contains("a  b  c  d  e  f  g  h"), "{s}");
     // No dialog, no command line, no key help of the board.
     for word in ["passphrase", "F8", ":arbiter", "ARBITER "] {
         assert!(!s.contains(word), "'{word}' on the display:\n{s}");
@@ -261,13 +277,14 @@ fn display_follower_takes_in_each_append_and_waits_for_a_whole_line() {
     let m = tmp.path().join("m");
     std::fs::create_dir_all(m.join("game-1")).unwrap();
     let (tx, rx) = std::sync::mpsc::channel::<Wake<()>>();
-    let watch = Watch::start(&m, tx);
+    let mut watch = Watch::start(&m, tx);
     assert!(
         matches!(watch, Watch::Notify(_)),
         "inotify is available here"
     );
     let mut t = MatchTail::new(&m, None);
     t.poll();
+    watch.follow(&t);
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -296,6 +313,7 @@ fn display_follower_takes_in_each_append_and_waits_for_a_whole_line() {
             assert!(Instant::now() < until, "entry {i} not taken in");
             let _ = wait(&rx, t.poll_every(&watch));
             t.poll();
+            watch.follow(&t);
         }
         lat.push(written.elapsed().as_micros());
         assert!(t.games[0].problem.is_none(), "{:?}", t.games[0].problem);
@@ -467,4 +485,186 @@ fn display_beside_the_board_across_a_kill_and_restart() {
     let text = std::fs::read_to_string(&live).unwrap();
     assert!(text.contains("{DEMO KEY:"), "{text}");
     assert!(text.contains("1. e4 {[%clk"), "{text}");
+}
+
+/// Issue 24, idle cost: the display keeps its view and paints with the Board UI's painter, so a
+/// tick of the clock draws only the clocks and the "this move" row. What the terminal shows must
+/// be, cell for cell and style for style, the whole frame of a fresh [`arbiter::display::shown`]
+/// at the same wall time: two real games' logs (every clause of the 2003 rules, then a full game)
+/// are appended entry by entry into a followed folder, and after each entry the display is
+/// painted at three wall times a second apart, at two sizes, with and without colour, and once
+/// across a resize.
+#[test]
+fn display_ticks_draw_only_the_clocks_and_match_a_whole_frame() {
+    use arbiter::display::{Display, Look};
+    use ratatui::backend::TestBackend;
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    crate::log_util::arbiter_key_in(&src);
+    for script in ["every-clause.arb", "full-game.arb"] {
+        ok(&arbiter(&[
+            "script",
+            &format!("examples/scripts/{script}"),
+            "--match",
+            src.to_str().unwrap(),
+        ]));
+    }
+    for (run, (w, h, no_color)) in [(110, 44, false), (80, 24, true)].into_iter().enumerate() {
+        let m = tmp.path().join(format!("m{run}"));
+        let mut t = MatchTail::new(&m, None);
+        let mut d = Display::new(Rect::new(0, 0, w, h));
+        let mut b = TestBackend::new(w, h);
+        let look = Look {
+            no_color,
+            ..Look::default()
+        };
+        let mut paints = 0;
+        let mut check = |t: &MatchTail, d: &mut Display, b: &mut TestBackend, now| {
+            d.paint(b, t, now, &look).unwrap();
+            let mut s = arbiter::display::shown(t, now);
+            s.no_color = no_color;
+            let area = d.shown().area;
+            let mut whole = Buffer::empty(area);
+            render(&s, area, &mut whole);
+            assert_eq!(b.buffer(), &whole, "{w}x{h} at {now}: the terminal differs");
+            assert_eq!(
+                d.shown(),
+                &whole,
+                "{w}x{h} at {now}: the painter's copy differs"
+            );
+            paints += 1;
+        };
+        // Before any game: the waiting note.
+        std::fs::create_dir_all(&m).unwrap();
+        t.poll();
+        check(&t, &mut d, &mut b, chrono::Utc::now());
+        for game in [1u32, 2] {
+            let bytes = std::fs::read(src.join(format!("game-{game}/log.jsonl"))).unwrap();
+            std::fs::create_dir_all(m.join(format!("game-{game}"))).unwrap();
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(m.join(format!("game-{game}/log.jsonl")))
+                .unwrap();
+            for (i, line) in bytes.split_inclusive(|b| *b == b'\n').enumerate() {
+                f.write_all(line).unwrap();
+                assert!(t.poll());
+                let at = t.current().unwrap().stamps.last().unwrap().utc;
+                for ms in [300, 1_300, 2_300] {
+                    check(&t, &mut d, &mut b, at + chrono::Duration::milliseconds(ms));
+                }
+                if game == 1 && i == 12 {
+                    // A resize: the shell clears the terminal and says so.
+                    b = TestBackend::new(w + 20, h + 6);
+                    d.cleared(Rect::new(0, 0, w + 20, h + 6));
+                    check(
+                        &t,
+                        &mut d,
+                        &mut b,
+                        at + chrono::Duration::milliseconds(2_600),
+                    );
+                    b = TestBackend::new(w, h);
+                    d.cleared(Rect::new(0, 0, w, h));
+                    check(
+                        &t,
+                        &mut d,
+                        &mut b,
+                        at + chrono::Duration::milliseconds(2_700),
+                    );
+                }
+            }
+        }
+        let (whole, partial) = d.frames();
+        println!("{w}x{h}: {paints} paints, {whole} whole, {partial} in part");
+        assert_eq!(whole + partial, paints);
+        assert!(
+            partial * 3 >= paints,
+            "{w}x{h}: the ticks were drawn whole ({whole} whole, {partial} in part)"
+        );
+    }
+}
+
+/// The follower keeps each log open (a look that finds nothing new is a stat, so its own reads
+/// wake no watcher); a log replaced under it (another file at the same path, longer than what
+/// was read) is read again from its start, and the match folder's new game is still found.
+#[test]
+fn display_follower_reads_a_replaced_log_again_and_finds_the_next_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    crate::log_util::arbiter_key_in(&src);
+    for script in ["quick.arb", "full-game.arb"] {
+        ok(&arbiter(&[
+            "script",
+            &format!("examples/scripts/{script}"),
+            "--match",
+            src.to_str().unwrap(),
+        ]));
+    }
+    let quick = std::fs::read(src.join("game-1/log.jsonl")).unwrap();
+    let full = std::fs::read(src.join("game-2/log.jsonl")).unwrap();
+    assert!(full.len() > quick.len());
+    let m = tmp.path().join("m");
+    std::fs::create_dir_all(m.join("game-1")).unwrap();
+    std::fs::write(m.join("game-1/log.jsonl"), &quick).unwrap();
+    let mut t = MatchTail::new(&m, None);
+    assert!(t.poll());
+    let n = t.games[0].events.len();
+    assert!(!t.poll(), "nothing new");
+    // Another file put in its place (written beside it, renamed over it).
+    std::fs::write(m.join("game-1/new.jsonl"), &full).unwrap();
+    std::fs::rename(m.join("game-1/new.jsonl"), m.join("game-1/log.jsonl")).unwrap();
+    assert!(t.poll());
+    let g = &t.games[0];
+    assert!(g.problem.is_none(), "{:?}", g.problem);
+    assert!(g.events.len() > n);
+    assert!(g.ended(), "the whole new log was read");
+    // A second game folder, found by the next look.
+    std::fs::create_dir_all(m.join("game-2")).unwrap();
+    std::fs::write(m.join("game-2/log.jsonl"), &quick).unwrap();
+    assert!(t.poll());
+    assert_eq!(t.games.len(), 2);
+    assert_eq!(t.games[1].events.len(), n);
+}
+
+/// Denryu-sen 5.2 on the display: a shogi game's clocks are named as shogi names them (先手
+/// sente, 後手 gote, the entrant's kind), the position is the shogi board with both hands, and
+/// no chess counter's advisory is cited where no move control exists.
+#[test]
+fn display_denryusen_5_2_names_sente_and_gote_and_shows_the_shogi_position() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let repo = crate::pty::repo_dir();
+    ok(&arbiter(&[
+        "script",
+        repo.join("tests/fixtures/shogi/human-vs-engine/game.arb")
+            .to_str()
+            .unwrap(),
+        "--match",
+        m.to_str().unwrap(),
+        "--rules",
+        repo.join("rules/denryusen-2024.toml").to_str().unwrap(),
+    ]));
+    let mut t = MatchTail::new(&m, None);
+    t.poll();
+    let g = &t.games[0];
+    // After 16 plies (20 entries), sente to move. A wide character's second cell reads as a
+    // space in the screen's text: `先 手`.
+    let s = screen_after(g, 20);
+    assert!(
+        s.contains("先 手  SENTE (Taro Yamada, human): running"),
+        "{s}"
+    );
+    assert!(
+        s.contains("後 手  GOTE (Fairy-Stockfish, program): waiting"),
+        "{s}"
+    );
+    // The shogi board: files, gote's pieces marked `v`, both hands (none taken yet).
+    assert!(s.contains("９  ８  ７  ６  ５  ４  ３  ２  １"), "{s}");
+    assert!(
+        s.contains("v玉") && s.contains("▲持 駒") && s.contains("△持 駒"),
+        "{s}"
+    );
+    assert!(!s.contains("WHITE") && !s.contains("FIDE"), "{s}");
 }

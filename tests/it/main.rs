@@ -8,6 +8,7 @@ mod clauses13_core;
 mod clauses20; // issue 20: results over pressed moves, 7c after the reply, 8b twice, notation, 10a // rule 13 decided in the core: refusal, lateness, clause
 mod crash; // SIGKILL at random moments: nothing acknowledged is lost
 mod denryusen; // the Denryu-sen 2024 rules: shogi judged, one test per article
+mod denryusen_articles; // the article map as profile data: log, refusals and report cite the profile
 mod denryusen_engine; // a real USI engine's log: 13c coverage and go-time audit, human-vs-engine and self-play
 mod denryusen_record; // a human-vs-engine shogi game to the ms; CSA and KIF read by python-shogi
 mod denryusen_screens; // the shogi board at 80x24 and 120x40 (snapshots)
@@ -21,6 +22,7 @@ mod fixture; // the small signed demo game under tests/fixtures
 mod fullgame; // a seven-hour game to the millisecond; the example scripts
 mod fuzz; // seeded structure-aware mutation loops: no panics, no hangs
 mod game_limit; // issue 21: at most 9999 games; no game 10000 opened
+mod heartbeat; // issue 25 + 19: heartbeat v2, a hash chain signed once; loss noticed while running
 mod hostile; // issue 14: full devices and closed pipes on stdout, FIFOs, symlinks
 mod layers; // the layer rules of src/lib.rs, the exit-code table against the docs
 mod log_consistency; // RFC 6962 consistency proofs: vectors, probes, random trees
@@ -41,6 +43,7 @@ mod one_read; // issue 21: the match score takes the game already rebuilt
 mod outputs; // issue 21: no output path lands on a match's own files
 mod passphrase; // 5b / issue 19: failed passphrases logged in every state, doubling wait
 mod pgn_clocks; // issue 20: the PGN's clocks are the log's, press-then-notation or not
+mod pgn_real2003; // issue 20: the six games of 2003, move-and-press against press-then-notation
 mod pgn_support;
 mod pgn_write; // PGN with %clk / %emt
 mod press; // issue 12: the press is the time, the notation follows

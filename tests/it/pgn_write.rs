@@ -21,6 +21,7 @@ fn pgn_round_trip_of_the_real_game() -> TestResult {
         time_control: tag("TimeControl"),
         termination: Some("normal".to_owned()),
         fen: None,
+        numbering: Default::default(),
         moves: original
             .moves
             .iter()

@@ -241,8 +241,10 @@ fn relay_cli_writes_every_game_in_order_with_stops_as_comments() {
     let text = std::fs::read_to_string(&out).unwrap();
     let rounds: Vec<&str> = text.lines().filter(|l| l.starts_with("[Round ")).collect();
     assert_eq!(rounds, ["[Round \"1\"]", "[Round \"2\"]"], "{text}");
-    assert!(text.contains("clocks STOPPED by the arbiter"), "{text}");
-    assert!(text.contains("game SUSPENDED: power failure"), "{text}");
+    // Comments wrap at 80 columns: words are compared with the wrapping undone.
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("clocks STOPPED by the arbiter"), "{text}");
+    assert!(flat.contains("game SUSPENDED: power failure"), "{text}");
     assert!(text.contains("[Result \"1/2-1/2\"]"), "{text}");
     // Game 2 runs, White to move after 3... Nf6: White's clock runs.
     assert!(text.contains("[Clock \"W/"), "{text}");
@@ -438,4 +440,141 @@ fn relay_live_follows_another_process_and_the_file_is_always_whole() {
     relay.wait().unwrap();
     assert!(done, "the result reached the live file");
     println!("{} different versions of the file read", seen.len());
+}
+
+/// Rule 1 (the arbiter stops the clocks) with rule 7e (a wrong entry taken back): the relay's
+/// comments read in the log's order, before the move that followed them in the standing record.
+/// In every-clause.arb the operator enters 5. d3 for the human's O-O; the arbiter stops the
+/// clocks, takes d3 back, corrects the machine's clock and restarts them; then 5. O-O. The stop
+/// came after a move that no longer stands: it goes before 5. O-O, ahead of the take-back.
+#[test]
+fn relay_rule_1_stop_before_a_take_back_reads_in_the_logs_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = played(tmp.path(), &["examples/scripts/every-clause.arb"]);
+    let t = tail(&m);
+    let g = &t.games[0];
+    let text = game_pgn(&g.events, &g.stamps).unwrap();
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let at = |needle: &str| {
+        flat.find(needle)
+            .unwrap_or_else(|| panic!("'{needle}' missing:\n{text}"))
+    };
+    let order = [
+        "{1: clocks STOPPED by the arbiter: wrong entry",
+        "{7e: 5. d3 taken back",
+        "{7e: black's clock corrected",
+        "{1: clocks restarted, white's clock running",
+        "5. O-O {[%clk",
+    ];
+    for w in order.windows(2) {
+        assert!(at(w[0]) < at(w[1]), "'{}' before '{}':\n{text}", w[0], w[1]);
+    }
+}
+
+/// A legal game of `plies` plies that never repeats a position and does not end (no mate, no
+/// stalemate, no dead material, captures or pawn moves often enough): the moves in SAN.
+fn unending_game(plies: usize) -> Vec<String> {
+    use shakmaty::{Chess, EnPassantMode, Position, fen::Fen, san::San};
+    let mut pos = Chess::default();
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for ply in 0..plies {
+        let legal = pos.legal_moves();
+        let next = (0..legal.len())
+            .map(|i| legal[(i + ply * 7) % legal.len()])
+            .find(|m| {
+                let mut p = pos.clone();
+                p.play_unchecked(*m);
+                let key = Fen::from_position(&p, EnPassantMode::Legal).to_string();
+                let key = key.rsplitn(3, ' ').nth(2).unwrap_or_default().to_string();
+                !p.legal_moves().is_empty()
+                    && !p.is_insufficient_material()
+                    && p.halfmoves() < 60
+                    && !seen.contains(&key)
+            })
+            .unwrap();
+        out.push(San::from_move(&pos, next).to_string());
+        pos.play_unchecked(next);
+        let key = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+        seen.insert(key.rsplitn(3, ' ').nth(2).unwrap_or_default().to_string());
+    }
+    out
+}
+
+/// Rule 3's periods in the relay: 40 moves in 2 hours, 20 more in 1 hour, then 30 minutes. A
+/// scripted game of 65 moves a side, a minute a move: `%clk` after each move is the core's clock
+/// folded from the log, White's clock gains the second period's hour with its 40th move and the
+/// third period's half hour with its 60th (Black's the same), and python-chess reads the file.
+#[test]
+fn relay_rule_3_clk_includes_the_additions_at_move_40_and_move_60() {
+    let tmp = tempfile::tempdir().unwrap();
+    let moves = unending_game(130);
+    let mut script = String::from(
+        "0 arbiter declare white human Garry Kasparov\n\
+         0 arbiter declare black machine Deep Junior\n\
+         0 arbiter declare operator Amir Ban\n\
+         0 arbiter start\n",
+    );
+    for (i, san) in moves.iter().enumerate() {
+        let t = 60 * (i + 1);
+        script += &format!("{}:{:02}:{:02} move {san}\n", t / 3600, t / 60 % 60, t % 60);
+    }
+    let file = tmp.path().join("long.arb");
+    std::fs::write(&file, script).unwrap();
+    let m = played(tmp.path(), &[file.to_str().unwrap()]);
+    let t = tail(&m);
+    let g = &t.games[0];
+    let game = Game::replay(g.events.iter()).unwrap();
+    assert_eq!(game.board().moves().len(), 130, "every move stands");
+    // The core's clock after each move, folded from the log.
+    let mut fold: Option<Game> = None;
+    let mut true_clk = Vec::new();
+    for ev in &g.events {
+        match &mut fold {
+            None => {
+                let EventKind::GameOpened(o) = &ev.kind else {
+                    panic!("line 0")
+                };
+                let mut gm = Game::from_opening(o).unwrap();
+                gm.evolve(ev).unwrap();
+                fold = Some(gm);
+            }
+            Some(gm) => gm.evolve(ev).unwrap(),
+        }
+        if let EventKind::MoveMade { side, .. } = &ev.kind {
+            true_clk.push(fold.as_ref().unwrap().remaining(*side, ev.at) / 1000);
+        }
+    }
+    let text = game_pgn(&g.events, &g.stamps).unwrap();
+    let got = clks(&text);
+    assert_eq!(got, true_clk, "%clk against the clock folded from the log");
+    // White's moves 39, 40, 41 are plies 77, 79, 81 (indices 76, 78, 80); move 60 is index 118.
+    for (side, first) in [("White", 0usize), ("Black", 1)] {
+        let at = |mv: usize| got[2 * (mv - 1) + first];
+        assert_eq!(
+            at(40) - at(39),
+            3600 - 60,
+            "{side}'s 40th move: +1 h less its minute"
+        );
+        assert_eq!(at(41) - at(40), -60, "{side}'s 41st move");
+        assert_eq!(
+            at(60) - at(59),
+            1800 - 60,
+            "{side}'s 60th move: +30 min less its minute"
+        );
+        assert_eq!(at(61) - at(60), -60, "{side}'s 61st move");
+    }
+    if tool("python3").is_some() {
+        let pgn = tmp.path().join("long.pgn");
+        std::fs::write(&pgn, &text).unwrap();
+        let code = "import chess.pgn,sys\n\
+                    g=chess.pgn.read_game(open(sys.argv[1]))\n\
+                    assert not g.errors, g.errors\n\
+                    print(len(list(g.mainline())), [int(n.clock()) for n in g.mainline()][118])\n";
+        let out = Command::new("python3")
+            .args(["-c", code, pgn.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(ok(&out).trim(), format!("130 {}", got[118]));
+    }
 }

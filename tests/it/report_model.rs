@@ -315,7 +315,7 @@ fn report_chart_has_both_clocks_one_point_per_move_and_the_period_lines() -> Tes
             svg.contains(&format!(r#"class="period-line" data-move="{n}""#)),
             "line {n}"
         );
-        assert!(svg.contains(&format!(">move {n}</text>")));
+        assert!(svg.contains(&format!(">{n} moves</text>")));
     }
     // Period addition on the 40th move: an hour more after it than after the 39th.
     let white = &r.chart.series[0].points;

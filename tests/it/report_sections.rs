@@ -171,3 +171,93 @@ fn rule_1_and_rule_3_every_section_follows_the_timeline() {
     }
     assert!(!pgn.contains("changed at a"), "{pgn}");
 }
+
+/// Rule 1: a voided stop of the clocks. The clock ran through the stop after all; that time is
+/// the move's (its `%emt` and the report's time for it), said in a line of its own under rule 1,
+/// not an unexplained "other" change; the totals add up.
+#[test]
+fn rule_1_a_voided_clock_stop_gives_the_move_its_time() {
+    let mut m = started();
+    m.at("10 move e4");
+    m.at("20 move e5");
+    m.at("50 arbiter stop check");
+    let seq = seq_of(&m, "clock_stopped");
+    m.at(&format!("52 arbiter void {seq} mis-keyed"));
+    m.at("60 move Nf3");
+    let r = build(&m.log, &[], &Verification::not_checked(m.log.len()), false);
+    let items: Vec<(&ItemKind, &str, i64, i64)> = r
+        .time_items
+        .iter()
+        .map(|t| (&t.kind, t.clause.as_str(), t.clock_ms, t.time_ms))
+        .collect();
+    assert_eq!(
+        items,
+        [(&ItemKind::VoidedStop, "1", 0, 2_000)],
+        "{:?}",
+        r.time_items
+    );
+    assert_eq!(
+        r.time_items[0].text,
+        format!(
+            "entry #{seq} (clock stopped) voided: white's clock ran through it after all, counted \
+             in its move"
+        )
+    );
+    // Nf3 took 40 s on the clock: 20 → 60, the voided stop included.
+    let nf3 = r.moves.last().unwrap();
+    assert_eq!((nf3.san.as_str(), nf3.spent_ms), ("Nf3", 40_000));
+    for t in &r.totals {
+        assert!(t.total.adds_up(), "{t:?}");
+    }
+    let pgn = arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
+    let text = pgn.replace('\n', " ");
+    assert!(
+        text.contains(&format!(
+            "{{1: entry #{seq} (clock stopped) voided: white's clock ran through it after all, \
+             counted in its move (0:00:02.000)}} 2. Nf3 {{[%clk 1:59:10] [%emt 0:00:40]}}"
+        )),
+        "{pgn}"
+    );
+    assert!(!pgn.contains("changed at a"), "{pgn}");
+}
+
+/// Rule 1: a voided resume of the clocks. The clock did not run after all between the resume and
+/// its void; that time is taken out of the move under way, in a rule-1 line; the totals add up.
+#[test]
+fn rule_1_a_voided_resume_takes_the_run_out_of_the_move() {
+    let mut m = started();
+    m.at("10 move e4");
+    m.at("20 move e5");
+    m.at("50 arbiter stop check");
+    m.at("52 arbiter resume");
+    let seq = seq_of(&m, "clock_resumed");
+    m.at(&format!("60 arbiter void {seq} resumed too early"));
+    m.at("61 arbiter resume");
+    m.at("70 move Nf3");
+    let r = build(&m.log, &[], &Verification::not_checked(m.log.len()), false);
+    let items: Vec<(&ItemKind, i64, i64)> = r
+        .time_items
+        .iter()
+        .map(|t| (&t.kind, t.clock_ms, t.time_ms))
+        .collect();
+    assert_eq!(
+        items,
+        [(&ItemKind::VoidedStop, 0, -8_000)],
+        "{:?}",
+        r.time_items
+    );
+    assert!(
+        r.time_items[0]
+            .text
+            .contains("white's clock did not run after all"),
+        "{}",
+        r.time_items[0].text
+    );
+    // Nf3: 30 s before the stop and 9 s after the second resume.
+    let nf3 = r.moves.last().unwrap();
+    assert_eq!((nf3.san.as_str(), nf3.spent_ms), ("Nf3", 39_000));
+    assert_eq!(nf3.remaining_ms, 7_200_000 - 10_000 - 39_000);
+    for t in &r.totals {
+        assert!(t.total.adds_up(), "{t:?}");
+    }
+}

@@ -344,9 +344,11 @@ fn clause_8b_reopened_game_gap_from_its_heartbeat_with_the_uncertainty() {
     drop(o);
     let o = open();
     let gap = o.session.restart_gap.unwrap();
+    // A v2 beat proves the start of its slot: the kit may have run a beat interval and a slot
+    // after it.
     assert_eq!(
         o.session.restart_uncertainty,
-        gap.min(arbiter::matchdir::HEARTBEAT_MAX_INTERVAL_MS)
+        gap.min(arbiter::matchdir::HEARTBEAT_MAX_INTERVAL_MS + arbiter::matchdir::beat::SLOT_MS)
     );
     let notice = o.notice.clone().unwrap_or_default();
     assert!(notice.contains("RESTART: the kit was down"), "{notice}");
@@ -397,8 +399,11 @@ fn clause_8b_heartbeat_file_kept_open_regular_only() {
     let open = || arbiter::matchdir::open_game_with(&dir, Some(1), rules, &key, false).unwrap();
     let beat = dir.join("game-1").join("heartbeat");
     assert_eq!(beat, arbiter::layout::heartbeat_path(&dir, 1));
-    let read_beat =
-        || -> serde_json::Value { serde_json::from_slice(&std::fs::read(&beat).unwrap()).unwrap() };
+    // Heartbeat v2: the signed anchor's line, then the beat's.
+    let read_line = |n: usize| -> serde_json::Value {
+        let text = std::fs::read_to_string(&beat).unwrap();
+        serde_json::from_str(text.lines().nth(n).unwrap().trim_end()).unwrap()
+    };
 
     // Three beats: the file is opened once, stays open, holds the last beat at its fixed length.
     let mut o = open();
@@ -409,8 +414,8 @@ fn clause_8b_heartbeat_file_kept_open_regular_only() {
     o.session.storage.heartbeat(t + 1000, chrono::Utc::now());
     o.session.storage.heartbeat(t + 2000, chrono::Utc::now());
     assert_eq!(open_count(&beat), 1, "one open file, not one a beat");
-    assert_eq!(read_beat()["mono_ms"].as_u64(), Some(t + 2000));
-    assert!(read_beat()["sig"].as_str().is_some_and(|s| !s.is_empty()));
+    assert_eq!(read_line(1)["mono_ms"].as_u64(), Some(t + 2000));
+    assert!(read_line(0)["sig"].as_str().is_some_and(|s| !s.is_empty()));
     assert_eq!(std::fs::metadata(&beat).unwrap().len(), len);
     {
         use std::os::unix::fs::PermissionsExt;

@@ -601,16 +601,260 @@ fn witness_heartbeat_removed_or_forged_is_shown() {
     assert!(!notice.contains("heartbeat MISSING"), "{notice}");
     assert!(!notice.contains("NOT AUTHENTIC"), "{notice}");
     // A beat edited to shape the gap (or a plain one written by hand): refused and shown.
-    let v: serde_json::Value = serde_json::from_str(&signed).unwrap();
-    let earlier = v["mono_ms"].as_u64().unwrap().saturating_sub(5_000);
+    let line = signed.lines().nth(1).unwrap();
+    let v: serde_json::Value = serde_json::from_str(line.trim_end()).unwrap();
+    let later = v["mono_ms"].as_u64().unwrap() + 5_000;
+    let anchor = signed.lines().next().unwrap();
+    let edited = line.replace(
+        &format!("\"mono_ms\":{},", v["mono_ms"]),
+        &format!("\"mono_ms\":{later},"),
+    );
+    std::fs::write(&beat, format!("{anchor}\n{edited}\n")).unwrap();
+    let notice = open().notice.unwrap_or_default();
+    assert!(notice.contains("heartbeat NOT AUTHENTIC"), "{notice}");
     std::fs::write(
         &beat,
-        signed.replace(
-            &format!("\"mono_ms\":{}", v["mono_ms"]),
-            &format!("\"mono_ms\":{earlier}"),
-        ),
+        "{\"mono_ms\":99999999,\"utc\":\"2099-01-01T00:00:00.000Z\"}\n",
     )
     .unwrap();
     let notice = open().notice.unwrap_or_default();
     assert!(notice.contains("heartbeat NOT AUTHENTIC"), "{notice}");
+}
+
+/// A copy of the match folder `m` as `name` beside it (`cp -a`: modes and times kept).
+fn copy_of(m: &Path, name: &str) -> PathBuf {
+    let to = m.with_file_name(name);
+    let ok = Command::new("cp")
+        .arg("-a")
+        .arg(m)
+        .arg(&to)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "cp -a");
+    to
+}
+
+/// Every game folder removed, the index (and the countersigned copies) left: the match had a
+/// game the camps signed for, so it is ROLLED_BACK naming it, not "no game folders" (3).
+#[test]
+fn witness_index_kept_but_every_game_deleted_is_rolled_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    std::fs::remove_dir_all(m.join("game-1")).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 26, "{out}");
+    assert!(
+        out.contains("records game 1") && out.contains("its folder is missing"),
+        "{out}"
+    );
+    // Only the countersigned copies left: the same.
+    std::fs::remove_file(m.join("index.txt")).unwrap();
+    std::fs::remove_file(m.join("index.txt.sig")).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 26, "{out}");
+}
+
+/// A hostile folder cannot steer the verifier: a symbolic link anywhere in a match folder (here
+/// in place of files and folders whose content is genuine, so following it would verify) is
+/// refused by name, and the verdict is never OK. The log, a game's folder or its checkpoints
+/// folder as a link: the game is not read at all.
+#[test]
+fn witness_symlinks_anywhere_in_the_folder_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let cases = [
+        "index.txt.sig",
+        "index/4.txt.cosig-junior",
+        "index",
+        "allowed_signers",
+        "game-1",
+        "game-1/seal",
+        "game-1/checkpoints",
+        "game-1/checkpoints/14.txt.cosig-kasparov",
+        "game-1/checkpoints/14.note",
+    ];
+    for (i, rel) in cases.iter().enumerate() {
+        let c = copy_of(&m, &format!("case-{i}"));
+        let target = c.join(rel);
+        assert!(
+            std::fs::symlink_metadata(&target).is_ok(),
+            "{rel} is in the honest folder"
+        );
+        let moved = tmp.path().join(format!("moved-{i}"));
+        std::fs::rename(&target, &moved).unwrap();
+        std::os::unix::fs::symlink(&moved, &target).unwrap();
+        let (code, out) = verify(&c, &["--trust", pinned.to_str().unwrap()]);
+        assert_ne!(code, 0, "{rel}: {out}");
+        assert!(
+            out.contains(&format!(
+                "SYMLINK REFUSED: {} is a symbolic link (to {})",
+                target.display(),
+                moved.display()
+            )),
+            "{rel}: {out}"
+        );
+    }
+    // The arbiter's key is his to keep where he likes: keys/ is not the record.
+    let c = copy_of(&m, "keys-linked");
+    let moved = tmp.path().join("arbiter.pub.kept");
+    std::fs::rename(c.join("keys/arbiter.pub"), &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, c.join("keys/arbiter.pub")).unwrap();
+    let (code, out) = verify(&c, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+}
+
+/// One endless line (a sparse 3 GiB `log.jsonl` after the real entries, no newline) is read no
+/// further than the 16 MiB a line may hold: `verify` answers BAD LINE (20) naming it, under an
+/// address-space limit of 1 GiB (main read the whole file into memory).
+#[test]
+fn witness_endless_log_line_is_read_no_further() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(log(&m))
+        .unwrap();
+    f.set_len(3 << 30).unwrap();
+    drop(f);
+    let o = Command::new("prlimit")
+        .arg(format!("--as={}", 1u64 << 30))
+        .arg(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["verify", "--match", m.to_str().unwrap(), "--trust"])
+        .arg(&pinned)
+        .output()
+        .unwrap();
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(20), "{out}");
+    assert!(
+        out.contains("runs past the 16777216 bytes a log line may hold with no newline: the log is read no further"),
+        "{out}"
+    );
+}
+
+/// Game 2 of the countersigned match, declaring camp kasparov with a key of the arbiter's own
+/// (proven with it) as a kit that does not refuse it would (the match's earlier camps not given to
+/// the game): played to a result and signed. Returns the rogue key's public file.
+fn game2_with_rogue_camp(tmp: &Path, m: &Path) -> PathBuf {
+    use arbiter::core::command::parse;
+    let rogue_dir = tmp.join("rogue");
+    std::fs::create_dir_all(&rogue_dir).unwrap();
+    let (rogue, kasparov) = crate::witness::proven_camp(&rogue_dir, m, "kasparov");
+    // Junior's camp keeps its own key (its proof from game 1).
+    let junior = format!(
+        "arbiter declare camp junior proof {}",
+        tmp.join("junior.proof").display()
+    );
+    let key = arbiter::sign::KeySource::default();
+    let rules = Path::new("rules/kasparov-deep-junior-2003.toml");
+    let mut o = arbiter::matchdir::open_game_with(m, Some(2), rules, &key, false).unwrap();
+    o.session.game = o.session.game.clone().with_match_camps(Vec::new());
+    let lines = [
+        "arbiter declare white machine Deep Junior".to_string(),
+        "arbiter declare black human Garry Kasparov".into(),
+        "arbiter declare operator Amir Ban".into(),
+        kasparov.trim_start_matches('0').trim().into(),
+        junior,
+        "arbiter start".into(),
+        "move e4".into(),
+        "human resign".into(),
+    ];
+    for (i, l) in lines.iter().enumerate() {
+        o.session
+            .execute(&parse(l).unwrap(), 1_000 * i as u64)
+            .unwrap_or_else(|e| panic!("{l}: {e:?}"));
+    }
+    // With the arbiter's key, as a script authorizes what it recorded.
+    let last = o.session.storage.len() as u64 - 1;
+    let auth = arbiter::core::command::Command::Authorize {
+        by: "the arbiter's signing key".into(),
+        words: "game 2".into(),
+        first: 0,
+        last,
+    };
+    o.session.execute(&auth, 8_000).unwrap();
+    o.session
+        .storage
+        .checkpoint_now(chrono::Utc::now())
+        .unwrap();
+    rogue.with_extension("pub")
+}
+
+/// A camp's key is the match's from its first declaration: a later game declaring another key
+/// for the camp (one the arbiter holds, with its own proof) is refused by the kit, naming both
+/// keys, and nothing of that game is written.
+#[test]
+fn witness_camp_key_changed_in_a_later_game_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, _) = countersigned(tmp.path());
+    let rogue_dir = tmp.path().join("rogue");
+    std::fs::create_dir_all(&rogue_dir).unwrap();
+    let (_, rogue) = crate::witness::proven_camp(&rogue_dir, &m, "kasparov");
+    let script = tmp.path().join("g2.arb");
+    std::fs::write(
+        &script,
+        format!(
+            "0 arbiter declare white machine Deep Junior\n0 arbiter declare black human Garry Kasparov\n0 arbiter declare operator Amir Ban\n{rogue}0 arbiter start\n"
+        ),
+    )
+    .unwrap();
+    let o = arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        m.to_str().unwrap(),
+    ]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("camp kasparov is bound to key SHA256:")
+            && out.contains("since game 1 of this match"),
+        "{out}"
+    );
+    assert!(!m.join("game-2/log.jsonl").exists());
+}
+
+/// The same change in a line 0 the kit did not refuse (an older kit, a rewrite): `verify` fails
+/// the game as a bad binding (25) naming the camp, both keys and games; the committee that
+/// agreed to a change pins both keys with --camps.
+#[test]
+fn witness_camp_key_changed_in_a_later_game_fails_verify() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let rogue = game2_with_rogue_camp(tmp.path(), &m);
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 25, "{out}");
+    assert!(
+        out.contains("CAMP KEY CHANGED: line 0 of game 2 declares camp kasparov with")
+            && out.contains("but game 1 declared it with"),
+        "{out}"
+    );
+    let pub_line = |p: &Path| {
+        let t = std::fs::read_to_string(p).unwrap();
+        t.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
+    };
+    let camps = tmp.path().join("camps");
+    std::fs::write(
+        &camps,
+        format!(
+            "kasparov {}\nkasparov {}\njunior {}\n",
+            pub_line(&tmp.path().join("kasparov-key.pub")),
+            pub_line(&rogue),
+            pub_line(&tmp.path().join("junior-key.pub")),
+        ),
+    )
+    .unwrap();
+    let (code, out) = verify(
+        &m,
+        &[
+            "--trust",
+            pinned.to_str().unwrap(),
+            "--camps",
+            camps.to_str().unwrap(),
+        ],
+    );
+    assert!(!out.contains("CAMP KEY"), "{out}");
+    // Left: game 2's result, not countersigned by the camps.
+    assert_eq!(code, 12, "{out}");
+    assert!(!out.contains("camp junior with"), "{out}");
 }

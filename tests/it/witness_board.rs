@@ -9,7 +9,7 @@ use arbiter::core::command::Command;
 use arbiter::core::event::{Event, KeyRef};
 use arbiter::core::game::{Game, GameContext};
 use arbiter::core::rules::Profile;
-use arbiter::core::view::Panel;
+use arbiter::core::view::{Acts, CampToSign, Panel};
 use arbiter::core::{Side, timefmt};
 use arbiter::session::{Memory, Session};
 use arbiter::tui::{self, Status, UiState};
@@ -172,11 +172,22 @@ fn witness_camps_countersign_at_each_time_control() {
         checkpoint: entries,
         clocks,
         // The arbiter's start and correction (as `arbiter countersign` lists them).
-        rulings: vec![
-            "#1 clock_started (clause 3)".into(),
-            format!("#{correction} clock_corrected (clause 6d)"),
-        ],
-        camps: vec!["kasparov".into(), "junior".into()],
+        rulings: Acts {
+            list: vec![
+                (1, "#1 clock_started (clause 3)".into()),
+                (
+                    correction,
+                    format!("#{correction} clock_corrected (clause 6d)"),
+                ),
+            ],
+            not_kept: 0,
+        },
+        camps: ["kasparov", "junior"]
+            .map(|name| CampToSign {
+                name: name.into(),
+                last: None,
+            })
+            .to_vec(),
     };
     assert_eq!(
         countersign_panel(&r.s.game, &at(79)),
@@ -191,7 +202,7 @@ fn witness_camps_countersign_at_each_time_control() {
     let s = shot(&mut r, &at(84), vec![]);
     assert!(
         s.contains("CAMPS COUNTERSIGN")
-            && s.contains("time control 1 (move 40) passed: kasparov, junior")
+            && s.contains("time control 1 (40 moves played) passed: kasparov, junior")
             && s.contains(&format!("--checkpoint {entries}")),
         "{s}"
     );
@@ -220,6 +231,146 @@ fn witness_camps_countersign_at_each_time_control() {
     // The game ends: the end's own request takes over.
     run(&mut r, &mut log, &at(85), "human resign");
     assert!(countersign_panel(&r.s.game, &at(86)).is_none());
+    assert!(
+        r.s.game
+            .view(t(&at(86)), tui::LAST_MOVES)
+            .panels
+            .iter()
+            .any(|p| matches!(p, Panel::CountersignEnd { .. }))
+    );
+}
+
+/// The line of the request that names `camp` (the camps whose last countersignature is the same
+/// share one).
+fn camp_line<'a>(screen: &'a str, camp: &str) -> &'a str {
+    screen
+        .lines()
+        .find(|l| {
+            l.trim_start_matches(['│', ' '])
+                .split(": arbiter and committee entries since")
+                .next()
+                .is_some_and(|who| who.split(", ").any(|w| w.trim() == camp))
+                && l.contains("arbiter and committee entries since")
+        })
+        .unwrap_or_else(|| panic!("no request line for {camp}: {screen}"))
+}
+
+/// Issue 19: the request shows what EACH camp signs. Kasparov's camp countersigned the first
+/// control, Junior's did not: at the second control Kasparov's is shown the arbiter's entries
+/// since its own countersignature (the second correction only), Junior's every one since the
+/// start. At the end each is shown the result, both clocks and the entries since its own last
+/// countersignature, leaves the request once it countersigned past the last change, and the
+/// input line then asks for the match index.
+#[test]
+fn witness_board_request_per_camp_since_its_own_countersignature() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = rig(game(AT_CONTROLS, 1, dir.path()));
+    let mut log = Vec::new();
+    run(&mut r, &mut log, "0", "arbiter start");
+    plies(&mut r, &mut log, 0, 10);
+    run(
+        &mut r,
+        &mut log,
+        &at(10),
+        "arbiter correct 6d clock machine +60 operator slow to press",
+    );
+    let first = r.s.storage.len() as u64 - 1;
+    plies(&mut r, &mut log, 10, 80);
+    let control1 = r.s.storage.len() as u64;
+    let first_text = format!("#{first} clock_corrected (clause 6d)");
+    let s = shot(&mut r, &at(80), vec![]);
+    assert!(
+        camp_line(&s, "kasparov").contains(&first_text)
+            && camp_line(&s, "kasparov") == camp_line(&s, "junior"),
+        "{s}"
+    );
+    // Kasparov's camp countersigns the first control; play goes on to the second (move 60).
+    plies(&mut r, &mut log, 80, 90);
+    run(
+        &mut r,
+        &mut log,
+        &at(90),
+        "arbiter correct 6d clock human -30 pressed twice",
+    );
+    let second = r.s.storage.len() as u64 - 1;
+    let second_text = format!("#{second} clock_corrected (clause 6d)");
+    plies(&mut r, &mut log, 90, 120);
+    assert_eq!(r.s.game.controls_passed(), 2);
+    let control2 = r.s.storage.len() as u64;
+    let s = shot(&mut r, &at(120), vec![("kasparov".into(), control1)]);
+    assert!(
+        s.contains("time control 2 (60 moves played) passed: kasparov, junior"),
+        "{s}"
+    );
+    let k = camp_line(&s, "kasparov");
+    assert!(
+        k.contains(&format!(
+            "since its countersignature of checkpoint {control1}: {second_text}"
+        )) && !k.contains(&first_text),
+        "{k}"
+    );
+    let j = camp_line(&s, "junior");
+    assert!(
+        j.contains("since the start (no countersignature yet): #1 clock_started (clause 3)")
+            && j.contains(&first_text)
+            && j.contains(&second_text),
+        "{j}"
+    );
+    assert_ne!(k, j);
+    // The game ends: Kasparov's camp has signed the second control, Junior's the first.
+    run(&mut r, &mut log, &at(121), "human resign");
+    let resign = r.s.storage.len() as u64 - 1;
+    let status = vec![("kasparov".into(), control2), ("junior".into(), control1)];
+    let s = shot(&mut r, &at(122), status);
+    let end = r.s.game.view(t(&at(122)), tui::LAST_MOVES);
+    let clocks = [Side::White, Side::Black].map(|side| {
+        let c = end.clocks.iter().find(|c| c.side == side).unwrap();
+        timefmt::clock(c.remaining_ms)
+    });
+    assert!(
+        s.contains("the game is over: kasparov, junior")
+            && s.contains(&format!(
+                "they sign: result 0-1 · clocks White {}, Black {}",
+                clocks[0], clocks[1]
+            ))
+            && s.contains(" CAMPS kasparov, junior: countersign the result now"),
+        "{s}"
+    );
+    let k = camp_line(&s, "kasparov");
+    assert!(
+        k.contains(&format!(
+            "since its countersignature of checkpoint {control2}: #{resign} "
+        )) && !k.contains(&second_text),
+        "{k}"
+    );
+    let j = camp_line(&s, "junior");
+    assert!(
+        j.contains(&format!(
+            "since its countersignature of checkpoint {control1}: {second_text}, #{resign} "
+        )),
+        "{j}"
+    );
+    // Kasparov's camp countersigns past the result: only Junior's is asked; then the index.
+    let all = r.s.storage.len() as u64;
+    let s = shot(
+        &mut r,
+        &at(122),
+        vec![("kasparov".into(), all), ("junior".into(), control1)],
+    );
+    assert!(
+        s.contains("the game is over: junior ·") && s.contains(" CAMPS junior: countersign"),
+        "{s}"
+    );
+    let s = shot(
+        &mut r,
+        &at(122),
+        vec![("kasparov".into(), all), ("junior".into(), all)],
+    );
+    assert!(
+        !s.contains("CAMPS COUNTERSIGN")
+            && s.contains("the result is countersigned; now the match index"),
+        "{s}"
+    );
 }
 
 /// The same game under the 2003 profile as published (no `[witness]`): no request at move 40.
@@ -453,4 +604,47 @@ fn witness_checkpoint_signed_at_the_time_control_for_the_camps() {
             vec![("kasparov".to_string(), 82)]
         );
     }
+}
+
+/// The fold's cheap test of a witness-neutral entry (by variant, for every entry) names the same
+/// kinds as the list `verify` and `countersign` use (by name).
+#[test]
+fn witness_neutral_kinds_agree_by_variant_and_by_name() {
+    use arbiter::core::Actor;
+    use arbiter::core::event::EventKind;
+    use arbiter::core::game::witness::{NEUTRAL, is_neutral};
+    let v = serde_json::json!({});
+    let kinds = [
+        EventKind::WorkNote { text: "t".into() },
+        EventKind::Note { text: "t".into() },
+        EventKind::Authorized {
+            by: "passphrase".into(),
+            command: "c".into(),
+            first: 1,
+            last: 1,
+        },
+        EventKind::AuthorizationFailed {
+            command: "c".into(),
+            why: "w".into(),
+        },
+        EventKind::Recovery(v.clone()),
+        EventKind::EngineLogArchived(v.clone()),
+        EventKind::ProgramArchived(v),
+    ];
+    let mut names = Vec::new();
+    for kind in kinds {
+        assert!(is_neutral(&kind), "{kind:?}");
+        let e = Event {
+            at: 0,
+            actor: Actor::Arbiter,
+            clause: "5b".into(),
+            kind,
+        };
+        names.push(e.kind_name());
+    }
+    names.sort();
+    let mut listed: Vec<String> = NEUTRAL.iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    assert_eq!(names, listed);
+    assert!(!is_neutral(&EventKind::InfoResumed));
 }

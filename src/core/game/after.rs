@@ -89,8 +89,18 @@ impl Game {
 
     /// The terms of rule 13 for this game, or why a hand-over of `copies` copies delivered
     /// `after_end_ms` after the end is refused: the game must have a result (13a), the delivery
-    /// cannot precede the end, and the profile's number of copies is required (13a).
+    /// cannot precede the end, and the profile's number of copies is required (13a). A refusal
+    /// cites the profile's article (`game/cite.rs`).
     pub fn handover_terms(
+        &self,
+        copies: usize,
+        after_end_ms: i64,
+    ) -> Result<HandoverTerms, Refusal> {
+        self.handover_terms_2003(copies, after_end_ms)
+            .map_err(|r| self.cited_refusal(r, None))
+    }
+
+    fn handover_terms_2003(
         &self,
         copies: usize,
         after_end_ms: i64,

@@ -50,14 +50,14 @@ impl Game {
                 self.playing()?;
                 if !matches!(self.stop, Some(Stop::Arbiter { .. })) {
                     return refuse(
-                        clause,
+                        *clause,
                         "stop the clocks first (arbiter stop), then take back, then correct the clocks and resume",
                     );
                 }
                 self.no_pending_press(clause)?;
                 if *plies > self.board.plies() {
                     return refuse(
-                        clause,
+                        *clause,
                         format!("only {} moves are recorded", self.board.plies()),
                     );
                 }

@@ -145,6 +145,24 @@ impl Game {
                 kind,
             )]);
         }
+        // The human to move: the machine's last move is the one pressed. An earlier move of the
+        // machine was answered already (7c found after the reply): the arbiter names its number.
+        let want = crate::core::board::normalise_notation(played);
+        let want = want.trim_end_matches(['+', '#']);
+        let is_last = self
+            .board
+            .moves()
+            .last()
+            .is_some_and(|x| x.san.trim_end_matches(['+', '#']) == want || x.uci == want);
+        if !is_last && let Some(n) = self.earlier_machine_move(m, played) {
+            return refuse(
+                c::WRONG_MOVE_PRESSED,
+                format!(
+                    "{played} is the machine's move {n}, already pressed and answered: \
+                     stop the clocks and say arbiter wrong-move {n} {played} {correct}"
+                ),
+            );
+        }
         self.wrong_move_pressed(&self.board, played, correct, rules, now)
             .map(|e| vec![e])
     }
@@ -161,14 +179,14 @@ impl Game {
         now: Ms,
     ) -> Result<Vec<Event>, Refusal> {
         let (m, rules) = self.wrong_move_prelude(c::WRONG_MOVE_PRESSED)?;
-        let first = self.board.first_side();
+        let numbering = self.board.numbering();
         let plies = self.board.plies();
-        let Some(ply) = ply_of(first, m, n).filter(|p| *p < plies) else {
+        let Some(ply) = numbering.ply_of(m, n).filter(|p| *p < plies) else {
             // The machine's moves as the scoresheet numbers them (from Black's `1...` when Black
             // moved first).
             let numbers = (0..plies)
-                .filter(|p| side_of(first, *p) == m)
-                .map(|p| number_of(first, p))
+                .filter(|p| numbering.side(*p) == m)
+                .map(|p| numbering.number(p))
                 .collect::<Vec<_>>();
             let made = match (numbers.first(), numbers.last()) {
                 (Some(a), Some(b)) if a == b => format!("its move {a}"),
@@ -232,15 +250,15 @@ impl Game {
     fn earlier_machine_move(&self, m: Side, played: &str) -> Option<u32> {
         let want = crate::core::board::normalise_notation(played);
         let want = want.trim_end_matches(['+', '#']);
-        let first = self.board.first_side();
+        let numbering = self.board.numbering();
         self.board
             .moves()
             .iter()
             .enumerate()
             .rev()
-            .filter(|(ply, _)| side_of(first, *ply) == m)
+            .filter(|(ply, _)| numbering.side(*ply) == m)
             .find(|(_, x)| x.san.trim_end_matches(['+', '#']) == want || x.uci == want)
-            .map(|(ply, _)| number_of(first, ply))
+            .map(|(ply, _)| numbering.number(ply))
     }
 
     /// 7c on `board`: its last move is the wrong move `played`, completed and pressed; the
@@ -295,28 +313,4 @@ impl Game {
         };
         Ok(self.ev(now, Actor::Arbiter, c::WRONG_MOVE_PRESSED, kind))
     }
-}
-
-/// The side that made ply `ply` (0-based) of a game `first` began.
-fn side_of(first: Side, ply: usize) -> Side {
-    if ply.is_multiple_of(2) {
-        first
-    } else {
-        first.other()
-    }
-}
-
-/// The scoresheet's number of ply `ply` of a game `first` began: from a start with Black to
-/// move, Black's first move is `1...` and White's reply is move 2 (as the PGN and the board
-/// number them).
-fn number_of(first: Side, ply: usize) -> u32 {
-    let n = (ply + usize::from(first == Side::Black)) / 2 + 1;
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-/// The ply of `side`'s move number `n` (as [`number_of`] numbers it) in a game `first` began;
-/// `None` when that number has no move of `side` (White's move 1 when Black moved first).
-fn ply_of(first: Side, side: Side, n: u32) -> Option<usize> {
-    let n = usize::try_from(n).ok()?.checked_sub(1)?;
-    (n * 2 + usize::from(side == Side::Black)).checked_sub(usize::from(first == Side::Black))
 }

@@ -108,8 +108,14 @@ impl Game {
         Self::declared_clause(cmd).is_some()
     }
 
-    /// Apply a declaration to the draft (before `arbiter open`).
+    /// Apply a declaration to the draft (before `arbiter open`); a refusal cites the profile's
+    /// article (`game/cite.rs`).
     pub fn declare(&mut self, cmd: &Command) -> Result<(), Refusal> {
+        let r = self.declare_draft(cmd);
+        r.map_err(|e| self.cited_refusal(e, None))
+    }
+
+    fn declare_draft(&mut self, cmd: &Command) -> Result<(), Refusal> {
         if self.phase != Phase::Draft
             && let Some((cl, msg)) = Self::declared_clause(cmd)
         {
@@ -182,6 +188,16 @@ impl Game {
                     );
                 }
                 let bare: Vec<&str> = key.split_whitespace().take(2).collect();
+                if let Some(was) = self.camp_bound_elsewhere(name, &bare.join(" ")) {
+                    return refuse(
+                        c::ARBITER,
+                        format!(
+                            "camp {name} is bound to key {} since game {} of this match: a camp's key is the match's from its first declaration, and {fp} is another (it could be a key the arbiter holds); nothing declared",
+                            crate::core::camp::fingerprint(&was.key),
+                            was.game
+                        ),
+                    );
+                }
                 self.draft.camps.retain(|c| c.name != *name);
                 self.draft.camps.push(Camp {
                     name: name.clone(),
@@ -242,9 +258,15 @@ impl Game {
         };
         let algorithm = match (&d.algorithm, &self.ctx.previous_algorithm) {
             (Some(a), _) => a.clone(),
-            (None, Some((n, a))) => Algorithm { source: format!("carried over from game {n}"), ..a.clone() },
+            (None, Some((n, a))) => Algorithm {
+                source: format!("carried over from game {n}"),
+                ..a.clone()
+            },
             (None, None) => Algorithm {
-                text: "default of rule 6c: adjust the internal clock to the game clock when a move is entered and they differ by the threshold or more".into(),
+                text: format!(
+                    "default of rule {}: adjust the internal clock to the game clock when a move is entered and they differ by the threshold or more",
+                    self.profile.cite(c::INTERNAL_CLOCK)
+                ),
                 threshold_ms: self.profile.sync_threshold_ms(),
                 source: "default".into(),
             },

@@ -5,14 +5,9 @@
 //! place of the 2003 clauses. Any entrant's resignation (`sente resign`, `white resign`) is here
 //! too: program-vs-program games have no single "operator" or "human" side.
 use super::*;
+use crate::core::articles::Article as A;
 use crate::core::rules::{IllegalMove, PerpetualCheck};
-use crate::core::shogi::{ShogiEnd, ShogiRecord, articles as a, side_name};
-
-/// Whether a clause is already one of the Denryu-sen articles (2003 clauses never contain a dot
-/// and have no 14, 21 or 23).
-fn is_article(clause: &str) -> bool {
-    clause.contains('.') || matches!(clause, "14" | "21" | "23")
-}
+use crate::core::shogi::{ShogiEnd, ShogiRecord, side_name};
 
 impl Game {
     /// The side's name in messages: sente / gote in shogi, white / black otherwise.
@@ -35,7 +30,7 @@ impl Game {
                 && matches!(cmd, C::Move { .. } | C::Press)
             {
                 return refuse(
-                    a::MAX_MOVES,
+                    self.art(A::MaxMoves).to_string(),
                     format!(
                         "move {cap} was the last (13.2): only the side to move's entering-king declaration remains (13.4: {} declare); if it does not declare, the game is drawn when its time runs out",
                         self.side_label(self.board.side_to_move())
@@ -55,44 +50,19 @@ impl Game {
         | C::ArbiterTablebaseDraw { .. } = cmd
         {
             return refuse(
-                a::SERVER_JUDGEMENT,
+                self.art(A::ServerJudgement).to_string(),
                 "shogi has no draw offers or claims: sennichite (13.5) and the move cap (13.2) are judged by the kit",
             );
         }
         let over = match cmd {
-            C::NoShow { .. } => Some(a::NO_SHOW),
-            C::NoShowBoth => Some(a::BOTH_ABSENT),
+            C::NoShow { .. } => Some(self.art(A::NoShow)),
+            C::NoShowBoth => Some(self.art(A::BothAbsent)),
             _ => None,
         };
         match self.decide_any(cmd, now) {
             Ok(events) => Ok(events.into_iter().map(|e| self.cited(e, over)).collect()),
-            Err(mut r) => {
-                r.clause = r.clause.map(|c| {
-                    if is_article(c) {
-                        c
-                    } else {
-                        over.unwrap_or(a::for_2003_clause(c))
-                    }
-                });
-                Err(r)
-            }
+            Err(r) => Err(self.cited_refusal(r, over)),
         }
-    }
-
-    /// An entry of a shogi game citing the Denryu-sen article for what it records.
-    pub(super) fn cited(&self, mut e: Event, over: Option<&'static str>) -> Event {
-        if is_article(&e.clause) {
-            return e;
-        }
-        let art = match (&e.kind, over) {
-            (EventKind::MoveMade { .. } | EventKind::ClockPressed { .. }, _) => a::MOVE_TIME,
-            (EventKind::ClockStarted { .. }, _) => a::START,
-            (EventKind::GameOpened(..), _) => a::ENTRANTS,
-            (_, Some(o)) => o,
-            _ => a::for_2003_clause(&e.clause),
-        };
-        e.clause = art.to_string();
-        e
     }
 
     /// 13.2: the move cap, if the profile has one.
@@ -120,7 +90,7 @@ impl Game {
         Some(Event::new(
             now,
             self.entrant_actor(side),
-            a::SERVER_JUDGEMENT,
+            self.art(A::ServerJudgement),
             self.ended(
                 Score::win_for(side.other()),
                 Termination::IllegalMove,
@@ -161,7 +131,7 @@ impl Game {
                     Score::Draw,
                     Termination::MoveCap,
                     format!("checkmate on move {cap}, the cap: a draw (13.3)"),
-                    a::MATE_AT_MAX_MOVES,
+                    self.art(A::MateAtMaxMoves),
                 );
             }
             if self
@@ -175,7 +145,7 @@ impl Game {
                 Score::Draw,
                 Termination::MoveCap,
                 format!("{cap} moves without a result: a draw (13.2)"),
-                a::MAX_MOVES,
+                self.art(A::MaxMoves),
             );
         }
         match r.end()? {
@@ -183,13 +153,13 @@ impl Game {
                 Score::win_for(winner),
                 Termination::Checkmate,
                 format!("{} is checkmated", side_name(winner.other())),
-                a::SERVER_JUDGEMENT,
+                self.art(A::ServerJudgement),
             ),
             ShogiEnd::Sennichite => end(
                 Score::Draw,
                 Termination::Sennichite,
                 "the same position for the fourth time (sennichite): a draw, not replayed".into(),
-                a::SENNICHITE,
+                self.art(A::Sennichite),
             ),
             ShogiEnd::PerpetualCheck { checker } => {
                 let loss = self
@@ -205,7 +175,7 @@ impl Game {
                             "sennichite by perpetual check: {} gave check with every move and loses",
                             side_name(checker)
                         ),
-                        a::SERVER_JUDGEMENT,
+                        self.art(A::ServerJudgement),
                     )
                 } else {
                     end(
@@ -215,7 +185,7 @@ impl Game {
                             "sennichite by perpetual check ({} checking): a draw, as the profile says",
                             side_name(checker)
                         ),
-                        a::SENNICHITE,
+                        self.art(A::Sennichite),
                     )
                 }
             }
@@ -230,7 +200,7 @@ impl Game {
             Event::new(
                 at,
                 Actor::Kit,
-                a::MAX_MOVES,
+                self.art(A::MaxMoves),
                 self.ended(
                     Score::Draw,
                     Termination::MoveCap,
@@ -325,7 +295,7 @@ impl Game {
                 }
                 let failures = self.declaration_failures(side, now).ok_or_else(|| {
                     Refusal::new(
-                        a::DECLARATION,
+                        self.art(A::Declaration).to_string(),
                         "this rules profile has no entering-king declaration ([shogi.declaration])",
                     )
                 })?;
@@ -351,9 +321,9 @@ impl Game {
                             "{name} declared an entering-king win, every condition met ({measured})"
                         ),
                         if at_cap {
-                            a::DECLARATION_AT_MAX_MOVES
+                            self.art(A::DeclarationAtMaxMoves)
                         } else {
-                            a::DECLARATION
+                            self.art(A::Declaration)
                         },
                     )
                 } else {
@@ -364,7 +334,7 @@ impl Game {
                             "{name} declared an entering-king win and loses: {} ({measured})",
                             failures.join("; ")
                         ),
-                        a::DECLARATION,
+                        self.art(A::Declaration),
                     )
                 };
                 self.one(
@@ -418,7 +388,7 @@ impl Game {
                     self.player(side).and_then(|p| p.entrant.as_ref())
                 else {
                     return refuse(
-                        a::ENTRANTS,
+                        self.art(A::Entrants).to_string(),
                         format!(
                             "{} is not declared as a human consulting an AI (5.2 (4)): arbiter declare {} consulting NAME with PROGRAM: METHOD",
                             self.side_label(side),
@@ -429,23 +399,13 @@ impl Game {
                 self.one(
                     now,
                     Actor::Arbiter,
-                    a::ENTRANTS,
+                    self.art(A::Entrants),
                     EventKind::Note {
                         text: format!("{} consulted {program}: {text}", self.side_label(side)),
                     },
                 )
             }
             _ => refuse_state("not a command of this rule family"),
-        }
-    }
-
-    /// The clause this game's rules cite for what the 2003 rules number `clause`: itself in chess,
-    /// the Denryu-sen article in shogi (for the shell's summaries and the report's headings).
-    pub fn cites(&self, clause: &'static str) -> &'static str {
-        if self.board.shogi().is_some() && !is_article(clause) {
-            a::for_2003_clause(clause)
-        } else {
-            clause
         }
     }
 
@@ -464,9 +424,9 @@ impl Game {
             Some(s) if program(s) && (shogi || self.machine_side() == Some(s)) => Ok(vec![s]),
             Some(s) => refuse(
                 if shogi {
-                    a::ENTRANTS
+                    self.art(A::Entrants).to_string()
                 } else {
-                    c::ENGINE_LOG_CONTENT
+                    c::ENGINE_LOG_CONTENT.to_string()
                 },
                 format!(
                     "{} is not a program in this game (its entrant is {}): it has no engine log to check",

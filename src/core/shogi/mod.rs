@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 use super::Side;
 use super::board::RecordedMove;
 
-pub mod articles; // the Denryu-sen 2024 article numbers the log cites
 pub mod notation; // Japanese, CSA and KIF text of moves, pieces and squares
 
 /// Why a shogi move was not accepted.
@@ -517,8 +516,8 @@ impl ShogiRecord {
         m.to_csa()
     }
 
-    /// Every move in CSA and KIF form, replayed from the start (records).
-    pub fn record_forms(&self) -> Vec<(String, String)> {
+    /// Every move with its mover and its CSA and KIF forms, replayed from the start (records).
+    pub fn record_forms(&self) -> Vec<(Side, String, String)> {
         let Ok(mut r) = ShogiRecord::from_sfen(&self.start) else {
             return Vec::new();
         };
@@ -529,7 +528,9 @@ impl ShogiRecord {
             };
             let csa = m.to_csa().unwrap_or_default();
             let kif = notation::kif(&r.pos, m);
-            out.push((csa, kif));
+            // The mover is the position's side to move (a handicap or a set-up position may
+            // start with gote), not the ply's parity.
+            out.push((r.side_to_move(), csa, kif));
             if r.play(mv).is_err() {
                 break;
             }

@@ -2,8 +2,7 @@
 //! keeps out of the public version (per-move engine details, file names and folders).
 use super::{ArchiveCites, ArchiveSection, Builder, MoveProblem, Stamp};
 use crate::core::event::{Event, EventKind};
-use crate::core::shogi::articles;
-use crate::core::timefmt;
+use crate::core::{clause, timefmt};
 
 impl Builder {
     /// The timeline text of an archive entry (13a, 13c, 13d).
@@ -32,11 +31,18 @@ impl Builder {
                     Some(side) => format!("Log file of {side}'s program"),
                     None => "Machine's log file".to_string(),
                 };
-                let sec = archive_section(s, &e.clause, &what, v, self.public);
+                let sec = archive_section(s, &e.clause, &what, v, self.public, &self.report.cites);
                 self.report.archives.push(sec);
             }
             K::ProgramArchived(v) => {
-                let sec = archive_section(s, &e.clause, "Program copy", v, self.public);
+                let sec = archive_section(
+                    s,
+                    &e.clause,
+                    "Program copy",
+                    v,
+                    self.public,
+                    &self.report.cites,
+                );
                 self.report.archives.push(sec);
             }
             _ => {}
@@ -96,6 +102,7 @@ fn archive_section(
     what: &str,
     v: &serde_json::Value,
     public: bool,
+    cites: &super::Cites,
 ) -> ArchiveSection {
     let summary = v
         .pointer("/coverage/summary")
@@ -129,12 +136,14 @@ fn archive_section(
             withheld += 1;
         }
     }
-    // A shogi game's entry cites Denryu-sen 28.1 (keeping what reproduces the game): its coverage
-    // is cited so, its clock audit by 22.3 (the server's clock), not the 2003 rules' 13c and 6c.
-    let cites = (clause == articles::PRESERVATION).then(|| ArchiveCites {
-        coverage: articles::PRESERVATION.to_string(),
-        clock_audit: articles::SERVER_CLOCK.to_string(),
-    });
+    // The coverage and the clock audit cite the game's own articles (the profile's map: in
+    // shogi, 28.1 and 22.3), not the 2003 rules' 13c and 6c, when they differ.
+    let cites = (cites.c(clause::ENGINE_LOG_CONTENT) != clause::ENGINE_LOG_CONTENT
+        || cites.c(clause::INTERNAL_CLOCK) != clause::INTERNAL_CLOCK)
+        .then(|| ArchiveCites {
+            coverage: cites.c(clause::ENGINE_LOG_CONTENT).to_string(),
+            clock_audit: cites.c(clause::INTERNAL_CLOCK).to_string(),
+        });
     let clock_audit = v
         .pointer("/clock_audit/summary")
         .and_then(|s| s.as_str())

@@ -78,7 +78,10 @@ impl Builder {
                     inc.durations.insert(
                         0,
                         (
-                            "machine's clock running (8a)".into(),
+                            format!(
+                                "machine's clock running ({})",
+                                self.report.cites.c(crate::core::clause::TECHNICAL)
+                            ),
                             total.saturating_sub(stopped),
                         ),
                     );

@@ -84,7 +84,8 @@ impl Builder {
                 x: f64::from(self.moves_of(h)) + 0.5,
                 y_ms: y,
                 label: format!(
-                    "7c: {} added to {} (infraction {infraction})",
+                    "{}: {} added to {} (infraction {infraction})",
+                    self.report.cites.c(crate::core::clause::WRONG_MOVE_PRESSED),
                     signed_hms(*penalty_ms as i64),
                     self.name(h)
                 ),
