@@ -111,6 +111,18 @@ pub struct DeclarationsView {
     pub config_sha256: Option<String>,
     /// The camps' witness keys (name, OpenSSH public key).
     pub camps: Vec<super::event::Camp>,
+    /// The clauses these rows cite, in the game's own numbers (the profile's article map).
+    pub cites: DeclarationCites,
+}
+
+/// What the declarations cite: the operator (4c), the team (9c), the algorithm (6c) and the
+/// configuration digest (8a) in the 2003 numbers; a shogi profile's articles otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeclarationCites {
+    pub operator: String,
+    pub team: String,
+    pub algorithm: String,
+    pub config: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -568,6 +580,13 @@ impl Game {
     }
 
     fn declarations_view(&self) -> DeclarationsView {
+        use super::clause as c;
+        let cites = DeclarationCites {
+            operator: self.profile.cite(c::OPERATOR_CHANGE_BETWEEN).to_string(),
+            team: self.profile.cite(c::TEAM).to_string(),
+            algorithm: self.profile.cite(c::INTERNAL_CLOCK).to_string(),
+            config: self.profile.cite(c::TECHNICAL).to_string(),
+        };
         match &self.decl {
             Some(d) => DeclarationsView {
                 recorded: true,
@@ -583,6 +602,7 @@ impl Game {
                 ),
                 config_sha256: d.config_sha256.clone(),
                 camps: d.camps.clone(),
+                cites,
             },
             None => {
                 let d = &self.draft;
@@ -603,6 +623,7 @@ impl Game {
                     algorithm,
                     config_sha256: d.config_sha256.clone(),
                     camps: d.camps.clone(),
+                    cites,
                 }
             }
         }

@@ -823,10 +823,10 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
             notes.push(line);
         }
         if session.game.draft().config_sha256.is_none() {
-            notes.push(
-                "8a: no configuration digest declared for this game: :arbiter declare config-file PATH"
-                    .to_string(),
-            );
+            notes.push(format!(
+                "{}: no configuration digest declared for this game: :arbiter declare config-file PATH",
+                session.game.cites(crate::core::clause::TECHNICAL)
+            ));
         }
     }
     let notice = (!notes.is_empty()).then(|| notes.join(" · "));

@@ -392,25 +392,38 @@ pub fn declaration_lines(view: &View) -> Vec<Line<'static>> {
             "operator",
             match &d.operator {
                 Some(o) => Span::styled(o.clone(), bold),
-                None => missing("arbiter declare operator NAME (4c)"),
+                None => missing(&format!(
+                    "arbiter declare operator NAME ({})",
+                    d.cites.operator
+                )),
             },
         ),
         row(
             "team",
             if d.team.is_empty() {
-                Span::styled("none registered (9c: no one may be consulted)", gray)
+                Span::styled(
+                    format!(
+                        "none registered ({}: no one may be consulted)",
+                        d.cites.team
+                    ),
+                    gray,
+                )
             } else {
                 Span::styled(d.team.join(", "), bold)
             },
         ),
-        row("algorithm", Span::raw(format!("6c {}", d.algorithm))),
+        row(
+            "algorithm",
+            Span::raw(format!("{} {}", d.cites.algorithm, d.algorithm)),
+        ),
         row(
             "config",
             match &d.config_sha256 {
-                Some(h) => Span::styled(format!("8a SHA-256 {h}"), bold),
-                None => missing(
-                    "8a: no configuration digest · arbiter declare config-file PATH (or config SHA256)",
-                ),
+                Some(h) => Span::styled(format!("{} SHA-256 {h}", d.cites.config), bold),
+                None => missing(&format!(
+                    "{}: no configuration digest · arbiter declare config-file PATH (or config SHA256)",
+                    d.cites.config
+                )),
             },
         ),
     ];

@@ -17,7 +17,7 @@ use crate::realgame::{arbiter, ok};
 /// The 2003 clause numbers a report could show: every lettered one the kit names, written as a
 /// word of its own (a base64 or hex digest is one longer word), and the bare sections in
 /// parentheses or after "rule" / "clause".
-fn clause_tokens_2003(text: &str) -> Vec<String> {
+pub(crate) fn clause_tokens_2003(text: &str) -> Vec<String> {
     let lettered: Vec<&str> = CLAUSES
         .iter()
         .map(|(_, n, _)| *n)

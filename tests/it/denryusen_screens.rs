@@ -284,3 +284,24 @@ fn denryusen_28_1_the_board_archives_one_program_s_log_with_side() {
     let body = &archived[0].body;
     assert_eq!(body["side"], "sente", "{body}");
 }
+
+/// Before a shogi game starts, the declarations cite the profile's articles (5.2 for the team,
+/// 22.3 for the algorithm, 26.3 for the configuration), not the 2003 clauses (9c, 6c, 8a).
+#[test]
+fn denryusen_5_2_the_pre_game_declarations_cite_the_profiles_articles() {
+    let mut r = rig_with_profile("rules/denryusen-2024.toml");
+    for (w, h) in SIZES {
+        let s = r.shot("0", w, h);
+        assert!(
+            s.contains("none registered (5.2: no one may be consulted)"),
+            "{s}"
+        );
+        assert!(s.contains("algorithm 22.3 the default of rule 22.3"), "{s}");
+        assert!(s.contains("config    26.3 SHA-256"), "{s}");
+        assert_eq!(
+            crate::denryusen_articles::clause_tokens_2003(&s),
+            Vec::<String>::new(),
+            "{s}"
+        );
+    }
+}

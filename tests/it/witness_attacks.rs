@@ -858,3 +858,74 @@ fn witness_camp_key_changed_in_a_later_game_fails_verify() {
     assert_eq!(code, 12, "{out}");
     assert!(!out.contains("camp junior with"), "{out}");
 }
+
+/// The index is written before the checkpoint it records: when the index cannot be written (here
+/// a folder in the way of `index.txt.next`, as a crash between the two steps would leave it) the
+/// checkpoint is not signed either, so the folder never holds a checkpoint the index lags behind —
+/// what an older index put back looks like. On main the checkpoint came first and such a failure
+/// (or a `kill -9` between the two: 5 of 24 runs) read as ROLLED_BACK (26).
+#[test]
+fn witness_interrupted_index_write_is_never_read_as_rollback() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    std::fs::create_dir(m.join("index.txt.next")).unwrap();
+    let script = tmp.path().join("g2.arb");
+    std::fs::write(
+        &script,
+        "0 arbiter declare white machine Deep Junior\n0 arbiter declare black human Garry Kasparov\n0 arbiter declare operator Amir Ban\n0 arbiter start\n0:00:05 move e4\n0:00:10 arbiter correct 6d clock human +600 slow to press\n",
+    )
+    .unwrap();
+    let o = arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        m.to_str().unwrap(),
+    ]);
+    assert!(text(&o).contains("checkpoint not signed"), "{}", text(&o));
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_ne!(code, 26, "{out}");
+    assert!(!out.contains("ROLLBACK"), "{out}");
+    assert!(
+        !m.join("game-2/checkpoints").exists()
+            || std::fs::read_dir(m.join("game-2/checkpoints"))
+                .unwrap()
+                .next()
+                .is_none(),
+        "no checkpoint without its index"
+    );
+    // The obstacle gone, the kit's next checkpoint brings both forward.
+    std::fs::remove_dir(m.join("index.txt.next")).unwrap();
+    let o = arbiter(&["checkpoint", "--match", m.to_str().unwrap(), "--game", "2"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+}
+
+/// A checkpoint's text is written last: a `kill -9` before it leaves its signed note alone (2 of
+/// 24 runs), which `verify` names as a crash's leftover covering nothing, never BAD NOTE (22); a
+/// lone note that the arbiter's key did not sign is still BAD NOTE.
+#[test]
+fn witness_note_left_by_an_interrupted_checkpoint_is_not_tampering() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let cps = m.join("game-1/checkpoints");
+    for f in listing(&cps) {
+        if f == "14.txt" || f.starts_with("14.txt.cosig-") {
+            std::fs::remove_file(cps.join(f)).unwrap();
+        }
+    }
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_ne!(code, 22, "{out}");
+    assert!(!out.contains("BAD NOTE"), "{out}");
+    assert!(
+        out.contains("checkpoints/14.note: a leftover of a checkpoint interrupted before its text was written"),
+        "{out}"
+    );
+    let forged = std::fs::read_to_string(cps.join("13.note"))
+        .unwrap()
+        .replace("\n13\n", "\n99\n");
+    std::fs::write(cps.join("99.note"), forged).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 22, "{out}");
+    assert!(out.contains("BAD NOTE checkpoints/99.note"), "{out}");
+}

@@ -299,7 +299,7 @@ fn witness_board_request_per_camp_since_its_own_countersignature() {
     let control2 = r.s.storage.len() as u64;
     let s = shot(&mut r, &at(120), vec![("kasparov".into(), control1)]);
     assert!(
-        s.contains("time control 2 (move 60) passed: kasparov, junior"),
+        s.contains("time control 2 (60 moves played) passed: kasparov, junior"),
         "{s}"
     );
     let k = camp_line(&s, "kasparov");

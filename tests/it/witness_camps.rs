@@ -449,7 +449,8 @@ fn witness_checkpoint_names_its_index_version() {
     let old_sig = std::fs::read(m.join("index.txt.sig")).unwrap();
     let old = arbiter::log::index::MatchIndex::parse(&old_idx).unwrap();
     assert!(old.version > 1, "{old_idx}");
-    // Two later checkpoints: the second is signed with the index the first one wrote.
+    // Two later checkpoints: each names the index written just before it, recording it (the
+    // index first, then the checkpoint: a crash between them leaves the index ahead, never behind).
     for n in 0..2 {
         let mut j = Journal::open(&m.join("game-1/log.jsonl")).unwrap();
         let at = j.last().unwrap().mono_ms;
@@ -470,7 +471,13 @@ fn witness_checkpoint_names_its_index_version() {
         .count();
     let last = std::fs::read_to_string(m.join(format!("game-1/checkpoints/{size}.txt"))).unwrap();
     let cp = arbiter::log::checkpoint::Checkpoint::parse(&last).unwrap();
-    assert_eq!(cp.index.map(|i| i.0), Some(old.version + 1), "{last}");
+    assert_eq!(cp.index.map(|i| i.0), Some(old.version + 2), "{last}");
+    let now = arbiter::log::index::MatchIndex::parse(
+        &std::fs::read_to_string(m.join("index.txt")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(now.version, old.version + 2);
+    assert_eq!(now.game(1).map(|g| g.size), Some(size as u64));
     std::fs::write(m.join("index.txt"), &old_idx).unwrap();
     std::fs::write(m.join("index.txt.sig"), &old_sig).unwrap();
     let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
