@@ -102,14 +102,18 @@ impl<'de> serde::de::IntoDeserializer<'de, serde_json::Error> for Part<'de> {
 }
 
 macro_rules! forward_part {
-    ($($method:ident)*) => {$(
-        fn $method<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+    ($($method:ident($($arg:ident: $ty:ty),*))*) => {$(
+        fn $method<V: serde::de::Visitor<'de>>(
+            self,
+            $($arg: $ty,)*
+            visitor: V,
+        ) -> Result<V::Value, Self::Error> {
             match self {
                 Part::Kind(s) => {
                     serde::de::IntoDeserializer::<serde_json::Error>::into_deserializer(s)
-                        .$method(visitor)
+                        .$method($($arg,)* visitor)
                 }
-                Part::Body(b) => b.$method(visitor),
+                Part::Body(b) => b.$method($($arg,)* visitor),
             }
         }
     )*};
@@ -118,80 +122,18 @@ macro_rules! forward_part {
 impl<'de> serde::Deserializer<'de> for Part<'de> {
     type Error = serde_json::Error;
     forward_part! {
-        deserialize_any deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32
-        deserialize_i64 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_f32 deserialize_f64 deserialize_char deserialize_str deserialize_string
-        deserialize_bytes deserialize_byte_buf deserialize_option deserialize_unit deserialize_seq
-        deserialize_map deserialize_identifier deserialize_ignored_any
-    }
-    fn deserialize_unit_struct<V: serde::de::Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        match self {
-            Part::Kind(s) => serde::de::IntoDeserializer::<serde_json::Error>::into_deserializer(s)
-                .deserialize_unit_struct(name, visitor),
-            Part::Body(b) => b.deserialize_unit_struct(name, visitor),
-        }
-    }
-    fn deserialize_newtype_struct<V: serde::de::Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        match self {
-            Part::Kind(s) => serde::de::IntoDeserializer::<serde_json::Error>::into_deserializer(s)
-                .deserialize_newtype_struct(name, visitor),
-            Part::Body(b) => b.deserialize_newtype_struct(name, visitor),
-        }
-    }
-    fn deserialize_tuple<V: serde::de::Visitor<'de>>(
-        self,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        match self {
-            Part::Kind(s) => serde::de::IntoDeserializer::<serde_json::Error>::into_deserializer(s)
-                .deserialize_tuple(len, visitor),
-            Part::Body(b) => b.deserialize_tuple(len, visitor),
-        }
-    }
-    fn deserialize_tuple_struct<V: serde::de::Visitor<'de>>(
-        self,
-        name: &'static str,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        match self {
-            Part::Kind(s) => serde::de::IntoDeserializer::<serde_json::Error>::into_deserializer(s)
-                .deserialize_tuple_struct(name, len, visitor),
-            Part::Body(b) => b.deserialize_tuple_struct(name, len, visitor),
-        }
-    }
-    fn deserialize_struct<V: serde::de::Visitor<'de>>(
-        self,
-        name: &'static str,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        match self {
-            Part::Kind(s) => serde::de::IntoDeserializer::<serde_json::Error>::into_deserializer(s)
-                .deserialize_struct(name, fields, visitor),
-            Part::Body(b) => b.deserialize_struct(name, fields, visitor),
-        }
-    }
-    fn deserialize_enum<V: serde::de::Visitor<'de>>(
-        self,
-        name: &'static str,
-        variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        match self {
-            Part::Kind(s) => serde::de::IntoDeserializer::<serde_json::Error>::into_deserializer(s)
-                .deserialize_enum(name, variants, visitor),
-            Part::Body(b) => b.deserialize_enum(name, variants, visitor),
-        }
+        deserialize_any() deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32()
+        deserialize_i64() deserialize_u8() deserialize_u16() deserialize_u32() deserialize_u64()
+        deserialize_f32() deserialize_f64() deserialize_char() deserialize_str()
+        deserialize_string() deserialize_bytes() deserialize_byte_buf() deserialize_option()
+        deserialize_unit() deserialize_seq() deserialize_map() deserialize_identifier()
+        deserialize_ignored_any()
+        deserialize_unit_struct(name: &'static str)
+        deserialize_newtype_struct(name: &'static str)
+        deserialize_tuple(len: usize)
+        deserialize_tuple_struct(name: &'static str, len: usize)
+        deserialize_struct(name: &'static str, fields: &'static [&'static str])
+        deserialize_enum(name: &'static str, variants: &'static [&'static str])
     }
 }
 
