@@ -797,6 +797,18 @@ fn open_game_once(
     };
     let (key, keyref) = arbiter_key_for(key, match_dir, Some(n))?;
     let path = log_path(match_dir, n);
+    // Issue 19: what a crashed session of this key wrote and never authorized is authorized
+    // now, recorded and said (never an entry past the seal).
+    let crashed = if retry.is_none() && path.exists() {
+        crate::witness::authorize_crashed_session(match_dir, n, &key, Utc::now())
+            .unwrap_or_else(|e| {
+                Some(format!(
+                    "after a crash: the entries the kit's session wrote but never authorized could not be authorized now ({e})"
+                ))
+            })
+    } else {
+        None
+    };
     let mid = bound_match_id(match_dir, n);
     let mut storage = JournalStorage {
         match_dir: match_dir.to_path_buf(),
@@ -961,7 +973,7 @@ fn open_game_once(
     if let Some(last) = held.take() {
         each(&last);
     }
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = crashed.into_iter().collect();
     // A damaged log opens read-only: nothing is appended or sealed, nothing to refuse.
     storage.sealed = line0_sealed && journal.damage().is_none();
     if storage.sealed {

@@ -748,7 +748,7 @@ pub fn verify_game_each(
     each: impl FnMut(&crate::journal::LineView<'_>),
 ) -> (GameVerification, Option<StreamedHeads>) {
     let path = layout::log_path(match_dir, game);
-    let read = || read_log_capped(&path);
+    let read = || scan_log_file(&path);
     // An unreadable log is reported first, as ever; a symlink in its place is refused by name
     // (a hostile folder cannot point the verifier at another file).
     if let Err(e) = crate::fsio::open_match_file(&path) {
@@ -791,10 +791,7 @@ pub fn verify_game_each(
     let (mut v, heads) = match clean.and_then(|c| verify_streamed(game, &log, c, &cps)) {
         Some(v) => (v, heads),
         None => match read() {
-            Ok((bytes, long)) => (
-                over_long(verify_lines(game, &log, &scan::scan(&bytes), &cps), long),
-                None,
-            ),
+            Ok(lines) => (verify_lines(game, &log, &lines, &cps), None),
             Err(e) => return (GameVerification::unreadable(game, &path, e), None),
         },
     };
@@ -825,58 +822,16 @@ fn verify_prepared(
     {
         return Ok(v);
     }
-    let (bytes, long) = read_log_capped(path)?;
-    Ok(over_long(
-        verify_lines(game, &log, &scan::scan(&bytes), cps),
-        long,
-    ))
+    Ok(verify_lines(game, &log, &scan_log_file(path)?, cps))
 }
 
-/// The log for the exact path, read no further than a line longer than the
-/// [`crate::journal::MAX_LINE_BYTES`] a log line may hold (issue 19: one endless line — a sparse
-/// 6 GiB `log.jsonl` — cannot take the memory): the bytes up to one past the limit into that
-/// line, and the line's offset.
-fn read_log_capped(path: &Path) -> Result<(Vec<u8>, Option<u64>), String> {
-    use std::io::Read;
-    let limit = crate::journal::MAX_LINE_BYTES;
-    let err = |e| FileError::of("read", path)(e).to_string();
-    let mut f = crate::fsio::open_regular(path).map_err(err)?;
-    let mut out = Vec::new();
-    let mut line_start = 0usize;
-    let mut chunk = vec![0u8; 1 << 16];
-    loop {
-        let n = match f.read(&mut chunk) {
-            Ok(0) => return Ok((out, None)),
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(err(e)),
-        };
-        let got = &chunk[..n];
-        if let Some(p) = got.iter().rposition(|&b| b == b'\n') {
-            line_start = out.len() + p + 1;
-        }
-        out.extend_from_slice(got);
-        if out.len() - line_start > limit {
-            out.truncate(line_start + limit + 1);
-            return Ok((out, Some(line_start as u64)));
-        }
-    }
-}
-
-/// `v`, failed as a bad line when the log holds an over-long line at offset `long` (read no
-/// further than [`read_log_capped`] says).
-fn over_long(mut v: GameVerification, long: Option<u64>) -> GameVerification {
-    if let Some(offset) = long {
-        v.problems.push(format!(
-            "BAD LINE: the line at byte {offset} runs past the {} bytes a log line may hold with no newline: the log is read no further",
-            crate::journal::MAX_LINE_BYTES
-        ));
-        if Status::BadLine > v.status {
-            v.status = Status::BadLine;
-            v.exit_code = Status::BadLine.exit_code();
-        }
-    }
-    v
+/// The exact path's lines, read from the log one line at a time: never the whole file, and a
+/// line past the log's line bound ends the read ([`scan::scan_reader`]), so memory stays bounded
+/// whatever the file holds (issue 21: a sparse file of 20 GB, zeros, lines of 15 MiB).
+fn scan_log_file(path: &Path) -> Result<Vec<ScannedLine>, String> {
+    crate::fsio::open_regular(path)
+        .and_then(|f| scan::scan_reader(f, crate::journal::MAX_LINE_BYTES))
+        .map_err(|e| FileError::of("read", path)(e).to_string())
 }
 
 /// The worst verdict over several games (UNREADABLE if there are none).

@@ -2602,3 +2602,183 @@ pub fn countersign_index(
     })?;
     Ok((out, index.code()))
 }
+
+// ---- Issue 19: an honest crash is never read as tampering --------------------------------
+
+/// After a crash of a kit session of the match's key (its seal left `open`), the arbiter-only
+/// entries that session wrote (inside the seal, or the one entry in flight) and never got to
+/// authorize — a `script` authorizes at its end, the board after each command — are authorized
+/// now by `key`, with the reason recorded, and the seal is closed over them. Entries the kit did
+/// not write in a session of the key (past the seal: foreign) are never touched here, nor those
+/// a session already ruled on (before its last `authorization_failed` or `authorized`).
+/// `Ok(Some(words))` says what was recorded; `Ok(None)`: nothing to do.
+pub fn authorize_crashed_session(
+    match_dir: &Path,
+    game: u32,
+    key: &PrivateKey,
+    utc: chrono::DateTime<chrono::Utc>,
+) -> Result<Option<String>, String> {
+    use crate::journal::Journal;
+    use crate::log::NewEntry;
+    let log = layout::log_path(match_dir, game);
+    let first = crate::journal::first_entry(&log).map_err(|e| e.to_string())?;
+    if !is_sealed_log(&first) {
+        return Ok(None);
+    }
+    let Some(mid) = first.body.get("match_id").and_then(|m| m.as_str()) else {
+        return Ok(None);
+    };
+    let origin = crate::log::checkpoint::origin(mid, game);
+    // Read first (nothing is opened for writing when there is nothing to do), then again under
+    // the game's lock: a session still running (its seal open too) holds it, and nothing read
+    // changes while this one holds it.
+    match crashed_plan(match_dir, game, key.public_key(), &origin)? {
+        Some(p) if p.count > 0 => {}
+        p => return Ok(p.map(|p| format!("after a crash{}", p.in_flight))),
+    }
+    let mut j = match Journal::open(&log) {
+        Ok(j) => j,
+        Err(crate::journal::JournalError::Locked(_)) => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    if j.damage().is_some() {
+        return Ok(None);
+    }
+    let Some(CrashPlan {
+        from,
+        to,
+        named,
+        count,
+        in_flight,
+    }) = crashed_plan(match_dir, game, key.public_key(), &origin)?.filter(|p| p.count > 0)
+    else {
+        return Ok(None);
+    };
+    let Some(last) = j.last().cloned() else {
+        return Ok(None);
+    };
+    let seq = j.len();
+    let text = crate::log::seal::authorization_text(
+        &origin,
+        seq,
+        from,
+        last.seq,
+        &crate::log::hex32(&last.hash),
+    );
+    let sig = sign::sign_authorization(key, &text).map_err(|e| e.to_string())?;
+    j.append(NewEntry {
+        mono_ms: last.mono_ms,
+        utc,
+        actor: "arbiter".into(),
+        clause: "5b".into(),
+        kind: "authorized".into(),
+        body: serde_json::json!({
+            "by": "the arbiter's signing key, at the reopen after a crash",
+            "command": format!(
+                "entries #{from}..#{to} ({named}) were written by the kit in a session of this key (its seal, left open) that stopped before authorizing them: authorized at the reopen"
+            ),
+            "first": from,
+            "last": last.seq,
+            "key": sign::fingerprint(key.public_key()),
+            "sig": sig,
+        }),
+    })
+    .map_err(|e| e.to_string())?;
+    let Some(head) = j.last() else {
+        return Ok(None);
+    };
+    let seal = crate::log::seal::Seal {
+        origin,
+        size: j.len(),
+        chain: head.hash,
+        closed: true,
+    };
+    write_seal(match_dir, game, key, &seal)?;
+    Ok(Some(format!(
+        "after a crash: {} arbiter-only entr{} written by the kit in a session of the arbiter key but never authorized ({named}) {} authorized now with the arbiter key (recorded as entry #{seq}){in_flight}",
+        count,
+        if count == 1 { "y" } else { "ies" },
+        if count == 1 { "is" } else { "are" },
+    )))
+}
+
+/// What [`authorize_crashed_session`] would authorize: `None` when the seal is closed (no
+/// crash), or entries lie past the seal (foreign: refused elsewhere).
+struct CrashPlan {
+    from: u64,
+    to: u64,
+    named: String,
+    count: usize,
+    in_flight: String,
+}
+
+fn crashed_plan(
+    match_dir: &Path,
+    game: u32,
+    key: &ssh_key::PublicKey,
+    origin: &str,
+) -> Result<Option<CrashPlan>, String> {
+    let log = layout::log_path(match_dir, game);
+    match read_seal(match_dir, game, key, origin) {
+        Ok(s) if !s.closed => {}
+        _ => return Ok(None),
+    }
+    let Some((b, _)) = binding_on_disk(match_dir, game, key).map_err(|e| e.to_string())? else {
+        return Ok(None);
+    };
+    if b.foreign() > 0 {
+        return Ok(None);
+    }
+    // Only entries inside the seal: the one in flight (written, never sealed) cannot be told
+    // from one appended by anything else, so it is never authorized here.
+    let written = b.bound;
+    let mut ruled = 0;
+    crate::journal::for_each_entry(&log, |e| {
+        if e.kind == "authorization_failed" || e.kind == "authorized" {
+            ruled = e.seq + 1;
+        }
+        true
+    })
+    .map_err(|e| e.to_string())?;
+    let facts = log_facts_checked(&log, &[], Some((key, origin))).map_err(|e| e.to_string())?;
+    let open: Vec<&(u64, String)> = facts
+        .unauthorized
+        .iter()
+        .filter(|(s, _)| *s >= ruled && *s < written)
+        .collect();
+    let in_flight = facts
+        .unauthorized
+        .iter()
+        .find(|(s, _)| b.in_flight && *s == b.bound)
+        .map(|(s, k)| {
+            format!(
+                "; entry #{s} {k}, in flight at the crash (written, never sealed), stands UNAUTHORIZED: nothing tells it from an entry appended by anything else; check it, the arbiter rules on it"
+            )
+        })
+        .unwrap_or_default();
+    let (Some(from), Some(to)) = (open.first().map(|o| o.0), open.last().map(|o| o.0)) else {
+        return Ok((!in_flight.is_empty()).then_some(CrashPlan {
+            from: 0,
+            to: 0,
+            named: String::new(),
+            count: 0,
+            in_flight,
+        }));
+    };
+    let named: Vec<String> = open
+        .iter()
+        .take(20)
+        .map(|(s, k)| format!("#{s} {k}"))
+        .collect();
+    Ok(Some(CrashPlan {
+        from,
+        to,
+        named: format!(
+            "{}{}",
+            named.join(", "),
+            if open.len() > 20 { ", …" } else { "" }
+        ),
+        count: open.len(),
+        in_flight,
+    }))
+}

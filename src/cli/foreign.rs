@@ -47,11 +47,20 @@ pub fn run(a: &ForeignArgs) -> Result<Exit, Error> {
     if let Some((side, count)) = &o.cut {
         outln!("cut {count} entries to {} (recorded)", side.display())?;
     }
-    if o.accepted > 0 {
-        outln!(
-            "accepted {} entries with the reason given (recorded, signed)",
-            o.accepted
-        )?;
+    if o.remaining == 0 && (o.accepted > 0 || o.cut.is_some()) {
+        // What was just recorded is covered by a signed checkpoint now, so `verify` reads what
+        // this command says (no unsigned tail left for a later `checkpoint` to close).
+        let t = crate::journal::tally(&crate::layout::log_path(dir, n))
+            .map_err(super::journal_failure)?;
+        let p = crate::witness::sign_and_index_tally(dir, n, &t, &key, Utc::now())
+            .map_err(Error::write_failed)?;
+        if o.accepted > 0 {
+            outln!(
+                "accepted {} entries with the reason given (recorded, signed)",
+                o.accepted
+            )?;
+        }
+        outln!("checkpoint signed: {}", p.display())?;
     }
     if o.remaining > 0 {
         outln!(

@@ -369,7 +369,13 @@ fn torn_tail(path: &std::path::Path) -> Option<(u64, u64)> {
     if tail.last() == Some(&b'\n') {
         return None;
     }
-    let start = tail.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let start = match tail.iter().rposition(|&b| b == b'\n') {
+        Some(p) => p + 1,
+        None if back == len => 0,
+        // No newline in the last line's bound: longer than any line the kit writes, so no torn
+        // write (a foreign or sparse tail), and the log is judged as `verify` judges it.
+        None => return None,
+    };
     let offset = len - back + start as u64;
     Some((offset, len - offset))
 }

@@ -64,12 +64,77 @@ pub fn new_entry(e: &Event, utc: DateTime<Utc>) -> NewEntry {
 
 /// The event kind of a `kind` value and its `body` (absent or null: none).
 fn event_kind(kind: Value, body: Option<&Value>) -> Result<EventKind, serde_json::Error> {
+    let body = body.filter(|b| !b.is_null());
+    if let Value::String(k) = &kind {
+        return kind_of(k, body);
+    }
     let mut kb = Map::with_capacity(2);
     kb.insert("kind".into(), kind);
-    if let Some(b) = body.filter(|b| !b.is_null()) {
+    if let Some(b) = body {
         kb.insert("body".into(), b.clone());
     }
     serde_json::from_value(Value::Object(kb))
+}
+
+/// The event kind named `kind` with its `body`, read from the body in place: the tag is handed
+/// over before the content, so serde reads the body straight into its variant (no copy of the
+/// body, no buffering of it; a `Map` would put `body` first, in key order).
+fn kind_of(kind: &str, body: Option<&Value>) -> Result<EventKind, serde_json::Error> {
+    use serde::Deserialize;
+    use serde::de::value::MapDeserializer;
+    let parts = [("kind", Part::Kind(kind))]
+        .into_iter()
+        .chain(body.map(|b| ("body", Part::Body(b))));
+    EventKind::deserialize(MapDeserializer::new(parts))
+}
+
+/// One value of the `{kind, body}` map [`kind_of`] hands to serde.
+enum Part<'a> {
+    Kind(&'a str),
+    Body(&'a Value),
+}
+
+impl<'de> serde::de::IntoDeserializer<'de, serde_json::Error> for Part<'de> {
+    type Deserializer = Part<'de>;
+    fn into_deserializer(self) -> Part<'de> {
+        self
+    }
+}
+
+macro_rules! forward_part {
+    ($($method:ident($($arg:ident: $ty:ty),*))*) => {$(
+        fn $method<V: serde::de::Visitor<'de>>(
+            self,
+            $($arg: $ty,)*
+            visitor: V,
+        ) -> Result<V::Value, Self::Error> {
+            match self {
+                Part::Kind(s) => {
+                    serde::de::IntoDeserializer::<serde_json::Error>::into_deserializer(s)
+                        .$method($($arg,)* visitor)
+                }
+                Part::Body(b) => b.$method($($arg,)* visitor),
+            }
+        }
+    )*};
+}
+
+impl<'de> serde::Deserializer<'de> for Part<'de> {
+    type Error = serde_json::Error;
+    forward_part! {
+        deserialize_any() deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32()
+        deserialize_i64() deserialize_u8() deserialize_u16() deserialize_u32() deserialize_u64()
+        deserialize_f32() deserialize_f64() deserialize_char() deserialize_str()
+        deserialize_string() deserialize_bytes() deserialize_byte_buf() deserialize_option()
+        deserialize_unit() deserialize_seq() deserialize_map() deserialize_identifier()
+        deserialize_ignored_any()
+        deserialize_unit_struct(name: &'static str)
+        deserialize_newtype_struct(name: &'static str)
+        deserialize_tuple(len: usize)
+        deserialize_tuple_struct(name: &'static str, len: usize)
+        deserialize_struct(name: &'static str, fields: &'static [&'static str])
+        deserialize_enum(name: &'static str, variants: &'static [&'static str])
+    }
 }
 
 /// The event of one log entry (one copy of its body, no intermediate line object).

@@ -108,6 +108,10 @@ pub enum LineError {
         "line is valid JSON but not in the canonical v1 form (key order, spacing or escapes differ)"
     )]
     NotCanonical,
+    #[error(
+        "line is longer than the {limit} bytes a log line may hold (no entry the kit writes is): nothing after it is read"
+    )]
+    TooLong { limit: usize },
 }
 
 /// Lowercase hex of a hash.

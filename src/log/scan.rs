@@ -78,6 +78,85 @@ pub fn scan(bytes: &[u8]) -> Vec<ScannedLine> {
         .collect()
 }
 
+/// [`scan`] of a file read line by line: only one line's bytes are held at a time, never the
+/// whole file. A line longer than `max_line` bytes ends the scan: it is kept (its first bytes,
+/// unterminated) as a [`LineError::TooLong`] line and nothing after it is read, so memory and
+/// time stay bounded whatever the file holds (a sparse or zero-filled file, a foreign tail, a
+/// line of gigabytes).
+pub fn scan_reader<R: std::io::Read>(r: R, max_line: usize) -> std::io::Result<Vec<ScannedLine>> {
+    use std::io::BufRead;
+    let mut r = std::io::BufReader::with_capacity(1 << 16, r);
+    let mut out = Vec::new();
+    // The line with its newline.
+    let mut buf: Vec<u8> = Vec::new();
+    let mut offset = 0u64;
+    loop {
+        buf.clear();
+        let (mut terminated, mut too_long) = (false, false);
+        loop {
+            let avail = match r.fill_buf() {
+                Ok(a) => a,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if avail.is_empty() {
+                break;
+            }
+            let take = match avail.iter().position(|&b| b == b'\n') {
+                Some(p) => {
+                    terminated = true;
+                    p + 1
+                }
+                None => avail.len(),
+            };
+            let room = (max_line + 1).saturating_sub(buf.len());
+            if take > room {
+                buf.extend_from_slice(&avail[..room]);
+                r.consume(room);
+                (terminated, too_long) = (false, true);
+                break;
+            }
+            buf.extend_from_slice(&avail[..take]);
+            r.consume(take);
+            if terminated {
+                break;
+            }
+        }
+        if buf.is_empty() {
+            break;
+        }
+        if too_long {
+            out.push(ScannedLine {
+                offset,
+                len: buf.len() as u64,
+                terminated: false,
+                hash: entry_hash(&buf),
+                prev: None,
+                entry: Err(LineError::TooLong { limit: max_line }),
+            });
+            break;
+        }
+        let line = if terminated {
+            &buf[..buf.len() - 1]
+        } else {
+            &buf[..]
+        };
+        let scanned = match terminated.then(|| fast_entry(&buf, 0, line)).flatten() {
+            Some(mut l) => {
+                l.offset = offset;
+                if let Ok(e) = &mut l.entry {
+                    e.offset = offset;
+                }
+                l
+            }
+            None => scan_line(line, offset, terminated),
+        };
+        out.push(scanned);
+        offset += buf.len() as u64;
+    }
+    Ok(out)
+}
+
 /// The fields of a line, for lines already proven canonical by [`super::fast::check_line`]
 /// (canonical form rules out duplicate keys and every other difference, so a plain serde parse
 /// reads it).
@@ -217,6 +296,10 @@ impl fmt::Display for Fault {
 
 fn local_problem(lines: &[ScannedLine], i: usize) -> Option<Problem> {
     let l = &lines[i];
+    // A line past the bound is named so, not as a torn write (no crash leaves one).
+    if let Err(e @ LineError::TooLong { .. }) = &l.entry {
+        return Some(Problem::Line(e.clone()));
+    }
     if !l.terminated {
         return Some(Problem::Unterminated);
     }

@@ -793,6 +793,12 @@ impl Stream {
         self.next += 1;
     }
 
+    /// How many take-backs the report and its times keep for a void to give back (rule 1):
+    /// only those a void can still reach, bounded however long the log (issue 21).
+    pub fn take_backs_kept(&self) -> usize {
+        self.b.taken.len() + self.times.take_backs_kept()
+    }
+
     pub fn finish(mut self) -> Streamed {
         if self.next == 0 {
             self.profile = self.b.start(None);

@@ -194,10 +194,13 @@ struct Ledger {
 }
 
 fn increment_of(e: &Event) -> i64 {
-    serde_json::to_value(&e.kind)
-        .ok()
-        .and_then(|v| v.get("body")?.get("increment_ms")?.as_i64())
-        .unwrap_or(0)
+    // Read from the event itself (it was serialized to JSON for every press before: issue 21).
+    match &e.kind {
+        EventKind::MoveMade { increment_ms, .. } | EventKind::ClockPressed { increment_ms, .. } => {
+            i64::try_from(*increment_ms).unwrap_or(0)
+        }
+        _ => 0,
+    }
 }
 
 /// The move number of `side`'s latest press: its standing moves plus its presses waiting for
@@ -290,6 +293,10 @@ impl Ledger {
                 .map(|m| m.time_ms)
                 .sum()
         });
+        // Rule 1: a void reaches only the latest entries (`VOID_WINDOW`), so a take-back older
+        // than that can never be given back: forget it (memory flat in the log's length).
+        let reach = i.saturating_sub(2 * crate::core::game::VOID_WINDOW);
+        self.taken = self.taken.split_off(&reach);
         self.taken.insert(
             i,
             TakenBack {
@@ -803,6 +810,12 @@ impl TimesStream {
     /// The clock items gathered so far (each names its entry).
     pub fn items(&self) -> &[TimeItem] {
         &self.ledger.items
+    }
+
+    /// How many take-backs are kept for a void to give back (rule 1): only those a void can
+    /// still reach, so this stays bounded however long the log (issue 21's memory guard).
+    pub fn take_backs_kept(&self) -> usize {
+        self.ledger.taken.len()
     }
 
     pub fn finish(self) -> Times {

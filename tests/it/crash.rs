@@ -371,3 +371,139 @@ fn crash_unappliable_last_unsigned_line_is_cut_to_a_side_file() {
         assert_eq!(st.status.code(), Some(0), "{case}: {st:?}");
     }
 }
+
+/// A `script` killed with SIGKILL after its last line and before its closing authorization
+/// (5b) leaves this on disk: every entry appended and sealed, the seal `open`, no `authorized`
+/// entry. Made here deterministically with the kit's own session (the seal is set back to
+/// `open`, as the kill leaves it, after the session closed it).
+fn crashed_script_match(m: &Path) -> arbiter::sign::KeySource {
+    crate::log_util::arbiter_key_in(m);
+    let key = arbiter::sign::KeySource {
+        file: Some(m.join("keys/arbiter")),
+        passphrase_env: None,
+    };
+    let lines =
+        parse_script(&std::fs::read_to_string("examples/scripts/quick.arb").unwrap()).unwrap();
+    let mut o =
+        arbiter::matchdir::open_game_with(m, Some(1), Path::new(RULES), &key, false).unwrap();
+    for l in &lines {
+        o.session.execute(&l.command, l.at).unwrap();
+    }
+    drop(o);
+    let log = m.join("game-1/log.jsonl");
+    let j = Journal::open(&log).unwrap();
+    let last = j.last().unwrap().clone();
+    assert!(
+        j.entries().iter().any(|e| e.actor == "arbiter"),
+        "the script recorded arbiter-only entries"
+    );
+    assert!(j.entries().iter().all(|e| e.kind != "authorized"));
+    let line0 = arbiter::journal::first_entry(&log).unwrap();
+    let origin = arbiter::log::checkpoint::origin(line0.body["match_id"].as_str().unwrap(), 1);
+    let k = arbiter::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let seal = arbiter::log::seal::Seal {
+        origin,
+        size: j.len(),
+        chain: last.hash,
+        closed: false,
+    };
+    drop(j);
+    arbiter::witness::write_seal(m, 1, &k, &seal).unwrap();
+    key
+}
+
+fn cli(args: &[&str], m: &Path) -> (i32, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .arg("--match")
+        .arg(m)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ),
+    )
+}
+
+#[test]
+fn witness_crashed_script_entries_are_authorized_at_the_reopen_not_read_as_tampering() {
+    let base = tempfile::tempdir().unwrap();
+    // The next `checkpoint` with the arbiter key says so, records the authorization, and
+    // verify is clean (before: UNAUTHORIZED, 27, for good).
+    let m = base.path().join("a");
+    crashed_script_match(&m);
+    let (code, out) = cli(&["checkpoint", "--game", "1"], &m);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("after a crash"), "the reopen says so: {out}");
+    assert!(
+        out.contains("#1 clock_started"),
+        "the entries are shown: {out}"
+    );
+    let log = std::fs::read_to_string(m.join("game-1/log.jsonl")).unwrap();
+    let auth = log.lines().last().unwrap();
+    assert!(
+        auth.contains(r#""kind":"authorized""#) && auth.contains("after a crash"),
+        "recorded with its reason: {auth}"
+    );
+    let (code, out) = cli(&["verify"], &m);
+    assert!(!out.contains("UNAUTHORIZED"), "{out}");
+    assert_eq!(code, 0, "{out}");
+    // Nothing more to authorize: a second checkpoint records nothing new.
+    let before = Journal::open(&m.join("game-1/log.jsonl")).unwrap().len();
+    let (code, out) = cli(&["checkpoint", "--game", "1"], &m);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("after a crash"), "{out}");
+    assert_eq!(
+        Journal::open(&m.join("game-1/log.jsonl")).unwrap().len(),
+        before
+    );
+
+    // Reopening the game for play (the board) does the same, and its notice says so.
+    let m = base.path().join("b");
+    let key = crashed_script_match(&m);
+    let o = arbiter::matchdir::open_game_with(&m, Some(1), Path::new(RULES), &key, false).unwrap();
+    let notice = o.notice.clone().unwrap_or_default();
+    assert!(notice.contains("after a crash"), "{notice}");
+    drop(o);
+    let (code, out) = cli(&["checkpoint", "--game", "1"], &m);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = cli(&["verify"], &m);
+    assert_eq!(code, 0, "{out}");
+
+    // A forged arbiter-only entry (appended past the seal, not by a kit session of the key) is
+    // still refused, never authorized.
+    let m = base.path().join("c");
+    crashed_script_match(&m);
+    let (code, out) = cli(&["checkpoint", "--game", "1"], &m);
+    assert_eq!(code, 0, "{out}");
+    let log = m.join("game-1/log.jsonl");
+    for _ in 0..2 {
+        let mut j = Journal::open(&log).unwrap();
+        let at = j.last().unwrap().mono_ms;
+        j.append(arbiter::log::NewEntry {
+            mono_ms: at,
+            utc: chrono::Utc::now(),
+            actor: "arbiter".into(),
+            clause: "1".into(),
+            kind: "note".into(),
+            body: serde_json::json!({"text": "forged"}),
+        })
+        .unwrap();
+    }
+    let bytes = std::fs::read(&log).unwrap();
+    let (code, out) = cli(&["checkpoint", "--game", "1"], &m);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("not written by this kit"), "{out}");
+    assert!(!out.contains("after a crash"), "{out}");
+    assert_eq!(
+        std::fs::read(&log).unwrap(),
+        bytes,
+        "nothing recorded over them"
+    );
+    let (code, out) = cli(&["verify"], &m);
+    assert_ne!(code, 0, "{out}");
+}

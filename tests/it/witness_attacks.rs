@@ -727,7 +727,8 @@ fn witness_endless_log_line_is_read_no_further() {
     let out = text(&o);
     assert_eq!(o.status.code(), Some(20), "{out}");
     assert!(
-        out.contains("runs past the 16777216 bytes a log line may hold with no newline: the log is read no further"),
+        out.contains("longer than the 16777216 bytes a log line may hold")
+            && out.contains("nothing after it is read"),
         "{out}"
     );
 }
@@ -928,4 +929,53 @@ fn witness_note_left_by_an_interrupted_checkpoint_is_not_tampering() {
     let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
     assert_eq!(code, 22, "{out}");
     assert!(out.contains("BAD NOTE checkpoints/99.note"), "{out}");
+}
+
+#[test]
+fn witness_foreign_accepted_is_covered_by_the_next_signature() {
+    // `foreign --accept` says "recorded, signed": verify afterwards must agree, with no
+    // `checkpoint` run in between (before, it reported UNSIGNED TAIL, 10).
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let ms = m.to_str().unwrap();
+    let seq = {
+        let mut j = Journal::open(&log(&m)).unwrap();
+        let at = j.last().unwrap().mono_ms;
+        j.append(forged(
+            "work_note",
+            "operator",
+            serde_json::json!({"text": "x"}),
+            at,
+        ))
+        .unwrap();
+        j.len() - 1
+    };
+    let before = listing(&m.join("game-1/checkpoints"));
+    let o = arbiter(&[
+        "foreign",
+        "--match",
+        ms,
+        "--game",
+        "1",
+        "--accept",
+        "typed by the operator at the spare laptop",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("recorded, signed"), "{}", text(&o));
+    let after = listing(&m.join("game-1/checkpoints"));
+    assert_ne!(after, before, "a checkpoint is signed over the acceptance");
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert!(!out.contains("UNSIGNED TAIL"), "{out}");
+    assert!(!out.contains("FOREIGN"), "{out}");
+    assert!(!out.contains("UNAUTHORIZED"), "{out}");
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        std::fs::read_to_string(log(&m))
+            .unwrap()
+            .contains(&format!("entry #{seq} (operator work_note")),
+        "the acceptance is recorded"
+    );
+    // Nothing foreign is left: a second run has nothing to accept and signs nothing new.
+    let o = arbiter(&["foreign", "--match", ms, "--game", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
 }

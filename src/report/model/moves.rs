@@ -87,6 +87,10 @@ impl Builder {
             K::MovesTakenBack { plies, .. } => {
                 let keep = self.line.len().saturating_sub(*plies);
                 let removed = self.line.split_off(keep);
+                // Rule 1: a void reaches only the latest entries, so an older take-back can never
+                // be given back: forget it (memory flat in the log's length).
+                let reach = s.entry.saturating_sub(2 * crate::core::game::VOID_WINDOW);
+                self.taken = self.taken.split_off(&(reach as u64));
                 self.taken.insert(s.entry as u64, removed);
             }
             _ => {}
