@@ -254,6 +254,20 @@ pub struct Game {
     pub(in crate::core) history: MatchHistory,
     /// Issue 19: what the camps are asked to countersign at the latest time control.
     pub(in crate::core) witness: witness::ControlWitness,
+    /// Issue 25: [`Game::due_result`] depends on the applied entries only, so it is judged once
+    /// after each entry, not at every tick; emptied by every change of state.
+    pub(in crate::core) due_result_memo: DueMemo,
+}
+
+/// Issue 25: the result the state calls for, judged once per state. A cache, not state: it is
+/// left out of the game's `Debug` so that a refusal's unchanged-state check does not see it.
+#[derive(Clone, Default)]
+pub(in crate::core) struct DueMemo(std::sync::OnceLock<Option<Event>>);
+
+impl std::fmt::Debug for DueMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DueMemo")
+    }
 }
 
 /// A clock press awaiting its move's notation.
@@ -431,6 +445,7 @@ impl Game {
             adjourned: None,
             history: MatchHistory::default(),
             witness: witness::ControlWitness::default(),
+            due_result_memo: DueMemo::default(),
         }
     }
 
@@ -618,7 +633,16 @@ impl Game {
     }
 
     /// A result the state itself calls for (position, forfeit, move cap), not yet recorded.
+    /// Judged once per state (issue 25): an idle tick only reads it back.
     fn due_result(&self) -> Option<Event> {
+        self.due_result_memo
+            .0
+            .get_or_init(|| self.judge_due_result())
+            .clone()
+    }
+
+    /// [`Game::due_result`] judged afresh from the state.
+    fn judge_due_result(&self) -> Option<Event> {
         if self.phase != Phase::Playing {
             return None;
         }
@@ -1021,6 +1045,8 @@ impl Game {
         };
         let kept = applied.and_then(|()| recent.push(e, &self.voided));
         self.recent = Some(recent);
+        // Issue 25: the state changed (or may have, on an error): judge its result afresh.
+        self.due_result_memo = DueMemo::default();
         kept
     }
 

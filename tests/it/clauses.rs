@@ -401,6 +401,46 @@ fn clause_2_checkmate_ends_the_game_automatically() {
 }
 
 #[test]
+fn clause_2_automatic_end_is_judged_after_each_entry_while_idle_ticks_still_let_the_flag_fall() {
+    // Issue 25: the automatic end is judged once per entry. Idle ticks read it back; the next
+    // entry judges afresh (the mate below), and the flag (clause 3) still falls at its instant.
+    let idle = || {
+        let mut m = started();
+        let t = m.moves("f3 e5 g4", 10_000);
+        for k in 1..=50 {
+            assert!(
+                m.tick(t + k * 1000).is_empty(),
+                "an idle tick records nothing"
+            );
+            assert_eq!(m.game().due(t + k * 1000), None);
+        }
+        (m, t)
+    };
+    // Black's flag: 2 h less the 10 s of its one move, its clock running since 30 s.
+    let (mut m, t) = idle();
+    let black_flag = t + H - 10_000;
+    assert_eq!(m.view(t).next_deadline, Some(black_flag));
+    assert!(m.tick(black_flag - 1).is_empty());
+    let ev = m.tick(black_flag);
+    assert_eq!(ev.len(), 1, "{ev:?}");
+    let (score, term, detail, _) = ended(&ev[0]);
+    assert_eq!(
+        (score, term),
+        (Score::WhiteWins, Termination::FlagFall),
+        "{detail}"
+    );
+    assert_eq!(ev[0].at, black_flag);
+    // After the same idle ticks, the mating entry is judged at once.
+    let (mut m, t) = idle();
+    let ev = m.at(&format!("{} move Qh4#", secs(t + 60_000)));
+    assert_eq!(ev.len(), 2, "{ev:?}");
+    let (score, term, _, fen) = ended(&ev[1]);
+    assert_eq!((score, term), (Score::BlackWins, Termination::Checkmate));
+    assert_eq!(fen, m.game().board().fen());
+    assert!(m.tick(t + 70_000).is_empty(), "nothing after the end");
+}
+
+#[test]
 fn clause_2_stalemate_is_a_draw() {
     // Sam Loyd's ten-move stalemate.
     let mut m = started();

@@ -20,6 +20,7 @@ impl Game {
     /// The game with what the match's earlier games say (the shell gathers it).
     pub fn with_history(mut self, history: MatchHistory) -> Game {
         self.history = history;
+        self.due_result_memo = super::DueMemo::default();
         self
     }
 

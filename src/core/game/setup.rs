@@ -112,6 +112,7 @@ impl Game {
     /// article (`game/cite.rs`).
     pub fn declare(&mut self, cmd: &Command) -> Result<(), Refusal> {
         let r = self.declare_draft(cmd);
+        self.due_result_memo = super::DueMemo::default();
         r.map_err(|e| self.cited_refusal(e, None))
     }
 
