@@ -56,8 +56,56 @@ pub fn demo_key(match_dir: &Path) -> PathBuf {
     match_dir.join("keys").join("demo-arbiter")
 }
 
+/// Name a game log takes while it is created (`log.jsonl.new-<pid>`), before it takes its name.
+const NEW_LOG_PREFIX: &str = "log.jsonl.new-";
+
+/// Issue 21: game `n`'s folder holds only what a creation killed before its log took its name
+/// leaves (`log.jsonl.new-<pid>` of processes no longer running, no `log.jsonl`, nothing else):
+/// the game was never created and nothing was recorded. Returns the leftover's name. A creation
+/// still under way (its process alive, this one included) is not a leftover.
+pub fn creation_leftover(match_dir: &Path, n: u32) -> Option<String> {
+    let dir = game_dir(match_dir, n);
+    let mut found = None;
+    for e in std::fs::read_dir(&dir).ok()? {
+        let name = e.ok()?.file_name().into_string().ok()?;
+        let pid = name.strip_prefix(NEW_LOG_PREFIX)?;
+        if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        if pid == std::process::id().to_string() || Path::new("/proc").join(pid).exists() {
+            return None;
+        }
+        found = Some(name);
+    }
+    found
+}
+
+/// What a reader says of a game folder holding only a creation leftover (see [`creation_leftover`]).
+pub fn never_created(n: u32, leftover: &str) -> String {
+    format!(
+        "game {n} was never created: a crash during its creation left {GAME_PREFIX}{n}/{leftover} (nothing was recorded)"
+    )
+}
+
+/// Games whose folder holds only a creation leftover, ascending, with the leftover's name.
+pub fn creation_leftovers(match_dir: &Path) -> Vec<(u32, String)> {
+    folders(match_dir)
+        .into_iter()
+        .filter_map(|n| creation_leftover(match_dir, n).map(|l| (n, l)))
+        .collect()
+}
+
 /// Game numbers that have a folder in the match, ascending (none if the folder cannot be read).
+/// A folder holding only a creation leftover ([`creation_leftover`]) is not one of its games.
 pub fn games(match_dir: &Path) -> Vec<u32> {
+    folders(match_dir)
+        .into_iter()
+        .filter(|&n| creation_leftover(match_dir, n).is_none())
+        .collect()
+}
+
+/// Numbers of the `game-<n>` folders of the match, ascending.
+fn folders(match_dir: &Path) -> Vec<u32> {
     let mut v: Vec<u32> = std::fs::read_dir(match_dir)
         .into_iter()
         .flatten()

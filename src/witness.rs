@@ -979,6 +979,15 @@ pub fn verify_match(
                         g.result.as_str()
                     ));
                     match_status = match_status.max(Status::RolledBack);
+                } else if let Some(l) = layout::creation_leftover(match_dir, g.game) {
+                    // Issue 21: a leftover of a creation cannot stand for a game the index signed.
+                    match_problems.push(format!(
+                        "ROLLBACK: the signed match index records game {} ({} entries, result {}) but its folder holds only {l}, a leftover of a creation: its log is missing",
+                        g.game,
+                        g.size,
+                        g.result.as_str()
+                    ));
+                    match_status = match_status.max(Status::RolledBack);
                 }
             }
         }

@@ -141,14 +141,24 @@ pub struct GameNumberError {
 /// A game a command names that the match folder does not hold, or a folder that cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum NoGame {
-    #[error("no game {n} in {} ({})", .dir.display(), listed(.games))]
+    #[error("no game {n} in {} ({}){}", .dir.display(), listed(.games), never(*.n, .leftover))]
     Missing {
         n: u32,
         dir: std::path::PathBuf,
         games: Vec<u32>,
+        /// Issue 21: the creation leftover its folder holds only, if so.
+        leftover: Option<String>,
     },
     #[error(transparent)]
     Folder(#[from] FileError),
+}
+
+/// Issue 21: ": game N was never created: …" when the folder holds only a creation leftover.
+fn never(n: u32, leftover: &Option<String>) -> String {
+    leftover
+        .as_deref()
+        .map(|l| format!(": {}", crate::layout::never_created(n, l)))
+        .unwrap_or_default()
 }
 
 /// "its games: 1, 2" or "it has no games".
@@ -172,10 +182,17 @@ impl MatchArg {
                 self.require_game(n).map_err(Error::cannot_read)?;
                 Ok(n)
             }
-            None => games
-                .last()
-                .copied()
-                .ok_or_else(|| Error::cannot_read(format!("{}: no games", self.dir.display()))),
+            None => games.last().copied().ok_or_else(|| {
+                let never: Vec<String> = crate::layout::creation_leftovers(&self.dir)
+                    .iter()
+                    .map(|(n, l)| format!(" ({})", crate::layout::never_created(*n, l)))
+                    .collect();
+                Error::cannot_read(format!(
+                    "{}: no games{}",
+                    self.dir.display(),
+                    never.concat()
+                ))
+            }),
         }
     }
 
@@ -196,6 +213,7 @@ impl MatchArg {
                 n,
                 dir: self.dir.clone(),
                 games: self.games()?,
+                leftover: crate::layout::creation_leftover(&self.dir, n),
             }),
             Err(_) => Ok(()),
         }

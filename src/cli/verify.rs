@@ -102,6 +102,22 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
     ]
     .iter()
     .any(|p| std::fs::symlink_metadata(p).is_ok());
+    // Issue 21: a game folder holding only a creation leftover is a game never created, not a
+    // damaged one (the index, if it names the game, makes verify_match fail for it).
+    let never: Vec<String> = if a.game.is_none() {
+        crate::layout::creation_leftovers(&a.m.dir)
+            .iter()
+            .map(|(n, l)| crate::layout::never_created(*n, l))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if games.is_empty() && !indexed && !never.is_empty() {
+        for n in &never {
+            outln!("{n}")?;
+        }
+        return Ok(Exit::Ok);
+    }
     if games.is_empty() && !indexed {
         return Err(Error::unreadable(format!(
             "no game-<n> folders in {}",
@@ -155,6 +171,9 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
         }
         for p in &m.match_problems {
             outln!("match: {p}")?;
+        }
+        for n in &never {
+            outln!("{n}")?;
         }
     }
     Ok(worst.exit())

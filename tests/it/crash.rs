@@ -507,3 +507,92 @@ fn witness_crashed_script_entries_are_authorized_at_the_reopen_not_read_as_tampe
     let (code, out) = cli(&["verify"], &m);
     assert_ne!(code, 0, "{out}");
 }
+
+/// A PID no process has: a child spawned and reaped (its PID is free until reused; the tests
+/// check the kit's verdict right away).
+fn dead_pid() -> u32 {
+    let mut c = Command::new("true").spawn().unwrap();
+    let pid = c.id();
+    c.wait().unwrap();
+    pid
+}
+
+/// What a kill -9 during the creation of game 1 leaves: `game-1/log.jsonl.new-PID` (line 0 half
+/// written), no `log.jsonl`.
+fn creation_leftover(m: &Path) -> String {
+    let name = format!("log.jsonl.new-{}", dead_pid());
+    std::fs::create_dir_all(m.join("game-1")).unwrap();
+    std::fs::write(m.join("game-1").join(&name), b"{\"seq\":0,\"ki").unwrap();
+    name
+}
+
+#[test]
+fn crash_during_creation_is_not_a_damaged_game() {
+    let base = tempfile::tempdir().unwrap();
+    let m = base.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let name = creation_leftover(&m);
+    let never = format!(
+        "game 1 was never created: a crash during its creation left game-1/{name} (nothing was recorded)"
+    );
+    // verify: not UNREADABLE, it says what happened.
+    let (code, out) = cli(&["verify"], &m);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(&never), "{out}");
+    // checkpoint / status / pgn / report name game 1 and say it was never created (before:
+    // "no game 1 in … (its games: 1)").
+    for args in [
+        &["checkpoint", "--game", "1"][..],
+        &["status", "--game", "1"][..],
+        &["pgn", "--game", "1"][..],
+    ] {
+        let (code, out) = cli(args, &m);
+        assert_ne!(code, 0, "{args:?}: {out}");
+        assert!(out.contains(&never), "{args:?}: {out}");
+        assert!(out.contains("it has no games"), "{args:?}: {out}");
+    }
+    let (code, out) = cli(&["status"], &m);
+    assert_ne!(code, 0, "{out}");
+    assert!(out.contains(&never), "{out}");
+    // The writer creates game 1 as today, removing the leftover.
+    let st = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["script", "examples/scripts/quick.arb", "--rules", RULES])
+        .arg("--match")
+        .arg(&m)
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(0), "{st:?}");
+    assert!(m.join("game-1/log.jsonl").exists());
+    assert!(!m.join("game-1").join(&name).exists());
+    let (code, out) = cli(&["verify"], &m);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("never created"), "{out}");
+}
+
+#[test]
+fn crash_during_creation_of_an_indexed_game_fails_verify() {
+    let base = tempfile::tempdir().unwrap();
+    let m = base.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let st = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["script", "examples/scripts/quick.arb", "--rules", RULES])
+        .arg("--match")
+        .arg(&m)
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(0), "{st:?}");
+    let (code, out) = cli(&["checkpoint", "--game", "1"], &m);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        m.join("index.txt").exists(),
+        "the checkpoint signs the index"
+    );
+    // The game's folder is replaced by what a crashed creation leaves: the signed index still
+    // names game 1, so this is a lost game, not a game never created.
+    std::fs::remove_dir_all(m.join("game-1")).unwrap();
+    let name = creation_leftover(&m);
+    let (code, out) = cli(&["verify"], &m);
+    assert_ne!(code, 0, "{out}");
+    assert!(out.contains("ROLLBACK"), "{out}");
+    assert!(out.contains(&name), "{out}");
+}
