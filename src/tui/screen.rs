@@ -223,7 +223,7 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
 
     match &ui.mode {
         Mode::Help { scroll } => help(*scroll, &ui.press_keys, area, buf),
-        Mode::Confirm { pending, text } => confirm(pending, text, area, buf),
+        Mode::Confirm { pending, text } => confirm(view, pending, text, area, buf),
         Mode::Authorize {
             words,
             typed,
@@ -475,7 +475,7 @@ fn phase_text(view: &View) -> (String, Style) {
         ),
         Phase::Playing => match stopped {
             Some((t, c)) => (
-                t.to_string(),
+                view.reword(t),
                 Style::new().fg(c).add_modifier(Modifier::BOLD),
             ),
             None => (
@@ -974,6 +974,14 @@ pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
             ])),
         }
     }
+    // In a game under another rulebook (shogi) the panels speak its articles.
+    if !view.articles.is_empty() {
+        for line in &mut out {
+            for span in &mut line.spans {
+                span.content = view.reword(&span.content).into();
+            }
+        }
+    }
     out
 }
 
@@ -1290,7 +1298,7 @@ fn help(scroll: u16, press: &PressKeys, area: Rect, buf: &mut Buffer) {
         .render(r, buf);
 }
 
-fn confirm(pending: &Pending, text: &str, area: Rect, buf: &mut Buffer) {
+fn confirm(view: &View, pending: &Pending, text: &str, area: Rect, buf: &mut Buffer) {
     let (title, yes, what) = match pending {
         Pending::Quit => (
             " quit the board UI? ",
@@ -1316,6 +1324,9 @@ fn confirm(pending: &Pending, text: &str, area: Rect, buf: &mut Buffer) {
                 .to_string(),
         ),
     };
+    // A game under another rulebook (shogi) is told its articles, not the 2003 clauses.
+    let (title, text, what) = (view.reword(title), view.reword(text), view.reword(&what));
+    let (title, text) = (title.as_str(), text.as_str());
     // As wide as the screen allows (up to 100 columns) and as tall as the words: never cut.
     let w = area.width.saturating_sub(2).clamp(20, 100);
     let inner = usize::from(w.saturating_sub(4));
