@@ -229,7 +229,7 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
             typed,
             recorded,
             ..
-        } => authorize(words, typed.chars().count(), *recorded, area, buf),
+        } => authorize(view, words, typed.chars().count(), *recorded, area, buf),
         _ => {
             return Some(Timed {
                 clocks: [halves[0], halves[1]],
@@ -242,6 +242,7 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
 
 /// The arbiter's authorization prompt: the command, the masked passphrase.
 fn authorize(
+    view: &View,
     words: &str,
     typed: usize,
     recorded: Option<(u64, u64)>,
@@ -259,6 +260,8 @@ fn authorize(
         ),
         None => "  Enter checks it · Esc cancels · a failed check is logged (5b)".to_string(),
     };
+    // A game under another rulebook (shogi) is told its articles.
+    let (head, foot) = (view.reword(&head), view.reword(&foot));
     let w = area.width.saturating_sub(2).clamp(20, 100);
     let inner = usize::from(w.saturating_sub(4));
     let rows = super::logpane::wrap(&head, inner).len() + super::logpane::wrap(&foot, inner).len();
@@ -276,7 +279,12 @@ fn authorize(
         Line::from(""),
         Line::from(foot),
     ];
-    dialog(" only the arbiter: authorize (5b) ", lines, r, buf);
+    dialog(
+        &view.reword(" only the arbiter: authorize (5b) "),
+        lines,
+        r,
+        buf,
+    );
 }
 
 /// An amber-framed question box over the screen.
