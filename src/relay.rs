@@ -194,6 +194,9 @@ pub enum RelayError {
     /// A followed game's log cannot be read further (a bad line, a broken chain).
     #[error("{0}")]
     Log(String),
+    /// A followed game is shogi: the relay writes PGN, which holds chess only.
+    #[error("relay: {0}")]
+    Shogi(crate::report::csa::RecordError),
     #[error("{}: {source}", .out.display())]
     Write {
         out: PathBuf,
@@ -241,6 +244,16 @@ impl Relay {
             .collect();
         if shown == self.shown {
             return Ok(false);
+        }
+        if let Some(g) = m.followed().find(|g| {
+            g.events
+                .first()
+                .and_then(|e| Game::replay(std::iter::once(e)).ok())
+                .is_some_and(|game| game.board().shogi().is_some())
+        }) {
+            return Err(RelayError::Shogi(
+                crate::report::csa::RecordError::PgnOfShogi(g.number),
+            ));
         }
         let Some(text) = match_pgn(m, now, self.delay) else {
             return Ok(false);

@@ -34,6 +34,12 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
     let mut times = TimesStream::default();
     let r = replay_log(&layout::log_path(&a.m.dir, a.game), |_, ev| times.push(ev))
         .map_err(|e| super::replay_failure(&a.m.dir, a.game, e))?;
+    if r.game.board().shogi().is_some() {
+        // Refused as `record --format pgn` is (exit 65): nothing is written.
+        return Err(Error::bad_input(
+            crate::report::csa::RecordError::PgnOfShogi(a.game).to_string(),
+        ));
+    }
     let check = crate::witness::check_before_showing(&a.m.dir, a.game);
     for l in &check.lines {
         errln!("arbiter: {l}");

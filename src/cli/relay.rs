@@ -32,6 +32,7 @@ pub fn relay_failure(e: RelayError) -> Error {
         e @ RelayError::InsideMatch { .. } => Error::bad_input(e),
         RelayError::Refused(r) => super::output_refused(r),
         e @ RelayError::Log(_) => Error::bad_input(e),
+        e @ RelayError::Shogi(_) => Error::bad_input(e),
         e @ RelayError::Write { .. } => Error::write_failed(e),
     }
 }

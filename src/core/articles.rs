@@ -175,6 +175,44 @@ pub struct Articles {
     pub shogi: BTreeMap<String, String>,
 }
 
+/// `text` with each 2003 clause the kit names in its wording (`(6h)`, `13a/13c`: a number with a
+/// letter, or a bare number in parentheses) replaced by `cite`'s article, so a refusal or a panel
+/// of a game under another rulebook speaks its numbers. Other words are left as they are.
+pub fn reword<'a>(text: &'a str, cite: impl Fn(&'a str) -> &'a str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        let starts = b[i].is_ascii_digit()
+            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'.'));
+        if !starts {
+            let ch = text[i..].chars().next().map_or(1, char::len_utf8);
+            out.push_str(&text[i..i + ch]);
+            i += ch;
+            continue;
+        }
+        let mut j = i;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        let digits = j;
+        while j < b.len() && b[j].is_ascii_lowercase() {
+            j += 1;
+        }
+        let bounded = j == b.len() || !(b[j].is_ascii_alphanumeric() || b[j] == b'.');
+        let token = &text[i..j];
+        let lettered = j > digits && j - digits == 1;
+        let in_parens = i > 0 && b[i - 1] == b'(' && j < b.len() && b[j] == b')';
+        if bounded && (lettered || in_parens) && is_kit_clause(token) {
+            out.push_str(cite(token));
+        } else {
+            out.push_str(token);
+        }
+        i = j;
+    }
+    out
+}
+
 /// Whether `clause` is one of the 2003 numbers the kit's rules code names (and so is mapped).
 pub fn is_kit_clause(clause: &str) -> bool {
     CLAUSES.iter().any(|(_, n, _)| *n == clause)

@@ -261,6 +261,24 @@ pub struct View {
     pub declarations: DeclarationsView,
     pub panels: Vec<Panel>,
     pub next_deadline: Option<Ms>,
+    /// The profile's article for each 2003 clause the kit names (`[articles.clauses]`), empty
+    /// without a map: the board words its panels and dialogs with them ([`View::reword`]).
+    pub articles: Vec<(String, String)>,
+}
+
+impl View {
+    /// `text` with the 2003 clauses in its wording replaced by the profile's articles.
+    pub fn reword(&self, text: &str) -> String {
+        if self.articles.is_empty() {
+            return text.to_string();
+        }
+        super::articles::reword(text, |c| {
+            self.articles
+                .iter()
+                .find(|(k, _)| k == c)
+                .map_or(c, |(_, a)| a.as_str())
+        })
+    }
 }
 
 /// What a [`View`] of a game was made from, but for the time: two equal stamps are the same
@@ -537,6 +555,13 @@ impl Game {
             declarations: self.declarations_view(),
             panels: Vec::new(),
             next_deadline: None,
+            articles: match &self.profile.articles {
+                Some(_) => super::articles::CLAUSES
+                    .iter()
+                    .map(|(_, n, _)| (n.to_string(), self.profile.cite(n).to_string()))
+                    .collect(),
+                None => Vec::new(),
+            },
         }
     }
 }

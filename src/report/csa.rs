@@ -14,6 +14,11 @@ pub enum RecordError {
     NotShogi(u32),
     #[error("game {0} is a shogi game: PGN records chess (use --format csa or kif)")]
     NotChess(u32),
+    /// `arbiter pgn` / `arbiter relay` asked for a shogi game: no PGN reader takes its moves.
+    #[error(
+        "game {0} is a shogi game: PGN records chess moves only, no PGN reader takes it; write its record with `arbiter record --game {0} --format kif|csa`"
+    )]
+    PgnOfShogi(u32),
     #[error("the start position {0:?} is not an SFEN the KIF board diagram can show")]
     SetUpPosition(String),
 }

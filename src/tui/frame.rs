@@ -102,6 +102,7 @@ fn same_but_time(then: &View, now: &View) -> bool {
         declarations,
         panels,
         next_deadline: _,
+        articles,
     } = now;
     let same_clock = |a: &ClockView, b: &ClockView| {
         let ClockView {
@@ -147,6 +148,7 @@ fn same_but_time(then: &View, now: &View) -> bool {
         && *declarations == then.declarations
         && *match_id == then.match_id
         && *rules == then.rules
+        && *articles == then.articles
         && *last_moves == then.last_moves
 }
 

@@ -223,13 +223,13 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
 
     match &ui.mode {
         Mode::Help { scroll } => help(*scroll, &ui.press_keys, area, buf),
-        Mode::Confirm { pending, text } => confirm(pending, text, area, buf),
+        Mode::Confirm { pending, text } => confirm(view, pending, text, area, buf),
         Mode::Authorize {
             words,
             typed,
             recorded,
             ..
-        } => authorize(words, typed.chars().count(), *recorded, area, buf),
+        } => authorize(view, words, typed.chars().count(), *recorded, area, buf),
         _ => {
             return Some(Timed {
                 clocks: [halves[0], halves[1]],
@@ -242,6 +242,7 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
 
 /// The arbiter's authorization prompt: the command, the masked passphrase.
 fn authorize(
+    view: &View,
     words: &str,
     typed: usize,
     recorded: Option<(u64, u64)>,
@@ -259,6 +260,8 @@ fn authorize(
         ),
         None => "  Enter checks it · Esc cancels · a failed check is logged (5b)".to_string(),
     };
+    // A game under another rulebook (shogi) is told its articles.
+    let (head, foot) = (view.reword(&head), view.reword(&foot));
     let w = area.width.saturating_sub(2).clamp(20, 100);
     let inner = usize::from(w.saturating_sub(4));
     let rows = super::logpane::wrap(&head, inner).len() + super::logpane::wrap(&foot, inner).len();
@@ -276,7 +279,12 @@ fn authorize(
         Line::from(""),
         Line::from(foot),
     ];
-    dialog(" only the arbiter: authorize (5b) ", lines, r, buf);
+    dialog(
+        &view.reword(" only the arbiter: authorize (5b) "),
+        lines,
+        r,
+        buf,
+    );
 }
 
 /// An amber-framed question box over the screen.
@@ -475,7 +483,7 @@ fn phase_text(view: &View) -> (String, Style) {
         ),
         Phase::Playing => match stopped {
             Some((t, c)) => (
-                t.to_string(),
+                view.reword(t),
                 Style::new().fg(c).add_modifier(Modifier::BOLD),
             ),
             None => (
@@ -975,6 +983,14 @@ pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
             ])),
         }
     }
+    // In a game under another rulebook (shogi) the panels speak its articles.
+    if !view.articles.is_empty() {
+        for line in &mut out {
+            for span in &mut line.spans {
+                span.content = view.reword(&span.content).into();
+            }
+        }
+    }
     out
 }
 
@@ -1291,7 +1307,7 @@ fn help(scroll: u16, press: &PressKeys, area: Rect, buf: &mut Buffer) {
         .render(r, buf);
 }
 
-fn confirm(pending: &Pending, text: &str, area: Rect, buf: &mut Buffer) {
+fn confirm(view: &View, pending: &Pending, text: &str, area: Rect, buf: &mut Buffer) {
     let (title, yes, what) = match pending {
         Pending::Quit => (
             " quit the board UI? ",
@@ -1317,6 +1333,9 @@ fn confirm(pending: &Pending, text: &str, area: Rect, buf: &mut Buffer) {
                 .to_string(),
         ),
     };
+    // A game under another rulebook (shogi) is told its articles, not the 2003 clauses.
+    let (title, text, what) = (view.reword(title), view.reword(text), view.reword(&what));
+    let (title, text) = (title.as_str(), text.as_str());
     // As wide as the screen allows (up to 100 columns) and as tall as the words: never cut.
     let w = area.width.saturating_sub(2).clamp(20, 100);
     let inner = usize::from(w.saturating_sub(4));

@@ -331,3 +331,65 @@ fn denryusen_articles_a_chess_profile_goes_through_the_same_map() {
     let e = Profile::parse("x.toml", &text).unwrap_err();
     assert_eq!(e.key, "articles.clauses.team", "{e}");
 }
+
+/// Refusals of a shogi game whose wording named 2003 clauses (`(6h)`, `(4d)`, `(12c)`, `(7b)`):
+/// the words cite the profile's articles too, not only the refusal's clause.
+#[test]
+fn denryusen_refusals_word_the_profiles_articles_not_2003_clauses() {
+    let mut m = given_game(
+        new_game(DENRYUSEN_2024),
+        &[
+            "0 arbiter declare sente human Taro Yamada",
+            "0 arbiter declare gote program Suisho",
+            "0 arbiter declare operator Op",
+        ],
+    )
+    .and("0 arbiter start");
+    m.at("3 move ７六歩");
+    m.at("6 move 3c3d");
+    let mut said = Vec::new();
+    for cmd in [
+        "7 operator param hash 1024",
+        "8 arbiter declare operator Somebody Else",
+        "9 arbiter release-move the operator slipped",
+        "10 committee ruling 7 there is no such dispute",
+    ] {
+        let e = m
+            .try_line(cmd)
+            .expect_err(&format!("'{cmd}' must be refused"));
+        said.push(e.to_string());
+    }
+    let all = said.join("\n");
+    assert_eq!(clause_tokens_2003(&all), Vec::<String>::new(), "{all}");
+    // The words still say what the rule is about, with the profile's numbers in them.
+    let p = Profile::parse(DENRYUSEN_2024, &rules_text(DENRYUSEN_2024)).unwrap();
+    let art = p
+        .cite(arbiter::core::clause::NO_PARAMETER_CHANGE)
+        .to_string();
+    assert!(said[0].contains(&format!("({art})")), "{}", said[0]);
+    // A chess game's refusal keeps the 2003 wording (the map there is the clauses themselves).
+    let mut chess =
+        given_game(new_game(KASPAROV_2003), crate::clauses::HUMAN_WHITE).and("0 arbiter start");
+    chess.at("3 move e4");
+    chess.at("6 move e5");
+    let e = chess.try_line("7 operator param hash 1024").unwrap_err();
+    assert!(e.to_string().contains("(6h)"), "{e}");
+}
+
+#[test]
+fn denryusen_articles_reword_touches_clause_tokens_only() {
+    use arbiter::core::articles::reword;
+    let cite = |c: &str| match c {
+        "6h" => "13.9",
+        "13a" => "28.1",
+        "12" => "30",
+        _ => "X",
+    };
+    assert_eq!(
+        reword("not allowed (6h); copies (13a/13c) under (12)", cite),
+        "not allowed (13.9); copies (28.1/X) under (30)"
+    );
+    // Digests, times, move numbers, bare numbers and SFEN-like words are left alone.
+    let text = "a6h9 16h 6hx 2:00:00 move 12 3c3d 1.6h ab12c";
+    assert_eq!(reword(text, cite), text);
+}

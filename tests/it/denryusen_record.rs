@@ -410,3 +410,108 @@ print(" ".join(l[1:] for l in text.splitlines() if re.fullmatch(r"T\d+", l)))
         assert_eq!(lines[3], vec!["3"; moves.len()].join(" "), "{csa}");
     }
 }
+
+/// A short shogi game played through the binary: (temp dir, match folder).
+fn short_shogi_match() -> (tempfile::TempDir, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = "0 arbiter declare sente human Taro Yamada\n0 arbiter declare gote program Suisho\n0 arbiter declare operator Op\n0 arbiter start\n3 move ７六歩\n5 move 3c3d\n9 human resign\n";
+    let file = tmp.path().join("game.arb");
+    std::fs::write(&file, script).unwrap();
+    let dir = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    let d = dir.display().to_string();
+    let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/denryusen-2024.toml");
+    let out = ok(&arbiter(&[
+        "script",
+        file.to_str().unwrap(),
+        "--match",
+        &d,
+        "--rules",
+        rules.to_str().unwrap(),
+    ]));
+    assert!(out.contains("result: 0-1"), "{out}");
+    (tmp, d)
+}
+
+#[test]
+fn denryusen_pgn_of_a_shogi_game_is_refused_naming_record() {
+    let (tmp, d) = short_shogi_match();
+    let log = std::fs::read(Path::new(&d).join("game-1/log.jsonl")).unwrap();
+    let pgn = tmp.path().join("game1.pgn");
+    for args in [
+        vec!["pgn", "--match", &d, "--game", "1"],
+        vec![
+            "pgn",
+            "--match",
+            &d,
+            "--game",
+            "1",
+            "--out",
+            pgn.to_str().unwrap(),
+        ],
+    ] {
+        let out = arbiter(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(65), "{args:?}: {err}");
+        assert!(
+            err.contains("game 1 is a shogi game")
+                && err.contains("`arbiter record --game 1 --format kif|csa`"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty(), "no PGN on standard output");
+    }
+    assert!(!pgn.exists(), "nothing written");
+    assert_eq!(
+        std::fs::read(Path::new(&d).join("game-1/log.jsonl")).unwrap(),
+        log
+    );
+    // The command it names writes the record.
+    let kif = ok(&arbiter(&[
+        "record", "--match", &d, "--game", "1", "--format", "kif",
+    ]));
+    assert!(kif.contains("   1 ７六歩(77)"), "{kif}");
+    // A chess game's PGN is not refused (the check is the game's, not the command's).
+    let chess = tmp.path().join("c");
+    crate::log_util::arbiter_key_in(&chess);
+    let cs = tmp.path().join("chess.arb");
+    std::fs::write(
+        &cs,
+        format!(
+            "{}\n0 arbiter start\n3 move e4\n5 move e5\n9 human resign\n",
+            crate::clauses::HUMAN_WHITE.join("\n")
+        ),
+    )
+    .unwrap();
+    let c = chess.display().to_string();
+    ok(&arbiter(&["script", cs.to_str().unwrap(), "--match", &c]));
+    let p = ok(&arbiter(&["pgn", "--match", &c, "--game", "1"]));
+    assert!(p.contains("1. e4"), "{p}");
+}
+
+#[test]
+fn denryusen_relay_of_a_shogi_game_is_refused_naming_record() {
+    let (tmp, d) = short_shogi_match();
+    let out_file = tmp.path().join("live.pgn");
+    for game in [None, Some("1")] {
+        let mut args = vec![
+            "relay",
+            "--match",
+            &d,
+            "--out",
+            out_file.to_str().unwrap(),
+            "--once",
+        ];
+        if let Some(g) = game {
+            args.extend(["--game", g]);
+        }
+        let out = arbiter(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(65), "{args:?}: {err}");
+        assert!(
+            err.contains("relay: game 1 is a shogi game")
+                && err.contains("`arbiter record --game 1 --format kif|csa`"),
+            "{err}"
+        );
+        assert!(!out_file.exists(), "no PGN written for the broadcaster");
+    }
+}

@@ -305,3 +305,36 @@ fn denryusen_5_2_the_pre_game_declarations_cite_the_profiles_articles() {
         );
     }
 }
+
+/// The board's panels, header and confirmation dialog of a shogi game speak the profile's
+/// articles: no 2003 clause token (`8a TECHNICAL PROBLEM`, the header's `(1)`) on any screen.
+#[test]
+fn denryusen_board_panels_and_dialogs_cite_the_profiles_articles_not_2003_clauses() {
+    use crate::denryusen_articles::clause_tokens_2003;
+    use crate::tui_support::{ch, key};
+    use arbiter::tui::Mode;
+    use crossterm::event::KeyCode;
+    let mut r = rig_with_profile("rules/denryusen-2024.toml");
+    r.at("0", "arbiter declare gote human Taro Yamada")
+        .at("1", "arbiter start")
+        .at("5", "move 7g7f")
+        .at("9", "move 3c3d");
+    let mut shots = Vec::new();
+    r.at("31", "operator technical-problem the USI bridge hangs");
+    shots.push(r.shot("32", 120, 40));
+    r.at("33", "operator repaired restarted the bridge");
+    r.at("34", "arbiter stop the server reconnected");
+    shots.push(r.shot("35", 120, 40));
+    r.at("36", "arbiter resume");
+    r.key("40", ch(':'));
+    r.typed("40", "operator resign");
+    r.key("40", key(KeyCode::Enter));
+    assert!(matches!(r.ui.mode, Mode::Confirm { .. }));
+    shots.push(r.shot("40", 120, 40));
+    let all = shots.join("\n");
+    // The panels are there, with the profile's numbers.
+    assert!(all.contains("TECHNICAL PROBLEM"), "{all}");
+    assert!(all.contains("CLOCKS STOPPED"), "{all}");
+    assert!(all.contains("irreversible"), "{all}");
+    assert_eq!(clause_tokens_2003(&all), Vec::<String>::new(), "{all}");
+}

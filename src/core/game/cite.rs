@@ -36,7 +36,17 @@ impl Game {
             let art = over.unwrap_or_else(|| self.profile.cite(c));
             r.clause = Some(art.to_string().into());
         }
+        r.message = self.reword(&r.message);
         r
+    }
+
+    /// `text` with the 2003 clauses in its wording replaced by this profile's articles (for
+    /// refusals and the board's panels; unchanged without a map).
+    pub fn reword(&self, text: &str) -> String {
+        if self.profile.articles.is_none() {
+            return text.to_string();
+        }
+        crate::core::articles::reword(text, |c| self.profile.cite(c))
     }
 
     /// The article this game's rules cite where the kit names the 2003 clause `clause` (for the
