@@ -182,15 +182,7 @@ fn declarations(s: &mut String, r: &Report) {
             }
         )
     };
-    let h_operator = r.cites.heading(
-        "Machine operator",
-        &[c::OPERATOR_CHANGE_BETWEEN, c::OPERATOR_FIXED],
-    );
-    let h_team = r.cites.heading("Machine team", &[c::TEAM]);
-    let h_algorithm = r
-        .cites
-        .heading("Internal-clock algorithm", &[c::INTERNAL_CLOCK]);
-    let h_config = r.cites.heading("Configuration SHA-256", &[c::TECHNICAL]);
+    let [h_operator, h_team, h_algorithm, h_config] = r.cites.declaration_headings();
     let team = if dec.team.is_empty() {
         r#"<span class="none">none declared</span>"#.to_string()
     } else {

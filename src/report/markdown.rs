@@ -142,15 +142,7 @@ fn declarations(s: &mut String, r: &Report) {
                 crate::core::event::PlayerKind::Machine => "machine",
             };
             head(s, &["Item", "Declared"]);
-            let h_operator = r.cites.heading(
-                "Machine operator",
-                &[c::OPERATOR_CHANGE_BETWEEN, c::OPERATOR_FIXED],
-            );
-            let h_team = r.cites.heading("Machine team", &[c::TEAM]);
-            let h_algorithm = r
-                .cites
-                .heading("Internal-clock algorithm", &[c::INTERNAL_CLOCK]);
-            let h_config = r.cites.heading("Configuration SHA-256", &[c::TECHNICAL]);
+            let [h_operator, h_team, h_algorithm, h_config] = r.cites.declaration_headings();
             let rows = [
                 (
                     "Match / game",

@@ -435,6 +435,21 @@ impl Cites {
         format!("{text} ({})", self.list(clauses))
     }
 
+    /// The declarations table's cited row headings, the same for every renderer:
+    /// operator, team, internal-clock algorithm, configuration digest.
+    pub fn declaration_headings(&self) -> [String; 4] {
+        use crate::core::clause as c;
+        [
+            self.heading(
+                "Machine operator",
+                &[c::OPERATOR_CHANGE_BETWEEN, c::OPERATOR_FIXED],
+            ),
+            self.heading("Machine team", &[c::TEAM]),
+            self.heading("Internal-clock algorithm", &[c::INTERNAL_CLOCK]),
+            self.heading("Configuration SHA-256", &[c::TECHNICAL]),
+        ]
+    }
+
     /// The game's numbers for several clauses, each once, joined by `, ` (`4c, 4d`; `4.3`).
     pub fn list(&self, clauses: &[&str]) -> String {
         let mut out: Vec<&str> = Vec::new();
