@@ -769,7 +769,7 @@ impl<S> Fold<S> {
         if self.failed {
             return;
         }
-        match crate::log::codec::decode_line(line) {
+        match crate::log::codec::decode_canonical(line) {
             Ok(d) => {
                 each(&mut self.state, &d.event);
                 self.failed = !self.replay.push(&d.event);
