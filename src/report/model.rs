@@ -795,17 +795,36 @@ impl Stream {
 
     /// The next entry of the log (the first is `game_opened`) with its UTC text.
     pub fn push(&mut self, e: &Event, utc: &str) {
+        let _ = self.push_row(e, utc);
+    }
+
+    /// [`Stream::push`], giving the entry's timeline row (if it has one) as the second pass
+    /// ([`Timeline`]) would, but without the marks of the voids: those are known only when no
+    /// later entry can void it any more ([`Stream::mark_voided`]).
+    pub fn push_row(&mut self, e: &Event, utc: &str) -> Option<TimelineEntry> {
         let i = self.next;
         if i == 0 {
             self.profile = self.b.start(Some(e));
         }
-        self.b.apply(i, e, utc);
+        let row = self.b.apply(i, e, utc);
         let before = self.times.items().len();
         self.times.push(e);
         if self.times.items().len() > before {
             self.item_stamps.insert(i, stamp(i, e, utc));
         }
         self.next += 1;
+        row
+    }
+
+    /// Entries read so far (the next entry's number).
+    pub fn entries(&self) -> usize {
+        self.next
+    }
+
+    /// Rule 1: mark `row` with the voids of its entry found so far, as [`Timeline::push`] marks
+    /// it with those of the whole log (the same bytes once no later entry names it).
+    pub fn mark_voided(&self, row: &mut TimelineEntry) {
+        mark_voided(&self.b.voids, row);
     }
 
     /// How many take-backs the report and its times keep for a void to give back (rule 1):
@@ -851,14 +870,22 @@ impl Timeline {
         }
         self.next += 1;
         let mut row = self.b.apply(i, e, utc)?;
-        if let Some(by) = self.b.voids.get(&(i as u64)) {
-            for by in by.iter().filter(|by| **by >= i) {
-                row.text.push_str(&format!(" [VOIDED by entry #{by}]"));
-            }
-        }
+        mark_voided(&self.b.voids, &mut row);
         // The marks of the chart are not drawn in this pass: keep none.
         self.b.report.chart.marks.clear();
         Some(row)
+    }
+}
+
+/// Rule 1: `row` marked with the entries of `voids` that voided its entry (those after it, or
+/// itself).
+fn mark_voided(voids: &BTreeMap<u64, Vec<usize>>, row: &mut TimelineEntry) {
+    use std::fmt::Write as _;
+    let i = row.stamp.entry;
+    if let Some(by) = voids.get(&(i as u64)) {
+        for by in by.iter().filter(|by| **by >= i) {
+            let _ = write!(row.text, " [VOIDED by entry #{by}]");
+        }
     }
 }
 

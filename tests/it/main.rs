@@ -20,6 +20,7 @@ mod engine_props; // engine-log parsers never panic
 mod exit_codes; // README's exit codes, each driven through the binary on every command
 mod faults; // injected write and fsync failures, wall-clock jumps
 mod fixture; // the small signed demo game under tests/fixtures
+mod flat_reads; // issue 21: damaged logs, foreign cuts and read_entries read line by line
 mod fullgame; // a seven-hour game to the millisecond; the example scripts
 mod fuzz; // seeded structure-aware mutation loops: no panics, no hangs
 mod game_limit; // issue 21: at most 9999 games; no game 10000 opened
