@@ -5,7 +5,8 @@
 //! of its own) and never holds it ([`load`] then [`crate::report::render`] give the same bytes,
 //! for the tests).
 //!
-//! The log is read leniently, line by line through the one codec ([`event_from_value`]): the
+//! The log is read leniently, line by line through the one codec (a line as the kit writes it by
+//! [`crate::log::codec::typed_line`], any other by [`event_from_value`]): the
 //! chain is not checked here (that is the verifier's verdict, shown in the report), so a tampered
 //! log still gets its report. A line that is not an event of this kit stops the report.
 use std::path::{Path, PathBuf};
@@ -106,6 +107,13 @@ pub fn for_each_event(
         let line = line.strip_suffix('\n').unwrap_or(line);
         let line = line.strip_suffix('\r').unwrap_or(line);
         if line.trim().is_empty() {
+            continue;
+        }
+        // A line as the kit writes it is read straight into its event (no `Value`); any other
+        // shape goes the lenient way, which also names what is wrong with a bad line.
+        if let Ok(typed) = crate::log::codec::typed_line(line.as_bytes()) {
+            each(typed.event, &typed.utc);
+            count += 1;
             continue;
         }
         let v: serde_json::Value = serde_json::from_str(line).map_err(|e| not_json(path, i, &e))?;
