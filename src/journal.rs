@@ -196,6 +196,62 @@ pub fn write_new_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     sync_dir(&parent_of(path))
 }
 
+/// What [`copy_tail_to_new_file`] copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopiedTail {
+    /// Bytes copied.
+    pub len: u64,
+    pub sha256: [u8; 32],
+    /// Newlines among them (the complete lines).
+    pub lines: u64,
+}
+
+/// Copy the bytes of the log `from` past `offset` to a new file `to` (0600, refused if it
+/// exists) in blocks, never the whole tail in memory; fsync it and its folder. A failed copy
+/// leaves no side file.
+pub fn copy_tail_to_new_file(from: &Path, offset: u64, to: &Path) -> io::Result<CopiedTail> {
+    use sha2::Digest;
+    use std::io::{Seek, SeekFrom};
+    let mut src = crate::fsio::open_match_file(from)?;
+    src.seek(SeekFrom::Start(offset))?;
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(FILE_MODE)
+        .open(to)?;
+    let copied = (|| {
+        let mut h = sha2::Sha256::new();
+        let (mut len, mut lines) = (0u64, 0u64);
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let k = match src.read(&mut buf) {
+                Ok(0) => break,
+                Ok(k) => k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let block = &buf[..k];
+            h.update(block);
+            lines += block.iter().filter(|&&b| b == b'\n').count() as u64;
+            f.write_all(block)?;
+            len += k as u64;
+        }
+        f.sync_all()?;
+        Ok(CopiedTail {
+            len,
+            sha256: h.finalize().into(),
+            lines,
+        })
+    })();
+    match copied {
+        Ok(c) => sync_dir(&parent_of(to)).map(|()| c),
+        Err(e) => {
+            let _ = fs::remove_file(to);
+            Err(e)
+        }
+    }
+}
+
 /// Replace `path` atomically with `bytes` (temp file 0600, fsync, rename, fsync folder), only over
 /// a regular file or nothing: never over a device, a FIFO or a folder, never through a symlink.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
