@@ -682,13 +682,6 @@ fn lock(file: &File, path: &Path) -> Result<(), JournalError> {
 /// How long `open` waits for the lock before refusing the game as open elsewhere.
 pub const LOCK_PATIENCE_MS: u64 = 300;
 
-fn entries_of(lines: &[ScannedLine]) -> Vec<Entry> {
-    lines
-        .iter()
-        .filter_map(|l| l.entry.as_ref().ok().cloned())
-        .collect()
-}
-
 /// The name of the side file for bytes cut at `offset` (a numbered suffix if it exists already).
 fn side_file_for(path: &Path, offset: u64) -> PathBuf {
     let base = format!(
@@ -1185,23 +1178,27 @@ pub fn first_entry(path: &Path) -> Result<Entry, JournalError> {
     })
 }
 
-/// Read a game log without locking or repairing it; any bad line is an error.
+/// Read a game log without locking or repairing it; any bad line is an error. The file is read
+/// line by line as [`Journal::open`] reads it (the first local fault, a line past
+/// [`MAX_LINE_BYTES`] named so): only the entries returned are held, never the file's bytes or
+/// its scanned lines. For tests and tools: the kit's own readers use [`for_each_entry`].
 pub fn read_entries(path: &Path) -> Result<Vec<Entry>, JournalError> {
-    let bytes = crate::fsio::read_match_log(path).map_err(io_err("read", path))?;
-    let lines = scan::scan(&bytes);
-    if lines.is_empty() {
-        return Err(JournalError::NoFirstEntry {
-            path: path.to_owned(),
-            detail: EMPTY_LOG_HINT.into(),
-        });
-    }
-    if let Some(fault) = scan::first_local_fault(&lines) {
+    let mut file = crate::fsio::open_match_file(path).map_err(io_err("read", path))?;
+    let mut entries = Vec::new();
+    let scan = scan_local(&mut file, |e| entries.push(e.clone())).map_err(io_err("read", path))?;
+    if let Some(fault) = scan.fault {
         return Err(JournalError::Damaged {
             path: path.to_owned(),
             fault: Box::new(fault),
         });
     }
-    Ok(entries_of(&lines))
+    if entries.is_empty() {
+        return Err(JournalError::NoFirstEntry {
+            path: path.to_owned(),
+            detail: EMPTY_LOG_HINT.into(),
+        });
+    }
+    Ok(entries)
 }
 
 /// The fast path of `verify` over a log file ([`fast::scan_clean_source`], each thread reading

@@ -341,3 +341,37 @@ fn issue_21_foreign_cut_from_moves_a_tail_larger_than_its_memory_cap() {
     let (code, text) = capped(&["verify", "--match", &d, "--game", "1"]);
     assert_eq!(code, Some(11), "{text}");
 }
+
+/// Issue 21: `journal::read_entries` reads line by line (as `Journal::open` does) and still
+/// gives what the whole-file scan gave: the entries of an intact log, `scan::first_local_fault`'s
+/// fault as `Damaged`, an empty file as `NoFirstEntry`, for every tampering.
+#[test]
+fn issue_21_read_entries_line_by_line_gives_the_whole_file_scans_answer() {
+    use arbiter::journal::{JournalError, read_entries};
+    use arbiter::log::scan::first_local_fault;
+    let (cases, _) = tampered();
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("log.jsonl");
+    let (mut intact, mut damaged) = (0, 0);
+    for (what, bytes) in &cases {
+        std::fs::write(&path, bytes).unwrap();
+        let lines = scan(bytes);
+        match (read_entries(&path), first_local_fault(&lines)) {
+            (Ok(entries), None) => {
+                intact += 1;
+                let want: Vec<_> = lines.into_iter().map(|l| l.entry.unwrap()).collect();
+                assert_eq!(entries, want, "{what}");
+            }
+            (Err(JournalError::Damaged { fault, .. }), Some(want)) => {
+                damaged += 1;
+                assert_eq!(*fault, want, "{what}");
+            }
+            (Err(JournalError::NoFirstEntry { .. }), None) => assert!(lines.is_empty(), "{what}"),
+            (got, want) => panic!("{what}: {got:?}, the whole-file scan: {want:?}"),
+        }
+    }
+    assert!(
+        intact >= 1 && damaged > cases.len() / 2,
+        "{intact} {damaged}"
+    );
+}
