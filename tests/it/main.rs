@@ -56,6 +56,7 @@ mod readme; // README's examples are what the kit accepts
 mod realgame; // the real Stockfish game end to end: archive, coverage, PGN in two readers
 mod refusal_exit; // issue 22: one refusal through script, archive and the board: the same exit code
 mod relay; // issue 24: the live relay's PGN at every entry, delay, games in order
+mod report_golden; // issue 21: the reports of the six 2003 games, byte for byte as before
 mod report_model; // the committee report's content
 mod report_public; // issue 20: the public report names no folder and no program file (13e)
 mod report_render;
