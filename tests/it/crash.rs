@@ -595,4 +595,78 @@ fn crash_during_creation_of_an_indexed_game_fails_verify() {
     assert_ne!(code, 0, "{out}");
     assert!(out.contains("ROLLBACK"), "{out}");
     assert!(out.contains(&name), "{out}");
+    // `verify --game 1` says what whole-match verify says, with its exit code.
+    let (game_code, game_out) = cli(&["verify", "--game", "1"], &m);
+    assert_eq!(game_code, code, "{game_out}");
+    assert_eq!(code, 26, "{out}");
+    assert!(
+        game_out.contains("ROLLBACK") && game_out.contains(&name),
+        "{game_out}"
+    );
+}
+
+/// Issue 21: `verify --json` carries the "never created" note the text gives, and
+/// `verify --game N` on a game never created says what whole-match verify says, with its exit
+/// code (0: nothing was recorded), alone and beside a real game.
+#[test]
+fn crash_during_creation_verify_json_and_game_n_say_it_as_whole_match_verify() {
+    let json = |args: &[&str], m: &Path| {
+        let mut a = args.to_vec();
+        a.push("--json");
+        let (code, out) = cli(&a, m);
+        let v: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+        assert_eq!(v["exit_code"], code, "{out}");
+        (code, v)
+    };
+    let base = tempfile::tempdir().unwrap();
+    let m = base.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let name = creation_leftover(&m);
+    let never = format!(
+        "game 1 was never created: a crash during its creation left game-1/{name} (nothing was recorded)"
+    );
+    for args in [&["verify"][..], &["verify", "--game", "1"]] {
+        let (code, out) = cli(args, &m);
+        assert_eq!((code, out.trim()), (0, never.as_str()), "{args:?}");
+        let (code, v) = json(args, &m);
+        assert_eq!(code, 0, "{args:?}: {v}");
+        assert_eq!(v["games"], serde_json::json!([]), "{args:?}");
+        assert_eq!(
+            v["never_created"],
+            serde_json::json!([{"game": 1, "leftover": name, "message": never}]),
+            "{args:?}"
+        );
+    }
+    // Beside a real game 1: game 2 never created, its note in both outputs, its own verify 0.
+    let st = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["script", "examples/scripts/quick.arb", "--rules", RULES])
+        .arg("--match")
+        .arg(&m)
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(0), "{st:?}");
+    assert!(m.join("game-1/log.jsonl").exists());
+    let second = format!("log.jsonl.new-{}", dead_pid());
+    std::fs::create_dir_all(m.join("game-2")).unwrap();
+    std::fs::write(m.join("game-2").join(&second), b"{\"seq\":0,\"ki").unwrap();
+    let never2 = format!(
+        "game 2 was never created: a crash during its creation left game-2/{second} (nothing was recorded)"
+    );
+    let (code, out) = cli(&["verify"], &m);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("game 1: OK") && out.contains(&never2), "{out}");
+    let (code, v) = json(&["verify"], &m);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["games"][0]["game"], 1, "{v}");
+    assert_eq!(v["never_created"][0]["message"], never2.as_str(), "{v}");
+    let (code, out) = cli(&["verify", "--game", "2"], &m);
+    assert_eq!((code, out.trim()), (0, never2.as_str()));
+    let (code, v) = json(&["verify", "--game", "2"], &m);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["never_created"][0]["game"], 2, "{v}");
+    // `--game 1` names no other game's leftover.
+    let (code, out) = cli(&["verify", "--game", "1"], &m);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("never created"), "{out}");
 }

@@ -133,57 +133,66 @@ fn issue_21_streamed_fault_search_names_the_first_bad_line_as_the_whole_log_scan
 /// The data segment `verify` may use (`prlimit --data`): the issue's 64 MB.
 const DATA_CAP: u64 = 64 << 20;
 
-/// Notes of about 1.5 kB appended to a finished rehearsal until the log passes 90 MB (well past
-/// [`DATA_CAP`]), then one byte changed in line `damaged` (a negative number counts from the
-/// end): the fast path finds it, and the detailed path reads the whole log.
-fn long_damaged_log(tmp: &Path, name: &str, damaged: i64) -> std::path::PathBuf {
+/// A finished rehearsal (its log sealed) with notes of about 1.5 kB appended, not by the kit,
+/// until the log passes 90 MB (well past [`DATA_CAP`]): the folder and the entries the seal binds.
+fn long_log(tmp: &Path) -> (std::path::PathBuf, u64) {
     let base = tmp.join("base");
-    if !base.exists() {
-        let m = crate::hostile::rehearsal(tmp);
-        let log = arbiter::layout::log_path(&m, 1);
-        let last = arbiter::journal::first_entry(&log).unwrap();
-        let tally = arbiter::journal::tally(&log).unwrap();
-        let mut prev = tally.last().unwrap().hash;
-        let mut seq = tally.len();
-        let mut f =
-            std::io::BufWriter::new(std::fs::OpenOptions::new().append(true).open(&log).unwrap());
-        let text = "a long note ".repeat(125);
-        let mut written = std::fs::metadata(&log).unwrap().len();
-        while written < 90 << 20 {
-            let line = arbiter::log::encode_line(
-                seq,
-                &prev,
-                &arbiter::log::NewEntry {
-                    mono_ms: tally.last().unwrap().mono_ms,
-                    utc: chrono::DateTime::parse_from_rfc3339(&last.utc)
-                        .unwrap()
-                        .into(),
-                    actor: "arbiter".into(),
-                    clause: "1".into(),
-                    kind: "note".into(),
-                    body: serde_json::json!({ "text": format!("{seq}: {text}") }),
-                },
-            );
-            prev = arbiter::log::entry_hash(&line);
-            f.write_all(&line).unwrap();
-            f.write_all(b"\n").unwrap();
-            written += line.len() as u64 + 1;
-            seq += 1;
-        }
-        f.flush().unwrap();
-        drop(f);
-        std::fs::rename(&m, &base).unwrap();
+    let m = crate::hostile::rehearsal(tmp);
+    let log = arbiter::layout::log_path(&m, 1);
+    let first = arbiter::journal::first_entry(&log).unwrap();
+    let tally = arbiter::journal::tally(&log).unwrap();
+    let mut prev = tally.last().unwrap().hash;
+    let mut seq = tally.len();
+    let mut f =
+        std::io::BufWriter::new(std::fs::OpenOptions::new().append(true).open(&log).unwrap());
+    let text = "a long note ".repeat(125);
+    let mut written = std::fs::metadata(&log).unwrap().len();
+    while written < 90 << 20 {
+        let line = arbiter::log::encode_line(
+            seq,
+            &prev,
+            &arbiter::log::NewEntry {
+                mono_ms: tally.last().unwrap().mono_ms,
+                utc: chrono::DateTime::parse_from_rfc3339(&first.utc)
+                    .unwrap()
+                    .into(),
+                actor: "arbiter".into(),
+                clause: "1".into(),
+                kind: "note".into(),
+                body: serde_json::json!({ "text": format!("{seq}: {text}") }),
+            },
+        );
+        prev = arbiter::log::entry_hash(&line);
+        f.write_all(&line).unwrap();
+        f.write_all(b"\n").unwrap();
+        written += line.len() as u64 + 1;
+        seq += 1;
     }
-    let m = tmp.join(name);
+    f.flush().unwrap();
+    drop(f);
+    std::fs::rename(&m, &base).unwrap();
+    (base, tally.len())
+}
+
+/// A copy of [`long_log`]'s folder named `name`.
+fn copy_of(base: &Path, name: &str) -> std::path::PathBuf {
+    let m = base.with_file_name(name);
     assert!(
         Command::new("cp")
             .arg("-a")
-            .arg(&base)
+            .arg(base)
             .arg(&m)
             .status()
             .unwrap()
             .success()
     );
+    m
+}
+
+/// A copy of [`long_log`]'s folder with one byte changed in line `damaged` (a negative number
+/// counts from the end): the fast path finds it, and the detailed path reads the whole log.
+fn long_damaged_log(base: &Path, name: &str, damaged: i64) -> std::path::PathBuf {
+    let m = copy_of(base, name);
     let log = arbiter::layout::log_path(&m, 1);
     let mut bytes = std::fs::read(&log).unwrap();
     let starts: Vec<usize> = std::iter::once(0)
@@ -243,8 +252,9 @@ fn issue_21_verify_of_a_damaged_log_larger_than_its_memory_cap_names_the_bad_lin
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
+    let (base, _) = long_log(tmp.path());
     for (name, damaged) in [("start", 2), ("end", -3)] {
-        let m = long_damaged_log(tmp.path(), name, damaged);
+        let m = long_damaged_log(&base, name, damaged);
         let d = m.display().to_string();
         let log = arbiter::layout::log_path(&m, 1);
         assert!(std::fs::metadata(&log).unwrap().len() > DATA_CAP + (20 << 20));
@@ -264,4 +274,104 @@ fn issue_21_verify_of_a_damaged_log_larger_than_its_memory_cap_names_the_bad_lin
             assert!(text.contains("does not verify (BAD LINE)"), "{text}");
         }
     }
+}
+
+/// Issue 21: `foreign` lists and `foreign --cut-from` cuts 90 MB of entries the kit did not
+/// write (a log larger than the 64 MB cap on their data segment): the side file holds exactly
+/// the bytes cut, copied in blocks; the cut is recorded and signed, and `verify` reads it as a
+/// recovery to review (11).
+#[test]
+fn issue_21_foreign_cut_from_moves_a_tail_larger_than_its_memory_cap() {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "prlimit (util-linux) is needed in CI"
+        );
+        println!("SKIPPED: no prlimit here");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, bound) = long_log(tmp.path());
+    let d = m.display().to_string();
+    let log = arbiter::layout::log_path(&m, 1);
+    let before = std::fs::read(&log).unwrap();
+    let at = arbiter::journal::for_each_entry(&log, |e| e.seq + 1 < bound).unwrap();
+    assert_eq!(at, bound);
+    let kept = before
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(bound as usize - 1)
+        .unwrap()
+        .0
+        + 1;
+    let (code, text) = capped(&["foreign", "--match", &d, "--game", "1"]);
+    assert!(!text.contains("memory allocation"), "{text}");
+    assert_eq!(code, Some(1), "{text}");
+    let total = before.iter().filter(|b| **b == b'\n').count() as u64;
+    assert!(
+        text.contains(&format!(
+            "{bound} entries bound by the kit's seal or a signed checkpoint; {} past them",
+            total - bound
+        )) && text.contains(&format!("#{} arbiter note (1)", total - 1)),
+        "{text}"
+    );
+    let s = bound.to_string();
+    let (code, text) = capped(&["foreign", "--match", &d, "--game", "1", "--cut-from", &s]);
+    assert!(!text.contains("memory allocation"), "{text}");
+    assert_eq!(code, Some(0), "{text}");
+    let cut_lines = before[kept..].iter().filter(|b| **b == b'\n').count();
+    assert!(
+        text.contains(&format!("cut {cut_lines} entries to")),
+        "{text}"
+    );
+    let side = m.join(format!("game-1/log.jsonl.foreign-{bound}"));
+    assert!(std::fs::read(&side).unwrap() == before[kept..], "side file");
+    let after = std::fs::read(&log).unwrap();
+    assert_eq!(after[..kept], before[..kept]);
+    let last = arbiter::journal::tally(&log).unwrap();
+    let recovery = last.last().unwrap();
+    assert_eq!(recovery.kind, "recovery");
+    assert_eq!(recovery.body["offset"], kept as u64);
+    assert_eq!(recovery.body["length"], (before.len() - kept) as u64);
+    assert_eq!(
+        recovery.body["sha256"],
+        arbiter::log::hex32(&arbiter::log::sha256(&before[kept..]))
+    );
+    let (code, text) = capped(&["verify", "--match", &d, "--game", "1"]);
+    assert_eq!(code, Some(11), "{text}");
+}
+
+/// Issue 21: `journal::read_entries` reads line by line (as `Journal::open` does) and still
+/// gives what the whole-file scan gave: the entries of an intact log, `scan::first_local_fault`'s
+/// fault as `Damaged`, an empty file as `NoFirstEntry`, for every tampering.
+#[test]
+fn issue_21_read_entries_line_by_line_gives_the_whole_file_scans_answer() {
+    use arbiter::journal::{JournalError, read_entries};
+    use arbiter::log::scan::first_local_fault;
+    let (cases, _) = tampered();
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("log.jsonl");
+    let (mut intact, mut damaged) = (0, 0);
+    for (what, bytes) in &cases {
+        std::fs::write(&path, bytes).unwrap();
+        let lines = scan(bytes);
+        match (read_entries(&path), first_local_fault(&lines)) {
+            (Ok(entries), None) => {
+                intact += 1;
+                let want: Vec<_> = lines.into_iter().map(|l| l.entry.unwrap()).collect();
+                assert_eq!(entries, want, "{what}");
+            }
+            (Err(JournalError::Damaged { fault, .. }), Some(want)) => {
+                damaged += 1;
+                assert_eq!(*fault, want, "{what}");
+            }
+            (Err(JournalError::NoFirstEntry { .. }), None) => assert!(lines.is_empty(), "{what}"),
+            (got, want) => panic!("{what}: {got:?}, the whole-file scan: {want:?}"),
+        }
+    }
+    assert!(
+        intact >= 1 && damaged > cases.len() / 2,
+        "{intact} {damaged}"
+    );
 }
