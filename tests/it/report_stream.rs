@@ -1,7 +1,8 @@
-//! Issue 14, memory flat: `arbiter report` streams the log in two passes (`report_io::write_report`)
-//! and writes exactly the bytes of the whole rendering (`report_io::render_game`), Markdown and
-//! HTML, committee and public, voided entries marked; the clock chart keeps a bounded number of
-//! points however long the log.
+//! Issue 14, memory flat: `arbiter report` streams the log (`report_io::write_report`; issue 21:
+//! in one pass, each row held until no void can reach it, a second pass for a void reaching
+//! further) and writes exactly the bytes of the whole rendering (`report_io::render_game`),
+//! Markdown and HTML, committee and public, voided entries marked; the clock chart keeps a
+//! bounded number of points however long the log.
 use std::path::Path;
 
 use arbiter::core::event::Event;
