@@ -1240,6 +1240,10 @@ pub struct LineView<'a> {
     /// The parsed entry: always for line 0 and for [`RECOVERY_KIND`], else when the caller's
     /// `wants(kind)` said so.
     pub entry: Option<&'a Entry>,
+    /// The line's bytes (without the newline) as they were checked and hashed, when the reader
+    /// has them (the streamed pass always): a reader of the line decodes these, never a second
+    /// read of the file ([`crate::log::codec::decode_line`]).
+    pub line: Option<&'a [u8]>,
 }
 
 /// Bytes handed from the reader to a checking thread at a time (whole lines).
@@ -1356,6 +1360,8 @@ pub fn stream_clean_file_each(
 struct LineMeta {
     kind: (u32, u32),
     actor: u8,
+    /// Where the line lies in the block: start, length without the newline.
+    line: (u32, u32),
 }
 
 /// What one block of whole lines gives: its lines checked and hashed on their own.
@@ -1420,6 +1426,7 @@ fn check_block(
         lines.push(LineMeta {
             kind: (u32::try_from(pos + ka).ok()?, u32::try_from(pos + kb).ok()?),
             actor: facts.actor,
+            line: (u32::try_from(pos).ok()?, u32::try_from(len).ok()?),
         });
         let leaf = log::entry_hash(line);
         if count == 0 {
@@ -1521,6 +1528,7 @@ impl Join {
             else {
                 return false;
             };
+            let (la, ll) = (meta.line.0 as usize, meta.line.1 as usize);
             each(&LineView {
                 seq: b.first_seq + k as u64,
                 kind,
@@ -1529,6 +1537,7 @@ impl Join {
                     .copied()
                     .unwrap_or(""),
                 entry,
+                line: b.block.get(la..la + ll),
             });
         }
         for (_, e) in b.entries {

@@ -222,6 +222,7 @@ pub fn log_facts_checked(
                 .copied()
                 .unwrap_or(""),
             entry: Some(&e),
+            line: None,
         });
         true
     })?;
@@ -952,7 +953,26 @@ pub fn verify_match(
     trust: &Trust,
     codes: &[crate::log::checkpoint::ShortCode],
 ) -> MatchVerification {
+    verify_match_watching(match_dir, games, trust, codes, None).0
+}
+
+/// A reader fed by verify's one pass over a game's log: the game, and what sees its lines.
+pub type Watch<'w> = (u32, &'w mut dyn FnMut(&crate::journal::LineView<'_>));
+
+/// [`verify_match`], handing `watch`'s game's lines to its reader as verify's one pass over that
+/// log checks them (issue 21: `status` and `pgn` replay the game from the lines verify checked,
+/// not from a second read). `true` when that pass gave the verdict and handed every line; `false`
+/// when the log went down the exact path (or was not read): what the reader gathered is then to
+/// be thrown away.
+pub fn verify_match_watching(
+    match_dir: &Path,
+    games: &[u32],
+    trust: &Trust,
+    codes: &[crate::log::checkpoint::ShortCode],
+    mut watch: Option<Watch<'_>>,
+) -> (MatchVerification, bool) {
     use crate::verify::Status;
+    let mut watched = false;
     let signers_text = match &trust.signers {
         Some(t) => Some(t.clone()),
         None => crate::verify::read_allowed_signers(match_dir).ok(),
@@ -1091,8 +1111,24 @@ pub fn verify_match(
             sizes.push(s.size);
         }
         let checked = public.as_ref().map(|k| (k, origin.as_str()));
-        let (mut v, facts) =
-            verify_game_and_facts(match_dir, g, trust.signers.as_deref(), &sizes, checked);
+        let mut observe = |l: &crate::journal::LineView<'_>| {
+            if let Some((w, f)) = watch.as_mut()
+                && *w == g
+            {
+                f(l);
+            }
+        };
+        let (mut v, facts) = verify_game_and_facts_each(
+            match_dir,
+            g,
+            trust.signers.as_deref(),
+            &sizes,
+            checked,
+            &mut observe,
+        );
+        if watch.as_ref().is_some_and(|(w, _)| *w == g) {
+            watched = matches!(facts, Ok((_, FactsRead::Streamed)));
+        }
         let Ok((facts, _)) = facts else {
             results.push(v);
             continue;
@@ -1215,12 +1251,13 @@ pub fn verify_match(
             match_status = match_status.max(Status::RolledBack);
         }
     }
-    MatchVerification {
+    let m = MatchVerification {
         games: results,
         match_status,
         match_problems,
         pinned: trust.pinned(),
-    }
+    };
+    (m, watched)
 }
 
 /// How deep [`links_in`] looks below the match folder, and how many entries it reads at most.
@@ -1295,6 +1332,21 @@ pub fn verify_game_and_facts(
     crate::verify::GameVerification,
     Result<(LogFacts, FactsRead), crate::journal::JournalError>,
 ) {
+    verify_game_and_facts_each(match_dir, game, trusted, sizes, key, &mut |_| {})
+}
+
+/// [`verify_game_and_facts`], handing `observe` every line of the one pass as well.
+pub fn verify_game_and_facts_each(
+    match_dir: &Path,
+    game: u32,
+    trusted: Option<&str>,
+    sizes: &[u64],
+    key: Option<(&ssh_key::PublicKey, &str)>,
+    observe: &mut dyn FnMut(&crate::journal::LineView<'_>),
+) -> (
+    crate::verify::GameVerification,
+    Result<(LogFacts, FactsRead), crate::journal::JournalError>,
+) {
     let mut builder = FactsBuilder::new(key);
     let (v, heads) = crate::verify::verify_game_each(
         match_dir,
@@ -1302,7 +1354,10 @@ pub fn verify_game_and_facts(
         trusted,
         sizes,
         &FactsBuilder::wants,
-        |line| builder.take(line),
+        |line| {
+            builder.take(line);
+            observe(line);
+        },
     );
     let streamed = heads.and_then(|h| {
         let at: Vec<_> = h.heads.iter().filter(|x| sizes.contains(&x.0)).collect();
@@ -1903,12 +1958,38 @@ pub struct LogCheck {
     pub lines: Vec<String>,
     pub failing: Option<crate::verify::Status>,
     pub demo: bool,
+    /// The entries verify read and the hash of the last (as `verify` shows it), to compare with
+    /// what a second read of the log found.
+    pub entries: Option<u64>,
+    pub chain_head: Option<String>,
 }
 
 /// Check game `game`'s log before showing it.
 pub fn check_before_showing(match_dir: &Path, game: u32) -> LogCheck {
+    check_before_showing_watching(match_dir, game, &mut |_| {}).0
+}
+
+/// [`check_before_showing`], handing `watch` the log's lines as verify's one pass checks them;
+/// `true` when that pass gave the verdict and handed every line (else what `watch` gathered is
+/// to be thrown away: see [`verify_match_watching`]).
+pub fn check_before_showing_watching(
+    match_dir: &Path,
+    game: u32,
+    watch: &mut dyn FnMut(&crate::journal::LineView<'_>),
+) -> (LogCheck, bool) {
     use crate::verify::Status;
-    let m = verify_match(match_dir, &[game], &Trust::default(), &[]);
+    let (m, streamed) = verify_match_watching(
+        match_dir,
+        &[game],
+        &Trust::default(),
+        &[],
+        Some((game, watch)),
+    );
+    let verified = m.games.iter().find(|g| g.game == game);
+    let (entries, chain_head) = (
+        verified.map(|g| g.lines),
+        verified.and_then(|g| g.chain_head.clone()),
+    );
     let worst = m.worst();
     let demo = m
         .games
@@ -1949,11 +2030,16 @@ pub fn check_before_showing(match_dir: &Path, game: u32) -> LogCheck {
         lines.push(head);
         lines.extend(detail.into_iter().map(|d| format!("  {d}")));
     }
-    LogCheck {
-        lines,
-        failing,
-        demo,
-    }
+    (
+        LogCheck {
+            lines,
+            failing,
+            demo,
+            entries,
+            chain_head,
+        },
+        streamed,
+    )
 }
 
 /// Why no consistency proof can be given.
