@@ -196,6 +196,62 @@ pub fn write_new_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     sync_dir(&parent_of(path))
 }
 
+/// What [`copy_tail_to_new_file`] copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopiedTail {
+    /// Bytes copied.
+    pub len: u64,
+    pub sha256: [u8; 32],
+    /// Newlines among them (the complete lines).
+    pub lines: u64,
+}
+
+/// Copy the bytes of the log `from` past `offset` to a new file `to` (0600, refused if it
+/// exists) in blocks, never the whole tail in memory; fsync it and its folder. A failed copy
+/// leaves no side file.
+pub fn copy_tail_to_new_file(from: &Path, offset: u64, to: &Path) -> io::Result<CopiedTail> {
+    use sha2::Digest;
+    use std::io::{Seek, SeekFrom};
+    let mut src = crate::fsio::open_match_file(from)?;
+    src.seek(SeekFrom::Start(offset))?;
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(FILE_MODE)
+        .open(to)?;
+    let copied = (|| {
+        let mut h = sha2::Sha256::new();
+        let (mut len, mut lines) = (0u64, 0u64);
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let k = match src.read(&mut buf) {
+                Ok(0) => break,
+                Ok(k) => k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let block = &buf[..k];
+            h.update(block);
+            lines += block.iter().filter(|&&b| b == b'\n').count() as u64;
+            f.write_all(block)?;
+            len += k as u64;
+        }
+        f.sync_all()?;
+        Ok(CopiedTail {
+            len,
+            sha256: h.finalize().into(),
+            lines,
+        })
+    })();
+    match copied {
+        Ok(c) => sync_dir(&parent_of(to)).map(|()| c),
+        Err(e) => {
+            let _ = fs::remove_file(to);
+            Err(e)
+        }
+    }
+}
+
 /// Replace `path` atomically with `bytes` (temp file 0600, fsync, rename, fsync folder), only over
 /// a regular file or nothing: never over a device, a FIFO or a folder, never through a symlink.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -512,7 +568,13 @@ fn restore_last(tally: &mut Tally, last: &[u8], offset: u64) {
     }
 }
 
-fn scan_local(file: &mut File, mut each: impl FnMut(&Entry, &[u8])) -> io::Result<LocalScan> {
+/// `whole`: every entry handed to `each` with its body; otherwise only line 0's, the last one's
+/// and those [`tally_reads_body`] names (issue 21: the others' bodies are skipped, not parsed).
+fn scan_local(
+    file: &mut File,
+    whole: bool,
+    mut each: impl FnMut(&Entry, &[u8]),
+) -> io::Result<LocalScan> {
     let mut lines = LineReader::new(file);
     let mut tally = Tally::new();
     let mut prev = ZERO_HASH;
@@ -521,7 +583,11 @@ fn scan_local(file: &mut File, mut each: impl FnMut(&Entry, &[u8])) -> io::Resul
     let (mut last, mut last_offset) = (Vec::new(), 0u64);
     while let Some(raw) = lines.next()? {
         let mut sl = if raw.terminated && !raw.too_long {
-            let entry = parse_terminated_head(&mut lines.buf, raw.offset);
+            let entry = if whole {
+                parse_terminated(&mut lines.buf, raw.offset)
+            } else {
+                parse_terminated_head(&mut lines.buf, raw.offset)
+            };
             let hash = match &entry {
                 Ok(e) => e.hash,
                 Err(_) => log::entry_hash(&lines.buf),
@@ -648,13 +714,6 @@ fn lock(file: &File, path: &Path) -> Result<(), JournalError> {
 
 /// How long `open` waits for the lock before refusing the game as open elsewhere.
 pub const LOCK_PATIENCE_MS: u64 = 300;
-
-fn entries_of(lines: &[ScannedLine]) -> Vec<Entry> {
-    lines
-        .iter()
-        .filter_map(|l| l.entry.as_ref().ok().cloned())
-        .collect()
-}
 
 /// The name of the side file for bytes cut at `offset` (a numbered suffix if it exists already).
 fn side_file_for(path: &Path, offset: u64) -> PathBuf {
@@ -789,7 +848,7 @@ impl Journal {
             )));
         }
         lock(&file, path)?;
-        let scanned = scan_local(&mut file, each).map_err(io_err("read", path))?;
+        let scanned = scan_local(&mut file, false, each).map_err(io_err("read", path))?;
         let mut j = Journal {
             path: path.to_owned(),
             file,
@@ -856,7 +915,8 @@ impl Journal {
         let mut file = &self.file;
         file.seek(SeekFrom::Start(0))
             .map_err(io_err("read", &self.path))?;
-        let scanned = scan_local(&mut self.file, |_, _| {}).map_err(io_err("read", &self.path))?;
+        let scanned =
+            scan_local(&mut self.file, false, |_, _| {}).map_err(io_err("read", &self.path))?;
         self.tally = scanned.tally;
         self.pending_reason = Some(why.to_owned());
         self.record_pending_side_files()
@@ -1248,23 +1308,28 @@ pub fn first_entry(path: &Path) -> Result<Entry, JournalError> {
     })
 }
 
-/// Read a game log without locking or repairing it; any bad line is an error.
+/// Read a game log without locking or repairing it; any bad line is an error. The file is read
+/// line by line as [`Journal::open`] reads it (the first local fault, a line past
+/// [`MAX_LINE_BYTES`] named so): only the entries returned are held, never the file's bytes or
+/// its scanned lines. For tests and tools: the kit's own readers use [`for_each_entry`].
 pub fn read_entries(path: &Path) -> Result<Vec<Entry>, JournalError> {
-    let bytes = crate::fsio::read_match_log(path).map_err(io_err("read", path))?;
-    let lines = scan::scan(&bytes);
-    if lines.is_empty() {
-        return Err(JournalError::NoFirstEntry {
-            path: path.to_owned(),
-            detail: EMPTY_LOG_HINT.into(),
-        });
-    }
-    if let Some(fault) = scan::first_local_fault(&lines) {
+    let mut file = crate::fsio::open_match_file(path).map_err(io_err("read", path))?;
+    let mut entries = Vec::new();
+    let scan = scan_local(&mut file, true, |e, _| entries.push(e.clone()))
+        .map_err(io_err("read", path))?;
+    if let Some(fault) = scan.fault {
         return Err(JournalError::Damaged {
             path: path.to_owned(),
             fault: Box::new(fault),
         });
     }
-    Ok(entries_of(&lines))
+    if entries.is_empty() {
+        return Err(JournalError::NoFirstEntry {
+            path: path.to_owned(),
+            detail: EMPTY_LOG_HINT.into(),
+        });
+    }
+    Ok(entries)
 }
 
 /// The fast path of `verify` over a log file ([`fast::scan_clean_source`], each thread reading

@@ -2181,6 +2181,19 @@ pub struct ForeignOutcome {
     pub remaining: u64,
 }
 
+/// The byte offset of entry `seq` in the log at `log`, read line by line up to it.
+fn entry_offset(log: &Path, seq: u64) -> Result<u64, String> {
+    let mut at = None;
+    crate::journal::for_each_entry(log, |e| {
+        if e.seq == seq {
+            at = Some(e.offset);
+        }
+        at.is_none()
+    })
+    .map_err(|e| e.to_string())?;
+    at.ok_or_else(|| format!("{}: no entry #{seq}", log.display()))
+}
+
 /// `arbiter foreign`: show the entries of game `game` that the kit did not write in a session of
 /// the match's key; with `cut_from`, move entries `cut_from..` to `log.jsonl.foreign-<seq>` and
 /// record the cut (a `recovery` entry naming the side file, its length and SHA-256); with
@@ -2228,16 +2241,9 @@ pub fn resolve_foreign(
                 j.len().saturating_sub(1)
             ));
         }
-        let entries = j.entries();
-        let at = entries
-            .iter()
-            .find(|e| e.seq == from)
-            .map(|e| e.offset)
-            .ok_or("no such entry")?;
-        let bytes = crate::fsio::read_match_log(&log).map_err(|e| e.to_string())?;
-        let cut = bytes.get(at as usize..).unwrap_or_default().to_vec();
+        let at = entry_offset(&log, from)?;
         let side = log.with_file_name(format!("log.jsonl.foreign-{from}"));
-        crate::journal::write_new_file(&side, &cut)
+        let cut = crate::journal::copy_tail_to_new_file(&log, at, &side)
             .map_err(|e| format!("{}: {e}", side.display()))?;
         drop(j);
         let f = std::fs::OpenOptions::new()
@@ -2251,7 +2257,6 @@ pub fn resolve_foreign(
         drop(f);
         j = Journal::open(&log).map_err(|e| e.to_string())?;
         let mono = j.last().map_or(0, |e| e.mono_ms);
-        let count = cut.iter().filter(|&&c| c == b'\n').count() as u64;
         j.append(NewEntry {
             mono_ms: mono,
             utc,
@@ -2260,36 +2265,56 @@ pub fn resolve_foreign(
             kind: crate::log::RECOVERY_KIND.into(),
             body: serde_json::json!({
                 "offset": at,
-                "length": cut.len(),
-                "sha256": hex::encode(Sha256::digest(&cut)),
+                "length": cut.len,
+                "sha256": hex::encode(cut.sha256),
                 "side_file": side.file_name().map(|n| n.to_string_lossy().into_owned()),
-                "why": format!("{count} entries not written by the kit in a session of the arbiter key, cut by the arbiter"),
+                "why": format!("{} entries not written by the kit in a session of the arbiter key, cut by the arbiter", cut.lines),
             }),
         })
         .map_err(|e| e.to_string())?;
-        out.cut = Some((side, count));
+        out.cut = Some((side, cut.lines));
     }
-    let foreign: Vec<crate::log::Entry> = j
-        .entries()
-        .into_iter()
-        .filter(|e| e.seq >= b.bound && !(e.kind == crate::log::RECOVERY_KIND && e.actor == "kit"))
-        .collect();
-    if let Some(reason) = accept.filter(|_| !foreign.is_empty()) {
+    // The foreign entries are read from the file one at a time (twice when accepted: counted,
+    // then each recorded), never held together (issue 21).
+    let end = j.len();
+    let is_foreign =
+        |e: &Entry| e.seq >= b.bound && !(e.kind == crate::log::RECOVERY_KIND && e.actor == "kit");
+    let mut foreign = 0u64;
+    crate::journal::for_each_entry(&log, |e| {
+        foreign += u64::from(e.seq < end && is_foreign(&e));
+        e.seq + 1 < end
+    })
+    .map_err(|e| e.to_string())?;
+    if let Some(reason) = accept.filter(|_| foreign > 0) {
         let mono = j.last().map_or(0, |e| e.mono_ms);
         let from = j.len();
-        for e in &foreign {
-            j.append(NewEntry {
-                mono_ms: mono,
-                utc,
-                actor: "arbiter".into(),
-                clause: "1".into(),
-                kind: "note".into(),
-                body: serde_json::json!({"text": format!(
-                    "entry #{} ({} {} {}, E={}) was not written by the kit in a session of the arbiter key; accepted by the arbiter: {reason}",
-                    e.seq, e.actor, e.kind, e.clause, crate::log::hex32(&e.hash)
-                )}),
-            })
-            .map_err(|e| e.to_string())?;
+        let mut failed = None;
+        // The notes are appended past `end` while the entries before it are read.
+        crate::journal::for_each_entry(&log, |e| {
+            if e.seq >= end {
+                return false;
+            }
+            if is_foreign(&e)
+                && let Err(err) = j.append(NewEntry {
+                    mono_ms: mono,
+                    utc,
+                    actor: "arbiter".into(),
+                    clause: "1".into(),
+                    kind: "note".into(),
+                    body: serde_json::json!({"text": format!(
+                        "entry #{} ({} {} {}, E={}) was not written by the kit in a session of the arbiter key; accepted by the arbiter: {reason}",
+                        e.seq, e.actor, e.kind, e.clause, crate::log::hex32(&e.hash)
+                    )}),
+                })
+            {
+                failed = Some(err.to_string());
+                return false;
+            }
+            e.seq + 1 < end
+        })
+        .map_err(|e| e.to_string())?;
+        if let Some(err) = failed {
+            return Err(err);
         }
         let last = j.len() - 1;
         let prev = j
@@ -2314,9 +2339,9 @@ pub fn resolve_foreign(
             }),
         })
         .map_err(|e| e.to_string())?;
-        out.accepted = foreign.len() as u64;
+        out.accepted = foreign;
     } else {
-        out.remaining = foreign.len() as u64;
+        out.remaining = foreign;
     }
     if out.remaining == 0
         && let Some(last) = j.last()
@@ -2753,11 +2778,18 @@ pub fn authorize_crashed_session(
         return Ok(None);
     };
     let seq = j.len();
+    // The signature covers the sealed entries only: the one in flight (the last, past the seal)
+    // stands unauthorized, as the words below say (it used to be covered all the same).
+    let covered = if in_flight.is_empty() {
+        last.seq
+    } else {
+        last.seq.saturating_sub(1).max(to)
+    };
     let text = crate::log::seal::authorization_text(
         &origin,
         seq,
         from,
-        last.seq,
+        covered,
         &crate::log::hex32(&last.hash),
     );
     let sig = sign::sign_authorization(key, &text).map_err(|e| e.to_string())?;
@@ -2773,7 +2805,7 @@ pub fn authorize_crashed_session(
                 "entries #{from}..#{to} ({named}) were written by the kit in a session of this key (its seal, left open) that stopped before authorizing them: authorized at the reopen"
             ),
             "first": from,
-            "last": last.seq,
+            "last": covered,
             "key": sign::fingerprint(key.public_key()),
             "sig": sig,
         }),
