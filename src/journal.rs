@@ -1142,7 +1142,7 @@ pub fn for_each_entry(path: &Path, mut f: impl FnMut(Entry) -> bool) -> Result<u
         if e.seq != n {
             return Err(bad(n, offset, format!("seq {} out of place", e.seq)));
         }
-        if e.prev != log::hex32(&prev) {
+        if e.prev_bytes() != prev {
             return Err(bad(
                 n,
                 offset,
@@ -1153,6 +1153,98 @@ pub fn for_each_entry(path: &Path, mut f: impl FnMut(Entry) -> bool) -> Result<u
         offset += raw.len + 1;
         n += 1;
         if !f(e) {
+            break;
+        }
+    }
+    if n == 0 {
+        return Err(JournalError::NoFirstEntry {
+            path: path.to_owned(),
+            detail: EMPTY_LOG_HINT.into(),
+        });
+    }
+    Ok(n)
+}
+
+/// One line of a game log as [`for_each_line`] hands it: checked (a valid line, its `seq` in
+/// place, its `prev` the previous line's hash), not parsed.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckedLine<'a> {
+    pub seq: u64,
+    /// Byte offset of the line in the file.
+    pub offset: u64,
+    /// `E_seq`: SHA-256(0x00 || line bytes).
+    pub hash: [u8; 32],
+    /// The line's bytes, without the newline.
+    pub bytes: &'a [u8],
+}
+
+/// [`for_each_entry`] without parsing the entries: each line is checked as there (canonical by
+/// [`fast::check_line`], else by the strict parser, which names the problem), hashed once, and
+/// handed over as bytes for the caller to decode what it needs
+/// ([`crate::log::codec::decode_canonical`]). Memory stays one line.
+pub fn for_each_line(
+    path: &Path,
+    mut f: impl FnMut(&CheckedLine<'_>) -> bool,
+) -> Result<u64, JournalError> {
+    let file = crate::fsio::open_match_file(path).map_err(io_err("open", path))?;
+    let mut lines = LineReader::new(file);
+    lines.stop_long = true;
+    let (mut n, mut offset, mut prev) = (0u64, 0u64, ZERO_HASH);
+    let bad = |seq: u64, offset: u64, problem: String| JournalError::BadLine {
+        path: path.to_owned(),
+        seq,
+        offset,
+        problem,
+    };
+    while let Some(raw) = lines.next().map_err(io_err("read", path))? {
+        if raw.too_long {
+            return Err(bad(
+                n,
+                offset,
+                format!(
+                    "a line of more than {} bytes, longer than the {MAX_LINE_BYTES} a log line may hold",
+                    raw.len.min(MAX_LINE_BYTES as u64)
+                ),
+            ));
+        }
+        if !raw.terminated {
+            return Err(bad(
+                n,
+                offset,
+                "the last line has no newline (a torn tail)".into(),
+            ));
+        }
+        lines.buf.push(b'\n');
+        let proven = fast::check_line(&lines.buf).filter(|(_, len)| *len + 1 == lines.buf.len());
+        lines.buf.pop();
+        let (seq, line_prev) = match proven {
+            Some((facts, _)) => (facts.seq, facts.prev),
+            None => {
+                let e = log::parse_line(&lines.buf, offset)
+                    .map_err(|e| bad(n, offset, e.to_string()))?;
+                (e.seq, e.prev_bytes())
+            }
+        };
+        if seq != n {
+            return Err(bad(n, offset, format!("seq {seq} out of place")));
+        }
+        if line_prev != prev {
+            return Err(bad(
+                n,
+                offset,
+                "its prev field does not hold the previous line's hash".into(),
+            ));
+        }
+        prev = log::entry_hash(&lines.buf);
+        let line = CheckedLine {
+            seq,
+            offset,
+            hash: prev,
+            bytes: &lines.buf,
+        };
+        offset += raw.len + 1;
+        n += 1;
+        if !f(&line) {
             break;
         }
     }

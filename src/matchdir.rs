@@ -642,39 +642,55 @@ pub struct Replayed {
 }
 
 /// Read a game log line by line and rebuild its game, without holding the log: `each` sees every
-/// entry and its event in order. Memory is one line plus the game's state.
+/// line (checked, with its hash) and its event in order. Memory is one line plus the game's
+/// state. Each line is checked, hashed and decoded once ([`crate::journal::for_each_line`],
+/// [`crate::log::codec::decode_canonical`]: no `Value`); line 0 and the last line are parsed
+/// whole for [`Replayed`].
 pub fn replay_log(
     path: &Path,
-    mut each: impl FnMut(&Entry, &Event),
+    mut each: impl FnMut(&crate::journal::CheckedLine<'_>, &Event),
 ) -> Result<Replayed, MatchError> {
     let mut r = Replayer::new();
     let mut first = None;
-    let mut last = None;
+    let (mut last, mut last_offset) = (Vec::new(), 0u64);
     let mut decode = None;
-    let entries = crate::journal::for_each_entry(path, |e| {
-        let ok = match event_of(&e) {
-            Ok(ev) => {
-                each(&e, &ev);
-                r.push(&ev)
+    let entries = crate::journal::for_each_line(path, |l| {
+        let ok = match crate::log::codec::decode_canonical(l.bytes) {
+            Ok(d) => {
+                each(l, &d.event);
+                r.push(&d.event)
             }
             Err(d) => {
                 decode = Some(d);
                 false
             }
         };
-        if first.is_none() {
-            first = Some(e);
-        } else {
-            last = Some(e);
+        if l.seq == 0 {
+            first = Some(crate::log::parse_line(l.bytes, l.offset));
         }
+        last.clear();
+        last.extend_from_slice(l.bytes);
+        last_offset = l.offset;
         ok
     })?;
     if let Some(d) = decode {
         return Err(MatchError::Decode(d));
     }
     let game = r.finish(path)?;
-    let first = first.ok_or(MatchError::EmptyLog)?;
-    let last = last.unwrap_or_else(|| first.clone());
+    let line = |seq: u64, offset: u64| {
+        move |e: crate::log::LineError| JournalError::BadLine {
+            path: path.to_owned(),
+            seq,
+            offset,
+            problem: e.to_string(),
+        }
+    };
+    let first = first.ok_or(MatchError::EmptyLog)?.map_err(line(0, 0))?;
+    let last = if entries > 1 {
+        crate::log::parse_line(&last, last_offset).map_err(line(entries - 1, last_offset))?
+    } else {
+        first.clone()
+    };
     Ok(Replayed {
         game,
         entries,
@@ -769,7 +785,7 @@ impl<S> Fold<S> {
         if self.failed {
             return;
         }
-        match crate::log::codec::decode_line(line) {
+        match crate::log::codec::decode_canonical(line) {
             Ok(d) => {
                 each(&mut self.state, &d.event);
                 self.failed = !self.replay.push(&d.event);

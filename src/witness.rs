@@ -2778,11 +2778,18 @@ pub fn authorize_crashed_session(
         return Ok(None);
     };
     let seq = j.len();
+    // The signature covers the sealed entries only: the one in flight (the last, past the seal)
+    // stands unauthorized, as the words below say (it used to be covered all the same).
+    let covered = if in_flight.is_empty() {
+        last.seq
+    } else {
+        last.seq.saturating_sub(1).max(to)
+    };
     let text = crate::log::seal::authorization_text(
         &origin,
         seq,
         from,
-        last.seq,
+        covered,
         &crate::log::hex32(&last.hash),
     );
     let sig = sign::sign_authorization(key, &text).map_err(|e| e.to_string())?;
@@ -2798,7 +2805,7 @@ pub fn authorize_crashed_session(
                 "entries #{from}..#{to} ({named}) were written by the kit in a session of this key (its seal, left open) that stopped before authorizing them: authorized at the reopen"
             ),
             "first": from,
-            "last": last.seq,
+            "last": covered,
             "key": sign::fingerprint(key.public_key()),
             "sig": sig,
         }),

@@ -207,6 +207,154 @@ pub fn typed_line(line: &[u8]) -> Result<LineEvent<'_>, serde_json::Error> {
     Ok(out)
 }
 
+/// [`decode_line`] for a line in the kit's canonical form (every line `verify`'s pass and the
+/// journal's reader prove canonical, [`super::fast::check_line`]): the header is read where that
+/// form puts it, byte by byte, and serde reads only `kind` and `body`, straight into the event's
+/// variant. The same result as [`decode_line`] for any line; a line in another form, or with an
+/// escape in a header string, is handed to [`decode_line`].
+pub fn decode_canonical(line: &[u8]) -> Result<LineEvent<'_>, DecodeError> {
+    match canonical_line(line) {
+        Some(Ok(e)) => Ok(e),
+        _ => decode_line(line),
+    }
+}
+
+/// The canonical reading of [`decode_canonical`]; `None` where the line is not in that form.
+fn canonical_line(line: &[u8]) -> Option<Result<LineEvent<'_>, serde_json::Error>> {
+    use serde::Deserialize;
+    let mut c = Canon { b: line, i: 0 };
+    c.lit(b"{\"v\":1,\"seq\":")?;
+    let seq = c.uint()?;
+    c.lit(b",\"prev\":\"")?;
+    let prev = c.plain()?;
+    c.lit(b",\"utc\":\"")?;
+    let utc = c.plain()?;
+    c.lit(b",\"mono_ms\":")?;
+    let at = c.uint()?;
+    c.lit(b",\"actor\":\"")?;
+    let actor = Actor::parse(c.plain()?)?;
+    c.lit(b",\"clause\":\"")?;
+    let clause = c.plain()?;
+    c.lit(b",\"kind\":\"")?;
+    let kind = c.plain()?;
+    c.lit(b",\"body\":")?;
+    let body = line.get(c.i..line.len().checked_sub(1)?)?;
+    if line.last() != Some(&b'}') {
+        return None;
+    }
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let read = EventKind::deserialize(serde::de::value::MapAccessDeserializer::new(KindBody {
+        kind: Some(kind),
+        body: Some(&mut de),
+    }))
+    .and_then(|k| de.end().map(|()| k));
+    let kind = match read {
+        // As in [`typed_line`]: the `Value` path reads a null body as none.
+        Ok(
+            EventKind::Recovery(Value::Null)
+            | EventKind::EngineLogArchived(Value::Null)
+            | EventKind::ProgramArchived(Value::Null),
+        ) => return None,
+        Ok(k) => k,
+        Err(e) => return Some(Err(e)),
+    };
+    Some(Ok(LineEvent {
+        seq,
+        prev: Cow::Borrowed(prev),
+        utc: Cow::Borrowed(utc),
+        event: Event {
+            at,
+            actor,
+            clause: clause.to_owned(),
+            kind,
+        },
+    }))
+}
+
+/// A cursor over a line in canonical form.
+struct Canon<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Canon<'a> {
+    /// The literal bytes `s` next.
+    fn lit(&mut self, s: &[u8]) -> Option<()> {
+        let next = self.b.get(self.i..self.i + s.len())?;
+        (next == s).then(|| self.i += s.len())
+    }
+
+    /// A JSON number that is a u64 in canonical form (no sign, fraction, exponent or leading
+    /// zero), up to the next non-digit.
+    fn uint(&mut self) -> Option<u64> {
+        let start = self.i;
+        let mut n = 0u64;
+        while let Some(d) = self.b.get(self.i).filter(|b| b.is_ascii_digit()) {
+            n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+            self.i += 1;
+        }
+        let len = self.i - start;
+        (len == 1 || (len > 1 && self.b.get(start) != Some(&b'0'))).then_some(n)
+    }
+
+    /// The rest of a JSON string whose opening quote was read, up to its closing quote: `None` if
+    /// it holds an escape or a control character (serde's reading then decides), or is not UTF-8.
+    fn plain(&mut self) -> Option<&'a str> {
+        let start = self.i;
+        loop {
+            match *self.b.get(self.i)? {
+                b'"' => break,
+                b'\\' | 0..=0x1f => return None,
+                _ => self.i += 1,
+            }
+        }
+        let s = std::str::from_utf8(self.b.get(start..self.i)?).ok()?;
+        self.i += 1;
+        Some(s)
+    }
+}
+
+/// The `{kind, body}` map of a canonical line for the [`EventKind`] deserializer: the kind first
+/// (so the body is read straight into its variant), then the body from the line's own bytes.
+struct KindBody<'a, 'de> {
+    kind: Option<&'a str>,
+    body: Option<&'a mut serde_json::Deserializer<serde_json::de::SliceRead<'de>>>,
+}
+
+impl<'de> serde::de::MapAccess<'de> for KindBody<'_, 'de> {
+    type Error = serde_json::Error;
+
+    fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, serde_json::Error> {
+        use serde::de::value::BorrowedStrDeserializer;
+        let key = if self.kind.is_some() {
+            "kind"
+        } else if self.body.is_some() {
+            "body"
+        } else {
+            return Ok(None);
+        };
+        seed.deserialize(BorrowedStrDeserializer::new(key))
+            .map(Some)
+    }
+
+    fn next_value_seed<V: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, serde_json::Error> {
+        use serde::de::IntoDeserializer;
+        if let Some(k) = self.kind.take() {
+            return seed.deserialize(IntoDeserializer::<serde_json::Error>::into_deserializer(k));
+        }
+        match self.body.take() {
+            Some(d) => seed.deserialize(d),
+            None => Err(serde::de::Error::custom("no value")),
+        }
+    }
+}
+
 /// The lenient reading of a line: its JSON object, then [`event_of`]'s decoding of its fields.
 fn lenient_line(line: &[u8]) -> Result<LineEvent<'_>, DecodeError> {
     let v: Value = serde_json::from_slice(line).map_err(|e| DecodeError::Json(e.to_string()))?;
@@ -605,6 +753,12 @@ mod tests {
             assert_eq!(typed.utc, entry.utc);
             assert!(matches!(typed.utc, Cow::Borrowed(_)), "{kind}: utc copied");
             assert_eq!(decode_line(&line).unwrap(), typed);
+            // The canonical reading itself reads it, equal.
+            let canon = canonical_line(&line)
+                .unwrap_or_else(|| panic!("{kind}: not read as canonical"))
+                .unwrap();
+            assert_eq!(canon, typed, "{kind}");
+            assert_eq!(decode_canonical(&line).unwrap(), typed);
         }
         let missing: Vec<usize> = (0..VARIANTS).filter(|&k| !seen[k]).collect();
         assert!(missing.is_empty(), "kinds without a sample: {missing:?}");
@@ -631,6 +785,8 @@ mod tests {
             text.replace(r#""utc":"#, r#""zz":[1,{"a":2}],"utc":"#),
         ];
         for s in &shapes {
+            assert!(canonical_line(s.as_bytes()).is_none(), "{s}");
+            assert_eq!(decode_canonical(s.as_bytes()), decode_line(s.as_bytes()));
             let d = decode_line(s.as_bytes()).unwrap_or_else(|e| panic!("{s}: {e}"));
             assert_eq!(d.event, ev, "{s}");
             assert_eq!(d, lenient(s).unwrap(), "{s}");
@@ -640,6 +796,34 @@ mod tests {
         let d = typed_line(esc.as_bytes()).unwrap();
         assert!(matches!(d.utc, Cow::Owned(_)));
         assert_eq!(d, lenient(&esc).unwrap());
+        assert!(canonical_line(esc.as_bytes()).is_none());
+        assert_eq!(decode_canonical(esc.as_bytes()).unwrap(), d);
+        // Numbers and strings JSON reads otherwise than digits and plain bytes: not canonical.
+        for odd in [
+            text.replace("\"seq\":3,", "\"seq\":03,"),
+            text.replace("\"seq\":3,", "\"seq\":3.0,"),
+            text.replace("\"seq\":3,", "\"seq\":99999999999999999999,"),
+            text.replace("\"clause\":\"", "\"clause\":\"\t"),
+            text.replace("\"clause\":\"", "\"clause\":\"\\n"),
+            format!("{text} "),
+        ] {
+            assert!(
+                !matches!(canonical_line(odd.as_bytes()), Some(Ok(_))),
+                "{odd}"
+            );
+            assert_eq!(
+                decode_canonical(odd.as_bytes()),
+                decode_line(odd.as_bytes()),
+                "{odd}"
+            );
+        }
+        // Trailing bytes after the body: serde's error, as the typed pass gives it.
+        let trailing = text.replace(r#"{"reason":"r"}}"#, r#"{"reason":"r"} x}"#);
+        assert!(matches!(canonical_line(trailing.as_bytes()), Some(Err(_))));
+        assert_eq!(
+            decode_canonical(trailing.as_bytes()),
+            decode_line(trailing.as_bytes())
+        );
         // Duplicates: the typed pass steps aside; the lenient reading decides.
         let dup = text.replace(r#""seq":3,"#, r#""seq":3,"seq":4,"#);
         assert!(typed_line(dup.as_bytes()).is_err());
@@ -673,6 +857,11 @@ mod tests {
             let null = t.replace(r#"{"text":"x"}"#, "null");
             let absent = t.replace(r#","body":{"text":"x"}"#, "");
             for s in [null, absent] {
+                assert_eq!(
+                    decode_canonical(s.as_bytes()),
+                    decode_line(s.as_bytes()),
+                    "{s}"
+                );
                 match typed_line(s.as_bytes()) {
                     Ok(d) => assert_eq!(Ok(d), lenient(&s), "{s}"),
                     Err(_) => assert_eq!(decode_line(s.as_bytes()), lenient(&s), "{s}"),

@@ -508,6 +508,91 @@ fn witness_crashed_script_entries_are_authorized_at_the_reopen_not_read_as_tampe
     assert_ne!(code, 0, "{out}");
 }
 
+/// Issue 19: the arbiter-only entry in flight at a crash — written by the kit's session (one
+/// entry past its open seal) but killed before the seal took it in and before its authorization —
+/// cannot be told from an entry appended by anything else: the reopen (`checkpoint`, or opening
+/// the game for play) authorizes what the seal holds, names the entry in flight as UNAUTHORIZED
+/// for the arbiter to rule on, and `verify` keeps it UNAUTHORIZED (27), naming it.
+#[test]
+fn witness_arbiter_entry_in_flight_at_a_crash_stays_unauthorized_and_is_named_at_the_reopen() {
+    let base = tempfile::tempdir().unwrap();
+    // What the kill leaves: the script's entries sealed (seal open), then one arbiter note
+    // appended and fdatasynced, the seal not yet moved over it.
+    let in_flight = |m: &Path| {
+        let key = crashed_script_match(m);
+        let log = m.join("game-1/log.jsonl");
+        let mut j = Journal::open(&log).unwrap();
+        let at = j.last().unwrap().mono_ms;
+        j.append(arbiter::log::NewEntry {
+            mono_ms: at,
+            utc: chrono::Utc::now(),
+            actor: "arbiter".into(),
+            clause: "1".into(),
+            kind: "note".into(),
+            body: serde_json::json!({"text": "typed just before the power cut"}),
+        })
+        .unwrap();
+        (key, j.len() - 1)
+    };
+    let named = |seq: u64| {
+        format!(
+            "entry #{seq} note, in flight at the crash (written, never sealed), stands UNAUTHORIZED"
+        )
+    };
+
+    // The reopen by `checkpoint`: the sealed entries are authorized, the one in flight named.
+    let m = base.path().join("a");
+    let (_, seq) = in_flight(&m);
+    let (code, out) = cli(&["checkpoint", "--game", "1"], &m);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("after a crash"), "{out}");
+    assert!(out.contains("#1 clock_started"), "the sealed ones: {out}");
+    assert!(out.contains(&named(seq)), "{out}");
+    let log = m.join("game-1/log.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let auth = text
+        .lines()
+        .rev()
+        .find(|l| l.contains(r#""kind":"authorized""#))
+        .unwrap();
+    let auth: serde_json::Value = serde_json::from_str(auth).unwrap();
+    assert!(
+        auth["body"]["last"].as_u64().unwrap() < seq,
+        "the authorization stops before the entry in flight: {auth}"
+    );
+    let (code, out) = cli(&["verify"], &m);
+    assert_eq!(code, 27, "{out}");
+    assert!(
+        out.contains("UNAUTHORIZED") && out.contains(&format!("#{seq}")),
+        "{out}"
+    );
+    // A second reopen authorizes nothing more: the entry stands until the arbiter rules on it.
+    let before = std::fs::read(&log).unwrap();
+    let (code, out) = cli(&["checkpoint", "--game", "1"], &m);
+    assert_eq!(code, 0, "{out}");
+    let after = std::fs::read(&log).unwrap();
+    assert!(!String::from_utf8_lossy(&after[before.len()..]).contains(r#""kind":"authorized""#));
+    let (code, _) = cli(&["verify"], &m);
+    assert_eq!(code, 27);
+
+    // The reopen for play: its notice names the entry in flight the same way.
+    let m = base.path().join("b");
+    let (key, seq) = in_flight(&m);
+    let o = arbiter::matchdir::open_game_with(&m, Some(1), Path::new(RULES), &key, false).unwrap();
+    let notice = o.notice.clone().unwrap_or_default();
+    assert!(notice.contains("after a crash"), "{notice}");
+    assert!(notice.contains(&named(seq)), "{notice}");
+    drop(o);
+    // Unsigned until the next checkpoint (10); signed, the entry in flight is UNAUTHORIZED.
+    let (code, out) = cli(&["verify"], &m);
+    assert_eq!(code, 10, "{out}");
+    let (code, out) = cli(&["checkpoint", "--game", "1"], &m);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = cli(&["verify"], &m);
+    assert_eq!(code, 27, "{out}");
+    assert!(out.contains(&format!("#{seq}")), "{out}");
+}
+
 /// A PID no process has: a child spawned and reaped (its PID is free until reused; the tests
 /// check the kit's verdict right away).
 fn dead_pid() -> u32 {

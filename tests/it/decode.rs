@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use arbiter::core::Ms;
-use arbiter::log::codec::{decode_line, event_of, new_entry, typed_line};
+use arbiter::log::codec::{decode_canonical, decode_line, event_of, new_entry, typed_line};
 use arbiter::log::{ZERO_HASH, encode_line, entry_hash, parse_line};
 
 use crate::pgn_clocks::play_both;
@@ -53,6 +53,7 @@ fn issue_21_the_six_2003_games_logs_decode_typed_as_the_value_path_reads_them() 
                 assert_eq!((typed.seq, &*typed.prev), (entry.seq, entry.prev.as_str()));
                 assert_eq!(&*typed.utc, entry.utc.as_str());
                 assert_eq!(decode_line(line).unwrap(), typed);
+                assert_eq!(decode_canonical(line).unwrap(), typed);
                 lines_seen += 1;
             }
         }
