@@ -552,14 +552,42 @@ struct LocalScan {
     file_len: u64,
 }
 
-fn scan_local(file: &mut File, mut each: impl FnMut(&Entry)) -> io::Result<LocalScan> {
+/// Kinds whose body [`Tally::push`] reads (besides line 0's and the last entry's).
+fn tally_reads_body(kind: &str) -> bool {
+    kind == "game_ended" || kind == RECOVERY_KIND
+}
+
+/// The latest valid entry of a scan, whole: the scan hands entries with their body left out
+/// ([`parse_terminated_head`]); the tally's last entry gets its body back from its line.
+fn restore_last(tally: &mut Tally, last: &[u8], offset: u64) {
+    if let Some(e) = tally.last.as_mut()
+        && e.offset == offset
+        && let Ok(whole) = log::parse_line(last, offset)
+    {
+        *e = whole;
+    }
+}
+
+/// `whole`: every entry handed to `each` with its body; otherwise only line 0's, the last one's
+/// and those [`tally_reads_body`] names (issue 21: the others' bodies are skipped, not parsed).
+fn scan_local(
+    file: &mut File,
+    whole: bool,
+    mut each: impl FnMut(&Entry, &[u8]),
+) -> io::Result<LocalScan> {
     let mut lines = LineReader::new(file);
     let mut tally = Tally::new();
     let mut prev = ZERO_HASH;
     let mut index = 0u64;
+    // The latest valid line's bytes and offset (its entry's body is put back at the end).
+    let (mut last, mut last_offset) = (Vec::new(), 0u64);
     while let Some(raw) = lines.next()? {
         let mut sl = if raw.terminated && !raw.too_long {
-            let entry = parse_terminated(&mut lines.buf, raw.offset);
+            let entry = if whole {
+                parse_terminated(&mut lines.buf, raw.offset)
+            } else {
+                parse_terminated_head(&mut lines.buf, raw.offset)
+            };
             let hash = match &entry {
                 Ok(e) => e.hash,
                 Err(_) => log::entry_hash(&lines.buf),
@@ -616,6 +644,7 @@ fn scan_local(file: &mut File, mut each: impl FnMut(&Entry)) -> io::Result<Local
             if !fault_is_last {
                 file_len = lines.r.get_ref().metadata()?.len();
             }
+            restore_last(&mut tally, &last, last_offset);
             return Ok(LocalScan {
                 tally,
                 fault: Some(f),
@@ -625,11 +654,15 @@ fn scan_local(file: &mut File, mut each: impl FnMut(&Entry)) -> io::Result<Local
         }
         if let Ok(e) = sl.entry {
             prev = e.hash;
-            each(&e);
+            each(&e, &lines.buf);
+            last.clear();
+            last.extend_from_slice(&lines.buf);
+            last_offset = e.offset;
             tally.push(e);
         }
         index += 1;
     }
+    restore_last(&mut tally, &last, last_offset);
     Ok(LocalScan {
         tally,
         fault: None,
@@ -775,15 +808,19 @@ impl Journal {
 
     /// [`Journal::open`] with injected file operations.
     pub fn open_with(path: &Path, ops: Box<dyn FileOps>) -> Result<Journal, JournalError> {
-        Journal::open_each(path, ops, |_| {})
+        Journal::open_each(path, ops, |_, _| {})
     }
 
     /// [`Journal::open_with`], handing `each` every valid entry in order as the log is read
     /// (before any repair is appended): the one pass a caller replays the game from.
+    ///
+    /// `each` gets every valid entry with its line's bytes. Issue 21: the entry's `body` is read
+    /// only for line 0, `game_ended` and `recovery` (it is `null` for the others): read the event
+    /// from the bytes ([`crate::log::codec::decode_canonical`]), each line then parsed once.
     pub fn open_each(
         path: &Path,
         ops: Box<dyn FileOps>,
-        each: impl FnMut(&Entry),
+        each: impl FnMut(&Entry, &[u8]),
     ) -> Result<Journal, JournalError> {
         // Never through a symlink (game-2/log.jsonl -> ../game-1/log.jsonl must not append to
         // game 1), never a FIFO, device or folder (refused at once, not a hang).
@@ -811,7 +848,7 @@ impl Journal {
             )));
         }
         lock(&file, path)?;
-        let scanned = scan_local(&mut file, each).map_err(io_err("read", path))?;
+        let scanned = scan_local(&mut file, false, each).map_err(io_err("read", path))?;
         let mut j = Journal {
             path: path.to_owned(),
             file,
@@ -878,7 +915,8 @@ impl Journal {
         let mut file = &self.file;
         file.seek(SeekFrom::Start(0))
             .map_err(io_err("read", &self.path))?;
-        let scanned = scan_local(&mut self.file, |_| {}).map_err(io_err("read", &self.path))?;
+        let scanned =
+            scan_local(&mut self.file, false, |_, _| {}).map_err(io_err("read", &self.path))?;
         self.tally = scanned.tally;
         self.pending_reason = Some(why.to_owned());
         self.record_pending_side_files()
@@ -1277,7 +1315,8 @@ pub fn first_entry(path: &Path) -> Result<Entry, JournalError> {
 pub fn read_entries(path: &Path) -> Result<Vec<Entry>, JournalError> {
     let mut file = crate::fsio::open_match_file(path).map_err(io_err("read", path))?;
     let mut entries = Vec::new();
-    let scan = scan_local(&mut file, |e| entries.push(e.clone())).map_err(io_err("read", path))?;
+    let scan = scan_local(&mut file, true, |e, _| entries.push(e.clone()))
+        .map_err(io_err("read", path))?;
     if let Some(fault) = scan.fault {
         return Err(JournalError::Damaged {
             path: path.to_owned(),
@@ -1735,6 +1774,52 @@ fn read_blocks(
             None if block.len() > MAX_LINE_BYTES => return None,
             None => carry = block,
         }
+    }
+}
+
+/// A line's entry with its header only, as the journal's scan needs it ([`parse_terminated`]
+/// when its body is needed: line 0, [`tally_reads_body`]'s kinds, a line not proven canonical);
+/// the body of any other proven line is skipped, not parsed (`null` in the entry).
+fn parse_terminated_head(buf: &mut Vec<u8>, offset: u64) -> Result<Entry, LineError> {
+    /// A canonical line's fields, its body skipped.
+    #[derive(serde::Deserialize)]
+    struct Head {
+        seq: u64,
+        prev: String,
+        utc: String,
+        mono_ms: u64,
+        actor: String,
+        clause: String,
+        kind: String,
+        #[allow(dead_code)]
+        body: serde::de::IgnoredAny,
+    }
+    buf.push(b'\n');
+    let proven = fast::check_line(buf).filter(|(_, len)| *len + 1 == buf.len());
+    buf.pop();
+    let head = proven
+        .filter(|(facts, _)| facts.seq != 0)
+        .and_then(|(facts, _)| {
+            serde_json::from_slice::<Head>(buf)
+                .ok()
+                .filter(|h| h.seq == facts.seq && !tally_reads_body(&h.kind))
+        });
+    match head {
+        Some(h) => Ok(Entry {
+            v: log::FORMAT_VERSION,
+            seq: h.seq,
+            prev: h.prev,
+            utc: h.utc,
+            mono_ms: h.mono_ms,
+            actor: h.actor,
+            clause: h.clause,
+            kind: h.kind,
+            body: serde_json::Value::Null,
+            hash: log::entry_hash(buf),
+            offset,
+            len: buf.len() as u64,
+        }),
+        None => parse_terminated(buf, offset),
     }
 }
 

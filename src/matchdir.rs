@@ -561,6 +561,15 @@ impl Replayer {
         }
     }
 
+    /// An entry that is not an event of this kit (`d` says why): the replay fails with it,
+    /// unless it failed before. Always `false`.
+    pub fn push_decode_error(&mut self, d: DecodeError) -> bool {
+        if self.error.is_none() {
+            self.error = Some(MatchError::Decode(d));
+        }
+        false
+    }
+
     /// The next event; `false` once the replay has failed.
     pub fn push(&mut self, ev: &Event) -> bool {
         if self.error.is_some() {
@@ -1050,39 +1059,36 @@ fn open_game_once(
     let mut line0_game = None;
     // The seq of the first entry the replay could not take (decoded or applied).
     let mut first_failed: Option<u64> = None;
-    let mut journal =
-        Journal::open_each(
-            &path,
-            Box::new(crate::journal::RealOps),
-            |e| match event_of(e) {
-                Ok(ev) => {
-                    if sizes.contains(&(e.seq + 1)) {
-                        heads.push((e.seq + 1, e.hash));
-                    }
-                    if e.kind == crate::log::RECOVERY_KIND && e.actor == "kit" {
-                        recovered.push(e.seq);
-                    }
-                    if e.seq >= listed_from && beyond.len() < 20 {
-                        beyond.push(format!("#{} {} {} ({})", e.seq, e.actor, e.kind, e.clause));
-                    }
-                    if let EventKind::GameOpened(o) = &ev.kind
-                        && e.seq == 0
-                    {
-                        line0_game = Some(o.game);
-                        line0_sealed = crate::witness::is_sealed_log(e);
-                    }
-                    if !replay.push(&ev) && first_failed.is_none() {
-                        first_failed = Some(e.seq);
-                    }
-                    keep(ev);
+    let mut journal = Journal::open_each(&path, Box::new(crate::journal::RealOps), |e, line| {
+        match crate::log::codec::decode_canonical(line).map(|d| d.event) {
+            Ok(ev) => {
+                if sizes.contains(&(e.seq + 1)) {
+                    heads.push((e.seq + 1, e.hash));
                 }
-                Err(_) => {
-                    if !replay.push_entry(e) && first_failed.is_none() {
-                        first_failed = Some(e.seq);
-                    }
+                if e.kind == crate::log::RECOVERY_KIND && e.actor == "kit" {
+                    recovered.push(e.seq);
                 }
-            },
-        )?;
+                if e.seq >= listed_from && beyond.len() < 20 {
+                    beyond.push(format!("#{} {} {} ({})", e.seq, e.actor, e.kind, e.clause));
+                }
+                if let EventKind::GameOpened(o) = &ev.kind
+                    && e.seq == 0
+                {
+                    line0_game = Some(o.game);
+                    line0_sealed = crate::witness::is_sealed_log(e);
+                }
+                if !replay.push(&ev) && first_failed.is_none() {
+                    first_failed = Some(e.seq);
+                }
+                keep(ev);
+            }
+            Err(d) => {
+                if !replay.push_decode_error(d) && first_failed.is_none() {
+                    first_failed = Some(e.seq);
+                }
+            }
+        }
+    })?;
     // The recovery entries the open appended (a torn tail cut off) belong to the game too.
     for e in journal.recoveries() {
         if let Ok(ev) = event_of(e) {
