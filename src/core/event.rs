@@ -27,10 +27,12 @@ impl Event {
     }
     /// The event kind's name as written in the log.
     pub fn kind_name(&self) -> String {
-        serde_json::to_value(&self.kind)
-            .ok()
-            .and_then(|v| v.get("kind").and_then(|k| k.as_str().map(str::to_string)))
-            .unwrap_or_default()
+        self.kind_str().to_owned()
+    }
+    /// [`Event::kind_name`] without an allocation: the same `snake_case` name serde writes
+    /// (the codec's test checks every kind against the log's own).
+    pub fn kind_str(&self) -> &'static str {
+        (&self.kind).into()
     }
 }
 
@@ -267,8 +269,9 @@ pub enum ClockSet {
     Delta,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(tag = "kind", content = "body", rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum EventKind {
     /// Line 0.
     GameOpened(Box<Opening>),

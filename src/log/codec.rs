@@ -743,6 +743,7 @@ mod tests {
             let seq = seq as u64;
             let (line, ev) = line_of(seq, kind, &body);
             seen[variant(&ev.kind)] = true;
+            assert_eq!(ev.kind_str(), kind, "the static name is the log's");
             // The typed pass itself reads it (not the fallback), equal to the `Value` path.
             let typed = typed_line(&line).unwrap_or_else(|e| panic!("{kind}: {e}"));
             let entry = crate::log::parse_line(&line, 0).unwrap();
