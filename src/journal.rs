@@ -1364,12 +1364,7 @@ impl Join {
         let mut wanted = b.entries.iter().peekable();
         for (k, meta) in b.lines.iter().enumerate() {
             let entry = wanted.next_if(|(at, _)| *at as usize == k).map(|(_, e)| e);
-            let (ka, kb) = (meta.kind.0 as usize, meta.kind.1 as usize);
-            let Some(kind) = b
-                .block
-                .get(ka..kb)
-                .and_then(|s| std::str::from_utf8(s).ok())
-            else {
+            let Some(kind) = b.kinds.get(meta.kind as usize) else {
                 return false;
             };
             each(&LineView {
@@ -1443,16 +1438,18 @@ fn read_blocks(
         } else {
             None
         };
+        let start = carry.len();
         let mut block = match spare {
             Some(mut b) => {
-                b.clear();
-                b.extend_from_slice(&carry);
+                // What the buffer holds already is overwritten by the read: only what it lacks
+                // is zeroed (not the whole block each time).
+                b.resize(start + STREAM_BLOCK, 0);
+                b[..start].copy_from_slice(&carry);
                 carry.clear();
                 b
             }
             None => std::mem::take(&mut carry),
         };
-        let start = block.len();
         block.resize(start + STREAM_BLOCK, 0);
         let got = loop {
             match file.read(&mut block[start..]) {

@@ -437,19 +437,24 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// One line of a block as the thread joining the blocks needs it: where its kind lies in the
-/// block, its actor (an index into [`ACTORS`]).
+/// One line of a block as the thread joining the blocks needs it: its kind (an index into
+/// [`BlockFacts::kinds`]), its actor (an index into [`ACTORS`]).
 #[derive(Debug, Clone, Copy)]
 pub struct LineMeta {
-    pub kind: (u32, u32),
+    pub kind: u32,
     pub actor: u8,
 }
+
+/// Kinds looked up among the first this many of a block (a block of lines of ever new kinds
+/// still costs a bounded search a line).
+const KINDS_SEARCHED: usize = 32;
 
 /// What one block of whole lines gives ([`check_block`]): its lines checked and hashed on their
 /// own, its part of the Merkle tree.
 #[derive(Debug)]
 pub struct BlockFacts {
-    /// The block's bytes (the kinds of [`LineMeta`] point into them), given back for reuse.
+    /// The block's buffer, given back for reuse (its newlines were overwritten: see
+    /// [`check_block`]).
     pub block: Vec<u8>,
     pub first_seq: u64,
     /// The `prev` of its first line (checked against the previous block's last hash on joining).
@@ -463,6 +468,9 @@ pub struct BlockFacts {
     /// `(size, E_{size-1})` for each size asked for whose last entry lies in this block.
     pub chains: Vec<(u64, [u8; 32])>,
     pub lines: Vec<LineMeta>,
+    /// The kinds of the block's lines, each once (a log has a handful): a line's kind is checked
+    /// as text and asked about (`wants`) once a block, not once a line.
+    pub kinds: Vec<String>,
     /// The parsed entries (line 0, recoveries, those asked for), by index in the block.
     pub entries: Vec<(u32, Entry)>,
 }
@@ -484,6 +492,8 @@ pub fn check_block(
     let mut spans: Vec<(usize, usize)> = Vec::with_capacity(block.len() / 256);
     let mut prevs: Vec<[u8; 32]> = Vec::with_capacity(block.len() / 256);
     let mut entries = Vec::new();
+    let mut kinds: Vec<String> = Vec::new();
+    let mut wanted: Vec<bool> = Vec::new();
     let mut pos = 0usize;
     while pos < block.len() {
         let (facts, len) = check_line(block.get(pos..)?)?;
@@ -498,26 +508,52 @@ pub fn check_block(
         } else if facts.seq != first_seq + count {
             return None;
         }
-        let kind = facts.kind_in(line)?;
         let (ka, kb) = facts.kind?;
-        if facts.seq == 0 || facts.recovery || wants(kind) {
+        let text = line.get(ka..kb)?;
+        let k = match kinds
+            .iter()
+            .take(KINDS_SEARCHED)
+            .position(|k| k.as_bytes() == text)
+        {
+            Some(k) => k,
+            None => {
+                let kind = std::str::from_utf8(text).ok()?;
+                wanted.push(wants(kind));
+                kinds.push(kind.to_owned());
+                kinds.len() - 1
+            }
+        };
+        if facts.seq == 0 || facts.recovery || wanted.get(k).copied().unwrap_or(true) {
             entries.push((
                 u32::try_from(count).ok()?,
                 parse_line(line, base + pos as u64).ok()?,
             ));
         }
         lines.push(LineMeta {
-            kind: (u32::try_from(pos + ka).ok()?, u32::try_from(pos + kb).ok()?),
+            kind: u32::try_from(k).ok()?,
             actor: facts.actor,
         });
         spans.push((pos, len));
         prevs.push(facts.prev);
         pos += len + 1;
     }
-    let refs: Vec<&[u8]> = spans.iter().map(|&(p, l)| &block[p..p + l]).collect();
-    let mut leaves = vec![ZERO_HASH; refs.len()];
-    super::merkle::leaf_hashes(&refs, &mut leaves);
-    drop(refs);
+    // Each line is hashed where it lies: the newline before it becomes the leaf prefix byte
+    // (the block's bytes are not read again, only its buffer reused); the first line has none.
+    let mut block = block;
+    for &(p, _) in spans.iter().skip(1) {
+        *block.get_mut(p.checked_sub(1)?)? = 0;
+    }
+    let mut leaves = vec![ZERO_HASH; spans.len()];
+    if let (Some(&(p, l)), Some(first)) = (spans.first(), leaves.first_mut()) {
+        *first = entry_hash(block.get(p..p + l)?);
+    }
+    let framed: Vec<&[u8]> = spans
+        .iter()
+        .skip(1)
+        .map(|&(p, l)| &block[p - 1..p + l])
+        .collect();
+    super::merkle::framed_leaf_hashes(&framed, leaves.get_mut(1..).unwrap_or_default());
+    drop(framed);
     // Each line's prev is the hash of the line before it.
     if prevs.iter().skip(1).zip(&leaves).any(|(p, h)| p != h) {
         return None;
@@ -538,6 +574,7 @@ pub fn check_block(
         run: super::merkle::AlignedRun::from_leaves(first_seq, &leaves, cuts),
         chains,
         lines,
+        kinds,
         entries,
         block,
     })

@@ -27,53 +27,65 @@ fn lanes() -> usize {
     tape_sha256::lane_width().clamp(1, LANES_MAX)
 }
 
-/// SHA-256 blocks of `SHA-256(0x00 || line)`: the prefix byte, the line, at least 9 bytes of
-/// padding.
-fn leaf_blocks(line: &[u8]) -> usize {
-    (line.len() + 10).div_ceil(64)
-}
-
 /// [`leaf_hash`] of every line: `out[i] = leaf_hash(lines[i])`. Independent messages are
 /// hashed side by side on the CPU's SHA unit (`tape_sha256`, multi-buffer): a single SHA-256
 /// stream waits on each round's result, several streams fill those waits, so this is about twice
-/// the speed of hashing one line after another. The streams of one pass must have the same
-/// number of blocks, so lines are grouped by their block count on the way.
+/// the speed of hashing one line after another.
 pub fn leaf_hashes(lines: &[&[u8]], out: &mut [[u8; 32]]) {
+    side_by_side(&[0u8], lines, out);
+}
+
+/// [`leaf_hashes`] of lines given framed, each with the leaf prefix byte before it
+/// (`framed[i] = 0x00 || line`): `out[i] = leaf_hash(line)`. A caller whose lines lie in one
+/// buffer can put the 0x00 where the line before ends (its newline) and hash each line where it
+/// lies: no block of it is then copied to be shifted by the prefix byte.
+pub fn framed_leaf_hashes(framed: &[&[u8]], out: &mut [[u8; 32]]) {
+    side_by_side(&[], framed, out);
+}
+
+/// `out[i] = SHA-256(prefix || msgs[i])`, several messages side by side. The streams of one
+/// pass must have the same number of SHA-256 blocks, so messages are grouped by their block
+/// count on the way (a few groups wait at a time; the last ones may go part full).
+fn side_by_side(prefix: &[u8], msgs: &[&[u8]], out: &mut [[u8; 32]]) {
     let w = lanes();
-    if w == 1 || lines.len() != out.len() {
-        for (o, l) in out.iter_mut().zip(lines) {
-            *o = leaf_hash(l);
+    if w == 1 || msgs.len() != out.len() {
+        for (o, m) in out.iter_mut().zip(msgs) {
+            let mut h = Sha256::new();
+            h.update(prefix);
+            h.update(m);
+            *o = h.finalize().into();
         }
         return;
     }
-    /// Lines waiting for a full group: their block count, their indices, how many.
+    /// Messages waiting for a full group: their block count, their indices, how many.
     struct Slot {
         blocks: usize,
         idx: [usize; LANES_MAX],
         n: usize,
     }
-    fn flush(slot: &mut Slot, lines: &[&[u8]], out: &mut [[u8; 32]]) {
+    let flush = |slot: &mut Slot, out: &mut [[u8; 32]]| {
         let n = slot.n;
-        let mut msgs: [&[u8]; LANES_MAX] = [&[]; LANES_MAX];
-        for (m, &i) in msgs.iter_mut().zip(&slot.idx[..n]) {
-            *m = lines.get(i).copied().unwrap_or(&[]);
+        let mut group: [&[u8]; LANES_MAX] = [&[]; LANES_MAX];
+        for (m, &i) in group.iter_mut().zip(&slot.idx[..n]) {
+            *m = msgs.get(i).copied().unwrap_or(&[]);
         }
         let mut got = [[0u8; 32]; LANES_MAX];
-        tape_sha256::hash_many_prefixed(&[0u8], &msgs[..n], &mut got[..n]);
+        tape_sha256::hash_many_prefixed(prefix, &group[..n], &mut got[..n]);
         for (&i, h) in slot.idx[..n].iter().zip(got) {
             if let Some(o) = out.get_mut(i) {
                 *o = h;
             }
         }
         slot.n = 0;
-    }
+    };
     let mut slots: [Slot; 8] = std::array::from_fn(|_| Slot {
         blocks: 0,
         idx: [0; LANES_MAX],
         n: 0,
     });
-    for (i, line) in lines.iter().enumerate() {
-        let blocks = leaf_blocks(line);
+    for (i, m) in msgs.iter().enumerate() {
+        // The prefix, the message, at least 9 bytes of padding.
+        let blocks = (prefix.len() + m.len() + 9).div_ceil(64);
         let k = match slots.iter().position(|s| s.n > 0 && s.blocks == blocks) {
             Some(k) => k,
             None => {
@@ -82,7 +94,7 @@ pub fn leaf_hashes(lines: &[&[u8]], out: &mut [[u8; 32]]) {
                     Some(k) => k,
                     None => {
                         let k = (0..slots.len()).max_by_key(|&k| slots[k].n).unwrap_or(0);
-                        flush(&mut slots[k], lines, out);
+                        flush(&mut slots[k], out);
                         k
                     }
                 };
@@ -94,11 +106,11 @@ pub fn leaf_hashes(lines: &[&[u8]], out: &mut [[u8; 32]]) {
         slot.idx[slot.n] = i;
         slot.n += 1;
         if slot.n == w {
-            flush(slot, lines, out);
+            flush(slot, out);
         }
     }
     for slot in slots.iter_mut().filter(|s| s.n > 0) {
-        flush(slot, lines, out);
+        flush(slot, out);
     }
 }
 
@@ -544,6 +556,14 @@ mod tests {
             for (l, o) in refs.iter().zip(&out) {
                 assert_eq!(*o, leaf_hash(l), "a line of {} bytes", l.len());
             }
+        }
+        // Framed: the prefix byte in front of each line gives the same hashes.
+        let framed: Vec<Vec<u8>> = lines.iter().map(|l| [&[0u8][..], l].concat()).collect();
+        let refs: Vec<&[u8]> = framed.iter().map(|l| &l[..]).collect();
+        let mut out = vec![[0u8; 32]; refs.len()];
+        framed_leaf_hashes(&refs, &mut out);
+        for (l, o) in lines.iter().zip(&out) {
+            assert_eq!(*o, leaf_hash(l), "a framed line of {} bytes", l.len());
         }
         // The known answer: RFC 6962's leaf hash of the empty string.
         let mut out = [[0u8; 32]];
