@@ -196,6 +196,62 @@ pub fn write_new_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     sync_dir(&parent_of(path))
 }
 
+/// What [`copy_tail_to_new_file`] copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopiedTail {
+    /// Bytes copied.
+    pub len: u64,
+    pub sha256: [u8; 32],
+    /// Newlines among them (the complete lines).
+    pub lines: u64,
+}
+
+/// Copy the bytes of the log `from` past `offset` to a new file `to` (0600, refused if it
+/// exists) in blocks, never the whole tail in memory; fsync it and its folder. A failed copy
+/// leaves no side file.
+pub fn copy_tail_to_new_file(from: &Path, offset: u64, to: &Path) -> io::Result<CopiedTail> {
+    use sha2::Digest;
+    use std::io::{Seek, SeekFrom};
+    let mut src = crate::fsio::open_match_file(from)?;
+    src.seek(SeekFrom::Start(offset))?;
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(FILE_MODE)
+        .open(to)?;
+    let copied = (|| {
+        let mut h = sha2::Sha256::new();
+        let (mut len, mut lines) = (0u64, 0u64);
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let k = match src.read(&mut buf) {
+                Ok(0) => break,
+                Ok(k) => k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let block = &buf[..k];
+            h.update(block);
+            lines += block.iter().filter(|&&b| b == b'\n').count() as u64;
+            f.write_all(block)?;
+            len += k as u64;
+        }
+        f.sync_all()?;
+        Ok(CopiedTail {
+            len,
+            sha256: h.finalize().into(),
+            lines,
+        })
+    })();
+    match copied {
+        Ok(c) => sync_dir(&parent_of(to)).map(|()| c),
+        Err(e) => {
+            let _ = fs::remove_file(to);
+            Err(e)
+        }
+    }
+}
+
 /// Replace `path` atomically with `bytes` (temp file 0600, fsync, rename, fsync folder), only over
 /// a regular file or nothing: never over a device, a FIFO or a folder, never through a symlink.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -625,13 +681,6 @@ fn lock(file: &File, path: &Path) -> Result<(), JournalError> {
 
 /// How long `open` waits for the lock before refusing the game as open elsewhere.
 pub const LOCK_PATIENCE_MS: u64 = 300;
-
-fn entries_of(lines: &[ScannedLine]) -> Vec<Entry> {
-    lines
-        .iter()
-        .filter_map(|l| l.entry.as_ref().ok().cloned())
-        .collect()
-}
 
 /// The name of the side file for bytes cut at `offset` (a numbered suffix if it exists already).
 fn side_file_for(path: &Path, offset: u64) -> PathBuf {
@@ -1093,7 +1142,7 @@ pub fn for_each_entry(path: &Path, mut f: impl FnMut(Entry) -> bool) -> Result<u
         if e.seq != n {
             return Err(bad(n, offset, format!("seq {} out of place", e.seq)));
         }
-        if e.prev != log::hex32(&prev) {
+        if e.prev_bytes() != prev {
             return Err(bad(
                 n,
                 offset,
@@ -1104,6 +1153,98 @@ pub fn for_each_entry(path: &Path, mut f: impl FnMut(Entry) -> bool) -> Result<u
         offset += raw.len + 1;
         n += 1;
         if !f(e) {
+            break;
+        }
+    }
+    if n == 0 {
+        return Err(JournalError::NoFirstEntry {
+            path: path.to_owned(),
+            detail: EMPTY_LOG_HINT.into(),
+        });
+    }
+    Ok(n)
+}
+
+/// One line of a game log as [`for_each_line`] hands it: checked (a valid line, its `seq` in
+/// place, its `prev` the previous line's hash), not parsed.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckedLine<'a> {
+    pub seq: u64,
+    /// Byte offset of the line in the file.
+    pub offset: u64,
+    /// `E_seq`: SHA-256(0x00 || line bytes).
+    pub hash: [u8; 32],
+    /// The line's bytes, without the newline.
+    pub bytes: &'a [u8],
+}
+
+/// [`for_each_entry`] without parsing the entries: each line is checked as there (canonical by
+/// [`fast::check_line`], else by the strict parser, which names the problem), hashed once, and
+/// handed over as bytes for the caller to decode what it needs
+/// ([`crate::log::codec::decode_canonical`]). Memory stays one line.
+pub fn for_each_line(
+    path: &Path,
+    mut f: impl FnMut(&CheckedLine<'_>) -> bool,
+) -> Result<u64, JournalError> {
+    let file = crate::fsio::open_match_file(path).map_err(io_err("open", path))?;
+    let mut lines = LineReader::new(file);
+    lines.stop_long = true;
+    let (mut n, mut offset, mut prev) = (0u64, 0u64, ZERO_HASH);
+    let bad = |seq: u64, offset: u64, problem: String| JournalError::BadLine {
+        path: path.to_owned(),
+        seq,
+        offset,
+        problem,
+    };
+    while let Some(raw) = lines.next().map_err(io_err("read", path))? {
+        if raw.too_long {
+            return Err(bad(
+                n,
+                offset,
+                format!(
+                    "a line of more than {} bytes, longer than the {MAX_LINE_BYTES} a log line may hold",
+                    raw.len.min(MAX_LINE_BYTES as u64)
+                ),
+            ));
+        }
+        if !raw.terminated {
+            return Err(bad(
+                n,
+                offset,
+                "the last line has no newline (a torn tail)".into(),
+            ));
+        }
+        lines.buf.push(b'\n');
+        let proven = fast::check_line(&lines.buf).filter(|(_, len)| *len + 1 == lines.buf.len());
+        lines.buf.pop();
+        let (seq, line_prev) = match proven {
+            Some((facts, _)) => (facts.seq, facts.prev),
+            None => {
+                let e = log::parse_line(&lines.buf, offset)
+                    .map_err(|e| bad(n, offset, e.to_string()))?;
+                (e.seq, e.prev_bytes())
+            }
+        };
+        if seq != n {
+            return Err(bad(n, offset, format!("seq {seq} out of place")));
+        }
+        if line_prev != prev {
+            return Err(bad(
+                n,
+                offset,
+                "its prev field does not hold the previous line's hash".into(),
+            ));
+        }
+        prev = log::entry_hash(&lines.buf);
+        let line = CheckedLine {
+            seq,
+            offset,
+            hash: prev,
+            bytes: &lines.buf,
+        };
+        offset += raw.len + 1;
+        n += 1;
+        if !f(&line) {
             break;
         }
     }
@@ -1129,23 +1270,27 @@ pub fn first_entry(path: &Path) -> Result<Entry, JournalError> {
     })
 }
 
-/// Read a game log without locking or repairing it; any bad line is an error.
+/// Read a game log without locking or repairing it; any bad line is an error. The file is read
+/// line by line as [`Journal::open`] reads it (the first local fault, a line past
+/// [`MAX_LINE_BYTES`] named so): only the entries returned are held, never the file's bytes or
+/// its scanned lines. For tests and tools: the kit's own readers use [`for_each_entry`].
 pub fn read_entries(path: &Path) -> Result<Vec<Entry>, JournalError> {
-    let bytes = crate::fsio::read_match_log(path).map_err(io_err("read", path))?;
-    let lines = scan::scan(&bytes);
-    if lines.is_empty() {
-        return Err(JournalError::NoFirstEntry {
-            path: path.to_owned(),
-            detail: EMPTY_LOG_HINT.into(),
-        });
-    }
-    if let Some(fault) = scan::first_local_fault(&lines) {
+    let mut file = crate::fsio::open_match_file(path).map_err(io_err("read", path))?;
+    let mut entries = Vec::new();
+    let scan = scan_local(&mut file, |e| entries.push(e.clone())).map_err(io_err("read", path))?;
+    if let Some(fault) = scan.fault {
         return Err(JournalError::Damaged {
             path: path.to_owned(),
             fault: Box::new(fault),
         });
     }
-    Ok(entries_of(&lines))
+    if entries.is_empty() {
+        return Err(JournalError::NoFirstEntry {
+            path: path.to_owned(),
+            detail: EMPTY_LOG_HINT.into(),
+        });
+    }
+    Ok(entries)
 }
 
 /// The fast path of `verify` over a log file ([`fast::scan_clean_source`], each thread reading
@@ -1187,6 +1332,10 @@ pub struct LineView<'a> {
     /// The parsed entry: always for line 0 and for [`RECOVERY_KIND`], else when the caller's
     /// `wants(kind)` said so.
     pub entry: Option<&'a Entry>,
+    /// The line's bytes (without the newline) as they were checked and hashed, when the reader
+    /// has them (the streamed pass always): a reader of the line decodes these, never a second
+    /// read of the file ([`crate::log::codec::decode_line`]).
+    pub line: Option<&'a [u8]>,
 }
 
 /// Bytes handed from the reader to a checking thread at a time (whole lines).
@@ -1367,6 +1516,7 @@ impl Join {
             let Some(kind) = b.kinds.get(meta.kind as usize) else {
                 return false;
             };
+            let (la, ll) = (meta.line.0 as usize, meta.line.1 as usize);
             each(&LineView {
                 seq: b.first_seq + k as u64,
                 kind,
@@ -1375,6 +1525,7 @@ impl Join {
                     .copied()
                     .unwrap_or(""),
                 entry,
+                line: b.block.get(la..la + ll),
             });
         }
         for (_, e) in b.entries {

@@ -506,6 +506,17 @@ pub enum MatchError {
         bound: u64,
         listed: String,
     },
+    /// Issue 21: `verify` and the replay of a command that shows a game read the log apart (it
+    /// had something to report, or grew meanwhile) and did not read the same entries.
+    #[error(
+        "{}: the log changed while it was read (verify checked {verified} entries, the replay read {read}): nothing is shown; run the command again",
+        .path.display()
+    )]
+    Changed {
+        path: PathBuf,
+        verified: u64,
+        read: u64,
+    },
     #[error("{}: line 0 binds game {found}, but this is the folder of game {want}: nothing is appended", .path.display())]
     WrongGame {
         path: PathBuf,
@@ -625,48 +636,196 @@ pub struct Replayed {
     /// Line 0 and the latest entry.
     pub first: Entry,
     pub last: Entry,
+    /// Replayed from the lines of verify's one pass over the log ([`replay_verified`]), not from
+    /// a read of its own.
+    pub one_pass: bool,
 }
 
 /// Read a game log line by line and rebuild its game, without holding the log: `each` sees every
-/// entry and its event in order. Memory is one line plus the game's state.
+/// line (checked, with its hash) and its event in order. Memory is one line plus the game's
+/// state. Each line is checked, hashed and decoded once ([`crate::journal::for_each_line`],
+/// [`crate::log::codec::decode_canonical`]: no `Value`); line 0 and the last line are parsed
+/// whole for [`Replayed`].
 pub fn replay_log(
     path: &Path,
-    mut each: impl FnMut(&Entry, &Event),
+    mut each: impl FnMut(&crate::journal::CheckedLine<'_>, &Event),
 ) -> Result<Replayed, MatchError> {
     let mut r = Replayer::new();
     let mut first = None;
-    let mut last = None;
+    let (mut last, mut last_offset) = (Vec::new(), 0u64);
     let mut decode = None;
-    let entries = crate::journal::for_each_entry(path, |e| {
-        let ok = match event_of(&e) {
-            Ok(ev) => {
-                each(&e, &ev);
-                r.push(&ev)
+    let entries = crate::journal::for_each_line(path, |l| {
+        let ok = match crate::log::codec::decode_canonical(l.bytes) {
+            Ok(d) => {
+                each(l, &d.event);
+                r.push(&d.event)
             }
             Err(d) => {
                 decode = Some(d);
                 false
             }
         };
-        if first.is_none() {
-            first = Some(e);
-        } else {
-            last = Some(e);
+        if l.seq == 0 {
+            first = Some(crate::log::parse_line(l.bytes, l.offset));
         }
+        last.clear();
+        last.extend_from_slice(l.bytes);
+        last_offset = l.offset;
         ok
     })?;
     if let Some(d) = decode {
         return Err(MatchError::Decode(d));
     }
     let game = r.finish(path)?;
-    let first = first.ok_or(MatchError::EmptyLog)?;
-    let last = last.unwrap_or_else(|| first.clone());
+    let line = |seq: u64, offset: u64| {
+        move |e: crate::log::LineError| JournalError::BadLine {
+            path: path.to_owned(),
+            seq,
+            offset,
+            problem: e.to_string(),
+        }
+    };
+    let first = first.ok_or(MatchError::EmptyLog)?.map_err(line(0, 0))?;
+    let last = if entries > 1 {
+        crate::log::parse_line(&last, last_offset).map_err(line(entries - 1, last_offset))?
+    } else {
+        first.clone()
+    };
     Ok(Replayed {
         game,
         entries,
         first,
         last,
+        one_pass: false,
     })
+}
+
+/// A game's log checked as `verify` checks it ([`crate::witness::check_before_showing`]) and
+/// replayed from the very lines that check read (issue 21: one read, one hash and one canonical
+/// check of each line, each line decoded once by [`crate::log::codec::decode_line`]). `init`
+/// makes what `each` folds every event into (the caller's own reading of the log, as
+/// [`replay_log`]'s `each`); it is made again when the check could not hand the replay every line
+/// (the log had something to report, or changed while it was read): the log is then replayed
+/// apart ([`replay_log`]), and when that read finds other entries than the check's while the
+/// check passed, the replay is refused ([`MatchError::Changed`]) rather than show a state verify
+/// did not check. The check is returned either way.
+pub fn replay_verified<S>(
+    match_dir: &Path,
+    n: u32,
+    init: impl Fn() -> S,
+    mut each: impl FnMut(&mut S, &Event),
+) -> (crate::witness::LogCheck, Result<(Replayed, S), MatchError>) {
+    let path = log_path(match_dir, n);
+    let mut fold = Fold {
+        state: init(),
+        replay: Replayer::new(),
+        first: None,
+        last: Vec::new(),
+        last_offset: 0,
+        offset: 0,
+        entries: 0,
+        decode: None,
+        failed: false,
+        whole: true,
+    };
+    let (check, streamed) = crate::witness::check_before_showing_watching(match_dir, n, &mut |v| {
+        fold.take(v, &mut each);
+    });
+    if streamed && fold.whole {
+        return (check, fold.finish(&path));
+    }
+    let mut state = init();
+    let r = replay_log(&path, |_, ev| each(&mut state, ev)).and_then(|r| {
+        let same = check.entries == Some(r.entries)
+            && check.chain_head.as_deref() == Some(crate::log::hex32(&r.last.hash).as_str());
+        if same || check.failing.is_some() {
+            Ok((r, state))
+        } else {
+            Err(MatchError::Changed {
+                path: path.clone(),
+                verified: check.entries.unwrap_or(0),
+                read: r.entries,
+            })
+        }
+    });
+    (check, r)
+}
+
+/// What [`replay_verified`] folds from the lines of verify's pass.
+struct Fold<S> {
+    state: S,
+    replay: Replayer,
+    first: Option<Entry>,
+    /// The latest line's bytes and offset (parsed whole once, at the end).
+    last: Vec<u8>,
+    last_offset: u64,
+    offset: u64,
+    entries: u64,
+    decode: Option<DecodeError>,
+    /// The replay (or a decoding) failed: later lines are only counted.
+    failed: bool,
+    /// Every line came with its bytes.
+    whole: bool,
+}
+
+impl<S> Fold<S> {
+    fn take(&mut self, v: &crate::journal::LineView<'_>, each: &mut impl FnMut(&mut S, &Event)) {
+        let Some(line) = v.line.filter(|_| v.seq == self.entries) else {
+            self.whole = false;
+            return;
+        };
+        if v.seq == 0 {
+            self.first = v.entry.cloned();
+        }
+        self.entries += 1;
+        self.last.clear();
+        self.last.extend_from_slice(line);
+        self.last_offset = self.offset;
+        self.offset += line.len() as u64 + 1;
+        if self.failed {
+            return;
+        }
+        match crate::log::codec::decode_canonical(line) {
+            Ok(d) => {
+                each(&mut self.state, &d.event);
+                self.failed = !self.replay.push(&d.event);
+            }
+            Err(d) => {
+                self.decode = Some(d);
+                self.failed = true;
+            }
+        }
+    }
+
+    fn finish(self, path: &Path) -> Result<(Replayed, S), MatchError> {
+        if let Some(d) = self.decode {
+            return Err(MatchError::Decode(d));
+        }
+        let game = self.replay.finish(path)?;
+        let first = self.first.ok_or(MatchError::EmptyLog)?;
+        let last = if self.entries > 1 {
+            crate::log::parse_line(&self.last, self.last_offset).map_err(|e| {
+                JournalError::BadLine {
+                    path: path.to_owned(),
+                    seq: self.entries - 1,
+                    offset: self.last_offset,
+                    problem: e.to_string(),
+                }
+            })?
+        } else {
+            first.clone()
+        };
+        Ok((
+            Replayed {
+                game,
+                entries: self.entries,
+                first,
+                last,
+                one_pass: true,
+            },
+            self.state,
+        ))
+    }
 }
 
 /// A game ready for the Board UI or a script: its session and the monotonic offset of "now".

@@ -1,10 +1,12 @@
 //! The committee report's shell (SHELL): gathers what [`crate::report`] renders — a game log's
 //! events with each entry's UTC text, and the verifier's verdict — and writes the rendering
 //! readable by its owner only. `report` itself reads no file; `arbiter report` calls
-//! [`write_report`], which streams the log twice and never holds it ([`load`] then
-//! [`crate::report::render`] give the same bytes, for the tests).
+//! [`write_report_checked`], which reads the log once (the verifier reads it beside, on a thread
+//! of its own) and never holds it ([`load`] then [`crate::report::render`] give the same bytes,
+//! for the tests).
 //!
-//! The log is read leniently, line by line through the one codec ([`event_from_value`]): the
+//! The log is read leniently, line by line through the one codec (a line as the kit writes it by
+//! [`crate::log::codec::typed_line`], any other by [`event_from_value`]): the
 //! chain is not checked here (that is the verifier's verdict, shown in the report), so a tampered
 //! log still gets its report. A line that is not an event of this kit stops the report.
 use std::path::{Path, PathBuf};
@@ -23,7 +25,18 @@ pub enum ReadLogError {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// Line `line` (1-based) is not JSON, or not an event of this kit.
+    /// Line `line` (1-based) is not JSON at all.
+    #[error(
+        "{}: line {line} is not JSON ({detail}); each line of a game log is one JSON entry \
+         (rule 5b: the log of machine-related actions)",
+        .path.display()
+    )]
+    NotJson {
+        path: PathBuf,
+        line: usize,
+        detail: String,
+    },
+    /// Line `line` (1-based) is not an event of this kit (or too long, or not UTF-8).
     #[error("{}:{line}: {problem}", .path.display())]
     Line {
         path: PathBuf,
@@ -96,8 +109,14 @@ pub fn for_each_event(
         if line.trim().is_empty() {
             continue;
         }
-        let v: serde_json::Value =
-            serde_json::from_str(line).map_err(|e| at(DecodeError::Json(e.to_string())))?;
+        // A line as the kit writes it is read straight into its event (no `Value`); any other
+        // shape goes the lenient way, which also names what is wrong with a bad line.
+        if let Ok(typed) = crate::log::codec::typed_line(line.as_bytes()) {
+            each(typed.event, &typed.utc);
+            count += 1;
+            continue;
+        }
+        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| not_json(path, i, &e))?;
         let event = event_from_value(&v).map_err(at)?;
         each(
             event,
@@ -106,6 +125,22 @@ pub fn for_each_event(
         count += 1;
     }
     Ok(count)
+}
+
+/// Line `i` (0-based) of `path` does not parse as JSON: named by its number, with serde's
+/// reason and column (the line is always serde's line 1).
+fn not_json(path: &Path, i: usize, e: &serde_json::Error) -> ReadLogError {
+    let text = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    let detail = match text.strip_suffix(&at) {
+        Some(what) => format!("{what} at column {}", e.column()),
+        None => text,
+    };
+    ReadLogError::NotJson {
+        path: path.to_owned(),
+        line: i + 1,
+        detail,
+    }
 }
 
 /// Why `arbiter report` could not write its report.
@@ -121,12 +156,8 @@ pub enum WriteReportError {
     },
 }
 
-/// Write the report of game `n` to `out` without holding the log or the timeline: a first pass
-/// over the log builds the report's sections ([`crate::report::model::Stream`]); what comes
-/// before the timeline is written, then a second pass writes the timeline's rows as the entries
-/// are read ([`crate::report::model::Timeline`]), then the rest. The bytes are those of
-/// [`render_game`]; `out` is replaced as by [`write_private`] (a new file, then a rename), and
-/// only when everything was written.
+/// Write the report of game `n` to `out` without holding the log or the timeline
+/// ([`write_report_checked`] with the verdict given).
 pub fn write_report(
     match_dir: &Path,
     n: u32,
@@ -135,56 +166,257 @@ pub fn write_report(
     verification: Option<Verification>,
     out: &Path,
 ) -> Result<(), WriteReportError> {
-    use crate::report::model::{Stream, Timeline};
+    write_report_checked(match_dir, n, format, public, move || verification, out)
+}
+
+/// How many entries a timeline row waits before it is written: a void reaches back at most
+/// `2 × VOID_WINDOW` entries (rule 1, `core::game::void`), and the row must carry its marks.
+const ROW_HOLD: usize = 4 * crate::core::game::VOID_WINDOW;
+
+/// Write the report of game `n` to `out` in one pass over the log, holding neither the log nor
+/// the timeline. `verdict` (the verifier's, [`verification`]) runs on a thread of its own beside
+/// the pass; `None` says the log was not checked.
+///
+/// The pass builds the report's sections ([`crate::report::model::Stream`]) and renders each
+/// timeline row once no later entry can void it ([`ROW_HOLD`]) into a private, nameless file
+/// next to `out` (the rows come after the sections, which need the whole log). Then `out` gets
+/// what comes before the rows, the rows, and the rest. A tampered log whose void names an entry
+/// already written gets its rows from a second pass ([`crate::report::model::Timeline`]). The
+/// bytes are those of [`render_game`]; `out` is replaced as by [`write_private`] (a new file,
+/// then a rename), and only when everything was written.
+pub fn write_report_checked(
+    match_dir: &Path,
+    n: u32,
+    format: Format,
+    public: bool,
+    verdict: impl FnOnce() -> Option<Verification> + Send,
+    out: &Path,
+) -> Result<(), WriteReportError> {
     let path = log_path(match_dir, n);
-    // Without a verdict the count of entries comes from the first pass.
-    let given = verification.clone();
-    let mut stream = Stream::new(
-        &verification.unwrap_or_else(|| Verification::not_checked(0)),
-        public,
-    );
-    let entries = for_each_event(&path, |e, utc| stream.push(&e, utc))?;
-    let streamed = stream.finish();
+    let (pass, given) = std::thread::scope(|s| {
+        let checking = s.spawn(verdict);
+        let pass = first_pass(&path, format, public, out);
+        match checking.join() {
+            Ok(given) => (pass, given),
+            Err(p) => std::panic::resume_unwind(p),
+        }
+    });
+    let Pass {
+        streamed,
+        entries,
+        spool,
+    } = pass?;
     let mut report = streamed.report;
-    if given.is_none() {
-        report.verification = Verification::not_checked(entries);
-    }
+    report.verification = match given {
+        Some(v) if public => v.public(""),
+        Some(v) => v,
+        None => Verification::not_checked(entries),
+    };
     let (head, tail) = crate::report::parts(&report, streamed.timeline_rows, format);
     drop(report);
+    let write_error = |source| WriteReportError::Write {
+        path: out.to_owned(),
+        source,
+    };
+    let spool = match spool {
+        Spooled::Rows(f) => Some(f),
+        Spooled::Failed(e) => return Err(write_error(e)),
+        Spooled::Late => None,
+    };
     let mut read_error = None;
-    let mut timeline = Timeline::new(public, streamed.voids);
     crate::journal::write_atomic_with(out, |w| {
         w.write_all(head.as_bytes())?;
-        let mut row = String::new();
-        let mut failed = None;
-        let read = for_each_event(&path, |e, utc| {
-            if failed.is_some() {
-                return;
-            }
-            if let Some(t) = timeline.push(&e, utc) {
-                row.clear();
-                crate::report::timeline_row(&mut row, &t, format);
-                if let Err(x) = w.write_all(row.as_bytes()) {
-                    failed = Some(x);
+        match spool {
+            Some(mut f) => copy_rows(&mut f, w)?,
+            None => {
+                if let Err(e) = second_pass(&path, format, public, streamed.voids, w)? {
+                    read_error = Some(e);
+                    return Err(std::io::Error::other("the log could not be read again"));
                 }
             }
-        });
-        if let Some(x) = failed {
-            return Err(x);
-        }
-        if let Err(e) = read {
-            read_error = Some(e);
-            return Err(std::io::Error::other("the log could not be read again"));
         }
         w.write_all(tail.as_bytes())
     })
     .map_err(|source| match read_error.take() {
         Some(e) => WriteReportError::Read(e),
-        None => WriteReportError::Write {
-            path: out.to_owned(),
-            source,
-        },
+        None => write_error(source),
     })
+}
+
+/// What the first pass gathered.
+struct Pass {
+    streamed: crate::report::model::Streamed,
+    entries: usize,
+    spool: Spooled,
+}
+
+/// Where the timeline's rows are after the first pass.
+enum Spooled {
+    /// All of them, rendered, in this file (read from its start).
+    Rows(std::fs::File),
+    /// A void named an entry whose row was already written: the rows need a second pass.
+    Late,
+    /// The file next to `out` could not be made or written.
+    Failed(std::io::Error),
+}
+
+/// The one pass over the log: the report's sections, and the timeline's rows rendered into a
+/// spool file next to `out`.
+fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<Pass, ReadLogError> {
+    use crate::core::event::EventKind;
+    use crate::report::model::Stream;
+    use std::collections::VecDeque;
+    use std::io::Write;
+    let mut stream = Stream::new(&Verification::not_checked(0), public);
+    let mut spool = spool_next_to(out).map(|f| std::io::BufWriter::with_capacity(1 << 16, f));
+    let mut late = false;
+    // Rows not yet written (their entries are within a void's reach), and the first entry
+    // whose row is not written yet.
+    let mut held: VecDeque<crate::report::TimelineEntry> = VecDeque::new();
+    let mut written_below = 0usize;
+    let mut text = String::new();
+    let mut flush = |stream: &Stream,
+                     held: &mut VecDeque<crate::report::TimelineEntry>,
+                     spool: &mut std::io::Result<std::io::BufWriter<std::fs::File>>,
+                     upto: usize|
+     -> usize {
+        let mut below = 0;
+        while held.front().is_some_and(|r| r.stamp.entry < upto) {
+            let Some(mut row) = held.pop_front() else {
+                break;
+            };
+            below = row.stamp.entry + 1;
+            if let Ok(w) = spool {
+                stream.mark_voided(&mut row);
+                text.clear();
+                crate::report::timeline_row(&mut text, &row, format);
+                if let Err(e) = w.write_all(text.as_bytes()) {
+                    *spool = Err(e);
+                }
+            }
+        }
+        below
+    };
+    let entries = for_each_event(path, |e, utc| {
+        if let EventKind::EntryVoided { seq, .. } = &e.kind
+            && *seq < written_below as u64
+        {
+            late = true;
+        }
+        if let Some(row) = stream.push_row(&e, utc)
+            && !late
+        {
+            held.push_back(row);
+        }
+        if late {
+            held.clear();
+            return;
+        }
+        let next = stream.entries();
+        if next > ROW_HOLD
+            && held
+                .front()
+                .is_some_and(|r| r.stamp.entry < next - ROW_HOLD)
+        {
+            let below = flush(&stream, &mut held, &mut spool, next - ROW_HOLD);
+            written_below = written_below.max(below);
+        }
+    })?;
+    let spool = if late {
+        Spooled::Late
+    } else {
+        flush(&stream, &mut held, &mut spool, usize::MAX);
+        match spool.and_then(|w| w.into_inner().map_err(|e| e.into_error())) {
+            Ok(mut f) => match std::io::Seek::rewind(&mut f) {
+                Ok(()) => Spooled::Rows(f),
+                Err(e) => Spooled::Failed(e),
+            },
+            Err(e) => Spooled::Failed(e),
+        }
+    };
+    Ok(Pass {
+        streamed: stream.finish(),
+        entries,
+        spool,
+    })
+}
+
+/// A private file next to `out` for the timeline's rows, with no name (`O_TMPFILE`: gone with
+/// the process, whatever happens), or, where the file system cannot do that, a new owner-only
+/// name removed at once.
+fn spool_next_to(out: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = match out.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let nameless = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .mode(crate::journal::FILE_MODE)
+        .custom_flags(libc::O_TMPFILE)
+        .open(&dir);
+    if let Ok(f) = nameless {
+        return Ok(f);
+    }
+    let mut name = std::ffi::OsString::from(".");
+    name.push(out.file_name().unwrap_or_default());
+    name.push(format!(".rows-{}", std::process::id()));
+    let named = dir.join(name);
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(crate::journal::FILE_MODE)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&named)?;
+    std::fs::remove_file(&named)?;
+    Ok(f)
+}
+
+/// The spooled rows, copied after the head.
+fn copy_rows(f: &mut std::fs::File, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use std::io::Read;
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let got = match f.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(got) => got,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        w.write_all(&buf[..got])?;
+    }
+}
+
+/// The rows again from the log ([`crate::report::model::Timeline`]), for a log whose voids
+/// reach further back than the first pass holds rows: a failed write, or else the log's read.
+fn second_pass(
+    path: &Path,
+    format: Format,
+    public: bool,
+    voids: std::collections::BTreeMap<u64, Vec<usize>>,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<Result<(), ReadLogError>> {
+    let mut timeline = crate::report::model::Timeline::new(public, voids);
+    let mut row = String::new();
+    let mut failed = None;
+    let read = for_each_event(path, |e, utc| {
+        if failed.is_some() {
+            return;
+        }
+        if let Some(t) = timeline.push(&e, utc) {
+            row.clear();
+            crate::report::timeline_row(&mut row, &t, format);
+            if let Err(x) = w.write_all(row.as_bytes()) {
+                failed = Some(x);
+            }
+        }
+    });
+    match failed {
+        Some(x) => Err(x),
+        None => Ok(read.map(|_| ())),
+    }
 }
 
 /// What the report of game `n` is made from: its log, and `verification` (the verifier's verdict

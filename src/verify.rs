@@ -8,6 +8,7 @@ use crate::layout;
 use crate::log::checkpoint::{self, Checkpoint, CheckpointError};
 use crate::log::proof::InclusionProof;
 use crate::log::scan::{self, Fault, Problem, ScannedLine, Witness};
+use crate::log::stream::{FaultFinder, ScanLines};
 use crate::log::{Entry, RECOVERY_KIND, fast, hex32, merkle};
 use crate::sign::{AllowedSigner, SigProblem, Signer, parse_allowed_signers, verify_signature};
 use serde::Serialize;
@@ -397,25 +398,94 @@ pub fn verify_lines(
     lines: &[ScannedLine],
     cps: &[PreparedCheckpoint],
 ) -> GameVerification {
-    let ident = identity(lines, game);
-    let findings = checkpoint_findings(cps, ident.as_ref().ok(), game);
-    let fault = scan::first_fault(lines, &findings.1);
-    let facts = LogFacts {
-        n: lines.len() as u64,
-        first: lines.first().map(|l| (l.len, l.hash)),
-        last: lines.last().map(|l| l.hash),
-        roots: roots_at(lines.iter().map(|l| l.hash), &checkpoint_sizes(cps)),
-        recoveries: lines
-            .iter()
-            .filter_map(|l| l.entry.as_ref().ok())
-            .filter(|e| e.kind == RECOVERY_KIND)
-            .map(|e| RecoveryReport {
+    let mut d = Detailed::new(game, cps);
+    for l in lines {
+        d.push(l);
+    }
+    d.finish(log)
+}
+
+/// The detailed (exact) path of `verify`, fed one line at a time: the fault as
+/// [`scan::first_fault`] finds it ([`FaultFinder`], one line of lookahead), line 0's identity,
+/// the tree heads at the checkpoints' sizes and the recovery entries. It keeps no line past the
+/// next, so a damaged log of any length is verified in bounded memory (issue 21).
+struct Detailed<'c> {
+    game: u32,
+    cps: &'c [PreparedCheckpoint],
+    sizes: Vec<u64>,
+    /// Known once line 0 is pushed: its identity, the checkpoints weighed against it, and the
+    /// fault search anchored on the trusted ones.
+    judged: Option<(
+        Result<Identity, IdentityError>,
+        CheckpointFindings,
+        FaultFinder,
+    )>,
+    tree: merkle::RootBuilder,
+    facts: LogFacts,
+}
+
+impl<'c> Detailed<'c> {
+    fn new(game: u32, cps: &'c [PreparedCheckpoint]) -> Detailed<'c> {
+        Detailed {
+            game,
+            cps,
+            sizes: checkpoint_sizes(cps),
+            judged: None,
+            tree: merkle::RootBuilder::new(),
+            facts: LogFacts {
+                n: 0,
+                first: None,
+                last: None,
+                roots: Vec::new(),
+                recoveries: Vec::new(),
+            },
+        }
+    }
+
+    fn push(&mut self, l: &ScannedLine) {
+        let (game, cps) = (self.game, self.cps);
+        let (_, _, finder) = self.judged.get_or_insert_with(|| {
+            let ident = l
+                .placed(0)
+                .and(l.entry.as_ref().ok())
+                .ok_or(IdentityError::NoEntry)
+                .and_then(|e| identity_of(e, game));
+            let findings = checkpoint_findings(cps, ident.as_ref().ok(), game);
+            let finder = FaultFinder::new(findings.1.clone());
+            (ident, findings, finder)
+        });
+        finder.push(l);
+        let f = &mut self.facts;
+        f.n += 1;
+        f.first.get_or_insert((l.len, l.hash));
+        f.last = Some(l.hash);
+        self.tree.push(l.hash);
+        let size = self.tree.len();
+        if self.sizes.contains(&size) && !f.roots.iter().any(|(s, _)| *s == size) {
+            f.roots.push((size, self.tree.root()));
+        }
+        if let Ok(e) = &l.entry
+            && e.kind == RECOVERY_KIND
+        {
+            f.recoveries.push(RecoveryReport {
                 seq: e.seq,
                 body: e.body.clone(),
-            })
-            .collect(),
-    };
-    verdict(game, log, cps, ident, findings, fault, facts)
+            });
+        }
+    }
+
+    fn finish(self, log: &str) -> GameVerification {
+        let (game, cps) = (self.game, self.cps);
+        let (ident, findings, fault) = match self.judged {
+            Some((ident, findings, finder)) => (ident, findings, finder.finish()),
+            None => (
+                Err(IdentityError::NoEntry),
+                checkpoint_findings(cps, None, game),
+                None,
+            ),
+        };
+        verdict(game, log, cps, ident, findings, fault, self.facts)
+    }
 }
 
 /// The fast path of [`verify_log`]: a verdict only when every line is valid, terminated, in
@@ -748,7 +818,6 @@ pub fn verify_game_each(
     each: impl FnMut(&crate::journal::LineView<'_>),
 ) -> (GameVerification, Option<StreamedHeads>) {
     let path = layout::log_path(match_dir, game);
-    let read = || scan_log_file(&path);
     // An unreadable log is reported first, as ever; a symlink in its place is refused by name
     // (a hostile folder cannot point the verifier at another file).
     if let Err(e) = crate::fsio::open_match_file(&path) {
@@ -790,8 +859,8 @@ pub fn verify_game_each(
     });
     let (mut v, heads) = match clean.and_then(|c| verify_streamed(game, &log, c, &cps)) {
         Some(v) => (v, heads),
-        None => match read() {
-            Ok(lines) => (verify_lines(game, &log, &lines, &cps), None),
+        None => match verify_file_detailed(game, &log, &path, &cps) {
+            Ok(v) => (v, None),
             Err(e) => return (GameVerification::unreadable(game, &path, e), None),
         },
     };
@@ -822,16 +891,26 @@ fn verify_prepared(
     {
         return Ok(v);
     }
-    Ok(verify_lines(game, &log, &scan_log_file(path)?, cps))
+    verify_file_detailed(game, &log, path, cps)
 }
 
-/// The exact path's lines, read from the log one line at a time: never the whole file, and a
-/// line past the log's line bound ends the read ([`scan::scan_reader`]), so memory stays bounded
-/// whatever the file holds (issue 21: a sparse file of 20 GB, zeros, lines of 15 MiB).
-fn scan_log_file(path: &Path) -> Result<Vec<ScannedLine>, String> {
-    crate::fsio::open_regular(path)
-        .and_then(|f| scan::scan_reader(f, crate::journal::MAX_LINE_BYTES))
-        .map_err(|e| FileError::of("read", path)(e).to_string())
+/// The exact path over the log file, read one line at a time ([`ScanLines`]) and verified as
+/// the lines go by ([`Detailed`]): neither the file nor its lines are held, and a line past the
+/// log's line bound ends the read, so memory stays bounded whatever the file holds (issue 21: a
+/// sparse file of 20 GB, zeros, lines of 15 MiB, a damaged log of 1,000,000 entries).
+fn verify_file_detailed(
+    game: u32,
+    log: &str,
+    path: &Path,
+    cps: &[PreparedCheckpoint],
+) -> Result<GameVerification, String> {
+    let failed = |e| FileError::of("read", path)(e).to_string();
+    let file = crate::fsio::open_regular(path).map_err(failed)?;
+    let mut d = Detailed::new(game, cps);
+    for line in ScanLines::new(file, crate::journal::MAX_LINE_BYTES) {
+        d.push(&line.map_err(failed)?);
+    }
+    Ok(d.finish(log))
 }
 
 /// The worst verdict over several games (UNREADABLE if there are none).

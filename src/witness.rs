@@ -222,6 +222,7 @@ pub fn log_facts_checked(
                 .copied()
                 .unwrap_or(""),
             entry: Some(&e),
+            line: None,
         });
         true
     })?;
@@ -952,7 +953,26 @@ pub fn verify_match(
     trust: &Trust,
     codes: &[crate::log::checkpoint::ShortCode],
 ) -> MatchVerification {
+    verify_match_watching(match_dir, games, trust, codes, None).0
+}
+
+/// A reader fed by verify's one pass over a game's log: the game, and what sees its lines.
+pub type Watch<'w> = (u32, &'w mut dyn FnMut(&crate::journal::LineView<'_>));
+
+/// [`verify_match`], handing `watch`'s game's lines to its reader as verify's one pass over that
+/// log checks them (issue 21: `status` and `pgn` replay the game from the lines verify checked,
+/// not from a second read). `true` when that pass gave the verdict and handed every line; `false`
+/// when the log went down the exact path (or was not read): what the reader gathered is then to
+/// be thrown away.
+pub fn verify_match_watching(
+    match_dir: &Path,
+    games: &[u32],
+    trust: &Trust,
+    codes: &[crate::log::checkpoint::ShortCode],
+    mut watch: Option<Watch<'_>>,
+) -> (MatchVerification, bool) {
     use crate::verify::Status;
+    let mut watched = false;
     let signers_text = match &trust.signers {
         Some(t) => Some(t.clone()),
         None => crate::verify::read_allowed_signers(match_dir).ok(),
@@ -1091,8 +1111,24 @@ pub fn verify_match(
             sizes.push(s.size);
         }
         let checked = public.as_ref().map(|k| (k, origin.as_str()));
-        let (mut v, facts) =
-            verify_game_and_facts(match_dir, g, trust.signers.as_deref(), &sizes, checked);
+        let mut observe = |l: &crate::journal::LineView<'_>| {
+            if let Some((w, f)) = watch.as_mut()
+                && *w == g
+            {
+                f(l);
+            }
+        };
+        let (mut v, facts) = verify_game_and_facts_each(
+            match_dir,
+            g,
+            trust.signers.as_deref(),
+            &sizes,
+            checked,
+            &mut observe,
+        );
+        if watch.as_ref().is_some_and(|(w, _)| *w == g) {
+            watched = matches!(facts, Ok((_, FactsRead::Streamed)));
+        }
         let Ok((facts, _)) = facts else {
             results.push(v);
             continue;
@@ -1215,12 +1251,13 @@ pub fn verify_match(
             match_status = match_status.max(Status::RolledBack);
         }
     }
-    MatchVerification {
+    let m = MatchVerification {
         games: results,
         match_status,
         match_problems,
         pinned: trust.pinned(),
-    }
+    };
+    (m, watched)
 }
 
 /// How deep [`links_in`] looks below the match folder, and how many entries it reads at most.
@@ -1295,6 +1332,21 @@ pub fn verify_game_and_facts(
     crate::verify::GameVerification,
     Result<(LogFacts, FactsRead), crate::journal::JournalError>,
 ) {
+    verify_game_and_facts_each(match_dir, game, trusted, sizes, key, &mut |_| {})
+}
+
+/// [`verify_game_and_facts`], handing `observe` every line of the one pass as well.
+pub fn verify_game_and_facts_each(
+    match_dir: &Path,
+    game: u32,
+    trusted: Option<&str>,
+    sizes: &[u64],
+    key: Option<(&ssh_key::PublicKey, &str)>,
+    observe: &mut dyn FnMut(&crate::journal::LineView<'_>),
+) -> (
+    crate::verify::GameVerification,
+    Result<(LogFacts, FactsRead), crate::journal::JournalError>,
+) {
     let mut builder = FactsBuilder::new(key);
     let (v, heads) = crate::verify::verify_game_each(
         match_dir,
@@ -1302,7 +1354,10 @@ pub fn verify_game_and_facts(
         trusted,
         sizes,
         &FactsBuilder::wants,
-        |line| builder.take(line),
+        |line| {
+            builder.take(line);
+            observe(line);
+        },
     );
     let streamed = heads.and_then(|h| {
         let at: Vec<_> = h.heads.iter().filter(|x| sizes.contains(&x.0)).collect();
@@ -1903,12 +1958,38 @@ pub struct LogCheck {
     pub lines: Vec<String>,
     pub failing: Option<crate::verify::Status>,
     pub demo: bool,
+    /// The entries verify read and the hash of the last (as `verify` shows it), to compare with
+    /// what a second read of the log found.
+    pub entries: Option<u64>,
+    pub chain_head: Option<String>,
 }
 
 /// Check game `game`'s log before showing it.
 pub fn check_before_showing(match_dir: &Path, game: u32) -> LogCheck {
+    check_before_showing_watching(match_dir, game, &mut |_| {}).0
+}
+
+/// [`check_before_showing`], handing `watch` the log's lines as verify's one pass checks them;
+/// `true` when that pass gave the verdict and handed every line (else what `watch` gathered is
+/// to be thrown away: see [`verify_match_watching`]).
+pub fn check_before_showing_watching(
+    match_dir: &Path,
+    game: u32,
+    watch: &mut dyn FnMut(&crate::journal::LineView<'_>),
+) -> (LogCheck, bool) {
     use crate::verify::Status;
-    let m = verify_match(match_dir, &[game], &Trust::default(), &[]);
+    let (m, streamed) = verify_match_watching(
+        match_dir,
+        &[game],
+        &Trust::default(),
+        &[],
+        Some((game, watch)),
+    );
+    let verified = m.games.iter().find(|g| g.game == game);
+    let (entries, chain_head) = (
+        verified.map(|g| g.lines),
+        verified.and_then(|g| g.chain_head.clone()),
+    );
     let worst = m.worst();
     let demo = m
         .games
@@ -1949,11 +2030,16 @@ pub fn check_before_showing(match_dir: &Path, game: u32) -> LogCheck {
         lines.push(head);
         lines.extend(detail.into_iter().map(|d| format!("  {d}")));
     }
-    LogCheck {
-        lines,
-        failing,
-        demo,
-    }
+    (
+        LogCheck {
+            lines,
+            failing,
+            demo,
+            entries,
+            chain_head,
+        },
+        streamed,
+    )
 }
 
 /// Why no consistency proof can be given.
@@ -2095,6 +2181,19 @@ pub struct ForeignOutcome {
     pub remaining: u64,
 }
 
+/// The byte offset of entry `seq` in the log at `log`, read line by line up to it.
+fn entry_offset(log: &Path, seq: u64) -> Result<u64, String> {
+    let mut at = None;
+    crate::journal::for_each_entry(log, |e| {
+        if e.seq == seq {
+            at = Some(e.offset);
+        }
+        at.is_none()
+    })
+    .map_err(|e| e.to_string())?;
+    at.ok_or_else(|| format!("{}: no entry #{seq}", log.display()))
+}
+
 /// `arbiter foreign`: show the entries of game `game` that the kit did not write in a session of
 /// the match's key; with `cut_from`, move entries `cut_from..` to `log.jsonl.foreign-<seq>` and
 /// record the cut (a `recovery` entry naming the side file, its length and SHA-256); with
@@ -2142,16 +2241,9 @@ pub fn resolve_foreign(
                 j.len().saturating_sub(1)
             ));
         }
-        let entries = j.entries();
-        let at = entries
-            .iter()
-            .find(|e| e.seq == from)
-            .map(|e| e.offset)
-            .ok_or("no such entry")?;
-        let bytes = crate::fsio::read_match_log(&log).map_err(|e| e.to_string())?;
-        let cut = bytes.get(at as usize..).unwrap_or_default().to_vec();
+        let at = entry_offset(&log, from)?;
         let side = log.with_file_name(format!("log.jsonl.foreign-{from}"));
-        crate::journal::write_new_file(&side, &cut)
+        let cut = crate::journal::copy_tail_to_new_file(&log, at, &side)
             .map_err(|e| format!("{}: {e}", side.display()))?;
         drop(j);
         let f = std::fs::OpenOptions::new()
@@ -2165,7 +2257,6 @@ pub fn resolve_foreign(
         drop(f);
         j = Journal::open(&log).map_err(|e| e.to_string())?;
         let mono = j.last().map_or(0, |e| e.mono_ms);
-        let count = cut.iter().filter(|&&c| c == b'\n').count() as u64;
         j.append(NewEntry {
             mono_ms: mono,
             utc,
@@ -2174,36 +2265,56 @@ pub fn resolve_foreign(
             kind: crate::log::RECOVERY_KIND.into(),
             body: serde_json::json!({
                 "offset": at,
-                "length": cut.len(),
-                "sha256": hex::encode(Sha256::digest(&cut)),
+                "length": cut.len,
+                "sha256": hex::encode(cut.sha256),
                 "side_file": side.file_name().map(|n| n.to_string_lossy().into_owned()),
-                "why": format!("{count} entries not written by the kit in a session of the arbiter key, cut by the arbiter"),
+                "why": format!("{} entries not written by the kit in a session of the arbiter key, cut by the arbiter", cut.lines),
             }),
         })
         .map_err(|e| e.to_string())?;
-        out.cut = Some((side, count));
+        out.cut = Some((side, cut.lines));
     }
-    let foreign: Vec<crate::log::Entry> = j
-        .entries()
-        .into_iter()
-        .filter(|e| e.seq >= b.bound && !(e.kind == crate::log::RECOVERY_KIND && e.actor == "kit"))
-        .collect();
-    if let Some(reason) = accept.filter(|_| !foreign.is_empty()) {
+    // The foreign entries are read from the file one at a time (twice when accepted: counted,
+    // then each recorded), never held together (issue 21).
+    let end = j.len();
+    let is_foreign =
+        |e: &Entry| e.seq >= b.bound && !(e.kind == crate::log::RECOVERY_KIND && e.actor == "kit");
+    let mut foreign = 0u64;
+    crate::journal::for_each_entry(&log, |e| {
+        foreign += u64::from(e.seq < end && is_foreign(&e));
+        e.seq + 1 < end
+    })
+    .map_err(|e| e.to_string())?;
+    if let Some(reason) = accept.filter(|_| foreign > 0) {
         let mono = j.last().map_or(0, |e| e.mono_ms);
         let from = j.len();
-        for e in &foreign {
-            j.append(NewEntry {
-                mono_ms: mono,
-                utc,
-                actor: "arbiter".into(),
-                clause: "1".into(),
-                kind: "note".into(),
-                body: serde_json::json!({"text": format!(
-                    "entry #{} ({} {} {}, E={}) was not written by the kit in a session of the arbiter key; accepted by the arbiter: {reason}",
-                    e.seq, e.actor, e.kind, e.clause, crate::log::hex32(&e.hash)
-                )}),
-            })
-            .map_err(|e| e.to_string())?;
+        let mut failed = None;
+        // The notes are appended past `end` while the entries before it are read.
+        crate::journal::for_each_entry(&log, |e| {
+            if e.seq >= end {
+                return false;
+            }
+            if is_foreign(&e)
+                && let Err(err) = j.append(NewEntry {
+                    mono_ms: mono,
+                    utc,
+                    actor: "arbiter".into(),
+                    clause: "1".into(),
+                    kind: "note".into(),
+                    body: serde_json::json!({"text": format!(
+                        "entry #{} ({} {} {}, E={}) was not written by the kit in a session of the arbiter key; accepted by the arbiter: {reason}",
+                        e.seq, e.actor, e.kind, e.clause, crate::log::hex32(&e.hash)
+                    )}),
+                })
+            {
+                failed = Some(err.to_string());
+                return false;
+            }
+            e.seq + 1 < end
+        })
+        .map_err(|e| e.to_string())?;
+        if let Some(err) = failed {
+            return Err(err);
         }
         let last = j.len() - 1;
         let prev = j
@@ -2228,9 +2339,9 @@ pub fn resolve_foreign(
             }),
         })
         .map_err(|e| e.to_string())?;
-        out.accepted = foreign.len() as u64;
+        out.accepted = foreign;
     } else {
-        out.remaining = foreign.len() as u64;
+        out.remaining = foreign;
     }
     if out.remaining == 0
         && let Some(last) = j.last()
@@ -2667,11 +2778,18 @@ pub fn authorize_crashed_session(
         return Ok(None);
     };
     let seq = j.len();
+    // The signature covers the sealed entries only: the one in flight (the last, past the seal)
+    // stands unauthorized, as the words below say (it used to be covered all the same).
+    let covered = if in_flight.is_empty() {
+        last.seq
+    } else {
+        last.seq.saturating_sub(1).max(to)
+    };
     let text = crate::log::seal::authorization_text(
         &origin,
         seq,
         from,
-        last.seq,
+        covered,
         &crate::log::hex32(&last.hash),
     );
     let sig = sign::sign_authorization(key, &text).map_err(|e| e.to_string())?;
@@ -2687,7 +2805,7 @@ pub fn authorize_crashed_session(
                 "entries #{from}..#{to} ({named}) were written by the kit in a session of this key (its seal, left open) that stopped before authorizing them: authorized at the reopen"
             ),
             "first": from,
-            "last": last.seq,
+            "last": covered,
             "key": sign::fingerprint(key.public_key()),
             "sig": sig,
         }),

@@ -355,6 +355,16 @@ pub fn journal_failure(e: crate::journal::JournalError) -> Error {
 /// A game log `status` or `pgn` cannot replay (a corrupt log: exit 65 as README's table says) is
 /// also judged as `verify` judges it, and a failing verdict is printed first (DOES NOT VERIFY).
 pub fn replay_failure(dir: &std::path::Path, game: u32, e: crate::matchdir::MatchError) -> Error {
+    replay_failure_checked(dir, game, e, None)
+}
+
+/// [`replay_failure`] with the log's check already made (`check`: not made again).
+pub fn replay_failure_checked(
+    dir: &std::path::Path,
+    game: u32,
+    e: crate::matchdir::MatchError,
+    check: Option<&crate::witness::LogCheck>,
+) -> Error {
     // A torn tail is what a crash leaves, not tampering: say so, and how it is repaired.
     if let Some((offset, len)) = torn_tail(&crate::layout::log_path(dir, game)) {
         return Error::bad_input(format!(
@@ -362,7 +372,14 @@ pub fn replay_failure(dir: &std::path::Path, game: u32, e: crate::matchdir::Matc
             dir.display()
         ));
     }
-    let check = crate::witness::check_before_showing(dir, game);
+    let made;
+    let check = match check {
+        Some(c) => c,
+        None => {
+            made = crate::witness::check_before_showing(dir, game);
+            &made
+        }
+    };
     if check.failing.is_some() {
         for l in &check.lines {
             errln!("arbiter: {l}");
@@ -404,7 +421,7 @@ pub fn match_failure(e: crate::matchdir::MatchError) -> Error {
         M::Journal(j) => journal_failure(j),
         M::Key(k) => Error::cannot_read(k),
         e @ M::Foreign { .. } => Error::refused(e),
-        e @ M::Full { .. } => Error::unavailable(e),
+        e @ (M::Full { .. } | M::Changed { .. }) => Error::unavailable(e),
         M::Profile(p) => match p {
             crate::session::LoadProfileError::Read { .. } => Error::cannot_read(p),
             _ => Error::bad_input(p),

@@ -5,8 +5,7 @@ use clap::Args;
 
 use super::MatchArg;
 use crate::error::{Error, Exit};
-use crate::layout;
-use crate::matchdir::replay_log;
+use crate::matchdir::replay_verified;
 use crate::postgame::pgn_of_game;
 use crate::report::times::TimesStream;
 
@@ -31,16 +30,17 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
             .map_err(super::output_refused)?;
     }
     a.m.require_game(a.game).map_err(Error::cannot_read)?;
-    let mut times = TimesStream::default();
-    let r = replay_log(&layout::log_path(&a.m.dir, a.game), |_, ev| times.push(ev))
-        .map_err(|e| super::replay_failure(&a.m.dir, a.game, e))?;
+    // Issue 21: the game is replayed from the lines verify's one pass checked.
+    let (check, replayed) =
+        replay_verified(&a.m.dir, a.game, TimesStream::default, |t, ev| t.push(ev));
+    let (r, times) =
+        replayed.map_err(|e| super::replay_failure_checked(&a.m.dir, a.game, e, Some(&check)))?;
     if r.game.board().shogi().is_some() {
         // Refused as `record --format pgn` is (exit 65): nothing is written.
         return Err(Error::bad_input(
             crate::report::csa::RecordError::PgnOfShogi(a.game).to_string(),
         ));
     }
-    let check = crate::witness::check_before_showing(&a.m.dir, a.game);
     for l in &check.lines {
         errln!("arbiter: {l}");
     }

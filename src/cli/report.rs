@@ -6,7 +6,9 @@ use clap::Args;
 use super::MatchArg;
 use crate::error::{Error, Exit};
 use crate::report::Format;
-use crate::report_io::{ReadLogError, WriteReportError, default_path, verification, write_report};
+use crate::report_io::{
+    ReadLogError, WriteReportError, default_path, verification, write_report_checked,
+};
 
 #[derive(Debug, Clone, Args)]
 pub struct ReportArgs {
@@ -45,17 +47,25 @@ pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
         Format::Markdown => crate::fsio::Purpose::ReportMarkdown,
     };
     crate::fsio::check_output(&out, purpose, a.force).map_err(super::output_refused)?;
-    let mut verdict = verification(&a.m.dir, a.game);
-    if a.public {
-        // 13e / 5b: no folder of this laptop in the public version, the match folder included.
-        verdict = verdict.public(&a.m.dir.display().to_string());
-        if let Ok(abs) = std::fs::canonicalize(&a.m.dir) {
-            verdict = verdict.public(&abs.display().to_string());
+    let dir = &a.m.dir;
+    let (game, public) = (a.game, a.public);
+    // The verifier's full check runs on a thread of its own beside the pass that builds the
+    // report (its verdict is needed only for the head).
+    let verdict = move || {
+        let mut verdict = verification(dir, game);
+        if public {
+            // 13e / 5b: no folder of this laptop in the public version, the match folder
+            // included.
+            verdict = verdict.public(&dir.display().to_string());
+            if let Ok(abs) = std::fs::canonicalize(dir) {
+                verdict = verdict.public(&abs.display().to_string());
+            }
         }
-    }
-    // Streamed: the log is read twice, never held (memory flat in the log's size).
-    write_report(&a.m.dir, a.game, format, a.public, Some(verdict), &out).map_err(|e| match e {
-        WriteReportError::Read(e @ ReadLogError::Line { .. }) => {
+        Some(verdict)
+    };
+    // Streamed: the log is read once here (and once by the verifier), never held.
+    write_report_checked(dir, a.game, format, a.public, verdict, &out).map_err(|e| match e {
+        WriteReportError::Read(e @ (ReadLogError::Line { .. } | ReadLogError::NotJson { .. })) => {
             Error::bad_input(format!("report: {e}"))
         }
         WriteReportError::Read(e @ ReadLogError::File { .. }) => {

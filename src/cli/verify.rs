@@ -50,8 +50,20 @@ pub struct VerifyArgs {
 struct Summary<'a> {
     exit_code: u8,
     games: &'a [GameVerification],
+    /// Game folders holding only what a crash during the game's creation left (issue 21).
+    never_created: &'a [NeverCreated],
     match_problems: &'a [String],
     pinned: bool,
+}
+
+/// A game whose creation a crash interrupted before its log took its name: nothing was recorded.
+#[derive(Debug, Serialize)]
+struct NeverCreated {
+    game: u32,
+    /// The file left in the game's folder (`log.jsonl.new-<pid>`).
+    leftover: String,
+    /// What the text output says.
+    message: String,
 }
 
 pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
@@ -87,7 +99,15 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
             }
         });
     }
+    // Issue 21: a game folder holding only a creation leftover is a game never created, not a
+    // damaged one: whole-match and `--game N` say so alike (the index, if it names the game,
+    // makes verify_match fail for it).
+    let never: Vec<(u32, String)> = crate::layout::creation_leftovers(&a.m.dir)
+        .into_iter()
+        .filter(|(n, _)| a.game.is_none_or(|g| g == *n))
+        .collect();
     let games = match a.game {
+        Some(_) if !never.is_empty() => Vec::new(),
         Some(g) => {
             a.m.require_game(g).map_err(Error::unreadable)?;
             vec![g]
@@ -102,23 +122,7 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
     ]
     .iter()
     .any(|p| std::fs::symlink_metadata(p).is_ok());
-    // Issue 21: a game folder holding only a creation leftover is a game never created, not a
-    // damaged one (the index, if it names the game, makes verify_match fail for it).
-    let never: Vec<String> = if a.game.is_none() {
-        crate::layout::creation_leftovers(&a.m.dir)
-            .iter()
-            .map(|(n, l)| crate::layout::never_created(*n, l))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    if games.is_empty() && !indexed && !never.is_empty() {
-        for n in &never {
-            outln!("{n}")?;
-        }
-        return Ok(Exit::Ok);
-    }
-    if games.is_empty() && !indexed {
+    if games.is_empty() && !indexed && never.is_empty() {
         return Err(Error::unreadable(format!(
             "no game-<n> folders in {}",
             a.m.dir.display()
@@ -155,11 +159,25 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(Error::bad_input)?;
     let m = verify_match(&a.m.dir, &games, &trust, &codes);
-    let worst = m.worst();
+    // Games never created are no verdict: with no game verified, the match's findings decide.
+    let worst = if m.games.is_empty() && !never.is_empty() {
+        m.match_status
+    } else {
+        m.worst()
+    };
+    let never_created: Vec<NeverCreated> = never
+        .iter()
+        .map(|(game, leftover)| NeverCreated {
+            game: *game,
+            leftover: leftover.clone(),
+            message: crate::layout::never_created(*game, leftover),
+        })
+        .collect();
     if a.json {
         let s = serde_json::to_string_pretty(&Summary {
             exit_code: worst.exit_code(),
             games: &m.games,
+            never_created: &never_created,
             match_problems: &m.match_problems,
             pinned: m.pinned,
         })
@@ -172,8 +190,8 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
         for p in &m.match_problems {
             outln!("match: {p}")?;
         }
-        for n in &never {
-            outln!("{n}")?;
+        for n in &never_created {
+            outln!("{}", n.message)?;
         }
     }
     Ok(worst.exit())

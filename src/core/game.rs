@@ -787,8 +787,11 @@ impl Game {
                 Score::win_for(side.other()),
                 Termination::FlagFall,
                 match self.profile.period_of(side, self.moves_of(side)).1 {
-                    Some(n) => format!("{side}'s flag fell before its move {n} was made"),
-                    None => format!("{side}'s flag fell in the last period"),
+                    Some(n) => format!(
+                        "{}'s flag fell before its move {n} was made",
+                        self.side_label(side)
+                    ),
+                    None => format!("{}'s flag fell in the last period", self.side_label(side)),
                 },
             )
         } else {
@@ -796,8 +799,9 @@ impl Game {
                 Score::Draw,
                 Termination::FlagFallDraw,
                 format!(
-                    "{side}'s flag fell, but {} cannot checkmate by any legal sequence (FIDE Laws 6.9)",
-                    side.other()
+                    "{}'s flag fell, but {} cannot checkmate by any legal sequence (FIDE Laws 6.9)",
+                    self.side_label(side),
+                    self.side_label(side.other())
                 ),
             )
         };

@@ -443,6 +443,9 @@ impl<'a> Cursor<'a> {
 pub struct LineMeta {
     pub kind: u32,
     pub actor: u8,
+    /// Where the line lies in the block: start, length without the newline (its bytes are left
+    /// as they were checked and hashed).
+    pub line: (u32, u32),
 }
 
 /// Kinds looked up among the first this many of a block (a block of lines of ever new kinds
@@ -453,8 +456,9 @@ const KINDS_SEARCHED: usize = 32;
 /// own, its part of the Merkle tree.
 #[derive(Debug)]
 pub struct BlockFacts {
-    /// The block's buffer, given back for reuse (its newlines were overwritten: see
-    /// [`check_block`]).
+    /// The block's bytes (the lines of [`LineMeta`] lie in them), given back for reuse. The
+    /// newline before each line but the first was overwritten (see [`check_block`]); the lines'
+    /// own bytes are as they were read.
     pub block: Vec<u8>,
     pub first_seq: u64,
     /// The `prev` of its first line (checked against the previous block's last hash on joining).
@@ -532,6 +536,7 @@ pub fn check_block(
         lines.push(LineMeta {
             kind: u32::try_from(k).ok()?,
             actor: facts.actor,
+            line: (u32::try_from(pos).ok()?, u32::try_from(len).ok()?),
         });
         spans.push((pos, len));
         prevs.push(facts.prev);

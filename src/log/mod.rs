@@ -14,6 +14,7 @@ pub mod note;
 pub mod proof;
 pub mod scan;
 pub mod seal;
+pub mod stream;
 pub mod strict;
 
 use chrono::{DateTime, SecondsFormat, Utc};

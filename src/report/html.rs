@@ -12,6 +12,22 @@ use crate::core::{Side, clause as c, timefmt};
 /// Escape text for HTML element content and double- or single-quoted attribute values.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
+    escape_into(&mut out, s);
+    out
+}
+
+/// [`escape`], appended to `out`.
+pub fn escape_into(out: &mut String, s: &str) {
+    // Most text is plain ASCII with nothing to escape: copied as it is.
+    let plain = |b: u8| {
+        (b' '..=b'~').contains(&b) && !matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'')
+            || b == b'\n'
+            || b == b'\t'
+    };
+    if s.bytes().all(plain) {
+        out.push_str(s);
+        return;
+    }
     for c in s.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -23,7 +39,6 @@ pub fn escape(s: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 const CSS: &str = r#"
@@ -317,17 +332,25 @@ fn timeline_head(s: &mut String, rows: usize, cites: &Cites) {
 
 /// One row of the timeline.
 pub fn timeline_row(s: &mut String, t: &TimelineEntry) {
-    let _ = write!(
-        s,
-        r#"<tr data-kind="{}" data-clause="{}"><td class="num">{}</td>{}<td>{}</td><td>{}</td><td>{}</td></tr>"#,
-        escape(&t.kind),
-        escape(&t.clause),
-        t.stamp.entry,
-        stamp_cells(&t.stamp),
-        escape(&t.actor),
-        clause(&t.clause),
-        escape(&t.text)
-    );
+    // The bytes of `<tr data-kind="{kind}" data-clause="{clause}"><td class="num">{entry}</td>`
+    // [`stamp_cells`] `<td>{actor}</td><td>`[`clause`]`</td><td>{text}</td></tr>`, written
+    // in place (one row per entry of a log of any length).
+    s.push_str(r#"<tr data-kind=""#);
+    escape_into(s, &t.kind);
+    s.push_str(r#"" data-clause=""#);
+    escape_into(s, &t.clause);
+    let _ = write!(s, r#""><td class="num">{}</td>"#, t.stamp.entry);
+    s.push_str(r#"<td class="time">"#);
+    escape_into(s, &t.stamp.game_time);
+    s.push_str(r#"</td><td class="utc">"#);
+    escape_into(s, &t.stamp.utc);
+    s.push_str("</td><td>");
+    escape_into(s, &t.actor);
+    s.push_str(r#"</td><td><span class="clause">"#);
+    escape_into(s, &t.clause);
+    s.push_str("</span></td><td>");
+    escape_into(s, &t.text);
+    s.push_str("</td></tr>");
 }
 
 fn chart(s: &mut String, r: &Report) {

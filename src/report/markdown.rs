@@ -12,6 +12,21 @@ use crate::core::{Side, clause as c, timefmt};
 /// no code spans or links, one line.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
+    escape_into(&mut out, s);
+    out
+}
+
+/// [`escape`], appended to `out`.
+pub fn escape_into(out: &mut String, s: &str) {
+    // Most text is plain ASCII with nothing to escape: copied as it is.
+    let plain = |b: u8| {
+        (b' '..=b'~').contains(&b)
+            && !matches!(b, b'\\' | b'|' | b'<' | b'>' | b'`' | b'*' | b'[' | b']')
+    };
+    if s.bytes().all(plain) {
+        out.push_str(s);
+        return;
+    }
     for c in s.chars() {
         match c {
             '\\' | '|' | '<' | '>' | '`' | '*' | '[' | ']' => {
@@ -23,7 +38,6 @@ pub fn escape(s: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 fn row(s: &mut String, cells: &[String]) {
@@ -255,17 +269,17 @@ fn timeline_head(s: &mut String, rows: usize, cites: &Cites) {
 
 /// One row of the timeline.
 pub fn timeline_row(s: &mut String, t: &TimelineEntry) {
-    row(
-        s,
-        &[
-            t.stamp.entry.to_string(),
-            t.stamp.game_time.clone(),
-            escape(&t.stamp.utc),
-            escape(&t.actor),
-            escape(&t.clause),
-            escape(&t.text),
-        ],
-    );
+    // The bytes of [`row`] of the six cells, written in place (one row per entry of a log of
+    // any length).
+    let _ = write!(s, "| {} | {} | ", t.stamp.entry, t.stamp.game_time);
+    escape_into(s, &t.stamp.utc);
+    s.push_str(" | ");
+    escape_into(s, &t.actor);
+    s.push_str(" | ");
+    escape_into(s, &t.clause);
+    s.push_str(" | ");
+    escape_into(s, &t.text);
+    s.push_str(" |\n");
 }
 
 /// Time per move, one row per move number.

@@ -6,11 +6,12 @@
 //! made from arrives as plain data ([`Input`]), gathered by the shell (`report_io::load`).
 //!
 //! `arbiter report` streams instead, so that its memory does not grow with the log
-//! (`report_io::write_report`): a first pass over the log feeds [`model::Stream`], which keeps
-//! the report's sections but only counts the timeline; the shell writes what comes before the
-//! timeline's rows ([`parts`]), then a second pass over the log feeds [`model::Timeline`], whose
-//! rows are written as they come ([`timeline_row`]), then what follows them. The bytes are those
-//! of [`render`].
+//! (`report_io::write_report_checked`): one pass over the log feeds [`model::Stream`], which
+//! keeps the report's sections and gives each timeline row as its entry is read
+//! ([`model::Stream::push_row`]); the shell renders each row ([`timeline_row`]) once no later
+//! entry can void it, into a file of its own, then writes what comes before the rows
+//! ([`parts`]), the rows, and what follows them. A log whose voids reach further back gets its
+//! rows from a second pass ([`model::Timeline`]). The bytes are those of [`render`].
 //!
 //! Per-move times in the report and the PGN come from [`times::times`]: the drop of each side's
 //! clock between its presses, with take-backs, penalties, corrections, restart gaps and period

@@ -15,7 +15,7 @@ use crate::core::event::{Declarations, Event, EventKind, KeyRef, Termination};
 use crate::core::game::Game;
 use crate::core::rules::Profile;
 use crate::core::{Ms, Side, timefmt};
-use crate::report::times::{ItemKind, SideTotal, Times, TimesStream};
+use crate::report::times::{ClockBefore, ItemKind, Replayed, SideTotal, Times, TimesStream};
 
 mod archive;
 mod clocks;
@@ -613,6 +613,11 @@ struct Builder {
     names: [String; 2],
     /// The replayed game, while every entry applied.
     game: Option<Game>,
+    /// Why the entry just applied did not apply to the game (it is gone since).
+    not_applied: Option<String>,
+    /// Each event kind's name as written in the log, once found ([`Event::kind_name`] writes
+    /// the whole event to find it).
+    kind_names: Vec<(std::mem::Discriminant<EventKind>, String)>,
     report: Report,
     /// Moves of the game as it stands (take-backs remove, 7c replaces).
     line: Vec<MoveRow>,
@@ -795,17 +800,43 @@ impl Stream {
 
     /// The next entry of the log (the first is `game_opened`) with its UTC text.
     pub fn push(&mut self, e: &Event, utc: &str) {
+        let _ = self.push_row(e, utc);
+    }
+
+    /// [`Stream::push`], giving the entry's timeline row (if it has one) as the second pass
+    /// ([`Timeline`]) would, but without the marks of the voids: those are known only when no
+    /// later entry can void it any more ([`Stream::mark_voided`]).
+    pub fn push_row(&mut self, e: &Event, utc: &str) -> Option<TimelineEntry> {
         let i = self.next;
         if i == 0 {
             self.profile = self.b.start(Some(e));
         }
-        self.b.apply(i, e, utc);
+        // The game is replayed once (by the builder), for the sections and for the times.
+        let clocks = self.b.game.as_ref().map(|g| ClockBefore::of(g, e.at));
+        let row = self.b.apply(i, e, utc);
+        let replayed = match (clocks, &self.b.game) {
+            (Some(before), Some(game)) => Replayed::Applied { before, game },
+            (Some(_), None) => Replayed::Failed(self.b.not_applied.take().unwrap_or_default()),
+            (None, _) => Replayed::NotReplayed,
+        };
         let before = self.times.items().len();
-        self.times.push(e);
+        self.times.push_replayed(e, replayed);
         if self.times.items().len() > before {
             self.item_stamps.insert(i, stamp(i, e, utc));
         }
         self.next += 1;
+        row
+    }
+
+    /// Entries read so far (the next entry's number).
+    pub fn entries(&self) -> usize {
+        self.next
+    }
+
+    /// Rule 1: mark `row` with the voids of its entry found so far, as [`Timeline::push`] marks
+    /// it with those of the whole log (the same bytes once no later entry names it).
+    pub fn mark_voided(&self, row: &mut TimelineEntry) {
+        mark_voided(&self.b.voids, row);
     }
 
     /// How many take-backs the report and its times keep for a void to give back (rule 1):
@@ -851,14 +882,22 @@ impl Timeline {
         }
         self.next += 1;
         let mut row = self.b.apply(i, e, utc)?;
-        if let Some(by) = self.b.voids.get(&(i as u64)) {
-            for by in by.iter().filter(|by| **by >= i) {
-                row.text.push_str(&format!(" [VOIDED by entry #{by}]"));
-            }
-        }
+        mark_voided(&self.b.voids, &mut row);
         // The marks of the chart are not drawn in this pass: keep none.
         self.b.report.chart.marks.clear();
         Some(row)
+    }
+}
+
+/// Rule 1: `row` marked with the entries of `voids` that voided its entry (those after it, or
+/// itself).
+fn mark_voided(voids: &BTreeMap<u64, Vec<usize>>, row: &mut TimelineEntry) {
+    use std::fmt::Write as _;
+    let i = row.stamp.entry;
+    if let Some(by) = voids.get(&(i as u64)) {
+        for by in by.iter().filter(|by| **by >= i) {
+            let _ = write!(row.text, " [VOIDED by entry #{by}]");
+        }
     }
 }
 
@@ -905,6 +944,8 @@ impl Builder {
             marks_seen: 0,
             names: [Side::White.to_string(), Side::Black.to_string()],
             game: None,
+            not_applied: None,
+            kind_names: Vec::new(),
             report,
             line: Vec::new(),
             offer_of: [None, None],
@@ -993,6 +1034,19 @@ impl Builder {
 }
 
 impl Builder {
+    /// [`Event::kind_name`], found once per kind.
+    fn kind_name(&mut self, e: &Event) -> String {
+        let d = std::mem::discriminant(&e.kind);
+        if let Some((_, name)) = self.kind_names.iter().find(|(k, _)| *k == d) {
+            return name.clone();
+        }
+        let name = e.kind_name();
+        if !name.is_empty() {
+            self.kind_names.push((d, name.clone()));
+        }
+        name
+    }
+
     fn name(&self, side: Side) -> String {
         self.names[side.index()].clone()
     }
@@ -1031,6 +1085,7 @@ impl Builder {
         if let Some(g) = &mut self.game
             && let Err(m) = g.evolve(e)
         {
+            self.not_applied = Some(m.to_string());
             self.report.warnings.push(format!(
                 "entry {i} ({}) does not apply to the game: {m}; later figures are taken from \
                  the log as written",
@@ -1050,7 +1105,7 @@ impl Builder {
                 stamp: s.clone(),
                 actor: e.actor.name().to_string(),
                 clause: e.clause.clone(),
-                kind: e.kind_name(),
+                kind: self.kind_name(e),
                 text: if self.public {
                     strip_paths(&text, "")
                 } else {

@@ -77,12 +77,21 @@ fn comment(text: &str) -> String {
 
 /// `h:mm:ss` of whole seconds.
 fn hms(total_s: u64) -> String {
-    format!(
+    let mut out = String::new();
+    push_hms(&mut out, total_s);
+    out
+}
+
+/// [`hms`] written onto `out`.
+fn push_hms(out: &mut String, total_s: u64) {
+    use std::fmt::Write as _;
+    let _ = write!(
+        out,
         "{}:{:02}:{:02}",
         total_s / 3600,
         total_s / 60 % 60,
         total_s % 60
-    )
+    );
 }
 
 /// A remaining-time figure for `%clk`: rounded down to the second.
@@ -139,8 +148,10 @@ impl Wrap<'_> {
 }
 
 pub fn write_pgn(game: &PgnGame) -> String {
+    use std::fmt::Write as _;
     let result = result_token(&game.result);
-    let mut out = String::new();
+    // About 40 bytes a move: the text is not copied as it grows (issue 21: a 1,000,000-entry log).
+    let mut out = String::with_capacity(1024 + game.moves.len() * 40);
     let mut tags: Vec<(&str, &str)> = vec![
         ("Event", &game.event),
         ("Site", &game.site),
@@ -172,20 +183,37 @@ pub fn write_pgn(game: &PgnGame) -> String {
         out: &mut out,
         line: String::new(),
     };
+    let mut tok = String::new();
     for (i, m) in game.moves.iter().enumerate() {
         for c in &m.before {
             for t in comment(c).split(' ') {
                 w.token(t);
             }
         }
-        // Every move is followed by a comment, so Black's moves repeat the number.
-        w.token(&game.numbering.label(i));
-        w.token(&m.san.split_whitespace().collect::<String>());
-        w.token(&format!(
-            "{{[%clk {}] [%emt {}]}}",
-            format_clock(m.clock_ms),
-            format_elapsed(m.spent_ms)
-        ));
+        // Every move is followed by a comment, so Black's moves repeat the number. The tokens
+        // are written into one reused buffer (no allocation a move).
+        tok.clear();
+        let dots = if game.numbering.is_white(i) {
+            "."
+        } else {
+            "..."
+        };
+        let _ = write!(tok, "{}{dots}", game.numbering.number(i));
+        w.token(&tok);
+        if m.san.contains(char::is_whitespace) {
+            tok.clear();
+            tok.extend(m.san.split_whitespace());
+            w.token(&tok);
+        } else {
+            w.token(&m.san);
+        }
+        tok.clear();
+        tok.push_str("{[%clk ");
+        push_hms(&mut tok, m.clock_ms / 1000);
+        tok.push_str("] [%emt ");
+        push_hms(&mut tok, m.spent_ms.saturating_add(500) / 1000);
+        tok.push_str("]}");
+        w.token(&tok);
     }
     for c in &game.trailing {
         for t in comment(c).split(' ') {

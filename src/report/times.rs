@@ -139,6 +139,35 @@ pub struct Times {
     pub not_replayed: Option<String>,
 }
 
+/// The clocks of the replayed game just before an entry is applied to it.
+#[derive(Debug, Clone, Copy)]
+pub struct ClockBefore {
+    remaining: [i64; 2],
+    running: Option<Side>,
+}
+
+impl ClockBefore {
+    /// `g`'s clocks at `at`, before the entry made then is applied.
+    pub fn of(g: &Game, at: Ms) -> ClockBefore {
+        ClockBefore {
+            remaining: Side::BOTH.map(|s| g.remaining(s, at)),
+            running: g.clock().running(),
+        }
+    }
+}
+
+/// What an entry did to a game replayed by someone else ([`TimesStream::push_replayed`]: the
+/// report replays the game once for its sections and its times).
+#[derive(Debug)]
+pub enum Replayed<'a> {
+    /// The entry applied: the clocks just before it, and the game just after it.
+    Applied { before: ClockBefore, game: &'a Game },
+    /// The entry did not apply to the game (why); from it on nothing is replayed.
+    Failed(String),
+    /// No game is replayed (an earlier entry did not apply, or the log did not open one).
+    NotReplayed,
+}
+
 /// A press recorded on its own, waiting for its notation: the figures of its move, taken when the
 /// press was made (the side's clock runs again before the notation may come).
 #[derive(Debug, Clone, Copy)]
@@ -425,18 +454,43 @@ impl Ledger {
             self.apply_unreplayed(i, e);
             return;
         };
-        let before = Side::BOTH.map(|s| g.remaining(s, e.at));
-        let running = g.clock().running();
+        let before = ClockBefore::of(g, e.at);
         if let Err(m) = g.evolve(e) {
-            self.not_replayed = Some(format!(
-                "entry {i} ({}) does not apply to the game: {m}; the times from it on are the \
-                 log's own",
-                e.kind_name()
-            ));
             self.game = None;
-            self.apply_unreplayed(i, e);
+            self.apply_replayed(i, e, Replayed::Failed(m.to_string()));
             return;
         }
+        let g = self.game.take();
+        if let Some(game) = &g {
+            self.apply_replayed(i, e, Replayed::Applied { before, game });
+        }
+        self.game = g;
+    }
+
+    /// One entry, as the game replayed elsewhere took it ([`Replayed`]).
+    fn apply_replayed(&mut self, i: usize, e: &Event, replayed: Replayed<'_>) {
+        let (
+            ClockBefore {
+                remaining: before,
+                running,
+            },
+            g,
+        ) = match replayed {
+            Replayed::Applied { before, game } => (before, game),
+            Replayed::Failed(m) => {
+                self.not_replayed = Some(format!(
+                    "entry {i} ({}) does not apply to the game: {m}; the times from it on are \
+                     the log's own",
+                    e.kind_name()
+                ));
+                self.apply_unreplayed(i, e);
+                return;
+            }
+            Replayed::NotReplayed => {
+                self.apply_unreplayed(i, e);
+                return;
+            }
+        };
         let after = Side::BOTH.map(|s| g.remaining(s, e.at));
         let running_after = g.clock().running();
         // The move standing last after a 7c correction (read only for one).
@@ -792,6 +846,20 @@ impl TimesStream {
             }
         }
         l.apply(self.next, e);
+        self.next += 1;
+    }
+
+    /// [`TimesStream::push`] for an entry applied to a game replayed by the caller: the game
+    /// is replayed once for two readers. Entry 0 (`game_opened`) opens the stream's own game
+    /// for the budgets, which is then dropped. `replayed` must be what the caller's game, opened
+    /// from the same entry 0 and fed the same entries, did with `e`.
+    pub fn push_replayed(&mut self, e: &Event, replayed: Replayed<'_>) {
+        if self.next == 0 {
+            self.push(e);
+            self.ledger.game = None;
+            return;
+        }
+        self.ledger.apply_replayed(self.next, e, replayed);
         self.next += 1;
     }
 

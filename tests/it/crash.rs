@@ -508,6 +508,91 @@ fn witness_crashed_script_entries_are_authorized_at_the_reopen_not_read_as_tampe
     assert_ne!(code, 0, "{out}");
 }
 
+/// Issue 19: the arbiter-only entry in flight at a crash — written by the kit's session (one
+/// entry past its open seal) but killed before the seal took it in and before its authorization —
+/// cannot be told from an entry appended by anything else: the reopen (`checkpoint`, or opening
+/// the game for play) authorizes what the seal holds, names the entry in flight as UNAUTHORIZED
+/// for the arbiter to rule on, and `verify` keeps it UNAUTHORIZED (27), naming it.
+#[test]
+fn witness_arbiter_entry_in_flight_at_a_crash_stays_unauthorized_and_is_named_at_the_reopen() {
+    let base = tempfile::tempdir().unwrap();
+    // What the kill leaves: the script's entries sealed (seal open), then one arbiter note
+    // appended and fdatasynced, the seal not yet moved over it.
+    let in_flight = |m: &Path| {
+        let key = crashed_script_match(m);
+        let log = m.join("game-1/log.jsonl");
+        let mut j = Journal::open(&log).unwrap();
+        let at = j.last().unwrap().mono_ms;
+        j.append(arbiter::log::NewEntry {
+            mono_ms: at,
+            utc: chrono::Utc::now(),
+            actor: "arbiter".into(),
+            clause: "1".into(),
+            kind: "note".into(),
+            body: serde_json::json!({"text": "typed just before the power cut"}),
+        })
+        .unwrap();
+        (key, j.len() - 1)
+    };
+    let named = |seq: u64| {
+        format!(
+            "entry #{seq} note, in flight at the crash (written, never sealed), stands UNAUTHORIZED"
+        )
+    };
+
+    // The reopen by `checkpoint`: the sealed entries are authorized, the one in flight named.
+    let m = base.path().join("a");
+    let (_, seq) = in_flight(&m);
+    let (code, out) = cli(&["checkpoint", "--game", "1"], &m);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("after a crash"), "{out}");
+    assert!(out.contains("#1 clock_started"), "the sealed ones: {out}");
+    assert!(out.contains(&named(seq)), "{out}");
+    let log = m.join("game-1/log.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let auth = text
+        .lines()
+        .rev()
+        .find(|l| l.contains(r#""kind":"authorized""#))
+        .unwrap();
+    let auth: serde_json::Value = serde_json::from_str(auth).unwrap();
+    assert!(
+        auth["body"]["last"].as_u64().unwrap() < seq,
+        "the authorization stops before the entry in flight: {auth}"
+    );
+    let (code, out) = cli(&["verify"], &m);
+    assert_eq!(code, 27, "{out}");
+    assert!(
+        out.contains("UNAUTHORIZED") && out.contains(&format!("#{seq}")),
+        "{out}"
+    );
+    // A second reopen authorizes nothing more: the entry stands until the arbiter rules on it.
+    let before = std::fs::read(&log).unwrap();
+    let (code, out) = cli(&["checkpoint", "--game", "1"], &m);
+    assert_eq!(code, 0, "{out}");
+    let after = std::fs::read(&log).unwrap();
+    assert!(!String::from_utf8_lossy(&after[before.len()..]).contains(r#""kind":"authorized""#));
+    let (code, _) = cli(&["verify"], &m);
+    assert_eq!(code, 27);
+
+    // The reopen for play: its notice names the entry in flight the same way.
+    let m = base.path().join("b");
+    let (key, seq) = in_flight(&m);
+    let o = arbiter::matchdir::open_game_with(&m, Some(1), Path::new(RULES), &key, false).unwrap();
+    let notice = o.notice.clone().unwrap_or_default();
+    assert!(notice.contains("after a crash"), "{notice}");
+    assert!(notice.contains(&named(seq)), "{notice}");
+    drop(o);
+    // Unsigned until the next checkpoint (10); signed, the entry in flight is UNAUTHORIZED.
+    let (code, out) = cli(&["verify"], &m);
+    assert_eq!(code, 10, "{out}");
+    let (code, out) = cli(&["checkpoint", "--game", "1"], &m);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = cli(&["verify"], &m);
+    assert_eq!(code, 27, "{out}");
+    assert!(out.contains(&format!("#{seq}")), "{out}");
+}
+
 /// A PID no process has: a child spawned and reaped (its PID is free until reused; the tests
 /// check the kit's verdict right away).
 fn dead_pid() -> u32 {
@@ -595,4 +680,78 @@ fn crash_during_creation_of_an_indexed_game_fails_verify() {
     assert_ne!(code, 0, "{out}");
     assert!(out.contains("ROLLBACK"), "{out}");
     assert!(out.contains(&name), "{out}");
+    // `verify --game 1` says what whole-match verify says, with its exit code.
+    let (game_code, game_out) = cli(&["verify", "--game", "1"], &m);
+    assert_eq!(game_code, code, "{game_out}");
+    assert_eq!(code, 26, "{out}");
+    assert!(
+        game_out.contains("ROLLBACK") && game_out.contains(&name),
+        "{game_out}"
+    );
+}
+
+/// Issue 21: `verify --json` carries the "never created" note the text gives, and
+/// `verify --game N` on a game never created says what whole-match verify says, with its exit
+/// code (0: nothing was recorded), alone and beside a real game.
+#[test]
+fn crash_during_creation_verify_json_and_game_n_say_it_as_whole_match_verify() {
+    let json = |args: &[&str], m: &Path| {
+        let mut a = args.to_vec();
+        a.push("--json");
+        let (code, out) = cli(&a, m);
+        let v: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+        assert_eq!(v["exit_code"], code, "{out}");
+        (code, v)
+    };
+    let base = tempfile::tempdir().unwrap();
+    let m = base.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let name = creation_leftover(&m);
+    let never = format!(
+        "game 1 was never created: a crash during its creation left game-1/{name} (nothing was recorded)"
+    );
+    for args in [&["verify"][..], &["verify", "--game", "1"]] {
+        let (code, out) = cli(args, &m);
+        assert_eq!((code, out.trim()), (0, never.as_str()), "{args:?}");
+        let (code, v) = json(args, &m);
+        assert_eq!(code, 0, "{args:?}: {v}");
+        assert_eq!(v["games"], serde_json::json!([]), "{args:?}");
+        assert_eq!(
+            v["never_created"],
+            serde_json::json!([{"game": 1, "leftover": name, "message": never}]),
+            "{args:?}"
+        );
+    }
+    // Beside a real game 1: game 2 never created, its note in both outputs, its own verify 0.
+    let st = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["script", "examples/scripts/quick.arb", "--rules", RULES])
+        .arg("--match")
+        .arg(&m)
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(0), "{st:?}");
+    assert!(m.join("game-1/log.jsonl").exists());
+    let second = format!("log.jsonl.new-{}", dead_pid());
+    std::fs::create_dir_all(m.join("game-2")).unwrap();
+    std::fs::write(m.join("game-2").join(&second), b"{\"seq\":0,\"ki").unwrap();
+    let never2 = format!(
+        "game 2 was never created: a crash during its creation left game-2/{second} (nothing was recorded)"
+    );
+    let (code, out) = cli(&["verify"], &m);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("game 1: OK") && out.contains(&never2), "{out}");
+    let (code, v) = json(&["verify"], &m);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["games"][0]["game"], 1, "{v}");
+    assert_eq!(v["never_created"][0]["message"], never2.as_str(), "{v}");
+    let (code, out) = cli(&["verify", "--game", "2"], &m);
+    assert_eq!((code, out.trim()), (0, never2.as_str()));
+    let (code, v) = json(&["verify", "--game", "2"], &m);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["never_created"][0]["game"], 2, "{v}");
+    // `--game 1` names no other game's leftover.
+    let (code, out) = cli(&["verify", "--game", "1"], &m);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("never created"), "{out}");
 }

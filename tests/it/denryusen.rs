@@ -585,6 +585,49 @@ fn denryusen_22_3_a_side_that_moved_flags_normally_before_the_window() {
     replays_alike(&m);
 }
 
+/// 22.3: the flag-fall entry names the side as the record does, sente or gote; never a chess
+/// colour (it said "white's flag fell"). Sente's flag, gote's flag, and a held flag (13.6) that
+/// falls when the late side moves.
+#[test]
+fn denryusen_22_3_flag_fall_names_sente_or_gote_not_a_chess_colour() {
+    let chess_words = |d: &str| {
+        ["white", "black", "White", "Black"]
+            .iter()
+            .any(|w| d.contains(w))
+    };
+    // Sente moved at 1 s, gote at 2 s: sente's flag falls first.
+    let mut m = denryusen();
+    m.at("1 move 7g7f");
+    m.at("2 move 3c3d");
+    let at = m.game().flag_at().expect("sente's flag runs");
+    let ev = m.tick(at);
+    let (score, term, detail, _) = ended(&ev[0]);
+    assert_eq!((score, term), (Score::BlackWins, Termination::FlagFall));
+    assert!(detail.starts_with("sente's flag fell"), "{detail}");
+    assert!(!chess_words(&detail), "{detail}");
+    replays_alike(&m);
+    // Sente moves again at once: now gote's flag runs and falls.
+    let mut m = denryusen();
+    m.at("1 move 7g7f");
+    m.at("2 move 3c3d");
+    m.at("3 move 2g2f");
+    let at = m.game().flag_at().expect("gote's flag runs");
+    let ev = m.tick(at);
+    let (score, term, detail, _) = ended(&ev[0]);
+    assert_eq!((score, term), (Score::WhiteWins, Termination::FlagFall));
+    assert!(detail.starts_with("gote's flag fell"), "{detail}");
+    assert!(!chess_words(&detail), "{detail}");
+    replays_alike(&m);
+    // 13.6: sente never moved; its held flag falls when it moves after its time is gone.
+    let mut m = denryusen();
+    m.at("400 move 7g7f");
+    let end = m.log.last().unwrap();
+    let (score, _, detail, _) = ended(end);
+    assert_eq!(score, Score::BlackWins);
+    assert!(detail.starts_with("sente's flag fell"), "{detail}");
+    assert!(!chess_words(&detail), "{detail}");
+}
+
 #[test]
 fn denryusen_13_7_both_absent_both_lose() {
     denryusen()

@@ -7,6 +7,7 @@ mod clauses13; // rule 13 through the binary: 13a, 13c, 13d, 13e
 mod clauses13_core;
 mod clauses20; // issue 20: results over pressed moves, 7c after the reply, 8b twice, notation, 10a // rule 13 decided in the core: refusal, lateness, clause
 mod crash; // SIGKILL at random moments: nothing acknowledged is lost
+mod decode; // issue 21: a log line read straight into its event, as the Value path reads it
 mod denryusen; // the Denryu-sen 2024 rules: shogi judged, one test per article
 mod denryusen_articles; // the article map as profile data: log, refusals and report cite the profile
 mod denryusen_engine; // a real USI engine's log: 13c coverage and go-time audit, human-vs-engine and self-play
@@ -19,6 +20,7 @@ mod engine_props; // engine-log parsers never panic
 mod exit_codes; // README's exit codes, each driven through the binary on every command
 mod faults; // injected write and fsync failures, wall-clock jumps
 mod fixture; // the small signed demo game under tests/fixtures
+mod flat_reads; // issue 21: damaged logs, foreign cuts and read_entries read line by line
 mod fullgame; // a seven-hour game to the millisecond; the example scripts
 mod fuzz; // seeded structure-aware mutation loops: no panics, no hangs
 mod game_limit; // issue 21: at most 9999 games; no game 10000 opened
@@ -54,6 +56,7 @@ mod readme; // README's examples are what the kit accepts
 mod realgame; // the real Stockfish game end to end: archive, coverage, PGN in two readers
 mod refusal_exit; // issue 22: one refusal through script, archive and the board: the same exit code
 mod relay; // issue 24: the live relay's PGN at every entry, delay, games in order
+mod report_golden; // issue 21: the reports of the six 2003 games, byte for byte as before
 mod report_model; // the committee report's content
 mod report_public; // issue 20: the public report names no folder and no program file (13e)
 mod report_render;

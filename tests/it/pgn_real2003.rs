@@ -15,13 +15,13 @@ use crate::pgn_clocks::{check, log_figures, movetext, pgn, play_both};
 use crate::pgn_support::parse_pgn;
 
 /// A game of the match: its moves, its result, who had White, and how it ended on the board.
-struct RealGame {
-    sans: Vec<String>,
-    result: String,
-    machine_white: bool,
+pub(crate) struct RealGame {
+    pub(crate) sans: Vec<String>,
+    pub(crate) result: String,
+    pub(crate) machine_white: bool,
 }
 
-fn real_game(n: u32) -> RealGame {
+pub(crate) fn real_game(n: u32) -> RealGame {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
         "tests/fixtures/kasparov-deep-junior-2003/game{n}.pgn"
     ));
@@ -65,7 +65,7 @@ impl Rng {
 /// The lines that end game `n` as it ended, at `t` (after its last move, both entries complete):
 /// game 1 Deep Junior's team resigned, game 3 Kasparov resigned, the others were agreed drawn
 /// (the offer from the side to move: Kasparov after games 4, 5 and 6; the machine after game 2).
-fn ending(n: u32, t: Ms) -> Vec<String> {
+pub(crate) fn ending(n: u32, t: Ms) -> Vec<String> {
     let at = |d: Ms| secs(t + d);
     match n {
         1 => vec![format!("{} operator resign", at(30_000))],

@@ -941,8 +941,10 @@ fn pty_laws_6_2_a_press_while_the_passphrase_is_checked_keeps_its_instant() {
         "the check took only {} ms",
         seen - before
     );
+    // Relative, not a fixed bound (a loaded machine may deliver the key late): a press timed when
+    // the check ended would lie near `seen`; one timed at its key lies in the first half.
     assert!(
-        at - before <= 700,
+        at >= before - 100 && at - before < (seen - before) / 2,
         "the press is recorded at its key: key sent at {before}, press at {at}, seen at {seen}"
     );
     let kinds: Vec<&str> = e.iter().map(|x| x.kind.as_str()).collect();
@@ -971,6 +973,7 @@ fn pty_clause_1_the_stop_is_timed_at_the_key_not_at_the_passphrase() {
     t.wait_for("recorded at the key as #", DEADLINE);
     // The arbiter takes three seconds to type his passphrase.
     std::thread::sleep(Duration::from_secs(3));
+    let typed = chrono::Utc::now().timestamp_millis();
     t.type_text("kasparov-2003");
     t.keys(&["Enter"]);
     let e = wait_log(&m, "authorized", 2);
@@ -979,9 +982,11 @@ fn pty_clause_1_the_stop_is_timed_at_the_key_not_at_the_passphrase() {
     assert_eq!(auth.kind, "authorized");
     assert_eq!(auth.body["first"], serde_json::json!(stop.seq));
     let at = utc_ms(stop);
+    // Ordered, not timed (a loaded machine may deliver the key late): the stop's instant lies
+    // after the key was sent and before the passphrase was typed.
     assert!(
-        at >= before - 100 && at <= after + 100,
-        "the stop is timed at the key: key sent {before}..{after}, stop at {at}"
+        at >= before - 100 && at < typed,
+        "the stop is timed at the key: key sent {before}..{after}, passphrase typed at {typed}, stop at {at}"
     );
     assert!(
         utc_ms(auth) - at >= 2900,

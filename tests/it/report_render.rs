@@ -171,12 +171,52 @@ fn report_of_a_changed_log_is_made_and_a_bad_line_stops_it() -> TestResult {
     assert_eq!(
         String::from_utf8(out.stderr)?,
         format!(
-            "arbiter: report: {}:{}: expected ident at line 1 column 2\n",
+            "arbiter: report: {}: line {} is not JSON (expected ident at column 2); each line \
+             of a game log is one JSON entry (rule 5b: the log of machine-related actions)\n",
             log.display(),
             entries + 1
         )
     );
     assert!(!dir.join("game-1/report.html").exists());
+    Ok(())
+}
+
+/// Issue 21: a line that is not JSON at all is named as such, by its number, not with serde's
+/// "expected value at line 1 column 1" (every line is serde's line 1); the log is unchanged and
+/// no report is written, Markdown or HTML.
+#[test]
+fn issue_21_report_says_which_line_is_not_json() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    let dir = tmp.path().join("ny-2003");
+    write_log(&dir, 1, "Garry Kasparov")?;
+    let d = dir.to_string_lossy().to_string();
+    let log = arbiter::layout::log_path(&dir, 1);
+    let text = std::fs::read_to_string(&log)?;
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[3] = "%% a line of something else";
+    let broken = format!("{}\n", lines.join("\n"));
+    std::fs::write(&log, &broken)?;
+    for markdown in [false, true] {
+        let mut args = vec!["report", "--match", &d, "--game", "1"];
+        if markdown {
+            args.push("--markdown");
+        }
+        let out = arbiter(&args)?;
+        assert_eq!(out.status.code(), Some(65));
+        let err = String::from_utf8(out.stderr)?;
+        assert_eq!(
+            err,
+            format!(
+                "arbiter: report: {}: line 4 is not JSON (expected value at column 1); each line \
+                 of a game log is one JSON entry (rule 5b: the log of machine-related actions)\n",
+                log.display()
+            )
+        );
+        assert!(!err.contains("line 1 column 1"), "{err}");
+    }
+    assert_eq!(std::fs::read_to_string(&log)?, broken);
+    assert!(!dir.join("game-1/report.html").exists());
+    assert!(!dir.join("game-1/report.md").exists());
     Ok(())
 }
 

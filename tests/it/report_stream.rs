@@ -1,7 +1,8 @@
-//! Issue 14, memory flat: `arbiter report` streams the log in two passes (`report_io::write_report`)
-//! and writes exactly the bytes of the whole rendering (`report_io::render_game`), Markdown and
-//! HTML, committee and public, voided entries marked; the clock chart keeps a bounded number of
-//! points however long the log.
+//! Issue 14, memory flat: `arbiter report` streams the log (`report_io::write_report`; issue 21:
+//! in one pass, each row held until no void can reach it, a second pass for a void reaching
+//! further) and writes exactly the bytes of the whole rendering (`report_io::render_game`),
+//! Markdown and HTML, committee and public, voided entries marked; the clock chart keeps a
+//! bounded number of points however long the log.
 use std::path::Path;
 
 use arbiter::core::event::Event;
@@ -178,5 +179,79 @@ fn issue_14_report_clock_chart_keeps_a_bounded_number_of_marks() -> TestResult {
             .count(),
         corrections
     );
+    Ok(())
+}
+
+/// A game with one move, then `notes` arbiter notes, one a second.
+fn notes_script(notes: usize) -> String {
+    let mut script = String::from(
+        "0 arbiter declare white human Garry Kasparov\n\
+         0 arbiter declare black machine Deep Junior\n\
+         0 arbiter declare operator Amir Ban\n\
+         0 arbiter start\n\
+         10 move e4\n",
+    );
+    for k in 0..notes {
+        script.push_str(&format!("{} arbiter note note {k}\n", 20 + k));
+    }
+    script
+}
+
+#[test]
+fn issue_21_report_one_pass_marks_a_void_made_far_after_its_entry() -> TestResult {
+    // Rule 1: a void reaches back up to 2 x VOID_WINDOW entries; the one pass holds each row
+    // until no later entry can void it, so the row written carries its mark.
+    let tmp = tempfile::tempdir()?;
+    let dir = tmp.path().join("ny-2003");
+    let back = arbiter::core::game::VOID_WINDOW + 10;
+    let mut script = notes_script(back + 5);
+    let target = 6;
+    script.push_str(&format!(
+        "{} arbiter void {target} a note in the wrong game\n",
+        20 + back + 5
+    ));
+    let (events, utc) = run(&script)?;
+    assert_eq!(events[target].kind_name(), "note");
+    assert!(events.len() - target > arbiter::core::game::VOID_WINDOW);
+    write_events(&dir, 1, &events, &utc)?;
+    let texts = streamed_equals_whole(&dir)?;
+    let by = events.len() - 1;
+    assert!(texts[0].contains(&format!("[VOIDED by entry #{by}]")));
+    Ok(())
+}
+
+#[test]
+fn issue_21_report_a_void_beyond_the_rows_held_gets_a_second_pass() -> TestResult {
+    // A changed log whose void names an entry older than any void may reach (the game refuses
+    // it; the report reads the log leniently): the row was already written by the one pass, so
+    // the rows come from a second pass, and the bytes are still those of the whole rendering.
+    let tmp = tempfile::tempdir()?;
+    let dir = tmp.path().join("ny-2003");
+    let (mut events, mut utc) = run(&notes_script(8 * arbiter::core::game::VOID_WINDOW))?;
+    let target = 5;
+    assert_eq!(events[target].kind_name(), "note");
+    let at = events.last().map_or(0, |e| e.at) + 1000;
+    events.push(Event {
+        at,
+        actor: arbiter::core::Actor::Arbiter,
+        clause: "1".into(),
+        kind: arbiter::core::event::EventKind::EntryVoided {
+            seq: target as u64,
+            kind: "note".into(),
+            reason: "far back".into(),
+        },
+    });
+    utc.push(crate::report_support::utc_of(at));
+    write_events(&dir, 1, &events, &utc)?;
+    let texts = streamed_equals_whole(&dir)?;
+    let by = events.len() - 1;
+    let arbiter::core::event::EventKind::Note { text } = &events[target].kind else {
+        return Err("not a note".into());
+    };
+    assert!(
+        texts[0].contains(&format!("note: {text} [VOIDED by entry #{by}]")),
+        "the far void's mark is missing"
+    );
+    assert!(texts[4].contains(&format!("note: {text} \\[VOIDED by entry #{by}\\]")));
     Ok(())
 }

@@ -64,8 +64,9 @@ impl Game {
                         return refuse(
                             c::ARBITER,
                             format!(
-                                "under these rules the move is sealed (clause {}): {side} writes move {number}, the arbiter records its commitment: arbiter adjourn sealed SHA256",
-                                rules.clause
+                                "under these rules the move is sealed (clause {}): {} writes move {number}, the arbiter records its commitment: arbiter adjourn sealed SHA256",
+                                rules.clause,
+                                self.side_label(side)
                             ),
                         );
                     }
@@ -229,8 +230,8 @@ impl Game {
                 self.stop = Some(Stop::Arbiter {
                     since: at,
                     reason: match sealed_sha256 {
-                        Some(_) => format!("adjourned, {side}'s move sealed"),
-                        None => format!("adjourned, {side}'s move open"),
+                        Some(_) => format!("adjourned, {}'s move sealed", self.side_label(*side)),
+                        None => format!("adjourned, {}'s move open", self.side_label(*side)),
                     },
                 });
                 self.adjourned = Some(Adjourned {

@@ -132,8 +132,9 @@ impl Game {
             EventKind::ClockResumed { side } => {
                 if *side != self.clock_side() {
                     return Err(format!(
-                        "resumed {side}'s clock, but it is {}'s turn on the clock",
-                        self.clock_side()
+                        "resumed {}'s clock, but it is {}'s turn on the clock",
+                        self.side_label(*side),
+                        self.side_label(self.clock_side())
                     )
                     .into());
                 }

@@ -18,7 +18,10 @@ impl Game {
                         Refusal::new(c::LAWS, "this rules profile sets no default (no-show) time")
                     })?;
                 if self.moves_of(side) > 0 {
-                    return refuse(c::LAWS, format!("{side} has already moved"));
+                    return refuse(
+                        c::LAWS,
+                        format!("{} has already moved", self.side_label(side)),
+                    );
                 }
                 let since = now.saturating_sub(self.started_at.unwrap_or(0));
                 if since < secs * 1000 {
@@ -31,7 +34,10 @@ impl Game {
                         ),
                     );
                 }
-                let detail = format!("{side} did not appear within the default time");
+                let detail = format!(
+                    "{} did not appear within the default time",
+                    self.side_label(side)
+                );
                 self.one(
                     now,
                     Actor::Arbiter,

@@ -233,7 +233,11 @@ impl Game {
             } => {
                 self.need_phase(Phase::Playing)?;
                 if self.clock.running() != Some(*side) {
-                    return Err(format!("{side} pressed a clock that was not running").into());
+                    return Err(format!(
+                        "{} pressed a clock that was not running",
+                        self.side_label(*side)
+                    )
+                    .into());
                 }
                 let lost = self.press_clock(*side, at, *spent_ms, *increment_ms)?;
                 let byoyomi_periods_lost = self.profile.byoyomi(*side).map(|_| lost);
@@ -258,7 +262,7 @@ impl Game {
             } => {
                 self.need_phase(Phase::Playing)?;
                 if *side != self.board.side_to_move() {
-                    return Err(format!("{side} moved out of turn").into());
+                    return Err(format!("{} moved out of turn", self.side_label(*side)).into());
                 }
                 self.owed_move = None;
                 match pressed_at {
@@ -266,7 +270,8 @@ impl Game {
                         Some(p) if p.side == *side && p.at == *t && p.spent_ms == *spent_ms => {}
                         _ => {
                             return Err(format!(
-                                "the move names a press of {side} at {t} ms that is not the next one awaiting its move"
+                                "the move names a press of {} at {t} ms that is not the next one awaiting its move",
+                                self.side_label(*side)
                             )
                             .into());
                         }
