@@ -3,7 +3,7 @@
 //! Every line is written, then `fdatasync`ed, and only then reported as appended. A failed write
 //! or sync is never retried: the journal is poisoned and refuses every later append, so the
 //! session can stop taking input and raise the alarm.
-use crate::log::fast::{self, CleanLog};
+use crate::log::fast::{self, BlockFacts, CleanLog, check_block};
 use crate::log::index::IndexResult;
 use crate::log::merkle::RootBuilder;
 use crate::log::scan::{self, Fault, Problem, ScannedLine};
@@ -1486,105 +1486,6 @@ pub fn stream_clean_file_each(
         .flatten()
 }
 
-/// One line of a block as the joining thread needs it: where its kind lies in the block, its
-/// actor.
-struct LineMeta {
-    kind: (u32, u32),
-    actor: u8,
-    /// Where the line lies in the block: start, length without the newline.
-    line: (u32, u32),
-}
-
-/// What one block of whole lines gives: its lines checked and hashed on their own.
-struct BlockFacts {
-    /// The block's bytes (the kinds of [`LineMeta`] point into them), given back for reuse.
-    block: Vec<u8>,
-    first_seq: u64,
-    /// The `prev` of its first line (checked against the previous block's last hash on joining).
-    first_prev: [u8; 32],
-    count: u64,
-    /// The hash of its first line and of its last.
-    first_leaf: [u8; 32],
-    last_leaf: [u8; 32],
-    /// Its leaves folded into aligned subtrees (none spanning one of the sizes asked for).
-    run: log::merkle::AlignedRun,
-    /// `(size, E_{size-1})` for each size asked for whose last entry lies in this block.
-    chains: Vec<(u64, [u8; 32])>,
-    lines: Vec<LineMeta>,
-    /// The parsed entries (line 0, recoveries, those asked for), by index in the block.
-    entries: Vec<(u32, Entry)>,
-}
-
-/// Check the lines of `block` (which starts at byte `base` of the file): each canonical, its
-/// `seq` one more than the line before and its `prev` that line's hash. `None` at the first line
-/// not proven (a kind with an escape included).
-fn check_block(
-    block: Vec<u8>,
-    base: u64,
-    cuts: &[u64],
-    wants: &(dyn Fn(&str) -> bool + Sync),
-) -> Option<BlockFacts> {
-    let (mut first_seq, mut first_prev) = (0u64, ZERO_HASH);
-    let (mut first_leaf, mut last_leaf) = (ZERO_HASH, ZERO_HASH);
-    let mut count = 0u64;
-    let mut run = log::merkle::AlignedRun::new(0);
-    let mut chains = Vec::new();
-    let mut lines = Vec::with_capacity(block.len() / 128);
-    let mut entries = Vec::new();
-    let mut pos = 0usize;
-    while pos < block.len() {
-        let (facts, len) = fast::check_line(block.get(pos..)?)?;
-        let line = block.get(pos..pos + len)?;
-        if count == 0 {
-            // A seq this large is no log the kit wrote; and positions must not overflow.
-            if facts.seq >= 1 << 62 {
-                return None;
-            }
-            (first_seq, first_prev) = (facts.seq, facts.prev);
-            run = log::merkle::AlignedRun::new(facts.seq);
-        } else if facts.seq != first_seq + count || facts.prev != last_leaf {
-            return None;
-        }
-        let kind = facts.kind_in(line)?;
-        let (ka, kb) = facts.kind?;
-        let offset = base + pos as u64;
-        if facts.seq == 0 || facts.recovery || wants(kind) {
-            entries.push((
-                u32::try_from(count).ok()?,
-                log::parse_line(line, offset).ok()?,
-            ));
-        }
-        lines.push(LineMeta {
-            kind: (u32::try_from(pos + ka).ok()?, u32::try_from(pos + kb).ok()?),
-            actor: facts.actor,
-            line: (u32::try_from(pos).ok()?, u32::try_from(len).ok()?),
-        });
-        let leaf = log::entry_hash(line);
-        if count == 0 {
-            first_leaf = leaf;
-        }
-        if cuts.binary_search(&(facts.seq + 1)).is_ok() {
-            chains.push((facts.seq + 1, leaf));
-        }
-        run.push(leaf, cuts);
-        last_leaf = leaf;
-        count += 1;
-        pos += len + 1;
-    }
-    Some(BlockFacts {
-        block,
-        first_seq,
-        first_prev,
-        count,
-        first_leaf,
-        last_leaf,
-        run,
-        chains,
-        lines,
-        entries,
-    })
-}
-
 /// The blocks joined in order: the links across the cuts, the Merkle frontier, the tree heads.
 struct Join {
     sizes: Vec<u64>,
@@ -1651,12 +1552,7 @@ impl Join {
         let mut wanted = b.entries.iter().peekable();
         for (k, meta) in b.lines.iter().enumerate() {
             let entry = wanted.next_if(|(at, _)| *at as usize == k).map(|(_, e)| e);
-            let (ka, kb) = (meta.kind.0 as usize, meta.kind.1 as usize);
-            let Some(kind) = b
-                .block
-                .get(ka..kb)
-                .and_then(|s| std::str::from_utf8(s).ok())
-            else {
+            let Some(kind) = b.kinds.get(meta.kind as usize) else {
                 return false;
             };
             let (la, ll) = (meta.line.0 as usize, meta.line.1 as usize);
@@ -1732,16 +1628,18 @@ fn read_blocks(
         } else {
             None
         };
+        let start = carry.len();
         let mut block = match spare {
             Some(mut b) => {
-                b.clear();
-                b.extend_from_slice(&carry);
+                // What the buffer holds already is overwritten by the read: only what it lacks
+                // is zeroed (not the whole block each time).
+                b.resize(start + STREAM_BLOCK, 0);
+                b[..start].copy_from_slice(&carry);
                 carry.clear();
                 b
             }
             None => std::mem::take(&mut carry),
         };
-        let start = block.len();
         block.resize(start + STREAM_BLOCK, 0);
         let got = loop {
             match file.read(&mut block[start..]) {

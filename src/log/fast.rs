@@ -125,15 +125,34 @@ fn hex_val(c: u8) -> Option<u8> {
     }
 }
 
-/// Whether any of the eight bytes may be `"`, `\\` or a control (below 0x20); never false when
-/// one is.
-fn may_be_special(w: u64) -> bool {
+/// The high bit of every byte of a word.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// A high bit set for each of the eight bytes (little-endian) that may be `"`, `\\` or a control
+/// (below 0x20): never clear for one that is, and the lowest bit set marks exactly the first
+/// such byte (a false mark only ever sits above a true one, where the subtraction borrowed).
+fn special_bytes(w: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH_BITS;
     let quote = w ^ (ONES * u64::from(b'"'));
     let backslash = w ^ (ONES * u64::from(b'\\'));
-    below(quote, 1) | below(backslash, 1) | below(w, 0x20) != 0
+    below(quote, 1) | below(backslash, 1) | below(w, 0x20)
+}
+
+/// Whether any of the eight bytes may be `"`, `\\` or a control (below 0x20); never false when
+/// one is.
+#[cfg(test)]
+fn may_be_special(w: u64) -> bool {
+    special_bytes(w) != 0
+}
+
+/// `a < b` byte-wise, the first bytes compared inline (object keys mostly differ there).
+#[inline(always)]
+fn increasing(a: &[u8], b: &[u8]) -> bool {
+    match (a.first(), b.first()) {
+        (Some(x), Some(y)) if x != y => x < y,
+        _ => a < b,
+    }
 }
 
 fn digits<const N: usize>(b: &[u8]) -> Option<u32> {
@@ -152,9 +171,12 @@ impl<'a> Cursor<'a> {
         self.b.get(self.i).copied()
     }
 
-    fn lit(&mut self, s: &[u8]) -> Option<()> {
-        if self.b.get(self.i..)?.starts_with(s) {
-            self.i += s.len();
+    /// The literal `s` (compared as a whole array: a few word compares, no call).
+    #[inline(always)]
+    fn lit<const N: usize>(&mut self, s: &[u8; N]) -> Option<()> {
+        let got: &[u8; N] = self.b.get(self.i..self.i + N)?.try_into().ok()?;
+        if got == s {
+            self.i += N;
             Some(())
         } else {
             None
@@ -241,11 +263,12 @@ impl<'a> Cursor<'a> {
     /// One of [`ACTORS`] and the closing quote; its index.
     fn actor(&mut self) -> Option<u8> {
         let rest = self.b.get(self.i..)?;
-        let (k, a) = ACTORS
+        let end = rest.iter().take(32).position(|&c| c == b'"')?;
+        let name = &rest[..end];
+        let k = ACTORS
             .iter()
-            .enumerate()
-            .find(|(_, a)| rest.starts_with(a.as_bytes()) && rest.get(a.len()) == Some(&b'"'))?;
-        self.i += a.len() + 1;
+            .position(|a| a.len() == name.len() && a.as_bytes() == name)?;
+        self.i += end + 1;
         u8::try_from(k).ok()
     }
 
@@ -253,28 +276,38 @@ impl<'a> Cursor<'a> {
     /// take serde_json's escapes (`\"`, `\\`, `\b`, `\t`, `\n`, `\f`, `\r`, else `\u00xx`
     /// lowercase). Returns the raw content and whether it holds an escape.
     fn string(&mut self) -> Option<(&'a [u8], bool)> {
-        self.lit(b"\"")?;
-        let start = self.i;
+        let b: &'a [u8] = self.b;
+        if b.get(self.i) != Some(&b'"') {
+            return None;
+        }
+        let start = self.i + 1;
+        let mut i = start;
+        let mut high = 0u64;
         let mut escaped = false;
         loop {
-            // Skip eight plain bytes at a time.
-            while let Some(w) = self.b.get(self.i..self.i + 8) {
+            // Eight bytes at a time up to the first special one (found exactly: see
+            // `special_bytes`).
+            while let Some(w) = b.get(i..i + 8) {
                 let w = u64::from_le_bytes(w.try_into().ok()?);
-                if may_be_special(w) {
+                let special = special_bytes(w);
+                if special != 0 {
+                    let k = special.trailing_zeros() / 8;
+                    // The plain bytes before it.
+                    high |= w & ((1u64 << (8 * k)) - 1) & HIGH_BITS;
+                    i += k as usize;
                     break;
                 }
-                self.high |= w & 0x8080_8080_8080_8080;
-                self.i += 8;
+                high |= w & HIGH_BITS;
+                i += 8;
             }
-            let c = self.peek()?;
-            match c {
+            match *b.get(i)? {
                 b'"' => break,
                 b'\\' => {
                     escaped = true;
-                    match self.b.get(self.i + 1)? {
-                        b'"' | b'\\' | b'b' | b't' | b'n' | b'f' | b'r' => self.i += 2,
+                    match b.get(i + 1)? {
+                        b'"' | b'\\' | b'b' | b't' | b'n' | b'f' | b'r' => i += 2,
                         b'u' => {
-                            let u = self.b.get(self.i + 2..self.i + 6)?;
+                            let u = b.get(i + 2..i + 6)?;
                             if u[0] != b'0' || u[1] != b'0' {
                                 return None;
                             }
@@ -282,22 +315,22 @@ impl<'a> Cursor<'a> {
                             if v >= 0x20 || matches!(v, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d) {
                                 return None;
                             }
-                            self.i += 6;
+                            i += 6;
                         }
                         _ => return None,
                     }
                 }
                 0..=0x1f => return None,
+                // Only within the last eight bytes of the buffer.
                 c => {
-                    self.high |= u64::from(c & 0x80);
-                    self.i += 1;
+                    high |= u64::from(c & 0x80);
+                    i += 1;
                 }
             }
         }
-        let b: &'a [u8] = self.b;
-        let s = &b[start..self.i];
-        self.i += 1;
-        Some((s, escaped))
+        self.high |= high;
+        self.i = i + 1;
+        Some((&b[start..i], escaped))
     }
 
     /// A number as serde_json writes the value it parses from these bytes.
@@ -365,7 +398,7 @@ impl<'a> Cursor<'a> {
         let mut last: Option<&'a [u8]> = None;
         loop {
             let (key, escaped) = self.string()?;
-            if escaped || last.is_some_and(|l| l >= key) {
+            if escaped || last.is_some_and(|l| !increasing(l, key)) {
                 return None;
             }
             last = Some(key);
@@ -402,6 +435,154 @@ impl<'a> Cursor<'a> {
             }
         }
     }
+}
+
+/// One line of a block as the thread joining the blocks needs it: its kind (an index into
+/// [`BlockFacts::kinds`]), its actor (an index into [`ACTORS`]).
+#[derive(Debug, Clone, Copy)]
+pub struct LineMeta {
+    pub kind: u32,
+    pub actor: u8,
+    /// Where the line lies in the block: start, length without the newline (its bytes are left
+    /// as they were checked and hashed).
+    pub line: (u32, u32),
+}
+
+/// Kinds looked up among the first this many of a block (a block of lines of ever new kinds
+/// still costs a bounded search a line).
+const KINDS_SEARCHED: usize = 32;
+
+/// What one block of whole lines gives ([`check_block`]): its lines checked and hashed on their
+/// own, its part of the Merkle tree.
+#[derive(Debug)]
+pub struct BlockFacts {
+    /// The block's bytes (the lines of [`LineMeta`] lie in them), given back for reuse. The
+    /// newline before each line but the first was overwritten (see [`check_block`]); the lines'
+    /// own bytes are as they were read.
+    pub block: Vec<u8>,
+    pub first_seq: u64,
+    /// The `prev` of its first line (checked against the previous block's last hash on joining).
+    pub first_prev: [u8; 32],
+    pub count: u64,
+    /// The hash of its first line and of its last.
+    pub first_leaf: [u8; 32],
+    pub last_leaf: [u8; 32],
+    /// Its leaves folded into aligned subtrees (none spanning one of the sizes asked for).
+    pub run: super::merkle::AlignedRun,
+    /// `(size, E_{size-1})` for each size asked for whose last entry lies in this block.
+    pub chains: Vec<(u64, [u8; 32])>,
+    pub lines: Vec<LineMeta>,
+    /// The kinds of the block's lines, each once (a log has a handful): a line's kind is checked
+    /// as text and asked about (`wants`) once a block, not once a line.
+    pub kinds: Vec<String>,
+    /// The parsed entries (line 0, recoveries, those asked for), by index in the block.
+    pub entries: Vec<(u32, Entry)>,
+}
+
+/// Check the lines of `block` (whole lines, each ending in `\n`; the block starts at byte `base`
+/// of the file): each canonical ([`check_line`]), its `seq` one more than the line before and its
+/// `prev` that line's hash; hash them all ([`super::merkle::leaf_hashes`], several lines side by
+/// side) and fold the hashes into the block's aligned subtrees, none spanning one of `cuts`
+/// (sorted). `None` at the first line not proven (a kind with an escape included) or link
+/// broken; the caller then takes the exact path.
+pub fn check_block(
+    block: Vec<u8>,
+    base: u64,
+    cuts: &[u64],
+    wants: &(dyn Fn(&str) -> bool + Sync),
+) -> Option<BlockFacts> {
+    let (mut first_seq, mut first_prev) = (0u64, ZERO_HASH);
+    let mut lines = Vec::with_capacity(block.len() / 256);
+    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(block.len() / 256);
+    let mut prevs: Vec<[u8; 32]> = Vec::with_capacity(block.len() / 256);
+    let mut entries = Vec::new();
+    let mut kinds: Vec<String> = Vec::new();
+    let mut wanted: Vec<bool> = Vec::new();
+    let mut pos = 0usize;
+    while pos < block.len() {
+        let (facts, len) = check_line(block.get(pos..)?)?;
+        let line = block.get(pos..pos + len)?;
+        let count = spans.len() as u64;
+        if count == 0 {
+            // A seq this large is no log the kit wrote; and positions must not overflow.
+            if facts.seq >= 1 << 62 {
+                return None;
+            }
+            (first_seq, first_prev) = (facts.seq, facts.prev);
+        } else if facts.seq != first_seq + count {
+            return None;
+        }
+        let (ka, kb) = facts.kind?;
+        let text = line.get(ka..kb)?;
+        let k = match kinds
+            .iter()
+            .take(KINDS_SEARCHED)
+            .position(|k| k.as_bytes() == text)
+        {
+            Some(k) => k,
+            None => {
+                let kind = std::str::from_utf8(text).ok()?;
+                wanted.push(wants(kind));
+                kinds.push(kind.to_owned());
+                kinds.len() - 1
+            }
+        };
+        if facts.seq == 0 || facts.recovery || wanted.get(k).copied().unwrap_or(true) {
+            entries.push((
+                u32::try_from(count).ok()?,
+                parse_line(line, base + pos as u64).ok()?,
+            ));
+        }
+        lines.push(LineMeta {
+            kind: u32::try_from(k).ok()?,
+            actor: facts.actor,
+            line: (u32::try_from(pos).ok()?, u32::try_from(len).ok()?),
+        });
+        spans.push((pos, len));
+        prevs.push(facts.prev);
+        pos += len + 1;
+    }
+    // Each line is hashed where it lies: the newline before it becomes the leaf prefix byte
+    // (the block's bytes are not read again, only its buffer reused); the first line has none.
+    let mut block = block;
+    for &(p, _) in spans.iter().skip(1) {
+        *block.get_mut(p.checked_sub(1)?)? = 0;
+    }
+    let mut leaves = vec![ZERO_HASH; spans.len()];
+    if let (Some(&(p, l)), Some(first)) = (spans.first(), leaves.first_mut()) {
+        *first = entry_hash(block.get(p..p + l)?);
+    }
+    let framed: Vec<&[u8]> = spans
+        .iter()
+        .skip(1)
+        .map(|&(p, l)| &block[p - 1..p + l])
+        .collect();
+    super::merkle::framed_leaf_hashes(&framed, leaves.get_mut(1..).unwrap_or_default());
+    drop(framed);
+    // Each line's prev is the hash of the line before it.
+    if prevs.iter().skip(1).zip(&leaves).any(|(p, h)| p != h) {
+        return None;
+    }
+    let count = leaves.len() as u64;
+    let end = first_seq + count;
+    let chains = cuts[cuts.partition_point(|&c| c <= first_seq)..]
+        .iter()
+        .take_while(|&&c| c <= end)
+        .filter_map(|&c| Some((c, *leaves.get(usize::try_from(c - first_seq - 1).ok()?)?)))
+        .collect();
+    Some(BlockFacts {
+        first_seq,
+        first_prev,
+        count,
+        first_leaf: leaves.first().copied().unwrap_or(ZERO_HASH),
+        last_leaf: leaves.last().copied().unwrap_or(ZERO_HASH),
+        run: super::merkle::AlignedRun::from_leaves(first_seq, &leaves, cuts),
+        chains,
+        lines,
+        kinds,
+        entries,
+        block,
+    })
 }
 
 /// A log whose every line is a valid v1 entry, ends in `\n`, carries its position as `seq` and
@@ -812,6 +993,31 @@ mod tests {
             }
         }
         assert!(!may_be_special(u64::from_le_bytes(*b"ab/\x7f\xc3\xa9 ~")));
+    }
+
+    #[test]
+    fn word_skip_marks_the_first_special_byte_exactly() {
+        let is_special = |c: u8| c < 0x20 || c == b'"' || c == b'\\';
+        // Every byte value at every position, before and after other bytes of every kind: the
+        // lowest mark is the first special byte, and there is a mark if and only if one is.
+        let others = [
+            b'a', 0x00, 0x1f, 0x20, b'"', b'\\', 0x7f, 0x80, 0xff, 0x21, 0x23, 0x5d,
+        ];
+        for c in 0..=255u8 {
+            for pos in 0..8 {
+                for &before in &others {
+                    for &after in &others {
+                        let mut w = [after; 8];
+                        w[..pos].fill(before);
+                        w[pos] = c;
+                        let first = w.iter().position(|&b| is_special(b));
+                        let marks = special_bytes(u64::from_le_bytes(w));
+                        let got = (marks != 0).then(|| (marks.trailing_zeros() / 8) as usize);
+                        assert_eq!(got, first, "{w:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

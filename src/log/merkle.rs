@@ -19,6 +19,136 @@ pub fn node_hash(left: &[u8; 32], right: &[u8; 32]) -> [u8; 32] {
     h.finalize().into()
 }
 
+/// Most messages hashed side by side ([`leaf_hashes`], [`pair_hashes`]).
+const LANES_MAX: usize = 16;
+
+/// Messages the CPU hashes side by side (4 streams on a SHA unit, 8 or 16 with AVX2/AVX-512).
+fn lanes() -> usize {
+    tape_sha256::lane_width().clamp(1, LANES_MAX)
+}
+
+/// [`leaf_hash`] of every line: `out[i] = leaf_hash(lines[i])`. Independent messages are
+/// hashed side by side on the CPU's SHA unit (`tape_sha256`, multi-buffer): a single SHA-256
+/// stream waits on each round's result, several streams fill those waits, so this is about twice
+/// the speed of hashing one line after another.
+pub fn leaf_hashes(lines: &[&[u8]], out: &mut [[u8; 32]]) {
+    side_by_side(&[0u8], lines, out);
+}
+
+/// [`leaf_hashes`] of lines given framed, each with the leaf prefix byte before it
+/// (`framed[i] = 0x00 || line`): `out[i] = leaf_hash(line)`. A caller whose lines lie in one
+/// buffer can put the 0x00 where the line before ends (its newline) and hash each line where it
+/// lies: no block of it is then copied to be shifted by the prefix byte.
+pub fn framed_leaf_hashes(framed: &[&[u8]], out: &mut [[u8; 32]]) {
+    side_by_side(&[], framed, out);
+}
+
+/// `out[i] = SHA-256(prefix || msgs[i])`, several messages side by side. The streams of one
+/// pass must have the same number of SHA-256 blocks, so messages are grouped by their block
+/// count on the way (a few groups wait at a time; the last ones may go part full).
+fn side_by_side(prefix: &[u8], msgs: &[&[u8]], out: &mut [[u8; 32]]) {
+    let w = lanes();
+    if w == 1 || msgs.len() != out.len() {
+        for (o, m) in out.iter_mut().zip(msgs) {
+            let mut h = Sha256::new();
+            h.update(prefix);
+            h.update(m);
+            *o = h.finalize().into();
+        }
+        return;
+    }
+    /// Messages waiting for a full group: their block count, their indices, how many.
+    struct Slot {
+        blocks: usize,
+        idx: [usize; LANES_MAX],
+        n: usize,
+    }
+    let flush = |slot: &mut Slot, out: &mut [[u8; 32]]| {
+        let n = slot.n;
+        let mut group: [&[u8]; LANES_MAX] = [&[]; LANES_MAX];
+        for (m, &i) in group.iter_mut().zip(&slot.idx[..n]) {
+            *m = msgs.get(i).copied().unwrap_or(&[]);
+        }
+        let mut got = [[0u8; 32]; LANES_MAX];
+        tape_sha256::hash_many_prefixed(prefix, &group[..n], &mut got[..n]);
+        for (&i, h) in slot.idx[..n].iter().zip(got) {
+            if let Some(o) = out.get_mut(i) {
+                *o = h;
+            }
+        }
+        slot.n = 0;
+    };
+    let mut slots: [Slot; 8] = std::array::from_fn(|_| Slot {
+        blocks: 0,
+        idx: [0; LANES_MAX],
+        n: 0,
+    });
+    for (i, m) in msgs.iter().enumerate() {
+        // The prefix, the message, at least 9 bytes of padding.
+        let blocks = (prefix.len() + m.len() + 9).div_ceil(64);
+        let k = match slots.iter().position(|s| s.n > 0 && s.blocks == blocks) {
+            Some(k) => k,
+            None => {
+                // A free slot, else the fullest one is hashed as it is (a partial group).
+                let k = match slots.iter().position(|s| s.n == 0) {
+                    Some(k) => k,
+                    None => {
+                        let k = (0..slots.len()).max_by_key(|&k| slots[k].n).unwrap_or(0);
+                        flush(&mut slots[k], out);
+                        k
+                    }
+                };
+                slots[k].blocks = blocks;
+                k
+            }
+        };
+        let slot = &mut slots[k];
+        slot.idx[slot.n] = i;
+        slot.n += 1;
+        if slot.n == w {
+            flush(slot, out);
+        }
+    }
+    for slot in slots.iter_mut().filter(|s| s.n > 0) {
+        flush(slot, out);
+    }
+}
+
+/// [`node_hash`] of each pair of neighbours: `out[i] = node_hash(below[2i], below[2i+1])`
+/// (`below` of even length, `out` half as long), hashed side by side like [`leaf_hashes`].
+pub fn pair_hashes(below: &[[u8; 32]], out: &mut [[u8; 32]]) {
+    let w = lanes();
+    for (pairs, outs) in below.chunks(2 * w).zip(out.chunks_mut(w)) {
+        let n = (pairs.len() / 2).min(outs.len());
+        let mut left: [&[u8]; LANES_MAX] = [&[]; LANES_MAX];
+        let mut right: [&[u8]; LANES_MAX] = [&[]; LANES_MAX];
+        for (k, pair) in pairs.chunks_exact(2).take(n).enumerate() {
+            left[k] = &pair[0];
+            right[k] = &pair[1];
+        }
+        tape_sha256::hash_pairs(&[1u8], &left[..n], &right[..n], &mut outs[..n]);
+    }
+}
+
+/// The tree hash of `2^h` leaves (a perfect subtree), level by level with [`pair_hashes`].
+fn perfect_root(leaves: &[[u8; 32]], a: &mut Vec<[u8; 32]>, b: &mut Vec<[u8; 32]>) -> [u8; 32] {
+    match leaves {
+        [] => return root(&[]),
+        [one] => return *one,
+        _ => {}
+    }
+    a.clear();
+    a.resize(leaves.len() / 2, [0u8; 32]);
+    pair_hashes(leaves, a);
+    while a.len() > 1 {
+        b.clear();
+        b.resize(a.len() / 2, [0u8; 32]);
+        pair_hashes(a, b);
+        std::mem::swap(a, b);
+    }
+    a.first().copied().unwrap_or_else(|| root(&[]))
+}
+
 /// Largest power of two strictly smaller than `n` (n >= 2).
 fn split(n: usize) -> usize {
     let mut k = 1;
@@ -399,6 +529,90 @@ impl Subtrees {
 mod tests {
     use super::*;
 
+    /// Lines of every length from 0 to 700 bytes (1 to 12 SHA-256 blocks), in an order that mixes
+    /// the block counts, so that groups fill, overflow the slots and end partial.
+    fn mixed_lines() -> Vec<Vec<u8>> {
+        let mut lens: Vec<usize> = (0..=700).collect();
+        // A fixed shuffle (no RNG needed): stride through the lengths.
+        lens = (0..lens.len())
+            .map(|i| lens[(i * 263) % lens.len()])
+            .collect();
+        lens.extend([
+            54, 54, 54, 55, 118, 119, 119, 119, 119, 119, 1000, 4096, 4097,
+        ]);
+        lens.iter()
+            .enumerate()
+            .map(|(i, &n)| (0..n).map(|k| (k * 31 + i * 7) as u8).collect())
+            .collect()
+    }
+
+    #[test]
+    fn leaf_hashes_side_by_side_equal_one_at_a_time() {
+        let lines = mixed_lines();
+        for take in [0, 1, 2, 3, 4, 5, 7, 16, 17, 100, lines.len()] {
+            let refs: Vec<&[u8]> = lines[..take].iter().map(|l| &l[..]).collect();
+            let mut out = vec![[0u8; 32]; take];
+            leaf_hashes(&refs, &mut out);
+            for (l, o) in refs.iter().zip(&out) {
+                assert_eq!(*o, leaf_hash(l), "a line of {} bytes", l.len());
+            }
+        }
+        // Framed: the prefix byte in front of each line gives the same hashes.
+        let framed: Vec<Vec<u8>> = lines.iter().map(|l| [&[0u8][..], l].concat()).collect();
+        let refs: Vec<&[u8]> = framed.iter().map(|l| &l[..]).collect();
+        let mut out = vec![[0u8; 32]; refs.len()];
+        framed_leaf_hashes(&refs, &mut out);
+        for (l, o) in lines.iter().zip(&out) {
+            assert_eq!(*o, leaf_hash(l), "a framed line of {} bytes", l.len());
+        }
+        // The known answer: RFC 6962's leaf hash of the empty string.
+        let mut out = [[0u8; 32]];
+        leaf_hashes(&[b""], &mut out);
+        assert_eq!(
+            hex::encode(out[0]),
+            "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d"
+        );
+    }
+
+    #[test]
+    fn pair_hashes_side_by_side_equal_one_at_a_time() {
+        let below: Vec<[u8; 32]> = (0..200u32).map(|i| leaf_hash(&i.to_le_bytes())).collect();
+        for n in [0usize, 2, 4, 6, 8, 30, 32, 34, 200] {
+            let mut out = vec![[0u8; 32]; n / 2];
+            pair_hashes(&below[..n], &mut out);
+            for (k, o) in out.iter().enumerate() {
+                assert_eq!(
+                    *o,
+                    node_hash(&below[2 * k], &below[2 * k + 1]),
+                    "pair {k} of {n}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn aligned_run_from_leaves_equals_pushing_them_one_by_one() {
+        let leaves: Vec<[u8; 32]> = (0..140u32).map(|i| leaf_hash(&i.to_be_bytes())).collect();
+        let cut_sets: [&[u64]; 4] = [&[], &[1, 5, 64, 100, 129], &[3, 4, 7, 8, 9, 16, 33], &[70]];
+        for cuts in cut_sets {
+            for start in 0..70u64 {
+                for len in 0..70usize {
+                    let slice = &leaves[start as usize..start as usize + len];
+                    let mut one = AlignedRun::new(start);
+                    for l in slice {
+                        one.push(*l, cuts);
+                    }
+                    let all = AlignedRun::from_leaves(start, slice, cuts);
+                    assert_eq!(
+                        all.stack, one.stack,
+                        "start {start} len {len} cuts {cuts:?}"
+                    );
+                    assert_eq!(all.next(), one.next());
+                }
+            }
+        }
+    }
+
     #[test]
     fn subtrees_give_every_prefix_root() {
         let leaves: Vec<[u8; 32]> = (0..300u32).map(|i| leaf_hash(&i.to_be_bytes())).collect();
@@ -609,6 +823,35 @@ impl AlignedRun {
         }
         self.stack.push(cur);
         self.next += 1;
+    }
+
+    /// The run of `leaves` starting at position `start`, all at once: what pushing them one by
+    /// one ([`AlignedRun::push`]) gives, with the node hashes computed side by side
+    /// ([`pair_hashes`]). Each subtree is the largest one aligned at its start that fits and
+    /// holds no cut inside (the shape `push` builds).
+    pub fn from_leaves(start: u64, leaves: &[[u8; 32]], cuts: &[u64]) -> AlignedRun {
+        let end = start + leaves.len() as u64;
+        let mut stack = Vec::new();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let mut pos = start;
+        while pos < end {
+            let mut h = 0u32;
+            while h < 62 {
+                let size = 1u64 << (h + 1);
+                let next = cuts.partition_point(|&c| c <= pos);
+                let cut_inside = cuts.get(next).is_some_and(|&c| c < pos + size);
+                if !pos.is_multiple_of(size) || pos + size > end || cut_inside {
+                    break;
+                }
+                h += 1;
+            }
+            let from = (pos - start) as usize;
+            let size = 1usize << h;
+            let hash = perfect_root(&leaves[from..from + size], &mut a, &mut b);
+            stack.push((h, pos, hash));
+            pos += size as u64;
+        }
+        AlignedRun { stack, next: end }
     }
 
     /// The subtrees, left to right: (height, hash).

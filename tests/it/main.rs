@@ -76,6 +76,7 @@ mod tui_support;
 mod typed_errors; // issue 22: both boards refuse with one error type; the same exit code from either game
 mod usage; // clap usage errors: `arbiter: error: …`, exit 2
 mod verify_one_pass; // issue 21: verify reads each log once; its facts equal the line reader's
+mod verify_seam; // issue 21: damage at the seam between verify's blocks: the exact path's verdict
 mod void; // rule 1: the arbiter voids a mis-keyed entry; replay agrees
 mod witness; // issue 11: demo key, pinned trust, rollback, rename, never overwrite, notes
 mod witness_attacks;
