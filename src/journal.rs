@@ -1147,60 +1147,33 @@ fn hash_file(path: &Path) -> io::Result<(u64, [u8; 32])> {
 /// line's hash), and returns `false` to stop early. Returns the number of entries read. Memory
 /// stays one line, whatever the log's size.
 pub fn for_each_entry(path: &Path, mut f: impl FnMut(Entry) -> bool) -> Result<u64, JournalError> {
-    let file = crate::fsio::open_match_file(path).map_err(io_err("open", path))?;
-    let mut lines = LineReader::new(file);
-    lines.stop_long = true;
-    let (mut n, mut offset, mut prev) = (0u64, 0u64, ZERO_HASH);
-    let bad = |seq: u64, offset: u64, problem: String| JournalError::BadLine {
-        path: path.to_owned(),
-        seq,
-        offset,
-        problem,
-    };
-    while let Some(raw) = lines.next().map_err(io_err("read", path))? {
-        if raw.too_long {
-            return Err(bad(
-                n,
-                offset,
-                format!(
-                    "a line of more than {} bytes, longer than the {MAX_LINE_BYTES} a log line may hold",
-                    raw.len.min(MAX_LINE_BYTES as u64)
-                ),
-            ));
+    let mut failed = None;
+    let n = for_each_line(path, |l| match entry_of_checked(l) {
+        Ok(e) => f(e),
+        Err(problem) => {
+            failed = Some(JournalError::BadLine {
+                path: path.to_owned(),
+                seq: l.seq,
+                offset: l.offset,
+                problem: problem.to_string(),
+            });
+            false
         }
-        if !raw.terminated {
-            return Err(bad(
-                n,
-                offset,
-                "the last line has no newline (a torn tail)".into(),
-            ));
-        }
-        let e =
-            parse_terminated(&mut lines.buf, offset).map_err(|e| bad(n, offset, e.to_string()))?;
-        if e.seq != n {
-            return Err(bad(n, offset, format!("seq {} out of place", e.seq)));
-        }
-        if e.prev_bytes() != prev {
-            return Err(bad(
-                n,
-                offset,
-                "its prev field does not hold the previous line's hash".into(),
-            ));
-        }
-        prev = e.hash;
-        offset += raw.len + 1;
-        n += 1;
-        if !f(e) {
-            break;
-        }
+    })?;
+    failed.map_or(Ok(n), Err)
+}
+
+/// The entry of a line [`for_each_line`] checked and hashed (its hash is not computed again).
+fn entry_of_checked(l: &CheckedLine<'_>) -> Result<Entry, LineError> {
+    let plain = l
+        .canonical
+        .then(|| serde_json::from_slice::<log::scan::Plain>(l.bytes).ok())
+        .flatten()
+        .filter(|p| p.seq == l.seq);
+    match plain {
+        Some(p) => Ok(p.into_entry(l.hash, l.offset, l.bytes.len() as u64)),
+        None => log::parse_line(l.bytes, l.offset),
     }
-    if n == 0 {
-        return Err(JournalError::NoFirstEntry {
-            path: path.to_owned(),
-            detail: EMPTY_LOG_HINT.into(),
-        });
-    }
-    Ok(n)
 }
 
 /// One line of a game log as [`for_each_line`] hands it: checked (a valid line, its `seq` in
@@ -1214,6 +1187,8 @@ pub struct CheckedLine<'a> {
     pub hash: [u8; 32],
     /// The line's bytes, without the newline.
     pub bytes: &'a [u8],
+    /// Proven in the kit's canonical form by [`fast::check_line`] (else the strict parser read it).
+    pub canonical: bool,
 }
 
 /// [`for_each_entry`] without parsing the entries: each line is checked as there (canonical by
@@ -1279,6 +1254,7 @@ pub fn for_each_line(
             offset,
             hash: prev,
             bytes: &lines.buf,
+            canonical: proven.is_some(),
         };
         offset += raw.len + 1;
         n += 1;
