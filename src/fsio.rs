@@ -125,15 +125,6 @@ pub fn read_to_string(path: &Path) -> io::Result<String> {
     })
 }
 
-/// A game log read whole (no size bound: logs grow with the game), refusing a symlink, FIFO,
-/// device or folder in its place.
-pub fn read_match_log(path: &Path) -> io::Result<Vec<u8>> {
-    let mut f = open_match_file(path)?;
-    let mut out = Vec::new();
-    f.read_to_end(&mut out)?;
-    Ok(out)
-}
-
 /// What an output path is written for: which files of a match folder it may land on, and what an
 /// existing file there must look like to be replaced without `--force`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
