@@ -2829,6 +2829,134 @@ pub fn authorize_crashed_session(
     )))
 }
 
+/// The arbiter's ruling on one arbiter-only entry that stands UNAUTHORIZED (issue 21): the entry
+/// in flight at a crash, which nothing tells from an entry appended by anything else, so no
+/// reopen authorizes it. Having checked it (and voided it at the board if it records something
+/// that did not happen), the arbiter authorizes it here with the key: an `authorized` entry
+/// covering exactly that entry, with the reason, signed, and the seal closed over it. Refused,
+/// with nothing written, for an entry that does not exist or does not stand unauthorized, for a
+/// log that is not sealed, damaged, held by a board or script, left by a crash not yet reopened,
+/// or with foreign entries past the seal. Returns what was recorded, in words.
+pub fn authorize_entry(
+    match_dir: &Path,
+    game: u32,
+    key: &PrivateKey,
+    seq: u64,
+    reason: &str,
+    utc: chrono::DateTime<chrono::Utc>,
+) -> Result<String, String> {
+    use crate::journal::Journal;
+    use crate::log::NewEntry;
+    if reason.trim().is_empty() {
+        return Err(
+            "give the reason for the ruling (5b: every act is recorded with its reason)".into(),
+        );
+    }
+    let log = layout::log_path(match_dir, game);
+    let first = crate::journal::first_entry(&log).map_err(|e| e.to_string())?;
+    if !is_sealed_log(&first) {
+        return Err(format!(
+            "{}: not a sealed log (format v1 without `\"binding\":\"seal/1\"`): its arbiter entries carry no authorization to rule on",
+            log.display()
+        ));
+    }
+    let mid = first
+        .body
+        .get("match_id")
+        .and_then(|m| m.as_str())
+        .ok_or("line 0 binds no match id")?
+        .to_owned();
+    let origin = crate::log::checkpoint::origin(&mid, game);
+    if crashed_plan(match_dir, game, key.public_key(), &origin)?.is_some_and(|p| p.count > 0) {
+        return Err(format!(
+            "game {game} was left by a crash and not reopened: its sealed entries are authorized at the reopen first (arbiter checkpoint --game {game}); nothing recorded"
+        ));
+    }
+    if let Some((b, listed)) =
+        binding_on_disk(match_dir, game, key.public_key()).map_err(|e| e.to_string())?
+        && b.foreign() > 0
+    {
+        return Err(format!(
+            "game {game}: entries past #{} were not written by the kit in a session of the arbiter key ({}): arbiter foreign cuts or accepts them first; nothing recorded",
+            b.bound.saturating_sub(1),
+            listed.join(", ")
+        ));
+    }
+    let mut j = match Journal::open(&log) {
+        Ok(j) => j,
+        Err(crate::journal::JournalError::Locked(_)) => {
+            return Err(format!(
+                "game {game} is open in a board or a script: rule once it is closed; nothing recorded"
+            ));
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    if let Some(d) = j.damage() {
+        return Err(format!("{}: {d}; nothing recorded", log.display()));
+    }
+    if seq >= j.len() {
+        return Err(format!(
+            "there is no entry #{seq}: the log of game {game} holds #0 to #{}",
+            j.len().saturating_sub(1)
+        ));
+    }
+    let facts = log_facts_checked(&log, &[], Some((key.public_key(), &origin)))
+        .map_err(|e| e.to_string())?;
+    let Some((_, kind)) = facts.unauthorized.iter().find(|(s, _)| *s == seq) else {
+        return Err(format!(
+            "entry #{seq} of game {game} does not stand UNAUTHORIZED (it is authorized already, or not an arbiter-only entry): nothing to rule on; nothing recorded"
+        ));
+    };
+    let mut hash = None;
+    crate::journal::for_each_entry(&log, |e| {
+        if e.seq == seq {
+            hash = Some(e.hash);
+        }
+        e.seq < seq
+    })
+    .map_err(|e| e.to_string())?;
+    let hash = hash.ok_or_else(|| format!("entry #{seq} was not read"))?;
+    let Some(last) = j.last().cloned() else {
+        return Err("the log is empty".into());
+    };
+    let at = j.len();
+    let text =
+        crate::log::seal::authorization_text(&origin, at, seq, seq, &crate::log::hex32(&last.hash));
+    let sig = sign::sign_authorization(key, &text).map_err(|e| e.to_string())?;
+    j.append(NewEntry {
+        mono_ms: last.mono_ms,
+        utc,
+        actor: "arbiter".into(),
+        clause: "5b".into(),
+        kind: "authorized".into(),
+        body: serde_json::json!({
+            "by": "the arbiter's signing key (arbiter authorize)",
+            "command": format!(
+                "entry #{seq} ({kind}, E={}) stood UNAUTHORIZED; checked and authorized by the arbiter: {reason}",
+                crate::log::hex32(&hash)
+            ),
+            "first": seq,
+            "last": seq,
+            "key": sign::fingerprint(key.public_key()),
+            "sig": sig,
+        }),
+    })
+    .map_err(|e| e.to_string())?;
+    let Some(head) = j.last() else {
+        return Err("the log is empty".into());
+    };
+    let seal = crate::log::seal::Seal {
+        origin,
+        size: j.len(),
+        chain: head.hash,
+        closed: true,
+    };
+    write_seal(match_dir, game, key, &seal)?;
+    Ok(format!(
+        "entry #{seq} ({kind}) of game {game} authorized by the arbiter (recorded as entry #{at}, signed): {reason}"
+    ))
+}
+
 /// What [`authorize_crashed_session`] would authorize: `None` when the seal is closed (no
 /// crash), or entries lie past the seal (foreign: refused elsewhere).
 struct CrashPlan {
@@ -2879,7 +3007,7 @@ fn crashed_plan(
         .find(|(s, _)| b.in_flight && *s == b.bound)
         .map(|(s, k)| {
             format!(
-                "; entry #{s} {k}, in flight at the crash (written, never sealed), stands UNAUTHORIZED: nothing tells it from an entry appended by anything else; check it, the arbiter rules on it"
+                "; entry #{s} {k}, in flight at the crash (written, never sealed), stands UNAUTHORIZED: nothing tells it from an entry appended by anything else; check it, the arbiter rules on it (arbiter authorize --game {game} --entry {s} --reason REASON)"
             )
         })
         .unwrap_or_default();

@@ -23,6 +23,7 @@ macro_rules! outln {
 }
 
 pub mod archive;
+pub mod authorize;
 pub mod checkpoint;
 pub mod countersign;
 pub mod display;
@@ -79,6 +80,8 @@ pub enum Command {
     Countersign(countersign::CountersignArgs),
     /// Show the entries of a game the kit did not write in a session of the match's key; cut them to a side file or accept them with a reason (issue 19).
     Foreign(foreign::ForeignArgs),
+    /// The arbiter's ruling on an arbiter-only entry that stands UNAUTHORIZED (in flight at a crash): authorized with the key, with the reason, recorded and signed.
+    Authorize(authorize::AuthorizeArgs),
     /// Verify a game log: chain, checkpoints, signatures (or an inclusion proof with --proof).
     Verify(verify::VerifyArgs),
     /// Print an RFC 6962 inclusion proof of one entry against the latest signed checkpoint.
@@ -239,6 +242,7 @@ pub fn run(cli: Cli) -> Result<Exit, Error> {
         Command::Keygen(a) => keygen::run(&a),
         Command::Checkpoint(a) => checkpoint::run(&a),
         Command::Foreign(a) => foreign::run(&a),
+        Command::Authorize(a) => authorize::run(&a),
         Command::Countersign(a) => countersign::run(&a),
         Command::Verify(a) => verify::run(&a),
         Command::Prove(a) => prove::run(&a),

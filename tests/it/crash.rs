@@ -593,6 +593,153 @@ fn witness_arbiter_entry_in_flight_at_a_crash_stays_unauthorized_and_is_named_at
     assert!(out.contains(&format!("#{seq}")), "{out}");
 }
 
+/// Issue 21: the arbiter rules on the entry in flight at a crash. `arbiter authorize` covers that
+/// one entry with a signed authorization (the reason recorded) and signs a checkpoint: verify 0.
+/// Every other request is refused with nothing written: an entry already authorized, a kit entry,
+/// one that does not exist, no reason, and a log a crash left before its reopen.
+#[test]
+fn issue_21_the_arbiter_rules_on_the_entry_in_flight_at_a_crash_with_arbiter_authorize() {
+    let base = tempfile::tempdir().unwrap();
+    let m = base.path().join("a");
+    let key = crashed_script_match(&m);
+    let log = m.join("game-1/log.jsonl");
+    let mut j = Journal::open(&log).unwrap();
+    let at = j.last().unwrap().mono_ms;
+    j.append(arbiter::log::NewEntry {
+        mono_ms: at,
+        utc: chrono::Utc::now(),
+        actor: "arbiter".into(),
+        clause: "1".into(),
+        kind: "note".into(),
+        body: serde_json::json!({"text": "typed just before the power cut"}),
+    })
+    .unwrap();
+    let seq = j.len() - 1;
+    drop(j);
+    let s = seq.to_string();
+    let reason = "checked against the arbiter's sheet: typed by the arbiter at 15:02";
+    let unchanged = |args: &[&str], want: i32, says: &str| {
+        let before = std::fs::read(&log).unwrap();
+        let (code, out) = cli(args, &m);
+        assert_eq!(code, want, "{args:?}: {out}");
+        assert!(out.contains(says), "{args:?}: {out}");
+        assert_eq!(
+            std::fs::read(&log).unwrap(),
+            before,
+            "{args:?} wrote to the log"
+        );
+    };
+    // Before the reopen: the crash's sealed entries come first.
+    unchanged(
+        &[
+            "authorize",
+            "--game",
+            "1",
+            "--entry",
+            &s,
+            "--reason",
+            reason,
+        ],
+        1,
+        "not reopened",
+    );
+    let (code, out) = cli(&["checkpoint", "--game", "1"], &m);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(&format!("arbiter authorize --game 1 --entry {seq}")),
+        "the reopen names the command: {out}"
+    );
+    let (code, out) = cli(&["verify"], &m);
+    assert_eq!(code, 27, "{out}");
+    // Refusals: nothing written.
+    unchanged(
+        &[
+            "authorize",
+            "--game",
+            "1",
+            "--entry",
+            "1",
+            "--reason",
+            reason,
+        ],
+        1,
+        "does not stand UNAUTHORIZED",
+    );
+    unchanged(
+        &[
+            "authorize",
+            "--game",
+            "1",
+            "--entry",
+            "0",
+            "--reason",
+            reason,
+        ],
+        1,
+        "does not stand UNAUTHORIZED",
+    );
+    unchanged(
+        &[
+            "authorize",
+            "--game",
+            "1",
+            "--entry",
+            "99999",
+            "--reason",
+            reason,
+        ],
+        1,
+        "there is no entry #99999",
+    );
+    unchanged(
+        &["authorize", "--game", "1", "--entry", &s, "--reason", "  "],
+        65,
+        "reason",
+    );
+    // The ruling: one authorization of that entry alone, with the reason, signed; verify 0.
+    let (code, out) = cli(
+        &[
+            "authorize",
+            "--game",
+            "1",
+            "--entry",
+            &s,
+            "--reason",
+            reason,
+        ],
+        &m,
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(&format!("entry #{seq} (note)")), "{out}");
+    assert!(out.contains("checkpoint signed"), "{out}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let auth: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(auth["kind"], "authorized", "{auth}");
+    assert_eq!(auth["body"]["first"], seq, "{auth}");
+    assert_eq!(auth["body"]["last"], seq, "{auth}");
+    assert!(
+        auth["body"]["command"].as_str().unwrap().contains(reason),
+        "{auth}"
+    );
+    let (code, out) = cli(&["verify"], &m);
+    assert_eq!(code, 0, "{out}");
+    // Ruled once: a second ruling finds nothing to rule on.
+    unchanged(
+        &[
+            "authorize",
+            "--game",
+            "1",
+            "--entry",
+            &s,
+            "--reason",
+            reason,
+        ],
+        1,
+        "does not stand UNAUTHORIZED",
+    );
+    let _ = key;
+}
+
 /// A PID no process has: a child spawned and reaped (its PID is free until reused; the tests
 /// check the kit's verdict right away).
 fn dead_pid() -> u32 {
