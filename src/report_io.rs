@@ -82,7 +82,6 @@ pub fn for_each_event(
 const BATCH: usize = 1024;
 
 /// Entries read and decoded, handed from the reader's thread to the model's.
-#[derive(Default)]
 struct Batch {
     events: Vec<Event>,
     /// The entries' `utc` texts one after another; entry `i`'s ends at `ends[i]`.
@@ -100,9 +99,19 @@ fn for_each_event_ahead(
 ) -> Result<usize, ReadLogError> {
     use std::ops::ControlFlow;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
+    // The batches go back to the reader once seen, to be filled again (no large buffer is made
+    // and freed for every batch).
+    let (back, used) = std::sync::mpsc::channel::<Batch>();
     std::thread::scope(|s| {
         let reader = s.spawn(move || {
-            let mut batch = Batch::default();
+            let fresh = || {
+                used.try_recv().unwrap_or_else(|_| Batch {
+                    events: Vec::with_capacity(BATCH),
+                    utc: String::with_capacity(BATCH * 24),
+                    ends: Vec::with_capacity(BATCH),
+                })
+            };
+            let mut batch = fresh();
             let read = for_each_event_until(path, |e, utc| {
                 batch.events.push(e);
                 batch.utc.push_str(utc);
@@ -110,7 +119,7 @@ fn for_each_event_ahead(
                 if batch.events.len() < BATCH {
                     return ControlFlow::Continue(());
                 }
-                match tx.send(std::mem::take(&mut batch)) {
+                match tx.send(std::mem::replace(&mut batch, fresh())) {
                     Ok(()) => ControlFlow::Continue(()),
                     // The model's side is gone (it can only have panicked): stop reading.
                     Err(_) => ControlFlow::Break(()),
@@ -121,12 +130,16 @@ fn for_each_event_ahead(
             }
             read
         });
-        for b in rx {
+        for mut b in rx {
             let mut start = 0;
-            for (e, end) in b.events.into_iter().zip(b.ends) {
+            for (e, &end) in b.events.drain(..).zip(&b.ends) {
                 each(e, b.utc.get(start..end).unwrap_or_default());
                 start = end;
             }
+            b.utc.clear();
+            b.ends.clear();
+            // The reader may be done already: the batch is then dropped here.
+            let _ = back.send(b);
         }
         match reader.join() {
             Ok(read) => read,

@@ -343,3 +343,45 @@ fn issue_21_report_rows_moved_into_the_output_are_on_disk_once() -> TestResult {
     }
     Ok(())
 }
+
+#[test]
+fn issue_21_report_escaping_by_runs_is_the_escaping_char_by_char() {
+    // The escapers copy runs of plain text whole and look only at the bytes between: the text is
+    // that of escaping each character on its own, for every character of the first 256 and some
+    // beyond, alone and among plain text.
+    fn html(s: &str) -> String {
+        s.chars()
+            .map(|c| match c {
+                '&' => "&amp;".to_string(),
+                '<' => "&lt;".to_string(),
+                '>' => "&gt;".to_string(),
+                '"' => "&quot;".to_string(),
+                '\'' => "&#39;".to_string(),
+                c if c.is_control() && c != '\n' && c != '\t' => "\u{fffd}".to_string(),
+                c => c.to_string(),
+            })
+            .collect()
+    }
+    fn markdown(s: &str) -> String {
+        s.chars()
+            .map(|c| match c {
+                '\\' | '|' | '<' | '>' | '`' | '*' | '[' | ']' => format!("\\{c}"),
+                '\n' | '\r' | '\t' => " ".to_string(),
+                c if c.is_control() => "\u{fffd}".to_string(),
+                c => c.to_string(),
+            })
+            .collect()
+    }
+    let mut chars: Vec<char> = (0u32..0x300).filter_map(char::from_u32).collect();
+    chars.extend(['\u{2028}', '\u{feff}', '–', '♔', '\u{10ffff}', '😀']);
+    let mut texts = vec![String::new(), "plain text 1:02:03".to_string()];
+    for &c in &chars {
+        texts.push(c.to_string());
+        texts.push(format!("a{c}b{c}{c}c"));
+    }
+    texts.push(chars.iter().collect());
+    for t in &texts {
+        assert_eq!(arbiter::report::html::escape(t), html(t), "{t:?}");
+        assert_eq!(arbiter::report::markdown::escape(t), markdown(t), "{t:?}");
+    }
+}
