@@ -101,22 +101,6 @@ struct Cursor<'a> {
     high: u64,
 }
 
-/// Value of each lowercase hex digit; 0xff for every other byte.
-const HEX: [u8; 256] = {
-    let mut t = [0xffu8; 256];
-    let mut i = 0;
-    while i < 10 {
-        t[b'0' as usize + i] = i as u8;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 6 {
-        t[b'a' as usize + i] = 10 + i as u8;
-        i += 1;
-    }
-    t
-};
-
 fn hex_val(c: u8) -> Option<u8> {
     match c {
         b'0'..=b'9' => Some(c - b'0'),
@@ -146,24 +130,141 @@ fn may_be_special(w: u64) -> bool {
     special_bytes(w) != 0
 }
 
-/// `a < b` byte-wise, the first bytes compared inline (object keys mostly differ there).
-#[inline(always)]
-fn increasing(a: &[u8], b: &[u8]) -> bool {
-    match (a.first(), b.first()) {
-        (Some(x), Some(y)) if x != y => x < y,
-        _ => a < b,
+/// Where the escape at `b[i]` (a backslash) ends, if serde_json writes it: `\"`, `\\`, `\b`,
+/// `\t`, `\n`, `\f`, `\r`, else `\u00xx` lowercase for the other controls.
+#[cold]
+fn after_escape(b: &[u8], i: usize) -> Option<usize> {
+    match b.get(i + 1)? {
+        b'"' | b'\\' | b'b' | b't' | b'n' | b'f' | b'r' => Some(i + 2),
+        b'u' => {
+            let u = b.get(i + 2..i + 6)?;
+            if u[0] != b'0' || u[1] != b'0' {
+                return None;
+            }
+            let v = hex_val(u[2])? << 4 | hex_val(u[3])?;
+            if v >= 0x20 || matches!(v, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d) {
+                return None;
+            }
+            Some(i + 6)
+        }
+        _ => None,
     }
 }
 
-fn digits<const N: usize>(b: &[u8]) -> Option<u32> {
-    let mut v = 0u32;
-    for &c in b.get(..N)? {
-        if !c.is_ascii_digit() {
-            return None;
+/// `a < b` byte-wise (object keys are short and mostly differ in their first bytes: a loop
+/// inline, no call).
+#[inline(always)]
+fn increasing(a: &[u8], b: &[u8]) -> bool {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x < y;
         }
-        v = v * 10 + u32::from(c - b'0');
     }
-    Some(v)
+    a.len() < b.len()
+}
+
+/// `a == b` for short texts (a line's kind) without a call: two overlapping words when the
+/// length is 8 to 16.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    match (a.first_chunk::<8>(), a.last_chunk::<8>()) {
+        (Some(a0), Some(a1)) if a.len() <= 16 => {
+            Some(a0) == b.first_chunk::<8>() && Some(a1) == b.last_chunk::<8>()
+        }
+        _ => a == b,
+    }
+}
+
+/// The non-negative integer at `b[start..]` as serde_json writes a `u64` (`0` or no leading
+/// zero, no overflow) and where it ends. One pass: up to 19 digits cannot overflow; a longer run
+/// is read again with checked arithmetic.
+#[inline(always)]
+fn uint_at(b: &[u8], start: usize) -> Option<(u64, usize)> {
+    let mut i = start;
+    let mut v = 0u64;
+    while let Some(&c) = b.get(i) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = v.wrapping_mul(10).wrapping_add(u64::from(d));
+        i += 1;
+    }
+    let n = i - start;
+    if n == 0 || (n > 1 && b.get(start) == Some(&b'0')) {
+        return None;
+    }
+    if n > 19 {
+        let mut exact = 0u64;
+        for &c in b.get(start..i)? {
+            exact = exact.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+        }
+        v = exact;
+    }
+    Some((v, i))
+}
+
+/// 64 lowercase hex digits decoded, or `None`. Branch-free over fixed-size arrays (the compiler
+/// turns the loops into vector compares).
+#[inline(always)]
+fn hex32_of(s: &[u8; 64]) -> Option<[u8; 32]> {
+    let mut bad = 0u8;
+    let mut nibbles = [0u8; 64];
+    for (n, &c) in nibbles.iter_mut().zip(s) {
+        let d = c.wrapping_sub(b'0');
+        let l = c.wrapping_sub(b'a');
+        let (is_d, is_l) = (d < 10, l < 6);
+        bad |= u8::from(!(is_d | is_l));
+        *n = if is_d { d } else { l.wrapping_add(10) };
+    }
+    let mut out = [0u8; 32];
+    for (o, pair) in out.iter_mut().zip(nibbles.chunks_exact(2)) {
+        *o = pair[0] << 4 | (pair[1] & 0x0f);
+    }
+    (bad == 0).then_some(out)
+}
+
+/// The separators of a UTC text (`YYYY-MM-DDTHH:MM:SS.mmmZ`); 0 where a digit goes.
+const UTC_SHAPE: [u8; 24] = *b"\0\0\0\0-\0\0-\0\0T\0\0:\0\0:\0\0.\0\0\0Z";
+
+/// Whether `s` is `YYYY-MM-DDTHH:MM:SS.mmmZ`, a real date and time (no leap second), year 1000
+/// to 9999: the texts that chrono parses as RFC 3339 and writes back unchanged with milliseconds
+/// and `Z`. The shape is checked without a branch a byte (each byte against [`UTC_SHAPE`]).
+#[inline(always)]
+fn utc_ok(s: &[u8; 24]) -> bool {
+    let mut bad = 0u8;
+    let mut d = [0u8; 24];
+    for ((x, &c), &shape) in d.iter_mut().zip(s).zip(&UTC_SHAPE) {
+        let v = c.wrapping_sub(b'0');
+        // A digit where the shape has 0, else exactly the shape's byte.
+        bad |= if shape == 0 {
+            u8::from(v > 9)
+        } else {
+            c ^ shape
+        };
+        *x = v;
+    }
+    let n2 = |k: usize| u32::from(d[k]) * 10 + u32::from(d[k + 1]);
+    let year = n2(0) * 100 + n2(2);
+    let (month, day) = (n2(5), n2(8));
+    let (h, m, sec) = (n2(11), n2(14), n2(17));
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    bad == 0
+        && (1000..=9999).contains(&year)
+        && (1..=days).contains(&day)
+        && h < 24
+        && m < 60
+        && sec < 60
 }
 
 impl<'a> Cursor<'a> {
@@ -184,97 +285,57 @@ impl<'a> Cursor<'a> {
     }
 
     /// A non-negative integer as serde_json writes a `u64`: `0` or no leading zero, no overflow.
+    #[inline(always)]
     fn uint(&mut self) -> Option<u64> {
-        let first = self.peek()?;
-        if first == b'0' {
-            self.i += 1;
-            return (!self.peek().is_some_and(|c| c.is_ascii_digit())).then_some(0);
-        }
-        if !(b'1'..=b'9').contains(&first) {
-            return None;
-        }
-        let mut v: u64 = 0;
-        while let Some(c) = self.peek().filter(u8::is_ascii_digit) {
-            v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
-            self.i += 1;
-        }
+        let (v, end) = uint_at(self.b, self.i)?;
+        self.i = end;
         Some(v)
     }
 
     /// 64 lowercase hex digits.
+    #[inline(always)]
     fn hex32(&mut self) -> Option<[u8; 32]> {
-        let s = self.b.get(self.i..self.i + 64)?;
-        let mut out = [0u8; 32];
-        // Branch-free: any byte that is not a lowercase hex digit sets a high bit in `bad`.
-        let mut bad = 0u8;
-        for (o, pair) in out.iter_mut().zip(s.chunks_exact(2)) {
-            let (h, l) = (HEX[usize::from(pair[0])], HEX[usize::from(pair[1])]);
-            bad |= h | l;
-            *o = h << 4 | l;
-        }
-        if bad & 0xf0 != 0 {
-            return None;
-        }
+        let s: &[u8; 64] = self.b.get(self.i..)?.first_chunk()?;
+        let out = hex32_of(s)?;
         self.i += 64;
         Some(out)
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ`, a real date and time (no leap second), year 1000 to 9999: the
     /// texts that chrono parses as RFC 3339 and writes back unchanged with milliseconds and `Z`.
+    #[inline(always)]
     fn utc(&mut self) -> Option<()> {
-        let s = self.b.get(self.i..self.i + 24)?;
-        let sep = [
-            (4, b'-'),
-            (7, b'-'),
-            (10, b'T'),
-            (13, b':'),
-            (16, b':'),
-            (19, b'.'),
-        ];
-        if s[23] != b'Z' || sep.iter().any(|&(k, c)| s[k] != c) {
-            return None;
-        }
-        let year = digits::<4>(&s[0..])?;
-        let month = digits::<2>(&s[5..])?;
-        let day = digits::<2>(&s[8..])?;
-        let (h, m, sec) = (
-            digits::<2>(&s[11..])?,
-            digits::<2>(&s[14..])?,
-            digits::<2>(&s[17..])?,
-        );
-        digits::<3>(&s[20..])?;
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-        let days = match month {
-            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-            4 | 6 | 9 | 11 => 30,
-            2 if leap => 29,
-            2 => 28,
-            _ => return None,
-        };
-        let ok = (1000..=9999).contains(&year)
-            && (1..=days).contains(&day)
-            && h < 24
-            && m < 60
-            && sec < 60;
+        let s: &[u8; 24] = self.b.get(self.i..)?.first_chunk()?;
+        utc_ok(s).then_some(())?;
         self.i += 24;
-        ok.then_some(())
+        Some(())
     }
 
-    /// One of [`ACTORS`] and the closing quote; its index.
+    /// One of [`ACTORS`] and the closing quote; its index. (Their first letters differ: one
+    /// candidate, compared whole.)
+    #[inline(always)]
     fn actor(&mut self) -> Option<u8> {
         let rest = self.b.get(self.i..)?;
-        let end = rest.iter().take(32).position(|&c| c == b'"')?;
-        let name = &rest[..end];
-        let k = ACTORS
-            .iter()
-            .position(|a| a.len() == name.len() && a.as_bytes() == name)?;
-        self.i += end + 1;
+        let k: usize = match rest.first()? {
+            b'a' => 0,
+            b'o' => 1,
+            b's' => 2,
+            b'c' => 3,
+            b'k' => 4,
+            _ => return None,
+        };
+        let name = ACTORS.get(k)?.as_bytes();
+        if rest.get(..name.len())? != name || rest.get(name.len()) != Some(&b'"') {
+            return None;
+        }
+        self.i += name.len() + 1;
         u8::try_from(k).ok()
     }
 
     /// A string exactly as serde_json writes it: raw bytes except `"`, `\` and controls, which
     /// take serde_json's escapes (`\"`, `\\`, `\b`, `\t`, `\n`, `\f`, `\r`, else `\u00xx`
     /// lowercase). Returns the raw content and whether it holds an escape.
+    #[inline(always)]
     fn string(&mut self) -> Option<(&'a [u8], bool)> {
         let b: &'a [u8] = self.b;
         if b.get(self.i) != Some(&b'"') {
@@ -287,8 +348,8 @@ impl<'a> Cursor<'a> {
         loop {
             // Eight bytes at a time up to the first special one (found exactly: see
             // `special_bytes`).
-            while let Some(w) = b.get(i..i + 8) {
-                let w = u64::from_le_bytes(w.try_into().ok()?);
+            while let Some(w) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+                let w = u64::from_le_bytes(*w);
                 let special = special_bytes(w);
                 if special != 0 {
                     let k = special.trailing_zeros() / 8;
@@ -304,21 +365,7 @@ impl<'a> Cursor<'a> {
                 b'"' => break,
                 b'\\' => {
                     escaped = true;
-                    match b.get(i + 1)? {
-                        b'"' | b'\\' | b'b' | b't' | b'n' | b'f' | b'r' => i += 2,
-                        b'u' => {
-                            let u = b.get(i + 2..i + 6)?;
-                            if u[0] != b'0' || u[1] != b'0' {
-                                return None;
-                            }
-                            let v = hex_val(u[2])? << 4 | hex_val(u[3])?;
-                            if v >= 0x20 || matches!(v, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d) {
-                                return None;
-                            }
-                            i += 6;
-                        }
-                        _ => return None,
-                    }
+                    i = after_escape(b, i)?;
                 }
                 0..=0x1f => return None,
                 // Only within the last eight bytes of the buffer.
@@ -333,45 +380,53 @@ impl<'a> Cursor<'a> {
         Some((&b[start..i], escaped))
     }
 
-    /// A number as serde_json writes the value it parses from these bytes.
+    /// A number as serde_json writes the value it parses from these bytes. An integer is read
+    /// in one pass; anything with a fraction or exponent goes to [`Cursor::float`].
+    #[inline(always)]
     fn number(&mut self) -> Option<()> {
         let start = self.i;
-        let negative = self.peek() == Some(b'-');
-        if negative {
-            self.i += 1;
-        }
-        let int_start = self.i;
-        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-            self.i += 1;
-        }
-        if matches!(self.peek(), Some(b'.' | b'e' | b'E' | b'+' | b'-')) {
-            // A float: let serde_json itself parse and re-write it.
-            while matches!(
-                self.peek(),
-                Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
-            ) {
-                self.i += 1;
+        let negative = self.b.get(start) == Some(&b'-');
+        match uint_at(self.b, start + usize::from(negative)) {
+            Some((v, end))
+                if !matches!(self.b.get(end), Some(b'.' | b'e' | b'E' | b'+' | b'-')) =>
+            {
+                // serde_json reads `-0` and negatives below i64::MIN as floats: not proven here.
+                if negative && (v == 0 || v > 1 << 63) {
+                    return None;
+                }
+                self.i = end;
+                Some(())
             }
-            let text = &self.b[start..self.i];
-            let v: Value = serde_json::from_slice(text).ok()?;
-            return (v.is_f64() && serde_json::to_vec(&v).ok()? == text).then_some(());
+            _ => self.float(start),
         }
-        let mut digits = Cursor {
-            b: &self.b[..self.i],
-            i: int_start,
-            high: 0,
-        };
-        let v = digits.uint()?;
-        if digits.i != self.i {
+    }
+
+    /// A number with a fraction or exponent at `start`: serde_json itself parses it and writes
+    /// it back; proven only if that gives the same bytes.
+    #[cold]
+    fn float(&mut self, start: usize) -> Option<()> {
+        let mut end = start + usize::from(self.b.get(start) == Some(&b'-'));
+        while self.b.get(end).is_some_and(u8::is_ascii_digit) {
+            end += 1;
+        }
+        if !matches!(self.b.get(end), Some(b'.' | b'e' | b'E' | b'+' | b'-')) {
             return None;
         }
-        // serde_json reads `-0` and negatives below i64::MIN as floats: not proven here.
-        if negative && (v == 0 || v > 1 << 63) {
-            return None;
+        while matches!(
+            self.b.get(end),
+            Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+        ) {
+            end += 1;
         }
+        let text = self.b.get(start..end)?;
+        let v: Value = serde_json::from_slice(text).ok()?;
+        (v.is_f64() && serde_json::to_vec(&v).ok()? == text).then_some(())?;
+        self.i = end;
         Some(())
     }
 
+    /// Any value; scalars are read inline, objects and arrays by a call.
+    #[inline(always)]
     fn value(&mut self, depth: u32) -> Option<()> {
         match self.peek()? {
             b'"' => self.string().map(drop),
@@ -387,6 +442,7 @@ impl<'a> Cursor<'a> {
 
     /// Keys unescaped and strictly increasing byte-wise (the order of serde_json's map, which
     /// also rules out duplicates).
+    #[inline(never)]
     fn object(&mut self, depth: u32) -> Option<()> {
         if depth > MAX_DEPTH {
             return None;
@@ -415,6 +471,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    #[inline(never)]
     fn array(&mut self, depth: u32) -> Option<()> {
         if depth > MAX_DEPTH {
             return None;
@@ -498,6 +555,7 @@ pub fn check_block(
     let mut entries = Vec::new();
     let mut kinds: Vec<String> = Vec::new();
     let mut wanted: Vec<bool> = Vec::new();
+    let mut last_kind = 0usize;
     let mut pos = 0usize;
     while pos < block.len() {
         let (facts, len) = check_line(block.get(pos..)?)?;
@@ -514,11 +572,19 @@ pub fn check_block(
         }
         let (ka, kb) = facts.kind?;
         let text = line.get(ka..kb)?;
-        let k = match kinds
-            .iter()
-            .take(KINDS_SEARCHED)
-            .position(|k| k.as_bytes() == text)
+        // Runs of one kind are common: the last line's kind is tried first.
+        let found = if kinds
+            .get(last_kind)
+            .is_some_and(|k| same_bytes(k.as_bytes(), text))
         {
+            Some(last_kind)
+        } else {
+            kinds
+                .iter()
+                .take(KINDS_SEARCHED)
+                .position(|k| same_bytes(k.as_bytes(), text))
+        };
+        let k = match found {
             Some(k) => k,
             None => {
                 let kind = std::str::from_utf8(text).ok()?;
@@ -527,6 +593,7 @@ pub fn check_block(
                 kinds.len() - 1
             }
         };
+        last_kind = k;
         if facts.seq == 0 || facts.recovery || wanted.get(k).copied().unwrap_or(true) {
             entries.push((
                 u32::try_from(count).ok()?,
@@ -954,11 +1021,25 @@ mod tests {
     }
 
     #[test]
-    fn hex_table_is_lowercase_hex_only() {
-        for c in 0..=255u8 {
-            assert_eq!(HEX[usize::from(c)] != 0xff, hex_val(c).is_some(), "{c}");
-            if let Some(v) = hex_val(c) {
-                assert_eq!(HEX[usize::from(c)], v);
+    fn hex32_takes_lowercase_hex_only() {
+        // Every byte value at every position of a valid text: decoded exactly when it is a
+        // lowercase hex digit, to the value `hex_val` gives.
+        let base = crate::log::hex32(&[0x5a; 32]);
+        for at in 0..64 {
+            for c in 0..=255u8 {
+                let mut t: [u8; 64] = base.as_bytes().try_into().unwrap();
+                t[at] = c;
+                let want = hex_val(c).map(|v| {
+                    let mut out = [0x5a; 32];
+                    let nib = if at % 2 == 0 {
+                        (v << 4) | 0xa
+                    } else {
+                        0x50 | v
+                    };
+                    out[at / 2] = nib;
+                    out
+                });
+                assert_eq!(hex32_of(&t), want, "{c} at {at}");
             }
         }
         let text = format!("{}\"", crate::log::hex32(&[0x5a; 32]));
