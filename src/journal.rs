@@ -380,13 +380,7 @@ impl Tally {
     pub fn push(&mut self, e: Entry) {
         self.tree.push(e.hash);
         if e.kind == "game_ended" {
-            self.result = Some(
-                e.body
-                    .get("score")
-                    .and_then(|s| s.as_str())
-                    .and_then(IndexResult::parse)
-                    .unwrap_or(IndexResult::Unfinished),
-            );
+            self.result = Some(result_of(&e));
         }
         if e.kind == RECOVERY_KIND
             && let Some(name) = e.body.get("side_file").and_then(|s| s.as_str())
@@ -671,6 +665,60 @@ fn scan_local(
     })
 }
 
+/// A game log's file opened for reading and appending: never through a symlink
+/// (game-2/log.jsonl -> ../game-1/log.jsonl must not append to game 1), never a FIFO, device or
+/// folder (refused at once, not a hang).
+fn open_log_file(path: &Path) -> Result<File, JournalError> {
+    let file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{} is a symbolic link, not a game log", path.display()),
+                )
+            } else {
+                e
+            }
+        })
+        .map_err(io_err("open", path))?;
+    let ft = file.metadata().map_err(io_err("stat", path))?.file_type();
+    if !ft.is_file() {
+        return Err(io_err("open", path)(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a regular file", path.display()),
+        )));
+    }
+    Ok(file)
+}
+
+/// A log's size and the chain hash of its last entry at that size (`E_{size-1}`).
+pub type ChainAt = (u64, [u8; 32]);
+
+/// What [`Journal::open_streamed`] hands its reader, line by line.
+#[derive(Debug, Clone, Copy)]
+pub enum OpenLine<'a> {
+    /// The next line as the checked pass read it.
+    View(&'a LineView<'a>),
+    /// Forget every line seen: the log is read again, entry by entry.
+    Restart,
+    /// The next valid entry (its body read only for line 0, `game_ended` and `recovery`) with
+    /// its line's bytes.
+    Entry(&'a Entry, &'a [u8]),
+}
+
+/// The result a `game_ended` entry records.
+fn result_of(e: &Entry) -> IndexResult {
+    e.body
+        .get("score")
+        .and_then(|s| s.as_str())
+        .and_then(IndexResult::parse)
+        .unwrap_or(IndexResult::Unfinished)
+}
+
 /// An open game log, holding its exclusive lock. It keeps no list of entries: only what
 /// appending and signing need ([`Tally`]), so its memory does not grow with the log.
 pub struct Journal {
@@ -822,32 +870,18 @@ impl Journal {
         ops: Box<dyn FileOps>,
         each: impl FnMut(&Entry, &[u8]),
     ) -> Result<Journal, JournalError> {
-        // Never through a symlink (game-2/log.jsonl -> ../game-1/log.jsonl must not append to
-        // game 1), never a FIFO, device or folder (refused at once, not a hang).
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(path)
-            .map_err(|e| {
-                if e.raw_os_error() == Some(libc::ELOOP) {
-                    io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!("{} is a symbolic link, not a game log", path.display()),
-                    )
-                } else {
-                    e
-                }
-            })
-            .map_err(io_err("open", path))?;
-        let ft = file.metadata().map_err(io_err("stat", path))?.file_type();
-        if !ft.is_file() {
-            return Err(io_err("open", path)(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("{} is not a regular file", path.display()),
-            )));
-        }
+        let file = open_log_file(path)?;
         lock(&file, path)?;
+        Journal::open_locked(path, file, ops, each)
+    }
+
+    /// [`Journal::open_each`] on the log's file, opened and locked.
+    fn open_locked(
+        path: &Path,
+        mut file: File,
+        ops: Box<dyn FileOps>,
+        each: impl FnMut(&Entry, &[u8]),
+    ) -> Result<Journal, JournalError> {
         let scanned = scan_local(&mut file, false, each).map_err(io_err("read", path))?;
         let mut j = Journal {
             path: path.to_owned(),
@@ -887,6 +921,93 @@ impl Journal {
         }
         j.record_pending_side_files()?;
         Ok(j)
+    }
+
+    /// [`Journal::open_each`] over the checked pass `verify` makes ([`stream_clean_file_each`]:
+    /// every line checked canonical, linked and hashed on the cores, in blocks) when the log has
+    /// nothing to report, which is the common case: `each` gets [`OpenLine::View`] for every line
+    /// in order. A log with anything to report (a torn tail, damage, a line in another form) is
+    /// then read as [`Journal::open_each`] reads it: `each` gets [`OpenLine::Restart`] (forget
+    /// what the views gave) and then [`OpenLine::Entry`] for every valid entry. Either way the
+    /// chain hash at each of `sizes` the log reaches is returned, as `(size, E_{size-1})`.
+    pub fn open_streamed(
+        path: &Path,
+        ops: Box<dyn FileOps>,
+        sizes: &[u64],
+        mut each: impl FnMut(OpenLine<'_>),
+    ) -> Result<(Journal, Vec<ChainAt>), JournalError> {
+        let file = open_log_file(path)?;
+        lock(&file, path)?;
+        let (mut result, mut last) = (None, (0u64, 0u64));
+        // Each line's event is decoded on the checking threads ([`LineView::event`]).
+        let streamed = file.try_clone().ok().and_then(|reader| {
+            let mut offset = 0u64;
+            let _decode = DecodeInPass::on();
+            stream_clean_each(reader, path, sizes, &|k| k == "game_ended", |v| {
+                if let Some(e) = v.entry.filter(|e| e.kind == "game_ended") {
+                    result = Some(result_of(e));
+                }
+                let len = v.line.map_or(0, |l| l.len() as u64);
+                last = (offset, len);
+                offset += len + 1;
+                each(OpenLine::View(v));
+            })
+        });
+        if let Some(clean) = streamed {
+            let heads = clean.heads.iter().map(|h| (h.0, h.2)).collect();
+            let last = if clean.entries > 1 {
+                let mut buf = vec![0u8; last.1 as usize];
+                std::os::unix::fs::FileExt::read_exact_at(&file, &mut buf, last.0)
+                    .map_err(io_err("read", path))?;
+                let e = log::parse_line(&buf, last.0).map_err(|e| JournalError::BadLine {
+                    path: path.to_owned(),
+                    seq: clean.entries - 1,
+                    offset: last.0,
+                    problem: e.to_string(),
+                })?;
+                Some(e)
+            } else {
+                None
+            };
+            let side_files = clean
+                .recoveries
+                .iter()
+                .filter_map(|e| e.body.get("side_file").and_then(|s| s.as_str()))
+                .map(str::to_owned)
+                .collect();
+            let mut j = Journal {
+                path: path.to_owned(),
+                file,
+                tally: Tally {
+                    first: Some(clean.first),
+                    last,
+                    tree: clean.tree,
+                    result,
+                    side_files,
+                },
+                damage: None,
+                recoveries: Vec::new(),
+                poisoned: None,
+                ops,
+                pending_reason: None,
+            };
+            j.record_pending_side_files()?;
+            return Ok((j, heads));
+        }
+        {
+            use std::io::{Seek, SeekFrom};
+            let mut f = &file;
+            f.seek(SeekFrom::Start(0)).map_err(io_err("read", path))?;
+        }
+        each(OpenLine::Restart);
+        let mut heads = Vec::new();
+        let j = Journal::open_locked(path, file, ops, |e, line| {
+            if sizes.contains(&(e.seq + 1)) {
+                heads.push((e.seq + 1, e.hash));
+            }
+            each(OpenLine::Entry(e, line));
+        })?;
+        Ok((j, heads))
     }
 
     /// Cut the last entry — a complete line that decodes but that the game cannot apply (a byte
@@ -1334,6 +1455,8 @@ pub struct StreamedClean {
     /// For each size asked for that the log reaches: (size, Merkle tree hash of the first `size`
     /// entries, `E_{size-1}`).
     pub heads: Vec<(u64, [u8; 32], [u8; 32])>,
+    /// The Merkle tree's frontier over every entry (what a journal appends to).
+    pub tree: RootBuilder,
 }
 
 /// One entry as the streamed pass hands it to its caller, in log order (see
@@ -1351,6 +1474,58 @@ pub struct LineView<'a> {
     /// has them (the streamed pass always): a reader of the line decodes these, never a second
     /// read of the file ([`crate::log::codec::decode_line`]).
     pub line: Option<&'a [u8]>,
+    /// The line's event, decoded from those bytes on the checking thread that checked them
+    /// ([`crate::log::codec::decode_canonical`]), inside [`with_events_decoded`] only.
+    pub event: Option<&'a Decoded>,
+}
+
+/// A line's event as the streamed pass decodes it ([`LineView::event`]).
+pub type Decoded = Result<crate::core::event::Event, crate::log::codec::DecodeError>;
+
+/// A block as a checking thread hands it back: checked, and its lines' events when asked.
+type Checked = (BlockFacts, Vec<Decoded>);
+
+thread_local! {
+    /// Whether the streamed pass started on this thread decodes each line's event.
+    static DECODE_IN_PASS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run `f` with every streamed pass it makes on this thread ([`stream_clean_file_each`], as
+/// `verify`'s check of a game reaches it) decoding each line's event on the checking threads,
+/// beside the check and the hashing of the other blocks ([`LineView::event`]): a reader that
+/// replays the game from the pass's lines ([`crate::matchdir::replay_verified`]) then only
+/// replays, and the decoding runs on the cores (issue 21).
+pub fn with_events_decoded<R>(f: impl FnOnce() -> R) -> R {
+    let _on = DecodeInPass::on();
+    f()
+}
+
+/// [`DECODE_IN_PASS`] on for this thread while it lives (put back as it was on drop, a panic
+/// included).
+struct DecodeInPass(bool);
+
+impl DecodeInPass {
+    fn on() -> DecodeInPass {
+        DecodeInPass(DECODE_IN_PASS.with(|d| d.replace(true)))
+    }
+}
+
+impl Drop for DecodeInPass {
+    fn drop(&mut self) {
+        DECODE_IN_PASS.with(|d| d.set(self.0));
+    }
+}
+
+/// The events of a checked block's lines, in order.
+fn decode_block(b: &BlockFacts) -> Vec<Decoded> {
+    b.lines
+        .iter()
+        .map(|m| {
+            let (at, len) = (m.line.0 as usize, m.line.1 as usize);
+            let line = b.block.get(at..at + len).unwrap_or_default();
+            crate::log::codec::decode_canonical(line).map(|d| d.event)
+        })
+        .collect()
 }
 
 /// Bytes handed from the reader to a checking thread at a time (whole lines).
@@ -1382,15 +1557,27 @@ pub fn stream_clean_file_each(
     path: &Path,
     sizes: &[u64],
     wants: &(dyn Fn(&str) -> bool + Sync),
+    each: impl FnMut(&LineView<'_>),
+) -> Option<StreamedClean> {
+    let file = crate::fsio::open_match_file(path).ok()?;
+    stream_clean_each(file, path, sizes, wants, each)
+}
+
+/// [`stream_clean_file_each`] over `file`, the log at `path` opened (read from its start).
+fn stream_clean_each(
+    mut file: File,
+    path: &Path,
+    sizes: &[u64],
+    wants: &(dyn Fn(&str) -> bool + Sync),
     mut each: impl FnMut(&LineView<'_>),
 ) -> Option<StreamedClean> {
     use std::sync::mpsc::{channel, sync_channel};
     use std::sync::{Arc, Mutex};
-    let mut file = crate::fsio::open_match_file(path).ok()?;
     let len = file.metadata().ok()?.len();
     if len == 0 {
         return None;
     }
+    let decode = DECODE_IN_PASS.with(std::cell::Cell::get);
     let workers = if len < STREAM_PARALLEL_MIN {
         1
     } else {
@@ -1400,9 +1587,11 @@ pub fn stream_clean_file_each(
     let cuts = join.sizes.clone();
     let cuts = &cuts;
     let read = std::thread::scope(|s| {
-        let (jobs_tx, jobs_rx) = sync_channel::<(u64, u64, Vec<u8>)>(workers);
+        // A job: a block to check, and the events of a block joined before, dropped by the
+        // thread that made them (their memory is freed where it was taken, not on this thread).
+        let (jobs_tx, jobs_rx) = sync_channel::<(u64, u64, Vec<u8>, Vec<Decoded>)>(workers);
         let jobs_rx = Arc::new(Mutex::new(jobs_rx));
-        let (done_tx, done_rx) = channel::<(u64, Option<BlockFacts>)>();
+        let (done_tx, done_rx) = channel::<(u64, Option<Checked>)>();
         for _ in 0..workers {
             let (jobs, done) = (Arc::clone(&jobs_rx), done_tx.clone());
             s.spawn(move || {
@@ -1411,11 +1600,15 @@ pub fn stream_clean_file_each(
                         Ok(rx) => rx.recv(),
                         Err(_) => return,
                     };
-                    let Ok((k, base, block)) = job else { return };
-                    if done
-                        .send((k, check_block(block, base, cuts, wants)))
-                        .is_err()
-                    {
+                    let Ok((k, base, block, done_with)) = job else {
+                        return;
+                    };
+                    drop(done_with);
+                    let checked = check_block(block, base, cuts, wants).map(|b| {
+                        let events = if decode { decode_block(&b) } else { Vec::new() };
+                        (b, events)
+                    });
+                    if done.send((k, checked)).is_err() {
                         return;
                     }
                 }
@@ -1426,6 +1619,7 @@ pub fn stream_clean_file_each(
         let mut sent = 0u64;
         let limit = (workers * STREAM_QUEUE) as u64;
         let spare: std::cell::RefCell<Vec<Vec<u8>>> = Default::default();
+        let mut garbage: Vec<Vec<Decoded>> = Vec::new();
         let read = read_blocks(
             &mut file,
             || spare.borrow_mut().pop(),
@@ -1435,11 +1629,17 @@ pub fn stream_clean_file_each(
                         return false;
                     };
                     pending.insert(k, facts);
-                    if !join.drain(&mut pending, &mut each, &mut spare.borrow_mut()) {
+                    if !join.drain(
+                        &mut pending,
+                        &mut each,
+                        &mut spare.borrow_mut(),
+                        &mut garbage,
+                    ) {
                         return false;
                     }
                 }
-                let ok = jobs_tx.send((sent, base, block)).is_ok();
+                let done_with = garbage.pop().unwrap_or_default();
+                let ok = jobs_tx.send((sent, base, block, done_with)).is_ok();
                 sent += 1;
                 ok
             },
@@ -1448,7 +1648,8 @@ pub fn stream_clean_file_each(
         for (k, facts) in done_rx {
             pending.insert(k, facts);
         }
-        let all = join.drain(&mut pending, &mut each, &mut Vec::new()) && join.blocks == sent;
+        let all = join.drain(&mut pending, &mut each, &mut Vec::new(), &mut Vec::new())
+            && join.blocks == sent;
         read.filter(|_| all)
     });
     let unchanged = crate::fsio::open_match_file(path)
@@ -1494,21 +1695,29 @@ impl Join {
         }
     }
 
-    /// Join every block of `pending` that comes next, handing its entries to `each` and its bytes
-    /// to `spare`; `false` once a block failed or does not link.
+    /// Join every block of `pending` that comes next, handing its entries to `each`, its bytes
+    /// to `spare` and its decoded events to `garbage` (for a checking thread to drop); `false`
+    /// once a block failed or does not link.
     fn drain(
         &mut self,
-        pending: &mut std::collections::BTreeMap<u64, Option<BlockFacts>>,
+        pending: &mut std::collections::BTreeMap<u64, Option<Checked>>,
         each: &mut impl FnMut(&LineView<'_>),
         spare: &mut Vec<Vec<u8>>,
+        garbage: &mut Vec<Vec<Decoded>>,
     ) -> bool {
         while self.failed.is_none() {
             let Some(facts) = pending.remove(&self.blocks) else {
                 break;
             };
             match facts {
-                Some(b) if b.first_seq == self.tree.len() && b.first_prev == self.last => {
-                    if !self.take(b, each, spare) {
+                Some((b, events))
+                    if b.first_seq == self.tree.len() && b.first_prev == self.last =>
+                {
+                    let ok = self.take(b, &events, each, spare);
+                    if !events.is_empty() && garbage.len() < STREAM_QUEUE {
+                        garbage.push(events);
+                    }
+                    if !ok {
                         self.failed = Some(self.blocks);
                     }
                 }
@@ -1522,6 +1731,7 @@ impl Join {
     fn take(
         &mut self,
         b: BlockFacts,
+        events: &[Decoded],
         each: &mut impl FnMut(&LineView<'_>),
         spare: &mut Vec<Vec<u8>>,
     ) -> bool {
@@ -1541,6 +1751,7 @@ impl Join {
                     .unwrap_or(""),
                 entry,
                 line: b.block.get(la..la + ll),
+                event: events.get(k),
             });
         }
         for (_, e) in b.entries {
@@ -1582,6 +1793,7 @@ impl Join {
             last_hash: self.last,
             recoveries: self.recoveries,
             heads: self.heads,
+            tree: self.tree,
         })
     }
 }

@@ -607,6 +607,48 @@ impl Replayer {
         }
     }
 
+    /// [`Replayer::push`], handing `observe` what the replay did with the event: the clocks just
+    /// before it and the game just after it, or why it did not apply (what
+    /// [`crate::report::times::TimesStream::push_replayed`] takes), so that a fold of the times
+    /// reads this one replay, not a second game of its own.
+    pub fn push_observed(
+        &mut self,
+        ev: &Event,
+        observe: impl FnOnce(crate::report::times::Replayed<'_>),
+    ) -> bool {
+        use crate::report::times::{ClockBefore, Replayed as Step};
+        let before = self.game().map(|g| ClockBefore::of(g, ev.at));
+        let ok = self.push(ev);
+        observe(match (before, self.game(), self.failure()) {
+            (Some(before), Some(game), _) => Step::Applied { before, game },
+            (Some(_), _, Some(m)) => Step::Failed(m.to_owned()),
+            _ => Step::NotReplayed,
+        });
+        ok
+    }
+
+    /// [`Replayer::push_observed`] into the game's times.
+    pub fn push_times(
+        &mut self,
+        ev: &Event,
+        times: &mut crate::report::times::TimesStream,
+    ) -> bool {
+        self.push_observed(ev, |step| times.push_replayed(ev, step))
+    }
+
+    /// Why the replay failed, when an event did not apply to the game.
+    pub fn failure(&self) -> Option<&str> {
+        match &self.error {
+            Some(MatchError::Replay { source, .. }) => Some(&source.message),
+            _ => None,
+        }
+    }
+
+    /// The game rebuilt so far (none before `game_opened`, or after the replay failed).
+    pub fn game(&self) -> Option<&Game> {
+        self.game.as_ref().filter(|_| self.error.is_none())
+    }
+
     /// Events taken in.
     pub fn len(&self) -> usize {
         self.index
@@ -659,16 +701,25 @@ pub fn replay_log(
     path: &Path,
     mut each: impl FnMut(&crate::journal::CheckedLine<'_>, &Event),
 ) -> Result<Replayed, MatchError> {
+    replay_log_with(path, |l, ev, r| {
+        each(l, ev);
+        r.push(ev)
+    })
+}
+
+/// [`replay_log`] where `step` pushes each event into the replay itself (and reads what the
+/// replay did with it: [`Replayer::push_times`]); `false` once the replay failed.
+fn replay_log_with(
+    path: &Path,
+    mut step: impl FnMut(&crate::journal::CheckedLine<'_>, &Event, &mut Replayer) -> bool,
+) -> Result<Replayed, MatchError> {
     let mut r = Replayer::new();
     let mut first = None;
     let (mut last, mut last_offset) = (Vec::new(), 0u64);
     let mut decode = None;
     let entries = crate::journal::for_each_line(path, |l| {
         let ok = match crate::log::codec::decode_canonical(l.bytes) {
-            Ok(d) => {
-                each(l, &d.event);
-                r.push(&d.event)
-            }
+            Ok(d) => step(l, &d.event, &mut r),
             Err(d) => {
                 decode = Some(d);
                 false
@@ -724,6 +775,34 @@ pub fn replay_verified<S>(
     init: impl Fn() -> S,
     mut each: impl FnMut(&mut S, &Event),
 ) -> (crate::witness::LogCheck, Result<(Replayed, S), MatchError>) {
+    replay_verified_with(match_dir, n, init, |s, ev, r| {
+        each(s, ev);
+        r.push(ev)
+    })
+}
+
+/// [`replay_verified`] with the game's times gathered from the same replay
+/// ([`Replayer::push_times`]): `pgn` replays the game once, not once more for its clocks.
+pub fn replay_verified_times(
+    match_dir: &Path,
+    n: u32,
+) -> (
+    crate::witness::LogCheck,
+    Result<(Replayed, crate::report::times::TimesStream), MatchError>,
+) {
+    replay_verified_with(match_dir, n, Default::default, |t, ev, r| {
+        r.push_times(ev, t)
+    })
+}
+
+/// [`replay_verified`] where `step` pushes each event into the replay itself (`false` once the
+/// replay failed).
+pub fn replay_verified_with<S>(
+    match_dir: &Path,
+    n: u32,
+    init: impl Fn() -> S,
+    mut step: impl FnMut(&mut S, &Event, &mut Replayer) -> bool,
+) -> (crate::witness::LogCheck, Result<(Replayed, S), MatchError>) {
     let path = log_path(match_dir, n);
     let mut fold = Fold {
         state: init(),
@@ -737,14 +816,18 @@ pub fn replay_verified<S>(
         failed: false,
         whole: true,
     };
-    let (check, streamed) = crate::witness::check_before_showing_watching(match_dir, n, &mut |v| {
-        fold.take(v, &mut each);
+    // Issue 21: each line's event is decoded on the cores that check the lines; this thread
+    // only replays.
+    let (check, streamed) = crate::journal::with_events_decoded(|| {
+        crate::witness::check_before_showing_watching(match_dir, n, &mut |v| {
+            fold.take(v, &mut step);
+        })
     });
     if streamed && fold.whole {
         return (check, fold.finish(&path));
     }
     let mut state = init();
-    let r = replay_log(&path, |_, ev| each(&mut state, ev)).and_then(|r| {
+    let r = replay_log_with(&path, |_, ev, r| step(&mut state, ev, r)).and_then(|r| {
         let same = check.entries == Some(r.entries)
             && check.chain_head.as_deref() == Some(crate::log::hex32(&r.last.hash).as_str());
         if same || check.failing.is_some() {
@@ -778,7 +861,11 @@ struct Fold<S> {
 }
 
 impl<S> Fold<S> {
-    fn take(&mut self, v: &crate::journal::LineView<'_>, each: &mut impl FnMut(&mut S, &Event)) {
+    fn take(
+        &mut self,
+        v: &crate::journal::LineView<'_>,
+        step: &mut impl FnMut(&mut S, &Event, &mut Replayer) -> bool,
+    ) {
         let Some(line) = v.line.filter(|_| v.seq == self.entries) else {
             self.whole = false;
             return;
@@ -794,13 +881,18 @@ impl<S> Fold<S> {
         if self.failed {
             return;
         }
-        match crate::log::codec::decode_canonical(line) {
-            Ok(d) => {
-                each(&mut self.state, &d.event);
-                self.failed = !self.replay.push(&d.event);
+        let decoded;
+        let event = match v.event {
+            Some(e) => e.as_ref(),
+            None => {
+                decoded = crate::log::codec::decode_canonical(line).map(|d| d.event);
+                decoded.as_ref()
             }
+        };
+        match event {
+            Ok(ev) => self.failed = !step(&mut self.state, ev, &mut self.replay),
             Err(d) => {
-                self.decode = Some(d);
+                self.decode = Some(d.clone());
                 self.failed = true;
             }
         }
@@ -875,41 +967,47 @@ pub fn open_game_with(
     key: &KeySource,
     keep_events: bool,
 ) -> Result<Opened, MatchError> {
-    open_game_observed(match_dir, n, rules, key, keep_events, &mut |_| {})
+    open_game_observed(match_dir, n, rules, key, keep_events, &mut ())
 }
 
-/// [`open_game_with`], and `each` sees every event of the log in order as it is read (for what
-/// the caller folds from the whole log without keeping it).
+/// What folds a game's events as [`open_game_observed`] replays them (the Board UI's move times
+/// and alarms), without keeping the log.
+pub trait OpenObserver {
+    /// The next event of the log, with what the open's one replay did with it (the clocks
+    /// before it, the game after it: [`crate::report::times::TimesStream::push_replayed`]).
+    fn event(&mut self, ev: &Event, replayed: crate::report::times::Replayed<'_>);
+    /// Forget every event seen: they come again from the first (the log is read again).
+    fn restart(&mut self);
+}
+
+/// Folds nothing.
+impl OpenObserver for () {
+    fn event(&mut self, _: &Event, _: crate::report::times::Replayed<'_>) {}
+    fn restart(&mut self) {}
+}
+
+/// [`open_game_with`], and `each` sees every event of the log in order as it is replayed (for
+/// what the caller folds from the whole log without keeping it).
 ///
 /// A crash corner: when the log's last entry is a complete, chained line that no checkpoint
 /// signs but that the game cannot apply (a byte flipped in a move: `d6t5`), it is cut into a side
 /// file like a torn tail and a `recovery` entry records it (nothing lost), and the game opens
-/// without it — instead of a game no command can ever open again.
+/// without it — instead of a game no command can ever open again. `each` is then restarted and
+/// sees the events of the log as cut.
 pub fn open_game_observed(
     match_dir: &Path,
     n: Option<u32>,
     rules: &Path,
     key: &KeySource,
     keep_events: bool,
-    each: &mut dyn FnMut(&Event),
+    each: &mut dyn OpenObserver,
 ) -> Result<Opened, MatchError> {
-    match open_game_once(match_dir, n, rules, key, keep_events, each, None)? {
+    match open_game_once(match_dir, n, rules, key, keep_events, each, false)? {
         Attempt::Opened(o) => Ok(*o),
-        // The last entry was cut: open again; `each` has seen every event before it already.
-        Attempt::Cut {
-            game,
-            delivered,
-            what,
-        } => {
-            match open_game_once(
-                match_dir,
-                Some(game),
-                rules,
-                key,
-                keep_events,
-                each,
-                Some(delivered),
-            )? {
+        // The last entry was cut: open again, from the first event.
+        Attempt::Cut { game, what } => {
+            each.restart();
+            match open_game_once(match_dir, Some(game), rules, key, keep_events, each, true)? {
                 Attempt::Opened(mut o) => {
                     let note = format!(
                         "recovered: the last entry could not be applied ({what}); it was cut to a side file and recorded, nothing lost"
@@ -929,24 +1027,100 @@ pub fn open_game_observed(
 /// One opening of a game: opened, or its unappliable last entry cut (open it again).
 enum Attempt {
     Opened(Box<Opened>),
-    Cut {
-        game: u32,
-        delivered: usize,
-        what: String,
-    },
+    Cut { game: u32, what: String },
 }
 
-/// [`open_game_observed`]'s one pass. `retry`: `None` on the first pass (`each` is handed every
-/// event but the last one until the replay is known to hold it, and a cut may be made); `Some(k)`
-/// after a cut (the first `k` events were handed to `each` already; no second cut).
+/// What [`open_game_once`] gathers from each line of the log as it is read.
+struct OpenPass {
+    replay: Replayer,
+    keep_events: bool,
+    events: std::collections::VecDeque<Event>,
+    seen: usize,
+    listed_from: u64,
+    beyond: Vec<String>,
+    line0_sealed: bool,
+    recovered: Vec<u64>,
+    line0_game: Option<u32>,
+    /// The seq of the first entry the replay could not take (decoded or applied).
+    first_failed: Option<u64>,
+}
+
+impl OpenPass {
+    fn new(keep_events: bool, listed_from: u64) -> OpenPass {
+        OpenPass {
+            replay: Replayer::new(),
+            keep_events,
+            events: std::collections::VecDeque::new(),
+            seen: 0,
+            listed_from,
+            beyond: Vec::new(),
+            line0_sealed: false,
+            recovered: Vec::new(),
+            line0_game: None,
+            first_failed: None,
+        }
+    }
+
+    /// Line `seq` (of kind `kind`; `first` is line 0's entry) decoded from its checked bytes.
+    fn line(
+        &mut self,
+        seq: u64,
+        kind: &str,
+        first: Option<&Entry>,
+        ev: crate::journal::Decoded,
+        each: &mut dyn OpenObserver,
+    ) {
+        let ev = match ev {
+            Ok(ev) => ev,
+            Err(d) => return self.undecodable(seq, d),
+        };
+        if kind == crate::log::RECOVERY_KIND && ev.actor == crate::core::Actor::Kit {
+            self.recovered.push(seq);
+        }
+        if seq >= self.listed_from && self.beyond.len() < 20 {
+            self.beyond
+                .push(format!("#{seq} {} {kind} ({})", ev.actor.name(), ev.clause));
+        }
+        if let (EventKind::GameOpened(o), Some(e)) = (&ev.kind, first.filter(|_| seq == 0)) {
+            self.line0_game = Some(o.game);
+            self.line0_sealed = crate::witness::is_sealed_log(e);
+        }
+        self.event(seq, ev, each);
+    }
+
+    /// The next event (entry `seq`): replayed once, for the game and for `each`, then kept.
+    fn event(&mut self, seq: u64, ev: Event, each: &mut dyn OpenObserver) {
+        if !self.replay.push_observed(&ev, |step| each.event(&ev, step))
+            && self.first_failed.is_none()
+        {
+            self.first_failed = Some(seq);
+        }
+        self.seen += 1;
+        if self.keep_events {
+            if self.events.len() == EVENTS_KEPT {
+                self.events.pop_front();
+            }
+            self.events.push_back(ev);
+        }
+    }
+
+    /// Entry `seq` is not an event of this kit.
+    fn undecodable(&mut self, seq: u64, d: DecodeError) {
+        if !self.replay.push_decode_error(d) && self.first_failed.is_none() {
+            self.first_failed = Some(seq);
+        }
+    }
+}
+
+/// [`open_game_observed`]'s one pass. `retry`: after a cut (no second cut).
 fn open_game_once(
     match_dir: &Path,
     n: Option<u32>,
     rules: &Path,
     key: &KeySource,
     keep_events: bool,
-    each: &mut dyn FnMut(&Event),
-    retry: Option<usize>,
+    each: &mut dyn OpenObserver,
+    retry: bool,
 ) -> Result<Attempt, MatchError> {
     let existing = games(match_dir);
     let n = match n {
@@ -967,7 +1141,7 @@ fn open_game_once(
     let path = log_path(match_dir, n);
     // Issue 19: what a crashed session of this key wrote and never authorized is authorized
     // now, recorded and said (never an entry past the seal).
-    let crashed = if retry.is_none() && path.exists() {
+    let crashed = if !retry && path.exists() {
         crate::witness::authorize_crashed_session(match_dir, n, &key, Utc::now())
             .unwrap_or_else(|e| {
                 Some(format!(
@@ -1013,30 +1187,6 @@ fn open_game_once(
             events_from: 0,
         })));
     }
-    let mut replay = Replayer::new();
-    let mut events = std::collections::VecDeque::new();
-    let mut seen = 0usize;
-    // First pass: each event reaches `each` when the next one is read (the last one only once
-    // the replay is known to hold it); after a cut, the events `each` has seen are skipped.
-    let mut held: Option<Event> = None;
-    let mut keep = |ev: Event| {
-        match retry {
-            None => {
-                if let Some(before) = held.replace(ev.clone()) {
-                    each(&before);
-                }
-            }
-            Some(skip) if seen >= skip => each(&ev),
-            Some(_) => {}
-        }
-        seen += 1;
-        if keep_events {
-            if events.len() == EVENTS_KEPT {
-                events.pop_front();
-            }
-            events.push_back(ev);
-        }
-    };
     // Issue 19: how far the arbiter's own word (the seal, a signed checkpoint) binds the log.
     let public = storage
         .key
@@ -1052,52 +1202,50 @@ fn open_game_once(
         sizes.push(cp.size);
     }
     let listed_from = sizes.iter().copied().min().unwrap_or(0);
-    let mut heads: Vec<(u64, [u8; 32])> = Vec::new();
-    let mut beyond: Vec<String> = Vec::new();
-    let mut line0_sealed = false;
-    let mut recovered: Vec<u64> = Vec::new();
-    let mut line0_game = None;
-    // The seq of the first entry the replay could not take (decoded or applied).
-    let mut first_failed: Option<u64> = None;
-    let mut journal = Journal::open_each(&path, Box::new(crate::journal::RealOps), |e, line| {
-        match crate::log::codec::decode_canonical(line).map(|d| d.event) {
-            Ok(ev) => {
-                if sizes.contains(&(e.seq + 1)) {
-                    heads.push((e.seq + 1, e.hash));
+    // Issue 21: the log is read once, by the checked pass (on the cores, as verify reads it),
+    // each line decoded once and the game replayed once, for the session and for `each`.
+    let mut pass = OpenPass::new(keep_events, listed_from);
+    let (mut journal, heads) = Journal::open_streamed(
+        &path,
+        Box::new(crate::journal::RealOps),
+        &sizes,
+        |l| match l {
+            crate::journal::OpenLine::View(v) => match (v.event, v.line) {
+                (Some(ev), _) => pass.line(v.seq, v.kind, v.entry, ev.clone(), each),
+                (None, Some(line)) => {
+                    let ev = crate::log::codec::decode_canonical(line).map(|d| d.event);
+                    pass.line(v.seq, v.kind, v.entry, ev, each)
                 }
-                if e.kind == crate::log::RECOVERY_KIND && e.actor == "kit" {
-                    recovered.push(e.seq);
-                }
-                if e.seq >= listed_from && beyond.len() < 20 {
-                    beyond.push(format!("#{} {} {} ({})", e.seq, e.actor, e.kind, e.clause));
-                }
-                if let EventKind::GameOpened(o) = &ev.kind
-                    && e.seq == 0
-                {
-                    line0_game = Some(o.game);
-                    line0_sealed = crate::witness::is_sealed_log(e);
-                }
-                if !replay.push(&ev) && first_failed.is_none() {
-                    first_failed = Some(e.seq);
-                }
-                keep(ev);
+                (None, None) => pass.undecodable(v.seq, DecodeError::Missing("line")),
+            },
+            crate::journal::OpenLine::Entry(e, line) => {
+                let ev = crate::log::codec::decode_canonical(line).map(|d| d.event);
+                pass.line(e.seq, &e.kind, Some(e).filter(|e| e.seq == 0), ev, each)
             }
-            Err(d) => {
-                if !replay.push_decode_error(d) && first_failed.is_none() {
-                    first_failed = Some(e.seq);
-                }
+            crate::journal::OpenLine::Restart => {
+                pass = OpenPass::new(keep_events, listed_from);
+                each.restart();
             }
-        }
-    })?;
+        },
+    )?;
     // The recovery entries the open appended (a torn tail cut off) belong to the game too.
     for e in journal.recoveries() {
-        if let Ok(ev) = event_of(e) {
-            replay.push(&ev);
-            keep(ev);
-        } else {
-            replay.push_entry(e);
+        match event_of(e) {
+            Ok(ev) => pass.event(e.seq, ev, each),
+            Err(d) => pass.undecodable(e.seq, d),
         }
     }
+    let OpenPass {
+        replay,
+        events,
+        seen,
+        beyond,
+        line0_sealed,
+        recovered,
+        line0_game,
+        first_failed,
+        ..
+    } = pass;
     // Line 0 binds the game: a log that names another game (copied or linked in) is not appended.
     if let Some(found) = line0_game
         && found != n
@@ -1115,7 +1263,7 @@ fn open_game_once(
             // can take: cut it like a torn tail (only on the first pass, never line 0).
             let last = journal.len().saturating_sub(1);
             let signed = latest_checkpoint(match_dir, n).unwrap_or(0) as u64;
-            let cuttable = retry.is_none()
+            let cuttable = !retry
                 && first_failed == Some(last)
                 && last >= 1
                 && last >= signed
@@ -1128,16 +1276,9 @@ fn open_game_once(
             journal
                 .cut_unappliable_last(&what)
                 .map_err(MatchError::Journal)?;
-            return Ok(Attempt::Cut {
-                game: n,
-                delivered: seen.saturating_sub(1),
-                what,
-            });
+            return Ok(Attempt::Cut { game: n, what });
         }
     };
-    if let Some(last) = held.take() {
-        each(&last);
-    }
     let mut notes: Vec<String> = crashed.into_iter().collect();
     // A damaged log opens read-only: nothing is appended or sealed, nothing to refuse.
     storage.sealed = line0_sealed && journal.damage().is_none();

@@ -72,6 +72,87 @@ pub fn for_each_event(
     path: &Path,
     mut each: impl FnMut(Event, &str),
 ) -> Result<usize, ReadLogError> {
+    for_each_event_until(path, |e, utc| {
+        each(e, utc);
+        std::ops::ControlFlow::Continue(())
+    })
+}
+
+/// How many entries the reader of [`for_each_event_ahead`] hands over at a time.
+const BATCH: usize = 1024;
+
+/// Entries read and decoded, handed from the reader's thread to the model's.
+struct Batch {
+    events: Vec<Event>,
+    /// The entries' `utc` texts one after another; entry `i`'s ends at `ends[i]`.
+    utc: String,
+    ends: Vec<usize>,
+}
+
+/// [`for_each_event`] with the reading and decoding on a thread of their own, a few batches
+/// ahead of `each` (the pass's two halves on the machine's two cores; memory stays a few batches
+/// of entries). `each` sees the same events in the same order; an error of the read comes after
+/// `each` has seen every entry before it, as with [`for_each_event`].
+fn for_each_event_ahead(
+    path: &Path,
+    mut each: impl FnMut(Event, &str),
+) -> Result<usize, ReadLogError> {
+    use std::ops::ControlFlow;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
+    // The batches go back to the reader once seen, to be filled again (no large buffer is made
+    // and freed for every batch).
+    let (back, used) = std::sync::mpsc::channel::<Batch>();
+    std::thread::scope(|s| {
+        let reader = s.spawn(move || {
+            let fresh = || {
+                used.try_recv().unwrap_or_else(|_| Batch {
+                    events: Vec::with_capacity(BATCH),
+                    utc: String::with_capacity(BATCH * 24),
+                    ends: Vec::with_capacity(BATCH),
+                })
+            };
+            let mut batch = fresh();
+            let read = for_each_event_until(path, |e, utc| {
+                batch.events.push(e);
+                batch.utc.push_str(utc);
+                batch.ends.push(batch.utc.len());
+                if batch.events.len() < BATCH {
+                    return ControlFlow::Continue(());
+                }
+                match tx.send(std::mem::replace(&mut batch, fresh())) {
+                    Ok(()) => ControlFlow::Continue(()),
+                    // The model's side is gone (it can only have panicked): stop reading.
+                    Err(_) => ControlFlow::Break(()),
+                }
+            });
+            if !batch.events.is_empty() {
+                let _ = tx.send(batch);
+            }
+            read
+        });
+        for mut b in rx {
+            let mut start = 0;
+            for (e, &end) in b.events.drain(..).zip(&b.ends) {
+                each(e, b.utc.get(start..end).unwrap_or_default());
+                start = end;
+            }
+            b.utc.clear();
+            b.ends.clear();
+            // The reader may be done already: the batch is then dropped here.
+            let _ = back.send(b);
+        }
+        match reader.join() {
+            Ok(read) => read,
+            Err(p) => std::panic::resume_unwind(p),
+        }
+    })
+}
+
+/// [`for_each_event`], stopping early when `each` says so.
+fn for_each_event_until(
+    path: &Path,
+    mut each: impl FnMut(Event, &str) -> std::ops::ControlFlow<()>,
+) -> Result<usize, ReadLogError> {
     use std::io::{BufRead, Read};
     let file_error = |source| ReadLogError::File {
         path: path.to_owned(),
@@ -111,18 +192,21 @@ pub fn for_each_event(
         }
         // A line as the kit writes it is read straight into its event (no `Value`); any other
         // shape goes the lenient way, which also names what is wrong with a bad line.
-        if let Ok(typed) = crate::log::codec::typed_line(line.as_bytes()) {
-            each(typed.event, &typed.utc);
-            count += 1;
-            continue;
-        }
-        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| not_json(path, i, &e))?;
-        let event = event_from_value(&v).map_err(at)?;
-        each(
-            event,
-            v.get("utc").and_then(|u| u.as_str()).unwrap_or_default(),
-        );
+        let flow = if let Ok(typed) = crate::log::codec::typed_line(line.as_bytes()) {
+            each(typed.event, &typed.utc)
+        } else {
+            let v: serde_json::Value =
+                serde_json::from_str(line).map_err(|e| not_json(path, i, &e))?;
+            let event = event_from_value(&v).map_err(at)?;
+            each(
+                event,
+                v.get("utc").and_then(|u| u.as_str()).unwrap_or_default(),
+            )
+        };
         count += 1;
+        if flow.is_break() {
+            break;
+        }
     }
     Ok(count)
 }
@@ -224,18 +308,21 @@ pub fn write_report_checked(
         Spooled::Late => None,
     };
     let mut read_error = None;
-    crate::journal::write_atomic_with(out, |w| {
-        w.write_all(head.as_bytes())?;
+    write_atomic_file(out, |f| {
+        use std::io::Write;
+        f.write_all(head.as_bytes())?;
         match spool {
-            Some(mut f) => copy_rows(&mut f, w)?,
+            Some(rows) => move_rows(&rows, f)?,
             None => {
-                if let Err(e) = second_pass(&path, format, public, streamed.voids, w)? {
+                let mut w = std::io::BufWriter::with_capacity(1 << 16, &*f);
+                if let Err(e) = second_pass(&path, format, public, streamed.voids, &mut w)? {
                     read_error = Some(e);
                     return Err(std::io::Error::other("the log could not be read again"));
                 }
+                w.flush()?;
             }
         }
-        w.write_all(tail.as_bytes())
+        f.write_all(tail.as_bytes())
     })
     .map_err(|source| match read_error.take() {
         Some(e) => WriteReportError::Read(e),
@@ -297,7 +384,7 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
         }
         below
     };
-    let entries = for_each_event(path, |e, utc| {
+    let entries = for_each_event_ahead(path, |e, utc| {
         if let EventKind::EntryVoided { seq, .. } = &e.kind
             && *seq < written_below as u64
         {
@@ -346,10 +433,7 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
 /// name removed at once.
 fn spool_next_to(out: &Path) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
-    let dir = match out.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
-        _ => PathBuf::from("."),
-    };
+    let dir = dir_of(out);
     let nameless = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -374,18 +458,112 @@ fn spool_next_to(out: &Path) -> std::io::Result<std::fs::File> {
     Ok(f)
 }
 
-/// The spooled rows, copied after the head.
-fn copy_rows(f: &mut std::fs::File, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    use std::io::Read;
+/// How much of the spool [`move_rows`] moves at a time: the most the report needs in free disk
+/// space beyond its own size.
+pub const MOVE_CHUNK: usize = 8 << 20;
+
+/// The spooled rows (from the start of `rows`), appended to `out` in the kernel
+/// (`copy_file_range`, never through this process's memory), a chunk at a time; each chunk moved
+/// is punched out of the spool at once, so that the rows take their size on disk once, not twice.
+/// Where the file system cannot do either, the rows are copied through a buffer and the spool
+/// keeps its blocks until it is closed.
+pub fn move_rows(rows: &std::fs::File, out: &mut std::fs::File) -> std::io::Result<()> {
+    use rustix::fs::{FallocateFlags, copy_file_range, fallocate};
+    use rustix::io::Errno;
+    let mut at = 0u64;
+    let mut punch = true;
+    loop {
+        let from = at;
+        match copy_file_range(rows, Some(&mut at), &*out, None, MOVE_CHUNK) {
+            Ok(0) => return Ok(()),
+            Ok(_) => {}
+            Err(Errno::INTR | Errno::AGAIN) => continue,
+            // Not on this file system, or not between these two: the rest through a buffer.
+            Err(Errno::XDEV | Errno::NOSYS | Errno::INVAL | Errno::OPNOTSUPP | Errno::PERM) => {
+                return copy_rows(rows, at, out);
+            }
+            Err(e) => return Err(e.into()),
+        }
+        if punch {
+            let flags = FallocateFlags::PUNCH_HOLE | FallocateFlags::KEEP_SIZE;
+            // A file system that cannot punch holes keeps the spool whole until it is closed.
+            punch = fallocate(rows, flags, from, at - from).is_ok();
+        }
+    }
+}
+
+/// The spooled rows from byte `at` of `rows`, copied through a buffer after the head.
+fn copy_rows(mut rows: &std::fs::File, at: u64, out: &mut std::fs::File) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    rows.seek(SeekFrom::Start(at))?;
     let mut buf = vec![0u8; 1 << 20];
     loop {
-        let got = match f.read(&mut buf) {
+        let got = match rows.read(&mut buf) {
             Ok(0) => return Ok(()),
             Ok(got) => got,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
-        w.write_all(&buf[..got])?;
+        out.write_all(&buf[..got])?;
+    }
+}
+
+/// [`crate::journal::write_atomic_with`] with the file itself given to `fill` (so that the rows
+/// can be moved into it by the kernel): only a regular file or a new name is replaced (never a
+/// device, never through a symlink); `fill` writes a new owner-only file next to `path`, which is
+/// fsynced, then renamed over `path`, and the folder fsynced. When `fill` fails, the new file is
+/// removed and `path` is left as it was.
+fn write_atomic_file(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Ok(m) = std::fs::symlink_metadata(path)
+        && !m.file_type().is_file()
+    {
+        let what = if m.file_type().is_symlink() {
+            "a symbolic link"
+        } else if m.file_type().is_dir() {
+            "a folder"
+        } else {
+            "a device or FIFO"
+        };
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "{} is {what}: the kit writes only over a regular file or a new name",
+                path.display()
+            ),
+        ));
+    }
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(".tmp");
+    let tmp = path.with_file_name(name);
+    let _ = std::fs::remove_file(&tmp);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(crate::journal::FILE_MODE)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)?;
+    let written = fill(&mut f).and_then(|()| f.sync_all());
+    drop(f);
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    std::fs::rename(&tmp, path)?;
+    crate::journal::sync_dir(&dir_of(path))
+}
+
+/// The folder `path` is in (`.` for a bare name).
+fn dir_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => PathBuf::from("."),
     }
 }
 

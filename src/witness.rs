@@ -223,6 +223,7 @@ pub fn log_facts_checked(
                 .unwrap_or(""),
             entry: Some(&e),
             line: None,
+            event: None,
         });
         true
     })?;

@@ -5,9 +5,8 @@ use clap::Args;
 
 use super::MatchArg;
 use crate::error::{Error, Exit};
-use crate::matchdir::replay_verified;
+use crate::matchdir::replay_verified_times;
 use crate::postgame::pgn_of_game;
-use crate::report::times::TimesStream;
 
 #[derive(Debug, Clone, Args)]
 pub struct PgnArgs {
@@ -30,9 +29,9 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
             .map_err(super::output_refused)?;
     }
     a.m.require_game(a.game).map_err(Error::cannot_read)?;
-    // Issue 21: the game is replayed from the lines verify's one pass checked.
-    let (check, replayed) =
-        replay_verified(&a.m.dir, a.game, TimesStream::default, |t, ev| t.push(ev));
+    // Issue 21: the game is replayed once, from the lines verify's one pass checked, for the
+    // moves and their times.
+    let (check, replayed) = replay_verified_times(&a.m.dir, a.game);
     let (r, times) =
         replayed.map_err(|e| super::replay_failure_checked(&a.m.dir, a.game, e, Some(&check)))?;
     if r.game.board().shogi().is_some() {

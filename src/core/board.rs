@@ -206,6 +206,20 @@ fn key(pos: &Chess) -> u64 {
     z.0
 }
 
+/// A recorded move (UCI) as a legal move of `pos`; a corrupt record otherwise.
+fn chess_move(pos: &Chess, uci: &str) -> Result<shakmaty::Move, BoardError> {
+    let u = UciMove::from_ascii(uci.as_bytes()).map_err(|e| BoardError::Corrupt {
+        uci: uci.to_string(),
+        fen: None,
+        problem: e.to_string(),
+    })?;
+    u.to_move(pos).map_err(|e| BoardError::Corrupt {
+        uci: uci.to_string(),
+        fen: Some(Fen::from_position(pos, EnPassantMode::Legal).to_string()),
+        problem: e.to_string(),
+    })
+}
+
 fn color_side(c: Color) -> Side {
     match c {
         Color::White => Side::White,
@@ -413,25 +427,23 @@ impl Board {
     pub fn play(&mut self, mv: &RecordedMove) -> Result<(), BoardError> {
         match self {
             Board::Shogi(s) => Ok(s.play(mv)?),
+            _ => self.play_owned(mv.clone()),
+        }
+    }
+
+    /// [`Board::play`] with the move handed over (issue 21: the replay does not copy it twice).
+    pub fn play_owned(&mut self, mv: RecordedMove) -> Result<(), BoardError> {
+        match self {
+            Board::Shogi(s) => Ok(s.play(&mv)?),
             Board::Free(m) => {
-                m.push(mv.clone());
+                m.push(mv);
                 Ok(())
             }
             Board::Chess(c) => {
-                let uci =
-                    UciMove::from_ascii(mv.uci.as_bytes()).map_err(|e| BoardError::Corrupt {
-                        uci: mv.uci.clone(),
-                        fen: None,
-                        problem: e.to_string(),
-                    })?;
-                let m = uci.to_move(&c.pos).map_err(|e| BoardError::Corrupt {
-                    uci: mv.uci.clone(),
-                    fen: Some(Fen::from_position(&c.pos, EnPassantMode::Legal).to_string()),
-                    problem: e.to_string(),
-                })?;
+                let m = chess_move(&c.pos, &mv.uci)?;
                 c.pos.play_unchecked(m);
                 c.keys.push(key(&c.pos));
-                c.moves.push(mv.clone());
+                c.moves.push(mv);
                 Ok(())
             }
         }
@@ -450,18 +462,17 @@ impl Board {
                 Ok(())
             }
             Board::Chess(c) => {
-                let moves: Vec<RecordedMove> = c.moves[..keep].to_vec();
-                let mut fresh = Board::Chess(Box::new(ChessRecord {
-                    keys: vec![key(&c.start)],
-                    pos: c.start.clone(),
-                    start: c.start.clone(),
-                    mode: c.mode,
-                    moves: Vec::new(),
-                }));
-                for m in &moves {
-                    fresh.play(m)?;
+                // The position is played again from the start (shakmaty keeps no history); the
+                // moves and the positions' keys up to `keep` stand as they are. Nothing changes
+                // unless every kept move plays.
+                let mut pos = c.start.clone();
+                for mv in &c.moves[..keep] {
+                    let m = chess_move(&pos, &mv.uci)?;
+                    pos.play_unchecked(m);
                 }
-                *self = fresh;
+                c.pos = pos;
+                c.moves.truncate(keep);
+                c.keys.truncate(keep + 1);
                 Ok(())
             }
         }
@@ -749,6 +760,38 @@ mod tests {
                 .contains("ambiguous")
         );
         assert!(b.check("Ncb5").is_ok());
+    }
+
+    #[test]
+    fn takeback_of_any_length_equals_playing_the_kept_moves_afresh() {
+        // Issue 21: a takeback keeps the moves and the positions' keys up to the kept ply
+        // instead of playing them all again; the board must be the one played afresh.
+        let line = [
+            "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3",
+            "d6", "c3", "O-O", "h3", "Nb8", "d4", "Nbd7",
+        ];
+        let mut full = Board::new_chess();
+        let mut played = Vec::new();
+        for m in line {
+            let r = full.check(m).unwrap();
+            full.play(&r).unwrap();
+            played.push(r);
+        }
+        for n in 0..=line.len() {
+            let mut back = full.clone();
+            back.take_back(n).unwrap();
+            let mut fresh = Board::new_chess();
+            for r in &played[..line.len() - n] {
+                fresh.play_owned(r.clone()).unwrap();
+            }
+            assert_eq!(format!("{back:?}"), format!("{fresh:?}"), "take back {n}");
+        }
+        assert!(full.take_back(line.len() + 1).is_err());
+        assert_eq!(
+            full.plies(),
+            line.len(),
+            "a refused takeback changes nothing"
+        );
     }
 
     #[test]

@@ -1026,6 +1026,27 @@ impl Game {
     /// Apply one event. The same function serves the live session and replay; an error means the
     /// event cannot follow this state (a corrupt or foreign log).
     pub fn evolve(&mut self, e: &Event) -> Result<(), Inconsistent> {
+        self.evolve_keeping(e, || std::sync::Arc::new(e.clone()))
+    }
+
+    /// [`Game::evolve`] with the event handed over: the void window keeps it as it is, not a
+    /// copy (issue 21: what a replay of a log uses, as it owns each event it decoded).
+    pub fn evolve_owned(&mut self, e: Event) -> Result<(), Inconsistent> {
+        self.evolve_shared(std::sync::Arc::new(e))
+    }
+
+    /// [`Game::evolve`] with the event shared: the void window keeps this reference.
+    pub fn evolve_shared(&mut self, e: std::sync::Arc<Event>) -> Result<(), Inconsistent> {
+        let kept = std::sync::Arc::clone(&e);
+        self.evolve_keeping(&e, move || kept)
+    }
+
+    /// Apply `e`; once it applied, the void window keeps what `keep` gives (`e` itself).
+    fn evolve_keeping(
+        &mut self,
+        e: &Event,
+        keep: impl FnOnce() -> std::sync::Arc<Event>,
+    ) -> Result<(), Inconsistent> {
         if e.at < self.last_at {
             return Err(
                 format!("time goes backwards: {} ms after {} ms", e.at, self.last_at).into(),
@@ -1038,7 +1059,7 @@ impl Game {
         let applied = match &e.kind {
             EventKind::EntryVoided { .. } => {
                 let (seq, passed) = (self.applied as u64, self.controls_passed_if_witnessed());
-                let done = self.evolve_void(&recent, e);
+                let done = self.evolve_void(&mut recent, e);
                 // Issue 19: a void is a ruling the camps sign at the next control.
                 if done.is_ok() {
                     self.note_for_camps(e, seq, passed);
@@ -1047,11 +1068,13 @@ impl Game {
             }
             _ => self.evolve_one(e),
         };
-        let kept = applied.and_then(|()| recent.push(e, &self.voided));
+        if applied.is_ok() {
+            recent.push(keep(), self);
+        }
         self.recent = Some(recent);
         // Issue 25: the state changed (or may have, on an error): judge its result afresh.
         self.due_result_memo = DueMemo::default();
-        kept
+        applied
     }
 
     /// [`Game::evolve`] without the void window: one event's effect on the state.

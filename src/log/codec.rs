@@ -222,7 +222,10 @@ pub fn decode_canonical(line: &[u8]) -> Result<LineEvent<'_>, DecodeError> {
 /// The canonical reading of [`decode_canonical`]; `None` where the line is not in that form.
 fn canonical_line(line: &[u8]) -> Option<Result<LineEvent<'_>, serde_json::Error>> {
     use serde::Deserialize;
-    let mut c = Canon { b: line, i: 0 };
+    // The line is checked to be UTF-8 once, whole (the header's strings are then sliced from it
+    // and serde reads the body from a `str`, without checking each string again).
+    let line = std::str::from_utf8(line).ok()?;
+    let mut c = Canon { s: line, i: 0 };
     c.lit(b"{\"v\":1,\"seq\":")?;
     let seq = c.uint()?;
     c.lit(b",\"prev\":\"")?;
@@ -239,10 +242,10 @@ fn canonical_line(line: &[u8]) -> Option<Result<LineEvent<'_>, serde_json::Error
     let kind = c.plain()?;
     c.lit(b",\"body\":")?;
     let body = line.get(c.i..line.len().checked_sub(1)?)?;
-    if line.last() != Some(&b'}') {
+    if !line.ends_with('}') {
         return None;
     }
-    let mut de = serde_json::Deserializer::from_slice(body);
+    let mut de = serde_json::Deserializer::from_str(body);
     let read = EventKind::deserialize(serde::de::value::MapAccessDeserializer::new(KindBody {
         kind: Some(kind),
         body: Some(&mut de),
@@ -273,14 +276,18 @@ fn canonical_line(line: &[u8]) -> Option<Result<LineEvent<'_>, serde_json::Error
 
 /// A cursor over a line in canonical form.
 struct Canon<'a> {
-    b: &'a [u8],
+    s: &'a str,
     i: usize,
 }
 
 impl<'a> Canon<'a> {
+    fn bytes(&self) -> &'a [u8] {
+        self.s.as_bytes()
+    }
+
     /// The literal bytes `s` next.
     fn lit(&mut self, s: &[u8]) -> Option<()> {
-        let next = self.b.get(self.i..self.i + s.len())?;
+        let next = self.bytes().get(self.i..self.i + s.len())?;
         (next == s).then(|| self.i += s.len())
     }
 
@@ -289,26 +296,28 @@ impl<'a> Canon<'a> {
     fn uint(&mut self) -> Option<u64> {
         let start = self.i;
         let mut n = 0u64;
-        while let Some(d) = self.b.get(self.i).filter(|b| b.is_ascii_digit()) {
+        while let Some(d) = self.bytes().get(self.i).filter(|b| b.is_ascii_digit()) {
             n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
             self.i += 1;
         }
         let len = self.i - start;
-        (len == 1 || (len > 1 && self.b.get(start) != Some(&b'0'))).then_some(n)
+        (len == 1 || (len > 1 && self.bytes().get(start) != Some(&b'0'))).then_some(n)
     }
 
     /// The rest of a JSON string whose opening quote was read, up to its closing quote: `None` if
-    /// it holds an escape or a control character (serde's reading then decides), or is not UTF-8.
+    /// it holds an escape or a control character (serde's reading then decides).
     fn plain(&mut self) -> Option<&'a str> {
         let start = self.i;
+        let b = self.bytes();
         loop {
-            match *self.b.get(self.i)? {
+            match *b.get(self.i)? {
                 b'"' => break,
                 b'\\' | 0..=0x1f => return None,
                 _ => self.i += 1,
             }
         }
-        let s = std::str::from_utf8(self.b.get(start..self.i)?).ok()?;
+        // Both ends are at an ASCII quote: char boundaries of the UTF-8 line.
+        let s = self.s.get(start..self.i)?;
         self.i += 1;
         Some(s)
     }
@@ -318,7 +327,7 @@ impl<'a> Canon<'a> {
 /// (so the body is read straight into its variant), then the body from the line's own bytes.
 struct KindBody<'a, 'de> {
     kind: Option<&'a str>,
-    body: Option<&'a mut serde_json::Deserializer<serde_json::de::SliceRead<'de>>>,
+    body: Option<&'a mut serde_json::Deserializer<serde_json::de::StrRead<'de>>>,
 }
 
 impl<'de> serde::de::MapAccess<'de> for KindBody<'_, 'de> {

@@ -18,28 +18,40 @@ pub fn escape(s: &str) -> String {
 
 /// [`escape`], appended to `out`.
 pub fn escape_into(out: &mut String, s: &str) {
-    // Most text is plain ASCII with nothing to escape: copied as it is.
-    let plain = |b: u8| {
-        (b' '..=b'~').contains(&b) && !matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'')
-            || b == b'\n'
-            || b == b'\t'
-    };
-    if s.bytes().all(plain) {
-        out.push_str(s);
-        return;
-    }
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => out.push('\u{fffd}'),
-            c => out.push(c),
+    // Runs of plain text (most of it: printable ASCII with nothing to escape, and any character
+    // beyond ASCII but a control) are copied as they are; only the bytes between need a look.
+    let mut rest = s;
+    while let Some(at) = rest.bytes().position(|b| SPECIAL[usize::from(b)]) {
+        let (plain, from) = rest.split_at(at);
+        out.push_str(plain);
+        let mut chars = from.chars();
+        match chars.next() {
+            Some('&') => out.push_str("&amp;"),
+            Some('<') => out.push_str("&lt;"),
+            Some('>') => out.push_str("&gt;"),
+            Some('"') => out.push_str("&quot;"),
+            Some('\'') => out.push_str("&#39;"),
+            Some(c) if c.is_control() && c != '\n' && c != '\t' => out.push('\u{fffd}'),
+            Some(c) => out.push(c),
+            None => {}
         }
+        rest = chars.as_str();
     }
+    out.push_str(rest);
 }
+
+/// The bytes [`escape_into`] looks at: the five it escapes, the ASCII controls but `\n` and
+/// `\t`, and the first byte of the two-byte characters U+0080..U+009F (the C1 controls).
+const SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = matches!(b as u8, b'&' | b'<' | b'>' | b'"' | b'\'' | 0x7f | 0xc2)
+            || (b < 0x20 && b != b'\n' as usize && b != b'\t' as usize);
+        b += 1;
+    }
+    t
+};
 
 const CSS: &str = r#"
 :root { color-scheme: light; }

@@ -18,27 +18,42 @@ pub fn escape(s: &str) -> String {
 
 /// [`escape`], appended to `out`.
 pub fn escape_into(out: &mut String, s: &str) {
-    // Most text is plain ASCII with nothing to escape: copied as it is.
-    let plain = |b: u8| {
-        (b' '..=b'~').contains(&b)
-            && !matches!(b, b'\\' | b'|' | b'<' | b'>' | b'`' | b'*' | b'[' | b']')
-    };
-    if s.bytes().all(plain) {
-        out.push_str(s);
-        return;
-    }
-    for c in s.chars() {
-        match c {
-            '\\' | '|' | '<' | '>' | '`' | '*' | '[' | ']' => {
+    // Runs of plain text (most of it: printable ASCII with nothing to escape, and any character
+    // beyond ASCII but a control) are copied as they are; only the bytes between need a look.
+    let mut rest = s;
+    while let Some(at) = rest.bytes().position(|b| SPECIAL[usize::from(b)]) {
+        let (plain, from) = rest.split_at(at);
+        out.push_str(plain);
+        let mut chars = from.chars();
+        match chars.next() {
+            Some(c @ ('\\' | '|' | '<' | '>' | '`' | '*' | '[' | ']')) => {
                 out.push('\\');
                 out.push(c);
             }
-            '\n' | '\r' | '\t' => out.push(' '),
-            c if c.is_control() => out.push('\u{fffd}'),
-            c => out.push(c),
+            Some('\n' | '\r' | '\t') => out.push(' '),
+            Some(c) if c.is_control() => out.push('\u{fffd}'),
+            Some(c) => out.push(c),
+            None => {}
         }
+        rest = chars.as_str();
     }
+    out.push_str(rest);
 }
+
+/// The bytes [`escape_into`] looks at: the eight it escapes, the ASCII controls, and the first
+/// byte of the two-byte characters U+0080..U+009F (the C1 controls).
+const SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = matches!(
+            b as u8,
+            b'\\' | b'|' | b'<' | b'>' | b'`' | b'*' | b'[' | b']' | 0x7f | 0xc2
+        ) || b < 0x20;
+        b += 1;
+    }
+    t
+};
 
 fn row(s: &mut String, cells: &[String]) {
     s.push('|');

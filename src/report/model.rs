@@ -498,7 +498,49 @@ impl Report {
 
 /// A duration as `h:mm:ss`.
 pub fn hms(ms: Ms) -> String {
-    timefmt::clock(i64::try_from(ms).unwrap_or(i64::MAX))
+    let mut out = String::with_capacity(8);
+    push_hms(&mut out, ms);
+    out
+}
+
+/// [`hms`], appended to `out`.
+pub fn push_hms(out: &mut String, ms: Ms) {
+    push_clock(out, i64::try_from(ms).unwrap_or(i64::MAX));
+}
+
+/// [`timefmt::clock`], appended to `out` without the formatting machinery (the report writes a
+/// few for each entry of a log of any length): the same text.
+pub fn push_clock(out: &mut String, ms: i64) {
+    let s = if ms < 0 {
+        out.push('-');
+        ms.unsigned_abs().div_ceil(1000)
+    } else {
+        ms.unsigned_abs() / 1000
+    };
+    push_number(out, s / 3600);
+    for part in [(s / 60) % 60, s % 60] {
+        out.push(':');
+        // Two digits (each part is below 60).
+        out.push(char::from(b'0' + (part / 10) as u8));
+        out.push(char::from(b'0' + (part % 10) as u8));
+    }
+}
+
+/// `n` in decimal, appended to `out`.
+pub fn push_number(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
 }
 
 /// An exact duration that may be negative: `0:01:15.000`, `-0:00:00.300`.
@@ -573,11 +615,15 @@ impl TimeRow {
 
 /// A signed duration: `+0:10:00`, `-0:00:30`.
 pub fn signed_hms(ms: i64) -> String {
-    if ms < 0 {
-        format!("-{}", hms(ms.unsigned_abs()))
-    } else {
-        format!("+{}", hms(ms.unsigned_abs()))
-    }
+    let mut out = String::with_capacity(9);
+    push_signed_hms(&mut out, ms);
+    out
+}
+
+/// [`signed_hms`], appended to `out`.
+pub fn push_signed_hms(out: &mut String, ms: i64) {
+    out.push(if ms < 0 { '-' } else { '+' });
+    push_hms(out, ms.unsigned_abs());
 }
 
 fn words(s: &str) -> String {

@@ -863,6 +863,15 @@ impl TimesStream {
         self.next += 1;
     }
 
+    /// After [`TimesStream::push_replayed`]: the caller's game, which the entries pushed made,
+    /// becomes the stream's own for the entries [`TimesStream::push`] takes next (nothing, when
+    /// the replay stopped at an entry or no entry came).
+    pub fn resume(&mut self, game: &Game) {
+        if self.next > 0 && self.ledger.not_replayed.is_none() {
+            self.ledger.game = Some(game.clone());
+        }
+    }
+
     /// The moves standing so far with their times.
     pub fn moves(&self) -> &[MoveTime] {
         &self.ledger.moves

@@ -70,6 +70,23 @@ impl LogTail {
     /// Fold an entry read from the log without keeping it (the entries before the tail).
     pub fn fold(&mut self, n: usize, e: &Event) {
         self.move_fold.fold(&mut self.move_times, e);
+        self.fold_rest(n, e);
+    }
+
+    /// [`LogTail::fold`] for an entry applied to a game replayed by the caller (the open's one
+    /// replay: [`crate::matchdir::OpenObserver`]); [`LogTail::resume`] after the last one.
+    pub fn fold_replayed(&mut self, n: usize, e: &Event, r: crate::report::times::Replayed<'_>) {
+        self.move_fold.fold_replayed(&mut self.move_times, e, r);
+        self.fold_rest(n, e);
+    }
+
+    /// After [`LogTail::fold_replayed`]: `game` is the game the entries folded made, for the
+    /// entries recorded from now on.
+    pub fn resume(&mut self, game: &crate::core::game::Game) {
+        self.move_fold.resume(game);
+    }
+
+    fn fold_rest(&mut self, n: usize, e: &Event) {
         if let crate::core::event::EventKind::ClockStarted { .. } = e.kind {
             self.clock_started.get_or_insert(e.at);
         }

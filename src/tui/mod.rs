@@ -762,17 +762,39 @@ pub fn read_older(ui: &mut UiState, first: usize, count: usize) {
 
 /// The session `arbiter play` drives, its time origin and offset, and the screen's first state
 /// (the notice, the log so far, the match score).
+/// What the Board UI folds from every entry of the log as the game is opened.
+#[derive(Default)]
+struct Folded {
+    tail: LogTail,
+    n: usize,
+}
+
+impl crate::matchdir::OpenObserver for Folded {
+    fn event(&mut self, e: &crate::core::event::Event, r: crate::report::times::Replayed<'_>) {
+        self.tail.fold_replayed(self.n, e, r);
+        self.n += 1;
+    }
+
+    fn restart(&mut self) {
+        *self = Folded::default();
+    }
+}
+
 pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState), OpenError> {
-    // The latest entries are kept; every entry is folded (moves' times, sticky alarms).
-    let mut folded = LogTail::default();
-    let mut n = 0;
-    let opened =
-        crate::matchdir::open_game_observed(a.match_dir, a.game, a.rules, a.key, true, &mut |e| {
-            folded.fold(n, e);
-            n += 1;
-        })?;
+    // The latest entries are kept; every entry is folded (moves' times, sticky alarms) from the
+    // open's one replay (issue 21: the game is not replayed a second time for the times).
+    let mut folded = Folded::default();
+    let opened = crate::matchdir::open_game_observed(
+        a.match_dir,
+        a.game,
+        a.rules,
+        a.key,
+        true,
+        &mut folded,
+    )?;
     let game_n = opened.session.game.ctx().game;
-    let mut log = LogTail::new(opened.events_from, opened.events, folded);
+    folded.tail.resume(&opened.session.game);
+    let mut log = LogTail::new(opened.events_from, opened.events, folded.tail);
     log.path = Some(crate::layout::log_path(a.match_dir, game_n));
     let mut session = opened.session;
     let mut notes: Vec<String> = opened.notice.into_iter().collect();

@@ -52,6 +52,29 @@ impl MoveTimesFold {
     /// Fold entry `e` (the first is `game_opened`); `times` follows the standing moves.
     pub fn fold(&mut self, times: &mut Vec<Option<MoveTime>>, e: &Event) {
         self.stream.push(e);
+        self.follow(times);
+    }
+
+    /// [`MoveTimesFold::fold`] for an entry applied to a game replayed by the caller
+    /// ([`crate::report::times::TimesStream::push_replayed`]); [`MoveTimesFold::resume`] after
+    /// the last one.
+    pub fn fold_replayed(
+        &mut self,
+        times: &mut Vec<Option<MoveTime>>,
+        e: &Event,
+        r: crate::report::times::Replayed<'_>,
+    ) {
+        self.stream.push_replayed(e, r);
+        self.follow(times);
+    }
+
+    /// After [`MoveTimesFold::fold_replayed`]: the entries folded made `game`; the next ones are
+    /// folded with a copy of it.
+    pub fn resume(&mut self, game: &crate::core::game::Game) {
+        self.stream.resume(game);
+    }
+
+    fn follow(&mut self, times: &mut Vec<Option<MoveTime>>) {
         let Some(from) = self.stream.take_changed() else {
             return;
         };

@@ -63,7 +63,7 @@ fn issue_21_the_six_2003_games_logs_decode_typed_as_the_value_path_reads_them() 
 }
 
 /// A match of one game: the first `plies` moves of 2003's game 1, entered by `arbiter script`.
-fn scripted_match(dir: &std::path::Path, plies: usize) -> std::path::PathBuf {
+pub(crate) fn scripted_match(dir: &std::path::Path, plies: usize) -> std::path::PathBuf {
     let m = dir.join("m");
     crate::log_util::arbiter_key_in(&m);
     let g = real_game(1);

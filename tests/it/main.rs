@@ -42,6 +42,7 @@ mod memory_flat; // issue 21: what the readers keep is bounded whatever the log'
 mod numbering; // issue 20: move numbers from the side that moved first (board, display, 7c)
 mod offline; // rule 11: no network call
 mod one_read; // issue 21: the match score takes the game already rebuilt
+mod one_replay; // issue 21: pgn gathers its times from the one replay of the game
 mod outputs; // issue 21: no output path lands on a match's own files
 mod passphrase; // 5b / issue 19: failed passphrases logged in every state, doubling wait
 mod pgn_clocks; // issue 20: the PGN's clocks are the log's, press-then-notation or not

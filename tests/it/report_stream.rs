@@ -255,3 +255,133 @@ fn issue_21_report_a_void_beyond_the_rows_held_gets_a_second_pass() -> TestResul
     assert!(texts[4].contains(&format!("note: {text} \\[VOIDED by entry #{by}\\]")));
     Ok(())
 }
+
+#[test]
+fn issue_21_report_clock_text_written_in_place_is_timefmt_clock() {
+    // The report writes the game time of every entry, and four clock figures for each internal
+    // clock report, in place: the same text as `timefmt::clock`, at every edge.
+    use arbiter::core::timefmt::clock;
+    let mut samples: Vec<i64> = vec![i64::MIN, i64::MIN + 1, i64::MAX, i64::MAX - 999];
+    for base in [
+        0i64,
+        59_000,
+        60_000,
+        3_599_000,
+        3_600_000,
+        36_000_000,
+        359_999_999,
+    ] {
+        for d in -1001..=1001 {
+            samples.push(base + d);
+            samples.push(-base + d);
+        }
+    }
+    for ms in samples {
+        let mut s = String::from("x");
+        model::push_clock(&mut s, ms);
+        assert_eq!(s, format!("x{}", clock(ms)), "{ms}");
+        assert_eq!(
+            model::signed_hms(ms),
+            format!(
+                "{}{}",
+                if ms < 0 { "-" } else { "+" },
+                clock(i64::try_from(ms.unsigned_abs()).unwrap_or(i64::MAX))
+            ),
+            "{ms}"
+        );
+        let abs = ms.unsigned_abs();
+        assert_eq!(
+            model::hms(abs),
+            clock(i64::try_from(abs).unwrap_or(i64::MAX)),
+            "{abs}"
+        );
+    }
+    assert_eq!(model::hms(u64::MAX), clock(i64::MAX));
+}
+
+#[test]
+fn issue_21_report_rows_moved_into_the_output_are_on_disk_once() -> TestResult {
+    // The spooled rows are moved into the report by the kernel a chunk at a time, each chunk
+    // punched out of the spool at once: the output gets every byte, in order, after what it
+    // already had, and the spool no longer holds the blocks it gave.
+    use std::io::Write;
+    use std::os::unix::fs::MetadataExt;
+    let tmp = tempfile::tempdir()?;
+    let len = 3 * arbiter::report_io::MOVE_CHUNK + 12_345;
+    let rows: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+    let mut spool = tempfile::tempfile_in(tmp.path())?;
+    spool.write_all(&rows)?;
+    spool.sync_all()?;
+    let before = spool.metadata()?.blocks();
+    let out_path = tmp.path().join("out");
+    let mut out = std::fs::File::create(&out_path)?;
+    out.write_all(b"head")?;
+    arbiter::report_io::move_rows(&spool, &mut out)?;
+    out.write_all(b"tail")?;
+    drop(out);
+    let got = std::fs::read(&out_path)?;
+    assert_eq!(got.len(), 4 + len + 4);
+    assert!(got.starts_with(b"head") && got.ends_with(b"tail"));
+    assert!(got[4..4 + len] == rows[..], "the rows differ");
+    // Where the file system punches holes (ext4, xfs, btrfs, tmpfs), the spool kept none of
+    // the rows' blocks.
+    let probe = tempfile::tempfile_in(tmp.path())?;
+    probe.set_len(1 << 16)?;
+    let punches = rustix::fs::fallocate(
+        &probe,
+        rustix::fs::FallocateFlags::PUNCH_HOLE | rustix::fs::FallocateFlags::KEEP_SIZE,
+        0,
+        4096,
+    )
+    .is_ok();
+    let after = spool.metadata()?.blocks();
+    if punches {
+        assert!(before * 512 >= len as u64, "{before} blocks before");
+        assert!(after < before / 8, "{after} of {before} blocks still held");
+    } else {
+        eprintln!("this file system punches no holes: the spool keeps {after} blocks");
+    }
+    Ok(())
+}
+
+#[test]
+fn issue_21_report_escaping_by_runs_is_the_escaping_char_by_char() {
+    // The escapers copy runs of plain text whole and look only at the bytes between: the text is
+    // that of escaping each character on its own, for every character of the first 256 and some
+    // beyond, alone and among plain text.
+    fn html(s: &str) -> String {
+        s.chars()
+            .map(|c| match c {
+                '&' => "&amp;".to_string(),
+                '<' => "&lt;".to_string(),
+                '>' => "&gt;".to_string(),
+                '"' => "&quot;".to_string(),
+                '\'' => "&#39;".to_string(),
+                c if c.is_control() && c != '\n' && c != '\t' => "\u{fffd}".to_string(),
+                c => c.to_string(),
+            })
+            .collect()
+    }
+    fn markdown(s: &str) -> String {
+        s.chars()
+            .map(|c| match c {
+                '\\' | '|' | '<' | '>' | '`' | '*' | '[' | ']' => format!("\\{c}"),
+                '\n' | '\r' | '\t' => " ".to_string(),
+                c if c.is_control() => "\u{fffd}".to_string(),
+                c => c.to_string(),
+            })
+            .collect()
+    }
+    let mut chars: Vec<char> = (0u32..0x300).filter_map(char::from_u32).collect();
+    chars.extend(['\u{2028}', '\u{feff}', '–', '♔', '\u{10ffff}', '😀']);
+    let mut texts = vec![String::new(), "plain text 1:02:03".to_string()];
+    for &c in &chars {
+        texts.push(c.to_string());
+        texts.push(format!("a{c}b{c}{c}c"));
+    }
+    texts.push(chars.iter().collect());
+    for t in &texts {
+        assert_eq!(arbiter::report::html::escape(t), html(t), "{t:?}");
+        assert_eq!(arbiter::report::markdown::escape(t), markdown(t), "{t:?}");
+    }
+}

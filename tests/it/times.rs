@@ -389,7 +389,10 @@ fn time_command(g: &Game, pick: u8, r: u32, since_last: Ms) -> Vec<String> {
 }
 
 /// Runs the steps on a session; returns the log and the time of its last entry.
-fn time_session(machine_white: bool, steps: &[(u8, u32, Ms)]) -> (Vec<Event>, Ms, Vec<String>) {
+pub(crate) fn time_session(
+    machine_white: bool,
+    steps: &[(u8, u32, Ms)],
+) -> (Vec<Event>, Ms, Vec<String>) {
     let decl = if machine_white {
         MACHINE_WHITE
     } else {
@@ -561,7 +564,7 @@ fn check_times_add_up(log: &[Event], end: Ms, transcript: &[String]) -> Result<(
     Ok(())
 }
 
-fn time_step() -> impl Strategy<Value = (u8, u32, Ms)> {
+pub(crate) fn time_step() -> impl Strategy<Value = (u8, u32, Ms)> {
     (
         prop_oneof![40 => 0u8..40, 10 => 40u8..48, 3 => 48u8..50],
         any::<u32>(),

@@ -188,3 +188,54 @@ fn clause_1_void_is_confirmed_stating_which_entry_becomes_void() {
     assert!(refused.clause.is_some(), "{refused}");
     assert!(refused.to_string().contains("taken back"), "{refused}");
 }
+
+/// `text` at the `k`-th step of a long run of entries (times as in the test above), `k` moved on.
+fn step(m: &mut Match, k: &mut usize, text: &str) {
+    m.at(&format!("{}.{:03} {text}", 2 + *k / 1000, *k % 1000));
+    *k += 1;
+}
+
+#[test]
+fn clause_1_void_keeps_its_effect_when_the_window_moves_on_past_it() {
+    // Issue 21: the window's next base is a snapshot of the game taken when it held VOID_WINDOW
+    // entries. A void made after that snapshot, of an entry before it, must reach the base too:
+    // a later void rebuilds from that base, and the voided offer must not come back.
+    let w = arbiter::core::game::VOID_WINDOW;
+    let mut m = started();
+    m.at("0:10 move e4");
+    m.at("0:20 human offer-draw");
+    let offer = seq_of(&m, "draw_offered");
+    assert!(offer < w);
+    let mut k = 0;
+    while m.log.len() < w + 10 {
+        step(&mut m, &mut k, "arbiter note one of many");
+    }
+    assert!(m.game().offer().is_some(), "the offer stands");
+    step(
+        &mut m,
+        &mut k,
+        &format!("arbiter void {offer} F7 by mistake"),
+    );
+    assert!(m.game().offer().is_none(), "the effect is gone");
+    // The window moves on: its base is now past the offer and the first void.
+    while m.log.len() < 2 * w + 20 {
+        step(&mut m, &mut k, "arbiter note one of many");
+    }
+    let note = m.log.len() - 5;
+    assert_eq!(m.log[note].kind_name(), "note");
+    step(
+        &mut m,
+        &mut k,
+        &format!("arbiter void {note} a note for another game"),
+    );
+    assert_eq!(m.game().voided(), &[offer as u64, note as u64]);
+    assert!(
+        m.game().offer().is_none(),
+        "the voided offer came back when the game was rebuilt from the window's base"
+    );
+    // The offer itself is now out of reach.
+    let m = m
+        .when(&format!("3.000 arbiter void {offer} again"))
+        .then_refused_saying("1", "older than the entries a void reaches");
+    replays_the_same(&m);
+}

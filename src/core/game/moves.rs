@@ -285,7 +285,7 @@ impl Game {
                         self.press_clock(*side, at, *spent_ms, *increment_ms)?;
                     }
                 }
-                self.board.play(&crate::core::board::RecordedMove {
+                self.board.play_owned(crate::core::board::RecordedMove {
                     san: san.clone(),
                     uci: uci.clone(),
                 })?;

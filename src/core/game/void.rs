@@ -21,37 +21,56 @@ pub const WINDOW: usize = 256;
 /// from. Shared, not copied, when the game is cloned (the session clones the game for every
 /// entry it checks before writing): cloning the window is a few reference counts, so a long game
 /// or script stays linear in its length (issue 21).
+///
+/// Issue 21: the window costs next to nothing per entry. The events are kept as the caller hands
+/// them over ([`Game::evolve_shared`] takes an `Arc` without copying the event), and the base
+/// moves on by a snapshot of the game taken when the window held `WINDOW` events (`mid`), not by
+/// applying those events a second time. A void rebuilds the game from the base and takes the
+/// snapshot afresh on its way, so the next base has the void's effect as it would by re-applying.
 #[derive(Debug, Clone)]
 pub(in crate::core) struct Recent {
     base: Arc<Game>,
     base_seq: usize,
     events: Vec<Arc<Event>>,
+    /// The game after `events[..WINDOW]` (entry `base_seq + WINDOW`), once the window holds
+    /// that many: the next base.
+    mid: Option<Arc<Game>>,
+}
+
+/// The game as a base of the window: without a window of its own.
+fn snapshot(game: &Game) -> Arc<Game> {
+    let mut base = game.clone();
+    base.recent = None;
+    base.due_result_memo = DueMemo::default();
+    Arc::new(base)
 }
 
 impl Recent {
     /// The window opening on `game` before its next entry.
     pub(in crate::core) fn new(game: &Game) -> Recent {
-        let mut base = game.clone();
-        base.recent = None;
         Recent {
-            base: Arc::new(base),
+            base: snapshot(game),
             base_seq: game.applied,
             events: Vec::new(),
+            mid: None,
         }
     }
 
-    /// Keep `e` (just applied); past `2 × WINDOW` events the oldest `WINDOW` move into the base.
-    pub(in crate::core) fn push(&mut self, e: &Event, voided: &[u64]) -> Result<(), Inconsistent> {
-        self.events.push(Arc::new(e.clone()));
-        if self.events.len() >= 2 * WINDOW {
-            let base = Arc::make_mut(&mut self.base);
-            base.voided = voided.to_vec();
-            for ev in self.events.drain(..WINDOW) {
-                apply_skipping(base, &ev)?;
-                self.base_seq += 1;
-            }
+    /// Keep `e`, just applied to `game` (whose own window is taken out while it is applied);
+    /// past `2 × WINDOW` events the oldest `WINDOW` leave and the snapshot after them becomes
+    /// the base.
+    pub(in crate::core) fn push(&mut self, e: Arc<Event>, game: &Game) {
+        self.events.push(e);
+        if self.events.len() >= 2 * WINDOW
+            && let Some(mid) = self.mid.take()
+        {
+            self.base = mid;
+            self.events.drain(..WINDOW);
+            self.base_seq += WINDOW;
         }
-        Ok(())
+        if self.events.len() == WINDOW && self.mid.is_none() {
+            self.mid = Some(snapshot(game));
+        }
     }
 }
 
@@ -169,7 +188,11 @@ impl Game {
 
     /// Apply an `entry_voided` event: the game rebuilt from the window without the voided
     /// entries' effects.
-    pub(super) fn evolve_void(&mut self, recent: &Recent, e: &Event) -> Result<(), Inconsistent> {
+    pub(super) fn evolve_void(
+        &mut self,
+        recent: &mut Recent,
+        e: &Event,
+    ) -> Result<(), Inconsistent> {
         let EventKind::EntryVoided { seq, .. } = &e.kind else {
             return Ok(());
         };
@@ -193,6 +216,7 @@ impl Game {
         if !g.voided.contains(seq) {
             g.voided.push(*seq);
         }
+        let mut mid = None;
         for (k, ev) in recent.events.iter().enumerate() {
             apply_skipping(&mut g, ev).map_err(|m| {
                 Inconsistent(format!(
@@ -200,6 +224,13 @@ impl Game {
                     recent.base_seq + k
                 ))
             })?;
+            if k + 1 == WINDOW {
+                mid = Some(snapshot(&g));
+            }
+        }
+        // The next base is the game without the voided entries, as re-applying them would give.
+        if mid.is_some() {
+            recent.mid = mid;
         }
         g.last_at = g.last_at.max(e.at);
         g.applied += 1;

@@ -1,7 +1,7 @@
 //! The game clock and the machine's internal clock in the report: clocks started, stopped and
 //! restarted (3), the internal clock reported and set (6c), clocks corrected by the arbiter (6d,
 //! 7e) and the kit's restart gaps, with their marks on the clock chart.
-use super::{Builder, Mark, MarkKind, hms, signed_hms};
+use super::{Builder, Mark, MarkKind, hms, push_clock, push_hms, push_signed_hms, signed_hms};
 use crate::core::event::{ClockSet, Event, EventKind};
 use crate::core::timefmt;
 
@@ -19,18 +19,24 @@ impl Builder {
                 diff_ms,
                 threshold_ms,
                 correction_owed,
-            } => format!(
-                "internal clock reported at {} against game clock {} (difference {}, threshold {}){}",
-                hms(*reading_ms),
-                timefmt::clock(*game_clock_ms),
-                signed_hms(*diff_ms),
-                hms(*threshold_ms),
+            } => {
+                // The bytes of `internal clock reported at {} against game clock {} (difference
+                // {}, threshold {}){}`, written in place (the most frequent entry of a long log).
+                let mut s = String::with_capacity(112);
+                s.push_str("internal clock reported at ");
+                push_hms(&mut s, *reading_ms);
+                s.push_str(" against game clock ");
+                push_clock(&mut s, *game_clock_ms);
+                s.push_str(" (difference ");
+                push_signed_hms(&mut s, *diff_ms);
+                s.push_str(", threshold ");
+                push_hms(&mut s, *threshold_ms);
+                s.push(')');
                 if *correction_owed {
-                    "; correction owed"
-                } else {
-                    ""
+                    s.push_str("; correction owed");
                 }
-            ),
+                s
+            }
             K::InternalClockCorrected { from_ms, to_ms } => format!(
                 "internal clock set from {} to the game clock {}",
                 hms(*from_ms),

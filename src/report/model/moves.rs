@@ -70,12 +70,18 @@ impl Builder {
                     declines_draw: *declines_draw,
                     corrected_from: None,
                 });
-                let numbered = self.numbered(ply, san);
                 if *declines_draw
                     && let Some(k) = self.offer_of[side.other().index()]
-                    && let Some(o) = self.report.draw_offers.get_mut(k)
-                    && o.answered.is_none()
+                    && self
+                        .report
+                        .draw_offers
+                        .get(k)
+                        .is_some_and(|o| o.answered.is_none())
                 {
+                    let numbered = self.numbered(ply, san);
+                    let Some(o) = self.report.draw_offers.get_mut(k) else {
+                        return;
+                    };
                     o.answered = Some(s);
                     o.outcome = format!(
                         "rejected by {}'s move {} (9e)",

@@ -1,0 +1,196 @@
+//! Issue 21: `pgn` replays the game once. Its times are gathered from the replay that rebuilds
+//! the game (`matchdir::Replayer::push_times`, `TimesStream::push_replayed`), not from a second
+//! game of their own (`TimesStream::push`); both give the same times on every log.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use arbiter::core::event::Event;
+use arbiter::core::game::Game;
+use arbiter::matchdir::Replayer;
+use arbiter::report::times::{Times, TimesStream, times};
+use proptest::prelude::*;
+
+use crate::times::{time_session, time_step};
+
+/// The times of `log` gathered from one replay, as `pgn` gathers them.
+fn one_replay(log: &[Event]) -> (Times, Option<Game>) {
+    let mut r = Replayer::new();
+    let mut t = TimesStream::default();
+    for e in log {
+        r.push_times(e, &mut t);
+    }
+    let game = r.game().cloned();
+    (t.finish(), game)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 48,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Take-backs, 6d/7e corrections, 7c wrong moves, stops and restart gaps.
+    #[test]
+    fn issue_21_pgn_times_from_the_one_replay_equal_a_replay_of_their_own(
+        machine_white in any::<bool>(),
+        steps in prop::collection::vec(time_step(), 1..200),
+    ) {
+        let (log, _, transcript) = time_session(machine_white, &steps);
+        let (t, game) = one_replay(&log);
+        prop_assert_eq!(&t, &times(&log), "{}", transcript.join("\n"));
+        prop_assert!(t.not_replayed.is_none());
+        let alone = Game::replay(&log).unwrap();
+        prop_assert_eq!(game.map(|g| g.board().fen()), Some(alone.board().fen()));
+    }
+}
+
+/// The six games of 2003, entered both ways (move and press; press, then the notation).
+#[test]
+fn issue_21_pgn_times_from_the_one_replay_on_the_six_2003_games() {
+    use crate::pgn_clocks::play_both;
+    use crate::pgn_real2003::{ending, real_game};
+    let mut moves = 0;
+    for n in 1..=6u32 {
+        let g = real_game(n);
+        let thinks: Vec<u64> = (0..g.sans.len() as u64).map(|i| 5_000 + i * 97).collect();
+        let delays: Vec<u64> = (0..g.sans.len() as u64)
+            .map(|i| (i * 7_919) % 200_000)
+            .collect();
+        let mut b = play_both(g.machine_white, &g.sans, &thinks, &delays);
+        let t = b.direct.now.max(b.pressed.now);
+        for line in ending(n, t) {
+            b.direct.at(&line);
+            b.pressed.at(&line);
+        }
+        for m in [&b.direct, &b.pressed] {
+            let (one, _) = one_replay(&m.log);
+            assert_eq!(one, times(&m.log), "game {n}");
+            moves += one.moves.len();
+        }
+    }
+    assert!(moves > 700, "{moves} moves");
+}
+
+/// An entry the game cannot take: from it on both give the log's own times, with the same
+/// reason.
+#[test]
+fn issue_21_pgn_times_from_the_one_replay_when_an_entry_does_not_apply() {
+    let (mut log, _, _) = time_session(false, &[(0, 1, 4_000); 30]);
+    assert!(log.len() > 30, "{} entries", log.len());
+    let k = log.len() / 2;
+    log[k].at = 0;
+    let (one, game) = one_replay(&log);
+    let own = times(&log);
+    assert!(game.is_none(), "the replay failed at entry {k}");
+    assert!(
+        own.not_replayed
+            .as_deref()
+            .is_some_and(|m| m.contains("time goes backwards")),
+        "{:?}",
+        own.not_replayed
+    );
+    assert_eq!(one, own);
+}
+
+/// `arbiter pgn` writes what a replay of the log and a times fold of their own would write.
+#[test]
+fn issue_21_pgn_command_output_is_that_of_two_replays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = crate::decode::scripted_match(tmp.path(), 60);
+    let (entries, events) =
+        arbiter::matchdir::read_game(&arbiter::layout::log_path(&m, 1)).unwrap();
+    let game = Game::replay(&events).unwrap();
+    let want = arbiter::postgame::pgn_of_game(&game, &times(&events), &entries[0].utc);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["pgn", "--game", "1", "--match"])
+        .arg(&m)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), want);
+    assert!(want.contains("%emt"), "{want}");
+}
+
+/// Issue 21: `play` opens a game with one replay. The move list's times and the alarms the Board
+/// UI folds come from the open's replay (`OpenObserver`), equal to a fold with a replay of its
+/// own, and the entries recorded after the open are timed from the game the open rebuilt.
+#[test]
+fn issue_21_play_open_folds_the_move_times_from_the_one_replay() {
+    use arbiter::core::command::parse;
+    use arbiter::tui::logpane::LogTail;
+    use arbiter::tui::{self, PlaySetup};
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let mut script = String::from(
+        "0 arbiter declare white human Garry Kasparov\n\
+         0 arbiter declare black machine Deep Junior\n\
+         0 arbiter declare operator Amir Ban\n\
+         0 arbiter start\n\
+         5 move e4\n10 move e5\n19.3 move Nf3\n\
+         19.8 arbiter stop the operator entered a move the machine did not make\n\
+         20 arbiter correct 6d takeback 1 the operator entered a move the machine did not make\n\
+         21 arbiter resume\n21.4 move Nf3\n\
+         0:00:30 operator internal-clock 1:50:00\n",
+    );
+    for k in 0..50 {
+        script.push_str(&format!("0:00:40 arbiter note note {k}\n"));
+    }
+    script.push_str("0:01:00 move Nc6\n");
+    let file = tmp.path().join("g.arb");
+    std::fs::write(&file, script).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .arg("script")
+        .arg(&file)
+        .arg("--match")
+        .arg(&m)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (mut session, _, offset, mut ui) = tui::open_session(&PlaySetup {
+        match_dir: &m,
+        game: Some(1),
+        rules: std::path::Path::new(crate::tui_support::RULES),
+        key: &arbiter::sign::KeySource::default(),
+        declarations: None,
+        demo: false,
+    })
+    .unwrap();
+    let (mut all, _) = arbiter::report_io::read_log(&arbiter::layout::log_path(&m, 1)).unwrap();
+    // The fold with a replay of its own, as the Board UI made it before.
+    let mut own = LogTail::default();
+    for (n, e) in all.iter().enumerate() {
+        own.fold(n, e);
+    }
+    assert_eq!(ui.log.move_fold, own.move_fold);
+    assert_eq!(ui.log.move_times, own.move_times);
+    assert_eq!(ui.log.alarm_sources, own.alarm_sources);
+    assert_eq!(ui.log.clock_started, own.clock_started);
+    assert_eq!(ui.log.len(), all.len());
+    assert_eq!(ui.log.move_times.len(), 4);
+    assert!(ui.log.move_times.iter().all(Option::is_some));
+    // Entries recorded now: a take-back and moves, timed from the game the open rebuilt.
+    let mut now = offset + 5_000;
+    for cmd in [
+        "arbiter restart-gap waive the board was opened again",
+        "arbiter stop a wrong move",
+        "arbiter correct 6d takeback 1 a wrong move",
+        "arbiter resume",
+        "move Nf6",
+        "move d4",
+    ] {
+        now += 3_000;
+        let evs = session.execute(&parse(cmd).unwrap(), now).unwrap();
+        for e in evs {
+            all.push(e.clone());
+            ui.log.push(e);
+        }
+    }
+    assert_eq!(
+        ui.log.move_times,
+        arbiter::tui::movelist::move_times(&all),
+        "after the open"
+    );
+    assert_eq!(ui.log.move_times.len(), 5);
+    assert!(ui.log.move_times.iter().all(Option::is_some));
+}
