@@ -45,12 +45,30 @@ fn main() {
     std::fs::write(&path, &bytes).unwrap();
     let expected = Game::replay(events.iter()).unwrap();
 
-    let (mut replay, mut strict, mut status, mut json, mut chess) =
-        (vec![], vec![], vec![], vec![], vec![]);
+    let (mut replay, mut owned, mut strict, mut status, mut json, mut chess) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
     for _ in 0..rounds {
         let (t, g) = timed(|| Game::replay(events.iter()).unwrap());
         assert_eq!(g.board().fen(), expected.board().fen());
         replay.push(t);
+
+        // The events handed over, as a replay of a log does (issue 21: no copy kept).
+        let given = events.clone();
+        let (t, g) = timed(|| {
+            let mut it = given.into_iter();
+            let first = it.next().unwrap();
+            let EventKind::GameOpened(o) = &first.kind else {
+                panic!("line 0")
+            };
+            let mut g = Game::from_opening(o).unwrap();
+            g.evolve_owned(first).unwrap();
+            for e in it {
+                g.evolve_owned(e).unwrap();
+            }
+            g
+        });
+        assert_eq!(g.board().fen(), expected.board().fen());
+        owned.push(t);
 
         let (t, g) = timed(|| {
             let lines = scan::scan(&bytes);
@@ -111,6 +129,12 @@ fn main() {
         "   ours Game::replay (events in memory):     {:10.0} events/s  target >= 200000: {}",
         r_replay,
         verdict(r_replay >= 200_000.0)
+    );
+    let r_owned = rate(&mut owned);
+    println!(
+        "   ours Game::evolve_owned (handed over):    {:10.0} events/s  target >= 200000: {}",
+        r_owned,
+        verdict(r_owned >= 200_000.0)
     );
     println!(
         "   ours strict parse + events + replay:      {:10.0} events/s  target >= 200000: {}",

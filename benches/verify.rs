@@ -104,6 +104,37 @@ fn chain_floor(bytes: &[u8]) -> usize {
     n
 }
 
+/// CPU seconds (user + system) of this process's children that have been waited for, from
+/// `/proc/self/stat` (clock ticks of 10 ms); `None` where there is no such file.
+fn children_cpu() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name (which may hold spaces, in parentheses).
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split(' ').collect();
+    // cutime and cstime are fields 16 and 17 of the whole line, 14 and 15 after the name.
+    let ticks: f64 = f.get(13)?.parse::<f64>().ok()? + f.get(14)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// The machine's load average over the last minute.
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split(' ').next().map(str::to_owned))
+        .unwrap_or_else(|| "?".into())
+}
+
+/// [`time_cmd`] with the CPU time the command used (user + system, all its threads).
+fn time_cmd_cpu(program: &str, args: &[&str]) -> (f64, f64, String) {
+    let before = children_cpu();
+    let (t, out) = time_cmd(program, args);
+    let cpu = match (before, children_cpu()) {
+        (Some(a), Some(b)) => b - a,
+        _ => f64::NAN,
+    };
+    (t.as_secs_f64(), cpu, out)
+}
+
 fn log_path(match_dir: &Path) -> PathBuf {
     match_dir.join("game-1").join("log.jsonl")
 }
@@ -163,13 +194,16 @@ fn main() {
     let command = ["verify", "--match", d.as_str(), "--game", "1"];
     let (mut ours, mut inproc, mut ossl, mut sum, mut chain, mut cmd) =
         (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (mut cmd_cpu, mut ossl_cpu) = (vec![], vec![]);
+    let load_before = load();
     for r in 0..rounds {
         for k in 0..6 {
             match (k + r) % 6 {
                 5 => {
-                    let (t, out) = time_cmd(&bin(), &command);
+                    let (t, c, out) = time_cmd_cpu(&bin(), &command);
                     assert!(out.contains("game 1: OK"), "{out}");
-                    cmd.push(t.as_secs_f64());
+                    cmd.push(t);
+                    cmd_cpu.push(c);
                 }
                 4 => {
                     let t = Instant::now();
@@ -191,7 +225,9 @@ fn main() {
                     std::hint::black_box(h);
                 }
                 2 if openssl => {
-                    ossl.push(time_cmd("openssl", &["dgst", "-sha256", p]).0.as_secs_f64())
+                    let (t, c, _) = time_cmd_cpu("openssl", &["dgst", "-sha256", p]);
+                    ossl.push(t);
+                    ossl_cpu.push(c);
                 }
                 3 if sha256sum => sum.push(time_cmd("sha256sum", &[p]).0.as_secs_f64()),
                 _ => {}
@@ -199,6 +235,28 @@ fn main() {
         }
     }
     let mbs = |s: f64| size / s / 1e6;
+    let show = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.3}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    println!(
+        "   load average (1 min) {load_before} before, {} after",
+        load()
+    );
+    println!(
+        "   each round, `arbiter verify`: wall {} s, CPU {} s (user + system, all threads)",
+        show(&cmd),
+        show(&cmd_cpu)
+    );
+    if openssl {
+        println!(
+            "   each round, openssl dgst:       wall {} s, CPU {} s",
+            show(&ossl),
+            show(&ossl_cpu)
+        );
+    }
     let cmd = median(&mut cmd);
     let ours = median(&mut ours);
     println!("   log: {n} entries, {:.0} MB", size / 1e6);

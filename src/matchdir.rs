@@ -572,6 +572,13 @@ impl Replayer {
 
     /// The next event; `false` once the replay has failed.
     pub fn push(&mut self, ev: &Event) -> bool {
+        self.push_owned(ev.clone())
+    }
+
+    /// [`Replayer::push`] with the event handed over: the game's void window keeps it without
+    /// a copy (issue 21).
+    pub fn push_owned(&mut self, ev: Event) -> bool {
+        let ev = std::sync::Arc::new(ev);
         if self.error.is_some() {
             return false;
         }
@@ -583,12 +590,15 @@ impl Replayer {
             message,
         };
         let r = match &mut self.game {
-            Some(g) => g.evolve(ev).map_err(|m| fail(m.0)),
+            Some(g) => g
+                .evolve_shared(std::sync::Arc::clone(&ev))
+                .map_err(|m| fail(m.0)),
             None => match &ev.kind {
                 EventKind::GameOpened(o) => Game::from_opening(o)
                     .map_err(|e| fail(e.to_string()))
                     .and_then(|mut g| {
-                        g.evolve(ev).map_err(|m| fail(m.0))?;
+                        g.evolve_shared(std::sync::Arc::clone(&ev))
+                            .map_err(|m| fail(m.0))?;
                         self.game = Some(g);
                         Ok(())
                     }),

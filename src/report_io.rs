@@ -351,81 +351,129 @@ enum Spooled {
 /// spool file next to `out`.
 fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<Pass, ReadLogError> {
     use crate::core::event::EventKind;
+    use crate::report::TimelineEntry;
     use crate::report::model::Stream;
     use std::collections::VecDeque;
-    use std::io::Write;
     let mut stream = Stream::new(&Verification::not_checked(0), public);
-    let mut spool = spool_next_to(out).map(|f| std::io::BufWriter::with_capacity(1 << 16, f));
-    let mut late = false;
-    // Rows not yet written (their entries are within a void's reach), and the first entry
-    // whose row is not written yet.
-    let mut held: VecDeque<crate::report::TimelineEntry> = VecDeque::new();
-    let mut written_below = 0usize;
-    let mut text = String::new();
-    let mut flush = |stream: &Stream,
-                     held: &mut VecDeque<crate::report::TimelineEntry>,
-                     spool: &mut std::io::Result<std::io::BufWriter<std::fs::File>>,
+    let spool = spool_next_to(out);
+    // The rows are rendered and written on a thread of their own (the model's thread hands them
+    // over marked, a batch at a time, and gets the batches back to fill again).
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<TimelineEntry>>(4);
+    let (back, used) = std::sync::mpsc::channel::<Vec<TimelineEntry>>();
+    std::thread::scope(|s| {
+        let writer = s.spawn(move || write_rows(spool, rx, back, format));
+        let mut late = false;
+        // Rows not yet handed over (their entries are within a void's reach), and the first
+        // entry whose row is not handed over yet.
+        let mut held: VecDeque<TimelineEntry> = VecDeque::new();
+        let mut written_below = 0usize;
+        let fresh = || {
+            used.try_recv()
+                .unwrap_or_else(|_| Vec::with_capacity(ROW_BATCH))
+        };
+        let mut batch = fresh();
+        let flush = |stream: &Stream,
+                     held: &mut VecDeque<TimelineEntry>,
+                     batch: &mut Vec<TimelineEntry>,
                      upto: usize|
-     -> usize {
-        let mut below = 0;
-        while held.front().is_some_and(|r| r.stamp.entry < upto) {
-            let Some(mut row) = held.pop_front() else {
-                break;
-            };
-            below = row.stamp.entry + 1;
-            if let Ok(w) = spool {
+         -> usize {
+            let mut below = 0;
+            while held.front().is_some_and(|r| r.stamp.entry < upto) {
+                let Some(mut row) = held.pop_front() else {
+                    break;
+                };
+                below = row.stamp.entry + 1;
                 stream.mark_voided(&mut row);
+                batch.push(row);
+                if batch.len() >= ROW_BATCH {
+                    // The writer stops taking rows only once a write failed: its error is the
+                    // pass's answer, whatever the rows after it.
+                    let _ = tx.send(std::mem::replace(batch, fresh()));
+                }
+            }
+            below
+        };
+        let entries = for_each_event_ahead(path, |e, utc| {
+            if let EventKind::EntryVoided { seq, .. } = &e.kind
+                && *seq < written_below as u64
+            {
+                late = true;
+            }
+            if let Some(row) = stream.push_row(&e, utc)
+                && !late
+            {
+                held.push_back(row);
+            }
+            if late {
+                held.clear();
+                return;
+            }
+            let next = stream.entries();
+            if next > ROW_HOLD
+                && held
+                    .front()
+                    .is_some_and(|r| r.stamp.entry < next - ROW_HOLD)
+            {
+                let below = flush(&stream, &mut held, &mut batch, next - ROW_HOLD);
+                written_below = written_below.max(below);
+            }
+        });
+        if entries.is_ok() && !late {
+            flush(&stream, &mut held, &mut batch, usize::MAX);
+            if !batch.is_empty() {
+                let _ = tx.send(batch);
+            }
+        }
+        drop(tx);
+        let written = match writer.join() {
+            Ok(written) => written,
+            Err(p) => std::panic::resume_unwind(p),
+        };
+        let spool = match written {
+            _ if late => Spooled::Late,
+            Ok(f) => Spooled::Rows(f),
+            Err(e) => Spooled::Failed(e),
+        };
+        Ok(Pass {
+            streamed: stream.finish(),
+            entries: entries?,
+            spool,
+        })
+    })
+}
+
+/// How many rows the model's thread hands the writer's at a time.
+const ROW_BATCH: usize = 256;
+
+/// The writer's side of [`first_pass`]: each row rendered into `spool` (buffered), the batches
+/// sent back to be filled again; the spool read from its start, or the first error (the rows
+/// after it are taken and dropped, so the model's side never waits).
+fn write_rows(
+    spool: std::io::Result<std::fs::File>,
+    rows: std::sync::mpsc::Receiver<Vec<crate::report::TimelineEntry>>,
+    back: std::sync::mpsc::Sender<Vec<crate::report::TimelineEntry>>,
+    format: Format,
+) -> std::io::Result<std::fs::File> {
+    use std::io::Write;
+    let mut w = spool.map(|f| std::io::BufWriter::with_capacity(1 << 16, f));
+    let mut text = String::new();
+    for mut batch in rows {
+        if let Ok(out) = &mut w {
+            for row in &batch {
                 text.clear();
-                crate::report::timeline_row(&mut text, &row, format);
-                if let Err(e) = w.write_all(text.as_bytes()) {
-                    *spool = Err(e);
+                crate::report::timeline_row(&mut text, row, format);
+                if let Err(e) = out.write_all(text.as_bytes()) {
+                    w = Err(e);
+                    break;
                 }
             }
         }
-        below
-    };
-    let entries = for_each_event_ahead(path, |e, utc| {
-        if let EventKind::EntryVoided { seq, .. } = &e.kind
-            && *seq < written_below as u64
-        {
-            late = true;
-        }
-        if let Some(row) = stream.push_row(&e, utc)
-            && !late
-        {
-            held.push_back(row);
-        }
-        if late {
-            held.clear();
-            return;
-        }
-        let next = stream.entries();
-        if next > ROW_HOLD
-            && held
-                .front()
-                .is_some_and(|r| r.stamp.entry < next - ROW_HOLD)
-        {
-            let below = flush(&stream, &mut held, &mut spool, next - ROW_HOLD);
-            written_below = written_below.max(below);
-        }
-    })?;
-    let spool = if late {
-        Spooled::Late
-    } else {
-        flush(&stream, &mut held, &mut spool, usize::MAX);
-        match spool.and_then(|w| w.into_inner().map_err(|e| e.into_error())) {
-            Ok(mut f) => match std::io::Seek::rewind(&mut f) {
-                Ok(()) => Spooled::Rows(f),
-                Err(e) => Spooled::Failed(e),
-            },
-            Err(e) => Spooled::Failed(e),
-        }
-    };
-    Ok(Pass {
-        streamed: stream.finish(),
-        entries,
-        spool,
-    })
+        batch.clear();
+        let _ = back.send(batch);
+    }
+    let mut f = w?.into_inner().map_err(|e| e.into_error())?;
+    std::io::Seek::rewind(&mut f)?;
+    Ok(f)
 }
 
 /// A private file next to `out` for the timeline's rows, with no name (`O_TMPFILE`: gone with

@@ -212,8 +212,9 @@ pub struct ReplayError {
 
 #[derive(Debug, Clone)]
 pub struct Game {
-    pub(in crate::core) ctx: GameContext,
-    pub(in crate::core) profile: Profile,
+    /// Shared: the game is cloned for every entry the session checks and at every void window.
+    pub(in crate::core) ctx: std::sync::Arc<GameContext>,
+    pub(in crate::core) profile: std::sync::Arc<Profile>,
     pub(in crate::core) phase: Phase,
     pub(in crate::core) draft: Draft,
     pub(in crate::core) decl: Option<Declarations>,
@@ -415,8 +416,8 @@ impl Game {
         };
         let clock = Clock::new(profile.rounding());
         Game {
-            ctx,
-            profile,
+            ctx: std::sync::Arc::new(ctx),
+            profile: std::sync::Arc::new(profile),
             phase: Phase::Draft,
             draft: Draft::default(),
             decl: None,

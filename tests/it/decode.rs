@@ -160,3 +160,74 @@ fn issue_21_a_log_verify_reads_apart_is_replayed_apart() {
         assert!(o.stdout.is_empty(), "{cmd}");
     }
 }
+
+/// Issue 21: the log grows between the check and the replay that a read-only command shows.
+/// Verify's pass is made to read it apart (a line appended while it streams), and another line
+/// lands before the second read: that read finds entries the check never passed, so nothing is
+/// shown — `MatchError::Changed`, which the commands turn into exit 70, "the log changed while it
+/// was read".
+#[test]
+fn issue_21_a_log_that_changes_between_the_check_and_the_replay_is_not_shown() {
+    use arbiter::matchdir::{MatchError, replay_verified};
+    use std::cell::Cell;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = scripted_match(tmp.path(), 12);
+    let path = arbiter::layout::log_path(&m, 1);
+    let key = arbiter::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let line0 = arbiter::journal::first_entry(&path).unwrap();
+    let origin = arbiter::log::checkpoint::origin(line0.body["match_id"].as_str().unwrap(), 1);
+    // One more entry, written as the kit writes one (appended, then the seal moved over it).
+    let append = |text: &str| {
+        let mut j = arbiter::journal::Journal::open(&path).unwrap();
+        let last = j.last().unwrap().clone();
+        j.append(arbiter::log::NewEntry {
+            mono_ms: last.mono_ms,
+            utc: chrono::Utc::now(),
+            actor: "operator".into(),
+            clause: "1".into(),
+            kind: "note".into(),
+            body: serde_json::json!({ "text": text }),
+        })
+        .unwrap();
+        let seal = arbiter::log::seal::Seal {
+            origin: origin.clone(),
+            size: j.len(),
+            chain: j.last().unwrap().hash,
+            closed: true,
+        };
+        drop(j);
+        arbiter::witness::write_seal(&m, 1, &key, &seal).unwrap();
+    };
+    let before = std::fs::read(&path).unwrap().len();
+    let (grew, inits) = (Cell::new(false), Cell::new(0));
+    let (check, shown) = replay_verified(
+        &m,
+        1,
+        || {
+            inits.set(inits.get() + 1);
+            if inits.get() == 2 {
+                append("written between the check and the replay");
+            }
+        },
+        |(), _| {
+            if !grew.replace(true) {
+                append("written while verify's pass read the log");
+            }
+        },
+    );
+    assert!(grew.get() && inits.get() == 2, "the replay was made apart");
+    assert!(check.failing.is_none(), "{:?}", check.lines);
+    let Err(e @ MatchError::Changed { verified, read, .. }) = shown else {
+        panic!("shown: {:?}", shown.map(|(r, ())| r.entries));
+    };
+    assert_eq!(read, verified + 1, "{e}");
+    assert!(e.to_string().contains("changed while it was read"), "{e}");
+    assert!(std::fs::read(&path).unwrap().len() > before);
+    // The command's words and code for it.
+    let err = arbiter::cli::replay_failure(&m, 1, e);
+    assert_eq!(err.exit_code(), 70, "{err}");
+    assert!(
+        err.to_string().contains("changed while it was read"),
+        "{err}"
+    );
+}

@@ -68,13 +68,65 @@ pub struct Acts {
 pub struct ControlWitness {
     due: Option<ControlDue>,
     /// Shared: the session clones the game before each entry, and these change rarely.
-    acts: std::sync::Arc<VecDeque<(u64, String)>>,
+    acts: Kept,
     not_kept: u64,
     /// The latest entry (after line 0) that changes a result, a clock or a ruling: a camp has
     /// witnessed the game once it countersigned a checkpoint past it (as `verify` judges).
     last_change: u64,
     /// Each camp's key as the match's earlier games bound it (given by the shell).
     match_camps: Vec<MatchCamp>,
+}
+
+/// The latest [`ACTS_KEPT`] acts, oldest first, in chunks shared between clones of the game
+/// (issue 21): a clone costs a reference count per chunk, and the next act after a clone copies
+/// one chunk at most, not the whole list (the void window snapshots the game every
+/// `VOID_WINDOW` entries).
+#[derive(Clone, Default)]
+struct Kept {
+    chunks: VecDeque<std::sync::Arc<Vec<(u64, String)>>>,
+    /// Acts at the head of the first chunk no longer kept.
+    skip: usize,
+    len: usize,
+}
+
+impl Kept {
+    const CHUNK: usize = 64;
+
+    /// Keep `act`; `true` when the oldest act kept had to go.
+    fn push(&mut self, act: (u64, String)) -> bool {
+        match self.chunks.back_mut() {
+            Some(c) if c.len() < Self::CHUNK => std::sync::Arc::make_mut(c).push(act),
+            _ => self.chunks.push_back(std::sync::Arc::new(vec![act])),
+        }
+        if self.len < ACTS_KEPT {
+            self.len += 1;
+            return false;
+        }
+        self.skip += 1;
+        if self.chunks.front().is_some_and(|c| c.len() == self.skip) {
+            self.chunks.pop_front();
+            self.skip = 0;
+        }
+        true
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &(u64, String)> {
+        self.chunks.iter().flat_map(|c| c.iter()).skip(self.skip)
+    }
+}
+
+impl PartialEq for Kept {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Kept {}
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// A camp's key as the first earlier game of the match declaring it bound it (line 0): a camp's
@@ -171,15 +223,13 @@ impl Game {
         self.witness.last_change = seq;
         if matches!(e.actor, Actor::Arbiter | Actor::Committee) {
             let w = &mut self.witness;
-            let acts = std::sync::Arc::make_mut(&mut w.acts);
-            if acts.len() == ACTS_KEPT {
-                acts.pop_front();
-                w.not_kept += 1;
-            }
-            acts.push_back((
+            let act = (
                 seq,
                 format!("#{seq} {} (clause {})", e.kind_name(), e.clause),
-            ));
+            );
+            if w.acts.push(act) {
+                w.not_kept += 1;
+            }
         }
         if !self.profile.countersign_at_controls() {
             return;
@@ -208,6 +258,41 @@ impl Game {
                     self.remaining(Side::Black, at),
                 ],
             });
+        }
+    }
+}
+
+#[cfg(test)]
+mod kept_tests {
+    use super::*;
+
+    #[test]
+    fn kept_acts_equal_a_plain_list_of_the_latest_through_clones() {
+        // Issue 21: the chunked list keeps what the plain list of the latest ACTS_KEPT kept,
+        // and a clone changed afterwards leaves the original as it was.
+        let mut kept = Kept::default();
+        let mut plain: VecDeque<(u64, String)> = VecDeque::new();
+        let mut dropped = (0u64, 0u64);
+        let mut earlier: Vec<(Kept, Vec<(u64, String)>)> = Vec::new();
+        for seq in 0..(3 * ACTS_KEPT as u64 + 77) {
+            let act = (seq, format!("#{seq}"));
+            if plain.len() == ACTS_KEPT {
+                plain.pop_front();
+                dropped.0 += 1;
+            }
+            plain.push_back(act.clone());
+            if kept.push(act) {
+                dropped.1 += 1;
+            }
+            if seq % 301 == 0 {
+                earlier.push((kept.clone(), plain.iter().cloned().collect()));
+            }
+            assert_eq!(kept.len, plain.len());
+        }
+        assert!(kept.iter().eq(plain.iter()));
+        assert_eq!(dropped.0, dropped.1);
+        for (k, p) in &earlier {
+            assert!(k.iter().eq(p.iter()), "a clone kept its own acts");
         }
     }
 }
