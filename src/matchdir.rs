@@ -1077,12 +1077,12 @@ impl OpenPass {
         seq: u64,
         kind: &str,
         first: Option<&Entry>,
-        ev: crate::journal::Decoded,
+        ev: Result<&Event, &DecodeError>,
         each: &mut dyn OpenObserver,
     ) {
         let ev = match ev {
             Ok(ev) => ev,
-            Err(d) => return self.undecodable(seq, d),
+            Err(d) => return self.undecodable(seq, d.clone()),
         };
         if kind == crate::log::RECOVERY_KIND && ev.actor == crate::core::Actor::Kit {
             self.recovered.push(seq);
@@ -1098,9 +1098,10 @@ impl OpenPass {
         self.event(seq, ev, each);
     }
 
-    /// The next event (entry `seq`): replayed once, for the game and for `each`, then kept.
-    fn event(&mut self, seq: u64, ev: Event, each: &mut dyn OpenObserver) {
-        if !self.replay.push_observed(&ev, |step| each.event(&ev, step))
+    /// The next event (entry `seq`): replayed once, for the game and for `each`, then kept (a
+    /// copy, only when events are kept).
+    fn event(&mut self, seq: u64, ev: &Event, each: &mut dyn OpenObserver) {
+        if !self.replay.push_observed(ev, |step| each.event(ev, step))
             && self.first_failed.is_none()
         {
             self.first_failed = Some(seq);
@@ -1110,7 +1111,7 @@ impl OpenPass {
             if self.events.len() == EVENTS_KEPT {
                 self.events.pop_front();
             }
-            self.events.push_back(ev);
+            self.events.push_back(ev.clone());
         }
     }
 
@@ -1221,16 +1222,22 @@ fn open_game_once(
         &sizes,
         |l| match l {
             crate::journal::OpenLine::View(v) => match (v.event, v.line) {
-                (Some(ev), _) => pass.line(v.seq, v.kind, v.entry, ev.clone(), each),
+                (Some(ev), _) => pass.line(v.seq, v.kind, v.entry, ev.as_ref(), each),
                 (None, Some(line)) => {
                     let ev = crate::log::codec::decode_canonical(line).map(|d| d.event);
-                    pass.line(v.seq, v.kind, v.entry, ev, each)
+                    pass.line(v.seq, v.kind, v.entry, ev.as_ref(), each)
                 }
                 (None, None) => pass.undecodable(v.seq, DecodeError::Missing("line")),
             },
             crate::journal::OpenLine::Entry(e, line) => {
                 let ev = crate::log::codec::decode_canonical(line).map(|d| d.event);
-                pass.line(e.seq, &e.kind, Some(e).filter(|e| e.seq == 0), ev, each)
+                pass.line(
+                    e.seq,
+                    &e.kind,
+                    Some(e).filter(|e| e.seq == 0),
+                    ev.as_ref(),
+                    each,
+                )
             }
             crate::journal::OpenLine::Restart => {
                 pass = OpenPass::new(keep_events, listed_from);
@@ -1241,7 +1248,7 @@ fn open_game_once(
     // The recovery entries the open appended (a torn tail cut off) belong to the game too.
     for e in journal.recoveries() {
         match event_of(e) {
-            Ok(ev) => pass.event(e.seq, ev, each),
+            Ok(ev) => pass.event(e.seq, &ev, each),
             Err(d) => pass.undecodable(e.seq, d),
         }
     }
