@@ -553,7 +553,7 @@ impl Replayer {
             return false;
         }
         match event_of(e) {
-            Ok(ev) => self.push(&ev),
+            Ok(ev) => self.push_owned(ev),
             Err(d) => {
                 self.error = Some(MatchError::Decode(d));
                 false
