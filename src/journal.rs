@@ -1480,7 +1480,8 @@ pub struct LineView<'a> {
 }
 
 /// A line's event as the streamed pass decodes it ([`LineView::event`]).
-pub type Decoded = Result<crate::core::event::Event, crate::log::codec::DecodeError>;
+pub type Decoded =
+    Result<std::sync::Arc<crate::core::event::Event>, crate::log::codec::DecodeError>;
 
 /// A block as a checking thread hands it back: checked, and its lines' events when asked.
 type Checked = (BlockFacts, Vec<Decoded>);
@@ -1523,7 +1524,7 @@ fn decode_block(b: &BlockFacts) -> Vec<Decoded> {
         .map(|m| {
             let (at, len) = (m.line.0 as usize, m.line.1 as usize);
             let line = b.block.get(at..at + len).unwrap_or_default();
-            crate::log::codec::decode_canonical(line).map(|d| d.event)
+            crate::log::codec::decode_canonical(line).map(|d| std::sync::Arc::new(d.event))
         })
         .collect()
 }

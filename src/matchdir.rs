@@ -1,6 +1,7 @@
 //! A match folder on disk: games opened or created with their journal and the arbiter's key, the
 //! restart after a crash, and checkpoint signing at the moments the rules make important.
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use ssh_key::PrivateKey;
@@ -578,7 +579,12 @@ impl Replayer {
     /// [`Replayer::push`] with the event handed over: the game's void window keeps it without
     /// a copy (issue 21).
     pub fn push_owned(&mut self, ev: Event) -> bool {
-        let ev = std::sync::Arc::new(ev);
+        self.push_shared(Arc::new(ev))
+    }
+
+    /// [`Replayer::push_owned`] with the event already shared (decoded on a checking thread and
+    /// handed over: the void window keeps this very event).
+    pub fn push_shared(&mut self, ev: Arc<Event>) -> bool {
         if self.error.is_some() {
             return false;
         }
@@ -623,12 +629,12 @@ impl Replayer {
     /// reads this one replay, not a second game of its own.
     pub fn push_observed(
         &mut self,
-        ev: &Event,
+        ev: &Arc<Event>,
         observe: impl FnOnce(crate::report::times::Replayed<'_>),
     ) -> bool {
         use crate::report::times::{ClockBefore, Replayed as Step};
         let before = self.game().map(|g| ClockBefore::of(g, ev.at));
-        let ok = self.push(ev);
+        let ok = self.push_shared(Arc::clone(ev));
         observe(match (before, self.game(), self.failure()) {
             (Some(before), Some(game), _) => Step::Applied { before, game },
             (Some(_), _, Some(m)) => Step::Failed(m.to_owned()),
@@ -640,7 +646,7 @@ impl Replayer {
     /// [`Replayer::push_observed`] into the game's times.
     pub fn push_times(
         &mut self,
-        ev: &Event,
+        ev: &Arc<Event>,
         times: &mut crate::report::times::TimesStream,
     ) -> bool {
         self.push_observed(ev, |step| times.push_replayed(ev, step))
@@ -713,7 +719,7 @@ pub fn replay_log(
 ) -> Result<Replayed, MatchError> {
     replay_log_with(path, |l, ev, r| {
         each(l, ev);
-        r.push(ev)
+        r.push_shared(Arc::clone(ev))
     })
 }
 
@@ -721,7 +727,7 @@ pub fn replay_log(
 /// replay did with it: [`Replayer::push_times`]); `false` once the replay failed.
 fn replay_log_with(
     path: &Path,
-    mut step: impl FnMut(&crate::journal::CheckedLine<'_>, &Event, &mut Replayer) -> bool,
+    mut step: impl FnMut(&crate::journal::CheckedLine<'_>, &Arc<Event>, &mut Replayer) -> bool,
 ) -> Result<Replayed, MatchError> {
     let mut r = Replayer::new();
     let mut first = None;
@@ -729,7 +735,7 @@ fn replay_log_with(
     let mut decode = None;
     let entries = crate::journal::for_each_line(path, |l| {
         let ok = match crate::log::codec::decode_canonical(l.bytes) {
-            Ok(d) => step(l, &d.event, &mut r),
+            Ok(d) => step(l, &Arc::new(d.event), &mut r),
             Err(d) => {
                 decode = Some(d);
                 false
@@ -787,7 +793,7 @@ pub fn replay_verified<S>(
 ) -> (crate::witness::LogCheck, Result<(Replayed, S), MatchError>) {
     replay_verified_with(match_dir, n, init, |s, ev, r| {
         each(s, ev);
-        r.push(ev)
+        r.push_shared(Arc::clone(ev))
     })
 }
 
@@ -811,7 +817,7 @@ pub fn replay_verified_with<S>(
     match_dir: &Path,
     n: u32,
     init: impl Fn() -> S,
-    mut step: impl FnMut(&mut S, &Event, &mut Replayer) -> bool,
+    mut step: impl FnMut(&mut S, &Arc<Event>, &mut Replayer) -> bool,
 ) -> (crate::witness::LogCheck, Result<(Replayed, S), MatchError>) {
     let path = log_path(match_dir, n);
     let mut fold = Fold {
@@ -874,7 +880,7 @@ impl<S> Fold<S> {
     fn take(
         &mut self,
         v: &crate::journal::LineView<'_>,
-        step: &mut impl FnMut(&mut S, &Event, &mut Replayer) -> bool,
+        step: &mut impl FnMut(&mut S, &Arc<Event>, &mut Replayer) -> bool,
     ) {
         let Some(line) = v.line.filter(|_| v.seq == self.entries) else {
             self.whole = false;
@@ -895,7 +901,7 @@ impl<S> Fold<S> {
         let event = match v.event {
             Some(e) => e.as_ref(),
             None => {
-                decoded = crate::log::codec::decode_canonical(line).map(|d| d.event);
+                decoded = crate::log::codec::decode_canonical(line).map(|d| Arc::new(d.event));
                 decoded.as_ref()
             }
         };
@@ -1077,7 +1083,7 @@ impl OpenPass {
         seq: u64,
         kind: &str,
         first: Option<&Entry>,
-        ev: Result<&Event, &DecodeError>,
+        ev: Result<&Arc<Event>, &DecodeError>,
         each: &mut dyn OpenObserver,
     ) {
         let ev = match ev {
@@ -1100,7 +1106,7 @@ impl OpenPass {
 
     /// The next event (entry `seq`): replayed once, for the game and for `each`, then kept (a
     /// copy, only when events are kept).
-    fn event(&mut self, seq: u64, ev: &Event, each: &mut dyn OpenObserver) {
+    fn event(&mut self, seq: u64, ev: &Arc<Event>, each: &mut dyn OpenObserver) {
         if !self.replay.push_observed(ev, |step| each.event(ev, step))
             && self.first_failed.is_none()
         {
@@ -1111,7 +1117,7 @@ impl OpenPass {
             if self.events.len() == EVENTS_KEPT {
                 self.events.pop_front();
             }
-            self.events.push_back(ev.clone());
+            self.events.push_back(Event::clone(ev));
         }
     }
 
@@ -1224,13 +1230,13 @@ fn open_game_once(
             crate::journal::OpenLine::View(v) => match (v.event, v.line) {
                 (Some(ev), _) => pass.line(v.seq, v.kind, v.entry, ev.as_ref(), each),
                 (None, Some(line)) => {
-                    let ev = crate::log::codec::decode_canonical(line).map(|d| d.event);
+                    let ev = crate::log::codec::decode_canonical(line).map(|d| Arc::new(d.event));
                     pass.line(v.seq, v.kind, v.entry, ev.as_ref(), each)
                 }
                 (None, None) => pass.undecodable(v.seq, DecodeError::Missing("line")),
             },
             crate::journal::OpenLine::Entry(e, line) => {
-                let ev = crate::log::codec::decode_canonical(line).map(|d| d.event);
+                let ev = crate::log::codec::decode_canonical(line).map(|d| Arc::new(d.event));
                 pass.line(
                     e.seq,
                     &e.kind,
@@ -1248,7 +1254,7 @@ fn open_game_once(
     // The recovery entries the open appended (a torn tail cut off) belong to the game too.
     for e in journal.recoveries() {
         match event_of(e) {
-            Ok(ev) => pass.event(e.seq, &ev, each),
+            Ok(ev) => pass.event(e.seq, &Arc::new(ev), each),
             Err(d) => pass.undecodable(e.seq, d),
         }
     }

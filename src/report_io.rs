@@ -399,7 +399,7 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
             {
                 late = true;
             }
-            if let Some(row) = stream.push_row(&e, utc)
+            if let Some(row) = stream.push_row_shared(&std::sync::Arc::new(e), utc)
                 && !late
             {
                 held.push_back(row);

@@ -853,13 +853,31 @@ impl Stream {
     /// ([`Timeline`]) would, but without the marks of the voids: those are known only when no
     /// later entry can void it any more ([`Stream::mark_voided`]).
     pub fn push_row(&mut self, e: &Event, utc: &str) -> Option<TimelineEntry> {
+        self.push_row_with(e, None, utc)
+    }
+
+    /// [`Stream::push_row`] of an event the caller hands over: the replay keeps it without a copy.
+    pub fn push_row_shared(
+        &mut self,
+        e: &std::sync::Arc<Event>,
+        utc: &str,
+    ) -> Option<TimelineEntry> {
+        self.push_row_with(e, Some(e), utc)
+    }
+
+    fn push_row_with(
+        &mut self,
+        e: &Event,
+        shared: Option<&std::sync::Arc<Event>>,
+        utc: &str,
+    ) -> Option<TimelineEntry> {
         let i = self.next;
         if i == 0 {
             self.profile = self.b.start(Some(e));
         }
         // The game is replayed once (by the builder), for the sections and for the times.
         let clocks = self.b.game.as_ref().map(|g| ClockBefore::of(g, e.at));
-        let row = self.b.apply(i, e, utc);
+        let row = self.b.apply(i, e, shared, utc);
         let replayed = match (clocks, &self.b.game) {
             (Some(before), Some(game)) => Replayed::Applied { before, game },
             (Some(_), None) => Replayed::Failed(self.b.not_applied.take().unwrap_or_default()),
@@ -927,7 +945,7 @@ impl Timeline {
             self.b.start(Some(e));
         }
         self.next += 1;
-        let mut row = self.b.apply(i, e, utc)?;
+        let mut row = self.b.apply(i, e, None, utc)?;
         mark_voided(&self.b.voids, &mut row);
         // The marks of the chart are not drawn in this pass: keep none.
         self.b.report.chart.marks.clear();
@@ -1127,9 +1145,19 @@ impl Builder {
 
     /// Replay entry `i`: its timeline row (kept in the report when [`Builder::keep_timeline`]),
     /// and its section.
-    fn apply(&mut self, i: usize, e: &Event, utc: &str) -> Option<TimelineEntry> {
+    /// `shared`: the same event, handed over to the game's void window without a copy (issue 21).
+    fn apply(
+        &mut self,
+        i: usize,
+        e: &Event,
+        shared: Option<&std::sync::Arc<Event>>,
+        utc: &str,
+    ) -> Option<TimelineEntry> {
         if let Some(g) = &mut self.game
-            && let Err(m) = g.evolve(e)
+            && let Err(m) = match shared {
+                Some(a) => g.evolve_shared(std::sync::Arc::clone(a)),
+                None => g.evolve(e),
+            }
         {
             self.not_applied = Some(m.to_string());
             self.report.warnings.push(format!(

@@ -16,7 +16,7 @@ fn one_replay(log: &[Event]) -> (Times, Option<Game>) {
     let mut r = Replayer::new();
     let mut t = TimesStream::default();
     for e in log {
-        r.push_times(e, &mut t);
+        r.push_times(&std::sync::Arc::new(e.clone()), &mut t);
     }
     let game = r.game().cloned();
     (t.finish(), game)
