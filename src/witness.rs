@@ -2318,28 +2318,19 @@ pub fn resolve_foreign(
             return Err(err);
         }
         let last = j.len() - 1;
-        let prev = j
-            .last()
-            .map(|e| crate::log::hex32(&e.hash))
-            .unwrap_or_default();
-        let text = crate::log::seal::authorization_text(&origin, j.len(), b.bound, last, &prev);
-        let sig = sign::sign_authorization(key, &text).map_err(|e| e.to_string())?;
-        j.append(NewEntry {
-            mono_ms: mono,
+        append_authorization(
+            &mut j,
+            key,
+            &origin,
+            (b.bound, last),
+            "the arbiter's signing key (arbiter foreign --accept)",
+            format!(
+                "accept foreign entries #{}..#{}: {reason}",
+                b.bound,
+                from - 1
+            ),
             utc,
-            actor: "arbiter".into(),
-            clause: "5b".into(),
-            kind: "authorized".into(),
-            body: serde_json::json!({
-                "by": "the arbiter's signing key (arbiter foreign --accept)",
-                "command": format!("accept foreign entries #{}..#{}: {reason}", b.bound, from - 1),
-                "first": b.bound,
-                "last": last,
-                "key": sign::fingerprint(key.public_key()),
-                "sig": sig,
-            }),
-        })
-        .map_err(|e| e.to_string())?;
+        )?;
         out.accepted = foreign;
     } else {
         out.remaining = foreign;
@@ -2740,7 +2731,6 @@ pub fn authorize_crashed_session(
     utc: chrono::DateTime<chrono::Utc>,
 ) -> Result<Option<String>, String> {
     use crate::journal::Journal;
-    use crate::log::NewEntry;
     let log = layout::log_path(match_dir, game);
     let first = crate::journal::first_entry(&log).map_err(|e| e.to_string())?;
     if !is_sealed_log(&first) {
@@ -2786,32 +2776,17 @@ pub fn authorize_crashed_session(
     } else {
         last.seq.saturating_sub(1).max(to)
     };
-    let text = crate::log::seal::authorization_text(
+    append_authorization(
+        &mut j,
+        key,
         &origin,
-        seq,
-        from,
-        covered,
-        &crate::log::hex32(&last.hash),
-    );
-    let sig = sign::sign_authorization(key, &text).map_err(|e| e.to_string())?;
-    j.append(NewEntry {
-        mono_ms: last.mono_ms,
+        (from, covered),
+        "the arbiter's signing key, at the reopen after a crash",
+        format!(
+            "entries #{from}..#{to} ({named}) were written by the kit in a session of this key (its seal, left open) that stopped before authorizing them: authorized at the reopen"
+        ),
         utc,
-        actor: "arbiter".into(),
-        clause: "5b".into(),
-        kind: "authorized".into(),
-        body: serde_json::json!({
-            "by": "the arbiter's signing key, at the reopen after a crash",
-            "command": format!(
-                "entries #{from}..#{to} ({named}) were written by the kit in a session of this key (its seal, left open) that stopped before authorizing them: authorized at the reopen"
-            ),
-            "first": from,
-            "last": covered,
-            "key": sign::fingerprint(key.public_key()),
-            "sig": sig,
-        }),
-    })
-    .map_err(|e| e.to_string())?;
+    )?;
     let Some(head) = j.last() else {
         return Ok(None);
     };
@@ -2828,6 +2803,43 @@ pub fn authorize_crashed_session(
         if count == 1 { "y" } else { "ies" },
         if count == 1 { "is" } else { "are" },
     )))
+}
+
+/// Append a signed `authorized` entry (5b) covering entries `first..=last` of `j`: the
+/// authorization text (origin, the entry's own number, the range, the chain head before it)
+/// signed with `key`, with who authorized (`by`) and what (`command`) in words.
+fn append_authorization(
+    j: &mut crate::journal::Journal,
+    key: &PrivateKey,
+    origin: &str,
+    (first, last): (u64, u64),
+    by: &str,
+    command: String,
+    utc: chrono::DateTime<chrono::Utc>,
+) -> Result<(), String> {
+    let (mono_ms, prev) = j
+        .last()
+        .map(|e| (e.mono_ms, crate::log::hex32(&e.hash)))
+        .ok_or("the log is empty")?;
+    let text = crate::log::seal::authorization_text(origin, j.len(), first, last, &prev);
+    let sig = sign::sign_authorization(key, &text).map_err(|e| e.to_string())?;
+    j.append(crate::log::NewEntry {
+        mono_ms,
+        utc,
+        actor: "arbiter".into(),
+        clause: "5b".into(),
+        kind: "authorized".into(),
+        body: serde_json::json!({
+            "by": by,
+            "command": command,
+            "first": first,
+            "last": last,
+            "key": sign::fingerprint(key.public_key()),
+            "sig": sig,
+        }),
+    })
+    .map(|_| ())
+    .map_err(|e| e.to_string())
 }
 
 /// The arbiter's ruling on one arbiter-only entry that stands UNAUTHORIZED (issue 21): the entry
@@ -2847,7 +2859,6 @@ pub fn authorize_entry(
     utc: chrono::DateTime<chrono::Utc>,
 ) -> Result<String, String> {
     use crate::journal::Journal;
-    use crate::log::NewEntry;
     if reason.trim().is_empty() {
         return Err(
             "give the reason for the ruling (5b: every act is recorded with its reason)".into(),
@@ -2917,32 +2928,19 @@ pub fn authorize_entry(
     })
     .map_err(|e| e.to_string())?;
     let hash = hash.ok_or_else(|| format!("entry #{seq} was not read"))?;
-    let Some(last) = j.last().cloned() else {
-        return Err("the log is empty".into());
-    };
     let at = j.len();
-    let text =
-        crate::log::seal::authorization_text(&origin, at, seq, seq, &crate::log::hex32(&last.hash));
-    let sig = sign::sign_authorization(key, &text).map_err(|e| e.to_string())?;
-    j.append(NewEntry {
-        mono_ms: last.mono_ms,
+    append_authorization(
+        &mut j,
+        key,
+        &origin,
+        (seq, seq),
+        "the arbiter's signing key (arbiter authorize)",
+        format!(
+            "entry #{seq} ({kind}, E={}) stood UNAUTHORIZED; checked and authorized by the arbiter: {reason}",
+            crate::log::hex32(&hash)
+        ),
         utc,
-        actor: "arbiter".into(),
-        clause: "5b".into(),
-        kind: "authorized".into(),
-        body: serde_json::json!({
-            "by": "the arbiter's signing key (arbiter authorize)",
-            "command": format!(
-                "entry #{seq} ({kind}, E={}) stood UNAUTHORIZED; checked and authorized by the arbiter: {reason}",
-                crate::log::hex32(&hash)
-            ),
-            "first": seq,
-            "last": seq,
-            "key": sign::fingerprint(key.public_key()),
-            "sig": sig,
-        }),
-    })
-    .map_err(|e| e.to_string())?;
+    )?;
     let Some(head) = j.last() else {
         return Err("the log is empty".into());
     };

@@ -412,6 +412,25 @@ fn crashed_script_match(m: &Path) -> arbiter::sign::KeySource {
     key
 }
 
+/// What a kill leaves: the script's entries sealed (seal open), then one arbiter note appended
+/// and fdatasynced, the seal not yet moved over it. The key and that entry's number.
+fn arbiter_entry_in_flight(m: &Path) -> (arbiter::sign::KeySource, u64) {
+    let key = crashed_script_match(m);
+    let log = m.join("game-1/log.jsonl");
+    let mut j = Journal::open(&log).unwrap();
+    let at = j.last().unwrap().mono_ms;
+    j.append(arbiter::log::NewEntry {
+        mono_ms: at,
+        utc: chrono::Utc::now(),
+        actor: "arbiter".into(),
+        clause: "1".into(),
+        kind: "note".into(),
+        body: serde_json::json!({"text": "typed just before the power cut"}),
+    })
+    .unwrap();
+    (key, j.len() - 1)
+}
+
 fn cli(args: &[&str], m: &Path) -> (i32, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(args)
@@ -516,24 +535,6 @@ fn witness_crashed_script_entries_are_authorized_at_the_reopen_not_read_as_tampe
 #[test]
 fn witness_arbiter_entry_in_flight_at_a_crash_stays_unauthorized_and_is_named_at_the_reopen() {
     let base = tempfile::tempdir().unwrap();
-    // What the kill leaves: the script's entries sealed (seal open), then one arbiter note
-    // appended and fdatasynced, the seal not yet moved over it.
-    let in_flight = |m: &Path| {
-        let key = crashed_script_match(m);
-        let log = m.join("game-1/log.jsonl");
-        let mut j = Journal::open(&log).unwrap();
-        let at = j.last().unwrap().mono_ms;
-        j.append(arbiter::log::NewEntry {
-            mono_ms: at,
-            utc: chrono::Utc::now(),
-            actor: "arbiter".into(),
-            clause: "1".into(),
-            kind: "note".into(),
-            body: serde_json::json!({"text": "typed just before the power cut"}),
-        })
-        .unwrap();
-        (key, j.len() - 1)
-    };
     let named = |seq: u64| {
         format!(
             "entry #{seq} note, in flight at the crash (written, never sealed), stands UNAUTHORIZED"
@@ -542,7 +543,7 @@ fn witness_arbiter_entry_in_flight_at_a_crash_stays_unauthorized_and_is_named_at
 
     // The reopen by `checkpoint`: the sealed entries are authorized, the one in flight named.
     let m = base.path().join("a");
-    let (_, seq) = in_flight(&m);
+    let (_, seq) = arbiter_entry_in_flight(&m);
     let (code, out) = cli(&["checkpoint", "--game", "1"], &m);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("after a crash"), "{out}");
@@ -577,7 +578,7 @@ fn witness_arbiter_entry_in_flight_at_a_crash_stays_unauthorized_and_is_named_at
 
     // The reopen for play: its notice names the entry in flight the same way.
     let m = base.path().join("b");
-    let (key, seq) = in_flight(&m);
+    let (key, seq) = arbiter_entry_in_flight(&m);
     let o = arbiter::matchdir::open_game_with(&m, Some(1), Path::new(RULES), &key, false).unwrap();
     let notice = o.notice.clone().unwrap_or_default();
     assert!(notice.contains("after a crash"), "{notice}");
@@ -601,21 +602,8 @@ fn witness_arbiter_entry_in_flight_at_a_crash_stays_unauthorized_and_is_named_at
 fn issue_21_the_arbiter_rules_on_the_entry_in_flight_at_a_crash_with_arbiter_authorize() {
     let base = tempfile::tempdir().unwrap();
     let m = base.path().join("a");
-    let key = crashed_script_match(&m);
+    let (_, seq) = arbiter_entry_in_flight(&m);
     let log = m.join("game-1/log.jsonl");
-    let mut j = Journal::open(&log).unwrap();
-    let at = j.last().unwrap().mono_ms;
-    j.append(arbiter::log::NewEntry {
-        mono_ms: at,
-        utc: chrono::Utc::now(),
-        actor: "arbiter".into(),
-        clause: "1".into(),
-        kind: "note".into(),
-        body: serde_json::json!({"text": "typed just before the power cut"}),
-    })
-    .unwrap();
-    let seq = j.len() - 1;
-    drop(j);
     let s = seq.to_string();
     let reason = "checked against the arbiter's sheet: typed by the arbiter at 15:02";
     let unchanged = |args: &[&str], want: i32, says: &str| {
@@ -737,7 +725,6 @@ fn issue_21_the_arbiter_rules_on_the_entry_in_flight_at_a_crash_with_arbiter_aut
         1,
         "does not stand UNAUTHORIZED",
     );
-    let _ = key;
 }
 
 /// A PID no process has: a child spawned and reaped (its PID is free until reused; the tests
