@@ -6,7 +6,7 @@
 //! for the tests).
 //!
 //! The log is read leniently, line by line through the one codec (a line as the kit writes it by
-//! [`crate::log::codec::typed_line`], any other by [`event_from_value`]): the
+//! [`crate::log::codec::decode_canonical`], any other by [`event_from_value`]): the
 //! chain is not checked here (that is the verifier's verdict, shown in the report), so a tampered
 //! log still gets its report. A line that is not an event of this kit stops the report.
 use std::path::{Path, PathBuf};
@@ -192,7 +192,7 @@ fn for_each_event_until(
         }
         // A line as the kit writes it is read straight into its event (no `Value`); any other
         // shape goes the lenient way, which also names what is wrong with a bad line.
-        let flow = if let Ok(typed) = crate::log::codec::typed_line(line.as_bytes()) {
+        let flow = if let Ok(typed) = crate::log::codec::decode_canonical(line.as_bytes()) {
             each(typed.event, &typed.utc)
         } else {
             let v: serde_json::Value =
