@@ -2335,16 +2335,8 @@ pub fn resolve_foreign(
     } else {
         out.remaining = foreign;
     }
-    if out.remaining == 0
-        && let Some(last) = j.last()
-    {
-        let seal = crate::log::seal::Seal {
-            origin,
-            size: j.len(),
-            chain: last.hash,
-            closed: true,
-        };
-        write_seal(match_dir, game, key, &seal)?;
+    if out.remaining == 0 {
+        close_seal_over(match_dir, game, key, origin, &j)?;
     }
     Ok(out)
 }
@@ -2787,8 +2779,26 @@ pub fn authorize_crashed_session(
         ),
         utc,
     )?;
+    close_seal_over(match_dir, game, key, origin, &j)?;
+    Ok(Some(format!(
+        "after a crash: {} arbiter-only entr{} written by the kit in a session of the arbiter key but never authorized ({named}) {} authorized now with the arbiter key (recorded as entry #{seq}){in_flight}",
+        count,
+        if count == 1 { "y" } else { "ies" },
+        if count == 1 { "is" } else { "are" },
+    )))
+}
+
+/// Close game `game`'s seal over every entry of `j` (signed with `key`): what the kit writes
+/// after an append it made in a session of the key.
+fn close_seal_over(
+    match_dir: &Path,
+    game: u32,
+    key: &PrivateKey,
+    origin: String,
+    j: &crate::journal::Journal,
+) -> Result<(), String> {
     let Some(head) = j.last() else {
-        return Ok(None);
+        return Ok(());
     };
     let seal = crate::log::seal::Seal {
         origin,
@@ -2796,13 +2806,7 @@ pub fn authorize_crashed_session(
         chain: head.hash,
         closed: true,
     };
-    write_seal(match_dir, game, key, &seal)?;
-    Ok(Some(format!(
-        "after a crash: {} arbiter-only entr{} written by the kit in a session of the arbiter key but never authorized ({named}) {} authorized now with the arbiter key (recorded as entry #{seq}){in_flight}",
-        count,
-        if count == 1 { "y" } else { "ies" },
-        if count == 1 { "is" } else { "are" },
-    )))
+    write_seal(match_dir, game, key, &seal)
 }
 
 /// Append a signed `authorized` entry (5b) covering entries `first..=last` of `j`: the
@@ -2941,16 +2945,7 @@ pub fn authorize_entry(
         ),
         utc,
     )?;
-    let Some(head) = j.last() else {
-        return Err("the log is empty".into());
-    };
-    let seal = crate::log::seal::Seal {
-        origin,
-        size: j.len(),
-        chain: head.hash,
-        closed: true,
-    };
-    write_seal(match_dir, game, key, &seal)?;
+    close_seal_over(match_dir, game, key, origin, &j)?;
     Ok(format!(
         "entry #{seq} ({kind}) of game {game} authorized by the arbiter (recorded as entry #{at}, signed): {reason}"
     ))

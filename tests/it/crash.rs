@@ -640,45 +640,25 @@ fn issue_21_the_arbiter_rules_on_the_entry_in_flight_at_a_crash_with_arbiter_aut
     let (code, out) = cli(&["verify"], &m);
     assert_eq!(code, 27, "{out}");
     // Refusals: nothing written.
-    unchanged(
-        &[
-            "authorize",
-            "--game",
-            "1",
-            "--entry",
-            "1",
-            "--reason",
-            reason,
-        ],
-        1,
-        "does not stand UNAUTHORIZED",
-    );
-    unchanged(
-        &[
-            "authorize",
-            "--game",
-            "1",
-            "--entry",
-            "0",
-            "--reason",
-            reason,
-        ],
-        1,
-        "does not stand UNAUTHORIZED",
-    );
-    unchanged(
-        &[
-            "authorize",
-            "--game",
-            "1",
-            "--entry",
-            "99999",
-            "--reason",
-            reason,
-        ],
-        1,
-        "there is no entry #99999",
-    );
+    for (entry, says) in [
+        ("1", "does not stand UNAUTHORIZED"),
+        ("0", "does not stand UNAUTHORIZED"),
+        ("99999", "there is no entry #99999"),
+    ] {
+        unchanged(
+            &[
+                "authorize",
+                "--game",
+                "1",
+                "--entry",
+                entry,
+                "--reason",
+                reason,
+            ],
+            1,
+            says,
+        );
+    }
     unchanged(
         &["authorize", "--game", "1", "--entry", &s, "--reason", "  "],
         65,
