@@ -5,14 +5,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use arbiter::core::Ms;
-use arbiter::log::codec::{decode_canonical, decode_line, event_of, new_entry, typed_line};
+use arbiter::core::event::{Event, EventKind};
+use arbiter::log::codec::{
+    decode_canonical, decode_line, event_of, fixed_line, new_entry, typed_line,
+};
 use arbiter::log::{ZERO_HASH, encode_line, entry_hash, parse_line};
 
 use crate::pgn_clocks::play_both;
 use crate::pgn_real2003::{ending, real_game};
 
 /// The log lines of `events`, chained, one second of UTC apart.
-fn lines_of(events: &[arbiter::core::event::Event]) -> Vec<Vec<u8>> {
+fn lines_of(events: &[Event]) -> Vec<Vec<u8>> {
     let mut prev = ZERO_HASH;
     let t0 = chrono::DateTime::from_timestamp_millis(1_043_593_200_000).unwrap();
     events
@@ -54,6 +57,7 @@ fn issue_21_the_six_2003_games_logs_decode_typed_as_the_value_path_reads_them() 
                 assert_eq!(&*typed.utc, entry.utc.as_str());
                 assert_eq!(decode_line(line).unwrap(), typed);
                 assert_eq!(decode_canonical(line).unwrap(), typed);
+                fixed_as_serde(line, &format!("game {n} #{seq}"));
                 lines_seen += 1;
             }
         }
@@ -230,4 +234,421 @@ fn issue_21_a_log_that_changes_between_the_check_and_the_replay_is_not_shown() {
         err.to_string().contains("changed while it was read"),
         "{err}"
     );
+}
+
+#[path = "../../benches/support/mod.rs"]
+mod bench_support;
+
+/// The kinds whose bodies `codec::fixed_line` reads at fixed shape (issue 21).
+const HOT: [&str; 8] = [
+    "move_made",
+    "internal_clock_reported",
+    "note",
+    "clock_stopped",
+    "clock_resumed",
+    "moves_taken_back",
+    "clock_pressed",
+    "clock_started",
+];
+
+/// The line's `kind`, as written.
+fn kind_of(line: &[u8]) -> String {
+    let v: serde_json::Value = serde_json::from_slice(line).unwrap();
+    v["kind"].as_str().unwrap_or("").to_owned()
+}
+
+/// Issue 21: where the fixed-shape body reader reads `line` its result is serde's
+/// ([`decode_line`]), and [`decode_canonical`] gives serde's result whatever the line. Whether
+/// the fixed reader read it.
+fn fixed_as_serde(line: &[u8], what: &str) -> bool {
+    let serde = decode_line(line);
+    assert_eq!(decode_canonical(line), serde, "{what}");
+    match fixed_line(line) {
+        Some(f) => {
+            assert_eq!(Ok(&f), serde.as_ref(), "{what}");
+            true
+        }
+        None => false,
+    }
+}
+
+/// Every line of `lines` read by the fixed reader as serde reads it; each line of a hot kind in
+/// the kit's own form (no escape anywhere) read by it. The lines read, by kind.
+fn check_lines(
+    lines: &[Vec<u8>],
+    what: &str,
+    read: &mut std::collections::BTreeMap<String, usize>,
+) {
+    for (i, line) in lines.iter().enumerate() {
+        let kind = kind_of(line);
+        let fixed = fixed_as_serde(line, &format!("{what} #{i}"));
+        let hot = HOT.contains(&kind.as_str());
+        assert!(
+            fixed || !hot || line.contains(&b'\\'),
+            "{what} #{i}: not read at fixed shape"
+        );
+        assert!(hot || !fixed, "{what} #{i}: {kind} read at fixed shape");
+        if fixed {
+            *read.entry(kind).or_default() += 1;
+        }
+    }
+}
+
+/// Issue 21: every line of every log under `tests/fixtures` and of a generated game (the
+/// benchmarks' `game_events`: moves, internal-clock reports, notes, stops, take-backs, resumes)
+/// is read by the fixed-shape body reader as serde reads it, and every line of a hot kind as the
+/// kit writes it is read by it.
+#[test]
+fn issue_21_the_fixed_shape_body_reader_reads_fixtures_and_a_generated_game_as_serde() {
+    let mut read = std::collections::BTreeMap::new();
+    let mut logs = Vec::new();
+    let mut dirs = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.file_name().is_some_and(|n| n == "log.jsonl") {
+                logs.push(p);
+            }
+        }
+    }
+    assert!(logs.len() >= 7, "{logs:?}");
+    for p in &logs {
+        let text = std::fs::read(p).unwrap();
+        let lines: Vec<Vec<u8>> = text
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect();
+        check_lines(&lines, &p.display().to_string(), &mut read);
+    }
+    let events = bench_support::game_events(2_500, 10_000);
+    let lines = lines_of(&events);
+    check_lines(&lines, "generated", &mut read);
+    for (line, ev) in lines.iter().zip(&events) {
+        if let Some(f) = fixed_line(line) {
+            assert_eq!(&f.event, ev);
+        }
+    }
+    for kind in [
+        "move_made",
+        "internal_clock_reported",
+        "note",
+        "clock_stopped",
+        "clock_resumed",
+        "moves_taken_back",
+        "clock_started",
+    ] {
+        assert!(
+            read.get(kind).is_some_and(|&n| n > 0),
+            "{kind} never read: {read:?}"
+        );
+    }
+}
+
+/// A line of `kind` with `body` (as the kit writes it), whose header is canonical.
+fn line_with_body(kind: &str, body: &str) -> Vec<u8> {
+    let ev = Event::new(
+        5_000,
+        arbiter::core::Actor::parse("arbiter").unwrap(),
+        "6d",
+        EventKind::Note { text: "x".into() },
+    );
+    let line = String::from_utf8(lines_of(&[ev]).remove(0)).unwrap();
+    line.replace(
+        r#""kind":"note","body":{"text":"x"}}"#,
+        &format!(r#""kind":"{kind}","body":{body}}}"#),
+    )
+    .into_bytes()
+}
+
+/// Issue 21: bodies in any shape but the kit's (keys reordered, an extra key, whitespace, a
+/// leading zero, an escaped string, a sign or a null where the reader reads none, numbers out of
+/// range, a field missing) are not read at fixed shape, and give exactly serde's result, event
+/// or error.
+#[test]
+fn issue_21_bodies_in_other_shapes_give_serdes_result() {
+    let canonical = [
+        (
+            "move_made",
+            r#"{"declines_draw":false,"fen":"8/8/8/8/8/8/8/K6k w - - 0 1","increment_ms":0,"remaining_ms":7199990,"san":"d4","side":"white","spent_ms":10,"uci":"d2d4"}"#,
+        ),
+        (
+            "move_made",
+            r#"{"byoyomi_periods_left":2,"byoyomi_periods_lost":1,"declines_draw":true,"fen":null,"increment_ms":5,"pressed_at":77,"remaining_ms":-3,"san":"P-7f","side":"black","spent_ms":10,"uci":"7g7f"}"#,
+        ),
+        (
+            "clock_pressed",
+            r#"{"byoyomi_periods_left":1,"increment_ms":0,"remaining_ms":5,"side":"black","spent_ms":9}"#,
+        ),
+        (
+            "internal_clock_reported",
+            r#"{"correction_owed":true,"diff_ms":-130000,"game_clock_ms":5000,"reading_ms":4000,"threshold_ms":120000}"#,
+        ),
+        (
+            "moves_taken_back",
+            r#"{"fen":null,"plies":2,"reason":"r","removed":["e4","e5"]}"#,
+        ),
+        (
+            "moves_taken_back",
+            r#"{"fen":"f","plies":0,"reason":"r","removed":[]}"#,
+        ),
+        ("note", r#"{"text":"a note é"}"#),
+        ("clock_stopped", r#"{"reason":"r"}"#),
+        ("clock_resumed", r#"{"side":"black"}"#),
+        ("clock_started", r#"{"side":"white"}"#),
+    ];
+    let mut oks = 0;
+    let mut errs = 0;
+    for (kind, body) in canonical {
+        let line = line_with_body(kind, body);
+        assert!(
+            fixed_as_serde(&line, body),
+            "{kind} {body}: not read at fixed shape"
+        );
+        let first = &body[1..body.find(',').unwrap_or(body.len() - 1)];
+        let (k0, v0) = first.split_once(':').unwrap();
+        let mut odd = vec![
+            body.replacen('{', "{\"zz\":1,", 1),
+            body.replacen('}', ",\"zz\":1}", 1),
+            body.replacen('{', "{ ", 1),
+            body.replace(':', " : "),
+            body.replace(',', ", "),
+            format!("{body} "),
+            body.replacen(first, &format!("{first},{first}"), 1),
+            body.replacen(first, "", 1).replacen("{,", "{", 1),
+            body.replacen(first, &format!("{k0}:null"), 1),
+            body.replacen(first, &format!("{k0}:[{v0}]"), 1),
+        ];
+        if let Some((_, rest)) = body[1..].split_once(',') {
+            // The first two keys swapped.
+            let second = &rest[..rest.find(",\"").unwrap_or(rest.len() - 1)];
+            odd.push(body.replacen(
+                &format!("{first},{second}"),
+                &format!("{second},{first}"),
+                1,
+            ));
+        }
+        for (key, value) in
+            serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(body).unwrap()
+        {
+            let at = format!("\"{key}\":{value}");
+            assert!(body.contains(&at), "{body}");
+            let mut with = |v: String| odd.push(body.replacen(&at, &format!("\"{key}\":{v}"), 1));
+            match &value {
+                serde_json::Value::Number(n) => {
+                    let d = n.to_string();
+                    let digits = d.trim_start_matches('-');
+                    let sign = if d.starts_with('-') { "-" } else { "" };
+                    with(format!("{sign}0{digits}"));
+                    with(format!("{d}.0"));
+                    with(format!("{d}e0"));
+                    with(format!("-{digits}"));
+                    with("-0".into());
+                    with("4294967296".into());
+                    with("9223372036854775808".into());
+                    with("-9223372036854775808".into());
+                    with("-9223372036854775809".into());
+                    with("18446744073709551616".into());
+                    with("true".into());
+                    with("null".into());
+                }
+                serde_json::Value::String(s) => {
+                    let mut esc = String::new();
+                    for c in s.chars() {
+                        esc.push_str(&format!("\\u{:04x}", c as u32 & 0xffff));
+                    }
+                    with(format!("\"{esc}\""));
+                    with(format!("\"{s}\\n\""));
+                    with(format!("\"{s}\t\""));
+                    if key == "side" {
+                        with("\"White\"".into());
+                    }
+                    with("null".into());
+                    with("5".into());
+                }
+                serde_json::Value::Bool(b) => {
+                    with(format!("\"{b}\""));
+                    with("1".into());
+                    with("null".into());
+                }
+                serde_json::Value::Array(_) => {
+                    with(r#"["a" ,"b"]"#.into());
+                    with(r#"["a",]"#.into());
+                    with(r#"["\u0061"]"#.into());
+                    with("null".into());
+                }
+                serde_json::Value::Null => {
+                    with("\"\\u0066\"".into());
+                    with("5".into());
+                }
+                serde_json::Value::Object(_) => unreachable!(),
+            }
+        }
+        odd.retain(|o| o != body);
+        for o in &odd {
+            let line = line_with_body(kind, o);
+            assert!(
+                fixed_line(&line).is_none(),
+                "{kind} {o}: read at fixed shape"
+            );
+            fixed_as_serde(&line, o);
+            match decode_line(&line) {
+                Ok(_) => oks += 1,
+                Err(_) => errs += 1,
+            }
+        }
+    }
+    // Both serde's events and its errors are given.
+    assert!(oks > 50 && errs > 100, "{oks} read, {errs} refused");
+}
+
+mod fixed_props {
+    use super::*;
+    use arbiter::core::{Actor, Side};
+    use proptest::prelude::*;
+
+    /// Strings as the log holds them: plain text, any characters, and the ones JSON escapes.
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-zA-Z0-9 +#=/:.-]{0,12}",
+            ".{0,8}",
+            "[\"\\\\\n\t\u{0}\u{1f}\u{7f}é€😀/]{0,4}",
+        ]
+    }
+
+    fn side() -> impl Strategy<Value = Side> {
+        prop_oneof![Just(Side::White), Just(Side::Black)]
+    }
+
+    fn int() -> impl Strategy<Value = i64> {
+        prop_oneof![
+            any::<i64>(),
+            -10_000i64..10_000,
+            Just(i64::MIN),
+            Just(i64::MAX),
+            Just(0)
+        ]
+    }
+
+    fn uint() -> impl Strategy<Value = u64> {
+        prop_oneof![any::<u64>(), 0u64..10_000, Just(u64::MAX), Just(0)]
+    }
+
+    fn periods() -> impl Strategy<Value = Option<u32>> {
+        proptest::option::of(prop_oneof![any::<u32>(), Just(u32::MAX), 0u32..5])
+    }
+
+    /// One event of each hot kind, its fields at random.
+    fn hot_kind() -> impl Strategy<Value = EventKind> {
+        prop_oneof![
+            (
+                side(),
+                text(),
+                text(),
+                uint(),
+                uint(),
+                int(),
+                proptest::option::of(text()),
+                any::<bool>(),
+                proptest::option::of(uint()),
+                periods(),
+                periods()
+            )
+                .prop_map(
+                    |(
+                        side,
+                        san,
+                        uci,
+                        spent_ms,
+                        increment_ms,
+                        remaining_ms,
+                        fen,
+                        declines_draw,
+                        pressed_at,
+                        byoyomi_periods_lost,
+                        byoyomi_periods_left,
+                    )| EventKind::MoveMade {
+                        side,
+                        san,
+                        uci,
+                        spent_ms,
+                        increment_ms,
+                        remaining_ms,
+                        fen,
+                        declines_draw,
+                        pressed_at,
+                        byoyomi_periods_lost,
+                        byoyomi_periods_left
+                    }
+                ),
+            (side(), uint(), uint(), int(), periods(), periods()).prop_map(
+                |(
+                    side,
+                    spent_ms,
+                    increment_ms,
+                    remaining_ms,
+                    byoyomi_periods_lost,
+                    byoyomi_periods_left,
+                )| EventKind::ClockPressed {
+                    side,
+                    spent_ms,
+                    increment_ms,
+                    remaining_ms,
+                    byoyomi_periods_lost,
+                    byoyomi_periods_left
+                }
+            ),
+            (uint(), int(), int(), uint(), any::<bool>()).prop_map(
+                |(reading_ms, game_clock_ms, diff_ms, threshold_ms, correction_owed)| {
+                    EventKind::InternalClockReported {
+                        reading_ms,
+                        game_clock_ms,
+                        diff_ms,
+                        threshold_ms,
+                        correction_owed,
+                    }
+                }
+            ),
+            (
+                any::<usize>(),
+                proptest::collection::vec(text(), 0..4),
+                text(),
+                proptest::option::of(text())
+            )
+                .prop_map(|(plies, removed, reason, fen)| EventKind::MovesTakenBack {
+                    plies,
+                    removed,
+                    reason,
+                    fen
+                }),
+            text().prop_map(|text| EventKind::Note { text }),
+            text().prop_map(|reason| EventKind::ClockStopped { reason }),
+            side().prop_map(|side| EventKind::ClockResumed { side }),
+            side().prop_map(|side| EventKind::ClockStarted { side }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2_000, ..ProptestConfig::default() })]
+
+        /// Issue 21: each hot kind with its fields at random (negatives, extremes, unicode,
+        /// strings JSON escapes, optional fields present or not), written as the kit writes it,
+        /// is read by the fixed-shape reader as serde reads it, and is read by it unless a string
+        /// was written with an escape.
+        #[test]
+        fn issue_21_the_fixed_shape_reader_reads_each_hot_kind_as_serde(
+            kind in hot_kind(),
+            at in 0u64..1u64 << 50,
+            clause in text(),
+        ) {
+            let ev = Event::new(at, Actor::parse("operator").unwrap(), &clause, kind);
+            let line = lines_of(std::slice::from_ref(&ev)).remove(0);
+            let read = fixed_as_serde(&line, &String::from_utf8_lossy(&line));
+            prop_assert_eq!(&decode_line(&line).unwrap().event, &ev);
+            // Read at fixed shape unless a string is written with an escape.
+            prop_assert_eq!(read, !line.contains(&b'\\'));
+        }
+    }
 }

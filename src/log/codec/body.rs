@@ -1,0 +1,195 @@
+//! The body of the hot event kinds read at fixed shape, as [`super::Canon`] reads a line's header
+//! (issue 21): in the kit's canonical form a body's keys come in sorted order, without
+//! whitespace, its integers in canonical form and its strings as written. `None` on any byte in
+//! another shape (an escape, a key out of place, an optional field written otherwise, a number
+//! out of range…): serde's reading then decides, so results and errors stay serde's.
+use super::Canon;
+use crate::core::Side;
+use crate::core::event::EventKind;
+
+/// The body of the event kind `kind`, the whole of `body`, read at fixed shape; `None` for another
+/// kind or shape.
+pub(super) fn read(kind: &str, body: &str) -> Option<EventKind> {
+    let mut f = Fields {
+        c: Canon { s: body, i: 0 },
+        sep: b'{',
+    };
+    let k = match kind {
+        "move_made" => move_made(&mut f),
+        "internal_clock_reported" => internal_clock_reported(&mut f),
+        "note" => f
+            .field("text", Canon::string)
+            .map(|text| EventKind::Note { text }),
+        "clock_stopped" => {
+            (f.field("reason", Canon::string)).map(|reason| EventKind::ClockStopped { reason })
+        }
+        "clock_resumed" => f
+            .field("side", Canon::side)
+            .map(|side| EventKind::ClockResumed { side }),
+        "clock_started" => f
+            .field("side", Canon::side)
+            .map(|side| EventKind::ClockStarted { side }),
+        "clock_pressed" => clock_pressed(&mut f),
+        "moves_taken_back" => moves_taken_back(&mut f),
+        _ => None,
+    }?;
+    // An empty body (`{}`) never gets here: each kind above reads a required key.
+    f.c.lit(b"}")?;
+    (f.c.i == body.len()).then_some(k)
+}
+
+fn move_made(f: &mut Fields<'_>) -> Option<EventKind> {
+    Some(EventKind::MoveMade {
+        byoyomi_periods_left: f.opt("byoyomi_periods_left", Canon::u32)?,
+        byoyomi_periods_lost: f.opt("byoyomi_periods_lost", Canon::u32)?,
+        declines_draw: f.field("declines_draw", Canon::bool)?,
+        fen: f.field("fen", Canon::opt_string)?,
+        increment_ms: f.field("increment_ms", Canon::uint)?,
+        pressed_at: f.opt("pressed_at", Canon::uint)?,
+        remaining_ms: f.field("remaining_ms", Canon::int)?,
+        san: f.field("san", Canon::string)?,
+        side: f.field("side", Canon::side)?,
+        spent_ms: f.field("spent_ms", Canon::uint)?,
+        uci: f.field("uci", Canon::string)?,
+    })
+}
+
+fn clock_pressed(f: &mut Fields<'_>) -> Option<EventKind> {
+    Some(EventKind::ClockPressed {
+        byoyomi_periods_left: f.opt("byoyomi_periods_left", Canon::u32)?,
+        byoyomi_periods_lost: f.opt("byoyomi_periods_lost", Canon::u32)?,
+        increment_ms: f.field("increment_ms", Canon::uint)?,
+        remaining_ms: f.field("remaining_ms", Canon::int)?,
+        side: f.field("side", Canon::side)?,
+        spent_ms: f.field("spent_ms", Canon::uint)?,
+    })
+}
+
+fn internal_clock_reported(f: &mut Fields<'_>) -> Option<EventKind> {
+    Some(EventKind::InternalClockReported {
+        correction_owed: f.field("correction_owed", Canon::bool)?,
+        diff_ms: f.field("diff_ms", Canon::int)?,
+        game_clock_ms: f.field("game_clock_ms", Canon::int)?,
+        reading_ms: f.field("reading_ms", Canon::uint)?,
+        threshold_ms: f.field("threshold_ms", Canon::uint)?,
+    })
+}
+
+fn moves_taken_back(f: &mut Fields<'_>) -> Option<EventKind> {
+    Some(EventKind::MovesTakenBack {
+        fen: f.field("fen", Canon::opt_string)?,
+        plies: f.field("plies", |c| usize::try_from(c.uint()?).ok())?,
+        reason: f.field("reason", Canon::string)?,
+        removed: f.field("removed", Canon::strings)?,
+    })
+}
+
+/// The fields of a body object in key order: `sep` is the byte before the next key (`{` for the
+/// first, `,` after).
+struct Fields<'a> {
+    c: Canon<'a>,
+    sep: u8,
+}
+
+impl<'a> Fields<'a> {
+    /// The key `name` next (with its separator and colon): consumed if so, nothing read if not.
+    fn has(&mut self, name: &str) -> bool {
+        let b = self.c.bytes();
+        let (i, n) = (self.c.i, name.len());
+        let at = |o: usize, x: &[u8]| b.get(i + o..i + o + x.len()) == Some(x);
+        let found = at(0, &[self.sep, b'"']) && at(2, name.as_bytes()) && at(2 + n, b"\":");
+        if found {
+            self.c.i += n + 4;
+            self.sep = b',';
+        }
+        found
+    }
+
+    /// The required field `name`, its value read by `value`.
+    fn field<T>(
+        &mut self,
+        name: &str,
+        value: impl FnOnce(&mut Canon<'a>) -> Option<T>,
+    ) -> Option<T> {
+        if !self.has(name) {
+            return None;
+        }
+        value(&mut self.c)
+    }
+
+    /// The optional field `name` (written only when some, as `skip_serializing_if` does): `None`
+    /// if present but not read by `value`.
+    fn opt<T>(
+        &mut self,
+        name: &str,
+        value: impl FnOnce(&mut Canon<'a>) -> Option<T>,
+    ) -> Option<Option<T>> {
+        if !self.has(name) {
+            return Some(None);
+        }
+        value(&mut self.c).map(Some)
+    }
+}
+
+impl Canon<'_> {
+    fn bool(&mut self) -> Option<bool> {
+        if self.lit(b"true").is_some() {
+            return Some(true);
+        }
+        self.lit(b"false").map(|()| false)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        u32::try_from(self.uint()?).ok()
+    }
+
+    /// An i64 in canonical form: [`Canon::uint`]'s digits, negative after a `-` (not `-0`).
+    fn int(&mut self) -> Option<i64> {
+        if self.lit(b"-").is_none() {
+            return i64::try_from(self.uint()?).ok();
+        }
+        match self.uint()? {
+            0 => None,
+            n => 0i64.checked_sub_unsigned(n),
+        }
+    }
+
+    /// A string without escapes or control characters, owned.
+    fn string(&mut self) -> Option<String> {
+        self.lit(b"\"")?;
+        self.plain().map(str::to_owned)
+    }
+
+    /// A string or `null`.
+    fn opt_string(&mut self) -> Option<Option<String>> {
+        if self.lit(b"null").is_some() {
+            return Some(None);
+        }
+        self.string().map(Some)
+    }
+
+    /// An array of strings.
+    fn strings(&mut self) -> Option<Vec<String>> {
+        self.lit(b"[")?;
+        let mut out = Vec::new();
+        if self.lit(b"]").is_some() {
+            return Some(out);
+        }
+        loop {
+            out.push(self.string()?);
+            if self.lit(b"]").is_some() {
+                return Some(out);
+            }
+            self.lit(b",")?;
+        }
+    }
+
+    fn side(&mut self) -> Option<Side> {
+        self.lit(b"\"")?;
+        match self.plain()? {
+            "white" => Some(Side::White),
+            "black" => Some(Side::Black),
+            _ => None,
+        }
+    }
+}
