@@ -211,7 +211,8 @@ pub fn typed_line(line: &[u8]) -> Result<LineEvent<'_>, serde_json::Error> {
 
 /// [`decode_line`] for a line in the kit's canonical form (every line `verify`'s pass and the
 /// journal's reader prove canonical, [`super::fast::check_line`]): the header is read where that
-/// form puts it, byte by byte, and serde reads only `kind` and `body`, straight into the event's
+/// form puts it, byte by byte, the body of a hot kind (moves, presses, clock reports, notes…) as
+/// well ([`fixed_line`]), and serde reads any other `kind` and `body`, straight into the event's
 /// variant. The same result as [`decode_line`] for any line; a line in another form, or with an
 /// escape in a header string, is handed to [`decode_line`].
 pub fn decode_canonical(line: &[u8]) -> Result<LineEvent<'_>, DecodeError> {
