@@ -94,10 +94,14 @@ struct Fields<'a> {
 impl<'a> Fields<'a> {
     /// The key `name` next (with its separator and colon): consumed if so, nothing read if not.
     fn has(&mut self, name: &str) -> bool {
-        let b = self.c.bytes();
-        let (i, n) = (self.c.i, name.len());
-        let at = |o: usize, x: &[u8]| b.get(i + o..i + o + x.len()) == Some(x);
-        let found = at(0, &[self.sep, b'"']) && at(2, name.as_bytes()) && at(2 + n, b"\":");
+        let n = name.len();
+        let Some(at) = self.c.bytes().get(self.c.i..self.c.i + n + 4) else {
+            return false;
+        };
+        // The name's bytes in one comparison, the four around it one by one.
+        let found = at[..2] == [self.sep, b'"']
+            && at[n + 2..] == *b"\":"
+            && at[2..n + 2] == *name.as_bytes();
         if found {
             self.c.i += n + 4;
             self.sep = b',';
