@@ -20,9 +20,9 @@ pub(super) fn read(kind: &str, body: &str) -> Option<EventKind> {
         "note" => f
             .field("text", Canon::string)
             .map(|text| EventKind::Note { text }),
-        "clock_stopped" => {
-            (f.field("reason", Canon::string)).map(|reason| EventKind::ClockStopped { reason })
-        }
+        "clock_stopped" => f
+            .field("reason", Canon::string)
+            .map(|reason| EventKind::ClockStopped { reason }),
         "clock_resumed" => f
             .field("side", Canon::side)
             .map(|side| EventKind::ClockResumed { side }),
@@ -33,7 +33,7 @@ pub(super) fn read(kind: &str, body: &str) -> Option<EventKind> {
         "moves_taken_back" => moves_taken_back(&mut f),
         _ => None,
     }?;
-    // An empty body (`{}`) never gets here: each kind above reads a required key.
+    // Each kind above reads at least one key, so `{}` is not read here.
     f.c.lit(b"}")?;
     (f.c.i == body.len()).then_some(k)
 }
