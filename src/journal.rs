@@ -1517,17 +1517,21 @@ impl Drop for DecodeInPass {
     }
 }
 
-/// The events of a checked block's lines, in order.
-fn decode_block(b: &BlockFacts) -> Vec<Decoded> {
-    b.lines
-        .iter()
-        .map(|m| {
-            let (at, len) = (m.line.0 as usize, m.line.1 as usize);
-            let line = b.block.get(at..at + len).unwrap_or_default();
-            crate::log::codec::decode_canonical(line).map(|d| std::sync::Arc::new(d.event))
-        })
-        .collect()
+/// The events of a checked block's lines, in order, into `out` (emptied first: the events of a
+/// block joined before are dropped here, on the thread that made them, and the buffer reused).
+fn decode_block(b: &BlockFacts, out: &mut Vec<Decoded>) {
+    out.clear();
+    out.extend(b.lines.iter().map(|m| {
+        let (at, len) = (m.line.0 as usize, m.line.1 as usize);
+        let line = b.block.get(at..at + len).unwrap_or_default();
+        crate::log::codec::decode_canonical(line).map(|d| std::sync::Arc::new(d.event))
+    }));
 }
+
+/// What the joining thread hands back to a checking thread with its next block: a joined
+/// block's decoded events (dropped by the thread that made them) and its lines' buffer, both
+/// reused (issue 21: no buffer of a block's size made on one thread and freed on another).
+type DoneWith = (Vec<Decoded>, Vec<crate::log::fast::LineMeta>);
 
 /// Bytes handed from the reader to a checking thread at a time (whole lines).
 const STREAM_BLOCK: usize = 256 * 1024;
@@ -1590,7 +1594,7 @@ fn stream_clean_each(
     let read = std::thread::scope(|s| {
         // A job: a block to check, and the events of a block joined before, dropped by the
         // thread that made them (their memory is freed where it was taken, not on this thread).
-        let (jobs_tx, jobs_rx) = sync_channel::<(u64, u64, Vec<u8>, Vec<Decoded>)>(workers);
+        let (jobs_tx, jobs_rx) = sync_channel::<(u64, u64, Vec<u8>, DoneWith)>(workers);
         let jobs_rx = Arc::new(Mutex::new(jobs_rx));
         let (done_tx, done_rx) = channel::<(u64, Option<Checked>)>();
         for _ in 0..workers {
@@ -1601,12 +1605,14 @@ fn stream_clean_each(
                         Ok(rx) => rx.recv(),
                         Err(_) => return,
                     };
-                    let Ok((k, base, block, done_with)) = job else {
+                    let Ok((k, base, block, (mut events, lines))) = job else {
                         return;
                     };
-                    drop(done_with);
-                    let checked = check_block(block, base, cuts, wants).map(|b| {
-                        let events = if decode { decode_block(&b) } else { Vec::new() };
+                    events.clear();
+                    let checked = check_block(block, base, cuts, wants, lines).map(|b| {
+                        if decode {
+                            decode_block(&b, &mut events);
+                        }
                         (b, events)
                     });
                     if done.send((k, checked)).is_err() {
@@ -1620,7 +1626,7 @@ fn stream_clean_each(
         let mut sent = 0u64;
         let limit = (workers * STREAM_QUEUE) as u64;
         let spare: std::cell::RefCell<Vec<Vec<u8>>> = Default::default();
-        let mut garbage: Vec<Vec<Decoded>> = Vec::new();
+        let mut garbage: Vec<DoneWith> = Vec::new();
         let read = read_blocks(
             &mut file,
             || spare.borrow_mut().pop(),
@@ -1704,7 +1710,7 @@ impl Join {
         pending: &mut std::collections::BTreeMap<u64, Option<Checked>>,
         each: &mut impl FnMut(&LineView<'_>),
         spare: &mut Vec<Vec<u8>>,
-        garbage: &mut Vec<Vec<Decoded>>,
+        garbage: &mut Vec<DoneWith>,
     ) -> bool {
         while self.failed.is_none() {
             let Some(facts) = pending.remove(&self.blocks) else {
@@ -1714,9 +1720,9 @@ impl Join {
                 Some((b, events))
                     if b.first_seq == self.tree.len() && b.first_prev == self.last =>
                 {
-                    let ok = self.take(b, &events, each, spare);
-                    if !events.is_empty() && garbage.len() < STREAM_QUEUE {
-                        garbage.push(events);
+                    let (ok, lines) = self.take(b, &events, each, spare);
+                    if garbage.len() < STREAM_QUEUE {
+                        garbage.push((events, lines));
                     }
                     if !ok {
                         self.failed = Some(self.blocks);
@@ -1735,6 +1741,20 @@ impl Join {
         events: &[Decoded],
         each: &mut impl FnMut(&LineView<'_>),
         spare: &mut Vec<Vec<u8>>,
+    ) -> (bool, Vec<crate::log::fast::LineMeta>) {
+        let mut b = b;
+        let ok = self.take_lines(&mut b, events, each);
+        if spare.len() < STREAM_QUEUE {
+            spare.push(b.block);
+        }
+        (ok, b.lines)
+    }
+
+    fn take_lines(
+        &mut self,
+        b: &mut BlockFacts,
+        events: &[Decoded],
+        each: &mut impl FnMut(&LineView<'_>),
     ) -> bool {
         let mut wanted = b.entries.iter().peekable();
         for (k, meta) in b.lines.iter().enumerate() {
@@ -1755,7 +1775,7 @@ impl Join {
                 event: events.get(k),
             });
         }
-        for (_, e) in b.entries {
+        for (_, e) in std::mem::take(&mut b.entries) {
             if e.seq == 0 {
                 self.first = Some((e, b.first_leaf));
             } else if e.kind == RECOVERY_KIND {
@@ -1776,13 +1796,7 @@ impl Join {
             }
         }
         self.last = b.last_leaf;
-        if b.count == 0 || self.tree.len() != b.first_seq + b.count {
-            return false;
-        }
-        if spare.len() < STREAM_QUEUE {
-            spare.push(b.block);
-        }
-        true
+        b.count != 0 && self.tree.len() == b.first_seq + b.count
     }
 
     fn finish(self) -> Option<StreamedClean> {

@@ -542,16 +542,80 @@ pub struct BlockFacts {
 /// side) and fold the hashes into the block's aligned subtrees, none spanning one of `cuts`
 /// (sorted). `None` at the first line not proven (a kind with an escape included) or link
 /// broken; the caller then takes the exact path.
+///
+/// `lines` is a buffer to reuse for [`BlockFacts::lines`] (emptied first); the other buffers of
+/// the check are this thread's own and kept from block to block ([`Scratch`]): a block's check
+/// takes no large allocation (issue 21: with the events of a replay freed on the same thread, a
+/// fresh buffer a block made glibc's malloc consolidate its free lists at every block).
 pub fn check_block(
     block: Vec<u8>,
     base: u64,
     cuts: &[u64],
     wants: &(dyn Fn(&str) -> bool + Sync),
+    lines: Vec<LineMeta>,
+) -> Option<BlockFacts> {
+    SCRATCH.with(|s| {
+        let mut s = s.take();
+        let facts = check_block_with(block, base, cuts, wants, lines, &mut s);
+        SCRATCH.with(|k| k.set(s.emptied()));
+        facts
+    })
+}
+
+/// The buffers a block's check needs only while it runs, kept per thread.
+#[derive(Default)]
+struct Scratch {
+    spans: Vec<(usize, usize)>,
+    prevs: Vec<[u8; 32]>,
+    leaves: Vec<[u8; 32]>,
+    /// The levels of the block's subtrees while they are hashed.
+    levels: (Vec<[u8; 32]>, Vec<[u8; 32]>),
+    /// Empty between checks: it borrows a block's lines while they are hashed.
+    framed: Vec<&'static [u8]>,
+}
+
+impl Scratch {
+    fn emptied(mut self) -> Scratch {
+        self.spans.clear();
+        self.prevs.clear();
+        self.leaves.clear();
+        self
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
+}
+
+/// The framed slices' buffer, empty, for slices that live as long as `'a` (its allocation
+/// reused: the elements are all gone, only the capacity moves).
+fn framed_buffer<'a>(v: Vec<&'static [u8]>) -> Vec<&'a [u8]> {
+    v
+}
+
+/// The framed slices' buffer given back, emptied, to be kept for the next block.
+fn framed_kept(mut v: Vec<&[u8]>) -> Vec<&'static [u8]> {
+    v.clear();
+    v.into_iter().map(|_| -> &'static [u8] { &[] }).collect()
+}
+
+fn check_block_with(
+    block: Vec<u8>,
+    base: u64,
+    cuts: &[u64],
+    wants: &(dyn Fn(&str) -> bool + Sync),
+    mut lines: Vec<LineMeta>,
+    scratch: &mut Scratch,
 ) -> Option<BlockFacts> {
     let (mut first_seq, mut first_prev) = (0u64, ZERO_HASH);
-    let mut lines = Vec::with_capacity(block.len() / 256);
-    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(block.len() / 256);
-    let mut prevs: Vec<[u8; 32]> = Vec::with_capacity(block.len() / 256);
+    lines.clear();
+    let Scratch {
+        spans,
+        prevs,
+        leaves,
+        levels,
+        framed: framed_kept_buf,
+    } = scratch;
     let mut entries = Vec::new();
     let mut kinds: Vec<String> = Vec::new();
     let mut wanted: Vec<bool> = Vec::new();
@@ -615,19 +679,22 @@ pub fn check_block(
     for &(p, _) in spans.iter().skip(1) {
         *block.get_mut(p.checked_sub(1)?)? = 0;
     }
-    let mut leaves = vec![ZERO_HASH; spans.len()];
+    leaves.clear();
+    leaves.resize(spans.len(), ZERO_HASH);
     if let (Some(&(p, l)), Some(first)) = (spans.first(), leaves.first_mut()) {
         *first = entry_hash(block.get(p..p + l)?);
     }
-    let framed: Vec<&[u8]> = spans
-        .iter()
-        .skip(1)
-        .map(|&(p, l)| &block[p - 1..p + l])
-        .collect();
+    let mut framed = framed_buffer(std::mem::take(framed_kept_buf));
+    framed.extend(
+        spans
+            .iter()
+            .skip(1)
+            .map(|&(p, l)| block.get(p - 1..p + l).unwrap_or_default()),
+    );
     super::merkle::framed_leaf_hashes(&framed, leaves.get_mut(1..).unwrap_or_default());
-    drop(framed);
+    *framed_kept_buf = framed_kept(framed);
     // Each line's prev is the hash of the line before it.
-    if prevs.iter().skip(1).zip(&leaves).any(|(p, h)| p != h) {
+    if prevs.iter().skip(1).zip(leaves.iter()).any(|(p, h)| p != h) {
         return None;
     }
     let count = leaves.len() as u64;
@@ -643,7 +710,13 @@ pub fn check_block(
         count,
         first_leaf: leaves.first().copied().unwrap_or(ZERO_HASH),
         last_leaf: leaves.last().copied().unwrap_or(ZERO_HASH),
-        run: super::merkle::AlignedRun::from_leaves(first_seq, &leaves, cuts),
+        run: super::merkle::AlignedRun::from_leaves_in(
+            first_seq,
+            leaves,
+            cuts,
+            &mut levels.0,
+            &mut levels.1,
+        ),
         chains,
         lines,
         kinds,

@@ -830,9 +830,20 @@ impl AlignedRun {
     /// ([`pair_hashes`]). Each subtree is the largest one aligned at its start that fits and
     /// holds no cut inside (the shape `push` builds).
     pub fn from_leaves(start: u64, leaves: &[[u8; 32]], cuts: &[u64]) -> AlignedRun {
+        Self::from_leaves_in(start, leaves, cuts, &mut Vec::new(), &mut Vec::new())
+    }
+
+    /// [`AlignedRun::from_leaves`] with the buffers of the subtrees' levels given (reused from
+    /// block to block by the caller: issue 21).
+    pub fn from_leaves_in(
+        start: u64,
+        leaves: &[[u8; 32]],
+        cuts: &[u64],
+        a: &mut Vec<[u8; 32]>,
+        b: &mut Vec<[u8; 32]>,
+    ) -> AlignedRun {
         let end = start + leaves.len() as u64;
         let mut stack = Vec::new();
-        let (mut a, mut b) = (Vec::new(), Vec::new());
         let mut pos = start;
         while pos < end {
             let mut h = 0u32;
@@ -847,7 +858,7 @@ impl AlignedRun {
             }
             let from = (pos - start) as usize;
             let size = 1usize << h;
-            let hash = perfect_root(&leaves[from..from + size], &mut a, &mut b);
+            let hash = perfect_root(&leaves[from..from + size], a, b);
             stack.push((h, pos, hash));
             pos += size as u64;
         }

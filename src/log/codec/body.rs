@@ -175,7 +175,17 @@ impl Canon<'_> {
     /// An array of strings.
     fn strings(&mut self) -> Option<Vec<String>> {
         self.lit(b"[")?;
-        let mut out = Vec::new();
+        // Sized once (a take-back's list runs to dozens of moves): the quotes up to the first
+        // `"]` are two a string, in any line this reader accepts.
+        let rest = self.bytes().get(self.i..).unwrap_or_default();
+        let end = rest.windows(2).position(|w| w == b"\"]").unwrap_or(0);
+        let quotes = rest
+            .get(..end)
+            .unwrap_or_default()
+            .iter()
+            .filter(|&&b| b == b'"')
+            .count();
+        let mut out = Vec::with_capacity(quotes.div_ceil(2));
         if self.lit(b"]").is_some() {
             return Some(out);
         }
