@@ -83,7 +83,9 @@ const BATCH: usize = 1024;
 
 /// Entries read and decoded, handed from the reader's thread to the model's.
 struct Batch {
-    events: Vec<Event>,
+    /// Each event in the box the replay keeps it in (made on the reader's thread: the model's
+    /// thread neither copies nor moves it).
+    events: Vec<std::sync::Arc<Event>>,
     /// The entries' `utc` texts one after another; entry `i`'s ends at `ends[i]`.
     utc: String,
     ends: Vec<usize>,
@@ -95,7 +97,7 @@ struct Batch {
 /// `each` has seen every entry before it, as with [`for_each_event`].
 fn for_each_event_ahead(
     path: &Path,
-    mut each: impl FnMut(Event, &str),
+    mut each: impl FnMut(&std::sync::Arc<Event>, &str),
 ) -> Result<usize, ReadLogError> {
     use std::ops::ControlFlow;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
@@ -113,7 +115,7 @@ fn for_each_event_ahead(
             };
             let mut batch = fresh();
             let read = for_each_event_until(path, |e, utc| {
-                batch.events.push(e);
+                batch.events.push(std::sync::Arc::new(e));
                 batch.utc.push_str(utc);
                 batch.ends.push(batch.utc.len());
                 if batch.events.len() < BATCH {
@@ -132,10 +134,11 @@ fn for_each_event_ahead(
         });
         for mut b in rx {
             let mut start = 0;
-            for (e, &end) in b.events.drain(..).zip(&b.ends) {
+            for (e, &end) in b.events.iter().zip(&b.ends) {
                 each(e, b.utc.get(start..end).unwrap_or_default());
                 start = end;
             }
+            b.events.clear();
             b.utc.clear();
             b.ends.clear();
             // The reader may be done already: the batch is then dropped here.
@@ -399,7 +402,7 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
             {
                 late = true;
             }
-            if let Some(row) = stream.push_row_shared(&std::sync::Arc::new(e), utc)
+            if let Some(row) = stream.push_row_shared(e, utc)
                 && !late
             {
                 held.push_back(row);

@@ -745,6 +745,36 @@ impl Verification {
     }
 }
 
+/// Whether [`Builder::collect`] keeps the stamp of an entry of this kind (the others read only
+/// its entry number, or nothing).
+fn keeps_stamp(kind: &EventKind) -> bool {
+    use EventKind as K;
+    !matches!(
+        kind,
+        K::ClockCorrected { .. }
+            | K::RestartGap { .. }
+            | K::EntryVoided { .. }
+            | K::GameOpened(_)
+            | K::ClockStarted { .. }
+            | K::ClockStopped { .. }
+            | K::InternalClockReported { .. }
+            | K::InternalClockCorrected { .. }
+            | K::Note { .. }
+            | K::OwedMoveReleased { .. }
+            | K::ResetWindowEnded { .. }
+            | K::SyncNotMade { .. }
+            | K::ClaimDismissed { .. }
+            | K::ClockPressed { .. }
+            | K::Authorized { .. }
+            | K::AuthorizationFailed { .. }
+            | K::Adjourned { .. }
+            | K::EngineStopped
+            | K::OperatorReplaced { .. }
+            | K::AdjournmentResumed { .. }
+            | K::Recovery(_)
+    )
+}
+
 fn stamp(i: usize, e: &Event, utc: &str) -> Stamp {
     Stamp {
         entry: i,
@@ -1167,7 +1197,7 @@ impl Builder {
             ));
             self.game = None;
         }
-        let s = stamp(i, e, utc);
+        let mut s = stamp(i, e, utc);
         let in_timeline = match &e.kind {
             EventKind::MoveMade { declines_draw, .. } => *declines_draw,
             _ => true,
@@ -1175,8 +1205,20 @@ impl Builder {
         let mut row = None;
         if in_timeline {
             let text = self.describe(e);
+            // The stamp goes to the row; its section gets a copy only when it keeps one.
+            let row_stamp = if keeps_stamp(&e.kind) {
+                s.clone()
+            } else {
+                let entry_only = Stamp {
+                    entry: i,
+                    at_ms: e.at,
+                    game_time: String::new(),
+                    utc: String::new(),
+                };
+                std::mem::replace(&mut s, entry_only)
+            };
             let entry = TimelineEntry {
-                stamp: s.clone(),
+                stamp: row_stamp,
                 actor: e.actor.name().to_string(),
                 clause: e.clause.clone(),
                 kind: self.kind_name(e),
@@ -1309,7 +1351,8 @@ impl Builder {
         }
     }
 
-    /// Add the entry to its section of the report, by rule family.
+    /// Add the entry to its section of the report, by rule family. `s` is whole for the kinds
+    /// of [`keeps_stamp`]; of the others, only its entry number is read.
     fn collect(&mut self, s: Stamp, e: &Event) {
         use EventKind as K;
         match &e.kind {
