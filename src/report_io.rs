@@ -106,12 +106,20 @@ fn for_each_event_ahead(
     let (back, used) = std::sync::mpsc::channel::<Batch>();
     std::thread::scope(|s| {
         let reader = s.spawn(move || {
-            let fresh = || {
-                used.try_recv().unwrap_or_else(|_| Batch {
+            let fresh = || match used.try_recv() {
+                Ok(mut b) => {
+                    // The events seen are dropped here, on the thread that made them (their
+                    // memory goes back where it came from, off the model's thread).
+                    b.events.clear();
+                    b.utc.clear();
+                    b.ends.clear();
+                    b
+                }
+                Err(_) => Batch {
                     events: Vec::with_capacity(BATCH),
                     utc: String::with_capacity(BATCH * 24),
                     ends: Vec::with_capacity(BATCH),
-                })
+                },
             };
             let mut batch = fresh();
             let read = for_each_event_until(path, |e, utc| {
@@ -132,16 +140,14 @@ fn for_each_event_ahead(
             }
             read
         });
-        for mut b in rx {
+        for b in rx {
             let mut start = 0;
             for (e, &end) in b.events.iter().zip(&b.ends) {
                 each(e, b.utc.get(start..end).unwrap_or_default());
                 start = end;
             }
-            b.events.clear();
-            b.utc.clear();
-            b.ends.clear();
-            // The reader may be done already: the batch is then dropped here.
+            // Emptied by the reader when it fills the batch again (or dropped here when it is
+            // done already).
             let _ = back.send(b);
         }
         match reader.join() {
