@@ -376,14 +376,21 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
         // entry whose row is not handed over yet.
         let mut held: VecDeque<TimelineEntry> = VecDeque::new();
         let mut written_below = 0usize;
-        let fresh = || {
-            used.try_recv()
-                .unwrap_or_else(|_| Vec::with_capacity(ROW_BATCH))
+        // The rows of a batch come back rendered, to be written over by the rows of later
+        // entries (no text of a row is made and dropped per row: issue 21).
+        let mut spare: Vec<TimelineEntry> = Vec::new();
+        let fresh = |spare: &mut Vec<TimelineEntry>| match used.try_recv() {
+            Ok(mut rows) => {
+                spare.append(&mut rows);
+                rows
+            }
+            Err(_) => Vec::with_capacity(ROW_BATCH),
         };
-        let mut batch = fresh();
+        let mut batch = fresh(&mut spare);
         let flush = |stream: &Stream,
                      held: &mut VecDeque<TimelineEntry>,
                      batch: &mut Vec<TimelineEntry>,
+                     spare: &mut Vec<TimelineEntry>,
                      upto: usize|
          -> usize {
             let mut below = 0;
@@ -397,7 +404,7 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
                 if batch.len() >= ROW_BATCH {
                     // The writer stops taking rows only once a write failed: its error is the
                     // pass's answer, whatever the rows after it.
-                    let _ = tx.send(std::mem::replace(batch, fresh()));
+                    let _ = tx.send(std::mem::replace(batch, fresh(spare)));
                 }
             }
             below
@@ -408,7 +415,7 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
             {
                 late = true;
             }
-            if let Some(row) = stream.push_row_shared(e, utc)
+            if let Some(row) = stream.push_row_reusing(e, utc, &mut spare)
                 && !late
             {
                 held.push_back(row);
@@ -423,12 +430,12 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
                     .front()
                     .is_some_and(|r| r.stamp.entry < next - ROW_HOLD)
             {
-                let below = flush(&stream, &mut held, &mut batch, next - ROW_HOLD);
+                let below = flush(&stream, &mut held, &mut batch, &mut spare, next - ROW_HOLD);
                 written_below = written_below.max(below);
             }
         });
         if entries.is_ok() && !late {
-            flush(&stream, &mut held, &mut batch, usize::MAX);
+            flush(&stream, &mut held, &mut batch, &mut spare, usize::MAX);
             if !batch.is_empty() {
                 let _ = tx.send(batch);
             }
@@ -455,8 +462,8 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
 const ROW_BATCH: usize = 256;
 
 /// The writer's side of [`first_pass`]: each row rendered into `spool` (buffered), the batches
-/// sent back to be filled again; the spool read from its start, or the first error (the rows
-/// after it are taken and dropped, so the model's side never waits).
+/// sent back with their rows, to be written over; the spool read from its start, or the first
+/// error (the rows after it are taken and sent back unwritten, so the model's side never waits).
 fn write_rows(
     spool: std::io::Result<std::fs::File>,
     rows: std::sync::mpsc::Receiver<Vec<crate::report::TimelineEntry>>,
@@ -466,7 +473,7 @@ fn write_rows(
     use std::io::Write;
     let mut w = spool.map(|f| std::io::BufWriter::with_capacity(1 << 16, f));
     let mut text = String::new();
-    for mut batch in rows {
+    for batch in rows {
         if let Ok(out) = &mut w {
             for row in &batch {
                 text.clear();
@@ -477,7 +484,7 @@ fn write_rows(
                 }
             }
         }
-        batch.clear();
+        // The rows go back whole: the model's thread writes later rows over them.
         let _ = back.send(batch);
     }
     let mut f = w?.into_inner().map_err(|e| e.into_error())?;
