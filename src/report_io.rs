@@ -83,7 +83,9 @@ const BATCH: usize = 1024;
 
 /// Entries read and decoded, handed from the reader's thread to the model's.
 struct Batch {
-    events: Vec<Event>,
+    /// Each event in the box the replay keeps it in (made on the reader's thread: the model's
+    /// thread neither copies nor moves it).
+    events: Vec<std::sync::Arc<Event>>,
     /// The entries' `utc` texts one after another; entry `i`'s ends at `ends[i]`.
     utc: String,
     ends: Vec<usize>,
@@ -95,7 +97,7 @@ struct Batch {
 /// `each` has seen every entry before it, as with [`for_each_event`].
 fn for_each_event_ahead(
     path: &Path,
-    mut each: impl FnMut(Event, &str),
+    mut each: impl FnMut(&std::sync::Arc<Event>, &str),
 ) -> Result<usize, ReadLogError> {
     use std::ops::ControlFlow;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
@@ -104,16 +106,24 @@ fn for_each_event_ahead(
     let (back, used) = std::sync::mpsc::channel::<Batch>();
     std::thread::scope(|s| {
         let reader = s.spawn(move || {
-            let fresh = || {
-                used.try_recv().unwrap_or_else(|_| Batch {
+            let fresh = || match used.try_recv() {
+                Ok(mut b) => {
+                    // The events seen are dropped here, on the thread that made them (their
+                    // memory goes back where it came from, off the model's thread).
+                    b.events.clear();
+                    b.utc.clear();
+                    b.ends.clear();
+                    b
+                }
+                Err(_) => Batch {
                     events: Vec::with_capacity(BATCH),
                     utc: String::with_capacity(BATCH * 24),
                     ends: Vec::with_capacity(BATCH),
-                })
+                },
             };
             let mut batch = fresh();
             let read = for_each_event_until(path, |e, utc| {
-                batch.events.push(e);
+                batch.events.push(std::sync::Arc::new(e));
                 batch.utc.push_str(utc);
                 batch.ends.push(batch.utc.len());
                 if batch.events.len() < BATCH {
@@ -130,15 +140,14 @@ fn for_each_event_ahead(
             }
             read
         });
-        for mut b in rx {
+        for b in rx {
             let mut start = 0;
-            for (e, &end) in b.events.drain(..).zip(&b.ends) {
+            for (e, &end) in b.events.iter().zip(&b.ends) {
                 each(e, b.utc.get(start..end).unwrap_or_default());
                 start = end;
             }
-            b.utc.clear();
-            b.ends.clear();
-            // The reader may be done already: the batch is then dropped here.
+            // Emptied by the reader when it fills the batch again (or dropped here when it is
+            // done already).
             let _ = back.send(b);
         }
         match reader.join() {
@@ -367,14 +376,21 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
         // entry whose row is not handed over yet.
         let mut held: VecDeque<TimelineEntry> = VecDeque::new();
         let mut written_below = 0usize;
-        let fresh = || {
-            used.try_recv()
-                .unwrap_or_else(|_| Vec::with_capacity(ROW_BATCH))
+        // The rows of a batch come back rendered, to be written over by the rows of later
+        // entries (no text of a row is made and dropped per row: issue 21).
+        let mut spare: Vec<TimelineEntry> = Vec::new();
+        let fresh = |spare: &mut Vec<TimelineEntry>| match used.try_recv() {
+            Ok(mut rows) => {
+                spare.append(&mut rows);
+                rows
+            }
+            Err(_) => Vec::with_capacity(ROW_BATCH),
         };
-        let mut batch = fresh();
+        let mut batch = fresh(&mut spare);
         let flush = |stream: &Stream,
                      held: &mut VecDeque<TimelineEntry>,
                      batch: &mut Vec<TimelineEntry>,
+                     spare: &mut Vec<TimelineEntry>,
                      upto: usize|
          -> usize {
             let mut below = 0;
@@ -388,7 +404,7 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
                 if batch.len() >= ROW_BATCH {
                     // The writer stops taking rows only once a write failed: its error is the
                     // pass's answer, whatever the rows after it.
-                    let _ = tx.send(std::mem::replace(batch, fresh()));
+                    let _ = tx.send(std::mem::replace(batch, fresh(spare)));
                 }
             }
             below
@@ -399,7 +415,7 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
             {
                 late = true;
             }
-            if let Some(row) = stream.push_row_shared(&std::sync::Arc::new(e), utc)
+            if let Some(row) = stream.push_row_reusing(e, utc, &mut spare)
                 && !late
             {
                 held.push_back(row);
@@ -414,12 +430,12 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
                     .front()
                     .is_some_and(|r| r.stamp.entry < next - ROW_HOLD)
             {
-                let below = flush(&stream, &mut held, &mut batch, next - ROW_HOLD);
+                let below = flush(&stream, &mut held, &mut batch, &mut spare, next - ROW_HOLD);
                 written_below = written_below.max(below);
             }
         });
         if entries.is_ok() && !late {
-            flush(&stream, &mut held, &mut batch, usize::MAX);
+            flush(&stream, &mut held, &mut batch, &mut spare, usize::MAX);
             if !batch.is_empty() {
                 let _ = tx.send(batch);
             }
@@ -446,8 +462,8 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
 const ROW_BATCH: usize = 256;
 
 /// The writer's side of [`first_pass`]: each row rendered into `spool` (buffered), the batches
-/// sent back to be filled again; the spool read from its start, or the first error (the rows
-/// after it are taken and dropped, so the model's side never waits).
+/// sent back with their rows, to be written over; the spool read from its start, or the first
+/// error (the rows after it are taken and sent back unwritten, so the model's side never waits).
 fn write_rows(
     spool: std::io::Result<std::fs::File>,
     rows: std::sync::mpsc::Receiver<Vec<crate::report::TimelineEntry>>,
@@ -457,7 +473,7 @@ fn write_rows(
     use std::io::Write;
     let mut w = spool.map(|f| std::io::BufWriter::with_capacity(1 << 16, f));
     let mut text = String::new();
-    for mut batch in rows {
+    for batch in rows {
         if let Ok(out) = &mut w {
             for row in &batch {
                 text.clear();
@@ -468,7 +484,7 @@ fn write_rows(
                 }
             }
         }
-        batch.clear();
+        // The rows go back whole: the model's thread writes later rows over them.
         let _ = back.send(batch);
     }
     let mut f = w?.into_inner().map_err(|e| e.into_error())?;

@@ -661,9 +661,6 @@ struct Builder {
     game: Option<Game>,
     /// Why the entry just applied did not apply to the game (it is gone since).
     not_applied: Option<String>,
-    /// Each event kind's name as written in the log, once found ([`Event::kind_name`] writes
-    /// the whole event to find it).
-    kind_names: Vec<(std::mem::Discriminant<EventKind>, String)>,
     report: Report,
     /// Moves of the game as it stands (take-backs remove, 7c replaces).
     line: Vec<MoveRow>,
@@ -742,6 +739,46 @@ impl Verification {
     pub fn public(mut self, match_dir: &str) -> Verification {
         self.detail = strip_paths(&self.detail, match_dir);
         self
+    }
+}
+
+/// Whether [`Builder::collect`] keeps the stamp of an entry of this kind (the others read only
+/// its entry number, or nothing).
+fn keeps_stamp(kind: &EventKind) -> bool {
+    use EventKind as K;
+    !matches!(
+        kind,
+        K::ClockCorrected { .. }
+            | K::RestartGap { .. }
+            | K::EntryVoided { .. }
+            | K::GameOpened(_)
+            | K::ClockStarted { .. }
+            | K::ClockStopped { .. }
+            | K::InternalClockReported { .. }
+            | K::InternalClockCorrected { .. }
+            | K::Note { .. }
+            | K::OwedMoveReleased { .. }
+            | K::ResetWindowEnded { .. }
+            | K::SyncNotMade { .. }
+            | K::ClaimDismissed { .. }
+            | K::ClockPressed { .. }
+            | K::Authorized { .. }
+            | K::AuthorizationFailed { .. }
+            | K::Adjourned { .. }
+            | K::EngineStopped
+            | K::OperatorReplaced { .. }
+            | K::AdjournmentResumed { .. }
+            | K::Recovery(_)
+    )
+}
+
+/// The stamp of entry `i` without its texts (for a section that reads only the number).
+fn bare_stamp(i: usize, e: &Event) -> Stamp {
+    Stamp {
+        entry: i,
+        at_ms: e.at,
+        game_time: String::new(),
+        utc: String::new(),
     }
 }
 
@@ -853,7 +890,7 @@ impl Stream {
     /// ([`Timeline`]) would, but without the marks of the voids: those are known only when no
     /// later entry can void it any more ([`Stream::mark_voided`]).
     pub fn push_row(&mut self, e: &Event, utc: &str) -> Option<TimelineEntry> {
-        self.push_row_with(e, None, utc)
+        self.push_row_with(e, None, utc, None)
     }
 
     /// [`Stream::push_row`] of an event the caller hands over: the replay keeps it without a copy.
@@ -862,7 +899,18 @@ impl Stream {
         e: &std::sync::Arc<Event>,
         utc: &str,
     ) -> Option<TimelineEntry> {
-        self.push_row_with(e, Some(e), utc)
+        self.push_row_with(e, Some(e), utc, None)
+    }
+
+    /// [`Stream::push_row_shared`], the row (if any) written over one of `spare` (rows handed
+    /// back once rendered: their texts' buffers are used again).
+    pub fn push_row_reusing(
+        &mut self,
+        e: &std::sync::Arc<Event>,
+        utc: &str,
+        spare: &mut Vec<TimelineEntry>,
+    ) -> Option<TimelineEntry> {
+        self.push_row_with(e, Some(e), utc, Some(spare))
     }
 
     fn push_row_with(
@@ -870,6 +918,7 @@ impl Stream {
         e: &Event,
         shared: Option<&std::sync::Arc<Event>>,
         utc: &str,
+        spare: Option<&mut Vec<TimelineEntry>>,
     ) -> Option<TimelineEntry> {
         let i = self.next;
         if i == 0 {
@@ -877,7 +926,7 @@ impl Stream {
         }
         // The game is replayed once (by the builder), for the sections and for the times.
         let clocks = self.b.game.as_ref().map(|g| ClockBefore::of(g, e.at));
-        let row = self.b.apply(i, e, shared, utc);
+        let row = self.b.apply(i, e, shared, utc, spare);
         let replayed = match (clocks, &self.b.game) {
             (Some(before), Some(game)) => Replayed::Applied { before, game },
             (Some(_), None) => Replayed::Failed(self.b.not_applied.take().unwrap_or_default()),
@@ -945,7 +994,7 @@ impl Timeline {
             self.b.start(Some(e));
         }
         self.next += 1;
-        let mut row = self.b.apply(i, e, None, utc)?;
+        let mut row = self.b.apply(i, e, None, utc, None)?;
         mark_voided(&self.b.voids, &mut row);
         // The marks of the chart are not drawn in this pass: keep none.
         self.b.report.chart.marks.clear();
@@ -1009,7 +1058,6 @@ impl Builder {
             names: [Side::White.to_string(), Side::Black.to_string()],
             game: None,
             not_applied: None,
-            kind_names: Vec::new(),
             report,
             line: Vec::new(),
             offer_of: [None, None],
@@ -1098,19 +1146,6 @@ impl Builder {
 }
 
 impl Builder {
-    /// [`Event::kind_name`], found once per kind.
-    fn kind_name(&mut self, e: &Event) -> String {
-        let d = std::mem::discriminant(&e.kind);
-        if let Some((_, name)) = self.kind_names.iter().find(|(k, _)| *k == d) {
-            return name.clone();
-        }
-        let name = e.kind_name();
-        if !name.is_empty() {
-            self.kind_names.push((d, name.clone()));
-        }
-        name
-    }
-
     fn name(&self, side: Side) -> String {
         self.names[side.index()].clone()
     }
@@ -1152,6 +1187,7 @@ impl Builder {
         e: &Event,
         shared: Option<&std::sync::Arc<Event>>,
         utc: &str,
+        spare: Option<&mut Vec<TimelineEntry>>,
     ) -> Option<TimelineEntry> {
         if let Some(g) = &mut self.game
             && let Err(m) = match shared {
@@ -1167,25 +1203,40 @@ impl Builder {
             ));
             self.game = None;
         }
-        let s = stamp(i, e, utc);
         let in_timeline = match &e.kind {
             EventKind::MoveMade { declines_draw, .. } => *declines_draw,
             _ => true,
         };
+        // The section gets the whole stamp only when it keeps one (else its entry number).
+        let s = if keeps_stamp(&e.kind) {
+            stamp(i, e, utc)
+        } else {
+            bare_stamp(i, e)
+        };
         let mut row = None;
         if in_timeline {
-            let text = self.describe(e);
-            let entry = TimelineEntry {
-                stamp: s.clone(),
-                actor: e.actor.name().to_string(),
-                clause: e.clause.clone(),
-                kind: self.kind_name(e),
-                text: if self.public {
-                    strip_paths(&text, "")
-                } else {
-                    text
-                },
-            };
+            // A row handed back (its text buffers kept) is written over (issue 21).
+            let mut entry = spare.and_then(Vec::pop).unwrap_or_else(|| TimelineEntry {
+                stamp: bare_stamp(i, e),
+                actor: String::new(),
+                clause: String::new(),
+                kind: String::new(),
+                text: String::new(),
+            });
+            entry.stamp.entry = i;
+            entry.stamp.at_ms = e.at;
+            entry.stamp.game_time.clear();
+            push_hms(&mut entry.stamp.game_time, e.at);
+            entry.stamp.utc.clear();
+            entry.stamp.utc.push_str(utc);
+            entry.actor.clear();
+            entry.actor.push_str(e.actor.name());
+            entry.clause.clear();
+            entry.clause.push_str(&e.clause);
+            entry.kind.clear();
+            entry.kind.push_str(e.kind_str());
+            entry.text.clear();
+            self.describe_into(e, &mut entry.text);
             self.rows += 1;
             self.last_row_at = Some(e.at);
             if self.keep_timeline {
@@ -1195,6 +1246,23 @@ impl Builder {
         }
         self.collect(s, e);
         row
+    }
+
+    /// [`Builder::describe`] (without the paths in the public version), appended to `out`; the
+    /// most frequent entries of a long log written in place.
+    fn describe_into(&self, e: &Event, out: &mut String) {
+        if self.public {
+            out.push_str(&strip_paths(&self.describe(e), ""));
+            return;
+        }
+        match &e.kind {
+            EventKind::InternalClockReported { .. } => self.describe_clock_into(e, out),
+            EventKind::Note { text } => {
+                out.push_str("note: ");
+                out.push_str(text);
+            }
+            _ => out.push_str(&self.describe(e)),
+        }
     }
 
     /// One line for the timeline, by rule family.
@@ -1309,7 +1377,8 @@ impl Builder {
         }
     }
 
-    /// Add the entry to its section of the report, by rule family.
+    /// Add the entry to its section of the report, by rule family. `s` is whole for the kinds
+    /// of [`keeps_stamp`]; of the others, only its entry number is read.
     fn collect(&mut self, s: Stamp, e: &Event) {
         use EventKind as K;
         match &e.kind {

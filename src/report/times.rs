@@ -312,51 +312,78 @@ impl Ledger {
     }
 
     fn take_back(&mut self, i: usize, e: &Event, plies: usize) {
+        use std::fmt::Write as _;
         let keep = self.moves.len().saturating_sub(plies);
         self.touch(keep);
-        let removed: Vec<MoveTime> = self.moves.split_off(keep);
-        let given = Side::BOTH.map(|side| {
+        // Rule 1: a void reaches only the latest entries (`VOID_WINDOW`), so a take-back older
+        // than that can never be given back: forget it (memory flat in the log's length). The
+        // moves of the last one forgotten are replaced by these in place (no buffer of a
+        // take-back's size made and dropped per take-back: issue 21).
+        let reach = i.saturating_sub(2 * crate::core::game::VOID_WINDOW);
+        let mut removed = Vec::new();
+        while let Some(old) = self.taken.first_entry() {
+            if *old.key() >= reach {
+                break;
+            }
+            removed = old.remove().removed;
+        }
+        removed.clear();
+        removed.extend(self.moves.drain(keep..));
+        let given: [i64; 2] = Side::BOTH.map(|side| {
             removed
                 .iter()
                 .filter(|m| m.side == side)
                 .map(|m| m.time_ms)
                 .sum()
         });
-        // Rule 1: a void reaches only the latest entries (`VOID_WINDOW`), so a take-back older
-        // than that can never be given back: forget it (memory flat in the log's length).
-        let reach = i.saturating_sub(2 * crate::core::game::VOID_WINDOW);
-        self.taken = self.taken.split_off(&reach);
-        self.taken.insert(
-            i,
-            TakenBack {
-                keep,
-                removed: removed.clone(),
-                given,
-                turn_clock: self.turn_clock,
-                synced: self.synced,
-            },
-        );
         for side in Side::BOTH {
-            let mine: Vec<&MoveTime> = removed.iter().filter(|m| m.side == side).collect();
-            if mine.is_empty() {
+            let mut mine = removed.iter().filter(|m| m.side == side).peekable();
+            if mine.peek().is_none() {
                 continue;
             }
-            let t: i64 = mine.iter().map(|m| m.time_ms).sum();
+            let t = given[side.index()];
             self.pending[side.index()] += t;
-            let names: Vec<String> = mine
-                .iter()
-                .map(|m| self.numbering.numbered(m.ply, &m.san))
-                .collect();
-            let text = format!(
-                "{} taken back: {} time ({}) stays on {}'s clock and counts in {}'s next move",
-                names.join(", "),
-                if mine.len() == 1 { "its" } else { "their" },
+            // The bytes of `{numbered, ...} taken back: {its|their} time ({}) stays on {}'s
+            // clock and counts in {}'s next move`, written in place.
+            let mut text = String::new();
+            let mut count = 0usize;
+            for m in mine {
+                if count > 0 {
+                    text.push_str(", ");
+                }
+                count += 1;
+                let _ = write!(
+                    text,
+                    "{}{} {}",
+                    self.numbering.number(m.ply),
+                    if self.numbering.is_white(m.ply) {
+                        "."
+                    } else {
+                        "..."
+                    },
+                    m.san
+                );
+            }
+            let _ = write!(
+                text,
+                " taken back: {} time ({}) stays on {}'s clock and counts in {}'s next move",
+                if count == 1 { "its" } else { "their" },
                 crate::core::timefmt::exact(t.max(0).unsigned_abs()),
                 side_name(side),
                 side_name(side),
             );
             self.item(i, e, Some(side), ItemKind::TakenBack, (0, t), text);
         }
+        self.taken.insert(
+            i,
+            TakenBack {
+                keep,
+                removed,
+                given,
+                turn_clock: self.turn_clock,
+                synced: self.synced,
+            },
+        );
     }
 
     /// Rule 1: the take-back of entry `seq` is void. Its moves stand again with their own times,

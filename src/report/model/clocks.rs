@@ -6,6 +6,36 @@ use crate::core::event::{ClockSet, Event, EventKind};
 use crate::core::timefmt;
 
 impl Builder {
+    /// [`Builder::describe_clock`], appended to `out`: an internal clock reported (6c) written in
+    /// place (the most frequent entry of a long log), any other as described.
+    pub(super) fn describe_clock_into(&self, e: &Event, out: &mut String) {
+        let EventKind::InternalClockReported {
+            reading_ms,
+            game_clock_ms,
+            diff_ms,
+            threshold_ms,
+            correction_owed,
+        } = &e.kind
+        else {
+            out.push_str(&self.describe_clock(e));
+            return;
+        };
+        // The bytes of `internal clock reported at {} against game clock {} (difference {},
+        // threshold {}){}`.
+        out.push_str("internal clock reported at ");
+        push_hms(out, *reading_ms);
+        out.push_str(" against game clock ");
+        push_clock(out, *game_clock_ms);
+        out.push_str(" (difference ");
+        push_signed_hms(out, *diff_ms);
+        out.push_str(", threshold ");
+        push_hms(out, *threshold_ms);
+        out.push(')');
+        if *correction_owed {
+            out.push_str("; correction owed");
+        }
+    }
+
     /// The timeline text of a clock entry (3, 6c, 6d, 7e, restart gaps).
     pub(super) fn describe_clock(&self, e: &Event) -> String {
         use EventKind as K;
@@ -13,28 +43,9 @@ impl Builder {
             K::ClockStarted { side } => format!("clock of {} started", self.who(*side)),
             K::ClockStopped { reason } => format!("both clocks stopped: {reason}"),
             K::ClockResumed { side } => format!("clock of {} restarted", self.who(*side)),
-            K::InternalClockReported {
-                reading_ms,
-                game_clock_ms,
-                diff_ms,
-                threshold_ms,
-                correction_owed,
-            } => {
-                // The bytes of `internal clock reported at {} against game clock {} (difference
-                // {}, threshold {}){}`, written in place (the most frequent entry of a long log).
+            K::InternalClockReported { .. } => {
                 let mut s = String::with_capacity(112);
-                s.push_str("internal clock reported at ");
-                push_hms(&mut s, *reading_ms);
-                s.push_str(" against game clock ");
-                push_clock(&mut s, *game_clock_ms);
-                s.push_str(" (difference ");
-                push_signed_hms(&mut s, *diff_ms);
-                s.push_str(", threshold ");
-                push_hms(&mut s, *threshold_ms);
-                s.push(')');
-                if *correction_owed {
-                    s.push_str("; correction owed");
-                }
+                self.describe_clock_into(e, &mut s);
                 s
             }
             K::InternalClockCorrected { from_ms, to_ms } => format!(

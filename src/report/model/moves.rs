@@ -58,8 +58,10 @@ impl Builder {
                     .as_ref()
                     .map_or(1, |g| g.profile().period_of(*side, number - 1).0 + 1);
                 let ply = self.line.len();
+                // The stamp goes to the row; a copy only for the offer this move answers.
+                let answer = declines_draw.then(|| s.clone());
                 self.line.push(MoveRow {
-                    stamp: s.clone(),
+                    stamp: s,
                     ply,
                     number,
                     side: *side,
@@ -70,7 +72,7 @@ impl Builder {
                     declines_draw: *declines_draw,
                     corrected_from: None,
                 });
-                if *declines_draw
+                if let Some(s) = answer
                     && let Some(k) = self.offer_of[side.other().index()]
                     && self
                         .report
@@ -92,11 +94,20 @@ impl Builder {
             }
             K::MovesTakenBack { plies, .. } => {
                 let keep = self.line.len().saturating_sub(*plies);
-                let removed = self.line.split_off(keep);
                 // Rule 1: a void reaches only the latest entries, so an older take-back can never
-                // be given back: forget it (memory flat in the log's length).
-                let reach = s.entry.saturating_sub(2 * crate::core::game::VOID_WINDOW);
-                self.taken = self.taken.split_off(&(reach as u64));
+                // be given back: forget it (memory flat in the log's length). The rows of the
+                // last one forgotten are replaced by these in place (no buffer of a take-back's
+                // size made and dropped per take-back: issue 21).
+                let reach = s.entry.saturating_sub(2 * crate::core::game::VOID_WINDOW) as u64;
+                let mut removed = Vec::new();
+                while let Some(old) = self.taken.first_entry() {
+                    if *old.key() >= reach {
+                        break;
+                    }
+                    removed = old.remove();
+                }
+                removed.clear();
+                removed.extend(self.line.drain(keep..));
                 self.taken.insert(s.entry as u64, removed);
             }
             _ => {}
