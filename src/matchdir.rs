@@ -1691,14 +1691,55 @@ pub fn unfinished_warning(match_dir: &Path, n: u32) -> Option<String> {
     }
 }
 
-/// Whether a game's log records a result.
+/// Whether a game's log records a result. Each line's kind is read from its header (the
+/// entries are not parsed: issue 21, opening game 2 after a 1,000,000-entry game 1); what a log
+/// said is kept for the process while the file stays as it was ([`read_once`]).
 pub fn is_finished(match_dir: &Path, n: u32) -> bool {
-    let mut ended = false;
-    let _ = crate::journal::for_each_entry(&log_path(match_dir, n), |e| {
-        ended |= e.kind == "game_ended";
-        !ended
-    });
-    ended
+    static SEEN: Seen<bool> = std::sync::Mutex::new(Vec::new());
+    let path = log_path(match_dir, n);
+    read_once(&SEEN, &path, || {
+        let mut ended = false;
+        let _ = crate::journal::for_each_line(&path, |l| {
+            let kind = match crate::log::codec::line_kind(l.bytes) {
+                Some(k) => k == "game_ended",
+                None => match crate::log::parse_line(l.bytes, l.offset) {
+                    Ok(e) => e.kind == "game_ended",
+                    // As the entry reader: the reading stops at a line it cannot parse.
+                    Err(_) => return false,
+                },
+            };
+            ended |= kind;
+            !ended
+        });
+        ended
+    })
+}
+
+/// What one process learnt of a game log, by path, with the file's length and modification
+/// time when it was read.
+type Seen<T> = std::sync::Mutex<Vec<(PathBuf, (u64, Option<std::time::SystemTime>), T)>>;
+
+/// `read()` of the log at `path`, or what it gave before in this process if the file has the
+/// same length and modification time (a command that opens game `n` asks of the earlier games
+/// more than once: whether each is finished, the score; issue 21).
+fn read_once<T: Clone>(seen: &Seen<T>, path: &Path, read: impl FnOnce() -> T) -> T {
+    let stamp = std::fs::symlink_metadata(path)
+        .map(|m| (m.len(), m.modified().ok()))
+        .ok();
+    let Some(stamp) = stamp else {
+        return read();
+    };
+    if let Ok(kept) = seen.lock()
+        && let Some((_, _, v)) = kept.iter().find(|(p, s, _)| p == path && *s == stamp)
+    {
+        return v.clone();
+    }
+    let v = read();
+    if let Ok(mut kept) = seen.lock() {
+        kept.retain(|(p, _, _)| p != path);
+        kept.push((path.to_owned(), stamp, v.clone()));
+    }
+    v
 }
 
 /// Entries covered by the latest checkpoint file of a game.
@@ -1744,27 +1785,35 @@ fn score_table(
         .into_iter()
         .filter(|n| before.is_none_or(|b| *n < b))
     {
-        let replayed;
-        let g = match known {
-            Some((k, g)) if k == n => g,
+        let scored = match known {
+            Some((k, g)) if k == n => game_score(g),
             _ => {
-                let Ok(r) = replay_log(&log_path(match_dir, n), |_, _| {}) else {
-                    continue;
-                };
-                replayed = r.game;
-                &replayed
+                static SEEN: Seen<Option<[(String, f64); 2]>> = std::sync::Mutex::new(Vec::new());
+                let path = log_path(match_dir, n);
+                read_once(&SEEN, &path, || {
+                    replay_log(&path, |_, _| {})
+                        .ok()
+                        .and_then(|r| game_score(&r.game))
+                })
             }
         };
-        let Some(points) = g.points() else { continue };
-        for side in Side::BOTH {
-            let name = g
-                .player(side)
-                .map_or_else(|| side.to_string(), |p| p.name.clone());
+        for (name, points) in scored.into_iter().flatten() {
             match table.iter_mut().find(|(n, _)| *n == name) {
-                Some(row) => row.1 += points[side.index()],
-                None => table.push((name, points[side.index()])),
+                Some(row) => row.1 += points,
+                None => table.push((name, points)),
             }
         }
     }
     table
+}
+
+/// A finished game's points, by player name (White's first).
+fn game_score(g: &Game) -> Option<[(String, f64); 2]> {
+    let points = g.points()?;
+    Some(Side::BOTH.map(|side| {
+        let name = g
+            .player(side)
+            .map_or_else(|| side.to_string(), |p| p.name.clone());
+        (name, points[side.index()])
+    }))
 }

@@ -248,6 +248,12 @@ fn canonical_line(line: &[u8]) -> Option<Result<LineEvent<'_>, serde_json::Error
     }
 }
 
+/// The `kind` of a line in the kit's canonical form, read from its header alone (`None` for a
+/// line in another form, which the caller parses).
+pub fn line_kind(line: &[u8]) -> Option<&str> {
+    canonical_header(line).map(|(_, kind, _)| kind)
+}
+
 /// A line read by [`decode_canonical`]'s header reading and the fixed-shape reading of its body
 /// alone (the hot kinds' bodies as the kit writes them, without serde); `None` for any other line.
 /// Where it reads a line, the event is [`decode_line`]'s (the tests check it line by line).

@@ -83,3 +83,33 @@ fn issue_21_match_score_with_the_rebuilt_game_equals_reading_every_log() {
         "{out}"
     );
 }
+
+/// Issue 21: what a process learnt of an earlier game's log (finished or not, its points) is
+/// kept only while the file stays as it was: a log that changed is read again.
+#[test]
+fn issue_21_a_game_log_read_once_a_process_is_read_again_when_it_changed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    script(tmp.path(), &m, "g1.arb", "");
+    script(tmp.path(), &m, "g2.arb", "0:00:30 human resign\n");
+    let junior = |points: f64| {
+        vec![
+            ("Garry Kasparov".to_string(), 0.0),
+            ("Deep Junior".to_string(), points),
+        ]
+    };
+    for _ in 0..2 {
+        assert!(!arbiter::matchdir::is_finished(&m, 1));
+        assert!(arbiter::matchdir::is_finished(&m, 2));
+        assert_eq!(arbiter::matchdir::match_score(&m), junior(1.0));
+    }
+    // Game 1's log becomes a finished game's (the resigned one): read again, not the kept answer.
+    std::fs::copy(
+        arbiter::layout::log_path(&m, 2),
+        arbiter::layout::log_path(&m, 1),
+    )
+    .unwrap();
+    assert!(arbiter::matchdir::is_finished(&m, 1));
+    assert_eq!(arbiter::matchdir::match_score(&m), junior(2.0));
+}
