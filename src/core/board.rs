@@ -75,8 +75,8 @@ impl BoardError {
 /// A move as recorded: SAN (with check suffix) and UCI for chess; the text itself otherwise.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecordedMove {
-    pub san: String,
-    pub uci: String,
+    pub san: super::event::Text,
+    pub uci: super::event::Text,
 }
 
 /// How a chess game ends by the position alone (FIDE Laws, which apply by rule 2).
@@ -386,8 +386,8 @@ impl Board {
                     Err(BoardError::NotOneWord(text.to_string()))
                 } else {
                     Ok(RecordedMove {
-                        san: text.to_string(),
-                        uci: text.to_string(),
+                        san: text.into(),
+                        uci: text.into(),
                     })
                 }
             }
@@ -399,7 +399,10 @@ impl Board {
                 let m = parse_chess_move(&c.pos, text)?;
                 let uci = UciMove::from_move(m, c.mode).to_string();
                 let san = SanPlus::from_move(c.pos.clone(), m).to_string();
-                Ok(RecordedMove { san, uci })
+                Ok(RecordedMove {
+                    san: san.into(),
+                    uci: uci.into(),
+                })
             }
         }
     }

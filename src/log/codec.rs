@@ -62,7 +62,7 @@ pub fn new_entry(e: &Event, utc: DateTime<Utc>) -> NewEntry {
         mono_ms: e.at,
         utc,
         actor: e.actor.name().to_string(),
-        clause: e.clause.clone(),
+        clause: e.clause.to_string(),
         kind,
         body,
     }
@@ -171,7 +171,7 @@ fn event_of_parts(
     Ok(Event {
         at: mono_ms,
         actor,
-        clause: clause.to_owned(),
+        clause: clause.into(),
         kind,
     })
 }
@@ -281,7 +281,7 @@ impl<'a> Head<'a> {
             event: Event {
                 at: self.at,
                 actor: self.actor,
-                clause: self.clause.to_owned(),
+                clause: crate::core::event::Text::new(self.clause),
                 kind,
             },
         }
@@ -552,7 +552,7 @@ impl<'de> serde::de::Visitor<'de> for LineVisitor {
             event: Event {
                 at,
                 actor,
-                clause: clause.into_owned(),
+                clause: clause.into(),
                 kind,
             },
         })
@@ -592,7 +592,7 @@ pub fn event_from_value(v: &Value) -> Result<Event, DecodeError> {
     Ok(Event {
         at,
         actor,
-        clause,
+        clause: clause.into(),
         kind,
     })
 }

@@ -595,12 +595,12 @@ mod fixed_props {
                         byoyomi_periods_left,
                     )| EventKind::MoveMade {
                         side,
-                        san,
-                        uci,
+                        san: san.into(),
+                        uci: uci.into(),
                         spent_ms,
                         increment_ms,
                         remaining_ms,
-                        fen,
+                        fen: fen.map(Into::into),
                         declines_draw,
                         pressed_at,
                         byoyomi_periods_lost,
@@ -643,12 +643,14 @@ mod fixed_props {
             )
                 .prop_map(|(plies, removed, reason, fen)| EventKind::MovesTakenBack {
                     plies,
-                    removed,
-                    reason,
-                    fen
+                    removed: removed.into_iter().map(Into::into).collect(),
+                    reason: reason.into(),
+                    fen: fen.map(Into::into),
                 }),
-            text().prop_map(|text| EventKind::Note { text }),
-            text().prop_map(|reason| EventKind::ClockStopped { reason }),
+            text().prop_map(|text| EventKind::Note { text: text.into() }),
+            text().prop_map(|reason| EventKind::ClockStopped {
+                reason: reason.into()
+            }),
             side().prop_map(|side| EventKind::ClockResumed { side }),
             side().prop_map(|side| EventKind::ClockStarted { side }),
         ]

@@ -5,7 +5,7 @@
 //! out of range…): serde's reading then decides, so results and errors stay serde's.
 use super::Canon;
 use crate::core::Side;
-use crate::core::event::EventKind;
+use crate::core::event::{EventKind, Text};
 
 /// The body of the event kind `kind`, the whole of `body`, read at fixed shape; `None` for another
 /// kind or shape.
@@ -159,13 +159,13 @@ impl Canon<'_> {
     }
 
     /// A string without escapes or control characters, owned.
-    fn string(&mut self) -> Option<String> {
+    fn string(&mut self) -> Option<Text> {
         self.lit(b"\"")?;
-        self.plain().map(str::to_owned)
+        self.plain().map(Text::new)
     }
 
     /// A string or `null`.
-    fn opt_string(&mut self) -> Option<Option<String>> {
+    fn opt_string(&mut self) -> Option<Option<Text>> {
         if self.lit(b"null").is_some() {
             return Some(None);
         }
@@ -173,7 +173,7 @@ impl Canon<'_> {
     }
 
     /// An array of strings.
-    fn strings(&mut self) -> Option<Vec<String>> {
+    fn strings(&mut self) -> Option<Vec<Text>> {
         self.lit(b"[")?;
         // Sized once (a take-back's list runs to dozens of moves): the quotes up to the first
         // `"]` are two a string, in any line this reader accepts.
