@@ -1524,7 +1524,7 @@ fn decode_block(b: &BlockFacts, out: &mut Vec<Decoded>) {
     out.extend(b.lines.iter().map(|m| {
         let (at, len) = (m.line.0 as usize, m.line.1 as usize);
         let line = b.block.get(at..at + len).unwrap_or_default();
-        crate::log::codec::decode_canonical(line).map(|d| std::sync::Arc::new(d.event))
+        crate::log::codec::decode_shared(line)
     }));
 }
 

@@ -115,7 +115,7 @@ const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 /// A high bit set for each of the eight bytes (little-endian) that may be `"`, `\\` or a control
 /// (below 0x20): never clear for one that is, and the lowest bit set marks exactly the first
 /// such byte (a false mark only ever sits above a true one, where the subtraction borrowed).
-fn special_bytes(w: u64) -> u64 {
+pub(crate) fn special_bytes(w: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH_BITS;
     let quote = w ^ (ONES * u64::from(b'"'));

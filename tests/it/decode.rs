@@ -678,3 +678,41 @@ mod fixed_props {
         }
     }
 }
+
+/// Issue 21: the header's and the bodies' strings are scanned eight bytes at a time up to the
+/// first byte that may end them. A quote, a backslash, a control character or a multi-byte
+/// character at every position of a note's text (and of the header's clause) is read as serde
+/// reads it, by [`decode_canonical`], [`fixed_line`] where it reads the line, and
+/// [`arbiter::log::codec::decode_shared`].
+#[test]
+fn issue_21_strings_scanned_by_the_word_are_read_as_serde_at_every_position() {
+    let specials = [
+        "\\\"", "\\\\", "\\n", "\\u0000", "\\u001f", "é", "€", "😀", "\u{7f}",
+    ];
+    let mut fixed = 0;
+    for len in 0..40 {
+        for at in 0..=len {
+            for s in specials {
+                let text = format!("{}{s}{}", "a".repeat(at), "b".repeat(len - at));
+                let body = format!(r#"{{"text":"{text}"}}"#);
+                for clause in ["5b", &text] {
+                    let line = line_with_body("note", &body)
+                        .into_iter()
+                        .collect::<Vec<u8>>();
+                    let line = String::from_utf8(line)
+                        .unwrap()
+                        .replace(r#""clause":"6d""#, &format!(r#""clause":"{clause}""#))
+                        .into_bytes();
+                    let what = format!("text {text:?}, clause {clause:?}");
+                    if fixed_as_serde(&line, &what) {
+                        fixed += 1;
+                    }
+                    let shared = arbiter::log::codec::decode_shared(&line).map(|e| (*e).clone());
+                    assert_eq!(shared, decode_line(&line).map(|d| d.event), "{what}");
+                }
+            }
+        }
+    }
+    // The lines without an escape (é, €, 😀, DEL) are read at fixed shape, whatever the place.
+    assert!(fixed >= 4 * 820, "{fixed} lines read at fixed shape");
+}
