@@ -1524,7 +1524,10 @@ fn decode_block(b: &BlockFacts, out: &mut Vec<Decoded>) {
     out.extend(b.lines.iter().map(|m| {
         let (at, len) = (m.line.0 as usize, m.line.1 as usize);
         let line = b.block.get(at..at + len).unwrap_or_default();
-        crate::log::codec::decode_shared(line)
+        match b.kinds.get(m.kind as usize) {
+            Some(kind) => crate::log::codec::decode_checked(line, m, kind),
+            None => crate::log::codec::decode_shared(line),
+        }
     }));
 }
 

@@ -239,6 +239,36 @@ pub fn decode_shared(line: &[u8]) -> Result<std::sync::Arc<Event>, DecodeError> 
     decode_canonical(line).map(|d| std::sync::Arc::new(d.event))
 }
 
+/// [`decode_shared`] of a line that [`crate::log::fast::check_line`] proved canonical, with what
+/// it read of the header (`meta`) and the line's `kind`: the header is not read again (issue 21).
+/// The same event as [`decode_shared`] (and so [`decode_line`]) for the line.
+pub fn decode_checked(
+    line: &[u8],
+    meta: &crate::log::fast::LineMeta,
+    kind: &str,
+) -> Result<std::sync::Arc<Event>, DecodeError> {
+    let text = |(a, b): (u32, u32)| std::str::from_utf8(line.get(a as usize..b as usize)?).ok();
+    let body = (
+        meta.body,
+        u32::try_from(line.len().saturating_sub(1)).unwrap_or(0),
+    );
+    if let Some(clause) = meta.clause.and_then(text)
+        && let Some(actor) = crate::log::ACTORS
+            .get(usize::from(meta.actor))
+            .and_then(|a| Actor::parse(a))
+        && line.ends_with(b"}")
+        && let Some(kind) = text(body).and_then(|body| body::read(kind, body))
+    {
+        return Ok(std::sync::Arc::new(Event {
+            at: meta.at,
+            actor,
+            clause: crate::core::event::Text::new(clause),
+            kind,
+        }));
+    }
+    decode_shared(line)
+}
+
 /// The canonical reading of [`decode_canonical`]; `None` where the line is not in that form.
 fn canonical_line(line: &[u8]) -> Option<Result<LineEvent<'_>, serde_json::Error>> {
     use serde::Deserialize;

@@ -263,6 +263,7 @@ fn kind_of(line: &[u8]) -> String {
 fn fixed_as_serde(line: &[u8], what: &str) -> bool {
     let serde = decode_line(line);
     assert_eq!(decode_canonical(line), serde, "{what}");
+    checked_as_serde(line, &serde, what);
     match fixed_line(line) {
         Some(f) => {
             assert_eq!(Ok(&f), serde.as_ref(), "{what}");
@@ -270,6 +271,38 @@ fn fixed_as_serde(line: &[u8], what: &str) -> bool {
         }
         None => false,
     }
+}
+
+/// Issue 21: where verify's check reads `line` as canonical, the event decoded from what that
+/// check read of the header (`decode_checked`, as the streamed pass decodes) is serde's.
+fn checked_as_serde(
+    line: &[u8],
+    serde: &Result<arbiter::log::codec::LineEvent<'_>, arbiter::log::codec::DecodeError>,
+    what: &str,
+) {
+    let mut ended = line.to_vec();
+    ended.push(b'\n');
+    let Some((facts, len)) = arbiter::log::fast::check_line(&ended) else {
+        return;
+    };
+    assert_eq!(len, line.len(), "{what}");
+    let Some(kind) = facts.kind_in(line) else {
+        return;
+    };
+    let meta = arbiter::log::fast::LineMeta {
+        kind: 0,
+        actor: facts.actor,
+        line: (0, len as u32),
+        at: facts.at,
+        clause: facts.clause.map(|(a, b)| (a as u32, b as u32)),
+        body: facts.body as u32,
+    };
+    let checked = arbiter::log::codec::decode_checked(line, &meta, kind);
+    assert_eq!(
+        checked.as_ref().map(|e| &**e),
+        serde.as_ref().map(|d| &d.event),
+        "{what}: decoded from the checked header"
+    );
 }
 
 /// Every line of `lines` read by the fixed reader as serde reads it; each line of a hot kind in
