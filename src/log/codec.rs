@@ -257,14 +257,23 @@ pub fn decode_checked(
             .get(usize::from(meta.actor))
             .and_then(|a| Actor::parse(a))
         && line.ends_with(b"}")
-        && let Some(kind) = text(body).and_then(|body| body::read(kind, body))
+        && let Some(body) = text(body)
     {
-        return Ok(std::sync::Arc::new(Event {
+        // The body is read into the shared event's own memory (no copy of the event on its way
+        // there); where it does not read, the event is dropped and the line read another way.
+        let mut event = std::sync::Arc::new(Event {
             at: meta.at,
             actor,
             clause: crate::core::event::Text::new(clause),
-            kind,
-        }));
+            kind: EventKind::ClockStarted {
+                side: crate::core::Side::White,
+            },
+        });
+        if let Some(e) = std::sync::Arc::get_mut(&mut event)
+            && body::read_into(kind, body, &mut e.kind).is_some()
+        {
+            return Ok(event);
+        }
     }
     decode_shared(line)
 }
