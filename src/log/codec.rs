@@ -242,10 +242,14 @@ pub fn decode_shared(line: &[u8]) -> Result<std::sync::Arc<Event>, DecodeError> 
 /// [`decode_shared`] of a line that [`crate::log::fast::check_line`] proved canonical, with what
 /// it read of the header (`meta`) and the line's `kind`: the header is not read again (issue 21).
 /// The same event as [`decode_shared`] (and so [`decode_line`]) for the line.
+///
+/// `reuse`, an event nothing else holds, is written over (its memory and its strings' reused:
+/// issue 21) where the line reads at fixed shape.
 pub fn decode_checked(
     line: &[u8],
     meta: &crate::log::fast::LineMeta,
     kind: &str,
+    reuse: Option<std::sync::Arc<Event>>,
 ) -> Result<std::sync::Arc<Event>, DecodeError> {
     let text = |(a, b): (u32, u32)| std::str::from_utf8(line.get(a as usize..b as usize)?).ok();
     let body = (
@@ -261,18 +265,24 @@ pub fn decode_checked(
     {
         // The body is read into the shared event's own memory (no copy of the event on its way
         // there); where it does not read, the event is dropped and the line read another way.
-        let mut event = std::sync::Arc::new(Event {
-            at: meta.at,
-            actor,
-            clause: crate::core::event::Text::new(clause),
-            kind: EventKind::ClockStarted {
-                side: crate::core::Side::White,
-            },
+        let mut event = reuse.unwrap_or_else(|| {
+            std::sync::Arc::new(Event {
+                at: meta.at,
+                actor,
+                clause: crate::core::event::Text::const_new(""),
+                kind: EventKind::ClockStarted {
+                    side: crate::core::Side::White,
+                },
+            })
         });
-        if let Some(e) = std::sync::Arc::get_mut(&mut event)
-            && body::read_into(kind, body, &mut e.kind).is_some()
-        {
-            return Ok(event);
+        if let Some(e) = std::sync::Arc::get_mut(&mut event) {
+            e.at = meta.at;
+            e.actor = actor;
+            e.clause.clear();
+            e.clause.push_str(clause);
+            if body::read_into(kind, body, &mut e.kind).is_some() {
+                return Ok(event);
+            }
         }
     }
     decode_shared(line)

@@ -297,12 +297,61 @@ fn checked_as_serde(
         clause: facts.clause.map(|(a, b)| (a as u32, b as u32)),
         body: facts.body as u32,
     };
-    let checked = arbiter::log::codec::decode_checked(line, &meta, kind);
+    let checked = arbiter::log::codec::decode_checked(line, &meta, kind, None);
     assert_eq!(
         checked.as_ref().map(|e| &**e),
         serde.as_ref().map(|d| &d.event),
         "{what}: decoded from the checked header"
     );
+    // Written over an event read before (a move with a FEN, a note, a take-back): the same.
+    for before in reused_events() {
+        let checked = arbiter::log::codec::decode_checked(line, &meta, kind, Some(before.into()));
+        assert_eq!(
+            checked.as_ref().map(|e| &**e),
+            serde.as_ref().map(|d| &d.event),
+            "{what}: decoded over an event read before"
+        );
+    }
+}
+
+/// Events whose memory a decoding may write over: every hot kind, with long strings.
+fn reused_events() -> Vec<Event> {
+    let long = "r4rk1/pp3p1p/6p1/q3Pb2/2B1n3/P1N1P2P/1P3PP1/2RQK2R b K - 0 16";
+    let actor = arbiter::core::Actor::parse("operator").unwrap();
+    let side = arbiter::core::Side::White;
+    [
+        EventKind::MoveMade {
+            side,
+            san: "Qxa4+".into(),
+            uci: "a5a4".into(),
+            spent_ms: 1,
+            increment_ms: 2,
+            remaining_ms: 3,
+            fen: Some(long.into()),
+            declines_draw: true,
+            pressed_at: Some(4),
+            byoyomi_periods_lost: Some(5),
+            byoyomi_periods_left: Some(6),
+        },
+        EventKind::Note {
+            text: long.repeat(3).into(),
+        },
+        EventKind::MovesTakenBack {
+            plies: 2,
+            removed: vec!["e4".into(), "e5".into()],
+            reason: long.into(),
+            fen: None,
+        },
+        EventKind::ClockStarted { side },
+    ]
+    .into_iter()
+    .map(|kind| Event {
+        at: 99,
+        actor,
+        clause: "a clause longer than twenty-four bytes".into(),
+        kind,
+    })
+    .collect()
 }
 
 /// Every line of `lines` read by the fixed reader as serde reads it; each line of a hot kind in

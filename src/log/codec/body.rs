@@ -59,11 +59,17 @@ pub(super) fn read_into(kind: &str, body: &str, out: &mut EventKind) -> Option<(
 }
 
 fn move_made(f: &mut Fields<'_>, out: &mut EventKind) -> Option<()> {
+    // The FEN of a move read before into `out` (the one string of a move too long to be kept
+    // inline) takes this one's, in its memory.
+    let mut old = match out {
+        EventKind::MoveMade { fen, .. } => fen.take(),
+        _ => None,
+    };
     *out = EventKind::MoveMade {
         byoyomi_periods_left: f.opt("byoyomi_periods_left", Canon::u32)?,
         byoyomi_periods_lost: f.opt("byoyomi_periods_lost", Canon::u32)?,
         declines_draw: f.field("declines_draw", Canon::bool)?,
-        fen: f.field("fen", Canon::opt_string)?,
+        fen: f.field("fen", |c| c.opt_string_in(&mut old))?,
         increment_ms: f.field("increment_ms", Canon::uint)?,
         pressed_at: f.opt("pressed_at", Canon::uint)?,
         remaining_ms: f.field("remaining_ms", Canon::int)?,
@@ -194,6 +200,23 @@ impl Canon<'_> {
             return Some(None);
         }
         self.string().map(Some)
+    }
+
+    /// [`Canon::opt_string`], the string written into `old`'s memory when there is one.
+    fn opt_string_in(&mut self, old: &mut Option<Text>) -> Option<Option<Text>> {
+        if self.lit(b"null").is_some() {
+            return Some(None);
+        }
+        self.lit(b"\"")?;
+        let s = self.plain()?;
+        Some(Some(match old.take() {
+            Some(mut t) => {
+                t.clear();
+                t.push_str(s);
+                t
+            }
+            None => Text::new(s),
+        }))
     }
 
     /// An array of strings.
