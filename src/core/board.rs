@@ -444,8 +444,15 @@ impl Board {
             }
             Board::Chess(c) => {
                 let m = chess_move(&c.pos, &mv.uci)?;
+                // The position's key from the one before where shakmaty can (most moves; issue
+                // 21: a replay of a million entries hashed every position whole).
+                let next = c.keys.last().and_then(|&k| {
+                    c.pos
+                        .update_zobrist_hash(Zobrist64(k), m, EnPassantMode::Legal)
+                        .map(|z| z.0)
+                });
                 c.pos.play_unchecked(m);
-                c.keys.push(key(&c.pos));
+                c.keys.push(next.unwrap_or_else(|| key(&c.pos)));
                 c.moves.push(mv);
                 Ok(())
             }
@@ -722,6 +729,48 @@ pub fn complete_san(board: &Board, prefix: &str) -> Vec<String> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue_21_each_positions_key_from_the_one_before_is_the_whole_positions_key() {
+        // Many pseudo-random games (castling, en passant, promotions and captures on the rook
+        // squares among them): after each move the key kept is the key of the position hashed
+        // whole, and takebacks keep them so.
+        let (mut seen_ep, mut seen_castle, mut seen_promotion) = (false, false, false);
+        for game in 0..200u64 {
+            let mut b = Board::new_chess();
+            let mut r = game
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            for _ in 0..300 {
+                let Board::Chess(c) = &b else { unreachable!() };
+                let legal = c.pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                r = r
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let m = legal[(r >> 33) as usize % legal.len()];
+                seen_ep |= m.is_en_passant();
+                seen_castle |= m.is_castle();
+                seen_promotion |= m.is_promotion();
+                let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
+                b.play_owned(RecordedMove {
+                    san: "-".into(),
+                    uci: uci.into(),
+                })
+                .unwrap();
+                let Board::Chess(c) = &b else { unreachable!() };
+                assert_eq!(c.keys.last().copied(), Some(key(&c.pos)), "game {game}");
+                if r % 17 == 0 && c.moves.len() > 2 {
+                    b.take_back(2).unwrap();
+                    let Board::Chess(c) = &b else { unreachable!() };
+                    assert_eq!(c.keys.last().copied(), Some(key(&c.pos)), "game {game}");
+                }
+            }
+        }
+        assert!(seen_ep && seen_castle && seen_promotion);
+    }
 
     #[test]
     fn san_and_uci_both_accepted_and_refusals_say_why() {
