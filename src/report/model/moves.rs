@@ -65,7 +65,7 @@ impl Builder {
                     ply,
                     number,
                     side: *side,
-                    san: san.clone(),
+                    san: san.to_string(),
                     spent_ms: i64::try_from(*spent_ms).unwrap_or(i64::MAX),
                     remaining_ms: *remaining_ms,
                     period,
