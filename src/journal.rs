@@ -1562,7 +1562,7 @@ const STREAM_BLOCK: usize = 256 * 1024;
 const STREAM_QUEUE: usize = 4;
 /// Joined blocks whose events a checking thread gets back only after this many more were joined
 /// (when the pass decodes events): about the events a replay thread has in hand.
-const GARBAGE_HOLD: usize = 10;
+const GARBAGE_HOLD: usize = 5;
 /// Below this size the log is checked by one thread.
 const STREAM_PARALLEL_MIN: u64 = 1 << 20;
 

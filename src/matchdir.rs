@@ -786,7 +786,10 @@ fn replay_log_with(
 /// apart ([`replay_log`]), and when that read finds other entries than the check's while the
 /// check passed, the replay is refused ([`MatchError::Changed`]) rather than show a state verify
 /// did not check. The check is returned either way. `each` sees each event as the pass reads
-/// it, on this thread.
+/// it, on this thread: `status` replays here (issue 21: with nothing else to fold, this thread
+/// is no busier than the checking threads, and a replay on a thread of its own cost more CPU
+/// than it saved; `pgn` and the open, which fold the times as well, replay apart:
+/// [`replay_verified_with`], [`open_game_observed`]).
 pub fn replay_verified<S>(
     match_dir: &Path,
     n: u32,
@@ -797,21 +800,6 @@ pub fn replay_verified<S>(
         each(s, ev);
         r.push_shared(Arc::clone(ev))
     })
-}
-
-/// [`replay_verified`] with the game replayed on a thread of its own, beside the pass
-/// ([`pipe`]): `status`, whose fold is nothing.
-pub fn replay_verified_apart(
-    match_dir: &Path,
-    n: u32,
-) -> (crate::witness::LogCheck, Result<Replayed, MatchError>) {
-    let (check, r) = replay_verified_with(
-        match_dir,
-        n,
-        || (),
-        |(), ev, r| r.push_shared(Arc::clone(ev)),
-    );
-    (check, r.map(|(r, ())| r))
 }
 
 /// [`replay_verified`] with the game's times gathered from the same replay

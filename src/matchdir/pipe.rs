@@ -18,10 +18,11 @@ pub(crate) enum Item {
 }
 
 /// Items per batch: a channel send per batch, not per entry.
-const BATCH: usize = 256;
+const BATCH: usize = 128;
 /// Batches handed over but not yet replayed. Bounded, so the events in flight (and the memory
-/// they hold) stay a few thousand whatever the log's length.
-const QUEUE: usize = 8;
+/// they hold) stay a few hundred whatever the log's length, and a checking thread gets a block's
+/// events back once the replay let go of them (`journal`'s hold), to decode the next ones into.
+const QUEUE: usize = 4;
 
 /// What takes each item: the item, and where to put what it is done with (dropped on the
 /// joining thread).
