@@ -677,6 +677,8 @@ struct Builder {
     numbering: crate::core::board::Numbering,
     /// The rows each take-back removed, by its entry (a void of it puts them back, rule 1).
     taken: BTreeMap<u64, Vec<MoveRow>>,
+    /// Rows of moves no void can give back any more, to be written over by the next moves.
+    spare_rows: Vec<MoveRow>,
 }
 
 /// Whether a word of text is a file path: it has a letter and a `/` or `\\`, and starts at the
@@ -1066,6 +1068,7 @@ impl Builder {
             power_off_since: None,
             open_info: None,
             taken: BTreeMap::new(),
+            spare_rows: Vec::new(),
             first: Side::White,
             numbering: crate::core::board::Numbering::default(),
         }
@@ -1207,8 +1210,9 @@ impl Builder {
             EventKind::MoveMade { declines_draw, .. } => *declines_draw,
             _ => true,
         };
-        // The section gets the whole stamp only when it keeps one (else its entry number).
-        let s = if keeps_stamp(&e.kind) {
+        // The section gets the whole stamp only when it keeps one (else its entry number); a
+        // move writes its own over a spare row's.
+        let s = if keeps_stamp(&e.kind) && !matches!(e.kind, EventKind::MoveMade { .. }) {
             stamp(i, e, utc)
         } else {
             bare_stamp(i, e)
@@ -1244,7 +1248,10 @@ impl Builder {
             }
             row = Some(entry);
         }
-        self.collect(s, e);
+        match &e.kind {
+            EventKind::MoveMade { .. } => self.collect_move_made(i, e, utc),
+            _ => self.collect(s, e),
+        }
         row
     }
 
