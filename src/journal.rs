@@ -1557,13 +1557,36 @@ impl Drop for DecodeInPass {
 
 /// The events of a checked block's lines, in order, into `out` (emptied first: the events of a
 /// block joined before are dropped here, on the thread that made them, and the buffer reused).
-fn decode_block(b: &BlockFacts, out: &mut Vec<Decoded>) {
+fn decode_block(
+    b: &BlockFacts,
+    out: &mut Vec<Decoded>,
+    reuse: &mut Vec<std::sync::Arc<crate::core::event::Event>>,
+) {
     out.clear();
     out.extend(b.lines.iter().map(|m| {
         let (at, len) = (m.line.0 as usize, m.line.1 as usize);
         let line = b.block.get(at..at + len).unwrap_or_default();
-        crate::log::codec::decode_canonical(line).map(|d| std::sync::Arc::new(d.event))
+        match b.kinds.get(m.kind as usize) {
+            Some(kind) => crate::log::codec::decode_checked(line, m, kind, reuse.pop()),
+            None => crate::log::codec::decode_shared(line),
+        }
     }));
+}
+
+/// The events of `done` (a block joined before) that nothing else holds any more, moved to
+/// `reuse` (at most a block's worth); the others dropped. `done` is left empty.
+fn keep_unshared(
+    done: &mut Vec<Decoded>,
+    reuse: &mut Vec<std::sync::Arc<crate::core::event::Event>>,
+) {
+    for d in done.drain(..) {
+        if let Ok(mut e) = d
+            && reuse.len() < STREAM_BLOCK / 64
+            && std::sync::Arc::get_mut(&mut e).is_some()
+        {
+            reuse.push(e);
+        }
+    }
 }
 
 /// What the joining thread hands back to a checking thread with its next block: a joined
@@ -1640,6 +1663,9 @@ fn stream_clean_each(
         for _ in 0..workers {
             let (jobs, done) = (Arc::clone(&jobs_rx), done_tx.clone());
             s.spawn(move || {
+                // Events of blocks joined before that nothing holds any more: their memory is
+                // written over by the next block's events (issue 21: no allocation per event).
+                let mut reuse = Vec::new();
                 loop {
                     let job = match jobs.lock() {
                         Ok(rx) => rx.recv(),
@@ -1648,10 +1674,10 @@ fn stream_clean_each(
                     let Ok((k, base, block, (mut events, lines))) = job else {
                         return;
                     };
-                    events.clear();
+                    keep_unshared(&mut events, &mut reuse);
                     let checked = check_block(block, base, cuts, wants, lines).map(|b| {
                         if decode {
-                            decode_block(&b, &mut events);
+                            decode_block(&b, &mut events, &mut reuse);
                         }
                         (b, events)
                     });

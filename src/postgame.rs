@@ -45,7 +45,12 @@ pub fn machine_moves_of(
         let Some(m) = game.machine_side() else {
             return Ok(Vec::new());
         };
-        let sans: Vec<String> = game.board().moves().iter().map(|x| x.san.clone()).collect();
+        let sans: Vec<String> = game
+            .board()
+            .moves()
+            .iter()
+            .map(|x| x.san.to_string())
+            .collect();
         enginelog::machine_moves_from_san(&sans, m == crate::core::Side::White, None)?
     };
     let spent = times.pgn_moves().0;

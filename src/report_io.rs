@@ -356,7 +356,7 @@ pub fn write_report_verified(
     out: &Path,
 ) -> Result<(), WriteReportError> {
     let path = log_path(match_dir, n);
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(1);
     let (back, used) = std::sync::mpsc::channel::<Batch>();
     let (model, given, fed) = std::thread::scope(|s| {
         let model = s.spawn(move || model_pass(rx, back, format, public, out));

@@ -227,7 +227,7 @@ pub fn new_entry(e: &Event, origin: DateTime<Utc>) -> NewEntry {
         mono_ms: e.at,
         utc: origin + ChronoDuration::milliseconds(e.at as i64),
         actor: e.actor.name().to_string(),
-        clause: e.clause.clone(),
+        clause: e.clause.to_string(),
         kind,
         body,
     }

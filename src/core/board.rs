@@ -75,8 +75,8 @@ impl BoardError {
 /// A move as recorded: SAN (with check suffix) and UCI for chess; the text itself otherwise.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecordedMove {
-    pub san: String,
-    pub uci: String,
+    pub san: super::event::Text,
+    pub uci: super::event::Text,
 }
 
 /// How a chess game ends by the position alone (FIDE Laws, which apply by rule 2).
@@ -386,8 +386,8 @@ impl Board {
                     Err(BoardError::NotOneWord(text.to_string()))
                 } else {
                     Ok(RecordedMove {
-                        san: text.to_string(),
-                        uci: text.to_string(),
+                        san: text.into(),
+                        uci: text.into(),
                     })
                 }
             }
@@ -399,7 +399,10 @@ impl Board {
                 let m = parse_chess_move(&c.pos, text)?;
                 let uci = UciMove::from_move(m, c.mode).to_string();
                 let san = SanPlus::from_move(c.pos.clone(), m).to_string();
-                Ok(RecordedMove { san, uci })
+                Ok(RecordedMove {
+                    san: san.into(),
+                    uci: uci.into(),
+                })
             }
         }
     }
@@ -441,8 +444,15 @@ impl Board {
             }
             Board::Chess(c) => {
                 let m = chess_move(&c.pos, &mv.uci)?;
+                // The position's key from the one before where shakmaty can (most moves; issue
+                // 21: a replay of a million entries hashed every position whole).
+                let next = c.keys.last().and_then(|&k| {
+                    c.pos
+                        .update_zobrist_hash(Zobrist64(k), m, EnPassantMode::Legal)
+                        .map(|z| z.0)
+                });
                 c.pos.play_unchecked(m);
-                c.keys.push(key(&c.pos));
+                c.keys.push(next.unwrap_or_else(|| key(&c.pos)));
                 c.moves.push(mv);
                 Ok(())
             }
@@ -719,6 +729,48 @@ pub fn complete_san(board: &Board, prefix: &str) -> Vec<String> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue_21_each_positions_key_from_the_one_before_is_the_whole_positions_key() {
+        // Many pseudo-random games (castling, en passant, promotions and captures on the rook
+        // squares among them): after each move the key kept is the key of the position hashed
+        // whole, and takebacks keep them so.
+        let (mut seen_ep, mut seen_castle, mut seen_promotion) = (false, false, false);
+        for game in 0..200u64 {
+            let mut b = Board::new_chess();
+            let mut r = game
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            for _ in 0..300 {
+                let Board::Chess(c) = &b else { unreachable!() };
+                let legal = c.pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                r = r
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let m = legal[(r >> 33) as usize % legal.len()];
+                seen_ep |= m.is_en_passant();
+                seen_castle |= m.is_castle();
+                seen_promotion |= m.is_promotion();
+                let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
+                b.play_owned(RecordedMove {
+                    san: "-".into(),
+                    uci: uci.into(),
+                })
+                .unwrap();
+                let Board::Chess(c) = &b else { unreachable!() };
+                assert_eq!(c.keys.last().copied(), Some(key(&c.pos)), "game {game}");
+                if r % 17 == 0 && c.moves.len() > 2 {
+                    b.take_back(2).unwrap();
+                    let Board::Chess(c) = &b else { unreachable!() };
+                    assert_eq!(c.keys.last().copied(), Some(key(&c.pos)), "game {game}");
+                }
+            }
+        }
+        assert!(seen_ep && seen_castle && seen_promotion);
+    }
 
     #[test]
     fn san_and_uci_both_accepted_and_refusals_say_why() {

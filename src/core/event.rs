@@ -5,13 +5,18 @@ use serde::{Deserialize, Serialize};
 use super::board::PositionEnd;
 use super::{Actor, Ms, Side};
 
+/// A short text of an event (a clause, a move's SAN or UCI, a FEN, a note): at most 24 bytes are
+/// kept inline, without an allocation (issue 21: a move's entry was five allocations, read a
+/// million times by `status`, `pgn`, `report` and the Board UI's open).
+pub type Text = compact_str::CompactString;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {
     /// Monotonic time of the event, ms since the game's start.
     pub at: Ms,
     pub actor: Actor,
     /// Clause of the match rules the entry cites.
-    pub clause: String,
+    pub clause: Text,
     #[serde(flatten)]
     pub kind: EventKind,
 }
@@ -21,7 +26,7 @@ impl Event {
         Event {
             at,
             actor,
-            clause: clause.to_string(),
+            clause: Text::new(clause),
             kind,
         }
     }
@@ -280,8 +285,8 @@ pub enum EventKind {
     /// A move made and the clock pressed (6a for the human's moves, 6b for the machine's).
     MoveMade {
         side: Side,
-        san: String,
-        uci: String,
+        san: Text,
+        uci: Text,
         /// Time charged for the move.
         spent_ms: Ms,
         /// Fischer increment added after it.
@@ -289,7 +294,7 @@ pub enum EventKind {
         /// The mover's remaining time after the move (for readers; the state recomputes it).
         remaining_ms: i64,
         /// Position after the move (chess).
-        fen: Option<String>,
+        fen: Option<Text>,
         /// The move was made while the opponent's draw offer was unanswered: rejection (9e).
         declines_draw: bool,
         /// The clock was pressed for this move by an earlier `clock_pressed` entry at this time;
@@ -324,7 +329,7 @@ pub enum EventKind {
         byoyomi_periods_left: Option<u32>,
     },
     /// The arbiter stops both clocks (1).
-    ClockStopped { reason: String },
+    ClockStopped { reason: Text },
     /// The clock of the side to move starts again.
     ClockResumed { side: Side },
     /// 6c: the engine's internal clock as reported by the operator, against the game clock.
@@ -363,9 +368,9 @@ pub enum EventKind {
     /// 6d / 7e: the arbiter takes back moves to restore the position.
     MovesTakenBack {
         plies: usize,
-        removed: Vec<String>,
-        reason: String,
-        fen: Option<String>,
+        removed: Vec<Text>,
+        reason: Text,
+        fen: Option<Text>,
     },
     /// 6g: a parameter set before the machine's first move.
     ParameterSet { name: String, value: String },
@@ -429,7 +434,7 @@ pub enum EventKind {
     /// 12: the committee's ruling.
     RulingGiven { id: u32, dispute: u32, text: String },
     /// A note for the log of machine-related actions (5b).
-    Note { text: String },
+    Note { text: Text },
     /// FIDE 9.5 (rule 2): a draw claim found incorrect; time added to the opponent's clock.
     ClaimDismissed {
         claimant: Side,

@@ -547,7 +547,7 @@ impl Game {
             last_moves,
             fen: self.board.fen(),
             shogi: self.board.shogi().map(|r| r.view()),
-            last_move: moves.last().map(|m| m.uci.clone()),
+            last_move: moves.last().map(|m| m.uci.to_string()),
             in_check: moves
                 .last()
                 .is_some_and(|m| m.san.ends_with('+') || m.san.ends_with('#')),

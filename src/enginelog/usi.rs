@@ -319,8 +319,8 @@ pub fn machine_moves_from_usi<S: AsRef<str>>(
             out.push(MachineMove {
                 ply,
                 move_number: u32::try_from(ply + 1).unwrap_or(u32::MAX),
-                san: mv.san,
-                uci: mv.uci,
+                san: mv.san.into(),
+                uci: mv.uci.into(),
                 fen_before: before,
                 spent_ms: None,
             });

@@ -62,7 +62,7 @@ pub fn new_entry(e: &Event, utc: DateTime<Utc>) -> NewEntry {
         mono_ms: e.at,
         utc,
         actor: e.actor.name().to_string(),
-        clause: e.clause.clone(),
+        clause: e.clause.to_string(),
         kind,
         body,
     }
@@ -171,7 +171,7 @@ fn event_of_parts(
     Ok(Event {
         at: mono_ms,
         actor,
-        clause: clause.to_owned(),
+        clause: clause.into(),
         kind,
     })
 }
@@ -220,6 +220,72 @@ pub fn decode_canonical(line: &[u8]) -> Result<LineEvent<'_>, DecodeError> {
         Some(Ok(e)) => Ok(e),
         _ => decode_line(line),
     }
+}
+
+/// [`decode_canonical`]'s event alone, shared: the same event for any line. A hot kind's line is
+/// read straight into the shared event, without the [`LineEvent`] around it (issue 21: a move's
+/// event was copied three times on its way to the heap, 6 % of `status`).
+pub fn decode_shared(line: &[u8]) -> Result<std::sync::Arc<Event>, DecodeError> {
+    if let Some((head, kind, body)) = canonical_header(line)
+        && let Some(kind) = body::read(kind, body)
+    {
+        return Ok(std::sync::Arc::new(Event {
+            at: head.at,
+            actor: head.actor,
+            clause: crate::core::event::Text::new(head.clause),
+            kind,
+        }));
+    }
+    decode_canonical(line).map(|d| std::sync::Arc::new(d.event))
+}
+
+/// [`decode_shared`] of a line that [`crate::log::fast::check_line`] proved canonical, with what
+/// it read of the header (`meta`) and the line's `kind`: the header is not read again (issue 21).
+/// The same event as [`decode_shared`] (and so [`decode_line`]) for the line.
+///
+/// `reuse`, an event nothing else holds, is written over (its memory and its strings' reused:
+/// issue 21) where the line reads at fixed shape.
+pub fn decode_checked(
+    line: &[u8],
+    meta: &crate::log::fast::LineMeta,
+    kind: &str,
+    reuse: Option<std::sync::Arc<Event>>,
+) -> Result<std::sync::Arc<Event>, DecodeError> {
+    let text = |(a, b): (u32, u32)| std::str::from_utf8(line.get(a as usize..b as usize)?).ok();
+    let body = (
+        meta.body,
+        u32::try_from(line.len().saturating_sub(1)).unwrap_or(0),
+    );
+    if let Some(clause) = meta.clause.and_then(text)
+        && let Some(actor) = crate::log::ACTORS
+            .get(usize::from(meta.actor))
+            .and_then(|a| Actor::parse(a))
+        && line.ends_with(b"}")
+        && let Some(body) = text(body)
+    {
+        // The body is read into the shared event's own memory (no copy of the event on its way
+        // there); where it does not read, the event is dropped and the line read another way.
+        let mut event = reuse.unwrap_or_else(|| {
+            std::sync::Arc::new(Event {
+                at: meta.at,
+                actor,
+                clause: crate::core::event::Text::const_new(""),
+                kind: EventKind::ClockStarted {
+                    side: crate::core::Side::White,
+                },
+            })
+        });
+        if let Some(e) = std::sync::Arc::get_mut(&mut event) {
+            e.at = meta.at;
+            e.actor = actor;
+            e.clause.clear();
+            e.clause.push_str(clause);
+            if body::read_into(kind, body, &mut e.kind).is_some() {
+                return Ok(event);
+            }
+        }
+    }
+    decode_shared(line)
 }
 
 /// The canonical reading of [`decode_canonical`]; `None` where the line is not in that form.
@@ -281,7 +347,7 @@ impl<'a> Head<'a> {
             event: Event {
                 at: self.at,
                 actor: self.actor,
-                clause: self.clause.to_owned(),
+                clause: crate::core::event::Text::new(self.clause),
                 kind,
             },
         }
@@ -360,6 +426,17 @@ impl<'a> Canon<'a> {
     fn plain(&mut self) -> Option<&'a str> {
         let start = self.i;
         let b = self.bytes();
+        // Eight bytes at a time up to the first that may end the string (issue 21: a line's
+        // `prev` alone is 64 bytes); then byte by byte from there.
+        while let Some(w) = b.get(self.i..self.i + 8) {
+            let w = u64::from_le_bytes(w.try_into().ok()?);
+            let special = crate::log::fast::special_bytes(w);
+            if special != 0 {
+                self.i += (special.trailing_zeros() / 8) as usize;
+                break;
+            }
+            self.i += 8;
+        }
         loop {
             match *b.get(self.i)? {
                 b'"' => break,
@@ -552,7 +629,7 @@ impl<'de> serde::de::Visitor<'de> for LineVisitor {
             event: Event {
                 at,
                 actor,
-                clause: clause.into_owned(),
+                clause: clause.into(),
                 kind,
             },
         })
@@ -592,7 +669,7 @@ pub fn event_from_value(v: &Value) -> Result<Event, DecodeError> {
     Ok(Event {
         at,
         actor,
-        clause,
+        clause: clause.into(),
         kind,
     })
 }

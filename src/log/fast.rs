@@ -31,6 +31,13 @@ pub struct LineFacts {
     pub kind: Option<(usize, usize)>,
     /// The actor, an index into [`ACTORS`].
     pub actor: u8,
+    /// The line's `mono_ms`.
+    pub at: u64,
+    /// Where the `clause` text lies in the line, when it holds no escape; `None` for an escaped
+    /// one.
+    pub clause: Option<(usize, usize)>,
+    /// Where the `body` starts in the line (it runs to the line's closing brace).
+    pub body: usize,
 }
 
 impl LineFacts {
@@ -61,11 +68,12 @@ pub fn check_line(rest: &[u8]) -> Option<(LineFacts, usize)> {
     p.lit(b"\",\"utc\":\"")?;
     p.utc()?;
     p.lit(b"\",\"mono_ms\":")?;
-    p.uint()?;
+    let at = p.uint()?;
     p.lit(b",\"actor\":\"")?;
     let actor = p.actor()?;
     p.lit(b",\"clause\":")?;
-    p.string()?;
+    let clause_start = p.i + 1;
+    let (clause, clause_escaped) = p.string()?;
     p.lit(b",\"kind\":")?;
     let kind_start = p.i + 1;
     let (kind, kind_escaped) = p.string()?;
@@ -73,6 +81,7 @@ pub fn check_line(rest: &[u8]) -> Option<(LineFacts, usize)> {
         return None;
     }
     p.lit(b",\"body\":")?;
+    let body = p.i;
     p.value(1)?;
     p.lit(b"}\n")?;
     let len = p.i - 1;
@@ -89,6 +98,9 @@ pub fn check_line(rest: &[u8]) -> Option<(LineFacts, usize)> {
             recovery: kind == RECOVERY_KIND.as_bytes(),
             kind: (!kind_escaped).then_some((kind_start, kind_start + kind.len())),
             actor,
+            at,
+            clause: (!clause_escaped).then_some((clause_start, clause_start + clause.len())),
+            body,
         },
         len,
     ))
@@ -115,7 +127,7 @@ const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 /// A high bit set for each of the eight bytes (little-endian) that may be `"`, `\\` or a control
 /// (below 0x20): never clear for one that is, and the lowest bit set marks exactly the first
 /// such byte (a false mark only ever sits above a true one, where the subtraction borrowed).
-fn special_bytes(w: u64) -> u64 {
+pub(crate) fn special_bytes(w: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH_BITS;
     let quote = w ^ (ONES * u64::from(b'"'));
@@ -503,6 +515,12 @@ pub struct LineMeta {
     /// Where the line lies in the block: start, length without the newline (its bytes are left
     /// as they were checked and hashed).
     pub line: (u32, u32),
+    /// What [`check_line`] read of the header on the way, for the line's decoding on the same
+    /// thread (issue 21: the header is not read twice): `mono_ms`, the clause's place in the
+    /// line (`None` when it holds an escape) and where the body starts.
+    pub at: u64,
+    pub clause: Option<(u32, u32)>,
+    pub body: u32,
 }
 
 /// Kinds looked up among the first this many of a block (a block of lines of ever new kinds
@@ -668,6 +686,12 @@ fn check_block_with(
             kind: u32::try_from(k).ok()?,
             actor: facts.actor,
             line: (u32::try_from(pos).ok()?, u32::try_from(len).ok()?),
+            at: facts.at,
+            clause: match facts.clause {
+                Some((a, b)) => Some((u32::try_from(a).ok()?, u32::try_from(b).ok()?)),
+                None => None,
+            },
+            body: u32::try_from(facts.body).ok()?,
         });
         spans.push((pos, len));
         prevs.push(facts.prev);
@@ -776,6 +800,9 @@ impl Part {
                         recovery: e.kind == RECOVERY_KIND,
                         kind: None,
                         actor: 0,
+                        at: e.mono_ms,
+                        clause: None,
+                        body: 0,
                     };
                     (facts, len, Some(e))
                 }

@@ -268,7 +268,7 @@ impl Ledger {
             ItemKind::Increment | ItemKind::Period if !self.time_clause.is_empty() => {
                 self.time_clause.clone()
             }
-            _ => e.clause.clone(),
+            _ => e.clause.to_string(),
         };
         self.items.push(TimeItem {
             entry: i,
@@ -522,7 +522,7 @@ impl Ledger {
         let running_after = g.clock().running();
         // The move standing last after a 7c correction (read only for one).
         let last_after = match e.kind {
-            EventKind::WrongMove { .. } => g.board().moves().last().map(|m| m.san.clone()),
+            EventKind::WrongMove { .. } => g.board().moves().last().map(|m| m.san.to_string()),
             _ => None,
         };
         let to_move = g.board().side_to_move();
@@ -569,7 +569,7 @@ impl Ledger {
             } => {
                 self.touch(self.moves.len().saturating_sub(1));
                 if let Some(m) = self.moves.last_mut() {
-                    m.san = last_after.unwrap_or(correct.clone());
+                    m.san = last_after.unwrap_or_else(|| correct.to_string());
                 }
                 for s in Side::BOTH {
                     let d = std::mem::take(&mut delta[s.index()]);

@@ -270,7 +270,7 @@ impl Then {
         let got: Vec<(String, String)> = self
             .events()
             .iter()
-            .map(|e| (e.kind_name(), e.clause.clone()))
+            .map(|e| (e.kind_name(), e.clause.to_string()))
             .collect();
         let want: Vec<(String, String)> = expected
             .iter()
@@ -358,7 +358,7 @@ pub fn move_made(e: &Event) -> (Side, String, Ms, Ms, i64, bool) {
             ..
         } => (
             *side,
-            san.clone(),
+            san.to_string(),
             *spent_ms,
             *increment_ms,
             *remaining_ms,
@@ -1207,7 +1207,7 @@ fn clause_6d_takeback_needs_the_clocks_stopped() {
                 } => {
                     assert_eq!(*plies, 1);
                     assert_eq!(removed, &["e5".to_string()]);
-                    assert_eq!(fen, &m.game().board().fen());
+                    assert_eq!(fen.as_deref(), m.game().board().fen().as_deref());
                 }
                 k => panic!("{k:?}"),
             }

@@ -49,7 +49,7 @@ fn last_san(m: &crate::clauses::Match) -> String {
         .iter()
         .rev()
         .find_map(|e| match &e.kind {
-            arbiter::core::event::EventKind::MoveMade { san, .. } => Some(san.clone()),
+            arbiter::core::event::EventKind::MoveMade { san, .. } => Some(san.to_string()),
             _ => None,
         })
         .unwrap()

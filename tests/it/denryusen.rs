@@ -52,7 +52,7 @@ fn last_end(m: &Match) -> (Score, Termination, String, String) {
         .find(|e| e.kind_name() == "game_ended")
         .expect("the game ended");
     let (score, term, detail, _) = ended(e);
-    (score, term, detail, e.clause.clone())
+    (score, term, detail, e.clause.to_string())
 }
 
 /// The log, replayed, gives the same result (the log is the single source of truth).
@@ -718,7 +718,7 @@ fn denryusen_the_log_cites_denryusen_articles_not_2003_clauses() {
     let cited: Vec<(String, String)> = m
         .log
         .iter()
-        .map(|e| (e.kind_name(), e.clause.clone()))
+        .map(|e| (e.kind_name(), e.clause.to_string()))
         .collect();
     let want = [
         ("game_opened", "5.2"),

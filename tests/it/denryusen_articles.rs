@@ -312,7 +312,7 @@ fn denryusen_articles_a_chess_profile_goes_through_the_same_map() {
         m.at("7 arbiter power-restored");
         m.log
             .iter()
-            .map(|e| e.clause.clone())
+            .map(|e| e.clause.to_string())
             .collect::<Vec<String>>()
     };
     // With the map and without one: the same citations.

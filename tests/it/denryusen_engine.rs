@@ -149,7 +149,7 @@ fn recorded_moves(dir: &Path) -> Vec<(String, u64, i64)> {
                 spent_ms,
                 remaining_ms,
                 ..
-            } => Some((uci.clone(), *spent_ms, *remaining_ms)),
+            } => Some((uci.to_string(), *spent_ms, *remaining_ms)),
             _ => None,
         })
         .collect()

@@ -96,7 +96,7 @@ fn denryusen_22_1_a_human_vs_engine_game_to_the_ms_and_its_csa_and_kif_read_back
                 spent_ms,
                 remaining_ms,
                 ..
-            } => Some((uci.clone(), *spent_ms, *remaining_ms)),
+            } => Some((uci.to_string(), *spent_ms, *remaining_ms)),
             _ => None,
         })
         .collect();

@@ -66,7 +66,7 @@ fn entry_of(e: &Event, utc: DateTime<Utc>) -> NewEntry {
         mono_ms: e.at,
         utc,
         actor: e.actor.name().to_string(),
-        clause: e.clause.clone(),
+        clause: e.clause.to_string(),
         kind,
         body,
     }

@@ -90,7 +90,7 @@ pub(crate) fn play_the_real_game() -> Played {
                 spent_ms,
                 remaining_ms,
                 ..
-            } => Some((san, uci, spent_ms, remaining_ms)),
+            } => Some((san.to_string(), uci.to_string(), spent_ms, remaining_ms)),
             _ => None,
         })
         .collect();
@@ -341,7 +341,7 @@ fn realgame_press_then_notation_gives_the_same_clocks_to_the_millisecond() {
                 remaining_ms,
                 pressed_at: Some(_),
                 ..
-            } => Some((san.clone(), uci.clone(), *spent_ms, *remaining_ms)),
+            } => Some((san.to_string(), uci.to_string(), *spent_ms, *remaining_ms)),
             _ => None,
         })
         .collect();

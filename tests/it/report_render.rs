@@ -20,7 +20,7 @@ fn write_log(match_dir: &Path, n: u32, white: &str) -> TestResult {
             mono_ms: e.at,
             utc,
             actor: e.actor.name().to_string(),
-            clause: e.clause.clone(),
+            clause: e.clause.to_string(),
             kind,
             body,
         };

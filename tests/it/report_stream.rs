@@ -22,7 +22,7 @@ fn write_events(match_dir: &Path, n: u32, events: &[Event], utc: &[String]) -> T
             mono_ms: e.at,
             utc: chrono::DateTime::parse_from_rfc3339(u)?.with_timezone(&chrono::Utc),
             actor: e.actor.name().to_string(),
-            clause: e.clause.clone(),
+            clause: e.clause.to_string(),
             kind,
             body,
         };

@@ -175,7 +175,12 @@ impl Game {
                         // clock stood still since.
                         let mut after = self.clone();
                         after.evolve(&out[0]).map_err(|e| Refusal::state(e.0))?;
-                        out.extend(after.decide(&Command::Move { text: checked.san }, now)?);
+                        out.extend(after.decide(
+                            &Command::Move {
+                                text: checked.san.into(),
+                            },
+                            now,
+                        )?);
                     }
                 }
                 Ok(out)

@@ -50,7 +50,7 @@ impl Game {
                     Actor::Arbiter,
                     c::ARBITER,
                     EventKind::ClockStopped {
-                        reason: reason.clone(),
+                        reason: reason.as_str().into(),
                     },
                 )
             }
@@ -111,7 +111,9 @@ impl Game {
                     now,
                     Actor::Arbiter,
                     c::MACHINE_LOG,
-                    EventKind::Note { text: text.clone() },
+                    EventKind::Note {
+                        text: text.as_str().into(),
+                    },
                 )
             }
             _ => refuse_state("not a command of this rule family"),
@@ -126,7 +128,7 @@ impl Game {
                 self.clock.stop(at);
                 self.stop = Some(Stop::Arbiter {
                     since: at,
-                    reason: reason.clone(),
+                    reason: reason.to_string(),
                 });
             }
             EventKind::ClockResumed { side } => {

@@ -24,7 +24,7 @@ impl Game {
             .cite_entry(&e.kind_name())
             .or(over)
             .unwrap_or_else(|| self.profile.cite(&e.clause));
-        e.clause = art.to_string();
+        e.clause = art.into();
         e
     }
 

@@ -217,7 +217,7 @@ impl Game {
                 }
                 .into(),
                 detail: format!("the claim is not correct: {detail}"),
-                with_move: intended.as_ref().map(|(mv, _)| mv.san.clone()),
+                with_move: intended.as_ref().map(|(mv, _)| mv.san.to_string()),
                 added_ms: laws.incorrect_claim_ms(),
                 to: claimant.other(),
                 laws: laws.name().into(),

@@ -62,7 +62,7 @@ impl Game {
                     );
                 }
                 let mut b = self.board.clone();
-                let removed: Vec<String> = b.moves()[b.plies() - plies..]
+                let removed: Vec<Text> = b.moves()[b.plies() - plies..]
                     .iter()
                     .map(|m| m.san.clone())
                     .collect();
@@ -79,8 +79,8 @@ impl Game {
                     EventKind::MovesTakenBack {
                         plies: *plies,
                         removed,
-                        reason: reason.clone(),
-                        fen: b.fen(),
+                        reason: reason.as_str().into(),
+                        fen: b.fen().map(Text::from),
                     },
                 ));
                 Ok(out)
@@ -413,7 +413,7 @@ impl Game {
                 spent_ms: p.spent_ms,
                 increment_ms: p.increment_ms,
                 remaining_ms: p.remaining_ms,
-                fen: after.fen(),
+                fen: after.fen().map(Text::from),
                 declines_draw,
                 pressed_at: Some(p.at),
                 byoyomi_periods_lost: p.byoyomi_periods_lost,
@@ -433,7 +433,7 @@ impl Game {
             spent_ms: f.spent,
             increment_ms: f.increment,
             remaining_ms: f.remaining,
-            fen: after.fen(),
+            fen: after.fen().map(Text::from),
             declines_draw,
             pressed_at: None,
             byoyomi_periods_lost,

@@ -31,7 +31,7 @@ impl Game {
                     Actor::Arbiter,
                     c::WRONG_MOVE_NOTIFY,
                     EventKind::OwedMoveReleased {
-                        san: owed.san.clone(),
+                        san: owed.san.to_string(),
                         reason: reason.clone(),
                     },
                 )
@@ -61,15 +61,15 @@ impl Game {
             if !*pressed {
                 // 7b: the machine's move is owed; it is the only move accepted next.
                 self.owed_move = Some(crate::core::board::RecordedMove {
-                    san: correct.clone(),
-                    uci: correct_uci.clone(),
+                    san: correct.as_str().into(),
+                    uci: correct_uci.as_str().into(),
                 });
             }
             if *pressed {
                 self.board.take_back(1)?;
                 self.board.play(&crate::core::board::RecordedMove {
-                    san: correct.clone(),
-                    uci: correct_uci.clone(),
+                    san: correct.as_str().into(),
+                    uci: correct_uci.as_str().into(),
                 })?;
                 if let Some(h) = self.human_side() {
                     self.clock.add(h, *penalty_ms as i64);
@@ -130,9 +130,9 @@ impl Game {
                 );
             }
             let kind = EventKind::WrongMove {
-                played: p.san,
-                correct: ok.san,
-                correct_uci: ok.uci,
+                played: p.san.into(),
+                correct: ok.san.into(),
+                correct_uci: ok.uci.into(),
                 pressed: false,
                 infraction: self.infractions,
                 penalty_ms: 0,
@@ -214,7 +214,7 @@ impl Game {
             );
         }
         let mut b = self.board.clone();
-        let removed: Vec<String> = b.moves()[ply + 1..].iter().map(|x| x.san.clone()).collect();
+        let removed: Vec<Text> = b.moves()[ply + 1..].iter().map(|x| x.san.clone()).collect();
         b.take_back(after).map_err(Refusal::board)?;
         let wrong = self.wrong_move_pressed(&b, played, correct, rules, now)?;
         let mut out: Vec<Event> = self
@@ -227,20 +227,23 @@ impl Game {
             } => (played.clone(), correct.clone()),
             _ => (played.to_string(), correct.to_string()),
         };
-        out.push(self.ev(
-            now,
-            Actor::Arbiter,
-            c::WRONG_MOVE_PRESSED,
-            EventKind::MovesTakenBack {
-                plies: after,
-                removed,
-                reason: format!(
-                    "the machine's move {n} was {p} on the board, not its move {ok}: the moves \
+        out.push(
+            self.ev(
+                now,
+                Actor::Arbiter,
+                c::WRONG_MOVE_PRESSED,
+                EventKind::MovesTakenBack {
+                    plies: after,
+                    removed,
+                    reason: format!(
+                        "the machine's move {n} was {p} on the board, not its move {ok}: the moves \
                      after it are taken back to correct it"
-                ),
-                fen: b.fen(),
-            },
-        ));
+                    )
+                    .into(),
+                    fen: b.fen().map(Text::from),
+                },
+            ),
+        );
         out.push(wrong);
         Ok(out)
     }
@@ -303,9 +306,9 @@ impl Game {
             rules.wrong_move_penalty_seconds * 1000
         };
         let kind = EventKind::WrongMove {
-            played: last.san.clone(),
-            correct: ok.san,
-            correct_uci: ok.uci,
+            played: last.san.to_string(),
+            correct: ok.san.into(),
+            correct_uci: ok.uci.into(),
             pressed: true,
             infraction,
             penalty_ms: penalty,

@@ -427,7 +427,8 @@ impl Game {
                     Actor::Arbiter,
                     self.art(A::Entrants),
                     EventKind::Note {
-                        text: format!("{} consulted {program}: {text}", self.side_label(side)),
+                        text: format!("{} consulted {program}: {text}", self.side_label(side))
+                            .into(),
                     },
                 )
             }

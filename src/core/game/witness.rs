@@ -68,7 +68,7 @@ pub struct Acts {
 pub struct ControlWitness {
     due: Option<ControlDue>,
     /// Shared: the session clones the game before each entry, and these change rarely.
-    acts: Kept,
+    acts: Kept<Act>,
     not_kept: u64,
     /// The latest entry (after line 0) that changes a result, a clock or a ruling: a camp has
     /// witnessed the game once it countersigned a checkpoint past it (as `verify` judges).
@@ -81,19 +81,33 @@ pub struct ControlWitness {
 /// (issue 21): a clone costs a reference count per chunk, and the next act after a clone copies
 /// one chunk at most, not the whole list (the void window snapshots the game every
 /// `VOID_WINDOW` entries).
-#[derive(Clone, Default)]
-struct Kept {
-    chunks: VecDeque<std::sync::Arc<Vec<(u64, String)>>>,
+#[derive(Clone)]
+struct Kept<T> {
+    chunks: VecDeque<std::sync::Arc<Vec<T>>>,
     /// Acts at the head of the first chunk no longer kept.
     skip: usize,
     len: usize,
 }
 
-impl Kept {
+/// An act as the fold keeps it: its entry, kind and clause (issue 21: its text, `#SEQ kind
+/// (clause C)`, is written when a camp is shown it, not at each of the arbiter's entries).
+type Act = (u64, &'static str, crate::core::event::Text);
+
+impl<T> Default for Kept<T> {
+    fn default() -> Self {
+        Kept {
+            chunks: VecDeque::new(),
+            skip: 0,
+            len: 0,
+        }
+    }
+}
+
+impl<T: Clone> Kept<T> {
     const CHUNK: usize = 64;
 
     /// Keep `act`; `true` when the oldest act kept had to go.
-    fn push(&mut self, act: (u64, String)) -> bool {
+    fn push(&mut self, act: T) -> bool {
         match self.chunks.back_mut() {
             Some(c) if c.len() < Self::CHUNK => std::sync::Arc::make_mut(c).push(act),
             _ => self.chunks.push_back(std::sync::Arc::new(vec![act])),
@@ -110,20 +124,20 @@ impl Kept {
         true
     }
 
-    fn iter(&self) -> impl Iterator<Item = &(u64, String)> {
+    fn iter(&self) -> impl Iterator<Item = &T> {
         self.chunks.iter().flat_map(|c| c.iter()).skip(self.skip)
     }
 }
 
-impl PartialEq for Kept {
+impl<T: Clone + PartialEq> PartialEq for Kept<T> {
     fn eq(&self, other: &Self) -> bool {
         self.len == other.len && self.iter().eq(other.iter())
     }
 }
 
-impl Eq for Kept {}
+impl<T: Clone + Eq> Eq for Kept<T> {}
 
-impl std::fmt::Debug for Kept {
+impl<T: Clone + std::fmt::Debug> std::fmt::Debug for Kept<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.iter()).finish()
     }
@@ -199,8 +213,8 @@ impl Game {
                 .witness
                 .acts
                 .iter()
-                .filter(|(seq, _)| *seq < before)
-                .cloned()
+                .filter(|(seq, _, _)| *seq < before)
+                .map(|(seq, kind, clause)| (*seq, format!("#{seq} {kind} (clause {clause})")))
                 .collect(),
             not_kept: self.witness.not_kept,
         }
@@ -223,11 +237,7 @@ impl Game {
         self.witness.last_change = seq;
         if matches!(e.actor, Actor::Arbiter | Actor::Committee) {
             let w = &mut self.witness;
-            let act = (
-                seq,
-                format!("#{seq} {} (clause {})", e.kind_name(), e.clause),
-            );
-            if w.acts.push(act) {
+            if w.acts.push((seq, e.kind_str(), e.clause.clone())) {
                 w.not_kept += 1;
             }
         }
@@ -270,10 +280,11 @@ mod kept_tests {
     fn kept_acts_equal_a_plain_list_of_the_latest_through_clones() {
         // Issue 21: the chunked list keeps what the plain list of the latest ACTS_KEPT kept,
         // and a clone changed afterwards leaves the original as it was.
-        let mut kept = Kept::default();
+        type Plain = (u64, String);
+        let mut kept = Kept::<Plain>::default();
         let mut plain: VecDeque<(u64, String)> = VecDeque::new();
         let mut dropped = (0u64, 0u64);
-        let mut earlier: Vec<(Kept, Vec<(u64, String)>)> = Vec::new();
+        let mut earlier: Vec<(Kept<Plain>, Vec<Plain>)> = Vec::new();
         for seq in 0..(3 * ACTS_KEPT as u64 + 77) {
             let act = (seq, format!("#{seq}"));
             if plain.len() == ACTS_KEPT {

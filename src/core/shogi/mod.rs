@@ -239,8 +239,8 @@ impl ShogiRecord {
     fn recorded(&self, m: Move32) -> RecordedMove {
         RecordedMove {
             // One word (同銀, not 同　銀): the notation goes where words are split on spaces.
-            san: notation::ki2(&self.pos, m).replace('　', ""),
-            uci: m.to_usi(),
+            san: notation::ki2(&self.pos, m).replace('　', "").into(),
+            uci: m.to_usi().into(),
         }
     }
 
@@ -298,7 +298,7 @@ impl ShogiRecord {
 
     /// Play a move recorded earlier (its USI form). Fails only on a corrupt record.
     pub fn play(&mut self, mv: &RecordedMove) -> Result<(), ShogiMoveError> {
-        let corrupt = || ShogiMoveError::Corrupt(mv.uci.clone());
+        let corrupt = || ShogiMoveError::Corrupt(mv.uci.to_string());
         let m = board::move_from_usi(&self.pos, &mv.uci).ok_or_else(corrupt)?;
         if !self.pos.is_legal_move32(m) || !self.legal().iter().any(|x| *x == m) {
             return Err(corrupt());

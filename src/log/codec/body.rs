@@ -5,45 +5,71 @@
 //! out of range…): serde's reading then decides, so results and errors stay serde's.
 use super::Canon;
 use crate::core::Side;
-use crate::core::event::EventKind;
+use crate::core::event::{EventKind, Text};
 
 /// The body of the event kind `kind`, the whole of `body`, read at fixed shape; `None` for another
 /// kind or shape.
 pub(super) fn read(kind: &str, body: &str) -> Option<EventKind> {
+    let mut k = EventKind::ClockStarted { side: Side::White };
+    read_into(kind, body, &mut k)?;
+    Some(k)
+}
+
+/// [`read`] written into `out` where it reads (issue 21: the event is made in its place, in the
+/// shared event's memory, not copied there whole); `out` holds anything when it does not.
+pub(super) fn read_into(kind: &str, body: &str, out: &mut EventKind) -> Option<()> {
     let mut f = Fields {
         c: Canon { s: body, i: 0 },
         sep: b'{',
     };
-    let k = match kind {
-        "move_made" => move_made(&mut f),
-        "internal_clock_reported" => internal_clock_reported(&mut f),
-        "note" => f
-            .field("text", Canon::string)
-            .map(|text| EventKind::Note { text }),
-        "clock_stopped" => f
-            .field("reason", Canon::string)
-            .map(|reason| EventKind::ClockStopped { reason }),
-        "clock_resumed" => f
-            .field("side", Canon::side)
-            .map(|side| EventKind::ClockResumed { side }),
-        "clock_started" => f
-            .field("side", Canon::side)
-            .map(|side| EventKind::ClockStarted { side }),
-        "clock_pressed" => clock_pressed(&mut f),
-        "moves_taken_back" => moves_taken_back(&mut f),
+    match kind {
+        "move_made" => move_made(&mut f, out),
+        "internal_clock_reported" => internal_clock_reported(&mut f, out),
+        "note" => {
+            *out = EventKind::Note {
+                text: f.field("text", Canon::string)?,
+            };
+            Some(())
+        }
+        "clock_stopped" => {
+            *out = EventKind::ClockStopped {
+                reason: f.field("reason", Canon::string)?,
+            };
+            Some(())
+        }
+        "clock_resumed" => {
+            *out = EventKind::ClockResumed {
+                side: f.field("side", Canon::side)?,
+            };
+            Some(())
+        }
+        "clock_started" => {
+            *out = EventKind::ClockStarted {
+                side: f.field("side", Canon::side)?,
+            };
+            Some(())
+        }
+        "clock_pressed" => clock_pressed(&mut f, out),
+        "moves_taken_back" => moves_taken_back(&mut f, out),
         _ => None,
     }?;
     // Each kind above reads at least one key, so `{}` is not read here.
     f.c.lit(b"}")?;
-    (f.c.i == body.len()).then_some(k)
+    (f.c.i == body.len()).then_some(())
 }
 
-fn move_made(f: &mut Fields<'_>) -> Option<EventKind> {
-    Some(EventKind::MoveMade {
+fn move_made(f: &mut Fields<'_>, out: &mut EventKind) -> Option<()> {
+    // The FEN of a move read before into `out` (the one string of a move too long to be kept
+    // inline) takes this one's, in its memory.
+    let mut old = match out {
+        EventKind::MoveMade { fen, .. } => fen.take(),
+        _ => None,
+    };
+    *out = EventKind::MoveMade {
         byoyomi_periods_left: f.opt("byoyomi_periods_left", Canon::u32)?,
         byoyomi_periods_lost: f.opt("byoyomi_periods_lost", Canon::u32)?,
         declines_draw: f.field("declines_draw", Canon::bool)?,
-        fen: f.field("fen", Canon::opt_string)?,
+        fen: f.field("fen", |c| c.opt_string_in(&mut old))?,
         increment_ms: f.field("increment_ms", Canon::uint)?,
         pressed_at: f.opt("pressed_at", Canon::uint)?,
         remaining_ms: f.field("remaining_ms", Canon::int)?,
@@ -51,37 +77,41 @@ fn move_made(f: &mut Fields<'_>) -> Option<EventKind> {
         side: f.field("side", Canon::side)?,
         spent_ms: f.field("spent_ms", Canon::uint)?,
         uci: f.field("uci", Canon::string)?,
-    })
+    };
+    Some(())
 }
 
-fn clock_pressed(f: &mut Fields<'_>) -> Option<EventKind> {
-    Some(EventKind::ClockPressed {
+fn clock_pressed(f: &mut Fields<'_>, out: &mut EventKind) -> Option<()> {
+    *out = EventKind::ClockPressed {
         byoyomi_periods_left: f.opt("byoyomi_periods_left", Canon::u32)?,
         byoyomi_periods_lost: f.opt("byoyomi_periods_lost", Canon::u32)?,
         increment_ms: f.field("increment_ms", Canon::uint)?,
         remaining_ms: f.field("remaining_ms", Canon::int)?,
         side: f.field("side", Canon::side)?,
         spent_ms: f.field("spent_ms", Canon::uint)?,
-    })
+    };
+    Some(())
 }
 
-fn internal_clock_reported(f: &mut Fields<'_>) -> Option<EventKind> {
-    Some(EventKind::InternalClockReported {
+fn internal_clock_reported(f: &mut Fields<'_>, out: &mut EventKind) -> Option<()> {
+    *out = EventKind::InternalClockReported {
         correction_owed: f.field("correction_owed", Canon::bool)?,
         diff_ms: f.field("diff_ms", Canon::int)?,
         game_clock_ms: f.field("game_clock_ms", Canon::int)?,
         reading_ms: f.field("reading_ms", Canon::uint)?,
         threshold_ms: f.field("threshold_ms", Canon::uint)?,
-    })
+    };
+    Some(())
 }
 
-fn moves_taken_back(f: &mut Fields<'_>) -> Option<EventKind> {
-    Some(EventKind::MovesTakenBack {
+fn moves_taken_back(f: &mut Fields<'_>, out: &mut EventKind) -> Option<()> {
+    *out = EventKind::MovesTakenBack {
         fen: f.field("fen", Canon::opt_string)?,
         plies: f.field("plies", |c| usize::try_from(c.uint()?).ok())?,
         reason: f.field("reason", Canon::string)?,
         removed: f.field("removed", Canon::strings)?,
-    })
+    };
+    Some(())
 }
 
 /// The fields of a body object in key order: `sep` is the byte before the next key (`{` for the
@@ -159,21 +189,38 @@ impl Canon<'_> {
     }
 
     /// A string without escapes or control characters, owned.
-    fn string(&mut self) -> Option<String> {
+    fn string(&mut self) -> Option<Text> {
         self.lit(b"\"")?;
-        self.plain().map(str::to_owned)
+        self.plain().map(Text::new)
     }
 
     /// A string or `null`.
-    fn opt_string(&mut self) -> Option<Option<String>> {
+    fn opt_string(&mut self) -> Option<Option<Text>> {
         if self.lit(b"null").is_some() {
             return Some(None);
         }
         self.string().map(Some)
     }
 
+    /// [`Canon::opt_string`], the string written into `old`'s memory when there is one.
+    fn opt_string_in(&mut self, old: &mut Option<Text>) -> Option<Option<Text>> {
+        if self.lit(b"null").is_some() {
+            return Some(None);
+        }
+        self.lit(b"\"")?;
+        let s = self.plain()?;
+        Some(Some(match old.take() {
+            Some(mut t) => {
+                t.clear();
+                t.push_str(s);
+                t
+            }
+            None => Text::new(s),
+        }))
+    }
+
     /// An array of strings.
-    fn strings(&mut self) -> Option<Vec<String>> {
+    fn strings(&mut self) -> Option<Vec<Text>> {
         self.lit(b"[")?;
         // Sized once (a take-back's list runs to dozens of moves): the quotes up to the first
         // `"]` are two a string, in any line this reader accepts.

@@ -56,7 +56,7 @@ impl Builder {
                     stamp: s,
                     by: *by,
                     by_name: self.name(*by),
-                    clause: e.clause.clone(),
+                    clause: e.clause.to_string(),
                     with_move,
                     justification: justification.as_ref().map(justification_text),
                     consultations: Vec::new(),

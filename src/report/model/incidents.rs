@@ -157,7 +157,7 @@ impl Builder {
     fn open_incident(&mut self, kind: IncidentKind, start: Stamp, e: &Event, text: &str) -> usize {
         self.report.incidents.push(IncidentRow {
             kind,
-            clause: e.clause.clone(),
+            clause: e.clause.to_string(),
             start,
             text: text.to_string(),
             end: None,

@@ -93,7 +93,7 @@ impl Builder {
         }
         self.report.infractions.push(InfractionRow {
             stamp: s,
-            clause: e.clause.clone(),
+            clause: e.clause.to_string(),
             played: played.clone(),
             correct: correct.clone(),
             pressed: *pressed,

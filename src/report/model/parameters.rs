@@ -34,7 +34,7 @@ impl Builder {
         use EventKind as K;
         match &e.kind {
             K::ParameterSet { name, value } => self.report.parameters.push(ParameterRow {
-                clause: e.clause.clone(),
+                clause: e.clause.to_string(),
                 id: None,
                 stamp: s,
                 name: name.clone(),
@@ -44,7 +44,7 @@ impl Builder {
             }),
             K::ParameterRequested { id, name, reason } => {
                 self.report.parameters.push(ParameterRow {
-                    clause: e.clause.clone(),
+                    clause: e.clause.to_string(),
                     id: Some(*id),
                     stamp: s,
                     name: name.clone(),

@@ -71,7 +71,7 @@ impl Builder {
             stamp: s,
             score: score.text().to_string(),
             termination: termination_text(*termination),
-            clause: e.clause.clone(),
+            clause: e.clause.to_string(),
             detail: detail.clone(),
             ruling: *ruling,
         });
