@@ -489,7 +489,8 @@ impl Feed<'_> {
     fn finish(mut self, streamed: bool) -> Option<Result<usize, ReadLogError>> {
         self.blocks();
         drop(self.tx.take());
-        if !(streamed && self.whole && self.batch.ends.is_empty()) {
+        // (A log of no line is never streamed: the read of its own says what it is.)
+        if !(streamed && self.whole && self.next > 0 && self.batch.ends.is_empty()) {
             return None;
         }
         Some(match self.failed {
