@@ -1501,6 +1501,44 @@ pub fn with_events_decoded<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+thread_local! {
+    /// Where the streamed pass started on this thread hands each joined block's decoded events
+    /// ([`with_events_handed`]).
+    static EVENTS_TO: std::cell::RefCell<Option<Handing>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Where a streamed pass hands each joined block's events, and where they come back once seen
+/// ([`with_events_handed`]).
+type Handing = (
+    std::sync::mpsc::Sender<Vec<Decoded>>,
+    std::sync::Arc<std::sync::Mutex<std::sync::mpsc::Receiver<Vec<Decoded>>>>,
+);
+
+/// [`with_events_decoded`], each joined block's events then handed to `to` by value, once
+/// `each` saw the block's lines (in log order, one `Vec` a block, an event for each of its
+/// lines), instead of going back to the checking threads: a reader that keeps them (the
+/// report's model, on a thread of its own) takes them without touching each on the joining
+/// thread (issue 21: no reference count of an event made on one core taken on another only to
+/// be handed on). The `Vec`s sent back by `back` (their events seen) go to the checking threads
+/// with their next blocks, to be dropped there, where they were made.
+pub fn with_events_handed<R>(
+    to: std::sync::mpsc::Sender<Vec<Decoded>>,
+    back: std::sync::mpsc::Receiver<Vec<Decoded>>,
+    f: impl FnOnce() -> R,
+) -> R {
+    struct Handed(Option<Handing>);
+    impl Drop for Handed {
+        fn drop(&mut self) {
+            let before = self.0.take();
+            EVENTS_TO.with(|t| *t.borrow_mut() = before);
+        }
+    }
+    let _on = DecodeInPass::on();
+    let handing = (to, std::sync::Arc::new(std::sync::Mutex::new(back)));
+    let _to = Handed(EVENTS_TO.with(|t| t.replace(Some(handing))));
+    f()
+}
+
 /// [`DECODE_IN_PASS`] on for this thread while it lives (put back as it was on drop, a panic
 /// included).
 struct DecodeInPass(bool);
@@ -1609,12 +1647,14 @@ fn stream_clean_each(
         return None;
     }
     let decode = DECODE_IN_PASS.with(std::cell::Cell::get);
+    let hand = EVENTS_TO.with(|t| t.borrow().clone()).filter(|_| decode);
     let workers = if len < STREAM_PARALLEL_MIN {
         1
     } else {
         std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
     };
     let mut join = Join::new(sizes);
+    join.hand = hand;
     let cuts = join.sizes.clone();
     let cuts = &cuts;
     let read = std::thread::scope(|s| {
@@ -1723,6 +1763,8 @@ struct Join {
     /// Blocks joined so far.
     blocks: u64,
     failed: Option<u64>,
+    /// Where each joined block's decoded events go, and come back ([`with_events_handed`]).
+    hand: Option<Handing>,
 }
 
 impl Join {
@@ -1740,6 +1782,7 @@ impl Join {
             heads: Vec::new(),
             blocks: 0,
             failed: None,
+            hand: None,
         }
     }
 
@@ -1762,6 +1805,16 @@ impl Join {
                     if b.first_seq == self.tree.len() && b.first_prev == self.last =>
                 {
                     let (ok, lines) = self.take(b, &events, each, spare);
+                    let events = match &self.hand {
+                        Some((to, back)) if ok => {
+                            let _ = to.send(events);
+                            // A block's events seen by the reader, to be dropped by a checking
+                            // thread with its next block.
+                            let seen = back.lock().ok().and_then(|b| b.try_recv().ok());
+                            seen.unwrap_or_default()
+                        }
+                        _ => events,
+                    };
                     if garbage.len() < STREAM_QUEUE + GARBAGE_HOLD {
                         garbage.push_back((events, lines));
                     }

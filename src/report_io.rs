@@ -83,78 +83,90 @@ const BATCH: usize = 1024;
 
 /// Entries read and decoded, handed from the reader's thread to the model's.
 struct Batch {
-    /// Each event in the box the replay keeps it in (made on the reader's thread: the model's
-    /// thread neither copies nor moves it).
-    events: Vec<std::sync::Arc<Event>>,
+    /// Each event in the box the replay keeps it in (made on the reader's thread, or on the
+    /// verifier's checking thread that decoded it: the model's thread neither copies nor moves
+    /// it). An entry not decoded there is in `own`.
+    events: Vec<crate::journal::Decoded>,
+    /// The entries decoded by the batch's filler (its index in the batch, its event), in order.
+    own: Vec<(usize, std::sync::Arc<Event>)>,
     /// The entries' `utc` texts one after another; entry `i`'s ends at `ends[i]`.
     utc: String,
     ends: Vec<usize>,
 }
 
-/// [`for_each_event`] with the reading and decoding on a thread of their own, a few batches
-/// ahead of `each` (the pass's two halves on the machine's two cores; memory stays a few batches
-/// of entries). `each` sees the same events in the same order; an error of the read comes after
-/// `each` has seen every entry before it, as with [`for_each_event`].
-fn for_each_event_ahead(
+/// A batch emptied for the next entries: one handed back once seen (its events dropped here,
+/// on the thread that fills it: their memory goes back where it came from, off the model's
+/// thread), or a new one.
+fn fresh_batch(used: &std::sync::mpsc::Receiver<Batch>) -> Batch {
+    match used.try_recv() {
+        Ok(mut b) => {
+            b.events.clear();
+            b.own.clear();
+            b.utc.clear();
+            b.ends.clear();
+            b
+        }
+        Err(_) => Batch {
+            events: Vec::with_capacity(BATCH),
+            own: Vec::new(),
+            utc: String::with_capacity(BATCH * 24),
+            ends: Vec::with_capacity(BATCH),
+        },
+    }
+}
+
+/// The reader's side of [`first_pass`]: the log read and decoded ([`for_each_event_until`]),
+/// [`BATCH`] entries at a time into `tx` (the batches seen come back by `used`, to be filled
+/// again: no large buffer is made and freed for every batch). Returns how many entries there
+/// were, or the read's error once every entry before it was sent.
+fn read_batches(
     path: &Path,
-    mut each: impl FnMut(&std::sync::Arc<Event>, &str),
+    tx: std::sync::mpsc::SyncSender<Batch>,
+    used: std::sync::mpsc::Receiver<Batch>,
 ) -> Result<usize, ReadLogError> {
     use std::ops::ControlFlow;
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
-    // The batches go back to the reader once seen, to be filled again (no large buffer is made
-    // and freed for every batch).
-    let (back, used) = std::sync::mpsc::channel::<Batch>();
-    std::thread::scope(|s| {
-        let reader = s.spawn(move || {
-            let fresh = || match used.try_recv() {
-                Ok(mut b) => {
-                    // The events seen are dropped here, on the thread that made them (their
-                    // memory goes back where it came from, off the model's thread).
-                    b.events.clear();
-                    b.utc.clear();
-                    b.ends.clear();
-                    b
-                }
-                Err(_) => Batch {
-                    events: Vec::with_capacity(BATCH),
-                    utc: String::with_capacity(BATCH * 24),
-                    ends: Vec::with_capacity(BATCH),
-                },
-            };
-            let mut batch = fresh();
-            let read = for_each_event_until(path, |e, utc| {
-                batch.events.push(std::sync::Arc::new(e));
-                batch.utc.push_str(utc);
-                batch.ends.push(batch.utc.len());
-                if batch.events.len() < BATCH {
-                    return ControlFlow::Continue(());
-                }
-                match tx.send(std::mem::replace(&mut batch, fresh())) {
-                    Ok(()) => ControlFlow::Continue(()),
-                    // The model's side is gone (it can only have panicked): stop reading.
-                    Err(_) => ControlFlow::Break(()),
-                }
-            });
-            if !batch.events.is_empty() {
-                let _ = tx.send(batch);
-            }
-            read
-        });
-        for b in rx {
-            let mut start = 0;
-            for (e, &end) in b.events.iter().zip(&b.ends) {
-                each(e, b.utc.get(start..end).unwrap_or_default());
-                start = end;
-            }
-            // Emptied by the reader when it fills the batch again (or dropped here when it is
-            // done already).
-            let _ = back.send(b);
+    let mut batch = fresh_batch(&used);
+    let read = for_each_event_until(path, |e, utc| {
+        batch.events.push(Ok(std::sync::Arc::new(e)));
+        batch.utc.push_str(utc);
+        batch.ends.push(batch.utc.len());
+        if batch.events.len() < BATCH {
+            return ControlFlow::Continue(());
         }
-        match reader.join() {
-            Ok(read) => read,
-            Err(p) => std::panic::resume_unwind(p),
+        match tx.send(std::mem::replace(&mut batch, fresh_batch(&used))) {
+            Ok(()) => ControlFlow::Continue(()),
+            // The model's side is gone (it can only have panicked): stop reading.
+            Err(_) => ControlFlow::Break(()),
         }
-    })
+    });
+    if !batch.events.is_empty() {
+        let _ = tx.send(batch);
+    }
+    read
+}
+
+/// Every entry of the batches of `rx`, in order, to `each`; each batch seen goes back by `back`
+/// (emptied by its filler when it fills it again, or dropped here when the filler is done).
+fn each_batched(
+    rx: std::sync::mpsc::Receiver<Batch>,
+    back: std::sync::mpsc::Sender<Batch>,
+    mut each: impl FnMut(&std::sync::Arc<Event>, &str),
+) {
+    for b in rx {
+        let mut start = 0;
+        let mut own = b.own.iter().peekable();
+        for (k, (d, &end)) in b.events.iter().zip(&b.ends).enumerate() {
+            let utc = b.utc.get(start..end).unwrap_or_default();
+            start = end;
+            // The filler decoded every entry its decoder did not (see [`Feed::take`]).
+            if let Some((_, e)) = own.next_if(|(at, _)| *at == k) {
+                each(e, utc);
+            } else if let Ok(e) = d {
+                each(e, utc);
+            }
+        }
+        let _ = back.send(b);
+    }
 }
 
 /// [`for_each_event`], stopping early when `each` says so.
@@ -173,51 +185,77 @@ fn for_each_event_until(
     let mut count = 0;
     for i in 0.. {
         buf.clear();
-        let limit = crate::journal::MAX_LINE_BYTES as u64 + 1;
+        // At most the bound's bytes are held (issue 21: the buffer's capacity never passes the
+        // bound, however long the line); one byte more, only looked at, tells a line longer
+        // than the bound from one that ends right there.
+        let limit = crate::journal::MAX_LINE_BYTES;
         let got = (&mut r)
-            .take(limit)
+            .take(limit as u64)
             .read_until(b'\n', &mut buf)
             .map_err(file_error)?;
         if got == 0 {
             break;
         }
-        let at = |problem: DecodeError| ReadLogError::Line {
-            path: path.to_owned(),
-            line: i + 1,
-            problem,
-        };
-        if got as u64 == limit && buf.last() != Some(&b'\n') {
-            return Err(at(DecodeError::Json(format!(
-                "line longer than {} bytes",
-                crate::journal::MAX_LINE_BYTES
-            ))));
+        let longer = got == limit
+            && buf.last() != Some(&b'\n')
+            && match r.fill_buf().map_err(file_error)?.first() {
+                None => false,
+                Some(b'\n') => {
+                    r.consume(1);
+                    false
+                }
+                Some(_) => true,
+            };
+        if longer {
+            return Err(ReadLogError::Line {
+                path: path.to_owned(),
+                line: i + 1,
+                problem: DecodeError::Json(format!(
+                    "line longer than {} bytes",
+                    crate::journal::MAX_LINE_BYTES
+                )),
+            });
         }
-        let line = std::str::from_utf8(&buf)
-            .map_err(|e| at(DecodeError::Json(format!("not UTF-8: {e}"))))?;
-        let line = line.strip_suffix('\n').unwrap_or(line);
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.trim().is_empty() {
+        let Some((event, utc)) = decode_line(path, i, &buf)? else {
             continue;
-        }
-        // A line as the kit writes it is read straight into its event (no `Value`); any other
-        // shape goes the lenient way, which also names what is wrong with a bad line.
-        let flow = if let Ok(typed) = crate::log::codec::decode_canonical(line.as_bytes()) {
-            each(typed.event, &typed.utc)
-        } else {
-            let v: serde_json::Value =
-                serde_json::from_str(line).map_err(|e| not_json(path, i, &e))?;
-            let event = event_from_value(&v).map_err(at)?;
-            each(
-                event,
-                v.get("utc").and_then(|u| u.as_str()).unwrap_or_default(),
-            )
         };
+        let flow = each(event, &utc);
         count += 1;
         if flow.is_break() {
             break;
         }
     }
     Ok(count)
+}
+
+/// Line `i` (0-based) of `path` (its bytes, the newline included or not) read for the report:
+/// its event and its `utc` text (empty when absent); `None` for a blank line. A line as the kit
+/// writes it is read straight into its event (no `Value`); any other shape goes the lenient way,
+/// which also names what is wrong with a bad line.
+fn decode_line<'a>(
+    path: &Path,
+    i: usize,
+    buf: &'a [u8],
+) -> Result<Option<(Event, std::borrow::Cow<'a, str>)>, ReadLogError> {
+    let at = |problem: DecodeError| ReadLogError::Line {
+        path: path.to_owned(),
+        line: i + 1,
+        problem,
+    };
+    let line =
+        std::str::from_utf8(buf).map_err(|e| at(DecodeError::Json(format!("not UTF-8: {e}"))))?;
+    let line = line.strip_suffix('\n').unwrap_or(line);
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    if let Ok(typed) = crate::log::codec::decode_canonical(line.as_bytes()) {
+        return Ok(Some((typed.event, typed.utc)));
+    }
+    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| not_json(path, i, &e))?;
+    let event = event_from_value(&v).map_err(at)?;
+    let utc = v.get("utc").and_then(|u| u.as_str()).unwrap_or_default();
+    Ok(Some((event, std::borrow::Cow::Owned(utc.to_owned()))))
 }
 
 /// Line `i` (0-based) of `path` does not parse as JSON: named by its number, with serde's
@@ -294,6 +332,214 @@ pub fn write_report_checked(
             Err(p) => std::panic::resume_unwind(p),
         }
     });
+    write_out(&path, format, public, pass, given, out)
+}
+
+/// The verifier's check of a log, handing each line it checked to the reader it is given (as
+/// [`crate::witness::verify_match_watching`] does): its verdict, and whether the reader saw
+/// every line of the log, in order, with the verdict given by that pass.
+pub type Watched = (Option<Verification>, bool);
+
+/// [`write_report_checked`] in one read of the log (issue 21): the report is built from the
+/// lines `verdict`'s own pass checked, each decoded on the core that checked it
+/// ([`crate::journal::with_events_decoded`]), on a thread of its own beside that pass (the
+/// verifier's thread only hands the entries over, a batch at a time). When that pass did not
+/// hand over every line (a log with anything to report goes the verifier's exact way, or it
+/// changed meanwhile), what was built is thrown away and the report is made from a read of its
+/// own, as [`write_report_checked`] makes it: the same bytes either way.
+pub fn write_report_verified(
+    match_dir: &Path,
+    n: u32,
+    format: Format,
+    public: bool,
+    verdict: impl FnOnce(&mut dyn FnMut(&crate::journal::LineView<'_>)) -> Watched,
+    out: &Path,
+) -> Result<(), WriteReportError> {
+    let path = log_path(match_dir, n);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(1);
+    let (back, used) = std::sync::mpsc::channel::<Batch>();
+    let (model, given, fed) = std::thread::scope(|s| {
+        let model = s.spawn(move || model_pass(rx, back, format, public, out));
+        let (to, events) = std::sync::mpsc::channel();
+        let (seen, seen_rx) = std::sync::mpsc::channel();
+        let mut feed = Feed {
+            seen,
+            path: &path,
+            batch: fresh_batch(&used),
+            tx: Some(tx),
+            used,
+            events,
+            next: 0,
+            whole: true,
+            failed: None,
+        };
+        let (given, streamed) =
+            crate::journal::with_events_handed(to, seen_rx, || verdict(&mut |v| feed.take(v)));
+        let fed = feed.finish(streamed);
+        match model.join() {
+            Ok(model) => (model, given, fed),
+            Err(p) => std::panic::resume_unwind(p),
+        }
+    });
+    let pass = match fed {
+        Some(entries) => entries.map(|entries| {
+            let (streamed, spool) = model;
+            Pass {
+                streamed,
+                entries,
+                spool,
+            }
+        }),
+        None => {
+            drop(model);
+            first_pass(&path, format, public, out)
+        }
+    };
+    write_out(&path, format, public, pass, given, out)
+}
+
+/// The lines of the verifier's pass, handed to the model's thread a block at a time
+/// ([`write_report_verified`]): each block's events as its checking threads decoded them
+/// ([`crate::journal::with_events_handed`]), with its lines' `utc` texts gathered here.
+struct Feed<'p> {
+    path: &'p Path,
+    /// The lines seen since the last block's events came.
+    batch: Batch,
+    /// `None` once the model's side is gone (it can only have panicked).
+    tx: Option<std::sync::mpsc::SyncSender<Batch>>,
+    used: std::sync::mpsc::Receiver<Batch>,
+    /// Each block's events, once its lines were seen.
+    events: std::sync::mpsc::Receiver<Vec<crate::journal::Decoded>>,
+    /// Where they go once the model saw them: to the checking threads that made them, to be
+    /// dropped there.
+    seen: std::sync::mpsc::Sender<Vec<crate::journal::Decoded>>,
+    /// Lines taken so far (the next line's number).
+    next: u64,
+    /// Every line so far came in order, with its bytes, and each block's events with them.
+    whole: bool,
+    /// A line that is not an event of this kit: the report stops there, as when it reads the
+    /// log itself ([`for_each_event_until`]).
+    failed: Option<ReadLogError>,
+}
+
+impl Feed<'_> {
+    fn take(&mut self, v: &crate::journal::LineView<'_>) {
+        self.blocks();
+        let Some(line) = v.line.filter(|_| self.whole && v.seq == self.next) else {
+            self.whole = false;
+            return;
+        };
+        self.next += 1;
+        if self.failed.is_some() || self.tx.is_none() {
+            return;
+        }
+        let k = self.batch.ends.len();
+        match (v.event, canonical_utc(line)) {
+            (Some(Ok(_)), Some(utc)) => self.batch.utc.push_str(utc),
+            // Not decoded on the checking thread (or a `utc` written with an escape): decoded
+            // here, as a read of the log decodes it.
+            _ => match decode_line(self.path, v.seq as usize, line) {
+                Ok(Some((e, utc))) => {
+                    self.batch.own.push((k, std::sync::Arc::new(e)));
+                    self.batch.utc.push_str(&utc);
+                }
+                // A checked line is never blank.
+                Ok(None) => self.whole = false,
+                Err(e) => self.failed = Some(e),
+            },
+        }
+        self.batch.ends.push(self.batch.utc.len());
+    }
+
+    /// The events of the blocks whose lines were all seen, sent on with those lines.
+    fn blocks(&mut self) {
+        while let Ok(events) = self.events.try_recv() {
+            if events.len() != self.batch.ends.len() {
+                self.whole = false;
+            }
+            if !self.whole || self.failed.is_some() {
+                self.batch.own.clear();
+                self.batch.utc.clear();
+                self.batch.ends.clear();
+                continue;
+            }
+            let mut next = match self.used.try_recv() {
+                Ok(mut b) => {
+                    let _ = self.seen.send(std::mem::take(&mut b.events));
+                    b
+                }
+                Err(_) => fresh_batch(&self.used),
+            };
+            next.own.clear();
+            next.utc.clear();
+            next.ends.clear();
+            let mut b = std::mem::replace(&mut self.batch, next);
+            b.events = events;
+            if let Some(tx) = &self.tx
+                && tx.send(b).is_err()
+            {
+                self.tx = None;
+            }
+        }
+    }
+
+    /// The last block handed over and the model's side told the log is done: how many entries
+    /// there were (or the line that stopped the report) when every line came from the
+    /// verifier's pass, `None` when the report must read the log itself.
+    fn finish(mut self, streamed: bool) -> Option<Result<usize, ReadLogError>> {
+        self.blocks();
+        drop(self.tx.take());
+        // (A log of no line is never streamed: the read of its own says what it is.)
+        if !(streamed && self.whole && self.next > 0 && self.batch.ends.is_empty()) {
+            return None;
+        }
+        Some(match self.failed {
+            Some(e) => Err(e),
+            None => Ok(self.next as usize),
+        })
+    }
+}
+
+/// The `utc` text of a line in the kit's canonical form, where that form puts it
+/// (`{"v":1,"seq":N,"prev":"…","utc":"…",`), as [`crate::log::codec::decode_canonical`] reads
+/// it: `None` when it is written with an escape or the line is in another form (the caller then
+/// decodes the line).
+fn canonical_utc(line: &[u8]) -> Option<&str> {
+    // The rest of a JSON string whose opening quote was read, and what follows its closing
+    // quote; `None` for an escape or a control character.
+    // `hint`: where the closing quote usually is (a hash's 64 hex digits, a UTC time's 24
+    // characters), looked at first (issue 21: a byte-by-byte search for it cost more than the
+    // rest of the line's handing over).
+    fn plain(s: &[u8], hint: usize) -> Option<(&[u8], &[u8])> {
+        let end = match s.get(hint) {
+            Some(b'"') => hint,
+            _ => s.iter().position(|&b| b == b'"')?,
+        };
+        let (text, rest) = (s.get(..end)?, s.get(end + 1..)?);
+        // Folded without an early exit, so that the compiler checks many bytes at once.
+        let escaped = text.iter().fold(false, |any, &b| {
+            any | (b == b'\\') | (b == b'"') | (b < 0x20)
+        });
+        (!escaped).then_some((text, rest))
+    }
+    let rest = line.strip_prefix(b"{\"v\":1,\"seq\":")?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let rest = rest.get(digits..)?.strip_prefix(b",\"prev\":\"")?;
+    let (_, rest) = plain(rest, 64)?;
+    let rest = rest.strip_prefix(b",\"utc\":\"")?;
+    let (utc, _) = plain(rest, 24)?;
+    std::str::from_utf8(utc).ok()
+}
+
+/// What [`write_report_checked`] writes once the pass and the verdict are in.
+fn write_out(
+    path: &Path,
+    format: Format,
+    public: bool,
+    pass: Result<Pass, ReadLogError>,
+    given: Option<Verification>,
+    out: &Path,
+) -> Result<(), WriteReportError> {
     let Pass {
         streamed,
         entries,
@@ -324,7 +570,7 @@ pub fn write_report_checked(
             Some(rows) => move_rows(&rows, f)?,
             None => {
                 let mut w = std::io::BufWriter::with_capacity(1 << 16, &*f);
-                if let Err(e) = second_pass(&path, format, public, streamed.voids, &mut w)? {
+                if let Err(e) = second_pass(path, format, public, streamed.voids, &mut w)? {
                     read_error = Some(e);
                     return Err(std::io::Error::other("the log could not be read again"));
                 }
@@ -359,6 +605,37 @@ enum Spooled {
 /// The one pass over the log: the report's sections, and the timeline's rows rendered into a
 /// spool file next to `out`.
 fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<Pass, ReadLogError> {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
+    let (back, used) = std::sync::mpsc::channel::<Batch>();
+    // The reading and decoding on a thread of their own, a few batches ahead of the model (the
+    // pass's two halves on the machine's two cores; memory stays a few batches of entries).
+    let (model, entries) = std::thread::scope(|s| {
+        let reader = s.spawn(move || read_batches(path, tx, used));
+        let model = model_pass(rx, back, format, public, out);
+        match reader.join() {
+            Ok(read) => (model, read),
+            Err(p) => std::panic::resume_unwind(p),
+        }
+    });
+    let (streamed, spool) = model;
+    Ok(Pass {
+        streamed,
+        entries: entries?,
+        spool,
+    })
+}
+
+/// The model's side of the one pass: every entry of the batches of `rx` into the report's
+/// sections ([`crate::report::model::Stream`]), and the timeline's rows rendered into a spool
+/// file next to `out` (on a thread of their own, [`write_rows`]) once no later entry can void
+/// them ([`ROW_HOLD`]).
+fn model_pass(
+    rx: std::sync::mpsc::Receiver<Batch>,
+    back: std::sync::mpsc::Sender<Batch>,
+    format: Format,
+    public: bool,
+    out: &Path,
+) -> (crate::report::model::Streamed, Spooled) {
     use crate::core::event::EventKind;
     use crate::report::TimelineEntry;
     use crate::report::model::Stream;
@@ -367,10 +644,10 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
     let spool = spool_next_to(out);
     // The rows are rendered and written on a thread of their own (the model's thread hands them
     // over marked, a batch at a time, and gets the batches back to fill again).
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<TimelineEntry>>(4);
-    let (back, used) = std::sync::mpsc::channel::<Vec<TimelineEntry>>();
+    let (tx, rows_rx) = std::sync::mpsc::sync_channel::<Vec<TimelineEntry>>(4);
+    let (rows_back, used) = std::sync::mpsc::channel::<Vec<TimelineEntry>>();
     std::thread::scope(|s| {
-        let writer = s.spawn(move || write_rows(spool, rx, back, format));
+        let writer = s.spawn(move || write_rows(spool, rows_rx, rows_back, format));
         let mut late = false;
         // Rows not yet handed over (their entries are within a void's reach), and the first
         // entry whose row is not handed over yet.
@@ -409,7 +686,7 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
             }
             below
         };
-        let entries = for_each_event_ahead(path, |e, utc| {
+        each_batched(rx, back, |e, utc| {
             if let EventKind::EntryVoided { seq, .. } = &e.kind
                 && *seq < written_below as u64
             {
@@ -434,7 +711,9 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
                 written_below = written_below.max(below);
             }
         });
-        if entries.is_ok() && !late {
+        // (When the read failed, these rows are written for nothing: the pass's answer is the
+        // read's error.)
+        if !late {
             flush(&stream, &mut held, &mut batch, &mut spare, usize::MAX);
             if !batch.is_empty() {
                 let _ = tx.send(batch);
@@ -450,11 +729,7 @@ fn first_pass(path: &Path, format: Format, public: bool, out: &Path) -> Result<P
             Ok(f) => Spooled::Rows(f),
             Err(e) => Spooled::Failed(e),
         };
-        Ok(Pass {
-            streamed: stream.finish(),
-            entries: entries?,
-            spool,
-        })
+        (stream.finish(), spool)
     })
 }
 
@@ -696,15 +971,33 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// The verifier's verdict on the log of game `n`, for the report.
 pub fn verification(match_dir: &Path, n: u32) -> Verification {
+    verification_watching(match_dir, n, None).0
+}
+
+/// [`verification`], handing `watch` each line of the log as the verifier's one pass checks it
+/// ([`crate::witness::verify_match_watching`]); `true` when that pass gave the verdict and
+/// handed every line.
+pub fn verification_watching(
+    match_dir: &Path,
+    n: u32,
+    watch: Option<&mut dyn FnMut(&crate::journal::LineView<'_>)>,
+) -> (Verification, bool) {
     // The full check `arbiter verify` makes (demo key, bindings, index, countersignatures).
-    let m = crate::witness::verify_match(match_dir, &[n], &crate::witness::Trust::default(), &[]);
+    let (m, watched) = crate::witness::verify_match_watching(
+        match_dir,
+        &[n],
+        &crate::witness::Trust::default(),
+        &[],
+        watch.map(|w| (n, w)),
+    );
     let Some(mut v) = m.games.into_iter().next() else {
-        return Verification {
+        let unread = Verification {
             status: "UNREADABLE".into(),
             detail: String::new(),
             entries: 0,
             signed_upto: None,
         };
+        return (unread, watched);
     };
     v.problems.extend(m.match_problems);
     if m.match_status > v.status {
@@ -740,10 +1033,11 @@ pub fn verification(match_dir: &Path, n: u32) -> Verification {
         ));
     }
     detail.extend(v.problems.iter().cloned());
-    Verification {
+    let verdict = Verification {
         status: format!("{:?} (arbiter verify exit code {})", v.status, v.exit_code),
         detail: detail.join("; "),
         entries: v.lines as usize,
         signed_upto: (v.signed_entries > 0).then_some(v.signed_entries as usize),
-    }
+    };
+    (verdict, watched)
 }

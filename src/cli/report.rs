@@ -7,7 +7,7 @@ use super::MatchArg;
 use crate::error::{Error, Exit};
 use crate::report::Format;
 use crate::report_io::{
-    ReadLogError, WriteReportError, default_path, verification, write_report_checked,
+    ReadLogError, WriteReportError, default_path, verification_watching, write_report_verified,
 };
 
 #[derive(Debug, Clone, Args)]
@@ -49,10 +49,10 @@ pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
     crate::fsio::check_output(&out, purpose, a.force).map_err(super::output_refused)?;
     let dir = &a.m.dir;
     let (game, public) = (a.game, a.public);
-    // The verifier's full check runs on a thread of its own beside the pass that builds the
-    // report (its verdict is needed only for the head).
-    let verdict = move || {
-        let mut verdict = verification(dir, game);
+    // Issue 21: the report is built from the lines the verifier's full check reads, decoded
+    // on the cores that check them (the log is read once).
+    let verdict = move |watch: &mut dyn FnMut(&crate::journal::LineView<'_>)| {
+        let (mut verdict, watched) = verification_watching(dir, game, Some(watch));
         if public {
             // 13e / 5b: no folder of this laptop in the public version, the match folder
             // included.
@@ -61,10 +61,10 @@ pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
                 verdict = verdict.public(&abs.display().to_string());
             }
         }
-        Some(verdict)
+        (Some(verdict), watched)
     };
-    // Streamed: the log is read once here (and once by the verifier), never held.
-    write_report_checked(dir, a.game, format, a.public, verdict, &out).map_err(|e| match e {
+    // Streamed: the log is never held.
+    write_report_verified(dir, a.game, format, a.public, verdict, &out).map_err(|e| match e {
         WriteReportError::Read(e @ (ReadLogError::Line { .. } | ReadLogError::NotJson { .. })) => {
             Error::bad_input(format!("report: {e}"))
         }

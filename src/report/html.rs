@@ -21,7 +21,7 @@ pub fn escape_into(out: &mut String, s: &str) {
     // Runs of plain text (most of it: printable ASCII with nothing to escape, and any character
     // beyond ASCII but a control) are copied as they are; only the bytes between need a look.
     let mut rest = s;
-    while let Some(at) = rest.bytes().position(|b| SPECIAL[usize::from(b)]) {
+    while let Some(at) = super::find_special(rest.as_bytes(), special) {
         let (plain, from) = rest.split_at(at);
         out.push_str(plain);
         let mut chars = from.chars();
@@ -42,16 +42,17 @@ pub fn escape_into(out: &mut String, s: &str) {
 
 /// The bytes [`escape_into`] looks at: the five it escapes, the ASCII controls but `\n` and
 /// `\t`, and the first byte of the two-byte characters U+0080..U+009F (the C1 controls).
-const SPECIAL: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        t[b] = matches!(b as u8, b'&' | b'<' | b'>' | b'"' | b'\'' | 0x7f | 0xc2)
-            || (b < 0x20 && b != b'\n' as usize && b != b'\t' as usize);
-        b += 1;
-    }
-    t
-};
+/// Comparisons only (no table), so that many bytes are looked at at once.
+fn special(b: u8) -> bool {
+    (b == b'&')
+        | (b == b'<')
+        | (b == b'>')
+        | (b == b'"')
+        | (b == b'\'')
+        | (b == 0x7f)
+        | (b == 0xc2)
+        | ((b < 0x20) & (b != b'\n') & (b != b'\t'))
+}
 
 const CSS: &str = r#"
 :root { color-scheme: light; }
@@ -825,4 +826,25 @@ fn archives(s: &mut String, r: &Report) {
         archive(s, a, r.version == Version::Public, &r.cites);
     }
     s.push_str("</section>");
+}
+
+#[cfg(test)]
+mod tests {
+    /// Issue 21: [`super::special`] picks exactly the bytes of the table it replaced.
+    #[test]
+    fn special_is_the_table_it_replaced() {
+        for b in 0..=255u8 {
+            let table = matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'' | 0x7f | 0xc2)
+                || (b < 0x20 && b != b'\n' && b != b'\t');
+            assert_eq!(super::special(b), table, "byte {b:#04x}");
+        }
+        let text = format!("{}<é\u{85}>&\"'\t\n\u{1}", "x".repeat(70));
+        assert_eq!(
+            super::escape(&text),
+            format!(
+                "{}&lt;é\u{fffd}&gt;&amp;&quot;&#39;\t\n\u{fffd}",
+                "x".repeat(70)
+            )
+        );
+    }
 }

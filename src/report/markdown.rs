@@ -21,7 +21,7 @@ pub fn escape_into(out: &mut String, s: &str) {
     // Runs of plain text (most of it: printable ASCII with nothing to escape, and any character
     // beyond ASCII but a control) are copied as they are; only the bytes between need a look.
     let mut rest = s;
-    while let Some(at) = rest.bytes().position(|b| SPECIAL[usize::from(b)]) {
+    while let Some(at) = super::find_special(rest.as_bytes(), special) {
         let (plain, from) = rest.split_at(at);
         out.push_str(plain);
         let mut chars = from.chars();
@@ -41,19 +41,21 @@ pub fn escape_into(out: &mut String, s: &str) {
 }
 
 /// The bytes [`escape_into`] looks at: the eight it escapes, the ASCII controls, and the first
-/// byte of the two-byte characters U+0080..U+009F (the C1 controls).
-const SPECIAL: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        t[b] = matches!(
-            b as u8,
-            b'\\' | b'|' | b'<' | b'>' | b'`' | b'*' | b'[' | b']' | 0x7f | 0xc2
-        ) || b < 0x20;
-        b += 1;
-    }
-    t
-};
+/// byte of the two-byte characters U+0080..U+009F (the C1 controls). Comparisons only (no
+/// table), so that many bytes are looked at at once.
+fn special(b: u8) -> bool {
+    (b == b'\\')
+        | (b == b'|')
+        | (b == b'<')
+        | (b == b'>')
+        | (b == b'`')
+        | (b == b'*')
+        | (b == b'[')
+        | (b == b']')
+        | (b == 0x7f)
+        | (b == 0xc2)
+        | (b < 0x20)
+}
 
 fn row(s: &mut String, cells: &[String]) {
     s.push('|');
@@ -723,4 +725,23 @@ fn archive(s: &mut String, a: &ArchiveSection, public: bool, cites: &Cites) {
         );
     }
     s.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    /// Issue 21: [`super::special`] picks exactly the bytes of the table it replaced.
+    #[test]
+    fn special_is_the_table_it_replaced() {
+        for b in 0..=255u8 {
+            let table = matches!(
+                b,
+                b'\\' | b'|' | b'<' | b'>' | b'`' | b'*' | b'[' | b']' | 0x7f | 0xc2
+            ) || b < 0x20;
+            assert_eq!(super::special(b), table, "byte {b:#04x}");
+        }
+        let text = format!("{}|a*b\u{85}\n", "x".repeat(40));
+        let mut out = String::new();
+        super::escape_into(&mut out, &text);
+        assert_eq!(out, format!("{}\\|a\\*b\u{fffd} ", "x".repeat(40)));
+    }
 }

@@ -517,13 +517,27 @@ pub fn push_clock(out: &mut String, ms: i64) {
     } else {
         ms.unsigned_abs() / 1000
     };
-    push_number(out, s / 3600);
-    for part in [(s / 60) % 60, s % 60] {
-        out.push(':');
-        // Two digits (each part is below 60).
-        out.push(char::from(b'0' + (part / 10) as u8));
-        out.push(char::from(b'0' + (part % 10) as u8));
+    // The digits are gathered in place and appended at once (issue 21: one check of the
+    // string's room, not one per character).
+    let mut text = [0u8; 26];
+    let mut at = text.len();
+    for part in [s % 60, (s / 60) % 60] {
+        // Two digits (each part is below 60), after a colon.
+        at -= 3;
+        text[at] = b':';
+        text[at + 1] = b'0' + (part / 10) as u8;
+        text[at + 2] = b'0' + (part % 10) as u8;
     }
+    let mut h = s / 3600;
+    loop {
+        at -= 1;
+        text[at] = b'0' + (h % 10) as u8;
+        h /= 10;
+        if h == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&text[at..]).unwrap_or_default());
 }
 
 /// `n` in decimal, appended to `out`.
@@ -538,9 +552,7 @@ pub fn push_number(out: &mut String, mut n: u64) {
             break;
         }
     }
-    for &d in &digits[at..] {
-        out.push(char::from(d));
-    }
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 /// An exact duration that may be negative: `0:01:15.000`, `-0:00:00.300`.
@@ -677,6 +689,8 @@ struct Builder {
     numbering: crate::core::board::Numbering,
     /// The rows each take-back removed, by its entry (a void of it puts them back, rule 1).
     taken: BTreeMap<u64, Vec<MoveRow>>,
+    /// Rows of moves no void can give back any more, to be written over by the next moves.
+    spare_rows: Vec<MoveRow>,
 }
 
 /// Whether a word of text is a file path: it has a letter and a `/` or `\\`, and starts at the
@@ -1066,6 +1080,7 @@ impl Builder {
             power_off_since: None,
             open_info: None,
             taken: BTreeMap::new(),
+            spare_rows: Vec::new(),
             first: Side::White,
             numbering: crate::core::board::Numbering::default(),
         }
@@ -1207,8 +1222,9 @@ impl Builder {
             EventKind::MoveMade { declines_draw, .. } => *declines_draw,
             _ => true,
         };
-        // The section gets the whole stamp only when it keeps one (else its entry number).
-        let s = if keeps_stamp(&e.kind) {
+        // The section gets the whole stamp only when it keeps one (else its entry number); a
+        // move writes its own over a spare row's.
+        let s = if keeps_stamp(&e.kind) && !matches!(e.kind, EventKind::MoveMade { .. }) {
             stamp(i, e, utc)
         } else {
             bare_stamp(i, e)
@@ -1244,7 +1260,10 @@ impl Builder {
             }
             row = Some(entry);
         }
-        self.collect(s, e);
+        match &e.kind {
+            EventKind::MoveMade { .. } => self.collect_move_made(i, e, utc),
+            _ => self.collect(s, e),
+        }
         row
     }
 

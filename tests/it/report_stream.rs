@@ -385,3 +385,76 @@ fn issue_21_report_escaping_by_runs_is_the_escaping_char_by_char() {
         assert_eq!(arbiter::report::markdown::escape(t), markdown(t), "{t:?}");
     }
 }
+
+/// Issue 21: `arbiter report` builds the report from the lines verify's own pass checks and
+/// decodes (`report_io::write_report_verified`): the bytes of the whole rendering, with the
+/// verdict; and when that pass does not hand every line over (a tampered log goes verify's
+/// exact way, or no line was watched), the report reads the log itself: the same bytes again.
+#[test]
+fn issue_21_report_from_verifys_pass_writes_the_bytes_of_the_whole_rendering() -> TestResult {
+    use arbiter::report_io::{verification, verification_watching, write_report_verified};
+    let tmp = tempfile::tempdir()?;
+    // A match the kit made (keys, checkpoints), notes with quotes and a letter beyond ASCII.
+    let dir = crate::decode::scripted_match(tmp.path(), 40);
+    let out = tmp.path().join("out.txt");
+    let same =
+        |format: Format, public: bool, watch: bool| -> Result<bool, Box<dyn std::error::Error>> {
+            let mut seen = 0usize;
+            let mut streamed = false;
+            write_report_verified(
+                &dir,
+                1,
+                format,
+                public,
+                |w| {
+                    let (v, s) = if watch {
+                        verification_watching(
+                            &dir,
+                            1,
+                            Some(&mut |l| {
+                                seen += 1;
+                                w(l)
+                            }),
+                        )
+                    } else {
+                        (verification(&dir, 1), false)
+                    };
+                    streamed = s;
+                    (Some(v), s)
+                },
+                &out,
+            )?;
+            let whole = render_game(&dir, 1, format, public, Some(verification(&dir, 1)))?;
+            assert_eq!(
+                std::fs::read_to_string(&out)?,
+                whole,
+                "{format:?} public={public}"
+            );
+            // Streamed: every line went through the watcher; none when none was watched.
+            assert!(seen > 0 || !streamed, "{format:?}: streamed, no line seen");
+            assert!(watch || seen == 0);
+            Ok(streamed)
+        };
+    for format in [Format::Html, Format::Markdown] {
+        for public in [false, true] {
+            // The lines come from verify's pass (the clean log is streamed).
+            assert!(
+                same(format, public, true)?,
+                "{format:?}: not from verify's pass"
+            );
+            // None handed over: the report reads the log itself.
+            assert!(!same(format, public, false)?);
+        }
+    }
+    // A byte of an entry changed: verify goes its exact way, the report reads the log itself.
+    let log = arbiter::layout::log_path(&dir, 1);
+    let text = std::fs::read_to_string(&log)?.replacen("quoted", "quotes", 1);
+    std::fs::write(&log, text)?;
+    for format in [Format::Html, Format::Markdown] {
+        assert!(
+            !same(format, false, true)?,
+            "{format:?}: a tampered log streamed"
+        );
+    }
+    Ok(())
+}

@@ -2,7 +2,12 @@
 //! answering a draw offer, which rejects it (9e). The moves standing at the end make the
 //! time-per-move table and the clock chart.
 use super::{Builder, MoveRow, Stamp};
+use crate::core::Side;
 use crate::core::event::{Event, EventKind};
+
+/// Most rows of moves taken back kept to be written over by later moves (issue 21): a few
+/// take-backs' worth, whatever the log's length.
+const SPARE_ROWS: usize = 1024;
 
 impl Builder {
     /// The timeline text of a move or a take-back (6a, 6b, 6d; 9e).
@@ -44,73 +49,119 @@ impl Builder {
     pub(super) fn collect_move(&mut self, s: Stamp, e: &Event) {
         use EventKind as K;
         match &e.kind {
-            K::MoveMade {
-                side,
-                san,
-                spent_ms,
-                remaining_ms,
-                declines_draw,
-                ..
-            } => {
-                let number = self.moves_of(*side) + 1;
-                let period = self
-                    .game
-                    .as_ref()
-                    .map_or(1, |g| g.profile().period_of(*side, number - 1).0 + 1);
-                let ply = self.line.len();
-                // The stamp goes to the row; a copy only for the offer this move answers.
-                let answer = declines_draw.then(|| s.clone());
-                self.line.push(MoveRow {
+            K::MoveMade { .. } => {
+                let row = MoveRow {
                     stamp: s,
-                    ply,
-                    number,
-                    side: *side,
-                    san: san.to_string(),
-                    spent_ms: i64::try_from(*spent_ms).unwrap_or(i64::MAX),
-                    remaining_ms: *remaining_ms,
-                    period,
-                    declines_draw: *declines_draw,
+                    ply: 0,
+                    number: 0,
+                    side: Side::White,
+                    san: String::new(),
+                    spent_ms: 0,
+                    remaining_ms: 0,
+                    period: 0,
+                    declines_draw: false,
                     corrected_from: None,
-                });
-                if let Some(s) = answer
-                    && let Some(k) = self.offer_of[side.other().index()]
-                    && self
-                        .report
-                        .draw_offers
-                        .get(k)
-                        .is_some_and(|o| o.answered.is_none())
-                {
-                    let numbered = self.numbered(ply, san);
-                    let Some(o) = self.report.draw_offers.get_mut(k) else {
-                        return;
-                    };
-                    o.answered = Some(s);
-                    o.outcome = format!(
-                        "rejected by {}'s move {} (9e)",
-                        self.names[side.index()],
-                        numbered
-                    );
-                }
+                };
+                self.push_move(row, e);
             }
-            K::MovesTakenBack { plies, .. } => {
-                let keep = self.line.len().saturating_sub(*plies);
-                // Rule 1: a void reaches only the latest entries, so an older take-back can never
-                // be given back: forget it (memory flat in the log's length). The rows of the
-                // last one forgotten are replaced by these in place (no buffer of a take-back's
-                // size made and dropped per take-back: issue 21).
-                let reach = s.entry.saturating_sub(2 * crate::core::game::VOID_WINDOW) as u64;
-                let mut removed = Vec::new();
-                while let Some(old) = self.taken.first_entry() {
-                    if *old.key() >= reach {
-                        break;
-                    }
-                    removed = old.remove();
-                }
-                removed.clear();
-                removed.extend(self.line.drain(keep..));
-                self.taken.insert(s.entry as u64, removed);
-            }
+            K::MovesTakenBack { .. } => self.take_back(s.entry, e),
             _ => {}
         }
+    }
+
+    /// [`Builder::collect_move`] of a move made (entry `i`, `utc` its UTC text), its row written
+    /// over a spare one, texts and all (issue 21: a long log makes and drops no text per move).
+    pub(super) fn collect_move_made(&mut self, i: usize, e: &Event, utc: &str) {
+        let Some(mut row) = self.spare_rows.pop() else {
+            self.collect_move(super::stamp(i, e, utc), e);
+            return;
+        };
+        row.stamp.entry = i;
+        row.stamp.at_ms = e.at;
+        row.stamp.game_time.clear();
+        super::push_hms(&mut row.stamp.game_time, e.at);
+        row.stamp.utc.clear();
+        row.stamp.utc.push_str(utc);
+        self.push_move(row, e);
+    }
+
+    /// A move made joins the line, in `row` (its stamp written; the rest is written here).
+    fn push_move(&mut self, mut row: MoveRow, e: &Event) {
+        let EventKind::MoveMade {
+            side,
+            san,
+            spent_ms,
+            remaining_ms,
+            declines_draw,
+            ..
+        } = &e.kind
+        else {
+            return;
+        };
+        let number = self.moves_of(*side) + 1;
+        let period = self
+            .game
+            .as_ref()
+            .map_or(1, |g| g.profile().period_of(*side, number - 1).0 + 1);
+        let ply = self.line.len();
+        // A copy of the stamp only for the offer this move answers.
+        let answer = declines_draw.then(|| row.stamp.clone());
+        row.ply = ply;
+        row.number = number;
+        row.side = *side;
+        row.san.clear();
+        row.san.push_str(san);
+        row.spent_ms = i64::try_from(*spent_ms).unwrap_or(i64::MAX);
+        row.remaining_ms = *remaining_ms;
+        row.period = period;
+        row.declines_draw = *declines_draw;
+        row.corrected_from = None;
+        self.line.push(row);
+        if let Some(s) = answer
+            && let Some(k) = self.offer_of[side.other().index()]
+            && self
+                .report
+                .draw_offers
+                .get(k)
+                .is_some_and(|o| o.answered.is_none())
+        {
+            let numbered = self.numbered(ply, san);
+            let Some(o) = self.report.draw_offers.get_mut(k) else {
+                return;
+            };
+            o.answered = Some(s);
+            o.outcome = format!(
+                "rejected by {}'s move {} (9e)",
+                self.names[side.index()],
+                numbered
+            );
+        }
+    }
+
+    /// A take-back (entry `entry`) removes moves from the line.
+    fn take_back(&mut self, entry: usize, e: &Event) {
+        let EventKind::MovesTakenBack { plies, .. } = &e.kind else {
+            return;
+        };
+        let keep = self.line.len().saturating_sub(*plies);
+        // Rule 1: a void reaches only the latest entries, so an older take-back can never be
+        // given back: forget it (memory flat in the log's length). The rows of the last one
+        // forgotten are replaced by these in place (no buffer of a take-back's size made and
+        // dropped per take-back: issue 21), and its rows kept to be written over by the moves
+        // to come.
+        let reach = entry.saturating_sub(2 * crate::core::game::VOID_WINDOW) as u64;
+        let mut removed = Vec::new();
+        while let Some(old) = self.taken.first_entry() {
+            if *old.key() >= reach {
+                break;
+            }
+            removed = old.remove();
+            let room = SPARE_ROWS.saturating_sub(self.spare_rows.len());
+            let spare = removed.len().min(room);
+            self.spare_rows.extend(removed.drain(..spare));
+        }
+        removed.clear();
+        removed.extend(self.line.drain(keep..));
+        self.taken.insert(entry as u64, removed);
     }
 }
