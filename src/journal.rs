@@ -1598,6 +1598,9 @@ type DoneWith = (Vec<Decoded>, Vec<crate::log::fast::LineMeta>);
 const STREAM_BLOCK: usize = 256 * 1024;
 /// Blocks read but not yet merged, per checking thread.
 const STREAM_QUEUE: usize = 4;
+/// Joined blocks whose events a checking thread gets back only after this many more were joined
+/// (when the pass decodes events): about the events a replay thread has in hand.
+const GARBAGE_HOLD: usize = 10;
 /// Below this size the log is checked by one thread.
 const STREAM_PARALLEL_MIN: u64 = 1 << 20;
 
@@ -1692,7 +1695,11 @@ fn stream_clean_each(
         let mut sent = 0u64;
         let limit = (workers * STREAM_QUEUE) as u64;
         let spare: std::cell::RefCell<Vec<Vec<u8>>> = Default::default();
-        let mut garbage: Vec<DoneWith> = Vec::new();
+        let mut garbage: std::collections::VecDeque<DoneWith> = Default::default();
+        // Issue 21: a joined block's events go back to a checking thread only once the reader
+        // that replays them on a thread of its own (`crate::matchdir`) is most likely done with
+        // them, so that the thread that made them drops them (freed where they were taken).
+        let hold = if decode { GARBAGE_HOLD } else { 0 };
         let read = read_blocks(
             &mut file,
             || spare.borrow_mut().pop(),
@@ -1711,7 +1718,11 @@ fn stream_clean_each(
                         return false;
                     }
                 }
-                let done_with = garbage.pop().unwrap_or_default();
+                let done_with = if garbage.len() > hold {
+                    garbage.pop_front().unwrap_or_default()
+                } else {
+                    DoneWith::default()
+                };
                 let ok = jobs_tx.send((sent, base, block, done_with)).is_ok();
                 sent += 1;
                 ok
@@ -1721,8 +1732,12 @@ fn stream_clean_each(
         for (k, facts) in done_rx {
             pending.insert(k, facts);
         }
-        let all = join.drain(&mut pending, &mut each, &mut Vec::new(), &mut Vec::new())
-            && join.blocks == sent;
+        let all = join.drain(
+            &mut pending,
+            &mut each,
+            &mut Vec::new(),
+            &mut Default::default(),
+        ) && join.blocks == sent;
         read.filter(|_| all)
     });
     let unchanged = crate::fsio::open_match_file(path)
@@ -1779,7 +1794,7 @@ impl Join {
         pending: &mut std::collections::BTreeMap<u64, Option<Checked>>,
         each: &mut impl FnMut(&LineView<'_>),
         spare: &mut Vec<Vec<u8>>,
-        garbage: &mut Vec<DoneWith>,
+        garbage: &mut std::collections::VecDeque<DoneWith>,
     ) -> bool {
         while self.failed.is_none() {
             let Some(facts) = pending.remove(&self.blocks) else {
@@ -1800,8 +1815,8 @@ impl Join {
                         }
                         _ => events,
                     };
-                    if garbage.len() < STREAM_QUEUE {
-                        garbage.push((events, lines));
+                    if garbage.len() < STREAM_QUEUE + GARBAGE_HOLD {
+                        garbage.push_back((events, lines));
                     }
                     if !ok {
                         self.failed = Some(self.blocks);

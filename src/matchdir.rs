@@ -19,6 +19,7 @@ use crate::session::{
 use crate::sign::{self, KeySource, SignError};
 
 pub mod beat;
+mod pipe;
 
 /// Event kinds after which a checkpoint is signed: clock corrections, draw-offer decisions,
 /// breaks (their start and end), results, and the archive of rule 13.
@@ -784,17 +785,33 @@ fn replay_log_with(
 /// (the log had something to report, or changed while it was read): the log is then replayed
 /// apart ([`replay_log`]), and when that read finds other entries than the check's while the
 /// check passed, the replay is refused ([`MatchError::Changed`]) rather than show a state verify
-/// did not check. The check is returned either way.
+/// did not check. The check is returned either way. `each` sees each event as the pass reads
+/// it, on this thread.
 pub fn replay_verified<S>(
     match_dir: &Path,
     n: u32,
     init: impl Fn() -> S,
     mut each: impl FnMut(&mut S, &Event),
 ) -> (crate::witness::LogCheck, Result<(Replayed, S), MatchError>) {
-    replay_verified_with(match_dir, n, init, |s, ev, r| {
+    replay_verified_inline(match_dir, n, init, |s, ev, r| {
         each(s, ev);
         r.push_shared(Arc::clone(ev))
     })
+}
+
+/// [`replay_verified`] with the game replayed on a thread of its own, beside the pass
+/// ([`pipe`]): `status`, whose fold is nothing.
+pub fn replay_verified_apart(
+    match_dir: &Path,
+    n: u32,
+) -> (crate::witness::LogCheck, Result<Replayed, MatchError>) {
+    let (check, r) = replay_verified_with(
+        match_dir,
+        n,
+        || (),
+        |(), ev, r| r.push_shared(Arc::clone(ev)),
+    );
+    (check, r.map(|(r, ())| r))
 }
 
 /// [`replay_verified`] with the game's times gathered from the same replay
@@ -812,36 +829,55 @@ pub fn replay_verified_times(
 }
 
 /// [`replay_verified`] where `step` pushes each event into the replay itself (`false` once the
-/// replay failed).
-pub fn replay_verified_with<S>(
+/// replay failed), on a thread of its own beside the pass ([`pipe`]).
+pub fn replay_verified_with<S: Send>(
+    match_dir: &Path,
+    n: u32,
+    init: impl Fn() -> S,
+    mut step: impl FnMut(&mut S, &Arc<Event>, &mut Replayer) -> bool + Send,
+) -> (crate::witness::LogCheck, Result<(Replayed, S), MatchError>) {
+    let (mut fold, mut tail) = Fold::start(match_dir, n, init());
+    // Issue 21: each line's event is decoded on the cores that check the lines; this thread
+    // reads and joins them, and the game is replayed on a thread of its own ([`pipe`]).
+    let (check, streamed) = {
+        let mut consume = |item: pipe::Item, _: &mut Vec<pipe::Item>| tail.take(item, &mut step);
+        pipe::pipelined(&mut consume, |feed| fold.pass(match_dir, n, feed))
+    };
+    verified_or_apart(match_dir, n, (check, streamed), fold, tail, init, step)
+}
+
+/// [`replay_verified_with`], the replay on this thread as the pass reads each line
+/// ([`replay_verified`]).
+fn replay_verified_inline<S>(
     match_dir: &Path,
     n: u32,
     init: impl Fn() -> S,
     mut step: impl FnMut(&mut S, &Arc<Event>, &mut Replayer) -> bool,
 ) -> (crate::witness::LogCheck, Result<(Replayed, S), MatchError>) {
-    let path = log_path(match_dir, n);
-    let mut fold = Fold {
-        state: init(),
-        replay: Replayer::new(),
-        first: None,
-        last: Vec::new(),
-        last_offset: 0,
-        offset: 0,
-        entries: 0,
-        decode: None,
-        failed: false,
-        whole: true,
+    let (mut fold, mut tail) = Fold::start(match_dir, n, init());
+    let (check, streamed) = {
+        let mut consume = |item: pipe::Item, _: &mut Vec<pipe::Item>| tail.take(item, &mut step);
+        pipe::inline(&mut consume, |feed| fold.pass(match_dir, n, feed))
     };
-    // Issue 21: each line's event is decoded on the cores that check the lines; this thread
-    // only replays.
-    let (check, streamed) = crate::journal::with_events_decoded(|| {
-        crate::witness::check_before_showing_watching(match_dir, n, &mut |v| {
-            fold.take(v, &mut step);
-        })
-    });
-    if streamed && fold.whole {
-        return (check, fold.finish(&path));
+    verified_or_apart(match_dir, n, (check, streamed), fold, tail, init, step)
+}
+
+/// [`replay_verified_with`]'s and [`replay_verified_inline`]'s end: the game from the pass's
+/// lines, or (when the pass could not hand every line over) replayed apart and compared.
+fn verified_or_apart<S>(
+    match_dir: &Path,
+    n: u32,
+    (check, streamed): (crate::witness::LogCheck, bool),
+    fold: Fold,
+    tail: FoldTail<S>,
+    init: impl Fn() -> S,
+    mut step: impl FnMut(&mut S, &Arc<Event>, &mut Replayer) -> bool,
+) -> (crate::witness::LogCheck, Result<(Replayed, S), MatchError>) {
+    let path = log_path(match_dir, n);
+    if streamed && fold.whole && fold.has_last() {
+        return (check, fold.finish(tail, &path));
     }
+    drop(tail);
     let mut state = init();
     let r = replay_log_with(&path, |_, ev, r| step(&mut state, ev, r)).and_then(|r| {
         let same = check.entries == Some(r.entries)
@@ -859,29 +895,92 @@ pub fn replay_verified_with<S>(
     (check, r)
 }
 
-/// What [`replay_verified`] folds from the lines of verify's pass.
-struct Fold<S> {
-    state: S,
-    replay: Replayer,
+/// What [`replay_verified`] keeps of the lines of verify's pass, on the thread that joins them.
+struct Fold {
     first: Option<Entry>,
-    /// The latest line's bytes and offset (parsed whole once, at the end).
+    /// The log's length before the pass: a line that ends before it is not the last.
+    tail_from: u64,
+    /// The latest line kept, its seq and its offset (parsed whole once, at the end).
     last: Vec<u8>,
+    last_seq: Option<u64>,
     last_offset: u64,
     offset: u64,
     entries: u64,
-    decode: Option<DecodeError>,
-    /// The replay (or a decoding) failed: later lines are only counted.
-    failed: bool,
     /// Every line came with its bytes.
     whole: bool,
 }
 
-impl<S> Fold<S> {
+/// What [`replay_verified`] folds from the events of verify's pass, on the replay thread.
+struct FoldTail<S> {
+    state: S,
+    replay: Replayer,
+    decode: Option<DecodeError>,
+    /// The replay (or a decoding) failed: later events are dropped.
+    failed: bool,
+}
+
+impl<S> FoldTail<S> {
     fn take(
         &mut self,
-        v: &crate::journal::LineView<'_>,
+        item: pipe::Item,
         step: &mut impl FnMut(&mut S, &Arc<Event>, &mut Replayer) -> bool,
     ) {
+        match item {
+            _ if self.failed => {}
+            pipe::Item::Line(_, Ok(ev)) => {
+                self.failed = !step(&mut self.state, &ev, &mut self.replay);
+            }
+            pipe::Item::Line(_, Err(d)) => {
+                self.decode = Some(d);
+                self.failed = true;
+            }
+            // The pass of verify never reads the log a second time.
+            pipe::Item::Restart => {}
+        }
+    }
+}
+
+impl Fold {
+    /// Before the pass over game `n`'s log: nothing read, `state` not fed.
+    fn start<S>(match_dir: &Path, n: u32, state: S) -> (Fold, FoldTail<S>) {
+        let fold = Fold {
+            first: None,
+            // Only the lines that reach the log's length now are kept: the last one, unless the
+            // log grows meanwhile (then each line past that length).
+            tail_from: std::fs::metadata(log_path(match_dir, n)).map_or(0, |m| m.len()),
+            last: Vec::new(),
+            last_seq: None,
+            last_offset: 0,
+            offset: 0,
+            entries: 0,
+            whole: true,
+        };
+        let tail = FoldTail {
+            state,
+            replay: Replayer::new(),
+            decode: None,
+            failed: false,
+        };
+        (fold, tail)
+    }
+
+    /// Verify's pass over game `n`'s log ([`crate::witness::check_before_showing_watching`]),
+    /// each line's event decoded on the checking threads and handed to `feed`; whether the pass
+    /// streamed every line.
+    fn pass(
+        &mut self,
+        match_dir: &Path,
+        n: u32,
+        feed: &mut pipe::Feed,
+    ) -> (crate::witness::LogCheck, bool) {
+        crate::journal::with_events_decoded(|| {
+            crate::witness::check_before_showing_watching(match_dir, n, &mut |v| {
+                self.take(v, feed);
+            })
+        })
+    }
+
+    fn take(&mut self, v: &crate::journal::LineView<'_>, feed: &mut pipe::Feed) {
         let Some(line) = v.line.filter(|_| v.seq == self.entries) else {
             self.whole = false;
             return;
@@ -890,35 +989,32 @@ impl<S> Fold<S> {
             self.first = v.entry.cloned();
         }
         self.entries += 1;
-        self.last.clear();
-        self.last.extend_from_slice(line);
-        self.last_offset = self.offset;
-        self.offset += line.len() as u64 + 1;
-        if self.failed {
-            return;
+        // Issue 21: not a copy of each line (365 MB of copying for a 1,000,000-entry log).
+        let end = self.offset + line.len() as u64;
+        if end + 1 >= self.tail_from {
+            self.last.clear();
+            self.last.extend_from_slice(line);
+            self.last_seq = Some(v.seq);
+            self.last_offset = self.offset;
         }
-        let decoded;
+        self.offset = end + 1;
         let event = match v.event {
-            Some(e) => e.as_ref(),
-            None => {
-                decoded = crate::log::codec::decode_canonical(line).map(|d| Arc::new(d.event));
-                decoded.as_ref()
-            }
+            Some(e) => e.clone(),
+            None => crate::log::codec::decode_canonical(line).map(|d| Arc::new(d.event)),
         };
-        match event {
-            Ok(ev) => self.failed = !step(&mut self.state, ev, &mut self.replay),
-            Err(d) => {
-                self.decode = Some(d.clone());
-                self.failed = true;
-            }
-        }
+        feed.push(pipe::Item::Line(v.seq, event));
     }
 
-    fn finish(self, path: &Path) -> Result<(Replayed, S), MatchError> {
-        if let Some(d) = self.decode {
+    /// The last line read is the one kept.
+    fn has_last(&self) -> bool {
+        self.entries == 0 || self.last_seq == Some(self.entries - 1)
+    }
+
+    fn finish<S>(self, tail: FoldTail<S>, path: &Path) -> Result<(Replayed, S), MatchError> {
+        if let Some(d) = tail.decode {
             return Err(MatchError::Decode(d));
         }
-        let game = self.replay.finish(path)?;
+        let game = tail.replay.finish(path)?;
         let first = self.first.ok_or(MatchError::EmptyLog)?;
         let last = if self.entries > 1 {
             crate::log::parse_line(&self.last, self.last_offset).map_err(|e| {
@@ -940,7 +1036,7 @@ impl<S> Fold<S> {
                 last,
                 one_pass: true,
             },
-            self.state,
+            tail.state,
         ))
     }
 }
@@ -987,8 +1083,9 @@ pub fn open_game_with(
 }
 
 /// What folds a game's events as [`open_game_observed`] replays them (the Board UI's move times
-/// and alarms), without keeping the log.
-pub trait OpenObserver {
+/// and alarms), without keeping the log. It runs on the replay's thread, beside the reading of
+/// the log (issue 21), hence `Send`.
+pub trait OpenObserver: Send {
     /// The next event of the log, with what the open's one replay did with it (the clocks
     /// before it, the game after it: [`crate::report::times::TimesStream::push_replayed`]).
     fn event(&mut self, ev: &Event, replayed: crate::report::times::Replayed<'_>);
@@ -1046,49 +1143,40 @@ enum Attempt {
     Cut { game: u32, what: String },
 }
 
-/// What [`open_game_once`] gathers from each line of the log as it is read.
+/// What [`open_game_once`] gathers from each line of the log as it is read, on the thread that
+/// reads and joins the lines; the events go on to the replay's thread ([`OpenReplay`]).
 struct OpenPass {
-    replay: Replayer,
-    keep_events: bool,
-    events: std::collections::VecDeque<Event>,
-    seen: usize,
     listed_from: u64,
     beyond: Vec<String>,
     line0_sealed: bool,
     recovered: Vec<u64>,
     line0_game: Option<u32>,
-    /// The seq of the first entry the replay could not take (decoded or applied).
-    first_failed: Option<u64>,
 }
 
 impl OpenPass {
-    fn new(keep_events: bool, listed_from: u64) -> OpenPass {
+    fn new(listed_from: u64) -> OpenPass {
         OpenPass {
-            replay: Replayer::new(),
-            keep_events,
-            events: std::collections::VecDeque::new(),
-            seen: 0,
             listed_from,
             beyond: Vec::new(),
             line0_sealed: false,
             recovered: Vec::new(),
             line0_game: None,
-            first_failed: None,
         }
     }
 
-    /// Line `seq` (of kind `kind`; `first` is line 0's entry) decoded from its checked bytes.
+    /// Line `seq` (of kind `kind`; `first` is line 0's entry) decoded from its checked bytes:
+    /// what this thread reads of it, and the event handed to the replay.
     fn line(
         &mut self,
         seq: u64,
         kind: &str,
         first: Option<&Entry>,
         ev: Result<&Arc<Event>, &DecodeError>,
-        each: &mut dyn OpenObserver,
+        feed: &mut pipe::Feed,
     ) {
         let ev = match ev {
             Ok(ev) => ev,
-            Err(d) => return self.undecodable(seq, d.clone()),
+            Err(d) => return feed.push(pipe::Item::Line(seq, Err(d.clone()))),
         };
         if kind == crate::log::RECOVERY_KIND && ev.actor == crate::core::Actor::Kit {
             self.recovered.push(seq);
@@ -1101,23 +1189,76 @@ impl OpenPass {
             self.line0_game = Some(o.game);
             self.line0_sealed = crate::witness::is_sealed_log(e);
         }
-        self.event(seq, ev, each);
+        feed.push(pipe::Item::Line(seq, Ok(Arc::clone(ev))));
+    }
+}
+
+/// What [`open_game_once`] folds from each event of the log, on the replay's thread.
+struct OpenReplay {
+    replay: Replayer,
+    keep_events: bool,
+    /// The latest events, shared with the pass (issue 21: a copy of each of 1,000,000 events,
+    /// dropped soon after, was a third of the joining thread's time); copied once, at the end.
+    events: std::collections::VecDeque<Arc<Event>>,
+    seen: usize,
+    /// The seq of the first entry the replay could not take (decoded or applied).
+    first_failed: Option<u64>,
+}
+
+impl OpenReplay {
+    fn new(keep_events: bool) -> OpenReplay {
+        OpenReplay {
+            replay: Replayer::new(),
+            keep_events,
+            events: std::collections::VecDeque::new(),
+            seen: 0,
+            first_failed: None,
+        }
     }
 
-    /// The next event (entry `seq`): replayed once, for the game and for `each`, then kept (a
-    /// copy, only when events are kept).
-    fn event(&mut self, seq: u64, ev: &Arc<Event>, each: &mut dyn OpenObserver) {
-        if !self.replay.push_observed(ev, |step| each.event(ev, step))
+    /// An item of the pass: an event or an undecodable entry, or a new start. An event no
+    /// longer kept goes to `done`, when given.
+    fn take(
+        &mut self,
+        item: pipe::Item,
+        each: &mut dyn OpenObserver,
+        done: Option<&mut Vec<pipe::Item>>,
+    ) {
+        match item {
+            pipe::Item::Line(seq, Ok(ev)) => self.event(seq, ev, each, done),
+            pipe::Item::Line(seq, Err(d)) => self.undecodable(seq, d),
+            pipe::Item::Restart => {
+                *self = OpenReplay::new(self.keep_events);
+                each.restart();
+            }
+        }
+    }
+
+    /// The next event (entry `seq`): replayed once, for the game and for `each`, then kept
+    /// (only when events are kept); the oldest kept one then goes to `done`, when given (issue
+    /// 21: its last reference is let go on the thread that reads, which has time to spare; here,
+    /// long after the event was read, that cost a cache miss per entry).
+    fn event(
+        &mut self,
+        seq: u64,
+        ev: Arc<Event>,
+        each: &mut dyn OpenObserver,
+        done: Option<&mut Vec<pipe::Item>>,
+    ) {
+        if !self.replay.push_observed(&ev, |step| each.event(&ev, step))
             && self.first_failed.is_none()
         {
             self.first_failed = Some(seq);
         }
         self.seen += 1;
         if self.keep_events {
-            if self.events.len() == EVENTS_KEPT {
-                self.events.pop_front();
+            if self.events.len() == EVENTS_KEPT
+                && let Some(old) = self.events.pop_front()
+                && let Some(done) = done
+            {
+                done.push(pipe::Item::Line(seq, Ok(old)));
             }
-            self.events.push_back(Event::clone(ev));
+            self.events.push_back(ev);
         }
     }
 
@@ -1220,55 +1361,71 @@ fn open_game_once(
     }
     let listed_from = sizes.iter().copied().min().unwrap_or(0);
     // Issue 21: the log is read once, by the checked pass (on the cores, as verify reads it),
-    // each line decoded once and the game replayed once, for the session and for `each`.
-    let mut pass = OpenPass::new(keep_events, listed_from);
-    let (mut journal, heads) = Journal::open_streamed(
-        &path,
-        Box::new(crate::journal::RealOps),
-        &sizes,
-        |l| match l {
-            crate::journal::OpenLine::View(v) => match (v.event, v.line) {
-                (Some(ev), _) => pass.line(v.seq, v.kind, v.entry, ev.as_ref(), each),
-                (None, Some(line)) => {
-                    let ev = crate::log::codec::decode_canonical(line).map(|d| Arc::new(d.event));
-                    pass.line(v.seq, v.kind, v.entry, ev.as_ref(), each)
-                }
-                (None, None) => pass.undecodable(v.seq, DecodeError::Missing("line")),
-            },
-            crate::journal::OpenLine::Entry(e, line) => {
-                let ev = crate::log::codec::decode_canonical(line).map(|d| Arc::new(d.event));
-                pass.line(
-                    e.seq,
-                    &e.kind,
-                    Some(e).filter(|e| e.seq == 0),
-                    ev.as_ref(),
-                    each,
-                )
-            }
-            crate::journal::OpenLine::Restart => {
-                pass = OpenPass::new(keep_events, listed_from);
-                each.restart();
-            }
-        },
-    )?;
+    // each line decoded once and the game replayed once, for the session and for `each`, on a
+    // thread of its own beside the reading ([`pipe`]).
+    let mut pass = OpenPass::new(listed_from);
+    let mut folded = OpenReplay::new(keep_events);
+    let opened = {
+        let mut consume =
+            |item: pipe::Item, done: &mut Vec<pipe::Item>| folded.take(item, each, Some(done));
+        pipe::pipelined(&mut consume, |feed| {
+            Journal::open_streamed(
+                &path,
+                Box::new(crate::journal::RealOps),
+                &sizes,
+                |l| match l {
+                    crate::journal::OpenLine::View(v) => match (v.event, v.line) {
+                        (Some(ev), _) => pass.line(v.seq, v.kind, v.entry, ev.as_ref(), feed),
+                        (None, Some(line)) => {
+                            let ev = crate::log::codec::decode_canonical(line)
+                                .map(|d| Arc::new(d.event));
+                            pass.line(v.seq, v.kind, v.entry, ev.as_ref(), feed)
+                        }
+                        (None, None) => {
+                            feed.push(pipe::Item::Line(v.seq, Err(DecodeError::Missing("line"))))
+                        }
+                    },
+                    crate::journal::OpenLine::Entry(e, line) => {
+                        let ev =
+                            crate::log::codec::decode_canonical(line).map(|d| Arc::new(d.event));
+                        pass.line(
+                            e.seq,
+                            &e.kind,
+                            Some(e).filter(|e| e.seq == 0),
+                            ev.as_ref(),
+                            feed,
+                        )
+                    }
+                    crate::journal::OpenLine::Restart => {
+                        pass = OpenPass::new(listed_from);
+                        feed.push(pipe::Item::Restart);
+                    }
+                },
+            )
+        })
+    };
+    let (mut journal, heads) = opened?;
     // The recovery entries the open appended (a torn tail cut off) belong to the game too.
     for e in journal.recoveries() {
         match event_of(e) {
-            Ok(ev) => pass.event(e.seq, &Arc::new(ev), each),
-            Err(d) => pass.undecodable(e.seq, d),
+            Ok(ev) => folded.event(e.seq, Arc::new(ev), each, None),
+            Err(d) => folded.undecodable(e.seq, d),
         }
     }
     let OpenPass {
-        replay,
-        events,
-        seen,
         beyond,
         line0_sealed,
         recovered,
         line0_game,
-        first_failed,
         ..
     } = pass;
+    let OpenReplay {
+        replay,
+        events,
+        seen,
+        first_failed,
+        ..
+    } = folded;
     // Line 0 binds the game: a log that names another game (copied or linked in) is not appended.
     if let Some(found) = line0_game
         && found != n
@@ -1429,7 +1586,12 @@ fn open_game_once(
         now_ms,
         notice: (!notes.is_empty()).then(|| notes.join("\n")),
         events_from: seen - events.len(),
-        events: events.into(),
+        // The kept events as the Board UI holds them: each copied once, here (the void window
+        // may still share the latest).
+        events: events
+            .into_iter()
+            .map(|e| Arc::try_unwrap(e).unwrap_or_else(|e| Event::clone(&e)))
+            .collect(),
     })))
 }
 

@@ -8,7 +8,7 @@ use crate::core::game::{Game, Phase};
 use crate::core::{Ms, timefmt};
 use crate::error::{Error, Exit};
 use crate::log::Entry;
-use crate::matchdir::{Replayed, match_score_with, replay_verified};
+use crate::matchdir::{Replayed, match_score_with, replay_verified_apart};
 use crate::session::summary_text;
 
 #[derive(Debug, Clone, Args)]
@@ -38,17 +38,15 @@ fn game_time_now(g: &Game, last: Option<&Entry>, now: DateTime<Utc>) -> (Ms, boo
 pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     let dir = &a.m.dir;
     let n = a.m.game_or_last(a.game)?;
-    // Issue 21: the game is replayed from the lines verify's one pass checked.
-    let (check, replayed) = replay_verified(dir, n, || (), |_, _| {});
-    let (
-        Replayed {
-            game: g,
-            entries,
-            last,
-            ..
-        },
-        (),
-    ) = replayed.map_err(|e| super::replay_failure_checked(dir, n, e, Some(&check)))?;
+    // Issue 21: the game is replayed from the lines verify's one pass checked, on a thread of
+    // its own beside the pass.
+    let (check, replayed) = replay_verified_apart(dir, n);
+    let Replayed {
+        game: g,
+        entries,
+        last,
+        ..
+    } = replayed.map_err(|e| super::replay_failure_checked(dir, n, e, Some(&check)))?;
     for l in &check.lines {
         errln!("arbiter: {l}");
     }

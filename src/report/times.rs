@@ -220,6 +220,42 @@ struct Ledger {
     /// The time control's clause (3 in 2003), for period additions and increments.
     time_clause: String,
     not_replayed: Option<String>,
+    /// The strings of moves forgotten, for the next moves' SAN.
+    spare: Spare,
+}
+
+/// Strings of moves a take-back removed and the ledger forgot, filled again by the next moves
+/// (issue 21: a string made and dropped for each of 600,000 moves). Not copied with the ledger.
+#[derive(Debug, Default)]
+struct Spare(Vec<String>);
+
+impl Spare {
+    /// At most this many are kept (a take-back's plies, about).
+    const KEPT: usize = 128;
+
+    /// `text` in a string of its own.
+    fn string(&mut self, text: &str) -> String {
+        match self.0.pop() {
+            Some(mut s) => {
+                s.clear();
+                s.push_str(text);
+                s
+            }
+            None => text.to_string(),
+        }
+    }
+
+    fn give(&mut self, s: String) {
+        if self.0.len() < Self::KEPT {
+            self.0.push(s);
+        }
+    }
+}
+
+impl Clone for Spare {
+    fn clone(&self) -> Self {
+        Spare::default()
+    }
 }
 
 fn increment_of(e: &Event) -> i64 {
@@ -243,6 +279,24 @@ fn moves_pressed(
     let moved_first = usize::from(side == first);
     let mine = (standing + moved_first) / 2;
     mine + pressed[side.index()].len()
+}
+
+/// `n` in decimal, appended (as `{n}` formats it, without the formatting machinery).
+fn push_number(text: &mut String, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut k = digits.len();
+    let mut n = n;
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for d in &digits[k..] {
+        text.push(char::from(*d));
+    }
 }
 
 fn side_name(s: Side) -> String {
@@ -301,7 +355,7 @@ impl Ledger {
         self.moves.push(MoveTime {
             ply: self.moves.len(),
             side,
-            san: san.to_string(),
+            san: self.spare.string(san),
             entry: i,
             time_ms: p.time_ms,
             clock_ms: p.clock_ms,
@@ -312,7 +366,6 @@ impl Ledger {
     }
 
     fn take_back(&mut self, i: usize, e: &Event, plies: usize) {
-        use std::fmt::Write as _;
         let keep = self.moves.len().saturating_sub(plies);
         self.touch(keep);
         // Rule 1: a void reaches only the latest entries (`VOID_WINDOW`), so a take-back older
@@ -327,7 +380,9 @@ impl Ledger {
             }
             removed = old.remove().removed;
         }
-        removed.clear();
+        for m in removed.drain(..) {
+            self.spare.give(m.san);
+        }
         removed.extend(self.moves.drain(keep..));
         let given: [i64; 2] = Side::BOTH.map(|side| {
             removed
@@ -344,34 +399,37 @@ impl Ledger {
             let t = given[side.index()];
             self.pending[side.index()] += t;
             // The bytes of `{numbered, ...} taken back: {its|their} time ({}) stays on {}'s
-            // clock and counts in {}'s next move`, written in place.
-            let mut text = String::new();
-            let mut count = 0usize;
-            for m in mine {
-                if count > 0 {
+            // clock and counts in {}'s next move`, written in place into a string sized once
+            // (issue 21: a take-back of 60 plies grew its two lines a dozen times through the
+            // formatting machinery, a fifth of a 1,000,000-entry replay's time).
+            let (count, sans) = mine
+                .clone()
+                .fold((0usize, 0usize), |(c, l), m| (c + 1, l + m.san.len()));
+            let mut text = String::with_capacity(sans + count * 14 + 120);
+            for (k, m) in mine.enumerate() {
+                if k > 0 {
                     text.push_str(", ");
                 }
-                count += 1;
-                let _ = write!(
-                    text,
-                    "{}{} {}",
-                    self.numbering.number(m.ply),
-                    if self.numbering.is_white(m.ply) {
-                        "."
-                    } else {
-                        "..."
-                    },
-                    m.san
-                );
+                push_number(&mut text, self.numbering.number(m.ply));
+                text.push_str(if self.numbering.is_white(m.ply) {
+                    ". "
+                } else {
+                    "... "
+                });
+                text.push_str(&m.san);
             }
-            let _ = write!(
-                text,
-                " taken back: {} time ({}) stays on {}'s clock and counts in {}'s next move",
-                if count == 1 { "its" } else { "their" },
-                crate::core::timefmt::exact(t.max(0).unsigned_abs()),
-                side_name(side),
-                side_name(side),
-            );
+            text.push_str(if count == 1 {
+                " taken back: its time ("
+            } else {
+                " taken back: their time ("
+            });
+            text.push_str(&crate::core::timefmt::exact(t.max(0).unsigned_abs()));
+            let name = side_name(side);
+            text.push_str(") stays on ");
+            text.push_str(&name);
+            text.push_str("'s clock and counts in ");
+            text.push_str(&name);
+            text.push_str("'s next move");
             self.item(i, e, Some(side), ItemKind::TakenBack, (0, t), text);
         }
         self.taken.insert(
@@ -845,6 +903,7 @@ impl Default for TimesStream {
                 budget: [0, 0],
                 time_clause: String::new(),
                 not_replayed: None,
+                spare: Spare::default(),
             },
             next: 0,
         }
