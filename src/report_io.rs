@@ -551,8 +551,16 @@ fn write_out(
         Some(v) => v,
         None => Verification::not_checked(entries),
     };
-    let (head, tail) = crate::report::parts(&report, streamed.timeline_rows, format);
-    drop(report);
+    let rows = streamed.timeline_rows;
+    // Markdown's tail is written from the report a piece at a time (issue 21: a long log's
+    // clock lines are megabytes); HTML's is short.
+    let (head, tail) = match format {
+        Format::Html => {
+            let (head, tail) = crate::report::parts(&report, rows, format);
+            (head, Some(tail))
+        }
+        Format::Markdown => (crate::report::markdown::head_part(&report, rows), None),
+    };
     let write_error = |source| WriteReportError::Write {
         path: out.to_owned(),
         source,
@@ -577,7 +585,14 @@ fn write_out(
                 w.flush()?;
             }
         }
-        f.write_all(tail.as_bytes())
+        match tail {
+            Some(tail) => f.write_all(tail.as_bytes()),
+            None => {
+                let mut w = std::io::BufWriter::with_capacity(1 << 16, &*f);
+                crate::report::markdown::write_tail(&report, rows, &mut w)?;
+                w.flush()
+            }
+        }
     })
     .map_err(|source| match read_error.take() {
         Some(e) => WriteReportError::Read(e),

@@ -123,6 +123,14 @@ pub fn render(r: &Report) -> String {
 /// The report around its timeline rows, for a timeline of `rows` rows written in between
 /// ([`timeline_row`]): what comes before the first row, and what comes after the last.
 pub fn parts(r: &Report, rows: usize) -> (String, String) {
+    let head = head_part(r, rows);
+    let mut tail = String::new();
+    tail_part(&mut tail, r, rows, usize::MAX, &mut |_| {});
+    (head, tail)
+}
+
+/// What comes before the first row ([`parts`]).
+pub fn head_part(r: &Report, rows: usize) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -147,19 +155,62 @@ pub fn parts(r: &Report, rows: usize) -> (String, String) {
     verification(&mut s, r);
     result(&mut s, r);
     timeline_head(&mut s, rows, &r.cites);
-    let head = std::mem::take(&mut s);
+    s
+}
+
+/// What comes after the last row ([`parts`]) written to `out` a piece of at most about
+/// [`TAIL_PIECE`] bytes at a time (issue 21: the clock lines of a long log's take-backs are
+/// megabytes of text, never held whole).
+pub fn write_tail(r: &Report, rows: usize, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    write_tail_in_pieces(r, rows, out, TAIL_PIECE)
+}
+
+/// [`write_tail`] in pieces of about `piece` bytes (for the tests: any piece gives the same
+/// bytes).
+pub fn write_tail_in_pieces(
+    r: &Report,
+    rows: usize,
+    out: &mut dyn std::io::Write,
+    piece: usize,
+) -> std::io::Result<()> {
+    let mut failed = None;
+    let mut s = String::new();
+    let mut flush = |s: &mut String| {
+        if failed.is_none()
+            && let Err(e) = out.write_all(s.as_bytes())
+        {
+            failed = Some(e);
+        }
+        s.clear();
+    };
+    tail_part(&mut s, r, rows, piece, &mut flush);
+    flush(&mut s);
+    failed.map_or(Ok(()), Err)
+}
+
+/// How much of the tail [`write_tail`] holds before writing it out.
+const TAIL_PIECE: usize = 1 << 20;
+
+/// The tail of [`parts`] appended to `s`; `flush` is handed `s` when it holds `piece` bytes or
+/// more (it may write and empty it).
+fn tail_part(
+    s: &mut String,
+    r: &Report,
+    rows: usize,
+    piece: usize,
+    flush: &mut dyn FnMut(&mut String),
+) {
     if rows > 0 {
         s.push('\n');
     }
-    moves(&mut s, r);
-    clock_notes(&mut s, r);
-    draw_offers(&mut s, r);
-    infractions(&mut s, r);
-    incidents(&mut s, r);
-    disputes(&mut s, r);
-    parameters(&mut s, r);
-    archives(&mut s, r);
-    (head, s)
+    moves(s, r, piece, flush);
+    clock_notes(s, r);
+    draw_offers(s, r);
+    infractions(s, r);
+    incidents(s, r);
+    disputes(s, r);
+    parameters(s, r);
+    archives(s, r);
 }
 
 /// What was declared before the game (1, 4c, 6c, 8a, 9c) and the rules profile.
@@ -300,7 +351,7 @@ pub fn timeline_row(s: &mut String, t: &TimelineEntry) {
 }
 
 /// Time per move, one row per move number.
-fn moves(s: &mut String, r: &Report) {
+fn moves(s: &mut String, r: &Report, piece: usize, flush: &mut dyn FnMut(&mut String)) {
     s.push_str("## Time per move\n\n");
     if r.moves.is_empty() {
         s.push_str("No moves.\n\n");
@@ -320,12 +371,12 @@ fn moves(s: &mut String, r: &Report) {
         }
         s.push('\n');
     }
-    times(s, r);
+    times(s, r, piece, flush);
 }
 
 /// Time used by each side, by its clock, and the clock lines of their own (3, 6d, 7c, 7e,
 /// restart gaps): each move's time is the drop of its side's clock between its presses.
-fn times(s: &mut String, r: &Report) {
+fn times(s: &mut String, r: &Report, piece: usize, flush: &mut dyn FnMut(&mut String)) {
     if !r.totals.is_empty() {
         s.push_str("Time used, by the clocks:\n\n");
         for t in &r.totals {
@@ -348,6 +399,9 @@ fn times(s: &mut String, r: &Report) {
             &["When", "Clock of", "Clause", "What", "Line", "On the clock"],
         );
         for t in &r.time_items {
+            if s.len() >= piece {
+                flush(s);
+            }
             row(
                 s,
                 &[
