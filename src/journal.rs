@@ -1557,34 +1557,46 @@ impl Drop for DecodeInPass {
 
 /// The events of a checked block's lines, in order, into `out` (emptied first: the events of a
 /// block joined before are dropped here, on the thread that made them, and the buffer reused).
-fn decode_block(
-    b: &BlockFacts,
-    out: &mut Vec<Decoded>,
-    reuse: &mut Vec<std::sync::Arc<crate::core::event::Event>>,
-) {
+fn decode_block(b: &BlockFacts, out: &mut Vec<Decoded>, reuse: &mut Reuse) {
     out.clear();
     out.extend(b.lines.iter().map(|m| {
         let (at, len) = (m.line.0 as usize, m.line.1 as usize);
         let line = b.block.get(at..at + len).unwrap_or_default();
         match b.kinds.get(m.kind as usize) {
-            Some(kind) => crate::log::codec::decode_checked(line, m, kind, reuse.pop()),
+            Some(kind) => {
+                let spare = reuse[reuse_slot(kind)].pop();
+                crate::log::codec::decode_checked(line, m, kind, spare)
+            }
             None => crate::log::codec::decode_shared(line),
         }
     }));
 }
 
+/// Events of blocks joined before that nothing holds any more, by kind ([`reuse_slot`]): a move
+/// is written over a move (its FEN's memory then fits), a note over a note.
+type Reuse = [Vec<std::sync::Arc<crate::core::event::Event>>; 4];
+
+/// The [`Reuse`] list for events of `kind`.
+fn reuse_slot(kind: &str) -> usize {
+    match kind {
+        "move_made" => 0,
+        "internal_clock_reported" => 1,
+        "note" => 2,
+        _ => 3,
+    }
+}
+
 /// The events of `done` (a block joined before) that nothing else holds any more, moved to
-/// `reuse` (at most a block's worth); the others dropped. `done` is left empty.
-fn keep_unshared(
-    done: &mut Vec<Decoded>,
-    reuse: &mut Vec<std::sync::Arc<crate::core::event::Event>>,
-) {
+/// `reuse` by kind (at most a block's worth); the others dropped. `done` is left empty.
+fn keep_unshared(done: &mut Vec<Decoded>, reuse: &mut Reuse) {
     for d in done.drain(..) {
         if let Ok(mut e) = d
-            && reuse.len() < STREAM_BLOCK / 64
-            && std::sync::Arc::get_mut(&mut e).is_some()
+            && let Some(event) = std::sync::Arc::get_mut(&mut e)
         {
-            reuse.push(e);
+            let list = &mut reuse[reuse_slot(event.kind_str())];
+            if list.len() < STREAM_BLOCK / 64 {
+                list.push(e);
+            }
         }
     }
 }
@@ -1668,7 +1680,7 @@ fn stream_clean_each(
             s.spawn(move || {
                 // Events of blocks joined before that nothing holds any more: their memory is
                 // written over by the next block's events (issue 21: no allocation per event).
-                let mut reuse = Vec::new();
+                let mut reuse = Reuse::default();
                 loop {
                     let job = match jobs.lock() {
                         Ok(rx) => rx.recv(),

@@ -7,6 +7,10 @@ use super::Canon;
 use crate::core::Side;
 use crate::core::event::{EventKind, Text};
 
+/// Bytes kept for a move's FEN when its memory is first taken (a chess FEN runs to 90 at most in
+/// any game played; a longer one grows it).
+const FEN_ROOM: usize = 96;
+
 /// The body of the event kind `kind`, the whole of `body`, read at fixed shape; `None` for another
 /// kind or shape.
 pub(super) fn read(kind: &str, body: &str) -> Option<EventKind> {
@@ -215,7 +219,13 @@ impl Canon<'_> {
                 t.push_str(s);
                 t
             }
-            None => Text::new(s),
+            None => {
+                // Room for the longest FEN a game reaches, so that a later one written here
+                // fits without growing it.
+                let mut t = Text::with_capacity(s.len().max(FEN_ROOM));
+                t.push_str(s);
+                t
+            }
         }))
     }
 
