@@ -66,13 +66,33 @@ pub struct PgnMove {
     pub before: Vec<String>,
 }
 
-/// A free-text comment: braces cannot appear inside one, and its words are kept whole.
-fn comment(text: &str) -> String {
-    let clean: Vec<&str> = text.split_whitespace().collect();
-    format!(
-        "{{{}}}",
-        clean.join(" ").replace('{', "(").replace('}', ")")
-    )
+/// A free-text comment's words handed to `w` one by one: the text's words, single-spaced, in
+/// braces (braces cannot appear inside one: theirs become parentheses, and words are kept
+/// whole). Each is written into `tok` (issue 21: a 1,000,000-entry log's take-backs are 20,000
+/// comments, whose four copies each were a tenth of `pgn`).
+fn comment_tokens(text: &str, w: &mut Wrap<'_>, tok: &mut String) {
+    let mut words = text.split_whitespace().peekable();
+    if words.peek().is_none() {
+        w.token("{}");
+        return;
+    }
+    let mut first = true;
+    while let Some(word) = words.next() {
+        tok.clear();
+        if first {
+            tok.push('{');
+            first = false;
+        }
+        tok.extend(word.chars().map(|c| match c {
+            '{' => '(',
+            '}' => ')',
+            c => c,
+        }));
+        if words.peek().is_none() {
+            tok.push('}');
+        }
+        w.token(tok);
+    }
 }
 
 /// `h:mm:ss` of whole seconds.
@@ -150,8 +170,17 @@ impl Wrap<'_> {
 pub fn write_pgn(game: &PgnGame) -> String {
     use std::fmt::Write as _;
     let result = result_token(&game.result);
-    // About 40 bytes a move: the text is not copied as it grows (issue 21: a 1,000,000-entry log).
-    let mut out = String::with_capacity(1024 + game.moves.len() * 40);
+    // About 40 bytes a move and the comments' text, a newline every line: the text is not copied
+    // as it grows (issue 21: a 1,000,000-entry log).
+    let comments: usize = game
+        .moves
+        .iter()
+        .flat_map(|m| &m.before)
+        .chain(&game.trailing)
+        .map(|c| c.len() + 3)
+        .sum();
+    let text = game.moves.len() * 40 + comments;
+    let mut out = String::with_capacity(1024 + text + text / MAX_LINE);
     let mut tags: Vec<(&str, &str)> = vec![
         ("Event", &game.event),
         ("Site", &game.site),
@@ -186,9 +215,7 @@ pub fn write_pgn(game: &PgnGame) -> String {
     let mut tok = String::new();
     for (i, m) in game.moves.iter().enumerate() {
         for c in &m.before {
-            for t in comment(c).split(' ') {
-                w.token(t);
-            }
+            comment_tokens(c, &mut w, &mut tok);
         }
         // Every move is followed by a comment, so Black's moves repeat the number. The tokens
         // are written into one reused buffer (no allocation a move).
@@ -216,9 +243,7 @@ pub fn write_pgn(game: &PgnGame) -> String {
         w.token(&tok);
     }
     for c in &game.trailing {
-        for t in comment(c).split(' ') {
-            w.token(t);
-        }
+        comment_tokens(c, &mut w, &mut tok);
     }
     w.token(result);
     let line = std::mem::take(&mut w.line);
@@ -253,6 +278,49 @@ pub fn time_control_tag(periods: &[(Option<u32>, u64, u64)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue_21_a_comments_tokens_are_its_words_in_braces() {
+        // The comment as it was written whole before: its words joined, braces replaced,
+        // wrapped in braces, and cut at its spaces; the wrapped text the same either way.
+        fn whole(text: &str) -> Vec<String> {
+            let clean: Vec<&str> = text.split_whitespace().collect();
+            let c = format!(
+                "{{{}}}",
+                clean.join(" ").replace('{', "(").replace('}', ")")
+            );
+            c.split(' ').map(str::to_owned).collect()
+        }
+        let long = "6d: 1. d4, 2. c4 taken back: their time {0:00:00.300} stays ".repeat(9);
+        for text in [
+            "",
+            "   ",
+            "one",
+            " one ",
+            "{",
+            "}{ a\t\nb  {c}  ",
+            "  émoji 😀 \u{a0}non-breaking\u{2003}em space ",
+            &long,
+        ] {
+            let (mut a, mut b) = (String::from("1. e4 "), String::from("1. e4 "));
+            let mut tok = String::new();
+            let mut wa = Wrap {
+                out: &mut a,
+                line: "1. e4".to_owned(),
+            };
+            comment_tokens(text, &mut wa, &mut tok);
+            let line_a = wa.line;
+            let mut wb = Wrap {
+                out: &mut b,
+                line: "1. e4".to_owned(),
+            };
+            for t in whole(text) {
+                wb.token(&t);
+            }
+            let line_b = wb.line;
+            assert_eq!((a, line_a), (b, line_b), "{text:?}");
+        }
+    }
 
     fn game(moves: Vec<PgnMove>) -> PgnGame {
         PgnGame {
