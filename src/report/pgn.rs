@@ -83,11 +83,15 @@ fn comment_tokens(text: &str, w: &mut Wrap<'_>, tok: &mut String) {
             tok.push('{');
             first = false;
         }
-        tok.extend(word.chars().map(|c| match c {
-            '{' => '(',
-            '}' => ')',
-            c => c,
-        }));
+        if word.contains(['{', '}']) {
+            tok.extend(word.chars().map(|c| match c {
+                '{' => '(',
+                '}' => ')',
+                c => c,
+            }));
+        } else {
+            tok.push_str(word);
+        }
         if words.peek().is_none() {
             tok.push('}');
         }
