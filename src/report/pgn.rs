@@ -71,7 +71,17 @@ pub struct PgnMove {
 /// whole). Each is written into `tok` (issue 21: a 1,000,000-entry log's take-backs are 20,000
 /// comments, whose four copies each were a tenth of `pgn`).
 fn comment_tokens(text: &str, w: &mut Wrap<'_>, tok: &mut String) {
-    let mut words = text.split_whitespace().peekable();
+    // ASCII text is cut a byte at a time (its white space is ASCII's and the vertical tab).
+    if text.is_ascii() && !text.contains('\u{b}') {
+        words_tokens(text.split_ascii_whitespace(), w, tok);
+    } else {
+        words_tokens(text.split_whitespace(), w, tok);
+    }
+}
+
+/// [`comment_tokens`] of a comment's words.
+fn words_tokens<'t>(words: impl Iterator<Item = &'t str>, w: &mut Wrap<'_>, tok: &mut String) {
+    let mut words = words.peekable();
     if words.peek().is_none() {
         w.token("{}");
         return;
@@ -303,6 +313,7 @@ mod tests {
             " one ",
             "{",
             "}{ a\t\nb  {c}  ",
+            "vertical\u{b}tab and\u{c}form feed\r\n",
             "  émoji 😀 \u{a0}non-breaking\u{2003}em space ",
             &long,
         ] {
