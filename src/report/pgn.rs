@@ -352,6 +352,7 @@ pub fn time_control_tag(periods: &[(Option<u32>, u64, u64)]) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
