@@ -86,16 +86,7 @@ pub(crate) fn scripted_match(dir: &std::path::Path, plies: usize) -> std::path::
             ));
         }
     }
-    let file = dir.join("g.arb");
-    std::fs::write(&file, text).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .arg("script")
-        .arg(&file)
-        .arg("--match")
-        .arg(&m)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    crate::log_util::script_into(&m, &dir.join("g.arb"), &text);
     m
 }
 

@@ -140,3 +140,17 @@ pub fn arbiter_key_in(dir: &Path) {
     let public = sign::keygen(&key_path, None, "test arbiter").unwrap();
     sign::ensure_allowed_signer(dir, "arbiter", &public).unwrap();
 }
+
+/// Run the script `text` (written to `file`) into the match folder `m` with the kit's binary;
+/// it must succeed.
+pub fn script_into(m: &Path, file: &Path, text: &str) {
+    std::fs::write(file, text).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .arg("script")
+        .arg(file)
+        .arg("--match")
+        .arg(m)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}

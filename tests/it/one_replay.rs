@@ -137,16 +137,7 @@ fn issue_21_play_open_folds_the_move_times_from_the_one_replay() {
         script.push_str(&format!("0:00:40 arbiter note note {k}\n"));
     }
     script.push_str("0:01:00 move Nc6\n");
-    let file = tmp.path().join("g.arb");
-    std::fs::write(&file, script).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .arg("script")
-        .arg(&file)
-        .arg("--match")
-        .arg(&m)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    crate::log_util::script_into(&m, &tmp.path().join("g.arb"), &script);
     let (mut session, _, offset, mut ui) = tui::open_session(&PlaySetup {
         match_dir: &m,
         game: Some(1),
@@ -225,16 +216,7 @@ fn issue_21_pgn_and_the_open_from_events_handed_over_a_block_at_a_time() {
             script.push_str(&format!("{} move {}\n", crate::clauses::secs(t), sans[i]));
         }
     }
-    let file = tmp.path().join("g.arb");
-    std::fs::write(&file, script).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .arg("script")
-        .arg(&file)
-        .arg("--match")
-        .arg(&m)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    crate::log_util::script_into(&m, &tmp.path().join("g.arb"), &script);
     let path = arbiter::layout::log_path(&m, 1);
     assert!(std::fs::metadata(&path).unwrap().len() > 1 << 20);
     let (entries, events) = arbiter::matchdir::read_game(&path).unwrap();
