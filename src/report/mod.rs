@@ -22,6 +22,7 @@ pub mod kif; // shogi records in KIF
 pub mod markdown;
 pub mod model;
 pub mod pgn;
+pub mod rows;
 pub mod svg;
 pub mod times;
 
@@ -83,6 +84,14 @@ pub fn timeline_row(out: &mut String, t: &TimelineEntry, format: Format) {
     match format {
         Format::Html => html::timeline_row(out, t),
         Format::Markdown => markdown::timeline_row(out, t),
+    }
+}
+
+/// Each row of `rows`, rendered: the bytes of [`timeline_row`] of [`rows::Rows::entries`].
+pub fn timeline_rows(out: &mut String, rows: &rows::Rows, format: Format) {
+    match format {
+        Format::Html => html::rows(out, rows),
+        Format::Markdown => markdown::rows(out, rows),
     }
 }
 
