@@ -1217,7 +1217,13 @@ impl Builder {
     }
 
     fn moves_of(&self, side: Side) -> u32 {
-        self.line.iter().filter(|m| m.side == side).count() as u32
+        // Each row's number counts its side's moves up to it, so the side's latest row says how
+        // many it has (issue 21: the line is not counted again for every move).
+        self.line
+            .iter()
+            .rev()
+            .find(|m| m.side == side)
+            .map_or(0, |m| m.number)
     }
 
     fn human_side(&self) -> Option<Side> {

@@ -161,7 +161,13 @@ impl Builder {
             self.spare_rows.extend(removed.drain(..spare));
         }
         removed.clear();
-        removed.extend(self.line.drain(keep..));
+        if keep == 0 {
+            // The whole line taken back (back to the start position): its rows change hands
+            // whole, not one by one (issue 21).
+            std::mem::swap(&mut removed, &mut self.line);
+        } else {
+            removed.extend(self.line.drain(keep..));
+        }
         self.taken.insert(entry as u64, removed);
     }
 }
