@@ -804,19 +804,28 @@ pub const MOVE_CHUNK: usize = 8 << 20;
 
 /// The spooled rows (from the start of `rows`), appended to `out` in the kernel
 /// (`copy_file_range`, never through this process's memory), a chunk at a time; each chunk moved
-/// is punched out of the spool at once, so that the rows take their size on disk once, not twice.
-/// Where the file system cannot do either, the rows are copied through a buffer and the spool
+/// is punched out of the spool at once, so that the rows take their size on disk once, not twice,
+/// and its writeback to `out`'s disk started. Where the file system cannot do either, the rows are copied through a buffer and the spool
 /// keeps its blocks until it is closed.
 pub fn move_rows(rows: &std::fs::File, out: &mut std::fs::File) -> std::io::Result<()> {
     use rustix::fs::{FallocateFlags, copy_file_range, fallocate};
     use rustix::io::Errno;
     let mut at = 0u64;
     let mut punch = true;
+    let mut to = std::io::Seek::stream_position(out)?;
     loop {
         let from = at;
         match copy_file_range(rows, Some(&mut at), &*out, None, MOVE_CHUNK) {
             Ok(0) => return Ok(()),
-            Ok(_) => {}
+            Ok(moved) => {
+                // The chunk goes to the disk now, while the next ones are moved: `DONTNEED`
+                // starts its writeback (and lets its pages go once written), so that the fsync
+                // before the rename finds the rows written (issue 21: on the 1,000,000-entry
+                // log it waited ~55 ms for 126 MB of rows, ~2 ms after).
+                let len = std::num::NonZeroU64::new(moved as u64);
+                let _ = rustix::fs::fadvise(&*out, to, len, rustix::fs::Advice::DontNeed);
+                to += moved as u64;
+            }
             Err(Errno::INTR | Errno::AGAIN) => continue,
             // Not on this file system, or not between these two: the rest through a buffer.
             Err(Errno::XDEV | Errno::NOSYS | Errno::INVAL | Errno::OPNOTSUPP | Errno::PERM) => {
