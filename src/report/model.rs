@@ -1019,7 +1019,7 @@ impl Stream {
             self.profile = self.b.start(None);
         }
         self.b.finish(self.profile.as_ref());
-        self.b.times(&self.item_stamps, &self.times.finish());
+        self.b.times(self.item_stamps, self.times.finish());
         Streamed {
             report: self.b.report,
             timeline_rows: self.b.rows,
@@ -1548,7 +1548,7 @@ impl Builder {
     }
 
     /// Per-move times from the clocks, the clock lines of their own and the totals.
-    fn times(&mut self, stamps: &BTreeMap<usize, Stamp>, t: &Times) {
+    fn times(&mut self, mut stamps: BTreeMap<usize, Stamp>, t: Times) {
         if let Some(m) = &t.not_replayed
             && self.report.warnings.is_empty()
         {
@@ -1571,19 +1571,39 @@ impl Builder {
                     .into(),
             );
         }
+        // The items' texts and stamps are moved, not copied (issue 21: a long log's take-backs
+        // give a clock line each).
+        let who = Side::BOTH.map(|s| self.who(s));
+        self.report.time_items.reserve(t.items.len());
+        // An entry's stamp goes to its last line (a take-back gives one for each side).
+        let mut lines: BTreeMap<usize, usize> = BTreeMap::new();
         for it in &t.items {
-            let Some(stamp) = stamps.get(&it.entry) else {
+            *lines.entry(it.entry).or_default() += 1;
+        }
+        for it in t.items {
+            let left = lines.get_mut(&it.entry).map_or(0, |n| {
+                *n = n.saturating_sub(1);
+                *n
+            });
+            let stamp = if left > 0 {
+                stamps.get(&it.entry).cloned()
+            } else {
+                stamps.remove(&it.entry)
+            };
+            let Some(stamp) = stamp else {
                 continue;
             };
             self.report.time_items.push(TimeRow {
-                stamp: stamp.clone(),
+                stamp,
                 side: it.side,
-                who: it.side.map_or_else(|| "-".to_string(), |s| self.who(s)),
+                who: it
+                    .side
+                    .map_or_else(|| "-".to_string(), |s| who[s.index()].clone()),
                 kind: it.kind,
-                clause: it.clause.clone(),
+                clause: it.clause,
                 clock_ms: it.clock_ms,
                 time_ms: it.time_ms,
-                text: it.text.clone(),
+                text: it.text,
             });
         }
         self.report.totals = t
