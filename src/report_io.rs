@@ -805,8 +805,8 @@ pub const MOVE_CHUNK: usize = 8 << 20;
 /// The spooled rows (from the start of `rows`), appended to `out` in the kernel
 /// (`copy_file_range`, never through this process's memory), a chunk at a time; each chunk moved
 /// is punched out of the spool at once, so that the rows take their size on disk once, not twice,
-/// and its writeback to `out`'s disk started. Where the file system cannot do either, the rows are copied through a buffer and the spool
-/// keeps its blocks until it is closed.
+/// and its writeback to `out`'s disk started. Where the file system cannot do either, the rows
+/// are copied through a buffer and the spool keeps its blocks until it is closed.
 pub fn move_rows(rows: &std::fs::File, out: &mut std::fs::File) -> std::io::Result<()> {
     use rustix::fs::{FallocateFlags, copy_file_range, fallocate};
     use rustix::io::Errno;
