@@ -1507,10 +1507,10 @@ thread_local! {
     static EVENTS_TO: std::cell::RefCell<Option<Handing>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Where a streamed pass hands each joined block's events, and where they come back once seen
-/// ([`with_events_handed`]).
+/// Where a streamed pass hands each joined block's events (called on the joining thread, the
+/// thread that started the pass), and where they come back once seen ([`with_events_handed`]).
 type Handing = (
-    std::sync::mpsc::Sender<Vec<Decoded>>,
+    std::rc::Rc<dyn Fn(Vec<Decoded>)>,
     std::sync::Arc<std::sync::Mutex<std::sync::mpsc::Receiver<Vec<Decoded>>>>,
 );
 
@@ -1523,6 +1523,21 @@ type Handing = (
 /// with their next blocks, to be dropped there, where they were made.
 pub fn with_events_handed<R>(
     to: std::sync::mpsc::Sender<Vec<Decoded>>,
+    back: std::sync::mpsc::Receiver<Vec<Decoded>>,
+    f: impl FnOnce() -> R,
+) -> R {
+    // The reader is gone only after a panic, which its join hands on: the events are dropped.
+    let to = move |events| {
+        let _ = to.send(events);
+    };
+    with_events_handed_to(std::rc::Rc::new(to), back, f)
+}
+
+/// [`with_events_handed`], each joined block's events handed to `to`, called on this thread
+/// (the joining thread) once `each` saw the block's lines: `to` may wait, which holds the pass
+/// back (the events in hand stay bounded however slow the reader).
+pub fn with_events_handed_to<R>(
+    to: std::rc::Rc<dyn Fn(Vec<Decoded>)>,
     back: std::sync::mpsc::Receiver<Vec<Decoded>>,
     f: impl FnOnce() -> R,
 ) -> R {
@@ -1813,13 +1828,17 @@ impl Join {
                 break;
             };
             match facts {
+                // A block's events are handed over only with an event for each of its lines (as
+                // `decode_block` makes them): its reader counts them to know each one's entry.
                 Some((b, events))
-                    if b.first_seq == self.tree.len() && b.first_prev == self.last =>
+                    if b.first_seq == self.tree.len()
+                        && b.first_prev == self.last
+                        && (self.hand.is_none() || events.len() == b.lines.len()) =>
                 {
                     let (ok, lines) = self.take(b, &events, each, spare);
                     let events = match &self.hand {
                         Some((to, back)) if ok => {
-                            let _ = to.send(events);
+                            to(events);
                             // A block's events seen by the reader, to be dropped by a checking
                             // thread with its next block.
                             let seen = back.lock().ok().and_then(|b| b.try_recv().ok());

@@ -826,10 +826,14 @@ pub fn replay_verified_with<S: Send>(
 ) -> (crate::witness::LogCheck, Result<(Replayed, S), MatchError>) {
     let (mut fold, mut tail) = Fold::start(match_dir, n, init());
     // Issue 21: each line's event is decoded on the cores that check the lines; this thread
-    // reads and joins them, and the game is replayed on a thread of its own ([`pipe`]).
+    // reads and joins them, and the game is replayed on a thread of its own ([`pipe`]), from
+    // each block's events handed over whole. The replay's void window keeps the latest events.
+    fold.handed = true;
     let (check, streamed) = {
-        let mut consume = |item: pipe::Item, _: &mut Vec<pipe::Item>| tail.take(item, &mut step);
-        pipe::pipelined(&mut consume, |feed| fold.pass(match_dir, n, feed))
+        let mut consume = |item: pipe::Step<'_>| tail.take(item, &mut step);
+        pipe::pipelined(&mut consume, 2 * crate::core::game::VOID_WINDOW, |feed| {
+            fold.pass(match_dir, n, feed)
+        })
     };
     verified_or_apart(match_dir, n, (check, streamed), fold, tail, init, step)
 }
@@ -844,7 +848,7 @@ fn replay_verified_inline<S>(
 ) -> (crate::witness::LogCheck, Result<(Replayed, S), MatchError>) {
     let (mut fold, mut tail) = Fold::start(match_dir, n, init());
     let (check, streamed) = {
-        let mut consume = |item: pipe::Item, _: &mut Vec<pipe::Item>| tail.take(item, &mut step);
+        let mut consume = |item: pipe::Step<'_>| tail.take(item, &mut step);
         pipe::inline(&mut consume, |feed| fold.pass(match_dir, n, feed))
     };
     verified_or_apart(match_dir, n, (check, streamed), fold, tail, init, step)
@@ -862,7 +866,8 @@ fn verified_or_apart<S>(
     mut step: impl FnMut(&mut S, &Arc<Event>, &mut Replayer) -> bool,
 ) -> (crate::witness::LogCheck, Result<(Replayed, S), MatchError>) {
     let path = log_path(match_dir, n);
-    if streamed && fold.whole && fold.has_last() {
+    // (Every line's event reached the replay: one a line, in order.)
+    if streamed && fold.whole && fold.has_last() && tail.taken == fold.entries {
         return (check, fold.finish(tail, &path));
     }
     drop(tail);
@@ -896,6 +901,8 @@ struct Fold {
     entries: u64,
     /// Every line came with its bytes.
     whole: bool,
+    /// The events come to the replay with their blocks ([`pipe::pipelined`]), not line by line.
+    handed: bool,
 }
 
 /// What [`replay_verified`] folds from the events of verify's pass, on the replay thread.
@@ -905,25 +912,30 @@ struct FoldTail<S> {
     decode: Option<DecodeError>,
     /// The replay (or a decoding) failed: later events are dropped.
     failed: bool,
+    /// Lines taken.
+    taken: u64,
 }
 
 impl<S> FoldTail<S> {
     fn take(
         &mut self,
-        item: pipe::Item,
+        item: pipe::Step<'_>,
         step: &mut impl FnMut(&mut S, &Arc<Event>, &mut Replayer) -> bool,
     ) {
+        if let pipe::Step::Line(..) = item {
+            self.taken += 1;
+        }
         match item {
             _ if self.failed => {}
-            pipe::Item::Line(_, Ok(ev)) => {
-                self.failed = !step(&mut self.state, &ev, &mut self.replay);
+            pipe::Step::Line(_, Ok(ev)) => {
+                self.failed = !step(&mut self.state, ev, &mut self.replay);
             }
-            pipe::Item::Line(_, Err(d)) => {
-                self.decode = Some(d);
+            pipe::Step::Line(_, Err(d)) => {
+                self.decode = Some(d.clone());
                 self.failed = true;
             }
             // The pass of verify never reads the log a second time.
-            pipe::Item::Restart => {}
+            pipe::Step::Restart => {}
         }
     }
 }
@@ -942,12 +954,14 @@ impl Fold {
             offset: 0,
             entries: 0,
             whole: true,
+            handed: false,
         };
         let tail = FoldTail {
             state,
             replay: Replayer::new(),
             decode: None,
             failed: false,
+            taken: 0,
         };
         (fold, tail)
     }
@@ -986,11 +1000,15 @@ impl Fold {
             self.last_offset = self.offset;
         }
         self.offset = end + 1;
-        let event = match v.event {
-            Some(e) => e.clone(),
-            None => crate::log::codec::decode_canonical(line).map(|d| Arc::new(d.event)),
-        };
-        feed.push(pipe::Item::Line(v.seq, event));
+        match v.event {
+            // Handed over with its block (issue 21: not touched on this thread).
+            Some(_) if self.handed => {}
+            Some(e) => feed.push(pipe::Item::Line(v.seq, e.clone())),
+            None => feed.push(pipe::Item::Line(
+                v.seq,
+                crate::log::codec::decode_canonical(line).map(|d| Arc::new(d.event)),
+            )),
+        }
     }
 
     /// The last line read is the one kept.
@@ -1153,17 +1171,20 @@ impl OpenPass {
     }
 
     /// Line `seq` (of kind `kind`; `first` is line 0's entry) decoded from its checked bytes:
-    /// what this thread reads of it, and the event handed to the replay.
+    /// what this thread reads of it. The event goes to the replay with its block (`handed`:
+    /// issue 21, not touched here), or else from here.
     fn line(
         &mut self,
         seq: u64,
         kind: &str,
         first: Option<&Entry>,
         ev: Result<&Arc<Event>, &DecodeError>,
+        handed: bool,
         feed: &mut pipe::Feed,
     ) {
         let ev = match ev {
             Ok(ev) => ev,
+            Err(_) if handed => return,
             Err(d) => return feed.push(pipe::Item::Line(seq, Err(d.clone()))),
         };
         if kind == crate::log::RECOVERY_KIND && ev.actor == crate::core::Actor::Kit {
@@ -1173,11 +1194,16 @@ impl OpenPass {
             self.beyond
                 .push(format!("#{seq} {} {kind} ({})", ev.actor.name(), ev.clause));
         }
-        if let (EventKind::GameOpened(o), Some(e)) = (&ev.kind, first.filter(|_| seq == 0)) {
+        // (Line 0 only: the other events are not read on this thread.)
+        if let Some(e) = first.filter(|_| seq == 0)
+            && let EventKind::GameOpened(o) = &ev.kind
+        {
             self.line0_game = Some(o.game);
             self.line0_sealed = crate::witness::is_sealed_log(e);
         }
-        feed.push(pipe::Item::Line(seq, Ok(Arc::clone(ev))));
+        if !handed {
+            feed.push(pipe::Item::Line(seq, Ok(Arc::clone(ev))));
+        }
     }
 }
 
@@ -1187,6 +1213,8 @@ struct OpenReplay {
     keep_events: bool,
     /// The latest events, shared with the pass (issue 21: a copy of each of 1,000,000 events,
     /// dropped soon after, was a third of the joining thread's time); copied once, at the end.
+    /// Their blocks are held as long ([`pipe::pipelined`]'s `hold`): an event let go here is
+    /// never the last reference, and its block's checking thread writes over it.
     events: std::collections::VecDeque<Arc<Event>>,
     seen: usize,
     /// The seq of the first entry the replay could not take (decoded or applied).
@@ -1204,18 +1232,12 @@ impl OpenReplay {
         }
     }
 
-    /// An item of the pass: an event or an undecodable entry, or a new start. An event no
-    /// longer kept goes to `done`, when given.
-    fn take(
-        &mut self,
-        item: pipe::Item,
-        each: &mut dyn OpenObserver,
-        done: Option<&mut Vec<pipe::Item>>,
-    ) {
+    /// A step of the pass: an event or an undecodable entry, or a new start.
+    fn take(&mut self, item: pipe::Step<'_>, each: &mut dyn OpenObserver) {
         match item {
-            pipe::Item::Line(seq, Ok(ev)) => self.event(seq, ev, each, done),
-            pipe::Item::Line(seq, Err(d)) => self.undecodable(seq, d),
-            pipe::Item::Restart => {
+            pipe::Step::Line(seq, Ok(ev)) => self.event(seq, ev, each),
+            pipe::Step::Line(seq, Err(d)) => self.undecodable(seq, d.clone()),
+            pipe::Step::Restart => {
                 *self = OpenReplay::new(self.keep_events);
                 each.restart();
             }
@@ -1223,30 +1245,19 @@ impl OpenReplay {
     }
 
     /// The next event (entry `seq`): replayed once, for the game and for `each`, then kept
-    /// (only when events are kept); the oldest kept one then goes to `done`, when given (issue
-    /// 21: its last reference is let go on the thread that reads, which has time to spare; here,
-    /// long after the event was read, that cost a cache miss per entry).
-    fn event(
-        &mut self,
-        seq: u64,
-        ev: Arc<Event>,
-        each: &mut dyn OpenObserver,
-        done: Option<&mut Vec<pipe::Item>>,
-    ) {
-        if !self.replay.push_observed(&ev, |step| each.event(&ev, step))
+    /// (only when events are kept).
+    fn event(&mut self, seq: u64, ev: &Arc<Event>, each: &mut dyn OpenObserver) {
+        if !self.replay.push_observed(ev, |step| each.event(ev, step))
             && self.first_failed.is_none()
         {
             self.first_failed = Some(seq);
         }
         self.seen += 1;
         if self.keep_events {
-            if self.events.len() == EVENTS_KEPT
-                && let Some(old) = self.events.pop_front()
-                && let Some(done) = done
-            {
-                done.push(pipe::Item::Line(seq, Ok(old)));
+            if self.events.len() == EVENTS_KEPT {
+                self.events.pop_front();
             }
-            self.events.push_back(ev);
+            self.events.push_back(Arc::clone(ev));
         }
     }
 
@@ -1354,20 +1365,22 @@ fn open_game_once(
     let mut pass = OpenPass::new(listed_from);
     let mut folded = OpenReplay::new(keep_events);
     let opened = {
-        let mut consume =
-            |item: pipe::Item, done: &mut Vec<pipe::Item>| folded.take(item, each, Some(done));
-        pipe::pipelined(&mut consume, |feed| {
+        let mut consume = |item: pipe::Step<'_>| folded.take(item, each);
+        // The latest events the open keeps (and the void window's) are still in their blocks.
+        let hold = EVENTS_KEPT.max(2 * crate::core::game::VOID_WINDOW);
+        pipe::pipelined(&mut consume, hold, |feed| {
             Journal::open_streamed(
                 &path,
                 Box::new(crate::journal::RealOps),
                 &sizes,
                 |l| match l {
                     crate::journal::OpenLine::View(v) => match (v.event, v.line) {
-                        (Some(ev), _) => pass.line(v.seq, v.kind, v.entry, ev.as_ref(), feed),
+                        // Handed over with its block (issue 21).
+                        (Some(ev), _) => pass.line(v.seq, v.kind, v.entry, ev.as_ref(), true, feed),
                         (None, Some(line)) => {
                             let ev = crate::log::codec::decode_canonical(line)
                                 .map(|d| Arc::new(d.event));
-                            pass.line(v.seq, v.kind, v.entry, ev.as_ref(), feed)
+                            pass.line(v.seq, v.kind, v.entry, ev.as_ref(), false, feed)
                         }
                         (None, None) => {
                             feed.push(pipe::Item::Line(v.seq, Err(DecodeError::Missing("line"))))
@@ -1381,6 +1394,7 @@ fn open_game_once(
                             &e.kind,
                             Some(e).filter(|e| e.seq == 0),
                             ev.as_ref(),
+                            false,
                             feed,
                         )
                     }
@@ -1396,7 +1410,7 @@ fn open_game_once(
     // The recovery entries the open appended (a torn tail cut off) belong to the game too.
     for e in journal.recoveries() {
         match event_of(e) {
-            Ok(ev) => folded.event(e.seq, Arc::new(ev), each, None),
+            Ok(ev) => folded.event(e.seq, &Arc::new(ev), each),
             Err(d) => folded.undecodable(e.seq, d),
         }
     }

@@ -1,15 +1,19 @@
 //! Issue 21: the replay of a game on a thread of its own, beside the thread that reads the log
-//! and joins its checked blocks. The joining thread hands each line's event (decoded on the
-//! checking threads) over in batches and goes on reading; the replay thread applies them to the
-//! game and folds them (the times, the Board UI's move list) in log order. Replaying on the
-//! joining thread put the reading, the joining and the replay on one core, and a 1,000,000-entry
-//! `pgn` or `play` open waited for it alone (about 0.6 s of a 1 s run) while the checking threads
-//! waited for it.
+//! and joins its checked blocks. The joining thread hands each joined block's events (decoded on
+//! the checking threads) over whole, by value, and goes on reading; the replay thread applies
+//! them to the game and folds them (the times, the Board UI's move list) in log order. Replaying
+//! on the joining thread put the reading, the joining and the replay on one core, and a
+//! 1,000,000-entry `pgn` or `play` open waited for it alone (about 0.6 s of a 1 s run) while the
+//! checking threads waited for it; handing each event over one by one cost the joining thread a
+//! reference count per event, taken on memory another core had just written.
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
 
 use crate::journal::Decoded;
 
-/// What the joining thread hands the replay thread, in log order.
+/// What the joining thread hands the replay thread one by one, in log order: the lines that did
+/// not come in a checked block (a log read entry by entry).
 pub(crate) enum Item {
     /// Entry `seq`'s event, or why it is not an event of this kit.
     Line(u64, Decoded),
@@ -17,47 +21,53 @@ pub(crate) enum Item {
     Restart,
 }
 
+/// What the replay thread takes, in log order: entry `seq`'s event, or a new start.
+pub(crate) enum Step<'a> {
+    Line(u64, &'a Decoded),
+    Restart,
+}
+
+/// What goes over to the replay thread: a joined block's events (one for each of its lines, the
+/// entries after the last one handed), or items.
+enum Msg {
+    Block(Vec<Decoded>),
+    Items(Vec<Item>),
+}
+
 /// Items per batch: a channel send per batch, not per entry.
 const BATCH: usize = 128;
-/// Batches handed over but not yet replayed. Bounded, so the events in flight (and the memory
-/// they hold) stay a few hundred whatever the log's length, and a checking thread gets a block's
-/// events back once the replay let go of them (`journal`'s hold), to decode the next ones into.
-const QUEUE: usize = 4;
+/// Messages handed over but not yet replayed. Bounded, so the events in flight (and the memory
+/// they hold) stay a few blocks whatever the log's length: the joining thread waits for the
+/// replay, and the checking threads for the joining thread.
+const QUEUE: usize = 2;
 
-/// What takes each item: the item, and where to put what it is done with (dropped on the
-/// joining thread).
-pub(crate) type Consume<'c> = dyn FnMut(Item, &mut Vec<Item>) + 'c;
+/// What takes each step, in log order.
+pub(crate) type Consume<'c> = dyn FnMut(Step<'_>) + 'c;
 
 /// The joining thread's end of the pipeline.
 pub(crate) struct Feed<'c> {
     /// The consumer itself, when it runs on this thread ([`inline`]).
     direct: Option<&'c mut Consume<'c>>,
-    tx: Option<SyncSender<Vec<Item>>>,
-    /// Batches the replay thread is done with, to be filled again (no buffer made per batch).
-    back: Receiver<Vec<Item>>,
-    batch: Vec<Item>,
+    /// Items not yet sent, shared with the hand-over of the blocks (which sends them first: the
+    /// order of the log is kept).
+    pending: Rc<Pending>,
 }
 
-impl Feed<'_> {
-    /// Hand `item` over (in a batch, sent when full).
-    pub(crate) fn push(&mut self, item: Item) {
-        if let Some(consume) = self.direct.as_mut() {
-            consume(item, &mut self.batch);
-            self.batch.clear();
-            return;
-        }
-        self.batch.push(item);
-        if self.batch.len() >= BATCH {
-            self.flush();
-        }
-    }
+/// The sending side of [`pipelined`], on the joining thread.
+struct Pending {
+    tx: SyncSender<Msg>,
+    batch: RefCell<Vec<Item>>,
+    /// Batches the replay thread is done with, to be filled again (no buffer made per batch;
+    /// their items are dropped here, off the replay's thread).
+    back: Receiver<Vec<Item>>,
+}
 
-    fn flush(&mut self) {
-        if self.batch.is_empty() {
+impl Pending {
+    fn flush(&self) {
+        let mut batch = self.batch.borrow_mut();
+        if batch.is_empty() {
             return;
         }
-        // A batch back from the replay thread brings what it is done with (the events it kept
-        // before): dropped here, off the replay's thread.
         let next = match self.back.try_recv() {
             Ok(mut b) => {
                 b.clear();
@@ -65,48 +75,110 @@ impl Feed<'_> {
             }
             Err(_) => Vec::with_capacity(BATCH),
         };
-        let full = std::mem::replace(&mut self.batch, next);
-        // The replay thread is gone only after a panic, which its join hands on: the items
-        // are dropped meanwhile.
-        if let Some(tx) = &self.tx
-            && tx.send(full).is_err()
-        {
-            self.tx = None;
+        let full = std::mem::replace(&mut *batch, next);
+        // The replay thread is gone only after a panic, which its join hands on: the items are
+        // dropped meanwhile.
+        let _ = self.tx.send(Msg::Items(full));
+    }
+
+    fn block(&self, events: Vec<Decoded>) {
+        self.flush();
+        let _ = self.tx.send(Msg::Block(events));
+    }
+}
+
+impl Feed<'_> {
+    /// Hand `item` over (in a batch, sent when full, or before the next block).
+    pub(crate) fn push(&mut self, item: Item) {
+        if let Some(consume) = self.direct.as_mut() {
+            consume(match &item {
+                Item::Line(seq, d) => Step::Line(*seq, d),
+                Item::Restart => Step::Restart,
+            });
+            return;
+        }
+        let full = {
+            let mut batch = self.pending.batch.borrow_mut();
+            batch.push(item);
+            batch.len() >= BATCH
+        };
+        if full {
+            self.pending.flush();
         }
     }
 }
 
 /// Run `produce` on this thread and `consume` on a thread of its own, `consume` taking every
-/// item `produce` pushes into its [`Feed`], in order; returns once both are done (every item
-/// consumed). What `consume` puts into its second argument (items it is done with) is dropped on
-/// this thread. A panic of either is handed on.
+/// event of the blocks that the streamed passes `produce` makes hand over
+/// ([`crate::journal::with_events_handed_to`]) and every item `produce` pushes into its
+/// [`Feed`], in order; returns once both are done. A
+/// block's events are sent back to the checking threads (to be written over) once `hold` later
+/// events were taken: what `consume` keeps of the latest `hold` events is still theirs then (no
+/// event freed on another thread than the one that made it). A panic of either is handed on.
 pub(crate) fn pipelined<T>(
-    consume: &mut (dyn FnMut(Item, &mut Vec<Item>) + Send),
+    consume: &mut (dyn FnMut(Step<'_>) + Send),
+    hold: usize,
     produce: impl FnOnce(&mut Feed) -> T,
 ) -> T {
-    let (tx, rx) = sync_channel::<Vec<Item>>(QUEUE);
+    let (tx, rx) = sync_channel::<Msg>(QUEUE);
     let (back_tx, back_rx) = channel::<Vec<Item>>();
+    let (seen_tx, seen_rx) = channel::<Vec<Decoded>>();
     std::thread::scope(|s| {
         let worker = s.spawn(move || {
-            let mut done = Vec::new();
-            for mut batch in rx {
-                for item in batch.drain(..) {
-                    consume(item, &mut done);
+            let mut held: std::collections::VecDeque<Vec<Decoded>> = Default::default();
+            let (mut in_hand, mut next) = (0usize, 0u64);
+            for msg in rx {
+                match msg {
+                    Msg::Block(events) => {
+                        for d in &events {
+                            consume(Step::Line(next, d));
+                            next += 1;
+                        }
+                        in_hand += events.len();
+                        held.push_back(events);
+                        while held.front().is_some_and(|b| in_hand - b.len() >= hold) {
+                            if let Some(b) = held.pop_front() {
+                                in_hand -= b.len();
+                                // The pass may be over (nothing lost: dropped here).
+                                let _ = seen_tx.send(b);
+                            }
+                        }
+                    }
+                    Msg::Items(mut items) => {
+                        for item in &items {
+                            match item {
+                                Item::Line(seq, d) => consume(Step::Line(*seq, d)),
+                                Item::Restart => {
+                                    next = 0;
+                                    consume(Step::Restart);
+                                }
+                            }
+                        }
+                        items.clear();
+                        let _ = back_tx.send(items);
+                    }
                 }
-                std::mem::swap(&mut batch, &mut done);
-                // The joining thread may have gone on without it (nothing lost).
-                let _ = back_tx.send(batch);
             }
         });
-        let mut feed = Feed {
-            direct: None,
-            tx: Some(tx),
+        let pending = Rc::new(Pending {
+            tx,
+            batch: RefCell::new(Vec::with_capacity(BATCH)),
             back: back_rx,
-            batch: Vec::with_capacity(BATCH),
-        };
-        let out = produce(&mut feed);
-        feed.flush();
-        drop(feed);
+        });
+        let to = Rc::clone(&pending);
+        let out = crate::journal::with_events_handed_to(
+            Rc::new(move |events| to.block(events)),
+            seen_rx,
+            || {
+                let mut feed = Feed {
+                    direct: None,
+                    pending: Rc::clone(&pending),
+                };
+                produce(&mut feed)
+            },
+        );
+        pending.flush();
+        drop(pending);
         if let Err(p) = worker.join() {
             std::panic::resume_unwind(p);
         }
@@ -115,17 +187,20 @@ pub(crate) fn pipelined<T>(
 }
 
 /// [`pipelined`] with `consume` run on this thread, as each item is pushed (for a consumer that
-/// is not `Send`, or must see each item while `produce` runs).
+/// is not `Send`, or must see each item while `produce` runs): nothing comes in blocks.
 pub(crate) fn inline<'c, T>(
     consume: &'c mut Consume<'c>,
     produce: impl FnOnce(&mut Feed<'c>) -> T,
 ) -> T {
+    let (tx, _) = sync_channel(0);
     let (_, back) = channel();
     let mut feed = Feed {
         direct: Some(consume),
-        tx: None,
-        back,
-        batch: Vec::new(),
+        pending: Rc::new(Pending {
+            tx,
+            batch: RefCell::new(Vec::new()),
+            back,
+        }),
     };
     produce(&mut feed)
 }

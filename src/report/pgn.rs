@@ -86,26 +86,23 @@ fn words_tokens<'t>(words: impl Iterator<Item = &'t str>, w: &mut Wrap<'_>, tok:
         w.token("{}");
         return;
     }
-    let mut first = true;
+    let mut open = "{";
     while let Some(word) = words.next() {
-        tok.clear();
-        if first {
-            tok.push('{');
-            first = false;
-        }
-        if word.contains(['{', '}']) {
+        let close = if words.peek().is_none() { "}" } else { "" };
+        // (A brace is one byte, never inside another character's bytes.)
+        if word.bytes().any(|b| b == b'{' || b == b'}') {
+            tok.clear();
             tok.extend(word.chars().map(|c| match c {
                 '{' => '(',
                 '}' => ')',
                 c => c,
             }));
+            w.token_in(open, tok, close);
         } else {
-            tok.push_str(word);
+            // Issue 21: the word goes into the text as it is, not through a copy of its own.
+            w.token_in(open, word, close);
         }
-        if words.peek().is_none() {
-            tok.push('}');
-        }
-        w.token(tok);
+        open = "";
     }
 }
 
@@ -161,23 +158,35 @@ fn result_token(r: &str) -> &str {
 
 /// The game as PGN: the Seven Tag Roster in order, TimeControl, Termination (when known), then
 /// the movetext with a clock comment on every move, ending with the result.
-/// Movetext wrapped at [`MAX_LINE`] columns as its tokens come.
+/// Movetext wrapped at [`MAX_LINE`] columns as its tokens come, written straight onto `out`
+/// (issue 21: not into a line of its own first, copied again at each break).
 struct Wrap<'a> {
     out: &'a mut String,
-    line: String,
+    /// The bytes of the line being written, at the end of `out`.
+    line: usize,
 }
 
 impl Wrap<'_> {
     fn token(&mut self, t: &str) {
-        if !self.line.is_empty() && self.line.len() + 1 + t.len() > MAX_LINE {
-            self.out.push_str(&self.line);
-            self.out.push('\n');
-            self.line.clear();
+        self.token_in("", t, "");
+    }
+
+    /// The token `open`, `t` and `close` written together.
+    fn token_in(&mut self, open: &str, t: &str, close: &str) {
+        let len = open.len() + t.len() + close.len();
+        if self.line > 0 {
+            if self.line + 1 + len > MAX_LINE {
+                self.out.push('\n');
+                self.line = 0;
+            } else {
+                self.out.push(' ');
+                self.line += 1;
+            }
         }
-        if !self.line.is_empty() {
-            self.line.push(' ');
-        }
-        self.line.push_str(t);
+        self.out.push_str(open);
+        self.out.push_str(t);
+        self.out.push_str(close);
+        self.line += len;
     }
 }
 
@@ -224,7 +233,7 @@ pub fn write_pgn(game: &PgnGame) -> String {
     // Tokens are wrapped at MAX_LINE as they come (a long log's comments are not all held twice).
     let mut w = Wrap {
         out: &mut out,
-        line: String::new(),
+        line: 0,
     };
     let mut tok = String::new();
     for (i, m) in game.moves.iter().enumerate() {
@@ -260,8 +269,6 @@ pub fn write_pgn(game: &PgnGame) -> String {
         comment_tokens(c, &mut w, &mut tok);
     }
     w.token(result);
-    let line = std::mem::take(&mut w.line);
-    out.push_str(&line);
     out.push('\n');
     out
 }
@@ -317,23 +324,28 @@ mod tests {
             "  émoji 😀 \u{a0}non-breaking\u{2003}em space ",
             &long,
         ] {
-            let (mut a, mut b) = (String::from("1. e4 "), String::from("1. e4 "));
+            let (mut a, mut b) = (String::from("1. e4"), String::from("1. e4"));
             let mut tok = String::new();
             let mut wa = Wrap {
                 out: &mut a,
-                line: "1. e4".to_owned(),
+                line: 5,
             };
             comment_tokens(text, &mut wa, &mut tok);
             let line_a = wa.line;
             let mut wb = Wrap {
                 out: &mut b,
-                line: "1. e4".to_owned(),
+                line: 5,
             };
             for t in whole(text) {
                 wb.token(&t);
             }
             let line_b = wb.line;
-            assert_eq!((a, line_a), (b, line_b), "{text:?}");
+            assert_eq!((&a, line_a), (&b, line_b), "{text:?}");
+            assert_eq!(
+                line_a,
+                a.len() - a.rfind('\n').map_or(0, |n| n + 1),
+                "{text:?}"
+            );
         }
     }
 
