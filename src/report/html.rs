@@ -366,9 +366,9 @@ pub fn timeline_row(s: &mut String, t: &TimelineEntry) {
     s.push_str("</td></tr>");
 }
 
-/// [`timeline_row`] of each row of `rows` (the same bytes, issue 21): what the log wrote (the
-/// UTC text, the clause, a text written out) escaped; the numbers and an internal clock's text
-/// (digits, colons, signs and words of the kit's: nothing to escape) written as they are.
+/// [`timeline_row`] of each row of `rows` (the same bytes, issue 21): every text escaped but the
+/// numbers and an internal clock's text (digits, colons, signs and words of the kit's: nothing to
+/// escape), written as they are.
 pub fn rows(s: &mut String, rows: &super::rows::Rows) {
     use super::model::{push_hms, push_number};
     use super::rows::Text;
