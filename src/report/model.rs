@@ -1366,6 +1366,25 @@ impl Builder {
                 out.push_str("note: ");
                 out.push_str(text);
             }
+            EventKind::MovesTakenBack {
+                plies,
+                removed,
+                reason,
+                ..
+            } => {
+                // The bytes of [`Builder::describe_move`]'s, without the moves joined into a text
+                // of their own first (issue 21: a long log's take-backs of 60 plies).
+                push_number(out, *plies as u64);
+                out.push_str(" move(s) taken back (");
+                for (k, m) in removed.iter().enumerate() {
+                    if k > 0 {
+                        out.push(' ');
+                    }
+                    out.push_str(m);
+                }
+                out.push_str("): ");
+                out.push_str(reason);
+            }
             _ => out.push_str(&self.describe(e)),
         }
     }
