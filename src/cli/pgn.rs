@@ -6,7 +6,6 @@ use clap::Args;
 use super::MatchArg;
 use crate::error::{Error, Exit};
 use crate::matchdir::replay_verified_times;
-use crate::postgame::pgn_of_game;
 
 #[derive(Debug, Clone, Args)]
 pub struct PgnArgs {
@@ -43,14 +42,25 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
     for l in &check.lines {
         errln!("arbiter: {l}");
     }
-    let mut text = pgn_of_game(&r.game, &times.finish(), &r.first.utc);
-    if check.demo || check.failing.is_some() {
-        // A PGN comment before the moves, so the warning travels with the file.
-        let warning = check.lines.join("; ").replace(['{', '}'], "");
-        if let Some(at) = text.find("\n\n") {
-            text.insert_str(at + 2, &format!("{{{warning}}}\n"));
+    let game = crate::postgame::pgn_game(&r.game, &times.finish(), &r.first.utc);
+    // A PGN comment before the moves, so the warning travels with the file.
+    let warning = (check.demo || check.failing.is_some())
+        .then(|| check.lines.join("; ").replace(['{', '}'], ""));
+    match a.out.as_deref() {
+        // Issue 21: written to the file as it is made, not held whole first.
+        Some(p) => {
+            crate::journal::write_atomic_with(p, |w| {
+                crate::report::pgn::write_pgn_to(&game, warning.as_deref(), w)
+            })
+            .map_err(|e| Error::write_failed(format!("{}: {e}", p.display())))?;
+            outln!("{}", p.display())?;
+        }
+        None => {
+            let mut text = Vec::new();
+            crate::report::pgn::write_pgn_to(&game, warning.as_deref(), &mut text)
+                .map_err(|e| Error::write_failed(e.to_string()))?;
+            super::write_text_out(None, &String::from_utf8_lossy(&text))?;
         }
     }
-    super::write_text_out(a.out.as_deref(), &text)?;
     Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))
 }

@@ -164,9 +164,30 @@ struct Wrap<'a> {
     out: &'a mut String,
     /// The bytes of the line being written, at the end of `out`.
     line: usize,
+    /// Where `out` goes once it holds [`CHUNK`] bytes (and is emptied), when the text is written
+    /// as it is made ([`write_pgn_to`]); the first error, after which nothing more is written.
+    sink: Option<&'a mut dyn std::io::Write>,
+    failed: Option<std::io::Error>,
 }
 
+/// Bytes of PGN handed to a [`write_pgn_to`] writer at a time.
+const CHUNK: usize = 1 << 16;
+
 impl Wrap<'_> {
+    /// `out` handed to the sink, when it holds a chunk (or `all`: what is left).
+    fn spill(&mut self, all: bool) {
+        if let Some(sink) = self.sink.as_mut()
+            && (all || self.out.len() >= CHUNK)
+        {
+            if self.failed.is_none()
+                && let Err(e) = sink.write_all(self.out.as_bytes())
+            {
+                self.failed = Some(e);
+            }
+            self.out.clear();
+        }
+    }
+
     fn token(&mut self, t: &str) {
         self.token_in("", t, "");
     }
@@ -187,12 +208,11 @@ impl Wrap<'_> {
         self.out.push_str(t);
         self.out.push_str(close);
         self.line += len;
+        self.spill(false);
     }
 }
 
 pub fn write_pgn(game: &PgnGame) -> String {
-    use std::fmt::Write as _;
-    let result = result_token(&game.result);
     // About 40 bytes a move and the comments' text, a newline every line: the text is not copied
     // as it grows (issue 21: a 1,000,000-entry log).
     let comments: usize = game
@@ -204,6 +224,35 @@ pub fn write_pgn(game: &PgnGame) -> String {
         .sum();
     let text = game.moves.len() * 40 + comments;
     let mut out = String::with_capacity(1024 + text + text / MAX_LINE);
+    pgn_into(game, None, &mut out, None);
+    out
+}
+
+/// [`write_pgn`] written onto `w` as it is made, a chunk at a time (issue 21: the 8 MB PGN of a
+/// 1,000,000-entry log is not held whole), with `lead`, when given, as a comment of its own
+/// before the moves (a warning that travels with the file). The first write error is returned.
+pub fn write_pgn_to(
+    game: &PgnGame,
+    lead: Option<&str>,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut out = String::with_capacity(CHUNK + 1024);
+    match pgn_into(game, lead, &mut out, Some(w)) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The PGN of `game` onto `out` (handed to `sink` a chunk at a time, when given); the sink's
+/// first error.
+fn pgn_into<'a>(
+    game: &PgnGame,
+    lead: Option<&str>,
+    out: &'a mut String,
+    sink: Option<&'a mut dyn std::io::Write>,
+) -> Option<std::io::Error> {
+    use std::fmt::Write as _;
+    let result = result_token(&game.result);
     let mut tags: Vec<(&str, &str)> = vec![
         ("Event", &game.event),
         ("Site", &game.site),
@@ -229,11 +278,16 @@ pub fn write_pgn(game: &PgnGame) -> String {
         out.push_str(&format!("[{name} \"{}\"]\n", tag_value(value)));
     }
     out.push('\n');
+    if let Some(lead) = lead {
+        out.push_str(&format!("{{{lead}}}\n"));
+    }
 
     // Tokens are wrapped at MAX_LINE as they come (a long log's comments are not all held twice).
     let mut w = Wrap {
-        out: &mut out,
+        out,
         line: 0,
+        sink,
+        failed: None,
     };
     let mut tok = String::new();
     for (i, m) in game.moves.iter().enumerate() {
@@ -269,8 +323,9 @@ pub fn write_pgn(game: &PgnGame) -> String {
         comment_tokens(c, &mut w, &mut tok);
     }
     w.token(result);
-    out.push('\n');
-    out
+    w.out.push('\n');
+    w.spill(true);
+    w.failed
 }
 
 /// The PGN TimeControl tag from periods `(moves, seconds, increment seconds)`: `moves/seconds`
@@ -297,6 +352,7 @@ pub fn time_control_tag(periods: &[(Option<u32>, u64, u64)]) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -329,12 +385,16 @@ mod tests {
             let mut wa = Wrap {
                 out: &mut a,
                 line: 5,
+                sink: None,
+                failed: None,
             };
             comment_tokens(text, &mut wa, &mut tok);
             let line_a = wa.line;
             let mut wb = Wrap {
                 out: &mut b,
                 line: 5,
+                sink: None,
+                failed: None,
             };
             for t in whole(text) {
                 wb.token(&t);
@@ -375,6 +435,45 @@ mod tests {
             spent_ms,
             before: Vec::new(),
         }
+    }
+
+    #[test]
+    fn issue_21_pgn_written_a_chunk_at_a_time_is_the_whole_text() {
+        // Over 64 KB of movetext: several chunks, cut anywhere in a line.
+        let mut g = game(
+            (0..5_000)
+                .map(|i| mv(["d4", "d5"][i % 2], 7_000_000 - i as u64, 1_000))
+                .collect(),
+        );
+        g.moves[1].before = vec!["a comment {with braces} ".repeat(40)];
+        g.trailing = vec!["the end".to_owned()];
+        let whole = write_pgn(&g);
+        assert!(whole.len() > 2 * CHUNK, "{}", whole.len());
+        let mut out = Vec::new();
+        write_pgn_to(&g, None, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), whole);
+        // A lead comment goes before the moves, after the tags' blank line.
+        let mut out = Vec::new();
+        write_pgn_to(&g, Some("WARNING: demo"), &mut out).unwrap();
+        let at = whole.find("\n\n").unwrap() + 2;
+        let want = format!("{}{{WARNING: demo}}\n{}", &whole[..at], &whole[at..]);
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+        // The first write error is the answer.
+        struct Full(usize);
+        impl std::io::Write for Full {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                if self.0 == 0 {
+                    return Err(std::io::Error::other("disk full"));
+                }
+                self.0 -= 1;
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let e = write_pgn_to(&g, None, &mut Full(1)).unwrap_err();
+        assert_eq!(e.to_string(), "disk full");
     }
 
     #[test]

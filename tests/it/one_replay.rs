@@ -194,3 +194,73 @@ fn issue_21_play_open_folds_the_move_times_from_the_one_replay() {
     assert_eq!(ui.log.move_times.len(), 5);
     assert!(ui.log.move_times.iter().all(Option::is_some));
 }
+
+/// Issue 21: `pgn` and the `play` open take each checked block's events whole, on the replay's
+/// thread, and give a block back to the checking threads only once the events kept from it (the
+/// void window's, the open's latest 2,000) are let go. On a log of many blocks (over 1 MB: two
+/// checking threads), the PGN is that of two replays of their own, and the open's game and its
+/// latest events are those of the log, in order, numbered from the right entry.
+#[test]
+fn issue_21_pgn_and_the_open_from_events_handed_over_a_block_at_a_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let mut script = String::from(
+        "0 arbiter declare white human Garry Kasparov\n\
+         0 arbiter declare black machine Deep Junior\n\
+         0 arbiter declare operator Amir Ban\n\
+         0 arbiter start\n",
+    );
+    let sans = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6"];
+    let long = "a long note to fill the log's blocks ".repeat(12);
+    let mut t = 0u64;
+    for k in 0..4_800 {
+        t += 1_000;
+        script.push_str(&format!(
+            "{} arbiter note {k} {long}\n",
+            crate::clauses::secs(t)
+        ));
+        if k % 600 == 599 {
+            let i = k / 600;
+            script.push_str(&format!("{} move {}\n", crate::clauses::secs(t), sans[i]));
+        }
+    }
+    let file = tmp.path().join("g.arb");
+    std::fs::write(&file, script).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .arg("script")
+        .arg(&file)
+        .arg("--match")
+        .arg(&m)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let path = arbiter::layout::log_path(&m, 1);
+    assert!(std::fs::metadata(&path).unwrap().len() > 1 << 20);
+    let (entries, events) = arbiter::matchdir::read_game(&path).unwrap();
+    let game = Game::replay(&events).unwrap();
+    assert_eq!(game.board().moves().len(), 8);
+    // The PGN: as two replays of their own make it.
+    let want = arbiter::postgame::pgn_of_game(&game, &times(&events), &entries[0].utc);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["pgn", "--game", "1", "--match"])
+        .arg(&m)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), want);
+    // The open: the game and the latest events of the log.
+    let opened = arbiter::matchdir::open_game(
+        &m,
+        Some(1),
+        &crate::clauses::rules_path(crate::clauses::KASPAROV_2003),
+        &arbiter::sign::KeySource::default(),
+    )
+    .unwrap();
+    let kept = arbiter::matchdir::EVENTS_KEPT;
+    assert!(events.len() > 2 * kept, "{}", events.len());
+    assert_eq!(opened.events_from, events.len() - kept);
+    assert!(opened.events == events[events.len() - kept..]);
+    assert_eq!(opened.session.game.board().fen(), game.board().fen());
+    assert_eq!(opened.session.game.applied(), game.applied());
+}

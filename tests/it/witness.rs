@@ -460,6 +460,19 @@ fn witness_status_and_pgn_check_the_log_first() {
         "{}",
         text(&o)
     );
+    // Issue 21: the file `--out` writes as the PGN is made is the same text, mark included.
+    let file = tmp.path().join("demo.pgn");
+    let f = arbiter(&[
+        "pgn",
+        "--match",
+        demo.to_str().unwrap(),
+        "--game",
+        "1",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(f.status.code(), o.status.code(), "{}", text(&f));
+    assert_eq!(std::fs::read(&file).unwrap(), o.stdout);
     let o = arbiter(&["status", "--match", demo.to_str().unwrap()]);
     assert!(text(&o).contains("DEMO KEY"), "{}", text(&o));
     let md = tmp.path().join("report.md");
