@@ -350,6 +350,32 @@ pub fn timeline_row(s: &mut String, t: &TimelineEntry) {
     s.push_str(" |\n");
 }
 
+/// [`timeline_row`] of each row of `rows` (the same bytes, issue 21): every text escaped but the
+/// numbers and an internal clock's text (digits, colons, signs and words of the kit's: nothing to
+/// escape), written as they are.
+pub fn rows(s: &mut String, rows: &super::rows::Rows) {
+    use super::model::{push_hms, push_number};
+    use super::rows::Text;
+    for r in rows.iter() {
+        s.push_str("| ");
+        push_number(s, r.entry as u64);
+        s.push_str(" | ");
+        push_hms(s, r.at_ms);
+        s.push_str(" | ");
+        escape_into(s, r.utc);
+        s.push_str(" | ");
+        escape_into(s, r.actor.name());
+        s.push_str(" | ");
+        escape_into(s, r.clause);
+        s.push_str(" | ");
+        match r.text {
+            Text::Written(t) => escape_into(s, t),
+            clock @ Text::InternalClock { .. } => clock.push_to(s),
+        }
+        s.push_str(" |\n");
+    }
+}
+
 /// Time per move, one row per move number.
 fn moves(s: &mut String, r: &Report, piece: usize, flush: &mut dyn FnMut(&mut String)) {
     s.push_str("## Time per move\n\n");

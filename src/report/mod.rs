@@ -8,10 +8,11 @@
 //! `arbiter report` streams instead, so that its memory does not grow with the log
 //! (`report_io::write_report_checked`): one pass over the log feeds [`model::Stream`], which
 //! keeps the report's sections and gives each timeline row as its entry is read
-//! ([`model::Stream::push_row`]); the shell renders each row ([`timeline_row`]) once no later
-//! entry can void it, into a file of its own, then writes what comes before the rows
-//! ([`parts`]), the rows, and what follows them. A log whose voids reach further back gets its
-//! rows from a second pass ([`model::Timeline`]). The bytes are those of [`render`].
+//! ([`model::Stream::push_rows`]: as what its text is made of, a batch at a time, [`rows`]); the
+//! shell renders each batch ([`timeline_rows`]) once no later entry can void its rows, into a
+//! file of its own, then writes what comes before the rows ([`parts`]), the rows, and what
+//! follows them. A log whose voids reach further back gets its rows from a second pass
+//! ([`model::Timeline`]). The bytes are those of [`render`].
 //!
 //! Per-move times in the report and the PGN come from [`times::times`]: the drop of each side's
 //! clock between its presses, with take-backs, penalties, corrections, restart gaps and period
@@ -22,6 +23,7 @@ pub mod kif; // shogi records in KIF
 pub mod markdown;
 pub mod model;
 pub mod pgn;
+pub mod rows;
 pub mod svg;
 pub mod times;
 
@@ -83,6 +85,14 @@ pub fn timeline_row(out: &mut String, t: &TimelineEntry, format: Format) {
     match format {
         Format::Html => html::timeline_row(out, t),
         Format::Markdown => markdown::timeline_row(out, t),
+    }
+}
+
+/// Each row of `rows`, rendered: the bytes of [`timeline_row`] of [`rows::Rows::entries`].
+pub fn timeline_rows(out: &mut String, rows: &rows::Rows, format: Format) {
+    match format {
+        Format::Html => html::rows(out, rows),
+        Format::Markdown => markdown::rows(out, rows),
     }
 }
 

@@ -15,6 +15,7 @@ use crate::core::event::{Declarations, Event, EventKind, KeyRef, Termination};
 use crate::core::game::Game;
 use crate::core::rules::Profile;
 use crate::core::{Ms, Side, timefmt};
+use crate::report::rows::{RowText, Rows};
 use crate::report::times::{ClockBefore, ItemKind, Replayed, SideTotal, Times, TimesStream};
 
 mod archive;
@@ -540,6 +541,31 @@ pub fn push_clock(out: &mut String, ms: i64) {
     out.push_str(std::str::from_utf8(&text[at..]).unwrap_or_default());
 }
 
+/// The timeline text of an internal clock reported (6c), appended to `out`: the bytes of
+/// `internal clock reported at {} against game clock {} (difference {}, threshold {}){}`, written
+/// in place (the most frequent entry of a long log).
+pub fn push_internal_clock(
+    out: &mut String,
+    reading_ms: Ms,
+    game_clock_ms: i64,
+    diff_ms: i64,
+    threshold_ms: Ms,
+    correction_owed: bool,
+) {
+    out.push_str("internal clock reported at ");
+    push_hms(out, reading_ms);
+    out.push_str(" against game clock ");
+    push_clock(out, game_clock_ms);
+    out.push_str(" (difference ");
+    push_signed_hms(out, diff_ms);
+    out.push_str(", threshold ");
+    push_hms(out, threshold_ms);
+    out.push(')');
+    if correction_owed {
+        out.push_str("; correction owed");
+    }
+}
+
 /// `n` in decimal, appended to `out`.
 pub fn push_number(out: &mut String, mut n: u64) {
     let mut digits = [0u8; 20];
@@ -654,6 +680,16 @@ pub fn termination_text(t: Termination) -> String {
 }
 
 // ----- building ---------------------------------------------------------------------------
+
+/// Where [`Builder::apply`] puts an entry's timeline row.
+enum RowTo<'a> {
+    /// A [`TimelineEntry`], written over one of these (rows handed back) when there is one.
+    Entry(Option<&'a mut Vec<TimelineEntry>>),
+    /// Appended to a batch of rows (issue 21: [`Rows`]).
+    Rows(&'a mut Rows),
+    /// Counted only.
+    Count,
+}
 
 struct Builder {
     public: bool,
@@ -904,7 +940,7 @@ impl Stream {
     /// ([`Timeline`]) would, but without the marks of the voids: those are known only when no
     /// later entry can void it any more ([`Stream::mark_voided`]).
     pub fn push_row(&mut self, e: &Event, utc: &str) -> Option<TimelineEntry> {
-        self.push_row_with(e, None, utc, None)
+        self.push_row_with(e, None, utc, RowTo::Entry(None))
     }
 
     /// [`Stream::push_row`] of an event the caller hands over: the replay keeps it without a copy.
@@ -913,18 +949,19 @@ impl Stream {
         e: &std::sync::Arc<Event>,
         utc: &str,
     ) -> Option<TimelineEntry> {
-        self.push_row_with(e, Some(e), utc, None)
+        self.push_row_with(e, Some(e), utc, RowTo::Entry(None))
     }
 
-    /// [`Stream::push_row_shared`], the row (if any) written over one of `spare` (rows handed
-    /// back once rendered: their texts' buffers are used again).
-    pub fn push_row_reusing(
-        &mut self,
-        e: &std::sync::Arc<Event>,
-        utc: &str,
-        spare: &mut Vec<TimelineEntry>,
-    ) -> Option<TimelineEntry> {
-        self.push_row_with(e, Some(e), utc, Some(spare))
+    /// [`Stream::push_row_shared`], the row (if any) appended to `rows` as what its text is made
+    /// of (issue 21: the row writer's thread renders it, [`Rows`]); without its voids' marks
+    /// ([`Stream::mark_voided_rows`]).
+    pub fn push_rows(&mut self, e: &std::sync::Arc<Event>, utc: &str, rows: &mut Rows) {
+        let _ = self.push_row_with(e, Some(e), utc, RowTo::Rows(rows));
+    }
+
+    /// [`Stream::push_row_shared`] with the row only counted.
+    pub fn push_counted(&mut self, e: &std::sync::Arc<Event>, utc: &str) {
+        let _ = self.push_row_with(e, Some(e), utc, RowTo::Count);
     }
 
     fn push_row_with(
@@ -932,7 +969,7 @@ impl Stream {
         e: &Event,
         shared: Option<&std::sync::Arc<Event>>,
         utc: &str,
-        spare: Option<&mut Vec<TimelineEntry>>,
+        to: RowTo<'_>,
     ) -> Option<TimelineEntry> {
         let i = self.next;
         if i == 0 {
@@ -940,7 +977,7 @@ impl Stream {
         }
         // The game is replayed once (by the builder), for the sections and for the times.
         let clocks = self.b.game.as_ref().map(|g| ClockBefore::of(g, e.at));
-        let row = self.b.apply(i, e, shared, utc, spare);
+        let row = self.b.apply(i, e, shared, utc, to);
         let replayed = match (clocks, &self.b.game) {
             (Some(before), Some(game)) => Replayed::Applied { before, game },
             (Some(_), None) => Replayed::Failed(self.b.not_applied.take().unwrap_or_default()),
@@ -966,6 +1003,11 @@ impl Stream {
         mark_voided(&self.b.voids, row);
     }
 
+    /// [`Stream::mark_voided`] of each row of `rows`.
+    pub fn mark_voided_rows(&self, rows: &mut Rows) {
+        rows.mark_voided(&self.b.voids);
+    }
+
     /// How many take-backs the report and its times keep for a void to give back (rule 1):
     /// only those a void can still reach, bounded however long the log (issue 21).
     pub fn take_backs_kept(&self) -> usize {
@@ -977,7 +1019,7 @@ impl Stream {
             self.profile = self.b.start(None);
         }
         self.b.finish(self.profile.as_ref());
-        self.b.times(&self.item_stamps, &self.times.finish());
+        self.b.times(self.item_stamps, self.times.finish());
         Streamed {
             report: self.b.report,
             timeline_rows: self.b.rows,
@@ -1008,7 +1050,7 @@ impl Timeline {
             self.b.start(Some(e));
         }
         self.next += 1;
-        let mut row = self.b.apply(i, e, None, utc, None)?;
+        let mut row = self.b.apply(i, e, None, utc, RowTo::Entry(None))?;
         mark_voided(&self.b.voids, &mut row);
         // The marks of the chart are not drawn in this pass: keep none.
         self.b.report.chart.marks.clear();
@@ -1175,7 +1217,13 @@ impl Builder {
     }
 
     fn moves_of(&self, side: Side) -> u32 {
-        self.line.iter().filter(|m| m.side == side).count() as u32
+        // Each row's number counts its side's moves up to it, so the side's latest row says how
+        // many it has (issue 21: the line is not counted again for every move).
+        self.line
+            .iter()
+            .rev()
+            .find(|m| m.side == side)
+            .map_or(0, |m| m.number)
     }
 
     fn human_side(&self) -> Option<Side> {
@@ -1202,7 +1250,7 @@ impl Builder {
         e: &Event,
         shared: Option<&std::sync::Arc<Event>>,
         utc: &str,
-        spare: Option<&mut Vec<TimelineEntry>>,
+        to: RowTo<'_>,
     ) -> Option<TimelineEntry> {
         if let Some(g) = &mut self.game
             && let Err(m) = match shared {
@@ -1231,40 +1279,78 @@ impl Builder {
         };
         let mut row = None;
         if in_timeline {
-            // A row handed back (its text buffers kept) is written over (issue 21).
-            let mut entry = spare.and_then(Vec::pop).unwrap_or_else(|| TimelineEntry {
-                stamp: bare_stamp(i, e),
-                actor: String::new(),
-                clause: String::new(),
-                kind: String::new(),
-                text: String::new(),
-            });
-            entry.stamp.entry = i;
-            entry.stamp.at_ms = e.at;
-            entry.stamp.game_time.clear();
-            push_hms(&mut entry.stamp.game_time, e.at);
-            entry.stamp.utc.clear();
-            entry.stamp.utc.push_str(utc);
-            entry.actor.clear();
-            entry.actor.push_str(e.actor.name());
-            entry.clause.clear();
-            entry.clause.push_str(&e.clause);
-            entry.kind.clear();
-            entry.kind.push_str(e.kind_str());
-            entry.text.clear();
-            self.describe_into(e, &mut entry.text);
             self.rows += 1;
             self.last_row_at = Some(e.at);
-            if self.keep_timeline {
-                self.report.timeline.push(entry.clone());
+            match to {
+                RowTo::Entry(spare) => row = Some(self.entry_row(i, e, utc, spare)),
+                RowTo::Rows(rows) => self.row_into(i, e, utc, rows),
+                RowTo::Count => {}
             }
-            row = Some(entry);
         }
         match &e.kind {
             EventKind::MoveMade { .. } => self.collect_move_made(i, e, utc),
             _ => self.collect(s, e),
         }
         row
+    }
+
+    /// Entry `i`'s timeline row (kept in the report when [`Builder::keep_timeline`]), written
+    /// over one of `spare` (rows handed back, their text buffers kept) when there is one.
+    fn entry_row(
+        &mut self,
+        i: usize,
+        e: &Event,
+        utc: &str,
+        spare: Option<&mut Vec<TimelineEntry>>,
+    ) -> TimelineEntry {
+        let mut entry = spare.and_then(Vec::pop).unwrap_or_else(|| TimelineEntry {
+            stamp: bare_stamp(i, e),
+            actor: String::new(),
+            clause: String::new(),
+            kind: String::new(),
+            text: String::new(),
+        });
+        entry.stamp.entry = i;
+        entry.stamp.at_ms = e.at;
+        entry.stamp.game_time.clear();
+        push_hms(&mut entry.stamp.game_time, e.at);
+        entry.stamp.utc.clear();
+        entry.stamp.utc.push_str(utc);
+        entry.actor.clear();
+        entry.actor.push_str(e.actor.name());
+        entry.clause.clear();
+        entry.clause.push_str(&e.clause);
+        entry.kind.clear();
+        entry.kind.push_str(e.kind_str());
+        entry.text.clear();
+        self.describe_into(e, &mut entry.text);
+        if self.keep_timeline {
+            self.report.timeline.push(entry.clone());
+        }
+        entry
+    }
+
+    /// Entry `i`'s timeline row appended to `rows`: an internal clock reported by its figures
+    /// (its text, public or not, is [`push_internal_clock`]'s: it names no file), any other
+    /// with its text as [`Builder::describe_into`] writes it.
+    fn row_into(&self, i: usize, e: &Event, utc: &str, rows: &mut Rows) {
+        let text = match &e.kind {
+            EventKind::InternalClockReported {
+                reading_ms,
+                game_clock_ms,
+                diff_ms,
+                threshold_ms,
+                correction_owed,
+            } => RowText::InternalClock {
+                reading_ms: *reading_ms,
+                game_clock_ms: *game_clock_ms,
+                diff_ms: *diff_ms,
+                threshold_ms: *threshold_ms,
+                correction_owed: *correction_owed,
+            },
+            _ => RowText::Written,
+        };
+        rows.push(i, e, utc, text, |out| self.describe_into(e, out));
     }
 
     /// [`Builder::describe`] (without the paths in the public version), appended to `out`; the
@@ -1279,6 +1365,25 @@ impl Builder {
             EventKind::Note { text } => {
                 out.push_str("note: ");
                 out.push_str(text);
+            }
+            EventKind::MovesTakenBack {
+                plies,
+                removed,
+                reason,
+                ..
+            } => {
+                // The bytes of [`Builder::describe_move`]'s, without the moves joined into a text
+                // of their own first (issue 21: a long log's take-backs of 60 plies).
+                push_number(out, *plies as u64);
+                out.push_str(" move(s) taken back (");
+                for (k, m) in removed.iter().enumerate() {
+                    if k > 0 {
+                        out.push(' ');
+                    }
+                    out.push_str(m);
+                }
+                out.push_str("): ");
+                out.push_str(reason);
             }
             _ => out.push_str(&self.describe(e)),
         }
@@ -1462,7 +1567,7 @@ impl Builder {
     }
 
     /// Per-move times from the clocks, the clock lines of their own and the totals.
-    fn times(&mut self, stamps: &BTreeMap<usize, Stamp>, t: &Times) {
+    fn times(&mut self, mut stamps: BTreeMap<usize, Stamp>, t: Times) {
         if let Some(m) = &t.not_replayed
             && self.report.warnings.is_empty()
         {
@@ -1485,19 +1590,39 @@ impl Builder {
                     .into(),
             );
         }
+        // The items' texts and stamps are moved, not copied (issue 21: a long log's take-backs
+        // give a clock line each).
+        let who = Side::BOTH.map(|s| self.who(s));
+        self.report.time_items.reserve(t.items.len());
+        // An entry's stamp goes to its last line (a take-back gives one for each side).
+        let mut lines: BTreeMap<usize, usize> = BTreeMap::new();
         for it in &t.items {
-            let Some(stamp) = stamps.get(&it.entry) else {
+            *lines.entry(it.entry).or_default() += 1;
+        }
+        for it in t.items {
+            let left = lines.get_mut(&it.entry).map_or(0, |n| {
+                *n = n.saturating_sub(1);
+                *n
+            });
+            let stamp = if left > 0 {
+                stamps.get(&it.entry).cloned()
+            } else {
+                stamps.remove(&it.entry)
+            };
+            let Some(stamp) = stamp else {
                 continue;
             };
             self.report.time_items.push(TimeRow {
-                stamp: stamp.clone(),
+                stamp,
                 side: it.side,
-                who: it.side.map_or_else(|| "-".to_string(), |s| self.who(s)),
+                who: it
+                    .side
+                    .map_or_else(|| "-".to_string(), |s| who[s.index()].clone()),
                 kind: it.kind,
-                clause: it.clause.clone(),
+                clause: it.clause,
                 clock_ms: it.clock_ms,
                 time_ms: it.time_ms,
-                text: it.text.clone(),
+                text: it.text,
             });
         }
         self.report.totals = t

@@ -383,7 +383,12 @@ impl Ledger {
         for m in removed.drain(..) {
             self.spare.give(m.san);
         }
-        removed.extend(self.moves.drain(keep..));
+        if keep == 0 {
+            // Every move taken back: they change hands whole, not one by one (issue 21).
+            std::mem::swap(&mut removed, &mut self.moves);
+        } else {
+            removed.extend(self.moves.drain(keep..));
+        }
         let given: [i64; 2] = Side::BOTH.map(|side| {
             removed
                 .iter()

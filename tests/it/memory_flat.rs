@@ -262,3 +262,27 @@ fn issue_21_event_of_reads_every_kind_back_from_its_line() {
     let err = event_of(&entry).unwrap_err().to_string();
     assert!(err.contains("entry 0") && err.contains("body"), "{err}");
 }
+
+#[test]
+fn issue_21_report_take_back_text_written_in_place_is_the_described_text() {
+    // The committee version writes a take-back's timeline text in place (its moves not joined
+    // into a text of their own first); the public version's is the described text with the
+    // paths taken out. For take-backs whose reasons name no file, the two are the same bytes.
+    let m = long_log_of_take_backs();
+    let rows = |public: bool| -> Vec<String> {
+        let mut second = arbiter::report::model::Timeline::new(public, Default::default());
+        m.log
+            .iter()
+            .filter_map(|e| second.push(e, ""))
+            .filter(|r| r.kind == "moves_taken_back")
+            .map(|r| r.text)
+            .collect()
+    };
+    let (committee, public) = (rows(false), rows(true));
+    assert_eq!(committee.len(), 400);
+    assert_eq!(committee, public);
+    assert_eq!(
+        committee[7],
+        "2 move(s) taken back (e4 e5): rehearsal cycle 7"
+    );
+}

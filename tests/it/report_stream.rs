@@ -475,3 +475,114 @@ fn issue_21_report_markdown_tail_written_in_pieces_is_the_whole_tail() -> TestRe
     }
     Ok(())
 }
+
+#[test]
+fn issue_21_report_rows_handed_over_as_figures_are_the_second_passs_rows() -> TestResult {
+    // Issue 21: the one pass hands the timeline's rows to the writer's thread as what their
+    // texts are made of (`report::rows`: an internal clock reported by its figures, any other
+    // text written out), a batch at a time, each batch marked with the voids found so far. Those
+    // rows are the second pass's (`model::Timeline`), and render its bytes, in both formats and
+    // versions: clock figures at their edges, a correction owed, texts and UTC texts with what
+    // each format escapes, a clock report and a note voided (one of them twice), a void of an
+    // entry of another batch.
+    use arbiter::core::Actor;
+    use arbiter::core::event::EventKind;
+    use arbiter::report::model::{Stream, Timeline};
+    use arbiter::report::rows::Rows;
+    use arbiter::report::{timeline_row, timeline_rows};
+    let (mut events, mut utc) = game_events("Garry <Kasparov> | `the` *human* [w]")?;
+    let mut at = events.last().map_or(0, |e| e.at);
+    let mut add = |events: &mut Vec<Event>, utc: &mut Vec<String>, kind: EventKind, u: &str| {
+        at += 1000;
+        events.push(Event::new(at, Actor::Operator, "6c", kind));
+        utc.push(u.to_string());
+    };
+    let clock = |reading_ms: u64, game_clock_ms: i64, diff_ms: i64, owed: bool| {
+        EventKind::InternalClockReported {
+            reading_ms,
+            game_clock_ms,
+            diff_ms,
+            threshold_ms: 120_000,
+            correction_owed: owed,
+        }
+    };
+    let first = events.len();
+    add(
+        &mut events,
+        &mut utc,
+        clock(7_199_000, 7_199_990, -990, false),
+        "2003-01-26T20:00:00.000Z",
+    );
+    add(
+        &mut events,
+        &mut utc,
+        clock(u64::MAX, i64::MIN, i64::MAX, true),
+        "<&\"'|`*[]\\>",
+    );
+    add(&mut events, &mut utc, clock(0, -1, i64::MIN, true), "");
+    let note = |text: &str| EventKind::Note { text: text.into() };
+    add(
+        &mut events,
+        &mut utc,
+        note("a <b> & 'c' | `d` *e* [f] \\ g\u{85}h\ti"),
+        "x",
+    );
+    for k in 0..20 {
+        add(
+            &mut events,
+            &mut utc,
+            note(&format!("filler {k} /tmp/a/b.txt")),
+            "y",
+        );
+    }
+    let void = |seq: usize| EventKind::EntryVoided {
+        seq: seq as u64,
+        kind: "x".into(),
+        reason: "typed <wrong> | [here]".into(),
+    };
+    add(&mut events, &mut utc, void(first + 1), "z");
+    add(&mut events, &mut utc, void(first + 3), "z");
+    add(&mut events, &mut utc, void(first + 3), "z");
+    add(&mut events, &mut utc, void(2), "z");
+    for public in [false, true] {
+        let mut stream = Stream::new(&verdict(), public);
+        let mut batches = vec![Rows::default()];
+        for (e, u) in events.iter().zip(&utc) {
+            if batches.last().is_some_and(|b| b.len() >= 7) {
+                batches.push(Rows::default());
+            }
+            if let Some(open) = batches.last_mut() {
+                stream.push_rows(&std::sync::Arc::new(e.clone()), u, open);
+            }
+        }
+        for b in &mut batches {
+            stream.mark_voided_rows(b);
+        }
+        let voids = stream.finish().voids;
+        assert!(voids.len() >= 3, "{voids:?}");
+        let mut second = Timeline::new(public, voids);
+        let want: Vec<_> = events
+            .iter()
+            .zip(&utc)
+            .filter_map(|(e, u)| second.push(e, u))
+            .collect();
+        let got: Vec<_> = batches.iter().flat_map(Rows::entries).collect();
+        assert_eq!(got, want, "public={public}");
+        assert!(
+            got.iter()
+                .any(|r| r.text.contains("correction owed [VOIDED by entry #"))
+        );
+        for format in [Format::Html, Format::Markdown] {
+            let mut rendered = String::new();
+            for b in &batches {
+                timeline_rows(&mut rendered, b, format);
+            }
+            let mut whole = String::new();
+            for r in &want {
+                timeline_row(&mut whole, r, format);
+            }
+            assert_eq!(rendered, whole, "{format:?} public={public}");
+        }
+    }
+    Ok(())
+}

@@ -1,7 +1,7 @@
 //! The game clock and the machine's internal clock in the report: clocks started, stopped and
 //! restarted (3), the internal clock reported and set (6c), clocks corrected by the arbiter (6d,
 //! 7e) and the kit's restart gaps, with their marks on the clock chart.
-use super::{Builder, Mark, MarkKind, hms, push_clock, push_hms, push_signed_hms, signed_hms};
+use super::{Builder, Mark, MarkKind, hms, push_internal_clock, signed_hms};
 use crate::core::event::{ClockSet, Event, EventKind};
 use crate::core::timefmt;
 
@@ -20,20 +20,14 @@ impl Builder {
             out.push_str(&self.describe_clock(e));
             return;
         };
-        // The bytes of `internal clock reported at {} against game clock {} (difference {},
-        // threshold {}){}`.
-        out.push_str("internal clock reported at ");
-        push_hms(out, *reading_ms);
-        out.push_str(" against game clock ");
-        push_clock(out, *game_clock_ms);
-        out.push_str(" (difference ");
-        push_signed_hms(out, *diff_ms);
-        out.push_str(", threshold ");
-        push_hms(out, *threshold_ms);
-        out.push(')');
-        if *correction_owed {
-            out.push_str("; correction owed");
-        }
+        push_internal_clock(
+            out,
+            *reading_ms,
+            *game_clock_ms,
+            *diff_ms,
+            *threshold_ms,
+            *correction_owed,
+        );
     }
 
     /// The timeline text of a clock entry (3, 6c, 6d, 7e, restart gaps).

@@ -156,12 +156,24 @@ impl Builder {
                 break;
             }
             removed = old.remove();
-            let room = SPARE_ROWS.saturating_sub(self.spare_rows.len());
-            let spare = removed.len().min(room);
-            self.spare_rows.extend(removed.drain(..spare));
+            if self.spare_rows.is_empty() {
+                // They become the spare rows whole (issue 21: not moved one by one).
+                std::mem::swap(&mut self.spare_rows, &mut removed);
+                self.spare_rows.truncate(SPARE_ROWS);
+            } else {
+                let room = SPARE_ROWS.saturating_sub(self.spare_rows.len());
+                let spare = removed.len().min(room);
+                self.spare_rows.extend(removed.drain(..spare));
+            }
         }
         removed.clear();
-        removed.extend(self.line.drain(keep..));
+        if keep == 0 {
+            // The whole line taken back (back to the start position): its rows change hands
+            // whole, not one by one (issue 21).
+            std::mem::swap(&mut removed, &mut self.line);
+        } else {
+            removed.extend(self.line.drain(keep..));
+        }
         self.taken.insert(entry as u64, removed);
     }
 }
