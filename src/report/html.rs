@@ -390,7 +390,7 @@ pub fn rows(s: &mut String, rows: &super::rows::Rows) {
         s.push_str("</span></td><td>");
         match r.text {
             Text::Written(t) => escape_into(s, t),
-            clock @ Text::InternalClock { .. } => clock.push_to(s),
+            clock @ Text::InternalClock(_) => clock.push_to(s),
         }
         s.push_str("</td></tr>");
     }

@@ -1341,13 +1341,13 @@ impl Builder {
                 diff_ms,
                 threshold_ms,
                 correction_owed,
-            } => RowText::InternalClock {
+            } => RowText::InternalClock(crate::report::rows::ClockFigures {
                 reading_ms: *reading_ms,
                 game_clock_ms: *game_clock_ms,
                 diff_ms: *diff_ms,
                 threshold_ms: *threshold_ms,
                 correction_owed: *correction_owed,
-            },
+            }),
             _ => RowText::Written,
         };
         rows.push(i, e, utc, text, |out| self.describe_into(e, out));

@@ -16,16 +16,20 @@ use crate::report::model::{Stamp, TimelineEntry, push_hms, push_internal_clock};
 /// What a row's text is made from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RowText {
-    /// 6c: `internal clock reported at …`, from its figures ([`push_internal_clock`]).
-    InternalClock {
-        reading_ms: Ms,
-        game_clock_ms: i64,
-        diff_ms: i64,
-        threshold_ms: Ms,
-        correction_owed: bool,
-    },
+    /// 6c: `internal clock reported at …`, from its figures.
+    InternalClock(ClockFigures),
     /// The text as written, in the batch's buffer.
     Written,
+}
+
+/// The figures of a 6c internal clock report, whose row text [`push_internal_clock`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockFigures {
+    pub reading_ms: Ms,
+    pub game_clock_ms: i64,
+    pub diff_ms: i64,
+    pub threshold_ms: Ms,
+    pub correction_owed: bool,
 }
 
 /// One row of a batch: its numbers, and where its texts are in the batch's buffer.
@@ -68,13 +72,7 @@ pub struct Row<'a> {
 #[derive(Debug, Clone, Copy)]
 pub enum Text<'a> {
     /// [`RowText::InternalClock`]'s figures.
-    InternalClock {
-        reading_ms: Ms,
-        game_clock_ms: i64,
-        diff_ms: i64,
-        threshold_ms: Ms,
-        correction_owed: bool,
-    },
+    InternalClock(ClockFigures),
     Written(&'a str),
 }
 
@@ -82,19 +80,13 @@ impl Text<'_> {
     /// The text, appended to `out`.
     pub fn push_to(&self, out: &mut String) {
         match *self {
-            Text::InternalClock {
-                reading_ms,
-                game_clock_ms,
-                diff_ms,
-                threshold_ms,
-                correction_owed,
-            } => push_internal_clock(
+            Text::InternalClock(c) => push_internal_clock(
                 out,
-                reading_ms,
-                game_clock_ms,
-                diff_ms,
-                threshold_ms,
-                correction_owed,
+                c.reading_ms,
+                c.game_clock_ms,
+                c.diff_ms,
+                c.threshold_ms,
+                c.correction_owed,
             ),
             Text::Written(t) => out.push_str(t),
         }
@@ -172,19 +164,7 @@ impl Rows {
                 utc: text((h.start, h.utc)),
                 clause: text((h.utc, h.clause)),
                 text: match h.text {
-                    RowText::InternalClock {
-                        reading_ms,
-                        game_clock_ms,
-                        diff_ms,
-                        threshold_ms,
-                        correction_owed,
-                    } => Text::InternalClock {
-                        reading_ms,
-                        game_clock_ms,
-                        diff_ms,
-                        threshold_ms,
-                        correction_owed,
-                    },
+                    RowText::InternalClock(c) => Text::InternalClock(c),
                     RowText::Written => Text::Written(text(h.written)),
                 },
             }
