@@ -1626,8 +1626,13 @@ const STREAM_BLOCK: usize = 256 * 1024;
 /// Blocks read but not yet merged, per checking thread.
 const STREAM_QUEUE: usize = 4;
 /// Joined blocks whose events a checking thread gets back only after this many more were joined
-/// (when the pass decodes events): about the events a replay thread has in hand.
-const GARBAGE_HOLD: usize = 5;
+/// (when the pass decodes events): a reader that replays on this thread (`status`) still holds
+/// the latest 512 in its void window when a block is joined, fewer than a block's lines. A
+/// reader on a thread of its own hands each block back itself once done with it
+/// ([`with_events_handed_to`]); five blocks more (issue 21, for events handed one by one) only
+/// kept them away from the checking threads until they were cold (pgn at 1M entries 0.605 ->
+/// 0.575 s with one, medians of 12 quiet rounds).
+const GARBAGE_HOLD: usize = 1;
 /// Below this size the log is checked by one thread.
 const STREAM_PARALLEL_MIN: u64 = 1 << 20;
 
@@ -1724,8 +1729,8 @@ fn stream_clean_each(
         let spare: std::cell::RefCell<Vec<Vec<u8>>> = Default::default();
         let mut garbage: std::collections::VecDeque<DoneWith> = Default::default();
         // Issue 21: a joined block's events go back to a checking thread only once the reader
-        // that replays them on a thread of its own (`crate::matchdir`) is most likely done with
-        // them, so that the thread that made them drops them (freed where they were taken).
+        // that replays them is most likely done with them, so that the thread that made them
+        // writes over them or drops them (freed where they were taken).
         let hold = if decode { GARBAGE_HOLD } else { 0 };
         let read = read_blocks(
             &mut file,
