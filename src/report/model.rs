@@ -518,27 +518,17 @@ pub fn push_clock(out: &mut String, ms: i64) {
     } else {
         ms.unsigned_abs() / 1000
     };
-    // The digits are gathered in place and appended at once (issue 21: one check of the
-    // string's room, not one per character).
-    let mut text = [0u8; 26];
-    let mut at = text.len();
-    for part in [s % 60, (s / 60) % 60] {
+    // The hours, then the minutes and seconds gathered in place and appended at once (issue
+    // 21: no check of the string's room per character).
+    push_number(out, s / 3600);
+    let mut text = [0u8; 6];
+    for (at, part) in [(0, (s / 60) % 60), (3, s % 60)] {
         // Two digits (each part is below 60), after a colon.
-        at -= 3;
         text[at] = b':';
         text[at + 1] = b'0' + (part / 10) as u8;
         text[at + 2] = b'0' + (part % 10) as u8;
     }
-    let mut h = s / 3600;
-    loop {
-        at -= 1;
-        text[at] = b'0' + (h % 10) as u8;
-        h /= 10;
-        if h == 0 {
-            break;
-        }
-    }
-    out.push_str(std::str::from_utf8(&text[at..]).unwrap_or_default());
+    out.push_str(std::str::from_utf8(&text).unwrap_or_default());
 }
 
 /// The timeline text of an internal clock reported (6c), appended to `out`: the bytes of
