@@ -120,17 +120,20 @@ fn mono(v: &str) -> String {
 
 /// The whole page.
 pub fn render(r: &Report) -> String {
-    let (mut s, tail) = parts(r, r.timeline.len());
+    let mut rows = String::new();
     for t in &r.timeline {
-        timeline_row(&mut s, t);
+        timeline_row(&mut rows, t);
     }
+    let (mut s, tail) = parts(r, r.timeline.len(), rows.len() as u64);
+    s.push_str(&rows);
     s.push_str(&tail);
     s
 }
 
-/// The report around its timeline rows, for a timeline of `rows` rows written in between
-/// ([`timeline_row`]): what comes before the first row, and what comes after the last.
-pub fn parts(r: &Report, rows: usize) -> (String, String) {
+/// The report around its timeline rows, for a timeline of `rows` rows taking `rows_bytes` bytes
+/// written in between ([`timeline_row`]): what comes before the first row (padded by
+/// [`super::align_head`]), and what comes after the last.
+pub fn parts(r: &Report, rows: usize, rows_bytes: u64) -> (String, String) {
     let mut s = String::new();
     let title = format!("Arbiter report: match {}, game {}", r.match_id, r.game);
     let _ = write!(
@@ -173,7 +176,9 @@ pub fn parts(r: &Report, rows: usize) -> (String, String) {
     declarations(&mut s, r);
     verification(&mut s, r);
     result(&mut s, r);
+    let at = s.len();
     timeline_head(&mut s, rows, &r.cites);
+    super::align_head(&mut s, at, rows_bytes);
     let mut tail = String::new();
     if rows > 0 {
         tail.push_str("</tbody></table>");

@@ -112,25 +112,28 @@ fn move_cells(m: Option<&MoveRow>, cites: &Cites) -> [String; 3] {
 
 /// The whole report as Markdown.
 pub fn render(r: &Report) -> String {
-    let (mut s, tail) = parts(r, r.timeline.len());
+    let mut rows = String::new();
     for t in &r.timeline {
-        timeline_row(&mut s, t);
+        timeline_row(&mut rows, t);
     }
+    let (mut s, tail) = parts(r, r.timeline.len(), rows.len() as u64);
+    s.push_str(&rows);
     s.push_str(&tail);
     s
 }
 
-/// The report around its timeline rows, for a timeline of `rows` rows written in between
-/// ([`timeline_row`]): what comes before the first row, and what comes after the last.
-pub fn parts(r: &Report, rows: usize) -> (String, String) {
-    let head = head_part(r, rows);
+/// The report around its timeline rows, for a timeline of `rows` rows taking `rows_bytes` bytes
+/// written in between ([`timeline_row`]): what comes before the first row (padded by
+/// [`super::align_head`]), and what comes after the last.
+pub fn parts(r: &Report, rows: usize, rows_bytes: u64) -> (String, String) {
+    let head = head_part(r, rows, rows_bytes);
     let mut tail = String::new();
     tail_part(&mut tail, r, rows, usize::MAX, &mut |_| {});
     (head, tail)
 }
 
 /// What comes before the first row ([`parts`]).
-pub fn head_part(r: &Report, rows: usize) -> String {
+pub fn head_part(r: &Report, rows: usize, rows_bytes: u64) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -154,7 +157,9 @@ pub fn head_part(r: &Report, rows: usize) -> String {
     declarations(&mut s, r);
     verification(&mut s, r);
     result(&mut s, r);
+    let at = s.len();
     timeline_head(&mut s, rows, &r.cites);
+    super::align_head(&mut s, at, rows_bytes);
     s
 }
 

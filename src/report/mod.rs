@@ -71,13 +71,37 @@ pub fn render(input: &Input, format: Format, public: bool) -> String {
     }
 }
 
-/// The rendering of a report around its timeline rows, for a timeline of `rows` rows (see
-/// [`model::Streamed`]): what comes before the first row, and what comes after the last.
-pub fn parts(r: &Report, rows: usize, format: Format) -> (String, String) {
+/// The rendering of a report around its timeline rows, for a timeline of `rows` rows taking
+/// `rows_bytes` bytes (see [`model::Streamed`]): what comes before the first row (see
+/// [`align_head`]), and what comes after the last.
+pub fn parts(r: &Report, rows: usize, rows_bytes: u64, format: Format) -> (String, String) {
     match format {
-        Format::Html => html::parts(r, rows),
-        Format::Markdown => markdown::parts(r, rows),
+        Format::Html => html::parts(r, rows, rows_bytes),
+        Format::Markdown => markdown::parts(r, rows, rows_bytes),
     }
+}
+
+/// Rows of [`ALIGN_FROM`] bytes or more start at a multiple of this many bytes ([`align_head`]).
+pub const ROWS_ALIGN: usize = 4096;
+
+/// From how many bytes of rows [`align_head`] pads what comes before them.
+pub const ALIGN_FROM: u64 = 4 << 20;
+
+/// `head` (what comes before the timeline's rows) padded, when the rows take [`ALIGN_FROM`]
+/// bytes or more, to a multiple of [`ROWS_ALIGN`] bytes: a line of spaces inserted at `at`,
+/// between two sections, which HTML and Markdown both read as nothing (a blank line). The
+/// rows of a long log then start on a block of the file system, where `arbiter report` puts
+/// the head in front of rows already written without copying them (issue 21:
+/// `report_io::write_out`). Whether and how much is padded depends on the text alone, never
+/// on the file system: the bytes are the same wherever they are written.
+pub(crate) fn align_head(head: &mut String, at: usize, rows_bytes: u64) {
+    let short = (ROWS_ALIGN - head.len() % ROWS_ALIGN) % ROWS_ALIGN;
+    if rows_bytes < ALIGN_FROM || short == 0 || !head.is_char_boundary(at) {
+        return;
+    }
+    let mut pad = " ".repeat(short - 1);
+    pad.push('\n');
+    head.insert_str(at, &pad);
 }
 
 /// One timeline row, rendered.

@@ -316,7 +316,7 @@ fn issue_21_report_rows_moved_into_the_output_are_on_disk_once() -> TestResult {
     let out_path = tmp.path().join("out");
     let mut out = std::fs::File::create(&out_path)?;
     out.write_all(b"head")?;
-    arbiter::report_io::move_rows(&spool, &mut out)?;
+    arbiter::report_io::move_rows(&spool, len as u64, &mut out)?;
     out.write_all(b"tail")?;
     drop(out);
     let got = std::fs::read(&out_path)?;
@@ -467,7 +467,7 @@ fn issue_21_report_markdown_tail_written_in_pieces_is_the_whole_tail() -> TestRe
     let r = model::build(&events, &utc, &verdict(), false);
     assert!(!r.time_items.is_empty(), "no clock lines to write");
     let rows = r.timeline.len();
-    let (_, tail) = arbiter::report::markdown::parts(&r, rows);
+    let (_, tail) = arbiter::report::markdown::parts(&r, rows, 0);
     for piece in [0, 1, 100, usize::MAX] {
         let mut out = Vec::new();
         arbiter::report::markdown::write_tail_in_pieces(&r, rows, &mut out, piece)?;
@@ -582,6 +582,145 @@ fn issue_21_report_rows_handed_over_as_figures_are_the_second_passs_rows() -> Te
                 timeline_row(&mut whole, r, format);
             }
             assert_eq!(rendered, whole, "{format:?} public={public}");
+        }
+    }
+    Ok(())
+}
+
+/// Game `n`'s log written at once (hash-chained as the journal writes it, no fsync per line:
+/// for logs of thousands of entries).
+fn write_log_at_once(match_dir: &Path, n: u32, events: &[Event], utc: &[String]) -> TestResult {
+    let path = arbiter::layout::log_path(match_dir, n);
+    std::fs::create_dir_all(path.parent().ok_or("no game folder")?)?;
+    let mut text = Vec::new();
+    let mut prev = [0u8; 32];
+    for (seq, (e, u)) in events.iter().zip(utc).enumerate() {
+        let utc = chrono::DateTime::parse_from_rfc3339(u)?.with_timezone(&chrono::Utc);
+        let line =
+            arbiter::log::encode_line(seq as u64, &prev, &arbiter::log::codec::new_entry(e, utc));
+        prev = arbiter::log::entry_hash(&line);
+        text.extend_from_slice(&line);
+        text.push(b'\n');
+    }
+    std::fs::write(path, text)?;
+    Ok(())
+}
+
+/// Issue 21: the rows of a long log ([`arbiter::report::ALIGN_FROM`] bytes or more) start on a
+/// block of the file: what comes before them is padded with a line of spaces between two
+/// sections, so that `arbiter report` puts it in front of the rows written during the pass
+/// without copying them (`report_io::head_in_front`). The file written is the whole rendering,
+/// padding included, in both formats; without the padding line it is the rendering of a head
+/// that is not padded.
+#[test]
+fn issue_21_report_long_rows_start_on_a_block_of_the_file() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    let dir = tmp.path().join("ny-2003");
+    let (mut events, mut utc) = run(&notes_script(1))?;
+    let words = "a long note of the arbiter's, ".repeat(14);
+    let mut at = events.last().map_or(0, |e| e.at);
+    while events.len() < 10_000 {
+        at += 1000;
+        events.push(Event {
+            at,
+            actor: arbiter::core::Actor::Arbiter,
+            clause: "5b".into(),
+            kind: arbiter::core::event::EventKind::Note {
+                text: format!("{words}{}", events.len()).into(),
+            },
+        });
+        utc.push(crate::report_support::utc_of(at));
+    }
+    write_log_at_once(&dir, 1, &events, &utc)?;
+    let out = tmp.path().join("out.txt");
+    for (format, first_row) in [
+        (Format::Html, "<tr data-kind="),
+        (Format::Markdown, "| 0 | "),
+    ] {
+        // An old report at `out` is replaced.
+        std::fs::write(&out, "an old report")?;
+        write_report(&dir, 1, format, false, Some(verdict()), &out)?;
+        let written = std::fs::read_to_string(&out)?;
+        let whole = render_game(&dir, 1, format, false, Some(verdict()))?;
+        assert!(
+            written == whole,
+            "{format:?}: the report differs from its rendering"
+        );
+        let rows_at = written.find(first_row).ok_or("no row")?;
+        let tail_at = written.rfind(" long note").ok_or("no last row")?;
+        assert!(tail_at - rows_at >= arbiter::report::ALIGN_FROM as usize);
+        assert_eq!(rows_at % arbiter::report::ROWS_ALIGN, 0, "{format:?}");
+        // The padding is one line of spaces before the timeline's heading, nothing else.
+        let pad_end = written[..rows_at].rfind(" \n").ok_or("no padding")? + 2;
+        let pad_start = written[..pad_end - 1]
+            .rfind(|c| c != ' ')
+            .ok_or("all padding")?
+            + 1;
+        assert!(pad_end - pad_start > 1, "{format:?}");
+        let heading = &written[pad_end..rows_at];
+        assert!(
+            heading.contains("Timeline of machine-related actions"),
+            "{heading}"
+        );
+        let r = arbiter::report::model::build(&events, &utc, &verdict(), false);
+        let (head, _) = arbiter::report::parts(&r, r.timeline.len(), 0, format);
+        assert_eq!(
+            format!("{}{}", &written[..pad_start], &written[pad_end..rows_at]),
+            head,
+            "{format:?}: the head is more than padded"
+        );
+    }
+    Ok(())
+}
+
+/// Issue 21: `report_io::head_in_front` puts a head of whole blocks in front of rows already
+/// written, and a tail after them, and renames the file over `out`; where the file system
+/// cannot (tmpfs, a head not of whole blocks) it changes nothing and says so.
+#[test]
+fn issue_21_report_head_put_in_front_of_the_rows_without_moving_them() -> TestResult {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let tmp = tempfile::tempdir()?;
+    let out = tmp.path().join("report.html");
+    std::fs::write(&out, "old")?;
+    let rows: Vec<u8> = (0..3 * arbiter::report::ROWS_ALIGN + 77)
+        .map(|i| b'a' + (i % 26) as u8)
+        .collect();
+    let spool = || -> std::io::Result<std::fs::File> {
+        let mut f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .mode(0o600)
+            .custom_flags(libc::O_TMPFILE)
+            .open(tmp.path())?;
+        f.write_all(&rows)?;
+        Ok(f)
+    };
+    let tail = |f: &mut std::fs::File| f.write_all(b"<tail>");
+    // A head that is not a whole number of blocks: nothing done, nothing changed.
+    let f = spool()?;
+    assert!(
+        arbiter::report_io::head_in_front(&f, rows.len() as u64, "short", tail, &out).is_none()
+    );
+    assert_eq!(std::fs::read(&out)?, b"old");
+    assert_eq!(f.metadata()?.len(), rows.len() as u64);
+    let head = format!("{:<1$}\n", "<head>", 2 * arbiter::report::ROWS_ALIGN - 1);
+    let f = spool()?;
+    match arbiter::report_io::head_in_front(&f, rows.len() as u64, &head, tail, &out) {
+        Some(done) => {
+            done?;
+            let got = std::fs::read(&out)?;
+            assert_eq!(got.len(), head.len() + rows.len() + 6);
+            assert!(got.starts_with(head.as_bytes()) && got.ends_with(b"<tail>"));
+            assert!(got[head.len()..head.len() + rows.len()] == rows[..]);
+            assert_eq!(crate::log_util::mode(&out), 0o600);
+            assert!(!tmp.path().join("report.html.tmp").exists());
+        }
+        // Not on this file system: the rows are as they were, `out` too.
+        None => {
+            assert_eq!(std::fs::read(&out)?, b"old");
+            assert_eq!(f.metadata()?.len(), rows.len() as u64);
+            assert!(!tmp.path().join("report.html.tmp").exists());
         }
     }
     Ok(())
