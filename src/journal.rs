@@ -1570,21 +1570,58 @@ impl Drop for DecodeInPass {
     }
 }
 
-/// The events of a checked block's lines, in order, into `out` (emptied first: the events of a
-/// block joined before are dropped here, on the thread that made them, and the buffer reused).
-fn decode_block(b: &BlockFacts, out: &mut Vec<Decoded>, reuse: &mut Reuse) {
+/// [`check_block`] of a block whose events the pass decodes, each into `out` in line order: a
+/// hot kind's body read into its event while its line is checked
+/// ([`crate::log::codec::decode_fused`]: read once, not checked and then read again; issue 21),
+/// any other line decoded once the block is checked ([`crate::log::codec::decode_checked`]). `out` is emptied
+/// first; on `None` it holds anything.
+fn check_and_decode(
+    block: Vec<u8>,
+    base: u64,
+    cuts: &[u64],
+    wants: &(dyn Fn(&str) -> bool + Sync),
+    lines: Vec<crate::log::fast::LineMeta>,
+    out: &mut Vec<Decoded>,
+    reuse: &mut Reuse,
+) -> Option<crate::log::fast::BlockFacts> {
     out.clear();
-    out.extend(b.lines.iter().map(|m| {
+    // The lines whose bodies were not read in the check (a placeholder in `out` until then).
+    let mut later: Vec<usize> = Vec::new();
+    let b = fast::check_block_reading(block, base, cuts, wants, lines, |line, at| {
+        let spare = reuse[reuse_slot_of(at.kind)].pop();
+        match crate::log::codec::decode_fused(line, at, spare) {
+            Some((event, end)) => {
+                out.push(Ok(event));
+                Some(end)
+            }
+            None => {
+                later.push(out.len());
+                out.push(Err(crate::log::codec::DecodeError::Missing("body")));
+                None
+            }
+        }
+    })?;
+    if out.len() != b.lines.len() {
+        return None;
+    }
+    for i in later {
+        let (m, slot) = (b.lines.get(i)?, out.get_mut(i)?);
         let (at, len) = (m.line.0 as usize, m.line.1 as usize);
         let line = b.block.get(at..at + len).unwrap_or_default();
-        match b.kinds.get(m.kind as usize) {
+        *slot = match b.kinds.get(m.kind as usize) {
             Some(kind) => {
                 let spare = reuse[reuse_slot(kind)].pop();
                 crate::log::codec::decode_checked(line, m, kind, spare)
             }
             None => crate::log::codec::decode_shared(line),
-        }
-    }));
+        };
+    }
+    Some(b)
+}
+
+/// [`reuse_slot`] of a kind's bytes.
+fn reuse_slot_of(kind: &[u8]) -> usize {
+    std::str::from_utf8(kind).map_or(3, reuse_slot)
 }
 
 /// Events of blocks joined before that nothing holds any more, by kind ([`reuse_slot`]): a move
@@ -1710,12 +1747,12 @@ fn stream_clean_each(
                         return;
                     };
                     keep_unshared(&mut events, &mut reuse);
-                    let checked = check_block(block, base, cuts, wants, lines).map(|b| {
-                        if decode {
-                            decode_block(&b, &mut events, &mut reuse);
-                        }
-                        (b, events)
-                    });
+                    let checked = if decode {
+                        check_and_decode(block, base, cuts, wants, lines, &mut events, &mut reuse)
+                            .map(|b| (b, events))
+                    } else {
+                        check_block(block, base, cuts, wants, lines).map(|b| (b, events))
+                    };
                     if done.send((k, checked)).is_err() {
                         return;
                     }

@@ -803,7 +803,7 @@ fn model_pass(
 }
 
 /// How many rows the model's thread hands the writer's at a time.
-const ROW_BATCH: usize = 256;
+const ROW_BATCH: usize = 1024;
 
 /// The writer's side of [`first_pass`]: each batch of rows rendered
 /// ([`crate::report::timeline_rows`]) into `spool`, the batches sent back to be filled again;

@@ -101,9 +101,15 @@ impl Rounding {
         }
     }
 
-    /// `ms` rounded down to the unit.
+    /// `ms` rounded down to the unit (each unit a constant: no division by a unit read at run
+    /// time, and none at all for milliseconds; issue 21: the replay charges several times an
+    /// entry).
     pub fn apply(self, ms: Ms) -> Ms {
-        ms / self.unit_ms() * self.unit_ms()
+        match self {
+            Rounding::Ms => ms,
+            Rounding::FloorSeconds => ms / 1000 * 1000,
+            Rounding::FloorMinutes => ms / 60_000 * 60_000,
+        }
     }
 }
 

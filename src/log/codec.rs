@@ -251,17 +251,16 @@ pub fn decode_checked(
     kind: &str,
     reuse: Option<std::sync::Arc<Event>>,
 ) -> Result<std::sync::Arc<Event>, DecodeError> {
-    let text = |(a, b): (u32, u32)| std::str::from_utf8(line.get(a as usize..b as usize)?).ok();
-    let body = (
-        meta.body,
-        u32::try_from(line.len().saturating_sub(1)).unwrap_or(0),
-    );
-    if let Some(clause) = meta.clause.and_then(text)
+    let clause = meta
+        .clause
+        .and_then(|(a, b)| std::str::from_utf8(line.get(a as usize..b as usize)?).ok());
+    let body = line.get(meta.body as usize..line.len().saturating_sub(1));
+    if let Some(clause) = clause
         && let Some(actor) = crate::log::ACTORS
             .get(usize::from(meta.actor))
             .and_then(|a| Actor::parse(a))
         && line.ends_with(b"}")
-        && let Some(body) = text(body)
+        && let Some(body) = body
     {
         // The body is read into the shared event's own memory (no copy of the event on its way
         // there); where it does not read, the event is dropped and the line read another way.
@@ -288,6 +287,44 @@ pub fn decode_checked(
     decode_shared(line)
 }
 
+/// A line's event read while [`crate::log::fast::check_line_reading`] checks the line (issue
+/// 21: the body is read once, into the event, and that reading proves it canonical): the header
+/// as the check read it (`at`), the body of a hot kind at fixed shape from `line[at.body..]`.
+/// The event, and where its body ends (the index after its closing brace), or `None` where the
+/// body is of another kind or shape (the check then reads it itself, and the line is decoded
+/// after it, [`decode_checked`]). Where it reads, the event is [`decode_checked`]'s for the
+/// line, and the body is a JSON object the check accepts: the fixed-shape readers take keys in
+/// strictly increasing order without escapes, integers in canonical form, `true`, `false`,
+/// `null`, strings without escapes or control characters, each checked to be UTF-8, and arrays
+/// of such strings (the test `issue_21_a_body_read_in_the_check_is_a_body_the_check_accepts`).
+///
+/// `reuse`, an event nothing else holds, is written over (its memory reused).
+pub fn decode_fused(
+    line: &[u8],
+    at: &crate::log::fast::BodyAt<'_>,
+    reuse: Option<std::sync::Arc<Event>>,
+) -> Option<(std::sync::Arc<Event>, usize)> {
+    let clause = std::str::from_utf8(line.get(at.clause?.0..at.clause?.1)?).ok()?;
+    let actor = Actor::parse(crate::log::ACTORS.get(usize::from(at.actor))?)?;
+    let mut event = reuse.unwrap_or_else(|| {
+        std::sync::Arc::new(Event {
+            at: at.at,
+            actor,
+            clause: crate::core::event::Text::const_new(""),
+            kind: EventKind::ClockStarted {
+                side: crate::core::Side::White,
+            },
+        })
+    });
+    let e = std::sync::Arc::get_mut(&mut event)?;
+    let len = body::read_prefix(at.kind, line.get(at.body..)?, &mut e.kind)?;
+    e.at = at.at;
+    e.actor = actor;
+    e.clause.clear();
+    e.clause.push_str(clause);
+    Some((event, at.body + len))
+}
+
 /// The canonical reading of [`decode_canonical`]; `None` where the line is not in that form.
 fn canonical_line(line: &[u8]) -> Option<Result<LineEvent<'_>, serde_json::Error>> {
     use serde::Deserialize;
@@ -296,7 +333,7 @@ fn canonical_line(line: &[u8]) -> Option<Result<LineEvent<'_>, serde_json::Error
     if let Some(k) = body::read(kind, body) {
         return Some(Ok(head.event(k)));
     }
-    let mut de = serde_json::Deserializer::from_str(body);
+    let mut de = serde_json::Deserializer::from_str(std::str::from_utf8(body).ok()?);
     let read = EventKind::deserialize(serde::de::value::MapAccessDeserializer::new(KindBody {
         kind: Some(kind),
         body: Some(&mut de),
@@ -356,11 +393,10 @@ impl<'a> Head<'a> {
 
 /// A canonical line's header, its `kind` and its body's text (up to the line's closing brace);
 /// `None` where the header is in another form.
-fn canonical_header(line: &[u8]) -> Option<(Head<'_>, &str, &str)> {
-    // The line is checked to be UTF-8 once, whole (the header's strings are then sliced from it
-    // and the body is read from a `str`, without checking each string again).
-    let line = std::str::from_utf8(line).ok()?;
-    let mut c = Canon { s: line, i: 0 };
+fn canonical_header(line: &[u8]) -> Option<(Head<'_>, &str, &[u8])> {
+    // Each string is checked to be UTF-8 as it is read ([`Canon::plain`]); the body is handed
+    // over as bytes (its readers check its strings).
+    let mut c = Canon { b: line, i: 0 };
     c.lit(b"{\"v\":1,\"seq\":")?;
     let seq = c.uint()?;
     c.lit(b",\"prev\":\"")?;
@@ -377,7 +413,7 @@ fn canonical_header(line: &[u8]) -> Option<(Head<'_>, &str, &str)> {
     let kind = c.plain()?;
     c.lit(b",\"body\":")?;
     let body = line.get(c.i..line.len().checked_sub(1)?)?;
-    if !line.ends_with('}') {
+    if !line.ends_with(b"}") {
         return None;
     }
     let head = Head {
@@ -393,13 +429,13 @@ fn canonical_header(line: &[u8]) -> Option<(Head<'_>, &str, &str)> {
 
 /// A cursor over a line in canonical form.
 struct Canon<'a> {
-    s: &'a str,
+    b: &'a [u8],
     i: usize,
 }
 
 impl<'a> Canon<'a> {
     fn bytes(&self) -> &'a [u8] {
-        self.s.as_bytes()
+        self.b
     }
 
     /// The literal bytes `s` next.
@@ -444,8 +480,10 @@ impl<'a> Canon<'a> {
                 _ => self.i += 1,
             }
         }
-        // Both ends are at an ASCII quote: char boundaries of the UTF-8 line.
-        let s = self.s.get(start..self.i)?;
+        // Each string is checked to be UTF-8 on its own (issue 21: a body read while its line is
+        // checked, `decode_fused`, is not checked whole; its other bytes are the ASCII of its
+        // keys, numbers and literals, which the readers compare).
+        let s = std::str::from_utf8(b.get(start..self.i)?).ok()?;
         self.i += 1;
         Some(s)
     }

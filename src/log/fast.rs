@@ -56,6 +56,39 @@ impl LineFacts {
 /// If `rest` starts with a canonical v1 line followed by `\n`, the line's facts and its length
 /// (without the newline). `None` means "not proven", not "invalid": ask [`parse_line`].
 pub fn check_line(rest: &[u8]) -> Option<(LineFacts, usize)> {
+    check_line_reading(rest, |_, _| None)
+}
+
+/// Where a line's body starts, with the header [`check_line_reading`] read before it, for a
+/// reader of the body (issue 21).
+#[derive(Debug, Clone, Copy)]
+pub struct BodyAt<'a> {
+    /// The `kind` (its bytes; a kind with an escape is never handed over).
+    pub kind: &'a [u8],
+    /// The line's `mono_ms`.
+    pub at: u64,
+    /// The actor, an index into [`ACTORS`].
+    pub actor: u8,
+    /// Where the `clause` text lies in the line, when it holds no escape.
+    pub clause: Option<(usize, usize)>,
+    /// Where the body starts in the line.
+    pub body: usize,
+}
+
+/// [`check_line`], the line's body first handed to `read` (the line from its start, and where
+/// its body is: [`BodyAt`]), which may read it as it reads it into an event (issue 21: the body
+/// of a line decoded in the pass is then read once, not checked and then read). `read` returns
+/// where the body ends (the index after its closing brace) only when what it read there is a
+/// JSON object this check accepts: keys without escapes in strictly increasing byte order,
+/// values in serde_json's canonical form (integers without a leading zero, sign or fraction,
+/// `true`, `false`, `null`, strings without an escape or a control character, each checked to
+/// be UTF-8, arrays of these), nothing else. Then the check goes on after it; else (`None`) the
+/// check reads the body itself. The line is proven canonical either way, or not at all.
+#[inline(always)]
+pub fn check_line_reading(
+    rest: &[u8],
+    mut read: impl FnMut(&[u8], &BodyAt<'_>) -> Option<usize>,
+) -> Option<(LineFacts, usize)> {
     let mut p = Cursor {
         b: rest,
         i: 0,
@@ -82,7 +115,22 @@ pub fn check_line(rest: &[u8]) -> Option<(LineFacts, usize)> {
     }
     p.lit(b",\"body\":")?;
     let body = p.i;
-    p.value(1)?;
+    let read_at = (!kind_escaped).then(|| {
+        read(
+            rest,
+            &BodyAt {
+                kind,
+                at,
+                actor,
+                clause: (!clause_escaped).then_some((clause_start, clause_start + clause.len())),
+                body,
+            },
+        )
+    });
+    match read_at.flatten() {
+        Some(end) if end > body && end <= rest.len() => p.i = end,
+        _ => p.value(1)?,
+    }
     p.lit(b"}\n")?;
     let len = p.i - 1;
     // Outside strings the grammar above admits ASCII only; strings must be valid UTF-8. The
@@ -572,9 +620,22 @@ pub fn check_block(
     wants: &(dyn Fn(&str) -> bool + Sync),
     lines: Vec<LineMeta>,
 ) -> Option<BlockFacts> {
+    check_block_reading(block, base, cuts, wants, lines, |_, _| None)
+}
+
+/// [`check_block`], each line's body handed to `read` as [`check_line_reading`] hands it (in
+/// the order of the lines, once a line, for every line until the first not proven).
+pub fn check_block_reading(
+    block: Vec<u8>,
+    base: u64,
+    cuts: &[u64],
+    wants: &(dyn Fn(&str) -> bool + Sync),
+    lines: Vec<LineMeta>,
+    read: impl FnMut(&[u8], &BodyAt<'_>) -> Option<usize>,
+) -> Option<BlockFacts> {
     SCRATCH.with(|s| {
         let mut s = s.take();
-        let facts = check_block_with(block, base, cuts, wants, lines, &mut s);
+        let facts = check_block_with(block, base, cuts, wants, lines, &mut s, read);
         SCRATCH.with(|k| k.set(s.emptied()));
         facts
     })
@@ -624,6 +685,7 @@ fn check_block_with(
     wants: &(dyn Fn(&str) -> bool + Sync),
     mut lines: Vec<LineMeta>,
     scratch: &mut Scratch,
+    mut read: impl FnMut(&[u8], &BodyAt<'_>) -> Option<usize>,
 ) -> Option<BlockFacts> {
     let (mut first_seq, mut first_prev) = (0u64, ZERO_HASH);
     lines.clear();
@@ -640,7 +702,7 @@ fn check_block_with(
     let mut last_kind = 0usize;
     let mut pos = 0usize;
     while pos < block.len() {
-        let (facts, len) = check_line(block.get(pos..)?)?;
+        let (facts, len) = check_line_reading(block.get(pos..)?, &mut read)?;
         let line = block.get(pos..pos + len)?;
         let count = spans.len() as u64;
         if count == 0 {

@@ -273,6 +273,13 @@ fn checked_as_serde(
 ) {
     let mut ended = line.to_vec();
     ended.push(b'\n');
+    if let Some(fused) = fused_as_plain(&ended, what) {
+        assert_eq!(
+            Ok(&*fused),
+            serde.as_ref().map(|d| &d.event),
+            "{what}: read in the check"
+        );
+    }
     let Some((facts, len)) = arbiter::log::fast::check_line(&ended) else {
         return;
     };
@@ -303,6 +310,39 @@ fn checked_as_serde(
             "{what}: decoded over an event read before"
         );
     }
+}
+
+/// Issue 21: `ended` (a line and its newline, or any bytes) checked with its body read into an
+/// event in the check (`check_line_reading` with `decode_fused`, as the pass that decodes checks
+/// each line) is accepted exactly when the check alone accepts it, with the same facts; the
+/// event read there, if any (also written over each event of [`reused_events`]: the same).
+fn fused_as_plain(ended: &[u8], what: &str) -> Option<std::sync::Arc<Event>> {
+    use arbiter::log::codec::decode_fused;
+    use arbiter::log::fast::{check_line, check_line_reading};
+    let plain = check_line(ended);
+    let mut read = None;
+    let fused = check_line_reading(ended, |line, at| {
+        let (e, end) = decode_fused(line, at, None)?;
+        read = Some(e);
+        Some(end)
+    });
+    assert_eq!(fused, plain, "{what}: the check with the body read differs");
+    plain?;
+    let read = read?;
+    for before in reused_events() {
+        let mut over = None;
+        check_line_reading(ended, |line, at| {
+            let (e, end) = decode_fused(line, at, Some(before.clone().into()))?;
+            over = Some(e);
+            Some(end)
+        });
+        assert_eq!(
+            over.as_deref(),
+            Some(&*read),
+            "{what}: read over an event read before"
+        );
+    }
+    Some(read)
 }
 
 /// Events whose memory a decoding may write over: every hot kind, with long strings.
@@ -436,42 +476,90 @@ fn line_with_body(kind: &str, body: &str) -> Vec<u8> {
     .into_bytes()
 }
 
+/// A body of each hot kind in the kit's own form (optional fields present and absent, a
+/// negative number, a letter beyond ASCII, an empty list).
+fn canonical_bodies() -> Vec<(&'static str, &'static str)> {
+    [
+    (
+        "move_made",
+        r#"{"declines_draw":false,"fen":"8/8/8/8/8/8/8/K6k w - - 0 1","increment_ms":0,"remaining_ms":7199990,"san":"d4","side":"white","spent_ms":10,"uci":"d2d4"}"#,
+    ),
+    (
+        "move_made",
+        r#"{"byoyomi_periods_left":2,"byoyomi_periods_lost":1,"declines_draw":true,"fen":null,"increment_ms":5,"pressed_at":77,"remaining_ms":-3,"san":"P-7f","side":"black","spent_ms":10,"uci":"7g7f"}"#,
+    ),
+    (
+        "clock_pressed",
+        r#"{"byoyomi_periods_left":1,"increment_ms":0,"remaining_ms":5,"side":"black","spent_ms":9}"#,
+    ),
+    (
+        "internal_clock_reported",
+        r#"{"correction_owed":true,"diff_ms":-130000,"game_clock_ms":5000,"reading_ms":4000,"threshold_ms":120000}"#,
+    ),
+    (
+        "moves_taken_back",
+        r#"{"fen":null,"plies":2,"reason":"r","removed":["e4","e5"]}"#,
+    ),
+    (
+        "moves_taken_back",
+        r#"{"fen":"f","plies":0,"reason":"r","removed":[]}"#,
+    ),
+    ("note", r#"{"text":"a note é"}"#),
+    ("clock_stopped", r#"{"reason":"r"}"#),
+    ("clock_resumed", r#"{"side":"black"}"#),
+    ("clock_started", r#"{"side":"white"}"#),
+]
+    .to_vec()
+}
+
+/// Issue 21: every single-byte change, deletion and insertion of a line of each hot kind is
+/// accepted by the check that reads its body into an event exactly when the check alone accepts
+/// it, with the same facts, and the event read there is serde's (`fused_as_plain`).
+#[test]
+fn issue_21_a_body_read_in_the_check_is_a_body_the_check_accepts() {
+    let alphabet = b"\"\\{}[],:.-+0129aefnrtuzEZT \t\n\r\x00\x01\x7f\xc3\xa9\xff";
+    let mut read = 0usize;
+    let mut seen = 0usize;
+    for (kind, body) in canonical_bodies() {
+        let line = line_with_body(kind, body);
+        let start = line.len() - body.len() - 1;
+        let mut check = |cand: Vec<u8>| {
+            let mut ended = cand.clone();
+            ended.push(b'\n');
+            seen += 1;
+            if let Some(e) = fused_as_plain(&ended, &String::from_utf8_lossy(&cand)) {
+                read += 1;
+                assert_eq!(Ok(&*e), decode_line(&cand).as_ref().map(|d| &d.event));
+            }
+        };
+        // The body's bytes and the line's closing brace (the header is the check's alone).
+        for i in start..line.len() {
+            let mut del = line.clone();
+            del.remove(i);
+            check(del);
+            for &c in alphabet {
+                let mut sub = line.clone();
+                sub[i] = c;
+                check(sub);
+                let mut ins = line.clone();
+                ins.insert(i, c);
+                check(ins);
+            }
+        }
+    }
+    assert!(
+        seen > 50_000 && read > 1_000,
+        "{seen} checked, {read} read in the check"
+    );
+}
+
 /// Issue 21: bodies in any shape but the kit's (keys reordered, an extra key, whitespace, a
 /// leading zero, an escaped string, a sign or a null where the reader reads none, numbers out of
 /// range, a field missing) are not read at fixed shape, and give exactly serde's result, event
 /// or error.
 #[test]
 fn issue_21_bodies_in_other_shapes_give_serdes_result() {
-    let canonical = [
-        (
-            "move_made",
-            r#"{"declines_draw":false,"fen":"8/8/8/8/8/8/8/K6k w - - 0 1","increment_ms":0,"remaining_ms":7199990,"san":"d4","side":"white","spent_ms":10,"uci":"d2d4"}"#,
-        ),
-        (
-            "move_made",
-            r#"{"byoyomi_periods_left":2,"byoyomi_periods_lost":1,"declines_draw":true,"fen":null,"increment_ms":5,"pressed_at":77,"remaining_ms":-3,"san":"P-7f","side":"black","spent_ms":10,"uci":"7g7f"}"#,
-        ),
-        (
-            "clock_pressed",
-            r#"{"byoyomi_periods_left":1,"increment_ms":0,"remaining_ms":5,"side":"black","spent_ms":9}"#,
-        ),
-        (
-            "internal_clock_reported",
-            r#"{"correction_owed":true,"diff_ms":-130000,"game_clock_ms":5000,"reading_ms":4000,"threshold_ms":120000}"#,
-        ),
-        (
-            "moves_taken_back",
-            r#"{"fen":null,"plies":2,"reason":"r","removed":["e4","e5"]}"#,
-        ),
-        (
-            "moves_taken_back",
-            r#"{"fen":"f","plies":0,"reason":"r","removed":[]}"#,
-        ),
-        ("note", r#"{"text":"a note é"}"#),
-        ("clock_stopped", r#"{"reason":"r"}"#),
-        ("clock_resumed", r#"{"side":"black"}"#),
-        ("clock_started", r#"{"side":"white"}"#),
-    ];
+    let canonical = canonical_bodies();
     let mut oks = 0;
     let mut errs = 0;
     let mut edge_reads = 0;

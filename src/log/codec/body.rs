@@ -13,7 +13,7 @@ const FEN_ROOM: usize = 96;
 
 /// The body of the event kind `kind`, the whole of `body`, read at fixed shape; `None` for another
 /// kind or shape.
-pub(super) fn read(kind: &str, body: &str) -> Option<EventKind> {
+pub(super) fn read(kind: &str, body: &[u8]) -> Option<EventKind> {
     let mut k = EventKind::ClockStarted { side: Side::White };
     read_into(kind, body, &mut k)?;
     Some(k)
@@ -21,45 +21,51 @@ pub(super) fn read(kind: &str, body: &str) -> Option<EventKind> {
 
 /// [`read`] written into `out` where it reads (issue 21: the event is made in its place, in the
 /// shared event's memory, not copied there whole); `out` holds anything when it does not.
-pub(super) fn read_into(kind: &str, body: &str, out: &mut EventKind) -> Option<()> {
+pub(super) fn read_into(kind: &str, body: &[u8], out: &mut EventKind) -> Option<()> {
+    (read_prefix(kind.as_bytes(), body, out)? == body.len()).then_some(())
+}
+
+/// [`read_into`] of the body at the start of `rest`, whatever follows it: how many bytes the
+/// body takes (up to its closing brace, included).
+pub(super) fn read_prefix(kind: &[u8], rest: &[u8], out: &mut EventKind) -> Option<usize> {
     let mut f = Fields {
-        c: Canon { s: body, i: 0 },
+        c: Canon { b: rest, i: 0 },
         sep: b'{',
     };
     match kind {
-        "move_made" => move_made(&mut f, out),
-        "internal_clock_reported" => internal_clock_reported(&mut f, out),
-        "note" => {
+        b"move_made" => move_made(&mut f, out),
+        b"internal_clock_reported" => internal_clock_reported(&mut f, out),
+        b"note" => {
             *out = EventKind::Note {
                 text: f.field("text", Canon::string)?,
             };
             Some(())
         }
-        "clock_stopped" => {
+        b"clock_stopped" => {
             *out = EventKind::ClockStopped {
                 reason: f.field("reason", Canon::string)?,
             };
             Some(())
         }
-        "clock_resumed" => {
+        b"clock_resumed" => {
             *out = EventKind::ClockResumed {
                 side: f.field("side", Canon::side)?,
             };
             Some(())
         }
-        "clock_started" => {
+        b"clock_started" => {
             *out = EventKind::ClockStarted {
                 side: f.field("side", Canon::side)?,
             };
             Some(())
         }
-        "clock_pressed" => clock_pressed(&mut f, out),
-        "moves_taken_back" => moves_taken_back(&mut f, out),
+        b"clock_pressed" => clock_pressed(&mut f, out),
+        b"moves_taken_back" => moves_taken_back(&mut f, out),
         _ => None,
     }?;
     // Each kind above reads at least one key, so `{}` is not read here.
     f.c.lit(b"}")?;
-    (f.c.i == body.len()).then_some(())
+    Some(f.c.i)
 }
 
 fn move_made(f: &mut Fields<'_>, out: &mut EventKind) -> Option<()> {
@@ -234,7 +240,10 @@ impl Canon<'_> {
         self.lit(b"[")?;
         // Sized once (a take-back's list runs to dozens of moves): the quotes up to the first
         // `"]` are two a string, in any line this reader accepts.
+        // (Within the line: a body read in its line's check, `read_prefix`, has the rest of the
+        // block after it.)
         let rest = self.bytes().get(self.i..).unwrap_or_default();
+        let rest = rest.split(|&b| b == b'\n').next().unwrap_or_default();
         let end = rest.windows(2).position(|w| w == b"\"]").unwrap_or(0);
         let quotes = rest
             .get(..end)
