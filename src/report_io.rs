@@ -356,7 +356,7 @@ pub fn write_report_verified(
     out: &Path,
 ) -> Result<(), WriteReportError> {
     let path = log_path(match_dir, n);
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(1);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(FEED_QUEUE);
     let (back, used) = std::sync::mpsc::channel::<Batch>();
     let (model, given, fed) = std::thread::scope(|s| {
         let model = s.spawn(move || model_pass(rx, back, format, public, out));
@@ -397,6 +397,11 @@ pub fn write_report_verified(
     };
     write_out(&path, format, public, pass, given, out)
 }
+
+/// Blocks of entries handed to the model's thread and not yet taken by it (issue 21: with one,
+/// the thread joining the verifier's blocks waited on the model's whenever it was a block
+/// behind, and the checking threads with it).
+const FEED_QUEUE: usize = 8;
 
 /// The lines of the verifier's pass, handed to the model's thread a block at a time
 /// ([`write_report_verified`]): each block's events as its checking threads decoded them
