@@ -1477,6 +1477,9 @@ pub struct LineView<'a> {
     /// The line's event, decoded from those bytes on the checking thread that checked them
     /// ([`crate::log::codec::decode_canonical`]), inside [`with_events_decoded`] only.
     pub event: Option<&'a Decoded>,
+    /// The line's `utc` text as the checking thread found it, where it gathered them (with the
+    /// events).
+    pub utc: Option<&'a str>,
 }
 
 /// A line's event as the streamed pass decodes it ([`LineView::event`]).
@@ -1587,7 +1590,15 @@ fn check_and_decode(
     out.clear();
     // The lines whose bodies were not read in the check (a placeholder in `out` until then).
     let mut later: Vec<usize> = Vec::new();
-    let b = fast::check_block_reading(block, base, cuts, wants, lines, |line, at| {
+    let mut utc = String::with_capacity(lines.capacity() * fast::UTC_LEN);
+    let mut b = fast::check_block_reading(block, base, cuts, wants, lines, |line, at| {
+        // (Checked by then: digits and separators.)
+        if let Some(text) = line
+            .get(at.utc..at.utc + fast::UTC_LEN)
+            .and_then(|t| std::str::from_utf8(t).ok())
+        {
+            utc.push_str(text);
+        }
         let spare = reuse[reuse_slot_of(at.kind)].pop();
         match crate::log::codec::decode_fused(line, at, spare) {
             Some((event, end)) => {
@@ -1603,6 +1614,9 @@ fn check_and_decode(
     })?;
     if out.len() != b.lines.len() {
         return None;
+    }
+    if utc.len() == b.lines.len() * fast::UTC_LEN {
+        b.utc = utc;
     }
     for i in later {
         let (m, slot) = (b.lines.get(i)?, out.get_mut(i)?);
@@ -1940,6 +1954,10 @@ impl Join {
                 entry,
                 line: b.block.get(la..la + ll),
                 event: events.get(k),
+                utc: b
+                    .utc
+                    .get(k * fast::UTC_LEN..(k + 1) * fast::UTC_LEN)
+                    .filter(|_| b.utc.len() == b.lines.len() * fast::UTC_LEN),
             });
         }
         for (_, e) in std::mem::take(&mut b.entries) {

@@ -439,7 +439,8 @@ impl Feed<'_> {
             return;
         }
         let k = self.batch.ends.len();
-        match (v.event, canonical_utc(line)) {
+        // The `utc` text as the checking thread gathered it, else read here.
+        match (v.event, v.utc.or_else(|| canonical_utc(line))) {
             (Some(Ok(_)), Some(utc)) => self.batch.utc.push_str(utc),
             // Not decoded on the checking thread (or a `utc` written with an escape): decoded
             // here, as a read of the log decodes it.

@@ -224,6 +224,7 @@ pub fn log_facts_checked(
             entry: Some(&e),
             line: None,
             event: None,
+            utc: None,
         });
         true
     })?;

@@ -65,6 +65,8 @@ pub fn check_line(rest: &[u8]) -> Option<(LineFacts, usize)> {
 pub struct BodyAt<'a> {
     /// The `kind` (its bytes; a kind with an escape is never handed over).
     pub kind: &'a [u8],
+    /// Where the line's `utc` text lies (its 24 bytes, `YYYY-MM-DDTHH:MM:SS.mmmZ`, checked).
+    pub utc: usize,
     /// The line's `mono_ms`.
     pub at: u64,
     /// The actor, an index into [`ACTORS`].
@@ -99,6 +101,7 @@ pub fn check_line_reading(
     p.lit(b",\"prev\":\"")?;
     let prev = p.hex32()?;
     p.lit(b"\",\"utc\":\"")?;
+    let utc = p.i;
     p.utc()?;
     p.lit(b"\",\"mono_ms\":")?;
     let at = p.uint()?;
@@ -120,6 +123,7 @@ pub fn check_line_reading(
             rest,
             &BodyAt {
                 kind,
+                utc,
                 at,
                 actor,
                 clause: (!clause_escaped).then_some((clause_start, clause_start + clause.len())),
@@ -600,7 +604,14 @@ pub struct BlockFacts {
     pub kinds: Vec<String>,
     /// The parsed entries (line 0, recoveries, those asked for), by index in the block.
     pub entries: Vec<(u32, Entry)>,
+    /// Each line's `utc` text, [`UTC_LEN`] bytes a line, when its reader gathered them (a pass
+    /// that decodes the lines, issue 21: the thread that joins the blocks then does not read
+    /// each line again for it); else empty.
+    pub utc: String,
 }
+
+/// The length of a line's `utc` text as the check accepts it.
+pub const UTC_LEN: usize = 24;
 
 /// Check the lines of `block` (whole lines, each ending in `\n`; the block starts at byte `base`
 /// of the file): each canonical ([`check_line`]), its `seq` one more than the line before and its
@@ -808,6 +819,7 @@ fn check_block_with(
         kinds,
         entries,
         block,
+        utc: String::new(),
     })
 }
 
