@@ -1635,7 +1635,12 @@ fn check_and_decode(
 
 /// [`reuse_slot`] of a kind's bytes.
 fn reuse_slot_of(kind: &[u8]) -> usize {
-    std::str::from_utf8(kind).map_or(3, reuse_slot)
+    match kind {
+        b"move_made" => 0,
+        b"internal_clock_reported" => 1,
+        b"note" => 2,
+        _ => 3,
+    }
 }
 
 /// Events of blocks joined before that nothing holds any more, by kind ([`reuse_slot`]): a move
@@ -1644,12 +1649,7 @@ type Reuse = [Vec<std::sync::Arc<crate::core::event::Event>>; 4];
 
 /// The [`Reuse`] list for events of `kind`.
 fn reuse_slot(kind: &str) -> usize {
-    match kind {
-        "move_made" => 0,
-        "internal_clock_reported" => 1,
-        "note" => 2,
-        _ => 3,
-    }
+    reuse_slot_of(kind.as_bytes())
 }
 
 /// The events of `done` (a block joined before) that nothing else holds any more, moved to
