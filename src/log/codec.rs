@@ -264,24 +264,10 @@ pub fn decode_checked(
     {
         // The body is read into the shared event's own memory (no copy of the event on its way
         // there); where it does not read, the event is dropped and the line read another way.
-        let mut event = reuse.unwrap_or_else(|| {
-            std::sync::Arc::new(Event {
-                at: meta.at,
-                actor,
-                clause: crate::core::event::Text::const_new(""),
-                kind: EventKind::ClockStarted {
-                    side: crate::core::Side::White,
-                },
-            })
-        });
-        if let Some(e) = std::sync::Arc::get_mut(&mut event) {
-            e.at = meta.at;
-            e.actor = actor;
-            e.clause.clear();
-            e.clause.push_str(clause);
-            if body::read_into(kind, body, &mut e.kind).is_some() {
-                return Ok(event);
-            }
+        if let Some((event, ())) = written_over(reuse, meta.at, actor, clause, |k| {
+            body::read_into(kind, body, k)
+        }) {
+            return Ok(event);
         }
     }
     decode_shared(line)
@@ -306,9 +292,25 @@ pub fn decode_fused(
 ) -> Option<(std::sync::Arc<Event>, usize)> {
     let clause = std::str::from_utf8(line.get(at.clause?.0..at.clause?.1)?).ok()?;
     let actor = Actor::parse(crate::log::ACTORS.get(usize::from(at.actor))?)?;
+    let (event, len) = written_over(reuse, at.at, actor, clause, |k| {
+        body::read_prefix(at.kind, line.get(at.body..)?, k)
+    })?;
+    Some((event, at.body + len))
+}
+
+/// `reuse` (an event nothing else holds; a new one if none) written over: its kind by `read`,
+/// then the header's fields. `None` (the event dropped) where `read` does not read or another
+/// holds the event.
+fn written_over<R>(
+    reuse: Option<std::sync::Arc<Event>>,
+    at: u64,
+    actor: Actor,
+    clause: &str,
+    read: impl FnOnce(&mut EventKind) -> Option<R>,
+) -> Option<(std::sync::Arc<Event>, R)> {
     let mut event = reuse.unwrap_or_else(|| {
         std::sync::Arc::new(Event {
-            at: at.at,
+            at,
             actor,
             clause: crate::core::event::Text::const_new(""),
             kind: EventKind::ClockStarted {
@@ -317,12 +319,12 @@ pub fn decode_fused(
         })
     });
     let e = std::sync::Arc::get_mut(&mut event)?;
-    let len = body::read_prefix(at.kind, line.get(at.body..)?, &mut e.kind)?;
-    e.at = at.at;
+    let read = read(&mut e.kind)?;
+    e.at = at;
     e.actor = actor;
     e.clause.clear();
     e.clause.push_str(clause);
-    Some((event, at.body + len))
+    Some((event, read))
 }
 
 /// The canonical reading of [`decode_canonical`]; `None` where the line is not in that form.
