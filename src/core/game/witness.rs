@@ -110,7 +110,13 @@ impl<T: Clone> Kept<T> {
     fn push(&mut self, act: T) -> bool {
         match self.chunks.back_mut() {
             Some(c) if c.len() < Self::CHUNK => std::sync::Arc::make_mut(c).push(act),
-            _ => self.chunks.push_back(std::sync::Arc::new(vec![act])),
+            // A chunk's room taken once (issue 21: grown from one act it was reallocated six
+            // times, on the replay's thread).
+            _ => {
+                let mut chunk = Vec::with_capacity(Self::CHUNK);
+                chunk.push(act);
+                self.chunks.push_back(std::sync::Arc::new(chunk));
+            }
         }
         if self.len < ACTS_KEPT {
             self.len += 1;
