@@ -844,6 +844,15 @@ fn write_rows(
         }
         let _ = back.send(batch);
     }
+    // The last rows' writeback started too, while the sections are finished and the head is
+    // rendered (the insert of the head, or the fsync, then waits for less), for rows long
+    // enough to be written without a copy.
+    if let Ok(out) = &w
+        && written >= crate::report::ALIGN_FROM
+        && written > started
+    {
+        start_writeback(out, started, written - started);
+    }
     Ok((w?, written))
 }
 
