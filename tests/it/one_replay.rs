@@ -97,18 +97,24 @@ fn issue_21_pgn_times_from_the_one_replay_when_an_entry_does_not_apply() {
 fn issue_21_pgn_command_output_is_that_of_two_replays() {
     let tmp = tempfile::tempdir().unwrap();
     let m = crate::decode::scripted_match(tmp.path(), 60);
-    let (entries, events) =
-        arbiter::matchdir::read_game(&arbiter::layout::log_path(&m, 1)).unwrap();
+    let want = pgn_is_that_of_two_replays(&m);
+    assert!(want.contains("%emt"), "{want}");
+}
+
+/// `arbiter pgn` of game 1 of `m` is what a replay of the log and a times fold of their own
+/// write: that PGN.
+fn pgn_is_that_of_two_replays(m: &std::path::Path) -> String {
+    let (entries, events) = arbiter::matchdir::read_game(&arbiter::layout::log_path(m, 1)).unwrap();
     let game = Game::replay(&events).unwrap();
     let want = arbiter::postgame::pgn_of_game(&game, &times(&events), &entries[0].utc);
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(["pgn", "--game", "1", "--match"])
-        .arg(&m)
+        .arg(m)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(String::from_utf8(o.stdout).unwrap(), want);
-    assert!(want.contains("%emt"), "{want}");
+    want
 }
 
 /// Issue 21: `play` opens a game with one replay. The move list's times and the alarms the Board
@@ -219,18 +225,11 @@ fn issue_21_pgn_and_the_open_from_events_handed_over_a_block_at_a_time() {
     crate::log_util::script_into(&m, &tmp.path().join("g.arb"), &script);
     let path = arbiter::layout::log_path(&m, 1);
     assert!(std::fs::metadata(&path).unwrap().len() > 1 << 20);
-    let (entries, events) = arbiter::matchdir::read_game(&path).unwrap();
+    let (_, events) = arbiter::matchdir::read_game(&path).unwrap();
     let game = Game::replay(&events).unwrap();
     assert_eq!(game.board().moves().len(), 8);
     // The PGN: as two replays of their own make it.
-    let want = arbiter::postgame::pgn_of_game(&game, &times(&events), &entries[0].utc);
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["pgn", "--game", "1", "--match"])
-        .arg(&m)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(String::from_utf8(o.stdout).unwrap(), want);
+    pgn_is_that_of_two_replays(&m);
     // The open: the game and the latest events of the log.
     let opened = arbiter::matchdir::open_game(
         &m,
