@@ -71,12 +71,36 @@ pub struct PgnMove {
 /// whole). Each is written into `tok` (issue 21: a 1,000,000-entry log's take-backs are 20,000
 /// comments, whose four copies each were a tenth of `pgn`).
 fn comment_tokens(text: &str, w: &mut Wrap<'_>, tok: &mut String) {
+    // Most comments are words of printable ASCII one space apart: in braces, they are wrapped a
+    // line at a time (issue 21: the take-backs of a 1,000,000-entry log are 1.6 million words).
+    if single_spaced(text) {
+        tok.clear();
+        tok.push('{');
+        tok.push_str(text);
+        tok.push('}');
+        w.words(tok);
+        return;
+    }
     // ASCII text is cut a byte at a time (its white space is ASCII's and the vertical tab).
     if text.is_ascii() && !text.contains('\u{b}') {
         words_tokens(text.split_ascii_whitespace(), w, tok);
     } else {
         words_tokens(text.split_whitespace(), w, tok);
     }
+}
+
+/// `text` is words of printable ASCII but braces, one space between two, none before or after:
+/// the words [`comment_tokens`] cuts it into are then its own, as they are.
+fn single_spaced(text: &str) -> bool {
+    let b = text.as_bytes();
+    // (Every byte looked at, without stopping early, so that many are looked at at once.)
+    let printable = b.iter().fold(true, |ok, &c| {
+        ok & (b' '..=b'~').contains(&c) & (c != b'{') & (c != b'}')
+    });
+    printable
+        && b.first().is_some_and(|&c| c != b' ')
+        && b.last().is_some_and(|&c| c != b' ')
+        && !text.contains("  ")
 }
 
 /// [`comment_tokens`] of a comment's words.
@@ -185,6 +209,42 @@ impl Wrap<'_> {
                 self.failed = Some(e);
             }
             self.out.clear();
+        }
+    }
+
+    /// The words of `s` (one space apart, none before or after) as [`Wrap::token`] would write
+    /// them one by one, written a line's worth at a time: as many whole words as the line has
+    /// room for, then a break.
+    fn words(&mut self, s: &str) {
+        let mut rest = s;
+        while !rest.is_empty() {
+            let room = match self.line {
+                0 => MAX_LINE,
+                n => MAX_LINE.saturating_sub(n + 1),
+            };
+            let mut take = match rest.as_bytes().get(..=room) {
+                // (At `room` itself a space ends a run of words that just fits.)
+                Some(window) => window.iter().rposition(|&b| b == b' ').unwrap_or(0),
+                None => rest.len(),
+            };
+            if take == 0 {
+                if self.line > 0 {
+                    self.out.push('\n');
+                    self.line = 0;
+                    continue;
+                }
+                // A word longer than a line stands alone on its own.
+                take = rest.find(' ').unwrap_or(rest.len());
+            }
+            if self.line > 0 {
+                self.out.push(' ');
+                self.line += 1;
+            }
+            let (run, after) = rest.split_at(take);
+            self.out.push_str(run);
+            self.line += take;
+            rest = after.strip_prefix(' ').unwrap_or(after);
+            self.spill(false);
         }
     }
 
@@ -406,6 +466,51 @@ mod tests {
                 a.len() - a.rfind('\n').map_or(0, |n| n + 1),
                 "{text:?}"
             );
+        }
+    }
+
+    proptest::proptest! {
+        /// Issue 21: a comment of single-spaced words, wrapped a line at a time, is the text and
+        /// the column its words give written one by one, from any column, whatever their length.
+        #[test]
+        fn issue_21_single_spaced_words_wrapped_a_line_at_a_time_as_one_by_one(
+            words in proptest::collection::vec("[!-z|~]{1,12}|[a-z]{70,90}", 1..60),
+            line in 0usize..100,
+        ) {
+            let text = words.join(" ");
+            proptest::prop_assert!(single_spaced(&text));
+            let (mut a, mut b) = ("x".repeat(line), "x".repeat(line));
+            let mut tok = String::new();
+            let mut wa = Wrap { out: &mut a, line, sink: None, failed: None };
+            comment_tokens(&text, &mut wa, &mut tok);
+            let line_a = wa.line;
+            let mut wb = Wrap { out: &mut b, line, sink: None, failed: None };
+            let n = words.len();
+            for (i, word) in words.iter().enumerate() {
+                let open = if i == 0 { "{" } else { "" };
+                let close = if i + 1 == n { "}" } else { "" };
+                wb.token_in(open, word, close);
+            }
+            let line_b = wb.line;
+            proptest::prop_assert_eq!((a, line_a), (b, line_b));
+        }
+    }
+
+    #[test]
+    fn issue_21_only_single_spaced_plain_words_take_the_line_at_a_time_path() {
+        for (text, plain) in [
+            ("a b c", true),
+            ("6d: 1. d4 taken back", true),
+            ("", false),
+            (" a", false),
+            ("a ", false),
+            ("a  b", false),
+            ("a\tb", false),
+            ("a {b}", false),
+            ("\u{e9}t\u{e9}", false),
+            ("a\u{1}b", false),
+        ] {
+            assert_eq!(single_spaced(text), plain, "{text:?}");
         }
     }
 
