@@ -518,18 +518,20 @@ pub fn push_clock(out: &mut String, ms: i64) {
     } else {
         ms.unsigned_abs() / 1000
     };
-    // The hours, then the minutes and seconds gathered in place and appended at once (issue
-    // 21: no check of the string's room per character).
+    // The hours, then the minutes and seconds as two digits each (each part is below 60).
     push_number(out, s / 3600);
-    let mut text = [0u8; 6];
-    for (at, part) in [(0, (s / 60) % 60), (3, s % 60)] {
-        // Two digits (each part is below 60), after a colon.
-        text[at] = b':';
-        text[at + 1] = b'0' + (part / 10) as u8;
-        text[at + 2] = b'0' + (part % 10) as u8;
+    for part in [(s / 60) % 60, s % 60] {
+        out.push(':');
+        let at = 2 * part as usize;
+        out.push_str(TWO_DIGITS.get(at..at + 2).unwrap_or("00"));
     }
-    out.push_str(std::str::from_utf8(&text).unwrap_or_default());
 }
+
+/// `00` to `59`, two bytes each: the minutes and seconds of [`push_clock`].
+const TWO_DIGITS: &str = concat!(
+    "000102030405060708091011121314151617181920212223242526272829",
+    "303132333435363738394041424344454647484950515253545556575859"
+);
 
 /// The timeline text of an internal clock reported (6c), appended to `out`: the bytes of
 /// `internal clock reported at {} against game clock {} (difference {}, threshold {}){}`, written
@@ -557,18 +559,8 @@ pub fn push_internal_clock(
 }
 
 /// `n` in decimal, appended to `out`.
-pub fn push_number(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+pub fn push_number(out: &mut String, n: u64) {
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// An exact duration that may be negative: `0:01:15.000`, `-0:00:00.300`.

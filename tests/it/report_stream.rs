@@ -276,6 +276,8 @@ fn issue_21_report_clock_text_written_in_place_is_timefmt_clock() {
             samples.push(-base + d);
         }
     }
+    // Every minute and second of the first two hours.
+    samples.extend((0..7_200).map(|s| s * 1000 + 999));
     for ms in samples {
         let mut s = String::from("x");
         model::push_clock(&mut s, ms);
