@@ -133,6 +133,9 @@ struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     /// The key `name` next (with its separator and colon): consumed if so, nothing read if not.
+    /// (Inlined, as [`Fields::field`] and [`Fields::opt`] are, so that each name is a constant
+    /// where it is compared: a few loads, not a call of `memcmp` per key.)
+    #[inline(always)]
     fn has(&mut self, name: &str) -> bool {
         let n = name.len();
         let Some(at) = self.c.bytes().get(self.c.i..self.c.i + n + 4) else {
@@ -150,6 +153,7 @@ impl<'a> Fields<'a> {
     }
 
     /// The required field `name`, its value read by `value`.
+    #[inline(always)]
     fn field<T>(
         &mut self,
         name: &str,
@@ -163,6 +167,7 @@ impl<'a> Fields<'a> {
 
     /// The optional field `name` (written only when some, as `skip_serializing_if` does): `None`
     /// if present but not read by `value`.
+    #[inline(always)]
     fn opt<T>(
         &mut self,
         name: &str,
