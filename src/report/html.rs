@@ -445,10 +445,18 @@ fn move_cells(m: Option<&MoveRow>, cites: &Cites) -> String {
 fn moves(s: &mut String, r: &Report) {
     s.push_str(r#"<section id="moves"><h2>Time per move</h2>"#);
     if r.moves.is_empty() {
+        // The clocks' totals and lines of their own stand even so (a take-back of every move,
+        // a correction before the first): as the Markdown shows them.
         none(s, "No moves.");
-        s.push_str("</section>");
-        return;
+    } else {
+        move_table(s, r);
     }
+    times(s, r);
+    s.push_str("</section>");
+}
+
+/// The table of [`moves`], one row per move number.
+fn move_table(s: &mut String, r: &Report) {
     let _ = write!(
         s,
         r#"<table class="moves"><thead><tr><th class="num">No.</th><th>Period</th><th>{} (white)</th><th class="num">Time</th><th class="num">Left</th><th>{} (black)</th><th class="num">Time</th><th class="num">Left</th></tr></thead><tbody>"#,
@@ -465,6 +473,11 @@ fn moves(s: &mut String, r: &Report) {
         );
     }
     s.push_str("</tbody></table>");
+}
+
+/// Time used by each side, by its clock, and the clock lines of their own (3, 6d, 7c, 7e,
+/// restart gaps).
+fn times(s: &mut String, r: &Report) {
     if !r.totals.is_empty() {
         s.push_str(r#"<p class="sub">Time used, by the clocks:</p><ul class="totals">"#);
         for t in &r.totals {
@@ -496,7 +509,6 @@ fn moves(s: &mut String, r: &Report) {
         }
         s.push_str("</tbody></table>");
     }
-    s.push_str("</section>");
 }
 
 fn offer_rows(s: &mut String, o: &DrawOfferRow, cites: &Cites) {

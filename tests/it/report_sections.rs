@@ -261,3 +261,41 @@ fn rule_1_a_voided_resume_takes_the_run_out_of_the_move() {
         assert!(t.total.adds_up(), "{t:?}");
     }
 }
+
+/// Issue 21: when no move stands at the end (every move taken back, 6d), the HTML report still
+/// gives the clocks' totals and their lines of their own, as the Markdown does: a take-back's
+/// time is on the clock whether or not a move follows it.
+#[test]
+fn issue_21_html_keeps_the_clock_lines_when_no_move_stands() {
+    let mut m = started();
+    m.moves("e4 e5 Nf3", 10_000);
+    m.at("35 arbiter stop technical problem");
+    m.at("36 arbiter correct 6d takeback 3 back to the start position");
+    let r = build(&m.log, &[], &Verification::not_checked(m.log.len()), false);
+    assert!(r.moves.is_empty(), "{:?}", r.moves);
+    let taken: Vec<&str> = r
+        .time_items
+        .iter()
+        .filter(|t| t.kind == ItemKind::TakenBack)
+        .map(|t| t.text.as_str())
+        .collect();
+    assert_eq!(taken.len(), 2, "{:?}", r.time_items);
+    let html = arbiter::report::html::render(&r);
+    let md = arbiter::report::markdown::render(&r);
+    for (name, text) in [("HTML", &html), ("Markdown", &md)] {
+        assert!(text.contains("No moves."), "{name}");
+        assert!(
+            text.contains("Clock lines of their own"),
+            "{name} leaves out the clock lines"
+        );
+        assert!(text.contains("Time used, by the clocks:"), "{name}");
+        for t in &taken {
+            // The text as each format writes it (the HTML escapes the apostrophes).
+            let t = match name {
+                "HTML" => t.replace('\'', "&#39;"),
+                _ => t.to_string(),
+            };
+            assert!(text.contains(&t), "{name} leaves out {t}");
+        }
+    }
+}
