@@ -591,6 +591,8 @@ fn write_out(
     if let Some(rows) = &spool
         && let Some(done) = head_in_front(rows, rows_bytes, &head, write_tail, out)
     {
+        // (Freeing a long log's report took ~10 ms on one core after the file was in place.)
+        drop_aside((report, head, tail));
         return done.map_err(write_error);
     }
     let mut read_error = None;
@@ -614,6 +616,16 @@ fn write_out(
         Some(e) => WriteReportError::Read(e),
         None => write_error(source),
     })
+}
+
+/// `what`, dropped on a thread of its own: the caller goes on (a command exits) without waiting
+/// for the memory of a long log's report to be given back piece by piece. Dropped here when no
+/// thread can be started.
+fn drop_aside<T: Send + 'static>(what: T) {
+    // (A thread that cannot be started drops its closure, and `what` with it, here.)
+    let _ = std::thread::Builder::new()
+        .name("drop".into())
+        .spawn(move || drop(what));
 }
 
 /// The report written around rows already in `rows` (its first `rows_bytes` bytes), without

@@ -495,17 +495,30 @@ fn times(s: &mut String, r: &Report) {
                 c::WRONG_ENTRY
             ])
         );
+        // Written in place, each text escaped straight into the page (issue 21: the clock lines
+        // of a long log's take-backs are megabytes, written after the pass on one core).
+        s.reserve(
+            r.time_items
+                .iter()
+                .map(|t| t.text.len() + t.who.len() + 256)
+                .sum(),
+        );
         for t in &r.time_items {
-            let _ = write!(
-                s,
-                r#"<tr>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class="num">{}</td></tr>"#,
-                stamp_cells(&t.stamp),
-                escape(&t.who),
-                clause(&t.clause),
-                escape(t.label()),
-                escape(&t.text),
-                escape(&t.effect())
-            );
+            s.push_str(r#"<tr><td class="time">"#);
+            escape_into(s, &t.stamp.game_time);
+            s.push_str(r#"</td><td class="utc">"#);
+            escape_into(s, &t.stamp.utc);
+            s.push_str("</td><td>");
+            escape_into(s, &t.who);
+            s.push_str(r#"</td><td><span class="clause">"#);
+            escape_into(s, &t.clause);
+            s.push_str("</span></td><td>");
+            escape_into(s, t.label());
+            s.push_str("</td><td>");
+            escape_into(s, &t.text);
+            s.push_str(r#"</td><td class="num">"#);
+            escape_into(s, &t.effect());
+            s.push_str("</td></tr>");
         }
         s.push_str("</tbody></table>");
     }
