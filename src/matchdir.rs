@@ -922,20 +922,20 @@ impl<S> FoldTail<S> {
         item: pipe::Step<'_>,
         step: &mut impl FnMut(&mut S, &Arc<Event>, &mut Replayer) -> bool,
     ) {
-        if let pipe::Step::Line(..) = item {
+        if let pipe::Step::Line(..) | pipe::Step::Held(..) = item {
             self.taken += 1;
         }
         match item {
             _ if self.failed => {}
-            pipe::Step::Line(_, Ok(ev)) => {
+            pipe::Step::Line(_, Ok(ev)) | pipe::Step::Held(_, Ok(ev)) => {
                 self.failed = !step(&mut self.state, ev, &mut self.replay);
             }
-            pipe::Step::Line(_, Err(d)) => {
+            pipe::Step::Line(_, Err(d)) | pipe::Step::Held(_, Err(d)) => {
                 self.decode = Some(d.clone());
                 self.failed = true;
             }
-            // The pass of verify never reads the log a second time.
-            pipe::Step::Restart => {}
+            // The pass of verify never reads the log a second time; the replay keeps its own.
+            pipe::Step::Restart | pipe::Step::Kept(_) => {}
         }
     }
 }
@@ -1214,8 +1214,10 @@ struct OpenReplay {
     /// The latest events, shared with the pass (issue 21: a copy of each of 1,000,000 events,
     /// dropped soon after, was a third of the joining thread's time); copied once, at the end.
     /// Their blocks are held as long ([`pipe::pipelined`]'s `hold`): an event let go here is
-    /// never the last reference, and its block's checking thread writes over it.
-    events: std::collections::VecDeque<Arc<Event>>,
+    /// never the last reference, and its block's checking thread writes over it. `None`: an
+    /// event still in its block ([`pipe::Step::Held`]), taken from the blocks kept at the end
+    /// ([`OpenReplay::kept`]).
+    events: std::collections::VecDeque<Option<Arc<Event>>>,
     seen: usize,
     /// The seq of the first entry the replay could not take (decoded or applied).
     first_failed: Option<u64>,
@@ -1236,29 +1238,63 @@ impl OpenReplay {
     fn take(&mut self, item: pipe::Step<'_>, each: &mut dyn OpenObserver) {
         match item {
             pipe::Step::Line(seq, Ok(ev)) => self.event(seq, ev, each),
-            pipe::Step::Line(seq, Err(d)) => self.undecodable(seq, d.clone()),
+            pipe::Step::Held(seq, Ok(ev)) => self.held(seq, ev, each),
+            pipe::Step::Line(seq, Err(d)) | pipe::Step::Held(seq, Err(d)) => {
+                self.undecodable(seq, d.clone())
+            }
             pipe::Step::Restart => {
                 *self = OpenReplay::new(self.keep_events);
                 each.restart();
             }
+            pipe::Step::Kept(blocks) => self.kept(blocks),
         }
+    }
+
+    /// [`OpenReplay::event`] of an event its block keeps: no reference of its own taken yet.
+    fn held(&mut self, seq: u64, ev: &Arc<Event>, each: &mut dyn OpenObserver) {
+        self.replay_one(seq, ev, each);
+        if self.keep_events {
+            self.keep(None);
+        }
+    }
+
+    /// The end of the pass: the kept events still in their blocks (the latest events of the
+    /// blocks, in order), each now referenced here.
+    fn kept(&mut self, blocks: &std::collections::VecDeque<Vec<crate::journal::Decoded>>) {
+        let mut latest = blocks
+            .iter()
+            .rev()
+            .flat_map(|b| b.iter().rev())
+            .filter_map(|d| d.as_ref().ok());
+        // The latest first: the places still empty are filled from the newest back.
+        for slot in self.events.iter_mut().rev().filter(|e| e.is_none()) {
+            *slot = latest.next().map(Arc::clone);
+        }
+    }
+
+    fn keep(&mut self, ev: Option<Arc<Event>>) {
+        if self.events.len() == EVENTS_KEPT {
+            self.events.pop_front();
+        }
+        self.events.push_back(ev);
     }
 
     /// The next event (entry `seq`): replayed once, for the game and for `each`, then kept
     /// (only when events are kept).
     fn event(&mut self, seq: u64, ev: &Arc<Event>, each: &mut dyn OpenObserver) {
+        self.replay_one(seq, ev, each);
+        if self.keep_events {
+            self.keep(Some(Arc::clone(ev)));
+        }
+    }
+
+    fn replay_one(&mut self, seq: u64, ev: &Arc<Event>, each: &mut dyn OpenObserver) {
         if !self.replay.push_observed(ev, |step| each.event(ev, step))
             && self.first_failed.is_none()
         {
             self.first_failed = Some(seq);
         }
         self.seen += 1;
-        if self.keep_events {
-            if self.events.len() == EVENTS_KEPT {
-                self.events.pop_front();
-            }
-            self.events.push_back(Arc::clone(ev));
-        }
     }
 
     /// Entry `seq` is not an event of this kit.
@@ -1583,17 +1619,20 @@ fn open_game_once(
         session.restart_uncertainty = uncertainty;
         notes.push(restart_notice(gap, uncertainty, side));
     }
+    // The kept events as the Board UI holds them: each copied once, here (the void window may
+    // still share the latest). (A place left empty would be among the oldest: the blocks kept
+    // hold at least as many events as are kept.)
+    let events: Vec<Event> = events
+        .into_iter()
+        .flatten()
+        .map(|e| Arc::try_unwrap(e).unwrap_or_else(|e| Event::clone(&e)))
+        .collect();
     Ok(Attempt::Opened(Box::new(Opened {
         session,
         now_ms,
         notice: (!notes.is_empty()).then(|| notes.join("\n")),
         events_from: seen - events.len(),
-        // The kept events as the Board UI holds them: each copied once, here (the void window
-        // may still share the latest).
-        events: events
-            .into_iter()
-            .map(|e| Arc::try_unwrap(e).unwrap_or_else(|e| Event::clone(&e)))
-            .collect(),
+        events,
     })))
 }
 
