@@ -589,7 +589,7 @@ fn write_out(
         }
     };
     if let Some(rows) = &spool
-        && let Some(done) = head_in_front(rows, rows_bytes, &head, write_tail, out)
+        && let Some(done) = head_in_front(rows, ROWS_AT, rows_bytes, &head, write_tail, out)
     {
         // (Freeing a long log's report took ~10 ms on one core after the file was in place.)
         drop_aside((report, head, tail));
@@ -600,7 +600,7 @@ fn write_out(
         use std::io::Write;
         f.write_all(head.as_bytes())?;
         match spool {
-            Some(rows) => move_rows(&rows, rows_bytes, f)?,
+            Some(rows) => move_rows(&rows, ROWS_AT, rows_bytes, f)?,
             None => {
                 let mut w = std::io::BufWriter::with_capacity(1 << 16, &*f);
                 if let Err(e) = second_pass(path, format, public, streamed.voids, &mut w)? {
@@ -628,21 +628,23 @@ fn drop_aside<T: Send + 'static>(what: T) {
         .spawn(move || drop(what));
 }
 
-/// The report written around rows already in `rows` (its first `rows_bytes` bytes), without
-/// moving them: `rows` (a nameless `O_TMPFILE` next to `out`) given a name next to `out` through
-/// `/proc/self/fd`, `head` put in front of the rows by the file system
-/// (`FALLOC_FL_INSERT_RANGE`, which shifts them by whole blocks:
-/// [`crate::report::align_head`] makes the head a whole number of them), the tail after them,
-/// the file synced and renamed over `out`, as [`write_atomic_file`] replaces it (issue 21: on
-/// the 1,000,000-entry log, copying 126 MB of rows behind the head cost ~90 ms after the pass,
-/// on one core).
+/// The report written around rows already in `rows` (its `rows_bytes` bytes from `rows_at`),
+/// without moving them: `rows` (a nameless `O_TMPFILE` next to `out`) given a name next to `out`
+/// through `/proc/self/fd`, `head` written into the room before the rows, made larger first by
+/// the file system where the head is longer than the room (`FALLOC_FL_INSERT_RANGE`, which
+/// shifts the rows by whole blocks: [`crate::report::align_head`] makes the head a whole number
+/// of them), the tail after them, the file synced and renamed over `out`, as
+/// [`write_atomic_file`] replaces it (issue 21: on the 1,000,000-entry log, copying 126 MB of
+/// rows behind the head cost ~90 ms after the pass, on one core; inserting the head in front of
+/// them, ~9 ms).
 ///
-/// `None` when the file system cannot do this (the head is not a whole number of its blocks,
-/// the spool cannot be named, or the range cannot be inserted): nothing was changed, and `out`
-/// is written the other way. Once the head is in, an error is the report's (the new name is
-/// removed, `out` is left as it was).
+/// `None` when this cannot be done (the head is shorter than the room, or not a whole number of
+/// the file system's blocks, the spool cannot be named, or the range cannot be inserted):
+/// nothing was changed, and `out` is written the other way. Once the head is in, an error is
+/// the report's (the new name is removed, `out` is left as it was).
 pub fn head_in_front(
     rows: &std::fs::File,
+    rows_at: u64,
     rows_bytes: u64,
     head: &str,
     write_tail: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
@@ -652,10 +654,12 @@ pub fn head_in_front(
     use std::os::fd::AsRawFd;
     use std::os::unix::fs::FileExt;
     let block = rustix::fs::fstatvfs(rows).ok()?.f_bsize;
+    let more = (head.len() as u64).checked_sub(rows_at)?;
     if rows_bytes == 0
         || head.is_empty()
         || block == 0
         || !(head.len() as u64).is_multiple_of(block)
+        || !more.is_multiple_of(block)
         || replaceable(out).is_err()
     {
         return None;
@@ -664,14 +668,17 @@ pub fn head_in_front(
     let _ = std::fs::remove_file(&tmp);
     let named = format!("/proc/self/fd/{}", rows.as_raw_fd());
     linkat(CWD, named.as_str(), CWD, &tmp, AtFlags::SYMLINK_FOLLOW).ok()?;
-    if fallocate(rows, FallocateFlags::INSERT_RANGE, 0, head.len() as u64).is_err() {
+    if more > 0 && fallocate(rows, FallocateFlags::INSERT_RANGE, 0, more).is_err() {
         let _ = std::fs::remove_file(&tmp);
         return None;
     }
     let written = (|| {
         rows.write_all_at(head.as_bytes(), 0)?;
         let mut f = rows.try_clone()?;
-        std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0))?;
+        std::io::Seek::seek(
+            &mut f,
+            std::io::SeekFrom::Start(head.len() as u64 + rows_bytes),
+        )?;
         write_tail(&mut f)?;
         f.sync_all()?;
         std::fs::rename(&tmp, out)?;
@@ -820,6 +827,10 @@ fn model_pass(
     })
 }
 
+/// Where the timeline's rows start in the spool ([`write_rows`]): the room before them is the
+/// head's (of a long log: [`crate::report::align_head`]).
+const ROWS_AT: u64 = crate::report::ROWS_ALIGN as u64;
+
 /// How many rows the model's thread hands the writer's at a time.
 const ROW_BATCH: usize = 1024;
 
@@ -835,8 +846,9 @@ fn write_rows(
     back: std::sync::mpsc::Sender<crate::report::rows::Rows>,
     format: Format,
 ) -> std::io::Result<(std::fs::File, u64)> {
-    use std::io::Write;
-    let mut w = spool;
+    use std::io::{Seek, Write};
+    // The rows after the head's room (left a hole).
+    let mut w = spool.and_then(|mut f| f.seek(std::io::SeekFrom::Start(ROWS_AT)).map(|_| f));
     let mut text = String::new();
     let (mut written, mut started) = (0u64, 0u64);
     for batch in rows {
@@ -847,7 +859,7 @@ fn write_rows(
                 Ok(()) => {
                     written += text.len() as u64;
                     if written - started >= MOVE_CHUNK as u64 {
-                        start_writeback(out, started, written - started);
+                        start_writeback(out, ROWS_AT + started, written - started);
                         started = written;
                     }
                 }
@@ -863,7 +875,7 @@ fn write_rows(
         && written >= crate::report::ALIGN_FROM
         && written > started
     {
-        start_writeback(out, started, written - started);
+        start_writeback(out, ROWS_AT + started, written - started);
     }
     Ok((w?, written))
 }
@@ -915,20 +927,26 @@ fn spool_next_to(out: &Path) -> std::io::Result<std::fs::File> {
 /// space beyond its own size.
 pub const MOVE_CHUNK: usize = 8 << 20;
 
-/// The spooled rows (from the start of `rows`), appended to `out` in the kernel
+/// The spooled rows (`len` bytes of `rows` from byte `start`), appended to `out` in the kernel
 /// (`copy_file_range`, never through this process's memory), a chunk at a time; each chunk moved
 /// is punched out of the spool at once, so that the rows take their size on disk once, not twice,
 /// and its writeback to `out`'s disk started. Where the file system cannot do either, the rows
 /// are copied through a buffer and the spool keeps its blocks until it is closed.
-pub fn move_rows(rows: &std::fs::File, len: u64, out: &mut std::fs::File) -> std::io::Result<()> {
+pub fn move_rows(
+    rows: &std::fs::File,
+    start: u64,
+    len: u64,
+    out: &mut std::fs::File,
+) -> std::io::Result<()> {
     use rustix::fs::{FallocateFlags, copy_file_range, fallocate};
     use rustix::io::Errno;
-    let mut at = 0u64;
+    let mut at = start;
+    let end = start.saturating_add(len);
     let mut punch = true;
     let mut to = std::io::Seek::stream_position(out)?;
     loop {
         let from = at;
-        let chunk = MOVE_CHUNK.min(usize::try_from(len - at).unwrap_or(MOVE_CHUNK));
+        let chunk = MOVE_CHUNK.min(usize::try_from(end - at).unwrap_or(MOVE_CHUNK));
         if chunk == 0 {
             return Ok(());
         }
@@ -947,7 +965,7 @@ pub fn move_rows(rows: &std::fs::File, len: u64, out: &mut std::fs::File) -> std
             Err(Errno::INTR | Errno::AGAIN) => continue,
             // Not on this file system, or not between these two: the rest through a buffer.
             Err(Errno::XDEV | Errno::NOSYS | Errno::INVAL | Errno::OPNOTSUPP | Errno::PERM) => {
-                return copy_rows(rows, at, len, out);
+                return copy_rows(rows, at, end, out);
             }
             Err(e) => return Err(e.into()),
         }
@@ -959,18 +977,18 @@ pub fn move_rows(rows: &std::fs::File, len: u64, out: &mut std::fs::File) -> std
     }
 }
 
-/// The spooled rows from byte `at` to byte `len` of `rows`, copied through a buffer after the
+/// The spooled rows from byte `at` to byte `end` of `rows`, copied through a buffer after the
 /// head.
 fn copy_rows(
     rows: &std::fs::File,
     at: u64,
-    len: u64,
+    end: u64,
     out: &mut std::fs::File,
 ) -> std::io::Result<()> {
     use std::io::{Read, Seek, SeekFrom, Write};
     let mut rows = rows.try_clone()?;
     rows.seek(SeekFrom::Start(at))?;
-    let mut rows = rows.take(len.saturating_sub(at));
+    let mut rows = rows.take(end.saturating_sub(at));
     let mut buf = vec![0u8; 1 << 20];
     loop {
         let got = match rows.read(&mut buf) {

@@ -318,7 +318,7 @@ fn issue_21_report_rows_moved_into_the_output_are_on_disk_once() -> TestResult {
     let out_path = tmp.path().join("out");
     let mut out = std::fs::File::create(&out_path)?;
     out.write_all(b"head")?;
-    arbiter::report_io::move_rows(&spool, len as u64, &mut out)?;
+    arbiter::report_io::move_rows(&spool, 0, len as u64, &mut out)?;
     out.write_all(b"tail")?;
     drop(out);
     let got = std::fs::read(&out_path)?;
@@ -688,53 +688,64 @@ fn issue_21_report_long_rows_start_on_a_block_of_the_file() -> TestResult {
 }
 
 /// Issue 21: `report_io::head_in_front` puts a head of whole blocks in front of rows already
-/// written, and a tail after them, and renames the file over `out`; where the file system
-/// cannot (tmpfs, a head not of whole blocks) it changes nothing and says so.
+/// written (into the room left before them, made larger by the file system when the head is
+/// longer), and a tail after them, and renames the file over `out`; where it cannot (tmpfs for
+/// a head longer than the room, a head not of whole blocks or shorter than the room) it changes
+/// nothing and says so.
 #[test]
 fn issue_21_report_head_put_in_front_of_the_rows_without_moving_them() -> TestResult {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::fs::{FileExt, OpenOptionsExt};
     let tmp = tempfile::tempdir()?;
     let out = tmp.path().join("report.html");
-    std::fs::write(&out, "old")?;
-    let rows: Vec<u8> = (0..3 * arbiter::report::ROWS_ALIGN + 77)
-        .map(|i| b'a' + (i % 26) as u8)
-        .collect();
-    let spool = || -> std::io::Result<std::fs::File> {
-        let mut f = std::fs::OpenOptions::new()
+    let room = arbiter::report::ROWS_ALIGN;
+    let rows: Vec<u8> = (0..3 * room + 77).map(|i| b'a' + (i % 26) as u8).collect();
+    // The rows written after `at` bytes left empty, as the report's pass writes them.
+    let spool = |at: usize| -> std::io::Result<std::fs::File> {
+        let f = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .mode(0o600)
             .custom_flags(libc::O_TMPFILE)
             .open(tmp.path())?;
-        f.write_all(&rows)?;
+        f.write_all_at(&rows, at as u64)?;
         Ok(f)
     };
-    let tail = |f: &mut std::fs::File| f.write_all(b"<tail>");
-    // A head that is not a whole number of blocks: nothing done, nothing changed.
-    let f = spool()?;
-    assert!(
-        arbiter::report_io::head_in_front(&f, rows.len() as u64, "short", tail, &out).is_none()
-    );
-    assert_eq!(std::fs::read(&out)?, b"old");
-    assert_eq!(f.metadata()?.len(), rows.len() as u64);
-    let head = format!("{:<1$}\n", "<head>", 2 * arbiter::report::ROWS_ALIGN - 1);
-    let f = spool()?;
-    match arbiter::report_io::head_in_front(&f, rows.len() as u64, &head, tail, &out) {
-        Some(done) => {
-            done?;
-            let got = std::fs::read(&out)?;
-            assert_eq!(got.len(), head.len() + rows.len() + 6);
-            assert!(got.starts_with(head.as_bytes()) && got.ends_with(b"<tail>"));
-            assert!(got[head.len()..head.len() + rows.len()] == rows[..]);
-            assert_eq!(crate::log_util::mode(&out), 0o600);
-            assert!(!tmp.path().join("report.html.tmp").exists());
-        }
-        // Not on this file system: the rows are as they were, `out` too.
-        None => {
-            assert_eq!(std::fs::read(&out)?, b"old");
-            assert_eq!(f.metadata()?.len(), rows.len() as u64);
-            assert!(!tmp.path().join("report.html.tmp").exists());
+    let tail = |f: &mut std::fs::File| std::io::Write::write_all(f, b"<tail>");
+    let head_of = |len: usize| format!("<head>{}\n", " ".repeat(len - 7));
+    // A head that is not a whole number of blocks, or shorter than the room: nothing done,
+    // nothing changed.
+    for (at, head) in [(0, "short".to_string()), (room, head_of(room / 2))] {
+        std::fs::write(&out, "old")?;
+        let f = spool(at)?;
+        let done =
+            arbiter::report_io::head_in_front(&f, at as u64, rows.len() as u64, &head, tail, &out);
+        assert!(done.is_none(), "{at} {}", head.len());
+        assert_eq!(std::fs::read(&out)?, b"old");
+        assert_eq!(f.metadata()?.len(), (at + rows.len()) as u64);
+    }
+    // Into the room as it is, into a room made larger, in front of rows with no room.
+    for (at, head_len) in [(room, room), (room, 3 * room), (0, 2 * room)] {
+        std::fs::write(&out, "old")?;
+        let head = head_of(head_len);
+        let f = spool(at)?;
+        match arbiter::report_io::head_in_front(&f, at as u64, rows.len() as u64, &head, tail, &out)
+        {
+            Some(done) => {
+                done?;
+                let got = std::fs::read(&out)?;
+                assert_eq!(got.len(), head.len() + rows.len() + 6, "{at} {head_len}");
+                assert!(got.starts_with(head.as_bytes()) && got.ends_with(b"<tail>"));
+                assert!(got[head.len()..head.len() + rows.len()] == rows[..]);
+                assert_eq!(crate::log_util::mode(&out), 0o600);
+                assert!(!tmp.path().join("report.html.tmp").exists());
+            }
+            // Not on this file system (a range to insert): the rows are as they were, `out` too.
+            None => {
+                assert!(head_len > at, "{at} {head_len}: nothing to insert");
+                assert_eq!(std::fs::read(&out)?, b"old");
+                assert_eq!(f.metadata()?.len(), (at + rows.len()) as u64);
+                assert!(!tmp.path().join("report.html.tmp").exists());
+            }
         }
     }
     Ok(())
