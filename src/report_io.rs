@@ -568,31 +568,19 @@ fn write_out(
         // (Written by the second pass: never as long as the rows the first pass aligns for.)
         Spooled::Late => (None, 0),
     };
-    // Markdown's tail is written from the report a piece at a time (issue 21: a long log's
-    // clock lines are megabytes); HTML's is short.
-    let (head, tail) = match format {
-        Format::Html => {
-            let (head, tail) = crate::report::parts(&report, rows, rows_bytes, format);
-            (head, Some(tail))
-        }
-        Format::Markdown => (
-            crate::report::markdown::head_part(&report, rows, rows_bytes),
-            None,
-        ),
-    };
-    let write_tail = |f: &mut std::fs::File| match &tail {
-        Some(tail) => std::io::Write::write_all(f, tail.as_bytes()),
-        None => {
-            let mut w = std::io::BufWriter::with_capacity(1 << 16, &*f);
-            crate::report::markdown::write_tail(&report, rows, &mut w)?;
-            std::io::Write::flush(&mut w)
-        }
+    let head = crate::report::head_part(&report, rows, rows_bytes, format);
+    // The tail is written from the report a piece at a time, rendered on a thread of its own
+    // while this one writes (issue 21: a long log's clock lines are megabytes).
+    let write_tail = |f: &mut std::fs::File| {
+        write_rendered(f, |s, flush| {
+            crate::report::tail_part(s, &report, rows, format, TAIL_PIECE, flush)
+        })
     };
     if let Some(rows) = &spool
         && let Some(done) = head_in_front(rows, ROWS_AT, rows_bytes, &head, write_tail, out)
     {
         // (Freeing a long log's report took ~10 ms on one core after the file was in place.)
-        drop_aside((report, head, tail));
+        drop_aside((report, head));
         return done.map_err(write_error);
     }
     let mut read_error = None;
@@ -616,6 +604,75 @@ fn write_out(
         Some(e) => WriteReportError::Read(e),
         None => write_error(source),
     })
+}
+
+/// How much of a report's tail is rendered before it is written out ([`write_rendered`]).
+const TAIL_PIECE: usize = 1 << 20;
+
+/// What `render` renders, written to `f` a piece at a time (each piece's writeback started at
+/// once), rendered on a thread of its own while this one writes the pieces before (or here,
+/// where no thread can be started). `render` appends to the text it is given and hands it to
+/// `flush` when it wants a piece written. After a failed write the rest is rendered and not
+/// written; the error is the answer.
+fn write_rendered(
+    f: &mut std::fs::File,
+    render: impl FnOnce(&mut String, &mut dyn FnMut(&mut String)) + Send,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut at = std::io::Seek::stream_position(f)?;
+    let mut failed: Option<std::io::Error> = None;
+    let mut write = |piece: &str, f: &mut std::fs::File| {
+        if failed.is_some() || piece.is_empty() {
+            return;
+        }
+        match f.write_all(piece.as_bytes()) {
+            Ok(()) => {
+                start_writeback(f, at, piece.len() as u64);
+                at += piece.len() as u64;
+            }
+            Err(e) => failed = Some(e),
+        }
+    };
+    // Taken once, by the rendering thread or (when none can be started) by this one.
+    let job = std::sync::Mutex::new(Some(render));
+    let run = |flush: &mut dyn FnMut(&mut String)| {
+        let render = job.lock().ok().and_then(|mut j| j.take());
+        if let Some(render) = render {
+            let mut s = String::with_capacity(TAIL_PIECE + TAIL_PIECE / 8);
+            render(&mut s, flush);
+            flush(&mut s);
+        }
+    };
+    let (tx, pieces) = std::sync::mpsc::sync_channel::<String>(2);
+    let (back, spare) = std::sync::mpsc::channel::<String>();
+    let run = &run;
+    std::thread::scope(|scope| {
+        let renderer = std::thread::Builder::new()
+            .name("tail".into())
+            .spawn_scoped(scope, move || {
+                run(&mut |s: &mut String| {
+                    let next = spare.try_recv().unwrap_or_default();
+                    // (Gone only once this side's writing stopped by a panic: dropped.)
+                    let _ = tx.send(std::mem::replace(s, next));
+                });
+                drop(tx);
+            });
+        if let Ok(renderer) = renderer {
+            for mut piece in pieces {
+                write(&piece, f);
+                piece.clear();
+                let _ = back.send(piece);
+            }
+            if let Err(p) = renderer.join() {
+                std::panic::resume_unwind(p);
+            }
+        }
+    });
+    run(&mut |s: &mut String| {
+        write(s, f);
+        s.clear();
+    });
+    failed.map_or(Ok(()), Err)
 }
 
 /// `what`, dropped on a thread of its own: the caller goes on (a command exits) without waiting

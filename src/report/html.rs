@@ -134,6 +134,13 @@ pub fn render(r: &Report) -> String {
 /// written in between ([`timeline_row`]): what comes before the first row (padded by
 /// [`super::align_head`]), and what comes after the last.
 pub fn parts(r: &Report, rows: usize, rows_bytes: u64) -> (String, String) {
+    let mut tail = String::new();
+    tail_part(&mut tail, r, rows, usize::MAX, &mut |_| {});
+    (head_part(r, rows, rows_bytes), tail)
+}
+
+/// What comes before the first row ([`parts`]).
+pub fn head_part(r: &Report, rows: usize, rows_bytes: u64) -> String {
     let mut s = String::new();
     let title = format!("Arbiter report: match {}, game {}", r.match_id, r.game);
     let _ = write!(
@@ -179,22 +186,31 @@ pub fn parts(r: &Report, rows: usize, rows_bytes: u64) -> (String, String) {
     let at = s.len();
     timeline_head(&mut s, rows, &r.cites);
     super::align_head(&mut s, at, rows_bytes);
-    let mut tail = String::new();
+    s
+}
+
+/// The tail of [`parts`] appended to `s`; `flush` is handed `s` when it holds `piece` bytes or
+/// more (it may write and empty it).
+pub(super) fn tail_part(
+    s: &mut String,
+    r: &Report,
+    rows: usize,
+    piece: usize,
+    flush: &mut dyn FnMut(&mut String),
+) {
     if rows > 0 {
-        tail.push_str("</tbody></table>");
+        s.push_str("</tbody></table>");
     }
-    tail.push_str("</section>");
-    let head = std::mem::replace(&mut s, tail);
-    chart(&mut s, r);
-    moves(&mut s, r);
-    draw_offers(&mut s, r);
-    infractions(&mut s, r);
-    incidents(&mut s, r);
-    disputes(&mut s, r);
-    parameters(&mut s, r);
-    archives(&mut s, r);
+    s.push_str("</section>");
+    chart(s, r);
+    moves(s, r, piece, flush);
+    draw_offers(s, r);
+    infractions(s, r);
+    incidents(s, r);
+    disputes(s, r);
+    parameters(s, r);
+    archives(s, r);
     s.push_str("</main></body></html>\n");
-    (head, s)
 }
 
 fn declarations(s: &mut String, r: &Report) {
@@ -442,7 +458,7 @@ fn move_cells(m: Option<&MoveRow>, cites: &Cites) -> String {
     }
 }
 
-fn moves(s: &mut String, r: &Report) {
+fn moves(s: &mut String, r: &Report, piece: usize, flush: &mut dyn FnMut(&mut String)) {
     s.push_str(r#"<section id="moves"><h2>Time per move</h2>"#);
     if r.moves.is_empty() {
         // The clocks' totals and lines of their own stand even so (a take-back of every move,
@@ -451,7 +467,7 @@ fn moves(s: &mut String, r: &Report) {
     } else {
         move_table(s, r);
     }
-    times(s, r);
+    times(s, r, piece, flush);
     s.push_str("</section>");
 }
 
@@ -477,7 +493,7 @@ fn move_table(s: &mut String, r: &Report) {
 
 /// Time used by each side, by its clock, and the clock lines of their own (3, 6d, 7c, 7e,
 /// restart gaps).
-fn times(s: &mut String, r: &Report) {
+fn times(s: &mut String, r: &Report, piece: usize, flush: &mut dyn FnMut(&mut String)) {
     if !r.totals.is_empty() {
         s.push_str(r#"<p class="sub">Time used, by the clocks:</p><ul class="totals">"#);
         for t in &r.totals {
@@ -495,15 +511,12 @@ fn times(s: &mut String, r: &Report) {
                 c::WRONG_ENTRY
             ])
         );
-        // Written in place, each text escaped straight into the page (issue 21: the clock lines
-        // of a long log's take-backs are megabytes, written after the pass on one core).
-        s.reserve(
-            r.time_items
-                .iter()
-                .map(|t| t.text.len() + t.who.len() + 256)
-                .sum(),
-        );
+        // Written in place, each text escaped straight into the page, a piece at a time (issue
+        // 21: the clock lines of a long log's take-backs are megabytes, written after the pass).
         for t in &r.time_items {
+            if s.len() >= piece {
+                flush(s);
+            }
             s.push_str(r#"<tr><td class="time">"#);
             escape_into(s, &t.stamp.game_time);
             s.push_str(r#"</td><td class="utc">"#);

@@ -163,42 +163,9 @@ pub fn head_part(r: &Report, rows: usize, rows_bytes: u64) -> String {
     s
 }
 
-/// What comes after the last row ([`parts`]) written to `out` a piece of at most about
-/// [`TAIL_PIECE`] bytes at a time (issue 21: the clock lines of a long log's take-backs are
-/// megabytes of text, never held whole).
-pub fn write_tail(r: &Report, rows: usize, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    write_tail_in_pieces(r, rows, out, TAIL_PIECE)
-}
-
-/// [`write_tail`] in pieces of about `piece` bytes (for the tests: any piece gives the same
-/// bytes).
-pub fn write_tail_in_pieces(
-    r: &Report,
-    rows: usize,
-    out: &mut dyn std::io::Write,
-    piece: usize,
-) -> std::io::Result<()> {
-    let mut failed = None;
-    let mut s = String::new();
-    let mut flush = |s: &mut String| {
-        if failed.is_none()
-            && let Err(e) = out.write_all(s.as_bytes())
-        {
-            failed = Some(e);
-        }
-        s.clear();
-    };
-    tail_part(&mut s, r, rows, piece, &mut flush);
-    flush(&mut s);
-    failed.map_or(Ok(()), Err)
-}
-
-/// How much of the tail [`write_tail`] holds before writing it out.
-const TAIL_PIECE: usize = 1 << 20;
-
 /// The tail of [`parts`] appended to `s`; `flush` is handed `s` when it holds `piece` bytes or
 /// more (it may write and empty it).
-fn tail_part(
+pub(super) fn tail_part(
     s: &mut String,
     r: &Report,
     rows: usize,
@@ -429,21 +396,30 @@ fn times(s: &mut String, r: &Report, piece: usize, flush: &mut dyn FnMut(&mut St
             s,
             &["When", "Clock of", "Clause", "What", "Line", "On the clock"],
         );
+        // Each line written in place, as `row` writes its cells (issue 21: a long log's
+        // take-backs give megabytes of them, written after the pass).
         for t in &r.time_items {
             if s.len() >= piece {
                 flush(s);
             }
-            row(
-                s,
-                &[
-                    when(&t.stamp),
-                    escape(&t.who),
-                    escape(&t.clause),
-                    t.label().to_string(),
-                    escape(&t.text),
-                    escape(&t.effect()),
-                ],
-            );
+            s.push_str("| ");
+            s.push_str(&t.stamp.game_time);
+            if !t.stamp.utc.is_empty() {
+                s.push_str(" (");
+                escape_into(s, &t.stamp.utc);
+                s.push_str(" UTC)");
+            }
+            s.push_str(" | ");
+            escape_into(s, &t.who);
+            s.push_str(" | ");
+            escape_into(s, &t.clause);
+            s.push_str(" | ");
+            s.push_str(t.label());
+            s.push_str(" | ");
+            escape_into(s, &t.text);
+            s.push_str(" | ");
+            escape_into(s, &t.effect());
+            s.push_str(" |\n");
         }
         s.push('\n');
     }

@@ -81,6 +81,55 @@ pub fn parts(r: &Report, rows: usize, rows_bytes: u64, format: Format) -> (Strin
     }
 }
 
+/// What comes before the first row ([`parts`]).
+pub fn head_part(r: &Report, rows: usize, rows_bytes: u64, format: Format) -> String {
+    match format {
+        Format::Html => html::head_part(r, rows, rows_bytes),
+        Format::Markdown => markdown::head_part(r, rows, rows_bytes),
+    }
+}
+
+/// What comes after the last row ([`parts`]), appended to `s`, `flush` handed `s` whenever it
+/// holds `piece` bytes or more (it may write and empty it): the clock lines of a long log's
+/// take-backs are megabytes of text, never held whole (issue 21).
+pub fn tail_part(
+    s: &mut String,
+    r: &Report,
+    rows: usize,
+    format: Format,
+    piece: usize,
+    flush: &mut dyn FnMut(&mut String),
+) {
+    match format {
+        Format::Html => html::tail_part(s, r, rows, piece, flush),
+        Format::Markdown => markdown::tail_part(s, r, rows, piece, flush),
+    }
+}
+
+/// [`tail_part`] written to `out` a piece of about `piece` bytes at a time (any piece gives
+/// the same bytes).
+pub fn write_tail_in_pieces(
+    r: &Report,
+    rows: usize,
+    format: Format,
+    out: &mut dyn std::io::Write,
+    piece: usize,
+) -> std::io::Result<()> {
+    let mut failed = None;
+    let mut s = String::new();
+    let mut flush = |s: &mut String| {
+        if failed.is_none()
+            && let Err(e) = out.write_all(s.as_bytes())
+        {
+            failed = Some(e);
+        }
+        s.clear();
+    };
+    tail_part(&mut s, r, rows, format, piece, &mut flush);
+    flush(&mut s);
+    failed.map_or(Ok(()), Err)
+}
+
 /// Rows of [`ALIGN_FROM`] bytes or more start at a multiple of this many bytes ([`align_head`]):
 /// the room `arbiter report` leaves before the rows it writes during its pass, so that a head of
 /// up to this size is written into it, with nothing moved or inserted (issue 21: inserting the

@@ -461,19 +461,26 @@ fn issue_21_report_from_verifys_pass_writes_the_bytes_of_the_whole_rendering() -
     Ok(())
 }
 
-/// Issue 21: Markdown's tail (a long log's clock lines are megabytes) is written a piece at a
-/// time (`markdown::write_tail`): the bytes of `parts`' tail, whatever the piece.
+/// Issue 21: the tail of either format (a long log's clock lines are megabytes) is written a
+/// piece at a time (`report::write_tail_in_pieces`; `arbiter report` renders the pieces on a
+/// thread of its own): the bytes of `parts`' tail, whatever the piece.
 #[test]
-fn issue_21_report_markdown_tail_written_in_pieces_is_the_whole_tail() -> TestResult {
-    let (events, utc) = game_events("Garry Kasparov")?;
+fn issue_21_report_tail_written_in_pieces_is_the_whole_tail() -> TestResult {
+    let (events, utc) = game_events("Garry <Kasparov> | `the` *human* [w]")?;
     let r = model::build(&events, &utc, &verdict(), false);
-    assert!(!r.time_items.is_empty(), "no clock lines to write");
+    assert!(r.time_items.len() > 1, "no clock lines to write");
     let rows = r.timeline.len();
-    let (_, tail) = arbiter::report::markdown::parts(&r, rows, 0);
-    for piece in [0, 1, 100, usize::MAX] {
-        let mut out = Vec::new();
-        arbiter::report::markdown::write_tail_in_pieces(&r, rows, &mut out, piece)?;
-        assert_eq!(String::from_utf8(out)?, tail, "pieces of {piece}");
+    for format in [Format::Html, Format::Markdown] {
+        let (_, tail) = arbiter::report::parts(&r, rows, 0, format);
+        for piece in [0, 1, 100, usize::MAX] {
+            let mut out = Vec::new();
+            arbiter::report::write_tail_in_pieces(&r, rows, format, &mut out, piece)?;
+            assert_eq!(
+                String::from_utf8(out)?,
+                tail,
+                "{format:?}: pieces of {piece}"
+            );
+        }
     }
     Ok(())
 }
