@@ -651,7 +651,9 @@ fn write_rendered(
             .name("tail".into())
             .spawn_scoped(scope, move || {
                 run(&mut |s: &mut String| {
-                    let next = spare.try_recv().unwrap_or_default();
+                    let next = spare
+                        .try_recv()
+                        .unwrap_or_else(|_| String::with_capacity(TAIL_PIECE + TAIL_PIECE / 8));
                     // (Gone only once this side's writing stopped by a panic: dropped.)
                     let _ = tx.send(std::mem::replace(s, next));
                 });

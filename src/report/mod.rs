@@ -179,11 +179,17 @@ pub fn timeline_rows(out: &mut String, rows: &rows::Rows, format: Format) {
 /// row writer's time).
 pub(crate) fn find_special(s: &[u8], special: impl Fn(u8) -> bool) -> Option<usize> {
     let mut at = 0;
-    for chunk in s.chunks(32) {
+    // Whole chunks of 32 first (their length known to the compiler), then what is left.
+    let mut whole = s.chunks_exact(32);
+    for chunk in &mut whole {
         if chunk.iter().fold(false, |any, &b| any | special(b)) {
             return chunk.iter().position(|&b| special(b)).map(|k| at + k);
         }
         at += chunk.len();
     }
-    None
+    whole
+        .remainder()
+        .iter()
+        .position(|&b| special(b))
+        .map(|k| at + k)
 }

@@ -382,6 +382,17 @@ fn issue_21_report_escaping_by_runs_is_the_escaping_char_by_char() {
         texts.push(format!("a{c}b{c}{c}c"));
     }
     texts.push(chars.iter().collect());
+    // Each at every place of the first chunks of 32 bytes looked at together and of what is left
+    // after them (a long text's runs are looked at a chunk at a time).
+    for c in ['&', '\'', '|', '\u{1}', '\u{85}', 'é', '\n'] {
+        for len in [31, 32, 33, 64, 70, 100] {
+            for at in 0..len {
+                let mut t: String = "x".repeat(len);
+                t.replace_range(at..=at, &c.to_string());
+                texts.push(t);
+            }
+        }
+    }
     for t in &texts {
         assert_eq!(arbiter::report::html::escape(t), html(t), "{t:?}");
         assert_eq!(arbiter::report::markdown::escape(t), markdown(t), "{t:?}");
