@@ -633,11 +633,11 @@ impl Replayer {
         ev: &Arc<Event>,
         observe: impl FnOnce(crate::report::times::Replayed<'_>),
     ) -> bool {
-        use crate::report::times::{ClockBefore, Replayed as Step};
-        let before = self.game().map(|g| ClockBefore::of(g, ev.at));
+        use crate::report::times::{Before, Replayed as Step};
+        let before = self.game().map(|g| Before::of(g, ev));
         let ok = self.push_shared(Arc::clone(ev));
         observe(match (before, self.game(), self.failure()) {
-            (Some(before), Some(game), _) => Step::Applied { before, game },
+            (Some(before), Some(game), _) => before.replayed(ev, game),
             (Some(_), _, Some(m)) => Step::Failed(m.to_owned()),
             _ => Step::NotReplayed,
         });

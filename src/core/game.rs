@@ -210,6 +210,28 @@ pub struct ReplayError {
     pub message: String,
 }
 
+/// A game's clocks at one moment ([`Game::clock_snapshot`]): its clock and each side's moves, all
+/// a side's remaining time depends on but the instant it is read at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClockSnapshot {
+    clock: Clock,
+    moves: [u32; 2],
+}
+
+impl ClockSnapshot {
+    /// What [`Game::remaining`] said at `now` of the game the state was taken of, while it stood
+    /// so (`profile`: its rules).
+    pub fn remaining(&self, profile: &Profile, side: Side, now: Ms) -> i64 {
+        self.clock
+            .remaining(profile, side, self.moves[side.index()], now)
+    }
+
+    /// The side whose clock runs.
+    pub fn running(&self) -> Option<Side> {
+        self.clock.running()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Game {
     /// Shared: the game is cloned for every entry the session checks and at every void window.
@@ -324,6 +346,22 @@ impl Game {
     /// The official clock.
     pub fn clock(&self) -> &Clock {
         &self.clock
+    }
+    /// The clocks as they stand, to be read at any instant later ([`ClockSnapshot::remaining`]).
+    pub fn clock_snapshot(&self) -> ClockSnapshot {
+        ClockSnapshot {
+            clock: self.clock.clone(),
+            moves: Side::BOTH.map(|s| self.moves_of(s)),
+        }
+    }
+    /// Whether the clocks stand as in `state`: every side's remaining time is then the same at
+    /// any instant.
+    pub fn clocks_stand_as(&self, state: &ClockSnapshot) -> bool {
+        self.clock == state.clock && Side::BOTH.map(|s| self.moves_of(s)) == state.moves
+    }
+    /// The rules the game is played by, shared.
+    pub fn profile_shared(&self) -> &std::sync::Arc<Profile> {
+        &self.profile
     }
     /// Time of the latest event applied.
     pub fn last_at(&self) -> Ms {

@@ -16,7 +16,7 @@ use crate::core::game::Game;
 use crate::core::rules::Profile;
 use crate::core::{Ms, Side, timefmt};
 use crate::report::rows::{RowText, Rows};
-use crate::report::times::{ClockBefore, ItemKind, Replayed, SideTotal, Times, TimesStream};
+use crate::report::times::{Before, ItemKind, Replayed, SideTotal, Times, TimesStream};
 
 mod archive;
 mod clocks;
@@ -958,10 +958,10 @@ impl Stream {
             self.profile = self.b.start(Some(e));
         }
         // The game is replayed once (by the builder), for the sections and for the times.
-        let clocks = self.b.game.as_ref().map(|g| ClockBefore::of(g, e.at));
+        let clocks = self.b.game.as_ref().map(|g| Before::of(g, e));
         let row = self.b.apply(i, e, shared, utc, to);
         let replayed = match (clocks, &self.b.game) {
-            (Some(before), Some(game)) => Replayed::Applied { before, game },
+            (Some(before), Some(game)) => before.replayed(e, game),
             (Some(_), None) => Replayed::Failed(self.b.not_applied.take().unwrap_or_default()),
             (None, _) => Replayed::NotReplayed,
         };

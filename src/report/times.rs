@@ -29,7 +29,8 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use crate::core::event::{Event, EventKind};
-use crate::core::game::Game;
+use crate::core::game::{ClockSnapshot, Game};
+use crate::core::rules::Profile;
 use crate::core::{Ms, Side};
 
 /// A move standing at the end of the log with its time.
@@ -156,12 +157,66 @@ impl ClockBefore {
     }
 }
 
+impl ClockBefore {
+    /// The clocks of `snapshot` (of a game played by `profile`) at `at`.
+    fn of_snapshot(snapshot: &ClockSnapshot, profile: &Profile, at: Ms) -> ClockBefore {
+        ClockBefore {
+            remaining: Side::BOTH.map(|s| snapshot.remaining(profile, s, at)),
+            running: snapshot.running(),
+        }
+    }
+}
+
+/// What a replay takes of its game just before an entry is applied, for [`Replayed`]: the
+/// clocks read at the entry's time, or, for an entry that seldom moves a clock (a 6c report, a
+/// note), the clocks as they stand, read only if the entry did move one ([`Before::replayed`]).
+#[derive(Debug)]
+pub enum Before {
+    Clocks(ClockBefore),
+    Standing(ClockSnapshot),
+}
+
+impl Before {
+    /// Of `g`, before `e` is applied to it.
+    pub fn of(g: &Game, e: &Event) -> Before {
+        match e.kind {
+            EventKind::InternalClockReported { .. } | EventKind::Note { .. } => {
+                Before::Standing(g.clock_snapshot())
+            }
+            _ => Before::Clocks(ClockBefore::of(g, e.at)),
+        }
+    }
+
+    /// What `e` did, applied to the game taken before it, which is now `game`.
+    pub fn replayed<'a>(self, e: &Event, game: &'a Game) -> Replayed<'a> {
+        match self {
+            Before::Clocks(before) => Replayed::Applied { before, game },
+            Before::Standing(snapshot) if game.clocks_stand_as(&snapshot) => Replayed::Quiet {
+                snapshot,
+                at: e.at,
+                game,
+            },
+            Before::Standing(snapshot) => Replayed::Applied {
+                before: ClockBefore::of_snapshot(&snapshot, game.profile(), e.at),
+                game,
+            },
+        }
+    }
+}
+
 /// What an entry did to a game replayed by someone else ([`TimesStream::push_replayed`]: the
 /// report replays the game once for its sections and its times).
 #[derive(Debug)]
 pub enum Replayed<'a> {
     /// The entry applied: the clocks just before it, and the game just after it.
     Applied { before: ClockBefore, game: &'a Game },
+    /// The entry applied and moved no clock (a 6c report, a note: [`Before`]): the clocks as
+    /// they stood, before it and after it (read at `at` only if the times need them).
+    Quiet {
+        snapshot: ClockSnapshot,
+        at: Ms,
+        game: &'a Game,
+    },
     /// The entry did not apply to the game (why); from it on nothing is replayed.
     Failed(String),
     /// No game is replayed (an earlier entry did not apply, or the log did not open one).
@@ -222,6 +277,12 @@ struct Ledger {
     not_replayed: Option<String>,
     /// The strings of moves forgotten, for the next moves' SAN.
     spare: Spare,
+    /// The latest entries took no clock time of their own ([`Replayed::Quiet`]): the clocks as
+    /// they stood then, by the game's rules, and the latest one's time. The time used since the
+    /// entry before them is owed when the next entry comes as it would have been entry by entry
+    /// (the differences add up), so it is read only when it must be: at the end, or before an
+    /// entry that was not replayed ([`Ledger::settle`]).
+    quiet: Option<(ClockSnapshot, std::sync::Arc<Profile>, Ms)>,
 }
 
 /// Strings of moves a take-back removed and the ledger forgot, filled again by the next moves
@@ -557,8 +618,23 @@ impl Ledger {
         self.game = g;
     }
 
+    /// The time used up to the latest quiet entries, owed now as it was at them (what
+    /// [`Ledger::apply_replayed`] of each would have done: they moved no clock).
+    fn settle(&mut self) {
+        if let Some((snapshot, profile, at)) = self.quiet.take() {
+            let after = Side::BOTH.map(|s| snapshot.remaining(&profile, s, at));
+            for s in Side::BOTH {
+                self.pending[s.index()] += self.after[s.index()] - after[s.index()];
+            }
+            self.after = after;
+        }
+    }
+
     /// One entry, as the game replayed elsewhere took it ([`Replayed`]).
     fn apply_replayed(&mut self, i: usize, e: &Event, replayed: Replayed<'_>) {
+        if !matches!(replayed, Replayed::Applied { .. } | Replayed::Quiet { .. }) {
+            self.settle();
+        }
         let (
             ClockBefore {
                 remaining: before,
@@ -566,7 +642,20 @@ impl Ledger {
             },
             g,
         ) = match replayed {
-            Replayed::Applied { before, game } => (before, game),
+            Replayed::Quiet { snapshot, at, game } => {
+                // Kept, not read: the next entry's clocks before it owe the time since the entry
+                // before this one, as this one's and its own would add up to.
+                let profile = match self.quiet.take() {
+                    Some((_, p, _)) if std::sync::Arc::ptr_eq(&p, game.profile_shared()) => p,
+                    _ => std::sync::Arc::clone(game.profile_shared()),
+                };
+                self.quiet = Some((snapshot, profile, at));
+                return;
+            }
+            Replayed::Applied { before, game } => {
+                self.quiet = None;
+                (before, game)
+            }
             Replayed::Failed(m) => {
                 self.not_replayed = Some(format!(
                     "entry {i} ({}) does not apply to the game: {m}; the times from it on are \
@@ -841,7 +930,8 @@ impl Ledger {
         }
     }
 
-    fn finish(self) -> Times {
+    fn finish(mut self) -> Times {
+        self.settle();
         let totals = Side::BOTH.map(|side| {
             let k = side.index();
             SideTotal {
@@ -909,6 +999,7 @@ impl Default for TimesStream {
                 time_clause: String::new(),
                 not_replayed: None,
                 spare: Spare::default(),
+                quiet: None,
             },
             next: 0,
         }
@@ -958,6 +1049,7 @@ impl TimesStream {
     /// becomes the stream's own for the entries [`TimesStream::push`] takes next (nothing, when
     /// the replay stopped at an entry or no entry came).
     pub fn resume(&mut self, game: &Game) {
+        self.ledger.settle();
         if self.next > 0 && self.ledger.not_replayed.is_none() {
             self.ledger.game = Some(game.clone());
         }

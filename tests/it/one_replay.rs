@@ -44,6 +44,100 @@ proptest! {
     }
 }
 
+/// A game of moves with 6c reports and notes between them (entries that move no clock, whose
+/// clocks the one replay reads only when it must: `times::Replayed::Quiet`), `tail` of them
+/// after the last move; a report or a note with `pick` % 4 == 0 instead moves a clock first
+/// (a 6d correction, after a stop), so that some runs of them are broken by a clock that moved.
+fn quiet_session(steps: &[(u8, u16)], tail: usize) -> Vec<Event> {
+    use arbiter::core::board::complete_san;
+    let mut m = crate::clauses::started();
+    let mut t: u64 = 0;
+    let clock = |ms: i64| {
+        let s = ms.max(0) / 1000;
+        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    };
+    let mut quiet = |m: &mut crate::clauses::Match, t: u64, pick: u8| {
+        let at = crate::clauses::secs(t);
+        let text = match pick % 3 {
+            0 => format!("{at} arbiter note checked at {t}"),
+            1 => {
+                let reading = clock(m.game().remaining(arbiter::core::Side::Black, t) + 1_500);
+                format!("{at} operator internal-clock {reading}")
+            }
+            // A reading far off the game clock (a correction is owed: 6c).
+            _ => {
+                let reading = clock(m.game().remaining(arbiter::core::Side::Black, t) + 300_000);
+                format!("{at} operator internal-clock {reading}")
+            }
+        };
+        let _ = m.try_line(&text);
+    };
+    for &(pick, dt) in steps {
+        t += 1_000 + u64::from(dt);
+        match pick % 8 {
+            0..=3 => {
+                let legal = complete_san(m.game().board(), "");
+                if let Some(san) = legal.get(usize::from(dt) % legal.len().max(1)) {
+                    let _ = m.try_line(&format!("{} move {san}", crate::clauses::secs(t)));
+                }
+            }
+            4 => {
+                let at = crate::clauses::secs(t);
+                let _ = m.try_line(&format!("{at} arbiter stop check"));
+                let _ = m.try_line(&format!(
+                    "{at} arbiter correct 6d clock human +3 the operator was slow"
+                ));
+                let _ = m.try_line(&format!("{at} arbiter resume"));
+            }
+            _ => quiet(&mut m, t, pick),
+        }
+    }
+    for k in 0..tail {
+        t += 2_345;
+        quiet(&mut m, t, k as u8);
+    }
+    m.log
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 48,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Issue 21: 6c reports and notes, between moves and at the end of the log, and an entry that
+    /// does not apply right after them: the one replay's times (which read the clocks at such
+    /// entries only when they must) are those of a replay of their own, which reads them at each.
+    #[test]
+    fn issue_21_times_around_entries_that_move_no_clock_equal_a_replay_of_their_own(
+        steps in prop::collection::vec((any::<u8>(), any::<u16>()), 1..120),
+        tail in 0usize..4,
+        broken in any::<prop::sample::Index>(),
+    ) {
+        let log = quiet_session(&steps, tail);
+        let (t, _) = one_replay(&log);
+        prop_assert_eq!(&t, &times(&log));
+        prop_assert!(t.not_replayed.is_none(), "{:?}", t.not_replayed);
+        // An entry that does not apply, right after a report or a note where there is one.
+        let quiet: Vec<usize> = (2..log.len())
+            .filter(|&k| matches!(
+                log[k - 1].kind,
+                arbiter::core::event::EventKind::Note { .. }
+                    | arbiter::core::event::EventKind::InternalClockReported { .. }
+            ))
+            .collect();
+        if !quiet.is_empty() {
+            let mut log = log.clone();
+            let k = quiet[broken.index(quiet.len())];
+            log[k].at = 0;
+            let (t, _) = one_replay(&log);
+            prop_assert!(t.not_replayed.is_some());
+            prop_assert_eq!(&t, &times(&log));
+        }
+    }
+}
+
 /// The six games of 2003, entered both ways (move and press; press, then the notation).
 #[test]
 fn issue_21_pgn_times_from_the_one_replay_on_the_six_2003_games() {
