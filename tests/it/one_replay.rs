@@ -56,7 +56,7 @@ fn quiet_session(steps: &[(u8, u16)], tail: usize) -> Vec<Event> {
         let s = ms.max(0) / 1000;
         format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
     };
-    let mut quiet = |m: &mut crate::clauses::Match, t: u64, pick: u8| {
+    let quiet = |m: &mut crate::clauses::Match, t: u64, pick: u8| {
         let at = crate::clauses::secs(t);
         let text = match pick % 3 {
             0 => format!("{at} arbiter note checked at {t}"),
