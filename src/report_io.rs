@@ -680,7 +680,7 @@ fn write_rendered(
 /// `what`, dropped on a thread of its own: the caller goes on (a command exits) without waiting
 /// for the memory of a long log's report to be given back piece by piece. Dropped here when no
 /// thread can be started.
-fn drop_aside<T: Send + 'static>(what: T) {
+pub(crate) fn drop_aside<T: Send + 'static>(what: T) {
     // (A thread that cannot be started drops its closure, and `what` with it, here.)
     let _ = std::thread::Builder::new()
         .name("drop".into())

@@ -42,7 +42,10 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
     for l in &check.lines {
         errln!("arbiter: {l}");
     }
-    let game = crate::postgame::pgn_game(&r.game, &times.finish(), &r.first.utc);
+    let times = times.finish();
+    let game = crate::postgame::pgn_game(&r.game, &times, &r.first.utc);
+    // (A long log's clock lines are megabytes: freed on a thread of their own.)
+    crate::report_io::drop_aside(times);
     // A PGN comment before the moves, so the warning travels with the file.
     let warning = (check.demo || check.failing.is_some())
         .then(|| check.lines.join("; ").replace(['{', '}'], ""));
@@ -62,5 +65,6 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
             super::write_text_out(None, &String::from_utf8_lossy(&text))?;
         }
     }
+    crate::report_io::drop_aside((game, r));
     Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))
 }
