@@ -91,15 +91,31 @@ code, .mono { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-siz
 "#;
 
 fn stamp_cells(s: &Stamp) -> String {
-    format!(
-        r#"<td class="time">{}</td><td class="utc">{}</td>"#,
-        escape(&s.game_time),
-        escape(&s.utc)
-    )
+    let mut out = String::new();
+    push_stamp_cells(&mut out, s);
+    out
+}
+
+/// [`stamp_cells`], appended to `s`.
+fn push_stamp_cells(s: &mut String, st: &Stamp) {
+    s.push_str(r#"<td class="time">"#);
+    escape_into(s, &st.game_time);
+    s.push_str(r#"</td><td class="utc">"#);
+    escape_into(s, &st.utc);
+    s.push_str("</td>");
 }
 
 fn clause(c: &str) -> String {
-    format!(r#"<span class="clause">{}</span>"#, escape(c))
+    let mut out = String::new();
+    push_clause(&mut out, c);
+    out
+}
+
+/// [`clause`], appended to `s`.
+fn push_clause(s: &mut String, c: &str) {
+    s.push_str(r#"<span class="clause">"#);
+    escape_into(s, c);
+    s.push_str("</span>");
 }
 
 fn none(s: &mut String, what: &str) {
@@ -374,15 +390,12 @@ pub fn timeline_row(s: &mut String, t: &TimelineEntry) {
     s.push_str(r#"" data-clause=""#);
     escape_into(s, &t.clause);
     let _ = write!(s, r#""><td class="num">{}</td>"#, t.stamp.entry);
-    s.push_str(r#"<td class="time">"#);
-    escape_into(s, &t.stamp.game_time);
-    s.push_str(r#"</td><td class="utc">"#);
-    escape_into(s, &t.stamp.utc);
-    s.push_str("</td><td>");
+    push_stamp_cells(s, &t.stamp);
+    s.push_str("<td>");
     escape_into(s, &t.actor);
-    s.push_str(r#"</td><td><span class="clause">"#);
-    escape_into(s, &t.clause);
-    s.push_str("</span></td><td>");
+    s.push_str("</td><td>");
+    push_clause(s, &t.clause);
+    s.push_str("</td><td>");
     escape_into(s, &t.text);
     s.push_str("</td></tr>");
 }
@@ -517,15 +530,13 @@ fn times(s: &mut String, r: &Report, piece: usize, flush: &mut dyn FnMut(&mut St
             if s.len() >= piece {
                 flush(s);
             }
-            s.push_str(r#"<tr><td class="time">"#);
-            escape_into(s, &t.stamp.game_time);
-            s.push_str(r#"</td><td class="utc">"#);
-            escape_into(s, &t.stamp.utc);
-            s.push_str("</td><td>");
+            s.push_str("<tr>");
+            push_stamp_cells(s, &t.stamp);
+            s.push_str("<td>");
             escape_into(s, &t.who);
-            s.push_str(r#"</td><td><span class="clause">"#);
-            escape_into(s, &t.clause);
-            s.push_str("</span></td><td>");
+            s.push_str("</td><td>");
+            push_clause(s, &t.clause);
+            s.push_str("</td><td>");
             escape_into(s, t.label());
             s.push_str("</td><td>");
             escape_into(s, &t.text);

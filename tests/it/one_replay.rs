@@ -22,32 +22,12 @@ fn one_replay(log: &[Event]) -> (Times, Option<Game>) {
     (t.finish(), game)
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 48,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
-
-    /// Take-backs, 6d/7e corrections, 7c wrong moves, stops and restart gaps.
-    #[test]
-    fn issue_21_pgn_times_from_the_one_replay_equal_a_replay_of_their_own(
-        machine_white in any::<bool>(),
-        steps in prop::collection::vec(time_step(), 1..200),
-    ) {
-        let (log, _, transcript) = time_session(machine_white, &steps);
-        let (t, game) = one_replay(&log);
-        prop_assert_eq!(&t, &times(&log), "{}", transcript.join("\n"));
-        prop_assert!(t.not_replayed.is_none());
-        let alone = Game::replay(&log).unwrap();
-        prop_assert_eq!(game.map(|g| g.board().fen()), Some(alone.board().fen()));
-    }
-}
-
 /// A game of moves with 6c reports and notes between them (entries that move no clock, whose
 /// clocks the one replay reads only when it must: `times::Replayed::Quiet`), `tail` of them
-/// after the last move; a report or a note with `pick` % 4 == 0 instead moves a clock first
-/// (a 6d correction, after a stop), so that some runs of them are broken by a clock that moved.
+/// after the last entry. Each step `(pick, dt)` comes `dt` ms after a second: `pick % 8` of 0–3
+/// a legal move, 4 a 6d correction of the human's clock (a stop, the correction, the resume: a
+/// clock that moved between such entries), 5–7 a note or a 6c report (near the game clock, or
+/// far off it: a correction owed).
 fn quiet_session(steps: &[(u8, u16)], tail: usize) -> Vec<Event> {
     use arbiter::core::board::complete_san;
     let mut m = crate::clauses::started();
@@ -105,6 +85,20 @@ proptest! {
         failure_persistence: None,
         ..ProptestConfig::default()
     })]
+
+    /// Take-backs, 6d/7e corrections, 7c wrong moves, stops and restart gaps.
+    #[test]
+    fn issue_21_pgn_times_from_the_one_replay_equal_a_replay_of_their_own(
+        machine_white in any::<bool>(),
+        steps in prop::collection::vec(time_step(), 1..200),
+    ) {
+        let (log, _, transcript) = time_session(machine_white, &steps);
+        let (t, game) = one_replay(&log);
+        prop_assert_eq!(&t, &times(&log), "{}", transcript.join("\n"));
+        prop_assert!(t.not_replayed.is_none());
+        let alone = Game::replay(&log).unwrap();
+        prop_assert_eq!(game.map(|g| g.board().fen()), Some(alone.board().fen()));
+    }
 
     /// Issue 21: 6c reports and notes, between moves and at the end of the log, and an entry that
     /// does not apply right after them: the one replay's times (which read the clocks at such
