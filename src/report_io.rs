@@ -1266,3 +1266,74 @@ pub fn verification_watching(
     };
     (verdict, watched)
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    /// `n` pieces of different lengths, each handed to `flush` as it is made.
+    fn pieces(n: usize) -> impl FnOnce(&mut String, &mut dyn FnMut(&mut String)) + Send {
+        move |s: &mut String, flush: &mut dyn FnMut(&mut String)| {
+            for k in 0..n {
+                s.push_str(&format!("piece {k} {}\n", "x".repeat(k % 97)));
+                if k % 3 == 0 {
+                    flush(s);
+                }
+            }
+        }
+    }
+
+    fn whole(n: usize) -> String {
+        let mut s = String::new();
+        pieces(n)(&mut s, &mut |_| {});
+        s
+    }
+
+    /// Issue 21: the tail rendered on a thread of its own is written after what the file
+    /// already holds, every piece in order, however many.
+    #[test]
+    fn issue_21_write_rendered_writes_every_piece_in_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        for n in [0, 1, 2, 5, 1_000, 20_000] {
+            let path = tmp.path().join(format!("tail-{n}"));
+            let mut f = std::fs::File::create(&path).unwrap();
+            std::io::Write::write_all(&mut f, b"head|").unwrap();
+            write_rendered(&mut f, pieces(n)).unwrap();
+            drop(f);
+            assert_eq!(
+                std::fs::read_to_string(&path).unwrap(),
+                format!("head|{}", whole(n)),
+                "{n} pieces"
+            );
+        }
+    }
+
+    /// Issue 21: a write that fails is the answer, once the rendering is over (its thread is not
+    /// left waiting on a writer that stopped).
+    #[test]
+    fn issue_21_write_rendered_answers_a_failed_write() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("read-only");
+        std::fs::write(&path, "").unwrap();
+        let mut f = std::fs::File::open(&path).unwrap();
+        assert!(write_rendered(&mut f, pieces(5_000)).is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"");
+    }
+
+    /// Issue 21: a panic of the rendering thread is handed on, not swallowed into a short file.
+    #[test]
+    #[should_panic(expected = "rendering failed")]
+    fn issue_21_write_rendered_hands_on_a_panic_of_the_rendering() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut f = std::fs::File::create(tmp.path().join("tail")).unwrap();
+        let _ = write_rendered(
+            &mut f,
+            |s: &mut String, flush: &mut dyn FnMut(&mut String)| {
+                s.push_str("a piece");
+                flush(s);
+                panic!("rendering failed");
+            },
+        );
+    }
+}
