@@ -712,11 +712,7 @@ pub enum OpenLine<'a> {
 
 /// The result a `game_ended` entry records.
 fn result_of(e: &Entry) -> IndexResult {
-    e.body
-        .get("score")
-        .and_then(|s| s.as_str())
-        .and_then(IndexResult::parse)
-        .unwrap_or(IndexResult::Unfinished)
+    IndexResult::of_game_ended(&e.body)
 }
 
 /// An open game log, holding its exclusive lock. It keeps no list of entries: only what
@@ -1251,6 +1247,85 @@ impl Journal {
         self.tally
             .last()
             .ok_or(JournalError::Invalid(LineError::Empty))
+    }
+
+    /// [`Journal::append`] for several entries at once: every line written in one write, one
+    /// fdatasync, and only then are they all appended (the table's one decision: the answer
+    /// recorded and the next request, durable together before the request goes out). Nothing
+    /// is appended when any entry is refused before writing; a failed write or sync poisons the
+    /// journal and takes the lines back out, as for one entry.
+    pub fn append_all(&mut self, es: Vec<NewEntry>) -> Result<u64, JournalError> {
+        if let Some(reason) = &self.poisoned {
+            return Err(JournalError::Poisoned {
+                path: self.path.clone(),
+                reason: reason.clone(),
+            });
+        }
+        if let Some(damage) = &self.damage {
+            return Err(JournalError::ReadOnly {
+                path: self.path.clone(),
+                damage: Box::new(damage.clone()),
+            });
+        }
+        let first_seq = self.tally.len();
+        let mut prev = self.tally.last().map_or(ZERO_HASH, |l| l.hash);
+        let start = self.tally.last().map_or(0, Entry::end);
+        let mut offset = start;
+        let mut bytes = Vec::new();
+        let mut parsed = Vec::with_capacity(es.len());
+        for (i, e) in es.iter().enumerate() {
+            let seq = first_seq + i as u64;
+            let line = log::encode_line(seq, &prev, e);
+            if line.len() >= MAX_LINE_BYTES {
+                return Err(JournalError::TooLong {
+                    path: self.path.clone(),
+                    seq,
+                    len: line.len(),
+                });
+            }
+            let entry = log::parse_line(&line, offset).map_err(JournalError::Invalid)?;
+            prev = entry.hash;
+            offset = entry.end();
+            bytes.extend_from_slice(&line);
+            bytes.push(b'\n');
+            parsed.push(entry);
+        }
+        if parsed.is_empty() {
+            return Ok(first_seq);
+        }
+        let last_seq = first_seq + parsed.len() as u64 - 1;
+        if let Err(err) = self.ops.write_all(&mut self.file, &bytes) {
+            let undone = match self
+                .file
+                .set_len(start)
+                .and_then(|()| self.file.sync_all())
+            {
+                Ok(()) => "the file is as it was before".to_string(),
+                Err(e) => format!("cutting the partial lines failed too: {e}"),
+            };
+            self.poisoned = Some(format!(
+                "write of seq {first_seq}..={last_seq} failed: {err}; {undone}"
+            ));
+            return Err(io_err("append to", &self.path)(err));
+        }
+        if let Err(err) = self.ops.sync_data(&self.file) {
+            let undone = match self
+                .file
+                .set_len(start)
+                .and_then(|()| self.file.sync_all())
+            {
+                Ok(()) => "the unsynced lines were removed".to_string(),
+                Err(e) => format!("removing the unsynced lines failed too: {e}"),
+            };
+            self.poisoned = Some(format!(
+                "fdatasync after seq {first_seq}..={last_seq} failed: {err}; {undone}"
+            ));
+            return Err(io_err("fdatasync", &self.path)(err));
+        }
+        for e in parsed {
+            self.tally.push(e);
+        }
+        Ok(first_seq)
     }
 }
 

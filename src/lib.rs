@@ -14,8 +14,9 @@
 //! 3. **report** (PURE) — the committee report's model and its renderings. Reads no clock and no
 //!    file; uses only the layers below it.
 //! 4. **shell** — bundled, layout, fsio, journal, sign, session, matchdir, verify, witness, archive,
-//!    postgame, report_io, tui, follow, display, relay: files, clocks, keys and the terminal. Returns typed errors; knows
-//!    nothing of clap, prints no `arbiter: …` message and picks no exit code.
+//!    postgame, report_io, tui, follow, display, relay, table: files, clocks, keys, sockets and the terminal. Returns typed errors; knows
+//!    nothing of clap, prints no `arbiter: …` message and picks no exit code. Only `table` opens
+//!    a socket (it listens; the core never uses it, and it uses neither the TUI nor the CLI).
 //! 5. **cli** (and `main.rs`) — the only layer that knows clap. Turns arguments into the shell's
 //!    plain types once, prints results and `arbiter: …` messages, and maps every outcome to an
 //!    exit code through the one table in [`error`].
@@ -40,6 +41,7 @@ pub mod relay; // SHELL: the live relay: a PGN file of the match so far for broa
 pub mod report; // PURE: committee report (HTML/SVG/Markdown), PGN
 pub mod report_io; // SHELL: reads the log and the verifier's verdict for the report, writes it 0600
 pub mod session; // SHELL: now -> decide -> append -> evolve; script runner
+pub mod table; // SHELL: `arbiter serve`: the werewolf table's WebSocket server and game loop
 pub mod sign; // SHELL: arbiter keys, OpenSSH SSHSIG checkpoints
 pub mod tui; // SHELL: the board-side terminal UI
 pub mod verify; // SHELL: the committee's checks behind `arbiter verify` / `arbiter prove`

@@ -62,10 +62,7 @@ fn result_of(entries: &[Entry]) -> IndexResult {
         .iter()
         .rev()
         .find(|e| e.kind == "game_ended")
-        .and_then(|e| e.body.get("score"))
-        .and_then(|s| s.as_str())
-        .and_then(IndexResult::parse)
-        .unwrap_or(IndexResult::Unfinished)
+        .map_or(IndexResult::Unfinished, |e| IndexResult::of_game_ended(&e.body))
 }
 
 /// The result among the first `size` entries of a log, read line by line.

@@ -38,6 +38,7 @@ pub mod relay;
 pub mod report;
 pub mod rules;
 pub mod script;
+pub mod serve;
 pub mod status;
 pub mod verify;
 
@@ -104,6 +105,8 @@ pub enum Command {
     Display(display::DisplayArgs),
     /// Keep a PGN file of the match so far for a broadcaster (live relay).
     Relay(relay::RelayArgs),
+    /// The AI Werewolf game server: seats connect over WebSocket, every game is a signed log.
+    Serve(serve::ServeArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -255,6 +258,7 @@ pub fn run(cli: Cli) -> Result<Exit, Error> {
         Command::Record(a) => record::run(&a),
         Command::Display(a) => display::run(&a),
         Command::Relay(a) => relay::run(&a),
+        Command::Serve(a) => serve::run(&a),
     }
 }
 

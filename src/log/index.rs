@@ -13,7 +13,8 @@
 //! format (header `… v1`, no `version` line) is still read, as version 0.
 //! One `game` line per game, in increasing game order; `<entries>` and the tree hash are those
 //! of the game's last signed checkpoint; `<result>` is `1-0`, `0-1`, `1/2-1/2` or `*` (not
-//! finished). The arbiter signs the text like a checkpoint (`crate::sign::sign_index`).
+//! finished); a werewolf game's is its winning side, `VILLAGER`, `WEREWOLF` or `NONE` (ended with
+//! no winner). The arbiter signs the text like a checkpoint (`crate::sign::sign_index`).
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
@@ -22,7 +23,8 @@ pub const HEADER: &str = "arbiter-kit match index v2";
 /// First line of a version-1 index (still read, as index version 0).
 pub const HEADER_V1: &str = "arbiter-kit match index v1";
 
-/// A game's result as the index records it (PGN's four result tokens).
+/// A game's result as the index records it (PGN's four result tokens; a werewolf table's
+/// winning side).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IndexResult {
     WhiteWins,
@@ -30,6 +32,12 @@ pub enum IndexResult {
     Draw,
     /// Not finished: the checkpoint is the latest, not the final one.
     Unfinished,
+    /// A werewolf game won by the village.
+    Villager,
+    /// A werewolf game won by the werewolves.
+    Werewolf,
+    /// A werewolf game ended with no winner (too many seats in error, an arbiter's ruling).
+    NoWinner,
 }
 
 impl IndexResult {
@@ -40,7 +48,20 @@ impl IndexResult {
             IndexResult::BlackWins => "0-1",
             IndexResult::Draw => "1/2-1/2",
             IndexResult::Unfinished => "*",
+            IndexResult::Villager => "VILLAGER",
+            IndexResult::Werewolf => "WEREWOLF",
+            IndexResult::NoWinner => "NONE",
         }
+    }
+
+    /// The result a `game_ended` entry's body records: a board game's `score` (a PGN token), a
+    /// werewolf table's `winner`; `Unfinished` when it records neither.
+    pub fn of_game_ended(body: &serde_json::Value) -> IndexResult {
+        ["score", "winner"]
+            .iter()
+            .find_map(|k| body.get(*k).and_then(|s| s.as_str()))
+            .and_then(IndexResult::parse)
+            .unwrap_or(IndexResult::Unfinished)
     }
 
     /// Parse a PGN result token.
@@ -50,6 +71,9 @@ impl IndexResult {
             IndexResult::BlackWins,
             IndexResult::Draw,
             IndexResult::Unfinished,
+            IndexResult::Villager,
+            IndexResult::Werewolf,
+            IndexResult::NoWinner,
         ]
         .into_iter()
         .find(|r| r.as_str() == s)
@@ -289,7 +313,7 @@ fn parse_game(line: &str) -> Result<IndexedGame, &'static str> {
         .and_then(|r| r.try_into().ok())
         .ok_or("the tree hash must be 32 bytes in standard base64")?;
     let result =
-        IndexResult::parse(result).ok_or("the result must be one of 1-0, 0-1, 1/2-1/2, *")?;
+        IndexResult::parse(result).ok_or("the result must be one of 1-0, 0-1, 1/2-1/2, *, VILLAGER, WEREWOLF, NONE")?;
     Ok(IndexedGame {
         game,
         size,

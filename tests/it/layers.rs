@@ -282,6 +282,50 @@ fn layers_modules_do_not_use_each_other_in_a_cycle() {
     }
 }
 
+/// What opens a socket.
+const SOCKETS: [&str; 6] = [
+    "std::net",
+    "TcpListener",
+    "TcpStream",
+    "UdpSocket",
+    "UnixStream",
+    "tungstenite",
+];
+
+#[test]
+fn layers_the_table_uses_core_log_and_journal_never_the_tui_or_the_cli() {
+    let table = sources("src/table");
+    assert!(!table.is_empty(), "src/table holds the werewolf table");
+    let used: BTreeSet<String> = module_graph(&table)
+        .into_values()
+        .flatten()
+        .collect();
+    for forbidden in ["tui", "cli", "display", "session"] {
+        assert!(
+            !used.contains(forbidden),
+            "src/table uses crate::{forbidden}: the table uses the core, the log and the journal (and the record's shell), never the board's TUI or the CLI"
+        );
+    }
+    assert!(used.contains("journal") && used.contains("core"));
+    assert_none(
+        "the core never uses the table",
+        lines_with(&sources("src/core"), &["crate::table"]),
+    );
+}
+
+#[test]
+fn layers_only_the_table_opens_sockets() {
+    let elsewhere: Vec<Source> = sources("src")
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with("src/table/") && p != "src/cli/serve.rs")
+        .collect();
+    assert_none(
+        "only src/table (behind `arbiter serve`) opens a socket",
+        lines_with(&elsewhere, &SOCKETS),
+    );
+    assert!(!lines_with(&sources("src/table"), &SOCKETS).is_empty());
+}
+
 /// Every source file outside the CLI layer (`src/cli/` and `src/main.rs`).
 fn outside_cli() -> Vec<Source> {
     sources("src")

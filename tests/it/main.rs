@@ -67,6 +67,7 @@ mod report_support;
 mod restart; // 8b: restart and suspend gaps ruled once, measured, with a reason
 mod roles; // 5b: the operator's rights and the arbiter-only commands
 mod screens; // every Board UI screen and panel (snapshots)
+mod table_serve; // `arbiter serve`: Python seats on aiwolf-nlp-common, faults, kill -9, tokens, control
 mod text; // 5b: free text kept, length limit
 mod timecontrol; // issue 23: the time-control model against hand vectors and a reference
 mod times; // issue 12: per-move times equal the clocks; take-backs, penalties, corrections, gaps

@@ -1,0 +1,138 @@
+//! `arbiter serve`: the AI Werewolf game server, headless. Binds the address (loopback by
+//! default), prints `listening on ws://HOST:PORT/ws` once bound, plays games of the profile as
+//! seats connect, each `game-N` of the match folder, and exits 0 after the last (`--games N`).
+use std::net::TcpListener;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{KeyArgs, MatchArg};
+use crate::error::{Error, Exit};
+use crate::table::serve::{ServeOptions, parse_profile, serve};
+use crate::table::{Notice, TableError};
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub m: MatchArg,
+    /// The werewolf rules profile: a file, or a bundled profile's name (`aiwolf-2025-5`).
+    #[arg(long, value_name = "PROFILE")]
+    pub rules: PathBuf,
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// Games to play, then exit 0 (default: until interrupted).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub games: Option<u32>,
+    /// The arbiter's control channel, one command a line (pause REASON | resume | note TEXT |
+    /// eject SEAT REASON | readmit SEAT | end WINNER REASON): a FIFO or file, `-` for standard
+    /// input.
+    #[arg(long, value_name = "FIFO")]
+    pub control: Option<PathBuf>,
+    #[command(flatten)]
+    pub key: KeyArgs,
+}
+
+/// The profile's text and the file name it came from (a file, else a bundled profile).
+fn profile_text(path: &std::path::Path) -> Result<(String, String), Error> {
+    match crate::fsio::read_to_string(path) {
+        Ok(t) => Ok((
+            t,
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("rules.toml")
+                .to_string(),
+        )),
+        Err(e) => match crate::bundled::for_missing_path(path) {
+            Some((file, text)) if e.kind() == std::io::ErrorKind::NotFound => {
+                Ok((text.to_string(), file))
+            }
+            _ => Err(Error::cannot_read(format!("{}: {e}", path.display()))),
+        },
+    }
+}
+
+fn say(n: &Notice) {
+    match n {
+        Notice::Waiting {
+            name,
+            waiting,
+            need,
+        } => errln!("seat {name} waits ({waiting} of {need})"),
+        Notice::Refused(r) => errln!(
+            "refused {} from {}: {}",
+            r.name.as_deref().unwrap_or("a connection"),
+            r.peer,
+            r.reason
+        ),
+        Notice::GameOpened { game, seats } => {
+            errln!("game {game} opened: {}", seats.join(" "))
+        }
+        Notice::Restarted { game, resumed } => errln!(
+            "game {game} taken up from its log: {}",
+            if *resumed {
+                "resumed (seats reconnect by name)"
+            } else {
+                "ended (the profile's on_restart)"
+            }
+        ),
+        Notice::Reconnected { name, seat } => {
+            errln!("seat {} ({name}) reconnected", seat + 1)
+        }
+        Notice::GameEnded { game, winner } => errln!("game {game} ended: {winner}"),
+        Notice::Signed { game, checkpoint } => {
+            errln!("game {game}: signed {}", checkpoint.display())
+        }
+        Notice::ControlRefused(m) => errln!("control refused: {m}"),
+        Notice::CoreRefused(m) => errln!("refused: {m}"),
+    }
+}
+
+fn failure(e: TableError) -> Error {
+    match e {
+        TableError::Journal(j) => super::journal_failure(j),
+        e @ (TableError::Profile(_) | TableError::Restart { .. }) => Error::bad_input(e),
+        e @ TableError::Sign(_) => Error::write_failed(e),
+        e @ (TableError::Io { .. } | TableError::Closed) => Error::write_failed(e),
+    }
+}
+
+pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
+    let dir = &a.m.dir;
+    let (text, file) = profile_text(&a.rules)?;
+    let profile = parse_profile(&text).map_err(failure)?;
+    let secret = if profile.auth.required {
+        let var = &profile.auth.secret_env;
+        match std::env::var(var) {
+            Ok(v) if !v.is_empty() => Some(v.into_bytes()),
+            _ => {
+                return Err(Error::bad_input(format!(
+                    "the profile requires seat tokens ([auth] required = true): set the token key in the environment variable {var}"
+                )));
+            }
+        }
+    } else {
+        None
+    };
+    let (key, keyref) = crate::matchdir::arbiter_key_for(&a.key.source(), dir, None)
+        .map_err(Error::cannot_read)?;
+    let listener = TcpListener::bind(&a.listen)
+        .map_err(|e| Error::unavailable(format!("cannot listen on {}: {e}", a.listen)))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| Error::unavailable(format!("cannot listen on {}: {e}", a.listen)))?;
+    outln!("listening on ws://{addr}/ws")?;
+    let opts = ServeOptions {
+        match_dir: dir.clone(),
+        profile_text: text,
+        profile_file: file,
+        key,
+        keyref,
+        games: a.games,
+        control: a.control.clone(),
+        secret,
+        measure: false,
+    };
+    serve(&opts, listener, &mut |n| say(&n)).map_err(failure)?;
+    Ok(Exit::Ok)
+}

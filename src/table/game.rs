@@ -1,0 +1,309 @@
+//! The ONE game loop of a werewolf table (SHELL): input → the core's `decide` → every event
+//! appended to the game log (one write, one fdatasync) → `evolve` → only then the `Sent` frames
+//! go out. A `Tick` is fed when the core's `deadline()` passes: the loop waits on its channel
+//! exactly until then, never a fixed sleep.
+use std::collections::{HashMap, VecDeque};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+
+use super::net::{FrameKind, Inbound, Joined, Msg, SeatWriter};
+use super::{Lobby, Notice, TableError};
+use crate::core::werewolf::{self as ww, Event, Input, SeatSpec, Table};
+use crate::journal::Journal;
+use crate::log::NewEntry;
+
+/// A seat of the game under way and its connection, if it has one.
+#[derive(Debug)]
+pub struct Seat {
+    pub spec: SeatSpec,
+    pub conn: Option<u64>,
+    pub writer: Option<SeatWriter>,
+}
+
+/// When a frame went out, for the bench's answer-to-request figure.
+#[derive(Debug, Clone, Copy)]
+pub struct Turnaround {
+    /// When the reader got the answer the decision was about.
+    pub received: Instant,
+    /// When the first frame of the decision was written to its socket.
+    pub sent: Instant,
+}
+
+/// A game under way: the core's table, its log, its seats, its clock.
+pub struct GameRun<'a> {
+    pub table: Table,
+    pub journal: Journal,
+    pub seats: Vec<Seat>,
+    /// The game's clock: `at_ms` = `base_ms` + the time since `t0`.
+    t0: Instant,
+    base_ms: u64,
+    rx: &'a Receiver<Msg>,
+    pub lobby: &'a mut Lobby,
+    pub(super) notice: &'a mut dyn FnMut(Notice),
+    /// Inputs the loop itself found (a send that failed is the seat's connection closing).
+    pending: VecDeque<Input>,
+    /// Answer-to-request times, when asked for (the bench).
+    pub turnarounds: Option<Vec<Turnaround>>,
+    /// The highest `mono_ms` written (entries never go back in time).
+    last_ms: u64,
+}
+
+impl<'a> GameRun<'a> {
+    /// A game whose clock reads `base_ms` now.
+    pub fn new(
+        table: Table,
+        journal: Journal,
+        seats: Vec<Seat>,
+        base_ms: u64,
+        rx: &'a Receiver<Msg>,
+        lobby: &'a mut Lobby,
+        notice: &'a mut dyn FnMut(Notice),
+    ) -> GameRun<'a> {
+        GameRun {
+            table,
+            journal,
+            seats,
+            t0: Instant::now(),
+            base_ms,
+            rx,
+            lobby,
+            notice,
+            pending: VecDeque::new(),
+            turnarounds: None,
+            last_ms: base_ms,
+        }
+    }
+
+    /// The game's clock at `at`.
+    pub fn ms_at(&self, at: Instant) -> u64 {
+        self.base_ms + at.saturating_duration_since(self.t0).as_millis() as u64
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.ms_at(Instant::now())
+    }
+
+    fn instant_of(&self, ms: u64) -> Instant {
+        self.t0 + Duration::from_millis(ms.saturating_sub(self.base_ms))
+    }
+
+    /// Play until the core says the game is finished; returns its winner.
+    pub fn play(&mut self) -> Result<ww::Winner, TableError> {
+        loop {
+            if let Some(w) = ww::finished(&self.table) {
+                self.close_all();
+                return Ok(w);
+            }
+            if let Some(input) = self.pending.pop_front() {
+                self.feed(input, None)?;
+                continue;
+            }
+            let msg = match ww::deadline(&self.table) {
+                Some(d) => {
+                    let due = self.instant_of(d);
+                    let now = Instant::now();
+                    if now >= due {
+                        let at_ms = self.ms_at(now).max(d);
+                        self.feed(Input::Tick { at_ms }, None)?;
+                        continue;
+                    }
+                    match self.rx.recv_timeout(due - now) {
+                        Ok(m) => m,
+                        Err(RecvTimeoutError::Timeout) => {
+                            let at_ms = self.now_ms().max(d);
+                            self.feed(Input::Tick { at_ms }, None)?;
+                            continue;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return Err(TableError::Closed),
+                    }
+                }
+                None => self.rx.recv().map_err(|_| TableError::Closed)?,
+            };
+            self.on_msg(msg)?;
+        }
+    }
+
+    /// Feed frames a seat sent before the game began (recorded as such by the core).
+    pub fn feed_early(&mut self, seat: usize, frames: Vec<Inbound>) -> Result<(), TableError> {
+        for f in frames {
+            let input = self.input_of(seat, f.kind, 0);
+            self.feed(input, None)?;
+        }
+        Ok(())
+    }
+
+    fn seat_of(&self, conn: u64) -> Option<usize> {
+        self.seats.iter().position(|s| s.conn == Some(conn))
+    }
+
+    fn input_of(&mut self, seat: usize, kind: FrameKind, at_ms: u64) -> Input {
+        match kind {
+            FrameKind::Text(text) => Input::Frame { seat, text, at_ms },
+            FrameKind::Binary(len) => Input::Binary {
+                seat,
+                len: len as u64,
+                at_ms,
+            },
+            FrameKind::Oversize(len) => Input::Oversize {
+                seat,
+                len: len as u64,
+                at_ms,
+            },
+            FrameKind::Closed => {
+                if let Some(s) = self.seats.get_mut(seat) {
+                    s.conn = None;
+                    s.writer = None;
+                }
+                Input::Closed { seat, at_ms }
+            }
+        }
+    }
+
+    /// One message from the channel.
+    pub fn on_msg(&mut self, msg: Msg) -> Result<(), TableError> {
+        match msg {
+            Msg::Frame(f) => match self.seat_of(f.conn) {
+                Some(seat) => {
+                    let at_ms = self.ms_at(f.at);
+                    let received = f.at;
+                    let input = self.input_of(seat, f.kind, at_ms);
+                    self.feed(input, Some(received))?;
+                }
+                // A connection waiting for the next game, or one this game no longer uses.
+                None => self.lobby.frame(f),
+            },
+            Msg::Joined(j) => self.joined(j)?,
+            Msg::Refused(r) => {
+                (self.notice)(Notice::Refused(r.clone()));
+                self.lobby.refused.push(r);
+            }
+            Msg::Control(line) => self.control(&line)?,
+        }
+        Ok(())
+    }
+
+    /// A connection that answered NAME during the game: a seat of this game without a
+    /// connection takes it back (reconnected by name); anyone else waits for the next game.
+    fn joined(&mut self, j: Joined) -> Result<(), TableError> {
+        let free = self
+            .seats
+            .iter()
+            .position(|s| s.conn.is_none() && s.spec.name == j.name);
+        match free {
+            Some(seat) => {
+                let at_ms = self.ms_at(j.at);
+                (self.notice)(Notice::Reconnected {
+                    name: j.name.clone(),
+                    seat,
+                });
+                if let Some(s) = self.seats.get_mut(seat) {
+                    s.conn = Some(j.conn);
+                    s.writer = Some(j.writer);
+                }
+                self.feed(Input::Reconnected { seat, at_ms }, None)
+            }
+            None => {
+                self.lobby.join(j);
+                Ok(())
+            }
+        }
+    }
+
+    /// An arbiter's control line.
+    fn control(&mut self, line: &str) -> Result<(), TableError> {
+        let cmd = match super::control::parse(line) {
+            Ok(Some(c)) => c,
+            Ok(None) => return Ok(()),
+            Err(e) => {
+                (self.notice)(Notice::ControlRefused(format!("{line:?}: {e}")));
+                return Ok(());
+            }
+        };
+        let act = match super::act_of(&cmd, &self.seats) {
+            Ok(a) => a,
+            Err(e) => {
+                (self.notice)(Notice::ControlRefused(format!("{line:?}: {e}")));
+                return Ok(());
+            }
+        };
+        let at_ms = self.now_ms();
+        self.feed(Input::Arbiter { act, at_ms }, None)
+    }
+
+    /// The core decides on `input`; every event is made durable, then applied, then its
+    /// frames sent. A refusal changes nothing and is said.
+    pub fn feed(&mut self, input: Input, received: Option<Instant>) -> Result<(), TableError> {
+        let events = match ww::decide(&self.table, &input) {
+            Ok(e) => e,
+            Err(refusal) => {
+                (self.notice)(Notice::CoreRefused(refusal.to_string()));
+                return Ok(());
+            }
+        };
+        let at = input.at_ms();
+        // Entries never go back in time: two readers' stamps may cross on their way here.
+        self.last_ms = self.last_ms.max(at);
+        let mono_ms = self.last_ms;
+        let utc = Utc::now();
+        let entries: Vec<NewEntry> = events
+            .iter()
+            .map(|e| NewEntry {
+                mono_ms,
+                utc,
+                actor: e.actor().to_string(),
+                clause: e.section().to_string(),
+                kind: e.kind().to_string(),
+                body: e.body(),
+            })
+            .collect();
+        self.journal.append_all(entries)?;
+        for e in &events {
+            ww::evolve(&mut self.table, e);
+        }
+        let mut first_sent = None;
+        for e in &events {
+            if let Event::Sent { seat, frame, .. } = e {
+                let seat = *seat;
+                let sent = match self.seats.get_mut(seat).and_then(|s| s.writer.as_mut()) {
+                    Some(w) => w.send(frame).is_ok(),
+                    // No connection: the core knows (it was told of the close).
+                    None => continue,
+                };
+                first_sent.get_or_insert_with(Instant::now);
+                if !sent && let Some(s) = self.seats.get_mut(seat) {
+                    s.conn = None;
+                    s.writer = None;
+                    let at_ms = self.now_ms();
+                    self.pending.push_back(Input::Closed { seat, at_ms });
+                }
+            }
+        }
+        if let (Some(t), Some(received), Some(sent)) =
+            (self.turnarounds.as_mut(), received, first_sent)
+        {
+            t.push(Turnaround { received, sent });
+        }
+        Ok(())
+    }
+
+    /// Close every seat's connection (after FINISH, as the official server does).
+    pub fn close_all(&mut self) {
+        for s in &mut self.seats {
+            if let Some(mut w) = s.writer.take() {
+                w.close();
+            }
+            s.conn = None;
+        }
+    }
+
+    /// Connections currently attached to seats, by connection id.
+    pub fn conns(&self) -> HashMap<u64, usize> {
+        self.seats
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.conn.map(|c| (c, i)))
+            .collect()
+    }
+}

@@ -1,0 +1,152 @@
+//! The werewolf table's shell (SHELL): the network (a WebSocket server speaking the contest's
+//! protocol), the one game loop that feeds the pure core (`crate::core::werewolf`) and records
+//! every event in the game log before any frame goes out, the arbiter's control channel, and
+//! `serve`'s run of games in a match folder. Uses the core, the log, the journal and the
+//! record's shell (keys, checkpoints, index); never the board's TUI, never the CLI.
+pub mod auth;
+pub mod control;
+pub mod game;
+pub mod net;
+pub mod serve;
+
+use std::collections::{HashMap, VecDeque};
+
+use crate::core::werewolf::{self as ww, Act};
+use net::{DoorRefusal, FrameKind, Inbound, Joined};
+
+/// Why the table stopped; each names the file or the problem.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    #[error(transparent)]
+    Journal(#[from] crate::journal::JournalError),
+    #[error("cannot {op} {path}: {source}")]
+    Io {
+        op: &'static str,
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Profile(String),
+    #[error(transparent)]
+    Sign(#[from] crate::sign::SignError),
+    #[error("game {game}: cannot go on from its log: {problem}")]
+    Restart { game: u32, problem: String },
+    #[error("the table's channel closed: its listener stopped")]
+    Closed,
+}
+
+impl TableError {
+    pub(crate) fn io(
+        op: &'static str,
+        path: &std::path::Path,
+    ) -> impl FnOnce(std::io::Error) -> TableError + use<> {
+        let path = path.to_owned();
+        move |source| TableError::Io { op, path, source }
+    }
+}
+
+/// What the table tells whoever runs it (the CLI prints these on standard error).
+#[derive(Debug, Clone)]
+pub enum Notice {
+    /// A connection answered NAME and waits for a game.
+    Waiting { name: String, waiting: usize, need: usize },
+    /// A connection refused at the door.
+    Refused(DoorRefusal),
+    GameOpened { game: u32, seats: Vec<String> },
+    /// The game under way in the log was taken up again after a restart.
+    Restarted { game: u32, resumed: bool },
+    Reconnected { name: String, seat: usize },
+    GameEnded { game: u32, winner: String },
+    Signed { game: u32, checkpoint: std::path::PathBuf },
+    /// An arbiter's control line that is not a command, or names no seat.
+    ControlRefused(String),
+    /// The core refused an input (an arbiter act out of place, say): nothing changed.
+    CoreRefused(String),
+}
+
+/// Connections that answered NAME and wait for a game, what they sent meanwhile, and the
+/// connections refused at the door not yet recorded in a game's log.
+#[derive(Debug, Default)]
+pub struct Lobby {
+    pub waiting: VecDeque<Joined>,
+    pub early: HashMap<u64, Vec<Inbound>>,
+    pub refused: Vec<DoorRefusal>,
+}
+
+impl Lobby {
+    pub fn join(&mut self, j: Joined) {
+        self.waiting.push_back(j);
+    }
+
+    /// A frame of a waiting connection is kept for its game; a waiting connection that closes
+    /// leaves the lobby. Frames of connections no game uses any more are not anyone's.
+    pub fn frame(&mut self, f: Inbound) {
+        if !self.waiting.iter().any(|j| j.conn == f.conn) {
+            return;
+        }
+        if f.kind == FrameKind::Closed {
+            self.waiting.retain(|j| j.conn != f.conn);
+            self.early.remove(&f.conn);
+        } else {
+            self.early.entry(f.conn).or_default().push(f);
+        }
+    }
+
+    /// The first `n` waiting connections, with what each sent while it waited.
+    pub fn take(&mut self, n: usize) -> Option<Vec<(Joined, Vec<Inbound>)>> {
+        if self.waiting.len() < n {
+            return None;
+        }
+        Some(
+            self.waiting
+                .drain(..n)
+                .map(|j| {
+                    let early = self.early.remove(&j.conn).unwrap_or_default();
+                    (j, early)
+                })
+                .collect(),
+        )
+    }
+}
+
+/// A seat named by a control line: its NAME, or its number from 1.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no seat {0:?} at this table (name a seat by its NAME answer or its number from 1)")]
+pub struct NoSeat(pub String);
+
+fn seat_named(name: &str, seats: &[game::Seat]) -> Result<usize, NoSeat> {
+    if let Some(i) = seats.iter().position(|s| s.spec.name == name) {
+        return Ok(i);
+    }
+    match name.parse::<usize>() {
+        Ok(n) if (1..=seats.len()).contains(&n) => Ok(n - 1),
+        _ => Err(NoSeat(name.to_string())),
+    }
+}
+
+/// The core's arbiter act for a control command.
+pub fn act_of(cmd: &control::Command, seats: &[game::Seat]) -> Result<Act, NoSeat> {
+    use control::Command as C;
+    Ok(match cmd {
+        C::Pause { reason } => Act::Pause {
+            reason: reason.clone(),
+        },
+        C::Resume => Act::Resume,
+        C::Note { text } => Act::Note { text: text.clone() },
+        C::Eject { seat, reason } => Act::Eject {
+            seat: seat_named(seat, seats)?,
+            reason: reason.clone(),
+        },
+        C::Readmit { seat } => Act::Readmit {
+            seat: seat_named(seat, seats)?,
+        },
+        C::End { winner, reason } => Act::End {
+            winner: match winner.as_str() {
+                "VILLAGER" => ww::Winner::Villager,
+                "WEREWOLF" => ww::Winner::Werewolf,
+                _ => ww::Winner::None,
+            },
+            reason: reason.clone(),
+        },
+    })
+}

@@ -1,0 +1,685 @@
+//! `arbiter serve` end to end: the binary listens, seat programs of our own written on
+//! aiwolf-nlp-common 0.7.0 (tests/fixtures/aiwolf/seat.py, the client library and strict parser
+//! contest agents use) play whole 5- and 13-seat games, with fault seats; each fault's official
+//! outcome and the incident the log names. A kill -9 of the server mid-game and its restart; the
+//! token check; the arbiter's control channel. Test profiles with short timeouts
+//! (tests/fixtures/aiwolf/test-*.toml). Every wait polls with a deadline.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const SEAT: &str = "tests/fixtures/aiwolf/seat.py";
+const P5: &str = "tests/fixtures/aiwolf/test-5.toml";
+const P13: &str = "tests/fixtures/aiwolf/test-13.toml";
+const KEY_VAR: &str = "ARBITER_TEST_TABLE_KEY";
+
+/// Whether the seat program can run here (CI installs aiwolf-nlp-common; say so elsewhere).
+fn python_ready() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import aiwolf_nlp_common, websocket"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "aiwolf-nlp-common is required in CI (.ci/run installs it)"
+        );
+        println!("SKIPPED: python3 with aiwolf-nlp-common 0.7.0 is not installed");
+    }
+    ok
+}
+
+/// A running `arbiter serve`.
+struct Server {
+    child: Child,
+    url: String,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A match folder with an arbiter key.
+fn match_dir(tmp: &Path) -> PathBuf {
+    let m = tmp.join("m");
+    crate::log_util::arbiter_key_in(&m);
+    m
+}
+
+/// Start `arbiter serve` and read its one listening line (deadline 20 s).
+fn serve(m: &Path, rules: &str, listen: &str, extra: &[&str], stdin: Stdio) -> Server {
+    serve_env(m, rules, listen, extra, stdin, &[])
+}
+
+fn serve_env(
+    m: &Path,
+    rules: &str,
+    listen: &str,
+    extra: &[&str],
+    stdin: Stdio,
+    env: &[(&str, &str)],
+) -> Server {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+    cmd.args(["serve", "--match"])
+        .arg(m)
+        .args(["--rules", rules, "--listen", listen])
+        .args(extra)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    // The server's standard error, kept for the failure message.
+    let log = m.with_extension(format!("stderr-{}", child.id()));
+    std::thread::spawn(move || {
+        let mut f = std::fs::File::create(log).unwrap();
+        for l in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = writeln!(f, "{l}");
+        }
+    });
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        if let Some(Ok(l)) = lines.next() {
+            let _ = tx.send(l);
+        }
+        // Nothing else is printed on standard output.
+        for l in lines.map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    let line = rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("no listening line within 20 s");
+    let url = line
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("first line {line:?}"))
+        .to_string();
+    assert!(url.starts_with("ws://127.0.0.1:") && url.ends_with("/ws"), "{url}");
+    let addr = url
+        .trim_start_matches("ws://")
+        .trim_end_matches("/ws")
+        .to_string();
+    Server { child, url, addr }
+}
+
+/// Start one seat program.
+fn seat(url: &str, name: &str, fault: &str, extra: &[&str]) -> Child {
+    Command::new("python3")
+        .arg(SEAT)
+        .args(["--url", url, "--name", name, "--fault", fault])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Wait for a child with a deadline; kill it and fail past it.
+fn wait(child: &mut Child, what: &str, secs: u64) -> ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not end within {secs} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn stderr_of(child: &mut Child) -> String {
+    let mut s = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut s);
+    }
+    s
+}
+
+/// The entries of game `n`'s log.
+fn entries(m: &Path, n: u32) -> Vec<Value> {
+    std::fs::read_to_string(m.join(format!("game-{n}/log.jsonl")))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn kinds<'a>(es: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    es.iter().filter(|e| e["kind"] == kind).collect()
+}
+
+/// The server's standard error so far.
+fn server_said(m: &Path, s: &Server) -> String {
+    std::fs::read_to_string(m.with_extension(format!("stderr-{}", s.child.id())))
+        .unwrap_or_default()
+}
+
+/// Play one game of `faults.len()` seats (one fault mode each) to its end; every seat not
+/// expected to fail must exit 0; the server exits 0. Returns the log's entries.
+fn play(rules: &str, faults: &[&str]) -> (tempfile::TempDir, Vec<Value>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = match_dir(tmp.path());
+    let mut s = serve(&m, rules, "127.0.0.1:0", &["--games", "1"], Stdio::null());
+    let mut seats: Vec<(String, Child)> = faults
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let name = format!("kit{}", i + 1);
+            let c = seat(&s.url, &name, f, &[]);
+            (name, c)
+        })
+        .collect();
+    let status = wait(&mut s.child, "arbiter serve", 90);
+    assert!(status.success(), "serve: {status}\n{}", server_said(&m, &s));
+    for ((name, c), f) in seats.iter_mut().zip(faults) {
+        let st = wait(c, name, 20);
+        // A seat put in error stops getting requests; FINISH and the close still come.
+        if !matches!(*f, "close" | "late-probe") {
+            assert!(st.success(), "seat {name} ({f}): {st}: {}", stderr_of(c));
+        }
+    }
+    let es = entries(&m, 1);
+    assert_game_recorded(&m, &es);
+    (tmp, es)
+}
+
+/// What every finished game's record holds: line 0 with its seats and the seed's commitment,
+/// the seed revealed by `game_ended` (and its file gone), a signed checkpoint, the index.
+fn assert_game_recorded(m: &Path, es: &[Value]) {
+    use sha2::Digest;
+    let first = &es[0];
+    assert_eq!(first["kind"], "game_opened");
+    assert!(first["body"]["match_id"].is_string());
+    assert!(first["body"]["profile"]["sha256"].is_string());
+    assert!(first["body"]["arbiter_key"]["fingerprint"].is_string());
+    let last = es.last().unwrap();
+    assert_eq!(last["kind"], "game_ended", "the last entry ends the game");
+    let seed = hex::decode(last["body"]["seed"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        hex::encode(sha2::Sha256::digest(&seed)),
+        first["body"]["table"]["seed_sha256"].as_str().unwrap(),
+        "the seed revealed is the one line 0 committed to"
+    );
+    assert!(!m.join("game-1/seed").exists(), "the seed file is gone once revealed");
+    let cps: Vec<_> = std::fs::read_dir(m.join("game-1/checkpoints"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert!(!cps.is_empty(), "a checkpoint is signed after the game");
+    let index = std::fs::read_to_string(m.join("index.txt")).unwrap();
+    let winner = last["body"]["winner"].as_str().unwrap();
+    assert!(
+        index.lines().any(|l| l.starts_with("game 1 ") && l.ends_with(winner)),
+        "{index}"
+    );
+    // Every request went out after its entry: the frames of `sent` entries are what the seats got.
+    for e in kinds(es, "sent") {
+        assert!(e["body"]["frame"].is_string());
+    }
+}
+
+fn winner(es: &[Value]) -> String {
+    es.last().unwrap()["body"]["winner"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The `frame_received` entries of a seat (0-based).
+fn frames_of(es: &[Value], seat: u64) -> Vec<&Value> {
+    kinds(es, "frame_received")
+        .into_iter()
+        .filter(|e| e["body"]["seat"] == seat)
+        .collect()
+}
+
+#[test]
+fn table_serve_five_python_seats_play_a_whole_game() {
+    if !python_ready() {
+        return;
+    }
+    let (_t, es) = play(P5, &["none"; 5]);
+    assert!(matches!(winner(&es).as_str(), "VILLAGER" | "WEREWOLF"));
+    assert_eq!(kinds(&es, "dealt").len(), 1);
+    assert!(!kinds(&es, "talked").is_empty());
+    assert!(kinds(&es, "seat_in_error").is_empty());
+    assert!(
+        kinds(&es, "frame_received")
+            .iter()
+            .all(|e| e["body"]["verdict"] == "on_time"),
+        "instant seats answer on time"
+    );
+}
+
+#[test]
+fn table_serve_thirteen_python_seats_play_a_whole_game() {
+    if !python_ready() {
+        return;
+    }
+    let (_t, es) = play(P13, &["none"; 13]);
+    assert!(matches!(winner(&es).as_str(), "VILLAGER" | "WEREWOLF"));
+    assert!(!kinds(&es, "talked").is_empty());
+    assert!(kinds(&es, "seat_in_error").is_empty());
+}
+
+#[test]
+fn table_serve_fault_late_within_the_grace_is_taken() {
+    if !python_ready() {
+        return;
+    }
+    let (_t, es) = play(P5, &["late", "none", "none", "none", "none"]);
+    // The answer came after the action time, before the probe: taken (model/agent.go waits
+    // action + acceptable), its time recorded past the deadline.
+    let late = frames_of(&es, 0)
+        .into_iter()
+        .find(|e| e["body"]["text"].as_str().unwrap_or("").contains("late"))
+        .expect("the late answer is recorded");
+    assert_eq!(late["body"]["verdict"], "on_time");
+    let sent = kinds(&es, "sent")
+        .into_iter()
+        .filter(|e| e["body"]["seat"] == 0 && e["body"]["deadline_ms"].is_u64())
+        .filter(|e| e["seq"].as_u64() < late["seq"].as_u64())
+        .last()
+        .unwrap();
+    assert!(late["body"]["at_ms"].as_u64() > sent["body"]["deadline_ms"].as_u64());
+    assert!(kinds(&es, "seat_in_error").is_empty());
+}
+
+#[test]
+fn table_serve_fault_late_crossing_the_probe_puts_the_seat_in_error() {
+    if !python_ready() {
+        return;
+    }
+    let (_t, es) = play(P5, &["late-probe", "none", "none", "none", "none"]);
+    assert!(
+        kinds(&es, "timed_out")
+            .iter()
+            .any(|e| e["body"]["seat"] == 0 && e["body"]["stage"] == "action"),
+        "the NAME probe went out"
+    );
+    let crossed = frames_of(&es, 0)
+        .into_iter()
+        .find(|e| e["body"]["text"].as_str().unwrap_or("").contains("late words"))
+        .expect("the late answer is recorded");
+    assert!(matches!(
+        crossed["body"]["verdict"].as_str(),
+        Some("probe_failed" | "late")
+    ));
+    assert!(kinds(&es, "seat_in_error").iter().any(|e| e["body"]["seat"] == 0));
+    // One seat in error of five: 5 x 0.2 = 1, the game ends with no winner.
+    assert_eq!(winner(&es), "NONE");
+}
+
+#[test]
+fn table_serve_fault_probe_answered_keeps_the_seat() {
+    if !python_ready() {
+        return;
+    }
+    let (_t, es) = play(P5, &["probe", "none", "none", "none", "none"]);
+    assert!(
+        frames_of(&es, 0)
+            .iter()
+            .any(|e| e["body"]["verdict"] == "probe_answered")
+    );
+    assert!(kinds(&es, "request_failed").iter().any(|e| e["body"]["seat"] == 0));
+    assert!(kinds(&es, "seat_in_error").is_empty());
+}
+
+#[test]
+fn table_serve_fault_unknown_target_is_named() {
+    if !python_ready() {
+        return;
+    }
+    let (_t, es) = play(P5, &["unknown"; 5]);
+    let bad = kinds(&es, "target_invalid");
+    assert!(
+        bad.iter()
+            .any(|e| e["body"]["reason"] == "unknown" && e["body"]["answer"] == "Nobody-At-All")
+    );
+    // No valid vote on day 1: nobody executed (logic/execution.go).
+    assert!(kinds(&es, "no_execution").iter().any(|e| e["body"]["day"] == 1));
+}
+
+#[test]
+fn table_serve_fault_dead_target_is_named() {
+    if !python_ready() {
+        return;
+    }
+    let (_t, es) = play(P13, &["dead"; 13]);
+    assert!(
+        kinds(&es, "target_invalid")
+            .iter()
+            .any(|e| e["body"]["reason"] == "dead")
+    );
+}
+
+#[test]
+fn table_serve_fault_self_target_is_named() {
+    if !python_ready() {
+        return;
+    }
+    let (_t, es) = play(P5, &["self"; 5]);
+    // The seer divines itself on night 0: nothing is learnt (logic/divine.go).
+    assert!(
+        kinds(&es, "target_invalid")
+            .iter()
+            .any(|e| e["body"]["reason"] == "self" && e["body"]["request"] == "DIVINE")
+    );
+}
+
+#[test]
+fn table_serve_fault_unsolicited_frame_is_never_an_answer() {
+    if !python_ready() {
+        return;
+    }
+    let (_t, es) = play(P5, &["unsolicited", "none", "none", "none", "none"]);
+    let u = frames_of(&es, 0)
+        .into_iter()
+        .find(|e| e["body"]["text"] == "nobody asked me\n")
+        .expect("recorded raw");
+    assert_eq!(u["body"]["verdict"], "unsolicited");
+    assert!(
+        !kinds(&es, "talked")
+            .iter()
+            .any(|e| e["body"]["text"].as_str().unwrap_or("").contains("nobody asked")),
+        "never taken as talk"
+    );
+}
+
+#[test]
+fn table_serve_fault_binary_frame_is_refused_and_the_seat_stays() {
+    if !python_ready() {
+        return;
+    }
+    let (_t, es) = play(P5, &["binary", "none", "none", "none", "none"]);
+    let b = kinds(&es, "binary_frame");
+    assert!(b.iter().any(|e| e["body"]["seat"] == 0 && e["body"]["len"] == 8));
+    assert!(kinds(&es, "seat_in_error").is_empty());
+}
+
+#[test]
+fn table_serve_fault_oversize_frame_is_refused_and_the_seat_stays() {
+    if !python_ready() {
+        return;
+    }
+    let (_t, es) = play(P5, &["oversize", "none", "none", "none", "none"]);
+    let o = kinds(&es, "oversize_frame");
+    assert!(
+        o.iter()
+            .any(|e| e["body"]["seat"] == 0 && e["body"]["len"] == 4097 && e["body"]["limit"] == 4096)
+    );
+    assert!(kinds(&es, "seat_in_error").is_empty());
+}
+
+#[test]
+fn table_serve_fault_close_mid_day_puts_the_seat_in_error() {
+    if !python_ready() {
+        return;
+    }
+    let (_t, es) = play(P5, &["close", "none", "none", "none", "none"]);
+    assert!(kinds(&es, "connection_closed").iter().any(|e| e["body"]["seat"] == 0));
+    assert!(kinds(&es, "seat_in_error").iter().any(|e| e["body"]["seat"] == 0));
+    assert_eq!(winner(&es), "NONE");
+}
+
+#[test]
+fn table_serve_fault_crlf_is_recorded_raw_and_stripped() {
+    if !python_ready() {
+        return;
+    }
+    let (_t, es) = play(P5, &["crlf", "none", "none", "none", "none"]);
+    let raw = frames_of(&es, 0)
+        .into_iter()
+        .find(|e| e["body"]["text"].as_str().unwrap_or("").ends_with("\r\n"))
+        .expect("the raw frame keeps its \\r\\n");
+    assert_eq!(raw["body"]["verdict"], "on_time");
+    let said: Vec<_> = kinds(&es, "talked")
+        .into_iter()
+        .filter(|e| e["body"]["seat"] == 0 && e["body"]["kind"] == "said")
+        .collect();
+    assert!(!said.is_empty());
+    assert!(said.iter().all(|e| {
+        let t = e["body"]["text"].as_str().unwrap();
+        !t.contains('\r') && !t.contains('\n')
+    }));
+}
+
+#[test]
+fn table_serve_fault_empty_answer_is_named() {
+    if !python_ready() {
+        return;
+    }
+    let (_t, es) = play(P5, &["empty", "none", "none", "none", "none"]);
+    assert!(
+        frames_of(&es, 0).iter().any(|e| e["body"]["text"] == ""),
+        "the empty frame is recorded"
+    );
+    assert!(
+        kinds(&es, "talk_replaced")
+            .iter()
+            .any(|e| e["body"]["seat"] == 0 && e["body"]["raw"] == ""),
+        "the empty text is taken as something else, and said"
+    );
+}
+
+#[test]
+fn table_serve_fault_skip_and_over_in_other_cases_are_ordinary_talk() {
+    if !python_ready() {
+        return;
+    }
+    let (_t, es) = play(P5, &["skip-over", "none", "none", "none", "none"]);
+    for word in ["SKIP", "over"] {
+        assert!(
+            kinds(&es, "talked").iter().any(|e| e["body"]["seat"] == 0
+                && e["body"]["text"] == word
+                && e["body"]["kind"] == "said"),
+            "{word} is talk"
+        );
+    }
+}
+
+#[test]
+fn table_serve_tokens_right_wrong_team_missing() {
+    if !python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = match_dir(tmp.path());
+    let rules = "tests/fixtures/aiwolf/test-5-auth.toml";
+    let secret = "table-key";
+    let mut s = serve_env(
+        &m,
+        rules,
+        "127.0.0.1:0",
+        &["--games", "1"],
+        Stdio::null(),
+        &[(KEY_VAR, secret)],
+    );
+    let right = arbiter::table::auth::player_token(secret.as_bytes(), "kit");
+    let other = arbiter::table::auth::player_token(secret.as_bytes(), "intruder");
+    // Two refused first: another team's token, and none.
+    let mut wrong = seat(&s.url, "kit9", "none", &["--token", &other]);
+    let mut missing = seat(&s.url, "kit8", "none", &[]);
+    assert!(!wait(&mut wrong, "wrong-team seat", 20).success());
+    assert!(!wait(&mut missing, "seat without token", 20).success());
+    let mut seats: Vec<Child> = (1..=5)
+        .map(|i| seat(&s.url, &format!("kit{i}"), "none", &["--token", &right]))
+        .collect();
+    assert!(wait(&mut s.child, "arbiter serve", 90).success(), "{}", server_said(&m, &s));
+    for (i, c) in seats.iter_mut().enumerate() {
+        assert!(wait(c, "seat", 20).success(), "seat {i}");
+    }
+    let es = entries(&m, 1);
+    let refused = es[0]["body"]["door"]["refused"].as_array().unwrap();
+    assert_eq!(refused.len(), 2, "{refused:?}");
+    assert!(refused.iter().any(|r| r["name"] == "kit9"
+        && r["reason"].as_str().unwrap().contains("intruder")));
+    assert!(refused.iter().any(|r| r["name"] == "kit8"
+        && r["reason"].as_str().unwrap().contains("no token")));
+    let seated: Vec<&str> = es[0]["body"]["table"]["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(!seated.contains(&"kit9") && !seated.contains(&"kit8"));
+}
+
+#[test]
+fn table_serve_tokens_required_without_the_key_variable_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = match_dir(tmp.path());
+    let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["serve", "--match"])
+        .arg(&m)
+        .args([
+            "--rules",
+            "tests/fixtures/aiwolf/test-5-auth.toml",
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .env_remove(KEY_VAR)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(65));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(KEY_VAR), "{err}");
+    assert!(o.stdout.is_empty(), "nothing listened");
+}
+
+/// Wait until game 1's log holds an entry matching `f`.
+fn wait_for_entry(m: &Path, what: &str, f: impl Fn(&Value) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !entries(m, 1).iter().any(&f) {
+        assert!(Instant::now() < deadline, "no {what} within 60 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn table_serve_kill_9_mid_game_then_restart_resumes_from_the_log() {
+    if !python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = match_dir(tmp.path());
+    let mut s = serve(&m, P5, "127.0.0.1:0", &["--games", "1"], Stdio::null());
+    let addr = s.addr.clone();
+    let mut seats: Vec<Child> = (1..=5)
+        .map(|i| seat(&s.url, &format!("kit{i}"), "reconnect", &[]))
+        .collect();
+    wait_for_entry(&m, "talk on day 1", |e| {
+        e["kind"] == "talked" && e["body"]["day"] == 1
+    });
+    s.child.kill().unwrap();
+    s.child.wait().unwrap();
+    let before = std::fs::read(m.join("game-1/log.jsonl")).unwrap();
+    let complete = before.len() - before.iter().rev().take_while(|&&b| b != b'\n').count();
+    assert!(m.join("game-1/seed").exists(), "the seed is kept while the game is under way");
+    let mut again = serve(&m, P5, &addr, &["--games", "1"], Stdio::null());
+    assert!(
+        wait(&mut again.child, "arbiter serve (restarted)", 90).success(),
+        "{}",
+        server_said(&m, &again)
+    );
+    for (i, c) in seats.iter_mut().enumerate() {
+        let st = wait(c, "seat", 30);
+        assert!(st.success(), "seat {i}: {st}: {}", stderr_of(c));
+    }
+    let after = std::fs::read(m.join("game-1/log.jsonl")).unwrap();
+    assert_eq!(
+        &after[..complete],
+        &before[..complete],
+        "nothing acknowledged is lost"
+    );
+    let es = entries(&m, 1);
+    assert_eq!(kinds(&es, "restarted").len(), 1);
+    assert_eq!(kinds(&es, "reconnected").len(), 5, "every seat came back by name");
+    assert!(matches!(winner(&es).as_str(), "VILLAGER" | "WEREWOLF"));
+    assert_game_recorded(&m, &es);
+}
+
+#[test]
+fn table_serve_kill_9_then_restart_ends_the_game_when_the_profile_says_so() {
+    if !python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = match_dir(tmp.path());
+    let rules = "tests/fixtures/aiwolf/test-5-end.toml";
+    let mut s = serve(&m, rules, "127.0.0.1:0", &["--games", "1"], Stdio::null());
+    let mut seats: Vec<Child> = (1..=5)
+        .map(|i| seat(&s.url, &format!("kit{i}"), "none", &[]))
+        .collect();
+    wait_for_entry(&m, "a talk", |e| e["kind"] == "talked");
+    s.child.kill().unwrap();
+    s.child.wait().unwrap();
+    for c in &mut seats {
+        wait(c, "seat", 20);
+    }
+    let mut again = serve(&m, rules, "127.0.0.1:0", &["--games", "1"], Stdio::null());
+    assert!(wait(&mut again.child, "arbiter serve (restarted)", 30).success());
+    let es = entries(&m, 1);
+    assert_eq!(kinds(&es, "restarted").len(), 1);
+    assert_eq!(winner(&es), "NONE");
+    assert_game_recorded(&m, &es);
+}
+
+#[test]
+fn table_serve_arbiter_acts_from_the_control_channel() {
+    if !python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = match_dir(tmp.path());
+    let mut s = serve(
+        &m,
+        P5,
+        "127.0.0.1:0",
+        &["--games", "1", "--control", "-"],
+        Stdio::piped(),
+    );
+    let mut seats: Vec<Child> = (1..=5)
+        .map(|i| seat(&s.url, &format!("kit{i}"), "none", &[]))
+        .collect();
+    wait_for_entry(&m, "the deal", |e| e["kind"] == "dealt");
+    let mut ctl = s.child.stdin.take().unwrap();
+    writeln!(ctl, "pause a seat's machine rebooting").unwrap();
+    writeln!(ctl, "note the table waits").unwrap();
+    writeln!(ctl, "bogus line").unwrap();
+    writeln!(ctl, "resume").unwrap();
+    writeln!(ctl, "end NONE ruled by the arbiter in the test").unwrap();
+    ctl.flush().unwrap();
+    assert!(wait(&mut s.child, "arbiter serve", 60).success());
+    drop(ctl);
+    for c in &mut seats {
+        wait(c, "seat", 20);
+    }
+    let es = entries(&m, 1);
+    for k in ["paused", "noted", "resumed", "ruled"] {
+        let e = kinds(&es, k);
+        assert_eq!(e.len(), 1, "{k}");
+        assert_eq!(e[0]["actor"], "arbiter", "{k} is the arbiter's act");
+    }
+    assert_eq!(winner(&es), "NONE");
+    assert!(server_said(&m, &s).contains("bogus"), "a bad line is said");
+}
