@@ -13,6 +13,7 @@ pub mod script; // timestamped script files
 pub mod shogi; // shogi on rsshogi: legality, notations, repetition, declaration; Denryu-sen articles
 pub mod timefmt; // h:mm:ss.fff parsing and formatting
 pub mod view; // what a screen or report shows, a pure function of state and now
+pub mod werewolf; // the AI Werewolf table: profile, deal, talk, votes, verdicts, replay (pure)
 
 use serde::{Deserialize, Serialize};
 
