@@ -47,6 +47,10 @@ pub enum Exit {
     /// `verify`: an arbiter-only entry of a sealed log lacks a valid signed authorization by the
     /// match's arbiter key (issue 19).
     Unauthorized,
+    /// `verify`: the game does not re-run under its rules from what its log records (a werewolf
+    /// game's events against its recorded inputs and revealed seed, each entry's actor and
+    /// section against the rules').
+    BadReplay,
     /// `verify --proof`: the inclusion proof does not hold.
     BadProof,
     /// `prove`: no valid signed checkpoint covers the entry.
@@ -64,7 +68,7 @@ pub enum Documented {
 
 impl Exit {
     /// Every exit kind, in the order of the table.
-    pub const ALL: [Exit; 19] = [
+    pub const ALL: [Exit; 20] = [
         Exit::Ok,
         Exit::Refused,
         Exit::Usage,
@@ -84,6 +88,7 @@ impl Exit {
         Exit::BadBinding,
         Exit::RolledBack,
         Exit::Unauthorized,
+        Exit::BadReplay,
     ];
 
     /// The exit code: the one table.
@@ -103,6 +108,7 @@ impl Exit {
             Exit::BadBinding => 25,
             Exit::RolledBack => 26,
             Exit::Unauthorized => 27,
+            Exit::BadReplay => 28,
             Exit::BadLine => 20,
             Exit::Truncated => 21,
             Exit::BadCheckpoint => 22,
@@ -135,6 +141,7 @@ impl Exit {
             Exit::BadBinding => Some("BAD_BINDING"),
             Exit::RolledBack => Some("ROLLED_BACK"),
             Exit::Unauthorized => Some("UNAUTHORIZED"),
+            Exit::BadReplay => Some("BAD_REPLAY"),
             Exit::BadLine => Some("BAD_LINE"),
             Exit::Truncated => Some("TRUNCATED"),
             Exit::BadCheckpoint => Some("BAD_CHECKPOINT"),

@@ -1337,3 +1337,38 @@ mod tests {
         );
     }
 }
+
+/// Why a werewolf game's log could not be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum WerewolfReadError {
+    #[error(transparent)]
+    Journal(#[from] crate::journal::JournalError),
+    #[error("{}: {source}", .path.display())]
+    Record {
+        path: PathBuf,
+        source: crate::report::werewolf::RecordError,
+    },
+}
+
+/// Whether game `game` of the match is a werewolf table's (its line 0 says so); `false` when
+/// line 0 cannot be read (the board's commands then report that as ever).
+pub fn is_werewolf_game(match_dir: &Path, game: u32) -> bool {
+    crate::journal::first_entry(&log_path(match_dir, game))
+        .is_ok_and(|e| crate::report::werewolf::is_werewolf_game(&e))
+}
+
+/// A werewolf game read back from its log (every line checked in the chain as it is read);
+/// `Ok(None)` when the game is not a werewolf table's.
+pub fn read_werewolf(
+    match_dir: &Path,
+    game: u32,
+) -> Result<Option<crate::report::werewolf::Record>, WerewolfReadError> {
+    let path = log_path(match_dir, game);
+    if !is_werewolf_game(match_dir, game) {
+        return Ok(None);
+    }
+    let entries = crate::journal::read_entries(&path)?;
+    crate::report::werewolf::read(&entries)
+        .map(Some)
+        .map_err(|source| WerewolfReadError::Record { path, source })
+}

@@ -25,6 +25,7 @@ pub enum Status {
     UnsignedTail,
     Unauthorized,
     Unreadable,
+    BadReplay,
     BadCheckpoint,
     BadBinding,
     RolledBack,
@@ -43,6 +44,7 @@ impl Status {
             Status::RolledBack => Exit::RolledBack,
             Status::UnsignedTail => Exit::UnsignedTail,
             Status::Unauthorized => Exit::Unauthorized,
+            Status::BadReplay => Exit::BadReplay,
             Status::Unreadable => Exit::Unreadable,
             Status::BadCheckpoint => Exit::BadCheckpoint,
             Status::Truncated => Exit::Truncated,
@@ -61,6 +63,7 @@ impl Status {
             Status::RolledBack => "ROLLED BACK",
             Status::UnsignedTail => "UNSIGNED TAIL",
             Status::Unauthorized => "UNAUTHORIZED",
+            Status::BadReplay => "BAD REPLAY",
             Status::Unreadable => "UNREADABLE",
             Status::BadCheckpoint => "BAD CHECKPOINT",
             Status::Truncated => "TRUNCATED",
@@ -1154,4 +1157,39 @@ fn read_span(path: &Path, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
     let mut buf = Vec::new();
     f.take(len).read_to_end(&mut buf)?;
     Ok(buf)
+}
+
+/// The game's own re-run, for the families that have one (a werewolf table: every event from
+/// the recorded inputs and the revealed seed): a log that disagrees with its rules is
+/// `BAD_REPLAY` even when its chain and signatures hold. A log whose lines do not read is left
+/// to the chain's verdict.
+pub fn check_rerun(match_dir: &Path, game: u32, first: &Entry, v: &mut GameVerification) {
+    use crate::report::werewolf;
+    if !werewolf::is_werewolf_game(first) {
+        return;
+    }
+    let rec = match crate::report_io::read_werewolf(match_dir, game) {
+        Ok(Some(r)) => r,
+        Ok(None) | Err(crate::report_io::WerewolfReadError::Journal(_)) => return,
+        Err(e) => {
+            v.problems.push(format!("BAD REPLAY: {e}"));
+            raise(v, Status::BadReplay);
+            return;
+        }
+    };
+    let r = werewolf::rerun(&rec);
+    if r.fails() {
+        v.problems.push(format!("BAD REPLAY: {}", r.describe()));
+        raise(v, Status::BadReplay);
+    } else {
+        v.problems.push(r.describe());
+    }
+}
+
+/// Raise a game's verdict to `s` (never lower it).
+pub(crate) fn raise(v: &mut GameVerification, s: Status) {
+    if s > v.status {
+        v.status = s;
+        v.exit_code = s.exit_code();
+    }
 }

@@ -937,12 +937,7 @@ impl MatchVerification {
     }
 }
 
-fn raise(v: &mut crate::verify::GameVerification, s: crate::verify::Status) {
-    if s > v.status {
-        v.status = s;
-        v.exit_code = s.exit_code();
-    }
-}
+use crate::verify::raise;
 
 /// Verify games `games` of a match under `trust`, then everything issue 11 adds: the demo key,
 /// the pinned key, the bindings, the signed match index, and the noted short codes `codes`.
@@ -1170,6 +1165,7 @@ pub fn verify_match_watching(
         }
         check_countersignatures(match_dir, g, &facts, &mut v);
         check_index_countersigned(match_dir, g, &facts, &kept, &mut v);
+        crate::verify::check_rerun(match_dir, g, &facts.first, &mut v);
         let broken = check_bindings(match_dir, g, &facts);
         if !broken.is_empty() {
             v.problems.extend(broken);

@@ -41,6 +41,7 @@ pub mod script;
 pub mod serve;
 pub mod status;
 pub mod verify;
+pub mod werewolf;
 
 use std::path::PathBuf;
 

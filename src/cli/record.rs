@@ -21,6 +21,10 @@ pub enum Format {
     Kif,
     /// PGN with %clk and %emt (chess).
     Pgn,
+    /// The official AI Werewolf server's game log (`.log`, CSV) of a werewolf game.
+    AiwolfLog,
+    /// The official AI Werewolf server's JSON log (`.json`) of a werewolf game.
+    AiwolfJson,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -46,6 +50,28 @@ pub fn run(a: &RecordArgs) -> Result<Exit, Error> {
         crate::fsio::check_output(p, crate::fsio::Purpose::Record, a.force)
             .map_err(super::output_refused)?;
     }
+    let official = match a.format {
+        Format::AiwolfLog => Some(super::werewolf::Official::Log),
+        Format::AiwolfJson => Some(super::werewolf::Official::Json),
+        Format::Csa | Format::Kif | Format::Pgn => None,
+    };
+    let werewolf = crate::report_io::is_werewolf_game(&a.m.dir, a.game);
+    match (official, werewolf) {
+        (Some(f), true) => return super::werewolf::record(&a.m.dir, a.game, f, a.out.as_deref()),
+        (Some(_), false) => {
+            return Err(Error::bad_input(format!(
+                "game {}: the AI Werewolf formats are for a werewolf table's game; this game is a board game (csa, kif or pgn)",
+                a.game
+            )));
+        }
+        (None, true) => {
+            return Err(Error::bad_input(format!(
+                "game {}: a werewolf table's game is written as aiwolf-log or aiwolf-json",
+                a.game
+            )));
+        }
+        (None, false) => {}
+    }
     let mut times = TimesStream::default();
     let r = replay_log(&layout::log_path(&a.m.dir, a.game), |_, ev| times.push(ev))
         .map_err(|e| super::replay_failure(&a.m.dir, a.game, e))?;
@@ -60,6 +86,12 @@ pub fn run(a: &RecordArgs) -> Result<Exit, Error> {
             return Err(Error::bad_input(RecordError::NotChess(a.game).to_string()));
         }
         Format::Pgn => pgn_of_game(&r.game, &times, &r.first.utc),
+        Format::AiwolfLog | Format::AiwolfJson => {
+            return Err(Error::bad_input(format!(
+                "game {}: the AI Werewolf formats are for a werewolf table's game",
+                a.game
+            )));
+        }
         Format::Csa | Format::Kif => {
             let rec = shogi_record(&r.game, &times, &r.first.utc)
                 .map_err(|e| Error::bad_input(e.to_string()))?;
@@ -73,3 +105,4 @@ pub fn run(a: &RecordArgs) -> Result<Exit, Error> {
     super::write_text_out(a.out.as_deref(), &text)?;
     Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))
 }
+

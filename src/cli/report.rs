@@ -48,6 +48,15 @@ pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
     };
     crate::fsio::check_output(&out, purpose, a.force).map_err(super::output_refused)?;
     let dir = &a.m.dir;
+    if crate::report_io::is_werewolf_game(dir, a.game) {
+        if a.markdown {
+            return Err(Error::bad_input(format!(
+                "game {}: a werewolf table's report is HTML (leave out --markdown)",
+                a.game
+            )));
+        }
+        return super::werewolf::report(dir, a.game, &out);
+    }
     let (game, public) = (a.game, a.public);
     // Issue 21: the report is built from the lines the verifier's full check reads, decoded
     // on the cores that check them (the log is read once).

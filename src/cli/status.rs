@@ -38,6 +38,9 @@ fn game_time_now(g: &Game, last: Option<&Entry>, now: DateTime<Utc>) -> (Ms, boo
 pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     let dir = &a.m.dir;
     let n = a.m.game_or_last(a.game)?;
+    if crate::report_io::is_werewolf_game(dir, n) {
+        return super::werewolf::status(dir, n, a.json);
+    }
     // Issue 21: the game is replayed from the lines verify's one pass checked.
     let (check, replayed) = replay_verified(dir, n, || (), |_, _| {});
     let (
