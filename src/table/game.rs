@@ -174,7 +174,7 @@ impl<'a> GameRun<'a> {
                 // A connection waiting for the next game, or one this game no longer uses.
                 None => self.lobby.frame(f),
             },
-            Msg::Joined(j) => self.joined(j)?,
+            Msg::Joined(j) => self.joined(*j)?,
             Msg::Refused(r) => {
                 (self.notice)(Notice::Refused(r.clone()));
                 self.lobby.refused.push(r);

@@ -17,7 +17,7 @@ use super::game::{GameRun, Seat, Turnaround};
 use super::net::{DoorConfig, Joined, Msg};
 use super::{Lobby, Notice, TableError};
 use crate::core::event::KeyRef;
-use crate::core::werewolf::{self as ww, Event, Input, Profile, Seed, SeatSpec};
+use crate::core::werewolf::{self as ww, Event, Input, Profile, SeatSpec, Seed};
 use crate::journal::{self, Journal};
 use crate::layout;
 use crate::log::{NewEntry, RECOVERY_KIND};
@@ -75,7 +75,10 @@ pub fn serve(
     std::thread::Builder::new()
         .name("door".into())
         .spawn(move || super::net::run_door(listener, cfg, door_tx))
-        .map_err(TableError::io("start the listener thread for", &opts.match_dir))?;
+        .map_err(TableError::io(
+            "start the listener thread for",
+            &opts.match_dir,
+        ))?;
     if let Some(c) = &opts.control {
         super::control::spawn_reader(c.clone(), tx.clone())
             .map_err(TableError::io("read the control channel", c))?;
@@ -107,7 +110,7 @@ pub fn serve(
             match rx.recv().map_err(|_| TableError::Closed)? {
                 Msg::Joined(j) => {
                     let name = j.name.clone();
-                    lobby.join(j);
+                    lobby.join(*j);
                     notice(Notice::Waiting {
                         name,
                         waiting: lobby.waiting.len(),
@@ -194,13 +197,11 @@ fn line0(
     game_id: &str,
     seats: &[SeatSpec],
     seed: &Seed,
-    peers: &[String],
-    refused: &[super::net::DoorRefusal],
+    door: serde_json::Value,
 ) -> NewEntry {
     let table = ww::line0_body(profile, game_id, seats, &seed.commitment());
     let mut body = serde_json::json!({ "table": table });
     let sha = hex::encode(sha2::Sha256::digest(opts.profile_text.as_bytes()));
-    let now = std::time::Instant::now();
     if let Some(o) = body.as_object_mut() {
         o.insert("match_id".into(), match_id(&opts.match_dir).into());
         o.insert("game".into(), n.into());
@@ -218,21 +219,7 @@ fn line0(
             serde_json::to_value(&opts.keyref).unwrap_or_default(),
         );
         o.insert("kit_version".into(), env!("CARGO_PKG_VERSION").into());
-        let refused: Vec<serde_json::Value> = refused
-            .iter()
-            .map(|r| {
-                serde_json::json!({
-                    "name": r.name,
-                    "peer": r.peer,
-                    "reason": r.reason,
-                    "ms_before_open": now.saturating_duration_since(r.at).as_millis() as u64,
-                })
-            })
-            .collect();
-        o.insert(
-            "door".into(),
-            serde_json::json!({ "peers": peers, "refused": refused }),
-        );
+        o.insert("door".into(), door);
     }
     NewEntry {
         mono_ms: 0,
@@ -244,8 +231,25 @@ fn line0(
     }
 }
 
+/// What line 0 says of the door: the seats' addresses, and the connections refused since the
+/// last game (why, and how long before the game opened).
+fn door(peers: &[String], refused: &[super::net::DoorRefusal]) -> serde_json::Value {
+    let now = std::time::Instant::now();
+    let refused: Vec<serde_json::Value> = refused
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "name": r.name,
+                "peer": r.peer,
+                "reason": r.reason,
+                "ms_before_open": now.saturating_duration_since(r.at).as_millis() as u64,
+            })
+        })
+        .collect();
+    serde_json::json!({ "peers": peers, "refused": refused })
+}
+
 /// Open game `n` with the seats of `group` and play it to its end.
-#[allow(clippy::too_many_arguments)]
 fn play_new(
     opts: &ServeOptions,
     profile: &Profile,
@@ -275,7 +279,15 @@ fn play_new(
     let peers: Vec<String> = group.iter().map(|(j, _)| j.peer.clone()).collect();
     let gid = game_id(&match_id(dir), n);
     let refused = std::mem::take(&mut lobby.refused);
-    let first = line0(opts, profile, n, &gid, &specs, &seed, &peers, &refused);
+    let first = line0(
+        opts,
+        profile,
+        n,
+        &gid,
+        &specs,
+        &seed,
+        door(&peers, &refused),
+    );
     let journal = Journal::create(&layout::log_path(dir, n), first)?;
     let table = ww::Table::new(profile, &gid, &seed, specs.clone());
     notice(Notice::GameOpened {
