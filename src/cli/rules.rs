@@ -27,9 +27,16 @@ pub fn run(a: &RulesArgs) -> Result<Exit, Error> {
                 let Some((file, text)) = crate::bundled::get(name) else {
                     continue;
                 };
-                let title = crate::core::rules::Profile::parse(&file, text)
-                    .map(|p| p.profile.name)
-                    .unwrap_or_else(|e| format!("(does not parse: {e})"));
+                // A werewolf table's profile (`game = "werewolf"`) or a board game's.
+                let title = if crate::core::werewolf::is_werewolf(text) {
+                    crate::core::werewolf::Profile::parse(text)
+                        .map(|p| p.profile.name)
+                        .unwrap_or_else(|e| format!("(does not parse: {e})"))
+                } else {
+                    crate::core::rules::Profile::parse(&file, text)
+                        .map(|p| p.profile.name)
+                        .unwrap_or_else(|e| format!("(does not parse: {e})"))
+                };
                 let sha = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(text.as_bytes()));
                 outln!("{name}\t{title}\tsha256 {sha}")?;
             }
