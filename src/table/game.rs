@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
-use super::net::{FrameKind, Inbound, Joined, Msg, SeatWriter};
+use super::net::{FrameKind, Joined, Msg, SeatWriter};
 use super::{Lobby, Notice, TableError};
 use crate::core::werewolf::{self as ww, Event, Input, SeatSpec, Table};
 use crate::journal::Journal;
@@ -123,15 +123,6 @@ impl<'a> GameRun<'a> {
             };
             self.on_msg(msg)?;
         }
-    }
-
-    /// Feed frames a seat sent before the game began (recorded as such by the core).
-    pub fn feed_early(&mut self, seat: usize, frames: Vec<Inbound>) -> Result<(), TableError> {
-        for f in frames {
-            let input = self.input_of(seat, f.kind, 0);
-            self.feed(input, None)?;
-        }
-        Ok(())
     }
 
     fn seat_of(&self, conn: u64) -> Option<usize> {
