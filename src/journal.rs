@@ -1295,11 +1295,7 @@ impl Journal {
         }
         let last_seq = first_seq + parsed.len() as u64 - 1;
         if let Err(err) = self.ops.write_all(&mut self.file, &bytes) {
-            let undone = match self
-                .file
-                .set_len(start)
-                .and_then(|()| self.file.sync_all())
-            {
+            let undone = match self.file.set_len(start).and_then(|()| self.file.sync_all()) {
                 Ok(()) => "the file is as it was before".to_string(),
                 Err(e) => format!("cutting the partial lines failed too: {e}"),
             };
@@ -1309,11 +1305,7 @@ impl Journal {
             return Err(io_err("append to", &self.path)(err));
         }
         if let Err(err) = self.ops.sync_data(&self.file) {
-            let undone = match self
-                .file
-                .set_len(start)
-                .and_then(|()| self.file.sync_all())
-            {
+            let undone = match self.file.set_len(start).and_then(|()| self.file.sync_all()) {
                 Ok(()) => "the unsynced lines were removed".to_string(),
                 Err(e) => format!("removing the unsynced lines failed too: {e}"),
             };

@@ -41,8 +41,8 @@ pub mod relay; // SHELL: the live relay: a PGN file of the match so far for broa
 pub mod report; // PURE: committee report (HTML/SVG/Markdown), PGN
 pub mod report_io; // SHELL: reads the log and the verifier's verdict for the report, writes it 0600
 pub mod session; // SHELL: now -> decide -> append -> evolve; script runner
-pub mod table; // SHELL: `arbiter serve`: the werewolf table's WebSocket server and game loop
 pub mod sign; // SHELL: arbiter keys, OpenSSH SSHSIG checkpoints
+pub mod table; // SHELL: `arbiter serve`: the werewolf table's WebSocket server and game loop
 pub mod tui; // SHELL: the board-side terminal UI
 pub mod verify; // SHELL: the committee's checks behind `arbiter verify` / `arbiter prove`
 pub mod witness; // SHELL: signed match index, pinned trust, bindings, countersignatures (issue 11)

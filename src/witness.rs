@@ -62,7 +62,9 @@ fn result_of(entries: &[Entry]) -> IndexResult {
         .iter()
         .rev()
         .find(|e| e.kind == "game_ended")
-        .map_or(IndexResult::Unfinished, |e| IndexResult::of_game_ended(&e.body))
+        .map_or(IndexResult::Unfinished, |e| {
+            IndexResult::of_game_ended(&e.body)
+        })
 }
 
 /// The result among the first `size` entries of a log, read line by line.

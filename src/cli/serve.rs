@@ -114,8 +114,8 @@ pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
     } else {
         None
     };
-    let (key, keyref) = crate::matchdir::arbiter_key_for(&a.key.source(), dir, None)
-        .map_err(Error::cannot_read)?;
+    let (key, keyref) =
+        crate::matchdir::arbiter_key_for(&a.key.source(), dir, None).map_err(Error::cannot_read)?;
     let listener = TcpListener::bind(&a.listen)
         .map_err(|e| Error::unavailable(format!("cannot listen on {}: {e}", a.listen)))?;
     let addr = listener

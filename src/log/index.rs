@@ -312,8 +312,8 @@ fn parse_game(line: &str) -> Result<IndexedGame, &'static str> {
         .ok()
         .and_then(|r| r.try_into().ok())
         .ok_or("the tree hash must be 32 bytes in standard base64")?;
-    let result =
-        IndexResult::parse(result).ok_or("the result must be one of 1-0, 0-1, 1/2-1/2, *, VILLAGER, WEREWOLF, NONE")?;
+    let result = IndexResult::parse(result)
+        .ok_or("the result must be one of 1-0, 0-1, 1/2-1/2, *, VILLAGER, WEREWOLF, NONE")?;
     Ok(IndexedGame {
         game,
         size,

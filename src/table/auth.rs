@@ -37,7 +37,8 @@ pub fn check_player_token(
     let token = token.map(str::trim).filter(|t| !t.is_empty());
     let token = token.ok_or(TokenError::Missing)?;
     let mut parts = token.split('.');
-    let (Some(h), Some(c), Some(s), None) = (parts.next(), parts.next(), parts.next(), parts.next())
+    let (Some(h), Some(c), Some(s), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
     else {
         return Err(TokenError::Malformed("it must have exactly three parts"));
     };
@@ -145,7 +146,10 @@ mod tests {
             check_player_token(b"k", None, "kanolab", 0),
             Err(TokenError::Missing)
         );
-        assert_eq!(check_player_token(b"secret", Some(KNOWN), "kanolab", 0), Ok(()));
+        assert_eq!(
+            check_player_token(b"secret", Some(KNOWN), "kanolab", 0),
+            Ok(())
+        );
         assert_eq!(
             check_player_token(b"secret", Some("a.b"), "kanolab", 0),
             Err(TokenError::Malformed("it must have exactly three parts"))

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
-use super::net::{FrameKind, Inbound, Joined, Msg, SeatWriter};
+use super::net::{FrameKind, Joined, Msg, SeatWriter};
 use super::{Lobby, Notice, TableError};
 use crate::core::werewolf::{self as ww, Event, Input, SeatSpec, Table};
 use crate::journal::Journal;
@@ -125,15 +125,6 @@ impl<'a> GameRun<'a> {
         }
     }
 
-    /// Feed frames a seat sent before the game began (recorded as such by the core).
-    pub fn feed_early(&mut self, seat: usize, frames: Vec<Inbound>) -> Result<(), TableError> {
-        for f in frames {
-            let input = self.input_of(seat, f.kind, 0);
-            self.feed(input, None)?;
-        }
-        Ok(())
-    }
-
     fn seat_of(&self, conn: u64) -> Option<usize> {
         self.seats.iter().position(|s| s.conn == Some(conn))
     }
@@ -174,7 +165,7 @@ impl<'a> GameRun<'a> {
                 // A connection waiting for the next game, or one this game no longer uses.
                 None => self.lobby.frame(f),
             },
-            Msg::Joined(j) => self.joined(j)?,
+            Msg::Joined(j) => self.joined(*j)?,
             Msg::Refused(r) => {
                 (self.notice)(Notice::Refused(r.clone()));
                 self.lobby.refused.push(r);

@@ -49,15 +49,34 @@ impl TableError {
 #[derive(Debug, Clone)]
 pub enum Notice {
     /// A connection answered NAME and waits for a game.
-    Waiting { name: String, waiting: usize, need: usize },
+    Waiting {
+        name: String,
+        waiting: usize,
+        need: usize,
+    },
     /// A connection refused at the door.
     Refused(DoorRefusal),
-    GameOpened { game: u32, seats: Vec<String> },
+    GameOpened {
+        game: u32,
+        seats: Vec<String>,
+    },
     /// The game under way in the log was taken up again after a restart.
-    Restarted { game: u32, resumed: bool },
-    Reconnected { name: String, seat: usize },
-    GameEnded { game: u32, winner: String },
-    Signed { game: u32, checkpoint: std::path::PathBuf },
+    Restarted {
+        game: u32,
+        resumed: bool,
+    },
+    Reconnected {
+        name: String,
+        seat: usize,
+    },
+    GameEnded {
+        game: u32,
+        winner: String,
+    },
+    Signed {
+        game: u32,
+        checkpoint: std::path::PathBuf,
+    },
     /// An arbiter's control line that is not a command, or names no seat.
     ControlRefused(String),
     /// The core refused an input (an arbiter act out of place, say): nothing changed.

@@ -66,7 +66,7 @@ pub struct DoorRefusal {
 #[derive(Debug)]
 pub enum Msg {
     Frame(Inbound),
-    Joined(Joined),
+    Joined(Box<Joined>),
     Refused(DoorRefusal),
     /// One line of the arbiter's control channel.
     Control(String),
@@ -256,16 +256,22 @@ fn welcome(conn: u64, stream: TcpStream, cfg: &DoorConfig, tx: &Sender<Msg>) {
         Err(e) => return refuse(None, format!("socket: {e}")),
     };
     let mut asked = Asked::default();
+    // The signature is tungstenite's handshake callback's.
+    #[allow(clippy::result_large_err)]
     let callback = |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {
         if req.uri().path() != "/ws" {
-            let mut r = ErrorResponse::new(Some(format!("no table at {}: the table is at /ws\n", req.uri().path())));
+            let mut r = ErrorResponse::new(Some(format!(
+                "no table at {}: the table is at /ws\n",
+                req.uri().path()
+            )));
             *r.status_mut() = tungstenite::http::StatusCode::NOT_FOUND;
             return Err(r);
         }
         asked.token = token_of(req);
         Ok(resp)
     };
-    let mut ws = match tungstenite::accept_hdr_with_config(duplex, callback, Some(cfg.ws_config())) {
+    let mut ws = match tungstenite::accept_hdr_with_config(duplex, callback, Some(cfg.ws_config()))
+    {
         Ok(ws) => ws,
         Err(e) => return refuse(None, format!("WebSocket handshake failed: {e}")),
     };
@@ -277,16 +283,27 @@ fn welcome(conn: u64, stream: TcpStream, cfg: &DoorConfig, tx: &Sender<Msg>) {
             Ok(Message::Text(t)) => break t.as_str().trim_end_matches('\n').to_string(),
             Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_)) => continue,
             Ok(Message::Binary(b)) => {
-                return refuse(None, format!("answered NAME with a binary frame of {} bytes", b.len()));
+                return refuse(
+                    None,
+                    format!("answered NAME with a binary frame of {} bytes", b.len()),
+                );
             }
-            Ok(Message::Close(_)) => return refuse(None, "closed before answering NAME".to_string()),
+            Ok(Message::Close(_)) => {
+                return refuse(None, "closed before answering NAME".to_string());
+            }
             Err(tungstenite::Error::Io(e))
-                if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) =>
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
             {
                 let _ = ws.close(None);
                 return refuse(
                     None,
-                    format!("no answer to NAME within {} ms", cfg.name_timeout.as_millis()),
+                    format!(
+                        "no answer to NAME within {} ms",
+                        cfg.name_timeout.as_millis()
+                    ),
                 );
             }
             Err(e) => return refuse(None, format!("reading the NAME answer failed: {e}")),
@@ -322,7 +339,7 @@ fn welcome(conn: u64, stream: TcpStream, cfg: &DoorConfig, tx: &Sender<Msg>) {
         at: Instant::now(),
         writer,
     };
-    if tx.send(Msg::Joined(joined)).is_err() {
+    if tx.send(Msg::Joined(Box::new(joined))).is_err() {
         return;
     }
     read_frames(conn, ws, cfg.max_frame_bytes, tx);

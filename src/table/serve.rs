@@ -17,7 +17,7 @@ use super::game::{GameRun, Seat, Turnaround};
 use super::net::{DoorConfig, Joined, Msg};
 use super::{Lobby, Notice, TableError};
 use crate::core::event::KeyRef;
-use crate::core::werewolf::{self as ww, Event, Input, Profile, Seed, SeatSpec};
+use crate::core::werewolf::{self as ww, Event, Input, Profile, SeatSpec, Seed};
 use crate::journal::{self, Journal};
 use crate::layout;
 use crate::log::{NewEntry, RECOVERY_KIND};
@@ -75,7 +75,10 @@ pub fn serve(
     std::thread::Builder::new()
         .name("door".into())
         .spawn(move || super::net::run_door(listener, cfg, door_tx))
-        .map_err(TableError::io("start the listener thread for", &opts.match_dir))?;
+        .map_err(TableError::io(
+            "start the listener thread for",
+            &opts.match_dir,
+        ))?;
     if let Some(c) = &opts.control {
         super::control::spawn_reader(c.clone(), tx.clone())
             .map_err(TableError::io("read the control channel", c))?;
@@ -84,6 +87,7 @@ pub fn serve(
     let mut lobby = Lobby::default();
     let mut served = Served::default();
     let dir = &opts.match_dir;
+    complete_finished(opts, notice)?;
     let (next, unfinished) = next_game(dir)?;
     if let Some(n) = unfinished {
         let t = resume(opts, n, &rx, &mut lobby, notice)?;
@@ -107,7 +111,7 @@ pub fn serve(
             match rx.recv().map_err(|_| TableError::Closed)? {
                 Msg::Joined(j) => {
                     let name = j.name.clone();
-                    lobby.join(j);
+                    lobby.join(*j);
                     notice(Notice::Waiting {
                         name,
                         waiting: lobby.waiting.len(),
@@ -154,6 +158,35 @@ fn next_game(dir: &Path) -> Result<(u32, Option<u32>), TableError> {
     })
 }
 
+/// A game whose log ends with `game_ended` but whose seed file is still there or whose entries
+/// no signed checkpoint covers (the server was killed between the two): finished now.
+fn complete_finished(
+    opts: &ServeOptions,
+    notice: &mut dyn FnMut(Notice),
+) -> Result<(), TableError> {
+    let dir = &opts.match_dir;
+    let Some(&n) = layout::games(dir).last() else {
+        return Ok(());
+    };
+    let log = layout::log_path(dir, n);
+    if !log.exists() {
+        return Ok(());
+    }
+    let t = journal::tally(&log)?;
+    let signed = crate::witness::latest_signed_checkpoint(dir, n, opts.key.public_key())
+        .is_some_and(|cp| cp.size >= t.len());
+    if !t.finished() || (signed && !seed_path(dir, n).exists()) {
+        return Ok(());
+    }
+    let journal = Journal::open(&log)?;
+    let winner = match t.result() {
+        crate::log::index::IndexResult::Villager => ww::Winner::Villager,
+        crate::log::index::IndexResult::Werewolf => ww::Winner::Werewolf,
+        _ => ww::Winner::None,
+    };
+    finish(opts, n, &journal, winner, notice)
+}
+
 /// The match id: line 0's of the match's first game, else the folder's name.
 fn match_id(dir: &Path) -> String {
     layout::games(dir)
@@ -194,13 +227,11 @@ fn line0(
     game_id: &str,
     seats: &[SeatSpec],
     seed: &Seed,
-    peers: &[String],
-    refused: &[super::net::DoorRefusal],
+    door: serde_json::Value,
 ) -> NewEntry {
     let table = ww::line0_body(profile, game_id, seats, &seed.commitment());
     let mut body = serde_json::json!({ "table": table });
     let sha = hex::encode(sha2::Sha256::digest(opts.profile_text.as_bytes()));
-    let now = std::time::Instant::now();
     if let Some(o) = body.as_object_mut() {
         o.insert("match_id".into(), match_id(&opts.match_dir).into());
         o.insert("game".into(), n.into());
@@ -218,21 +249,7 @@ fn line0(
             serde_json::to_value(&opts.keyref).unwrap_or_default(),
         );
         o.insert("kit_version".into(), env!("CARGO_PKG_VERSION").into());
-        let refused: Vec<serde_json::Value> = refused
-            .iter()
-            .map(|r| {
-                serde_json::json!({
-                    "name": r.name,
-                    "peer": r.peer,
-                    "reason": r.reason,
-                    "ms_before_open": now.saturating_duration_since(r.at).as_millis() as u64,
-                })
-            })
-            .collect();
-        o.insert(
-            "door".into(),
-            serde_json::json!({ "peers": peers, "refused": refused }),
-        );
+        o.insert("door".into(), door);
     }
     NewEntry {
         mono_ms: 0,
@@ -244,13 +261,58 @@ fn line0(
     }
 }
 
+/// What line 0 says of the door: the seats' addresses, the connections refused since the last
+/// game (why, and how long before the game opened), and the frames seats sent while they waited
+/// for the game (no request awaited them; the game had not begun).
+fn door(
+    peers: &[String],
+    refused: &[super::net::DoorRefusal],
+    early: &[Vec<super::net::Inbound>],
+) -> serde_json::Value {
+    use super::net::FrameKind;
+    let now = std::time::Instant::now();
+    let before = |at: std::time::Instant| now.saturating_duration_since(at).as_millis() as u64;
+    let early: Vec<serde_json::Value> = early
+        .iter()
+        .enumerate()
+        .flat_map(|(seat, frames)| {
+            frames.iter().map(move |f| {
+                let (kind, text, len) = match &f.kind {
+                    FrameKind::Text(t) => ("text", Some(t.clone()), t.len()),
+                    FrameKind::Binary(n) => ("binary", None, *n),
+                    FrameKind::Oversize(n) => ("oversize", None, *n),
+                    FrameKind::Closed => ("closed", None, 0),
+                };
+                serde_json::json!({
+                    "seat": seat,
+                    "frame": kind,
+                    "text": text,
+                    "len": len,
+                    "ms_before_open": before(f.at),
+                })
+            })
+        })
+        .collect();
+    let refused: Vec<serde_json::Value> = refused
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "name": r.name,
+                "peer": r.peer,
+                "reason": r.reason,
+                "ms_before_open": before(r.at),
+            })
+        })
+        .collect();
+    serde_json::json!({ "peers": peers, "refused": refused, "early_frames": early })
+}
+
 /// Open game `n` with the seats of `group` and play it to its end.
-#[allow(clippy::too_many_arguments)]
 fn play_new(
     opts: &ServeOptions,
     profile: &Profile,
     n: u32,
-    group: Vec<(Joined, Vec<super::net::Inbound>)>,
+    mut group: Vec<(Joined, Vec<super::net::Inbound>)>,
     rx: &Receiver<Msg>,
     lobby: &mut Lobby,
     notice: &mut dyn FnMut(Notice),
@@ -273,33 +335,37 @@ fn play_new(
         })
         .collect();
     let peers: Vec<String> = group.iter().map(|(j, _)| j.peer.clone()).collect();
+    let early: Vec<Vec<super::net::Inbound>> =
+        group.iter_mut().map(|(_, e)| std::mem::take(e)).collect();
     let gid = game_id(&match_id(dir), n);
     let refused = std::mem::take(&mut lobby.refused);
-    let first = line0(opts, profile, n, &gid, &specs, &seed, &peers, &refused);
+    let first = line0(
+        opts,
+        profile,
+        n,
+        &gid,
+        &specs,
+        &seed,
+        door(&peers, &refused, &early),
+    );
     let journal = Journal::create(&layout::log_path(dir, n), first)?;
     let table = ww::Table::new(profile, &gid, &seed, specs.clone());
     notice(Notice::GameOpened {
         game: n,
         seats: specs.iter().map(|s| s.name.clone()).collect(),
     });
-    let mut seats = Vec::with_capacity(group.len());
-    let mut early = Vec::with_capacity(group.len());
-    for ((j, e), spec) in group.into_iter().zip(specs) {
-        seats.push(Seat {
+    let seats: Vec<Seat> = group
+        .into_iter()
+        .zip(specs)
+        .map(|((j, _), spec)| Seat {
             spec,
             conn: Some(j.conn),
             writer: Some(j.writer),
-        });
-        early.push(e);
-    }
+        })
+        .collect();
     let mut run = GameRun::new(table, journal, seats, 0, rx, lobby, notice);
     if opts.measure {
         run.turnarounds = Some(Vec::new());
-    }
-    for (i, e) in early.into_iter().enumerate() {
-        if !e.is_empty() {
-            run.feed_early(i, e)?;
-        }
     }
     let at_ms = run.ms_at(std::time::Instant::now());
     run.feed(Input::Begin { at_ms }, None)?;

@@ -296,10 +296,7 @@ const SOCKETS: [&str; 6] = [
 fn layers_the_table_uses_core_log_and_journal_never_the_tui_or_the_cli() {
     let table = sources("src/table");
     assert!(!table.is_empty(), "src/table holds the werewolf table");
-    let used: BTreeSet<String> = module_graph(&table)
-        .into_values()
-        .flatten()
-        .collect();
+    let used: BTreeSet<String> = module_graph(&table).into_values().flatten().collect();
     for forbidden in ["tui", "cli", "display", "session"] {
         assert!(
             !used.contains(forbidden),

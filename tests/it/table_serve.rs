@@ -109,7 +109,10 @@ fn serve_env(
         .strip_prefix("listening on ")
         .unwrap_or_else(|| panic!("first line {line:?}"))
         .to_string();
-    assert!(url.starts_with("ws://127.0.0.1:") && url.ends_with("/ws"), "{url}");
+    assert!(
+        url.starts_with("ws://127.0.0.1:") && url.ends_with("/ws"),
+        "{url}"
+    );
     let addr = url
         .trim_start_matches("ws://")
         .trim_end_matches("/ws")
@@ -219,7 +222,10 @@ fn assert_game_recorded(m: &Path, es: &[Value]) {
         first["body"]["table"]["seed_sha256"].as_str().unwrap(),
         "the seed revealed is the one line 0 committed to"
     );
-    assert!(!m.join("game-1/seed").exists(), "the seed file is gone once revealed");
+    assert!(
+        !m.join("game-1/seed").exists(),
+        "the seed file is gone once revealed"
+    );
     let cps: Vec<_> = std::fs::read_dir(m.join("game-1/checkpoints"))
         .unwrap()
         .flatten()
@@ -228,7 +234,9 @@ fn assert_game_recorded(m: &Path, es: &[Value]) {
     let index = std::fs::read_to_string(m.join("index.txt")).unwrap();
     let winner = last["body"]["winner"].as_str().unwrap();
     assert!(
-        index.lines().any(|l| l.starts_with("game 1 ") && l.ends_with(winner)),
+        index
+            .lines()
+            .any(|l| l.starts_with("game 1 ") && l.ends_with(winner)),
         "{index}"
     );
     // Every request went out after its entry: the frames of `sent` entries are what the seats got.
@@ -242,6 +250,17 @@ fn winner(es: &[Value]) -> String {
         .as_str()
         .unwrap()
         .to_string()
+}
+
+/// The seat (from 0) the seat program `kit1` sat at (seats are taken in the order of
+/// connection, and the seat programs race).
+fn kit1(es: &[Value]) -> u64 {
+    es[0]["body"]["table"]["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|s| s["name"] == "kit1")
+        .unwrap() as u64
 }
 
 /// The `frame_received` entries of a seat (0-based).
@@ -287,18 +306,18 @@ fn table_serve_fault_late_within_the_grace_is_taken() {
         return;
     }
     let (_t, es) = play(P5, &["late", "none", "none", "none", "none"]);
+    let k = kit1(&es);
     // The answer came after the action time, before the probe: taken (model/agent.go waits
     // action + acceptable), its time recorded past the deadline.
-    let late = frames_of(&es, 0)
+    let late = frames_of(&es, k)
         .into_iter()
         .find(|e| e["body"]["text"].as_str().unwrap_or("").contains("late"))
         .expect("the late answer is recorded");
     assert_eq!(late["body"]["verdict"], "on_time");
     let sent = kinds(&es, "sent")
         .into_iter()
-        .filter(|e| e["body"]["seat"] == 0 && e["body"]["deadline_ms"].is_u64())
-        .filter(|e| e["seq"].as_u64() < late["seq"].as_u64())
-        .last()
+        .filter(|e| e["body"]["seat"] == k && e["body"]["deadline_ms"].is_u64())
+        .rfind(|e| e["seq"].as_u64() < late["seq"].as_u64())
         .unwrap();
     assert!(late["body"]["at_ms"].as_u64() > sent["body"]["deadline_ms"].as_u64());
     assert!(kinds(&es, "seat_in_error").is_empty());
@@ -310,21 +329,31 @@ fn table_serve_fault_late_crossing_the_probe_puts_the_seat_in_error() {
         return;
     }
     let (_t, es) = play(P5, &["late-probe", "none", "none", "none", "none"]);
+    let k = kit1(&es);
     assert!(
         kinds(&es, "timed_out")
             .iter()
-            .any(|e| e["body"]["seat"] == 0 && e["body"]["stage"] == "action"),
+            .any(|e| e["body"]["seat"] == k && e["body"]["stage"] == "action"),
         "the NAME probe went out"
     );
-    let crossed = frames_of(&es, 0)
+    let crossed = frames_of(&es, k)
         .into_iter()
-        .find(|e| e["body"]["text"].as_str().unwrap_or("").contains("late words"))
+        .find(|e| {
+            e["body"]["text"]
+                .as_str()
+                .unwrap_or("")
+                .contains("late words")
+        })
         .expect("the late answer is recorded");
     assert!(matches!(
         crossed["body"]["verdict"].as_str(),
         Some("probe_failed" | "late")
     ));
-    assert!(kinds(&es, "seat_in_error").iter().any(|e| e["body"]["seat"] == 0));
+    assert!(
+        kinds(&es, "seat_in_error")
+            .iter()
+            .any(|e| e["body"]["seat"] == k)
+    );
     // One seat in error of five: 5 x 0.2 = 1, the game ends with no winner.
     assert_eq!(winner(&es), "NONE");
 }
@@ -335,12 +364,17 @@ fn table_serve_fault_probe_answered_keeps_the_seat() {
         return;
     }
     let (_t, es) = play(P5, &["probe", "none", "none", "none", "none"]);
+    let k = kit1(&es);
     assert!(
-        frames_of(&es, 0)
+        frames_of(&es, k)
             .iter()
             .any(|e| e["body"]["verdict"] == "probe_answered")
     );
-    assert!(kinds(&es, "request_failed").iter().any(|e| e["body"]["seat"] == 0));
+    assert!(
+        kinds(&es, "request_failed")
+            .iter()
+            .any(|e| e["body"]["seat"] == k)
+    );
     assert!(kinds(&es, "seat_in_error").is_empty());
 }
 
@@ -356,7 +390,11 @@ fn table_serve_fault_unknown_target_is_named() {
             .any(|e| e["body"]["reason"] == "unknown" && e["body"]["answer"] == "Nobody-At-All")
     );
     // No valid vote on day 1: nobody executed (logic/execution.go).
-    assert!(kinds(&es, "no_execution").iter().any(|e| e["body"]["day"] == 1));
+    assert!(
+        kinds(&es, "no_execution")
+            .iter()
+            .any(|e| e["body"]["day"] == 1)
+    );
 }
 
 #[test]
@@ -392,15 +430,17 @@ fn table_serve_fault_unsolicited_frame_is_never_an_answer() {
         return;
     }
     let (_t, es) = play(P5, &["unsolicited", "none", "none", "none", "none"]);
-    let u = frames_of(&es, 0)
+    let k = kit1(&es);
+    let u = frames_of(&es, k)
         .into_iter()
         .find(|e| e["body"]["text"] == "nobody asked me\n")
         .expect("recorded raw");
     assert_eq!(u["body"]["verdict"], "unsolicited");
     assert!(
-        !kinds(&es, "talked")
-            .iter()
-            .any(|e| e["body"]["text"].as_str().unwrap_or("").contains("nobody asked")),
+        !kinds(&es, "talked").iter().any(|e| e["body"]["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("nobody asked")),
         "never taken as talk"
     );
 }
@@ -411,8 +451,12 @@ fn table_serve_fault_binary_frame_is_refused_and_the_seat_stays() {
         return;
     }
     let (_t, es) = play(P5, &["binary", "none", "none", "none", "none"]);
+    let k = kit1(&es);
     let b = kinds(&es, "binary_frame");
-    assert!(b.iter().any(|e| e["body"]["seat"] == 0 && e["body"]["len"] == 8));
+    assert!(
+        b.iter()
+            .any(|e| e["body"]["seat"] == k && e["body"]["len"] == 8)
+    );
     assert!(kinds(&es, "seat_in_error").is_empty());
 }
 
@@ -422,10 +466,12 @@ fn table_serve_fault_oversize_frame_is_refused_and_the_seat_stays() {
         return;
     }
     let (_t, es) = play(P5, &["oversize", "none", "none", "none", "none"]);
+    let k = kit1(&es);
     let o = kinds(&es, "oversize_frame");
     assert!(
-        o.iter()
-            .any(|e| e["body"]["seat"] == 0 && e["body"]["len"] == 4097 && e["body"]["limit"] == 4096)
+        o.iter().any(|e| e["body"]["seat"] == k
+            && e["body"]["len"] == 4097
+            && e["body"]["limit"] == 4096)
     );
     assert!(kinds(&es, "seat_in_error").is_empty());
 }
@@ -436,8 +482,17 @@ fn table_serve_fault_close_mid_day_puts_the_seat_in_error() {
         return;
     }
     let (_t, es) = play(P5, &["close", "none", "none", "none", "none"]);
-    assert!(kinds(&es, "connection_closed").iter().any(|e| e["body"]["seat"] == 0));
-    assert!(kinds(&es, "seat_in_error").iter().any(|e| e["body"]["seat"] == 0));
+    let k = kit1(&es);
+    assert!(
+        kinds(&es, "connection_closed")
+            .iter()
+            .any(|e| e["body"]["seat"] == k)
+    );
+    assert!(
+        kinds(&es, "seat_in_error")
+            .iter()
+            .any(|e| e["body"]["seat"] == k)
+    );
     assert_eq!(winner(&es), "NONE");
 }
 
@@ -447,14 +502,15 @@ fn table_serve_fault_crlf_is_recorded_raw_and_stripped() {
         return;
     }
     let (_t, es) = play(P5, &["crlf", "none", "none", "none", "none"]);
-    let raw = frames_of(&es, 0)
+    let k = kit1(&es);
+    let raw = frames_of(&es, k)
         .into_iter()
         .find(|e| e["body"]["text"].as_str().unwrap_or("").ends_with("\r\n"))
         .expect("the raw frame keeps its \\r\\n");
     assert_eq!(raw["body"]["verdict"], "on_time");
     let said: Vec<_> = kinds(&es, "talked")
         .into_iter()
-        .filter(|e| e["body"]["seat"] == 0 && e["body"]["kind"] == "said")
+        .filter(|e| e["body"]["seat"] == k && e["body"]["counts_as"] == "said")
         .collect();
     assert!(!said.is_empty());
     assert!(said.iter().all(|e| {
@@ -469,14 +525,15 @@ fn table_serve_fault_empty_answer_is_named() {
         return;
     }
     let (_t, es) = play(P5, &["empty", "none", "none", "none", "none"]);
+    let k = kit1(&es);
     assert!(
-        frames_of(&es, 0).iter().any(|e| e["body"]["text"] == ""),
+        frames_of(&es, k).iter().any(|e| e["body"]["text"] == ""),
         "the empty frame is recorded"
     );
     assert!(
         kinds(&es, "talk_replaced")
             .iter()
-            .any(|e| e["body"]["seat"] == 0 && e["body"]["raw"] == ""),
+            .any(|e| e["body"]["seat"] == k && e["body"]["raw"] == ""),
         "the empty text is taken as something else, and said"
     );
 }
@@ -487,11 +544,12 @@ fn table_serve_fault_skip_and_over_in_other_cases_are_ordinary_talk() {
         return;
     }
     let (_t, es) = play(P5, &["skip-over", "none", "none", "none", "none"]);
+    let k = kit1(&es);
     for word in ["SKIP", "over"] {
         assert!(
-            kinds(&es, "talked").iter().any(|e| e["body"]["seat"] == 0
+            kinds(&es, "talked").iter().any(|e| e["body"]["seat"] == k
                 && e["body"]["text"] == word
-                && e["body"]["kind"] == "said"),
+                && e["body"]["counts_as"] == "said"),
             "{word} is talk"
         );
     }
@@ -524,17 +582,27 @@ fn table_serve_tokens_right_wrong_team_missing() {
     let mut seats: Vec<Child> = (1..=5)
         .map(|i| seat(&s.url, &format!("kit{i}"), "none", &["--token", &right]))
         .collect();
-    assert!(wait(&mut s.child, "arbiter serve", 90).success(), "{}", server_said(&m, &s));
+    assert!(
+        wait(&mut s.child, "arbiter serve", 90).success(),
+        "{}",
+        server_said(&m, &s)
+    );
     for (i, c) in seats.iter_mut().enumerate() {
         assert!(wait(c, "seat", 20).success(), "seat {i}");
     }
     let es = entries(&m, 1);
     let refused = es[0]["body"]["door"]["refused"].as_array().unwrap();
     assert_eq!(refused.len(), 2, "{refused:?}");
-    assert!(refused.iter().any(|r| r["name"] == "kit9"
-        && r["reason"].as_str().unwrap().contains("intruder")));
-    assert!(refused.iter().any(|r| r["name"] == "kit8"
-        && r["reason"].as_str().unwrap().contains("no token")));
+    assert!(
+        refused
+            .iter()
+            .any(|r| r["name"] == "kit9" && r["reason"].as_str().unwrap().contains("intruder"))
+    );
+    assert!(
+        refused
+            .iter()
+            .any(|r| r["name"] == "kit8" && r["reason"].as_str().unwrap().contains("no token"))
+    );
     let seated: Vec<&str> = es[0]["body"]["table"]["seats"]
         .as_array()
         .unwrap()
@@ -594,7 +662,10 @@ fn table_serve_kill_9_mid_game_then_restart_resumes_from_the_log() {
     s.child.wait().unwrap();
     let before = std::fs::read(m.join("game-1/log.jsonl")).unwrap();
     let complete = before.len() - before.iter().rev().take_while(|&&b| b != b'\n').count();
-    assert!(m.join("game-1/seed").exists(), "the seed is kept while the game is under way");
+    assert!(
+        m.join("game-1/seed").exists(),
+        "the seed is kept while the game is under way"
+    );
     let mut again = serve(&m, P5, &addr, &["--games", "1"], Stdio::null());
     assert!(
         wait(&mut again.child, "arbiter serve (restarted)", 90).success(),
@@ -613,7 +684,11 @@ fn table_serve_kill_9_mid_game_then_restart_resumes_from_the_log() {
     );
     let es = entries(&m, 1);
     assert_eq!(kinds(&es, "restarted").len(), 1);
-    assert_eq!(kinds(&es, "reconnected").len(), 5, "every seat came back by name");
+    assert_eq!(
+        kinds(&es, "reconnected").len(),
+        5,
+        "every seat came back by name"
+    );
     assert!(matches!(winner(&es).as_str(), "VILLAGER" | "WEREWOLF"));
     assert_game_recorded(&m, &es);
 }
