@@ -105,4 +105,3 @@ pub fn run(a: &RecordArgs) -> Result<Exit, Error> {
     super::write_text_out(a.out.as_deref(), &text)?;
     Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))
 }
-

@@ -72,12 +72,7 @@ pub enum Official {
 /// `arbiter record --format aiwolf-log|aiwolf-json`: the official files, byte for byte in the
 /// official server's shape; a talk whose comma the official CSV readers would split is named on
 /// standard error.
-pub fn record(
-    dir: &Path,
-    game: u32,
-    format: Official,
-    out: Option<&Path>,
-) -> Result<Exit, Error> {
+pub fn record(dir: &Path, game: u32, format: Official, out: Option<&Path>) -> Result<Exit, Error> {
     let (check, rec, rerun) = load(dir, game)?;
     let text = match format {
         Official::Log => {

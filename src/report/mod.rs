@@ -25,8 +25,8 @@ pub mod model;
 pub mod pgn;
 pub mod rows;
 pub mod svg;
-pub mod werewolf; // a werewolf game after the game: re-run, the contest's .log and .json, status, HTML
 pub mod times;
+pub mod werewolf; // a werewolf game after the game: re-run, the contest's .log and .json, status, HTML
 
 use crate::core::event::Event;
 

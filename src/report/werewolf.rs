@@ -366,7 +366,12 @@ pub fn aiwolf_log(r: &Record) -> (String, Vec<CommaWarning>) {
                 };
                 let _ = writeln!(out, "{dd},{word},{},{}", seat + 1, target + 1);
             }
-            Event::Executed { day: dd, seat, role, .. } => {
+            Event::Executed {
+                day: dd,
+                seat,
+                role,
+                ..
+            } => {
                 if *seat < n {
                     alive[*seat] = false;
                 }
@@ -757,7 +762,9 @@ pub fn incidents(r: &Record) -> Vec<Incident> {
                     reason.name()
                 ),
             ),
-            Event::Paused { reason, .. } => (None, format!("the arbiter paused the table: {reason}")),
+            Event::Paused { reason, .. } => {
+                (None, format!("the arbiter paused the table: {reason}"))
+            }
             Event::Resumed {
                 paused_ms,
                 by_arbiter,
@@ -807,7 +814,10 @@ pub fn incidents(r: &Record) -> Vec<Incident> {
 fn ended(r: &Record) -> Option<(Winner, String, u32)> {
     r.events.iter().rev().find_map(|s| match &s.event {
         Event::GameEnded {
-            winner, reason, day, ..
+            winner,
+            reason,
+            day,
+            ..
         } => Some((*winner, reason.clone(), *day)),
         _ => None,
     })
@@ -1110,7 +1120,11 @@ pub fn html(r: &Record, rerun: &Rerun, verdict: &str) -> String {
             } => format!(
                 "attack on {}{}",
                 d.names.get(*target).map_or("?", String::as_str),
-                if *guarded { ": guarded, survives" } else { ": dies" }
+                if *guarded {
+                    ": guarded, survives"
+                } else {
+                    ": dies"
+                }
             ),
             Event::NoAttack { reason, .. } => format!("no attack ({reason})"),
             Event::TieBroken {

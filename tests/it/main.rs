@@ -80,6 +80,7 @@ mod usage; // clap usage errors: `arbiter: error: …`, exit 2
 mod verify_one_pass; // issue 21: verify reads each log once; its facts equal the line reader's
 mod verify_seam; // issue 21: damage at the seam between verify's blocks: the exact path's verdict
 mod void; // rule 1: the arbiter voids a mis-keyed entry; replay agrees
+mod werewolf_after; // a werewolf game after the game: verify re-runs it, status, the official .log and .json, the report
 mod werewolf_faults; // the referee's verdicts at a werewolf table: late, probe, unsolicited, binary, oversize, closed, arbiter acts
 mod werewolf_regulation; // the AI Werewolf regulation and the official server's behaviour, one test each
 mod werewolf_replay; // a werewolf game re-run from its events; the length counter against real talk
