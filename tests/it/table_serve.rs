@@ -758,3 +758,29 @@ fn table_serve_arbiter_acts_from_the_control_channel() {
     assert_eq!(winner(&es), "NONE");
     assert!(server_said(&m, &s).contains("bogus"), "a bad line is said");
 }
+
+#[test]
+fn table_serve_a_game_killed_before_its_checkpoint_is_signed_at_the_next_start() {
+    if !python_ready() {
+        return;
+    }
+    let (tmp, es) = play(P5, &["none"; 5]);
+    let m = tmp.path().join("m");
+    // As if killed between `game_ended` and the checkpoint: the seed still there, nothing signed.
+    std::fs::remove_dir_all(m.join("game-1/checkpoints")).unwrap();
+    std::fs::remove_file(m.join("index.txt")).unwrap();
+    std::fs::write(
+        m.join("game-1/seed"),
+        es.last().unwrap()["body"]["seed"].as_str().unwrap(),
+    )
+    .unwrap();
+    let s = serve(&m, P5, "127.0.0.1:0", &["--games", "1"], Stdio::null());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !(m.join("index.txt").exists() && !m.join("game-1/seed").exists()) {
+        assert!(Instant::now() < deadline, "{}", server_said(&m, &s));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(s);
+    assert_game_recorded(&m, &entries(&m, 1));
+    assert!(!m.join("game-2").exists(), "no seat came: no second game");
+}
