@@ -784,3 +784,40 @@ fn table_serve_a_game_killed_before_its_checkpoint_is_signed_at_the_next_start()
     assert_game_recorded(&m, &entries(&m, 1));
     assert!(!m.join("game-2").exists(), "no seat came: no second game");
 }
+
+#[test]
+fn table_serve_frames_sent_while_waiting_for_the_game_are_in_line_0() {
+    if !python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = match_dir(tmp.path());
+    let mut s = serve(&m, P5, "127.0.0.1:0", &["--games", "1"], Stdio::null());
+    let mut early = Command::new("python3")
+        .arg(SEAT)
+        .args(["--url", &s.url, "--name", "kit1", "--fault", "early"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = String::new();
+    BufReader::new(early.stdout.take().unwrap())
+        .read_line(&mut said)
+        .unwrap();
+    assert_eq!(said, "early sent\n");
+    let mut seats: Vec<Child> = (2..=5)
+        .map(|i| seat(&s.url, &format!("kit{i}"), "none", &[]))
+        .collect();
+    assert!(wait(&mut s.child, "arbiter serve", 60).success());
+    assert!(wait(&mut early, "kit1", 20).success());
+    for c in &mut seats {
+        assert!(wait(c, "seat", 20).success());
+    }
+    let es = entries(&m, 1);
+    let k = kit1(&es);
+    let kept = es[0]["body"]["door"]["early_frames"].as_array().unwrap();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0]["seat"], k);
+    assert_eq!(kept[0]["text"], "hello early\n");
+    assert_game_recorded(&m, &es);
+}
