@@ -468,3 +468,54 @@ fn replay_generated_games_reach_every_entry_kind_and_verdict() {
     assert!(missing.is_empty(), "never reached: {missing:?}");
     assert_eq!(verdicts.len(), 5, "{verdicts:?}");
 }
+
+/// docs/log-format.md's recipe, run by Python on a played game's revealed seed, gives the deal
+/// and the day-0 talk order the log records: a committee re-runs the draws without this program.
+#[test]
+fn docs_draws_rerun_without_this_program() {
+    let doc = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/log-format.md"),
+    )
+    .unwrap();
+    let at = doc.find("A committee can re-run the draws").unwrap();
+    let open = doc[at..].find("```python\n").unwrap() + at + "```python\n".len();
+    let close = doc[open..].find("```").unwrap() + open;
+    let mut g = G::new("aiwolf-2025-5", 21);
+    g.begin();
+    g.play(quiet);
+    let Some(Event::GameEnded { seed, .. }) = g.events.last() else {
+        panic!()
+    };
+    let recipe = doc[open..close]
+        .replace("GAME_ENDED_SEED", &format!("{seed:?}"))
+        .replace("SEED_SHA256", &format!("{:?}", g.seed.commitment()));
+    let script = format!("{recipe}\nprint(','.join(roles))\nprint(','.join(map(str, order)))\n");
+    let out = std::process::Command::new("python3")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = String::from_utf8(out.stdout).unwrap();
+    let mut lines = out.lines();
+    let roles: Vec<String> = (0..5).map(|s| g.role(s).name().to_string()).collect();
+    assert_eq!(lines.next().unwrap(), roles.join(","));
+    let order = g
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::PhaseBegun {
+                day: 0,
+                name,
+                order,
+                ..
+            } if name == "daily_talk" => Some(order.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let order: Vec<String> = order.iter().map(|s| s.to_string()).collect();
+    assert_eq!(lines.next().unwrap(), order.join(","));
+}
