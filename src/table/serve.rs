@@ -249,6 +249,8 @@ fn line0(
             serde_json::to_value(&opts.keyref).unwrap_or_default(),
         );
         o.insert("kit_version".into(), env!("CARGO_PKG_VERSION").into());
+        // A table declares no camps (verify reads every line 0's declarations).
+        o.insert("declarations".into(), serde_json::json!({}));
         o.insert("door".into(), door);
     }
     NewEntry {
