@@ -33,6 +33,8 @@ pub enum TableError {
     Restart { game: u32, problem: String },
     #[error("the table's channel closed: its listener stopped")]
     Closed,
+    #[error("the rules refuse the tick at their own deadline (the table would stall): {0}")]
+    Stuck(String),
 }
 
 impl TableError {
