@@ -93,7 +93,9 @@ fn failure(e: TableError) -> Error {
         TableError::Journal(j) => super::journal_failure(j),
         e @ (TableError::Profile(_) | TableError::Restart { .. }) => Error::bad_input(e),
         e @ TableError::Sign(_) => Error::write_failed(e),
-        e @ (TableError::Io { .. } | TableError::Closed) => Error::write_failed(e),
+        e @ (TableError::Io { .. } | TableError::Closed | TableError::Stuck(_)) => {
+            Error::write_failed(e)
+        }
     }
 }
 

@@ -106,14 +106,14 @@ impl<'a> GameRun<'a> {
                     let now = Instant::now();
                     if now >= due {
                         let at_ms = self.ms_at(now).max(d);
-                        self.feed(Input::Tick { at_ms }, None)?;
+                        self.tick(at_ms)?;
                         continue;
                     }
                     match self.rx.recv_timeout(due - now) {
                         Ok(m) => m,
                         Err(RecvTimeoutError::Timeout) => {
                             let at_ms = self.now_ms().max(d);
-                            self.feed(Input::Tick { at_ms }, None)?;
+                            self.tick(at_ms)?;
                             continue;
                         }
                         Err(RecvTimeoutError::Disconnected) => return Err(TableError::Closed),
@@ -122,6 +122,15 @@ impl<'a> GameRun<'a> {
                 None => self.rx.recv().map_err(|_| TableError::Closed)?,
             };
             self.on_msg(msg)?;
+        }
+    }
+
+    /// The tick at the core's own deadline; the rules refusing it would leave the loop ticking
+    /// for ever, so that stops the table.
+    fn tick(&mut self, at_ms: u64) -> Result<(), TableError> {
+        match ww::decide(&self.table, &Input::Tick { at_ms }) {
+            Err(r) => Err(TableError::Stuck(r.to_string())),
+            Ok(_) => self.feed(Input::Tick { at_ms }, None).map(|_| ()),
         }
     }
 
@@ -193,7 +202,16 @@ impl<'a> GameRun<'a> {
                     s.conn = Some(j.conn);
                     s.writer = Some(j.writer);
                 }
-                self.feed(Input::Reconnected { seat, at_ms }, None)
+                if !self.feed(Input::Reconnected { seat, at_ms }, None)?
+                    && let Some(s) = self.seats.get_mut(seat)
+                {
+                    // The rules take no reconnection here (said by the refusal's notice).
+                    s.conn = None;
+                    if let Some(mut w) = s.writer.take() {
+                        w.close();
+                    }
+                }
+                Ok(())
             }
             None => {
                 self.lobby.join(j);
@@ -220,17 +238,17 @@ impl<'a> GameRun<'a> {
             }
         };
         let at_ms = self.now_ms();
-        self.feed(Input::Arbiter { act, at_ms }, None)
+        self.feed(Input::Arbiter { act, at_ms }, None).map(|_| ())
     }
 
     /// The core decides on `input`; every event is made durable, then applied, then its
-    /// frames sent. A refusal changes nothing and is said.
-    pub fn feed(&mut self, input: Input, received: Option<Instant>) -> Result<(), TableError> {
+    /// frames sent. A refusal changes nothing and is said. Whether the input was taken.
+    pub fn feed(&mut self, input: Input, received: Option<Instant>) -> Result<bool, TableError> {
         let events = match ww::decide(&self.table, &input) {
             Ok(e) => e,
             Err(refusal) => {
                 (self.notice)(Notice::CoreRefused(refusal.to_string()));
-                return Ok(());
+                return Ok(false);
             }
         };
         let at = input.at_ms();
@@ -276,7 +294,7 @@ impl<'a> GameRun<'a> {
         {
             t.push(Turnaround { received, sent });
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Close every seat's connection (after FINISH, as the official server does).

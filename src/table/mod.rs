@@ -33,6 +33,8 @@ pub enum TableError {
     Restart { game: u32, problem: String },
     #[error("the table's channel closed: its listener stopped")]
     Closed,
+    #[error("the rules refuse the tick at their own deadline (the table would stall): {0}")]
+    Stuck(String),
 }
 
 impl TableError {
@@ -83,12 +85,25 @@ pub enum Notice {
     CoreRefused(String),
 }
 
+/// What a seat sent while it waited for its game.
+#[derive(Debug, Default)]
+pub struct Early {
+    pub frames: Vec<Inbound>,
+    /// Frames past [`EARLY_KEPT`], not kept.
+    pub more: u64,
+}
+
+/// Frames a waiting connection may leave for its game's line 0.
+pub const EARLY_KEPT: usize = 16;
+
 /// Connections that answered NAME and wait for a game, what they sent meanwhile, and the
 /// connections refused at the door not yet recorded in a game's log.
 #[derive(Debug, Default)]
 pub struct Lobby {
     pub waiting: VecDeque<Joined>,
     pub early: HashMap<u64, Vec<Inbound>>,
+    /// Frames past [`EARLY_KEPT`], counted.
+    pub early_more: HashMap<u64, u64>,
     pub refused: Vec<DoorRefusal>,
 }
 
@@ -97,8 +112,9 @@ impl Lobby {
         self.waiting.push_back(j);
     }
 
-    /// A frame of a waiting connection is kept for its game; a waiting connection that closes
-    /// leaves the lobby. Frames of connections no game uses any more are not anyone's.
+    /// A frame of a waiting connection is kept for its game's line 0 (the first
+    /// [`EARLY_KEPT`]; the later ones are counted); a waiting connection that closes leaves the
+    /// lobby. Frames of connections no game uses any more are not anyone's.
     pub fn frame(&mut self, f: Inbound) {
         if !self.waiting.iter().any(|j| j.conn == f.conn) {
             return;
@@ -106,13 +122,20 @@ impl Lobby {
         if f.kind == FrameKind::Closed {
             self.waiting.retain(|j| j.conn != f.conn);
             self.early.remove(&f.conn);
+            self.early_more.remove(&f.conn);
+            return;
+        }
+        let kept = self.early.entry(f.conn).or_default();
+        if kept.len() < EARLY_KEPT {
+            kept.push(f);
         } else {
-            self.early.entry(f.conn).or_default().push(f);
+            *self.early_more.entry(f.conn).or_default() += 1;
         }
     }
 
-    /// The first `n` waiting connections, with what each sent while it waited.
-    pub fn take(&mut self, n: usize) -> Option<Vec<(Joined, Vec<Inbound>)>> {
+    /// The first `n` waiting connections, with what each sent while it waited (the frames
+    /// kept, and how many more came).
+    pub fn take(&mut self, n: usize) -> Option<Vec<(Joined, Early)>> {
         if self.waiting.len() < n {
             return None;
         }
@@ -120,7 +143,10 @@ impl Lobby {
             self.waiting
                 .drain(..n)
                 .map(|j| {
-                    let early = self.early.remove(&j.conn).unwrap_or_default();
+                    let early = Early {
+                        frames: self.early.remove(&j.conn).unwrap_or_default(),
+                        more: self.early_more.remove(&j.conn).unwrap_or(0),
+                    };
                     (j, early)
                 })
                 .collect(),

@@ -172,6 +172,9 @@ impl SeatWriter {
     }
 }
 
+/// How long the game loop waits to write one frame to a seat that does not read.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// How long a closed seat's reader waits for the seat to close its side.
 pub const LINGER: Duration = Duration::from_secs(5);
 
@@ -251,6 +254,9 @@ fn welcome(conn: u64, stream: TcpStream, cfg: &DoorConfig, tx: &Sender<Msg>) {
     };
     let _ = stream.set_nodelay(true);
     let _ = stream.set_read_timeout(Some(cfg.name_timeout));
+    // A seat that stops reading must not hold up the table: a frame that cannot be written
+    // within this time fails, and the seat's connection counts as closed.
+    let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
     let duplex = match Duplex::new(stream) {
         Ok(d) => d,
         Err(e) => return refuse(None, format!("socket: {e}")),

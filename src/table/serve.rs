@@ -252,6 +252,8 @@ fn line0(
         // declare none yet. `verify` requires the object in every line 0.
         o.insert("declarations".into(), serde_json::json!({}));
         o.insert("kit_version".into(), env!("CARGO_PKG_VERSION").into());
+        // A table declares no camps (verify reads every line 0's declarations).
+        o.insert("declarations".into(), serde_json::json!({}));
         o.insert("door".into(), door);
     }
     NewEntry {
@@ -270,16 +272,17 @@ fn line0(
 fn door(
     peers: &[String],
     refused: &[super::net::DoorRefusal],
-    early: &[Vec<super::net::Inbound>],
+    early: &[super::Early],
 ) -> serde_json::Value {
     use super::net::FrameKind;
     let now = std::time::Instant::now();
     let before = |at: std::time::Instant| now.saturating_duration_since(at).as_millis() as u64;
+    let more = early_more(early);
     let early: Vec<serde_json::Value> = early
         .iter()
         .enumerate()
-        .flat_map(|(seat, frames)| {
-            frames.iter().map(move |f| {
+        .flat_map(|(seat, e)| {
+            e.frames.iter().map(move |f| {
                 let (kind, text, len) = match &f.kind {
                     FrameKind::Text(t) => ("text", Some(t.clone()), t.len()),
                     FrameKind::Binary(n) => ("binary", None, *n),
@@ -307,7 +310,22 @@ fn door(
             })
         })
         .collect();
-    serde_json::json!({ "peers": peers, "refused": refused, "early_frames": early })
+    serde_json::json!({
+        "peers": peers,
+        "refused": refused,
+        "early_frames": early,
+        "early_frames_not_kept": more,
+    })
+}
+
+/// `{seat, count}` of the seats that sent more frames while waiting than line 0 keeps.
+fn early_more(early: &[super::Early]) -> Vec<serde_json::Value> {
+    early
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.more > 0)
+        .map(|(seat, e)| serde_json::json!({ "seat": seat, "count": e.more }))
+        .collect()
 }
 
 /// Open game `n` with the seats of `group` and play it to its end.
@@ -315,7 +333,7 @@ fn play_new(
     opts: &ServeOptions,
     profile: &Profile,
     n: u32,
-    mut group: Vec<(Joined, Vec<super::net::Inbound>)>,
+    mut group: Vec<(Joined, super::Early)>,
     rx: &Receiver<Msg>,
     lobby: &mut Lobby,
     notice: &mut dyn FnMut(Notice),
@@ -338,8 +356,7 @@ fn play_new(
         })
         .collect();
     let peers: Vec<String> = group.iter().map(|(j, _)| j.peer.clone()).collect();
-    let early: Vec<Vec<super::net::Inbound>> =
-        group.iter_mut().map(|(_, e)| std::mem::take(e)).collect();
+    let early: Vec<super::Early> = group.iter_mut().map(|(_, e)| std::mem::take(e)).collect();
     let gid = game_id(&match_id(dir), n);
     let refused = std::mem::take(&mut lobby.refused);
     let first = line0(

@@ -263,3 +263,46 @@ fn log_journal_crash_loop_every_torn_length() {
     let all = read_entries(&path).unwrap();
     assert_eq!(all.iter().filter(|e| e.kind == "recovery").count(), crashes);
 }
+
+/// The table's one decision: several entries in one write and one fdatasync, read back chained
+/// exactly as one append each would have written them.
+#[test]
+fn log_journal_append_all_writes_the_lines_one_append_each_would() {
+    let (_tmp, path) = new_log(2);
+    let (_tmp2, one_by_one) = new_log(2);
+    let mut j = Journal::open(&path).unwrap();
+    assert_eq!(j.append_all(vec![entry(2), entry(3), entry(4)]).unwrap(), 2);
+    assert_eq!(j.len(), 5);
+    assert_eq!(j.append_all(Vec::new()).unwrap(), 5, "nothing to write");
+    drop(j);
+    let mut k = Journal::open(&one_by_one).unwrap();
+    for i in 2..5 {
+        k.append(entry(i)).unwrap();
+    }
+    drop(k);
+    assert_eq!(fs::read(&path).unwrap(), fs::read(&one_by_one).unwrap());
+    assert_eq!(read_entries(&path).unwrap().len(), 5);
+}
+
+/// A failed sync of a batch takes every line of it back out and poisons the journal: none of
+/// them is reported, none stays in the file.
+#[test]
+fn log_journal_append_all_failed_sync_takes_the_whole_batch_back() {
+    let (_tmp, path) = new_log(2);
+    let before = fs::read(&path).unwrap();
+    let mut j = Journal::open_with(&path, Box::new(FaultPlan::new().fail_sync(0))).unwrap();
+    let err = j.append_all(vec![entry(2), entry(3)]).unwrap_err();
+    assert!(err.to_string().contains("fdatasync"), "{err}");
+    assert_eq!(j.len(), 2);
+    assert!(j.poisoned().is_some());
+    assert!(matches!(
+        j.append_all(vec![entry(2)]),
+        Err(JournalError::Poisoned { .. })
+    ));
+    drop(j);
+    assert_eq!(
+        fs::read(&path).unwrap(),
+        before,
+        "the batch's lines were removed"
+    );
+}

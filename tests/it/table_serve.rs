@@ -758,3 +758,66 @@ fn table_serve_arbiter_acts_from_the_control_channel() {
     assert_eq!(winner(&es), "NONE");
     assert!(server_said(&m, &s).contains("bogus"), "a bad line is said");
 }
+
+#[test]
+fn table_serve_a_game_killed_before_its_checkpoint_is_signed_at_the_next_start() {
+    if !python_ready() {
+        return;
+    }
+    let (tmp, es) = play(P5, &["none"; 5]);
+    let m = tmp.path().join("m");
+    // As if killed between `game_ended` and the checkpoint: the seed still there, nothing signed.
+    std::fs::remove_dir_all(m.join("game-1/checkpoints")).unwrap();
+    std::fs::remove_file(m.join("index.txt")).unwrap();
+    std::fs::write(
+        m.join("game-1/seed"),
+        es.last().unwrap()["body"]["seed"].as_str().unwrap(),
+    )
+    .unwrap();
+    let s = serve(&m, P5, "127.0.0.1:0", &["--games", "1"], Stdio::null());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !(m.join("index.txt").exists() && !m.join("game-1/seed").exists()) {
+        assert!(Instant::now() < deadline, "{}", server_said(&m, &s));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(s);
+    assert_game_recorded(&m, &entries(&m, 1));
+    assert!(!m.join("game-2").exists(), "no seat came: no second game");
+}
+
+#[test]
+fn table_serve_frames_sent_while_waiting_for_the_game_are_in_line_0() {
+    if !python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = match_dir(tmp.path());
+    let mut s = serve(&m, P5, "127.0.0.1:0", &["--games", "1"], Stdio::null());
+    let mut early = Command::new("python3")
+        .arg(SEAT)
+        .args(["--url", &s.url, "--name", "kit1", "--fault", "early"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = String::new();
+    BufReader::new(early.stdout.take().unwrap())
+        .read_line(&mut said)
+        .unwrap();
+    assert_eq!(said, "early sent\n");
+    let mut seats: Vec<Child> = (2..=5)
+        .map(|i| seat(&s.url, &format!("kit{i}"), "none", &[]))
+        .collect();
+    assert!(wait(&mut s.child, "arbiter serve", 60).success());
+    assert!(wait(&mut early, "kit1", 20).success());
+    for c in &mut seats {
+        assert!(wait(c, "seat", 20).success());
+    }
+    let es = entries(&m, 1);
+    let k = kit1(&es);
+    let kept = es[0]["body"]["door"]["early_frames"].as_array().unwrap();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0]["seat"], k);
+    assert_eq!(kept[0]["text"], "hello early\n");
+    assert_game_recorded(&m, &es);
+}

@@ -637,7 +637,6 @@ fn server_werewolves_win_when_they_equal_the_humans() {
     let mut g = G::new("aiwolf-2025-5", 2);
     g.begin();
     let w = g.play(|t, s, r| {
-        let me = &t.seats()[s];
         match r {
             Request::Talk | Request::Whisper => "Over".into(),
             // Everyone votes for the first living human other than themselves.
@@ -645,12 +644,7 @@ fn server_werewolves_win_when_they_equal_the_humans() {
                 .seats()
                 .iter()
                 .enumerate()
-                .find(|(i, x)| {
-                    *i != s
-                        && x.alive
-                        && x.role != Role::Werewolf
-                        && !(me.role == Role::Werewolf && x.role == Role::Werewolf)
-                })
+                .find(|(i, x)| *i != s && x.alive && x.role != Role::Werewolf)
                 .map(|(_, x)| x.name.clone())
                 .unwrap_or_default(),
         }

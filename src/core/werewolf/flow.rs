@@ -1,32 +1,32 @@
-//! decide: the game as the official server plays it (logic/game.go and the files it calls),
-//! one request at a time, with the referee's verdicts on every input.
+//! decide, and the day (regulation 注意事項: a day of talk, vote and night; official server
+//! logic/game.go): the deal, the phases as the profile lists them, the win check after every
+//! phase, FINISH. One request at a time; talk, votes, verdicts and the arbiter's acts are in
+//! their own files (talk.rs, ballots.rs, verdicts.rs, arbiter.rs).
 //!
 //! `decide` works on a copy of the table: each event is applied (`evolve`) as it is produced, so
 //! what the caller gets by applying the events in order is exactly the state decide reasoned on.
-use super::event::{
-    Ballot, Channel, DealtSeat, Event, Invalid, Part, Request, Stage, TalkKind, Verdict,
-};
-use super::length;
+use super::event::{DealtSeat, Event, Part, Request};
 use super::packet;
 use super::profile::{Action, Role, Winner};
-use super::random::{Stream, order_label, tie_label};
+use super::random::{Stream, order_label};
 use super::sections as s;
 use super::table::{ActState, DayStatus, Pc, Table};
-use super::{Act, Input, Refusal};
+use super::{Input, Refusal};
+use super::{arbiter, ballots, talk, verdicts};
 
-struct Run {
-    t: Table,
-    out: Vec<Event>,
-    at: u64,
+pub(super) struct Run {
+    pub(super) t: Table,
+    pub(super) out: Vec<Event>,
+    pub(super) at: u64,
 }
 
 impl Run {
-    fn emit(&mut self, e: Event) {
+    pub(super) fn emit(&mut self, e: Event) {
         self.t.apply(&e);
         self.out.push(e);
     }
 
-    fn send(&mut self, seat: usize, request: Request) {
+    pub(super) fn send(&mut self, seat: usize, request: Request) {
         let frame = if request == Request::Finish {
             finish_frame(&self.t, seat)
         } else {
@@ -47,7 +47,7 @@ impl Run {
     }
 
     /// A request without answer to every seat not in error (and connected).
-    fn broadcast(&mut self, request: Request) {
+    pub(super) fn broadcast(&mut self, request: Request) {
         for seat in 0..self.t.seats.len() {
             let s = &self.t.seats[seat];
             if !s.error && s.connected {
@@ -71,7 +71,7 @@ fn finish_frame(t: &Table, seat: usize) -> String {
     packet::frame(&v, seat, Request::Finish)
 }
 
-fn strip(text: &str) -> String {
+pub(super) fn strip(text: &str) -> String {
     text.replace(['\n', '\r'], "")
 }
 
@@ -122,7 +122,7 @@ pub(super) fn decide(t: &Table, input: &Input) -> Result<Vec<Event>, Refusal> {
         }
         Input::Frame { seat, text, at_ms } => {
             seat_ok(*seat)?;
-            on_frame(&mut r, *seat, text, *at_ms);
+            verdicts::on_frame(&mut r, *seat, text, *at_ms);
         }
         Input::Binary { seat, len, at_ms } => {
             seat_ok(*seat)?;
@@ -143,165 +143,19 @@ pub(super) fn decide(t: &Table, input: &Input) -> Result<Vec<Event>, Refusal> {
         }
         Input::Closed { seat, at_ms } => {
             seat_ok(*seat)?;
-            r.emit(Event::ConnectionClosed {
-                seat: *seat,
-                at_ms: *at_ms,
-            });
-            if !r.t.seats[*seat].error {
-                r.emit(Event::SeatInError {
-                    seat: *seat,
-                    reason: "the connection closed".into(),
-                });
-            }
-            fail_if_pending(&mut r, *seat, "the connection closed");
-            advance(&mut r);
+            verdicts::on_closed(&mut r, *seat, *at_ms);
         }
         Input::Reconnected { seat, at_ms } => {
             seat_ok(*seat)?;
-            r.emit(Event::Reconnected {
-                seat: *seat,
-                at_ms: *at_ms,
-            });
-            if r.t.restart_wait && r.t.seats.iter().all(|s| s.error || s.connected) {
-                resume(&mut r, false);
-            }
-            advance(&mut r);
+            arbiter::on_reconnected(&mut r, *seat, *at_ms);
         }
-        Input::Tick { at_ms } => {
-            let Some(d) = t.deadline() else {
-                return Ok(Vec::new());
-            };
-            if *at_ms < d {
-                return Ok(Vec::new());
-            }
-            let Some(p) = t.pending.clone() else {
-                return Ok(Vec::new());
-            };
-            let stage = super::table::stage_of(&p);
-            r.emit(Event::TimedOut {
-                seat: p.seat,
-                at_ms: *at_ms,
-                request: p.request,
-                stage,
-            });
-            match stage {
-                Stage::Action => r.send(p.seat, Request::Name),
-                Stage::Probe => {
-                    r.emit(Event::SeatInError {
-                        seat: p.seat,
-                        reason: "no answer to the NAME probe within the response timeout".into(),
-                    });
-                    fail(&mut r, p.seat, p.request, "no answer in time");
-                    advance(&mut r);
-                }
-            }
-        }
-        Input::Arbiter { act, at_ms } => arbiter(&mut r, t, act, *at_ms)?,
+        Input::Tick { at_ms } => verdicts::on_tick(&mut r, t, *at_ms),
+        Input::Arbiter { act, at_ms } => arbiter::arbiter(&mut r, t, act, *at_ms)?,
         Input::Restarted { at_ms, on_restart } => {
-            r.emit(Event::Restarted {
-                at_ms: *at_ms,
-                on_restart: *on_restart,
-            });
-            if *on_restart == super::OnRestart::End {
-                end_game(
-                    &mut r,
-                    Winner::None,
-                    "the serving process restarted and the profile ends the game".into(),
-                );
-            }
+            arbiter::on_restarted(&mut r, *at_ms, *on_restart)
         }
     }
     Ok(r.out)
-}
-
-fn arbiter(r: &mut Run, t: &Table, act: &Act, at_ms: u64) -> Result<(), Refusal> {
-    let seat_ok = |seat: usize| {
-        if seat < t.seats.len() {
-            Ok(())
-        } else {
-            Err(Refusal::new(s::ARBITER, format!("no seat {seat}")))
-        }
-    };
-    match act {
-        Act::Pause { reason } => {
-            if t.paused.is_some() {
-                return Err(Refusal::new(s::ARBITER, "the table is already paused"));
-            }
-            r.emit(Event::Paused {
-                at_ms,
-                reason: reason.clone(),
-            });
-        }
-        Act::Resume => {
-            if t.paused.is_none() {
-                return Err(Refusal::new(s::ARBITER, "the table is not paused"));
-            }
-            resume(r, true);
-            advance(r);
-        }
-        Act::Note { text } => r.emit(Event::Noted {
-            at_ms,
-            text: text.clone(),
-        }),
-        Act::Eject { seat, reason } => {
-            seat_ok(*seat)?;
-            if t.seats[*seat].error {
-                return Err(Refusal::new(
-                    s::ARBITER,
-                    format!("seat {seat} is already in error"),
-                ));
-            }
-            r.emit(Event::Ejected {
-                at_ms,
-                seat: *seat,
-                reason: reason.clone(),
-            });
-            fail_if_pending(r, *seat, "the arbiter ejected the seat");
-            advance(r);
-        }
-        Act::Readmit { seat } => {
-            seat_ok(*seat)?;
-            if !t.seats[*seat].error {
-                return Err(Refusal::new(
-                    s::ARBITER,
-                    format!("seat {seat} is not in error"),
-                ));
-            }
-            r.emit(Event::Readmitted { at_ms, seat: *seat });
-            advance(r);
-        }
-        Act::End { winner, reason } => {
-            r.emit(Event::Ruled {
-                at_ms,
-                winner: *winner,
-                reason: reason.clone(),
-            });
-            end_game(r, *winner, format!("the arbiter's ruling: {reason}"));
-        }
-    }
-    Ok(())
-}
-
-/// Resume: the awaited answer's deadline moves by the pause; after a restart the awaited request
-/// is sent again with a fresh deadline.
-fn resume(r: &mut Run, by_arbiter: bool) {
-    let since = r.t.paused.as_ref().map(|(at, _)| *at).unwrap_or(r.at);
-    let restarted = r.t.restart_wait;
-    r.emit(Event::Resumed {
-        at_ms: r.at,
-        paused_ms: r.at.saturating_sub(since),
-        by_arbiter,
-    });
-    if restarted && let Some(p) = r.t.pending.clone() {
-        let frame = p.frame.clone();
-        let deadline_ms = Some(r.at.saturating_add(r.t.profile.timeouts.action_ms));
-        r.emit(Event::Sent {
-            seat: p.seat,
-            request: p.request,
-            frame,
-            deadline_ms,
-        });
-    }
 }
 
 fn deal(r: &mut Run) {
@@ -327,273 +181,8 @@ fn deal(r: &mut Run) {
     r.emit(Event::Dealt { seats });
 }
 
-fn on_frame(r: &mut Run, seat: usize, raw: &str, at_ms: u64) {
-    let text = strip(raw);
-    let pending =
-        r.t.pending
-            .clone()
-            .filter(|p| p.seat == seat && at_ms >= p.sent_ms);
-    let Some(p) = pending else {
-        r.emit(Event::FrameReceived {
-            seat,
-            at_ms,
-            text: raw.to_string(),
-            request: None,
-            verdict: Verdict::Unsolicited,
-        });
-        return;
-    };
-    let paused = r.t.paused();
-    let grace = r.t.profile.timeouts.acceptable_ms;
-    let received = |verdict| Event::FrameReceived {
-        seat,
-        at_ms,
-        text: raw.to_string(),
-        request: Some(p.request),
-        verdict,
-    };
-    match p.probe_deadline_ms {
-        Some(pd) => {
-            if text == r.t.seats[seat].spec.name && (paused || at_ms <= pd) {
-                r.emit(received(Verdict::ProbeAnswered));
-                fail(
-                    r,
-                    seat,
-                    p.request,
-                    "the seat answered the probe: the request failed",
-                );
-            } else {
-                r.emit(received(Verdict::ProbeFailed));
-                let reason = if text == r.t.seats[seat].spec.name {
-                    "the name came after the probe's response timeout".to_string()
-                } else {
-                    format!(
-                        "the probe asked for the name {:?}; the seat sent something else first",
-                        r.t.seats[seat].spec.name
-                    )
-                };
-                r.emit(Event::SeatInError { seat, reason });
-                fail(r, seat, p.request, "no answer in time");
-            }
-        }
-        None if paused || at_ms <= p.deadline_ms.saturating_add(grace) => {
-            r.emit(received(Verdict::OnTime));
-            answer(r, seat, p.request, &text);
-        }
-        None => {
-            r.emit(received(Verdict::Late));
-            r.emit(Event::SeatInError {
-                seat,
-                reason: "the answer came after the action timeout and grace, before any answer to a probe".into(),
-            });
-            fail(r, seat, p.request, "the answer came late");
-        }
-    }
-    advance(r);
-}
-
-fn fail_if_pending(r: &mut Run, seat: usize, why: &str) {
-    if let Some(p) = r.t.pending.clone()
-        && p.seat == seat
-    {
-        fail(r, seat, p.request, why);
-    }
-}
-
-/// A request that got no usable answer: talk recorded as Skip, vote or target none.
-fn fail(r: &mut Run, seat: usize, request: Request, why: &str) {
-    let consequence = match request {
-        Request::Talk | Request::Whisper => "recorded as Skip",
-        Request::Vote | Request::Attack => "no vote",
-        Request::Divine => "no divination",
-        Request::Guard => "no guard",
-        _ => "none",
-    };
-    r.emit(Event::RequestFailed {
-        seat,
-        request,
-        consequence: format!("{why}: {consequence}"),
-    });
-    if matches!(request, Request::Talk | Request::Whisper) {
-        talked(r, seat, TalkKind::ForcedSkip, "Skip".into());
-    }
-}
-
-fn talked(r: &mut Run, seat: usize, kind: TalkKind, text: String) {
-    let Some(ActState::Comm(c)) = &r.t.act else {
-        return;
-    };
-    let e = Event::Talked {
-        seat,
-        channel: c.channel,
-        day: r.t.day,
-        turn: c.turn,
-        idx: c.idx,
-        text,
-        counts_as: kind,
-    };
-    r.emit(e);
-}
-
-fn answer(r: &mut Run, seat: usize, request: Request, text: &str) {
-    match request {
-        Request::Talk | Request::Whisper => talk_answer(r, seat, text),
-        Request::Vote => ballot_answer(r, seat, Ballot::Vote, text),
-        Request::Attack => ballot_answer(r, seat, Ballot::Attack, text),
-        Request::Divine | Request::Guard => single_answer(r, seat, request, text),
-        _ => {}
-    }
-}
-
-fn talk_answer(r: &mut Run, seat: usize, raw: &str) {
-    let Some(ActState::Comm(c)) = &r.t.act else {
-        return;
-    };
-    let channel = c.channel;
-    let skips_left = c.skip.get(&seat).copied().unwrap_or(0);
-    let rules = match channel {
-        Channel::Talk => r.t.profile.talk.clone(),
-        Channel::Whisper => r.t.profile.whisper.clone(),
-    };
-    let mut text = raw.to_string();
-    if text == "ForceSkip" {
-        r.emit(Event::TalkReplaced {
-            seat,
-            channel,
-            raw: raw.into(),
-            text: "Skip".into(),
-            reason: "the official server takes ForceSkip as Skip".into(),
-        });
-        text = "Skip".into();
-    }
-    if text == "Skip" {
-        if skips_left <= 0 {
-            r.emit(Event::TalkReplaced {
-                seat,
-                channel,
-                raw: raw.into(),
-                text: "Over".into(),
-                reason: format!(
-                    "Skip past max_skip ({}) counts as Over: no more talk today",
-                    rules.max_skip
-                ),
-            });
-            talked(r, seat, TalkKind::Over, "Over".into());
-        } else {
-            talked(r, seat, TalkKind::Skip, "Skip".into());
-        }
-        return;
-    }
-    if text == "Over" {
-        talked(r, seat, TalkKind::Over, "Over".into());
-        return;
-    }
-    let names = r.t.names();
-    let own = r.t.seats[seat].name.clone();
-    let limits = rules.limits();
-    let c = length::cut(&text, &names, &own, &limits);
-    if c.cut {
-        r.emit(Event::TalkCut {
-            seat,
-            channel,
-            raw: text.clone(),
-            base: c.base,
-            mention: c.mention,
-            mention_name: c.mention_name.clone(),
-            base_limit: limits.base_length,
-            mention_limit: limits.mention_length,
-            per_talk: limits.per_talk,
-            text: c.text.clone(),
-        });
-    }
-    if c.text.is_empty() {
-        r.emit(Event::TalkReplaced {
-            seat,
-            channel,
-            raw: raw.into(),
-            text: "Over".into(),
-            reason: "an empty utterance counts as Over (official server)".into(),
-        });
-        talked(r, seat, TalkKind::Said, "Over".into());
-    } else {
-        talked(r, seat, TalkKind::Said, c.text);
-    }
-}
-
-/// The seat a target names, or why it does not count (unknown, dead, self).
-fn target(r: &Run, seat: usize, text: &str, allow_self: bool) -> Result<usize, Invalid> {
-    let tg = r.t.seat_named(text).ok_or(Invalid::Unknown)?;
-    if !r.t.seats[tg].alive {
-        return Err(Invalid::Dead);
-    }
-    if tg == seat && !allow_self {
-        return Err(Invalid::SelfTarget);
-    }
-    Ok(tg)
-}
-
-fn ballot_answer(r: &mut Run, seat: usize, ballot: Ballot, text: &str) {
-    let (request, allow_self) = match ballot {
-        Ballot::Vote => (Request::Vote, r.t.profile.vote.allow_self_vote),
-        Ballot::Attack => (Request::Attack, r.t.profile.attack_vote.allow_self_vote),
-    };
-    match target(r, seat, text, allow_self) {
-        Err(reason) => r.emit(Event::TargetInvalid {
-            seat,
-            request,
-            answer: text.into(),
-            reason,
-        }),
-        Ok(tg) => {
-            r.emit(Event::Voted {
-                seat,
-                ballot,
-                day: r.t.day,
-                target: tg,
-            });
-            if ballot == Ballot::Attack && r.t.seats[tg].role == Role::Werewolf {
-                r.emit(Event::TargetInvalid {
-                    seat,
-                    request,
-                    answer: text.into(),
-                    reason: Invalid::Werewolf,
-                });
-            }
-        }
-    }
-}
-
-fn single_answer(r: &mut Run, seat: usize, request: Request, text: &str) {
-    match target(r, seat, text, false) {
-        Err(reason) => r.emit(Event::TargetInvalid {
-            seat,
-            request,
-            answer: text.into(),
-            reason,
-        }),
-        Ok(tg) => {
-            let day = r.t.day;
-            if request == Request::Divine {
-                let species = r.t.seats[tg].role.species();
-                r.emit(Event::Divined {
-                    day,
-                    seer: seat,
-                    target: tg,
-                    species,
-                });
-            } else {
-                r.emit(Event::Guarded {
-                    day,
-                    guard: seat,
-                    target: tg,
-                });
-            }
-        }
-    }
-}
-
 /// Play on until a request awaits an answer, the table is paused, or the game is over.
-fn advance(r: &mut Run) {
+pub(super) fn advance(r: &mut Run) {
     // Every step emits at least one event; a game has far fewer than this many.
     for _ in 0..1_000_000 {
         if r.t.ended.is_some() || r.t.paused() || r.t.pending.is_some() {
@@ -669,7 +258,7 @@ fn begin_phase(r: &mut Run, part: Part, index: usize) {
     });
 }
 
-fn end_phase(r: &mut Run, reason: &str) {
+pub(super) fn end_phase(r: &mut Run, reason: &str) {
     let Some((index, name)) = r.t.phase.clone() else {
         return;
     };
@@ -733,7 +322,7 @@ fn day_over(r: &mut Run) {
     r.broadcast(Request::DailyInitialize);
 }
 
-fn end_game(r: &mut Run, winner: Winner, reason: String) {
+pub(super) fn end_game(r: &mut Run, winner: Winner, reason: String) {
     r.broadcast(Request::Finish);
     let (humans, werewolves) = r.t.alive_counts();
     let seed = r.t.seed.to_hex();
@@ -753,168 +342,9 @@ fn step(r: &mut Run) {
         return;
     };
     match act {
-        ActState::Comm(c) => {
-            let rules = match c.channel {
-                Channel::Talk => r.t.profile.talk.clone(),
-                Channel::Whisper => r.t.profile.whisper.clone(),
-            };
-            if c.order.len() < 2 {
-                return end_phase(r, "fewer than two seats to talk");
-            }
-            if c.turn >= rules.per_day {
-                return end_phase(r, "no turns (max_count.per_day)");
-            }
-            let next = c.order[c.pos.min(c.order.len())..]
-                .iter()
-                .copied()
-                .find(|s| c.remain.get(s).copied().unwrap_or(0) > 0);
-            match next {
-                Some(seat) if r.t.seats[seat].error => {
-                    let req = match c.channel {
-                        Channel::Talk => Request::Talk,
-                        Channel::Whisper => Request::Whisper,
-                    };
-                    fail(r, seat, req, "the seat is in error");
-                }
-                Some(seat) => r.send(
-                    seat,
-                    match c.channel {
-                        Channel::Talk => Request::Talk,
-                        Channel::Whisper => Request::Whisper,
-                    },
-                ),
-                None if !c.spoke => end_phase(r, "a whole turn without talk"),
-                None if c.turn + 1 >= rules.per_day => {
-                    end_phase(r, "the last turn (max_count.per_day)")
-                }
-                None => {
-                    let turn = c.turn + 1;
-                    let mut order = c.order.clone();
-                    if rules.order == super::TalkOrder::PerTurn {
-                        order = c.members.clone();
-                        let label = order_label(c.channel.name(), r.t.day, &c.phase, turn);
-                        Stream::new(&r.t.seed, label).shuffle(&mut order);
-                    }
-                    r.emit(Event::TurnBegun {
-                        day: r.t.day,
-                        turn,
-                        order,
-                    });
-                }
-            }
-        }
-        ActState::Ballots(b) => {
-            if b.voters.is_empty() {
-                return end_phase(r, "nobody to vote");
-            }
-            let request = match b.ballot {
-                Ballot::Vote => Request::Vote,
-                Ballot::Attack => Request::Attack,
-            };
-            match b.voters.get(b.pos) {
-                Some(&v) if r.t.seats[v].error => fail(r, v, request, "the seat is in error"),
-                Some(&v) => r.send(v, request),
-                None => tally(r, &b),
-            }
-        }
-        ActState::Single(sg) => match sg.seat {
-            _ if sg.done => {
-                let why = if sg.seat.is_none() {
-                    "nobody alive to ask"
-                } else {
-                    "done"
-                };
-                end_phase(r, why)
-            }
-            Some(seat) if r.t.seats[seat].error => {
-                fail(r, seat, sg.request, "the seat is in error")
-            }
-            Some(seat) => r.send(seat, sg.request),
-            None => end_phase(r, "nobody alive to ask"),
-        },
+        ActState::Comm(c) => talk::step_comm(r, c),
+        ActState::Ballots(b) => ballots::step_ballots(r, b),
+        ActState::Single(sg) => ballots::step_single(r, sg),
         ActState::Instant => end_phase(r, "done"),
     }
-}
-
-fn tally(r: &mut Run, b: &super::table::Ballots) {
-    let day = r.t.day;
-    let mut counts: std::collections::BTreeMap<usize, u32> = Default::default();
-    for &(_, tg) in &b.votes {
-        if b.ballot == Ballot::Attack && r.t.seats[tg].role == Role::Werewolf {
-            continue;
-        }
-        *counts.entry(tg).or_default() += 1;
-    }
-    let max = counts.values().copied().max().unwrap_or(0);
-    let candidates: Vec<usize> = counts
-        .iter()
-        .filter(|(_, c)| **c == max && max > 0)
-        .map(|(s, _)| *s)
-        .collect();
-    let rounds = match b.ballot {
-        Ballot::Vote => r.t.profile.vote.max_count,
-        Ballot::Attack => r.t.profile.attack_vote.max_count,
-    };
-    let again = candidates.len() != 1 && b.round + 1 < rounds;
-    r.emit(Event::Tallied {
-        ballot: b.ballot,
-        day,
-        round: b.round,
-        counts: counts.into_iter().collect(),
-        candidates: candidates.clone(),
-        again,
-    });
-    if again {
-        return;
-    }
-    let chosen = match candidates.len() {
-        0 => None,
-        1 => Some(candidates[0]),
-        _ if b.ballot == Ballot::Attack && r.t.profile.attack_vote.allow_no_target => None,
-        n => {
-            let label = tie_label(b.ballot.name(), day, b.round);
-            let k = Stream::new(&r.t.seed, label.clone()).below(n as u64) as usize;
-            let chosen = candidates[k];
-            r.emit(Event::TieBroken {
-                ballot: b.ballot,
-                day,
-                candidates: candidates.clone(),
-                chosen,
-                label,
-            });
-            Some(chosen)
-        }
-    };
-    match (b.ballot, chosen) {
-        (Ballot::Vote, Some(seat)) => {
-            let role = r.t.seats[seat].role;
-            r.emit(Event::Executed {
-                day,
-                seat,
-                role,
-                species: role.species(),
-            });
-        }
-        (Ballot::Vote, None) => r.emit(Event::NoExecution { day }),
-        (Ballot::Attack, Some(target)) => {
-            let guarded =
-                r.t.today
-                    .guard
-                    .is_some_and(|(g, tg)| tg == target && r.t.seats[g].alive);
-            r.emit(Event::Attacked {
-                day,
-                target,
-                guarded,
-            });
-        }
-        (Ballot::Attack, None) => r.emit(Event::NoAttack {
-            day,
-            reason: if candidates.is_empty() {
-                "no valid attack vote".into()
-            } else {
-                "a tie, and the rules allow no target".into()
-            },
-        }),
-    }
-    end_phase(r, "done");
 }

@@ -5,6 +5,8 @@
 //! Like the official server the table is sequential: at most one request awaits an answer.
 //! [`decide`] turns an input into events (the first records the input itself and the referee's
 //! verdict); [`evolve`] applies one event; [`replay`] re-runs a recorded game and checks every event.
+mod arbiter;
+mod ballots;
 pub mod event;
 mod flow;
 pub mod length;
@@ -13,6 +15,8 @@ pub mod profile;
 pub mod random;
 pub mod sections;
 mod table;
+mod talk;
+mod verdicts;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
