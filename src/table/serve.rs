@@ -248,9 +248,6 @@ fn line0(
             "arbiter_key".into(),
             serde_json::to_value(&opts.keyref).unwrap_or_default(),
         );
-        // What the board's line 0 declares (camps and their witness keys); a table's teams
-        // declare none yet. `verify` requires the object in every line 0.
-        o.insert("declarations".into(), serde_json::json!({}));
         o.insert("kit_version".into(), env!("CARGO_PKG_VERSION").into());
         // A table declares no camps (verify reads every line 0's declarations).
         o.insert("declarations".into(), serde_json::json!({}));
