@@ -1161,16 +1161,18 @@ fn read_span(path: &Path, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
 
 /// The game's own re-run, for the families that have one (a werewolf table: every event from
 /// the recorded inputs and the revealed seed): a log that disagrees with its rules is
-/// `BAD_REPLAY` even when its chain and signatures hold. A log whose lines do not read is left
-/// to the chain's verdict.
+/// `BAD_REPLAY` even when its chain and signatures hold.
 pub fn check_rerun(match_dir: &Path, game: u32, first: &Entry, v: &mut GameVerification) {
     use crate::report::werewolf;
     if !werewolf::is_werewolf_game(first) {
         return;
     }
-    let rec = match crate::report_io::read_werewolf(match_dir, game) {
-        Ok(Some(r)) => r,
-        Ok(None) | Err(crate::report_io::WerewolfReadError::Journal(_)) => return,
+    // A log whose lines do not read is left to the chain's verdict.
+    let Ok(entries) = crate::journal::read_entries(&layout::log_path(match_dir, game)) else {
+        return;
+    };
+    let rec = match werewolf::read(&entries) {
+        Ok(r) => r,
         Err(e) => {
             v.problems.push(format!("BAD REPLAY: {e}"));
             raise(v, Status::BadReplay);
