@@ -224,6 +224,8 @@ pub fn run_door(listener: TcpListener, cfg: DoorConfig, tx: Sender<Msg>) {
     let mut next = 1u64;
     for stream in listener.incoming() {
         let Ok(stream) = stream else {
+            // Out of descriptors, say: back off a little rather than spin on the error.
+            std::thread::sleep(Duration::from_millis(50));
             continue;
         };
         let conn = next;

@@ -69,7 +69,27 @@ fn serve_env(
     stdin: Stdio,
     env: &[(&str, &str)],
 ) -> Server {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+    serve_under(&[], m, rules, listen, extra, stdin, env)
+}
+
+/// `arbiter serve` run by `wrap` (e.g. strace) when given.
+fn serve_under(
+    wrap: &[&str],
+    m: &Path,
+    rules: &str,
+    listen: &str,
+    extra: &[&str],
+    stdin: Stdio,
+    env: &[(&str, &str)],
+) -> Server {
+    let mut cmd = match wrap.split_first() {
+        Some((program, args)) => {
+            let mut c = Command::new(program);
+            c.args(args).arg(env!("CARGO_BIN_EXE_arbiter"));
+            c
+        }
+        None => Command::new(env!("CARGO_BIN_EXE_arbiter")),
+    };
     cmd.args(["serve", "--match"])
         .arg(m)
         .args(["--rules", rules, "--listen", listen])
@@ -776,7 +796,7 @@ fn table_serve_a_game_killed_before_its_checkpoint_is_signed_at_the_next_start()
     .unwrap();
     let s = serve(&m, P5, "127.0.0.1:0", &["--games", "1"], Stdio::null());
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !(m.join("index.txt").exists() && !m.join("game-1/seed").exists()) {
+    while !m.join("index.txt").exists() || m.join("game-1/seed").exists() {
         assert!(Instant::now() < deadline, "{}", server_said(&m, &s));
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -820,4 +840,55 @@ fn table_serve_frames_sent_while_waiting_for_the_game_are_in_line_0() {
     assert_eq!(kept[0]["seat"], k);
     assert_eq!(kept[0]["text"], "hello early\n");
     assert_game_recorded(&m, &es);
+}
+
+#[test]
+fn table_serve_listens_and_opens_no_outbound_connection() {
+    if !python_ready() {
+        return;
+    }
+    if Command::new("strace").arg("-V").output().is_err() {
+        assert!(std::env::var_os("CI").is_none(), "strace is required in CI");
+        println!("SKIPPED: strace is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = match_dir(tmp.path());
+    let trace = tmp.path().join("trace");
+    let t = trace.display().to_string();
+    let wrap = [
+        "strace",
+        "-f",
+        "-qq",
+        "-e",
+        "trace=socket,connect,bind,listen",
+        "-o",
+        t.as_str(),
+    ];
+    let mut s = serve_under(
+        &wrap,
+        &m,
+        P5,
+        "127.0.0.1:0",
+        &["--games", "1"],
+        Stdio::null(),
+        &[],
+    );
+    let mut seats: Vec<Child> = (1..=5)
+        .map(|i| seat(&s.url, &format!("kit{i}"), "none", &[]))
+        .collect();
+    assert!(wait(&mut s.child, "arbiter serve under strace", 90).success());
+    for c in &mut seats {
+        assert!(wait(c, "seat", 20).success());
+    }
+    let calls = std::fs::read_to_string(&trace).unwrap();
+    assert!(calls.contains("listen("), "{calls}");
+    let outbound: Vec<&str> = calls.lines().filter(|l| l.contains("connect(")).collect();
+    assert!(
+        outbound.is_empty(),
+        "serve connected out:\n{}",
+        outbound.join("\n")
+    );
+    let sockets = calls.lines().filter(|l| l.contains("socket(")).count();
+    assert_eq!(sockets, 1, "one socket, the listener: {calls}");
 }
