@@ -649,7 +649,8 @@ fn server_werewolves_win_when_they_equal_the_humans() {
                 .unwrap_or_default(),
         }
     });
-    // Then the werewolves win when werewolves >= humans (the possessed counts as human).
+    // Then the werewolves win as soon as werewolves >= humans (the possessed counts as human):
+    // one werewolf against one human, right after an execution.
     assert_eq!(w, Winner::Werewolf);
     let Some(Event::GameEnded {
         humans, werewolves, ..
@@ -657,7 +658,10 @@ fn server_werewolves_win_when_they_equal_the_humans() {
     else {
         panic!()
     };
-    assert!(humans <= werewolves);
+    assert_eq!((*humans, *werewolves), (1, 1));
+    assert!(
+        matches!(g.of("phase_ended").last(), Some(Event::PhaseEnded { name, .. }) if name == "execution")
+    );
 }
 
 #[test]
