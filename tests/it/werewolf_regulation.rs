@@ -649,7 +649,8 @@ fn server_werewolves_win_when_they_equal_the_humans() {
                 .unwrap_or_default(),
         }
     });
-    // Then the werewolves win when werewolves >= humans (the possessed counts as human).
+    // Then the werewolves win as soon as werewolves >= humans (the possessed counts as human):
+    // one werewolf against one human, right after an execution.
     assert_eq!(w, Winner::Werewolf);
     let Some(Event::GameEnded {
         humans, werewolves, ..
@@ -657,7 +658,10 @@ fn server_werewolves_win_when_they_equal_the_humans() {
     else {
         panic!()
     };
-    assert!(humans <= werewolves);
+    assert_eq!((*humans, *werewolves), (1, 1));
+    assert!(
+        matches!(g.of("phase_ended").last(), Some(Event::PhaseEnded { name, .. }) if name == "execution")
+    );
 }
 
 #[test]
@@ -715,4 +719,28 @@ fn server_every_frame_parses_with_aiwolf_nlp_common() {
     };
     // Then every frame parses.
     assert_eq!(out.trim(), frames.len().to_string());
+}
+
+#[test]
+fn regulation_divine_of_a_dead_seat_gives_nothing() {
+    // Given a 5-seat game at night 1's divination, after an execution.
+    let mut g = G::new("aiwolf-2025-5", 6);
+    g.begin();
+    g.play_until(quiet, |g| {
+        matches!(g.pending(), Some((_, Request::Divine))) && g.t.day() == 1
+    });
+    let dead = (0..5).find(|&s| !g.t.seats()[s].alive).unwrap();
+    // When the seer names the executed seat.
+    let n = g.name(dead);
+    let ev = g.answer(&n);
+    // Then the target is invalid (dead) and no result is recorded.
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        Event::TargetInvalid {
+            reason: Invalid::Dead,
+            request: Request::Divine,
+            ..
+        }
+    )));
+    assert!(!ev.iter().any(|e| e.kind() == "divined"));
 }
