@@ -108,7 +108,7 @@ impl Exit {
             Exit::BadBinding => 25,
             Exit::RolledBack => 26,
             Exit::Unauthorized => 27,
-            Exit::BadReplay => 28,
+            Exit::BadReplay => 29,
             Exit::BadLine => 20,
             Exit::Truncated => 21,
             Exit::BadCheckpoint => 22,
