@@ -1768,7 +1768,7 @@ pub fn countersign_checkpoint(
             passphrase_env,
         } => {
             let pass = sign::passphrase_from_env(passphrase_env.as_deref())?;
-            let key = sign::load_key(file, pass.as_deref())?;
+            let key = sign::load_key(file, pass.as_ref().map(|p| p.as_str()))?;
             sign::countersign(&key, &text)?
         }
         CosignSource::Signature(p) => {
@@ -2397,7 +2397,7 @@ pub fn camp_declaration(
             passphrase_env,
         }) => {
             let pass = sign::passphrase_from_env(passphrase_env.as_deref())?;
-            let key = sign::load_key(file, pass.as_deref())?;
+            let key = sign::load_key(file, pass.as_ref().map(|p| p.as_str()))?;
             let public = key.public_key().to_openssh().map_err(SignError::from)?;
             let text = crate::core::camp::statement(&match_id, camp, &public);
             Ok(key
@@ -2653,7 +2653,7 @@ pub fn countersign_index(
             passphrase_env,
         } => {
             let pass = sign::passphrase_from_env(passphrase_env.as_deref())?;
-            let key = sign::load_key(file, pass.as_deref())?;
+            let key = sign::load_key(file, pass.as_ref().map(|p| p.as_str()))?;
             if key.is_encrypted() {
                 return Err(CountersignError::Sign(sign::WitnessError::Encrypted));
             }
