@@ -47,6 +47,9 @@ pub enum Exit {
     /// `verify`: an arbiter-only entry of a sealed log lacks a valid signed authorization by the
     /// match's arbiter key (issue 19).
     Unauthorized,
+    /// `verify`: an entry recorded by an actor the game's rules profile does not allow for its
+    /// kind (an operator's clock correction).
+    BadActor,
     /// `verify --proof`: the inclusion proof does not hold.
     BadProof,
     /// `prove`: no valid signed checkpoint covers the entry.
@@ -64,7 +67,7 @@ pub enum Documented {
 
 impl Exit {
     /// Every exit kind, in the order of the table.
-    pub const ALL: [Exit; 19] = [
+    pub const ALL: [Exit; 20] = [
         Exit::Ok,
         Exit::Refused,
         Exit::Usage,
@@ -84,6 +87,7 @@ impl Exit {
         Exit::BadBinding,
         Exit::RolledBack,
         Exit::Unauthorized,
+        Exit::BadActor,
     ];
 
     /// The exit code: the one table.
@@ -103,6 +107,7 @@ impl Exit {
             Exit::BadBinding => 25,
             Exit::RolledBack => 26,
             Exit::Unauthorized => 27,
+            Exit::BadActor => 28,
             Exit::BadLine => 20,
             Exit::Truncated => 21,
             Exit::BadCheckpoint => 22,
@@ -135,6 +140,7 @@ impl Exit {
             Exit::BadBinding => Some("BAD_BINDING"),
             Exit::RolledBack => Some("ROLLED_BACK"),
             Exit::Unauthorized => Some("UNAUTHORIZED"),
+            Exit::BadActor => Some("BAD_ACTOR"),
             Exit::BadLine => Some("BAD_LINE"),
             Exit::Truncated => Some("TRUNCATED"),
             Exit::BadCheckpoint => Some("BAD_CHECKPOINT"),

@@ -108,27 +108,30 @@ impl JournalStorage {
         crate::log::checkpoint::origin(&self.match_id, self.game)
     }
 
-    /// Re-sign the seal over everything recorded (`closed` when the session ends).
-    pub fn seal(&mut self, closed: bool) {
+    /// Re-sign the seal over everything recorded (`closed` when the session ends); the error in
+    /// words when it could not be written.
+    pub fn seal(&mut self, closed: bool) -> Result<(), String> {
         if !self.sealed {
-            return;
+            return Ok(());
         }
         let (Some(j), Some(key)) = (self.journal.as_ref(), self.key.as_ref()) else {
-            return;
+            return Ok(());
         };
-        let Some(last) = j.last() else { return };
+        let Some(last) = j.last() else { return Ok(()) };
         let seal = crate::log::seal::Seal {
             origin: self.origin(),
             size: j.len(),
             chain: last.hash,
             closed,
         };
-        if let Err(e) = crate::witness::write_seal(&self.match_dir, self.game, key, &seal) {
-            self.warning = Some(format!(
-                "the seal could not be written ({e}): entry #{} is not bound to this session",
-                last.seq
-            ));
-        }
+        let seq = last.seq;
+        crate::witness::write_seal(&self.match_dir, self.game, key, &seal).map_err(|e| {
+            let said = format!(
+                "the seal could not be written ({e}): entry #{seq} is not bound to this session"
+            );
+            self.warning = Some(said.clone());
+            said
+        })
     }
 
     /// The fields a sealed log adds to an entry's body before it is written: the binding in
@@ -180,8 +183,9 @@ impl JournalStorage {
 impl Drop for JournalStorage {
     fn drop(&mut self) {
         // The session ends: the seal says so, so that an entry appended afterwards is never
-        // taken for the one in flight at a crash.
-        self.seal(true);
+        // taken for the one in flight at a crash. (A seal that cannot be written leaves it open:
+        // nothing was recorded since the last one that was.)
+        let _ = self.seal(true);
     }
 }
 
@@ -220,7 +224,15 @@ impl Storage for JournalStorage {
                 first
             }
         };
-        self.seal(false);
+        if let Err(why) = self.seal(false) {
+            // Never acknowledged: an entry the kit cannot bind is taken back out of the log and
+            // the session stops (the board freezes with its alarm, a script ends with 74); once
+            // there is space again the game opens as it was before the entry.
+            if let Some(j) = self.journal.as_mut() {
+                j.retract_last(&why)?;
+            }
+            return Err(StorageError::Unbound(why));
+        }
         if let Some(f) = self.on_append.as_mut() {
             f(&entry);
         }
@@ -1529,6 +1541,7 @@ fn open_game_once(
             if let Some(p) = &b.seal_problem {
                 listed.push_str(&format!(" ({p})"));
             }
+            listed.push_str(&b.in_flight_words());
             storage.sealed = false;
             return Err(MatchError::Foreign {
                 path: path.clone(),
@@ -1537,12 +1550,6 @@ fn open_game_once(
                 bound: b.bound,
                 listed,
             });
-        }
-        if b.in_flight {
-            notes.push(format!(
-                "entry #{} was written but not sealed: the kit stopped between the two (a crash); it is taken as the entry in flight, check it on the log page",
-                b.bound
-            ));
         }
     }
     if let Some(r) = journal.recovery() {
@@ -1557,8 +1564,9 @@ fn open_game_once(
         crate::witness::latest_checkpoint(match_dir, n).map(|c| c.short_code().to_string());
     let last = journal.last().cloned().ok_or(MatchError::EmptyLog)?;
     storage.journal = Some(journal);
-    // The recovery entries of this open and an entry in flight at a crash are bound now.
-    storage.seal(false);
+    // The recovery entries of this open are bound now (a seal that cannot be written is the
+    // status line's warning; the first append then stops on it).
+    let _ = storage.seal(false);
     let last_utc = DateTime::parse_from_rfc3339(&last.utc)
         .map(|t| t.with_timezone(&Utc))
         .unwrap_or_else(|_| Utc::now());

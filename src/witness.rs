@@ -104,6 +104,12 @@ pub struct LogFacts {
     /// Entries that change a result, a clock or a ruling, with their positions and kinds (the
     /// latest [`CHANGES_KEPT`] of them).
     pub changes: std::collections::VecDeque<(u64, String)>,
+    /// Entries recorded by an actor line 0's profile (`[actors]`) does not allow for their kind
+    /// (the first 20), with the refusal in words; and how many there are in all.
+    pub bad_actors: Vec<(u64, String)>,
+    pub bad_actor_count: u64,
+    /// Line 0's profile has an `[actors]` table (logs of profiles without one are not checked).
+    pub actors_checked: bool,
 }
 
 /// Each camp's latest countersigned checkpoint of game `game` (its size), by the files beside
@@ -150,6 +156,14 @@ impl LogFacts {
 /// Read a game log once for [`LogFacts`], with the tree hashes at `sizes`.
 pub fn log_facts(path: &Path, sizes: &[u64]) -> Result<LogFacts, crate::journal::JournalError> {
     log_facts_checked(path, sizes, None)
+}
+
+/// The `[actors]` table of the profile line 0 embeds (`profile.toml`), if it has one.
+pub fn profile_actors(first: &Entry) -> Option<crate::core::rules::Actors> {
+    let text = first.body.pointer("/profile/toml")?.as_str()?;
+    crate::core::rules::Actors::of_profile_text(text)
+        .ok()
+        .flatten()
 }
 
 /// Whether line 0 (an entry) binds a sealed log (`arbiter_key.binding` = `seal/1`).
@@ -250,6 +264,10 @@ pub struct FactsBuilder<'k> {
     pending: Vec<(u64, String)>,
     bad_authorizations: Vec<(u64, String)>,
     changes: std::collections::VecDeque<(u64, String)>,
+    /// Line 0's `[actors]` table, once line 0 is read.
+    actors: Option<crate::core::rules::Actors>,
+    bad_actors: Vec<(u64, String)>,
+    bad_actor_count: u64,
 }
 
 impl<'k> FactsBuilder<'k> {
@@ -264,6 +282,9 @@ impl<'k> FactsBuilder<'k> {
             pending: Vec::new(),
             bad_authorizations: Vec::new(),
             changes: std::collections::VecDeque::new(),
+            actors: None,
+            bad_actors: Vec::new(),
+            bad_actor_count: 0,
         }
     }
 
@@ -279,6 +300,15 @@ impl<'k> FactsBuilder<'k> {
     pub fn take(&mut self, e: &crate::journal::LineView<'_>) {
         if e.seq == 0 {
             self.sealed = e.entry.is_some_and(is_sealed_log);
+            self.actors = e.entry.and_then(profile_actors);
+        }
+        if let Some(actors) = &self.actors
+            && let Err(refused) = actors.check(e.kind, e.actor)
+        {
+            self.bad_actor_count += 1;
+            if self.bad_actors.len() < 20 {
+                self.bad_actors.push((e.seq, refused.to_string()));
+            }
         }
         if e.kind == "game_ended" {
             self.end = Some(e.seq);
@@ -344,6 +374,9 @@ impl<'k> FactsBuilder<'k> {
             unauthorized: self.pending,
             bad_authorizations: self.bad_authorizations,
             changes: self.changes,
+            actors_checked: self.actors.is_some(),
+            bad_actors: self.bad_actors,
+            bad_actor_count: self.bad_actor_count,
         })
     }
 }
@@ -440,16 +473,24 @@ pub struct Binding {
 }
 
 impl Binding {
-    /// Entries past the binding that are not the one in-flight entry of a crash: foreign.
+    /// Entries past the binding, the one in flight at a crash included: nothing tells an entry
+    /// in flight from one appended by anything else, so no routine command signs or appends past
+    /// it; the arbiter cuts or accepts it (`arbiter foreign`, `arbiter authorize`).
     pub fn foreign(&self) -> u64 {
-        let extra = self
-            .entries
+        self.entries
             .saturating_sub(self.bound)
-            .saturating_sub(self.neutral);
+            .saturating_sub(self.neutral)
+    }
+
+    /// The words that name the first entry past the binding when it is the one in flight.
+    pub fn in_flight_words(&self) -> String {
         if self.in_flight {
-            extra.saturating_sub(1)
+            format!(
+                "; entry #{} was in flight at a crash (written, never bound): the arbiter accepts it with a reason or cuts it",
+                self.bound
+            )
         } else {
-            extra
+            String::new()
         }
     }
 }
@@ -1138,6 +1179,7 @@ pub fn verify_match_watching(
         if facts.sealed {
             check_sealed(&facts, seal, public.is_some(), &mut v);
         }
+        check_actors(&facts, &mut v);
         if let Some(k) = &public {
             check_notes(match_dir, g, k, &mut v);
         }
@@ -1642,6 +1684,24 @@ fn check_sealed(
         ));
         raise(v, Status::UnsignedTail);
     }
+}
+
+/// Entries recorded by an actor the game's profile does not allow for their kind: `BAD_ACTOR`,
+/// each named (the first 20).
+fn check_actors(facts: &LogFacts, v: &mut crate::verify::GameVerification) {
+    if facts.bad_actor_count == 0 {
+        return;
+    }
+    for (seq, why) in &facts.bad_actors {
+        v.problems.push(format!("BAD_ACTOR: entry #{seq}: {why}"));
+    }
+    if facts.bad_actor_count > facts.bad_actors.len() as u64 {
+        v.problems.push(format!(
+            "BAD_ACTOR: {} entries in all by an actor the profile does not allow",
+            facts.bad_actor_count
+        ));
+    }
+    raise(v, crate::verify::Status::BadActor);
 }
 
 /// Where a camp's countersignature comes from.
@@ -2234,6 +2294,10 @@ pub fn resolve_foreign(
         .ok_or("line 0 binds no match id")?
         .to_owned();
     let origin = crate::log::checkpoint::origin(&mid, game);
+    // The crashed session's own sealed entries, never authorized (its seal left open): bound
+    // with the ruling, since the seal is closed after it.
+    let crash =
+        crashed_plan(match_dir, game, key.public_key(), &origin, true)?.filter(|p| p.count > 0);
     let mut j = Journal::open(&log).map_err(|e| e.to_string())?;
     if let Some(from) = cut_from {
         if from < b.bound || from >= j.len() {
@@ -2288,6 +2352,26 @@ pub fn resolve_foreign(
     })
     .map_err(|e| e.to_string())?;
     if let Some(reason) = accept.filter(|_| foreign > 0) {
+        // A line whose body does not decode as an event would wedge every reader of the game:
+        // it is cut, never accepted.
+        let mut undecodable = None;
+        crate::journal::for_each_entry(&log, |e| {
+            if e.seq < end
+                && is_foreign(&e)
+                && let Err(why) = crate::log::codec::event_of(&e)
+            {
+                undecodable = Some((e.seq, why.to_string()));
+                return false;
+            }
+            e.seq + 1 < end
+        })
+        .map_err(|e| e.to_string())?;
+        if let Some((seq, why)) = undecodable {
+            return Err(format!(
+                "entry #{seq} does not decode as an entry of its kind ({why}): it cannot be accepted, only cut to a side file: arbiter foreign --match {} --game {game} --cut-from {seq}; nothing recorded",
+                match_dir.display()
+            ));
+        }
         let mono = j.last().map_or(0, |e| e.mono_ms);
         let from = j.len();
         let mut failed = None;
@@ -2319,14 +2403,19 @@ pub fn resolve_foreign(
             return Err(err);
         }
         let last = j.len() - 1;
+        let first = crash.as_ref().map_or(b.bound, |c| c.from.min(b.bound));
+        let crashed = crash
+            .as_ref()
+            .map(|c| format!("; entries #{}..#{} ({}) were written by the kit in a session of this key that stopped before authorizing them", c.from, c.to, c.named))
+            .unwrap_or_default();
         append_authorization(
             &mut j,
             key,
             &origin,
-            (b.bound, last),
+            (first, last),
             "the arbiter's signing key (arbiter foreign --accept)",
             format!(
-                "accept foreign entries #{}..#{}: {reason}",
+                "accept foreign entries #{}..#{}: {reason}{crashed}",
                 b.bound,
                 from - 1
             ),
@@ -2335,6 +2424,22 @@ pub fn resolve_foreign(
         out.accepted = foreign;
     } else {
         out.remaining = foreign;
+        if foreign == 0
+            && let Some(c) = &crash
+        {
+            append_authorization(
+                &mut j,
+                key,
+                &origin,
+                (c.from, c.to),
+                "the arbiter's signing key, at the reopen after a crash",
+                format!(
+                    "entries #{}..#{} ({}) were written by the kit in a session of this key (its seal, left open) that stopped before authorizing them: authorized once what followed them was cut",
+                    c.from, c.to, c.named
+                ),
+                utc,
+            )?;
+        }
     }
     if out.remaining == 0 {
         close_seal_over(match_dir, game, key, origin, &j)?;
@@ -2736,9 +2841,12 @@ pub fn authorize_crashed_session(
     // Read first (nothing is opened for writing when there is nothing to do), then again under
     // the game's lock: a session still running (its seal open too) holds it, and nothing read
     // changes while this one holds it.
-    match crashed_plan(match_dir, game, key.public_key(), &origin)? {
-        Some(p) if p.count > 0 => {}
-        p => return Ok(p.map(|p| format!("after a crash{}", p.in_flight))),
+    match crashed_plan(match_dir, game, key.public_key(), &origin, false) {
+        Ok(Some(p)) if p.count > 0 => {}
+        Ok(p) => return Ok(p.map(|p| format!("after a crash{}", p.in_flight))),
+        // A torn last line (a power cut mid-write): the open below cuts it to its side file
+        // (a recovery entry), then the log is read again.
+        Err(_) => {}
     }
     let mut j = match Journal::open(&log) {
         Ok(j) => j,
@@ -2754,7 +2862,7 @@ pub fn authorize_crashed_session(
         named,
         count,
         in_flight,
-    }) = crashed_plan(match_dir, game, key.public_key(), &origin)?.filter(|p| p.count > 0)
+    }) = crashed_plan(match_dir, game, key.public_key(), &origin, false)?.filter(|p| p.count > 0)
     else {
         return Ok(None);
     };
@@ -2884,14 +2992,27 @@ pub fn authorize_entry(
         .ok_or("line 0 binds no match id")?
         .to_owned();
     let origin = crate::log::checkpoint::origin(&mid, game);
-    if crashed_plan(match_dir, game, key.public_key(), &origin)?.is_some_and(|p| p.count > 0) {
-        return Err(format!(
-            "game {game} was left by a crash and not reopened: its sealed entries are authorized at the reopen first (arbiter checkpoint --game {game}); nothing recorded"
-        ));
-    }
-    if let Some((b, listed)) =
-        binding_on_disk(match_dir, game, key.public_key()).map_err(|e| e.to_string())?
+    let binding = binding_on_disk(match_dir, game, key.public_key()).map_err(|e| e.to_string())?;
+    // The one entry in flight at a crash is the arbiter's to rule on, here or with `foreign`;
+    // the crashed session's own sealed entries are bound with that ruling.
+    let in_flight = binding
+        .as_ref()
+        .is_some_and(|(b, _)| b.in_flight && b.foreign() == 1 && b.bound == seq);
+    let crash = if in_flight {
+        crashed_plan(match_dir, game, key.public_key(), &origin, true)?.filter(|p| p.count > 0)
+    } else {
+        if crashed_plan(match_dir, game, key.public_key(), &origin, false)?
+            .is_some_and(|p| p.count > 0)
+        {
+            return Err(format!(
+                "game {game} was left by a crash and not reopened: its sealed entries are authorized at the reopen first (arbiter checkpoint --game {game}); nothing recorded"
+            ));
+        }
+        None
+    };
+    if let Some((b, listed)) = binding
         && b.foreign() > 0
+        && !in_flight
     {
         return Err(format!(
             "game {game}: entries past #{} were not written by the kit in a session of the arbiter key ({}): arbiter foreign cuts or accepts them first; nothing recorded",
@@ -2934,14 +3055,19 @@ pub fn authorize_entry(
     .map_err(|e| e.to_string())?;
     let hash = hash.ok_or_else(|| format!("entry #{seq} was not read"))?;
     let at = j.len();
+    let first = crash.as_ref().map_or(seq, |c| c.from.min(seq));
+    let crashed = crash
+        .as_ref()
+        .map(|c| format!("; entries #{}..#{} ({}) were written by the kit in a session of this key that stopped before authorizing them", c.from, c.to, c.named))
+        .unwrap_or_default();
     append_authorization(
         &mut j,
         key,
         &origin,
-        (seq, seq),
+        (first, seq),
         "the arbiter's signing key (arbiter authorize)",
         format!(
-            "entry #{seq} ({kind}, E={}) stood UNAUTHORIZED; checked and authorized by the arbiter: {reason}",
+            "entry #{seq} ({kind}, E={}) stood UNAUTHORIZED; checked and authorized by the arbiter: {reason}{crashed}",
             crate::log::hex32(&hash)
         ),
         utc,
@@ -2967,21 +3093,23 @@ fn crashed_plan(
     game: u32,
     key: &ssh_key::PublicKey,
     origin: &str,
+    allow_past: bool,
 ) -> Result<Option<CrashPlan>, String> {
     let log = layout::log_path(match_dir, game);
-    match read_seal(match_dir, game, key, origin) {
-        Ok(s) if !s.closed => {}
+    let sealed = match read_seal(match_dir, game, key, origin) {
+        Ok(s) if !s.closed => s.size,
         _ => return Ok(None),
-    }
+    };
     let Some((b, _)) = binding_on_disk(match_dir, game, key).map_err(|e| e.to_string())? else {
         return Ok(None);
     };
-    if b.foreign() > 0 {
+    if b.foreign() > 0 && !allow_past {
         return Ok(None);
     }
     // Only entries inside the seal: the one in flight (written, never sealed) cannot be told
-    // from one appended by anything else, so it is never authorized here.
-    let written = b.bound;
+    // from one appended by anything else, so it is never authorized here, nor anything a
+    // checkpoint signed past the seal.
+    let written = sealed.min(b.bound);
     let mut ruled = 0;
     crate::journal::for_each_entry(&log, |e| {
         if e.kind == "authorization_failed" || e.kind == "authorized" {

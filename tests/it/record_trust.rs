@@ -114,3 +114,462 @@ fn key_loading_makes_the_process_non_dumpable() {
         rustix::process::DumpableBehavior::NotDumpable
     );
 }
+
+fn arbiter(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn said(o: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A match with a real key and one game played by script (sealed, signed, authorized), with a
+/// clock correction of the arbiter's among its entries. Returns the match folder.
+fn played(tmp: &Path, extra: &str) -> std::path::PathBuf {
+    let m = tmp.join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    let script =
+        format!("{quick}0:16:40  arbiter correct 7e clock machine +20 its clock ran on\n{extra}");
+    let p = tmp.join("game.arb");
+    std::fs::write(&p, script).unwrap();
+    let o = arbiter(&[
+        "script",
+        p.to_str().unwrap(),
+        "--match",
+        m.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", said(&o));
+    m
+}
+
+/// Append `line` (an entry with `actor` replaced) to game 1's log, chained as the kit would.
+fn append_as(m: &Path, kind: &str, actor: &str) -> u64 {
+    let log = m.join("game-1/log.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let model: serde_json::Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|e| e["kind"] == kind)
+        .unwrap();
+    let mut j = arbiter::journal::Journal::open(&log).unwrap();
+    let at = j.last().unwrap().mono_ms;
+    j.append(arbiter::log::NewEntry {
+        mono_ms: at,
+        utc: chrono::Utc::now(),
+        actor: actor.into(),
+        clause: model["clause"].as_str().unwrap().into(),
+        kind: kind.into(),
+        body: model["body"].clone(),
+    })
+    .unwrap();
+    j.len() - 1
+}
+
+/// Actors are rules (5b): a clock correction is the arbiter's. One written with
+/// `"actor":"operator"` is refused by the replay (`status` does not apply it) and `verify` names
+/// it with its own code, BAD_ACTOR (28); the same correction by the arbiter replays.
+#[test]
+fn actor_operator_cannot_correct_the_clock() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = played(tmp.path(), "");
+    let ms = m.to_str().unwrap();
+    let o = arbiter(&["verify", "--match", ms]);
+    assert_eq!(o.status.code(), Some(0), "{}", said(&o));
+    let seq = append_as(&m, "clock_corrected", "operator");
+    let o = arbiter(&["status", "--match", ms, "--game", "1"]);
+    let out = said(&o);
+    assert!(!o.status.success(), "the replay refuses it: {out}");
+    assert!(
+        out.contains("clock_corrected") && out.contains("operator") && out.contains("5b"),
+        "{out}"
+    );
+    let o = arbiter(&["verify", "--match", ms]);
+    let out = said(&o);
+    assert_eq!(o.status.code(), Some(28), "{out}");
+    assert!(
+        out.contains("BAD_ACTOR") && out.contains(&format!("entry #{seq}")),
+        "{out}"
+    );
+    // The rule is the profile's: the table names the arbiter, with the clause.
+    let profile = std::fs::read_to_string("rules/kasparov-deep-junior-2003.toml").unwrap();
+    let actors = arbiter::core::rules::Actors::of_profile_text(&profile)
+        .unwrap()
+        .unwrap();
+    assert_eq!(actors.clause, "5b");
+    assert!(actors.check("clock_corrected", "arbiter").is_ok());
+    assert!(actors.check("clock_corrected", "operator").is_err());
+    assert!(actors.check("internal_clock_corrected", "operator").is_ok());
+}
+
+const RULES: &str = "rules/kasparov-deep-junior-2003.toml";
+
+fn key_of(m: &Path) -> arbiter::sign::KeySource {
+    crate::log_util::arbiter_key_in(m);
+    arbiter::sign::KeySource {
+        file: Some(m.join("keys/arbiter")),
+        passphrase_env: None,
+    }
+}
+
+fn run_lines(session: &mut arbiter::session::Session, text: &str) {
+    for l in arbiter::core::script::parse_script(text).unwrap() {
+        session.execute(&l.command, l.at).unwrap();
+    }
+}
+
+/// Game 1 played by the kit's own session (its arbiter-only entries not yet authorized: a
+/// script authorizes at its end), then stopped by a power cut: the seal is set back to `open`,
+/// as the cut leaves it, and `torn` bytes of a line being written are left at the end.
+fn power_cut(m: &Path, torn: &[u8]) {
+    let key = key_of(m);
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    let mut o =
+        arbiter::matchdir::open_game_with(m, Some(1), Path::new(RULES), &key, false).unwrap();
+    run_lines(&mut o.session, &quick);
+    drop(o);
+    reopen_seal(m);
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(m.join("game-1/log.jsonl"))
+        .unwrap();
+    f.write_all(torn).unwrap();
+}
+
+/// Set game 1's seal back to `open` over the whole log (the session was killed).
+fn reopen_seal(m: &Path) {
+    let log = m.join("game-1/log.jsonl");
+    let j = arbiter::journal::Journal::open(&log).unwrap();
+    let last = j.last().unwrap().clone();
+    let line0 = arbiter::journal::first_entry(&log).unwrap();
+    let seal = arbiter::log::seal::Seal {
+        origin: arbiter::log::checkpoint::origin(line0.body["match_id"].as_str().unwrap(), 1),
+        size: j.len(),
+        chain: last.hash,
+        closed: false,
+    };
+    drop(j);
+    let k = arbiter::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    arbiter::witness::write_seal(m, 1, &k, &seal).unwrap();
+}
+
+fn verify_code(m: &Path) -> (i32, String) {
+    let o = arbiter(&["verify", "--match", m.to_str().unwrap()]);
+    (o.status.code().unwrap_or(-1), said(&o))
+}
+
+/// A power cut mid-write: the torn tail is cut at the reopen (a recovery entry, the bytes in a
+/// side file), and the kit's own entries of the crashed session stand authorized (at the
+/// reopen, with the reason): after the next checkpoint verify says RECOVERED (11), never
+/// UNAUTHORIZED (27), whatever the torn bytes.
+#[test]
+fn crash_torn_tail_is_recovered_not_unauthorized() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (case, torn) in [
+        ("a", &b"{\"v\":1,\"seq\":"[..]),
+        ("b", &b"\0\0\0\0\0\0\0\0"[..]),
+        ("c", &b"{\"v\":1,\"seq\":99,\"prev\":\"00\"}\n"[..]),
+    ] {
+        let m = tmp.path().join(case);
+        power_cut(&m, torn);
+        let o =
+            arbiter::matchdir::open_game_with(&m, Some(1), Path::new(RULES), &key_of(&m), false)
+                .unwrap();
+        let notice = o.notice.clone().unwrap_or_default();
+        assert!(notice.contains("after a crash"), "{case}: {notice}");
+        drop(o);
+        let o = arbiter(&["checkpoint", "--match", m.to_str().unwrap(), "--game", "1"]);
+        assert_eq!(o.status.code(), Some(0), "{case}: {}", said(&o));
+        let (code, out) = verify_code(&m);
+        assert_eq!(code, 11, "{case}: {out}");
+        assert!(!out.contains("UNAUTHORIZED"), "{case}: {out}");
+    }
+}
+
+/// The attack: the board is killed after its last authorization (its seal left open) and one
+/// arbiter-only line is appended. No routine `checkpoint`, however often, signs or authorizes
+/// it (each refuses, naming it as in flight, and writes nothing); the arbiter then rules on it:
+/// cut to a side file (recorded) or accepted with a reason (recorded, signed).
+#[test]
+fn inflight_entry_is_never_authorized_by_routine_checkpoints() {
+    let tmp = tempfile::tempdir().unwrap();
+    for ruling in ["cut", "accept", "authorize"] {
+        let m = tmp.path().join(ruling);
+        let ms = m.to_str().unwrap();
+        let _ = played(&tmp.path().join(format!("{ruling}-src")), "");
+        std::fs::rename(tmp.path().join(format!("{ruling}-src/m")), &m).unwrap();
+        reopen_seal(&m);
+        let seq = append_as(&m, "clock_corrected", "arbiter");
+        let log = m.join("game-1/log.jsonl");
+        let before = std::fs::read(&log).unwrap();
+        for _ in 0..2 {
+            let o = arbiter(&["checkpoint", "--match", ms, "--game", "1"]);
+            let out = said(&o);
+            assert_eq!(o.status.code(), Some(1), "{ruling}: {out}");
+            assert!(
+                out.contains(&format!("entry #{seq} was in flight at a crash")),
+                "{ruling}: {out}"
+            );
+            assert_eq!(std::fs::read(&log).unwrap(), before, "nothing recorded");
+        }
+        let (code, out) = verify_code(&m);
+        assert_ne!(code, 0, "{out}");
+        let o = match ruling {
+            "cut" => arbiter(&[
+                "foreign",
+                "--match",
+                ms,
+                "--game",
+                "1",
+                "--cut-from",
+                &seq.to_string(),
+            ]),
+            "accept" => arbiter(&[
+                "foreign",
+                "--match",
+                ms,
+                "--game",
+                "1",
+                "--accept",
+                "typed by the arbiter before the power cut",
+            ]),
+            _ => arbiter(&[
+                "authorize",
+                "--match",
+                ms,
+                "--game",
+                "1",
+                "--entry",
+                &seq.to_string(),
+                "--reason",
+                "typed by the arbiter before the power cut",
+            ]),
+        };
+        assert!(o.status.success(), "{ruling}: {}", said(&o));
+        let text = std::fs::read_to_string(&log).unwrap();
+        if ruling == "cut" {
+            assert!(m.join(format!("game-1/log.jsonl.foreign-{seq}")).exists());
+            assert!(
+                text.lines()
+                    .last()
+                    .unwrap()
+                    .contains("\"kind\":\"recovery\"")
+            );
+        } else {
+            assert!(text.contains("typed by the arbiter before the power cut"));
+        }
+        let o = arbiter(&["checkpoint", "--match", ms, "--game", "1"]);
+        assert!(o.status.success(), "{ruling}: {}", said(&o));
+        let (code, out) = verify_code(&m);
+        assert!(code == 0 || code == 11, "{ruling}: {out}");
+    }
+}
+
+/// An in-flight line whose body does not decode is never accepted (it would wedge every reader
+/// of the game): `foreign --accept` refuses it and names `--cut-from`; cut, the game reads again.
+#[test]
+fn inflight_line_that_does_not_decode_is_cut_never_authorized() {
+    let tmp = tempfile::tempdir().unwrap();
+    let _ = played(tmp.path(), "");
+    let m = tmp.path().join("m");
+    let ms = m.to_str().unwrap();
+    reopen_seal(&m);
+    let log = m.join("game-1/log.jsonl");
+    let mut j = arbiter::journal::Journal::open(&log).unwrap();
+    let at = j.last().unwrap().mono_ms;
+    j.append(arbiter::log::NewEntry {
+        mono_ms: at,
+        utc: chrono::Utc::now(),
+        actor: "arbiter".into(),
+        clause: "7e".into(),
+        kind: "clock_corrected".into(),
+        body: serde_json::json!({"not": "a correction"}),
+    })
+    .unwrap();
+    let seq = j.len() - 1;
+    drop(j);
+    let before = std::fs::read(&log).unwrap();
+    let o = arbiter(&[
+        "foreign",
+        "--match",
+        ms,
+        "--game",
+        "1",
+        "--accept",
+        "looks fine",
+    ]);
+    let out = said(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains(&format!("--cut-from {seq}")), "{out}");
+    assert_eq!(std::fs::read(&log).unwrap(), before);
+    let o = arbiter(&[
+        "foreign",
+        "--match",
+        ms,
+        "--game",
+        "1",
+        "--cut-from",
+        &seq.to_string(),
+    ]);
+    assert!(o.status.success(), "{}", said(&o));
+    let o = arbiter(&["status", "--match", ms, "--game", "1"]);
+    assert!(o.status.success(), "{}", said(&o));
+}
+
+/// A small tmpfs mounted in a temp folder (unmounted when dropped), or why there is none.
+struct SmallDisk {
+    dir: tempfile::TempDir,
+}
+
+impl SmallDisk {
+    fn mount(size: &str) -> Result<SmallDisk, String> {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let o = Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ])
+            .arg(dir.path())
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !o.status.success() {
+            return Err(String::from_utf8_lossy(&o.stderr).into_owned());
+        }
+        Ok(SmallDisk { dir })
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Fill the file system: a file grows until the write fails.
+    fn fill(&self) -> std::path::PathBuf {
+        use std::io::Write;
+        let p = self.path().join("filler");
+        let mut f = std::fs::File::create(&p).unwrap();
+        let block = vec![0u8; 4096];
+        while f.write_all(&block).is_ok() {}
+        let mut byte = [0u8; 1];
+        while f.write_all(&byte).is_ok() {
+            byte[0] = 1;
+        }
+        p
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+/// The disk fills up between an entry and what binds it (the entry still fits in the log's
+/// last page; the seal, a new file, does not): the entry is not acknowledged (the command
+/// fails, the session freezes, the log holds nothing more than before), and once space is back
+/// the game opens as it was and goes on, and verifies.
+#[test]
+fn disk_full_at_binding_is_not_acknowledged() {
+    let disk = match SmallDisk::mount("2m") {
+        Ok(d) => d,
+        Err(why) => {
+            eprintln!("disk_full_at_binding_is_not_acknowledged skipped: no tmpfs ({why})");
+            return;
+        }
+    };
+    let m = disk.path().join("m");
+    let key = key_of(&m);
+    let log = m.join("game-1/log.jsonl");
+    let mut o =
+        arbiter::matchdir::open_game_with(&m, Some(1), Path::new(RULES), &key, false).unwrap();
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    run_lines(&mut o.session, &quick);
+    // Room in the log's last page for one more line, none anywhere else.
+    let mut at = 17 * 60;
+    while !(200..3000).contains(&(std::fs::metadata(&log).unwrap().len() % 4096)) {
+        at += 1;
+        run_lines(
+            &mut o.session,
+            &format!(
+                "0:{}:{:02}  arbiter note filling the page\n",
+                at / 60,
+                at % 60
+            ),
+        );
+    }
+    let before = std::fs::read(&log).unwrap();
+    let filler = disk.fill();
+    at += 1;
+    let l = arbiter::core::script::parse_script(&format!(
+        "0:{}:{:02}  arbiter note written as the disk filled\n",
+        at / 60,
+        at % 60
+    ))
+    .unwrap();
+    let r = o.session.execute(&l[0].command, l[0].at);
+    let err = r.expect_err("an entry the kit cannot bind is not acknowledged");
+    assert!(err.to_string().contains("could not be bound"), "{err}");
+    assert!(o.session.frozen.is_some(), "input frozen");
+    assert!(o.session.execute(&l[0].command, l[0].at).is_err());
+    drop(o);
+    assert_eq!(
+        std::fs::read(&log).unwrap(),
+        before,
+        "nothing more in the log"
+    );
+    // Space back: the game opens as it was (the session's entries authorized at the reopen, as
+    // after any crash), verifies, and goes on.
+    std::fs::remove_file(filler).unwrap();
+    let o = arbiter::matchdir::open_game_with(&m, Some(1), Path::new(RULES), &key, false).unwrap();
+    drop(o);
+    let o = arbiter(&["checkpoint", "--match", m.to_str().unwrap(), "--game", "1"]);
+    assert!(o.status.success(), "{}", said(&o));
+    let (code, out) = verify_code(&m);
+    assert_eq!(code, 0, "{out}");
+    let mut o =
+        arbiter::matchdir::open_game_with(&m, Some(1), Path::new(RULES), &key, false).unwrap();
+    run_lines(
+        &mut o.session,
+        &format!(
+            "0:{}:{:02}  arbiter restart-gap waive the disk was full\n",
+            at / 60,
+            at % 60
+        ),
+    );
+    o.session.execute(&l[0].command, l[0].at).unwrap();
+}
+
+/// A script whose entries cannot be written ends with 74 (the write failed), never 0.
+#[test]
+fn disk_full_script_exits_74() {
+    let disk = match SmallDisk::mount("2m") {
+        Ok(d) => d,
+        Err(why) => {
+            eprintln!("disk_full_script_exits_74 skipped: no tmpfs ({why})");
+            return;
+        }
+    };
+    let m = disk.path().join("m");
+    let _ = key_of(&m);
+    let p = disk.path().join("quick.arb");
+    std::fs::copy("examples/scripts/quick.arb", &p).unwrap();
+    let filler = disk.fill();
+    let o = arbiter(&[
+        "script",
+        p.to_str().unwrap(),
+        "--match",
+        m.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(74), "{}", said(&o));
+    std::fs::remove_file(filler).unwrap();
+}
