@@ -50,6 +50,15 @@ pub enum Exit {
     /// `verify`: an entry recorded by an actor the game's rules profile does not allow for its
     /// kind (an operator's clock correction).
     BadActor,
+    /// `verify`: a game the match policy holds does not name it, or binds its entries otherwise
+    /// (line 0 edited to turn checks off), or the policy is missing or does not hold.
+    Downgraded,
+    /// `verify`: a game leaves out a camp the match policy (or an earlier game) names.
+    CampsDropped,
+    /// `verify`: a game of another match (its line 0 names another match id).
+    ForeignGame,
+    /// `verify`: a camp key without its proof of possession in a game the policy holds.
+    CampsNotProven,
     /// `verify --proof`: the inclusion proof does not hold.
     BadProof,
     /// `prove`: no valid signed checkpoint covers the entry.
@@ -67,7 +76,7 @@ pub enum Documented {
 
 impl Exit {
     /// Every exit kind, in the order of the table.
-    pub const ALL: [Exit; 20] = [
+    pub const ALL: [Exit; 24] = [
         Exit::Ok,
         Exit::Refused,
         Exit::Usage,
@@ -88,6 +97,10 @@ impl Exit {
         Exit::RolledBack,
         Exit::Unauthorized,
         Exit::BadActor,
+        Exit::Downgraded,
+        Exit::CampsDropped,
+        Exit::ForeignGame,
+        Exit::CampsNotProven,
     ];
 
     /// The exit code: the one table.
@@ -108,6 +121,10 @@ impl Exit {
             Exit::RolledBack => 26,
             Exit::Unauthorized => 27,
             Exit::BadActor => 28,
+            Exit::Downgraded => 29,
+            Exit::CampsDropped => 30,
+            Exit::ForeignGame => 31,
+            Exit::CampsNotProven => 32,
             Exit::BadLine => 20,
             Exit::Truncated => 21,
             Exit::BadCheckpoint => 22,
@@ -141,6 +158,10 @@ impl Exit {
             Exit::RolledBack => Some("ROLLED_BACK"),
             Exit::Unauthorized => Some("UNAUTHORIZED"),
             Exit::BadActor => Some("BAD_ACTOR"),
+            Exit::Downgraded => Some("DOWNGRADED"),
+            Exit::CampsDropped => Some("CAMPS_DROPPED"),
+            Exit::ForeignGame => Some("FOREIGN_GAME"),
+            Exit::CampsNotProven => Some("CAMPS_NOT_PROVEN"),
             Exit::BadLine => Some("BAD_LINE"),
             Exit::Truncated => Some("TRUNCATED"),
             Exit::BadCheckpoint => Some("BAD_CHECKPOINT"),

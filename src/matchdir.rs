@@ -136,12 +136,21 @@ impl JournalStorage {
 
     /// The fields a sealed log adds to an entry's body before it is written: the binding in
     /// line 0, the key and signature of an `authorized` entry.
-    fn bind(&self, e: &Event, ne: &mut crate::log::NewEntry) {
+    fn bind(&self, e: &Event, ne: &mut crate::log::NewEntry) -> Result<(), StorageError> {
         if !self.sealed {
-            return;
+            return Ok(());
         }
         match (&self.journal, &e.kind) {
             (None, EventKind::GameOpened(_)) => {
+                // The match policy this game is held to (written and signed now for the match's
+                // first game under one), named by its digest.
+                let policy = match self.key.as_ref() {
+                    Some(key) => Some(
+                        crate::witness::ensure_policy(&self.match_dir, self.game, key, &ne.body)
+                            .map_err(StorageError::Unbound)?,
+                    ),
+                    None => None,
+                };
                 if let Some(k) = ne
                     .body
                     .get_mut("arbiter_key")
@@ -151,11 +160,14 @@ impl JournalStorage {
                         "binding".into(),
                         serde_json::Value::String(crate::log::seal::BINDING.into()),
                     );
+                    if let Some(p) = policy {
+                        k.insert("policy".into(), serde_json::Value::String(p));
+                    }
                 }
             }
             (Some(j), EventKind::Authorized { first, last, .. }) => {
                 let (Some(key), Some(prev)) = (self.key.as_ref(), j.last()) else {
-                    return;
+                    return Ok(());
                 };
                 let text = crate::log::seal::authorization_text(
                     &self.origin(),
@@ -165,7 +177,7 @@ impl JournalStorage {
                     &crate::log::hex32(&prev.hash),
                 );
                 let Ok(sig) = sign::sign_authorization(key, &text) else {
-                    return;
+                    return Ok(());
                 };
                 if let Some(b) = ne.body.as_object_mut() {
                     b.insert(
@@ -177,6 +189,7 @@ impl JournalStorage {
             }
             _ => {}
         }
+        Ok(())
     }
 }
 
@@ -214,7 +227,7 @@ impl Storage for JournalStorage {
             None => utc,
         };
         let mut ne = new_entry(e, utc);
-        self.bind(e, &mut ne);
+        self.bind(e, &mut ne)?;
         let entry = match &mut self.journal {
             Some(j) => j.append(ne)?.clone(),
             None => {

@@ -1027,6 +1027,7 @@ pub fn verify_match_watching(
     let mut match_problems = duplicate_principals(&signers);
     let mut match_status = Status::Ok;
     let index = read_index(match_dir, &signers);
+    let policy = read_policy(match_dir, &signers);
     match &index {
         IndexState::Bad(p) => {
             match_problems.push(format!("BAD MATCH INDEX: {p}"));
@@ -1209,6 +1210,7 @@ pub fn verify_match_watching(
             v.problems.push(link_refused(l));
             raise(&mut v, Status::Unreadable);
         }
+        check_policy(g, &facts.first, &policy, &mut v);
         check_camp_keys(&facts.first, trust.camps.as_deref(), &mut v);
         if trust.camps.is_none() {
             check_camp_keys_kept(g, &facts.first, &mut camp_keys, &mut v);
@@ -1464,6 +1466,221 @@ fn check_camp_keys(first: &Entry, pinned: Option<&str>, v: &mut crate::verify::G
                 if want.is_empty() { "no key for it".to_owned() } else { want.join(", ") }
             ));
             raise(v, Status::BadCheckpoint);
+        }
+    }
+}
+
+// ---- The match policy: what every game of the match is held to --------------------------
+
+/// Where a match's policy lives (`DIR/policy.txt`; its SSHSIG beside it, `policy.txt.sig`).
+pub fn policy_path(match_dir: &Path) -> PathBuf {
+    match_dir.join("policy.txt")
+}
+
+/// The SHA-256 (hex) of the policy a new game's line 0 names: the match's, written and signed
+/// with `key` now when the match has none yet (it then holds games from `game` on, with the
+/// camps `line0` declares). A policy that is there is kept as it is (`verify` checks it).
+pub fn ensure_policy(
+    match_dir: &Path,
+    game: u32,
+    key: &PrivateKey,
+    line0: &serde_json::Value,
+) -> Result<String, String> {
+    use sha2::Digest;
+    let path = policy_path(match_dir);
+    if let Ok(text) = crate::fsio::read_to_string(&path) {
+        return Ok(hex::encode(sha2::Sha256::digest(text.as_bytes())));
+    }
+    // Two kits creating the match's first games at once: one writes the policy, under this
+    // lock, and the other takes it.
+    let lock_path = match_dir.join("policy.lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&lock_path)
+        .map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    lock.lock()
+        .map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    if let Ok(text) = crate::fsio::read_to_string(&path) {
+        return Ok(hex::encode(sha2::Sha256::digest(text.as_bytes())));
+    }
+    let match_id = line0
+        .get("match_id")
+        .and_then(|m| m.as_str())
+        .ok_or("line 0 binds no match id")?;
+    let camps = line0
+        .pointer("/declarations/camps")
+        .and_then(|c| c.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|c| {
+                    Some((
+                        c.get("name")?.as_str()?.to_owned(),
+                        c.get("key")?.as_str()?.to_owned(),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut instance = [0u8; 16];
+    rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut instance);
+    let policy = crate::log::policy::Policy {
+        match_id: match_id.to_owned(),
+        instance: hex::encode(instance),
+        binding: crate::log::seal::BINDING.to_owned(),
+        arbiter: sign::fingerprint(key.public_key()),
+        first_game: game,
+        camps,
+    };
+    let text = policy.to_text().map_err(|e| e.to_string())?;
+    let sig = key
+        .sign(
+            crate::log::checkpoint::NAMESPACE,
+            ssh_key::HashAlg::Sha512,
+            text.as_bytes(),
+        )
+        .and_then(|s| s.to_pem(ssh_key::LineEnding::LF))
+        .map_err(|e| e.to_string())?;
+    let sig_path = sig_path(&path);
+    crate::journal::write_atomic(&sig_path, sig.as_bytes())
+        .map_err(|e| format!("{}: {e}", sig_path.display()))?;
+    crate::journal::write_atomic(&path, text.as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(hex::encode(sha2::Sha256::digest(text.as_bytes())))
+}
+
+/// The match's policy as `verify` reads it: `None` when the match has none, else the policy and
+/// the SHA-256 of its text, or why it does not hold (unreadable, unsigned, not by a key of
+/// `allowed_signers`, not in its one form).
+pub fn read_policy(
+    match_dir: &Path,
+    signers: &[AllowedSigner],
+) -> Option<Result<(crate::log::policy::Policy, [u8; 32]), String>> {
+    use sha2::Digest;
+    let path = policy_path(match_dir);
+    if std::fs::symlink_metadata(&path).is_err() {
+        return None;
+    }
+    let read = || -> Result<(crate::log::policy::Policy, [u8; 32]), String> {
+        let text = crate::fsio::read_to_string(&path).map_err(|e| e.to_string())?;
+        let sig = crate::fsio::read_to_string(&sig_path(&path))
+            .map_err(|e| format!("its signature: {e}"))?;
+        sign::verify_signature(signers, text.as_bytes(), &sig)
+            .map_err(|e| format!("its signature: {e}"))?;
+        let p = crate::log::policy::Policy::parse(&text).map_err(|e| e.to_string())?;
+        Ok((p, sha2::Sha256::digest(text.as_bytes()).into()))
+    };
+    Some(read())
+}
+
+/// Hold game `game` (its line 0, `first`) to the match policy: a game of another match is
+/// `FOREIGN_GAME`; a game the policy holds whose line 0 does not name it, or binds its entries
+/// otherwise, is `DOWNGRADED` (as is every game when the policy a line 0 names is missing; a
+/// policy whose signature does not hold is a `BAD_CHECKPOINT`, as an index's); one that leaves
+/// out a camp the policy names is `CAMPS_DROPPED`; a camp key
+/// without its proof of possession in such a game is `CAMPS_NOT_PROVEN`.
+fn check_policy(
+    game: u32,
+    first: &Entry,
+    policy: &Option<Result<(crate::log::policy::Policy, [u8; 32]), String>>,
+    v: &mut crate::verify::GameVerification,
+) {
+    use crate::verify::Status;
+    let named = first
+        .body
+        .pointer("/arbiter_key/policy")
+        .and_then(|p| p.as_str());
+    let (p, digest) = match policy {
+        None => {
+            if let Some(n) = named {
+                v.problems.push(format!(
+                    "DOWNGRADED: line 0 names the match policy {n}, but the match folder holds no policy.txt: whatever it held games to cannot be checked"
+                ));
+                raise(v, Status::Downgraded);
+            }
+            return;
+        }
+        Some(Err(why)) => {
+            // As a badly signed index: a signature by a key the verifier does not trust.
+            v.problems
+                .push(format!("BAD MATCH POLICY: policy.txt does not hold: {why}"));
+            raise(v, Status::BadCheckpoint);
+            return;
+        }
+        Some(Ok((p, d))) => (p, hex::encode(d)),
+    };
+    let match_id = first
+        .body
+        .get("match_id")
+        .and_then(|m| m.as_str())
+        .unwrap_or_default();
+    if match_id != p.match_id {
+        v.problems.push(format!(
+            "FOREIGN_GAME: line 0 is of match {match_id:?}, but this match's policy is of match {:?}: the game was brought in from another match",
+            p.match_id
+        ));
+        raise(v, Status::ForeignGame);
+        return;
+    }
+    if game < p.first_game {
+        return;
+    }
+    match named {
+        Some(n) if n == digest => {}
+        Some(n) => {
+            v.problems.push(format!(
+                "FOREIGN_GAME: line 0 names the match policy {n}, but this match's policy.txt is {digest}: the game was brought in from another match (or the policy replaced)"
+            ));
+            raise(v, Status::ForeignGame);
+        }
+        None => {
+            v.problems.push(format!(
+                "DOWNGRADED: the match policy holds every game from game {} on, but line 0 names no policy",
+                p.first_game
+            ));
+            raise(v, Status::Downgraded);
+        }
+    }
+    let binding = first
+        .body
+        .pointer("/arbiter_key/binding")
+        .and_then(|b| b.as_str())
+        .unwrap_or("none");
+    if binding != p.binding {
+        v.problems.push(format!(
+            "DOWNGRADED: the match policy binds every game's entries by {}, but line 0 says {binding}: the checks that binding makes would be off",
+            p.binding
+        ));
+        raise(v, Status::Downgraded);
+    }
+    // A camp declared with another key is the camp-key checks' (a changed key, 25; or the
+    // committee's pinned list); here, a camp left out.
+    let declared = declared_camps(first);
+    for (label, key) in &p.camps {
+        if !declared.iter().any(|(n, _)| n == label) {
+            v.problems.push(format!(
+                "CAMPS_DROPPED: the match policy names camp {label} ({}), which line 0 does not declare: its countersignatures would not be asked for",
+                crate::core::camp::fingerprint(key)
+            ));
+            raise(v, Status::CampsDropped);
+        }
+    }
+    let camps = first
+        .body
+        .pointer("/declarations/camps")
+        .and_then(|c| c.as_array())
+        .cloned()
+        .unwrap_or_default();
+    for c in &camps {
+        if c.get("proof").and_then(|p| p.as_str()).is_none() {
+            let name = c.get("name").and_then(|n| n.as_str()).unwrap_or("?");
+            v.problems.push(format!(
+                "CAMPS_NOT_PROVEN: line 0 binds camp {name} without its proof of possession, in a game the match policy holds (written after proofs existed)"
+            ));
+            raise(v, Status::CampsNotProven);
         }
     }
 }

@@ -573,3 +573,246 @@ fn disk_full_script_exits_74() {
     assert_eq!(o.status.code(), Some(74), "{}", said(&o));
     std::fs::remove_file(filler).unwrap();
 }
+
+/// Rewrite game `game`'s line 0 with `edit` and chain every later line again, as whoever holds
+/// the folder can before the game's first checkpoint; the seal goes too.
+fn rewrite_line0(m: &Path, game: u32, edit: impl FnOnce(&mut serde_json::Value)) {
+    let log = m.join(format!("game-{game}/log.jsonl"));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    std::fs::remove_file(&log).unwrap();
+    let _ = std::fs::remove_file(m.join(format!("game-{game}/seal")));
+    let entry = |v: &serde_json::Value| arbiter::log::NewEntry {
+        mono_ms: v["mono_ms"].as_u64().unwrap(),
+        utc: chrono::DateTime::parse_from_rfc3339(v["utc"].as_str().unwrap())
+            .unwrap()
+            .with_timezone(&chrono::Utc),
+        actor: v["actor"].as_str().unwrap().into(),
+        clause: v["clause"].as_str().unwrap().into(),
+        kind: v["kind"].as_str().unwrap().into(),
+        body: v["body"].clone(),
+    };
+    let mut first = entry(&lines[0]);
+    edit(&mut first.body);
+    let mut j = arbiter::journal::Journal::create(&log, first).unwrap();
+    for l in &lines[1..] {
+        j.append(entry(l)).unwrap();
+    }
+}
+
+/// Game 2 of match `m` opened by the kit's own session and played a little, never checkpointed
+/// (a live game): what an operator finds before its first checkpoint.
+fn live_game_2(m: &Path) {
+    let mut o =
+        arbiter::matchdir::open_game_with(m, Some(2), Path::new(RULES), &key_of(m), false).unwrap();
+    run_lines(
+        &mut o.session,
+        "0        arbiter declare white machine Deep Junior\n0        arbiter declare black human Garry Kasparov\n0        arbiter declare operator Amir Ban\n0        arbiter start\n0:00:05  move d4\n",
+    );
+}
+
+/// Downgrade: `"binding":"seal/1"` (and the policy it names) removed from line 0 of a live game
+/// before its first checkpoint, the log chained again and checkpointed. The signed match policy
+/// holds every game from the first on to its binding: verify fails with DOWNGRADED (29).
+#[test]
+fn policy_downgrade_fails_verify() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = played(tmp.path(), "");
+    assert!(m.join("policy.txt").exists() && m.join("policy.txt.sig").exists());
+    live_game_2(&m);
+    let ms = m.to_str().unwrap();
+    let o = arbiter(&["checkpoint", "--match", ms, "--game", "2"]);
+    assert!(o.status.success(), "{}", said(&o));
+    let (code, out) = verify_code(&m);
+    assert!(
+        !out.contains("DOWNGRADED") && code != 29,
+        "the honest match: {out}"
+    );
+    for strip in ["binding", "both"] {
+        let m2 = tmp.path().join(format!("m-{strip}"));
+        assert!(
+            Command::new("cp")
+                .arg("-a")
+                .arg(&m)
+                .arg(&m2)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let _ = std::fs::remove_dir_all(m2.join("game-2/checkpoints"));
+        rewrite_line0(&m2, 2, |b| {
+            let k = b["arbiter_key"].as_object_mut().unwrap();
+            k.remove("binding");
+            if strip == "both" {
+                k.remove("policy");
+            }
+        });
+        let o = arbiter(&["checkpoint", "--match", m2.to_str().unwrap(), "--game", "2"]);
+        assert!(o.status.success(), "{}", said(&o));
+        let (code, out) = verify_code(&m2);
+        assert_eq!(code, 29, "{strip}: {out}");
+        assert!(out.contains("DOWNGRADED"), "{out}");
+    }
+    // The policy itself edited (its binding turned off) no longer verifies: its signature fails
+    // (BAD_CHECKPOINT, 22, as an index's); deleted while line 0 names it: DOWNGRADED.
+    let p = m.join("policy.txt");
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, text.replace("binding seal/1", "binding none")).unwrap();
+    let (code, out) = verify_code(&m);
+    assert_eq!(code, 22, "{out}");
+    assert!(out.contains("BAD MATCH POLICY"), "{out}");
+    std::fs::remove_file(&p).unwrap();
+    let (code, out) = verify_code(&m);
+    assert_eq!(code, 29, "{out}");
+}
+
+/// A game of another match under the same match id and key, copied in as game 2 and
+/// checkpointed: its line 0 names the other match's policy, FOREIGN_GAME (31).
+#[test]
+fn policy_game_from_another_match_fails_verify() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = played(&tmp.path().join("a"), "");
+    let other = tmp.path().join("b/m");
+    std::fs::create_dir_all(&other).unwrap();
+    assert!(
+        Command::new("cp")
+            .arg("-a")
+            .arg(m.join("keys"))
+            .arg(other.join("keys"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::fs::copy(m.join("allowed_signers"), other.join("allowed_signers")).unwrap();
+    let script = tmp.path().join("other.arb");
+    std::fs::copy("examples/scripts/quick.arb", &script).unwrap();
+    let o = arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        other.to_str().unwrap(),
+        "--game",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", said(&o));
+    assert!(
+        Command::new("cp")
+            .arg("-a")
+            .arg(other.join("game-2"))
+            .arg(m.join("game-2"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    let ms = m.to_str().unwrap();
+    let _ = arbiter(&["checkpoint", "--match", ms, "--game", "2"]);
+    let (code, out) = verify_code(&m);
+    assert_eq!(code, 31, "{out}");
+    assert!(out.contains("FOREIGN_GAME"), "{out}");
+}
+
+/// Camps dropped: game 1 declared both camps (with proofs; the policy names them); game 2's
+/// line 0, before its first checkpoint, is rewritten without them and checkpointed. Verify fails
+/// with CAMPS_DROPPED (30). A camp key in the pre-proof form (its proof removed) in a game the
+/// policy holds fails with CAMPS_NOT_PROVEN (32).
+#[test]
+fn policy_camps_dropped_fails_verify() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let mut declared = String::new();
+    for camp in ["kasparov", "junior"] {
+        let (_, line) = crate::witness::proven_camp(tmp.path(), &m, camp);
+        declared.push_str(&line);
+    }
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    let script = quick.replacen(
+        "0        arbiter start\n",
+        &format!("{declared}0        arbiter start\n"),
+        1,
+    );
+    let p = tmp.path().join("camps.arb");
+    std::fs::write(&p, script).unwrap();
+    let ms = m.to_str().unwrap();
+    let o = arbiter(&["script", p.to_str().unwrap(), "--match", ms]);
+    assert!(o.status.success(), "{}", said(&o));
+    let policy = std::fs::read_to_string(m.join("policy.txt")).unwrap();
+    assert!(
+        policy.contains("camp kasparov ") && policy.contains("camp junior "),
+        "{policy}"
+    );
+    live_game_2(&m);
+    for (case, want) in [("dropped", 30), ("unproven", 32)] {
+        let m2 = tmp.path().join(case);
+        assert!(
+            Command::new("cp")
+                .arg("-a")
+                .arg(&m)
+                .arg(&m2)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let line0 = arbiter::journal::first_entry(&m.join("game-1/log.jsonl")).unwrap();
+        let mut camps = line0.body["declarations"]["camps"].clone();
+        rewrite_line0(&m2, 2, |b| {
+            if case == "dropped" {
+                b["declarations"].as_object_mut().unwrap().remove("camps");
+            } else {
+                for c in camps.as_array_mut().unwrap() {
+                    c.as_object_mut().unwrap().remove("proof");
+                }
+                b["declarations"]["camps"] = camps;
+            }
+        });
+        // The kit signs no checkpoint over a sealed log without its seal; verify names the
+        // camps either way.
+        let _ = arbiter(&["checkpoint", "--match", m2.to_str().unwrap(), "--game", "2"]);
+        let (code, out) = verify_code(&m2);
+        assert_eq!(code, want, "{case}: {out}");
+    }
+}
+
+/// Logs written before the match policy and the `[actors]` table still verify as they did; what
+/// they lack is said here: their line 0 names no policy (no downgrade, camps-dropped, foreign-game
+/// or proof check holds them) and their embedded profile has no `[actors]` table (no actor check).
+#[test]
+fn older_logs_verify_and_lack_the_policy_and_actor_checks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("demo");
+    assert!(
+        Command::new("cp")
+            .arg("-a")
+            .arg("tests/fixtures/demo-match")
+            .arg(&m)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let (code, out) = verify_code(&m);
+    assert!(![28, 29, 30, 31, 32].contains(&code), "{out}");
+    let first = arbiter::journal::first_entry(&m.join("game-1/log.jsonl")).unwrap();
+    assert!(first.body.pointer("/arbiter_key/policy").is_none());
+    assert!(!m.join("policy.txt").exists());
+    let profile = first
+        .body
+        .pointer("/profile/toml")
+        .unwrap()
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        arbiter::core::rules::Actors::of_profile_text(profile).unwrap(),
+        None
+    );
+    // An operator's clock correction in such a log is not named (the guarantee it lacks).
+    let seq = append_as(&m, "move_made", "committee");
+    let (code, out) = verify_code(&m);
+    assert_ne!(code, 28, "{out}");
+    assert!(
+        !out.contains(&format!("entry #{seq}: a move_made")),
+        "{out}"
+    );
+}

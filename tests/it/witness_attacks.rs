@@ -873,7 +873,11 @@ fn witness_interrupted_index_write_is_never_read_as_rollback() {
     let script = tmp.path().join("g2.arb");
     std::fs::write(
         &script,
-        "0 arbiter declare white machine Deep Junior\n0 arbiter declare black human Garry Kasparov\n0 arbiter declare operator Amir Ban\n0 arbiter start\n0:00:05 move e4\n0:00:10 arbiter correct 6d clock human +600 slow to press\n",
+        format!(
+            "0 arbiter declare white machine Deep Junior\n0 arbiter declare black human Garry Kasparov\n0 arbiter declare operator Amir Ban\n0 arbiter declare camp kasparov proof {}\n0 arbiter declare camp junior proof {}\n0 arbiter start\n0:00:05 move e4\n0:00:10 arbiter correct 6d clock human +600 slow to press\n",
+            tmp.path().join("kasparov.proof").display(),
+            tmp.path().join("junior.proof").display()
+        ),
     )
     .unwrap();
     let o = arbiter(&[
