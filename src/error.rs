@@ -47,6 +47,18 @@ pub enum Exit {
     /// `verify`: an arbiter-only entry of a sealed log lacks a valid signed authorization by the
     /// match's arbiter key (issue 19).
     Unauthorized,
+    /// `verify`: an entry recorded by an actor the game's rules profile does not allow for its
+    /// kind (an operator's clock correction).
+    BadActor,
+    /// `verify`: a game the match policy holds does not name it, or binds its entries otherwise
+    /// (line 0 edited to turn checks off), or the policy is missing or does not hold.
+    Downgraded,
+    /// `verify`: a game leaves out a camp the match policy (or an earlier game) names.
+    CampsDropped,
+    /// `verify`: a game of another match (its line 0 names another match id).
+    ForeignGame,
+    /// `verify`: a camp key without its proof of possession in a game the policy holds.
+    CampsNotProven,
     /// `verify`: the game does not re-run under its rules from what its log records (a werewolf
     /// game's events against its recorded inputs and revealed seed, each entry's actor and
     /// section against the rules').
@@ -68,7 +80,7 @@ pub enum Documented {
 
 impl Exit {
     /// Every exit kind, in the order of the table.
-    pub const ALL: [Exit; 20] = [
+    pub const ALL: [Exit; 25] = [
         Exit::Ok,
         Exit::Refused,
         Exit::Usage,
@@ -88,6 +100,11 @@ impl Exit {
         Exit::BadBinding,
         Exit::RolledBack,
         Exit::Unauthorized,
+        Exit::BadActor,
+        Exit::Downgraded,
+        Exit::CampsDropped,
+        Exit::ForeignGame,
+        Exit::CampsNotProven,
         Exit::BadReplay,
     ];
 
@@ -108,7 +125,12 @@ impl Exit {
             Exit::BadBinding => 25,
             Exit::RolledBack => 26,
             Exit::Unauthorized => 27,
-            Exit::BadReplay => 29,
+            Exit::BadActor => 28,
+            Exit::Downgraded => 29,
+            Exit::CampsDropped => 30,
+            Exit::ForeignGame => 31,
+            Exit::CampsNotProven => 32,
+            Exit::BadReplay => 33,
             Exit::BadLine => 20,
             Exit::Truncated => 21,
             Exit::BadCheckpoint => 22,
@@ -141,6 +163,11 @@ impl Exit {
             Exit::BadBinding => Some("BAD_BINDING"),
             Exit::RolledBack => Some("ROLLED_BACK"),
             Exit::Unauthorized => Some("UNAUTHORIZED"),
+            Exit::BadActor => Some("BAD_ACTOR"),
+            Exit::Downgraded => Some("DOWNGRADED"),
+            Exit::CampsDropped => Some("CAMPS_DROPPED"),
+            Exit::ForeignGame => Some("FOREIGN_GAME"),
+            Exit::CampsNotProven => Some("CAMPS_NOT_PROVEN"),
             Exit::BadReplay => Some("BAD_REPLAY"),
             Exit::BadLine => Some("BAD_LINE"),
             Exit::Truncated => Some("TRUNCATED"),

@@ -1185,6 +1185,28 @@ impl Journal {
         &self.path
     }
 
+    /// Take the last entry back out of the file: it was written but never acknowledged, because
+    /// what binds it (the seal) could not be written. The file is cut back to the entry's offset
+    /// and synced (cutting needs no free space), and the journal refuses every later append: the
+    /// session stops, and a reopen reads the log as it was before the entry.
+    pub fn retract_last(&mut self, why: &str) -> Result<(), JournalError> {
+        let Some(last) = self.tally.last() else {
+            return Ok(());
+        };
+        let (seq, offset) = (last.seq, last.offset);
+        let undone = self
+            .file
+            .set_len(offset)
+            .and_then(|()| self.file.sync_all());
+        self.poisoned = Some(match &undone {
+            Ok(()) => format!("entry #{seq} could not be bound ({why}); it was taken back out"),
+            Err(e) => format!(
+                "entry #{seq} could not be bound ({why}); taking it back out failed too: {e}"
+            ),
+        });
+        undone.map_err(io_err("cut back", &self.path))
+    }
+
     /// Write the entry's line and its newline, fdatasync, and only then return it. Any failure
     /// poisons the journal: every later append is refused.
     pub fn append(&mut self, e: NewEntry) -> Result<&Entry, JournalError> {

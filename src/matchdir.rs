@@ -108,37 +108,49 @@ impl JournalStorage {
         crate::log::checkpoint::origin(&self.match_id, self.game)
     }
 
-    /// Re-sign the seal over everything recorded (`closed` when the session ends).
-    pub fn seal(&mut self, closed: bool) {
+    /// Re-sign the seal over everything recorded (`closed` when the session ends); the error in
+    /// words when it could not be written.
+    pub fn seal(&mut self, closed: bool) -> Result<(), String> {
         if !self.sealed {
-            return;
+            return Ok(());
         }
         let (Some(j), Some(key)) = (self.journal.as_ref(), self.key.as_ref()) else {
-            return;
+            return Ok(());
         };
-        let Some(last) = j.last() else { return };
+        let Some(last) = j.last() else { return Ok(()) };
         let seal = crate::log::seal::Seal {
             origin: self.origin(),
             size: j.len(),
             chain: last.hash,
             closed,
         };
-        if let Err(e) = crate::witness::write_seal(&self.match_dir, self.game, key, &seal) {
-            self.warning = Some(format!(
-                "the seal could not be written ({e}): entry #{} is not bound to this session",
-                last.seq
-            ));
-        }
+        let seq = last.seq;
+        crate::witness::write_seal(&self.match_dir, self.game, key, &seal).map_err(|e| {
+            let said = format!(
+                "the seal could not be written ({e}): entry #{seq} is not bound to this session"
+            );
+            self.warning = Some(said.clone());
+            said
+        })
     }
 
     /// The fields a sealed log adds to an entry's body before it is written: the binding in
     /// line 0, the key and signature of an `authorized` entry.
-    fn bind(&self, e: &Event, ne: &mut crate::log::NewEntry) {
+    fn bind(&self, e: &Event, ne: &mut crate::log::NewEntry) -> Result<(), StorageError> {
         if !self.sealed {
-            return;
+            return Ok(());
         }
         match (&self.journal, &e.kind) {
             (None, EventKind::GameOpened(_)) => {
+                // The match policy this game is held to (written and signed now for the match's
+                // first game under one), named by its digest.
+                let policy = match self.key.as_ref() {
+                    Some(key) => Some(
+                        crate::witness::ensure_policy(&self.match_dir, self.game, key, &ne.body)
+                            .map_err(StorageError::Unbound)?,
+                    ),
+                    None => None,
+                };
                 if let Some(k) = ne
                     .body
                     .get_mut("arbiter_key")
@@ -148,11 +160,14 @@ impl JournalStorage {
                         "binding".into(),
                         serde_json::Value::String(crate::log::seal::BINDING.into()),
                     );
+                    if let Some(p) = policy {
+                        k.insert("policy".into(), serde_json::Value::String(p));
+                    }
                 }
             }
             (Some(j), EventKind::Authorized { first, last, .. }) => {
                 let (Some(key), Some(prev)) = (self.key.as_ref(), j.last()) else {
-                    return;
+                    return Ok(());
                 };
                 let text = crate::log::seal::authorization_text(
                     &self.origin(),
@@ -162,7 +177,7 @@ impl JournalStorage {
                     &crate::log::hex32(&prev.hash),
                 );
                 let Ok(sig) = sign::sign_authorization(key, &text) else {
-                    return;
+                    return Ok(());
                 };
                 if let Some(b) = ne.body.as_object_mut() {
                     b.insert(
@@ -174,14 +189,16 @@ impl JournalStorage {
             }
             _ => {}
         }
+        Ok(())
     }
 }
 
 impl Drop for JournalStorage {
     fn drop(&mut self) {
         // The session ends: the seal says so, so that an entry appended afterwards is never
-        // taken for the one in flight at a crash.
-        self.seal(true);
+        // taken for the one in flight at a crash. (A seal that cannot be written leaves it open:
+        // nothing was recorded since the last one that was.)
+        let _ = self.seal(true);
     }
 }
 
@@ -210,7 +227,7 @@ impl Storage for JournalStorage {
             None => utc,
         };
         let mut ne = new_entry(e, utc);
-        self.bind(e, &mut ne);
+        self.bind(e, &mut ne)?;
         let entry = match &mut self.journal {
             Some(j) => j.append(ne)?.clone(),
             None => {
@@ -220,7 +237,15 @@ impl Storage for JournalStorage {
                 first
             }
         };
-        self.seal(false);
+        if let Err(why) = self.seal(false) {
+            // Never acknowledged: an entry the kit cannot bind is taken back out of the log and
+            // the session stops (the board freezes with its alarm, a script ends with 74); once
+            // there is space again the game opens as it was before the entry.
+            if let Some(j) = self.journal.as_mut() {
+                j.retract_last(&why)?;
+            }
+            return Err(StorageError::Unbound(why));
+        }
         if let Some(f) = self.on_append.as_mut() {
             f(&entry);
         }
@@ -1529,6 +1554,7 @@ fn open_game_once(
             if let Some(p) = &b.seal_problem {
                 listed.push_str(&format!(" ({p})"));
             }
+            listed.push_str(&b.in_flight_words());
             storage.sealed = false;
             return Err(MatchError::Foreign {
                 path: path.clone(),
@@ -1537,12 +1563,6 @@ fn open_game_once(
                 bound: b.bound,
                 listed,
             });
-        }
-        if b.in_flight {
-            notes.push(format!(
-                "entry #{} was written but not sealed: the kit stopped between the two (a crash); it is taken as the entry in flight, check it on the log page",
-                b.bound
-            ));
         }
     }
     if let Some(r) = journal.recovery() {
@@ -1557,8 +1577,9 @@ fn open_game_once(
         crate::witness::latest_checkpoint(match_dir, n).map(|c| c.short_code().to_string());
     let last = journal.last().cloned().ok_or(MatchError::EmptyLog)?;
     storage.journal = Some(journal);
-    // The recovery entries of this open and an entry in flight at a crash are bound now.
-    storage.seal(false);
+    // The recovery entries of this open are bound now (a seal that cannot be written is the
+    // status line's warning; the first append then stops on it).
+    let _ = storage.seal(false);
     let last_utc = DateTime::parse_from_rfc3339(&last.utc)
         .map(|t| t.with_timezone(&Utc))
         .unwrap_or_else(|_| Utc::now());

@@ -27,6 +27,12 @@ pub enum StorageError {
     Sign(#[from] crate::sign::SignError),
     #[error("the journal lost line 0")]
     LostLineZero,
+    /// What binds an entry (the seal) could not be written: the entry was taken back out and is
+    /// not acknowledged.
+    #[error(
+        "the entry could not be bound and is not recorded: {0}; the game stops until there is room (a full disk?) and opens again as it was"
+    )]
+    Unbound(String),
     #[error("nothing recorded yet")]
     NothingRecorded,
     #[error("no signing key")]

@@ -10,6 +10,7 @@ use ssh_key::{Algorithm, HashAlg, LineEnding, PrivateKey, PublicKey, SshSig};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use zeroize::Zeroizing;
 
 use crate::layout;
 
@@ -94,6 +95,19 @@ pub enum SignError {
     NotMatchKey(Box<str>),
     #[error("key operation failed: {0}")]
     Ssh(#[from] ssh_key::Error),
+    /// The process could not be made non-dumpable: the key is not decrypted in it.
+    #[error(
+        "this process could not be made non-dumpable ({0}): the key is not decrypted where its own account could read it from /proc/PID/mem or a core file"
+    )]
+    Dumpable(io::Error),
+}
+
+/// Make this process non-dumpable (`PR_SET_DUMPABLE` 0): no core file, and `/proc/PID/mem`,
+/// `/proc/PID/environ` and ptrace are closed to every process of the same account (only root
+/// may still read them). `main` calls it first; [`load_key`] again before it decrypts a key.
+pub fn guard_process() -> io::Result<()> {
+    rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
+        .map_err(io::Error::from)
 }
 
 /// The refusal of a key that is not the match's own arbiter key.
@@ -203,6 +217,7 @@ pub fn load_key(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, Sig
         source,
     })?;
     require_ed25519(path, key.public_key())?;
+    guard_process().map_err(SignError::Dumpable)?;
     if !key.is_encrypted() {
         return Ok(key);
     }
@@ -224,19 +239,22 @@ pub fn load_key(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, Sig
 
 /// Ask for a passphrase on the controlling terminal (echo off). `None` when there is no
 /// terminal (a script, a test, CI): the caller then says how to give it.
-pub fn ask_passphrase(prompt: &str) -> Result<Option<String>, SignError> {
+pub fn ask_passphrase(prompt: &str) -> Result<Option<Zeroizing<String>>, SignError> {
     use std::io::IsTerminal;
     if !io::stdin().is_terminal() {
         return Ok(None);
     }
     rpassword::prompt_password(prompt)
-        .map(Some)
+        .map(|p| Some(Zeroizing::new(p)))
         .map_err(SignError::Prompt)
 }
 
 /// A new key's passphrase: from the environment variable if named, else asked twice on the
 /// terminal; `None` only with `unencrypted` (the caller said `--no-passphrase`).
-pub fn new_passphrase(env: Option<&str>, unencrypted: bool) -> Result<Option<String>, SignError> {
+pub fn new_passphrase(
+    env: Option<&str>,
+    unencrypted: bool,
+) -> Result<Option<Zeroizing<String>>, SignError> {
     if unencrypted {
         return Ok(None);
     }
@@ -520,7 +538,7 @@ pub fn key_path(k: &KeySource, match_dir: &Path) -> Result<PathBuf, SignError> {
 /// Load (and decrypt) the key at `path`, the file [`key_path`] chose for `k`.
 pub fn load_key_at(path: &Path, k: &KeySource, match_dir: &Path) -> Result<PrivateKey, SignError> {
     let passphrase = passphrase_from_env(k.passphrase_env.as_deref())?;
-    let key = load_key(path, passphrase.as_deref())?;
+    let key = load_key(path, passphrase.as_ref().map(|p| p.as_str()))?;
     if is_demo_key(&key) && !is_demo_match(match_dir) {
         return Err(SignError::NoArbiterKey(match_dir.display().to_string()));
     }
@@ -545,11 +563,11 @@ pub fn opens(key: &PrivateKey, passphrase: &str) -> bool {
 }
 
 /// The passphrase in environment variable `var`, if one is named.
-pub fn passphrase_from_env(var: Option<&str>) -> Result<Option<String>, SignError> {
+pub fn passphrase_from_env(var: Option<&str>) -> Result<Option<Zeroizing<String>>, SignError> {
     match var {
         None => Ok(None),
         Some(v) => std::env::var(v)
-            .map(Some)
+            .map(|p| Some(Zeroizing::new(p)))
             .map_err(|_| SignError::PassphraseEnv(v.to_owned())),
     }
 }
@@ -788,7 +806,8 @@ pub fn sign_note(
         .ed25519()
         .ok_or_else(|| WitnessError::NotEd25519(key.algorithm().to_string()))?;
     let vkey = VerifierKey::ed25519(name, pair.public.0)?;
-    let signing = ed25519_dalek::SigningKey::from_bytes(&pair.private.to_bytes());
+    let seed = zeroize::Zeroizing::new(pair.private.to_bytes());
+    let signing = ed25519_dalek::SigningKey::from_bytes(&seed);
     let sig = ed25519_dalek::Signer::sign(&signing, text.as_bytes());
     let note = SignedNote {
         text: text.to_owned(),
@@ -963,7 +982,8 @@ pub fn sign_authorization(key: &ssh_key::PrivateKey, text: &str) -> Result<Strin
         .key_data()
         .ed25519()
         .ok_or_else(|| WitnessError::NotEd25519(key.algorithm().to_string()))?;
-    let signing = ed25519_dalek::SigningKey::from_bytes(&pair.private.to_bytes());
+    let seed = zeroize::Zeroizing::new(pair.private.to_bytes());
+    let signing = ed25519_dalek::SigningKey::from_bytes(&seed);
     let sig = ed25519_dalek::Signer::sign(&signing, text.as_bytes());
     Ok(base64::engine::general_purpose::STANDARD.encode(sig.to_bytes()))
 }

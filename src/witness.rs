@@ -103,6 +103,12 @@ pub struct LogFacts {
     /// Entries that change a result, a clock or a ruling, with their positions and kinds (the
     /// latest [`CHANGES_KEPT`] of them).
     pub changes: std::collections::VecDeque<(u64, String)>,
+    /// Entries recorded by an actor line 0's profile (`[actors]`) does not allow for their kind
+    /// (the first 20), with the refusal in words; and how many there are in all.
+    pub bad_actors: Vec<(u64, String)>,
+    pub bad_actor_count: u64,
+    /// Line 0's profile has an `[actors]` table (logs of profiles without one are not checked).
+    pub actors_checked: bool,
 }
 
 /// Each camp's latest countersigned checkpoint of game `game` (its size), by the files beside
@@ -149,6 +155,14 @@ impl LogFacts {
 /// Read a game log once for [`LogFacts`], with the tree hashes at `sizes`.
 pub fn log_facts(path: &Path, sizes: &[u64]) -> Result<LogFacts, crate::journal::JournalError> {
     log_facts_checked(path, sizes, None)
+}
+
+/// The `[actors]` table of the profile line 0 embeds (`profile.toml`), if it has one.
+pub fn profile_actors(first: &Entry) -> Option<crate::core::rules::Actors> {
+    let text = first.body.pointer("/profile/toml")?.as_str()?;
+    crate::core::rules::Actors::of_profile_text(text)
+        .ok()
+        .flatten()
 }
 
 /// Whether line 0 (an entry) binds a sealed log (`arbiter_key.binding` = `seal/1`).
@@ -249,6 +263,10 @@ pub struct FactsBuilder<'k> {
     pending: Vec<(u64, String)>,
     bad_authorizations: Vec<(u64, String)>,
     changes: std::collections::VecDeque<(u64, String)>,
+    /// Line 0's `[actors]` table, once line 0 is read.
+    actors: Option<crate::core::rules::Actors>,
+    bad_actors: Vec<(u64, String)>,
+    bad_actor_count: u64,
 }
 
 impl<'k> FactsBuilder<'k> {
@@ -263,6 +281,9 @@ impl<'k> FactsBuilder<'k> {
             pending: Vec::new(),
             bad_authorizations: Vec::new(),
             changes: std::collections::VecDeque::new(),
+            actors: None,
+            bad_actors: Vec::new(),
+            bad_actor_count: 0,
         }
     }
 
@@ -278,6 +299,15 @@ impl<'k> FactsBuilder<'k> {
     pub fn take(&mut self, e: &crate::journal::LineView<'_>) {
         if e.seq == 0 {
             self.sealed = e.entry.is_some_and(is_sealed_log);
+            self.actors = e.entry.and_then(profile_actors);
+        }
+        if let Some(actors) = &self.actors
+            && let Err(refused) = actors.check(e.kind, e.actor)
+        {
+            self.bad_actor_count += 1;
+            if self.bad_actors.len() < 20 {
+                self.bad_actors.push((e.seq, refused.to_string()));
+            }
         }
         if e.kind == "game_ended" {
             self.end = Some(e.seq);
@@ -343,6 +373,9 @@ impl<'k> FactsBuilder<'k> {
             unauthorized: self.pending,
             bad_authorizations: self.bad_authorizations,
             changes: self.changes,
+            actors_checked: self.actors.is_some(),
+            bad_actors: self.bad_actors,
+            bad_actor_count: self.bad_actor_count,
         })
     }
 }
@@ -439,16 +472,24 @@ pub struct Binding {
 }
 
 impl Binding {
-    /// Entries past the binding that are not the one in-flight entry of a crash: foreign.
+    /// Entries past the binding, the one in flight at a crash included: nothing tells an entry
+    /// in flight from one appended by anything else, so no routine command signs or appends past
+    /// it; the arbiter cuts or accepts it (`arbiter foreign`, `arbiter authorize`).
     pub fn foreign(&self) -> u64 {
-        let extra = self
-            .entries
+        self.entries
             .saturating_sub(self.bound)
-            .saturating_sub(self.neutral);
+            .saturating_sub(self.neutral)
+    }
+
+    /// The words that name the first entry past the binding when it is the one in flight.
+    pub fn in_flight_words(&self) -> String {
         if self.in_flight {
-            extra.saturating_sub(1)
+            format!(
+                "; entry #{} was in flight at a crash (written, never bound): the arbiter accepts it with a reason or cuts it",
+                self.bound
+            )
         } else {
-            extra
+            String::new()
         }
     }
 }
@@ -980,6 +1021,7 @@ pub fn verify_match_watching(
     let mut match_problems = duplicate_principals(&signers);
     let mut match_status = Status::Ok;
     let index = read_index(match_dir, &signers);
+    let policy = read_policy(match_dir, &signers);
     match &index {
         IndexState::Bad(p) => {
             match_problems.push(format!("BAD MATCH INDEX: {p}"));
@@ -1132,6 +1174,7 @@ pub fn verify_match_watching(
         if facts.sealed {
             check_sealed(&facts, seal, public.is_some(), &mut v);
         }
+        check_actors(&facts, &mut v);
         if let Some(k) = &public {
             check_notes(match_dir, g, k, &mut v);
         }
@@ -1161,6 +1204,7 @@ pub fn verify_match_watching(
             v.problems.push(link_refused(l));
             raise(&mut v, Status::Unreadable);
         }
+        check_policy(g, &facts.first, &policy, &mut v);
         check_camp_keys(&facts.first, trust.camps.as_deref(), &mut v);
         if trust.camps.is_none() {
             check_camp_keys_kept(g, &facts.first, &mut camp_keys, &mut v);
@@ -1421,6 +1465,221 @@ fn check_camp_keys(first: &Entry, pinned: Option<&str>, v: &mut crate::verify::G
     }
 }
 
+// ---- The match policy: what every game of the match is held to --------------------------
+
+/// Where a match's policy lives (`DIR/policy.txt`; its SSHSIG beside it, `policy.txt.sig`).
+pub fn policy_path(match_dir: &Path) -> PathBuf {
+    match_dir.join("policy.txt")
+}
+
+/// The SHA-256 (hex) of the policy a new game's line 0 names: the match's, written and signed
+/// with `key` now when the match has none yet (it then holds games from `game` on, with the
+/// camps `line0` declares). A policy that is there is kept as it is (`verify` checks it).
+pub fn ensure_policy(
+    match_dir: &Path,
+    game: u32,
+    key: &PrivateKey,
+    line0: &serde_json::Value,
+) -> Result<String, String> {
+    use sha2::Digest;
+    let path = policy_path(match_dir);
+    if let Ok(text) = crate::fsio::read_to_string(&path) {
+        return Ok(hex::encode(sha2::Sha256::digest(text.as_bytes())));
+    }
+    // Two kits creating the match's first games at once: one writes the policy, under this
+    // lock, and the other takes it.
+    let lock_path = match_dir.join("policy.lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&lock_path)
+        .map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    lock.lock()
+        .map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    if let Ok(text) = crate::fsio::read_to_string(&path) {
+        return Ok(hex::encode(sha2::Sha256::digest(text.as_bytes())));
+    }
+    let match_id = line0
+        .get("match_id")
+        .and_then(|m| m.as_str())
+        .ok_or("line 0 binds no match id")?;
+    let camps = line0
+        .pointer("/declarations/camps")
+        .and_then(|c| c.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|c| {
+                    Some((
+                        c.get("name")?.as_str()?.to_owned(),
+                        c.get("key")?.as_str()?.to_owned(),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut instance = [0u8; 16];
+    rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut instance);
+    let policy = crate::log::policy::Policy {
+        match_id: match_id.to_owned(),
+        instance: hex::encode(instance),
+        binding: crate::log::seal::BINDING.to_owned(),
+        arbiter: sign::fingerprint(key.public_key()),
+        first_game: game,
+        camps,
+    };
+    let text = policy.to_text().map_err(|e| e.to_string())?;
+    let sig = key
+        .sign(
+            crate::log::checkpoint::NAMESPACE,
+            ssh_key::HashAlg::Sha512,
+            text.as_bytes(),
+        )
+        .and_then(|s| s.to_pem(ssh_key::LineEnding::LF))
+        .map_err(|e| e.to_string())?;
+    let sig_path = sig_path(&path);
+    crate::journal::write_atomic(&sig_path, sig.as_bytes())
+        .map_err(|e| format!("{}: {e}", sig_path.display()))?;
+    crate::journal::write_atomic(&path, text.as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(hex::encode(sha2::Sha256::digest(text.as_bytes())))
+}
+
+/// The match's policy as `verify` reads it: `None` when the match has none, else the policy and
+/// the SHA-256 of its text, or why it does not hold (unreadable, unsigned, not by a key of
+/// `allowed_signers`, not in its one form).
+pub fn read_policy(
+    match_dir: &Path,
+    signers: &[AllowedSigner],
+) -> Option<Result<(crate::log::policy::Policy, [u8; 32]), String>> {
+    use sha2::Digest;
+    let path = policy_path(match_dir);
+    if std::fs::symlink_metadata(&path).is_err() {
+        return None;
+    }
+    let read = || -> Result<(crate::log::policy::Policy, [u8; 32]), String> {
+        let text = crate::fsio::read_to_string(&path).map_err(|e| e.to_string())?;
+        let sig = crate::fsio::read_to_string(&sig_path(&path))
+            .map_err(|e| format!("its signature: {e}"))?;
+        sign::verify_signature(signers, text.as_bytes(), &sig)
+            .map_err(|e| format!("its signature: {e}"))?;
+        let p = crate::log::policy::Policy::parse(&text).map_err(|e| e.to_string())?;
+        Ok((p, sha2::Sha256::digest(text.as_bytes()).into()))
+    };
+    Some(read())
+}
+
+/// Hold game `game` (its line 0, `first`) to the match policy: a game of another match is
+/// `FOREIGN_GAME`; a game the policy holds whose line 0 does not name it, or binds its entries
+/// otherwise, is `DOWNGRADED` (as is every game when the policy a line 0 names is missing; a
+/// policy whose signature does not hold is a `BAD_CHECKPOINT`, as an index's); one that leaves
+/// out a camp the policy names is `CAMPS_DROPPED`; a camp key
+/// without its proof of possession in such a game is `CAMPS_NOT_PROVEN`.
+fn check_policy(
+    game: u32,
+    first: &Entry,
+    policy: &Option<Result<(crate::log::policy::Policy, [u8; 32]), String>>,
+    v: &mut crate::verify::GameVerification,
+) {
+    use crate::verify::Status;
+    let named = first
+        .body
+        .pointer("/arbiter_key/policy")
+        .and_then(|p| p.as_str());
+    let (p, digest) = match policy {
+        None => {
+            if let Some(n) = named {
+                v.problems.push(format!(
+                    "DOWNGRADED: line 0 names the match policy {n}, but the match folder holds no policy.txt: whatever it held games to cannot be checked"
+                ));
+                raise(v, Status::Downgraded);
+            }
+            return;
+        }
+        Some(Err(why)) => {
+            // As a badly signed index: a signature by a key the verifier does not trust.
+            v.problems
+                .push(format!("BAD MATCH POLICY: policy.txt does not hold: {why}"));
+            raise(v, Status::BadCheckpoint);
+            return;
+        }
+        Some(Ok((p, d))) => (p, hex::encode(d)),
+    };
+    let match_id = first
+        .body
+        .get("match_id")
+        .and_then(|m| m.as_str())
+        .unwrap_or_default();
+    if match_id != p.match_id {
+        v.problems.push(format!(
+            "FOREIGN_GAME: line 0 is of match {match_id:?}, but this match's policy is of match {:?}: the game was brought in from another match",
+            p.match_id
+        ));
+        raise(v, Status::ForeignGame);
+        return;
+    }
+    if game < p.first_game {
+        return;
+    }
+    match named {
+        Some(n) if n == digest => {}
+        Some(n) => {
+            v.problems.push(format!(
+                "FOREIGN_GAME: line 0 names the match policy {n}, but this match's policy.txt is {digest}: the game was brought in from another match (or the policy replaced)"
+            ));
+            raise(v, Status::ForeignGame);
+        }
+        None => {
+            v.problems.push(format!(
+                "DOWNGRADED: the match policy holds every game from game {} on, but line 0 names no policy",
+                p.first_game
+            ));
+            raise(v, Status::Downgraded);
+        }
+    }
+    let binding = first
+        .body
+        .pointer("/arbiter_key/binding")
+        .and_then(|b| b.as_str())
+        .unwrap_or("none");
+    if binding != p.binding {
+        v.problems.push(format!(
+            "DOWNGRADED: the match policy binds every game's entries by {}, but line 0 says {binding}: the checks that binding makes would be off",
+            p.binding
+        ));
+        raise(v, Status::Downgraded);
+    }
+    // A camp declared with another key is the camp-key checks' (a changed key, 25; or the
+    // committee's pinned list); here, a camp left out.
+    let declared = declared_camps(first);
+    for (label, key) in &p.camps {
+        if !declared.iter().any(|(n, _)| n == label) {
+            v.problems.push(format!(
+                "CAMPS_DROPPED: the match policy names camp {label} ({}), which line 0 does not declare: its countersignatures would not be asked for",
+                crate::core::camp::fingerprint(key)
+            ));
+            raise(v, Status::CampsDropped);
+        }
+    }
+    let camps = first
+        .body
+        .pointer("/declarations/camps")
+        .and_then(|c| c.as_array())
+        .cloned()
+        .unwrap_or_default();
+    for c in &camps {
+        if c.get("proof").and_then(|p| p.as_str()).is_none() {
+            let name = c.get("name").and_then(|n| n.as_str()).unwrap_or("?");
+            v.problems.push(format!(
+                "CAMPS_NOT_PROVEN: line 0 binds camp {name} without its proof of possession, in a game the match policy holds (written after proofs existed)"
+            ));
+            raise(v, Status::CampsNotProven);
+        }
+    }
+}
+
 /// A camp's key is the match's from the first game that declares it (issue 19): a later game's
 /// line 0 declaring another key for the camp (the arbiter binding a key of his own, with his own
 /// proof, to countersign in the camp's name) is a bad binding (25), named with both fingerprints
@@ -1639,6 +1898,24 @@ fn check_sealed(
     }
 }
 
+/// Entries recorded by an actor the game's profile does not allow for their kind: `BAD_ACTOR`,
+/// each named (the first 20).
+fn check_actors(facts: &LogFacts, v: &mut crate::verify::GameVerification) {
+    if facts.bad_actor_count == 0 {
+        return;
+    }
+    for (seq, why) in &facts.bad_actors {
+        v.problems.push(format!("BAD_ACTOR: entry #{seq}: {why}"));
+    }
+    if facts.bad_actor_count > facts.bad_actors.len() as u64 {
+        v.problems.push(format!(
+            "BAD_ACTOR: {} entries in all by an actor the profile does not allow",
+            facts.bad_actor_count
+        ));
+    }
+    raise(v, crate::verify::Status::BadActor);
+}
+
 /// Where a camp's countersignature comes from.
 #[derive(Debug, Clone)]
 pub enum CosignSource {
@@ -1763,7 +2040,7 @@ pub fn countersign_checkpoint(
             passphrase_env,
         } => {
             let pass = sign::passphrase_from_env(passphrase_env.as_deref())?;
-            let key = sign::load_key(file, pass.as_deref())?;
+            let key = sign::load_key(file, pass.as_ref().map(|p| p.as_str()))?;
             sign::countersign(&key, &text)?
         }
         CosignSource::Signature(p) => {
@@ -2229,6 +2506,10 @@ pub fn resolve_foreign(
         .ok_or("line 0 binds no match id")?
         .to_owned();
     let origin = crate::log::checkpoint::origin(&mid, game);
+    // The crashed session's own sealed entries, never authorized (its seal left open): bound
+    // with the ruling, since the seal is closed after it.
+    let crash =
+        crashed_plan(match_dir, game, key.public_key(), &origin, true)?.filter(|p| p.count > 0);
     let mut j = Journal::open(&log).map_err(|e| e.to_string())?;
     if let Some(from) = cut_from {
         if from < b.bound || from >= j.len() {
@@ -2283,6 +2564,26 @@ pub fn resolve_foreign(
     })
     .map_err(|e| e.to_string())?;
     if let Some(reason) = accept.filter(|_| foreign > 0) {
+        // A line whose body does not decode as an event would wedge every reader of the game:
+        // it is cut, never accepted.
+        let mut undecodable = None;
+        crate::journal::for_each_entry(&log, |e| {
+            if e.seq < end
+                && is_foreign(&e)
+                && let Err(why) = crate::log::codec::event_of(&e)
+            {
+                undecodable = Some((e.seq, why.to_string()));
+                return false;
+            }
+            e.seq + 1 < end
+        })
+        .map_err(|e| e.to_string())?;
+        if let Some((seq, why)) = undecodable {
+            return Err(format!(
+                "entry #{seq} does not decode as an entry of its kind ({why}): it cannot be accepted, only cut to a side file: arbiter foreign --match {} --game {game} --cut-from {seq}; nothing recorded",
+                match_dir.display()
+            ));
+        }
         let mono = j.last().map_or(0, |e| e.mono_ms);
         let from = j.len();
         let mut failed = None;
@@ -2314,14 +2615,19 @@ pub fn resolve_foreign(
             return Err(err);
         }
         let last = j.len() - 1;
+        let first = crash.as_ref().map_or(b.bound, |c| c.from.min(b.bound));
+        let crashed = crash
+            .as_ref()
+            .map(|c| format!("; entries #{}..#{} ({}) were written by the kit in a session of this key that stopped before authorizing them", c.from, c.to, c.named))
+            .unwrap_or_default();
         append_authorization(
             &mut j,
             key,
             &origin,
-            (b.bound, last),
+            (first, last),
             "the arbiter's signing key (arbiter foreign --accept)",
             format!(
-                "accept foreign entries #{}..#{}: {reason}",
+                "accept foreign entries #{}..#{}: {reason}{crashed}",
                 b.bound,
                 from - 1
             ),
@@ -2330,6 +2636,22 @@ pub fn resolve_foreign(
         out.accepted = foreign;
     } else {
         out.remaining = foreign;
+        if foreign == 0
+            && let Some(c) = &crash
+        {
+            append_authorization(
+                &mut j,
+                key,
+                &origin,
+                (c.from, c.to),
+                "the arbiter's signing key, at the reopen after a crash",
+                format!(
+                    "entries #{}..#{} ({}) were written by the kit in a session of this key (its seal, left open) that stopped before authorizing them: authorized once what followed them was cut",
+                    c.from, c.to, c.named
+                ),
+                utc,
+            )?;
+        }
     }
     if out.remaining == 0 {
         close_seal_over(match_dir, game, key, origin, &j)?;
@@ -2392,7 +2714,7 @@ pub fn camp_declaration(
             passphrase_env,
         }) => {
             let pass = sign::passphrase_from_env(passphrase_env.as_deref())?;
-            let key = sign::load_key(file, pass.as_deref())?;
+            let key = sign::load_key(file, pass.as_ref().map(|p| p.as_str()))?;
             let public = key.public_key().to_openssh().map_err(SignError::from)?;
             let text = crate::core::camp::statement(&match_id, camp, &public);
             Ok(key
@@ -2648,7 +2970,7 @@ pub fn countersign_index(
             passphrase_env,
         } => {
             let pass = sign::passphrase_from_env(passphrase_env.as_deref())?;
-            let key = sign::load_key(file, pass.as_deref())?;
+            let key = sign::load_key(file, pass.as_ref().map(|p| p.as_str()))?;
             if key.is_encrypted() {
                 return Err(CountersignError::Sign(sign::WitnessError::Encrypted));
             }
@@ -2731,9 +3053,12 @@ pub fn authorize_crashed_session(
     // Read first (nothing is opened for writing when there is nothing to do), then again under
     // the game's lock: a session still running (its seal open too) holds it, and nothing read
     // changes while this one holds it.
-    match crashed_plan(match_dir, game, key.public_key(), &origin)? {
-        Some(p) if p.count > 0 => {}
-        p => return Ok(p.map(|p| format!("after a crash{}", p.in_flight))),
+    match crashed_plan(match_dir, game, key.public_key(), &origin, false) {
+        Ok(Some(p)) if p.count > 0 => {}
+        Ok(p) => return Ok(p.map(|p| format!("after a crash{}", p.in_flight))),
+        // A torn last line (a power cut mid-write): the open below cuts it to its side file
+        // (a recovery entry), then the log is read again.
+        Err(_) => {}
     }
     let mut j = match Journal::open(&log) {
         Ok(j) => j,
@@ -2749,7 +3074,7 @@ pub fn authorize_crashed_session(
         named,
         count,
         in_flight,
-    }) = crashed_plan(match_dir, game, key.public_key(), &origin)?.filter(|p| p.count > 0)
+    }) = crashed_plan(match_dir, game, key.public_key(), &origin, false)?.filter(|p| p.count > 0)
     else {
         return Ok(None);
     };
@@ -2879,14 +3204,27 @@ pub fn authorize_entry(
         .ok_or("line 0 binds no match id")?
         .to_owned();
     let origin = crate::log::checkpoint::origin(&mid, game);
-    if crashed_plan(match_dir, game, key.public_key(), &origin)?.is_some_and(|p| p.count > 0) {
-        return Err(format!(
-            "game {game} was left by a crash and not reopened: its sealed entries are authorized at the reopen first (arbiter checkpoint --game {game}); nothing recorded"
-        ));
-    }
-    if let Some((b, listed)) =
-        binding_on_disk(match_dir, game, key.public_key()).map_err(|e| e.to_string())?
+    let binding = binding_on_disk(match_dir, game, key.public_key()).map_err(|e| e.to_string())?;
+    // The one entry in flight at a crash is the arbiter's to rule on, here or with `foreign`;
+    // the crashed session's own sealed entries are bound with that ruling.
+    let in_flight = binding
+        .as_ref()
+        .is_some_and(|(b, _)| b.in_flight && b.foreign() == 1 && b.bound == seq);
+    let crash = if in_flight {
+        crashed_plan(match_dir, game, key.public_key(), &origin, true)?.filter(|p| p.count > 0)
+    } else {
+        if crashed_plan(match_dir, game, key.public_key(), &origin, false)?
+            .is_some_and(|p| p.count > 0)
+        {
+            return Err(format!(
+                "game {game} was left by a crash and not reopened: its sealed entries are authorized at the reopen first (arbiter checkpoint --game {game}); nothing recorded"
+            ));
+        }
+        None
+    };
+    if let Some((b, listed)) = binding
         && b.foreign() > 0
+        && !in_flight
     {
         return Err(format!(
             "game {game}: entries past #{} were not written by the kit in a session of the arbiter key ({}): arbiter foreign cuts or accepts them first; nothing recorded",
@@ -2929,14 +3267,19 @@ pub fn authorize_entry(
     .map_err(|e| e.to_string())?;
     let hash = hash.ok_or_else(|| format!("entry #{seq} was not read"))?;
     let at = j.len();
+    let first = crash.as_ref().map_or(seq, |c| c.from.min(seq));
+    let crashed = crash
+        .as_ref()
+        .map(|c| format!("; entries #{}..#{} ({}) were written by the kit in a session of this key that stopped before authorizing them", c.from, c.to, c.named))
+        .unwrap_or_default();
     append_authorization(
         &mut j,
         key,
         &origin,
-        (seq, seq),
+        (first, seq),
         "the arbiter's signing key (arbiter authorize)",
         format!(
-            "entry #{seq} ({kind}, E={}) stood UNAUTHORIZED; checked and authorized by the arbiter: {reason}",
+            "entry #{seq} ({kind}, E={}) stood UNAUTHORIZED; checked and authorized by the arbiter: {reason}{crashed}",
             crate::log::hex32(&hash)
         ),
         utc,
@@ -2962,21 +3305,23 @@ fn crashed_plan(
     game: u32,
     key: &ssh_key::PublicKey,
     origin: &str,
+    allow_past: bool,
 ) -> Result<Option<CrashPlan>, String> {
     let log = layout::log_path(match_dir, game);
-    match read_seal(match_dir, game, key, origin) {
-        Ok(s) if !s.closed => {}
+    let sealed = match read_seal(match_dir, game, key, origin) {
+        Ok(s) if !s.closed => s.size,
         _ => return Ok(None),
-    }
+    };
     let Some((b, _)) = binding_on_disk(match_dir, game, key).map_err(|e| e.to_string())? else {
         return Ok(None);
     };
-    if b.foreign() > 0 {
+    if b.foreign() > 0 && !allow_past {
         return Ok(None);
     }
     // Only entries inside the seal: the one in flight (written, never sealed) cannot be told
-    // from one appended by anything else, so it is never authorized here.
-    let written = b.bound;
+    // from one appended by anything else, so it is never authorized here, nor anything a
+    // checkpoint signed past the seal.
+    let written = sealed.min(b.bound);
     let mut ruled = 0;
     crate::journal::for_each_entry(&log, |e| {
         if e.kind == "authorization_failed" || e.kind == "authorized" {

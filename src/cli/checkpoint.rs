@@ -32,26 +32,20 @@ pub fn run(a: &CheckpointArgs) -> Result<Exit, Error> {
     // Issue 19: never sign entries the kit did not write in a session of this key.
     if let Some((b, listed)) =
         crate::witness::binding_on_disk(dir, n, key.public_key()).map_err(super::journal_failure)?
+        && b.foreign() > 0
     {
-        if b.foreign() > 0 {
-            return Err(Error::refused(format!(
-                "game {n}: {} entries past #{} were not written by this kit in a session of the match's arbiter key{}: {}; no checkpoint is signed over them. Have them cut to a side file or accepted one by one with a reason: arbiter foreign --match {} --game {n} [--cut-from SEQ] [--accept REASON]",
-                b.entries - b.bound,
-                b.bound.saturating_sub(1),
-                b.seal_problem
-                    .as_deref()
-                    .map(|p| format!(" ({p})"))
-                    .unwrap_or_default(),
-                listed.join(", "),
-                dir.display()
-            )));
-        }
-        if b.in_flight {
-            super::warn(format!(
-                "entry #{} was written but not sealed: the kit stopped between the two (a crash); it is signed as the entry in flight",
-                b.bound
-            ));
-        }
+        return Err(Error::refused(format!(
+            "game {n}: {} entries past #{} were not written by this kit in a session of the match's arbiter key{}: {}{}; no checkpoint is signed over them. Have them cut to a side file or accepted one by one with a reason: arbiter foreign --match {} --game {n} [--cut-from SEQ] [--accept REASON]",
+            b.entries - b.bound,
+            b.bound.saturating_sub(1),
+            b.seal_problem
+                .as_deref()
+                .map(|p| format!(" ({p})"))
+                .unwrap_or_default(),
+            listed.join(", "),
+            b.in_flight_words(),
+            dir.display()
+        )));
     }
     let p = crate::witness::sign_and_index_tally(dir, n, &t, &key, Utc::now())
         .map_err(Error::write_failed)?;

@@ -57,7 +57,7 @@ fn register(a: &KeygenArgs) -> Result<String, SignError> {
             let out = a.out.clone().unwrap_or_else(|| layout::arbiter_key(dir));
             let passphrase = new_passphrase(a.passphrase_env.as_deref(), a.no_passphrase)?;
             let comment = format!("arbiter-kit arbiter key ({})", a.principal);
-            let public = keygen(&out, passphrase.as_deref(), &comment)?;
+            let public = keygen(&out, passphrase.as_ref().map(|p| p.as_str()), &comment)?;
             let enc = if passphrase.is_some() {
                 "encrypted"
             } else {

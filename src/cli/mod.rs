@@ -123,7 +123,8 @@ pub struct KeyArgs {
     /// created for the demo match.
     #[arg(long, value_name = "FILE")]
     pub key: Option<PathBuf>,
-    /// Read the key's passphrase from this environment variable.
+    /// Read the key's passphrase from this environment variable (rehearsals only: whoever set
+    /// the variable, and anything started from that shell, has the passphrase).
     #[arg(long, value_name = "VAR")]
     pub passphrase_env: Option<String>,
 }

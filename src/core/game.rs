@@ -1086,6 +1086,11 @@ impl Game {
         e: &Event,
         keep: impl FnOnce() -> std::sync::Arc<Event>,
     ) -> Result<(), Inconsistent> {
+        if let Some(actors) = &self.profile.actors {
+            actors
+                .check(e.kind_str(), e.actor.name())
+                .map_err(|r| Inconsistent::from(r.to_string()))?;
+        }
         if e.at < self.last_at {
             return Err(
                 format!("time goes backwards: {} ms after {} ms", e.at, self.last_at).into(),

@@ -489,9 +489,65 @@ pub struct Profile {
     pub adjournment: Option<Adjournment>,
     /// Issue 19: when the camps are asked to countersign.
     pub witness: Option<Witness>,
+    /// Which actor may record each kind of entry, and the clause that says so. Absent (profiles
+    /// embedded in older logs): any actor may record any kind.
+    pub actors: Option<Actors>,
     /// The article map (`core::articles`): what this rulebook numbers each clause the kit names;
     /// required for shogi, absent: the 2003 numbers.
     pub articles: Option<super::articles::Articles>,
+}
+
+/// Who may record what: for each kind of entry, the actors allowed to record it (`[actors]`,
+/// with the clause of the match rules that gives each party its acts). A kind the table does not
+/// name may be recorded by no one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Actors {
+    /// The clause that divides the acts between the parties (5b in the 2003 rules).
+    pub clause: String,
+    /// Kind of entry -> the actors who may record it.
+    pub kinds: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+/// An entry recorded by an actor the profile does not allow for its kind.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "a {kind} entry recorded by the {actor}: under clause {clause} of the rules profile only {allowed} may record it"
+)]
+pub struct ActorRefused {
+    pub kind: String,
+    pub actor: String,
+    pub clause: String,
+    pub allowed: String,
+}
+
+impl Actors {
+    /// Whether `actor` may record an entry of `kind`; the refusal names both and the clause.
+    pub fn check(&self, kind: &str, actor: &str) -> Result<(), ActorRefused> {
+        let allowed = self.kinds.get(kind);
+        if allowed.is_some_and(|a| a.iter().any(|x| x == actor)) {
+            return Ok(());
+        }
+        Err(ActorRefused {
+            kind: kind.to_owned(),
+            actor: actor.to_owned(),
+            clause: self.clause.clone(),
+            allowed: match allowed {
+                Some(a) if !a.is_empty() => format!("the {}", a.join(" or the ")),
+                _ => "no one".to_owned(),
+            },
+        })
+    }
+
+    /// The `[actors]` table of a profile's text, read alone (the rest of the profile is not
+    /// checked here): `Ok(None)` when the profile has none.
+    pub fn of_profile_text(text: &str) -> Result<Option<Actors>, toml::de::Error> {
+        #[derive(Deserialize)]
+        struct Only {
+            actors: Option<Actors>,
+        }
+        toml::from_str::<Only>(text).map(|o| o.actors)
+    }
 }
 
 /// When the camps countersign the record (issue 19). Always when the game ends; with

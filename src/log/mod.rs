@@ -11,6 +11,7 @@ pub mod fast;
 pub mod index;
 pub mod merkle;
 pub mod note;
+pub mod policy;
 pub mod proof;
 pub mod scan;
 pub mod seal;

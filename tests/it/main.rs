@@ -55,6 +55,7 @@ mod props; // properties over random sessions: time conserved, one clock, replay
 mod pty; // the Board UI in a real pseudo-terminal (tmux)
 mod readme; // README's examples are what the kit accepts
 mod realgame; // the real Stockfish game end to end: archive, coverage, PGN in two readers
+mod record_trust; // the key out of reach, actors as rules, crash and full disk, no downgrade
 mod refusal_exit; // issue 22: one refusal through script, archive and the board: the same exit code
 mod relay; // issue 24: the live relay's PGN at every entry, delay, games in order
 mod report_golden; // issue 21: the reports of the six 2003 games, byte for byte as before

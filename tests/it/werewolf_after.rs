@@ -1,4 +1,4 @@
-//! A werewolf game after the game: `verify` re-runs it (BAD_REPLAY, 29, when the log disagrees
+//! A werewolf game after the game: `verify` re-runs it (BAD_REPLAY, 33, when the log disagrees
 //! with its rules even though its chain and signatures hold), `status`, `record --format
 //! aiwolf-log|aiwolf-json` (the official server's files) and the committee's HTML report.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -198,7 +198,7 @@ fn werewolf_verify_names_a_forged_vote_though_chain_and_signature_hold() {
         v["body"]["target"] = ((t + 1) % 5).into();
     });
     let o = verify(&m);
-    assert_eq!(code(&o), 29, "{}", text(&o));
+    assert_eq!(code(&o), 33, "{}", text(&o));
     let t = text(&o);
     assert!(t.contains("BAD REPLAY"), "{t}");
     assert!(t.contains("signature ok"), "the forger re-signed: {t}");
@@ -214,7 +214,7 @@ fn werewolf_verify_names_an_entry_written_as_another_actor() {
     });
     forged(&m, seq, |v| v["actor"] = "operator".into());
     let o = verify(&m);
-    assert_eq!(code(&o), 29, "{}", text(&o));
+    assert_eq!(code(&o), 33, "{}", text(&o));
     assert!(
         text(&o).contains(&format!("entry #{seq} names actor \"operator\"")),
         "{}",
@@ -229,7 +229,7 @@ fn werewolf_verify_refuses_a_seed_other_than_the_one_committed() {
     let seq = seq_of(&m, |v| v["kind"] == "game_ended");
     forged(&m, seq, |v| v["body"]["seed"] = "00".repeat(32).into());
     let o = verify(&m);
-    assert_eq!(code(&o), 29, "{}", text(&o));
+    assert_eq!(code(&o), 33, "{}", text(&o));
     assert!(text(&o).contains("line 0 committed to"), "{}", text(&o));
 }
 

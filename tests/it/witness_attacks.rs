@@ -411,11 +411,11 @@ fn witness_foreign_entries_cut_or_accepted_are_recorded() {
         j.len() - 1
     };
     // Cut: the entries go to a side file, nothing lost, and the cut is recorded.
-    let seq = append("work_note", "operator");
+    let seq = append("work_note", "supervisor");
     let o = arbiter(&["foreign", "--match", ms, "--game", "1"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
-        text(&o).contains(&format!("#{seq} operator work_note")),
+        text(&o).contains(&format!("#{seq} supervisor work_note")),
         "{}",
         text(&o)
     );
@@ -442,7 +442,7 @@ fn witness_foreign_entries_cut_or_accepted_are_recorded() {
     assert_eq!(code, 11, "a recorded cut is a recovery to review: {out}");
 
     // Accept: one recorded note per entry with the reason, signed by the arbiter key.
-    let seq = append("work_note", "operator");
+    let seq = append("work_note", "supervisor");
     let o = arbiter(&[
         "foreign",
         "--match",
@@ -455,7 +455,7 @@ fn witness_foreign_entries_cut_or_accepted_are_recorded() {
     assert!(o.status.success(), "{}", text(&o));
     let now = std::fs::read_to_string(log(&m)).unwrap();
     assert!(
-        now.contains(&format!("entry #{seq} (operator work_note")),
+        now.contains(&format!("entry #{seq} (supervisor work_note")),
         "{now}"
     );
     assert!(now.contains("typed by the operator at the spare laptop"));
@@ -873,7 +873,11 @@ fn witness_interrupted_index_write_is_never_read_as_rollback() {
     let script = tmp.path().join("g2.arb");
     std::fs::write(
         &script,
-        "0 arbiter declare white machine Deep Junior\n0 arbiter declare black human Garry Kasparov\n0 arbiter declare operator Amir Ban\n0 arbiter start\n0:00:05 move e4\n0:00:10 arbiter correct 6d clock human +600 slow to press\n",
+        format!(
+            "0 arbiter declare white machine Deep Junior\n0 arbiter declare black human Garry Kasparov\n0 arbiter declare operator Amir Ban\n0 arbiter declare camp kasparov proof {}\n0 arbiter declare camp junior proof {}\n0 arbiter start\n0:00:05 move e4\n0:00:10 arbiter correct 6d clock human +600 slow to press\n",
+            tmp.path().join("kasparov.proof").display(),
+            tmp.path().join("junior.proof").display()
+        ),
     )
     .unwrap();
     let o = arbiter(&[
@@ -943,7 +947,7 @@ fn witness_foreign_accepted_is_covered_by_the_next_signature() {
         let at = j.last().unwrap().mono_ms;
         j.append(forged(
             "work_note",
-            "operator",
+            "supervisor",
             serde_json::json!({"text": "x"}),
             at,
         ))
@@ -972,7 +976,7 @@ fn witness_foreign_accepted_is_covered_by_the_next_signature() {
     assert!(
         std::fs::read_to_string(log(&m))
             .unwrap()
-            .contains(&format!("entry #{seq} (operator work_note")),
+            .contains(&format!("entry #{seq} (supervisor work_note")),
         "the acceptance is recorded"
     );
     // Nothing foreign is left: a second run has nothing to accept and signs nothing new.
