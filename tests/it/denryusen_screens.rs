@@ -338,3 +338,41 @@ fn denryusen_board_panels_and_dialogs_cite_the_profiles_articles_not_2003_clause
     assert!(all.contains("irreversible"), "{all}");
     assert_eq!(clause_tokens_2003(&all), Vec::<String>::new(), "{all}");
 }
+
+#[test]
+fn denryusen_13_1_an_illegal_move_typed_at_the_board_is_refused_and_the_arbiter_confirms_it() {
+    use arbiter::core::game::Phase;
+    use arbiter::tui::{Mode, MsgKind};
+    use crossterm::event::KeyCode;
+
+    use crate::tui_support::{ch, key};
+    let mut r = shogi_game();
+    let entries = r.s.storage.len();
+    // Sente's pawn left 7g long ago: 7g7f typed now is a slip, refused like a chess move.
+    r.key("30", ch(' '));
+    r.typed("30", "7g7f");
+    r.key("30", key(KeyCode::Enter));
+    let m = r.ui.message.clone().unwrap();
+    assert_eq!(m.kind, MsgKind::Refused, "{m:?}");
+    assert!(m.text.contains("nothing recorded"), "{}", m.text);
+    assert!(m.text.contains("arbiter illegal-move 7g7f"), "{}", m.text);
+    assert_eq!(r.ui.mode, Mode::Line(arbiter::tui::LineKind::Move));
+    assert_eq!(r.ui.line, "7g7f", "the line is given back to be corrected");
+    assert_eq!(r.s.storage.len(), entries, "nothing recorded");
+    assert_eq!(r.s.game.phase(), Phase::Playing);
+    // The arbiter, having seen sente play it, confirms: asked y/n with the result first.
+    r.key("31", key(KeyCode::Esc));
+    r.key("31", ch(':'));
+    r.typed("31", "arbiter illegal-move 7g7f");
+    r.key("31", key(KeyCode::Enter));
+    match &r.ui.mode {
+        Mode::Confirm { text, .. } => {
+            assert!(text.contains("the game ENDS 0-1"), "{text}");
+            assert!(text.contains("illegal move"), "{text}");
+        }
+        other => panic!("asked y/n first, got {other:?}"),
+    }
+    assert_eq!(r.s.storage.len(), entries, "nothing recorded before the y");
+    r.key("32", ch('y'));
+    assert_eq!(r.s.game.phase(), Phase::Ended);
+}
