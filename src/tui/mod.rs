@@ -705,8 +705,9 @@ pub struct PlaySetup<'a> {
     pub match_dir: &'a Path,
     /// Game number (default: the unfinished game, else a new one).
     pub game: Option<u32>,
-    /// Rules profile for a new game.
-    pub rules: &'a Path,
+    /// Rules profile named for a new game (`--rules`): the match's first game's; later games keep
+    /// the match's, another named is refused.
+    pub rules: Option<&'a Path>,
     pub key: &'a KeySource,
     /// Pre-game declarations for a new game (a script file of `arbiter declare ...` lines).
     pub declarations: Option<&'a Path>,

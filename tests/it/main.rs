@@ -38,6 +38,7 @@ mod log_scan_fast; // log::scan's fast path equals the strict parser
 mod log_tamper; // the tamper matrix
 mod log_util;
 mod log_verify; // verify statuses, proofs, exit codes
+mod match_profile;
 mod memory_flat; // issue 21: what the readers keep is bounded whatever the log's length
 mod numbering; // issue 20: move numbers from the side that moved first (board, display, 7c)
 mod offline; // rule 11: no network call

@@ -74,7 +74,7 @@ fn issue_14_board_keeps_the_latest_entries_and_folds_the_rest() {
     let (session, _, _, mut ui) = tui::open_session(&PlaySetup {
         match_dir: &m,
         game: Some(1),
-        rules: Path::new(RULES),
+        rules: Some(Path::new(RULES)),
         key: &KeySource::default(),
         declarations: None,
         demo: false,
