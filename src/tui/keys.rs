@@ -85,6 +85,19 @@ pub enum Mode {
     },
 }
 
+/// Entries recorded at the key whose passphrase was not given (Esc, or not in time): they stand
+/// as recorded; `:arbiter authorize` asks the passphrase for them and records the authorization.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingAuthorization {
+    /// The command's words as given.
+    pub words: String,
+    pub first: u64,
+    pub last: u64,
+}
+
+/// The board's own words for giving a pending authorization (5b).
+pub const AUTHORIZE_WORDS: &str = "arbiter authorize";
+
 /// A red alarm that stays on screen until the arbiter acknowledges it (`!`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Alarm {
@@ -150,6 +163,8 @@ pub struct UiState {
     /// How much shorter than the measured gap the downtime may have been (a `charge` counts the
     /// shorter figure: [`crate::session::restart_ruling`]).
     pub restart_uncertainty: crate::core::Ms,
+    /// Authorizations left pending at the passphrase prompt, oldest first (5b).
+    pub pending_authorizations: Vec<PendingAuthorization>,
 }
 
 impl Default for UiState {
@@ -184,6 +199,7 @@ impl UiState {
             press_keys: PressKeys::default(),
             restart_measured: None,
             restart_uncertainty: 0,
+            pending_authorizations: Vec::new(),
         }
     }
 
@@ -274,6 +290,45 @@ pub fn ask_authorization_after(
         typed: String::new(),
         recorded: Some(recorded),
     };
+}
+
+/// The passphrase prompt again, after a passphrase that did not open the key: the same command
+/// and entries, nothing typed.
+pub fn reopen_authorization(
+    ui: &mut UiState,
+    cmd: Command,
+    words: String,
+    recorded: Option<(u64, u64)>,
+) {
+    ui.mode = Mode::Authorize {
+        pending: cmd,
+        words,
+        typed: String::new(),
+        recorded,
+    };
+}
+
+/// `:arbiter authorize`: the passphrase prompt for the oldest authorization left pending (5b);
+/// said when none is.
+fn authorize_pending(ui: &mut UiState) -> Action {
+    ui.mode = Mode::Clock;
+    ui.line.clear();
+    if ui.pending_authorizations.is_empty() {
+        ui.message = Some(Message::new(
+            MsgKind::Info,
+            "no authorization is pending on this board: nothing to authorize",
+        ));
+        return Action::None;
+    }
+    let p = ui.pending_authorizations.remove(0);
+    let cmd = Command::Authorize {
+        by: "passphrase".into(),
+        words: p.words.clone(),
+        first: p.first,
+        last: p.last,
+    };
+    ask_authorization_after(ui, cmd, p.words, (p.first, p.last));
+    Action::None
 }
 
 /// How long the passphrase may take after a command recorded at the key ([`timed_at_key`]):
@@ -874,6 +929,12 @@ fn submit(ui: &mut UiState, kind: LineKind, game: &Game) -> Action {
     if text.is_empty() {
         ui.mode = Mode::Clock;
         return Action::None;
+    }
+    if kind == LineKind::Command && text == AUTHORIZE_WORDS {
+        if ui.history.last() != Some(&text) {
+            ui.history.push(text.clone());
+        }
+        return authorize_pending(ui);
     }
     let parsed = match kind {
         LineKind::Move => parse(&format!("move {text}")),

@@ -222,7 +222,9 @@ fn run_loop(
                 "no passphrase within {} s",
                 keys::AUTHORIZE_WITHIN.as_secs()
             );
-            unauthorized(session, &mut ui, &mut last, &words, &why, recorded, now);
+            if let Some(r) = recorded {
+                left_pending(session, &mut ui, &mut last, &words, &why, r, now);
+            }
         }
         if !matches!(ui.mode, Mode::Authorize { .. }) {
             asked_at = None;
@@ -382,29 +384,78 @@ fn run_loop(
                 }
                 match (ok, recorded) {
                     (true, Some((first, last_seq))) => {
+                        let later = matches!(cmd, Command::Authorize { .. });
                         authorize(
                             session,
                             &mut ui,
                             &mut last,
-                            (Some("passphrase"), words),
+                            (Some("passphrase"), words.clone()),
                             (first as usize, last_seq as usize + 1),
                             now,
                         );
+                        if later {
+                            // Given on the board after it was left pending.
+                            let more = match ui.pending_authorizations.len() {
+                                0 => String::new(),
+                                n => format!(" · {n} more pending: :arbiter authorize"),
+                            };
+                            ui.message = Some(Message::new(
+                                MsgKind::Done,
+                                format!(
+                                    "authorized (rule 5b): entries #{first}–#{last_seq} ('{words}'){more}"
+                                ),
+                            ));
+                        }
                         continue;
                     }
                     (true, None) => (cmd, Some("passphrase")),
                     (false, _) => {
-                        let why = match passphrase.as_deref() {
-                            None => "withdrawn (Esc)",
-                            Some("") => "empty passphrase",
-                            Some(_) => "wrong passphrase",
-                        };
-                        unauthorized(session, &mut ui, &mut last, &words, why, recorded, now);
-                        if passphrase.is_some() {
-                            let t = mono_ms();
-                            backoff.fail(t);
-                            if let Some(m) = ui.message.as_mut() {
-                                m.text = format!("{} · {}", m.text, backoff.say(t));
+                        match (passphrase.as_deref(), recorded) {
+                            // Esc on entries recorded at the key: they stand, their
+                            // authorization left pending; `:arbiter authorize` gives it later.
+                            (None, Some(r)) => {
+                                left_pending(
+                                    session,
+                                    &mut ui,
+                                    &mut last,
+                                    &words,
+                                    "withdrawn (Esc)",
+                                    r,
+                                    now,
+                                );
+                            }
+                            (None, None) => {}
+                            // Enter on an empty prompt: nothing checked, the prompt stays.
+                            (Some(""), _) => {
+                                keys::reopen_authorization(&mut ui, cmd, words, recorded);
+                                ui.message = Some(Message::new(
+                                    MsgKind::Info,
+                                    "type the arbiter's passphrase, then Enter (Esc leaves the prompt)",
+                                ));
+                            }
+                            // A wrong passphrase is logged; the prompt stays open (its wait
+                            // doubling), so that a passphrase typed again never reaches the
+                            // board as keys.
+                            (Some(_), _) => {
+                                unauthorized(
+                                    session,
+                                    &mut ui,
+                                    &mut last,
+                                    &words,
+                                    "wrong passphrase",
+                                    recorded,
+                                    now,
+                                );
+                                let t = mono_ms();
+                                backoff.fail(t);
+                                keys::reopen_authorization(&mut ui, cmd, words, recorded);
+                                if let Some(m) = ui.message.as_mut() {
+                                    m.text = format!(
+                                        "{} · {} · the prompt stays open (Esc leaves it)",
+                                        m.text,
+                                        backoff.say(t)
+                                    );
+                                }
                             }
                         }
                         continue;
@@ -540,7 +591,7 @@ fn unauthorized(
 ) {
     let why = match recorded {
         Some((first, last_seq)) => format!(
-            "{why}: entries #{first}–#{last_seq}, recorded at the key, stand UNAUTHORIZED; the arbiter rules on their time"
+            "{why}: entries #{first}–#{last_seq}, recorded at the key, await the arbiter's passphrase"
         ),
         None => why.to_string(),
     };
@@ -566,11 +617,54 @@ fn unauthorized(
     ui.message = Some(Message::new(
         MsgKind::Refused,
         match recorded {
-            Some(_) => format!("refused (rule 5b): {why} ('{words}'){logged}"),
+            Some(_) => format!("not authorized (rule 5b): {why} ('{words}'){logged}"),
             None => format!(
                 "refused (rule 5b): {why}: only the arbiter may '{words}'; nothing recorded{logged}"
             ),
         },
+    ));
+}
+
+/// 5b: the passphrase for entries recorded at the key was not given (Esc, or not in time): the
+/// entries stand as recorded, their authorization pending; it is logged, and the board keeps it
+/// for `:arbiter authorize`, which asks the passphrase again and records the authorization.
+fn left_pending(
+    session: &mut Session,
+    ui: &mut UiState,
+    last: &mut Option<String>,
+    words: &str,
+    why: &str,
+    (first, last_seq): (u64, u64),
+    now: Ms,
+) {
+    let why = format!(
+        "{why}: entries #{first}–#{last_seq}, recorded at the key, stand; their authorization is pending (:arbiter authorize gives it)"
+    );
+    let logged = session.execute(
+        &Command::AuthorizationFailed {
+            words: words.to_string(),
+            why: why.clone(),
+        },
+        now,
+    );
+    let seq = match &logged {
+        Ok(events) if !events.is_empty() => {
+            on_recorded(ui, events);
+            remember(last, events, session.storage.len());
+            Some(session.storage.len() - 1)
+        }
+        _ => None,
+    };
+    ui.submitted = None;
+    ui.pending_authorizations.push(keys::PendingAuthorization {
+        words: words.to_string(),
+        first,
+        last: last_seq,
+    });
+    let logged = seq.map_or_else(String::new, |n| format!(" · logged as #{n}"));
+    ui.message = Some(Message::new(
+        MsgKind::Refused,
+        format!("authorization pending (rule 5b): {why} ('{words}'){logged}"),
     ));
 }
 
