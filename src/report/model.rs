@@ -696,6 +696,8 @@ struct Builder {
     line: Vec<MoveRow>,
     /// Index into `draw_offers` of the latest offer by each side.
     offer_of: [Option<usize>; 2],
+    /// Offers whose move (its ply) is still to be entered (FIDE Laws 9.1.2): the row, the ply.
+    offer_awaits: Vec<(usize, usize)>,
     open_technical: Option<usize>,
     open_power: Option<usize>,
     /// 8b: when the power went off last (a second failure restarts the count).
@@ -1099,6 +1101,7 @@ impl Builder {
             report,
             line: Vec::new(),
             offer_of: [None, None],
+            offer_awaits: Vec::new(),
             open_technical: None,
             open_power: None,
             power_off_since: None,
@@ -1618,6 +1621,14 @@ impl Builder {
     }
 
     fn finish(&mut self, profile: Option<&Profile>) {
+        // FIDE Laws 9.1.2: an offer made before a move that never came (accepted first, or the
+        // game ended) names the move it was made before.
+        for (k, ply) in std::mem::take(&mut self.offer_awaits) {
+            let named = self.numbered(ply, "(not made)");
+            if let Some(o) = self.report.draw_offers.get_mut(k) {
+                o.with_move = Some(named);
+            }
+        }
         // 13d: a program copy the profile asks for and the log does not show handed over.
         if let Some(result) = &self.report.result
             && profile.is_some_and(|p| p.program_copy.is_some())

@@ -135,6 +135,8 @@ impl SideTotal {
 pub struct Times {
     pub moves: Vec<MoveTime>,
     pub items: Vec<TimeItem>,
+    /// Draw offers by the move (its ply) each goes with (FIDE Laws 9.1.2) and the offerer.
+    pub offers: Vec<(usize, Side)>,
     pub totals: [SideTotal; 2],
     /// Why the figures from some entry on are the log's own and not the replayed clock's.
     pub not_replayed: Option<String>,
@@ -261,6 +263,8 @@ struct Ledger {
     taken: std::collections::BTreeMap<usize, TakenBack>,
     moves: Vec<MoveTime>,
     items: Vec<TimeItem>,
+    /// Draw offers by the move (its ply) each goes with (FIDE Laws 9.1.2) and the offerer.
+    offers: Vec<(usize, Side)>,
     /// Clock time used since the side's last press or standing move, not yet owed to a move.
     pending: [i64; 2],
     /// Presses recorded without their move yet, oldest first.
@@ -635,6 +639,14 @@ impl Ledger {
         if !matches!(replayed, Replayed::Applied { .. } | Replayed::Quiet { .. }) {
             self.settle();
         }
+        // FIDE Laws 9.1.2: an offer goes with its offerer's own move.
+        if let (
+            EventKind::DrawOffered { by, .. },
+            Replayed::Applied { game, .. } | Replayed::Quiet { game, .. },
+        ) = (&e.kind, &replayed)
+        {
+            self.offers.push((game.draw_offer_ply(*by), *by));
+        }
         let (
             ClockBefore {
                 remaining: before,
@@ -956,6 +968,7 @@ impl Ledger {
         Times {
             moves: self.moves,
             items: self.items,
+            offers: self.offers,
             totals,
             not_replayed: self.not_replayed,
         }
@@ -990,6 +1003,7 @@ impl Default for TimesStream {
                 taken: std::collections::BTreeMap::new(),
                 moves: Vec::new(),
                 items: Vec::new(),
+                offers: Vec::new(),
                 pending: [0, 0],
                 pressed: [VecDeque::new(), VecDeque::new()],
                 after: [0, 0],
@@ -1121,6 +1135,7 @@ impl Times {
                 clock_ms: m.clock_ms.max(0).unsigned_abs(),
                 spent_ms: m.time_ms.max(0).unsigned_abs(),
                 before: Vec::new(),
+                draw_offer: false,
             })
             .collect();
         let mut trailing = Vec::new();
@@ -1128,6 +1143,12 @@ impl Times {
             match moves.get_mut(it.before_ply) {
                 Some(m) => m.before.push(it.line()),
                 None => trailing.push(it.line()),
+            }
+        }
+        for (ply, by) in &self.offers {
+            match moves.get_mut(*ply) {
+                Some(m) => m.draw_offer = true,
+                None => trailing.push(format!("(=) draw offered by {by}, with no move after it")),
             }
         }
         (moves, trailing)

@@ -30,6 +30,7 @@ fn pgn_round_trip_of_the_real_game() -> TestResult {
                 clock_ms: m.clk_ms.unwrap_or(0),
                 spent_ms: m.emt_ms.unwrap_or(0),
                 before: Vec::new(),
+                draw_offer: false,
             })
             .collect(),
         trailing: Vec::new(),
