@@ -272,7 +272,11 @@ impl Game {
         }
         let pending = self.presses.len();
         let stm = self.board.side_to_move();
-        let to_move = if pending % 2 == 0 { stm } else { stm.other() };
+        let to_move = if pending.is_multiple_of(2) {
+            stm
+        } else {
+            stm.other()
+        };
         if to_move == by {
             plies + pending
         } else {
