@@ -209,3 +209,21 @@ fn issue_14_board_memory_is_bounded_as_entries_are_recorded() {
         "{s}"
     );
 }
+
+/// Rule 5b: one game time. The log page gives each entry its game time from the game's first
+/// entry, the time the log, the message line, the report and the relay give it, not a time
+/// counted from the clock's start (25 s later here).
+#[test]
+fn clause_5b_the_log_page_gives_each_entry_the_one_game_time() {
+    let mut r = crate::tui_support::Rig::new();
+    r.at("25", "arbiter start").at("40", "move e4");
+    let e = r.s.game.last_at();
+    assert_eq!(e, 40_000);
+    r.ui.mode = arbiter::tui::Mode::Log { back: 0 };
+    let s = r.shot("41", 120, 40);
+    assert!(s.contains("0:00:40"), "the move at game time 0:00:40:\n{s}");
+    assert!(
+        !s.contains("0:00:15"),
+        "no time counted from the clock's start:\n{s}"
+    );
+}
