@@ -11,7 +11,6 @@ use crate::core::event::Event;
 use crate::core::game::{Game, Phase};
 use crate::session::SessionError;
 
-use super::describe::describe_event;
 use super::logpane::LogTail;
 
 /// What the message line says, and how it is coloured.
@@ -165,6 +164,8 @@ pub struct UiState {
     pub restart_uncertainty: crate::core::Ms,
     /// Authorizations left pending at the passphrase prompt, oldest first (5b).
     pub pending_authorizations: Vec<PendingAuthorization>,
+    /// A shogi game: its sides are named sente and gote in the messages.
+    pub shogi: bool,
 }
 
 impl Default for UiState {
@@ -200,6 +201,7 @@ impl UiState {
             restart_measured: None,
             restart_uncertainty: 0,
             pending_authorizations: Vec::new(),
+            shogi: false,
         }
     }
 
@@ -1082,7 +1084,13 @@ pub fn after_execute(ui: &mut UiState, result: &Result<Vec<Event>, SessionError>
             let text: Vec<String> = events
                 .iter()
                 .enumerate()
-                .map(|(i, e)| format!("#{} {}", first + i, describe_event(e)))
+                .map(|(i, e)| {
+                    format!(
+                        "#{} {}",
+                        first + i,
+                        super::describe::describe_event_as(e, ui.shogi)
+                    )
+                })
                 .collect();
             ui.message = Some(Message::new(
                 MsgKind::Done,

@@ -93,12 +93,12 @@ pub fn run(
 }
 
 /// The latest entry this screen recorded, for a shell whose status does not say.
-fn remember(last: &mut Option<String>, events: &[Event], entries: usize) {
+fn remember(last: &mut Option<String>, events: &[Event], session: &Session) {
     if let Some(e) = events.last() {
         *last = Some(format!(
             "#{} {}",
-            entries.saturating_sub(1),
-            describe_event(e)
+            session.storage.len().saturating_sub(1),
+            describe::describe_event_as(e, session.game.board().shogi().is_some())
         ));
     }
 }
@@ -110,7 +110,7 @@ fn catch_up(session: &mut Session, ui: &mut UiState, last: &mut Option<String>, 
     match session.catch_up(now) {
         Ok(events) => {
             on_recorded(ui, &events);
-            remember(last, &events, session.storage.len());
+            remember(last, &events, session);
         }
         Err(e) => after_execute(ui, &Err(e), session.storage.len()),
     }
@@ -531,7 +531,7 @@ fn record(
     {
         match hand_over(session, copies, program.as_deref(), *side) {
             Ok((events, summary)) => {
-                remember(last, &events, session.storage.len());
+                remember(last, &events, session);
                 after_execute(ui, &Ok(events), session.storage.len());
                 ui.message = Some(Message::new(MsgKind::Done, summary.replace('\n', " · ")));
             }
@@ -543,7 +543,7 @@ fn record(
     } else {
         let r = session.execute(cmd, now);
         if let Ok(events) = &r {
-            remember(last, events, session.storage.len());
+            remember(last, events, session);
         }
         after_execute(ui, &r, session.storage.len());
     }
@@ -573,7 +573,7 @@ fn authorize(
     };
     if let Ok(events) = session.execute(&auth, now) {
         on_recorded(ui, &events);
-        remember(last, &events, session.storage.len());
+        remember(last, &events, session);
     }
 }
 
@@ -605,7 +605,7 @@ fn unauthorized(
     let seq = match &logged {
         Ok(events) if !events.is_empty() => {
             on_recorded(ui, events);
-            remember(last, events, session.storage.len());
+            remember(last, events, session);
             Some(session.storage.len() - 1)
         }
         _ => None,
@@ -650,7 +650,7 @@ fn left_pending(
     let seq = match &logged {
         Ok(events) if !events.is_empty() => {
             on_recorded(ui, events);
-            remember(last, events, session.storage.len());
+            remember(last, events, session);
             Some(session.storage.len() - 1)
         }
         _ => None,
@@ -960,6 +960,7 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
         .points()
         .filter(|_| session.game.phase() == crate::core::game::Phase::Ended);
     ui.score = score_with_decision(&ui.score_table, &session.game);
+    ui.shogi = session.game.board().shogi().is_some();
     ui.ascii = !terminal::utf8_locale();
     ui.no_color = terminal::no_color();
     Ok((session, Instant::now(), opened.now_ms, ui))
@@ -1015,14 +1016,22 @@ pub fn score_text(table: &[(String, f64)]) -> Option<String> {
     if table.is_empty() {
         return None;
     }
+    // Halves as a scoresheet writes them; any other fraction (Denryu-sen 14: a draw is 0.4 to
+    // sente and 0.6 to gote) as the decimal `status` prints, never rounded to a half.
     let points = |p: f64| {
         let whole = p.trunc();
-        let half = p - whole >= 0.5;
-        match (whole as u64, half) {
-            (0, true) => "½".to_string(),
-            (w, true) => format!("{w}½"),
-            (w, false) => w.to_string(),
+        let frac = p - whole;
+        if frac.abs() < 1e-9 {
+            return (whole as u64).to_string();
         }
+        if (frac - 0.5).abs() < 1e-9 {
+            return match whole as u64 {
+                0 => "½".to_string(),
+                w => format!("{w}½"),
+            };
+        }
+        let tenths = (p * 10.0).round() / 10.0;
+        format!("{tenths}")
     };
     Some(
         table

@@ -376,3 +376,85 @@ fn denryusen_13_1_an_illegal_move_typed_at_the_board_is_refused_and_the_arbiter_
     r.key("32", ch('y'));
     assert_eq!(r.s.game.phase(), Phase::Ended);
 }
+
+/// Denryu-sen 5.2 and 13: the board speaks shogi. Sente and gote name the sides in the message
+/// and status lines; the key bar and help offer no draw (shogi has none) and no chess key, and the
+/// help cites the Denryu-sen articles with shogi's own commands.
+#[test]
+fn denryusen_13_the_board_speaks_shogi_in_its_lines_key_bar_and_help() {
+    use crossterm::event::KeyCode;
+
+    use crate::tui_support::{ch, key};
+    let mut r = shogi_game();
+    let s = r.shot("25", 120, 40);
+    let bottom: String = s.lines().rev().take(4).collect::<Vec<_>>().join("\n");
+    assert!(
+        bottom.contains("move_made gote △同銀") || bottom.contains("move_made gote △同 銀"),
+        "{bottom}"
+    );
+    for chess in [" black ", " white ", "F7", "draw offer", "F8"] {
+        assert!(
+            !bottom.contains(chess),
+            "'{chess}' on a shogi board:\n{bottom}"
+        );
+    }
+    r.key("25", ch('?'));
+    let help = r.shot("25", 120, 300);
+    for chess in [
+        "offer-draw",
+        "claim",
+        "tablebase",
+        "operator consult",
+        "F7",
+        "White's",
+        "a-h N B R Q K O",
+        "white|black",
+    ] {
+        assert!(
+            !help.contains(chess),
+            "'{chess}' in the shogi help:\n{help}"
+        );
+    }
+    for shogi in [
+        "sente|gote resign",
+        "sente|gote declare",
+        "arbiter illegal-move MOVE",
+        "arbiter declare sente|gote",
+    ] {
+        assert!(
+            help.contains(shogi),
+            "'{shogi}' missing from the shogi help:\n{help}"
+        );
+    }
+    r.key("25", key(KeyCode::Esc));
+    // The chess board's help keeps its own.
+    let mut c = crate::tui_support::Rig::new();
+    c.key("0", ch('?'));
+    let help = c.shot("0", 120, 300);
+    assert!(
+        help.contains("human offer-draw") && help.contains("F7"),
+        "{help}"
+    );
+}
+
+/// Denryu-sen 14: a draw scores 0.4 to sente and 0.6 to gote; the board's header and the
+/// audience's display write the match score as `status` does, never rounded to a half.
+#[test]
+fn denryusen_14_the_header_and_display_score_a_draw_0_4_and_0_6_as_status_does() {
+    let table = vec![("Suisho".to_string(), 1.4), ("Dlshogi".to_string(), 0.6)];
+    assert_eq!(
+        arbiter::tui::score_text(&table).as_deref(),
+        Some("Suisho 1.4 – Dlshogi 0.6")
+    );
+    // Chess halves stay as a scoresheet writes them.
+    let chess = vec![
+        ("Kasparov".to_string(), 1.5),
+        ("Deep Junior".to_string(), 0.5),
+    ];
+    assert_eq!(
+        arbiter::tui::score_text(&chess).as_deref(),
+        Some("Kasparov 1½ – Deep Junior ½")
+    );
+    let two = vec![("A".to_string(), 2.0), ("B".to_string(), 0.0)];
+    assert_eq!(arbiter::tui::score_text(&two).as_deref(), Some("A 2 – B 0"));
+}
