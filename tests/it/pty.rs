@@ -1355,3 +1355,26 @@ fn pty_clause_5b_a_passphrase_retyped_after_a_failure_never_drives_the_board() {
     );
     assert_eq!(auth.body["by"], serde_json::json!("passphrase"));
 }
+
+/// `keygen`: a passphrase too short is refused as soon as it is typed, before it is asked a
+/// second time, in words that speak to the arbiter.
+#[test]
+fn pty_keygen_a_short_passphrase_is_refused_before_it_is_typed_again() {
+    need_tmux!();
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("m");
+    let t = Tmux::start_watched(
+        "keygen-short",
+        &["keygen", "--match", m.to_str().unwrap()],
+        &repo_dir(),
+        120,
+        30,
+    );
+    t.wait_for("passphrase for the new key", DEADLINE);
+    t.type_text("short");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("needs at least 12", DEADLINE);
+    assert!(!s.contains("the same passphrase again"), "{s}");
+    assert!(!s.contains("issue"), "{s}");
+    assert!(!m.join("keys").join("arbiter").exists(), "no key written");
+}
