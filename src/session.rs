@@ -510,7 +510,7 @@ pub fn summary_text(game: &Game, now: Ms, entries: usize) -> String {
         let mark = if c.running { " (running)" } else { "" };
         s.push_str(&format!(
             "  {:<5} {:<24} {}{}  moves {}  period {}\n",
-            c.side.name(),
+            game.side_label(c.side),
             c.name,
             timefmt::clock(c.remaining_ms),
             mark,

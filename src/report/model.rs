@@ -210,6 +210,9 @@ pub struct Mark {
 /// The clock chart: both sides' remaining time per move.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Chart {
+    /// A shogi game: the series are named sente and gote.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shogi: bool,
     pub series: [Series; 2],
     /// Move numbers after which a time control falls (e.g. 40 and 60).
     pub period_lines: Vec<u32>,
@@ -376,6 +379,9 @@ pub struct ResultRow {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
+    /// A shogi game: its sides are sente and gote, never white and black.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shogi: bool,
     pub version: Version,
     pub match_id: String,
     pub game: u32,
@@ -465,6 +471,15 @@ impl Cites {
 }
 
 impl Report {
+    /// A side as the game names it: `white` / `black`, or `sente` / `gote` in shogi.
+    pub fn side_label(&self, side: Side) -> &'static str {
+        if self.shogi {
+            crate::core::shogi::side_name(side)
+        } else {
+            side.name()
+        }
+    }
+
     pub fn name(&self, side: Side) -> String {
         self.declared
             .as_ref()
@@ -847,6 +862,7 @@ fn thin<T: Clone>(points: Vec<T>) -> Vec<T> {
 
 fn empty_chart() -> Chart {
     Chart {
+        shogi: false,
         series: Side::BOTH.map(|side| Series {
             side,
             name: side.to_string(),
@@ -1057,6 +1073,7 @@ fn mark_voided(voids: &BTreeMap<u64, Vec<usize>>, row: &mut TimelineEntry) {
 impl Builder {
     fn new(verification: &Verification, public: bool, keep_timeline: bool) -> Builder {
         let report = Report {
+            shogi: false,
             version: if public {
                 Version::Public
             } else {
@@ -1153,6 +1170,8 @@ impl Builder {
                         self.first = g.board().first_side();
                         self.numbering = g.board().numbering();
                         self.report.numbering = self.numbering;
+                        self.report.shogi = g.board().shogi().is_some();
+                        self.report.chart.shogi = self.report.shogi;
                         self.game = Some(g);
                     }
                     Err(m) => self.report.warnings.push(format!("entry 0: {m}")),
@@ -1193,7 +1212,11 @@ impl Builder {
     }
 
     fn who(&self, side: Side) -> String {
-        format!("{} ({side})", self.name(side))
+        let label = self
+            .game
+            .as_ref()
+            .map_or_else(|| side.to_string(), |g| g.side_label(side).to_string());
+        format!("{} ({label})", self.name(side))
     }
 
     /// Ply `ply` numbered as the PGN numbers it (from the side that moves first).

@@ -257,6 +257,8 @@ struct Ledger {
     game: Option<Game>,
     /// The side that moves first in the start position ([`crate::core::board::Board::first_side`]).
     first: Side,
+    /// A shogi game: sides are named sente and gote.
+    shogi: bool,
     /// How the moves are numbered ([`crate::core::board::Numbering`]).
     numbering: crate::core::board::Numbering,
     /// Each take-back's effect, by its entry.
@@ -364,11 +366,16 @@ fn push_number(text: &mut String, n: u32) {
     }
 }
 
-fn side_name(s: Side) -> String {
-    s.to_string()
-}
-
 impl Ledger {
+    /// A side's name in the clock lines: sente / gote in shogi, white / black otherwise.
+    fn side_name(&self, s: Side) -> String {
+        if self.shogi {
+            crate::core::shogi::side_name(s).to_string()
+        } else {
+            s.to_string()
+        }
+    }
+
     /// `moves[k..]` changed.
     fn touch(&mut self, k: usize) {
         self.changed = Some(self.changed.map_or(k, |c| c.min(k)));
@@ -494,7 +501,7 @@ impl Ledger {
                 " taken back: their time ("
             });
             text.push_str(&crate::core::timefmt::exact(t.max(0).unsigned_abs()));
-            let name = side_name(side);
+            let name = self.side_name(side);
             text.push_str(") stays on ");
             text.push_str(&name);
             text.push_str("'s clock and counts in ");
@@ -565,7 +572,7 @@ impl Ledger {
                 Some(side),
                 ItemKind::Increment,
                 (inc, 0),
-                format!("increment after {}'s move {n}", side_name(side)),
+                format!("increment after {}'s move {n}", self.side_name(side)),
             );
         }
         let d = std::mem::take(&mut delta[side.index()]);
@@ -578,7 +585,7 @@ impl Ledger {
                 (d, 0),
                 format!(
                     "the next period's time added to {}'s clock at its move {}",
-                    side_name(side),
+                    self.side_name(side),
                     self.shown_number(side, n)
                 ),
             );
@@ -719,7 +726,7 @@ impl Ledger {
                             format!(
                                 "a period's time taken off {}'s clock again with the moves \
                                  taken back",
-                                side_name(s)
+                                self.side_name(s)
                             ),
                         );
                     }
@@ -747,7 +754,7 @@ impl Ledger {
                             format!(
                                 "penalty for the operator's wrong move {played} (the machine's \
                                  move was {correct}): added to {}'s clock",
-                                side_name(s)
+                                self.side_name(s)
                             ),
                         );
                     }
@@ -761,7 +768,7 @@ impl Ledger {
                     Some(*side),
                     ItemKind::Correction,
                     (d, 0),
-                    format!("{}'s clock corrected: {reason}", side_name(*side)),
+                    format!("{}'s clock corrected: {reason}", self.side_name(*side)),
                 );
             }
             EventKind::RestartGap {
@@ -793,7 +800,7 @@ impl Ledger {
                                 format!(
                                     "restart gap waived{why}: {}'s clock ran through it and was \
                                      given it back; not counted as thinking",
-                                    side_name(*s)
+                                    self.side_name(*s)
                                 ),
                             );
                         }
@@ -806,7 +813,7 @@ impl Ledger {
                                 (0, charged_part),
                                 format!(
                                     "restart gap charged{why}: it counts in {}'s time for its move",
-                                    side_name(*s)
+                                    self.side_name(*s)
                                 ),
                             );
                         }
@@ -866,7 +873,7 @@ impl Ledger {
                         (0, if d < 0 { ran } else { -ran }),
                         format!(
                             "entry #{seq} ({what}) voided: {}'s clock {verb}, counted in its move",
-                            side_name(s)
+                            self.side_name(s)
                         ),
                     );
                 }
@@ -905,7 +912,7 @@ impl Ledger {
                     (d, 0),
                     format!(
                         "{}'s clock changed at a {} entry",
-                        side_name(s),
+                        self.side_name(s),
                         e.kind_name()
                     ),
                 );
@@ -999,6 +1006,7 @@ impl Default for TimesStream {
                 changed: None,
                 game: None,
                 first: Side::White,
+                shogi: false,
                 numbering: crate::core::board::Numbering::default(),
                 taken: std::collections::BTreeMap::new(),
                 moves: Vec::new(),
@@ -1033,6 +1041,7 @@ impl TimesStream {
                         l.turn_clock = l.budget;
                         l.time_clause = g.profile().time_control.clause.clone();
                         l.first = g.board().first_side();
+                        l.shogi = g.board().shogi().is_some();
                         l.numbering = g.board().numbering();
                         l.game = Some(g);
                     }

@@ -146,3 +146,37 @@ fn match_rules_another_profile_named_in_a_running_match_is_refused_with_both_nam
     ]));
     assert!(bound_profile(&dir, 2).contains("Denryu"));
 }
+
+/// Denryu-sen 5.2: a shogi game's record speaks shogi. `script`, `status` and the report (HTML
+/// and Markdown, the clock chart included) name the sides sente and gote, never white and black.
+#[test]
+fn denryusen_5_2_status_script_and_report_name_sente_and_gote() {
+    let (tmp, dir, _script) = shogi_match();
+    let d = dir.to_str().unwrap();
+    let status = ok(&arbiter(&["status", "--match", d]));
+    assert!(
+        status.contains("  sente ") && status.contains("  gote "),
+        "{status}"
+    );
+    for out in ["r.md", "r.html"] {
+        let path = tmp.path().join(out);
+        let mut args = vec!["report", "--match", d, "--game", "1", "--out"];
+        args.push(path.to_str().unwrap());
+        if out.ends_with(".md") {
+            args.push("--markdown");
+        }
+        ok(&arbiter(&args));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("(sente)") && text.contains("(gote)"), "{out}");
+        for chess in [
+            "(white)",
+            "(black)",
+            "| White |",
+            ">White<",
+            "white's",
+            "black's",
+        ] {
+            assert!(!text.contains(chess), "{out} says {chess}");
+        }
+    }
+}
