@@ -95,6 +95,7 @@ fn pgn_round_trip_of_the_real_game() -> TestResult {
 /// The PGN standard's seven-tag roster: `Site` says where the game is played. `arbiter pgn
 /// --site PLACE` sets it; without it the tag is `?` (unknown), as the standard writes it.
 #[test]
+#[allow(clippy::unwrap_used)]
 fn pgn_seven_tag_roster_site_is_set_by_site() {
     let tmp = tempfile::tempdir().unwrap();
     let m = tmp.path().join("m");
