@@ -1243,6 +1243,11 @@ const SHOGI_HELP: &[(&str, &str, &str)] = &[
         "5.2",
         "what a human consulting an AI consulted",
     ),
+    (
+        "(the flag)",
+        "22.3",
+        "out of time when the move's whole seconds pass the time left plus the increment, as shogi-server judges: the flag falls up to the increment (2 s) after the clock shows 0:00:00",
+    ),
 ];
 
 /// [`help_lines`] for the game of `view`: a shogi game is told its own commands (no draw offer,
@@ -1409,8 +1414,15 @@ fn confirm(view: &View, pending: &Pending, text: &str, area: Rect, buf: &mut Buf
         Pending::Quit => (
             " quit the board UI? ",
             " = yes, quit            ",
-            "The log keeps everything recorded; the game clock keeps its time in the log."
-                .to_string(),
+            match view.clocks.iter().find(|c| c.running) {
+                // Quitting is no pause: the rules' clock goes on; the arbiter rules on the time
+                // the board was away when it is opened again.
+                Some(c) => format!(
+                    "{}'s clock KEEPS RUNNING: quitting does not pause the game. When the board is opened again it measures the time it was closed, and the arbiter rules on it (arbiter restart-gap waive|charge, 8b). To pause first: n, then s (arbiter stop). The log keeps everything recorded.",
+                    c.name
+                ),
+                None => "No clock is running: the clocks stand as the log holds them. The log keeps everything recorded.".to_string(),
+            },
         ),
         Pending::StartWithoutDigest => (
             " 8a: no configuration digest ",

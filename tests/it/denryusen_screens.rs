@@ -420,12 +420,22 @@ fn denryusen_13_the_board_speaks_shogi_in_its_lines_key_bar_and_help() {
         "sente|gote declare",
         "arbiter illegal-move MOVE",
         "arbiter declare sente|gote",
+        "(the flag)",
     ] {
         assert!(
             help.contains(shogi),
             "'{shogi}' missing from the shogi help:\n{help}"
         );
     }
+    let flat: String = help
+        .replace(['║', '│', '┃'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        flat.contains("the flag falls up to the increment (2 s) after the clock shows 0:00:00"),
+        "the flag rule explained:\n{help}"
+    );
     r.key("25", key(KeyCode::Esc));
     // The chess board's help keeps its own.
     let mut c = crate::tui_support::Rig::new();

@@ -865,3 +865,25 @@ fn help_and_key_bar_name_the_press_keys_as_remapped() {
         arbiter::tui::Action::Execute(arbiter::core::command::Command::Press)
     );
 }
+
+/// FIDE Laws 6 and rule 8b: quitting the board with a clock running is no pause, and the quit
+/// question says so, naming the clock that keeps running and how to stop it first; with no clock
+/// running it says the clocks stand.
+#[test]
+fn clause_8b_the_quit_question_says_what_the_clocks_will_do() {
+    let mut r = after_e4();
+    r.key("30", ch('q'));
+    let s = r.shot("30", 120, 40);
+    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("Deep Junior's clock KEEPS RUNNING: quitting does not pause the game"),
+        "{s}"
+    );
+    assert!(flat.contains("s (arbiter stop)"), "{s}");
+    r.key("30", ch('n'));
+    r.at("31", "arbiter stop a pause");
+    r.key("32", ch('q'));
+    let s = r.shot("32", 120, 40);
+    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("No clock is running"), "{s}");
+}
