@@ -522,12 +522,6 @@ pub const HELP: &[HelpLine] = &[
     },
     HelpLine {
         who: "arbiter",
-        words: "arbiter authorize",
-        clause: super::clause::MACHINE_LOG,
-        what: "on the board: authorize entries left pending (Esc)",
-    },
-    HelpLine {
-        who: "arbiter",
         words: "arbiter void SEQ REASON",
         clause: super::clause::ARBITER,
         what: "void a mis-keyed entry; it stays in the log",

@@ -1309,6 +1309,10 @@ pub fn help_lines_for(width: u16, press: &PressKeys, view: Option<&View>) -> Vec
             "the log page: every entry in full (Up/Down/PgUp/PgDn/Home/End, Esc closes)",
         ),
         (
+            ":arbiter authorize",
+            " the passphrase for entries whose authorization was left pending (Esc at the prompt, 5b)",
+        ),
+        (
             "Up/Down PgUp/PgDn",
             "scroll the move list back; End follows the game again",
         ),
