@@ -254,7 +254,7 @@ fn open_game_child(dir: &str, keep: bool) {
         let (session, _, _, ui) = arbiter::tui::open_session(&arbiter::tui::PlaySetup {
             match_dir: Path::new(dir),
             game: Some(1),
-            rules: &rules,
+            rules: Some(&rules),
             key: &key,
             declarations: None,
             demo: false,
@@ -268,7 +268,7 @@ fn open_game_child(dir: &str, keep: bool) {
         );
         return;
     }
-    let o = arbiter::matchdir::open_game_with(Path::new(dir), Some(1), &rules, &key, keep)
+    let o = arbiter::matchdir::open_game_with(Path::new(dir), Some(1), Some(&rules), &key, keep)
         .unwrap_or_else(|e| panic!("open {dir}: {e}"));
     println!(
         "opened: {} entries, {} events kept",

@@ -13,6 +13,10 @@ use std::path::{Path, PathBuf};
 /// The highest game number (README: game numbers start at 1, at most 9999 games per match).
 pub const MAX_GAME: u32 = 9999;
 
+/// The rules profile of a match's first game when none is named (`--rules`); later games keep
+/// the match's.
+pub const DEFAULT_RULES: &str = "rules/kasparov-deep-junior-2003.toml";
+
 /// Prefix of a game folder's name.
 const GAME_PREFIX: &str = "game-";
 

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use ssh_key::PrivateKey;
 
-use crate::core::event::{Algorithm, Declarations, Event, EventKind, KeyRef, PlayerKind};
+use crate::core::event::{
+    Algorithm, Declarations, Event, EventKind, KeyRef, PlayerKind, ProfileRef,
+};
 use crate::core::game::{Game, GameContext, MatchHistory, Phase, ReplayError};
 use crate::core::{Ms, Side, timefmt};
 use crate::journal::{Journal, JournalError};
@@ -487,6 +489,61 @@ pub fn match_history(match_dir: &Path, game: u32) -> MatchHistory {
     }
 }
 
+/// The profile game `game`'s line 0 binds.
+fn line0_profile(match_dir: &Path, game: u32) -> Option<ProfileRef> {
+    let first = crate::journal::first_entry(&log_path(match_dir, game)).ok()?;
+    match event_of(&first).ok()?.kind {
+        EventKind::GameOpened(o) => Some(o.profile),
+        _ => None,
+    }
+}
+
+/// The match's rules profile for game `game`: the one the latest earlier game's line 0 binds
+/// (with that game's number), or `None` for the match's first game.
+pub fn match_profile(match_dir: &Path, game: u32) -> Option<(u32, ProfileRef)> {
+    games(match_dir)
+        .into_iter()
+        .filter(|g| *g < game)
+        .rev()
+        .find_map(|g| line0_profile(match_dir, g).map(|p| (g, p)))
+}
+
+/// The profile a `--rules` names is the one game `game` is bound to (the same text), or the
+/// refusal naming both.
+fn same_profile(asked: &Path, game: u32, bound: &ProfileRef) -> Result<(), MatchError> {
+    let (_, named) = load_profile(asked)?;
+    if named.sha256 == bound.sha256 {
+        return Ok(());
+    }
+    Err(MatchError::OtherProfile {
+        named: format!("{} ({})", named.name, asked.display()),
+        bound: format!("{} ({})", bound.name, bound.file),
+        game,
+    })
+}
+
+/// The profile a new game `n` opens under: the match's, as its earlier games bind it; for the
+/// match's first game, the one named (or the default profile).
+pub fn new_game_profile(
+    match_dir: &Path,
+    n: u32,
+    rules: Option<&Path>,
+) -> Result<(crate::core::rules::Profile, ProfileRef), MatchError> {
+    match match_profile(match_dir, n) {
+        Some((game, bound)) => {
+            if let Some(asked) = rules {
+                same_profile(asked, game, &bound)?;
+            }
+            let profile = crate::core::rules::Profile::parse(&bound.file, &bound.toml)
+                .map_err(LoadProfileError::from)?;
+            Ok((profile, bound))
+        }
+        None => Ok(load_profile(
+            rules.unwrap_or(Path::new(crate::layout::DEFAULT_RULES)),
+        )?),
+    }
+}
+
 /// The declarations of the latest game before `game` (line 0), for the next game's draft.
 pub fn previous_declarations(match_dir: &Path, game: u32) -> Option<(u32, Declarations)> {
     let prev = games(match_dir).into_iter().filter(|g| *g < game).max()?;
@@ -543,6 +600,15 @@ pub enum MatchError {
         path: PathBuf,
         verified: u64,
         read: u64,
+    },
+    /// `--rules` names a profile other than the one the match's games are bound to.
+    #[error(
+        "--rules names the profile {named}, but this match plays under {bound} (bound by game {game}'s first entry): nothing is opened; leave out --rules and the game opens under the match's profile, or start a new match folder for other rules"
+    )]
+    OtherProfile {
+        named: String,
+        bound: String,
+        game: u32,
     },
     #[error("{}: line 0 binds game {found}, but this is the folder of game {want}: nothing is appended", .path.display())]
     WrongGame {
@@ -1095,7 +1161,7 @@ pub const EVENTS_KEPT: usize = 2_000;
 pub fn open_game(
     match_dir: &Path,
     n: Option<u32>,
-    rules: &Path,
+    rules: Option<&Path>,
     key: &KeySource,
 ) -> Result<Opened, MatchError> {
     open_game_with(match_dir, n, rules, key, true)
@@ -1106,7 +1172,7 @@ pub fn open_game(
 pub fn open_game_with(
     match_dir: &Path,
     n: Option<u32>,
-    rules: &Path,
+    rules: Option<&Path>,
     key: &KeySource,
     keep_events: bool,
 ) -> Result<Opened, MatchError> {
@@ -1141,7 +1207,7 @@ impl OpenObserver for () {
 pub fn open_game_observed(
     match_dir: &Path,
     n: Option<u32>,
-    rules: &Path,
+    rules: Option<&Path>,
     key: &KeySource,
     keep_events: bool,
     each: &mut dyn OpenObserver,
@@ -1334,7 +1400,7 @@ impl OpenReplay {
 fn open_game_once(
     match_dir: &Path,
     n: Option<u32>,
-    rules: &Path,
+    rules: Option<&Path>,
     key: &KeySource,
     keep_events: bool,
     each: &mut dyn OpenObserver,
@@ -1355,8 +1421,20 @@ fn open_game_once(
             None => 1,
         },
     };
-    let (key, keyref) = arbiter_key_for(key, match_dir, Some(n))?;
     let path = log_path(match_dir, n);
+    // The match keeps its profile: a `--rules` naming another is refused before anything is
+    // opened or written.
+    if let Some(asked) = rules {
+        let bound = if path.exists() {
+            line0_profile(match_dir, n).map(|p| (n, p))
+        } else {
+            match_profile(match_dir, n)
+        };
+        if let Some((game, bound)) = bound {
+            same_profile(asked, game, &bound)?;
+        }
+    }
+    let (key, keyref) = arbiter_key_for(key, match_dir, Some(n))?;
     // Issue 19: what a crashed session of this key wrote and never authorized is authorized
     // now, recorded and said (never an entry past the seal).
     let crashed = if !retry && path.exists() {
@@ -1386,7 +1464,7 @@ fn open_game_once(
         countersigned_seen: Default::default(),
     };
     if !path.exists() {
-        let (profile, pref) = load_profile(rules)?;
+        let (profile, pref) = new_game_profile(match_dir, n, rules)?;
         let ctx = GameContext {
             match_id: mid,
             game: n,

@@ -230,8 +230,7 @@ pub fn archive(a: &Handover<'_>) -> Result<(String, Option<String>), PostgameErr
             return Err(PostgameError::Damaged(Box::new(d.clone())));
         }
     }
-    let opened =
-        crate::matchdir::open_game_with(f.match_dir, Some(f.game), Path::new(""), a.key, false)?;
+    let opened = crate::matchdir::open_game_with(f.match_dir, Some(f.game), None, a.key, false)?;
     let mut session = opened.session;
     let before = session.storage.len();
     let (recorded, summary) = hand_over(&mut session, f, opened.now_ms)?;

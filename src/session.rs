@@ -432,12 +432,22 @@ pub fn memory_session(
     game: u32,
 ) -> Result<Session, LoadProfileError> {
     let (profile, pref) = load_profile(rules)?;
+    Ok(memory_session_with(profile, pref, match_id, game))
+}
+
+/// [`memory_session`] on a profile already loaded (a match's own, from its earlier games).
+pub fn memory_session_with(
+    profile: crate::core::rules::Profile,
+    pref: crate::core::event::ProfileRef,
+    match_id: &str,
+    game: u32,
+) -> Session {
     let ctx = GameContext::unsigned(match_id, game, pref);
-    Ok(Session::new(
+    Session::new(
         Game::new(ctx, profile),
         Box::new(Memory::default()),
         Utc::now(),
-    ))
+    )
 }
 
 /// Load a rules profile file, with the reference line 0 binds.
@@ -506,7 +516,7 @@ pub fn summary_text(game: &Game, now: Ms, entries: usize) -> String {
         let mark = if c.running { " (running)" } else { "" };
         s.push_str(&format!(
             "  {:<5} {:<24} {}{}  moves {}  period {}\n",
-            c.side.name(),
+            game.side_label(c.side),
             c.name,
             timefmt::clock(c.remaining_ms),
             mark,

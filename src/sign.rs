@@ -58,7 +58,7 @@ pub enum SignError {
     #[error("the two passphrases differ")]
     PassphraseMismatch,
     #[error(
-        "the passphrase has {0} characters; a key's passphrase needs at least 12 (issue 19: it is all that stands between a copied key file and a forged record)"
+        "the passphrase has {0} characters; a key's passphrase needs at least 12: it is all that stands between a copied key file and a forged record"
     )]
     ShortPassphrase(usize),
     #[error(
@@ -263,6 +263,9 @@ pub fn new_passphrase(
         None => {
             let first =
                 ask_passphrase("passphrase for the new key: ")?.ok_or(SignError::NoPassphrase)?;
+            // Its length is checked before it is asked again: a passphrase too short is not
+            // typed twice for nothing.
+            check_new_passphrase(&first)?;
             let again =
                 ask_passphrase("the same passphrase again: ")?.ok_or(SignError::NoPassphrase)?;
             if first != again {
@@ -271,13 +274,19 @@ pub fn new_passphrase(
             first
         }
     };
+    check_new_passphrase(&p)?;
+    Ok(Some(p))
+}
+
+/// A new key's passphrase is given and long enough ([`MIN_PASSPHRASE_CHARS`]).
+fn check_new_passphrase(p: &str) -> Result<(), SignError> {
     if p.is_empty() {
         return Err(SignError::NoPassphrase);
     }
     if p.chars().count() < MIN_PASSPHRASE_CHARS {
         return Err(SignError::ShortPassphrase(p.chars().count()));
     }
-    Ok(Some(p))
+    Ok(())
 }
 
 /// Whether `match_dir` is the demo match: the folder `logs/demo` (named `demo` inside a folder

@@ -53,7 +53,7 @@ use crate::sign::KeySource;
 /// Default match folder used by every subcommand that touches a match.
 pub const DEFAULT_MATCH_DIR: &str = "logs/demo";
 /// Default rules profile.
-pub const DEFAULT_RULES: &str = "rules/kasparov-deep-junior-2003.toml";
+pub const DEFAULT_RULES: &str = crate::layout::DEFAULT_RULES;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -430,7 +430,7 @@ pub fn match_failure(e: crate::matchdir::MatchError) -> Error {
     match e {
         M::Journal(j) => journal_failure(j),
         M::Key(k) => Error::cannot_read(k),
-        e @ M::Foreign { .. } => Error::refused(e),
+        e @ (M::Foreign { .. } | M::OtherProfile { .. }) => Error::refused(e),
         e @ (M::Full { .. } | M::Changed { .. }) => Error::unavailable(e),
         M::Profile(p) => match p {
             crate::session::LoadProfileError::Read { .. } => Error::cannot_read(p),

@@ -20,6 +20,9 @@ pub struct PgnArgs {
     /// are refused even so).
     #[arg(long, requires = "out")]
     pub force: bool,
+    /// The PGN `Site` tag: where the match is played (`"New York, NY USA"`); `?` without it.
+    #[arg(long, value_name = "PLACE")]
+    pub site: Option<String>,
 }
 
 pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
@@ -43,7 +46,10 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
         errln!("arbiter: {l}");
     }
     let times = times.finish();
-    let game = crate::postgame::pgn_game(&r.game, &times, &r.first.utc);
+    let mut game = crate::postgame::pgn_game(&r.game, &times, &r.first.utc);
+    if let Some(site) = a.site.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        game.site = site.to_string();
+    }
     // (A long log's clock lines are megabytes: freed on a thread of their own.)
     crate::report_io::drop_aside(times);
     // A PGN comment before the moves, so the warning travels with the file.

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use chrono::Utc;
 use clap::Args;
 
-use super::{DEFAULT_MATCH_DIR, DEFAULT_RULES, KeyArgs, MatchArg, warn};
+use super::{DEFAULT_MATCH_DIR, KeyArgs, MatchArg, warn};
 use crate::error::{Error, Exit};
 use crate::session::SessionError;
 use crate::tui::{self, PlaySetup};
@@ -16,9 +16,10 @@ pub struct PlayArgs {
     /// Game number (default: the unfinished game, else a new one).
     #[arg(long, value_parser = super::game_number)]
     pub game: Option<u32>,
-    /// Rules profile for a new game.
-    #[arg(long, default_value = DEFAULT_RULES)]
-    pub rules: PathBuf,
+    /// Rules profile of the match's first game (default: the 2003 rules); later games keep the
+    /// match's, and naming another is refused.
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
     #[command(flatten)]
     pub key: KeyArgs,
     /// Pre-game declarations for a new game (a script file whose lines are `arbiter declare ...`).
@@ -57,7 +58,7 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     let (mut session, origin, offset, mut ui) = tui::open_session(&PlaySetup {
         match_dir: &a.m.dir,
         game: a.game,
-        rules: &a.rules,
+        rules: a.rules.as_deref(),
         key: &key,
         declarations: a.declarations.as_deref(),
         demo: a.m.dir == Path::new(DEFAULT_MATCH_DIR),

@@ -7,13 +7,13 @@ use std::rc::Rc;
 use chrono::Utc;
 use clap::Args;
 
-use super::{DEFAULT_RULES, KeyArgs, MatchArg, warn};
+use super::{KeyArgs, MatchArg, warn};
 use crate::core::script::parse_script;
 use crate::error::{Error, Exit};
 use crate::layout;
 use crate::log::{Entry, hex32};
 use crate::matchdir::{match_score_with, open_game_with};
-use crate::session::{Session, SessionError, memory_session, run_script, summary_text};
+use crate::session::{Session, SessionError, run_script, summary_text};
 
 #[derive(Debug, Clone, Args)]
 pub struct ScriptArgs {
@@ -24,9 +24,10 @@ pub struct ScriptArgs {
     /// Game number (default: the next free one).
     #[arg(long, value_parser = super::game_number)]
     pub game: Option<u32>,
-    /// Rules profile.
-    #[arg(long, default_value = DEFAULT_RULES)]
-    pub rules: PathBuf,
+    /// Rules profile of the match's first game (default: the 2003 rules); later games keep the
+    /// match's, and naming another is refused.
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
     #[command(flatten)]
     pub key: KeyArgs,
     /// Run in memory only: write no log.
@@ -82,13 +83,17 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
     };
     let echo_failed = Rc::new(RefCell::new(None));
     let mut session = if a.dry_run {
-        memory_session(&a.rules, &layout::match_id(dir), n).map_err(|e| match e {
-            // As `play --rules` and README: a profile that cannot be read (missing, a folder, a
-            // FIFO, not UTF-8) is 66; one that is malformed, 65.
-            crate::session::LoadProfileError::Read { .. } => Error::cannot_read(e),
-            crate::session::LoadProfileError::Parse(_)
-            | crate::session::LoadProfileError::TooLarge { .. } => Error::bad_input(e),
-        })?
+        // As `play --rules` and README: a profile that cannot be read (missing, a folder, a
+        // FIFO, not UTF-8) is 66; one that is malformed, 65. A rehearsal writes nothing: it
+        // takes the profile named, else the match's own.
+        let (profile, pref) = match a.rules.as_deref() {
+            Some(p) => crate::session::load_profile(p)
+                .map_err(|e| super::match_failure(crate::matchdir::MatchError::Profile(e)))?,
+            None => {
+                crate::matchdir::new_game_profile(dir, n, None).map_err(super::match_failure)?
+            }
+        };
+        crate::session::memory_session_with(profile, pref, &layout::match_id(dir), n)
     } else {
         if layout::log_path(dir, n).exists() {
             // Not available (70): the game was opened first, before this run or while it started.
@@ -102,7 +107,7 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
                 dir.display()
             )));
         }
-        let mut o = match open_game_with(dir, Some(n), &a.rules, &a.key.source(), false) {
+        let mut o = match open_game_with(dir, Some(n), a.rules.as_deref(), &a.key.source(), false) {
             Ok(o) => o,
             // Created between the check above and the open, and still being written by the board
             // or script that won: its lock, or its seal caught mid-append, refuses this open.

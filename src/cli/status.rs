@@ -31,8 +31,10 @@ fn game_time_now(g: &Game, last: Option<&Entry>, now: DateTime<Utc>) -> (Ms, boo
     let Ok(at) = DateTime::parse_from_rfc3339(&last.utc) else {
         return (g.last_at(), false);
     };
+    // The last entry's own game time, never the session's monotonic reading beside it (a
+    // restarted board's session counts from its own start).
     let since = (now - at.with_timezone(&Utc)).num_milliseconds().max(0) as Ms;
-    (last.mono_ms.max(g.last_at()).saturating_add(since), true)
+    (g.last_at().saturating_add(since), true)
 }
 
 pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
@@ -112,14 +114,14 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
         }
         if computed {
             outln!(
-                "clocks as of now ({} UTC, game time {}), computed: the last entry is at {}",
+                "clocks as of now ({} UTC, game time {} from the game's first entry), computed: the last entry is at game time {}",
                 wall.format("%Y-%m-%d %H:%M:%S"),
                 timefmt::clock(now as i64),
                 timefmt::clock(g.last_at() as i64)
             )?;
         } else {
             outln!(
-                "clocks as of the last entry ({}): no clock is running",
+                "clocks as of the last entry (game time {}, from the game's first entry): no clock is running",
                 timefmt::clock(g.last_at() as i64)
             )?;
         }

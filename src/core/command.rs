@@ -49,6 +49,7 @@ impl Command {
                 | C::DeclareWin { .. }
                 | C::Claim { .. }
                 | C::WrongMove { .. }
+                | C::IllegalMove { .. }
                 | C::CorrectClock { .. }
                 | C::TakeBack { .. }
                 | C::Void { .. }
@@ -264,6 +265,11 @@ pub enum Command {
         reason: String,
         measured: Option<(Ms, Side)>,
     },
+    /// Shogi 13.1: the arbiter confirms that the entrant to move played this illegal move (as
+    /// typed at the board it was refused, nothing recorded): the mover loses.
+    IllegalMove {
+        text: String,
+    },
     // the operator
     Move {
         text: String,
@@ -459,6 +465,12 @@ pub const HELP: &[HelpLine] = &[
         words: "arbiter wrong-move MOVE# PLAYED CORRECT",
         clause: super::clause::WRONG_MOVE_PRESSED,
         what: "the same, found after the reply (clocks stopped)",
+    },
+    HelpLine {
+        who: "arbiter",
+        words: "arbiter illegal-move MOVE",
+        clause: super::clause::LAWS,
+        what: "shogi, 13.1: the mover played this illegal move and loses",
     },
     HelpLine {
         who: "arbiter",
@@ -966,6 +978,16 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
             text: need_text(args, "description")?,
         },
         ("arbiter", "power-restored") => Command::PowerRestored,
+        ("arbiter", "illegal-move") => match args {
+            [text] => Command::IllegalMove {
+                text: text.to_string(),
+            },
+            _ => {
+                return Err(CommandError::Usage(
+                    "say: arbiter illegal-move MOVE (the illegal move the entrant to move played, as typed)",
+                ));
+            }
+        },
         ("arbiter", "param-decision") => {
             let id = number(args.first(), "request")?;
             let permit = match args.get(1).copied() {

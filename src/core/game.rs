@@ -1019,6 +1019,10 @@ impl Game {
             | C::Note { .. }
             | C::Authorize { .. }
             | C::AuthorizationFailed { .. } => self.decide_arbiter(cmd, now),
+            C::IllegalMove { .. } => refuse(
+                c::LAWS,
+                "an illegal move is refused and typed again; 'arbiter illegal-move' rules one a loss only where the rules do (shogi, Denryu-sen 13.1)",
+            ),
             C::WrongMove { .. } | C::ReleaseOwedMove { .. } => {
                 self.decide_operator_errors(cmd, now)
             }

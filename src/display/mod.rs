@@ -90,6 +90,52 @@ pub struct Look {
     pub no_color: bool,
     pub note: Option<String>,
     pub fallback: Option<String>,
+    /// The board was last seen alive at this wall time and its heartbeat has stopped while a
+    /// clock runs ([`board_offline`]): the clocks shown stand at that moment, marked offline.
+    pub offline_since: Option<DateTime<Utc>>,
+}
+
+/// How long the board's heartbeat may be silent, a clock running, before the display marks the
+/// board offline (the board beats every second).
+pub const OFFLINE_AFTER: Duration = Duration::from_millis(2_500);
+
+/// When the board of `m`'s current game was last seen alive, if a clock runs there and neither
+/// its heartbeat (`game-<n>/heartbeat`, rewritten every second while a clock runs) nor an entry
+/// has come for [`OFFLINE_AFTER`] before `now`: the official clock is out of sight, and the
+/// display must not run one of its own. `beat` is the heartbeat file's last write, if any.
+pub fn board_offline(
+    m: &MatchTail,
+    beat: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
+    let g = m.current()?;
+    let game = g.game.as_ref()?;
+    if game.phase() != crate::core::game::Phase::Playing || game.clock().running().is_none() {
+        return None;
+    }
+    let entry = g.stamps.last().map(|s| s.utc);
+    let seen = match (beat, entry) {
+        (Some(b), Some(e)) => b.max(e),
+        (b, e) => b.or(e)?,
+    };
+    let silent = (now - seen).to_std().unwrap_or_default();
+    (silent > OFFLINE_AFTER).then_some(seen)
+}
+
+/// The last write of the heartbeat file of `m`'s current game.
+pub fn heartbeat_written(m: &MatchTail) -> Option<DateTime<Utc>> {
+    let g = m.current()?;
+    let path = crate::layout::heartbeat_path(&m.dir, g.number);
+    let t = std::fs::metadata(path).ok()?.modified().ok()?;
+    Some(DateTime::<Utc>::from(t))
+}
+
+/// The note of a board offline since `seen`.
+pub fn offline_note(seen: DateTime<Utc>) -> String {
+    format!(
+        "BOARD OFFLINE: no heartbeat from the board since {} UTC; the clocks shown stand as they were then (the official clock is out of sight)",
+        seen.format("%H:%M:%S")
+    )
 }
 
 /// What the display keeps from frame to frame (issue 24, idle cost): the view, retimed at a tick
@@ -154,9 +200,10 @@ impl Display {
             self.mark = Some(mark);
             same = false;
         }
-        let note = look
-            .note
+        let offline = look.offline_since.map(offline_note);
+        let note = offline
             .as_ref()
+            .or(look.note.as_ref())
             .or(self.base_note.as_ref())
             .or(look.fallback.as_ref());
         if self.around.note.as_ref() != note
@@ -171,11 +218,18 @@ impl Display {
         let game = m
             .current()
             .and_then(|g| g.game.as_ref().map(|game| (g, game)));
+        // A board offline: its clock is not seen, so none runs here (it stands as last seen).
+        let seen = look.offline_since.map_or(now, |t| t.min(now));
         let (view, wait) = match game {
             Some((g, game)) => {
-                let at = g.game_time_at(now).unwrap_or(game.last_at());
+                let at = g.game_time_at(seen).unwrap_or(game.last_at());
                 let v = self.views.at(game, at, usize::MAX);
-                (Some(v), Some(crate::tui::wait_for(v, at)))
+                let wait = if look.offline_since.is_some() {
+                    None
+                } else {
+                    Some(crate::tui::wait_for(v, at))
+                };
+                (Some(v), wait)
             }
             None => (None, None),
         };
@@ -255,6 +309,7 @@ pub fn run(dir: &Path, only: Option<u32>, mut relay: Option<Relay>) -> std::io::
         no_color: crate::tui::terminal::no_color(),
         note: None,
         fallback: polling(&watch),
+        offline_since: None,
     };
     let result = (|| -> std::io::Result<()> {
         let mut look = look;
@@ -267,6 +322,7 @@ pub fn run(dir: &Path, only: Option<u32>, mut relay: Option<Relay>) -> std::io::
         let mut polled = Instant::now();
         loop {
             let now = Utc::now();
+            look.offline_since = board_offline(&m, heartbeat_written(&m), now);
             if let Some(r) = relay.as_mut() {
                 look.note = r
                     .update(&m, now)
@@ -280,6 +336,11 @@ pub fn run(dir: &Path, only: Option<u32>, mut relay: Option<Relay>) -> std::io::
             let mut timeout = every.saturating_sub(polled.elapsed());
             if let Some(d) = shown {
                 timeout = timeout.min(d);
+            }
+            // A clock runs (or stands offline): the heartbeat is looked at every half second, so
+            // that a board gone is marked within 3 s and one back is seen at once.
+            if board_offline(&m, None, now).is_some() || look.offline_since.is_some() {
+                timeout = timeout.min(Duration::from_millis(500));
             }
             if let Some(r) = &relay
                 && let Some(d) = crate::relay::next_reveal(&m, now, r.delay)

@@ -172,9 +172,11 @@ pub fn head_part(r: &Report, rows: usize, rows_bytes: u64) -> String {
     if let Some(d) = &r.declared {
         let _ = write!(
             s,
-            r#"<p class="sub">{} (white) vs {} (black) · {} · arbiter kit {}</p>"#,
+            r#"<p class="sub">{} ({}) vs {} ({}) · {} · arbiter kit {}</p>"#,
             escape(&d.declarations.white.name),
+            r.side_label(Side::White),
             escape(&d.declarations.black.name),
+            r.side_label(Side::Black),
             escape(&d.rules_name),
             escape(&r.kit_version)
         );
@@ -260,8 +262,8 @@ fn declarations(s: &mut String, r: &Report) {
                 "Match / game",
                 escape(&format!("{} / {}", r.match_id, r.game)),
             ),
-            ("White", player(&dec.white)),
-            ("Black", player(&dec.black)),
+            (if r.shogi { "Sente" } else { "White" }, player(&dec.white)),
+            (if r.shogi { "Gote" } else { "Black" }, player(&dec.black)),
             (h_operator.as_str(), escape(&dec.operator)),
             (h_team.as_str(), team),
             (
@@ -488,9 +490,11 @@ fn moves(s: &mut String, r: &Report, piece: usize, flush: &mut dyn FnMut(&mut St
 fn move_table(s: &mut String, r: &Report) {
     let _ = write!(
         s,
-        r#"<table class="moves"><thead><tr><th class="num">No.</th><th>Period</th><th>{} (white)</th><th class="num">Time</th><th class="num">Left</th><th>{} (black)</th><th class="num">Time</th><th class="num">Left</th></tr></thead><tbody>"#,
+        r#"<table class="moves"><thead><tr><th class="num">No.</th><th>Period</th><th>{} ({})</th><th class="num">Time</th><th class="num">Left</th><th>{} ({})</th><th class="num">Time</th><th class="num">Left</th></tr></thead><tbody>"#,
         escape(&r.name(Side::White)),
-        escape(&r.name(Side::Black))
+        r.side_label(Side::White),
+        escape(&r.name(Side::Black)),
+        r.side_label(Side::Black)
     );
     for (n, w, b) in r.move_rows() {
         let period = w.or(b).map_or(1, |m| m.period);

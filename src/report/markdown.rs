@@ -203,11 +203,11 @@ fn declarations(s: &mut String, r: &Report) {
                     format!("{} / {}", escape(&r.match_id), r.game),
                 ),
                 (
-                    "White",
+                    if r.shogi { "Sente" } else { "White" },
                     format!("{} ({})", escape(&dec.white.name), kind(dec.white.kind)),
                 ),
                 (
-                    "Black",
+                    if r.shogi { "Gote" } else { "Black" },
                     format!("{} ({})", escape(&dec.black.name), kind(dec.black.kind)),
                 ),
                 (h_operator.as_str(), escape(&dec.operator)),
@@ -354,8 +354,16 @@ fn moves(s: &mut String, r: &Report, piece: usize, flush: &mut dyn FnMut(&mut St
     if r.moves.is_empty() {
         s.push_str("No moves.\n\n");
     } else {
-        let w = format!("{} (white)", escape(&r.name(Side::White)));
-        let b = format!("{} (black)", escape(&r.name(Side::Black)));
+        let w = format!(
+            "{} ({})",
+            escape(&r.name(Side::White)),
+            r.side_label(Side::White)
+        );
+        let b = format!(
+            "{} ({})",
+            escape(&r.name(Side::Black)),
+            r.side_label(Side::Black)
+        );
         head(
             s,
             &["No.", "Period", &w, "Time", "Left", &b, "Time", "Left"],

@@ -210,6 +210,9 @@ pub struct Mark {
 /// The clock chart: both sides' remaining time per move.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Chart {
+    /// A shogi game: the series are named sente and gote.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shogi: bool,
     pub series: [Series; 2],
     /// Move numbers after which a time control falls (e.g. 40 and 60).
     pub period_lines: Vec<u32>,
@@ -376,6 +379,9 @@ pub struct ResultRow {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
+    /// A shogi game: its sides are sente and gote, never white and black.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shogi: bool,
     pub version: Version,
     pub match_id: String,
     pub game: u32,
@@ -465,6 +471,15 @@ impl Cites {
 }
 
 impl Report {
+    /// A side as the game names it: `white` / `black`, or `sente` / `gote` in shogi.
+    pub fn side_label(&self, side: Side) -> &'static str {
+        if self.shogi {
+            crate::core::shogi::side_name(side)
+        } else {
+            side.name()
+        }
+    }
+
     pub fn name(&self, side: Side) -> String {
         self.declared
             .as_ref()
@@ -696,6 +711,8 @@ struct Builder {
     line: Vec<MoveRow>,
     /// Index into `draw_offers` of the latest offer by each side.
     offer_of: [Option<usize>; 2],
+    /// Offers whose move (its ply) is still to be entered (FIDE Laws 9.1.2): the row, the ply.
+    offer_awaits: Vec<(usize, usize)>,
     open_technical: Option<usize>,
     open_power: Option<usize>,
     /// 8b: when the power went off last (a second failure restarts the count).
@@ -845,6 +862,7 @@ fn thin<T: Clone>(points: Vec<T>) -> Vec<T> {
 
 fn empty_chart() -> Chart {
     Chart {
+        shogi: false,
         series: Side::BOTH.map(|side| Series {
             side,
             name: side.to_string(),
@@ -1055,6 +1073,7 @@ fn mark_voided(voids: &BTreeMap<u64, Vec<usize>>, row: &mut TimelineEntry) {
 impl Builder {
     fn new(verification: &Verification, public: bool, keep_timeline: bool) -> Builder {
         let report = Report {
+            shogi: false,
             version: if public {
                 Version::Public
             } else {
@@ -1099,6 +1118,7 @@ impl Builder {
             report,
             line: Vec::new(),
             offer_of: [None, None],
+            offer_awaits: Vec::new(),
             open_technical: None,
             open_power: None,
             power_off_since: None,
@@ -1150,6 +1170,8 @@ impl Builder {
                         self.first = g.board().first_side();
                         self.numbering = g.board().numbering();
                         self.report.numbering = self.numbering;
+                        self.report.shogi = g.board().shogi().is_some();
+                        self.report.chart.shogi = self.report.shogi;
                         self.game = Some(g);
                     }
                     Err(m) => self.report.warnings.push(format!("entry 0: {m}")),
@@ -1190,7 +1212,11 @@ impl Builder {
     }
 
     fn who(&self, side: Side) -> String {
-        format!("{} ({side})", self.name(side))
+        let label = self
+            .game
+            .as_ref()
+            .map_or_else(|| side.to_string(), |g| g.side_label(side).to_string());
+        format!("{} ({label})", self.name(side))
     }
 
     /// Ply `ply` numbered as the PGN numbers it (from the side that moves first).
@@ -1618,6 +1644,14 @@ impl Builder {
     }
 
     fn finish(&mut self, profile: Option<&Profile>) {
+        // FIDE Laws 9.1.2: an offer made before a move that never came (accepted first, or the
+        // game ended) names the move it was made before.
+        for (k, ply) in std::mem::take(&mut self.offer_awaits) {
+            let named = self.numbered(ply, "(not made)");
+            if let Some(o) = self.report.draw_offers.get_mut(k) {
+                o.with_move = Some(named);
+            }
+        }
         // 13d: a program copy the profile asks for and the log does not show handed over.
         if let Some(result) = &self.report.result
             && profile.is_some_and(|p| p.program_copy.is_some())

@@ -64,6 +64,10 @@ pub struct PgnMove {
     /// Comments written before the move (clock events since the previous move).
     #[serde(default)]
     pub before: Vec<String>,
+    /// The mover offered a draw with this move (FIDE Laws 9.1.2): `{(=)}` follows it, as a
+    /// scoresheet marks it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub draw_offer: bool,
 }
 
 /// A free-text comment's words handed to `w` one by one: the text's words, single-spaced, in
@@ -378,6 +382,9 @@ fn pgn_into<'a>(
         push_hms(&mut tok, m.spent_ms.saturating_add(500) / 1000);
         tok.push_str("]}");
         w.token(&tok);
+        if m.draw_offer {
+            w.token("{(=)}");
+        }
     }
     for c in &game.trailing {
         comment_tokens(c, &mut w, &mut tok);
@@ -539,6 +546,7 @@ mod tests {
             clock_ms,
             spent_ms,
             before: Vec::new(),
+            draw_offer: false,
         }
     }
 

@@ -130,8 +130,13 @@ pub fn chart(c: &Chart) -> String {
             .collect();
         let _ = write!(
             s,
-            r##"<polyline class="clock clock-{side}" data-side="{side}" data-points="{count}" fill="none" stroke="{col}" stroke-width="2" stroke-linejoin="round" points="{pts}"><title>{name} ({side})</title></polyline>"##,
+            r##"<polyline class="clock clock-{side}" data-side="{side}" data-points="{count}" fill="none" stroke="{col}" stroke-width="2" stroke-linejoin="round" points="{pts}"><title>{name} ({label})</title></polyline>"##,
             side = series.side,
+            label = if c.shogi {
+                crate::core::shogi::side_name(series.side)
+            } else {
+                series.side.name()
+            },
             count = series.points.len(),
             col = colour(series.side),
             pts = pts.join(" "),
@@ -182,7 +187,15 @@ pub fn chart(c: &Chart) -> String {
     let mut lx = LEFT;
     let ly = 14.0;
     for series in &c.series {
-        let label = format!("{} ({})", series.name, series.side);
+        let label = format!(
+            "{} ({})",
+            series.name,
+            if c.shogi {
+                crate::core::shogi::side_name(series.side)
+            } else {
+                series.side.name()
+            }
+        );
         let _ = write!(
             s,
             r##"<line x1="{lx:.1}" y1="{ly}" x2="{:.1}" y2="{ly}" stroke="{}" stroke-width="3"/><text x="{:.1}" y="{:.1}">{}</text>"##,

@@ -135,6 +135,8 @@ impl SideTotal {
 pub struct Times {
     pub moves: Vec<MoveTime>,
     pub items: Vec<TimeItem>,
+    /// Draw offers by the move (its ply) each goes with (FIDE Laws 9.1.2) and the offerer.
+    pub offers: Vec<(usize, Side)>,
     pub totals: [SideTotal; 2],
     /// Why the figures from some entry on are the log's own and not the replayed clock's.
     pub not_replayed: Option<String>,
@@ -255,12 +257,16 @@ struct Ledger {
     game: Option<Game>,
     /// The side that moves first in the start position ([`crate::core::board::Board::first_side`]).
     first: Side,
+    /// A shogi game: sides are named sente and gote.
+    shogi: bool,
     /// How the moves are numbered ([`crate::core::board::Numbering`]).
     numbering: crate::core::board::Numbering,
     /// Each take-back's effect, by its entry.
     taken: std::collections::BTreeMap<usize, TakenBack>,
     moves: Vec<MoveTime>,
     items: Vec<TimeItem>,
+    /// Draw offers by the move (its ply) each goes with (FIDE Laws 9.1.2) and the offerer.
+    offers: Vec<(usize, Side)>,
     /// Clock time used since the side's last press or standing move, not yet owed to a move.
     pending: [i64; 2],
     /// Presses recorded without their move yet, oldest first.
@@ -360,11 +366,16 @@ fn push_number(text: &mut String, n: u32) {
     }
 }
 
-fn side_name(s: Side) -> String {
-    s.to_string()
-}
-
 impl Ledger {
+    /// A side's name in the clock lines: sente / gote in shogi, white / black otherwise.
+    fn side_name(&self, s: Side) -> String {
+        if self.shogi {
+            crate::core::shogi::side_name(s).to_string()
+        } else {
+            s.to_string()
+        }
+    }
+
     /// `moves[k..]` changed.
     fn touch(&mut self, k: usize) {
         self.changed = Some(self.changed.map_or(k, |c| c.min(k)));
@@ -490,7 +501,7 @@ impl Ledger {
                 " taken back: their time ("
             });
             text.push_str(&crate::core::timefmt::exact(t.max(0).unsigned_abs()));
-            let name = side_name(side);
+            let name = self.side_name(side);
             text.push_str(") stays on ");
             text.push_str(&name);
             text.push_str("'s clock and counts in ");
@@ -561,7 +572,7 @@ impl Ledger {
                 Some(side),
                 ItemKind::Increment,
                 (inc, 0),
-                format!("increment after {}'s move {n}", side_name(side)),
+                format!("increment after {}'s move {n}", self.side_name(side)),
             );
         }
         let d = std::mem::take(&mut delta[side.index()]);
@@ -574,7 +585,7 @@ impl Ledger {
                 (d, 0),
                 format!(
                     "the next period's time added to {}'s clock at its move {}",
-                    side_name(side),
+                    self.side_name(side),
                     self.shown_number(side, n)
                 ),
             );
@@ -634,6 +645,14 @@ impl Ledger {
     fn apply_replayed(&mut self, i: usize, e: &Event, replayed: Replayed<'_>) {
         if !matches!(replayed, Replayed::Applied { .. } | Replayed::Quiet { .. }) {
             self.settle();
+        }
+        // FIDE Laws 9.1.2: an offer goes with its offerer's own move.
+        if let (
+            EventKind::DrawOffered { by, .. },
+            Replayed::Applied { game, .. } | Replayed::Quiet { game, .. },
+        ) = (&e.kind, &replayed)
+        {
+            self.offers.push((game.draw_offer_ply(*by), *by));
         }
         let (
             ClockBefore {
@@ -707,7 +726,7 @@ impl Ledger {
                             format!(
                                 "a period's time taken off {}'s clock again with the moves \
                                  taken back",
-                                side_name(s)
+                                self.side_name(s)
                             ),
                         );
                     }
@@ -735,7 +754,7 @@ impl Ledger {
                             format!(
                                 "penalty for the operator's wrong move {played} (the machine's \
                                  move was {correct}): added to {}'s clock",
-                                side_name(s)
+                                self.side_name(s)
                             ),
                         );
                     }
@@ -749,7 +768,7 @@ impl Ledger {
                     Some(*side),
                     ItemKind::Correction,
                     (d, 0),
-                    format!("{}'s clock corrected: {reason}", side_name(*side)),
+                    format!("{}'s clock corrected: {reason}", self.side_name(*side)),
                 );
             }
             EventKind::RestartGap {
@@ -781,7 +800,7 @@ impl Ledger {
                                 format!(
                                     "restart gap waived{why}: {}'s clock ran through it and was \
                                      given it back; not counted as thinking",
-                                    side_name(*s)
+                                    self.side_name(*s)
                                 ),
                             );
                         }
@@ -794,7 +813,7 @@ impl Ledger {
                                 (0, charged_part),
                                 format!(
                                     "restart gap charged{why}: it counts in {}'s time for its move",
-                                    side_name(*s)
+                                    self.side_name(*s)
                                 ),
                             );
                         }
@@ -854,7 +873,7 @@ impl Ledger {
                         (0, if d < 0 { ran } else { -ran }),
                         format!(
                             "entry #{seq} ({what}) voided: {}'s clock {verb}, counted in its move",
-                            side_name(s)
+                            self.side_name(s)
                         ),
                     );
                 }
@@ -893,7 +912,7 @@ impl Ledger {
                     (d, 0),
                     format!(
                         "{}'s clock changed at a {} entry",
-                        side_name(s),
+                        self.side_name(s),
                         e.kind_name()
                     ),
                 );
@@ -956,6 +975,7 @@ impl Ledger {
         Times {
             moves: self.moves,
             items: self.items,
+            offers: self.offers,
             totals,
             not_replayed: self.not_replayed,
         }
@@ -986,10 +1006,12 @@ impl Default for TimesStream {
                 changed: None,
                 game: None,
                 first: Side::White,
+                shogi: false,
                 numbering: crate::core::board::Numbering::default(),
                 taken: std::collections::BTreeMap::new(),
                 moves: Vec::new(),
                 items: Vec::new(),
+                offers: Vec::new(),
                 pending: [0, 0],
                 pressed: [VecDeque::new(), VecDeque::new()],
                 after: [0, 0],
@@ -1019,6 +1041,7 @@ impl TimesStream {
                         l.turn_clock = l.budget;
                         l.time_clause = g.profile().time_control.clause.clone();
                         l.first = g.board().first_side();
+                        l.shogi = g.board().shogi().is_some();
                         l.numbering = g.board().numbering();
                         l.game = Some(g);
                     }
@@ -1121,6 +1144,7 @@ impl Times {
                 clock_ms: m.clock_ms.max(0).unsigned_abs(),
                 spent_ms: m.time_ms.max(0).unsigned_abs(),
                 before: Vec::new(),
+                draw_offer: false,
             })
             .collect();
         let mut trailing = Vec::new();
@@ -1128,6 +1152,12 @@ impl Times {
             match moves.get_mut(it.before_ply) {
                 Some(m) => m.before.push(it.line()),
                 None => trailing.push(it.line()),
+            }
+        }
+        for (ply, by) in &self.offers {
+            match moves.get_mut(*ply) {
+                Some(m) => m.draw_offer = true,
+                None => trailing.push(format!("(=) draw offered by {by}, with no move after it")),
             }
         }
         (moves, trailing)

@@ -14,6 +14,28 @@ fn brief(v: &serde_json::Value) -> Option<String> {
 
 /// `0:41:02 operator 6a move_made Nf3`, `1:12:09 kit 3 game_ended 1-0 ...`.
 pub fn describe_event(e: &Event) -> String {
+    describe_event_as(e, false)
+}
+
+/// [`describe_event`], a shogi game's sides named as shogi names them (sente, gote), never white
+/// and black.
+pub fn describe_event_as(e: &Event, shogi: bool) -> String {
+    let text = describe_plain(e);
+    if !shogi {
+        return text;
+    }
+    let text = match &e.kind {
+        EventKind::MoveMade { side, .. } => text.replacen(
+            &format!(" {side} "),
+            &format!(" {} ", crate::core::shogi::side_name(*side)),
+            1,
+        ),
+        _ => text,
+    };
+    text.replace("=white", "=sente").replace("=black", "=gote")
+}
+
+fn describe_plain(e: &Event) -> String {
     let head = format!(
         "{} {} ({}) {}",
         timefmt::clock(e.at as i64),

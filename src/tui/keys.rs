@@ -11,7 +11,6 @@ use crate::core::event::Event;
 use crate::core::game::{Game, Phase};
 use crate::session::SessionError;
 
-use super::describe::describe_event;
 use super::logpane::LogTail;
 
 /// What the message line says, and how it is coloured.
@@ -85,6 +84,19 @@ pub enum Mode {
     },
 }
 
+/// Entries recorded at the key whose passphrase was not given (Esc, or not in time): they stand
+/// as recorded; `:arbiter authorize` asks the passphrase for them and records the authorization.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingAuthorization {
+    /// The command's words as given.
+    pub words: String,
+    pub first: u64,
+    pub last: u64,
+}
+
+/// The board's own words for giving a pending authorization (5b).
+pub const AUTHORIZE_WORDS: &str = "arbiter authorize";
+
 /// A red alarm that stays on screen until the arbiter acknowledges it (`!`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Alarm {
@@ -150,6 +162,10 @@ pub struct UiState {
     /// How much shorter than the measured gap the downtime may have been (a `charge` counts the
     /// shorter figure: [`crate::session::restart_ruling`]).
     pub restart_uncertainty: crate::core::Ms,
+    /// Authorizations left pending at the passphrase prompt, oldest first (5b).
+    pub pending_authorizations: Vec<PendingAuthorization>,
+    /// A shogi game: its sides are named sente and gote in the messages.
+    pub shogi: bool,
 }
 
 impl Default for UiState {
@@ -184,6 +200,8 @@ impl UiState {
             press_keys: PressKeys::default(),
             restart_measured: None,
             restart_uncertainty: 0,
+            pending_authorizations: Vec::new(),
+            shogi: false,
         }
     }
 
@@ -274,6 +292,45 @@ pub fn ask_authorization_after(
         typed: String::new(),
         recorded: Some(recorded),
     };
+}
+
+/// The passphrase prompt again, after a passphrase that did not open the key: the same command
+/// and entries, nothing typed.
+pub fn reopen_authorization(
+    ui: &mut UiState,
+    cmd: Command,
+    words: String,
+    recorded: Option<(u64, u64)>,
+) {
+    ui.mode = Mode::Authorize {
+        pending: cmd,
+        words,
+        typed: String::new(),
+        recorded,
+    };
+}
+
+/// `:arbiter authorize`: the passphrase prompt for the oldest authorization left pending (5b);
+/// said when none is.
+fn authorize_pending(ui: &mut UiState) -> Action {
+    ui.mode = Mode::Clock;
+    ui.line.clear();
+    if ui.pending_authorizations.is_empty() {
+        ui.message = Some(Message::new(
+            MsgKind::Info,
+            "no authorization is pending on this board: nothing to authorize",
+        ));
+        return Action::None;
+    }
+    let p = ui.pending_authorizations.remove(0);
+    let cmd = Command::Authorize {
+        by: "passphrase".into(),
+        words: p.words.clone(),
+        first: p.first,
+        last: p.last,
+    };
+    ask_authorization_after(ui, cmd, p.words, (p.first, p.last));
+    Action::None
 }
 
 /// How long the passphrase may take after a command recorded at the key ([`timed_at_key`]):
@@ -875,6 +932,12 @@ fn submit(ui: &mut UiState, kind: LineKind, game: &Game) -> Action {
         ui.mode = Mode::Clock;
         return Action::None;
     }
+    if kind == LineKind::Command && text == AUTHORIZE_WORDS {
+        if ui.history.last() != Some(&text) {
+            ui.history.push(text.clone());
+        }
+        return authorize_pending(ui);
+    }
     let parsed = match kind {
         LineKind::Move => parse(&format!("move {text}")),
         LineKind::Command => {
@@ -1021,7 +1084,13 @@ pub fn after_execute(ui: &mut UiState, result: &Result<Vec<Event>, SessionError>
             let text: Vec<String> = events
                 .iter()
                 .enumerate()
-                .map(|(i, e)| format!("#{} {}", first + i, describe_event(e)))
+                .map(|(i, e)| {
+                    format!(
+                        "#{} {}",
+                        first + i,
+                        super::describe::describe_event_as(e, ui.shogi)
+                    )
+                })
                 .collect();
             ui.message = Some(Message::new(
                 MsgKind::Done,

@@ -195,12 +195,13 @@ pub fn wrap(text: &str, w: usize) -> Vec<String> {
 
 /// The page's lines for entries `log` (the first numbered `first`), `w` columns wide: a head line
 /// per entry, its text wrapped and indented below.
-/// The game time column counts from `started` (the clock's start, 3): entries before it show a
-/// minus sign.
+/// The game time column is each entry's game time, as everywhere (the message line, the panels,
+/// the report, the relay, `status`): from the game's first entry (`game_opened`), not from the
+/// clock's start.
 pub fn lines(
     log: &[Event],
     first: usize,
-    (utc_origin, started): (Option<DateTime<Utc>>, crate::core::Ms),
+    utc_origin: Option<DateTime<Utc>>,
     w: usize,
 ) -> Vec<Line<'static>> {
     let head = Style::new().add_modifier(Modifier::BOLD);
@@ -218,10 +219,7 @@ pub fn lines(
             .unwrap_or_default();
         out.push(Line::from(vec![
             Span::styled(format!("#{i:<4}"), head),
-            Span::styled(
-                format!(" {}{utc}", timefmt::clock(e.at as i64 - started as i64)),
-                gray,
-            ),
+            Span::styled(format!(" {}{utc}", timefmt::clock(e.at as i64)), gray),
             Span::styled(format!(" {:<10}", e.actor.name()), head),
             Span::styled(format!(" clause {}", e.clause), clause),
         ]));
@@ -277,13 +275,7 @@ pub fn render(
             gray,
         ));
     }
-    let started = log.clock_started.unwrap_or(0);
-    all.extend(lines(
-        shown,
-        first,
-        (utc_origin, started),
-        usize::from(inner.width),
-    ));
+    all.extend(lines(shown, first, utc_origin, usize::from(inner.width)));
     let end_entry = first + shown.len();
     if end_entry < log.len() {
         all.push(Line::styled(

@@ -93,12 +93,12 @@ pub fn run(
 }
 
 /// The latest entry this screen recorded, for a shell whose status does not say.
-fn remember(last: &mut Option<String>, events: &[Event], entries: usize) {
+fn remember(last: &mut Option<String>, events: &[Event], session: &Session) {
     if let Some(e) = events.last() {
         *last = Some(format!(
             "#{} {}",
-            entries.saturating_sub(1),
-            describe_event(e)
+            session.storage.len().saturating_sub(1),
+            describe::describe_event_as(e, session.game.board().shogi().is_some())
         ));
     }
 }
@@ -110,7 +110,7 @@ fn catch_up(session: &mut Session, ui: &mut UiState, last: &mut Option<String>, 
     match session.catch_up(now) {
         Ok(events) => {
             on_recorded(ui, &events);
-            remember(last, &events, session.storage.len());
+            remember(last, &events, session);
         }
         Err(e) => after_execute(ui, &Err(e), session.storage.len()),
     }
@@ -222,7 +222,9 @@ fn run_loop(
                 "no passphrase within {} s",
                 keys::AUTHORIZE_WITHIN.as_secs()
             );
-            unauthorized(session, &mut ui, &mut last, &words, &why, recorded, now);
+            if let Some(r) = recorded {
+                left_pending(session, &mut ui, &mut last, &words, &why, r, now);
+            }
         }
         if !matches!(ui.mode, Mode::Authorize { .. }) {
             asked_at = None;
@@ -382,29 +384,78 @@ fn run_loop(
                 }
                 match (ok, recorded) {
                     (true, Some((first, last_seq))) => {
+                        let later = matches!(cmd, Command::Authorize { .. });
                         authorize(
                             session,
                             &mut ui,
                             &mut last,
-                            (Some("passphrase"), words),
+                            (Some("passphrase"), words.clone()),
                             (first as usize, last_seq as usize + 1),
                             now,
                         );
+                        if later {
+                            // Given on the board after it was left pending.
+                            let more = match ui.pending_authorizations.len() {
+                                0 => String::new(),
+                                n => format!(" · {n} more pending: :arbiter authorize"),
+                            };
+                            ui.message = Some(Message::new(
+                                MsgKind::Done,
+                                format!(
+                                    "authorized (rule 5b): entries #{first}–#{last_seq} ('{words}'){more}"
+                                ),
+                            ));
+                        }
                         continue;
                     }
                     (true, None) => (cmd, Some("passphrase")),
                     (false, _) => {
-                        let why = match passphrase.as_deref() {
-                            None => "withdrawn (Esc)",
-                            Some("") => "empty passphrase",
-                            Some(_) => "wrong passphrase",
-                        };
-                        unauthorized(session, &mut ui, &mut last, &words, why, recorded, now);
-                        if passphrase.is_some() {
-                            let t = mono_ms();
-                            backoff.fail(t);
-                            if let Some(m) = ui.message.as_mut() {
-                                m.text = format!("{} · {}", m.text, backoff.say(t));
+                        match (passphrase.as_deref(), recorded) {
+                            // Esc on entries recorded at the key: they stand, their
+                            // authorization left pending; `:arbiter authorize` gives it later.
+                            (None, Some(r)) => {
+                                left_pending(
+                                    session,
+                                    &mut ui,
+                                    &mut last,
+                                    &words,
+                                    "withdrawn (Esc)",
+                                    r,
+                                    now,
+                                );
+                            }
+                            (None, None) => {}
+                            // Enter on an empty prompt: nothing checked, the prompt stays.
+                            (Some(""), _) => {
+                                keys::reopen_authorization(&mut ui, cmd, words, recorded);
+                                ui.message = Some(Message::new(
+                                    MsgKind::Info,
+                                    "type the arbiter's passphrase, then Enter (Esc leaves the prompt)",
+                                ));
+                            }
+                            // A wrong passphrase is logged; the prompt stays open (its wait
+                            // doubling), so that a passphrase typed again never reaches the
+                            // board as keys.
+                            (Some(_), _) => {
+                                unauthorized(
+                                    session,
+                                    &mut ui,
+                                    &mut last,
+                                    &words,
+                                    "wrong passphrase",
+                                    recorded,
+                                    now,
+                                );
+                                let t = mono_ms();
+                                backoff.fail(t);
+                                keys::reopen_authorization(&mut ui, cmd, words, recorded);
+                                if let Some(m) = ui.message.as_mut() {
+                                    m.text = format!(
+                                        "{} · {} · the prompt stays open (Esc leaves it)",
+                                        m.text,
+                                        backoff.say(t)
+                                    );
+                                }
                             }
                         }
                         continue;
@@ -480,7 +531,7 @@ fn record(
     {
         match hand_over(session, copies, program.as_deref(), *side) {
             Ok((events, summary)) => {
-                remember(last, &events, session.storage.len());
+                remember(last, &events, session);
                 after_execute(ui, &Ok(events), session.storage.len());
                 ui.message = Some(Message::new(MsgKind::Done, summary.replace('\n', " · ")));
             }
@@ -492,7 +543,7 @@ fn record(
     } else {
         let r = session.execute(cmd, now);
         if let Ok(events) = &r {
-            remember(last, events, session.storage.len());
+            remember(last, events, session);
         }
         after_execute(ui, &r, session.storage.len());
     }
@@ -522,7 +573,7 @@ fn authorize(
     };
     if let Ok(events) = session.execute(&auth, now) {
         on_recorded(ui, &events);
-        remember(last, &events, session.storage.len());
+        remember(last, &events, session);
     }
 }
 
@@ -540,7 +591,7 @@ fn unauthorized(
 ) {
     let why = match recorded {
         Some((first, last_seq)) => format!(
-            "{why}: entries #{first}–#{last_seq}, recorded at the key, stand UNAUTHORIZED; the arbiter rules on their time"
+            "{why}: entries #{first}–#{last_seq}, recorded at the key, await the arbiter's passphrase"
         ),
         None => why.to_string(),
     };
@@ -554,7 +605,7 @@ fn unauthorized(
     let seq = match &logged {
         Ok(events) if !events.is_empty() => {
             on_recorded(ui, events);
-            remember(last, events, session.storage.len());
+            remember(last, events, session);
             Some(session.storage.len() - 1)
         }
         _ => None,
@@ -566,11 +617,54 @@ fn unauthorized(
     ui.message = Some(Message::new(
         MsgKind::Refused,
         match recorded {
-            Some(_) => format!("refused (rule 5b): {why} ('{words}'){logged}"),
+            Some(_) => format!("not authorized (rule 5b): {why} ('{words}'){logged}"),
             None => format!(
                 "refused (rule 5b): {why}: only the arbiter may '{words}'; nothing recorded{logged}"
             ),
         },
+    ));
+}
+
+/// 5b: the passphrase for entries recorded at the key was not given (Esc, or not in time): the
+/// entries stand as recorded, their authorization pending; it is logged, and the board keeps it
+/// for `:arbiter authorize`, which asks the passphrase again and records the authorization.
+fn left_pending(
+    session: &mut Session,
+    ui: &mut UiState,
+    last: &mut Option<String>,
+    words: &str,
+    why: &str,
+    (first, last_seq): (u64, u64),
+    now: Ms,
+) {
+    let why = format!(
+        "{why}: entries #{first}–#{last_seq}, recorded at the key, stand; their authorization is pending (:arbiter authorize gives it)"
+    );
+    let logged = session.execute(
+        &Command::AuthorizationFailed {
+            words: words.to_string(),
+            why: why.clone(),
+        },
+        now,
+    );
+    let seq = match &logged {
+        Ok(events) if !events.is_empty() => {
+            on_recorded(ui, events);
+            remember(last, events, session);
+            Some(session.storage.len() - 1)
+        }
+        _ => None,
+    };
+    ui.submitted = None;
+    ui.pending_authorizations.push(keys::PendingAuthorization {
+        words: words.to_string(),
+        first,
+        last: last_seq,
+    });
+    let logged = seq.map_or_else(String::new, |n| format!(" · logged as #{n}"));
+    ui.message = Some(Message::new(
+        MsgKind::Refused,
+        format!("authorization pending (rule 5b): {why} ('{words}'){logged}"),
     ));
 }
 
@@ -705,8 +799,9 @@ pub struct PlaySetup<'a> {
     pub match_dir: &'a Path,
     /// Game number (default: the unfinished game, else a new one).
     pub game: Option<u32>,
-    /// Rules profile for a new game.
-    pub rules: &'a Path,
+    /// Rules profile named for a new game (`--rules`): the match's first game's; later games keep
+    /// the match's, another named is refused.
+    pub rules: Option<&'a Path>,
     pub key: &'a KeySource,
     /// Pre-game declarations for a new game (a script file of `arbiter declare ...` lines).
     pub declarations: Option<&'a Path>,
@@ -865,6 +960,7 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
         .points()
         .filter(|_| session.game.phase() == crate::core::game::Phase::Ended);
     ui.score = score_with_decision(&ui.score_table, &session.game);
+    ui.shogi = session.game.board().shogi().is_some();
     ui.ascii = !terminal::utf8_locale();
     ui.no_color = terminal::no_color();
     Ok((session, Instant::now(), opened.now_ms, ui))
@@ -920,14 +1016,22 @@ pub fn score_text(table: &[(String, f64)]) -> Option<String> {
     if table.is_empty() {
         return None;
     }
+    // Halves as a scoresheet writes them; any other fraction (Denryu-sen 14: a draw is 0.4 to
+    // sente and 0.6 to gote) as the decimal `status` prints, never rounded to a half.
     let points = |p: f64| {
         let whole = p.trunc();
-        let half = p - whole >= 0.5;
-        match (whole as u64, half) {
-            (0, true) => "½".to_string(),
-            (w, true) => format!("{w}½"),
-            (w, false) => w.to_string(),
+        let frac = p - whole;
+        if frac.abs() < 1e-9 {
+            return (whole as u64).to_string();
         }
+        if (frac - 0.5).abs() < 1e-9 {
+            return match whole as u64 {
+                0 => "½".to_string(),
+                w => format!("{w}½"),
+            };
+        }
+        let tenths = (p * 10.0).round() / 10.0;
+        format!("{tenths}")
     };
     Some(
         table

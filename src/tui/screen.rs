@@ -222,7 +222,7 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
     input_line(view, ui, rows[9], buf);
 
     match &ui.mode {
-        Mode::Help { scroll } => help(*scroll, &ui.press_keys, area, buf),
+        Mode::Help { scroll } => help(*scroll, &ui.press_keys, view, area, buf),
         Mode::Confirm { pending, text } => confirm(view, pending, text, area, buf),
         Mode::Authorize {
             words,
@@ -1150,8 +1150,16 @@ fn input_line(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
                 ("Space", start),
                 ("s", "stop"),
                 ("r", "resume"),
-                ("F7", "draw offer"),
-                ("F8", "consult"),
+                // Shogi has no draw offers, so no consultation on one (Denryu-sen 13).
+                (
+                    "F7",
+                    if view.shogi.is_some() {
+                        ""
+                    } else {
+                        "draw offer"
+                    },
+                ),
+                ("F8", if view.shogi.is_some() { "" } else { "consult" }),
                 ("l", "log"),
                 (":", "command"),
                 ("?", "help"),
@@ -1198,6 +1206,55 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
 /// use it. Narrower than 100 columns, a command's clause and description go on the line below its
 /// words; every line wraps at the width instead of being cut.
 pub fn help_lines(width: u16, press: &PressKeys) -> Vec<Line<'static>> {
+    help_lines_for(width, press, None)
+}
+
+/// Whether a command of [`HELP`] is chess's only: shogi has no draw offers, claims or endgame
+/// databases (Denryu-sen 13: the kit judges sennichite and the move cap).
+fn chess_only(words: &str) -> bool {
+    [
+        "draw",
+        "claim",
+        "consult",
+        "tablebase",
+        "wrong-move",
+        "release-move",
+    ]
+    .iter()
+    .any(|w| words.contains(w))
+        || words.starts_with("human ")
+}
+
+/// Shogi's own commands, which [`HELP`] names for any game: by side, as shogi names them.
+const SHOGI_HELP: &[(&str, &str, &str)] = &[
+    ("sente|gote resign", "13.1", "the side resigns"),
+    (
+        "sente|gote declare",
+        "23",
+        "the side declares an entering-king win, judged at once",
+    ),
+    (
+        "arbiter no-show sente|gote|both",
+        "13.6",
+        "the default time passed: the absent side loses (both: 13.7)",
+    ),
+    (
+        "sente|gote consulted TEXT",
+        "5.2",
+        "what a human consulting an AI consulted",
+    ),
+    (
+        "(the flag)",
+        "22.3",
+        "out of time when the move's whole seconds pass the time left plus the increment, as shogi-server judges: the flag falls up to the increment (2 s) after the clock shows 0:00:00",
+    ),
+];
+
+/// [`help_lines`] for the game of `view`: a shogi game is told its own commands (no draw offer,
+/// claim or consultation; sente and gote) and its rulebook's articles, not the 2003 clauses.
+pub fn help_lines_for(width: u16, press: &PressKeys, view: Option<&View>) -> Vec<Line<'static>> {
+    let shogi = view.is_some_and(|v| v.shogi.is_some());
+    let cite = |c: &str| view.map_or_else(|| c.to_string(), |v| v.reword(c));
     let head = Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD);
     // The press keys as configured (--human-key / --machine-key), never the defaults' names.
     let (human, machine) = (
@@ -1219,12 +1276,30 @@ pub fn help_lines(width: u16, press: &PressKeys) -> Vec<Line<'static>> {
         ),
         (
             "a-h N B R Q K O",
-            "start the move line with that letter; Tab / Shift-Tab cycle legal moves",
+            if shogi {
+                ""
+            } else {
+                "start the move line with that letter; Tab / Shift-Tab cycle legal moves"
+            },
         ),
         ("s / F5", "arbiter stop (both clocks)"),
         ("r / F6", "arbiter resume"),
-        ("F7", "human offer-draw (with the move just made)"),
-        ("F8", "operator consult (the registered team, prefilled)"),
+        (
+            "F7",
+            if shogi {
+                ""
+            } else {
+                "human offer-draw (with the move just made)"
+            },
+        ),
+        (
+            "F8",
+            if shogi {
+                ""
+            } else {
+                "operator consult (the registered team, prefilled)"
+            },
+        ),
         (
             ":",
             "command line: the words of script mode below; Tab completes, Up/Down recall",
@@ -1234,6 +1309,10 @@ pub fn help_lines(width: u16, press: &PressKeys) -> Vec<Line<'static>> {
             "the log page: every entry in full (Up/Down/PgUp/PgDn/Home/End, Esc closes)",
         ),
         (
+            ":arbiter authorize",
+            " the passphrase for entries whose authorization was left pending (Esc at the prompt, 5b)",
+        ),
+        (
             "Up/Down PgUp/PgDn",
             "scroll the move list back; End follows the game again",
         ),
@@ -1241,13 +1320,20 @@ pub fn help_lines(width: u16, press: &PressKeys) -> Vec<Line<'static>> {
             "!",
             "acknowledge the red alarms (9e limit, 6c correction owed, 8b window over, restart ruling)",
         ),
-        ("o", "turn the diagram round (White or Black at the bottom)"),
+        (
+            "o",
+            if shogi {
+                "turn the board round (sente or gote at the bottom)"
+            } else {
+                "turn the diagram round (White or Black at the bottom)"
+            },
+        ),
         ("? / F1", "this help (Up/Down/PgUp/PgDn scroll, Esc closes)"),
         ("q / Ctrl-C", "quit (asks y/n); Esc clears the message"),
     ];
     let wide = width >= 100;
     let mut out = vec![Line::from(Span::styled("KEYS", head))];
-    for (k, what) in keys {
+    for (k, what) in keys.into_iter().filter(|(_, w)| !w.is_empty()) {
         if wide {
             out.push(Line::from(format!("  {k:<18}{what}")));
         } else {
@@ -1262,40 +1348,60 @@ pub fn help_lines(width: u16, press: &PressKeys) -> Vec<Line<'static>> {
         "  Commands that can end the game or change what was played ask y/n first.",
     ));
     let mut who = "";
+    let line = |out: &mut Vec<Line<'static>>, words: &str, clause: &str, what: &str| {
+        if wide {
+            out.push(Line::from(vec![
+                Span::raw(format!("  {words:<52}")),
+                Span::styled(format!("{clause:>4}  "), Style::new().fg(Color::Cyan)),
+                Span::styled(what.to_string(), Style::new().fg(Color::Gray)),
+            ]));
+        } else {
+            out.push(Line::from(format!("  {words}")));
+            out.push(Line::from(vec![
+                Span::styled(format!("      {clause:<5}"), Style::new().fg(Color::Cyan)),
+                Span::styled(what.to_string(), Style::new().fg(Color::Gray)),
+            ]));
+        }
+    };
     for h in HELP {
+        if shogi && chess_only(h.words) {
+            continue;
+        }
         if h.who != who {
             who = h.who;
             out.push(Line::from(""));
             out.push(Line::from(Span::styled(who.to_uppercase(), head)));
         }
-        if wide {
-            out.push(Line::from(vec![
-                Span::raw(format!("  {:<52}", h.words)),
-                Span::styled(format!("{:>4}  ", h.clause), Style::new().fg(Color::Cyan)),
-                Span::styled(h.what.to_string(), Style::new().fg(Color::Gray)),
-            ]));
+        let words = if shogi {
+            h.words.replace("white|black", "sente|gote")
         } else {
-            out.push(Line::from(format!("  {}", h.words)));
-            out.push(Line::from(vec![
-                Span::styled(
-                    format!("      {:<5}", h.clause),
-                    Style::new().fg(Color::Cyan),
-                ),
-                Span::styled(h.what.to_string(), Style::new().fg(Color::Gray)),
-            ]));
+            h.words.to_string()
+        };
+        let what = if shogi {
+            h.what.replace("White's", "sente's")
+        } else {
+            h.what.to_string()
+        };
+        line(&mut out, &words, &cite(h.clause), &what);
+    }
+    if shogi {
+        out.push(Line::from(""));
+        out.push(Line::from(Span::styled("SENTE AND GOTE", head)));
+        for (words, clause, what) in SHOGI_HELP {
+            line(&mut out, words, clause, what);
         }
     }
     out
 }
 
-fn help(scroll: u16, press: &PressKeys, area: Rect, buf: &mut Buffer) {
+fn help(scroll: u16, press: &PressKeys, view: &View, area: Rect, buf: &mut Buffer) {
     let r = centered(
         area,
         area.width.saturating_sub(2),
         area.height.saturating_sub(2),
     );
     Clear.render(r, buf);
-    Paragraph::new(help_lines(r.width.saturating_sub(2), press))
+    Paragraph::new(help_lines_for(r.width.saturating_sub(2), press, Some(view)))
         .wrap(Wrap { trim: false })
         .scroll((scroll, 0))
         .block(
@@ -1312,8 +1418,15 @@ fn confirm(view: &View, pending: &Pending, text: &str, area: Rect, buf: &mut Buf
         Pending::Quit => (
             " quit the board UI? ",
             " = yes, quit            ",
-            "The log keeps everything recorded; the game clock keeps its time in the log."
-                .to_string(),
+            match view.clocks.iter().find(|c| c.running) {
+                // Quitting is no pause: the rules' clock goes on; the arbiter rules on the time
+                // the board was away when it is opened again.
+                Some(c) => format!(
+                    "{}'s clock KEEPS RUNNING: quitting does not pause the game. When the board is opened again it measures the time it was closed, and the arbiter rules on it (arbiter restart-gap waive|charge, 8b). To pause first: n, then s (arbiter stop). The log keeps everything recorded.",
+                    c.name
+                ),
+                None => "No clock is running: the clocks stand as the log holds them. The log keeps everything recorded.".to_string(),
+            },
         ),
         Pending::StartWithoutDigest => (
             " 8a: no configuration digest ",

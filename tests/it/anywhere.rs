@@ -58,15 +58,26 @@ fn anywhere_the_built_binary_runs_a_match_from_a_folder_without_rules() {
             "rules/kasparov-deep-junior-2003.toml",
         ],
     ));
-    // --rules FILE overrides: an edited copy is what the game binds.
+    // --rules FILE overrides: an edited copy is what a new match's first game binds (a running
+    // match keeps its profile).
     let edited = String::from_utf8(text).unwrap().replace(
         "Kasparov vs Deep Junior, New York 2003",
         "Rehearsal profile",
     );
     std::fs::create_dir(cwd.join("rules")).unwrap();
     std::fs::write(cwd.join("rules/kasparov-deep-junior-2003.toml"), &edited).unwrap();
-    let out = ok(&run_in(cwd, &["script", &quick, "--match", "m"]));
+    ok(&run_in(
+        cwd,
+        &["keygen", "--match", "m2", "--no-passphrase"],
+    ));
+    let out = ok(&run_in(cwd, &["script", &quick, "--match", "m2"]));
     assert!(out.contains("Rehearsal profile"), "{out}");
+    // The running match `m` keeps the profile its first game bound.
+    let out = ok(&run_in(cwd, &["script", &quick, "--match", "m"]));
+    assert!(
+        out.contains("Kasparov vs Deep Junior, New York 2003"),
+        "{out}"
+    );
     // A path that does not exist and names no bundled profile is still a file that cannot be read.
     let o = run_in(
         cwd,

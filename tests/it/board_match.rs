@@ -114,7 +114,7 @@ fn clause_4c_next_game_starts_from_the_previous_declarations_with_colours_swappe
     let (session, _, _, ui) = tui::open_session(&PlaySetup {
         match_dir: &m,
         game: None,
-        rules: Path::new(RULES),
+        rules: Some(Path::new(RULES)),
         key: &key,
         declarations: None,
         demo: false,

@@ -532,7 +532,7 @@ fn rule_1_a_game_opened_while_the_previous_is_unfinished_is_named() {
     let o = arbiter::matchdir::open_game(
         &dir,
         Some(3),
-        &crate::clauses::rules_path(crate::clauses::KASPAROV_2003),
+        Some(&crate::clauses::rules_path(crate::clauses::KASPAROV_2003)),
         &arbiter::sign::KeySource::default(),
     )
     .unwrap();

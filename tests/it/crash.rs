@@ -324,8 +324,9 @@ fn crash_unappliable_last_unsigned_line_is_cut_to_a_side_file() {
             file: Some(m.join("keys/arbiter")),
             passphrase_env: None,
         };
-        let opened = arbiter::matchdir::open_game_with(&m, Some(1), Path::new(RULES), &key, false)
-            .unwrap_or_else(|e| panic!("{case}: {e}"));
+        let opened =
+            arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
+                .unwrap_or_else(|e| panic!("{case}: {e}"));
         assert!(
             opened
                 .notice
@@ -385,7 +386,7 @@ fn crashed_script_match(m: &Path) -> arbiter::sign::KeySource {
     let lines =
         parse_script(&std::fs::read_to_string("examples/scripts/quick.arb").unwrap()).unwrap();
     let mut o =
-        arbiter::matchdir::open_game_with(m, Some(1), Path::new(RULES), &key, false).unwrap();
+        arbiter::matchdir::open_game_with(m, Some(1), Some(Path::new(RULES)), &key, false).unwrap();
     for l in &lines {
         o.session.execute(&l.command, l.at).unwrap();
     }
@@ -484,7 +485,8 @@ fn witness_crashed_script_entries_are_authorized_at_the_reopen_not_read_as_tampe
     // Reopening the game for play (the board) does the same, and its notice says so.
     let m = base.path().join("b");
     let key = crashed_script_match(&m);
-    let o = arbiter::matchdir::open_game_with(&m, Some(1), Path::new(RULES), &key, false).unwrap();
+    let o = arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
+        .unwrap();
     let notice = o.notice.clone().unwrap_or_default();
     assert!(notice.contains("after a crash"), "{notice}");
     drop(o);
@@ -545,7 +547,7 @@ fn witness_arbiter_entry_in_flight_at_a_crash_is_named_and_nothing_signs_past_it
         assert!(out.contains(&named(seq)), "{out}");
         assert_eq!(std::fs::read(&log).unwrap(), before, "nothing recorded");
     }
-    let refused = arbiter::matchdir::open_game_with(&m, Some(1), Path::new(RULES), &key, false)
+    let refused = arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
         .err()
         .expect("the reopen for play refuses");
     assert!(refused.to_string().contains(&named(seq)), "{refused}");

@@ -106,14 +106,38 @@ fn denryusen_13_1_what_is_not_a_move_is_refused_and_nothing_recorded() {
 }
 
 #[test]
-fn denryusen_13_1_an_illegal_move_loses_as_shogi_server_judges() {
-    // 7g7f twice: the second is gote's, and gote has no piece on 7g.
+fn denryusen_13_1_an_illegal_move_typed_at_the_board_is_refused_nothing_recorded() {
+    // 7g7f twice: the second is gote's, and gote has no piece on 7g (sente's reply typed early).
     let mut m = denryusen();
     m.at("1 move 7g7f");
-    m.when("2 move 7g7f").then(|m, ev| {
+    let t = m
+        .when("2 move 7g7f")
+        .then_refused_saying("13.1", "nothing recorded");
+    assert_eq!(t.game().phase(), Phase::Playing);
+    assert_eq!(t.game().board().plies(), 1);
+    t.when("2 move 7g7f")
+        .then_refused_saying("13.1", "arbiter illegal-move 7g7f")
+        // The right move, typed again, is recorded.
+        .when("3 move 3c3d")
+        .then_events(&[("move_made", "22.1")]);
+    // A drop on an occupied square: refused the same way.
+    let mut m = denryusen();
+    m.at("1 move 7g7f");
+    m.at("2 move 3c3d");
+    m.when("3 move P*5c")
+        .then_refused_saying("13.1", "nothing recorded");
+}
+
+#[test]
+fn denryusen_13_1_an_illegal_move_the_arbiter_confirms_loses_as_shogi_server_judges() {
+    let mut m = denryusen();
+    m.at("1 move 7g7f");
+    m.when("2 arbiter illegal-move 7g7f").then(|m, ev| {
         let (score, term, detail, _) = ended(&ev[0]);
         assert_eq!((score, term), (Score::WhiteWins, Termination::IllegalMove));
         assert!(detail.contains("gote played an illegal move"), "{detail}");
+        assert!(detail.contains("confirmed by the arbiter"), "{detail}");
+        assert_eq!(ev[0].actor, arbiter::core::Actor::Arbiter);
         assert_eq!(ev[0].clause, "13.1");
         assert_eq!(m.game().phase(), Phase::Ended);
         replays_alike(m);
@@ -122,10 +146,31 @@ fn denryusen_13_1_an_illegal_move_loses_as_shogi_server_judges() {
     let mut m = denryusen();
     m.at("1 move 7g7f");
     m.at("2 move 3c3d");
-    m.when("3 move P*5c").then(|_, ev| {
+    m.when("3 arbiter illegal-move P*5c").then(|_, ev| {
         let (score, term, ..) = ended(&ev[0]);
         assert_eq!((score, term), (Score::BlackWins, Termination::IllegalMove));
     });
+    // Nothing to confirm: a legal move, or words that are no move at all.
+    let mut m = denryusen();
+    m.at("1 move 7g7f");
+    m.when("2 arbiter illegal-move 3c3d")
+        .then_refused_saying("13.1", "is a legal move")
+        .when("2 arbiter illegal-move banana")
+        .then_refused_saying("13.1", "not a move");
+}
+
+#[test]
+fn denryusen_13_1_confirming_an_illegal_move_is_the_arbiters_act_asked_first() {
+    let cmd = arbiter::core::command::parse("arbiter illegal-move 7g7f").unwrap();
+    assert_eq!(cmd.role(), arbiter::core::command::Role::Arbiter);
+    assert!(cmd.needs_confirmation());
+    let g = denryusen();
+    assert!(arbiter::tui::needs_authority(&cmd, g.game()));
+    assert!(arbiter::tui::keys::asks_first(&cmd, g.game()));
+    // In chess an illegal move is only ever refused.
+    crate::clauses::started()
+        .when("1 arbiter illegal-move e2e5")
+        .then_refused_saying("2", "typed again");
 }
 
 #[test]
@@ -154,9 +199,13 @@ fn denryusen_13_1_uchifuzume_a_pawn_drop_that_mates_is_illegal() {
             .when(&format!("1 move {text}"))
             .then_refused_saying("13.1", "uchifuzume");
     }
-    // Under the 2024 profile the drop loses; a pawn dropped elsewhere is a move.
+    // Under the 2024 profile the drop is refused at the board, and loses once the arbiter
+    // confirms it; a pawn dropped elsewhere is a move.
     from_position(UCHIFUZUME, &[])
         .when("1 move P*1b")
+        .then_refused_saying("13.1", "uchifuzume");
+    from_position(UCHIFUZUME, &[])
+        .when("1 arbiter illegal-move P*1b")
         .then(|_, ev| {
             let (score, term, detail, _) = ended(&ev[0]);
             assert_eq!((score, term), (Score::BlackWins, Termination::IllegalMove));

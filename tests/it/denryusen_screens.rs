@@ -338,3 +338,133 @@ fn denryusen_board_panels_and_dialogs_cite_the_profiles_articles_not_2003_clause
     assert!(all.contains("irreversible"), "{all}");
     assert_eq!(clause_tokens_2003(&all), Vec::<String>::new(), "{all}");
 }
+
+#[test]
+fn denryusen_13_1_an_illegal_move_typed_at_the_board_is_refused_and_the_arbiter_confirms_it() {
+    use arbiter::core::game::Phase;
+    use arbiter::tui::{Mode, MsgKind};
+    use crossterm::event::KeyCode;
+
+    use crate::tui_support::{ch, key};
+    let mut r = shogi_game();
+    let entries = r.s.storage.len();
+    // Sente's pawn left 7g long ago: 7g7f typed now is a slip, refused like a chess move.
+    r.key("30", ch(' '));
+    r.typed("30", "7g7f");
+    r.key("30", key(KeyCode::Enter));
+    let m = r.ui.message.clone().unwrap();
+    assert_eq!(m.kind, MsgKind::Refused, "{m:?}");
+    assert!(m.text.contains("nothing recorded"), "{}", m.text);
+    assert!(m.text.contains("arbiter illegal-move 7g7f"), "{}", m.text);
+    assert_eq!(r.ui.mode, Mode::Line(arbiter::tui::LineKind::Move));
+    assert_eq!(r.ui.line, "7g7f", "the line is given back to be corrected");
+    assert_eq!(r.s.storage.len(), entries, "nothing recorded");
+    assert_eq!(r.s.game.phase(), Phase::Playing);
+    // The arbiter, having seen sente play it, confirms: asked y/n with the result first.
+    r.key("31", key(KeyCode::Esc));
+    r.key("31", ch(':'));
+    r.typed("31", "arbiter illegal-move 7g7f");
+    r.key("31", key(KeyCode::Enter));
+    match &r.ui.mode {
+        Mode::Confirm { text, .. } => {
+            assert!(text.contains("the game ENDS 0-1"), "{text}");
+            assert!(text.contains("illegal move"), "{text}");
+        }
+        other => panic!("asked y/n first, got {other:?}"),
+    }
+    assert_eq!(r.s.storage.len(), entries, "nothing recorded before the y");
+    r.key("32", ch('y'));
+    assert_eq!(r.s.game.phase(), Phase::Ended);
+}
+
+/// Denryu-sen 5.2 and 13: the board speaks shogi. Sente and gote name the sides in the message
+/// and status lines; the key bar and help offer no draw (shogi has none) and no chess key, and the
+/// help cites the Denryu-sen articles with shogi's own commands.
+#[test]
+fn denryusen_13_the_board_speaks_shogi_in_its_lines_key_bar_and_help() {
+    use crossterm::event::KeyCode;
+
+    use crate::tui_support::{ch, key};
+    let mut r = shogi_game();
+    let s = r.shot("25", 120, 40);
+    let bottom: String = s.lines().rev().take(4).collect::<Vec<_>>().join("\n");
+    assert!(
+        bottom.contains("move_made gote △同銀") || bottom.contains("move_made gote △同 銀"),
+        "{bottom}"
+    );
+    for chess in [" black ", " white ", "F7", "draw offer", "F8"] {
+        assert!(
+            !bottom.contains(chess),
+            "'{chess}' on a shogi board:\n{bottom}"
+        );
+    }
+    r.key("25", ch('?'));
+    let help = r.shot("25", 120, 300);
+    for chess in [
+        "offer-draw",
+        "claim",
+        "tablebase",
+        "operator consult",
+        "F7",
+        "White's",
+        "a-h N B R Q K O",
+        "white|black",
+    ] {
+        assert!(
+            !help.contains(chess),
+            "'{chess}' in the shogi help:\n{help}"
+        );
+    }
+    for shogi in [
+        "sente|gote resign",
+        "sente|gote declare",
+        "arbiter illegal-move MOVE",
+        "arbiter declare sente|gote",
+        "(the flag)",
+    ] {
+        assert!(
+            help.contains(shogi),
+            "'{shogi}' missing from the shogi help:\n{help}"
+        );
+    }
+    let flat: String = help
+        .replace(['║', '│', '┃'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        flat.contains("the flag falls up to the increment (2 s) after the clock shows 0:00:00"),
+        "the flag rule explained:\n{help}"
+    );
+    r.key("25", key(KeyCode::Esc));
+    // The chess board's help keeps its own.
+    let mut c = crate::tui_support::Rig::new();
+    c.key("0", ch('?'));
+    let help = c.shot("0", 120, 300);
+    assert!(
+        help.contains("human offer-draw") && help.contains("F7"),
+        "{help}"
+    );
+}
+
+/// Denryu-sen 14: a draw scores 0.4 to sente and 0.6 to gote; the board's header and the
+/// audience's display write the match score as `status` does, never rounded to a half.
+#[test]
+fn denryusen_14_the_header_and_display_score_a_draw_0_4_and_0_6_as_status_does() {
+    let table = vec![("Suisho".to_string(), 1.4), ("Dlshogi".to_string(), 0.6)];
+    assert_eq!(
+        arbiter::tui::score_text(&table).as_deref(),
+        Some("Suisho 1.4 – Dlshogi 0.6")
+    );
+    // Chess halves stay as a scoresheet writes them.
+    let chess = vec![
+        ("Kasparov".to_string(), 1.5),
+        ("Deep Junior".to_string(), 0.5),
+    ];
+    assert_eq!(
+        arbiter::tui::score_text(&chess).as_deref(),
+        Some("Kasparov 1½ – Deep Junior ½")
+    );
+    let two = vec![("A".to_string(), 2.0), ("B".to_string(), 0.0)];
+    assert_eq!(arbiter::tui::score_text(&two).as_deref(), Some("A 2 – B 0"));
+}

@@ -668,3 +668,68 @@ fn display_denryusen_5_2_names_sente_and_gote_and_shows_the_shogi_position() {
     );
     assert!(!s.contains("WHITE") && !s.contains("FIDE"), "{s}");
 }
+
+/// The audience never sees a clock the official clock is not: with a clock running, the board
+/// beats every second (`game-<n>/heartbeat`); once neither a beat nor an entry has come for
+/// 2.5 s (marked within 3 s), the display says the board is offline and its clocks stand as they
+/// were when the board was last seen, however long it stays away; a beat again and they run.
+#[test]
+fn display_laws_6_a_board_offline_is_marked_within_3_s_and_no_clock_runs_unseen() {
+    use arbiter::display::{Display, Look, board_offline, heartbeat_written};
+    use ratatui::backend::TestBackend;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    ok(&arbiter(&[
+        "script",
+        "examples/scripts/quick.arb",
+        "--match",
+        m.to_str().unwrap(),
+    ]));
+    let mut t = MatchTail::new(&m, None);
+    t.poll();
+    let last = t.current().unwrap().stamps.last().unwrap().utc;
+    // The board's last beat, a second after the last entry.
+    let beat = last + chrono::Duration::seconds(1);
+    let path = arbiter::layout::heartbeat_path(&m, 1);
+    std::fs::write(&path, b"beat").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(beat.into())
+        .unwrap();
+    let written = heartbeat_written(&t).unwrap();
+    assert_eq!(written.timestamp_millis(), beat.timestamp_millis());
+    let ms = chrono::Duration::milliseconds;
+    assert_eq!(board_offline(&t, Some(written), beat + ms(2_000)), None);
+    assert_eq!(
+        board_offline(&t, Some(written), beat + ms(3_000)),
+        Some(written)
+    );
+    // No beat at all: the last entry is when the board was last seen.
+    assert_eq!(board_offline(&t, None, last + ms(3_000)), Some(last));
+    // Painted offline: the note, and the clocks as at the last beat, ten seconds or a minute on.
+    let (w, h) = (110, 44);
+    let mut d = Display::new(ratatui::layout::Rect::new(0, 0, w, h));
+    let mut b = TestBackend::new(w, h);
+    let screen = |b: &TestBackend| crate::tui_support::text(b.buffer());
+    let mut look = Look::default();
+    d.paint(&mut b, &t, beat, &look).unwrap();
+    let online = screen(&b);
+    look.offline_since = board_offline(&t, Some(written), beat + ms(3_000));
+    let wait = d.paint(&mut b, &t, beat + ms(3_000), &look).unwrap();
+    assert_eq!(wait, None, "nothing runs on an offline board's screen");
+    let at_3s = screen(&b);
+    assert!(at_3s.contains("BOARD OFFLINE"), "{at_3s}");
+    d.paint(&mut b, &t, beat + ms(60_000), &look).unwrap();
+    assert_eq!(screen(&b), at_3s, "the clocks stand");
+    let clocks = |s: &str| s.lines().take(8).collect::<Vec<_>>().join("\n");
+    assert_eq!(clocks(&at_3s), clocks(&online), "as at the last beat");
+    // The board beats again: the clocks run.
+    look.offline_since = None;
+    d.paint(&mut b, &t, beat + ms(61_000), &look).unwrap();
+    let back = screen(&b);
+    assert!(!back.contains("BOARD OFFLINE"), "{back}");
+    assert_ne!(clocks(&back), clocks(&online), "running again");
+}

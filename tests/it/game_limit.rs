@@ -82,7 +82,7 @@ fn issue_21_game_9999_ended_play_and_script_refuse_game_10000() {
     let e = arbiter::tui::open_session(&arbiter::tui::PlaySetup {
         match_dir: &m,
         game: None,
-        rules,
+        rules: Some(rules),
         key: &key,
         declarations: None,
         demo: false,
@@ -92,7 +92,7 @@ fn issue_21_game_9999_ended_play_and_script_refuse_game_10000() {
     let text = e.to_string();
     assert!(text.contains("the highest a match may hold"), "{text}");
     assert!(text.contains("no game 10000 is opened"), "{text}");
-    let e = arbiter::matchdir::open_game_with(&m, None, rules, &key, false)
+    let e = arbiter::matchdir::open_game_with(&m, None, Some(rules), &key, false)
         .err()
         .expect("open_game_with must refuse game 10000");
     assert!(
@@ -106,7 +106,7 @@ fn issue_21_game_9999_ended_play_and_script_refuse_game_10000() {
     assert_eq!(snapshot(&m), before);
     assert!(!m.join("game-10000").exists());
     // `--game 9999` still opens the ended game itself (to read it, or as play does).
-    assert!(arbiter::matchdir::open_game_with(&m, Some(9999), rules, &key, false).is_ok());
+    assert!(arbiter::matchdir::open_game_with(&m, Some(9999), Some(rules), &key, false).is_ok());
 }
 
 #[test]
@@ -117,7 +117,7 @@ fn issue_21_game_9999_not_ended_is_the_one_play_opens() {
         file: None,
         passphrase_env: None,
     };
-    let o = arbiter::matchdir::open_game_with(&m, None, Path::new(RULES), &key, false)
+    let o = arbiter::matchdir::open_game_with(&m, None, Some(Path::new(RULES)), &key, false)
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(o.session.game.ctx().game, 9999);
     assert!(!m.join("game-10000").exists());

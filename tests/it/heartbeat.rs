@@ -40,7 +40,7 @@ fn running() -> Running {
 fn open(dir: &Path) -> Opened {
     let key = arbiter::sign::KeySource::default();
     let rules = Path::new("rules/kasparov-deep-junior-2003.toml");
-    arbiter::matchdir::open_game_with(dir, Some(1), rules, &key, false).unwrap()
+    arbiter::matchdir::open_game_with(dir, Some(1), Some(rules), &key, false).unwrap()
 }
 
 fn notice(dir: &Path) -> String {

@@ -307,7 +307,7 @@ fn hostile_symlinked_or_copied_log_is_not_appended() {
         arbiter::matchdir::open_game(
             &m,
             Some(n),
-            Path::new("rules/kasparov-deep-junior-2003.toml"),
+            Some(Path::new("rules/kasparov-deep-junior-2003.toml")),
             &arbiter::sign::KeySource::default(),
         )
     };
@@ -552,7 +552,7 @@ fn hostile_second_board_on_a_new_game_is_told_another_board_holds_it() {
     crate::log_util::arbiter_key_in(&m);
     let rules = Path::new("rules/kasparov-deep-junior-2003.toml");
     let open = || {
-        arbiter::matchdir::open_game(&m, None, rules, &arbiter::sign::KeySource::default())
+        arbiter::matchdir::open_game(&m, None, Some(rules), &arbiter::sign::KeySource::default())
             .expect("opened")
             .session
     };

@@ -14,6 +14,7 @@ mod denryusen_engine; // a real USI engine's log: 13c coverage and go-time audit
 mod denryusen_record; // a human-vs-engine shogi game to the ms; CSA and KIF read by python-shogi
 mod denryusen_screens; // the shogi board at 80x24 and 120x40 (snapshots)
 mod display; // issue 24: the read-only screen follows the board, never writes
+mod draw_offer_move;
 mod engine_clock; // rule 6c audited from a real Stockfish log: go wtime/btime against the official clock
 mod engine_coverage; // UCI / CECP engine logs and the rule-13c coverage
 mod engine_props; // engine-log parsers never panic
@@ -38,6 +39,7 @@ mod log_scan_fast; // log::scan's fast path equals the strict parser
 mod log_tamper; // the tamper matrix
 mod log_util;
 mod log_verify; // verify statuses, proofs, exit codes
+mod match_profile;
 mod memory_flat; // issue 21: what the readers keep is bounded whatever the log's length
 mod numbering; // issue 20: move numbers from the side that moved first (board, display, 7c)
 mod offline; // rule 11: no network call

@@ -235,7 +235,7 @@ fn issue_21_play_open_folds_the_move_times_from_the_one_replay() {
     let (mut session, _, offset, mut ui) = tui::open_session(&PlaySetup {
         match_dir: &m,
         game: Some(1),
-        rules: std::path::Path::new(crate::tui_support::RULES),
+        rules: Some(std::path::Path::new(crate::tui_support::RULES)),
         key: &arbiter::sign::KeySource::default(),
         declarations: None,
         demo: false,
@@ -322,7 +322,7 @@ fn issue_21_pgn_and_the_open_from_events_handed_over_a_block_at_a_time() {
     let opened = arbiter::matchdir::open_game(
         &m,
         Some(1),
-        &crate::clauses::rules_path(crate::clauses::KASPAROV_2003),
+        Some(&crate::clauses::rules_path(crate::clauses::KASPAROV_2003)),
         &arbiter::sign::KeySource::default(),
     )
     .unwrap();

@@ -30,6 +30,7 @@ fn pgn_round_trip_of_the_real_game() -> TestResult {
                 clock_ms: m.clk_ms.unwrap_or(0),
                 spent_ms: m.emt_ms.unwrap_or(0),
                 before: Vec::new(),
+                draw_offer: false,
             })
             .collect(),
         trailing: Vec::new(),
@@ -89,4 +90,35 @@ fn pgn_round_trip_of_the_real_game() -> TestResult {
     assert!(pos.is_checkmate());
     assert_eq!(pos.outcome().to_string(), "0-1");
     Ok(())
+}
+
+/// The PGN standard's seven-tag roster: `Site` says where the game is played. `arbiter pgn
+/// --site PLACE` sets it; without it the tag is `?` (unknown), as the standard writes it.
+#[test]
+#[allow(clippy::unwrap_used)]
+fn pgn_seven_tag_roster_site_is_set_by_site() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let ms = m.to_str().unwrap();
+    crate::realgame::ok(&crate::realgame::arbiter(&[
+        "script",
+        "examples/scripts/quick.arb",
+        "--match",
+        ms,
+    ]));
+    let with = crate::realgame::ok(&crate::realgame::arbiter(&[
+        "pgn",
+        "--match",
+        ms,
+        "--game",
+        "1",
+        "--site",
+        "New York, NY USA",
+    ]));
+    assert!(with.contains("[Site \"New York, NY USA\"]"), "{with}");
+    let without = crate::realgame::ok(&crate::realgame::arbiter(&[
+        "pgn", "--match", ms, "--game", "1",
+    ]));
+    assert!(without.contains("[Site \"?\"]"), "{without}");
 }

@@ -810,7 +810,7 @@ fn kramnik_deep_fritz_2002_through_the_binary_a_decided_match_refuses_a_further_
     let (mut session, _, _, ui) = arbiter::tui::open_session(&arbiter::tui::PlaySetup {
         match_dir: &dir,
         game: None,
-        rules: &rules,
+        rules: Some(&rules),
         key: &key,
         declarations: None,
         demo: false,

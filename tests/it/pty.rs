@@ -678,6 +678,9 @@ fn pty_clause_5b_only_the_arbiter_s_passphrase_records_an_arbiter_only_command()
     t.wait_for("refused (rule 5b): wrong passphrase", DEADLINE);
     // Issue 19: after a failure the next passphrase waits, and the screen says how long.
     t.wait_for("passphrase in a row: the next is taken in 1 s", DEADLINE);
+    // The prompt stays open after the failure: Esc leaves it (nothing recorded), then q quits.
+    t.keys(&["Escape"]);
+    t.wait_for("not authorized, nothing recorded", DEADLINE);
     t.keys(&["q"]);
     t.wait_for("quit the board UI?", DEADLINE);
     t.keys(&["y"]);
@@ -958,8 +961,8 @@ fn pty_laws_6_2_a_press_while_the_passphrase_is_checked_keeps_its_instant() {
 
 /// Issue 25, rule 1 and 5b: the stop is timed at the key. `s`, then 3 s before the passphrase:
 /// the stop's time is the key's (to the 100 ms), not the passphrase's; the authorization follows
-/// with its own time. Esc instead of the passphrase leaves the act recorded and logs it
-/// UNAUTHORIZED.
+/// with its own time. Esc instead of the passphrase leaves the act recorded, its authorization
+/// pending.
 #[test]
 fn pty_clause_1_the_stop_is_timed_at_the_key_not_at_the_passphrase() {
     need_tmux!();
@@ -993,7 +996,7 @@ fn pty_clause_1_the_stop_is_timed_at_the_key_not_at_the_passphrase() {
         "the authorization came 3 s later: {} ms",
         utc_ms(auth) - at
     );
-    // Resume, and Esc instead of the passphrase: the resume stands, logged unauthorized.
+    // Resume, and Esc instead of the passphrase: the resume stands, its authorization pending.
     t.keys(&["r"]);
     t.wait_for("recorded at the key as #", DEADLINE);
     t.keys(&["Escape"]);
@@ -1003,12 +1006,12 @@ fn pty_clause_1_the_stop_is_timed_at_the_key_not_at_the_passphrase() {
         failed.body["why"]
             .as_str()
             .unwrap()
-            .contains("UNAUTHORIZED"),
+            .contains("authorization is pending"),
         "{:?}",
         failed.body
     );
     assert_eq!(e[e.len() - 2].kind, "clock_resumed");
-    t.wait_for("UNAUTHORIZED", DEADLINE);
+    t.wait_for("authorization pending", DEADLINE);
 }
 
 /// Issue 25: the screen shows only what is in the log. The board is killed (kill -9) with help
@@ -1126,6 +1129,9 @@ fn pty_the_log_page_numbers_entries_as_the_file_after_a_failed_authorization() {
     t.type_text("not-it");
     t.keys(&["Enter"]);
     t.wait_for("refused (rule 5b): wrong passphrase", DEADLINE);
+    // The prompt stays open after the failure: Esc leaves it.
+    t.keys(&["Escape"]);
+    t.wait_for("not authorized, nothing recorded", DEADLINE);
     play(&t, "e5");
     let e = wait_log(&m, "move_made", 2);
     let failed = e.iter().find(|x| x.kind == "authorization_failed").unwrap();
@@ -1252,4 +1258,123 @@ fn pty_the_log_page_numbers_entries_as_the_file_after_a_failed_authorization() {
         assert_eq!(line["seq"], x.seq, "{proof}");
         assert_eq!(line["kind"], x.kind.as_str(), "{proof}");
     }
+}
+
+/// Rule 5b at the board: a wrong passphrase keeps the prompt open (its wait doubling), so the
+/// arbiter's reflex retype never reaches the board as keys (`s` would stop the clocks, `q` quit,
+/// `r` resume, `o` turn the board); Esc on a stop recorded at the key leaves its authorization
+/// pending, and `:arbiter authorize` gives it on the board: nothing stays UNAUTHORIZED.
+#[test]
+fn pty_clause_5b_a_passphrase_retyped_after_a_failure_never_drives_the_board() {
+    need_tmux!();
+    let (_dir, args, m) = encrypted_match();
+    let t = started_encrypted("retype", &args);
+    play(&t, "e4");
+    wait_log(&m, "move_made", 1);
+    t.keys(&[":"]);
+    t.type_text("arbiter note a wrong passphrase follows");
+    t.keys(&["Enter"]);
+    t.wait_for("y = yes", DEADLINE);
+    t.keys(&["y"]);
+    t.wait_for("only the arbiter: authorize", DEADLINE);
+    t.type_text("wrong");
+    t.keys(&["Enter"]);
+    t.wait_for("the prompt stays open", DEADLINE);
+    // The retype, starting with the board's own keys: it goes into the open prompt, masked.
+    t.type_text("sqro");
+    let s = t.wait_for("****", DEADLINE);
+    assert!(s.contains("only the arbiter: authorize"), "{s}");
+    assert!(!s.contains("quit the board UI?"), "{s}");
+    let kinds: Vec<String> = log_entries(&m).into_iter().map(|e| e.kind).collect();
+    assert!(
+        !kinds.iter().any(|k| k == "clock_stopped" || k == "note"),
+        "nothing typed into the prompt acted on the board: {kinds:?}"
+    );
+    t.keys(&["Escape"]);
+    t.wait_for("not authorized, nothing recorded", DEADLINE);
+    // A stop recorded at the key, Esc at its passphrase: it stands, its authorization pending.
+    t.keys(&["s"]);
+    t.wait_for("recorded at the key as #", DEADLINE);
+    t.keys(&["Escape"]);
+    t.wait_for("authorization pending", DEADLINE);
+    let e = wait_log(&m, "clock_stopped", 1);
+    let stop = e.iter().find(|x| x.kind == "clock_stopped").unwrap().seq;
+    // Given on the board later: the passphrase again, and the authorization covers the stop.
+    let until = Instant::now() + DEADLINE;
+    loop {
+        t.keys(&[":"]);
+        t.type_text("arbiter authorize");
+        t.keys(&["Enter"]);
+        t.wait_for("only the arbiter: authorize", DEADLINE);
+        t.type_text("kasparov-2003");
+        t.keys(&["Enter"]);
+        // Too soon after the failure the passphrase is not checked and the prompt stays: Esc
+        // leaves it pending again, and the next round gives it.
+        let authorized = || {
+            log_entries(&m)
+                .iter()
+                .filter(|x| x.kind == "authorized")
+                .count()
+                >= 2
+        };
+        let round = Instant::now() + DEADLINE;
+        let waited = loop {
+            if authorized() {
+                break false;
+            }
+            if t.screen().contains("not checked") {
+                break true;
+            }
+            assert!(Instant::now() < round, "no authorization:\n{}", t.screen());
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        if !waited {
+            break;
+        }
+        t.keys(&["Escape"]);
+        t.wait_for("authorization pending", DEADLINE);
+        assert!(
+            Instant::now() < until,
+            "the wait never ended:\n{}",
+            t.screen()
+        );
+    }
+    let e = wait_log(&m, "authorized", 2);
+    let auth = e.iter().rev().find(|x| x.kind == "authorized").unwrap();
+    assert_eq!(
+        auth.body["first"],
+        serde_json::json!(stop),
+        "{:?}",
+        auth.body
+    );
+    assert_eq!(
+        auth.body["last"],
+        serde_json::json!(stop),
+        "{:?}",
+        auth.body
+    );
+    assert_eq!(auth.body["by"], serde_json::json!("passphrase"));
+}
+
+/// `keygen`: a passphrase too short is refused as soon as it is typed, before it is asked a
+/// second time, in words that speak to the arbiter.
+#[test]
+fn pty_keygen_a_short_passphrase_is_refused_before_it_is_typed_again() {
+    need_tmux!();
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("m");
+    let t = Tmux::start_watched(
+        "keygen-short",
+        &["keygen", "--match", m.to_str().unwrap()],
+        &repo_dir(),
+        120,
+        30,
+    );
+    t.wait_for("passphrase for the new key", DEADLINE);
+    t.type_text("short");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("needs at least 12", DEADLINE);
+    assert!(!s.contains("the same passphrase again"), "{s}");
+    assert!(!s.contains("issue"), "{s}");
+    assert!(!m.join("keys").join("arbiter").exists(), "no key written");
 }

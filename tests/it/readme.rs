@@ -170,7 +170,7 @@ fn readme_declarations_example_opens_and_starts_a_game() {
     let (mut s, _, _, _) = arbiter::tui::open_session(&arbiter::tui::PlaySetup {
         match_dir: &m,
         game: None,
-        rules: Path::new("rules/kasparov-deep-junior-2003.toml"),
+        rules: Some(Path::new("rules/kasparov-deep-junior-2003.toml")),
         key: &key,
         declarations: Some(&decl),
         demo: false,

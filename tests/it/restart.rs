@@ -179,7 +179,7 @@ fn clause_5b_utc_never_runs_backwards_across_a_reopening() {
     ]));
     let key = arbiter::sign::KeySource::default();
     let rules = std::path::Path::new("rules/kasparov-deep-junior-2003.toml");
-    let mut o = arbiter::matchdir::open_game_with(&dir, Some(1), rules, &key, false).unwrap();
+    let mut o = arbiter::matchdir::open_game_with(&dir, Some(1), Some(rules), &key, false).unwrap();
     let cmd = arbiter::core::command::parse("arbiter stop the kit was reopened").unwrap();
     o.session.execute(&cmd, o.now_ms).unwrap();
     drop(o);
@@ -333,7 +333,8 @@ fn clause_8b_reopened_game_gap_from_its_heartbeat_with_the_uncertainty() {
     ]));
     let key = arbiter::sign::KeySource::default();
     let rules = std::path::Path::new("rules/kasparov-deep-junior-2003.toml");
-    let open = || arbiter::matchdir::open_game_with(&dir, Some(1), rules, &key, false).unwrap();
+    let open =
+        || arbiter::matchdir::open_game_with(&dir, Some(1), Some(rules), &key, false).unwrap();
     // No heartbeat yet (a script writes none): from the last entry, no uncertainty.
     let o = open();
     assert!(o.session.restart_gap.is_some());
@@ -396,7 +397,8 @@ fn clause_8b_heartbeat_file_kept_open_regular_only() {
     ]));
     let key = arbiter::sign::KeySource::default();
     let rules = std::path::Path::new("rules/kasparov-deep-junior-2003.toml");
-    let open = || arbiter::matchdir::open_game_with(&dir, Some(1), rules, &key, false).unwrap();
+    let open =
+        || arbiter::matchdir::open_game_with(&dir, Some(1), Some(rules), &key, false).unwrap();
     let beat = dir.join("game-1").join("heartbeat");
     assert_eq!(beat, arbiter::layout::heartbeat_path(&dir, 1));
     // Heartbeat v2: the signed anchor's line, then the beat's.

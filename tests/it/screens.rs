@@ -784,10 +784,10 @@ fn clause_12_declarations_panel_names_the_camps_and_their_fingerprints() {
     assert!(!s.contains("will not be witnessed"), "{s}");
 }
 
-/// Issue 25: the log page's game time counts from the clock's start (3), not from when the board
-/// was opened.
+/// The log page gives an entry the game time the log, the message line, the report and the relay
+/// give it (from the game's first entry), even when the clock started five minutes later (3).
 #[test]
-fn clause_3_the_log_page_counts_game_time_from_the_clock_start() {
+fn clause_3_the_log_page_counts_game_time_as_the_log_does_not_from_the_clock_start() {
     let mut r = Rig::new();
     r.at("5:00", "arbiter start").at("5:10", "move e4");
     r.ui.mode = Mode::Log { back: 0 };
@@ -796,7 +796,7 @@ fn clause_3_the_log_page_counts_game_time_from_the_clock_start() {
         .lines()
         .find(|l| l.contains("operator") && l.contains("clause 6a"))
         .unwrap_or_default();
-    assert!(row.contains(" 0:00:10 "), "{s}");
+    assert!(row.contains(" 0:05:10 "), "{s}");
 }
 
 /// Issue 25: alarms clear themselves when what they ask for is recorded: the restart alarm with
@@ -864,4 +864,26 @@ fn help_and_key_bar_name_the_press_keys_as_remapped() {
         arbiter::tui::on_key(&mut r.ui, key(KeyCode::Insert), game),
         arbiter::tui::Action::Execute(arbiter::core::command::Command::Press)
     );
+}
+
+/// FIDE Laws 6 and rule 8b: quitting the board with a clock running is no pause, and the quit
+/// question says so, naming the clock that keeps running and how to stop it first; with no clock
+/// running it says the clocks stand.
+#[test]
+fn clause_8b_the_quit_question_says_what_the_clocks_will_do() {
+    let mut r = after_e4();
+    r.key("30", ch('q'));
+    let s = r.shot("30", 120, 40);
+    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("Deep Junior's clock KEEPS RUNNING: quitting does not pause the game"),
+        "{s}"
+    );
+    assert!(flat.contains("s (arbiter stop)"), "{s}");
+    r.key("30", ch('n'));
+    r.at("31", "arbiter stop a pause");
+    r.key("32", ch('q'));
+    let s = r.shot("32", 120, 40);
+    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("No clock is running"), "{s}");
 }

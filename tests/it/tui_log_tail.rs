@@ -74,7 +74,7 @@ fn issue_14_board_keeps_the_latest_entries_and_folds_the_rest() {
     let (session, _, _, mut ui) = tui::open_session(&PlaySetup {
         match_dir: &m,
         game: Some(1),
-        rules: Path::new(RULES),
+        rules: Some(Path::new(RULES)),
         key: &KeySource::default(),
         declarations: None,
         demo: false,
@@ -207,5 +207,23 @@ fn issue_14_board_memory_is_bounded_as_entries_are_recorded() {
             ui.log.first - 1
         )),
         "{s}"
+    );
+}
+
+/// Rule 5b: one game time. The log page gives each entry its game time from the game's first
+/// entry, the time the log, the message line, the report and the relay give it, not a time
+/// counted from the clock's start (25 s later here).
+#[test]
+fn clause_5b_the_log_page_gives_each_entry_the_one_game_time() {
+    let mut r = crate::tui_support::Rig::new();
+    r.at("25", "arbiter start").at("40", "move e4");
+    let e = r.s.game.last_at();
+    assert_eq!(e, 40_000);
+    r.ui.mode = arbiter::tui::Mode::Log { back: 0 };
+    let s = r.shot("41", 120, 40);
+    assert!(s.contains("0:00:40"), "the move at game time 0:00:40:\n{s}");
+    assert!(
+        !s.contains("0:00:15"),
+        "no time counted from the clock's start:\n{s}"
     );
 }

@@ -102,7 +102,7 @@ impl Rig {
             self.last = Some(format!(
                 "#{} {}",
                 self.s.storage.len() - 1,
-                tui::describe_event(e)
+                tui::describe::describe_event_as(e, self.ui.shogi)
             ));
         }
     }
@@ -195,10 +195,12 @@ pub fn rig_with_profile(rules: &str) -> Rig {
         g.declare(&parse(line).unwrap()).unwrap();
     }
     let utc = chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+    let shogi = g.board().shogi().is_some();
     Rig {
         s: Session::new(g, Box::new(Memory::default()), utc),
         ui: UiState {
             utc_origin: Some(utc),
+            shogi,
             ..UiState::new(None)
         },
         last: None,

@@ -585,7 +585,8 @@ fn witness_heartbeat_removed_or_forged_is_shown() {
     assert!(o.status.success(), "{}", text(&o));
     let key = arbiter::sign::KeySource::default();
     let rules = Path::new("rules/kasparov-deep-junior-2003.toml");
-    let open = || arbiter::matchdir::open_game_with(&dir, Some(1), rules, &key, false).unwrap();
+    let open =
+        || arbiter::matchdir::open_game_with(&dir, Some(1), Some(rules), &key, false).unwrap();
     // No heartbeat at all (removed): the reopen says so.
     let mut o = open();
     let notice = o.notice.clone().unwrap_or_default();
@@ -748,7 +749,7 @@ fn game2_with_rogue_camp(tmp: &Path, m: &Path) -> PathBuf {
     );
     let key = arbiter::sign::KeySource::default();
     let rules = Path::new("rules/kasparov-deep-junior-2003.toml");
-    let mut o = arbiter::matchdir::open_game_with(m, Some(2), rules, &key, false).unwrap();
+    let mut o = arbiter::matchdir::open_game_with(m, Some(2), Some(rules), &key, false).unwrap();
     o.session.game = o.session.game.clone().with_match_camps(Vec::new());
     let lines = [
         "arbiter declare white machine Deep Junior".to_string(),

@@ -262,6 +262,28 @@ impl Game {
         Ok(())
     }
 
+    /// FIDE Laws 9.1.2: the move (its 0-based ply) a draw offer by `by` made now goes with: the
+    /// offerer's own move — the one he pressed the clock for whose notation is still to come,
+    /// else, on his turn, the move he is about to make, else the move he has just made.
+    pub fn draw_offer_ply(&self, by: Side) -> usize {
+        let plies = self.board.plies();
+        if let Some(k) = self.presses.iter().position(|p| p.side == by) {
+            return plies + k;
+        }
+        let pending = self.presses.len();
+        let stm = self.board.side_to_move();
+        let to_move = if pending.is_multiple_of(2) {
+            stm
+        } else {
+            stm.other()
+        };
+        if to_move == by {
+            plies + pending
+        } else {
+            (plies + pending).saturating_sub(1)
+        }
+    }
+
     /// When the current consultation reaches the 9e limit.
     pub fn consultation_limit_at(&self) -> Option<Ms> {
         let limit = self

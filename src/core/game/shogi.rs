@@ -40,11 +40,21 @@ impl Game {
             if let Some(e) = self.held_flag_falls(cmd, now) {
                 return Ok(vec![e]);
             }
+            // 13.1 judges what an entrant plays, not a slip of the keyboard: an illegal move typed
+            // at the board is refused, nothing recorded, unless the arbiter confirms it.
             if let C::Move { text } = cmd
-                && let Some(e) = self.illegal_move_loss(text, now)
+                && let Some(r) = self.illegal_move_refusal(text)
             {
-                return Ok(vec![e]);
+                return Err(r);
             }
+        }
+        if let C::IllegalMove { text } = cmd
+            && now >= self.last_at
+            && self.due(now).is_none()
+        {
+            return self
+                .decide_illegal_move(text, now)
+                .map_err(|r| self.cited_refusal(r, None));
         }
         if let C::Claim { .. }
         | C::OfferDraw { .. }
@@ -77,8 +87,10 @@ impl Game {
             .map(|m| m as usize)
     }
 
-    /// 13.1: an illegal move loses when the profile says so (as shogi-server judges it).
-    fn illegal_move_loss(&self, text: &str, now: Ms) -> Option<Event> {
+    /// 13.1 at the board: an illegal move typed under a profile where it loses is refused like a
+    /// chess move (nothing recorded), the refusal saying how the arbiter records it if the
+    /// entrant did play it.
+    fn illegal_move_refusal(&self, text: &str) -> Option<Refusal> {
         let rules = self.profile.shogi.as_ref()?;
         if rules.illegal_move != IllegalMove::Loss
             || !self.presses.is_empty()
@@ -88,18 +100,63 @@ impl Game {
         }
         let r = self.board.shogi()?;
         let e = r.check(text).err().filter(|e| e.is_illegal_move())?;
+        let side = side_name(r.side_to_move());
+        Some(Refusal::new(
+            self.art(A::ServerJudgement).to_string(),
+            format!(
+                "{e}: nothing recorded, type the move again; if {side} did play it, the arbiter records the loss: arbiter illegal-move {text}"
+            ),
+        ))
+    }
+
+    /// 13.1 confirmed by the arbiter: the entrant to move played the illegal move `text`, and
+    /// loses (the profile judging illegal moves a loss, as shogi-server does).
+    fn decide_illegal_move(&self, text: &str, now: Ms) -> Result<Vec<Event>, Refusal> {
+        self.playing()?;
+        let art = self.art(A::ServerJudgement).to_string();
+        let loses = self
+            .profile
+            .shogi
+            .as_ref()
+            .is_some_and(|r| r.illegal_move == IllegalMove::Loss);
+        if !loses {
+            return refuse(
+                art,
+                "these rules refuse an illegal move (illegal_move = \"refuse\"): it is typed again, nothing to record",
+            );
+        }
+        let r = self
+            .board
+            .shogi()
+            .ok_or_else(|| Refusal::state("not a shogi game"))?;
+        let e = match r.check(text) {
+            Ok(_) => {
+                return refuse(
+                    art,
+                    format!("'{text}' is a legal move here: enter it with move {text}"),
+                );
+            }
+            Err(e) if !e.is_illegal_move() => {
+                return refuse(art, format!("{e}: not a move, nothing to rule on"));
+            }
+            Err(e) => e,
+        };
         let side = r.side_to_move();
-        let detail = format!("{} played an illegal move: {e}", side_name(side));
-        Some(Event::new(
+        let events = vec![Event::new(
             now,
-            self.entrant_actor(side),
+            Actor::Arbiter,
             self.art(A::ServerJudgement),
             self.ended(
                 Score::win_for(side.other()),
                 Termination::IllegalMove,
-                detail,
+                format!(
+                    "{} played an illegal move: {e} (confirmed by the arbiter)",
+                    side_name(side)
+                ),
             ),
-        ))
+        )];
+        self.no_result_over_presses(&events)?;
+        Ok(events)
     }
 
     /// Who records a side's act: the operator for a program, the arbiter otherwise.

@@ -48,10 +48,16 @@ impl Builder {
         use EventKind as K;
         match &e.kind {
             K::DrawOffered { by, justification } => {
-                let with_move = self
-                    .line
-                    .last()
-                    .map(|m| self.numbered(self.line.len() - 1, &m.san));
+                // FIDE Laws 9.1.2: the offer goes with the offerer's own move (one still to be
+                // entered is named when it is).
+                let ply = self.game.as_ref().map_or_else(
+                    || self.line.len().saturating_sub(1),
+                    |g| g.draw_offer_ply(*by),
+                );
+                let with_move = self.line.get(ply).map(|m| self.numbered(ply, &m.san));
+                if with_move.is_none() {
+                    self.offer_awaits.push((self.report.draw_offers.len(), ply));
+                }
                 self.report.draw_offers.push(DrawOfferRow {
                     stamp: s,
                     by: *by,

@@ -117,6 +117,19 @@ impl Builder {
         row.declines_draw = *declines_draw;
         row.corrected_from = None;
         self.line.push(row);
+        if !self.offer_awaits.is_empty() {
+            let numbered = self.numbered(ply, san);
+            let offers = &mut self.report.draw_offers;
+            self.offer_awaits.retain(|(k, p)| {
+                if *p != ply {
+                    return true;
+                }
+                if let Some(o) = offers.get_mut(*k) {
+                    o.with_move = Some(numbered.clone());
+                }
+                false
+            });
+        }
         if let Some(s) = answer
             && let Some(k) = self.offer_of[side.other().index()]
             && self
