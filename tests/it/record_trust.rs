@@ -816,3 +816,50 @@ fn older_logs_verify_and_lack_the_policy_and_actor_checks() {
         "{out}"
     );
 }
+
+/// Control characters: refused at input in declared names and notes (nothing recorded); an
+/// escape sequence written into the log by anything else is shown escaped by `status` and
+/// written escaped into the PGN, never raw.
+#[test]
+fn control_characters_in_names_and_notes_are_refused_or_escaped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    for line in [
+        "0        arbiter declare white human Garry \u{1b}[2JKasparov\n",
+        "0        arbiter declare operator Amir\u{7}Ban\n",
+        "0:00:01  arbiter note clear \u{1b}]0;title\u{7} the screen\n",
+    ] {
+        let script = format!(
+            "0        arbiter declare white human Garry Kasparov\n0        arbiter declare black machine Deep Junior\n0        arbiter declare operator Amir Ban\n0        arbiter start\n{line}"
+        );
+        let p = tmp.path().join("ctl.arb");
+        std::fs::write(&p, script).unwrap();
+        let o = arbiter(&[
+            "script",
+            p.to_str().unwrap(),
+            "--match",
+            m.to_str().unwrap(),
+            "--dry-run",
+        ]);
+        let out = said(&o);
+        assert!(!o.status.success(), "{line:?}: {out}");
+        assert!(out.contains("control character"), "{out}");
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out}");
+    }
+    // Written into the log by anything: escaped on the way out.
+    let m = played(&tmp.path().join("p"), "");
+    rewrite_line0(&m, 1, |b| {
+        b["declarations"]["white"]["name"] = serde_json::json!("Garry \u{1b}[2JKasparov");
+    });
+    let ms = m.to_str().unwrap();
+    for args in [
+        vec!["status", "--match", ms, "--game", "1"],
+        vec!["pgn", "--match", ms, "--game", "1"],
+    ] {
+        let o = arbiter(&args);
+        let out = said(&o);
+        assert!(!out.contains('\u{1b}'), "{args:?}: {out}");
+        assert!(out.contains("\\u{1b}[2JKasparov"), "{args:?}: {out}");
+    }
+}
