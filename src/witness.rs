@@ -1576,6 +1576,29 @@ pub fn read_policy(
     Some(read())
 }
 
+/// What the match policy says against game `game` before the kit signs it (`checkpoint`): the
+/// problems [`check_policy`] finds that fail a game (downgraded, of another match, camps left
+/// out or unproven), in words; none when the match has no policy or the game holds to it.
+pub fn policy_refusals(match_dir: &Path, game: u32) -> Vec<String> {
+    use crate::verify::{GameVerification, Status};
+    let log = layout::log_path(match_dir, game);
+    let Ok(first) = crate::journal::first_entry(&log) else {
+        return Vec::new();
+    };
+    let signers = crate::fsio::read_to_string(&layout::allowed_signers(match_dir))
+        .map(|t| sign::parse_allowed_signers(&t).0)
+        .unwrap_or_default();
+    let policy = read_policy(match_dir, &signers);
+    let mut v = GameVerification::unreadable(game, &log, String::new());
+    v.status = Status::Ok;
+    v.problems.clear();
+    check_policy(game, &first, &policy, &mut v);
+    if v.status == Status::Ok {
+        return Vec::new();
+    }
+    v.problems
+}
+
 /// Hold game `game` (its line 0, `first`) to the match policy: a game of another match is
 /// `FOREIGN_GAME`; a game the policy holds whose line 0 does not name it, or binds its entries
 /// otherwise, is `DOWNGRADED` (as is every game when the policy a line 0 names is missing; a

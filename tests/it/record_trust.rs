@@ -615,22 +615,15 @@ fn live_game_2(m: &Path) {
 }
 
 /// Downgrade: `"binding":"seal/1"` (and the policy it names) removed from line 0 of a live game
-/// before its first checkpoint, the log chained again and checkpointed. The signed match policy
-/// holds every game from the first on to its binding: verify fails with DOWNGRADED (29).
+/// before its first checkpoint, the log chained again. The signed match policy holds every game
+/// from the first on to its binding: `checkpoint` refuses to sign it and verify fails with
+/// DOWNGRADED (29).
 #[test]
 fn policy_downgrade_fails_verify() {
     let tmp = tempfile::tempdir().unwrap();
     let m = played(tmp.path(), "");
     assert!(m.join("policy.txt").exists() && m.join("policy.txt.sig").exists());
     live_game_2(&m);
-    let ms = m.to_str().unwrap();
-    let o = arbiter(&["checkpoint", "--match", ms, "--game", "2"]);
-    assert!(o.status.success(), "{}", said(&o));
-    let (code, out) = verify_code(&m);
-    assert!(
-        !out.contains("DOWNGRADED") && code != 29,
-        "the honest match: {out}"
-    );
     for strip in ["binding", "both"] {
         let m2 = tmp.path().join(format!("m-{strip}"));
         assert!(
@@ -650,12 +643,27 @@ fn policy_downgrade_fails_verify() {
                 k.remove("policy");
             }
         });
+        // The kit signs no checkpoint over it either (the index would name it).
         let o = arbiter(&["checkpoint", "--match", m2.to_str().unwrap(), "--game", "2"]);
-        assert!(o.status.success(), "{}", said(&o));
+        assert_eq!(o.status.code(), Some(1), "{}", said(&o));
+        assert!(
+            said(&o).contains("does not hold to the match policy"),
+            "{}",
+            said(&o)
+        );
         let (code, out) = verify_code(&m2);
         assert_eq!(code, 29, "{strip}: {out}");
         assert!(out.contains("DOWNGRADED"), "{out}");
     }
+    // The honest game: signed, no downgrade named.
+    let ms = m.to_str().unwrap();
+    let o = arbiter(&["checkpoint", "--match", ms, "--game", "2"]);
+    assert!(o.status.success(), "{}", said(&o));
+    let (code, out) = verify_code(&m);
+    assert!(
+        !out.contains("DOWNGRADED") && code != 29,
+        "the honest match: {out}"
+    );
     // The policy itself edited (its binding turned off) no longer verifies: its signature fails
     // (BAD_CHECKPOINT, 22, as an index's); deleted while line 0 names it: DOWNGRADED.
     let p = m.join("policy.txt");
@@ -707,8 +715,12 @@ fn policy_game_from_another_match_fails_verify() {
             .unwrap()
             .success()
     );
+    // Its own checkpoints go (the match index would not list them); the kit signs none.
+    std::fs::remove_dir_all(m.join("game-2/checkpoints")).unwrap();
     let ms = m.to_str().unwrap();
-    let _ = arbiter(&["checkpoint", "--match", ms, "--game", "2"]);
+    let o = arbiter(&["checkpoint", "--match", ms, "--game", "2"]);
+    assert_eq!(o.status.code(), Some(1), "{}", said(&o));
+    assert!(said(&o).contains("does not hold to the match policy"));
     let (code, out) = verify_code(&m);
     assert_eq!(code, 31, "{out}");
     assert!(out.contains("FOREIGN_GAME"), "{out}");
