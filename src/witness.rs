@@ -1571,6 +1571,29 @@ pub fn read_policy(
     Some(read())
 }
 
+/// What the match policy says against game `game` before the kit signs it (`checkpoint`): the
+/// problems [`check_policy`] finds that fail a game (downgraded, of another match, camps left
+/// out or unproven), in words; none when the match has no policy or the game holds to it.
+pub fn policy_refusals(match_dir: &Path, game: u32) -> Vec<String> {
+    use crate::verify::{GameVerification, Status};
+    let log = layout::log_path(match_dir, game);
+    let Ok(first) = crate::journal::first_entry(&log) else {
+        return Vec::new();
+    };
+    let signers = crate::fsio::read_to_string(&layout::allowed_signers(match_dir))
+        .map(|t| sign::parse_allowed_signers(&t).0)
+        .unwrap_or_default();
+    let policy = read_policy(match_dir, &signers);
+    let mut v = GameVerification::unreadable(game, &log, String::new());
+    v.status = Status::Ok;
+    v.problems.clear();
+    check_policy(game, &first, &policy, &mut v);
+    if v.status == Status::Ok {
+        return Vec::new();
+    }
+    v.problems
+}
+
 /// Hold game `game` (its line 0, `first`) to the match policy: a game of another match is
 /// `FOREIGN_GAME`; a game the policy holds whose line 0 does not name it, or binds its entries
 /// otherwise, is `DOWNGRADED` (as is every game when the policy a line 0 names is missing; a
@@ -1795,6 +1818,27 @@ fn check_notes(
         .filter(|n| n.ends_with(".note"))
         .collect();
     names.sort();
+    // A signed checkpoint whose note is gone: the kit writes the note with every checkpoint, so
+    // in a game whose checkpoints have notes a missing one was deleted.
+    if !names.is_empty() {
+        let mut texts: Vec<String> = fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+            .filter(|n| n.ends_with(".txt") && n.trim_end_matches(".txt").parse::<u64>().is_ok())
+            .collect();
+        texts.sort();
+        for t in texts {
+            let note = format!("{}.note", t.trim_end_matches(".txt"));
+            if !names.contains(&note) {
+                v.problems.push(format!(
+                    "NOTE MISSING: checkpoints/{note}, the signed note the kit writes with checkpoints/{t}, is gone (deleted)"
+                ));
+                raise(v, Status::BadCheckpoint);
+            }
+        }
+    }
     for name in names {
         let stem = name.trim_end_matches(".note");
         let note = crate::fsio::read_match_small(&dir.join(&name));
@@ -2756,14 +2800,24 @@ pub fn kept_index_dir(match_dir: &Path) -> PathBuf {
 /// A countersigned copy of an earlier (or the current) match index version.
 pub struct KeptIndex {
     pub index: MatchIndex,
-    /// The camps whose countersignatures are stored beside it (checked when counted).
+    /// The camps whose countersignatures beside it verify with a key the camp declared in a
+    /// line 0 of the match.
     pub camps: Vec<String>,
+    /// Countersignature files beside it that do not verify so: the camp, why, and whether it
+    /// was checked at all (`false`: no readable line 0 declares the camp).
+    pub bad_camps: Vec<(String, String, bool)>,
 }
 
 /// The kept index copies whose arbiter signature verifies (others are reported by
 /// [`check_index_history`] as bad), in version order.
 pub fn kept_indexes(match_dir: &Path, signers: &[AllowedSigner]) -> Vec<KeptIndex> {
     let dir = kept_index_dir(match_dir);
+    // Every key each camp declared in a line 0 of the match.
+    let declared: Vec<(String, String)> = layout::games(match_dir)
+        .into_iter()
+        .filter_map(|g| crate::journal::first_entry(&layout::log_path(match_dir, g)).ok())
+        .flat_map(|first| declared_camps(&first))
+        .collect();
     let mut out = Vec::new();
     let mut names: Vec<String> = fs::read_dir(&dir)
         .into_iter()
@@ -2796,11 +2850,52 @@ pub fn kept_indexes(match_dir: &Path, signers: &[AllowedSigner]) -> Vec<KeptInde
             continue;
         }
         let prefix = format!("{name}.cosig-");
-        let camps = names
+        let mut camps = Vec::new();
+        let mut bad_camps = Vec::new();
+        for (n, camp) in names
             .iter()
-            .filter_map(|n| n.strip_prefix(&prefix).map(str::to_owned))
-            .collect();
-        out.push(KeptIndex { index, camps });
+            .filter_map(|n| n.strip_prefix(&prefix).map(|c| (n, c.to_owned())))
+        {
+            let armored = crate::fsio::read_to_string(&dir.join(n)).map_err(|e| e.to_string());
+            let keys: Vec<&String> = declared
+                .iter()
+                .filter(|(c, _)| *c == camp)
+                .map(|(_, k)| k)
+                .collect();
+            if keys.is_empty() {
+                bad_camps.push((
+                    camp,
+                    "no readable line 0 of the match declares the camp: it cannot be checked"
+                        .to_owned(),
+                    false,
+                ));
+                continue;
+            }
+            let checked = armored.and_then(|sig| {
+                let mut last = String::new();
+                for k in &keys {
+                    match ssh_key::PublicKey::from_openssh(k)
+                        .map_err(|e| e.to_string())
+                        .and_then(|k| {
+                            sign::verify_countersignature(&k, text.as_bytes(), &sig)
+                                .map_err(|e| e.to_string())
+                        }) {
+                        Ok(_) => return Ok(()),
+                        Err(e) => last = e,
+                    }
+                }
+                Err(last)
+            });
+            match checked {
+                Ok(()) => camps.push(camp),
+                Err(why) => bad_camps.push((camp, why, true)),
+            }
+        }
+        out.push(KeptIndex {
+            index,
+            camps,
+            bad_camps,
+        });
     }
     out.sort_by_key(|k| k.index.version);
     out
@@ -2865,6 +2960,18 @@ pub fn check_index_history(
             "match index version {v} (code {}) countersigned by {camps}",
             k.index.code()
         ));
+        for (camp, why, checked) in &k.bad_camps {
+            if *checked {
+                problems.push(format!(
+                    "BAD COUNTERSIGNATURE of match index version {v} by camp {camp} (index/{v}.txt.cosig-{camp}): {why}; not counted"
+                ));
+                *status = (*status).max(Status::BadCheckpoint);
+            } else {
+                problems.push(format!(
+                    "countersignature of match index version {v} by camp {camp} not counted: {why}"
+                ));
+            }
+        }
         for g in &k.index.games {
             if !layout::game_dir(match_dir, g.game).exists() {
                 problems.push(format!(

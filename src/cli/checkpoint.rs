@@ -28,6 +28,16 @@ pub fn run(a: &CheckpointArgs) -> Result<Exit, Error> {
     {
         super::warn(said);
     }
+    // A game the match policy does not hold (its binding removed, another match's, its camps
+    // left out) is never signed: the index would name it.
+    let refused = crate::witness::policy_refusals(dir, n);
+    if !refused.is_empty() {
+        return Err(Error::refused(format!(
+            "game {n} does not hold to the match policy ({}): {}; no checkpoint is signed",
+            crate::witness::policy_path(dir).display(),
+            refused.join("; ")
+        )));
+    }
     let t = tally(&layout::log_path(dir, n)).map_err(super::journal_failure)?;
     // Issue 19: never sign entries the kit did not write in a session of this key.
     if let Some((b, listed)) =

@@ -274,10 +274,39 @@ pub fn warn(msg: impl std::fmt::Display) {
 /// [`Error::write_failed`], exit 74, with one line on standard error. Never a panic.
 pub fn emit(text: &str) -> Result<(), Error> {
     use std::io::Write;
+    let text = printable(text);
     let mut o = std::io::stdout().lock();
     o.write_all(text.as_bytes())
         .and_then(|()| o.flush())
         .map_err(stdout_failed)
+}
+
+/// Text as it may reach a terminal: control characters other than line breaks (`\n`, `\r\n`)
+/// and tabs (an
+/// escape sequence in a declared name or a note, written into the log by anything) are shown
+/// escaped (`\u{1b}`), never sent raw. Borrowed when there is nothing to escape.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let raw = |c: char, next: Option<char>| {
+        c.is_control() && c != '\n' && c != '\t' && !(c == '\r' && next == Some('\n'))
+    };
+    let mut chars = text.chars().peekable();
+    let mut any = false;
+    while let Some(c) = chars.next() {
+        any |= raw(c, chars.peek().copied());
+    }
+    if !any {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if raw(c, chars.peek().copied()) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The error of a failed write to standard output (exit 74), in words.

@@ -751,6 +751,10 @@ pub enum CommandError {
         "the {what} is {chars} characters long; free text is at most {MAX_TEXT_CHARS} characters: nothing recorded"
     )]
     TextTooLong { what: String, chars: usize },
+    #[error(
+        "the {what} holds a control character ({code}): names and free text are printable text only (a terminal would act on it): nothing recorded"
+    )]
+    ControlCharacter { what: String, code: String },
     #[error("'{0}' is not a side (white, black, human, machine)")]
     NotASide(String),
     #[error("'{0}' is not human or machine")]
@@ -789,11 +793,23 @@ fn rest(words: &[&str]) -> String {
 /// The longest free text (a note, a reason, a description) a command may carry, in characters.
 pub const MAX_TEXT_CHARS: usize = 2000;
 
+/// Refuse text holding a control character (an escape sequence a terminal would act on).
+fn printable_only(text: &str, what: &str) -> Result<(), CommandError> {
+    match text.chars().find(|c| c.is_control()) {
+        Some(c) => Err(CommandError::ControlCharacter {
+            what: what.to_string(),
+            code: format!("U+{:04X}", c as u32),
+        }),
+        None => Ok(()),
+    }
+}
+
 fn need_text(words: &[&str], what: &str) -> Result<String, CommandError> {
     if words.is_empty() {
         return Err(CommandError::MissingText(what.to_string()));
     }
     let text = rest(words);
+    printable_only(&text, what)?;
     let n = text.chars().count();
     if n > MAX_TEXT_CHARS {
         return Err(CommandError::TextTooLong {
@@ -1270,6 +1286,7 @@ fn parse_declare(args: &[&str]) -> Result<Command, CommandError> {
             name: need_text(name, "operator's name")?,
         }),
         ["team", list @ ..] => {
+            printable_only(&rest(list), "team's names")?;
             let names = names(list);
             if names.is_empty() {
                 Err(CommandError::Usage(

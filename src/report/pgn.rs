@@ -171,6 +171,9 @@ fn tag_value(v: &str) -> String {
             '\\' => out.push_str("\\\\"),
             '"' => out.push_str("\\\""),
             '\n' | '\r' | '\t' => out.push(' '),
+            // Any other control character (an escape sequence in a declared name) is written
+            // escaped, never raw.
+            c if c.is_control() => out.extend(c.escape_default()),
             c => out.push(c),
         }
     }

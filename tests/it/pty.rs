@@ -448,7 +448,7 @@ fn pty_clause_13a_hand_over_on_the_board_after_the_result() {
     let log = std::fs::read_to_string(dir.path().join("logs/demo/game-1/log.jsonl")).unwrap();
     let archived: Vec<&str> = log
         .lines()
-        .filter(|l| l.contains("engine_log_archived"))
+        .filter(|l| l.contains("\"kind\":\"engine_log_archived\""))
         .collect();
     assert_eq!(archived.len(), 1, "{log}");
     assert!(

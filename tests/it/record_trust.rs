@@ -615,22 +615,15 @@ fn live_game_2(m: &Path) {
 }
 
 /// Downgrade: `"binding":"seal/1"` (and the policy it names) removed from line 0 of a live game
-/// before its first checkpoint, the log chained again and checkpointed. The signed match policy
-/// holds every game from the first on to its binding: verify fails with DOWNGRADED (29).
+/// before its first checkpoint, the log chained again. The signed match policy holds every game
+/// from the first on to its binding: `checkpoint` refuses to sign it and verify fails with
+/// DOWNGRADED (29).
 #[test]
 fn policy_downgrade_fails_verify() {
     let tmp = tempfile::tempdir().unwrap();
     let m = played(tmp.path(), "");
     assert!(m.join("policy.txt").exists() && m.join("policy.txt.sig").exists());
     live_game_2(&m);
-    let ms = m.to_str().unwrap();
-    let o = arbiter(&["checkpoint", "--match", ms, "--game", "2"]);
-    assert!(o.status.success(), "{}", said(&o));
-    let (code, out) = verify_code(&m);
-    assert!(
-        !out.contains("DOWNGRADED") && code != 29,
-        "the honest match: {out}"
-    );
     for strip in ["binding", "both"] {
         let m2 = tmp.path().join(format!("m-{strip}"));
         assert!(
@@ -650,12 +643,27 @@ fn policy_downgrade_fails_verify() {
                 k.remove("policy");
             }
         });
+        // The kit signs no checkpoint over it either (the index would name it).
         let o = arbiter(&["checkpoint", "--match", m2.to_str().unwrap(), "--game", "2"]);
-        assert!(o.status.success(), "{}", said(&o));
+        assert_eq!(o.status.code(), Some(1), "{}", said(&o));
+        assert!(
+            said(&o).contains("does not hold to the match policy"),
+            "{}",
+            said(&o)
+        );
         let (code, out) = verify_code(&m2);
         assert_eq!(code, 29, "{strip}: {out}");
         assert!(out.contains("DOWNGRADED"), "{out}");
     }
+    // The honest game: signed, no downgrade named.
+    let ms = m.to_str().unwrap();
+    let o = arbiter(&["checkpoint", "--match", ms, "--game", "2"]);
+    assert!(o.status.success(), "{}", said(&o));
+    let (code, out) = verify_code(&m);
+    assert!(
+        !out.contains("DOWNGRADED") && code != 29,
+        "the honest match: {out}"
+    );
     // The policy itself edited (its binding turned off) no longer verifies: its signature fails
     // (BAD_CHECKPOINT, 22, as an index's); deleted while line 0 names it: DOWNGRADED.
     let p = m.join("policy.txt");
@@ -707,8 +715,12 @@ fn policy_game_from_another_match_fails_verify() {
             .unwrap()
             .success()
     );
+    // Its own checkpoints go (the match index would not list them); the kit signs none.
+    std::fs::remove_dir_all(m.join("game-2/checkpoints")).unwrap();
     let ms = m.to_str().unwrap();
-    let _ = arbiter(&["checkpoint", "--match", ms, "--game", "2"]);
+    let o = arbiter(&["checkpoint", "--match", ms, "--game", "2"]);
+    assert_eq!(o.status.code(), Some(1), "{}", said(&o));
+    assert!(said(&o).contains("does not hold to the match policy"));
     let (code, out) = verify_code(&m);
     assert_eq!(code, 31, "{out}");
     assert!(out.contains("FOREIGN_GAME"), "{out}");
@@ -815,4 +827,51 @@ fn older_logs_verify_and_lack_the_policy_and_actor_checks() {
         !out.contains(&format!("entry #{seq}: a move_made")),
         "{out}"
     );
+}
+
+/// Control characters: refused at input in declared names and notes (nothing recorded); an
+/// escape sequence written into the log by anything else is shown escaped by `status` and
+/// written escaped into the PGN, never raw.
+#[test]
+fn control_characters_in_names_and_notes_are_refused_or_escaped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    for line in [
+        "0        arbiter declare white human Garry \u{1b}[2JKasparov\n",
+        "0        arbiter declare operator Amir\u{7}Ban\n",
+        "0:00:01  arbiter note clear \u{1b}]0;title\u{7} the screen\n",
+    ] {
+        let script = format!(
+            "0        arbiter declare white human Garry Kasparov\n0        arbiter declare black machine Deep Junior\n0        arbiter declare operator Amir Ban\n0        arbiter start\n{line}"
+        );
+        let p = tmp.path().join("ctl.arb");
+        std::fs::write(&p, script).unwrap();
+        let o = arbiter(&[
+            "script",
+            p.to_str().unwrap(),
+            "--match",
+            m.to_str().unwrap(),
+            "--dry-run",
+        ]);
+        let out = said(&o);
+        assert!(!o.status.success(), "{line:?}: {out}");
+        assert!(out.contains("control character"), "{out}");
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out}");
+    }
+    // Written into the log by anything: escaped on the way out.
+    let m = played(&tmp.path().join("p"), "");
+    rewrite_line0(&m, 1, |b| {
+        b["declarations"]["white"]["name"] = serde_json::json!("Garry \u{1b}[2JKasparov");
+    });
+    let ms = m.to_str().unwrap();
+    for args in [
+        vec!["status", "--match", ms, "--game", "1"],
+        vec!["pgn", "--match", ms, "--game", "1"],
+    ] {
+        let o = arbiter(&args);
+        let out = said(&o);
+        assert!(!out.contains('\u{1b}'), "{args:?}: {out}");
+        assert!(out.contains("\\u{1b}[2JKasparov"), "{args:?}: {out}");
+    }
 }

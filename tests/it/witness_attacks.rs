@@ -984,3 +984,48 @@ fn witness_foreign_accepted_is_covered_by_the_next_signature() {
     let o = arbiter(&["foreign", "--match", ms, "--game", "1"]);
     assert!(o.status.success(), "{}", text(&o));
 }
+
+/// A countersignature of the match index that does not verify (a file put beside a kept copy by
+/// anything) is not listed as "countersigned by": verify names it as bad and fails (22).
+#[test]
+fn witness_bad_index_countersignature_is_not_listed_as_countersigned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let dir = m.join("index");
+    let cosig = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".cosig-junior"))
+        .unwrap();
+    // Junior's signature put in Kasparov's name: a valid SSHSIG, by another key.
+    let forged = cosig
+        .to_string_lossy()
+        .replace(".cosig-junior", ".cosig-kasparov");
+    std::fs::copy(&cosig, &forged).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 22, "{out}");
+    assert!(out.contains("BAD COUNTERSIGNATURE of match index"), "{out}");
+    let listed = out
+        .lines()
+        .find(|l| l.contains(") countersigned by "))
+        .unwrap_or_default();
+    assert!(!listed.contains("kasparov"), "{listed}");
+}
+
+/// A checkpoint's signed note deleted is reported by verify (22), not passed over.
+#[test]
+fn witness_deleted_note_is_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, pinned) = countersigned(tmp.path());
+    let note = std::fs::read_dir(m.join("game-1/checkpoints"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "note"))
+        .unwrap();
+    std::fs::remove_file(&note).unwrap();
+    let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
+    assert_eq!(code, 22, "{out}");
+    assert!(out.contains("NOTE MISSING"), "{out}");
+}
