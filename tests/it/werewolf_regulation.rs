@@ -851,3 +851,48 @@ fn regulation_profiles_refuse_what_the_rules_cannot_be() {
         assert!(e.contains(says), "{from} -> {to}: {e}");
     }
 }
+
+#[test]
+fn server_two_mentions_split_at_the_first_seat_in_seat_order_as_the_official_server_does() {
+    // Given the 2025 profile (mention = first_in_seat_order); when a seat's talk mentions a later
+    // seat first in the text and an earlier seat after it.
+    let mut g = G::new("aiwolf-2025-5", 1);
+    g.begin();
+    let (seat, _) = g.pending().unwrap();
+    let others: Vec<usize> = (0..5).filter(|&s| s != seat).collect();
+    let (low, high) = (others[0], others[3]);
+    let said = format!(
+        "@{}{}@{}{}",
+        g.name(high),
+        "前".repeat(60),
+        g.name(low),
+        "後".repeat(3)
+    );
+    let ev = g.answer(&said);
+    // Then the earlier seat's mention splits it: the 60 characters before are cut to 50.
+    let Some(Event::TalkCut {
+        mention_name,
+        base,
+        mention,
+        ..
+    }) = ev.iter().find(|e| e.kind() == "talk_cut")
+    else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(mention_name.as_deref(), Some(g.name(low).as_str()));
+    assert_eq!(
+        (*base, *mention),
+        (61 + g.name(high).chars().count() as u32, 3)
+    );
+    // And a profile choosing the regulation's wording splits at the earliest mention instead.
+    let mut p = profile("aiwolf-2025-5");
+    p.talk.mention = werewolf::MentionRule::FirstInText;
+    let mut g2 = G::with(p, Seed([1; 32]));
+    g2.begin();
+    let ev = g2.answer(&said);
+    let Some(Event::TalkCut { mention_name, .. }) = ev.iter().find(|e| e.kind() == "talk_cut")
+    else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(mention_name.as_deref(), Some(g.name(high).as_str()));
+}

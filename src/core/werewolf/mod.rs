@@ -26,7 +26,7 @@ pub use event::{
     Ballot, Channel, DealtSeat, DecodeError, Event, Invalid, Part, Request, Stage, TalkKind,
     Verdict,
 };
-pub use length::{Cut, Limits, count_length, cut};
+pub use length::{Cut, Limits, MentionRule, count_length, count_length_with, cut, cut_with};
 pub use profile::{
     Action, Character, OnRestart, Profile, ProfileError, Role, Species, TalkOrder, Winner,
     is_werewolf,
