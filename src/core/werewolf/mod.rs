@@ -31,7 +31,7 @@ pub use profile::{
     Action, Character, OnRestart, Profile, ProfileError, Role, Species, TalkOrder, Winner,
     is_werewolf,
 };
-pub use table::Table;
+pub use table::{ActState, Ballots, Comm, DayStatus, Judge, Pending, Seat, Single, Table, TalkRec};
 
 /// The game's secret: every random draw derives from it (docs/log-format.md). Line 0 holds its
 /// SHA-256; the last entry reveals it.
