@@ -896,3 +896,58 @@ fn server_two_mentions_split_at_the_first_seat_in_seat_order_as_the_official_ser
     };
     assert_eq!(mention_name.as_deref(), Some(g.name(high).as_str()));
 }
+
+#[test]
+fn server_whispers_reach_only_the_werewolves() {
+    // Given a 13-seat game (three werewolves); when day 0 is played with whispers and talk.
+    let mut g = G::new("aiwolf-2025-13", 4);
+    g.begin();
+    g.play_until(
+        |t, s, r| match r {
+            Request::Whisper => format!("囁き{s}"),
+            _ => chatty(t, s, r),
+        },
+        |g| g.t.day() >= 1,
+    );
+    let wolves = g.seats_with(Role::Werewolf);
+    assert!(!g.of("talked").is_empty());
+    for seat in 0..13 {
+        for f in frames_to(&g.events, seat) {
+            let whispers = f.get("whisper_history");
+            if wolves.contains(&seat) {
+                if f["request"] == "DAILY_FINISH" || f["request"] == "WHISPER" {
+                    assert!(whispers.is_some(), "{f}");
+                }
+            } else {
+                // Then no frame to a human ever carries a whisper.
+                assert!(whispers.is_none(), "seat {seat}: {f}");
+                assert!(!f.to_string().contains("囁き"), "seat {seat}: {f}");
+            }
+        }
+    }
+}
+
+#[test]
+fn server_talk_history_is_the_talk_since_the_last_request_to_that_seat() {
+    // Given a 5-seat game; when day 0's talk runs.
+    let mut g = G::new("aiwolf-2025-5", 8);
+    g.begin();
+    g.play_until(chatty, |g| {
+        matches!(g.pending(), Some((_, Request::Divine)))
+    });
+    // Then each TALK and DAILY_FINISH carries exactly the talk after the seat's previous request,
+    // and the histories together hold every utterance once per seat.
+    let total = g.of("talked").len();
+    for seat in 0..5 {
+        let mut seen = 0;
+        for f in frames_to(&g.events, seat) {
+            if let Some(h) = f.get("talk_history").and_then(|h| h.as_array()) {
+                for t in h {
+                    assert_eq!(t["idx"].as_u64().unwrap() as usize, seen, "seat {seat}");
+                    seen += 1;
+                }
+            }
+        }
+        assert_eq!(seen, total, "seat {seat}");
+    }
+}
