@@ -744,3 +744,210 @@ fn regulation_divine_of_a_dead_seat_gives_nothing() {
     )));
     assert!(!ev.iter().any(|e| e.kind() == "divined"));
 }
+
+// ----- the profiles -----
+
+const WEREWOLF_PROFILES: [&str; 5] = [
+    "aiwolf-2025-5",
+    "aiwolf-2025-13",
+    "aiwolf-inlg-2025-5",
+    "aiwolf-inlg-2025-13",
+    "aiwolf-2026-9",
+];
+
+#[test]
+fn regulation_every_werewolf_profile_parses_and_every_number_cites_its_section() {
+    for name in WEREWOLF_PROFILES {
+        let path = format!("{}/rules/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let p = profile(name);
+        assert!(werewolf::is_werewolf(&text), "{name}");
+        assert!(
+            text.contains("# Sources, as read for this profile:"),
+            "{name}"
+        );
+        // Every number and choice outside the characters cites the regulation or the server.
+        let rules_part = text.split("[[characters]]").next().unwrap();
+        for line in rules_part
+            .lines()
+            .filter(|l| !l.starts_with('#') && l.contains(" = "))
+        {
+            let key = line.split(" = ").next().unwrap();
+            if matches!(
+                key,
+                "name" | "source" | "action" | "age" | "gender" | "personality"
+            ) {
+                continue;
+            }
+            let comment = line.split_once(" # ").map(|(_, c)| c).unwrap_or("");
+            assert!(
+                comment.contains("regulation")
+                    || comment.contains("official server")
+                    || comment.contains("kit"),
+                "{name}: {line}"
+            );
+        }
+        // The talk order says which reading it chose.
+        assert!(
+            text.contains("order = \"per_phase\" # talk order: official server behaviour"),
+            "{name}"
+        );
+        assert!(p.characters.len() >= p.table.seats as usize, "{name}");
+    }
+    // The 2026 nine-seat village.
+    let p = profile("aiwolf-2026-9");
+    let counts: Vec<u32> = Role::ALL.iter().map(|&r| p.count(r)).collect();
+    assert_eq!(counts, [2, 1, 1, 1, 3, 1]);
+    assert_eq!(p.error_limit(), 1);
+    assert_eq!(profile("aiwolf-2025-13").error_limit(), 2);
+    assert_eq!(profile("aiwolf-inlg-2025-5").talk.base_length, 125);
+}
+
+#[test]
+fn server_setting_object_as_the_official_server_writes_it() {
+    // Given the 2025 5-seat profile; then `setting` is, key for key, the official server's.
+    let want = r#"{"agent_count":5,"vote_visibility":true,"talk":{"max_count":{"per_agent":4,"per_day":20},"max_length":{"count_in_word":false,"count_spaces":false,"mention_length":50,"base_length":50},"max_skip":0},"whisper":{"max_count":{"per_agent":0,"per_day":0},"max_length":{"count_in_word":false,"count_spaces":false,"mention_length":50,"base_length":50},"max_skip":0},"vote":{"max_count":1,"allow_self_vote":true},"attack_vote":{"max_count":1,"allow_self_vote":true,"allow_no_target":false},"timeout":{"action":60000,"response":120000},"role_num_map":{"BODYGUARD":0,"MEDIUM":0,"POSSESSED":1,"SEER":1,"VILLAGER":2,"WEREWOLF":1}}"#;
+    assert_eq!(profile("aiwolf-2025-5").setting_json(), want);
+}
+
+#[test]
+fn server_max_day_ends_the_game_with_no_winner() {
+    // Given a profile whose last day is day 0; when day 0 is played.
+    let mut p = profile("aiwolf-2025-5");
+    p.table.max_day = Some(0);
+    let mut g = G::with(p, Seed([1; 32]));
+    g.begin();
+    // Then the game ends after night 0 with no winner.
+    assert_eq!(g.play(quiet), Winner::None);
+    assert!(
+        matches!(g.events.last(), Some(Event::GameEnded { day: 0, reason, .. }) if reason.contains("max_day"))
+    );
+}
+
+#[test]
+fn regulation_profiles_refuse_what_the_rules_cannot_be() {
+    let text = std::fs::read_to_string(format!(
+        "{}/rules/aiwolf-2025-5.toml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    for (from, to, says) in [
+        ("VILLAGER = 2", "VILLAGER = 3", "add up to 6"),
+        ("WEREWOLF = 1", "WEREWOLF = 0\nVILLAGER_X = 1", "VILLAGER_X"),
+        (
+            "max_error_permille = 200",
+            "max_error_permille = 2000",
+            "at most 1000",
+        ),
+        (
+            "game = \"werewolf\"",
+            "game = \"chess\"",
+            "not \"werewolf\"",
+        ),
+        ("[vote]", "[vote]\nunknown_key = 1", "unknown_key"),
+    ] {
+        let bad = text.replacen(from, to, 1);
+        let e = werewolf::Profile::parse(&bad).unwrap_err().to_string();
+        assert!(e.contains(says), "{from} -> {to}: {e}");
+    }
+}
+
+#[test]
+fn server_two_mentions_split_at_the_first_seat_in_seat_order_as_the_official_server_does() {
+    // Given the 2025 profile (mention = first_in_seat_order); when a seat's talk mentions a later
+    // seat first in the text and an earlier seat after it.
+    let mut g = G::new("aiwolf-2025-5", 1);
+    g.begin();
+    let (seat, _) = g.pending().unwrap();
+    let others: Vec<usize> = (0..5).filter(|&s| s != seat).collect();
+    let (low, high) = (others[0], others[3]);
+    let said = format!(
+        "@{}{}@{}{}",
+        g.name(high),
+        "前".repeat(60),
+        g.name(low),
+        "後".repeat(3)
+    );
+    let ev = g.answer(&said);
+    // Then the earlier seat's mention splits it: the 60 characters before are cut to 50.
+    let Some(Event::TalkCut {
+        mention_name,
+        base,
+        mention,
+        ..
+    }) = ev.iter().find(|e| e.kind() == "talk_cut")
+    else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(mention_name.as_deref(), Some(g.name(low).as_str()));
+    assert_eq!(
+        (*base, *mention),
+        (61 + g.name(high).chars().count() as u32, 3)
+    );
+    // And a profile choosing the regulation's wording splits at the earliest mention instead.
+    let mut p = profile("aiwolf-2025-5");
+    p.talk.mention = werewolf::MentionRule::FirstInText;
+    let mut g2 = G::with(p, Seed([1; 32]));
+    g2.begin();
+    let ev = g2.answer(&said);
+    let Some(Event::TalkCut { mention_name, .. }) = ev.iter().find(|e| e.kind() == "talk_cut")
+    else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(mention_name.as_deref(), Some(g.name(high).as_str()));
+}
+
+#[test]
+fn server_whispers_reach_only_the_werewolves() {
+    // Given a 13-seat game (three werewolves); when day 0 is played with whispers and talk.
+    let mut g = G::new("aiwolf-2025-13", 4);
+    g.begin();
+    g.play_until(
+        |t, s, r| match r {
+            Request::Whisper => format!("囁き{s}"),
+            _ => chatty(t, s, r),
+        },
+        |g| g.t.day() >= 1,
+    );
+    let wolves = g.seats_with(Role::Werewolf);
+    assert!(!g.of("talked").is_empty());
+    for seat in 0..13 {
+        for f in frames_to(&g.events, seat) {
+            let whispers = f.get("whisper_history");
+            if wolves.contains(&seat) {
+                if f["request"] == "DAILY_FINISH" || f["request"] == "WHISPER" {
+                    assert!(whispers.is_some(), "{f}");
+                }
+            } else {
+                // Then no frame to a human ever carries a whisper.
+                assert!(whispers.is_none(), "seat {seat}: {f}");
+                assert!(!f.to_string().contains("囁き"), "seat {seat}: {f}");
+            }
+        }
+    }
+}
+
+#[test]
+fn server_talk_history_is_the_talk_since_the_last_request_to_that_seat() {
+    // Given a 5-seat game; when day 0's talk runs.
+    let mut g = G::new("aiwolf-2025-5", 8);
+    g.begin();
+    g.play_until(chatty, |g| {
+        matches!(g.pending(), Some((_, Request::Divine)))
+    });
+    // Then each TALK and DAILY_FINISH carries exactly the talk after the seat's previous request,
+    // and the histories together hold every utterance once per seat.
+    let total = g.of("talked").len();
+    for seat in 0..5 {
+        let mut seen = 0;
+        for f in frames_to(&g.events, seat) {
+            if let Some(h) = f.get("talk_history").and_then(|h| h.as_array()) {
+                for t in h {
+                    assert_eq!(t["idx"].as_u64().unwrap() as usize, seen, "seat {seat}");
+                    seen += 1;
+                }
+            }
+        }
+        assert_eq!(seen, total, "seat {seat}");
+    }
+}
