@@ -547,9 +547,10 @@ fn witness_arbiter_entry_in_flight_at_a_crash_is_named_and_nothing_signs_past_it
         assert!(out.contains(&named(seq)), "{out}");
         assert_eq!(std::fs::read(&log).unwrap(), before, "nothing recorded");
     }
-    let refused = arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
-        .err()
-        .expect("the reopen for play refuses");
+    let refused =
+        arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
+            .err()
+            .expect("the reopen for play refuses");
     assert!(refused.to_string().contains(&named(seq)), "{refused}");
     assert_eq!(std::fs::read(&log).unwrap(), before, "nothing recorded");
     let (code, out) = cli(&["verify"], &m);

@@ -280,9 +280,14 @@ fn crash_torn_tail_is_recovered_not_unauthorized() {
     ] {
         let m = tmp.path().join(case);
         power_cut(&m, torn);
-        let o =
-            arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key_of(&m), false)
-                .unwrap();
+        let o = arbiter::matchdir::open_game_with(
+            &m,
+            Some(1),
+            Some(Path::new(RULES)),
+            &key_of(&m),
+            false,
+        )
+        .unwrap();
         let notice = o.notice.clone().unwrap_or_default();
         assert!(notice.contains("after a crash"), "{case}: {notice}");
         drop(o);
@@ -490,8 +495,8 @@ fn disk_full_at_binding_is_not_acknowledged() {
     let m = disk.path().join("m");
     let key = key_of(&m);
     let log = m.join("game-1/log.jsonl");
-    let mut o =
-        arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false).unwrap();
+    let mut o = arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
+        .unwrap();
     let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
     run_lines(&mut o.session, &quick);
     // Room in the log's last page for one more line, none anywhere else.
@@ -530,14 +535,15 @@ fn disk_full_at_binding_is_not_acknowledged() {
     // Space back: the game opens as it was (the session's entries authorized at the reopen, as
     // after any crash), verifies, and goes on.
     std::fs::remove_file(filler).unwrap();
-    let o = arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false).unwrap();
+    let o = arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
+        .unwrap();
     drop(o);
     let o = arbiter(&["checkpoint", "--match", m.to_str().unwrap(), "--game", "1"]);
     assert!(o.status.success(), "{}", said(&o));
     let (code, out) = verify_code(&m);
     assert_eq!(code, 0, "{out}");
-    let mut o =
-        arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false).unwrap();
+    let mut o = arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
+        .unwrap();
     run_lines(
         &mut o.session,
         &format!(
@@ -607,7 +613,8 @@ fn rewrite_line0(m: &Path, game: u32, edit: impl FnOnce(&mut serde_json::Value))
 /// (a live game): what an operator finds before its first checkpoint.
 fn live_game_2(m: &Path) {
     let mut o =
-        arbiter::matchdir::open_game_with(m, Some(2), Some(Path::new(RULES)), &key_of(m), false).unwrap();
+        arbiter::matchdir::open_game_with(m, Some(2), Some(Path::new(RULES)), &key_of(m), false)
+            .unwrap();
     run_lines(
         &mut o.session,
         "0        arbiter declare white machine Deep Junior\n0        arbiter declare black human Garry Kasparov\n0        arbiter declare operator Amir Ban\n0        arbiter start\n0:00:05  move d4\n",
