@@ -649,7 +649,8 @@ fn server_werewolves_win_when_they_equal_the_humans() {
                 .unwrap_or_default(),
         }
     });
-    // Then the werewolves win when werewolves >= humans (the possessed counts as human).
+    // Then the werewolves win as soon as werewolves >= humans (the possessed counts as human):
+    // one werewolf against one human, right after an execution.
     assert_eq!(w, Winner::Werewolf);
     let Some(Event::GameEnded {
         humans, werewolves, ..
@@ -657,7 +658,10 @@ fn server_werewolves_win_when_they_equal_the_humans() {
     else {
         panic!()
     };
-    assert!(humans <= werewolves);
+    assert_eq!((*humans, *werewolves), (1, 1));
+    assert!(
+        matches!(g.of("phase_ended").last(), Some(Event::PhaseEnded { name, .. }) if name == "execution")
+    );
 }
 
 #[test]
@@ -715,4 +719,135 @@ fn server_every_frame_parses_with_aiwolf_nlp_common() {
     };
     // Then every frame parses.
     assert_eq!(out.trim(), frames.len().to_string());
+}
+
+#[test]
+fn regulation_divine_of_a_dead_seat_gives_nothing() {
+    // Given a 5-seat game at night 1's divination, after an execution.
+    let mut g = G::new("aiwolf-2025-5", 6);
+    g.begin();
+    g.play_until(quiet, |g| {
+        matches!(g.pending(), Some((_, Request::Divine))) && g.t.day() == 1
+    });
+    let dead = (0..5).find(|&s| !g.t.seats()[s].alive).unwrap();
+    // When the seer names the executed seat.
+    let n = g.name(dead);
+    let ev = g.answer(&n);
+    // Then the target is invalid (dead) and no result is recorded.
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        Event::TargetInvalid {
+            reason: Invalid::Dead,
+            request: Request::Divine,
+            ..
+        }
+    )));
+    assert!(!ev.iter().any(|e| e.kind() == "divined"));
+}
+
+// ----- the profiles -----
+
+const WEREWOLF_PROFILES: [&str; 5] = [
+    "aiwolf-2025-5",
+    "aiwolf-2025-13",
+    "aiwolf-inlg-2025-5",
+    "aiwolf-inlg-2025-13",
+    "aiwolf-2026-9",
+];
+
+#[test]
+fn regulation_every_werewolf_profile_parses_and_every_number_cites_its_section() {
+    for name in WEREWOLF_PROFILES {
+        let path = format!("{}/rules/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let p = profile(name);
+        assert!(werewolf::is_werewolf(&text), "{name}");
+        assert!(
+            text.contains("# Sources, as read for this profile:"),
+            "{name}"
+        );
+        // Every number and choice outside the characters cites the regulation or the server.
+        let rules_part = text.split("[[characters]]").next().unwrap();
+        for line in rules_part
+            .lines()
+            .filter(|l| !l.starts_with('#') && l.contains(" = "))
+        {
+            let key = line.split(" = ").next().unwrap();
+            if matches!(
+                key,
+                "name" | "source" | "action" | "age" | "gender" | "personality"
+            ) {
+                continue;
+            }
+            let comment = line.split_once(" # ").map(|(_, c)| c).unwrap_or("");
+            assert!(
+                comment.contains("regulation")
+                    || comment.contains("official server")
+                    || comment.contains("kit"),
+                "{name}: {line}"
+            );
+        }
+        // The talk order says which reading it chose.
+        assert!(
+            text.contains("order = \"per_phase\" # talk order: official server behaviour"),
+            "{name}"
+        );
+        assert!(p.characters.len() >= p.table.seats as usize, "{name}");
+    }
+    // The 2026 nine-seat village.
+    let p = profile("aiwolf-2026-9");
+    let counts: Vec<u32> = Role::ALL.iter().map(|&r| p.count(r)).collect();
+    assert_eq!(counts, [2, 1, 1, 1, 3, 1]);
+    assert_eq!(p.error_limit(), 1);
+    assert_eq!(profile("aiwolf-2025-13").error_limit(), 2);
+    assert_eq!(profile("aiwolf-inlg-2025-5").talk.base_length, 125);
+}
+
+#[test]
+fn server_setting_object_as_the_official_server_writes_it() {
+    // Given the 2025 5-seat profile; then `setting` is, key for key, the official server's.
+    let want = r#"{"agent_count":5,"vote_visibility":true,"talk":{"max_count":{"per_agent":4,"per_day":20},"max_length":{"count_in_word":false,"count_spaces":false,"mention_length":50,"base_length":50},"max_skip":0},"whisper":{"max_count":{"per_agent":0,"per_day":0},"max_length":{"count_in_word":false,"count_spaces":false,"mention_length":50,"base_length":50},"max_skip":0},"vote":{"max_count":1,"allow_self_vote":true},"attack_vote":{"max_count":1,"allow_self_vote":true,"allow_no_target":false},"timeout":{"action":60000,"response":120000},"role_num_map":{"BODYGUARD":0,"MEDIUM":0,"POSSESSED":1,"SEER":1,"VILLAGER":2,"WEREWOLF":1}}"#;
+    assert_eq!(profile("aiwolf-2025-5").setting_json(), want);
+}
+
+#[test]
+fn server_max_day_ends_the_game_with_no_winner() {
+    // Given a profile whose last day is day 0; when day 0 is played.
+    let mut p = profile("aiwolf-2025-5");
+    p.table.max_day = Some(0);
+    let mut g = G::with(p, Seed([1; 32]));
+    g.begin();
+    // Then the game ends after night 0 with no winner.
+    assert_eq!(g.play(quiet), Winner::None);
+    assert!(
+        matches!(g.events.last(), Some(Event::GameEnded { day: 0, reason, .. }) if reason.contains("max_day"))
+    );
+}
+
+#[test]
+fn regulation_profiles_refuse_what_the_rules_cannot_be() {
+    let text = std::fs::read_to_string(format!(
+        "{}/rules/aiwolf-2025-5.toml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    for (from, to, says) in [
+        ("VILLAGER = 2", "VILLAGER = 3", "add up to 6"),
+        ("WEREWOLF = 1", "WEREWOLF = 0\nVILLAGER_X = 1", "VILLAGER_X"),
+        (
+            "max_error_permille = 200",
+            "max_error_permille = 2000",
+            "at most 1000",
+        ),
+        (
+            "game = \"werewolf\"",
+            "game = \"chess\"",
+            "not \"werewolf\"",
+        ),
+        ("[vote]", "[vote]\nunknown_key = 1", "unknown_key"),
+    ] {
+        let bad = text.replacen(from, to, 1);
+        let e = werewolf::Profile::parse(&bad).unwrap_err().to_string();
+        assert!(e.contains(says), "{from} -> {to}: {e}");
+    }
 }

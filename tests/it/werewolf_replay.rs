@@ -323,6 +323,11 @@ fn regulation_length_golden_lines_counted_by_the_official_rule() {
         cut(m, &names(), "Agent[01]", &JA).text,
         "ねえ　 @Agent[04] こんにちは！　お会いできて嬉しいです！"
     );
+    // Two mentions: the earliest in the text splits, whatever the seat order.
+    let two = "@Agent[05]おはよう@Agent[02]";
+    let c = cut(two, &names(), "Agent[01]", &JA);
+    assert_eq!(c.mention_name.as_deref(), Some("Agent[05]"));
+    assert_eq!((c.base, c.mention), (0, 14));
     // Its own name is no mention.
     assert_eq!(count_length(m, &names(), "Agent[04]", &JA), (30, 0));
 }

@@ -428,6 +428,9 @@ impl Event {
             Event::OversizeFrame { .. } => s::OVERSIZE,
             Event::ConnectionClosed { .. } | Event::Reconnected { .. } => s::CLOSED,
             Event::TimedOut { .. } => s::TIMEOUT,
+            Event::Resumed {
+                by_arbiter: false, ..
+            } => s::RESTART,
             Event::Paused { .. }
             | Event::Resumed { .. }
             | Event::Noted { .. }
