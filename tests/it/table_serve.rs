@@ -796,7 +796,15 @@ fn table_serve_a_game_killed_before_its_checkpoint_is_signed_at_the_next_start()
     .unwrap();
     let s = serve(&m, P5, "127.0.0.1:0", &["--games", "1"], Stdio::null());
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !m.join("index.txt").exists() || m.join("game-1/seed").exists() {
+    // The index is signed first, then the checkpoint naming it.
+    let signed = |m: &Path| {
+        std::fs::read_dir(m.join("game-1/checkpoints"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(".txt.sig"))
+    };
+    while !m.join("index.txt").exists() || m.join("game-1/seed").exists() || !signed(&m) {
         assert!(Instant::now() < deadline, "{}", server_said(&m, &s));
         std::thread::sleep(Duration::from_millis(20));
     }
