@@ -851,3 +851,103 @@ fn regulation_profiles_refuse_what_the_rules_cannot_be() {
         assert!(e.contains(says), "{from} -> {to}: {e}");
     }
 }
+
+#[test]
+fn server_two_mentions_split_at_the_first_seat_in_seat_order_as_the_official_server_does() {
+    // Given the 2025 profile (mention = first_in_seat_order); when a seat's talk mentions a later
+    // seat first in the text and an earlier seat after it.
+    let mut g = G::new("aiwolf-2025-5", 1);
+    g.begin();
+    let (seat, _) = g.pending().unwrap();
+    let others: Vec<usize> = (0..5).filter(|&s| s != seat).collect();
+    let (low, high) = (others[0], others[3]);
+    let said = format!(
+        "@{}{}@{}{}",
+        g.name(high),
+        "前".repeat(60),
+        g.name(low),
+        "後".repeat(3)
+    );
+    let ev = g.answer(&said);
+    // Then the earlier seat's mention splits it: the 60 characters before are cut to 50.
+    let Some(Event::TalkCut {
+        mention_name,
+        base,
+        mention,
+        ..
+    }) = ev.iter().find(|e| e.kind() == "talk_cut")
+    else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(mention_name.as_deref(), Some(g.name(low).as_str()));
+    assert_eq!(
+        (*base, *mention),
+        (61 + g.name(high).chars().count() as u32, 3)
+    );
+    // And a profile choosing the regulation's wording splits at the earliest mention instead.
+    let mut p = profile("aiwolf-2025-5");
+    p.talk.mention = werewolf::MentionRule::FirstInText;
+    let mut g2 = G::with(p, Seed([1; 32]));
+    g2.begin();
+    let ev = g2.answer(&said);
+    let Some(Event::TalkCut { mention_name, .. }) = ev.iter().find(|e| e.kind() == "talk_cut")
+    else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(mention_name.as_deref(), Some(g.name(high).as_str()));
+}
+
+#[test]
+fn server_whispers_reach_only_the_werewolves() {
+    // Given a 13-seat game (three werewolves); when day 0 is played with whispers and talk.
+    let mut g = G::new("aiwolf-2025-13", 4);
+    g.begin();
+    g.play_until(
+        |t, s, r| match r {
+            Request::Whisper => format!("囁き{s}"),
+            _ => chatty(t, s, r),
+        },
+        |g| g.t.day() >= 1,
+    );
+    let wolves = g.seats_with(Role::Werewolf);
+    assert!(!g.of("talked").is_empty());
+    for seat in 0..13 {
+        for f in frames_to(&g.events, seat) {
+            let whispers = f.get("whisper_history");
+            if wolves.contains(&seat) {
+                if f["request"] == "DAILY_FINISH" || f["request"] == "WHISPER" {
+                    assert!(whispers.is_some(), "{f}");
+                }
+            } else {
+                // Then no frame to a human ever carries a whisper.
+                assert!(whispers.is_none(), "seat {seat}: {f}");
+                assert!(!f.to_string().contains("囁き"), "seat {seat}: {f}");
+            }
+        }
+    }
+}
+
+#[test]
+fn server_talk_history_is_the_talk_since_the_last_request_to_that_seat() {
+    // Given a 5-seat game; when day 0's talk runs.
+    let mut g = G::new("aiwolf-2025-5", 8);
+    g.begin();
+    g.play_until(chatty, |g| {
+        matches!(g.pending(), Some((_, Request::Divine)))
+    });
+    // Then each TALK and DAILY_FINISH carries exactly the talk after the seat's previous request,
+    // and the histories together hold every utterance once per seat.
+    let total = g.of("talked").len();
+    for seat in 0..5 {
+        let mut seen = 0;
+        for f in frames_to(&g.events, seat) {
+            if let Some(h) = f.get("talk_history").and_then(|h| h.as_array()) {
+                for t in h {
+                    assert_eq!(t["idx"].as_u64().unwrap() as usize, seen, "seat {seat}");
+                    seen += 1;
+                }
+            }
+        }
+        assert_eq!(seen, total, "seat {seat}");
+    }
+}

@@ -75,14 +75,32 @@ pub fn trim(text: &str, length: u32, limits: &Limits) -> String {
     text.to_string()
 }
 
-/// The first `@Name` of a seat other than `own_name` (earliest in the text; at the same place,
-/// the first in seat order): its byte offset and the name.
-fn first_mention<'a>(text: &str, names: &'a [String], own_name: &str) -> Option<(usize, &'a str)> {
+/// Which mention splits an utterance that mentions several seats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MentionRule {
+    /// The mention earliest in the text (at the same place, the first seat in seat order): the
+    /// regulation's wording ("the part up to the mention").
+    FirstInText,
+    /// The first seat, in seat order, mentioned anywhere in the text: what the official server
+    /// does (logic/communication.go compares each later mention with the one already found, never
+    /// with its own place, so the seat order decides). With one mention both rules agree.
+    #[default]
+    FirstInSeatOrder,
+}
+
+/// The mention of a seat other than `own_name` that splits the text: its byte offset and the name.
+fn first_mention<'a>(
+    text: &str,
+    names: &'a [String],
+    own_name: &str,
+    rule: MentionRule,
+) -> Option<(usize, &'a str)> {
     let mut best: Option<(usize, &str)> = None;
     for name in names.iter().filter(|n| n.as_str() != own_name) {
         let needle = format!("@{name}");
         if let Some(at) = text.find(&needle)
-            && best.is_none_or(|(b, _)| at < b)
+            && best.is_none_or(|(b, _)| rule == MentionRule::FirstInText && at < b)
         {
             best = Some((at, name.as_str()));
         }
@@ -91,9 +109,20 @@ fn first_mention<'a>(text: &str, names: &'a [String], own_name: &str) -> Option<
 }
 
 /// Counted lengths `(base, mention)` of an utterance: the part before the first mention of
-/// another seat and the part after it (the mention itself is not counted).
+/// another seat (earliest in the text) and the part after it (the mention itself is not counted).
 pub fn count_length(text: &str, names: &[String], own_name: &str, limits: &Limits) -> (u32, u32) {
-    match first_mention(text, names, own_name) {
+    count_length_with(text, names, own_name, limits, MentionRule::FirstInText)
+}
+
+/// [`count_length`] with the profile's choice of the splitting mention.
+pub fn count_length_with(
+    text: &str,
+    names: &[String],
+    own_name: &str,
+    limits: &Limits,
+    rule: MentionRule,
+) -> (u32, u32) {
+    match first_mention(text, names, own_name, rule) {
         Some((at, name)) => {
             let after = &text[at + 1 + name.len()..];
             (count(&text[..at], limits), count(after, limits))
@@ -102,10 +131,22 @@ pub fn count_length(text: &str, names: &[String], own_name: &str, limits: &Limit
     }
 }
 
-/// The text the table sees for an utterance, by the official rule.
+/// The text the table sees for an utterance, by the official rule (the mention earliest in the
+/// text splits it).
 pub fn cut(text: &str, names: &[String], own_name: &str, limits: &Limits) -> Cut {
-    let (base, mention) = count_length(text, names, own_name, limits);
-    let found = first_mention(text, names, own_name);
+    cut_with(text, names, own_name, limits, MentionRule::FirstInText)
+}
+
+/// [`cut`] with the profile's choice of the splitting mention.
+pub fn cut_with(
+    text: &str,
+    names: &[String],
+    own_name: &str,
+    limits: &Limits,
+    rule: MentionRule,
+) -> Cut {
+    let (base, mention) = count_length_with(text, names, own_name, limits, rule);
+    let found = first_mention(text, names, own_name, rule);
     let (mut common, mut tail, mut mark) = match found {
         Some((at, name)) => (
             trim(&text[..at], limits.base_length, limits),

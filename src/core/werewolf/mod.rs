@@ -26,12 +26,12 @@ pub use event::{
     Ballot, Channel, DealtSeat, DecodeError, Event, Invalid, Part, Request, Stage, TalkKind,
     Verdict,
 };
-pub use length::{Cut, Limits, count_length, cut};
+pub use length::{Cut, Limits, MentionRule, count_length, count_length_with, cut, cut_with};
 pub use profile::{
     Action, Character, OnRestart, Profile, ProfileError, Role, Species, TalkOrder, Winner,
     is_werewolf,
 };
-pub use table::Table;
+pub use table::{ActState, Ballots, Comm, DayStatus, Judge, Pending, Seat, Single, Table, TalkRec};
 
 /// The game's secret: every random draw derives from it (docs/log-format.md). Line 0 holds its
 /// SHA-256; the last entry reveals it.

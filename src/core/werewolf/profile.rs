@@ -187,6 +187,10 @@ pub struct CommRules {
     pub count_spaces: bool,
     /// When the order of seats is drawn.
     pub order: TalkOrder,
+    /// Which mention splits an utterance that mentions several seats (default: the official
+    /// server's, the first seat in seat order).
+    #[serde(default)]
+    pub mention: super::length::MentionRule,
 }
 
 impl CommRules {

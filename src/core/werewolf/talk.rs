@@ -121,7 +121,7 @@ pub(super) fn talk_answer(r: &mut Run, seat: usize, raw: &str) {
     let names = r.t.names();
     let own = r.t.seats[seat].name.clone();
     let limits = rules.limits();
-    let c = length::cut(&text, &names, &own, &limits);
+    let c = length::cut_with(&text, &names, &own, &limits, rules.mention);
     if c.cut {
         r.emit(Event::TalkCut {
             seat,
