@@ -29,6 +29,8 @@ pub struct Turnaround {
     pub received: Instant,
     /// When the first frame of the decision was written to its socket.
     pub sent: Instant,
+    /// How long the decision's one write + fdatasync took (in the turnaround).
+    pub sync: Duration,
 }
 
 /// A game under way: the core's table, its log, its seats, its clock.
@@ -267,7 +269,9 @@ impl<'a> GameRun<'a> {
                 body: e.body(),
             })
             .collect();
+        let synced = Instant::now();
         self.journal.append_all(entries)?;
+        let sync = synced.elapsed();
         for e in &events {
             ww::evolve(&mut self.table, e);
         }
@@ -292,7 +296,11 @@ impl<'a> GameRun<'a> {
         if let (Some(t), Some(received), Some(sent)) =
             (self.turnarounds.as_mut(), received, first_sent)
         {
-            t.push(Turnaround { received, sent });
+            t.push(Turnaround {
+                received,
+                sent,
+                sync,
+            });
         }
         Ok(true)
     }

@@ -796,7 +796,15 @@ fn table_serve_a_game_killed_before_its_checkpoint_is_signed_at_the_next_start()
     .unwrap();
     let s = serve(&m, P5, "127.0.0.1:0", &["--games", "1"], Stdio::null());
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !m.join("index.txt").exists() || m.join("game-1/seed").exists() {
+    // The index is signed first, then the checkpoint naming it.
+    let signed = |m: &Path| {
+        std::fs::read_dir(m.join("game-1/checkpoints"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(".txt.sig"))
+    };
+    while !m.join("index.txt").exists() || m.join("game-1/seed").exists() || !signed(&m) {
         assert!(Instant::now() < deadline, "{}", server_said(&m, &s));
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -891,4 +899,36 @@ fn table_serve_listens_and_opens_no_outbound_connection() {
     );
     let sockets = calls.lines().filter(|l| l.contains("socket(")).count();
     assert_eq!(sockets, 1, "one socket, the listener: {calls}");
+}
+
+#[test]
+fn table_serve_only_slash_ws_is_the_table() {
+    if !python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = match_dir(tmp.path());
+    let mut s = serve(&m, P5, "127.0.0.1:0", &["--games", "1"], Stdio::null());
+    let stream = std::net::TcpStream::connect(&s.addr).unwrap();
+    let wrong = format!("ws://{}/other", s.addr);
+    match tungstenite::client(wrong.as_str(), stream) {
+        Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(r))) => {
+            assert_eq!(r.status(), 404)
+        }
+        other => panic!("expected 404, got {:?}", other.map(|_| ())),
+    }
+    let mut seats: Vec<Child> = (1..=5)
+        .map(|i| seat(&s.url, &format!("kit{i}"), "none", &[]))
+        .collect();
+    assert!(wait(&mut s.child, "arbiter serve", 60).success());
+    for c in &mut seats {
+        assert!(wait(c, "seat", 20).success());
+    }
+    let es = entries(&m, 1);
+    let refused = es[0]["body"]["door"]["refused"].as_array().unwrap();
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(
+        refused[0]["reason"].as_str().unwrap().contains("handshake"),
+        "{refused:?}"
+    );
 }
