@@ -408,13 +408,13 @@ pub fn run(dir: &Path, only: Option<u32>, delay: Duration) -> std::io::Result<()
             }
             if crossterm::event::poll(wait)? {
                 match crossterm::event::read()? {
-                    TermEvent::Key(k) if k.kind != KeyEventKind::Release => {
-                        if matches!(k.code, KeyCode::Char('q') | KeyCode::Char('Q'))
-                            || (k.code == KeyCode::Char('c')
-                                && k.modifiers.contains(KeyModifiers::CONTROL))
-                        {
-                            return Ok(());
-                        }
+                    TermEvent::Key(k)
+                        if k.kind != KeyEventKind::Release
+                            && (matches!(k.code, KeyCode::Char('q') | KeyCode::Char('Q'))
+                                || (k.code == KeyCode::Char('c')
+                                    && k.modifiers.contains(KeyModifiers::CONTROL))) =>
+                    {
+                        return Ok(());
                     }
                     TermEvent::Resize(..) => terminal.autoresize()?,
                     _ => {}
