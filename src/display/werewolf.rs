@@ -17,7 +17,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
 use serde_json::Value;
 
-use crate::core::werewolf::{Ballot, Channel, Event, Request};
+use crate::core::werewolf::{Ballot, Channel, Event, Request, TalkKind};
 
 /// One log entry as the display reads it.
 #[derive(Debug, Clone)]
@@ -164,10 +164,15 @@ pub fn audience(entries: &[Entry], now: DateTime<Utc>, delay: Duration) -> Audie
                 seat,
                 channel,
                 text,
+                counts_as,
                 ..
             } => {
                 a.talking = None;
                 match channel {
+                    Channel::Talk if *counts_as == TalkKind::ForcedSkip => {
+                        a.lines
+                            .push(format!("{}: {text} (no answer)", name(&a, *seat)));
+                    }
                     Channel::Talk => a.lines.push(format!("{}: {text}", name(&a, *seat))),
                     Channel::Whisper if over => {
                         a.lines

@@ -119,6 +119,8 @@ pub struct SeatModel {
     pub finished: bool,
     /// Liveness probes answered.
     pub probes: u32,
+    /// Requests the table asked the human so far (numbered on the status line).
+    pub asked: u32,
 }
 
 /// What the model asks its shell to do.
@@ -278,7 +280,8 @@ impl SeatModel {
                     remain_skip: info["remain_skip"].as_i64(),
                 });
                 self.pick = self.first_pick();
-                self.note = format!("the table asks you: {}", ask.name());
+                self.asked += 1;
+                self.note = format!("request {}: the table asks you: {}", self.asked, ask.name());
             }
             None if !request.is_empty() && request != "FINISH" => {
                 self.note = format!("the table: {request}");

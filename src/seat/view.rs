@@ -17,14 +17,16 @@ struct Areas {
     table: Rect,
     talk: Rect,
     ask: Rect,
+    note: Rect,
     keys: Rect,
 }
 
 fn areas(area: Rect) -> Areas {
-    let [title, middle, ask, keys] = Layout::vertical([
+    let [title, middle, ask, note, keys] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(5),
         Constraint::Length(6),
+        Constraint::Length(1),
         Constraint::Length(1),
     ])
     .areas(area);
@@ -36,6 +38,7 @@ fn areas(area: Rect) -> Areas {
         table,
         talk,
         ask,
+        note,
         keys,
     }
 }
@@ -203,15 +206,14 @@ pub fn render(m: &SeatModel, now_ms: u64, area: Rect, buf: &mut Buffer) {
 
     // Keys and the last note.
     let keys = match &m.pending {
-        Some(p) if p.ask.speaks() => "Enter send · F5 Skip · F6 Over · Ctrl-C quit",
+        Some(p) if p.ask.speaks() => {
+            "Enter send · F5 Skip · F6 Over (or Alt-s / Alt-o) · Ctrl-C quit"
+        }
         Some(_) => "↑/↓ choose · Enter send · Ctrl-C quit",
         None => "Ctrl-C quit",
     };
-    Paragraph::new(TextLine::from(vec![
-        Span::styled(keys, bold),
-        Span::raw(format!("  {}", m.note)),
-    ]))
-    .render(a.keys, buf);
+    Paragraph::new(TextLine::raw(m.note.clone())).render(a.note, buf);
+    Paragraph::new(TextLine::styled(keys, bold)).render(a.keys, buf);
 }
 
 /// The text field as shown in `width` columns: the end of the text around the cursor when it
