@@ -10,7 +10,7 @@
 pub mod model;
 pub mod view;
 
-use std::net::TcpStream;
+use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
@@ -78,18 +78,35 @@ pub fn connect(
     }
     let host = uri.host().unwrap_or("127.0.0.1").trim_matches(['[', ']']);
     let addr = format!("{host}:{}", uri.port_u16().unwrap_or(80));
-    let stream = TcpStream::connect(&addr).map_err(|source| SeatError::Connect {
+    let connect_err = |source| SeatError::Connect {
         addr: addr.clone(),
         source,
-    })?;
+    };
+    let target = addr
+        .to_socket_addrs()
+        .map_err(connect_err)?
+        .next()
+        .ok_or_else(|| connect_err(std::io::Error::other("the name resolves to no address")))?;
+    let stream = TcpStream::connect_timeout(&target, HANDSHAKE_TIMEOUT).map_err(connect_err)?;
     let _ = stream.set_nodelay(true);
+    // A table that does not answer the handshake is given up after a while, not waited for.
+    stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT))?;
+    stream.set_write_timeout(Some(HANDSHAKE_TIMEOUT))?;
     let (ws, _) = tungstenite::client::client(req, stream).map_err(|e| SeatError::Handshake {
         url: url.to_string(),
-        problem: e.to_string(),
+        problem: match e {
+            tungstenite::HandshakeError::Interrupted(_) => {
+                format!("no answer within {} s", HANDSHAKE_TIMEOUT.as_secs())
+            }
+            tungstenite::HandshakeError::Failure(e) => e.to_string(),
+        },
     })?;
     ws.get_ref().set_read_timeout(Some(poll))?;
     Ok(ws)
 }
+
+/// How long the seat waits to connect and for the table's handshake.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A terminal key as the model reads it.
 fn key_of(ev: &TermEvent) -> Option<Key> {

@@ -557,3 +557,105 @@ fn werewolf_display_whispers_and_divinations_only_after_the_game() {
     let after = audience(&es, es[ended].utc, Duration::ZERO);
     assert!(after.lines.iter().any(|l| l.contains("divines")));
 }
+
+/// Every file of a folder with its bytes (to see that a reader wrote nothing).
+fn snapshot_of(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn werewolf_seat_connects_only_to_the_table_and_the_display_nowhere() {
+    if !tmux_available() || Command::new("strace").arg("-V").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tmux and strace are required in CI"
+        );
+        println!("SKIPPED: tmux or strace is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    // The display on a recorded game: no socket call, and not a byte written in the folder.
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    std::fs::create_dir_all(m.join("game-1")).unwrap();
+    std::fs::copy(
+        "tests/fixtures/aiwolf/human-game.jsonl",
+        m.join("game-1/log.jsonl"),
+    )
+    .unwrap();
+    let before = snapshot_of(&m);
+    let trace = tmp.path().join("display.trace");
+    let d = Tmux::start_shell(
+        "ww-strace-display",
+        &format!(
+            "LANG=C.UTF-8 strace -f -qq -e trace=socket,connect,bind,sendto,sendmsg -o '{}' {{arbiter}} display --match '{}'; exec sleep 60",
+            trace.display(),
+            m.display()
+        ),
+        tmp.path(),
+        80,
+        24,
+    );
+    d.wait_for("the game is over", Duration::from_secs(15));
+    d.keys(&["q"]);
+    let until = Instant::now() + Duration::from_secs(10);
+    while d.screen().contains("AI Werewolf") {
+        assert!(Instant::now() < until, "display did not quit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let calls = std::fs::read_to_string(&trace).unwrap();
+    assert!(
+        calls.trim().is_empty(),
+        "display made network calls:\n{calls}"
+    );
+    assert!(
+        before == snapshot_of(&m),
+        "display changed the match folder"
+    );
+
+    // The seat: its connections go to the table's address only.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let trace = tmp.path().join("seat.trace");
+    let s = Tmux::start_shell(
+        "ww-strace-seat",
+        &format!(
+            "LANG=C.UTF-8 strace -f -qq -e trace=connect -o '{}' {{arbiter}} seat --connect ws://127.0.0.1:{port}/ws; exec sleep 60",
+            trace.display()
+        ),
+        tmp.path(),
+        80,
+        24,
+    );
+    // Accept its connection (the handshake is not answered: the seat waits), then quit it.
+    let (_conn, _) = listener.accept().unwrap();
+    let until = Instant::now() + Duration::from_secs(10);
+    let calls = loop {
+        let calls = std::fs::read_to_string(&trace).unwrap_or_default();
+        if calls.contains("connect(") {
+            break calls;
+        }
+        assert!(Instant::now() < until, "no connect traced:\n{calls}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    s.keys(&["C-c"]);
+    for c in calls.lines().filter(|l| l.contains("connect(")) {
+        assert!(
+            c.contains(&format!("sin_port=htons({port})")) && c.contains("127.0.0.1"),
+            "the seat connected elsewhere: {c}"
+        );
+    }
+}
