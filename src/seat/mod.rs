@@ -56,6 +56,16 @@ pub fn connect(
     token: Option<&str>,
     poll: Duration,
 ) -> Result<WebSocket<TcpStream>, SeatError> {
+    let (req, addr) = request(url, token)?;
+    connect_to(url, req, &addr, poll)
+}
+
+/// The handshake's request for `url` (the human mark added, the token as a header) and the
+/// address to connect to; a URL the seat cannot use is refused before anything connects.
+pub fn request(
+    url: &str,
+    token: Option<&str>,
+) -> Result<(tungstenite::handshake::client::Request, String), SeatError> {
     let full = seat_url(url);
     let mut req = full
         .as_str()
@@ -76,10 +86,24 @@ pub fn connect(
     {
         req.headers_mut().insert("authorization", v);
     }
-    let host = uri.host().unwrap_or("127.0.0.1").trim_matches(['[', ']']);
+    let Some(host) = uri.host().map(|h| h.trim_matches(['[', ']'])) else {
+        return Err(SeatError::Address {
+            url: url.to_string(),
+            problem: "no host in it (ws://HOST:PORT/ws)".into(),
+        });
+    };
     let addr = format!("{host}:{}", uri.port_u16().unwrap_or(80));
+    Ok((req, addr))
+}
+
+fn connect_to(
+    url: &str,
+    req: tungstenite::handshake::client::Request,
+    addr: &str,
+    poll: Duration,
+) -> Result<WebSocket<TcpStream>, SeatError> {
     let connect_err = |source| SeatError::Connect {
-        addr: addr.clone(),
+        addr: addr.to_string(),
         source,
     };
     let target = addr
@@ -156,10 +180,11 @@ fn read_err(e: tungstenite::Error) -> Option<SeatError> {
 /// quits (Ctrl-C), or the connection ends.
 pub fn run(url: &str, name: &str, token: Option<&str>) -> Result<(), SeatError> {
     use std::io::IsTerminal;
+    let (req, addr) = request(url, token)?;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(SeatError::NoTerminal);
     }
-    let mut ws = connect(url, token, Duration::from_millis(20))?;
+    let mut ws = connect_to(url, req, &addr, Duration::from_millis(20))?;
     let start = Instant::now();
     let mut m = SeatModel::new(name);
     m.note = format!("connected to {url}");
@@ -249,4 +274,40 @@ pub fn run(url: &str, name: &str, token: Option<&str>) -> Result<(), SeatError> 
     let _ = ws.close(None);
     let restored = ratatui::try_restore();
     result.and(restored.map_err(SeatError::from))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn seat_url_carries_the_human_mark() {
+        assert_eq!(
+            seat_url("ws://127.0.0.1:8080/ws"),
+            "ws://127.0.0.1:8080/ws?client=arbiter-seat"
+        );
+        assert_eq!(
+            seat_url("ws://h:1/ws?x=1"),
+            "ws://h:1/ws?x=1&client=arbiter-seat"
+        );
+    }
+
+    #[test]
+    fn seat_request_token_in_the_header_and_address() {
+        let (req, addr) = request("ws://127.0.0.1:9/ws", Some("abc")).unwrap();
+        assert_eq!(addr, "127.0.0.1:9");
+        assert_eq!(req.headers()["authorization"], "Bearer abc");
+        assert_eq!(req.uri().query(), Some("client=arbiter-seat"));
+    }
+
+    #[test]
+    fn seat_request_refuses_what_it_cannot_speak() {
+        for bad in ["wss://example.org/ws", "http://127.0.0.1/ws", "not a url"] {
+            assert!(
+                matches!(request(bad, None), Err(SeatError::Address { .. })),
+                "{bad}"
+            );
+        }
+    }
 }
