@@ -23,6 +23,8 @@ use crate::core::werewolf::{Ballot, Channel, Event, Request, TalkKind};
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub utc: DateTime<Utc>,
+    /// Milliseconds since the game's start.
+    pub mono_ms: u64,
     pub kind: String,
     pub body: Value,
 }
@@ -77,6 +79,7 @@ pub fn read_log(path: &Path) -> std::io::Result<Vec<Entry>> {
         };
         out.push(Entry {
             utc: utc.with_timezone(&Utc),
+            mono_ms: v["mono_ms"].as_u64().unwrap_or(0),
             kind: v["kind"].as_str().unwrap_or("").to_string(),
             body: v["body"].clone(),
         });
@@ -104,6 +107,11 @@ pub fn next_reveal(entries: &[Entry], now: DateTime<Utc>, delay: Duration) -> Op
 
 /// What the audience sees of `entries` at `now`, `delay` behind the table.
 pub fn audience(entries: &[Entry], now: DateTime<Utc>, delay: Duration) -> Audience {
+    seen(entries, now, delay, false)
+}
+
+/// What the table shows: to the audience (`all` false), or everything to the game master.
+fn seen(entries: &[Entry], now: DateTime<Utc>, delay: Duration, all: bool) -> Audience {
     let d = chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::zero());
     let shown = entries.iter().take_while(|e| e.utc + d <= now).count();
     let mut a = Audience {
@@ -131,7 +139,8 @@ pub fn audience(entries: &[Entry], now: DateTime<Utc>, delay: Duration) -> Audie
         .iter()
         .filter_map(|e| Event::from_entry(&e.kind, &e.body).ok())
         .collect();
-    let over = events.iter().any(|e| matches!(e, Event::GameEnded { .. }));
+    // Once the game is over (or for the game master) nothing is hidden.
+    let over = all || events.iter().any(|e| matches!(e, Event::GameEnded { .. }));
     let mut roles: Vec<Option<String>> = vec![None; a.seats.len()];
     let name = |a: &Audience, i: usize| {
         a.seats
@@ -363,6 +372,16 @@ fn game_to_follow(dir: &Path, only: Option<u32>) -> Option<u32> {
 /// Follow the werewolf game `only` (or the latest, then the next ones) of match folder `dir`
 /// until `q`, `delay` behind the table.
 pub fn run(dir: &Path, only: Option<u32>, delay: Duration) -> std::io::Result<()> {
+    follow(dir, only, delay, false)
+}
+
+/// The game master's screen of game `only` (or the latest, then the next ones): read-only,
+/// nothing hidden, no delay.
+pub fn run_master(dir: &Path, only: Option<u32>) -> std::io::Result<()> {
+    follow(dir, only, Duration::ZERO, true)
+}
+
+fn follow(dir: &Path, only: Option<u32>, delay: Duration, gm: bool) -> std::io::Result<()> {
     use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
     use std::io::IsTerminal;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
@@ -405,7 +424,11 @@ pub fn run(dir: &Path, only: Option<u32>, delay: Duration) -> std::io::Result<()
             }
             terminal.draw(|f| {
                 let area = f.area();
-                render(&a, area, f.buffer_mut());
+                if gm {
+                    render_master(&master(&entries, now), area, f.buffer_mut());
+                } else {
+                    render(&a, area, f.buffer_mut());
+                }
             })?;
             let mut wait = Duration::from_millis(200);
             if let Some(d) = next_reveal(&entries, now, delay) {
@@ -429,4 +452,239 @@ pub fn run(dir: &Path, only: Option<u32>, delay: Duration) -> std::io::Result<()
     })();
     let restored = ratatui::try_restore();
     result.and(restored)
+}
+
+/// The game master's screen: every seat with its role and connection, the request awaited and
+/// its deadline, each incident as it happens, and the talk (whispers included).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Master {
+    pub table: Audience,
+    /// Per seat: `connected`, `closed`, `in error`.
+    pub conn: Vec<&'static str>,
+    /// The awaited answer: who, what, due at (ms of game time).
+    pub pending: Option<(String, String, Option<u64>)>,
+    /// Game time now (ms): the last entry's plus the wall time since it was written.
+    pub game_ms: u64,
+    pub incidents: Vec<String>,
+    pub paused: bool,
+}
+
+/// What the game master sees of `entries` at `now` (no delay, nothing hidden).
+pub fn master(entries: &[Entry], now: DateTime<Utc>) -> Master {
+    let entries = &entries[..entries.iter().take_while(|e| e.utc <= now).count()];
+    let table = seen(entries, now, Duration::ZERO, true);
+    let mut m = Master {
+        conn: vec!["connected"; table.seats.len()],
+        ..Master::default()
+    };
+    let name = |i: usize| {
+        table
+            .seats
+            .get(i)
+            .map(|s| s.name.clone())
+            .unwrap_or_else(|| format!("seat {i}"))
+    };
+    // Game time runs on from the last entry until the game is over.
+    if let Some(last) = entries.last() {
+        let since = (now - last.utc).num_milliseconds().max(0);
+        let running = if table.ended.is_some() { 0 } else { since };
+        m.game_ms = last.mono_ms + u64::try_from(running).unwrap_or(0);
+    }
+    for (i, e) in entries.iter().enumerate().skip(1) {
+        let Ok(ev) = Event::from_entry(&e.kind, &e.body) else {
+            continue;
+        };
+        let at = format!("#{i} {:.1}s", e.mono_ms as f64 / 1000.0);
+        let mut incident = |t: String| m.incidents.push(format!("{at} {t}"));
+        match &ev {
+            Event::Sent {
+                seat,
+                request,
+                deadline_ms: Some(d),
+                ..
+            } => m.pending = Some((name(*seat), request.name().to_string(), Some(*d))),
+            Event::FrameReceived {
+                seat,
+                verdict,
+                text,
+                request,
+                ..
+            } => {
+                if request.is_some() {
+                    m.pending = None;
+                }
+                if *verdict != crate::core::werewolf::Verdict::OnTime {
+                    incident(format!("{} {verdict:?}: {text:?}", name(*seat)));
+                }
+            }
+            Event::TimedOut {
+                seat,
+                request,
+                stage,
+                ..
+            } => incident(format!(
+                "{} timed out on {} ({stage:?})",
+                name(*seat),
+                request.name()
+            )),
+            Event::BinaryFrame { seat, len, .. } => {
+                incident(format!("{} sent a binary frame ({len} bytes)", name(*seat)))
+            }
+            Event::OversizeFrame { seat, len, .. } => incident(format!(
+                "{} sent an oversize frame ({len} bytes)",
+                name(*seat)
+            )),
+            Event::ConnectionClosed { seat, .. } => {
+                if let Some(c) = m.conn.get_mut(*seat) {
+                    *c = "closed";
+                }
+                incident(format!("{} closed its connection", name(*seat)));
+            }
+            Event::Reconnected { seat, .. } => {
+                if let Some(c) = m.conn.get_mut(*seat) {
+                    *c = "connected";
+                }
+                incident(format!("{} reconnected", name(*seat)));
+            }
+            Event::SeatInError { seat, reason } => {
+                if let Some(c) = m.conn.get_mut(*seat) {
+                    *c = "in error";
+                }
+                incident(format!("{} in error: {reason}", name(*seat)));
+            }
+            Event::TalkCut {
+                seat,
+                base,
+                mention,
+                ..
+            } => incident(format!("{} cut ({base} + {mention} counted)", name(*seat))),
+            Event::TalkReplaced {
+                seat, raw, text, ..
+            } => incident(format!("{} {raw:?} taken as {text}", name(*seat))),
+            Event::TargetInvalid {
+                seat,
+                answer,
+                reason,
+                ..
+            } => incident(format!(
+                "{} invalid target {answer:?}: {reason:?}",
+                name(*seat)
+            )),
+            Event::Paused { reason, .. } => {
+                m.paused = true;
+                incident(format!("paused by the arbiter: {reason}"));
+            }
+            Event::Resumed { .. } => {
+                m.paused = false;
+                incident("resumed".into());
+            }
+            Event::Noted { text, .. } => incident(format!("note: {text}")),
+            Event::Ejected { seat, reason, .. } => {
+                incident(format!("{} ejected: {reason}", name(*seat)))
+            }
+            Event::Readmitted { seat, .. } => incident(format!("{} readmitted", name(*seat))),
+            Event::Ruled { reason, .. } => incident(format!("ended by the arbiter: {reason}")),
+            Event::Restarted { .. } => incident("the server restarted".into()),
+            Event::GameEnded { .. } => m.pending = None,
+            _ => {}
+        }
+    }
+    m.table = table;
+    m
+}
+
+/// Draw the game master's screen.
+pub fn render_master(m: &Master, area: Rect, buf: &mut Buffer) {
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    let rev = Style::default().add_modifier(Modifier::REVERSED);
+    let a = &m.table;
+    let [title, middle, wait, foot] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(6),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let mut head = vec![
+        Span::styled(" Game master ", rev),
+        Span::raw(format!(
+            " {} · day {} · game time {:.1} s",
+            a.game_id,
+            a.day,
+            m.game_ms as f64 / 1000.0
+        )),
+    ];
+    if m.paused {
+        head.push(Span::styled(" · PAUSED", bold));
+    }
+    if let Some(e) = &a.ended {
+        head.push(Span::styled(format!(" · over: {e}"), bold));
+    }
+    Paragraph::new(Line::from(head)).render(title, buf);
+    let side = if area.width >= 100 { 40 } else { 30 };
+    let [left, right] =
+        Layout::horizontal([Constraint::Length(side), Constraint::Min(20)]).areas(middle);
+    let rows: Vec<Line> = a
+        .seats
+        .iter()
+        .zip(&m.conn)
+        .map(|(s, c)| {
+            Line::raw(format!(
+                "{} {} {} ({}{}) {c}",
+                if s.alive { " " } else { "✝" },
+                s.name,
+                s.role.as_deref().unwrap_or("?"),
+                s.player,
+                if s.human { ", human" } else { "" }
+            ))
+        })
+        .collect();
+    Paragraph::new(rows)
+        .wrap(Wrap { trim: false })
+        .block(Block::default().borders(Borders::RIGHT).title("Seats"))
+        .render(left, buf);
+    let inner = Rect {
+        x: right.x + 1,
+        width: right.width.saturating_sub(1),
+        ..right
+    };
+    let [inc, talk] =
+        Layout::vertical([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(inner);
+    let tail = |title: &str, lines: &[String], r: Rect, buf: &mut Buffer| {
+        Line::styled(title.to_string(), bold).render(Rect { height: 1, ..r }, buf);
+        let para = Paragraph::new(
+            lines
+                .iter()
+                .map(|l| Line::raw(l.clone()))
+                .collect::<Vec<_>>(),
+        )
+        .wrap(Wrap { trim: false });
+        let total = u16::try_from(para.line_count(r.width)).unwrap_or(u16::MAX);
+        let body = r.height.saturating_sub(1);
+        para.scroll((total.saturating_sub(body), 0)).render(
+            Rect {
+                y: r.y + 1,
+                height: body,
+                ..r
+            },
+            buf,
+        );
+    };
+    tail("Incidents", &m.incidents, inc, buf);
+    tail("Table", &a.lines, talk, buf);
+    let w = match &m.pending {
+        Some((who, what, Some(d))) => format!(
+            "awaiting {who}: {what}, due at {:.1} s ({:+.1} s)",
+            *d as f64 / 1000.0,
+            (*d as f64 - m.game_ms as f64) / 1000.0
+        ),
+        Some((who, what, None)) => format!("awaiting {who}: {what}"),
+        None => "no answer awaited".into(),
+    };
+    Paragraph::new(Line::styled(w, bold)).render(wait, buf);
+    Paragraph::new(Line::from(vec![
+        Span::styled("q quit", bold),
+        Span::raw("  · acts: serve --control (pause, resume, note, eject, readmit, end)"),
+    ]))
+    .render(foot, buf);
 }

@@ -659,3 +659,39 @@ fn werewolf_seat_connects_only_to_the_table_and_the_display_nowhere() {
         );
     }
 }
+
+#[test]
+fn werewolf_master_screens_show_every_role_and_the_awaited_request() {
+    use arbiter::display::werewolf::{master, render_master};
+    let es = recorded();
+    // While the human's first talk is awaited (a second after the request went out).
+    let sent = es
+        .iter()
+        .find(|e| e.kind == "sent" && e.body["seat"] == 0 && e.body["request"] == "TALK")
+        .unwrap();
+    let now = sent.utc + chrono::Duration::seconds(1);
+    let m = master(&es, now);
+    assert!(m.table.ended.is_none());
+    assert!(
+        m.table.seats.iter().all(|s| s.role.is_some()),
+        "the game master sees every role"
+    );
+    let (who, what, due) = m.pending.clone().unwrap();
+    assert_eq!((who.as_str(), what.as_str()), ("Dave", "TALK"));
+    assert_eq!(due, sent.body["deadline_ms"].as_u64());
+    assert_eq!(m.game_ms, sent.mono_ms + 1000);
+    for (w, h) in [(120, 40), (80, 24)] {
+        let s = draw(w, h, |area, b| render_master(&m, area, b));
+        insta::assert_snapshot!(format!("werewolf_master_during_{w}x{h}"), s);
+    }
+    // At the end: the incidents of the human's timeouts, nothing awaited, the clock stopped.
+    let end = es.last().unwrap();
+    let m = master(&es, end.utc + chrono::Duration::seconds(60));
+    assert!(m.pending.is_none());
+    assert_eq!(m.game_ms, end.mono_ms);
+    assert!(
+        m.incidents
+            .iter()
+            .any(|i| i.contains("Dave timed out on TALK"))
+    );
+}
