@@ -192,6 +192,7 @@ pub fn run(url: &str, name: &str, token: Option<&str>) -> Result<(), SeatError> 
     let result = (|| -> Result<(), SeatError> {
         let mut open = true;
         let mut last_asked = None;
+        let mut retry_at: Option<Instant> = None;
         loop {
             let now = || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
             // Every frame waiting on the socket.
@@ -218,9 +219,32 @@ pub fn run(url: &str, name: &str, token: Option<&str>) -> Result<(), SeatError> 
                     },
                 };
                 for o in out {
-                    if let Out::Send(t) = o {
-                        ws.send(Message::text(t))
-                            .map_err(|e| SeatError::Lost(e.to_string()))?;
+                    if let Out::Send(t) = o
+                        && let Err(e) = ws.send(Message::text(t))
+                    {
+                        open = false;
+                        m.note = format!("the connection to the table broke: {e}");
+                    }
+                }
+            }
+            // Lost before the game's end (the table restarted, say): connect again by the
+            // same name, once a second; the table gives the game so far and what it awaits.
+            if !open && !m.finished && retry_at.is_none_or(|t| Instant::now() >= t) {
+                if m.pending.take().is_some() {
+                    m.note = format!("{} (the request is lost with it)", m.note);
+                }
+                match request(url, token)
+                    .and_then(|(req, addr)| connect_to(url, req, &addr, Duration::from_millis(20)))
+                {
+                    Ok(again) => {
+                        ws = again;
+                        open = true;
+                        retry_at = None;
+                        m.note = "connected again: the table goes on with the game".into();
+                    }
+                    Err(e) => {
+                        retry_at = Some(Instant::now() + Duration::from_secs(1));
+                        m.note = format!("connection lost; trying again every second: {e}");
                     }
                 }
             }
@@ -257,9 +281,14 @@ pub fn run(url: &str, name: &str, token: Option<&str>) -> Result<(), SeatError> 
                         for o in m.key(k) {
                             match o {
                                 Out::Quit => return Ok(()),
-                                Out::Send(t) if open => ws
-                                    .send(Message::text(t))
-                                    .map_err(|e| SeatError::Lost(e.to_string()))?,
+                                Out::Send(t) if open => {
+                                    if let Err(e) = ws.send(Message::text(t)) {
+                                        open = false;
+                                        m.note = format!(
+                                            "not sent: the connection to the table broke: {e}"
+                                        );
+                                    }
+                                }
                                 Out::Send(_) => {
                                     m.note = "not sent: the connection is closed".into();
                                 }

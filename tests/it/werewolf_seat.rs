@@ -695,3 +695,104 @@ fn werewolf_master_screens_show_every_role_and_the_awaited_request() {
             .any(|i| i.contains("Dave timed out on TALK"))
     );
 }
+
+/// Start `arbiter serve --games 1` on `listen`; its URL.
+fn start_serve(m: &Path, listen: &str) -> (Child, String) {
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["serve", "--match"])
+        .arg(m)
+        .args(["--rules", PROFILE, "--listen", listen, "--games", "1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let first = BufReader::new(serve.stdout.take().unwrap())
+        .lines()
+        .next()
+        .unwrap()
+        .unwrap();
+    let url = first.strip_prefix("listening on ").unwrap().to_string();
+    (serve, url)
+}
+
+#[test]
+fn werewolf_seat_connects_again_when_the_table_restarts() {
+    if !ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let mut reap = Reap(Vec::new());
+    let (serve, url) = start_serve(&m, "127.0.0.1:0");
+    reap.0.push(serve);
+    let seat = Tmux::start_shell(
+        "ww-seat-again",
+        &format!("LANG=C.UTF-8 exec {{arbiter}} seat --connect {url} --team human"),
+        tmp.path(),
+        80,
+        24,
+    );
+    seat.wait_for("answered NAME as human1", Duration::from_secs(20));
+    for i in 1..=4 {
+        reap.0.push(
+            Command::new("python3")
+                .arg(SEAT)
+                .args([
+                    "--url",
+                    &url,
+                    "--name",
+                    &format!("bot{i}"),
+                    "--fault",
+                    "reconnect",
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+    }
+    // The table awaits the human's first answer: the server is killed and started again.
+    seat.wait_for("request 1: the table asks you", Duration::from_secs(20));
+    reap.0[0].kill().unwrap();
+    reap.0[0].wait().unwrap();
+    seat.wait_for("connection lost", Duration::from_secs(10));
+    let listen = url
+        .trim_start_matches("ws://")
+        .trim_end_matches("/ws")
+        .to_string();
+    let (again, _) = start_serve(&m, &listen);
+    reap.0.push(again);
+    let mut done = 1;
+    let until = Instant::now() + Duration::from_secs(120);
+    loop {
+        assert!(Instant::now() < until, "the game did not end within 120 s");
+        let s = seat.screen();
+        if s.contains("The game is over.") {
+            break;
+        }
+        if let Some((n, ask)) = asked(&s).filter(|(n, _)| *n > done) {
+            done = n;
+            seat.keys(&[if ask == "TALK" || ask == "WHISPER" {
+                "F6"
+            } else {
+                "Enter"
+            }]);
+        }
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let es = entries(&m);
+    let h = es[0]["body"]["table"]["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|s| s["name"] == "human1")
+        .unwrap() as u64;
+    assert!(
+        es.iter()
+            .any(|e| e["kind"] == "reconnected" && e["body"]["seat"] == h),
+        "the human's seat is not recorded as reconnected"
+    );
+    assert_eq!(es.last().unwrap()["kind"], "game_ended");
+}
