@@ -40,6 +40,7 @@ pub mod postgame; // SHELL: rule 13 archive into the game log, PGN export
 pub mod relay; // SHELL: the live relay: a PGN file of the match so far for broadcasters
 pub mod report; // PURE: committee report (HTML/SVG/Markdown), PGN
 pub mod report_io; // SHELL: reads the log and the verifier's verdict for the report, writes it 0600
+pub mod seat; // SHELL: `arbiter seat`, a human's seat at a werewolf table (the one outbound connection)
 pub mod session; // SHELL: now -> decide -> append -> evolve; script runner
 pub mod sign; // SHELL: arbiter keys, OpenSSH SSHSIG checkpoints
 pub mod table; // SHELL: `arbiter serve`: the werewolf table's WebSocket server and game loop

@@ -17,13 +17,37 @@ pub struct DisplayArgs {
     /// Also keep this PGN file up to date, as `arbiter relay --out FILE` does.
     #[arg(long, value_name = "FILE")]
     pub relay: Option<PathBuf>,
-    /// The relay's delay in seconds (with --relay).
-    #[arg(long, value_name = "SECONDS", default_value_t = 0, requires = "relay")]
+    /// The delay in seconds: the relay's (chess, with --relay), or the audience's screen's on
+    /// an AI Werewolf game (nothing appears before its time plus the delay).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0)]
     pub delay: u64,
 }
 
 pub fn run(a: &DisplayArgs) -> Result<Exit, Error> {
     super::relay::match_folder(&a.m.dir)?;
+    let latest = a
+        .game
+        .or_else(|| crate::layout::games(&a.m.dir).last().copied());
+    if let Some(n) = latest
+        && crate::report_io::is_werewolf_game(&a.m.dir, n)
+    {
+        if a.relay.is_some() {
+            return Err(Error::bad_input(format!(
+                "--relay writes a chess PGN; game {n} is an AI Werewolf game"
+            )));
+        }
+        let delay = std::time::Duration::from_secs(a.delay);
+        return match crate::display::werewolf::run(&a.m.dir, a.game, delay) {
+            Ok(()) => Ok(Exit::Ok),
+            Err(e) if e.kind() == std::io::ErrorKind::Other => Err(Error::bad_input(e.to_string())),
+            Err(e) => Err(Error::write_failed(format!("terminal: {e}"))),
+        };
+    }
+    if a.delay > 0 && a.relay.is_none() {
+        return Err(Error::bad_input(
+            "--delay on a chess or shogi match is the relay's (give --relay FILE); the board's display shows the game live",
+        ));
+    }
     let relay = match &a.relay {
         Some(out) => Some(relay_for(&a.m, out, a.delay)?),
         None => None,

@@ -38,6 +38,7 @@ pub mod relay;
 pub mod report;
 pub mod rules;
 pub mod script;
+pub mod seat;
 pub mod serve;
 pub mod status;
 pub mod verify;
@@ -108,6 +109,8 @@ pub enum Command {
     Relay(relay::RelayArgs),
     /// The AI Werewolf game server: seats connect over WebSocket, every game is a signed log.
     Serve(serve::ServeArgs),
+    /// A human's seat at an AI Werewolf table: a terminal client of the contest's protocol.
+    Seat(seat::SeatArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -261,6 +264,7 @@ pub fn run(cli: Cli) -> Result<Exit, Error> {
         Command::Display(a) => display::run(&a),
         Command::Relay(a) => relay::run(&a),
         Command::Serve(a) => serve::run(&a),
+        Command::Seat(a) => seat::run(&a),
     }
 }
 

@@ -43,6 +43,18 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     let recovered = tui::terminal::recover();
     // No terminal: say so before anything is opened or written (and print no escape sequence).
     tui::terminal::require().map_err(Error::bad_input)?;
+    // A werewolf match: the game master's screen (read-only; the acts go to serve --control).
+    let latest = a
+        .game
+        .or_else(|| crate::layout::games(&a.m.dir).last().copied());
+    if let Some(n) = latest
+        && crate::report_io::is_werewolf_game(&a.m.dir, n)
+    {
+        return match crate::display::werewolf::run_master(&a.m.dir, a.game) {
+            Ok(()) => Ok(Exit::Ok),
+            Err(e) => Err(Error::write_failed(format!("terminal: {e}"))),
+        };
+    }
     let press_keys = tui::keys::PressKeys {
         human: tui::keys::parse_press_key(&a.human_key)
             .map_err(|e| Error::bad_input(format!("--human-key: {e}")))?,

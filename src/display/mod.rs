@@ -12,6 +12,7 @@
 //! the "this move" row and writes only the cells that changed; the folder is looked at when it
 //! changes (or at the safety poll), not at every tick.
 pub mod screen;
+pub mod werewolf;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -48,9 +48,16 @@ pub struct Joined {
     /// The name without its trailing digits.
     pub team: String,
     pub peer: String,
+    /// The connection said a human plays it (`arbiter seat` asks with [`HUMAN_QUERY`]; the
+    /// official server ignores the parameter).
+    pub human: bool,
     pub at: Instant,
     pub writer: SeatWriter,
 }
+
+/// The query parameter the kit's own terminal client (`arbiter seat`) adds to the table's URL:
+/// the seat is a human's, and line 0 records it (`human: true`).
+pub const HUMAN_QUERY: (&str, &str) = ("client", "arbiter-seat");
 
 /// A connection refused at the door, with why.
 #[derive(Debug, Clone)]
@@ -182,6 +189,16 @@ pub const LINGER: Duration = Duration::from_secs(5);
 #[derive(Debug, Default)]
 struct Asked {
     token: Option<String>,
+    human: bool,
+}
+
+/// Whether the request's query carries [`HUMAN_QUERY`].
+fn human_of(req: &Request) -> bool {
+    req.uri().query().is_some_and(|q| {
+        q.split('&')
+            .filter_map(|kv| kv.split_once('='))
+            .any(|(k, v)| (k, v) == HUMAN_QUERY)
+    })
 }
 
 /// The token of `?token=` (percent-decoded), else of `Authorization: Bearer`.
@@ -276,6 +293,7 @@ fn welcome(conn: u64, stream: TcpStream, cfg: &DoorConfig, tx: &Sender<Msg>) {
             return Err(r);
         }
         asked.token = token_of(req);
+        asked.human = human_of(req);
         Ok(resp)
     };
     let mut ws = match tungstenite::accept_hdr_with_config(duplex, callback, Some(cfg.ws_config()))
@@ -344,6 +362,7 @@ fn welcome(conn: u64, stream: TcpStream, cfg: &DoorConfig, tx: &Sender<Msg>) {
         name,
         team,
         peer: peer.clone(),
+        human: asked.human,
         at: Instant::now(),
         writer,
     };

@@ -349,7 +349,7 @@ fn play_new(
         .map(|(j, _)| SeatSpec {
             name: j.name.clone(),
             team: j.team.clone(),
-            human: false,
+            human: j.human,
         })
         .collect();
     let peers: Vec<String> = group.iter().map(|(j, _)| j.peer.clone()).collect();

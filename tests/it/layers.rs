@@ -311,16 +311,32 @@ fn layers_the_table_uses_core_log_and_journal_never_the_tui_or_the_cli() {
 }
 
 #[test]
-fn layers_only_the_table_opens_sockets() {
+fn layers_only_the_table_and_the_seat_open_sockets() {
     let elsewhere: Vec<Source> = sources("src")
         .into_iter()
-        .filter(|(p, _)| !p.starts_with("src/table/") && p != "src/cli/serve.rs")
+        .filter(|(p, _)| {
+            !p.starts_with("src/table/") && !p.starts_with("src/seat/") && p != "src/cli/serve.rs"
+        })
         .collect();
     assert_none(
-        "only src/table (behind `arbiter serve`) opens a socket",
+        "only src/table (behind `arbiter serve`, which listens) and src/seat (behind `arbiter seat`, the one outbound connection) open a socket",
         lines_with(&elsewhere, &SOCKETS),
     );
     assert!(!lines_with(&sources("src/table"), &SOCKETS).is_empty());
+    assert!(!lines_with(&sources("src/seat"), &SOCKETS).is_empty());
+    // The seat's model and view are pure: only its shell (mod.rs) touches the socket.
+    let seat_pure: Vec<Source> = sources("src/seat")
+        .into_iter()
+        .filter(|(p, _)| p != "src/seat/mod.rs")
+        .collect();
+    assert_none(
+        "the seat's model and view open no socket",
+        lines_with(&seat_pure, &SOCKETS),
+    );
+    assert_none(
+        "the seat's model and view read no clock",
+        lines_with(&seat_pure, &["Instant", "SystemTime", "Utc::now"]),
+    );
 }
 
 /// Every source file outside the CLI layer (`src/cli/` and `src/main.rs`).

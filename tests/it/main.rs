@@ -87,6 +87,7 @@ mod werewolf_after; // a werewolf game after the game: verify re-runs it, status
 mod werewolf_faults; // the referee's verdicts at a werewolf table: late, probe, unsolicited, binary, oversize, closed, arbiter acts
 mod werewolf_regulation; // the AI Werewolf regulation and the official server's behaviour, one test each
 mod werewolf_replay; // a werewolf game re-run from its events; the length counter against real talk
+mod werewolf_seat; // a human's seat (arbiter seat in tmux) among Python seats; the audience's display; their screens
 mod werewolf_support; // a werewolf table driven through decide/evolve
 mod witness; // issue 11: demo key, pinned trust, rollback, rename, never overwrite, notes
 mod witness_attacks;
