@@ -1,4 +1,4 @@
-//! Durable append per event: `arbiter::journal::Journal::append` (encode, check, write,
+//! Durable append per event: `arbiter::record::journal::Journal::append` (encode, check, write,
 //! fdatasync) against what a user would otherwise pick, in the same run:
 //!
 //! - SQLite (rusqlite, bundled), WAL, `synchronous=FULL`, one row (one autocommit transaction)
@@ -17,8 +17,8 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use arbiter::journal::Journal;
 use arbiter::log::{self, NewEntry, ZERO_HASH};
+use arbiter::record::journal::Journal;
 use support::*;
 
 /// Ours: create the log with line 0, then time `entries.len()` appends. Seconds per event.

@@ -1,4 +1,4 @@
-//! Archive hashing: `arbiter::archive::hash_file` (streaming SHA-256, 1 MiB reads, no progress
+//! Archive hashing: `arbiter::after::archive::hash_file` (streaming SHA-256, 1 MiB reads, no progress
 //! bar) of a large file against `openssl dgst -sha256` and `sha256sum` of the same file, in the
 //! same run.
 //!
@@ -49,7 +49,7 @@ fn input(mib: u64) -> PathBuf {
 
 fn ours(path: &Path) -> (f64, String) {
     let t = Instant::now();
-    let (hex, _) = arbiter::archive::hash_file(path, false).unwrap();
+    let (hex, _) = arbiter::after::archive::hash_file(path, false).unwrap();
     (t.elapsed().as_secs_f64(), hex)
 }
 

@@ -20,8 +20,8 @@
 //!
 //! "open" is opening the existing game as `arbiter script` and `arbiter play` do before their
 //! first command, run in a child process of this benchmark (`memory --open-game DIR
-//! keep|stream`): `stream` is `arbiter::matchdir::open_game_with` (the log replayed as it is
-//! read); `keep` is `arbiter::tui::open_session`, as `arbiter play`: the Board UI keeps the latest
+//! keep|stream`): `stream` is `arbiter::board::matchdir::open_game_with` (the log replayed as it is
+//! read); `keep` is `arbiter::board::tui::open_session`, as `arbiter play`: the Board UI keeps the latest
 //! entries for its log page and folds the move list's times and the alarms from every entry.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -72,7 +72,7 @@ fn generated(n: usize) -> PathBuf {
                 .join("bench-tmp")
         });
     let dir = base.join(format!("memory-{n}"));
-    let path = arbiter::layout::log_path(&dir, 1);
+    let path = arbiter::record::layout::log_path(&dir, 1);
     let ready = dir.join(".generated");
     if ready.exists() {
         return dir;
@@ -82,9 +82,10 @@ fn generated(n: usize) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     let d = dir.display().to_string();
     run_ok(&["keygen", "--match", &d, "--no-passphrase"]);
-    let key = arbiter::sign::load_key(&arbiter::layout::arbiter_key(&dir), None).unwrap();
-    let fp = arbiter::sign::fingerprint(key.public_key());
-    let match_id = arbiter::layout::match_id(&dir);
+    let key =
+        arbiter::record::sign::load_key(&arbiter::record::layout::arbiter_key(&dir), None).unwrap();
+    let fp = arbiter::record::sign::fingerprint(key.public_key());
+    let match_id = arbiter::record::layout::match_id(&dir);
     let events = game_events_of(&match_id, &fp, n, 10);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let mut w = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
@@ -244,22 +245,23 @@ fn commands(dir: &Path, n: usize, scratch: &Path) -> Vec<Cmd> {
 
 fn open_game_child(dir: &str, keep: bool) {
     let rules = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(RULES);
-    let key = arbiter::sign::KeySource {
+    let key = arbiter::record::sign::KeySource {
         file: None,
         passphrase_env: None,
     };
     if keep {
         // What `arbiter play` does before its first frame: the session and the Board UI's state
         // (the latest entries kept, the move list's times and the alarms folded from all).
-        let (session, _, _, ui) = arbiter::tui::open_session(&arbiter::tui::PlaySetup {
-            match_dir: Path::new(dir),
-            game: Some(1),
-            rules: Some(&rules),
-            key: &key,
-            declarations: None,
-            demo: false,
-        })
-        .unwrap_or_else(|e| panic!("open {dir}: {e}"));
+        let (session, _, _, ui) =
+            arbiter::board::tui::open_session(&arbiter::board::tui::PlaySetup {
+                match_dir: Path::new(dir),
+                game: Some(1),
+                rules: Some(&rules),
+                key: &key,
+                declarations: None,
+                demo: false,
+            })
+            .unwrap_or_else(|e| panic!("open {dir}: {e}"));
         println!(
             "opened: {} entries, {} events kept from #{}",
             session.storage.len(),
@@ -268,8 +270,9 @@ fn open_game_child(dir: &str, keep: bool) {
         );
         return;
     }
-    let o = arbiter::matchdir::open_game_with(Path::new(dir), Some(1), Some(&rules), &key, keep)
-        .unwrap_or_else(|e| panic!("open {dir}: {e}"));
+    let o =
+        arbiter::board::matchdir::open_game_with(Path::new(dir), Some(1), Some(&rules), &key, keep)
+            .unwrap_or_else(|e| panic!("open {dir}: {e}"));
     println!(
         "opened: {} entries, {} events kept",
         o.session.storage.len(),
@@ -296,7 +299,7 @@ fn main() {
         println!(
             "   {}: {:.1} MB log",
             d.display(),
-            std::fs::metadata(arbiter::layout::log_path(d, 1))
+            std::fs::metadata(arbiter::record::layout::log_path(d, 1))
                 .unwrap()
                 .len() as f64
                 / 1e6

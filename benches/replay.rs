@@ -80,7 +80,7 @@ fn main() {
         strict.push(t);
 
         let (t, g) = timed(|| {
-            let (_, evs) = arbiter::matchdir::read_game(&path).unwrap();
+            let (_, evs) = arbiter::board::matchdir::read_game(&path).unwrap();
             Game::replay(evs.iter()).unwrap()
         });
         assert_eq!(g.board().fen(), expected.board().fen());

@@ -14,8 +14,8 @@ mod support;
 use std::path::Path;
 use std::time::Instant;
 
+use arbiter::board::session::{memory_session, run_script};
 use arbiter::core::script::parse_script;
-use arbiter::session::{memory_session, run_script};
 use support::*;
 
 fn script_text(lines: usize) -> String {

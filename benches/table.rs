@@ -159,12 +159,13 @@ fn main() {
     let per_game = env_u64("ARBITER_BENCH_TABLE_FSYNCS", 10) as usize;
     let dir = scratch("table");
     let m = dir.join("m");
-    let public = arbiter::sign::keygen(&m.join("keys").join("arbiter"), None, "bench").unwrap();
-    arbiter::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
-    let key = arbiter::sign::load_key(&m.join("keys").join("arbiter"), None).unwrap();
+    let public =
+        arbiter::record::sign::keygen(&m.join("keys").join("arbiter"), None, "bench").unwrap();
+    arbiter::record::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
+    let key = arbiter::record::sign::load_key(&m.join("keys").join("arbiter"), None).unwrap();
     let keyref = KeyRef {
         principal: "arbiter".into(),
-        fingerprint: arbiter::sign::fingerprint(key.public_key()),
+        fingerprint: arbiter::record::sign::fingerprint(key.public_key()),
         demo: false,
     };
     let (file, text) = arbiter::bundled::get("aiwolf-2025-13").unwrap();

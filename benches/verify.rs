@@ -8,7 +8,7 @@
 //! `arbiter verify --match DIR --game 1` (one pass over the log feeding every check: canonical
 //! lines, chain, Merkle root, checkpoint signature, seal, authorizations, index), its exit code
 //! checked, against `openssl dgst -sha256` of the same file: the target is a ratio >= 1.0 (issue
-//! 21). The inner `arbiter::verify::verify_game` ([`verify`]) and the bare chain check from the
+//! 21). The inner `arbiter::record::verify::verify_game` ([`verify`]) and the bare chain check from the
 //! log module ([`chain_check`]) are shown alongside. The match is made with `arbiter keygen` and
 //! closed by `arbiter checkpoint` (which signs the match index), as a real one.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -23,13 +23,13 @@ use sha2::{Digest, Sha256};
 use support::*;
 
 /// What the report calls the measured verifier.
-const MEASURED: &str = "arbiter::verify::verify_game (what `arbiter verify` runs per game)";
+const MEASURED: &str = "arbiter::record::verify::verify_game (what `arbiter verify` runs per game)";
 
 /// Verify game 1 of `match_dir`; the number of entries checked.
 fn verify(match_dir: &Path) -> usize {
     // The one line to switch: `return chain_check(match_dir);` measures the bare chain check.
-    let v = arbiter::verify::verify_game(match_dir, 1);
-    assert_eq!(v.status, arbiter::verify::Status::Ok, "{v:?}");
+    let v = arbiter::record::verify::verify_game(match_dir, 1);
+    assert_eq!(v.status, arbiter::record::verify::Status::Ok, "{v:?}");
     v.lines as usize
 }
 
@@ -161,9 +161,11 @@ fn generated(n: usize) -> PathBuf {
         std::fs::create_dir_all(&dir).unwrap();
         let d = dir.display().to_string();
         time_cmd(&bin(), &["keygen", "--match", &d, "--no-passphrase"]);
-        let key = arbiter::sign::load_key(&arbiter::layout::arbiter_key(&dir), None).unwrap();
-        let fp = arbiter::sign::fingerprint(key.public_key());
-        let match_id = arbiter::layout::match_id(&dir);
+        let key =
+            arbiter::record::sign::load_key(&arbiter::record::layout::arbiter_key(&dir), None)
+                .unwrap();
+        let fp = arbiter::record::sign::fingerprint(key.public_key());
+        let match_id = arbiter::record::layout::match_id(&dir);
         let events = game_events_of(&match_id, &fp, n, 10);
         let bytes = log_bytes(&events);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

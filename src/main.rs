@@ -10,7 +10,7 @@ use clap::error::ErrorKind;
 fn main() -> ExitCode {
     // First: no core file, no /proc/PID/mem or environ for the same account, before any key or
     // passphrase is read. A failure is caught again where a key would be decrypted (refused).
-    let _ = arbiter::sign::guard_process();
+    let _ = arbiter::record::sign::guard_process();
     let parsed = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => return usage(&e),

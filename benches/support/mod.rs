@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use arbiter::board::session::{Memory, Session, load_profile};
 use arbiter::core::command::parse;
 use arbiter::core::event::{Event, KeyRef};
 use arbiter::core::game::{Game, GameContext};
 use arbiter::core::{Ms, Side};
 use arbiter::log::codec::kind_and_body;
 use arbiter::log::{self, NewEntry, ZERO_HASH};
-use arbiter::session::{Memory, Session, load_profile};
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
 
 pub const RULES: &str = "rules/kasparov-deep-junior-2003.toml";

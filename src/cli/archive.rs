@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{KeyArgs, MatchArg};
-use crate::archive::ArchiveError;
+use crate::after::archive::ArchiveError;
+use crate::after::postgame::{HandedFiles, Handover, PostgameError, archive};
 use crate::error::{Error, Exit};
-use crate::postgame::{HandedFiles, Handover, PostgameError, archive};
 
 #[derive(Debug, Clone, Args)]
 pub struct ArchiveArgs {

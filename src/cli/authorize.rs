@@ -5,8 +5,8 @@ use chrono::Utc;
 use clap::Args;
 
 use super::{KeyArgs, MatchArg};
+use crate::board::matchdir::arbiter_key_for;
 use crate::error::{Error, Exit};
-use crate::matchdir::arbiter_key_for;
 
 #[derive(Debug, Clone, Args)]
 pub struct AuthorizeArgs {
@@ -33,14 +33,15 @@ pub fn run(a: &AuthorizeArgs) -> Result<Exit, Error> {
         ));
     }
     let (key, _) = arbiter_key_for(&a.key.source(), dir, Some(n)).map_err(Error::cannot_read)?;
-    let said = crate::witness::authorize_entry(dir, n, &key, a.entry, &a.reason, Utc::now())
-        .map_err(Error::refused)?;
+    let said =
+        crate::record::witness::authorize_entry(dir, n, &key, a.entry, &a.reason, Utc::now())
+            .map_err(Error::refused)?;
     outln!("{said}")?;
     // What was just recorded is covered by a signed checkpoint, so `verify` reads what this
     // command says.
-    let t =
-        crate::journal::tally(&crate::layout::log_path(dir, n)).map_err(super::journal_failure)?;
-    let p = crate::witness::sign_and_index_tally(dir, n, &t, &key, Utc::now())
+    let t = crate::record::journal::tally(&crate::record::layout::log_path(dir, n))
+        .map_err(super::journal_failure)?;
+    let p = crate::record::witness::sign_and_index_tally(dir, n, &t, &key, Utc::now())
         .map_err(Error::write_failed)?;
     outln!("checkpoint signed: {}", p.display())?;
     Ok(Exit::Ok)

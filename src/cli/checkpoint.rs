@@ -3,10 +3,10 @@ use chrono::Utc;
 use clap::Args;
 
 use super::{KeyArgs, MatchArg};
+use crate::board::matchdir::arbiter_key_for;
 use crate::error::{Error, Exit};
-use crate::journal::tally;
-use crate::layout;
-use crate::matchdir::arbiter_key_for;
+use crate::record::journal::tally;
+use crate::record::layout;
 
 #[derive(Debug, Clone, Args)]
 pub struct CheckpointArgs {
@@ -23,25 +23,25 @@ pub fn run(a: &CheckpointArgs) -> Result<Exit, Error> {
     let n = a.m.game_or_last(a.game)?;
     let (key, _) = arbiter_key_for(&a.key.source(), dir, Some(n)).map_err(Error::cannot_read)?;
     // Issue 19: a crashed session's unauthorized entries are authorized first (recorded, said).
-    if let Some(said) = crate::witness::authorize_crashed_session(dir, n, &key, Utc::now())
+    if let Some(said) = crate::record::witness::authorize_crashed_session(dir, n, &key, Utc::now())
         .map_err(Error::write_failed)?
     {
         super::warn(said);
     }
     // A game the match policy does not hold (its binding removed, another match's, its camps
     // left out) is never signed: the index would name it.
-    let refused = crate::witness::policy_refusals(dir, n);
+    let refused = crate::record::witness::policy_refusals(dir, n);
     if !refused.is_empty() {
         return Err(Error::refused(format!(
             "game {n} does not hold to the match policy ({}): {}; no checkpoint is signed",
-            crate::witness::policy_path(dir).display(),
+            crate::record::witness::policy_path(dir).display(),
             refused.join("; ")
         )));
     }
     let t = tally(&layout::log_path(dir, n)).map_err(super::journal_failure)?;
     // Issue 19: never sign entries the kit did not write in a session of this key.
-    if let Some((b, listed)) =
-        crate::witness::binding_on_disk(dir, n, key.public_key()).map_err(super::journal_failure)?
+    if let Some((b, listed)) = crate::record::witness::binding_on_disk(dir, n, key.public_key())
+        .map_err(super::journal_failure)?
         && b.foreign() > 0
     {
         return Err(Error::refused(format!(
@@ -57,7 +57,7 @@ pub fn run(a: &CheckpointArgs) -> Result<Exit, Error> {
             dir.display()
         )));
     }
-    let p = crate::witness::sign_and_index_tally(dir, n, &t, &key, Utc::now())
+    let p = crate::record::witness::sign_and_index_tally(dir, n, &t, &key, Utc::now())
         .map_err(Error::write_failed)?;
     outln!("{}", p.display())?;
     Ok(Exit::Ok)

@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::MatchArg;
 use crate::error::{Error, Exit};
-use crate::witness::{
+use crate::record::witness::{
     CosignSource, DeclarationAct, camp_declaration, countersign_checkpoint, countersign_index,
 };
 
@@ -102,7 +102,7 @@ pub fn run(a: &CountersignArgs) -> Result<Exit, Error> {
     // correction and ruling since its last countersignature).
     let size = a
         .checkpoint
-        .or_else(|| crate::witness::latest_checkpoint(&a.m.dir, game).map(|c| c.size));
+        .or_else(|| crate::record::witness::latest_checkpoint(&a.m.dir, game).map(|c| c.size));
     if let Some(size) = size {
         for line in what_is_signed(&a.m.dir, game, size, &a.camp) {
             outln!("{line}")?;
@@ -124,8 +124,8 @@ pub fn run(a: &CountersignArgs) -> Result<Exit, Error> {
 /// the log cannot be read (the countersignature's own checks then say why).
 pub fn what_is_signed(dir: &std::path::Path, game: u32, size: u64, camp: &str) -> Vec<String> {
     use crate::core::Side;
-    let log = crate::layout::log_path(dir, game);
-    let cps = crate::layout::checkpoints_dir(dir, game);
+    let log = crate::record::layout::log_path(dir, game);
+    let cps = crate::record::layout::checkpoints_dir(dir, game);
     let since = std::fs::read_dir(&cps)
         .into_iter()
         .flatten()
@@ -139,14 +139,14 @@ pub fn what_is_signed(dir: &std::path::Path, game: u32, size: u64, camp: &str) -
     let mut events = Vec::new();
     let mut acts = Vec::new();
     let mut last_at = 0;
-    let read = crate::journal::for_each_entry(&log, |e| {
+    let read = crate::record::journal::for_each_entry(&log, |e| {
         if e.seq >= size {
             return false;
         }
         if e.seq >= since.unwrap_or(1)
             && e.seq > 0
             && (e.actor == "arbiter" || e.actor == "committee")
-            && !crate::witness::WITNESS_NEUTRAL.contains(&e.kind.as_str())
+            && !crate::record::witness::WITNESS_NEUTRAL.contains(&e.kind.as_str())
         {
             acts.push(format!(
                 "  #{} {} (clause {}) {}",

@@ -27,9 +27,9 @@ pub fn run(a: &DisplayArgs) -> Result<Exit, Error> {
     super::relay::match_folder(&a.m.dir)?;
     let latest = a
         .game
-        .or_else(|| crate::layout::games(&a.m.dir).last().copied());
+        .or_else(|| crate::record::layout::games(&a.m.dir).last().copied());
     if let Some(n) = latest
-        && crate::report_io::is_werewolf_game(&a.m.dir, n)
+        && crate::after::report_io::is_werewolf_game(&a.m.dir, n)
     {
         if a.relay.is_some() {
             return Err(Error::bad_input(format!(
@@ -37,7 +37,7 @@ pub fn run(a: &DisplayArgs) -> Result<Exit, Error> {
             )));
         }
         let delay = std::time::Duration::from_secs(a.delay);
-        return match crate::display::werewolf::run(&a.m.dir, a.game, delay) {
+        return match crate::board::display::werewolf::run(&a.m.dir, a.game, delay) {
             Ok(()) => Ok(Exit::Ok),
             Err(e) if e.kind() == std::io::ErrorKind::Other => Err(Error::bad_input(e.to_string())),
             Err(e) => Err(Error::write_failed(format!("terminal: {e}"))),
@@ -52,7 +52,7 @@ pub fn run(a: &DisplayArgs) -> Result<Exit, Error> {
         Some(out) => Some(relay_for(&a.m, out, a.delay)?),
         None => None,
     };
-    match crate::display::run(&a.m.dir, a.game, relay) {
+    match crate::board::display::run(&a.m.dir, a.game, relay) {
         Ok(()) => Ok(Exit::Ok),
         Err(e) if e.kind() == std::io::ErrorKind::Other => Err(Error::bad_input(e.to_string())),
         Err(e) => Err(Error::write_failed(format!("terminal: {e}"))),

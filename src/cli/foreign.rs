@@ -4,8 +4,8 @@ use chrono::Utc;
 use clap::Args;
 
 use super::{KeyArgs, MatchArg};
+use crate::board::matchdir::arbiter_key_for;
 use crate::error::{Error, Exit};
-use crate::matchdir::arbiter_key_for;
 
 #[derive(Debug, Clone, Args)]
 pub struct ForeignArgs {
@@ -33,9 +33,15 @@ pub fn run(a: &ForeignArgs) -> Result<Exit, Error> {
         ));
     }
     let (key, _) = arbiter_key_for(&a.key.source(), dir, Some(n)).map_err(Error::cannot_read)?;
-    let o =
-        crate::witness::resolve_foreign(dir, n, &key, a.cut_from, a.accept.as_deref(), Utc::now())
-            .map_err(Error::refused)?;
+    let o = crate::record::witness::resolve_foreign(
+        dir,
+        n,
+        &key,
+        a.cut_from,
+        a.accept.as_deref(),
+        Utc::now(),
+    )
+    .map_err(Error::refused)?;
     let past = o.entries.saturating_sub(o.bound);
     outln!(
         "game {n}: {} entries bound by the kit's seal or a signed checkpoint; {past} past them",
@@ -50,9 +56,9 @@ pub fn run(a: &ForeignArgs) -> Result<Exit, Error> {
     if o.remaining == 0 && (o.accepted > 0 || o.cut.is_some()) {
         // What was just recorded is covered by a signed checkpoint now, so `verify` reads what
         // this command says (no unsigned tail left for a later `checkpoint` to close).
-        let t = crate::journal::tally(&crate::layout::log_path(dir, n))
+        let t = crate::record::journal::tally(&crate::record::layout::log_path(dir, n))
             .map_err(super::journal_failure)?;
-        let p = crate::witness::sign_and_index_tally(dir, n, &t, &key, Utc::now())
+        let p = crate::record::witness::sign_and_index_tally(dir, n, &t, &key, Utc::now())
             .map_err(Error::write_failed)?;
         if o.accepted > 0 {
             outln!(

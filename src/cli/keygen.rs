@@ -6,8 +6,8 @@ use clap::Args;
 
 use super::MatchArg;
 use crate::error::{Error, Exit};
-use crate::layout;
-use crate::sign::{
+use crate::record::layout;
+use crate::record::sign::{
     SignError, ensure_allowed_signer, fingerprint, keygen, load_public_key, new_passphrase,
     pub_path,
 };
@@ -36,7 +36,7 @@ pub struct KeygenArgs {
 
 pub fn run(a: &KeygenArgs) -> Result<Exit, Error> {
     if let Some(out) = &a.out {
-        crate::fsio::check_output(out, crate::fsio::Purpose::Key, false)
+        crate::record::fsio::check_output(out, crate::record::fsio::Purpose::Key, false)
             .map_err(super::output_refused)?;
     }
     // Every failure of keygen is a refusal (exit 1), as documented in docs/log-format.md.
@@ -47,7 +47,7 @@ pub fn run(a: &KeygenArgs) -> Result<Exit, Error> {
 
 fn register(a: &KeygenArgs) -> Result<String, SignError> {
     let dir = &a.m.dir;
-    crate::sign::check_principal(&a.principal)?;
+    crate::record::sign::check_principal(&a.principal)?;
     let (public, what) = match &a.existing {
         Some(existing) => (
             load_public_key(existing)?,

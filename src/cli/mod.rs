@@ -49,12 +49,12 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::error::{Error, Exit, FileError};
-use crate::sign::KeySource;
+use crate::record::sign::KeySource;
 
 /// Default match folder used by every subcommand that touches a match.
 pub const DEFAULT_MATCH_DIR: &str = "logs/demo";
 /// Default rules profile.
-pub const DEFAULT_RULES: &str = crate::layout::DEFAULT_RULES;
+pub const DEFAULT_RULES: &str = crate::record::layout::DEFAULT_RULES;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -132,10 +132,10 @@ pub struct KeyArgs {
     pub passphrase_env: Option<String>,
 }
 
-/// `--game N`: a game number from 1 to [`crate::layout::MAX_GAME`] (clap's usage error, exit 2,
+/// `--game N`: a game number from 1 to [`crate::record::layout::MAX_GAME`] (clap's usage error, exit 2,
 /// otherwise: `game-0` or a number that wraps is never created).
 pub fn game_number(s: &str) -> Result<u32, GameNumberError> {
-    let max = crate::layout::MAX_GAME;
+    let max = crate::record::layout::MAX_GAME;
     match s.parse::<u64>() {
         Ok(n) if (1..=u64::from(max)).contains(&n) => Ok(n as u32),
         _ => Err(GameNumberError { max }),
@@ -168,7 +168,7 @@ pub enum NoGame {
 fn never(n: u32, leftover: &Option<String>) -> String {
     leftover
         .as_deref()
-        .map(|l| format!(": {}", crate::layout::never_created(n, l)))
+        .map(|l| format!(": {}", crate::record::layout::never_created(n, l)))
         .unwrap_or_default()
 }
 
@@ -194,9 +194,9 @@ impl MatchArg {
                 Ok(n)
             }
             None => games.last().copied().ok_or_else(|| {
-                let never: Vec<String> = crate::layout::creation_leftovers(&self.dir)
+                let never: Vec<String> = crate::record::layout::creation_leftovers(&self.dir)
                     .iter()
-                    .map(|(n, l)| format!(" ({})", crate::layout::never_created(*n, l)))
+                    .map(|(n, l)| format!(" ({})", crate::record::layout::never_created(*n, l)))
                     .collect();
                 Error::cannot_read(format!(
                     "{}: no games{}",
@@ -210,21 +210,21 @@ impl MatchArg {
     /// The match's games, or why its folder cannot be listed.
     pub fn games(&self) -> Result<Vec<u32>, FileError> {
         std::fs::read_dir(&self.dir).map_err(FileError::of("read match folder", &self.dir))?;
-        Ok(crate::layout::games(&self.dir))
+        Ok(crate::record::layout::games(&self.dir))
     }
 
     /// Game `n` exists (its folder holds a log), or a message: "no game N in DIR (its games:
     /// …)", or why the folder cannot be read. A log that is there but unreadable is left to the
     /// command that opens it (its message names the file and the problem).
     pub fn require_game(&self, n: u32) -> Result<(), NoGame> {
-        let log = crate::layout::log_path(&self.dir, n);
+        let log = crate::record::layout::log_path(&self.dir, n);
         match std::fs::symlink_metadata(&log) {
             Ok(_) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(NoGame::Missing {
                 n,
                 dir: self.dir.clone(),
                 games: self.games()?,
-                leftover: crate::layout::creation_leftover(&self.dir, n),
+                leftover: crate::record::layout::creation_leftover(&self.dir, n),
             }),
             Err(_) => Ok(()),
         }
@@ -327,9 +327,9 @@ pub fn stdout_failed(e: std::io::Error) -> Error {
 /// An output path refused before anything was written (a match's own file, or an existing file
 /// the kit did not write for that purpose): bad input, exit 65; one whose folder cannot be read
 /// (it does not exist, permission denied): 74, the output cannot be written.
-pub fn output_refused(e: crate::fsio::OutputRefused) -> Error {
+pub fn output_refused(e: crate::record::fsio::OutputRefused) -> Error {
     match e {
-        e @ crate::fsio::OutputRefused::Io { .. } => Error::write_failed(e),
+        e @ crate::record::fsio::OutputRefused::Io { .. } => Error::write_failed(e),
         e => Error::bad_input(e),
     }
 }
@@ -339,7 +339,7 @@ pub fn output_refused(e: crate::fsio::OutputRefused) -> Error {
 pub fn write_text_out(out: Option<&std::path::Path>, text: &str) -> Result<(), Error> {
     match out {
         Some(p) => {
-            crate::journal::write_atomic(p, text.as_bytes())
+            crate::record::journal::write_atomic(p, text.as_bytes())
                 .map_err(|e| Error::write_failed(format!("{}: {e}", p.display())))?;
             outln!("{}", p.display())?;
         }
@@ -354,10 +354,10 @@ pub fn write_text_out(out: Option<&std::path::Path>, text: &str) -> Result<(), E
 /// nothing was shown as done) is 74. The one mapping; `cause` words the message (with the
 /// script's `file:line:`, say) from the error it is given.
 pub fn session_failure(
-    e: crate::session::SessionError,
-    cause: impl FnOnce(crate::session::SessionError) -> crate::error::Cause,
+    e: crate::board::session::SessionError,
+    cause: impl FnOnce(crate::board::session::SessionError) -> crate::error::Cause,
 ) -> Error {
-    use crate::session::SessionError as S;
+    use crate::board::session::SessionError as S;
     match e {
         e @ S::Refused(_) => Error::Refused(cause(e)),
         e @ (S::Storage(_) | S::Apply(_)) => Error::WriteFailed(cause(e)),
@@ -366,8 +366,8 @@ pub fn session_failure(
 
 /// The kind of failure a journal error is: another process holds the game (70), a file that
 /// cannot be read (66), one that cannot be written (74), or a log that is not a valid log (65).
-pub fn journal_failure(e: crate::journal::JournalError) -> Error {
-    use crate::journal::JournalError as J;
+pub fn journal_failure(e: crate::record::journal::JournalError) -> Error {
+    use crate::record::journal::JournalError as J;
     match &e {
         J::Locked(_) | J::Exists(_) => Error::Unavailable(e.into()),
         // Opened to append, refused, yet readable: the log cannot be written (a read-only
@@ -397,7 +397,11 @@ pub fn journal_failure(e: crate::journal::JournalError) -> Error {
 /// key or rules file that cannot be read 66, one that is malformed 65).
 /// A game log `status` or `pgn` cannot replay (a corrupt log: exit 65 as README's table says) is
 /// also judged as `verify` judges it, and a failing verdict is printed first (DOES NOT VERIFY).
-pub fn replay_failure(dir: &std::path::Path, game: u32, e: crate::matchdir::MatchError) -> Error {
+pub fn replay_failure(
+    dir: &std::path::Path,
+    game: u32,
+    e: crate::board::matchdir::MatchError,
+) -> Error {
     replay_failure_checked(dir, game, e, None)
 }
 
@@ -405,11 +409,11 @@ pub fn replay_failure(dir: &std::path::Path, game: u32, e: crate::matchdir::Matc
 pub fn replay_failure_checked(
     dir: &std::path::Path,
     game: u32,
-    e: crate::matchdir::MatchError,
-    check: Option<&crate::witness::LogCheck>,
+    e: crate::board::matchdir::MatchError,
+    check: Option<&crate::record::witness::LogCheck>,
 ) -> Error {
     // A torn tail is what a crash leaves, not tampering: say so, and how it is repaired.
-    if let Some((offset, len)) = torn_tail(&crate::layout::log_path(dir, game)) {
+    if let Some((offset, len)) = torn_tail(&crate::record::layout::log_path(dir, game)) {
         return Error::bad_input(format!(
             "a crash left an incomplete last line in game {game}'s log ({len} bytes at byte offset {offset}): it is no entry, and nothing acknowledged is lost; opening the game for play (arbiter play --match {} --game {game}) cuts it to a side file and records it",
             dir.display()
@@ -419,7 +423,7 @@ pub fn replay_failure_checked(
     let check = match check {
         Some(c) => c,
         None => {
-            made = crate::witness::check_before_showing(dir, game);
+            made = crate::record::witness::check_before_showing(dir, game);
             &made
         }
     };
@@ -434,13 +438,13 @@ pub fn replay_failure_checked(
 /// Where a log's last line starts and its length, when it lacks its newline (a torn write).
 fn torn_tail(path: &std::path::Path) -> Option<(u64, u64)> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut f = crate::fsio::open_match_file(path).ok()?;
+    let mut f = crate::record::fsio::open_match_file(path).ok()?;
     let len = f.metadata().ok()?.len();
     if len == 0 {
         return None;
     }
     // The last line is at most a log line long: read back that far at most.
-    let back = len.min(crate::journal::MAX_LINE_BYTES as u64 + 1);
+    let back = len.min(crate::record::journal::MAX_LINE_BYTES as u64 + 1);
     f.seek(SeekFrom::Start(len - back)).ok()?;
     let mut tail = Vec::new();
     f.take(back).read_to_end(&mut tail).ok()?;
@@ -458,15 +462,15 @@ fn torn_tail(path: &std::path::Path) -> Option<(u64, u64)> {
     Some((offset, len - offset))
 }
 
-pub fn match_failure(e: crate::matchdir::MatchError) -> Error {
-    use crate::matchdir::MatchError as M;
+pub fn match_failure(e: crate::board::matchdir::MatchError) -> Error {
+    use crate::board::matchdir::MatchError as M;
     match e {
         M::Journal(j) => journal_failure(j),
         M::Key(k) => Error::cannot_read(k),
         e @ (M::Foreign { .. } | M::OtherProfile { .. }) => Error::refused(e),
         e @ (M::Full { .. } | M::Changed { .. }) => Error::unavailable(e),
         M::Profile(p) => match p {
-            crate::session::LoadProfileError::Read { .. } => Error::cannot_read(p),
+            crate::board::session::LoadProfileError::Read { .. } => Error::cannot_read(p),
             _ => Error::bad_input(p),
         },
         e @ (M::Decode(_) | M::Replay { .. } | M::EmptyLog | M::WrongGame { .. }) => {

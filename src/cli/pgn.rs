@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::MatchArg;
+use crate::board::matchdir::replay_verified_times;
 use crate::error::{Error, Exit};
-use crate::matchdir::replay_verified_times;
 
 #[derive(Debug, Clone, Args)]
 pub struct PgnArgs {
@@ -27,7 +27,7 @@ pub struct PgnArgs {
 
 pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
     if let Some(p) = &a.out {
-        crate::fsio::check_output(p, crate::fsio::Purpose::Pgn, a.force)
+        crate::record::fsio::check_output(p, crate::record::fsio::Purpose::Pgn, a.force)
             .map_err(super::output_refused)?;
     }
     a.m.require_game(a.game).map_err(Error::cannot_read)?;
@@ -46,19 +46,19 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
         errln!("arbiter: {l}");
     }
     let times = times.finish();
-    let mut game = crate::postgame::pgn_game(&r.game, &times, &r.first.utc);
+    let mut game = crate::report::pgn::pgn_game(&r.game, &times, &r.first.utc);
     if let Some(site) = a.site.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         game.site = site.to_string();
     }
     // (A long log's clock lines are megabytes: freed on a thread of their own.)
-    crate::report_io::drop_aside(times);
+    crate::after::report_io::drop_aside(times);
     // A PGN comment before the moves, so the warning travels with the file.
     let warning = (check.demo || check.failing.is_some())
         .then(|| check.lines.join("; ").replace(['{', '}'], ""));
     match a.out.as_deref() {
         // Issue 21: written to the file as it is made, not held whole first.
         Some(p) => {
-            crate::journal::write_atomic_with(p, |w| {
+            crate::record::journal::write_atomic_with(p, |w| {
                 crate::report::pgn::write_pgn_to(&game, warning.as_deref(), w)
             })
             .map_err(|e| Error::write_failed(format!("{}: {e}", p.display())))?;
@@ -71,6 +71,6 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
             super::write_text_out(None, &String::from_utf8_lossy(&text))?;
         }
     }
-    crate::report_io::drop_aside((game, r));
+    crate::after::report_io::drop_aside((game, r));
     Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))
 }

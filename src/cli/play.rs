@@ -5,9 +5,9 @@ use chrono::Utc;
 use clap::Args;
 
 use super::{DEFAULT_MATCH_DIR, KeyArgs, MatchArg, warn};
+use crate::board::session::SessionError;
+use crate::board::tui::{self, PlaySetup};
 use crate::error::{Error, Exit};
-use crate::session::SessionError;
-use crate::tui::{self, PlaySetup};
 
 #[derive(Debug, Clone, Args)]
 pub struct PlayArgs {
@@ -46,11 +46,11 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     // A werewolf match: the game master's screen (read-only; the acts go to serve --control).
     let latest = a
         .game
-        .or_else(|| crate::layout::games(&a.m.dir).last().copied());
+        .or_else(|| crate::record::layout::games(&a.m.dir).last().copied());
     if let Some(n) = latest
-        && crate::report_io::is_werewolf_game(&a.m.dir, n)
+        && crate::after::report_io::is_werewolf_game(&a.m.dir, n)
     {
-        return match crate::display::werewolf::run_master(&a.m.dir, a.game) {
+        return match crate::board::display::werewolf::run_master(&a.m.dir, a.game) {
             Ok(()) => Ok(Exit::Ok),
             Err(e) => Err(Error::write_failed(format!("terminal: {e}"))),
         };
@@ -83,14 +83,14 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     }
     let match_dir = a.m.dir.clone();
     let game = session.game.ctx().game;
-    let mut hand_over = |s: &mut crate::session::Session,
+    let mut hand_over = |s: &mut crate::board::session::Session,
                          copies: &[String],
                          program: Option<&str>,
                          side: Option<crate::core::Side>| {
         let copies: Vec<PathBuf> = copies.iter().map(PathBuf::from).collect();
-        crate::postgame::hand_over(
+        crate::after::postgame::hand_over(
             s,
-            &crate::postgame::HandedFiles {
+            &crate::after::postgame::HandedFiles {
                 match_dir: &match_dir,
                 game,
                 copies: &copies,
@@ -104,8 +104,10 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     };
     // Only the arbiter decides (5b): his signing key's passphrase authorizes each arbiter-only
     // command at this keyboard; an unencrypted key can only be recorded as such.
-    let authority = match crate::sign::encrypted_key(&key, &a.m.dir) {
-        Some(k) => tui::Authority::Passphrase(Box::new(move |p: &str| crate::sign::opens(&k, p))),
+    let authority = match crate::record::sign::encrypted_key(&key, &a.m.dir) {
+        Some(k) => {
+            tui::Authority::Passphrase(Box::new(move |p: &str| crate::record::sign::opens(&k, p)))
+        }
         None => {
             ui.prepend_note("the arbiter's key is not encrypted: arbiter-only commands are not asked for a passphrase and are logged as authorized by an unencrypted key");
             tui::Authority::UnencryptedKey

@@ -3,7 +3,7 @@ use clap::Args;
 
 use super::MatchArg;
 use crate::error::{Error, Exit};
-use crate::verify::{ProveError, prove};
+use crate::record::verify::{ProveError, prove};
 
 #[derive(Debug, Clone, Args)]
 pub struct ProveArgs {
@@ -24,12 +24,13 @@ pub fn run(a: &ProveArgs) -> Result<Exit, Error> {
     a.m.require_game(a.game).map_err(Error::unreadable)?;
     let s = match (a.seq, a.from) {
         (_, Some(from)) => {
-            let p = crate::witness::prove_consistency(&a.m.dir, a.game, from).map_err(|e| {
-                Error::Verify {
-                    exit: Exit::NotCovered,
-                    cause: Box::new(e),
-                }
-            })?;
+            let p =
+                crate::record::witness::prove_consistency(&a.m.dir, a.game, from).map_err(|e| {
+                    Error::Verify {
+                        exit: Exit::NotCovered,
+                        cause: Box::new(e),
+                    }
+                })?;
             serde_json::to_string_pretty(&p).map_err(Error::unreadable)?
         }
         (Some(seq), None) => {

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::MatchArg;
+use crate::after::postgame::pgn_of_game;
+use crate::board::matchdir::replay_log;
 use crate::error::{Error, Exit};
-use crate::layout;
-use crate::matchdir::replay_log;
-use crate::postgame::pgn_of_game;
+use crate::record::layout;
 use crate::report::csa::{RecordError, shogi_record, write_csa};
 use crate::report::kif::write_kif;
 use crate::report::times::TimesStream;
@@ -47,7 +47,7 @@ pub struct RecordArgs {
 
 pub fn run(a: &RecordArgs) -> Result<Exit, Error> {
     if let Some(p) = &a.out {
-        crate::fsio::check_output(p, crate::fsio::Purpose::Record, a.force)
+        crate::record::fsio::check_output(p, crate::record::fsio::Purpose::Record, a.force)
             .map_err(super::output_refused)?;
     }
     let official = match a.format {
@@ -55,7 +55,7 @@ pub fn run(a: &RecordArgs) -> Result<Exit, Error> {
         Format::AiwolfJson => Some(super::werewolf::Official::Json),
         Format::Csa | Format::Kif | Format::Pgn => None,
     };
-    let werewolf = crate::report_io::is_werewolf_game(&a.m.dir, a.game);
+    let werewolf = crate::after::report_io::is_werewolf_game(&a.m.dir, a.game);
     match (official, werewolf) {
         (Some(f), true) => return super::werewolf::record(&a.m.dir, a.game, f, a.out.as_deref()),
         (Some(_), false) => {
@@ -75,7 +75,7 @@ pub fn run(a: &RecordArgs) -> Result<Exit, Error> {
     let mut times = TimesStream::default();
     let r = replay_log(&layout::log_path(&a.m.dir, a.game), |_, ev| times.push(ev))
         .map_err(|e| super::replay_failure(&a.m.dir, a.game, e))?;
-    let check = crate::witness::check_before_showing(&a.m.dir, a.game);
+    let check = crate::record::witness::check_before_showing(&a.m.dir, a.game);
     for l in &check.lines {
         errln!("arbiter: {l}");
     }

@@ -5,8 +5,8 @@ use std::time::Duration;
 use clap::Args;
 
 use super::MatchArg;
+use crate::board::relay::{Relay, RelayError, follow};
 use crate::error::{Error, Exit};
-use crate::relay::{Relay, RelayError, follow};
 
 #[derive(Debug, Clone, Args)]
 pub struct RelayArgs {

@@ -4,11 +4,11 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::MatchArg;
-use crate::error::{Error, Exit};
-use crate::report::Format;
-use crate::report_io::{
+use crate::after::report_io::{
     ReadLogError, WriteReportError, default_path, verification_watching, write_report_verified,
 };
+use crate::error::{Error, Exit};
+use crate::report::Format;
 
 #[derive(Debug, Clone, Args)]
 pub struct ReportArgs {
@@ -43,12 +43,12 @@ pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
         .clone()
         .unwrap_or_else(|| default_path(&a.m.dir, a.game, format));
     let purpose = match format {
-        Format::Html => crate::fsio::Purpose::ReportHtml,
-        Format::Markdown => crate::fsio::Purpose::ReportMarkdown,
+        Format::Html => crate::record::fsio::Purpose::ReportHtml,
+        Format::Markdown => crate::record::fsio::Purpose::ReportMarkdown,
     };
-    crate::fsio::check_output(&out, purpose, a.force).map_err(super::output_refused)?;
+    crate::record::fsio::check_output(&out, purpose, a.force).map_err(super::output_refused)?;
     let dir = &a.m.dir;
-    if crate::report_io::is_werewolf_game(dir, a.game) {
+    if crate::after::report_io::is_werewolf_game(dir, a.game) {
         if a.markdown {
             return Err(Error::bad_input(format!(
                 "game {}: a werewolf table's report is HTML (leave out --markdown)",
@@ -60,7 +60,7 @@ pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
     let (game, public) = (a.game, a.public);
     // Issue 21: the report is built from the lines the verifier's full check reads, decoded
     // on the cores that check them (the log is read once).
-    let verdict = move |watch: &mut dyn FnMut(&crate::journal::LineView<'_>)| {
+    let verdict = move |watch: &mut dyn FnMut(&crate::record::journal::LineView<'_>)| {
         let (mut verdict, watched) = verification_watching(dir, game, Some(watch));
         if public {
             // 13e / 5b: no folder of this laptop in the public version, the match folder

@@ -8,12 +8,12 @@ use chrono::Utc;
 use clap::Args;
 
 use super::{KeyArgs, MatchArg, warn};
+use crate::board::matchdir::{match_score_with, open_game_with};
+use crate::board::session::{Session, SessionError, run_script, summary_text};
 use crate::core::script::parse_script;
 use crate::error::{Error, Exit};
-use crate::layout;
 use crate::log::{Entry, hex32};
-use crate::matchdir::{match_score_with, open_game_with};
-use crate::session::{Session, SessionError, run_script, summary_text};
+use crate::record::layout;
 
 #[derive(Debug, Clone, Args)]
 pub struct ScriptArgs {
@@ -64,7 +64,7 @@ fn echo(session: &mut Session, failed: Rc<RefCell<Option<std::io::Error>>>) {
 
 pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
     let file = a.file.display();
-    let text = crate::fsio::read_to_string(&a.file)
+    let text = crate::record::fsio::read_to_string(&a.file)
         .map_err(|e| Error::cannot_read(format!("{file}: {e}")))?;
     let lines = parse_script(&text).map_err(|e| Error::bad_input(clip(format!("{file}:{e}"))))?;
     let dir = &a.m.dir;
@@ -87,13 +87,13 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
         // FIFO, not UTF-8) is 66; one that is malformed, 65. A rehearsal writes nothing: it
         // takes the profile named, else the match's own.
         let (profile, pref) = match a.rules.as_deref() {
-            Some(p) => crate::session::load_profile(p)
-                .map_err(|e| super::match_failure(crate::matchdir::MatchError::Profile(e)))?,
-            None => {
-                crate::matchdir::new_game_profile(dir, n, None).map_err(super::match_failure)?
-            }
+            Some(p) => crate::board::session::load_profile(p).map_err(|e| {
+                super::match_failure(crate::board::matchdir::MatchError::Profile(e))
+            })?,
+            None => crate::board::matchdir::new_game_profile(dir, n, None)
+                .map_err(super::match_failure)?,
         };
-        crate::session::memory_session_with(profile, pref, &layout::match_id(dir), n)
+        crate::board::session::memory_session_with(profile, pref, &layout::match_id(dir), n)
     } else {
         if layout::log_path(dir, n).exists() {
             // Not available (70): the game was opened first, before this run or while it started.
@@ -112,8 +112,10 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
             // Created between the check above and the open, and still being written by the board
             // or script that won: its lock, or its seal caught mid-append, refuses this open.
             Err(
-                crate::matchdir::MatchError::Foreign { .. }
-                | crate::matchdir::MatchError::Journal(crate::journal::JournalError::Locked(_)),
+                crate::board::matchdir::MatchError::Foreign { .. }
+                | crate::board::matchdir::MatchError::Journal(
+                    crate::record::journal::JournalError::Locked(_),
+                ),
             ) => return Err(taken(dir, n)),
             Err(e) => return Err(super::match_failure(e)),
         };
@@ -121,7 +123,7 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
             // Created between the check above and the open: another board or script won.
             return Err(taken(dir, n));
         }
-        if let Some(w) = crate::matchdir::unfinished_warning(dir, n) {
+        if let Some(w) = crate::board::matchdir::unfinished_warning(dir, n) {
             warn(w);
         }
         if a.echo {
@@ -203,10 +205,10 @@ fn record_script_authority(session: &mut Session, a: &ScriptArgs, text: &str, li
     }
     let dir = &a.m.dir;
     let source = a.key.source();
-    let key = crate::matchdir::arbiter_key(&source, dir)
+    let key = crate::board::matchdir::arbiter_key(&source, dir)
         .map(|(_, r)| r.fingerprint)
         .unwrap_or_else(|_| "?".into());
-    let how = if crate::sign::encrypted_key(&source, dir).is_some() {
+    let how = if crate::record::sign::encrypted_key(&source, dir).is_some() {
         "its passphrase given"
     } else {
         "an unencrypted key"

@@ -2,7 +2,7 @@
 use clap::Args;
 
 use crate::error::{Error, Exit};
-use crate::seat::SeatError;
+use crate::table::seat::SeatError;
 
 #[derive(Debug, Clone, Args)]
 pub struct SeatArgs {
@@ -34,7 +34,7 @@ pub fn run(a: &SeatArgs) -> Result<Exit, Error> {
             a.team
         )));
     }
-    match crate::seat::run(&a.connect, &seat_name(&a.team), a.token.as_deref()) {
+    match crate::table::seat::run(&a.connect, &seat_name(&a.team), a.token.as_deref()) {
         Ok(()) => Ok(Exit::Ok),
         Err(e @ (SeatError::Address { .. } | SeatError::NoTerminal)) => {
             Err(Error::bad_input(e.to_string()))

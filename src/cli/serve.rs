@@ -35,7 +35,7 @@ pub struct ServeArgs {
 
 /// The profile's text and the file name it came from (a file, else a bundled profile).
 fn profile_text(path: &std::path::Path) -> Result<(String, String), Error> {
-    match crate::fsio::read_to_string(path) {
+    match crate::record::fsio::read_to_string(path) {
         Ok(t) => Ok((
             t,
             path.file_name()
@@ -116,8 +116,8 @@ pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
     } else {
         None
     };
-    let (key, keyref) =
-        crate::matchdir::arbiter_key_for(&a.key.source(), dir, None).map_err(Error::cannot_read)?;
+    let (key, keyref) = crate::board::matchdir::arbiter_key_for(&a.key.source(), dir, None)
+        .map_err(Error::cannot_read)?;
     let listener = TcpListener::bind(&a.listen)
         .map_err(|e| Error::unavailable(format!("cannot listen on {}: {e}", a.listen)))?;
     let addr = listener

@@ -4,12 +4,12 @@ use chrono::{DateTime, Utc};
 use clap::Args;
 
 use super::MatchArg;
+use crate::board::matchdir::{Replayed, match_score_with, replay_verified};
+use crate::board::session::summary_text;
 use crate::core::game::{Game, Phase};
 use crate::core::{Ms, timefmt};
 use crate::error::{Error, Exit};
 use crate::log::Entry;
-use crate::matchdir::{Replayed, match_score_with, replay_verified};
-use crate::session::summary_text;
 
 #[derive(Debug, Clone, Args)]
 pub struct StatusArgs {
@@ -40,7 +40,7 @@ fn game_time_now(g: &Game, last: Option<&Entry>, now: DateTime<Utc>) -> (Ms, boo
 pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     let dir = &a.m.dir;
     let n = a.m.game_or_last(a.game)?;
-    if crate::report_io::is_werewolf_game(dir, n) {
+    if crate::after::report_io::is_werewolf_game(dir, n) {
         return super::werewolf::status(dir, n, a.json);
     }
     // Issue 21: the game is replayed from the lines verify's one pass checked.
@@ -66,8 +66,8 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
         .match_rules
         .as_ref()
         .and_then(|r| r.decided_text(&score));
-    let unfinished = crate::matchdir::unfinished_before(dir, n);
-    let warning = crate::matchdir::unfinished_warning(dir, n);
+    let unfinished = crate::board::matchdir::unfinished_before(dir, n);
+    let warning = crate::board::matchdir::unfinished_warning(dir, n);
     if a.json {
         if let Some(w) = &warning {
             errln!("arbiter: warning: {w}");
@@ -105,7 +105,7 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
         outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default())?;
     } else {
         out!("{}", summary_text(&g, now, entries as usize))?;
-        if let Some(cp) = crate::witness::latest_checkpoint(dir, n) {
+        if let Some(cp) = crate::record::witness::latest_checkpoint(dir, n) {
             outln!(
                 "latest checkpoint: {} entries, code {} (a camp notes it; arbiter verify --code checks it)",
                 cp.size,

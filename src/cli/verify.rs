@@ -8,8 +8,8 @@ use serde::Serialize;
 use super::MatchArg;
 use crate::error::{Error, Exit, FileError};
 use crate::log::checkpoint::ShortCode;
-use crate::verify::{GameVerification, read_allowed_signers, render, verify_proof};
-use crate::witness::{Trust, verify_match};
+use crate::record::verify::{GameVerification, read_allowed_signers, render, verify_proof};
+use crate::record::witness::{Trust, verify_match};
 
 #[derive(Debug, Clone, Args)]
 pub struct VerifyArgs {
@@ -69,7 +69,7 @@ struct NeverCreated {
 pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
     if let Some(proof) = &a.proof {
         let trusted = match &a.trust {
-            Some(p) => crate::fsio::read_to_string(p)
+            Some(p) => crate::record::fsio::read_to_string(p)
                 .map(|t| Trust::from_file_text(&t).signers)
                 .map_err(FileError::of("read", p))
                 .map_err(Error::unreadable)?,
@@ -78,31 +78,33 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
         return run_proof(&a.m.dir, proof, a.json, trusted);
     }
     if let Some(file) = &a.consistency {
-        let bytes = crate::fsio::read(file, crate::fsio::SMALL_FILE_LIMIT)
+        let bytes = crate::record::fsio::read(file, crate::record::fsio::SMALL_FILE_LIMIT)
             .map_err(FileError::of("read", file))
             .map_err(Error::unreadable)?;
         let signers = match &a.trust {
-            Some(p) => crate::fsio::read_to_string(p)
+            Some(p) => crate::record::fsio::read_to_string(p)
                 .map(|t| Trust::from_file_text(&t).signers.unwrap_or_default())
                 .map_err(FileError::of("read", p))
                 .map_err(Error::unreadable)?,
             None => read_allowed_signers(&a.m.dir).map_err(Error::unreadable)?,
         };
-        return Ok(match crate::witness::verify_consistency(&bytes, &signers) {
-            Ok(msg) => {
-                outln!("{msg}")?;
-                Exit::Ok
-            }
-            Err(problem) => {
-                outln!("consistency BAD: {problem}")?;
-                Exit::BadProof
-            }
-        });
+        return Ok(
+            match crate::record::witness::verify_consistency(&bytes, &signers) {
+                Ok(msg) => {
+                    outln!("{msg}")?;
+                    Exit::Ok
+                }
+                Err(problem) => {
+                    outln!("consistency BAD: {problem}")?;
+                    Exit::BadProof
+                }
+            },
+        );
     }
     // Issue 21: a game folder holding only a creation leftover is a game never created, not a
     // damaged one: whole-match and `--game N` say so alike (the index, if it names the game,
     // makes verify_match fail for it).
-    let never: Vec<(u32, String)> = crate::layout::creation_leftovers(&a.m.dir)
+    let never: Vec<(u32, String)> = crate::record::layout::creation_leftovers(&a.m.dir)
         .into_iter()
         .filter(|(n, _)| a.game.is_none_or(|g| g == *n))
         .collect();
@@ -117,8 +119,8 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
     // Issue 19: a match whose index (or a countersigned copy of it) survives has had games;
     // with none left, the index's games are judged missing (ROLLED_BACK), not "no games".
     let indexed = [
-        crate::witness::index_path(&a.m.dir),
-        crate::witness::kept_index_dir(&a.m.dir),
+        crate::record::witness::index_path(&a.m.dir),
+        crate::record::witness::kept_index_dir(&a.m.dir),
     ]
     .iter()
     .any(|p| std::fs::symlink_metadata(p).is_ok());
@@ -130,7 +132,7 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
     }
     let mut trust = match &a.trust {
         Some(p) => Trust::from_file_text(
-            &crate::fsio::read_to_string(p)
+            &crate::record::fsio::read_to_string(p)
                 .map_err(FileError::of("read", p))
                 .map_err(Error::unreadable)?,
         ),
@@ -139,7 +141,7 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
     trust.fingerprints = a.fingerprints.clone();
     if let Some(p) = &a.camps {
         trust.camps = Some(
-            crate::fsio::read_to_string(p)
+            crate::record::fsio::read_to_string(p)
                 .map_err(FileError::of("read", p))
                 .map_err(Error::unreadable)?,
         );
@@ -170,7 +172,7 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
         .map(|(game, leftover)| NeverCreated {
             game: *game,
             leftover: leftover.clone(),
-            message: crate::layout::never_created(*game, leftover),
+            message: crate::record::layout::never_created(*game, leftover),
         })
         .collect();
     if a.json {
@@ -204,7 +206,7 @@ fn run_proof(
     trusted: Option<String>,
 ) -> Result<Exit, Error> {
     // A proof may come through a pipe: `verify --proof <(arbiter prove …)`.
-    let bytes = crate::fsio::read_input(proof, crate::fsio::SMALL_FILE_LIMIT)
+    let bytes = crate::record::fsio::read_input(proof, crate::record::fsio::SMALL_FILE_LIMIT)
         .map_err(FileError::of("read", proof))
         .map_err(Error::unreadable)?;
     let signers = match trusted {

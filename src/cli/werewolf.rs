@@ -3,23 +3,23 @@
 use std::path::Path;
 
 use crate::error::{Error, Exit};
+use crate::record::witness::LogCheck;
 use crate::report::werewolf::{self as ww, Record, Rerun};
-use crate::witness::LogCheck;
 
 /// The game checked (its lines printed on standard error, as for a board game), read and re-run.
 fn load(dir: &Path, game: u32) -> Result<(LogCheck, Record, Rerun), Error> {
-    let check = crate::witness::check_before_showing(dir, game);
+    let check = crate::record::witness::check_before_showing(dir, game);
     for l in &check.lines {
         errln!("arbiter: {l}");
     }
-    let rec = match crate::report_io::read_werewolf(dir, game) {
+    let rec = match crate::after::report_io::read_werewolf(dir, game) {
         Ok(Some(r)) => r,
         Ok(None) => {
             return Err(Error::bad_input(format!(
                 "game {game} is not a werewolf table's game"
             )));
         }
-        Err(crate::report_io::WerewolfReadError::Journal(e)) => {
+        Err(crate::after::report_io::WerewolfReadError::Journal(e)) => {
             return Err(super::journal_failure(e));
         }
         Err(e) => return Err(Error::bad_input(e.to_string())),
@@ -33,8 +33,8 @@ fn load(dir: &Path, game: u32) -> Result<(LogCheck, Record, Rerun), Error> {
 
 fn exit_of(check: &LogCheck, rerun: &Rerun) -> Exit {
     let worst = match (check.failing, rerun.fails()) {
-        (f, true) => Some(f.map_or(crate::verify::Status::BadReplay, |s| {
-            s.max(crate::verify::Status::BadReplay)
+        (f, true) => Some(f.map_or(crate::record::verify::Status::BadReplay, |s| {
+            s.max(crate::record::verify::Status::BadReplay)
         })),
         (f, false) => f,
     };
@@ -49,7 +49,7 @@ pub fn status(dir: &Path, game: u32, json: bool) -> Result<Exit, Error> {
         outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default())?;
     } else {
         out!("{}", ww::status_text(&rec, &rerun))?;
-        if let Some(cp) = crate::witness::latest_checkpoint(dir, game) {
+        if let Some(cp) = crate::record::witness::latest_checkpoint(dir, game) {
             outln!(
                 "latest checkpoint: {} entries, code {} (a team notes it; arbiter verify --code checks it)",
                 cp.size,
@@ -96,7 +96,7 @@ pub fn report(dir: &Path, game: u32, out: &Path) -> Result<Exit, Error> {
         None => "verify says OK".to_owned(),
     };
     let html = ww::html(&rec, &rerun, &verdict);
-    crate::journal::write_atomic(out, html.as_bytes())
+    crate::record::journal::write_atomic(out, html.as_bytes())
         .map_err(|e| Error::write_failed(format!("report: {}: {e}", out.display())))?;
     outln!("{}", out.display())?;
     Ok(exit_of(&check, &rerun))

@@ -1,5 +1,5 @@
 //! Countersignatures (witnesses) of checkpoints, version 1 (PURE: names and formats only; the
-//! signing and checking are in `crate::sign`).
+//! signing and checking are in `crate::record::sign`).
 //!
 //! As both players sign the scoresheet, each camp countersigns a checkpoint: an armored
 //! OpenSSH SSHSIG (what `ssh-keygen -Y sign -n arbiter-kit-countersign@v1` writes) over the

@@ -14,7 +14,7 @@
 //! One `game` line per game, in increasing game order; `<entries>` and the tree hash are those
 //! of the game's last signed checkpoint; `<result>` is `1-0`, `0-1`, `1/2-1/2` or `*` (not
 //! finished); a werewolf game's is its winning side, `VILLAGER`, `WEREWOLF` or `NONE` (ended with
-//! no winner). The arbiter signs the text like a checkpoint (`crate::sign::sign_index`).
+//! no winner). The arbiter signs the text like a checkpoint (`crate::record::sign::sign_index`).
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 

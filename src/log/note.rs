@@ -1,6 +1,6 @@
 //! C2SP signed notes (<https://c2sp.org/signed-note>) and tlog checkpoints
 //! (<https://c2sp.org/tlog-checkpoint>), the transparency-log ecosystem's format (PURE: text
-//! in, text out; the Ed25519 signing and checking are in `crate::sign`).
+//! in, text out; the Ed25519 signing and checking are in `crate::record::sign`).
 //!
 //! A signed note is a text ending in `\n`, a blank line, then signature lines
 //! `— <key name> <base64(4-byte key ID || signature)>`. An Ed25519 key's ID is the first four

@@ -421,6 +421,51 @@ pub fn time_control_tag(periods: &[(Option<u32>, u64, u64)]) -> String {
         .join(":")
 }
 
+/// What the PGN of a replayed game holds, before it is written (the live relay adds its tags to it).
+pub fn pgn_game(
+    game: &crate::core::game::Game,
+    times: &crate::report::times::Times,
+    first_utc: &str,
+) -> PgnGame {
+    let date = chrono::DateTime::parse_from_rfc3339(first_utc)
+        .ok()
+        .map_or_else(
+            || "????.??.??".to_string(),
+            |t| t.format("%Y.%m.%d").to_string(),
+        );
+    let name = |s| {
+        game.player(s)
+            .map_or_else(|| "?".to_string(), |p| p.name.clone())
+    };
+    let (result, termination) = match &game.outcome() {
+        Some(o) => (
+            o.score.text().to_string(),
+            Some(o.termination.pgn().to_string()),
+        ),
+        None => ("*".to_string(), None),
+    };
+    let (moves, trailing) = times.pgn_moves();
+    PgnGame {
+        event: game.profile().profile.name.clone(),
+        site: "?".into(),
+        date,
+        round: game.ctx().game.to_string(),
+        white: name(crate::core::Side::White),
+        black: name(crate::core::Side::Black),
+        result,
+        time_control: game.profile().pgn_time_control(crate::core::Side::White),
+        termination,
+        numbering: game.board().numbering(),
+        fen: game
+            .board()
+            .start_fen()
+            .filter(|f| f != crate::core::game::start::INITIAL),
+        moves,
+        trailing,
+        extra: Vec::new(),
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -11,8 +11,8 @@ use chrono::Utc;
 use super::net::{FrameKind, Joined, Msg, SeatWriter};
 use super::{Lobby, Notice, TableError};
 use crate::core::werewolf::{self as ww, Event, Input, SeatSpec, Table};
-use crate::journal::Journal;
 use crate::log::NewEntry;
+use crate::record::journal::Journal;
 
 /// A seat of the game under way and its connection, if it has one.
 #[derive(Debug)]

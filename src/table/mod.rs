@@ -7,6 +7,7 @@ pub mod auth;
 pub mod control;
 pub mod game;
 pub mod net;
+pub mod seat; // `arbiter seat`, a human's seat at a werewolf table (the one outbound connection)
 pub mod serve;
 
 use std::collections::{HashMap, VecDeque};
@@ -18,7 +19,7 @@ use net::{DoorRefusal, FrameKind, Inbound, Joined};
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
     #[error(transparent)]
-    Journal(#[from] crate::journal::JournalError),
+    Journal(#[from] crate::record::journal::JournalError),
     #[error("cannot {op} {path}: {source}")]
     Io {
         op: &'static str,
@@ -28,7 +29,7 @@ pub enum TableError {
     #[error("{0}")]
     Profile(String),
     #[error(transparent)]
-    Sign(#[from] crate::sign::SignError),
+    Sign(#[from] crate::record::sign::SignError),
     #[error("game {game}: cannot go on from its log: {problem}")]
     Restart { game: u32, problem: String },
     #[error("the table's channel closed: its listener stopped")]

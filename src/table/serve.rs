@@ -18,9 +18,9 @@ use super::net::{DoorConfig, Joined, Msg};
 use super::{Lobby, Notice, TableError};
 use crate::core::event::KeyRef;
 use crate::core::werewolf::{self as ww, Event, Input, Profile, SeatSpec, Seed};
-use crate::journal::{self, Journal};
-use crate::layout;
 use crate::log::{NewEntry, RECOVERY_KIND};
+use crate::record::journal::{self, Journal};
+use crate::record::layout;
 
 /// How `serve` runs.
 pub struct ServeOptions {
@@ -173,7 +173,7 @@ fn complete_finished(
         return Ok(());
     }
     let t = journal::tally(&log)?;
-    let signed = crate::witness::latest_signed_checkpoint(dir, n, opts.key.public_key())
+    let signed = crate::record::witness::latest_signed_checkpoint(dir, n, opts.key.public_key())
         .is_some_and(|cp| cp.size >= t.len());
     if !t.finished() || (signed && !seed_path(dir, n).exists()) {
         return Ok(());
@@ -418,7 +418,13 @@ fn finish(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(TableError::io("remove", &sp)(e)),
     }
-    let cp = crate::witness::sign_and_index_tally(dir, n, journal.tally(), &opts.key, Utc::now())?;
+    let cp = crate::record::witness::sign_and_index_tally(
+        dir,
+        n,
+        journal.tally(),
+        &opts.key,
+        Utc::now(),
+    )?;
     notice(Notice::Signed {
         game: n,
         checkpoint: cp,
@@ -478,7 +484,7 @@ fn resume(
         .unwrap_or_else(|| game_id(&match_id(dir), n));
     let specs = seats_of(body).ok_or_else(|| bad("line 0 names no seats".into()))?;
     let sp = seed_path(dir, n);
-    let text = crate::fsio::read_to_string(&sp)
+    let text = crate::record::fsio::read_to_string(&sp)
         .map_err(|e| bad(format!("its seed {} cannot be read: {e}", sp.display())))?;
     let bytes = hex::decode(text.trim())
         .ok()

@@ -1,7 +1,7 @@
 //! Archive of the machine's log copies and the program (rules 13a, 13d).
 
 use crate::pgn_support::{TestResult, real_data};
-use arbiter::archive::{ArchiveError, archive_copies, compare_copies, hash_file};
+use arbiter::after::archive::{ArchiveError, archive_copies, compare_copies, hash_file};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -6,13 +6,13 @@
 use std::path::Path;
 use std::process::Command;
 
+use arbiter::board::session::{SessionError, memory_session};
+use arbiter::board::tui::{self, PlaySetup};
 use arbiter::core::Side;
 use arbiter::core::command::parse;
 use arbiter::core::event::PlayerKind;
 use arbiter::core::game::Phase;
-use arbiter::session::{SessionError, memory_session};
-use arbiter::sign::KeySource;
-use arbiter::tui::{self, PlaySetup};
+use arbiter::record::sign::KeySource;
 use sha2::{Digest, Sha256};
 
 const RULES: &str = "rules/kasparov-deep-junior-2003.toml";

@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use arbiter::board::session::{Memory, Session, SessionError, load_profile};
 use arbiter::core::Ms;
 use arbiter::core::command::{Command, TablebaseProbe};
 use arbiter::core::event::{
@@ -18,7 +19,6 @@ use arbiter::core::rules::Profile;
 use arbiter::core::script::parse_script;
 use arbiter::core::view::{Panel, View};
 use arbiter::core::{Actor, Side};
-use arbiter::session::{Memory, Session, SessionError, load_profile};
 
 // ----- harness ------------------------------------------------------------------------------
 
@@ -2362,8 +2362,10 @@ fn clause_8b_the_end_of_the_reset_window_is_recorded_and_alarms_the_arbiter() {
     assert_eq!((ev[0].clause.as_str(), ev[0].actor), ("8b", Actor::Kit));
     assert_eq!(ev[0].at, end, "stamped at the window's end");
     assert!(m.tick(end + 60_000).is_empty(), "recorded once");
-    let alarms =
-        arbiter::tui::sticky_alarms(&m.log.iter().cloned().enumerate().collect::<Vec<_>>(), None);
+    let alarms = arbiter::board::tui::sticky_alarms(
+        &m.log.iter().cloned().enumerate().collect::<Vec<_>>(),
+        None,
+    );
     assert!(
         alarms
             .iter()
@@ -2403,7 +2405,7 @@ fn clause_6c_an_owed_correction_not_made_at_move_entry_is_recorded_and_alarms() 
                     .iter()
                     .any(|p| matches!(p, Panel::SyncWarning { .. }))
             );
-            let alarms = arbiter::tui::sticky_alarms(
+            let alarms = arbiter::board::tui::sticky_alarms(
                 &m.log.iter().cloned().enumerate().collect::<Vec<_>>(),
                 None,
             );

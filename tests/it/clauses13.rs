@@ -9,7 +9,8 @@ use crate::pgn_support::{read_real, real_data};
 use crate::realgame::{arbiter, ok, play_the_real_game};
 
 fn last_entry(dir: &str, kind: &str) -> arbiter::log::Entry {
-    let entries = arbiter::journal::read_entries(&Path::new(dir).join("game-1/log.jsonl")).unwrap();
+    let entries =
+        arbiter::record::journal::read_entries(&Path::new(dir).join("game-1/log.jsonl")).unwrap();
     entries.into_iter().rev().find(|e| e.kind == kind).unwrap()
 }
 
@@ -149,7 +150,9 @@ fn clause_13d_program_copy_archived_with_its_digest() {
     assert!(out.contains("13d: program"), "{out}");
     let e = last_entry(&p.dir, "program_archived");
     assert_eq!(e.clause, "13d");
-    let want = arbiter::archive::hash_file(&program, false).unwrap().0;
+    let want = arbiter::after::archive::hash_file(&program, false)
+        .unwrap()
+        .0;
     assert_eq!(e.body["stored"]["sha256"], serde_json::json!(want));
     ok(&arbiter(&["verify", "--match", &p.dir, "--game", "1"]));
 }
@@ -237,7 +240,9 @@ fn clause_13a_edited_archive_is_caught_against_the_signed_digest() {
     text.push_str("info depth 40 score cp 900 pv e2e4\n");
     std::fs::write(&stored, &text).unwrap();
     // The attacker also fixes SHA256SUMS: the signed log still holds the original digest.
-    let new = arbiter::archive::hash_file(&stored, false).unwrap().0;
+    let new = arbiter::after::archive::hash_file(&stored, false)
+        .unwrap()
+        .0;
     let sums = game_dir.join("engine/SHA256SUMS");
     let old = e.body["stored"]["sha256"].as_str().unwrap().to_owned();
     let s = std::fs::read_to_string(&sums).unwrap().replace(&old, &new);

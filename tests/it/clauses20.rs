@@ -28,7 +28,7 @@ fn rule_6a_a_result_never_loses_a_pressed_move() {
             let e = ev.iter().find(|e| e.kind_name() == "game_ended").unwrap();
             assert_eq!(ended(e).1, Termination::Resignation);
             assert_eq!(m.view(35_000).plies, 2);
-            let pgn = arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
+            let pgn = arbiter::after::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
             assert!(
                 pgn.contains("1. e4 {[%clk 1:59:50] [%emt 0:00:10]} 1... e5"),
                 "{pgn}"
@@ -318,7 +318,7 @@ fn rule_12_readme_names_the_note_file_and_the_countersignature_verdict() {
     let readme =
         std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
             .unwrap();
-    let label = arbiter::verify::Status::Unwitnessed.label();
+    let label = arbiter::record::verify::Status::Unwitnessed.label();
     let verdict = arbiter::error::Exit::Unwitnessed.verdict().unwrap();
     let code = arbiter::error::Exit::Unwitnessed.code();
     assert!(
@@ -411,7 +411,7 @@ fn rule_1_a_voided_clock_correction_leaves_no_mark_on_the_chart() {
         "{:?}",
         r.time_items
     );
-    let pgn = arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
+    let pgn = arbiter::after::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
     assert!(!pgn.contains("corrected"), "{pgn}");
     let t = arbiter::report::times::times(&m.log);
     assert!(t.totals.iter().all(|x| x.adds_up()), "{:?}", t.totals);
@@ -460,7 +460,7 @@ fn rule_1_a_voided_take_back_restores_the_per_move_times() {
         .collect();
     assert_eq!(rows, got);
     // The board's move list: the same figures, folded entry by entry.
-    let board: Vec<(i64, i64)> = arbiter::tui::movelist::move_times(&m.log)
+    let board: Vec<(i64, i64)> = arbiter::board::tui::movelist::move_times(&m.log)
         .into_iter()
         .map(|t| {
             let t = t.unwrap();
@@ -475,12 +475,12 @@ fn rule_1_a_voided_take_back_restores_the_per_move_times() {
         .position(|e| e.kind_name() == "entry_voided")
         .unwrap();
     assert_eq!(
-        arbiter::tui::movelist::move_times(&m.log[..cut]).len(),
+        arbiter::board::tui::movelist::move_times(&m.log[..cut]).len(),
         1,
         "the board showed the take-back until the void"
     );
     // The PGN: four moves, White's 2. Nf3 with its own 1 s.
-    let pgn = arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
+    let pgn = arbiter::after::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
     assert!(
         pgn.contains("2. Nf3 {[%clk 1:59:58] [%emt 0:00:01]}"),
         "{pgn}"
@@ -529,11 +529,11 @@ fn rule_1_a_game_opened_while_the_previous_is_unfinished_is_named() {
     let own = ok(&arbiter(&["status", "--match", d, "--game", "1"]));
     assert!(!own.contains("UNFINISHED"), "{own}");
     // The board opening game 3 (the next) shows it in its first message.
-    let o = arbiter::matchdir::open_game(
+    let o = arbiter::board::matchdir::open_game(
         &dir,
         Some(3),
         Some(&crate::clauses::rules_path(crate::clauses::KASPAROV_2003)),
-        &arbiter::sign::KeySource::default(),
+        &arbiter::record::sign::KeySource::default(),
     )
     .unwrap();
     let notice = o.notice.unwrap_or_default();
@@ -634,7 +634,7 @@ fn rule_12c_a_committee_ruling_after_the_result_changes_it() {
     // Replay gives the same final result; a second change needs a ruling again.
     let replayed = arbiter::core::game::Game::replay(&m.log).unwrap();
     assert_eq!(replayed.outcome().unwrap().score.text(), "1/2-1/2");
-    let pgn = arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
+    let pgn = arbiter::after::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
     assert!(pgn.contains("[Result \"1/2-1/2\"]"), "{pgn}");
     assert!(pgn.trim_end().ends_with("1/2-1/2"), "{pgn}");
     let r = report_of(&m);
@@ -701,13 +701,13 @@ fn rule_12c_verify_and_report_show_the_final_result() {
 /// leaves the score.
 #[test]
 fn rule_12c_the_boards_match_score_follows_a_changed_result() {
-    let mut ui = arbiter::tui::keys::UiState::new(None);
+    let mut ui = arbiter::board::tui::keys::UiState::new(None);
     ui.score_table = vec![("Garry Kasparov".into(), 1.0), ("Deep Junior".into(), 1.0)];
     let mut m = started()
         .and("5 move e4")
         .and("10 move e5")
         .and("20 human resign");
-    arbiter::tui::refresh_score(&mut ui, m.game());
+    arbiter::board::tui::refresh_score(&mut ui, m.game());
     assert_eq!(
         ui.score.as_deref(),
         Some("Garry Kasparov 1 – Deep Junior 2")
@@ -715,8 +715,8 @@ fn rule_12c_the_boards_match_score_follows_a_changed_result() {
     m.at("40 arbiter dispute the human offered a draw first");
     m.at("50 committee ruling 1 drawn");
     m.at("60 arbiter decide 1 1/2-1/2 per ruling 1");
-    arbiter::tui::refresh_score(&mut ui, m.game());
-    arbiter::tui::refresh_score(&mut ui, m.game());
+    arbiter::board::tui::refresh_score(&mut ui, m.game());
+    arbiter::board::tui::refresh_score(&mut ui, m.game());
     assert_eq!(
         ui.score.as_deref(),
         Some("Garry Kasparov 1½ – Deep Junior 1½")
@@ -725,7 +725,7 @@ fn rule_12c_the_boards_match_score_follows_a_changed_result() {
     m.at(&format!(
         "70 arbiter void {decided} typed before the ruling was read"
     ));
-    arbiter::tui::refresh_score(&mut ui, m.game());
+    arbiter::board::tui::refresh_score(&mut ui, m.game());
     assert_eq!(
         ui.score.as_deref(),
         Some("Garry Kasparov 1 – Deep Junior 2"),

@@ -9,12 +9,12 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use arbiter::board::session::memory_session;
 use arbiter::core::event::{Event, EventKind};
 use arbiter::core::game::Game;
 use arbiter::core::script::parse_script;
-use arbiter::journal::Journal;
 use arbiter::log::codec::events_of;
-use arbiter::session::memory_session;
+use arbiter::record::journal::Journal;
 
 const SCRIPT: &str = "tests/fixtures/crash.arb";
 const RULES: &str = "rules/kasparov-deep-junior-2003.toml";
@@ -137,7 +137,7 @@ fn crash_loop_sigkill_never_loses_an_acknowledged_entry() {
         let j = match Journal::open(&log) {
             Ok(j) => j,
             // killed between creating the file and finishing line 0: nothing was reported
-            Err(arbiter::journal::JournalError::NoFirstEntry { .. }) => {
+            Err(arbiter::record::journal::JournalError::NoFirstEntry { .. }) => {
                 assert!(
                     run.reported.is_empty(),
                     "run {i}: line 0 reported but not readable"
@@ -320,13 +320,18 @@ fn crash_unappliable_last_unsigned_line_is_cut_to_a_side_file() {
             .unwrap();
         assert_eq!(o.status.code(), Some(65), "{case}: {o:?}");
         // Opening the game for play cuts it.
-        let key = arbiter::sign::KeySource {
+        let key = arbiter::record::sign::KeySource {
             file: Some(m.join("keys/arbiter")),
             passphrase_env: None,
         };
-        let opened =
-            arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
-                .unwrap_or_else(|e| panic!("{case}: {e}"));
+        let opened = arbiter::board::matchdir::open_game_with(
+            &m,
+            Some(1),
+            Some(Path::new(RULES)),
+            &key,
+            false,
+        )
+        .unwrap_or_else(|e| panic!("{case}: {e}"));
         assert!(
             opened
                 .notice
@@ -377,16 +382,17 @@ fn crash_unappliable_last_unsigned_line_is_cut_to_a_side_file() {
 /// (5b) leaves this on disk: every entry appended and sealed, the seal `open`, no `authorized`
 /// entry. Made here deterministically with the kit's own session (the seal is set back to
 /// `open`, as the kill leaves it, after the session closed it).
-fn crashed_script_match(m: &Path) -> arbiter::sign::KeySource {
+fn crashed_script_match(m: &Path) -> arbiter::record::sign::KeySource {
     crate::log_util::arbiter_key_in(m);
-    let key = arbiter::sign::KeySource {
+    let key = arbiter::record::sign::KeySource {
         file: Some(m.join("keys/arbiter")),
         passphrase_env: None,
     };
     let lines =
         parse_script(&std::fs::read_to_string("examples/scripts/quick.arb").unwrap()).unwrap();
     let mut o =
-        arbiter::matchdir::open_game_with(m, Some(1), Some(Path::new(RULES)), &key, false).unwrap();
+        arbiter::board::matchdir::open_game_with(m, Some(1), Some(Path::new(RULES)), &key, false)
+            .unwrap();
     for l in &lines {
         o.session.execute(&l.command, l.at).unwrap();
     }
@@ -399,9 +405,9 @@ fn crashed_script_match(m: &Path) -> arbiter::sign::KeySource {
         "the script recorded arbiter-only entries"
     );
     assert!(j.entries().iter().all(|e| e.kind != "authorized"));
-    let line0 = arbiter::journal::first_entry(&log).unwrap();
+    let line0 = arbiter::record::journal::first_entry(&log).unwrap();
     let origin = arbiter::log::checkpoint::origin(line0.body["match_id"].as_str().unwrap(), 1);
-    let k = arbiter::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let k = arbiter::record::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
     let seal = arbiter::log::seal::Seal {
         origin,
         size: j.len(),
@@ -409,13 +415,13 @@ fn crashed_script_match(m: &Path) -> arbiter::sign::KeySource {
         closed: false,
     };
     drop(j);
-    arbiter::witness::write_seal(m, 1, &k, &seal).unwrap();
+    arbiter::record::witness::write_seal(m, 1, &k, &seal).unwrap();
     key
 }
 
 /// What a kill leaves: the script's entries sealed (seal open), then one arbiter note appended
 /// and fdatasynced, the seal not yet moved over it. The key and that entry's number.
-fn arbiter_entry_in_flight(m: &Path) -> (arbiter::sign::KeySource, u64) {
+fn arbiter_entry_in_flight(m: &Path) -> (arbiter::record::sign::KeySource, u64) {
     let key = crashed_script_match(m);
     let log = m.join("game-1/log.jsonl");
     let mut j = Journal::open(&log).unwrap();
@@ -485,8 +491,9 @@ fn witness_crashed_script_entries_are_authorized_at_the_reopen_not_read_as_tampe
     // Reopening the game for play (the board) does the same, and its notice says so.
     let m = base.path().join("b");
     let key = crashed_script_match(&m);
-    let o = arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
-        .unwrap();
+    let o =
+        arbiter::board::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
+            .unwrap();
     let notice = o.notice.clone().unwrap_or_default();
     assert!(notice.contains("after a crash"), "{notice}");
     drop(o);
@@ -548,7 +555,7 @@ fn witness_arbiter_entry_in_flight_at_a_crash_is_named_and_nothing_signs_past_it
         assert_eq!(std::fs::read(&log).unwrap(), before, "nothing recorded");
     }
     let refused =
-        arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
+        arbiter::board::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
             .err()
             .expect("the reopen for play refuses");
     assert!(refused.to_string().contains(&named(seq)), "{refused}");

@@ -95,10 +95,10 @@ pub(crate) fn scripted_match(dir: &std::path::Path, plies: usize) -> std::path::
 /// on its own (`matchdir::replay_log`), and the same verdict as `check_before_showing`.
 #[test]
 fn issue_21_a_shown_game_is_replayed_from_the_lines_verify_checked() {
-    use arbiter::matchdir::{replay_log, replay_verified};
+    use arbiter::board::matchdir::{replay_log, replay_verified};
     let tmp = tempfile::tempdir().unwrap();
     let m = scripted_match(tmp.path(), 40);
-    let path = arbiter::layout::log_path(&m, 1);
+    let path = arbiter::record::layout::log_path(&m, 1);
     let mut alone = Vec::new();
     let r = replay_log(&path, |_, ev| alone.push(ev.clone())).unwrap();
     let (check, shown) = replay_verified(&m, 1, Vec::new, |v, ev| v.push(ev.clone()));
@@ -112,7 +112,7 @@ fn issue_21_a_shown_game_is_replayed_from_the_lines_verify_checked() {
         (s.entries, &s.first, &s.last),
         (r.entries, &r.first, &r.last)
     );
-    let again = arbiter::witness::check_before_showing(&m, 1);
+    let again = arbiter::record::witness::check_before_showing(&m, 1);
     assert_eq!((check.lines, check.failing), (again.lines, again.failing));
     assert_eq!(check.entries, Some(r.entries));
     assert_eq!(
@@ -129,14 +129,14 @@ fn issue_21_a_log_verify_reads_apart_is_replayed_apart() {
     use std::io::Write;
     let tmp = tempfile::tempdir().unwrap();
     let m = scripted_match(tmp.path(), 10);
-    let path = arbiter::layout::log_path(&m, 1);
+    let path = arbiter::record::layout::log_path(&m, 1);
     let mut f = std::fs::OpenOptions::new()
         .append(true)
         .open(&path)
         .unwrap();
     f.write_all(b"{\"v\":1,\"seq\":").unwrap();
     drop(f);
-    let (check, shown) = arbiter::matchdir::replay_verified(&m, 1, || (), |_, _| {});
+    let (check, shown) = arbiter::board::matchdir::replay_verified(&m, 1, || (), |_, _| {});
     assert!(shown.is_err());
     assert!(check.failing.is_some(), "{:?}", check.lines);
     for cmd in ["status", "pgn"] {
@@ -163,17 +163,17 @@ fn issue_21_a_log_verify_reads_apart_is_replayed_apart() {
 /// was read".
 #[test]
 fn issue_21_a_log_that_changes_between_the_check_and_the_replay_is_not_shown() {
-    use arbiter::matchdir::{MatchError, replay_verified};
+    use arbiter::board::matchdir::{MatchError, replay_verified};
     use std::cell::Cell;
     let tmp = tempfile::tempdir().unwrap();
     let m = scripted_match(tmp.path(), 12);
-    let path = arbiter::layout::log_path(&m, 1);
-    let key = arbiter::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
-    let line0 = arbiter::journal::first_entry(&path).unwrap();
+    let path = arbiter::record::layout::log_path(&m, 1);
+    let key = arbiter::record::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let line0 = arbiter::record::journal::first_entry(&path).unwrap();
     let origin = arbiter::log::checkpoint::origin(line0.body["match_id"].as_str().unwrap(), 1);
     // One more entry, written as the kit writes one (appended, then the seal moved over it).
     let append = |text: &str| {
-        let mut j = arbiter::journal::Journal::open(&path).unwrap();
+        let mut j = arbiter::record::journal::Journal::open(&path).unwrap();
         let last = j.last().unwrap().clone();
         j.append(arbiter::log::NewEntry {
             mono_ms: last.mono_ms,
@@ -191,7 +191,7 @@ fn issue_21_a_log_that_changes_between_the_check_and_the_replay_is_not_shown() {
             closed: true,
         };
         drop(j);
-        arbiter::witness::write_seal(&m, 1, &key, &seal).unwrap();
+        arbiter::record::witness::write_seal(&m, 1, &key, &seal).unwrap();
     };
     let before = std::fs::read(&path).unwrap().len();
     let (grew, inits) = (Cell::new(false), Cell::new(0));

@@ -165,8 +165,8 @@ fn denryusen_13_1_confirming_an_illegal_move_is_the_arbiters_act_asked_first() {
     assert_eq!(cmd.role(), arbiter::core::command::Role::Arbiter);
     assert!(cmd.needs_confirmation());
     let g = denryusen();
-    assert!(arbiter::tui::needs_authority(&cmd, g.game()));
-    assert!(arbiter::tui::keys::asks_first(&cmd, g.game()));
+    assert!(arbiter::board::tui::needs_authority(&cmd, g.game()));
+    assert!(arbiter::board::tui::keys::asks_first(&cmd, g.game()));
     // In chess an illegal move is only ever refused.
     crate::clauses::started()
         .when("1 arbiter illegal-move e2e5")
@@ -851,7 +851,7 @@ fn denryusen_5_2_declarations_carried_to_the_next_game_keep_the_entrant_kind() {
     };
     // Game 2 is declared as the Board UI does: game 1's declarations, sides swapped.
     let mut next = game_from_text(DENRYUSEN_2024, &rules_text(DENRYUSEN_2024), 2, None);
-    for cmd in arbiter::tui::carry_over(&o.declarations) {
+    for cmd in arbiter::board::tui::carry_over(&o.declarations) {
         next.declare(&cmd).unwrap();
     }
     let mut m2 = Match::new(next);

@@ -125,12 +125,12 @@ fn archived(set: &str) -> Archived {
 }
 
 fn events(dir: &Path) -> Vec<arbiter::core::event::Event> {
-    let entries = arbiter::journal::read_entries(&dir.join("game-1/log.jsonl")).unwrap();
+    let entries = arbiter::record::journal::read_entries(&dir.join("game-1/log.jsonl")).unwrap();
     arbiter::log::codec::events_of(&entries).unwrap()
 }
 
 fn archive_body(dir: &Path) -> serde_json::Value {
-    let entries = arbiter::journal::read_entries(&dir.join("game-1/log.jsonl")).unwrap();
+    let entries = arbiter::record::journal::read_entries(&dir.join("game-1/log.jsonl")).unwrap();
     entries
         .into_iter()
         .rev()
@@ -611,7 +611,7 @@ fn denryusen_28_1_two_programs_each_checked_against_its_own_log() {
         );
     }
     // Every archive entry of the shogi game cites article 28.1, not the 2003 clauses.
-    let entries = arbiter::journal::read_entries(&a.dir.join("game-1/log.jsonl")).unwrap();
+    let entries = arbiter::record::journal::read_entries(&a.dir.join("game-1/log.jsonl")).unwrap();
     let logs: Vec<_> = entries
         .iter()
         .filter(|e| e.kind == "engine_log_archived")

@@ -86,7 +86,7 @@ fn denryusen_22_1_a_human_vs_engine_game_to_the_ms_and_its_csa_and_kif_read_back
 
     // The clocks, to the millisecond: each move's time is the time since the opponent's move,
     // floored to whole seconds (22.1); 2 s are added after each move (21).
-    let entries = arbiter::journal::read_entries(&dir.join("game-1/log.jsonl")).unwrap();
+    let entries = arbiter::record::journal::read_entries(&dir.join("game-1/log.jsonl")).unwrap();
     let events = arbiter::log::codec::events_of(&entries).unwrap();
     let moves: Vec<(String, u64, i64)> = events
         .iter()

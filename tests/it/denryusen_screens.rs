@@ -274,7 +274,7 @@ fn denryusen_28_1_the_board_archives_one_program_s_log_with_side() {
         "arbiter play did not exit:\n{}",
         t.screen()
     );
-    let entries = arbiter::journal::read_entries(&m.join("game-1/log.jsonl")).unwrap();
+    let entries = arbiter::record::journal::read_entries(&m.join("game-1/log.jsonl")).unwrap();
     let archived: Vec<_> = entries
         .iter()
         .filter(|e| e.kind == "engine_log_archived")
@@ -312,7 +312,7 @@ fn denryusen_5_2_the_pre_game_declarations_cite_the_profiles_articles() {
 fn denryusen_board_panels_and_dialogs_cite_the_profiles_articles_not_2003_clauses() {
     use crate::denryusen_articles::clause_tokens_2003;
     use crate::tui_support::{ch, key};
-    use arbiter::tui::Mode;
+    use arbiter::board::tui::Mode;
     use crossterm::event::KeyCode;
     let mut r = rig_with_profile("rules/denryusen-2024.toml");
     r.at("0", "arbiter declare gote human Taro Yamada")
@@ -341,8 +341,8 @@ fn denryusen_board_panels_and_dialogs_cite_the_profiles_articles_not_2003_clause
 
 #[test]
 fn denryusen_13_1_an_illegal_move_typed_at_the_board_is_refused_and_the_arbiter_confirms_it() {
+    use arbiter::board::tui::{Mode, MsgKind};
     use arbiter::core::game::Phase;
-    use arbiter::tui::{Mode, MsgKind};
     use crossterm::event::KeyCode;
 
     use crate::tui_support::{ch, key};
@@ -356,7 +356,7 @@ fn denryusen_13_1_an_illegal_move_typed_at_the_board_is_refused_and_the_arbiter_
     assert_eq!(m.kind, MsgKind::Refused, "{m:?}");
     assert!(m.text.contains("nothing recorded"), "{}", m.text);
     assert!(m.text.contains("arbiter illegal-move 7g7f"), "{}", m.text);
-    assert_eq!(r.ui.mode, Mode::Line(arbiter::tui::LineKind::Move));
+    assert_eq!(r.ui.mode, Mode::Line(arbiter::board::tui::LineKind::Move));
     assert_eq!(r.ui.line, "7g7f", "the line is given back to be corrected");
     assert_eq!(r.s.storage.len(), entries, "nothing recorded");
     assert_eq!(r.s.game.phase(), Phase::Playing);
@@ -453,7 +453,7 @@ fn denryusen_13_the_board_speaks_shogi_in_its_lines_key_bar_and_help() {
 fn denryusen_14_the_header_and_display_score_a_draw_0_4_and_0_6_as_status_does() {
     let table = vec![("Suisho".to_string(), 1.4), ("Dlshogi".to_string(), 0.6)];
     assert_eq!(
-        arbiter::tui::score_text(&table).as_deref(),
+        arbiter::board::tui::score_text(&table).as_deref(),
         Some("Suisho 1.4 – Dlshogi 0.6")
     );
     // Chess halves stay as a scoresheet writes them.
@@ -462,9 +462,12 @@ fn denryusen_14_the_header_and_display_score_a_draw_0_4_and_0_6_as_status_does()
         ("Deep Junior".to_string(), 0.5),
     ];
     assert_eq!(
-        arbiter::tui::score_text(&chess).as_deref(),
+        arbiter::board::tui::score_text(&chess).as_deref(),
         Some("Kasparov 1½ – Deep Junior ½")
     );
     let two = vec![("A".to_string(), 2.0), ("B".to_string(), 0.0)];
-    assert_eq!(arbiter::tui::score_text(&two).as_deref(), Some("A 2 – B 0"));
+    assert_eq!(
+        arbiter::board::tui::score_text(&two).as_deref(),
+        Some("A 2 – B 0")
+    );
 }

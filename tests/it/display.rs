@@ -8,10 +8,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use arbiter::board::display::{Shown, render};
+use arbiter::board::follow::MatchTail;
 use arbiter::core::event::EventKind;
 use arbiter::core::game::Game;
-use arbiter::display::{Shown, render};
-use arbiter::follow::MatchTail;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
@@ -176,10 +176,10 @@ fn display_never_writes_in_the_match_folder() {
 }
 
 /// The screen drawn for the game as it stood after its first `k` entries, as text.
-fn screen_after(g: &arbiter::follow::GameTail, k: usize) -> String {
+fn screen_after(g: &arbiter::board::follow::GameTail, k: usize) -> String {
     let game = Game::replay(g.events[..k].iter()).unwrap();
     let view = game.view(g.events[k - 1].at, usize::MAX);
-    let times = arbiter::tui::movelist::move_times(&g.events[..k]);
+    let times = arbiter::board::tui::movelist::move_times(&g.events[..k]);
     let s = Shown {
         view: Some(view),
         times,
@@ -260,7 +260,7 @@ fn display_states_in_words_and_nothing_of_the_machines_internal_clock() {
 /// from the write to the entry read is printed (no timed assertion: the deadline is generous).
 #[test]
 fn display_follower_takes_in_each_append_and_waits_for_a_whole_line() {
-    use arbiter::follow::{Wake, Watch, wait};
+    use arbiter::board::follow::{Wake, Watch, wait};
     use std::io::Write;
     let tmp = tempfile::tempdir().unwrap();
     let src = tmp.path().join("src");
@@ -331,7 +331,7 @@ fn display_follower_takes_in_each_append_and_waits_for_a_whole_line() {
 
     // Read in blocks far smaller than a line (a line cut by a block is read again, the block
     // doubling until a line fits): the same entries.
-    let mut small = arbiter::follow::GameTail::new(&m, 1);
+    let mut small = arbiter::board::follow::GameTail::new(&m, 1);
     small.read_block = 64;
     assert!(small.poll());
     assert!(small.problem.is_none(), "{:?}", small.problem);
@@ -387,8 +387,8 @@ fn display_clock_runs_from_the_latest_entry_with_the_cores_clock() {
     let g = &t.games[0];
     let last = *g.stamps.last().unwrap();
     let later = last.utc + chrono::Duration::milliseconds(5_500);
-    let a = arbiter::display::shown(&t, last.utc).view.unwrap();
-    let b = arbiter::display::shown(&t, later).view.unwrap();
+    let a = arbiter::board::display::shown(&t, last.utc).view.unwrap();
+    let b = arbiter::board::display::shown(&t, later).view.unwrap();
     let core = g.game.as_ref().unwrap().view(last.mono + 5_500, usize::MAX);
     let white = arbiter::core::Side::White.index();
     assert!(b.clocks[white].running);
@@ -396,7 +396,7 @@ fn display_clock_runs_from_the_latest_entry_with_the_cores_clock() {
     assert_eq!(b.clocks, core.clocks, "the same clock code as the board");
     // Before the latest entry's time (a wall clock behind the log's) nothing runs backwards.
     let earlier = last.utc - chrono::Duration::seconds(3);
-    let c = arbiter::display::shown(&t, earlier).view.unwrap();
+    let c = arbiter::board::display::shown(&t, earlier).view.unwrap();
     assert_eq!(c.clocks, a.clocks);
 }
 
@@ -489,14 +489,14 @@ fn display_beside_the_board_across_a_kill_and_restart() {
 
 /// Issue 24, idle cost: the display keeps its view and paints with the Board UI's painter, so a
 /// tick of the clock draws only the clocks and the "this move" row. What the terminal shows must
-/// be, cell for cell and style for style, the whole frame of a fresh [`arbiter::display::shown`]
+/// be, cell for cell and style for style, the whole frame of a fresh [`arbiter::board::display::shown`]
 /// at the same wall time: two real games' logs (every clause of the 2003 rules, then a full game)
 /// are appended entry by entry into a followed folder, and after each entry the display is
 /// painted at three wall times a second apart, at two sizes, with and without colour, and once
 /// across a resize.
 #[test]
 fn display_ticks_draw_only_the_clocks_and_match_a_whole_frame() {
-    use arbiter::display::{Display, Look};
+    use arbiter::board::display::{Display, Look};
     use ratatui::backend::TestBackend;
     use std::io::Write;
     let tmp = tempfile::tempdir().unwrap();
@@ -522,7 +522,7 @@ fn display_ticks_draw_only_the_clocks_and_match_a_whole_frame() {
         let mut paints = 0;
         let mut check = |t: &MatchTail, d: &mut Display, b: &mut TestBackend, now| {
             d.paint(b, t, now, &look).unwrap();
-            let mut s = arbiter::display::shown(t, now);
+            let mut s = arbiter::board::display::shown(t, now);
             s.no_color = no_color;
             let area = d.shown().area;
             let mut whole = Buffer::empty(area);
@@ -675,7 +675,7 @@ fn display_denryusen_5_2_names_sente_and_gote_and_shows_the_shogi_position() {
 /// were when the board was last seen, however long it stays away; a beat again and they run.
 #[test]
 fn display_laws_6_a_board_offline_is_marked_within_3_s_and_no_clock_runs_unseen() {
-    use arbiter::display::{Display, Look, board_offline, heartbeat_written};
+    use arbiter::board::display::{Display, Look, board_offline, heartbeat_written};
     use ratatui::backend::TestBackend;
     let tmp = tempfile::tempdir().unwrap();
     let m = tmp.path().join("m");
@@ -691,7 +691,7 @@ fn display_laws_6_a_board_offline_is_marked_within_3_s_and_no_clock_runs_unseen(
     let last = t.current().unwrap().stamps.last().unwrap().utc;
     // The board's last beat, a second after the last entry.
     let beat = last + chrono::Duration::seconds(1);
-    let path = arbiter::layout::heartbeat_path(&m, 1);
+    let path = arbiter::record::layout::heartbeat_path(&m, 1);
     std::fs::write(&path, b"beat").unwrap();
     std::fs::File::options()
         .write(true)

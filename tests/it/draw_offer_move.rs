@@ -16,7 +16,7 @@ fn report_and_pgn(m: &Match) -> (model::Report, String) {
         signed_upto: Some(m.log.len()),
     };
     let r = model::build(&m.log, &utc, &v, false);
-    let pgn = arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
+    let pgn = arbiter::after::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
     (r, pgn)
 }
 

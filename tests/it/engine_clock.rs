@@ -69,7 +69,7 @@ fn archived_set(set: &str) -> Archived {
 }
 
 fn archive_body(dir: &Path) -> serde_json::Value {
-    let entries = arbiter::journal::read_entries(&dir.join("game-1/log.jsonl")).unwrap();
+    let entries = arbiter::record::journal::read_entries(&dir.join("game-1/log.jsonl")).unwrap();
     entries
         .into_iter()
         .rev()

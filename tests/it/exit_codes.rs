@@ -69,7 +69,7 @@ fn exit_codes_of_readme_are_each_given_by_a_command() {
     assert_eq!(code(&o), Some(Exit::CannotRead.code().into()), "{o:?}");
 
     // 70: not available: the game is held by another arbiter process.
-    let held = arbiter::journal::Journal::open(&m.join("game-1/log.jsonl")).unwrap();
+    let held = arbiter::record::journal::Journal::open(&m.join("game-1/log.jsonl")).unwrap();
     let copy = script(tmp.path(), "copy.log", "bestmove e2e4\n");
     let o = arbiter(&["archive", "--match", &ms, "--game", "1", &copy, &copy]);
     assert_eq!(code(&o), Some(Exit::Unavailable.code().into()), "{o:?}");
@@ -402,7 +402,7 @@ fn exit_codes_readme_table_driven_on_every_command() {
     assert_eq!(seen, want);
 
     // 70: another process holds the game (this test holds its lock).
-    let held = arbiter::journal::Journal::open(&de_log(&me)).unwrap();
+    let held = arbiter::record::journal::Journal::open(&de_log(&me)).unwrap();
     let r = run(&[
         "archive",
         "--match",
@@ -508,7 +508,7 @@ fn exit_codes_play_through_a_terminal() {
         74,
     );
     assert!(s74.contains("arbiter: "), "{s74}");
-    let held = arbiter::journal::Journal::open(&m.join("game-1/log.jsonl")).unwrap();
+    let held = arbiter::record::journal::Journal::open(&m.join("game-1/log.jsonl")).unwrap();
     let s70 = exited(
         "x70",
         &["play", "--match", &d, "--game", "1", "--rules", &rules],
@@ -538,7 +538,7 @@ fn exit_codes_verify_and_prove_table_driven() {
     let ok = rehearsal_named(t, "ok", false);
     // 10: an entry after the last signed checkpoint.
     let tail = rehearsal_named(t, "tail", false);
-    let mut j = arbiter::journal::Journal::open(&log(&tail)).unwrap();
+    let mut j = arbiter::record::journal::Journal::open(&log(&tail)).unwrap();
     let last = j.last().unwrap().mono_ms;
     j.append(arbiter::log::NewEntry {
         mono_ms: last,
@@ -554,7 +554,7 @@ fn exit_codes_verify_and_prove_table_driven() {
     // 11: a torn tail cut on reopen, then signed.
     let rec = rehearsal_named(t, "recovered", false);
     append(&rec, b"{\"v\":1,\"seq\":");
-    drop(arbiter::journal::Journal::open(&log(&rec)).unwrap());
+    drop(arbiter::record::journal::Journal::open(&log(&rec)).unwrap());
     let r = run(&["checkpoint", "--match", s(&rec), "--game", "1"]);
     assert_eq!(r.code, Some(0), "{r:?}");
     // 20: a changed byte in line 1.

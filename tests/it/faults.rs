@@ -12,17 +12,17 @@
 
 use std::path::Path;
 
+use arbiter::board::matchdir::JournalStorage;
+use arbiter::board::session::{Memory, Session, SessionError, Storage, StorageError, load_profile};
 use arbiter::core::Ms;
 use arbiter::core::command::{Command, parse};
 use arbiter::core::event::Event;
 use arbiter::core::game::{Game, GameContext};
 use arbiter::core::script::parse_script;
-use arbiter::journal::{FaultPlan, Journal, JournalError, read_entries};
-use arbiter::layout::log_path;
 use arbiter::log::codec::{events_of, kind_and_body};
 use arbiter::log::{Entry, NewEntry};
-use arbiter::matchdir::JournalStorage;
-use arbiter::session::{Memory, Session, SessionError, Storage, StorageError, load_profile};
+use arbiter::record::journal::{FaultPlan, Journal, JournalError, read_entries};
+use arbiter::record::layout::log_path;
 use chrono::{DateTime, Duration, Utc};
 
 const RULES: &str = "rules/kasparov-deep-junior-2003.toml";
@@ -194,7 +194,7 @@ fn journal_run(dir: &Path, events: &[Event], at: u64, inject: Inject) {
 /// locks belong to the open file, so the copy holds it until the child execs.
 fn open_retry(
     path: &Path,
-    ops: impl Fn() -> Box<dyn arbiter::journal::FileOps>,
+    ops: impl Fn() -> Box<dyn arbiter::record::journal::FileOps>,
 ) -> Result<Journal, JournalError> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
@@ -207,8 +207,8 @@ fn open_retry(
     }
 }
 
-fn real_ops() -> Box<dyn arbiter::journal::FileOps> {
-    Box::new(arbiter::journal::RealOps)
+fn real_ops() -> Box<dyn arbiter::record::journal::FileOps> {
+    Box::new(arbiter::record::journal::RealOps)
 }
 
 #[test]

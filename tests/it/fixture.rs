@@ -36,7 +36,7 @@ fn fixture_verifies_with_the_kit_and_replays_to_its_result() {
         String::from_utf8_lossy(&out.stdout)
     );
     let entries =
-        arbiter::journal::read_entries(&Path::new(MATCH).join("game-1/log.jsonl")).unwrap();
+        arbiter::record::journal::read_entries(&Path::new(MATCH).join("game-1/log.jsonl")).unwrap();
     let events = arbiter::log::codec::events_of(&entries).unwrap();
     let g = arbiter::core::game::Game::replay(events.iter()).unwrap();
     let o = g.outcome().unwrap();
@@ -62,7 +62,7 @@ fn fixture_verifies_with_the_kit_and_replays_to_its_result() {
 
 #[test]
 fn fixture_checkpoint_passes_ssh_keygen_and_the_chain_head_recipe() {
-    let last = arbiter::matchdir::latest_checkpoint(Path::new(MATCH), 1).unwrap();
+    let last = arbiter::board::matchdir::latest_checkpoint(Path::new(MATCH), 1).unwrap();
     let cp = format!("{MATCH}/game-1/checkpoints/{last}.txt");
     let text = std::fs::read_to_string(&cp).unwrap();
     let chain = text

@@ -6,8 +6,8 @@
 use crate::log_util::TestMatch;
 use arbiter::log::scan::{ScannedLine, first_fault, scan, scan_reader};
 use arbiter::log::stream::{FaultFinder, ScanLines};
-use arbiter::sign::parse_allowed_signers;
-use arbiter::verify::{prepare_checkpoints, read_checkpoint_files};
+use arbiter::record::sign::parse_allowed_signers;
+use arbiter::record::verify::{prepare_checkpoints, read_checkpoint_files};
 use std::io::Write;
 use std::path::Path;
 use std::process::Command;
@@ -138,9 +138,9 @@ const DATA_CAP: u64 = 64 << 20;
 fn long_log(tmp: &Path) -> (std::path::PathBuf, u64) {
     let base = tmp.join("base");
     let m = crate::hostile::rehearsal(tmp);
-    let log = arbiter::layout::log_path(&m, 1);
-    let first = arbiter::journal::first_entry(&log).unwrap();
-    let tally = arbiter::journal::tally(&log).unwrap();
+    let log = arbiter::record::layout::log_path(&m, 1);
+    let first = arbiter::record::journal::first_entry(&log).unwrap();
+    let tally = arbiter::record::journal::tally(&log).unwrap();
     let mut prev = tally.last().unwrap().hash;
     let mut seq = tally.len();
     let mut f =
@@ -193,7 +193,7 @@ fn copy_of(base: &Path, name: &str) -> std::path::PathBuf {
 /// counts from the end): the fast path finds it, and the detailed path reads the whole log.
 fn long_damaged_log(base: &Path, name: &str, damaged: i64) -> std::path::PathBuf {
     let m = copy_of(base, name);
-    let log = arbiter::layout::log_path(&m, 1);
+    let log = arbiter::record::layout::log_path(&m, 1);
     let mut bytes = std::fs::read(&log).unwrap();
     let starts: Vec<usize> = std::iter::once(0)
         .chain(
@@ -256,7 +256,7 @@ fn issue_21_verify_of_a_damaged_log_larger_than_its_memory_cap_names_the_bad_lin
     for (name, damaged) in [("start", 2), ("end", -3)] {
         let m = long_damaged_log(&base, name, damaged);
         let d = m.display().to_string();
-        let log = arbiter::layout::log_path(&m, 1);
+        let log = arbiter::record::layout::log_path(&m, 1);
         assert!(std::fs::metadata(&log).unwrap().len() > DATA_CAP + (20 << 20));
         let (code, text) = capped(&["verify", "--match", &d, "--game", "1"]);
         assert!(!text.contains("memory allocation"), "{name}: {text}");
@@ -293,9 +293,9 @@ fn issue_21_foreign_cut_from_moves_a_tail_larger_than_its_memory_cap() {
     let tmp = tempfile::tempdir().unwrap();
     let (m, bound) = long_log(tmp.path());
     let d = m.display().to_string();
-    let log = arbiter::layout::log_path(&m, 1);
+    let log = arbiter::record::layout::log_path(&m, 1);
     let before = std::fs::read(&log).unwrap();
-    let at = arbiter::journal::for_each_entry(&log, |e| e.seq + 1 < bound).unwrap();
+    let at = arbiter::record::journal::for_each_entry(&log, |e| e.seq + 1 < bound).unwrap();
     assert_eq!(at, bound);
     let kept = before
         .iter()
@@ -329,7 +329,7 @@ fn issue_21_foreign_cut_from_moves_a_tail_larger_than_its_memory_cap() {
     assert!(std::fs::read(&side).unwrap() == before[kept..], "side file");
     let after = std::fs::read(&log).unwrap();
     assert_eq!(after[..kept], before[..kept]);
-    let last = arbiter::journal::tally(&log).unwrap();
+    let last = arbiter::record::journal::tally(&log).unwrap();
     let recovery = last.last().unwrap();
     assert_eq!(recovery.kind, "recovery");
     assert_eq!(recovery.body["offset"], kept as u64);
@@ -347,8 +347,8 @@ fn issue_21_foreign_cut_from_moves_a_tail_larger_than_its_memory_cap() {
 /// fault as `Damaged`, an empty file as `NoFirstEntry`, for every tampering.
 #[test]
 fn issue_21_read_entries_line_by_line_gives_the_whole_file_scans_answer() {
-    use arbiter::journal::{JournalError, read_entries};
     use arbiter::log::scan::first_local_fault;
+    use arbiter::record::journal::{JournalError, read_entries};
     let (cases, _) = tampered();
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("log.jsonl");

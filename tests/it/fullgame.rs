@@ -7,12 +7,12 @@
 //! The example scripts of `examples/scripts/` run through `run_script` without a refusal.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use arbiter::board::session::{Memory, Session, run_script};
 use arbiter::core::board::complete_san;
 use arbiter::core::event::{Event, EventKind, Score, Termination};
 use arbiter::core::game::Phase;
 use arbiter::core::script::parse_script;
 use arbiter::core::{Ms, Side};
-use arbiter::session::{Memory, Session, run_script};
 
 use crate::clauses::{KASPAROV_2003, LONG_GAME, Match, ended, move_made, new_game, secs, started};
 

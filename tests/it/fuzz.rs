@@ -22,16 +22,16 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use arbiter::board::session::{Memory, Session, load_profile};
 use arbiter::core::board::Board;
 use arbiter::core::command::parse;
 use arbiter::core::game::{Game, GameContext};
 use arbiter::core::rules::Profile;
 use arbiter::core::script::parse_script;
-use arbiter::journal::{Journal, read_entries};
 use arbiter::log::codec::events_of;
 use arbiter::log::scan;
 use arbiter::log::{self, NewEntry};
-use arbiter::session::{Memory, Session, load_profile};
+use arbiter::record::journal::{Journal, read_entries};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
@@ -694,7 +694,7 @@ fn log_exec(input: &[u8]) {
         .map(|(i, l)| (i as u64 + 1, l.hash))
         .collect();
     let _ = scan::first_fault(&lines, &anchors);
-    let _ = arbiter::verify::verify_lines(1, "fuzz", &lines, &[]);
+    let _ = arbiter::record::verify::verify_lines(1, "fuzz", &lines, &[]);
     let entries: Vec<log::Entry> = lines.iter().filter_map(|l| l.entry.clone().ok()).collect();
     if let Ok(events) = events_of(&entries)
         && let Ok(g) = Game::replay(events.iter())

@@ -53,8 +53,8 @@ fn match_at_9999(tmp: &Path, ended: bool) -> std::path::PathBuf {
     let d = m.display().to_string();
     let (code, err) = arbiter_run(&["script", &f, "--match", &d, "--game", "9999"]);
     assert_eq!(code, Some(0), "{err}");
-    assert_eq!(arbiter::layout::games(&m), vec![9999]);
-    assert_eq!(arbiter::matchdir::is_finished(&m, 9999), ended);
+    assert_eq!(arbiter::record::layout::games(&m), vec![9999]);
+    assert_eq!(arbiter::board::matchdir::is_finished(&m, 9999), ended);
     m
 }
 
@@ -74,12 +74,12 @@ fn issue_21_game_9999_ended_play_and_script_refuse_game_10000() {
     assert_eq!(snapshot(&m), before);
     // What `arbiter play` opens before its first frame (the board needs a terminal): the
     // library refuses with the same error, and the CLI maps it to 70.
-    let key = arbiter::sign::KeySource {
+    let key = arbiter::record::sign::KeySource {
         file: None,
         passphrase_env: None,
     };
     let rules = Path::new(RULES);
-    let e = arbiter::tui::open_session(&arbiter::tui::PlaySetup {
+    let e = arbiter::board::tui::open_session(&arbiter::board::tui::PlaySetup {
         match_dir: &m,
         game: None,
         rules: Some(rules),
@@ -92,11 +92,14 @@ fn issue_21_game_9999_ended_play_and_script_refuse_game_10000() {
     let text = e.to_string();
     assert!(text.contains("the highest a match may hold"), "{text}");
     assert!(text.contains("no game 10000 is opened"), "{text}");
-    let e = arbiter::matchdir::open_game_with(&m, None, Some(rules), &key, false)
+    let e = arbiter::board::matchdir::open_game_with(&m, None, Some(rules), &key, false)
         .err()
         .expect("open_game_with must refuse game 10000");
     assert!(
-        matches!(e, arbiter::matchdir::MatchError::Full { last: 9999, .. }),
+        matches!(
+            e,
+            arbiter::board::matchdir::MatchError::Full { last: 9999, .. }
+        ),
         "{e}"
     );
     assert_eq!(
@@ -106,18 +109,20 @@ fn issue_21_game_9999_ended_play_and_script_refuse_game_10000() {
     assert_eq!(snapshot(&m), before);
     assert!(!m.join("game-10000").exists());
     // `--game 9999` still opens the ended game itself (to read it, or as play does).
-    assert!(arbiter::matchdir::open_game_with(&m, Some(9999), Some(rules), &key, false).is_ok());
+    assert!(
+        arbiter::board::matchdir::open_game_with(&m, Some(9999), Some(rules), &key, false).is_ok()
+    );
 }
 
 #[test]
 fn issue_21_game_9999_not_ended_is_the_one_play_opens() {
     let tmp = tempfile::tempdir().unwrap();
     let m = match_at_9999(tmp.path(), false);
-    let key = arbiter::sign::KeySource {
+    let key = arbiter::record::sign::KeySource {
         file: None,
         passphrase_env: None,
     };
-    let o = arbiter::matchdir::open_game_with(&m, None, Some(Path::new(RULES)), &key, false)
+    let o = arbiter::board::matchdir::open_game_with(&m, None, Some(Path::new(RULES)), &key, false)
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(o.session.game.ctx().game, 9999);
     assert!(!m.join("game-10000").exists());

@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use arbiter::matchdir::beat::{self, BeatTimes, Beater, SLOT_MS};
-use arbiter::matchdir::{HEARTBEAT_MAX_INTERVAL_MS, Opened};
+use arbiter::board::matchdir::beat::{self, BeatTimes, Beater, SLOT_MS};
+use arbiter::board::matchdir::{HEARTBEAT_MAX_INTERVAL_MS, Opened};
 use chrono::Utc;
 use serde_json::Value;
 
@@ -38,9 +38,9 @@ fn running() -> Running {
 }
 
 fn open(dir: &Path) -> Opened {
-    let key = arbiter::sign::KeySource::default();
+    let key = arbiter::record::sign::KeySource::default();
     let rules = Path::new("rules/kasparov-deep-junior-2003.toml");
-    arbiter::matchdir::open_game_with(dir, Some(1), Some(rules), &key, false).unwrap()
+    arbiter::board::matchdir::open_game_with(dir, Some(1), Some(rules), &key, false).unwrap()
 }
 
 fn notice(dir: &Path) -> String {
@@ -48,7 +48,7 @@ fn notice(dir: &Path) -> String {
 }
 
 fn beat_path(dir: &Path) -> PathBuf {
-    arbiter::layout::heartbeat_path(dir, 1)
+    arbiter::record::layout::heartbeat_path(dir, 1)
 }
 
 /// The heartbeat file's anchor line (as written) and beat line (parsed).
@@ -65,7 +65,7 @@ fn write(dir: &Path, anchor: &str, beat: &Value) {
 }
 
 fn key(dir: &Path) -> ssh_key::PrivateKey {
-    arbiter::sign::load_key(&dir.join("keys").join("arbiter"), None).unwrap()
+    arbiter::record::sign::load_key(&dir.join("keys").join("arbiter"), None).unwrap()
 }
 
 /// One beat of a fresh session of the game, then the session closed.
@@ -210,7 +210,7 @@ fn witness_heartbeat_v2_value_from_another_session_is_not_authentic() {
     let origin = a["origin"].as_str().unwrap().to_string();
     let mut forged = Beater::default();
     let utc = Utc::now();
-    let (boot_id, boottime_ms) = arbiter::matchdir::boot_clock();
+    let (boot_id, boottime_ms) = arbiter::board::matchdir::boot_clock();
     let rec = forged
         .record(
             &origin,
@@ -220,7 +220,7 @@ fn witness_heartbeat_v2_value_from_another_session_is_not_authentic() {
                 mono_ms: u(&beat_b, "mono_ms") + 60_000,
                 utc: &utc,
             },
-            &|t| arbiter::sign::sign_authorization(&forger, t).ok(),
+            &|t| arbiter::record::sign::sign_authorization(&forger, t).ok(),
         )
         .unwrap();
     assert!(beat::verify(rec.as_bytes(), forger.public_key(), &origin).is_ok());
@@ -241,9 +241,9 @@ fn witness_heartbeat_v1_still_readable() {
     let mono = o.now_ms;
     drop(o);
     let utc = arbiter::log::format_utc(&Utc::now());
-    let (boot_id, boottime) = arbiter::matchdir::boot_clock();
-    let text = arbiter::matchdir::heartbeat_text(&origin, mono, &utc, &boot_id, boottime);
-    let sig = arbiter::sign::sign_authorization(&key(&g.dir), &text).unwrap();
+    let (boot_id, boottime) = arbiter::board::matchdir::boot_clock();
+    let text = arbiter::board::matchdir::heartbeat_text(&origin, mono, &utc, &boot_id, boottime);
+    let sig = arbiter::record::sign::sign_authorization(&key(&g.dir), &text).unwrap();
     let v1 = format!(
         "{{\"boot_id\":\"{boot_id}\",\"boottime_ms\":{boottime},\"mono_ms\":{mono},\"sig\":\"{sig}\",\"utc\":\"{utc}\"}}"
     );
@@ -281,7 +281,7 @@ fn clause_8b_heartbeat_v2_beat_proves_the_start_of_its_slot() {
     let mut b = Beater::default();
     // The log's UTC has milliseconds.
     let utc0 = chrono::DateTime::from_timestamp_millis(Utc::now().timestamp_millis()).unwrap();
-    let sign = |t: &str| arbiter::sign::sign_authorization(&k, t).ok();
+    let sign = |t: &str| arbiter::record::sign::sign_authorization(&k, t).ok();
     for (at, slot) in [(0, 0), (199, 0), (200, 1), (1_150, 5), (1_000_000, 5_000)] {
         let utc = utc0 + chrono::Duration::milliseconds(at as i64);
         let t = BeatTimes {
@@ -311,7 +311,7 @@ fn clause_8b_heartbeat_v2_chain_renewed_when_it_runs_out_memory_flat() {
     // A short chain (128 slots, 25.6 s) beaten once a second for 5 minutes.
     let mut b = Beater::with_length(128);
     let utc0 = Utc::now();
-    let sign = |t: &str| arbiter::sign::sign_authorization(&k, t).ok();
+    let sign = |t: &str| arbiter::record::sign::sign_authorization(&k, t).ok();
     let mut anchors = Vec::new();
     for s in 0..300u64 {
         let utc = utc0 + chrono::Duration::seconds(s as i64);
@@ -412,7 +412,7 @@ fn clause_8b_heartbeat_removed_or_replaced_while_running_is_written_again_and_sa
     assert_eq!(o.session.storage.heartbeat(now(), Utc::now()), None);
 
     // Replaced by a hard link to the log: never written through; said once; the log intact.
-    let log = arbiter::layout::log_path(&g.dir, 1);
+    let log = arbiter::record::layout::log_path(&g.dir, 1);
     let before = std::fs::read(&log).unwrap();
     std::fs::remove_file(&path).unwrap();
     std::fs::hard_link(&log, &path).unwrap();
@@ -442,7 +442,7 @@ fn pty_clause_8b_heartbeat_removed_while_the_board_runs_is_shown() {
     t.wait_for("PRE-GAME", DEADLINE);
     t.keys(&["Space"]);
     t.wait_for("RUNNING", DEADLINE);
-    let path = arbiter::layout::heartbeat_path(&dir.path().join("logs").join("demo"), 1);
+    let path = arbiter::record::layout::heartbeat_path(&dir.path().join("logs").join("demo"), 1);
     let until = std::time::Instant::now() + DEADLINE;
     while !path.exists() {
         assert!(std::time::Instant::now() < until, "no heartbeat written");

@@ -304,11 +304,11 @@ fn hostile_symlinked_or_copied_log_is_not_appended() {
     std::fs::create_dir_all(m.join("game-2")).unwrap();
     std::os::unix::fs::symlink("../game-1/log.jsonl", m.join("game-2/log.jsonl")).unwrap();
     let open = |n| {
-        arbiter::matchdir::open_game(
+        arbiter::board::matchdir::open_game(
             &m,
             Some(n),
             Some(Path::new("rules/kasparov-deep-junior-2003.toml")),
-            &arbiter::sign::KeySource::default(),
+            &arbiter::record::sign::KeySource::default(),
         )
     };
     // The Board UI's open path (play --game 2): refused, naming the link.
@@ -538,7 +538,7 @@ fn hostile_killed_checkpoint_and_archive_leftovers_are_removed_next_time() {
     let mine = engine.join(format!(".machine.log.partial-{}", std::process::id()));
     std::fs::write(&dead, "confidential partial copy").unwrap();
     std::fs::write(&mine, "a copy in progress").unwrap();
-    assert_eq!(arbiter::archive::remove_partial_copies(&engine), 1);
+    assert_eq!(arbiter::after::archive::remove_partial_copies(&engine), 1);
     assert!(!dead.exists());
     assert!(mine.exists(), "a running process's copy is left alone");
 }
@@ -552,9 +552,14 @@ fn hostile_second_board_on_a_new_game_is_told_another_board_holds_it() {
     crate::log_util::arbiter_key_in(&m);
     let rules = Path::new("rules/kasparov-deep-junior-2003.toml");
     let open = || {
-        arbiter::matchdir::open_game(&m, None, Some(rules), &arbiter::sign::KeySource::default())
-            .expect("opened")
-            .session
+        arbiter::board::matchdir::open_game(
+            &m,
+            None,
+            Some(rules),
+            &arbiter::record::sign::KeySource::default(),
+        )
+        .expect("opened")
+        .session
     };
     let (mut a, mut b) = (open(), open());
     let words = [
@@ -585,7 +590,7 @@ fn hostile_second_board_on_a_new_game_is_told_another_board_holds_it() {
 /// every cut (a `prev` changed, a line deleted, a line's bytes changed).
 #[test]
 fn hostile_streamed_verify_agrees_with_the_exact_path_at_every_block_cut() {
-    use arbiter::verify::{Status, verify_game};
+    use arbiter::record::verify::{Status, verify_game};
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("match");
     crate::log_verify::bench_match(&dir, 4_000);
@@ -601,8 +606,8 @@ fn hostile_streamed_verify_agrees_with_the_exact_path_at_every_block_cut() {
         .collect();
     assert!(cuts.len() >= 4, "{} cuts", cuts.len());
     // Checkpoints at the entry counts just before, at and after the first two cuts.
-    let entries = arbiter::journal::read_entries(&path).unwrap();
-    let key = arbiter::sign::load_key(&dir.join("keys/arbiter"), None).unwrap();
+    let entries = arbiter::record::journal::read_entries(&path).unwrap();
+    let key = arbiter::record::sign::load_key(&dir.join("keys/arbiter"), None).unwrap();
     let seq_at = |offset: usize| {
         entries
             .iter()
@@ -612,8 +617,14 @@ fn hostile_streamed_verify_agrees_with_the_exact_path_at_every_block_cut() {
     for &c in &cuts[..2] {
         let k = seq_at(c);
         for size in [k - 1, k, k + 1] {
-            arbiter::sign::sign_checkpoint(&dir, 1, &entries[..size], &key, crate::log_util::t0())
-                .unwrap();
+            arbiter::record::sign::sign_checkpoint(
+                &dir,
+                1,
+                &entries[..size],
+                &key,
+                crate::log_util::t0(),
+            )
+            .unwrap();
         }
     }
     let v = verify_game(&dir, 1);

@@ -276,7 +276,7 @@ fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
 #[test]
 fn layers_modules_do_not_use_each_other_in_a_cycle() {
     let graph = module_graph(&sources("src"));
-    assert!(graph.contains_key("session") && graph.contains_key("matchdir"));
+    assert!(graph.contains_key("record") && graph.contains_key("board"));
     if let Some(c) = cycle(&graph) {
         panic!("modules use each other in a cycle: {}", c.join(" -> "));
     }
@@ -293,41 +293,75 @@ const SOCKETS: [&str; 6] = [
 ];
 
 #[test]
-fn layers_the_table_uses_core_log_and_journal_never_the_tui_or_the_cli() {
+fn layers_the_table_uses_core_log_and_the_record_never_the_board_or_the_cli() {
     let table = sources("src/table");
     assert!(!table.is_empty(), "src/table holds the werewolf table");
     let used: BTreeSet<String> = module_graph(&table).into_values().flatten().collect();
-    for forbidden in ["tui", "cli", "display", "session"] {
+    for forbidden in ["board", "after", "cli"] {
         assert!(
             !used.contains(forbidden),
-            "src/table uses crate::{forbidden}: the table uses the core, the log and the journal (and the record's shell), never the board's TUI or the CLI"
+            "src/table uses crate::{forbidden}: the table uses the core, the log and the record, never the board, what comes after the game, or the CLI"
         );
     }
-    assert!(used.contains("journal") && used.contains("core"));
+    assert!(used.contains("record") && used.contains("core"));
     assert_none(
         "the core never uses the table",
         lines_with(&sources("src/core"), &["crate::table"]),
     );
 }
 
+/// The groups of the shell a group's files use (`crate::<group>`), from its folder.
+fn group_uses(group: &str) -> BTreeSet<String> {
+    let files = sources(&format!("src/{group}"));
+    assert!(!files.is_empty(), "src/{group} holds its group");
+    module_graph(&files).into_values().flatten().collect()
+}
+
+#[test]
+fn layers_the_record_knows_no_games_shell() {
+    let used = group_uses("record");
+    for forbidden in ["board", "table", "after", "cli", "bundled"] {
+        assert!(
+            !used.contains(forbidden),
+            "src/record uses crate::{forbidden}: the record every game family shares uses only the pure layers"
+        );
+    }
+}
+
+#[test]
+fn layers_the_board_and_the_table_do_not_use_each_other_nor_what_comes_after() {
+    let board = group_uses("board");
+    for forbidden in ["table", "after", "cli"] {
+        assert!(
+            !board.contains(forbidden),
+            "src/board uses crate::{forbidden}: the board uses the record and the pure layers"
+        );
+    }
+    let after = group_uses("after");
+    for forbidden in ["table", "cli"] {
+        assert!(
+            !after.contains(forbidden),
+            "src/after uses crate::{forbidden}: after the game uses the record and the board's replay"
+        );
+    }
+}
+
 #[test]
 fn layers_only_the_table_and_the_seat_open_sockets() {
     let elsewhere: Vec<Source> = sources("src")
         .into_iter()
-        .filter(|(p, _)| {
-            !p.starts_with("src/table/") && !p.starts_with("src/seat/") && p != "src/cli/serve.rs"
-        })
+        .filter(|(p, _)| !p.starts_with("src/table/") && p != "src/cli/serve.rs")
         .collect();
     assert_none(
-        "only src/table (behind `arbiter serve`, which listens) and src/seat (behind `arbiter seat`, the one outbound connection) open a socket",
+        "only src/table (its server behind `arbiter serve`, which listens, and its seat behind `arbiter seat`, the one outbound connection) opens a socket",
         lines_with(&elsewhere, &SOCKETS),
     );
     assert!(!lines_with(&sources("src/table"), &SOCKETS).is_empty());
-    assert!(!lines_with(&sources("src/seat"), &SOCKETS).is_empty());
+    assert!(!lines_with(&sources("src/table/seat"), &SOCKETS).is_empty());
     // The seat's model and view are pure: only its shell (mod.rs) touches the socket.
-    let seat_pure: Vec<Source> = sources("src/seat")
+    let seat_pure: Vec<Source> = sources("src/table/seat")
         .into_iter()
-        .filter(|(p, _)| p != "src/seat/mod.rs")
+        .filter(|(p, _)| p != "src/table/seat/mod.rs")
         .collect();
     assert_none(
         "the seat's model and view open no socket",

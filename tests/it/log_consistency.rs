@@ -286,14 +286,14 @@ fn clause_5b_consistency_proof_file_between_signed_checkpoints() {
     let read = ConsistencyProof::from_json(&json).unwrap();
     assert_eq!(read, proof);
     assert_eq!(read.check().unwrap(), (old.clone(), new.clone()));
-    let (signers, _) = arbiter::sign::parse_allowed_signers(
+    let (signers, _) = arbiter::record::sign::parse_allowed_signers(
         &std::fs::read_to_string(m.dir.join("allowed_signers")).unwrap(),
     );
     for (text, sig) in [
         (&read.old_checkpoint, &read.old_signature),
         (&read.new_checkpoint, &read.new_signature),
     ] {
-        assert!(arbiter::sign::verify_signature(&signers, text.as_bytes(), sig).is_ok());
+        assert!(arbiter::record::sign::verify_signature(&signers, text.as_bytes(), sig).is_ok());
     }
 
     // The same log rewritten at entry 5 and re-signed: the camp's old checkpoint is not a prefix.

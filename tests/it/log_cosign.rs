@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 use crate::log_util::TestMatch;
 use arbiter::log::cosign::{self, NAMESPACE};
-use arbiter::sign::{self, CosignProblem, WitnessError};
+use arbiter::record::sign::{self, CosignProblem, WitnessError};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 

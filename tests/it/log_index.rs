@@ -5,7 +5,7 @@ use crate::log_util::TestMatch;
 use arbiter::log::checkpoint::{Checkpoint, ShortCode, ShortCodeError};
 use arbiter::log::index::{HEADER, IndexError, IndexResult, IndexedGame, MatchIndex};
 use arbiter::log::merkle::{Subtrees, leaf_hash};
-use arbiter::sign;
+use arbiter::record::sign;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use std::process::{Command, Stdio};

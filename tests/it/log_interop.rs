@@ -2,9 +2,9 @@
 //! recipe in docs/chain-head.sh.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 use crate::log_util::{TestMatch, first_entry, mode, t0};
-use arbiter::journal::Journal;
 use arbiter::log::hex32;
-use arbiter::sign::{self, SignError};
+use arbiter::record::journal::Journal;
+use arbiter::record::sign::{self, SignError};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -192,8 +192,8 @@ fn log_interop_existing_openssh_key_signs() {
     let j = Journal::create(&dir.join("game-2/log.jsonl"), first_entry(&fp, 2)).unwrap();
     let cp = sign::sign_checkpoint(&dir, 2, &j.entries(), &key, t0()).unwrap();
     assert!(ssh_verify(&dir, &cp, "arbiter", "arbiter-kit-checkpoint"));
-    let v = arbiter::verify::verify_game(&dir, 2);
-    assert_eq!(v.status, arbiter::verify::Status::Ok, "{v:?}");
+    let v = arbiter::record::verify::verify_game(&dir, 2);
+    assert_eq!(v.status, arbiter::record::verify::Status::Ok, "{v:?}");
 }
 
 #[test]

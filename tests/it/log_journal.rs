@@ -1,8 +1,8 @@
 //! Journal: create, lock, append durability, torn-tail repair of every kind, damage, faults.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 use crate::log_util::{entry, first_entry, mode};
-use arbiter::journal::{FaultPlan, Journal, JournalError, read_entries};
 use arbiter::log::{LineError, hex32, sha256};
+use arbiter::record::journal::{FaultPlan, Journal, JournalError, read_entries};
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};

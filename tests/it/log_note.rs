@@ -8,7 +8,7 @@ use arbiter::log::merkle::{self, Subtrees};
 use arbiter::log::note::{
     NoteError, NoteSignature, SignedNote, TlogCheckpoint, VerifierKey, ed25519_key_id,
 };
-use arbiter::sign::{self, NoteProblem, WitnessError};
+use arbiter::record::sign::{self, NoteProblem, WitnessError};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};

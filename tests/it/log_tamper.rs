@@ -7,8 +7,8 @@
 use crate::log_util::{MATCH_ID, TestMatch, t0};
 use arbiter::log::checkpoint::NAMESPACE;
 use arbiter::log::scan::{ScannedLine, scan, scan_line};
-use arbiter::sign::{self, parse_allowed_signers};
-use arbiter::verify::{
+use arbiter::record::sign::{self, parse_allowed_signers};
+use arbiter::record::verify::{
     CheckpointFile, GameVerification, PreparedCheckpoint, Status, prepare_checkpoints,
     read_checkpoint_files, verify_bytes, verify_lines, verify_log,
 };

@@ -1,8 +1,8 @@
 //! Helpers shared by the log tests: synthetic signed matches written with the Journal directly.
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
-use arbiter::journal::Journal;
 use arbiter::log::NewEntry;
-use arbiter::sign;
+use arbiter::record::journal::Journal;
+use arbiter::record::sign;
 use chrono::{DateTime, TimeZone, Utc};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -121,7 +121,8 @@ impl TestMatch {
     }
 
     pub fn sign(&self, j: &Journal, game: u32) -> PathBuf {
-        arbiter::witness::sign_and_index(&self.dir, game, &j.entries(), &self.key, t0()).unwrap()
+        arbiter::record::witness::sign_and_index(&self.dir, game, &j.entries(), &self.key, t0())
+            .unwrap()
     }
 }
 

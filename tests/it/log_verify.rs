@@ -1,9 +1,9 @@
 //! `verify` verdicts on disk, `prove` / `verify --proof`, and the CLI exit codes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 use crate::log_util::{TestMatch, entry};
-use arbiter::journal::Journal;
 use arbiter::log::proof::InclusionProof;
-use arbiter::verify::{ProveError, Status, prove, verify_game, verify_proof};
+use arbiter::record::journal::Journal;
+use arbiter::record::verify::{ProveError, Status, prove, verify_game, verify_proof};
 use std::io::Write;
 use std::process::Command;
 
@@ -198,7 +198,9 @@ fn log_verify_cli_keygen() {
     );
     assert_eq!(c, 0, "{out}");
     assert!(out.contains("encrypted"));
-    assert!(arbiter::sign::load_key(&dir.join("keys/arbiter"), Some("pw-of-twelve")).is_ok());
+    assert!(
+        arbiter::record::sign::load_key(&dir.join("keys/arbiter"), Some("pw-of-twelve")).is_ok()
+    );
     // Issue 19: the key is encrypted at the kit's KDF cost, not OpenSSH's 16 rounds.
     let pem = std::fs::read_to_string(dir.join("keys/arbiter")).unwrap();
     let kdf = ssh_key::PrivateKey::from_openssh(&pem)
@@ -206,7 +208,7 @@ fn log_verify_cli_keygen() {
         .kdf()
         .clone();
     assert!(
-        matches!(kdf, ssh_key::Kdf::Bcrypt { rounds, .. } if rounds == arbiter::sign::KDF_ROUNDS),
+        matches!(kdf, ssh_key::Kdf::Bcrypt { rounds, .. } if rounds == arbiter::record::sign::KDF_ROUNDS),
         "{kdf:?}"
     );
     let (c, _) = code(bin().args(["keygen", "--match", d]));
@@ -233,7 +235,7 @@ fn log_verify_cli_keygen() {
 /// `DIR/game-1/log.jsonl`, checkpoint signed at `n`.
 pub(crate) fn bench_match(dir: &std::path::Path, n: u64) {
     use arbiter::log::{Entry, ZERO_HASH, encode_line, entry_hash};
-    use arbiter::sign;
+    use arbiter::record::sign;
     let key_path = dir.join("keys").join("arbiter");
     let public = sign::keygen(&key_path, None, "bench arbiter").unwrap();
     sign::ensure_allowed_signer(dir, "arbiter", &public).unwrap();
@@ -344,7 +346,7 @@ fn log_verify_bench_large_log() {
     let scan = t.elapsed().as_secs_f64();
     drop((bytes, clean));
     let t = Instant::now();
-    let clean = arbiter::journal::scan_clean_file(&path).unwrap();
+    let clean = arbiter::record::journal::scan_clean_file(&path).unwrap();
     let stream = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let tree = arbiter::log::merkle::Subtrees::new(clean.leaves);
@@ -362,12 +364,15 @@ fn log_verify_bench_large_log() {
 }
 
 /// `verify_game` as the exact path alone would judge the files on disk.
-pub(crate) fn exact_game(dir: &std::path::Path, game: u32) -> arbiter::verify::GameVerification {
-    use arbiter::layout::log_path;
-    use arbiter::verify::{prepare_checkpoints, read_checkpoint_files, verify_lines};
+pub(crate) fn exact_game(
+    dir: &std::path::Path,
+    game: u32,
+) -> arbiter::record::verify::GameVerification {
+    use arbiter::record::layout::log_path;
+    use arbiter::record::verify::{prepare_checkpoints, read_checkpoint_files, verify_lines};
     let path = log_path(dir, game);
     let bytes = std::fs::read(&path).unwrap();
-    let (signers, problems) = arbiter::sign::parse_allowed_signers(
+    let (signers, problems) = arbiter::record::sign::parse_allowed_signers(
         &std::fs::read_to_string(dir.join("allowed_signers")).unwrap(),
     );
     let files =

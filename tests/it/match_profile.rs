@@ -33,7 +33,8 @@ fn shogi_match() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) 
 
 /// The profile game `n`'s line 0 binds.
 fn bound_profile(dir: &Path, n: u32) -> String {
-    let first = arbiter::journal::first_entry(&arbiter::layout::log_path(dir, n)).unwrap();
+    let first =
+        arbiter::record::journal::first_entry(&arbiter::record::layout::log_path(dir, n)).unwrap();
     match arbiter::log::codec::event_of(&first).unwrap().kind {
         arbiter::core::event::EventKind::GameOpened(o) => o.profile.name,
         other => panic!("line 0 is {other:?}"),
@@ -73,8 +74,8 @@ fn denryusen_21_a_later_game_opens_under_the_match_rules_without_rules() {
         rules_path("denryusen-2024.toml").to_str().unwrap(),
     ]));
     // `play` without --rules: game 3 opens under the match's profile, sente's 3 minutes (21).
-    let key = arbiter::sign::KeySource::default();
-    let (session, ..) = arbiter::tui::open_session(&arbiter::tui::PlaySetup {
+    let key = arbiter::record::sign::KeySource::default();
+    let (session, ..) = arbiter::board::tui::open_session(&arbiter::board::tui::PlaySetup {
         match_dir: &dir,
         game: None,
         rules: None,
@@ -112,13 +113,13 @@ fn match_rules_another_profile_named_in_a_running_match_is_refused_with_both_nam
     );
     assert!(err.contains("nothing is opened"), "{err}");
     assert!(
-        !arbiter::layout::log_path(&dir, 2).exists(),
+        !arbiter::record::layout::log_path(&dir, 2).exists(),
         "nothing written"
     );
     // The board, on a new game or on the match's game 1, refuses it the same way.
-    let key = arbiter::sign::KeySource::default();
+    let key = arbiter::record::sign::KeySource::default();
     for game in [None, Some(1)] {
-        let e = arbiter::tui::open_session(&arbiter::tui::PlaySetup {
+        let e = arbiter::board::tui::open_session(&arbiter::board::tui::PlaySetup {
             match_dir: &dir,
             game,
             rules: Some(&chess),
@@ -132,7 +133,7 @@ fn match_rules_another_profile_named_in_a_running_match_is_refused_with_both_nam
         assert!(e.contains("Kasparov") && e.contains("Denryu"), "{e}");
     }
     assert!(
-        !arbiter::layout::log_path(&dir, 2).exists(),
+        !arbiter::record::layout::log_path(&dir, 2).exists(),
         "nothing written"
     );
     // The match's own profile named again is accepted.

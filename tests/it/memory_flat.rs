@@ -151,7 +151,7 @@ fn hostile_logs_are_read_in_bounded_memory_with_a_clear_error() {
             .arg(&m)
             .status();
         assert!(cp.unwrap().success());
-        plant(&arbiter::layout::log_path(&m, 1), kind);
+        plant(&arbiter::record::layout::log_path(&m, 1), kind);
         let d = m.display().to_string();
         let out = tmp.path().join("out");
         let o = out.display().to_string();

@@ -3,9 +3,9 @@
 //! move list, on `arbiter display`, and in `wrong-move N` (7c).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use arbiter::board::session::{Memory, Session};
+use arbiter::board::tui::UiState;
 use arbiter::core::game::Game;
-use arbiter::session::{Memory, Session};
-use arbiter::tui::UiState;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
@@ -89,14 +89,15 @@ fn rule_6a_board_move_list_numbers_from_black_when_black_moves_first_80x24() {
     assert!(s.contains("last 3. Bb5"), "{s}");
     assert!(!s.contains("1. e5") && !s.contains("2... Bb5"), "{s}");
     // The PGN of the same log numbers the moves the same way.
-    let pgn = arbiter::postgame::pgn_of(&black_first_match().log, "2003-01-26T16:00:00Z").unwrap();
+    let pgn =
+        arbiter::after::postgame::pgn_of(&black_first_match().log, "2003-01-26T16:00:00Z").unwrap();
     assert!(pgn.contains("1... e5"), "{pgn}");
     assert!(pgn.contains("2. Nf3"), "{pgn}");
     assert!(pgn.contains("3. Bb5"), "{pgn}");
     // The compact list of a wide screen numbers them the same way.
     let m = black_first_match();
-    let times = arbiter::tui::movelist::move_times(&m.log);
-    let compact = arbiter::tui::movelist::compact_rows(&m.view(t("6:00")), &times, false);
+    let times = arbiter::board::tui::movelist::move_times(&m.log);
+    let compact = arbiter::board::tui::movelist::compact_rows(&m.view(t("6:00")), &times, false);
     assert_eq!(
         compact[0].split_whitespace().collect::<Vec<_>>(),
         ["1.", "…", "e5"]
@@ -105,7 +106,7 @@ fn rule_6a_board_move_list_numbers_from_black_when_black_moves_first_80x24() {
     // The take-back question names the moves by the same numbers.
     r.at("6:00", "arbiter stop wrong entry");
     assert_eq!(
-        arbiter::tui::keys::consequence(
+        arbiter::board::tui::keys::consequence(
             &arbiter::core::command::parse("arbiter correct 7e takeback 3 wrong entry").unwrap(),
             &r.s.game
         )
@@ -119,14 +120,14 @@ fn rule_6a_board_move_list_numbers_from_black_when_black_moves_first_80x24() {
 #[test]
 fn rule_6a_display_move_list_numbers_from_black_when_black_moves_first_80x24() {
     let m = black_first_match();
-    let shown = arbiter::display::Shown {
+    let shown = arbiter::board::display::Shown {
         view: Some(m.view(t("6:00"))),
-        times: arbiter::tui::movelist::move_times(&m.log),
+        times: arbiter::board::tui::movelist::move_times(&m.log),
         ..Default::default()
     };
     let area = Rect::new(0, 0, 80, 24);
     let mut buf = Buffer::empty(area);
-    arbiter::display::render(&shown, area, &mut buf);
+    arbiter::board::display::render(&shown, area, &mut buf);
     let s = text(&buf);
     let rows: Vec<&str> = s.lines().collect();
     let one = rows.iter().position(|l| l.contains("1. …")).expect(&s);
@@ -301,8 +302,8 @@ fn rule_3_and_laws_8_1_one_numbering_from_a_fen_at_fullmove_23() {
         assert_eq!(c.moves_to_control, Some(19), "{c:?}");
     }
     // The board's move list and the compact list (the board and `arbiter display`).
-    let times = arbiter::tui::movelist::move_times(&m.log);
-    let rows = arbiter::tui::movelist::rows(&v, &times);
+    let times = arbiter::board::tui::movelist::move_times(&m.log);
+    let rows = arbiter::board::tui::movelist::rows(&v, &times);
     assert!(
         rows[0]
             .trim_start()
@@ -316,7 +317,7 @@ fn rule_3_and_laws_8_1_one_numbering_from_a_fen_at_fullmove_23() {
         "{rows:?}"
     );
     assert_eq!(rows.len(), 41);
-    let compact = arbiter::tui::movelist::compact_rows(&v, &times, false);
+    let compact = arbiter::board::tui::movelist::compact_rows(&v, &times, false);
     assert!(
         compact[0].starts_with(&format!("23. {}", sans[0])),
         "{compact:?}"
@@ -327,7 +328,7 @@ fn rule_3_and_laws_8_1_one_numbering_from_a_fen_at_fullmove_23() {
     );
     // The PGN: numbered from the FEN's fullmove, the period addition a rule-3 comment after
     // 62. (White's 40th move played), not before.
-    let pgn = arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
+    let pgn = arbiter::after::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
     assert!(pgn.contains(&format!("[FEN \"{FULLMOVE_23}\"]")), "{pgn}");
     let text = movetext(&pgn).replace('\n', " ");
     assert!(text.starts_with(&format!("23. {} {{", sans[0])), "{text}");
@@ -346,16 +347,16 @@ fn rule_3_and_laws_8_1_one_numbering_from_a_fen_at_fullmove_23() {
     // as the kit does (the standard's numbering under a [FEN] tag).
     python_chess_numbers_alike(&pgn);
     // The relay writes the same movetext.
-    let stamps: Vec<arbiter::follow::Stamp> = m
+    let stamps: Vec<arbiter::board::follow::Stamp> = m
         .log
         .iter()
-        .map(|e| arbiter::follow::Stamp {
+        .map(|e| arbiter::board::follow::Stamp {
             utc: chrono::DateTime::from_timestamp(1_043_596_800, 0).unwrap()
                 + chrono::Duration::milliseconds(e.at as i64),
             mono: e.at,
         })
         .collect();
-    let relayed = arbiter::relay::game_pgn(&m.log, &stamps).unwrap();
+    let relayed = arbiter::board::relay::game_pgn(&m.log, &stamps).unwrap();
     assert_eq!(movetext(&relayed), movetext(&pgn));
     // The report: the moves table's rows and the timeline.
     let r = arbiter::report::model::build(

@@ -44,7 +44,7 @@ fn issue_21_match_score_with_the_rebuilt_game_equals_reading_every_log() {
         "0:00:30 human offer-draw\n0:00:40 operator accept-draw\n",
     );
     script(tmp.path(), &m, "g3.arb", "");
-    let full = arbiter::matchdir::match_score(&m);
+    let full = arbiter::board::matchdir::match_score(&m);
     assert_eq!(
         full,
         vec![
@@ -53,18 +53,23 @@ fn issue_21_match_score_with_the_rebuilt_game_equals_reading_every_log() {
         ]
     );
     for n in 1..=3 {
-        let r =
-            arbiter::matchdir::replay_log(&arbiter::layout::log_path(&m, n), |_, _| {}).unwrap();
+        let r = arbiter::board::matchdir::replay_log(
+            &arbiter::record::layout::log_path(&m, n),
+            |_, _| {},
+        )
+        .unwrap();
         assert_eq!(
-            arbiter::matchdir::match_score_with(&m, Some((n, &r.game))),
+            arbiter::board::matchdir::match_score_with(&m, Some((n, &r.game))),
             full,
             "game {n}"
         );
     }
     // The game given stands for its log: a state without the result leaves that game out.
-    let r3 = arbiter::matchdir::replay_log(&arbiter::layout::log_path(&m, 3), |_, _| {}).unwrap();
+    let r3 =
+        arbiter::board::matchdir::replay_log(&arbiter::record::layout::log_path(&m, 3), |_, _| {})
+            .unwrap();
     assert_eq!(
-        arbiter::matchdir::match_score_with(&m, Some((1, &r3.game))),
+        arbiter::board::matchdir::match_score_with(&m, Some((1, &r3.game))),
         vec![
             ("Garry Kasparov".to_string(), 0.5),
             ("Deep Junior".to_string(), 0.5)
@@ -100,16 +105,16 @@ fn issue_21_a_game_log_read_once_a_process_is_read_again_when_it_changed() {
         ]
     };
     for _ in 0..2 {
-        assert!(!arbiter::matchdir::is_finished(&m, 1));
-        assert!(arbiter::matchdir::is_finished(&m, 2));
-        assert_eq!(arbiter::matchdir::match_score(&m), junior(1.0));
+        assert!(!arbiter::board::matchdir::is_finished(&m, 1));
+        assert!(arbiter::board::matchdir::is_finished(&m, 2));
+        assert_eq!(arbiter::board::matchdir::match_score(&m), junior(1.0));
     }
     // Game 1's log becomes a finished game's (the resigned one): read again, not the kept answer.
     std::fs::copy(
-        arbiter::layout::log_path(&m, 2),
-        arbiter::layout::log_path(&m, 1),
+        arbiter::record::layout::log_path(&m, 2),
+        arbiter::record::layout::log_path(&m, 1),
     )
     .unwrap();
-    assert!(arbiter::matchdir::is_finished(&m, 1));
-    assert_eq!(arbiter::matchdir::match_score(&m), junior(2.0));
+    assert!(arbiter::board::matchdir::is_finished(&m, 1));
+    assert_eq!(arbiter::board::matchdir::match_score(&m), junior(2.0));
 }

@@ -3,9 +3,9 @@
 //! game of their own (`TimesStream::push`); both give the same times on every log.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use arbiter::board::matchdir::Replayer;
 use arbiter::core::event::Event;
 use arbiter::core::game::Game;
-use arbiter::matchdir::Replayer;
 use arbiter::report::times::{Times, TimesStream, times};
 use proptest::prelude::*;
 
@@ -192,9 +192,10 @@ fn issue_21_pgn_command_output_is_that_of_two_replays() {
 /// `arbiter pgn` of game 1 of `m` is what a replay of the log and a times fold of their own
 /// write: that PGN.
 fn pgn_is_that_of_two_replays(m: &std::path::Path) -> String {
-    let (entries, events) = arbiter::matchdir::read_game(&arbiter::layout::log_path(m, 1)).unwrap();
+    let (entries, events) =
+        arbiter::board::matchdir::read_game(&arbiter::record::layout::log_path(m, 1)).unwrap();
     let game = Game::replay(&events).unwrap();
-    let want = arbiter::postgame::pgn_of_game(&game, &times(&events), &entries[0].utc);
+    let want = arbiter::after::postgame::pgn_of_game(&game, &times(&events), &entries[0].utc);
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(["pgn", "--game", "1", "--match"])
         .arg(m)
@@ -210,9 +211,9 @@ fn pgn_is_that_of_two_replays(m: &std::path::Path) -> String {
 /// own, and the entries recorded after the open are timed from the game the open rebuilt.
 #[test]
 fn issue_21_play_open_folds_the_move_times_from_the_one_replay() {
+    use arbiter::board::tui::logpane::LogTail;
+    use arbiter::board::tui::{self, PlaySetup};
     use arbiter::core::command::parse;
-    use arbiter::tui::logpane::LogTail;
-    use arbiter::tui::{self, PlaySetup};
     let tmp = tempfile::tempdir().unwrap();
     let m = tmp.path().join("m");
     crate::log_util::arbiter_key_in(&m);
@@ -236,12 +237,13 @@ fn issue_21_play_open_folds_the_move_times_from_the_one_replay() {
         match_dir: &m,
         game: Some(1),
         rules: Some(std::path::Path::new(crate::tui_support::RULES)),
-        key: &arbiter::sign::KeySource::default(),
+        key: &arbiter::record::sign::KeySource::default(),
         declarations: None,
         demo: false,
     })
     .unwrap();
-    let (mut all, _) = arbiter::report_io::read_log(&arbiter::layout::log_path(&m, 1)).unwrap();
+    let (mut all, _) =
+        arbiter::after::report_io::read_log(&arbiter::record::layout::log_path(&m, 1)).unwrap();
     // The fold with a replay of its own, as the Board UI made it before.
     let mut own = LogTail::default();
     for (n, e) in all.iter().enumerate() {
@@ -273,7 +275,7 @@ fn issue_21_play_open_folds_the_move_times_from_the_one_replay() {
     }
     assert_eq!(
         ui.log.move_times,
-        arbiter::tui::movelist::move_times(&all),
+        arbiter::board::tui::movelist::move_times(&all),
         "after the open"
     );
     assert_eq!(ui.log.move_times.len(), 5);
@@ -311,22 +313,22 @@ fn issue_21_pgn_and_the_open_from_events_handed_over_a_block_at_a_time() {
         }
     }
     crate::log_util::script_into(&m, &tmp.path().join("g.arb"), &script);
-    let path = arbiter::layout::log_path(&m, 1);
+    let path = arbiter::record::layout::log_path(&m, 1);
     assert!(std::fs::metadata(&path).unwrap().len() > 1 << 20);
-    let (_, events) = arbiter::matchdir::read_game(&path).unwrap();
+    let (_, events) = arbiter::board::matchdir::read_game(&path).unwrap();
     let game = Game::replay(&events).unwrap();
     assert_eq!(game.board().moves().len(), 8);
     // The PGN: as two replays of their own make it.
     pgn_is_that_of_two_replays(&m);
     // The open: the game and the latest events of the log.
-    let opened = arbiter::matchdir::open_game(
+    let opened = arbiter::board::matchdir::open_game(
         &m,
         Some(1),
         Some(&crate::clauses::rules_path(crate::clauses::KASPAROV_2003)),
-        &arbiter::sign::KeySource::default(),
+        &arbiter::record::sign::KeySource::default(),
     )
     .unwrap();
-    let kept = arbiter::matchdir::EVENTS_KEPT;
+    let kept = arbiter::board::matchdir::EVENTS_KEPT;
     assert!(events.len() > 2 * kept, "{}", events.len());
     assert_eq!(opened.events_from, events.len() - kept);
     assert!(opened.events == events[events.len() - kept..]);

@@ -141,11 +141,11 @@ fn output_paths_never_land_on_a_match_files_while_play_holds_the_game() {
     let tmp = tempfile::tempdir().unwrap();
     let m = rehearsal(tmp.path());
     // The game held open the way `play` holds it: its journal open, the file lock taken.
-    let held = arbiter::journal::Journal::open(&m.join("game-1/log.jsonl")).unwrap();
+    let held = arbiter::record::journal::Journal::open(&m.join("game-1/log.jsonl")).unwrap();
     let entries = held.len();
     refuse_every_slot(tmp.path(), &m);
     drop(held);
-    let again = arbiter::journal::Journal::open(&m.join("game-1/log.jsonl")).unwrap();
+    let again = arbiter::record::journal::Journal::open(&m.join("game-1/log.jsonl")).unwrap();
     assert_eq!(again.len(), entries);
 }
 

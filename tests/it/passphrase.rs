@@ -3,10 +3,10 @@
 //! passphrase only after a wait that doubles (1 s, 2 s, 4 s …, capped), shown on screen.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use arbiter::board::tui::backoff::{Backoff, FIRST_WAIT_MS, MAX_WAIT_MS};
 use arbiter::core::Side;
 use arbiter::core::command::Command;
 use arbiter::core::event::EventKind;
-use arbiter::tui::backoff::{Backoff, FIRST_WAIT_MS, MAX_WAIT_MS};
 
 use crate::clauses::{Match, started};
 

@@ -68,7 +68,7 @@ fn play_both_on(start: impl Fn() -> Match, sans: &[String], thinks: &[Ms], delay
 }
 
 pub(crate) fn pgn(m: &Match) -> String {
-    arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap()
+    arbiter::after::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap()
 }
 
 /// The movetext: everything after the tags.

@@ -243,13 +243,13 @@ fn laws_6_2_script_press_lines() {
 ",
     )
     .unwrap();
-    let mut s = arbiter::session::memory_session(
+    let mut s = arbiter::board::session::memory_session(
         std::path::Path::new(&crate::clauses::rules_path(crate::clauses::KASPAROV_2003)),
         "press",
         1,
     )
     .unwrap();
-    arbiter::session::run_script(&mut s, &lines).unwrap();
+    arbiter::board::session::run_script(&mut s, &lines).unwrap();
     let v = s.game.view(50_000, usize::MAX);
     assert_eq!(v.clocks[0].remaining_ms, TWO_HOURS - 10_000 - 10_000);
     assert_eq!(v.clocks[1].remaining_ms, TWO_HOURS - 30_000);

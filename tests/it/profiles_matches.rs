@@ -723,7 +723,7 @@ fn deep_blue_1997_match_through_the_binary_colours_by_game_number_and_decided_at
             && err.contains("in game 2 the human has black"),
         "{err}"
     );
-    assert!(!arbiter::layout::log_path(&dir, 2).exists());
+    assert!(!arbiter::record::layout::log_path(&dir, 2).exists());
     ok(&run(&black));
     ok(&run(&white));
     let g4 = ok(&run(&black));
@@ -802,20 +802,21 @@ fn kramnik_deep_fritz_2002_through_the_binary_a_decided_match_refuses_a_further_
             && err.contains("these rules play no further game"),
         "{err}"
     );
-    assert!(!arbiter::layout::log_path(&dir, 6).exists());
+    assert!(!arbiter::record::layout::log_path(&dir, 6).exists());
     // The board opened on game 6: its header and its first note say the match is decided, and
     // Space (arbiter start) is refused naming the rule.
-    let key = arbiter::sign::KeySource::default();
+    let key = arbiter::record::sign::KeySource::default();
     let rules = rules_path("kramnik-deep-fritz-2002.toml");
-    let (mut session, _, _, ui) = arbiter::tui::open_session(&arbiter::tui::PlaySetup {
-        match_dir: &dir,
-        game: None,
-        rules: Some(&rules),
-        key: &key,
-        declarations: None,
-        demo: false,
-    })
-    .unwrap();
+    let (mut session, _, _, ui) =
+        arbiter::board::tui::open_session(&arbiter::board::tui::PlaySetup {
+            match_dir: &dir,
+            game: None,
+            rules: Some(&rules),
+            key: &key,
+            declarations: None,
+            demo: false,
+        })
+        .unwrap();
     assert_eq!(session.game.ctx().game, 6);
     let header = ui.score.clone().unwrap();
     assert_eq!(
@@ -831,7 +832,7 @@ fn kramnik_deep_fritz_2002_through_the_binary_a_decided_match_refuses_a_further_
         .execute(&arbiter::core::command::Command::Start, 0)
         .unwrap_err();
     assert!(e.to_string().contains("the match is decided"), "{e}");
-    assert!(!arbiter::layout::log_path(&dir, 6).exists());
+    assert!(!arbiter::record::layout::log_path(&dir, 6).exists());
 }
 
 #[test]
@@ -842,7 +843,7 @@ fn x3d_fritz_2003_the_boards_header_says_match_decided() {
         ("Garry Kasparov".to_string(), 2.0),
         ("X3D Fritz".into(), 1.0),
     ];
-    let header = |t: &[(String, f64)]| arbiter::tui::score_with_decision(t, &g).unwrap();
+    let header = |t: &[(String, f64)]| arbiter::board::tui::score_with_decision(t, &g).unwrap();
     assert_eq!(header(&table), "Garry Kasparov 2 – X3D Fritz 1");
     let table = vec![
         ("Garry Kasparov".to_string(), 2.5),

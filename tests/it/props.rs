@@ -8,13 +8,13 @@
 //! - a refused command changes neither the state nor the storage.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use arbiter::board::session::{Memory, Session, SessionError};
 use arbiter::core::board::complete_san;
 use arbiter::core::command::parse;
 use arbiter::core::event::{Event, EventKind};
 use arbiter::core::game::{Game, Phase, Stop};
 use arbiter::core::view::View;
 use arbiter::core::{Ms, Side};
-use arbiter::session::{Memory, Session, SessionError};
 use proptest::prelude::*;
 
 use crate::clauses::{HUMAN_WHITE, KASPAROV_2003, MACHINE_WHITE, new_game};

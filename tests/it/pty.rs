@@ -240,7 +240,7 @@ impl Drop for Tmux {
 pub fn demo_match() -> (tempfile::TempDir, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let decl = dir.path().join("declarations.arb");
-    std::fs::write(&decl, arbiter::tui::DEMO_DECLARATIONS).unwrap();
+    std::fs::write(&decl, arbiter::board::tui::DEMO_DECLARATIONS).unwrap();
     // The demo match: the demo key serves a folder logs/demo only.
     let m = dir.path().join("logs").join("demo");
     let rules = repo_dir().join("rules/kasparov-deep-junior-2003.toml");
@@ -560,7 +560,7 @@ fn pty_kill_9_and_resume_from_the_log() {
         t.screen()
     );
     let log = dir.path().join("logs/demo/game-1/log.jsonl");
-    let entries = arbiter::journal::read_entries(&log).unwrap();
+    let entries = arbiter::record::journal::read_entries(&log).unwrap();
     let kinds: Vec<&str> = entries.iter().map(|e| e.kind.as_str()).collect();
     assert_eq!(
         kinds,
@@ -610,7 +610,7 @@ fn pty_kill_9_and_resume_from_the_log() {
 /// opens (no environment variable, nothing in shell history); a wrong one gets a clear message.
 /// A match (not the demo) whose arbiter key is encrypted with the passphrase `kasparov-2003`.
 fn encrypted_match() -> (tempfile::TempDir, Vec<String>, PathBuf) {
-    encrypted_match_with(arbiter::sign::TEST_KDF_ROUNDS)
+    encrypted_match_with(arbiter::record::sign::TEST_KDF_ROUNDS)
 }
 
 /// [`encrypted_match`] with a key encrypted at `rounds` bcrypt-pbkdf rounds.
@@ -619,8 +619,9 @@ fn encrypted_match_with(rounds: u32) -> (tempfile::TempDir, Vec<String>, PathBuf
     let m = dir.path().join("nyc-2003");
     let key = m.join("keys").join("arbiter");
     let public =
-        arbiter::sign::keygen_with_rounds(&key, Some("kasparov-2003"), "arbiter", rounds).unwrap();
-    arbiter::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
+        arbiter::record::sign::keygen_with_rounds(&key, Some("kasparov-2003"), "arbiter", rounds)
+            .unwrap();
+    arbiter::record::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
     args[2] = m.display().to_string();
     (dir, args, m)
 }
@@ -686,7 +687,7 @@ fn pty_clause_5b_only_the_arbiter_s_passphrase_records_an_arbiter_only_command()
     t.keys(&["y"]);
     assert!(t.wait_exit(DEADLINE), "{}", t.screen());
     let log = m.join("game-1/log.jsonl");
-    let entries = arbiter::journal::read_entries(&log).unwrap();
+    let entries = arbiter::record::journal::read_entries(&log).unwrap();
     let kinds: Vec<&str> = entries.iter().map(|e| e.kind.as_str()).collect();
     assert_eq!(
         kinds,
@@ -799,7 +800,7 @@ fn pty_a_terminal_left_raw_is_restored_by_the_next_start() {
 
 /// The kinds of a game's log entries, in order.
 fn log_entries(m: &Path) -> Vec<arbiter::log::Entry> {
-    arbiter::journal::read_entries(&m.join("game-1/log.jsonl")).unwrap_or_default()
+    arbiter::record::journal::read_entries(&m.join("game-1/log.jsonl")).unwrap_or_default()
 }
 
 /// Poll the log until it holds `n` entries of `kind`.

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
+use arbiter::board::session::{memory_session, run_script};
 use arbiter::core::game::Phase;
 use arbiter::core::script::parse_script;
-use arbiter::session::{memory_session, run_script};
 
 #[test]
 fn readme_clause_examples_run_without_refusal() {
@@ -166,8 +166,8 @@ fn readme_declarations_example_opens_and_starts_a_game() {
     std::fs::write(&decl, &readme[start..end]).unwrap();
     let m = dir.path().join("nyc-2003");
     crate::log_util::arbiter_key_in(&m); // a real match needs a real key (issue 11)
-    let key = arbiter::sign::KeySource::default();
-    let (mut s, _, _, _) = arbiter::tui::open_session(&arbiter::tui::PlaySetup {
+    let key = arbiter::record::sign::KeySource::default();
+    let (mut s, _, _, _) = arbiter::board::tui::open_session(&arbiter::board::tui::PlaySetup {
         match_dir: &m,
         game: None,
         rules: Some(Path::new("rules/kasparov-deep-junior-2003.toml")),

@@ -79,7 +79,7 @@ pub(crate) fn play_the_real_game() -> Played {
     ]));
     assert!(out.contains("result: 0-1 (Checkmate"), "{out}");
     let entries =
-        arbiter::journal::read_entries(&Path::new(&dir).join("game-1/log.jsonl")).unwrap();
+        arbiter::record::journal::read_entries(&Path::new(&dir).join("game-1/log.jsonl")).unwrap();
     let log = arbiter::log::codec::events_of(&entries)
         .unwrap()
         .into_iter()
@@ -136,7 +136,8 @@ fn realgame_archive_twice_and_13c_coverage() {
     assert!(out.contains("13c: 53/53 machine moves covered"), "{out}");
     // The archive entry is in the log, with the coverage, and the log still verifies.
     let entries =
-        arbiter::journal::read_entries(&Path::new(&p.dir).join("game-1/log.jsonl")).unwrap();
+        arbiter::record::journal::read_entries(&Path::new(&p.dir).join("game-1/log.jsonl"))
+            .unwrap();
     // (followed by the archive's own signed authorization, issue 19)
     assert_eq!(entries.last().unwrap().kind, "authorized");
     let last = entries
@@ -318,7 +319,7 @@ fn realgame_press_then_notation_gives_the_same_clocks_to_the_millisecond() {
         "some replies came faster than 1.5 s: presses ran ahead"
     );
     let lines = arbiter::core::script::parse_script(&script).unwrap();
-    let mut s = arbiter::session::memory_session(
+    let mut s = arbiter::board::session::memory_session(
         Path::new("rules/kasparov-deep-junior-2003.toml"),
         "press",
         1,

@@ -107,8 +107,9 @@ fn key_not_dumpable_by_its_own_account() {
 fn key_loading_makes_the_process_non_dumpable() {
     let tmp = tempfile::tempdir().unwrap();
     let k = tmp.path().join("k");
-    arbiter::sign::keygen_with_rounds(&k, Some("a passphrase long enough"), "t", 4).unwrap();
-    arbiter::sign::load_key(&k, Some("a passphrase long enough")).unwrap();
+    arbiter::record::sign::keygen_with_rounds(&k, Some("a passphrase long enough"), "t", 4)
+        .unwrap();
+    arbiter::record::sign::load_key(&k, Some("a passphrase long enough")).unwrap();
     assert_eq!(
         rustix::process::dumpable_behavior().unwrap(),
         rustix::process::DumpableBehavior::NotDumpable
@@ -159,7 +160,7 @@ fn append_as(m: &Path, kind: &str, actor: &str) -> u64 {
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
         .find(|e| e["kind"] == kind)
         .unwrap();
-    let mut j = arbiter::journal::Journal::open(&log).unwrap();
+    let mut j = arbiter::record::journal::Journal::open(&log).unwrap();
     let at = j.last().unwrap().mono_ms;
     j.append(arbiter::log::NewEntry {
         mono_ms: at,
@@ -211,15 +212,15 @@ fn actor_operator_cannot_correct_the_clock() {
 
 const RULES: &str = "rules/kasparov-deep-junior-2003.toml";
 
-fn key_of(m: &Path) -> arbiter::sign::KeySource {
+fn key_of(m: &Path) -> arbiter::record::sign::KeySource {
     crate::log_util::arbiter_key_in(m);
-    arbiter::sign::KeySource {
+    arbiter::record::sign::KeySource {
         file: Some(m.join("keys/arbiter")),
         passphrase_env: None,
     }
 }
 
-fn run_lines(session: &mut arbiter::session::Session, text: &str) {
+fn run_lines(session: &mut arbiter::board::session::Session, text: &str) {
     for l in arbiter::core::script::parse_script(text).unwrap() {
         session.execute(&l.command, l.at).unwrap();
     }
@@ -232,7 +233,8 @@ fn power_cut(m: &Path, torn: &[u8]) {
     let key = key_of(m);
     let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
     let mut o =
-        arbiter::matchdir::open_game_with(m, Some(1), Some(Path::new(RULES)), &key, false).unwrap();
+        arbiter::board::matchdir::open_game_with(m, Some(1), Some(Path::new(RULES)), &key, false)
+            .unwrap();
     run_lines(&mut o.session, &quick);
     drop(o);
     reopen_seal(m);
@@ -247,9 +249,9 @@ fn power_cut(m: &Path, torn: &[u8]) {
 /// Set game 1's seal back to `open` over the whole log (the session was killed).
 fn reopen_seal(m: &Path) {
     let log = m.join("game-1/log.jsonl");
-    let j = arbiter::journal::Journal::open(&log).unwrap();
+    let j = arbiter::record::journal::Journal::open(&log).unwrap();
     let last = j.last().unwrap().clone();
-    let line0 = arbiter::journal::first_entry(&log).unwrap();
+    let line0 = arbiter::record::journal::first_entry(&log).unwrap();
     let seal = arbiter::log::seal::Seal {
         origin: arbiter::log::checkpoint::origin(line0.body["match_id"].as_str().unwrap(), 1),
         size: j.len(),
@@ -257,8 +259,8 @@ fn reopen_seal(m: &Path) {
         closed: false,
     };
     drop(j);
-    let k = arbiter::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
-    arbiter::witness::write_seal(m, 1, &k, &seal).unwrap();
+    let k = arbiter::record::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    arbiter::record::witness::write_seal(m, 1, &k, &seal).unwrap();
 }
 
 fn verify_code(m: &Path) -> (i32, String) {
@@ -280,7 +282,7 @@ fn crash_torn_tail_is_recovered_not_unauthorized() {
     ] {
         let m = tmp.path().join(case);
         power_cut(&m, torn);
-        let o = arbiter::matchdir::open_game_with(
+        let o = arbiter::board::matchdir::open_game_with(
             &m,
             Some(1),
             Some(Path::new(RULES)),
@@ -388,7 +390,7 @@ fn inflight_line_that_does_not_decode_is_cut_never_authorized() {
     let ms = m.to_str().unwrap();
     reopen_seal(&m);
     let log = m.join("game-1/log.jsonl");
-    let mut j = arbiter::journal::Journal::open(&log).unwrap();
+    let mut j = arbiter::record::journal::Journal::open(&log).unwrap();
     let at = j.last().unwrap().mono_ms;
     j.append(arbiter::log::NewEntry {
         mono_ms: at,
@@ -495,8 +497,9 @@ fn disk_full_at_binding_is_not_acknowledged() {
     let m = disk.path().join("m");
     let key = key_of(&m);
     let log = m.join("game-1/log.jsonl");
-    let mut o = arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
-        .unwrap();
+    let mut o =
+        arbiter::board::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
+            .unwrap();
     let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
     run_lines(&mut o.session, &quick);
     // Room in the log's last page for one more line, none anywhere else.
@@ -535,15 +538,17 @@ fn disk_full_at_binding_is_not_acknowledged() {
     // Space back: the game opens as it was (the session's entries authorized at the reopen, as
     // after any crash), verifies, and goes on.
     std::fs::remove_file(filler).unwrap();
-    let o = arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
-        .unwrap();
+    let o =
+        arbiter::board::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
+            .unwrap();
     drop(o);
     let o = arbiter(&["checkpoint", "--match", m.to_str().unwrap(), "--game", "1"]);
     assert!(o.status.success(), "{}", said(&o));
     let (code, out) = verify_code(&m);
     assert_eq!(code, 0, "{out}");
-    let mut o = arbiter::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
-        .unwrap();
+    let mut o =
+        arbiter::board::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
+            .unwrap();
     run_lines(
         &mut o.session,
         &format!(
@@ -603,7 +608,7 @@ fn rewrite_line0(m: &Path, game: u32, edit: impl FnOnce(&mut serde_json::Value))
     };
     let mut first = entry(&lines[0]);
     edit(&mut first.body);
-    let mut j = arbiter::journal::Journal::create(&log, first).unwrap();
+    let mut j = arbiter::record::journal::Journal::create(&log, first).unwrap();
     for l in &lines[1..] {
         j.append(entry(l)).unwrap();
     }
@@ -612,9 +617,14 @@ fn rewrite_line0(m: &Path, game: u32, edit: impl FnOnce(&mut serde_json::Value))
 /// Game 2 of match `m` opened by the kit's own session and played a little, never checkpointed
 /// (a live game): what an operator finds before its first checkpoint.
 fn live_game_2(m: &Path) {
-    let mut o =
-        arbiter::matchdir::open_game_with(m, Some(2), Some(Path::new(RULES)), &key_of(m), false)
-            .unwrap();
+    let mut o = arbiter::board::matchdir::open_game_with(
+        m,
+        Some(2),
+        Some(Path::new(RULES)),
+        &key_of(m),
+        false,
+    )
+    .unwrap();
     run_lines(
         &mut o.session,
         "0        arbiter declare white machine Deep Junior\n0        arbiter declare black human Garry Kasparov\n0        arbiter declare operator Amir Ban\n0        arbiter start\n0:00:05  move d4\n",
@@ -775,7 +785,7 @@ fn policy_camps_dropped_fails_verify() {
                 .unwrap()
                 .success()
         );
-        let line0 = arbiter::journal::first_entry(&m.join("game-1/log.jsonl")).unwrap();
+        let line0 = arbiter::record::journal::first_entry(&m.join("game-1/log.jsonl")).unwrap();
         let mut camps = line0.body["declarations"]["camps"].clone();
         rewrite_line0(&m2, 2, |b| {
             if case == "dropped" {
@@ -813,7 +823,7 @@ fn older_logs_verify_and_lack_the_policy_and_actor_checks() {
     );
     let (code, out) = verify_code(&m);
     assert!(![28, 29, 30, 31, 32].contains(&code), "{out}");
-    let first = arbiter::journal::first_entry(&m.join("game-1/log.jsonl")).unwrap();
+    let first = arbiter::record::journal::first_entry(&m.join("game-1/log.jsonl")).unwrap();
     assert!(first.body.pointer("/arbiter_key/policy").is_none());
     assert!(!m.join("policy.txt").exists());
     let profile = first

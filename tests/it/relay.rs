@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use arbiter::board::follow::MatchTail;
+use arbiter::board::relay::{game_pgn, match_pgn};
 use arbiter::core::event::EventKind;
 use arbiter::core::game::Game;
-use arbiter::follow::MatchTail;
-use arbiter::relay::{game_pgn, match_pgn};
 
 use crate::realgame::{ok, tool};
 
@@ -105,7 +105,7 @@ fn relay_pgn_parses_after_every_entry_and_clk_matches_the_log_across_move_40() {
         assert!(tag(&text, "UTCDate").is_some() && tag(&text, "UTCTime").is_some());
         std::fs::write(steps.join(format!("{k:04}.pgn")), &text).unwrap();
         // After the mating move the result is due: that step keeps the one before it.
-        if arbiter::relay::result_due(gm, ev.at) {
+        if arbiter::board::relay::result_due(gm, ev.at) {
             held += 1;
             want_moves.push(*want_moves.last().unwrap());
         } else {
@@ -206,7 +206,7 @@ fn relay_delay_hides_the_last_minutes_on_the_logs_own_times() {
     assert_ne!(tag(&held, "WhiteClock"), tag(&all, "WhiteClock"));
     // The moment the next entry's time plus the delay comes, it shows.
     let next = g.stamps[k].utc + chrono::Duration::seconds(600);
-    let reveal = arbiter::relay::next_reveal(&t, end, delay).unwrap();
+    let reveal = arbiter::board::relay::next_reveal(&t, end, delay).unwrap();
     assert_eq!(
         reveal.as_millis() as i64,
         (next - end).num_milliseconds(),

@@ -32,7 +32,9 @@ fn clause_13e_public_report_has_no_local_path_and_no_program_name() {
         "--program",
         program.to_str().unwrap(),
     ]));
-    let digest = arbiter::archive::hash_file(&program, false).unwrap().0;
+    let digest = arbiter::after::archive::hash_file(&program, false)
+        .unwrap()
+        .0;
     let abs = std::fs::canonicalize(&p.dir).unwrap().display().to_string();
     let script_dir = Path::new(&p.dir).parent().unwrap().display().to_string();
     let secrets = [

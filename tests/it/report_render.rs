@@ -12,7 +12,7 @@ use arbiter::log::codec::kind_and_body;
 fn write_log(match_dir: &Path, n: u32, white: &str) -> TestResult {
     // A real hash-chained log, written through the journal, with no checkpoint signed.
     let (events, utc) = game_events(white)?;
-    let mut journal: Option<arbiter::journal::Journal> = None;
+    let mut journal: Option<arbiter::record::journal::Journal> = None;
     for (e, u) in events.iter().zip(&utc) {
         let (kind, body) = kind_and_body(e);
         let utc = chrono::DateTime::parse_from_rfc3339(u)?.with_timezone(&chrono::Utc);
@@ -29,8 +29,8 @@ fn write_log(match_dir: &Path, n: u32, white: &str) -> TestResult {
                 j.append(ne)?;
             }
             None => {
-                journal = Some(arbiter::journal::Journal::create(
-                    &arbiter::layout::log_path(match_dir, n),
+                journal = Some(arbiter::record::journal::Journal::create(
+                    &arbiter::record::layout::log_path(match_dir, n),
                     ne,
                 )?)
             }
@@ -54,11 +54,12 @@ fn mode(p: &Path) -> Result<u32, std::io::Error> {
 fn report_read_log_gives_the_events_and_their_utc() -> TestResult {
     let tmp = tempfile::tempdir()?;
     write_log(tmp.path(), 1, "Garry Kasparov")?;
-    let (events, utc) = arbiter::report_io::read_log(&arbiter::layout::log_path(tmp.path(), 1))?;
+    let (events, utc) =
+        arbiter::after::report_io::read_log(&arbiter::record::layout::log_path(tmp.path(), 1))?;
     let (want, want_utc) = game_events("Garry Kasparov")?;
     assert_eq!(events, want);
     assert_eq!(utc, want_utc);
-    assert!(arbiter::report_io::read_log(&tmp.path().join("missing.jsonl")).is_err());
+    assert!(arbiter::after::report_io::read_log(&tmp.path().join("missing.jsonl")).is_err());
     Ok(())
 }
 
@@ -145,7 +146,7 @@ fn report_of_a_changed_log_is_made_and_a_bad_line_stops_it() -> TestResult {
     let dir = tmp.path().join("ny-2003");
     write_log(&dir, 1, "Garry Kasparov")?;
     let d = dir.to_string_lossy().to_string();
-    let log = arbiter::layout::log_path(&dir, 1);
+    let log = arbiter::record::layout::log_path(&dir, 1);
     let text = std::fs::read_to_string(&log)?;
     let entries = text.lines().count();
 
@@ -190,7 +191,7 @@ fn issue_21_report_says_which_line_is_not_json() -> TestResult {
     let dir = tmp.path().join("ny-2003");
     write_log(&dir, 1, "Garry Kasparov")?;
     let d = dir.to_string_lossy().to_string();
-    let log = arbiter::layout::log_path(&dir, 1);
+    let log = arbiter::record::layout::log_path(&dir, 1);
     let text = std::fs::read_to_string(&log)?;
     let mut lines: Vec<&str> = text.lines().collect();
     lines[3] = "%% a line of something else";

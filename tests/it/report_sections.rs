@@ -161,7 +161,7 @@ fn rule_1_and_rule_3_every_section_follows_the_timeline() {
         assert!(total.total.adds_up(), "{total:?}");
     }
     // The moves table and the PGN read the same clocks.
-    let pgn = arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
+    let pgn = arbiter::after::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
     for row in &r.moves {
         let clk = format!(
             "[%clk {}]",
@@ -209,7 +209,7 @@ fn rule_1_a_voided_clock_stop_gives_the_move_its_time() {
     for t in &r.totals {
         assert!(t.total.adds_up(), "{t:?}");
     }
-    let pgn = arbiter::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
+    let pgn = arbiter::after::postgame::pgn_of(&m.log, "2003-01-26T16:00:00Z").unwrap();
     let text = pgn.replace('\n', " ");
     assert!(
         text.contains(&format!(

@@ -5,17 +5,17 @@
 //! bounded number of points however long the log.
 use std::path::Path;
 
+use arbiter::after::report_io::{render_game, write_report};
 use arbiter::core::event::Event;
 use arbiter::log::codec::kind_and_body;
 use arbiter::report::model::{self, CHART_MAX, Verification};
 use arbiter::report::{Format, Input, render};
-use arbiter::report_io::{render_game, write_report};
 
 use crate::report_support::{TestResult, game_events, run};
 
 /// Write `events` as game `n`'s log through the journal (hash-chained, no checkpoint).
 fn write_events(match_dir: &Path, n: u32, events: &[Event], utc: &[String]) -> TestResult {
-    let mut journal: Option<arbiter::journal::Journal> = None;
+    let mut journal: Option<arbiter::record::journal::Journal> = None;
     for (e, u) in events.iter().zip(utc) {
         let (kind, body) = kind_and_body(e);
         let ne = arbiter::log::NewEntry {
@@ -31,8 +31,8 @@ fn write_events(match_dir: &Path, n: u32, events: &[Event], utc: &[String]) -> T
                 j.append(ne)?;
             }
             None => {
-                journal = Some(arbiter::journal::Journal::create(
-                    &arbiter::layout::log_path(match_dir, n),
+                journal = Some(arbiter::record::journal::Journal::create(
+                    &arbiter::record::layout::log_path(match_dir, n),
                     ne,
                 )?);
             }
@@ -124,7 +124,7 @@ fn issue_14_report_a_failed_write_leaves_the_old_file_and_no_temporary() -> Test
     let out = tmp.path().join("report.html");
     std::fs::write(&out, "old")?;
     // The log is gone before the report: nothing is written, the old file stays.
-    std::fs::remove_file(arbiter::layout::log_path(&dir, 1))?;
+    std::fs::remove_file(arbiter::record::layout::log_path(&dir, 1))?;
     assert!(write_report(&dir, 1, Format::Html, false, None, &out).is_err());
     assert_eq!(std::fs::read_to_string(&out)?, "old");
     let names: Vec<String> = std::fs::read_dir(tmp.path())?
@@ -309,7 +309,7 @@ fn issue_21_report_rows_moved_into_the_output_are_on_disk_once() -> TestResult {
     use std::io::Write;
     use std::os::unix::fs::MetadataExt;
     let tmp = tempfile::tempdir()?;
-    let len = 3 * arbiter::report_io::MOVE_CHUNK + 12_345;
+    let len = 3 * arbiter::after::report_io::MOVE_CHUNK + 12_345;
     let rows: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
     let mut spool = tempfile::tempfile_in(tmp.path())?;
     spool.write_all(&rows)?;
@@ -318,7 +318,7 @@ fn issue_21_report_rows_moved_into_the_output_are_on_disk_once() -> TestResult {
     let out_path = tmp.path().join("out");
     let mut out = std::fs::File::create(&out_path)?;
     out.write_all(b"head")?;
-    arbiter::report_io::move_rows(&spool, 0, len as u64, &mut out)?;
+    arbiter::after::report_io::move_rows(&spool, 0, len as u64, &mut out)?;
     out.write_all(b"tail")?;
     drop(out);
     let got = std::fs::read(&out_path)?;
@@ -405,7 +405,7 @@ fn issue_21_report_escaping_by_runs_is_the_escaping_char_by_char() {
 /// exact way, or no line was watched), the report reads the log itself: the same bytes again.
 #[test]
 fn issue_21_report_from_verifys_pass_writes_the_bytes_of_the_whole_rendering() -> TestResult {
-    use arbiter::report_io::{verification, verification_watching, write_report_verified};
+    use arbiter::after::report_io::{verification, verification_watching, write_report_verified};
     let tmp = tempfile::tempdir()?;
     // A match the kit made (keys, checkpoints), notes with quotes and a letter beyond ASCII.
     let dir = crate::decode::scripted_match(tmp.path(), 40);
@@ -460,7 +460,7 @@ fn issue_21_report_from_verifys_pass_writes_the_bytes_of_the_whole_rendering() -
         }
     }
     // A byte of an entry changed: verify goes its exact way, the report reads the log itself.
-    let log = arbiter::layout::log_path(&dir, 1);
+    let log = arbiter::record::layout::log_path(&dir, 1);
     let text = std::fs::read_to_string(&log)?.replacen("quoted", "quotes", 1);
     std::fs::write(&log, text)?;
     for format in [Format::Html, Format::Markdown] {
@@ -610,7 +610,7 @@ fn issue_21_report_rows_handed_over_as_figures_are_the_second_passs_rows() -> Te
 /// Game `n`'s log written at once (hash-chained as the journal writes it, no fsync per line:
 /// for logs of thousands of entries).
 fn write_log_at_once(match_dir: &Path, n: u32, events: &[Event], utc: &[String]) -> TestResult {
-    let path = arbiter::layout::log_path(match_dir, n);
+    let path = arbiter::record::layout::log_path(match_dir, n);
     std::fs::create_dir_all(path.parent().ok_or("no game folder")?)?;
     let mut text = Vec::new();
     let mut prev = [0u8; 32];
@@ -735,8 +735,14 @@ fn issue_21_report_head_put_in_front_of_the_rows_without_moving_them() -> TestRe
     for (at, head) in [(0, "short".to_string()), (room, head_of(room / 2))] {
         std::fs::write(&out, "old")?;
         let f = spool(at)?;
-        let done =
-            arbiter::report_io::head_in_front(&f, at as u64, rows.len() as u64, &head, tail, &out);
+        let done = arbiter::after::report_io::head_in_front(
+            &f,
+            at as u64,
+            rows.len() as u64,
+            &head,
+            tail,
+            &out,
+        );
         assert!(done.is_none(), "{at} {}", head.len());
         assert_eq!(std::fs::read(&out)?, b"old");
         assert_eq!(f.metadata()?.len(), (at + rows.len()) as u64);
@@ -746,8 +752,14 @@ fn issue_21_report_head_put_in_front_of_the_rows_without_moving_them() -> TestRe
         std::fs::write(&out, "old")?;
         let head = head_of(head_len);
         let f = spool(at)?;
-        match arbiter::report_io::head_in_front(&f, at as u64, rows.len() as u64, &head, tail, &out)
-        {
+        match arbiter::after::report_io::head_in_front(
+            &f,
+            at as u64,
+            rows.len() as u64,
+            &head,
+            tail,
+            &out,
+        ) {
             Some(done) => {
                 done?;
                 let got = std::fs::read(&out)?;

@@ -2,11 +2,11 @@
 //! `../shared/data/stockfish-game/`, its moves copied here so the test is sealed) run as a script
 //! through a session on in-memory storage, with every kind of machine-related action of the 2003
 //! rules mixed in.
+use arbiter::board::session::{Memory, Session, Storage, StorageError, load_profile, run_script};
 use arbiter::core::event::{Event, EventKind, KeyRef};
 use arbiter::core::game::{Game, GameContext};
 use arbiter::core::script::parse_script;
 use arbiter::core::{Actor, Ms};
-use arbiter::session::{Memory, Session, Storage, StorageError, load_profile, run_script};
 use chrono::{DateTime, Duration, Utc};
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -6,10 +6,10 @@
 
 use std::time::Duration;
 
+use arbiter::board::matchdir::measured_gap;
+use arbiter::board::tui::timing::suspended_ms;
 use arbiter::core::Side;
 use arbiter::core::event::EventKind;
-use arbiter::matchdir::measured_gap;
-use arbiter::tui::timing::suspended_ms;
 
 use crate::clauses::{Match, started};
 
@@ -177,9 +177,10 @@ fn clause_5b_utc_never_runs_backwards_across_a_reopening() {
         "--match",
         dir.to_str().unwrap(),
     ]));
-    let key = arbiter::sign::KeySource::default();
+    let key = arbiter::record::sign::KeySource::default();
     let rules = std::path::Path::new("rules/kasparov-deep-junior-2003.toml");
-    let mut o = arbiter::matchdir::open_game_with(&dir, Some(1), Some(rules), &key, false).unwrap();
+    let mut o =
+        arbiter::board::matchdir::open_game_with(&dir, Some(1), Some(rules), &key, false).unwrap();
     let cmd = arbiter::core::command::parse("arbiter stop the kit was reopened").unwrap();
     o.session.execute(&cmd, o.now_ms).unwrap();
     drop(o);
@@ -232,7 +233,9 @@ fn clause_8b_restart_gap_charged_in_full_cites_8b_not_6d() {
 /// Measured from the last entry (no beat that fits), no uncertainty is given.
 #[test]
 fn clause_8b_restart_gap_from_a_heartbeat_carries_its_uncertainty() {
-    use arbiter::matchdir::{HEARTBEAT_MAX_INTERVAL_MS, measured_gap_bounds, restart_notice};
+    use arbiter::board::matchdir::{
+        HEARTBEAT_MAX_INTERVAL_MS, measured_gap_bounds, restart_notice,
+    };
     let t = |s: i64| chrono::DateTime::from_timestamp(1_044_000_000 + s, 0).unwrap();
     assert_eq!(
         measured_gap_bounds(t(80), 20_000, t(0), Some((70_000, t(50)))),
@@ -331,10 +334,11 @@ fn clause_8b_reopened_game_gap_from_its_heartbeat_with_the_uncertainty() {
         "--match",
         dir.to_str().unwrap(),
     ]));
-    let key = arbiter::sign::KeySource::default();
+    let key = arbiter::record::sign::KeySource::default();
     let rules = std::path::Path::new("rules/kasparov-deep-junior-2003.toml");
-    let open =
-        || arbiter::matchdir::open_game_with(&dir, Some(1), Some(rules), &key, false).unwrap();
+    let open = || {
+        arbiter::board::matchdir::open_game_with(&dir, Some(1), Some(rules), &key, false).unwrap()
+    };
     // No heartbeat yet (a script writes none): from the last entry, no uncertainty.
     let o = open();
     assert!(o.session.restart_gap.is_some());
@@ -349,7 +353,10 @@ fn clause_8b_reopened_game_gap_from_its_heartbeat_with_the_uncertainty() {
     // after it.
     assert_eq!(
         o.session.restart_uncertainty,
-        gap.min(arbiter::matchdir::HEARTBEAT_MAX_INTERVAL_MS + arbiter::matchdir::beat::SLOT_MS)
+        gap.min(
+            arbiter::board::matchdir::HEARTBEAT_MAX_INTERVAL_MS
+                + arbiter::board::matchdir::beat::SLOT_MS
+        )
     );
     let notice = o.notice.clone().unwrap_or_default();
     assert!(notice.contains("RESTART: the kit was down"), "{notice}");
@@ -395,12 +402,13 @@ fn clause_8b_heartbeat_file_kept_open_regular_only() {
         "--match",
         dir.to_str().unwrap(),
     ]));
-    let key = arbiter::sign::KeySource::default();
+    let key = arbiter::record::sign::KeySource::default();
     let rules = std::path::Path::new("rules/kasparov-deep-junior-2003.toml");
-    let open =
-        || arbiter::matchdir::open_game_with(&dir, Some(1), Some(rules), &key, false).unwrap();
+    let open = || {
+        arbiter::board::matchdir::open_game_with(&dir, Some(1), Some(rules), &key, false).unwrap()
+    };
     let beat = dir.join("game-1").join("heartbeat");
-    assert_eq!(beat, arbiter::layout::heartbeat_path(&dir, 1));
+    assert_eq!(beat, arbiter::record::layout::heartbeat_path(&dir, 1));
     // Heartbeat v2: the signed anchor's line, then the beat's.
     let read_line = |n: usize| -> serde_json::Value {
         let text = std::fs::read_to_string(&beat).unwrap();

@@ -3,8 +3,8 @@
 //! the arbiter). The Board UI asks the arbiter's passphrase for the latter (tests/it/pty.rs).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use arbiter::board::tui::needs_authority;
 use arbiter::core::command::{HELP, Role, parse};
-use arbiter::tui::needs_authority;
 
 use crate::tui_support::demo_game;
 
@@ -114,14 +114,14 @@ fn clause_5b_a_script_needs_the_arbiters_key_and_the_log_names_it() {
     assert!(!dir.join("game-1").join("log.jsonl").exists());
     // An encrypted key without its passphrase: refused too.
     let key = dir.join("keys").join("arbiter");
-    let public = arbiter::sign::keygen_with_rounds(
+    let public = arbiter::record::sign::keygen_with_rounds(
         &key,
         Some("s3cret pass"),
         "arbiter",
-        arbiter::sign::TEST_KDF_ROUNDS,
+        arbiter::record::sign::TEST_KDF_ROUNDS,
     )
     .unwrap();
-    arbiter::sign::ensure_allowed_signer(&dir, "arbiter", &public).unwrap();
+    arbiter::record::sign::ensure_allowed_signer(&dir, "arbiter", &public).unwrap();
     let out = arbiter(&["script", s, "--match", d]);
     assert!(!out.status.success(), "ran without the passphrase");
     assert!(

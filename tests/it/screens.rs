@@ -2,8 +2,8 @@
 //! driving the core through a Session at explicit times, and snapshot-tested.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use arbiter::session::Memory;
-use arbiter::tui::{Mode, MsgKind};
+use arbiter::board::session::Memory;
+use arbiter::board::tui::{Mode, MsgKind};
 use crossterm::event::KeyCode;
 use ratatui::style::Color;
 
@@ -120,13 +120,13 @@ fn screen_draw_offer_red_at_zero_and_further_consultation_refused() {
     let mut r = consulting();
     // At 10:20 the ten minutes are used: catch-up records the end of the consultation.
     r.catch_up(arbiter::core::timefmt::parse_duration("10:20").unwrap());
-    assert!(arbiter::tui::bell(
+    assert!(arbiter::board::tui::bell(
         &mut r.ui,
         &r.s.game.view(620_000, 10),
         false
     ));
     // The bell rings once when the alarm appears, not on every frame.
-    assert!(!arbiter::tui::bell(
+    assert!(!arbiter::board::tui::bell(
         &mut r.ui,
         &r.s.game.view(621_000, 10),
         false
@@ -218,7 +218,7 @@ fn screen_flag_fall_result() {
     let s = text(&buf);
     assert!(s.contains("RESULT 0-1"), "{s}");
     assert!(s.contains("flag fall"), "{s}");
-    assert!(arbiter::tui::bell(
+    assert!(arbiter::board::tui::bell(
         &mut r.ui,
         &r.s.game.view(7_221_000, 10),
         false
@@ -650,20 +650,20 @@ fn clause_8a_declarations_panel_before_the_start_warns_of_a_missing_digest() {
 fn clause_9b_match_score_in_the_header_counts_the_game_ended_on_this_board() {
     let mut r = four_moves();
     r.ui.score_table = vec![("Garry Kasparov".into(), 1.0), ("Deep Junior".into(), 1.0)];
-    r.ui.score = arbiter::tui::score_text(&r.ui.score_table);
-    arbiter::tui::refresh_score(&mut r.ui, &r.s.game);
+    r.ui.score = arbiter::board::tui::score_text(&r.ui.score_table);
+    arbiter::board::tui::refresh_score(&mut r.ui, &r.s.game);
     assert_eq!(
         r.ui.score.as_deref(),
         Some("Garry Kasparov 1 – Deep Junior 1")
     );
     r.at("9:00", "human resign");
-    arbiter::tui::refresh_score(&mut r.ui, &r.s.game);
+    arbiter::board::tui::refresh_score(&mut r.ui, &r.s.game);
     assert_eq!(
         r.ui.score.as_deref(),
         Some("Garry Kasparov 1 – Deep Junior 2")
     );
     // Counted once, however often the loop asks.
-    arbiter::tui::refresh_score(&mut r.ui, &r.s.game);
+    arbiter::board::tui::refresh_score(&mut r.ui, &r.s.game);
     let s = r.shot("9:00", 120, 40);
     assert!(s.contains("match Garry Kasparov 1 – Deep Junior 2"), "{s}");
 }
@@ -730,7 +730,7 @@ fn clause_6a_at_120x40_the_whole_game_of_60_moves_is_visible() {
 /// function): 78.089 s reads 1:18, never 1:19.
 #[test]
 fn clause_6a_move_time_is_computed_as_in_pgn() {
-    use arbiter::tui::movelist::move_time;
+    use arbiter::board::tui::movelist::move_time;
     assert_eq!(move_time(78_089), "1:18");
     assert_eq!(
         format!("0:0{}", move_time(78_089)),
@@ -757,11 +757,11 @@ fn clause_12_declarations_panel_names_the_camps_and_their_fingerprints() {
             .contains("none: the result will not be witnessed")
     );
     let dir = tempfile::tempdir().unwrap();
-    let public = arbiter::sign::keygen(&dir.path().join("camp"), None, "kasparov").unwrap();
+    let public = arbiter::record::sign::keygen(&dir.path().join("camp"), None, "kasparov").unwrap();
     let key = public.to_openssh().unwrap();
     // Issue 19: the camp's proof of possession comes with its key.
     let statement = arbiter::core::camp::statement(&r.s.game.ctx().match_id, "kasparov", &key);
-    let proof = arbiter::sign::load_key(&dir.path().join("camp"), None)
+    let proof = arbiter::record::sign::load_key(&dir.path().join("camp"), None)
         .unwrap()
         .sign(
             arbiter::core::camp::NAMESPACE,
@@ -779,7 +779,7 @@ fn clause_12_declarations_panel_names_the_camps_and_their_fingerprints() {
         })
         .unwrap();
     let s = r.shot("0", 100, 30);
-    let fp = arbiter::sign::fingerprint(&public);
+    let fp = arbiter::record::sign::fingerprint(&public);
     assert!(s.contains(&format!("kasparov {fp}")), "{s}");
     assert!(!s.contains("will not be witnessed"), "{s}");
 }
@@ -824,7 +824,7 @@ fn help_and_key_bar_name_the_press_keys_as_remapped() {
     // `--human-key F2 --machine-key Insert`: the help and the key bar name those keys, never the
     // defaults (F12, F4), and a remapped key presses its side's clock.
     let mut r = after_e4();
-    r.ui.press_keys = arbiter::tui::keys::PressKeys {
+    r.ui.press_keys = arbiter::board::tui::keys::PressKeys {
         human: KeyCode::F(2),
         machine: KeyCode::Insert,
     };
@@ -857,12 +857,12 @@ fn help_and_key_bar_name_the_press_keys_as_remapped() {
     // The remapped machine key presses Deep Junior's clock (running after 1. e4); F4 does not.
     let game = &r.s.game;
     assert_eq!(
-        arbiter::tui::on_key(&mut r.ui, key(KeyCode::F(4)), game),
-        arbiter::tui::Action::None
+        arbiter::board::tui::on_key(&mut r.ui, key(KeyCode::F(4)), game),
+        arbiter::board::tui::Action::None
     );
     assert_eq!(
-        arbiter::tui::on_key(&mut r.ui, key(KeyCode::Insert), game),
-        arbiter::tui::Action::Execute(arbiter::core::command::Command::Press)
+        arbiter::board::tui::on_key(&mut r.ui, key(KeyCode::Insert), game),
+        arbiter::board::tui::Action::Execute(arbiter::core::command::Command::Press)
     );
 }
 

@@ -646,7 +646,7 @@ fn clock_text(m: &Match, side: Side, at: Ms, w: u16, h: u16) -> String {
     let v = m.view(at);
     let area = Rect::new(0, 0, w, h);
     let mut buf = Buffer::empty(area);
-    arbiter::tui::screen::clock(&v.clocks[side.index()], area, &mut buf);
+    arbiter::board::tui::screen::clock(&v.clocks[side.index()], area, &mut buf);
     (0..h)
         .map(|y| {
             (0..w)
@@ -763,7 +763,7 @@ fn time_control_byoyomi_entries_read_by_status_pgn_and_relay() {
         "--rules",
         rules.to_str().unwrap(),
     ]));
-    let log = std::fs::read_to_string(arbiter::layout::log_path(&dir, 1)).unwrap();
+    let log = std::fs::read_to_string(arbiter::record::layout::log_path(&dir, 1)).unwrap();
     let moves: Vec<&str> = log.lines().filter(|l| l.contains("move_made")).collect();
     assert_eq!(moves.len(), 3);
     assert!(

@@ -138,7 +138,7 @@ fn through_restart(body: &str) -> (String, String, String) {
     let report = build(&log, &[], &Verification::not_checked(log.len()), false);
     let md = arbiter::report::markdown::render(&report);
     let html = arbiter::report::html::render(&report);
-    let pgn = arbiter::postgame::pgn_of(&log, "2003-01-26T16:00:00.000Z")
+    let pgn = arbiter::after::postgame::pgn_of(&log, "2003-01-26T16:00:00.000Z")
         .unwrap()
         .lines()
         .collect::<Vec<_>>()
@@ -292,6 +292,7 @@ fn clause_7e_a_clock_correction_is_a_line_of_its_own() {
 
 // ----- the property: per-move times plus clock lines equal the clocks ------------------------
 
+use arbiter::board::session::{Memory, Session, SessionError};
 use arbiter::core::board::complete_san;
 use arbiter::core::command::parse;
 use arbiter::core::event::{Event, EventKind};
@@ -299,7 +300,6 @@ use arbiter::core::game::{Game, Phase, Stop};
 use arbiter::core::{Ms, Side};
 use arbiter::report::model::{Verification, build};
 use arbiter::report::times::times;
-use arbiter::session::{Memory, Session, SessionError};
 use proptest::prelude::*;
 
 use crate::clauses::{HUMAN_WHITE, KASPAROV_2003, MACHINE_WHITE, new_game};
@@ -595,7 +595,7 @@ fn clause_3_the_property_fails_on_the_entries_own_move_times() {
     // `spent_ms`) fail it on the take-back game of issue 12, and the clock's figures pass.
     let text = format!("{HEAD}{TAKEBACK}");
     let p = play(TAKEBACK);
-    let (_, events) = arbiter::matchdir::read_game(&p.dir.join("game-1/log.jsonl")).unwrap();
+    let (_, events) = arbiter::board::matchdir::read_game(&p.dir.join("game-1/log.jsonl")).unwrap();
     let end = events.last().unwrap().at;
     let transcript = vec![text];
     assert!(check_times_add_up(&events, end, &transcript).is_ok());

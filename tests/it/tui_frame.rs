@@ -5,7 +5,7 @@
 //! with a fresh whole frame at every step.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use arbiter::tui::{
+use arbiter::board::tui::{
     self,
     frame::{Painter, Views},
 };

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
+use arbiter::board::tui::keys::{command_words, needs_confirmation};
+use arbiter::board::tui::{Action, LineKind, Mode, MsgKind, Pending, UiState, on_key, wait_for};
 use arbiter::core::command::{Command, HELP, parse};
-use arbiter::tui::keys::{command_words, needs_confirmation};
-use arbiter::tui::{Action, LineKind, Mode, MsgKind, Pending, UiState, on_key, wait_for};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 
 use crate::tui_support::{Rig, ch, ctrl, demo_game, key, t};
@@ -219,7 +219,7 @@ fn clause_9b_confirmation_states_the_consequence_before_asking() {
         other => panic!("{other:?}"),
     }
     assert_eq!(
-        arbiter::tui::keys::consequence(
+        arbiter::board::tui::keys::consequence(
             &parse("arbiter correct 6d clock human +600 wrong press").unwrap(),
             g
         )
@@ -228,7 +228,7 @@ fn clause_9b_confirmation_states_the_consequence_before_asking() {
     );
     r.at("0:20", "arbiter stop wrong entry");
     assert_eq!(
-        arbiter::tui::keys::consequence(
+        arbiter::board::tui::keys::consequence(
             &parse("arbiter correct 7e takeback 1 wrong entry").unwrap(),
             &r.s.game
         )
@@ -368,7 +368,7 @@ fn keys_wake_times_follow_the_running_clock_and_deadlines() {
     let mut r = Rig::new();
     // Before the start nothing changes on its own: the loop sleeps long.
     let v = r.s.game.view(0, 10);
-    assert_eq!(wait_for(&v, 0), arbiter::tui::timing::IDLE_WAKE);
+    assert_eq!(wait_for(&v, 0), arbiter::board::tui::timing::IDLE_WAKE);
     r.at("0", "arbiter start");
     // White's face shows 2:00:00 until 1 ms has passed, then 1:59:59 for a second.
     let v = r.s.game.view(t("0.250"), 10);
@@ -455,7 +455,7 @@ fn laws_6_2_each_side_presses_its_own_clock_on_its_own_key() {
 
 #[test]
 fn laws_6_2_press_keys_are_checked_when_mapped() {
-    use arbiter::tui::keys::{PressKeyError, parse_press_key};
+    use arbiter::board::tui::keys::{PressKeyError, parse_press_key};
     assert_eq!(parse_press_key("F12"), Ok(KeyCode::F(12)));
     assert_eq!(parse_press_key("pause"), Ok(KeyCode::Pause));
     assert_eq!(parse_press_key("F4"), Ok(KeyCode::F(4)));
@@ -491,7 +491,7 @@ fn laws_6_2_press_keys_are_checked_when_mapped() {
 /// is never taken as text.
 #[test]
 fn laws_6_2_a_press_key_acts_in_every_state_of_the_screen() {
-    use arbiter::tui::keys::Pending;
+    use arbiter::board::tui::keys::Pending;
     let mut r = Rig::new();
     r.at("0", "arbiter start");
     let human = r.s.game.human_side().unwrap();
@@ -589,7 +589,7 @@ fn assert_words(line: &str, q: &str) {
 /// info-resume, power-failure, power-restored), recorded at once.
 #[test]
 fn clause_5b_every_arbiter_only_command_asks_in_words_before_it_is_recorded() {
-    use arbiter::tui::keys::timed_at_key;
+    use arbiter::board::tui::keys::timed_at_key;
     let script = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/scripts/every-clause.arb"),
     )
@@ -607,7 +607,7 @@ fn clause_5b_every_arbiter_only_command_asks_in_words_before_it_is_recorded() {
             continue;
         }
         let cmd = parse(line).unwrap();
-        if arbiter::tui::needs_authority(&cmd, &r.s.game) {
+        if arbiter::board::tui::needs_authority(&cmd, &r.s.game) {
             if timed_at_key(&cmd) {
                 assert!(question(&mut r, line).is_err(), "{line} acts at the key");
                 timed += 1;

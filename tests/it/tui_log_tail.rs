@@ -7,10 +7,10 @@
 use std::path::Path;
 use std::process::Command;
 
+use arbiter::board::tui::logpane::{LogTail, PAGE, TAIL};
+use arbiter::board::tui::{self, Action, Mode, PlaySetup, UiState};
 use arbiter::core::event::EventKind;
-use arbiter::sign::KeySource;
-use arbiter::tui::logpane::{LogTail, PAGE, TAIL};
-use arbiter::tui::{self, Action, Mode, PlaySetup, UiState};
+use arbiter::record::sign::KeySource;
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -61,7 +61,7 @@ fn page(ui: &UiState, w: u16, h: u16) -> String {
     };
     let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
     term.draw(|f| {
-        arbiter::tui::logpane::render(&ui.log, ui.utc_origin, back, f.area(), f.buffer_mut())
+        arbiter::board::tui::logpane::render(&ui.log, ui.utc_origin, back, f.area(), f.buffer_mut())
     })
     .unwrap();
     text(term.backend().buffer())
@@ -80,7 +80,8 @@ fn issue_14_board_keeps_the_latest_entries_and_folds_the_rest() {
         demo: false,
     })
     .unwrap();
-    let (all, _) = arbiter::report_io::read_log(&arbiter::layout::log_path(&m, 1)).unwrap();
+    let (all, _) =
+        arbiter::after::report_io::read_log(&arbiter::record::layout::log_path(&m, 1)).unwrap();
     let n = all.len();
     assert!(n > TAIL + 2 * PAGE, "{n} entries");
     // Only the latest are kept, numbered as in the log.
@@ -89,7 +90,10 @@ fn issue_14_board_keeps_the_latest_entries_and_folds_the_rest() {
     assert_eq!(ui.log.first, n - TAIL);
     assert_eq!(ui.log.events[..], all[n - TAIL..]);
     // Folded from every entry: the move list's times and the 6c alarm, from before the tail.
-    assert_eq!(ui.log.move_times, arbiter::tui::movelist::move_times(&all));
+    assert_eq!(
+        ui.log.move_times,
+        arbiter::board::tui::movelist::move_times(&all)
+    );
     assert_eq!(ui.log.move_times.len(), 3);
     let owed = all
         .iter()
@@ -219,7 +223,7 @@ fn clause_5b_the_log_page_gives_each_entry_the_one_game_time() {
     r.at("25", "arbiter start").at("40", "move e4");
     let e = r.s.game.last_at();
     assert_eq!(e, 40_000);
-    r.ui.mode = arbiter::tui::Mode::Log { back: 0 };
+    r.ui.mode = arbiter::board::tui::Mode::Log { back: 0 };
     let s = r.shot("41", 120, 40);
     assert!(s.contains("0:00:40"), "the move at game time 0:00:40:\n{s}");
     assert!(

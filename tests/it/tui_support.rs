@@ -2,13 +2,13 @@
 //! keys through the pure `on_key`, frames drawn on ratatui's TestBackend.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use arbiter::board::session::{Memory, Session, load_profile};
+use arbiter::board::tui::{self, Action, Status, UiState};
 use arbiter::core::Ms;
 use arbiter::core::command::parse;
 use arbiter::core::event::KeyRef;
 use arbiter::core::game::{Game, GameContext};
 use arbiter::core::timefmt::parse_duration;
-use arbiter::session::{Memory, Session, load_profile};
-use arbiter::tui::{self, Action, Status, UiState};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -94,7 +94,7 @@ impl Rig {
 
     fn note(
         &mut self,
-        r: &Result<Vec<arbiter::core::event::Event>, arbiter::session::SessionError>,
+        r: &Result<Vec<arbiter::core::event::Event>, arbiter::board::session::SessionError>,
     ) {
         if let Ok(ev) = r
             && let Some(e) = ev.last()

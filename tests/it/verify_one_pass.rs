@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use arbiter::witness::{FactsRead, LogFacts, log_facts_checked, verify_game_and_facts};
+use arbiter::record::witness::{FactsRead, LogFacts, log_facts_checked, verify_game_and_facts};
 
 /// Every field of two [`LogFacts`], side by side.
 fn same(a: &LogFacts, b: &LogFacts) {
@@ -34,25 +34,30 @@ fn key_of(m: &Path) -> ssh_key::PublicKey {
 }
 
 fn origin_of(m: &Path, game: u32) -> String {
-    let first = arbiter::journal::first_entry(&arbiter::layout::log_path(m, game)).unwrap();
+    let first =
+        arbiter::record::journal::first_entry(&arbiter::record::layout::log_path(m, game)).unwrap();
     let id = first.body["match_id"].as_str().unwrap().to_owned();
     arbiter::log::checkpoint::origin(&id, game)
 }
 
 /// Both ways of reading game `game`, at `sizes`: the facts must agree field for field.
-fn both(m: &Path, game: u32, sizes: &[u64]) -> (arbiter::verify::GameVerification, FactsRead) {
+fn both(
+    m: &Path,
+    game: u32,
+    sizes: &[u64],
+) -> (arbiter::record::verify::GameVerification, FactsRead) {
     let key = key_of(m);
     let origin = origin_of(m, game);
     let (v, streamed) = verify_game_and_facts(m, game, None, sizes, Some((&key, &origin)));
     let (facts, how) = streamed.unwrap();
     let again = log_facts_checked(
-        &arbiter::layout::log_path(m, game),
+        &arbiter::record::layout::log_path(m, game),
         sizes,
         Some((&key, &origin)),
     )
     .unwrap();
     same(&facts, &again);
-    assert_eq!(v, arbiter::verify::verify_game(m, game));
+    assert_eq!(v, arbiter::record::verify::verify_game(m, game));
     (v, how)
 }
 
@@ -75,7 +80,7 @@ fn issue_21_verify_one_pass_gives_the_line_readers_facts_on_a_sealed_game() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let log = arbiter::layout::log_path(&m, 1);
+    let log = arbiter::record::layout::log_path(&m, 1);
     let text = std::fs::read_to_string(&log).unwrap();
     let n = text.lines().count() as u64;
     assert!(text.contains(r#""binding":"seal/1""#), "a sealed log");
@@ -94,7 +99,7 @@ fn issue_21_verify_one_pass_gives_the_line_readers_facts_on_a_sealed_game() {
     let key = key_of(&m);
     let origin = origin_of(&m, 1);
     let (v, facts) = verify_game_and_facts(&m, 1, None, &[n], Some((&key, &origin)));
-    assert_eq!(v.status, arbiter::verify::Status::BadLine, "{v:?}");
+    assert_eq!(v.status, arbiter::record::verify::Status::BadLine, "{v:?}");
     assert!(facts.is_err(), "the line reader stops at the bad line");
 }
 
@@ -104,7 +109,7 @@ fn issue_21_verify_one_pass_gives_the_line_readers_facts_across_block_cuts() {
     let tmp = tempfile::tempdir().unwrap();
     let m = tmp.path().join("match");
     crate::log_verify::bench_match(&m, 4_000);
-    let bytes = std::fs::read(arbiter::layout::log_path(&m, 1)).unwrap();
+    let bytes = std::fs::read(arbiter::record::layout::log_path(&m, 1)).unwrap();
     assert!(bytes.len() > 1 << 20);
     let mut sizes = vec![1u64, 3_999, 4_000, 4_001];
     let mut seq = 0u64;
@@ -119,5 +124,5 @@ fn issue_21_verify_one_pass_gives_the_line_readers_facts_across_block_cuts() {
     }
     let (v, how) = both(&m, 1, &sizes);
     assert_eq!(how, FactsRead::Streamed);
-    assert_eq!(v.status, arbiter::verify::Status::Ok, "{v:?}");
+    assert_eq!(v.status, arbiter::record::verify::Status::Ok, "{v:?}");
 }

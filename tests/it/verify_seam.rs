@@ -4,7 +4,7 @@
 //! the next) must get the verdict and the line number the exact path gives.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use arbiter::verify::{Status, verify_game};
+use arbiter::record::verify::{Status, verify_game};
 
 /// Where the reader cuts a file into blocks: it reads 256 KiB at a time after what it carried
 /// over, so each block ends after the last newline before the next multiple of 256 KiB.

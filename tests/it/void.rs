@@ -173,14 +173,14 @@ fn clause_1_void_is_confirmed_stating_which_entry_becomes_void() {
     let offer = seq_of(&m, "draw_offered");
     let cmd = parse(&format!("arbiter void {offer} F7 by mistake")).unwrap();
     assert!(cmd.needs_confirmation());
-    let said = arbiter::tui::keys::consequence(&cmd, m.game()).unwrap();
+    let said = arbiter::board::tui::keys::consequence(&cmd, m.game()).unwrap();
     assert!(
         said.contains(&format!("entry #{offer} (draw offered) becomes VOID")),
         "{said}"
     );
     // Checked before the question: a move is refused before anything is asked.
     let mv = seq_of(&m, "move_made");
-    let refused = arbiter::tui::keys::consequence(
+    let refused = arbiter::board::tui::keys::consequence(
         &parse(&format!("arbiter void {mv} no")).unwrap(),
         m.game(),
     );

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use arbiter::core::werewolf::{self as ww, Event, Request, Role};
-use arbiter::journal::Journal;
 use arbiter::log::NewEntry;
+use arbiter::record::journal::Journal;
 use chrono::{TimeZone, Utc};
 
 use crate::werewolf_support::{G, quiet};
@@ -73,7 +73,7 @@ fn match_of(g: &G, dir: &Path) -> PathBuf {
             "sha256": hex::encode(<sha2::Sha256 as sha2::Digest>::digest(text.as_bytes())),
             "toml": text},
         "declarations": {},
-        "arbiter_key": {"principal": "arbiter", "fingerprint": arbiter::sign::fingerprint(&public)},
+        "arbiter_key": {"principal": "arbiter", "fingerprint": arbiter::record::sign::fingerprint(&public)},
         "table": ww::line0_body(&g.profile, "GAME1", &g.seats, &g.seed.commitment()),
     });
     let t0 = Utc.with_ymd_and_hms(2025, 8, 1, 10, 0, 0).unwrap();

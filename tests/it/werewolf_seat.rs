@@ -434,8 +434,8 @@ fn draw(
 
 const INIT: &str = r#"{"request":"INITIALIZE","info":{"game_id":"m-1","day":0,"agent":"ミナト","profile":"年齢: 20\n性別: 男性\n性格: 落ち着いていて、よく考えてから話す。","status_map":{"ケンジ":"ALIVE","タクミ":"ALIVE","ミナト":"ALIVE","リン":"ALIVE","ユイ":"ALIVE"},"role_map":{"ミナト":"SEER"}},"setting":{"agent_count":5,"talk":{"max_count":{"per_agent":4,"per_day":20},"max_length":{"count_in_word":false,"count_spaces":false,"mention_length":20,"base_length":20},"max_skip":0},"whisper":{"max_count":{"per_agent":4,"per_day":20},"max_length":{"count_in_word":false,"count_spaces":false,"mention_length":20,"base_length":20},"max_skip":0},"timeout":{"action":60000,"response":120000}}}"#;
 
-fn seat_model() -> arbiter::seat::model::SeatModel {
-    use arbiter::seat::model::SeatModel;
+fn seat_model() -> arbiter::table::seat::model::SeatModel {
+    use arbiter::table::seat::model::SeatModel;
     let mut m = SeatModel::new("human1");
     m.packet(r#"{"request":"NAME"}"#, 0);
     m.packet(INIT, 10);
@@ -446,26 +446,30 @@ fn seat_model() -> arbiter::seat::model::SeatModel {
 
 #[test]
 fn werewolf_seat_screens_talk_with_the_meter_cutting() {
-    use arbiter::seat::model::Key;
+    use arbiter::table::seat::model::Key;
     let mut m = seat_model();
     for c in "占い師です。リンさんは人間でした。信じてください、本当です。@タクミ あなたはどう思いますか、説明してほしいです".chars() {
         m.key(Key::Char(c));
     }
     for (w, h) in [(120, 40), (80, 24)] {
-        let s = draw(w, h, |a, b| arbiter::seat::view::render(&m, 13_400, a, b));
+        let s = draw(w, h, |a, b| {
+            arbiter::table::seat::view::render(&m, 13_400, a, b)
+        });
         insta::assert_snapshot!(format!("werewolf_seat_talk_{w}x{h}"), s);
     }
 }
 
 #[test]
 fn werewolf_seat_screens_vote_picker() {
-    use arbiter::seat::model::Key;
+    use arbiter::table::seat::model::Key;
     let mut m = seat_model();
     m.key(Key::Over);
     m.packet(r#"{"request":"VOTE","info":{"game_id":"m-1","day":1,"agent":"ミナト","status_map":{"ケンジ":"ALIVE","タクミ":"ALIVE","ミナト":"ALIVE","リン":"DEAD","ユイ":"ALIVE"},"role_map":{"ミナト":"SEER"}}}"#, 5000);
     m.key(Key::Down);
     for (w, h) in [(120, 40), (80, 24)] {
-        let s = draw(w, h, |a, b| arbiter::seat::view::render(&m, 20_000, a, b));
+        let s = draw(w, h, |a, b| {
+            arbiter::table::seat::view::render(&m, 20_000, a, b)
+        });
         insta::assert_snapshot!(format!("werewolf_seat_vote_{w}x{h}"), s);
     }
 }
@@ -475,20 +479,22 @@ fn werewolf_seat_screens_game_over() {
     let mut m = seat_model();
     m.packet(r#"{"request":"FINISH","info":{"game_id":"m-1","day":2,"agent":"ミナト","status_map":{"ケンジ":"DEAD","タクミ":"ALIVE","ミナト":"ALIVE","リン":"DEAD","ユイ":"ALIVE"},"role_map":{"ケンジ":"WEREWOLF","タクミ":"POSSESSED","ミナト":"SEER","リン":"VILLAGER","ユイ":"VILLAGER"}}}"#, 90_000);
     for (w, h) in [(120, 40), (80, 24)] {
-        let s = draw(w, h, |a, b| arbiter::seat::view::render(&m, 90_000, a, b));
+        let s = draw(w, h, |a, b| {
+            arbiter::table::seat::view::render(&m, 90_000, a, b)
+        });
         insta::assert_snapshot!(format!("werewolf_seat_over_{w}x{h}"), s);
     }
 }
 
 /// A game the kit's `serve` recorded with a human seat (human1) among four agents.
-fn recorded() -> Vec<arbiter::display::werewolf::Entry> {
-    arbiter::display::werewolf::read_log(Path::new("tests/fixtures/aiwolf/human-game.jsonl"))
+fn recorded() -> Vec<arbiter::board::display::werewolf::Entry> {
+    arbiter::board::display::werewolf::read_log(Path::new("tests/fixtures/aiwolf/human-game.jsonl"))
         .unwrap()
 }
 
 #[test]
 fn werewolf_display_screens_during_the_game_hide_roles() {
-    use arbiter::display::werewolf::{audience, render};
+    use arbiter::board::display::werewolf::{audience, render};
     let es = recorded();
     // Just after the first execution.
     let at = es.iter().find(|e| e.kind == "executed").unwrap().utc;
@@ -506,7 +512,7 @@ fn werewolf_display_screens_during_the_game_hide_roles() {
 
 #[test]
 fn werewolf_display_screens_after_the_game_show_all() {
-    use arbiter::display::werewolf::{audience, render};
+    use arbiter::board::display::werewolf::{audience, render};
     let es = recorded();
     let at = es.last().unwrap().utc;
     let a = audience(&es, at, Duration::ZERO);
@@ -520,7 +526,7 @@ fn werewolf_display_screens_after_the_game_show_all() {
 
 #[test]
 fn werewolf_display_delay_holds_every_entry() {
-    use arbiter::display::werewolf::{audience, next_reveal};
+    use arbiter::board::display::werewolf::{audience, next_reveal};
     let es = recorded();
     let end = es.last().unwrap().utc;
     let delay = Duration::from_secs(30);
@@ -542,7 +548,7 @@ fn werewolf_display_delay_holds_every_entry() {
 
 #[test]
 fn werewolf_display_whispers_and_divinations_only_after_the_game() {
-    use arbiter::display::werewolf::audience;
+    use arbiter::board::display::werewolf::audience;
     let es = recorded();
     let ended = es.iter().position(|e| e.kind == "game_ended").unwrap();
     let during = audience(&es[..ended], es[ended - 1].utc, Duration::ZERO);
@@ -662,7 +668,7 @@ fn werewolf_seat_connects_only_to_the_table_and_the_display_nowhere() {
 
 #[test]
 fn werewolf_master_screens_show_every_role_and_the_awaited_request() {
-    use arbiter::display::werewolf::{master, render_master};
+    use arbiter::board::display::werewolf::{master, render_master};
     let es = recorded();
     // While the human's first talk is awaited (a second after the request went out).
     let sent = es

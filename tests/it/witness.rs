@@ -110,8 +110,8 @@ fn witness_rewrite_with_an_attacker_key_fails_under_trust_and_fingerprint() {
     // What the committee received out of band: the arbiter's public key and its fingerprint.
     let real_pub = tmp.path().join("arbiter.pub");
     std::fs::copy(m.join("keys/arbiter.pub"), &real_pub).unwrap();
-    let key = arbiter::sign::load_public_key(&real_pub).unwrap();
-    let fp = arbiter::sign::fingerprint(&key);
+    let key = arbiter::record::sign::load_public_key(&real_pub).unwrap();
+    let fp = arbiter::record::sign::fingerprint(&key);
     let (code, out) = verify(&m, &["--trust", real_pub.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
     assert!(!out.contains("NOT PINNED"), "{out}");
@@ -132,8 +132,8 @@ fn witness_rewrite_with_an_attacker_key_fails_under_trust_and_fingerprint() {
 
     // A second key for principal arbiter is flagged.
     let extra = tmp.path().join("extra");
-    let public = arbiter::sign::keygen(&extra, None, "second").unwrap();
-    arbiter::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
+    let public = arbiter::record::sign::keygen(&extra, None, "second").unwrap();
+    arbiter::record::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
     let (_, out) = verify(&m, &[]);
     assert!(out.contains("2 keys for principal \"arbiter\""), "{out}");
 }
@@ -161,7 +161,7 @@ fn witness_rollback_to_an_older_checkpoint_and_a_deleted_game_are_reported() {
     let (code, out) = verify(&m, &[]);
     assert_eq!(code, 0, "{out}");
     // A camp noted the final checkpoint's short code from the Board UI.
-    let entries = arbiter::journal::read_entries(&m.join("game-1/log.jsonl")).unwrap();
+    let entries = arbiter::record::journal::read_entries(&m.join("game-1/log.jsonl")).unwrap();
     let leaves: Vec<[u8; 32]> = entries.iter().map(|e| e.hash).collect();
     let code_noted = arbiter::log::checkpoint::ShortCode::of(
         leaves.len() as u64,
@@ -243,9 +243,9 @@ fn witness_checkpoint_is_never_overwritten_by_another_log() {
 fn witness_signed_note_beside_each_checkpoint_verifies_with_the_arbiter_key() {
     let tmp = tempfile::tempdir().unwrap();
     let m = rehearsal(tmp.path(), 1);
-    let public = arbiter::sign::load_public_key(&m.join("keys/arbiter.pub")).unwrap();
+    let public = arbiter::record::sign::load_public_key(&m.join("keys/arbiter.pub")).unwrap();
     let note = std::fs::read(m.join("game-1/checkpoints/13.note")).unwrap();
-    let (cp, _) = arbiter::sign::verify_checkpoint_note(&note, &public).unwrap();
+    let (cp, _) = arbiter::record::sign::verify_checkpoint_note(&note, &public).unwrap();
     assert_eq!(cp.size, 13);
 }
 
@@ -253,7 +253,7 @@ fn witness_signed_note_beside_each_checkpoint_verifies_with_the_arbiter_key() {
 /// with its proof of possession, made with `arbiter countersign --declaration --key`.
 pub(crate) fn proven_camp(tmp: &Path, m: &Path, camp: &str) -> (PathBuf, String) {
     let k = tmp.join(format!("{camp}-key"));
-    arbiter::sign::keygen(&k, None, camp).unwrap();
+    arbiter::record::sign::keygen(&k, None, camp).unwrap();
     let o = arbiter(&[
         "countersign",
         "--match",
@@ -517,7 +517,7 @@ fn witness_consistency_proof_from_a_kept_checkpoint_to_the_latest() {
     assert_eq!(code, 23, "{out}");
     std::fs::write(&proof, &o.stdout).unwrap();
     let other = tmp.path().join("other");
-    let public = arbiter::sign::keygen(&other, None, "other").unwrap();
+    let public = arbiter::record::sign::keygen(&other, None, "other").unwrap();
     let other_pub = tmp.path().join("other.pub.txt");
     std::fs::write(&other_pub, public.to_openssh().unwrap()).unwrap();
     let (code, out) = verify(

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use arbiter::journal::Journal;
 use arbiter::log::NewEntry;
+use arbiter::record::journal::Journal;
 
 fn arbiter(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_arbiter"))
@@ -112,8 +112,8 @@ fn witness_operator_key_refused() {
     let (m, _) = countersigned(tmp.path());
     let ms = m.to_str().unwrap();
     let op = tmp.path().join("operator-key");
-    let public = arbiter::sign::keygen(&op, None, "operator").unwrap();
-    let fp = arbiter::sign::fingerprint(&public);
+    let public = arbiter::record::sign::keygen(&op, None, "operator").unwrap();
+    let fp = arbiter::record::sign::fingerprint(&public);
     let before = listing(&m.join("game-1/checkpoints"));
     // checkpoint (and archive, play, script: every command that opens a game for writing goes
     // through the same key check) refuses the operator's key by name and fingerprint.
@@ -186,10 +186,10 @@ fn witness_authorization_by_another_key_is_unauthorized() {
     // arbiter's next routine signature (here through the library, past the kit's refusal)
     // covers it.
     let op = tmp.path().join("operator-key");
-    arbiter::sign::keygen(&op, None, "operator").unwrap();
-    let op_key = arbiter::sign::load_key(&op, None).unwrap();
-    let key = arbiter::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
-    let line0 = arbiter::journal::first_entry(&log(&m)).unwrap();
+    arbiter::record::sign::keygen(&op, None, "operator").unwrap();
+    let op_key = arbiter::record::sign::load_key(&op, None).unwrap();
+    let key = arbiter::record::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let line0 = arbiter::record::journal::first_entry(&log(&m)).unwrap();
     let origin = arbiter::log::checkpoint::origin(line0.body["match_id"].as_str().unwrap(), 1);
     {
         let mut j = Journal::open(&log(&m)).unwrap();
@@ -205,17 +205,18 @@ fn witness_authorization_by_another_key_is_unauthorized() {
         let seq = j.len();
         let prev = arbiter::log::hex32(&j.last().unwrap().hash);
         let text = arbiter::log::seal::authorization_text(&origin, seq, first, first, &prev);
-        let sig = arbiter::sign::sign_authorization(&op_key, &text).unwrap();
+        let sig = arbiter::record::sign::sign_authorization(&op_key, &text).unwrap();
         j.append(forged(
             "authorized",
             "arbiter",
             serde_json::json!({"by": "passphrase", "command": "correct", "first": first, "last": first,
-                "key": arbiter::sign::fingerprint(op_key.public_key()), "sig": sig}),
+                "key": arbiter::record::sign::fingerprint(op_key.public_key()), "sig": sig}),
             at,
         ))
         .unwrap();
         let entries = j.entries();
-        arbiter::witness::sign_and_index(&m, 1, &entries, &key, crate::log_util::t0()).unwrap();
+        arbiter::record::witness::sign_and_index(&m, 1, &entries, &key, crate::log_util::t0())
+            .unwrap();
     }
     let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
     assert_eq!(code, 27, "{out}");
@@ -282,8 +283,8 @@ fn witness_result_changed_after_countersign_is_unwitnessed() {
     let (m, pinned) = countersigned(tmp.path());
     // A rogue arbiter (key and all) voids the countersigned resignation, records the other
     // side's, authorizes it with his key, seals and signs: everything he can do with the key.
-    let key = arbiter::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
-    let line0 = arbiter::journal::first_entry(&log(&m)).unwrap();
+    let key = arbiter::record::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let line0 = arbiter::record::journal::first_entry(&log(&m)).unwrap();
     let origin = arbiter::log::checkpoint::origin(line0.body["match_id"].as_str().unwrap(), 1);
     {
         let mut j = Journal::open(&log(&m)).unwrap();
@@ -308,17 +309,18 @@ fn witness_result_changed_after_countersign_is_unwitnessed() {
         let seq = j.len();
         let prev = arbiter::log::hex32(&j.last().unwrap().hash);
         let text = arbiter::log::seal::authorization_text(&origin, seq, first, last, &prev);
-        let sig = arbiter::sign::sign_authorization(&key, &text).unwrap();
+        let sig = arbiter::record::sign::sign_authorization(&key, &text).unwrap();
         j.append(forged(
             "authorized",
             "arbiter",
             serde_json::json!({"by": "passphrase", "command": "void", "first": first, "last": last,
-                "key": arbiter::sign::fingerprint(key.public_key()), "sig": sig}),
+                "key": arbiter::record::sign::fingerprint(key.public_key()), "sig": sig}),
             at,
         ))
         .unwrap();
         let entries = j.entries();
-        arbiter::witness::sign_and_index(&m, 1, &entries, &key, crate::log_util::t0()).unwrap();
+        arbiter::record::witness::sign_and_index(&m, 1, &entries, &key, crate::log_util::t0())
+            .unwrap();
     }
     let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
     assert_eq!(code, 12, "{out}");
@@ -355,7 +357,7 @@ fn witness_older_index_put_back_is_rolled_back() {
     let tmp = tempfile::tempdir().unwrap();
     let (m, pinned) = countersigned(tmp.path());
     // The index as it stood after the game's first checkpoint, kept by the forger.
-    let key = arbiter::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let key = arbiter::record::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
     let old_idx = std::fs::read(m.join("index.txt")).unwrap();
     let old_sig = std::fs::read(m.join("index.txt.sig")).unwrap();
     // A later checkpoint moves the index on (a note, signed with the arbiter's key).
@@ -370,7 +372,8 @@ fn witness_older_index_put_back_is_rolled_back() {
         ))
         .unwrap();
         let entries = j.entries();
-        arbiter::witness::sign_and_index(&m, 1, &entries, &key, crate::log_util::t0()).unwrap();
+        arbiter::record::witness::sign_and_index(&m, 1, &entries, &key, crate::log_util::t0())
+            .unwrap();
     }
     let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
     assert_ne!(code, 26, "{out}");
@@ -386,10 +389,10 @@ fn witness_index_write_interrupted_is_not_tampering() {
     let tmp = tempfile::tempdir().unwrap();
     let (m, pinned) = countersigned(tmp.path());
     // A kill between the index's signature and its rename: the new text waits beside the old.
-    let key = arbiter::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let key = arbiter::record::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
     let text = std::fs::read_to_string(m.join("index.txt")).unwrap();
     let idx = arbiter::log::index::MatchIndex::parse(&text).unwrap();
-    let sig = arbiter::sign::sign_index(&key, &idx).unwrap();
+    let sig = arbiter::record::sign::sign_index(&key, &idx).unwrap();
     std::fs::write(m.join("index.txt.next"), &text).unwrap();
     std::fs::write(m.join("index.txt"), "arbiter-kit match index v1\nmatch m\n").unwrap();
     std::fs::write(m.join("index.txt.sig"), sig).unwrap();
@@ -473,7 +476,8 @@ fn witness_camp_keys_pinned() {
     // What the committee received from each camp out of band.
     let mut camps = String::new();
     for camp in ["kasparov", "junior"] {
-        let k = arbiter::sign::load_public_key(&tmp.path().join(format!("{camp}-key"))).unwrap();
+        let k = arbiter::record::sign::load_public_key(&tmp.path().join(format!("{camp}-key")))
+            .unwrap();
         camps.push_str(&format!("{camp} {}\n", k.to_openssh().unwrap()));
     }
     let camps_file = tmp.path().join("camps_allowed_signers");
@@ -492,7 +496,7 @@ fn witness_camp_keys_pinned() {
     assert!(!out.contains("camps NOT PINNED"), "{out}");
     // A pinned list in which kasparov's key is another: the line 0 that declared it fails.
     let other = tmp.path().join("forger-key");
-    let forger = arbiter::sign::keygen(&other, None, "forger").unwrap();
+    let forger = arbiter::record::sign::keygen(&other, None, "forger").unwrap();
     let swapped = camps
         .lines()
         .map(|l| {
@@ -583,10 +587,11 @@ fn witness_heartbeat_removed_or_forged_is_shown() {
         dir.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", text(&o));
-    let key = arbiter::sign::KeySource::default();
+    let key = arbiter::record::sign::KeySource::default();
     let rules = Path::new("rules/kasparov-deep-junior-2003.toml");
-    let open =
-        || arbiter::matchdir::open_game_with(&dir, Some(1), Some(rules), &key, false).unwrap();
+    let open = || {
+        arbiter::board::matchdir::open_game_with(&dir, Some(1), Some(rules), &key, false).unwrap()
+    };
     // No heartbeat at all (removed): the reopen says so.
     let mut o = open();
     let notice = o.notice.clone().unwrap_or_default();
@@ -747,9 +752,10 @@ fn game2_with_rogue_camp(tmp: &Path, m: &Path) -> PathBuf {
         "arbiter declare camp junior proof {}",
         tmp.join("junior.proof").display()
     );
-    let key = arbiter::sign::KeySource::default();
+    let key = arbiter::record::sign::KeySource::default();
     let rules = Path::new("rules/kasparov-deep-junior-2003.toml");
-    let mut o = arbiter::matchdir::open_game_with(m, Some(2), Some(rules), &key, false).unwrap();
+    let mut o =
+        arbiter::board::matchdir::open_game_with(m, Some(2), Some(rules), &key, false).unwrap();
     o.session.game = o.session.game.clone().with_match_camps(Vec::new());
     let lines = [
         "arbiter declare white machine Deep Junior".to_string(),

@@ -5,14 +5,14 @@
 
 use std::path::Path;
 
+use arbiter::board::session::{Memory, Session};
+use arbiter::board::tui::{self, Status, UiState};
 use arbiter::core::command::Command;
 use arbiter::core::event::{Event, KeyRef};
 use arbiter::core::game::{Game, GameContext};
 use arbiter::core::rules::Profile;
 use arbiter::core::view::{Acts, CampToSign, Panel};
 use arbiter::core::{Side, timefmt};
-use arbiter::session::{Memory, Session};
-use arbiter::tui::{self, Status, UiState};
 
 use crate::tui_support::{Rig, t};
 
@@ -22,12 +22,12 @@ const AT_CONTROLS: &str = "\n[witness]\ncountersign_at_controls = true\n";
 /// Camp `camp`'s declaration with its proof of possession for match `match_id`.
 fn proven(dir: &Path, match_id: &str, camp: &str) -> Command {
     let file = dir.join(camp);
-    let key = arbiter::sign::keygen(&file, None, camp)
+    let key = arbiter::record::sign::keygen(&file, None, camp)
         .unwrap()
         .to_openssh()
         .unwrap();
     let statement = arbiter::core::camp::statement(match_id, camp, &key);
-    let proof = arbiter::sign::load_key(&file, None)
+    let proof = arbiter::record::sign::load_key(&file, None)
         .unwrap()
         .sign(
             arbiter::core::camp::NAMESPACE,
@@ -600,7 +600,7 @@ fn witness_checkpoint_signed_at_the_time_control_for_the_camps() {
         assert!(m.join("game-1/checkpoints/82.txt.cosig-kasparov").exists());
         // What the Board UI's status reads to stop asking kasparov.
         assert_eq!(
-            arbiter::witness::countersigned_upto(&m, 1),
+            arbiter::record::witness::countersigned_upto(&m, 1),
             vec![("kasparov".to_string(), 82)]
         );
     }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use arbiter::journal::Journal;
+use arbiter::record::journal::Journal;
 
 fn arbiter(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_arbiter"))
@@ -53,8 +53,8 @@ fn witness_camp_key_without_proof_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let m = tmp.path().join("m");
     crate::log_util::arbiter_key_in(&m);
-    let public = arbiter::sign::keygen(&tmp.path().join("forger"), None, "forger").unwrap();
-    let fp = arbiter::sign::fingerprint(&public);
+    let public = arbiter::record::sign::keygen(&tmp.path().join("forger"), None, "forger").unwrap();
+    let fp = arbiter::record::sign::fingerprint(&public);
     let o = play(
         tmp.path(),
         &m,
@@ -77,9 +77,9 @@ fn witness_camp_proof_by_another_key_is_refused() {
     let m = tmp.path().join("m");
     crate::log_util::arbiter_key_in(&m);
     let (_, line) = crate::witness::proven_camp(tmp.path(), &m, "kasparov");
-    let camp = arbiter::sign::load_public_key(&tmp.path().join("kasparov-key")).unwrap();
-    let fp = arbiter::sign::fingerprint(&camp);
-    let forger = arbiter::sign::keygen(&tmp.path().join("forger"), None, "forger").unwrap();
+    let camp = arbiter::record::sign::load_public_key(&tmp.path().join("kasparov-key")).unwrap();
+    let fp = arbiter::record::sign::fingerprint(&camp);
+    let forger = arbiter::record::sign::keygen(&tmp.path().join("forger"), None, "forger").unwrap();
     // The camp's real proof, declared with the forger's key typed on the line.
     let proof = line.split("proof ").nth(1).unwrap().trim().to_owned();
     let o = play(
@@ -93,7 +93,7 @@ fn witness_camp_proof_by_another_key_is_refused() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let out = text(&o);
     assert!(
-        out.contains(&arbiter::sign::fingerprint(&forger)) && out.contains(&fp),
+        out.contains(&arbiter::record::sign::fingerprint(&forger)) && out.contains(&fp),
         "{out}"
     );
     // The same proof declared for another camp: the statement names the camp.
@@ -132,7 +132,7 @@ fn witness_camp_proof_made_with_ssh_keygen_is_accepted() {
     let ms = m.to_str().unwrap();
     crate::log_util::arbiter_key_in(&m);
     let key = tmp.path().join("kasparov-key");
-    let public = arbiter::sign::keygen(&key, None, "kasparov").unwrap();
+    let public = arbiter::record::sign::keygen(&key, None, "kasparov").unwrap();
     let o = arbiter(&[
         "countersign",
         "--match",
@@ -231,7 +231,7 @@ fn synthetic(camps: serde_json::Value) -> crate::log_util::TestMatch {
 
 fn camp_key(dir: &Path, name: &str) -> (PathBuf, ssh_key::PublicKey) {
     let p = dir.join(format!("{name}-camp"));
-    let k = arbiter::sign::keygen(&p, None, name).unwrap();
+    let k = arbiter::record::sign::keygen(&p, None, name).unwrap();
     (p, k)
 }
 
@@ -242,7 +242,7 @@ fn witness_camp_proofs_in_line_0_are_checked() {
     let tmp = tempfile::tempdir().unwrap();
     let (_, public) = camp_key(tmp.path(), "kasparov");
     let key_text = public.to_openssh().unwrap();
-    let fp = arbiter::sign::fingerprint(&public);
+    let fp = arbiter::record::sign::fingerprint(&public);
     let tm = synthetic(serde_json::json!([{"name": "kasparov", "key": key_text}]));
     let (code, out) = verify(&tm.dir, &[]);
     assert_eq!(code, 0, "{out}");
@@ -254,7 +254,7 @@ fn witness_camp_proofs_in_line_0_are_checked() {
     let (forger, _) = camp_key(tmp.path(), "forger");
     let statement =
         arbiter::core::camp::statement(crate::log_util::MATCH_ID, "kasparov", &key_text);
-    let forged = arbiter::sign::load_key(&forger, None)
+    let forged = arbiter::record::sign::load_key(&forger, None)
         .unwrap()
         .sign(
             arbiter::core::camp::NAMESPACE,
@@ -271,7 +271,7 @@ fn witness_camp_proofs_in_line_0_are_checked() {
     assert_eq!(code, 25, "{out}");
     assert!(out.contains("BAD CAMP PROOF") && out.contains(&fp), "{out}");
     // The camp's own proof verifies.
-    let own = arbiter::sign::load_key(&tmp.path().join("kasparov-camp"), None)
+    let own = arbiter::record::sign::load_key(&tmp.path().join("kasparov-camp"), None)
         .unwrap()
         .sign(
             arbiter::core::camp::NAMESPACE,
@@ -444,7 +444,7 @@ fn witness_older_index_omitting_a_deleted_game_is_rolled_back() {
 fn witness_checkpoint_names_its_index_version() {
     let tmp = tempfile::tempdir().unwrap();
     let (m, pinned, _) = match_with_games(tmp.path(), 1);
-    let key = arbiter::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let key = arbiter::record::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
     let old_idx = std::fs::read_to_string(m.join("index.txt")).unwrap();
     let old_sig = std::fs::read(m.join("index.txt.sig")).unwrap();
     let old = arbiter::log::index::MatchIndex::parse(&old_idx).unwrap();
@@ -463,7 +463,8 @@ fn witness_checkpoint_names_its_index_version() {
             body: serde_json::json!({"text": format!("later {n}")}),
         })
         .unwrap();
-        arbiter::witness::sign_and_index(&m, 1, &j.entries(), &key, crate::log_util::t0()).unwrap();
+        arbiter::record::witness::sign_and_index(&m, 1, &j.entries(), &key, crate::log_util::t0())
+            .unwrap();
     }
     let size = std::fs::read_to_string(m.join("game-1/log.jsonl"))
         .unwrap()
@@ -535,10 +536,10 @@ fn witness_countersign_shows_the_result_clocks_and_rulings_signed() {
 fn witness_board_asks_the_camps_to_countersign_when_the_game_ends() {
     let mut r = crate::tui_support::Rig::new();
     let dir = tempfile::tempdir().unwrap();
-    let public = arbiter::sign::keygen(&dir.path().join("camp"), None, "kasparov").unwrap();
+    let public = arbiter::record::sign::keygen(&dir.path().join("camp"), None, "kasparov").unwrap();
     let key = public.to_openssh().unwrap();
     let statement = arbiter::core::camp::statement(&r.s.game.ctx().match_id, "kasparov", &key);
-    let proof = arbiter::sign::load_key(&dir.path().join("camp"), None)
+    let proof = arbiter::record::sign::load_key(&dir.path().join("camp"), None)
         .unwrap()
         .sign(
             arbiter::core::camp::NAMESPACE,

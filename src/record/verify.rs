@@ -4,13 +4,15 @@
 //! verifying their signatures, [`prepare_checkpoints`]) is done once, and the per-log part
 //! ([`verify_lines`]) runs over already scanned lines; the tamper tests use exactly these.
 use crate::error::{Exit, FileError};
-use crate::layout;
 use crate::log::checkpoint::{self, Checkpoint, CheckpointError};
 use crate::log::proof::InclusionProof;
 use crate::log::scan::{self, Fault, Problem, ScannedLine, Witness};
 use crate::log::stream::{FaultFinder, ScanLines};
 use crate::log::{Entry, RECOVERY_KIND, fast, hex32, merkle};
-use crate::sign::{AllowedSigner, SigProblem, Signer, parse_allowed_signers, verify_signature};
+use crate::record::layout;
+use crate::record::sign::{
+    AllowedSigner, SigProblem, Signer, parse_allowed_signers, verify_signature,
+};
 use serde::Serialize;
 use std::fs;
 use std::path::Path;
@@ -543,12 +545,12 @@ fn verify_clean(
     Some(verdict(game, log, cps, ident, findings, None, facts))
 }
 
-/// [`verify_clean`] over a log streamed from its file ([`crate::journal::stream_clean_file`]):
+/// [`verify_clean`] over a log streamed from its file ([`crate::record::journal::stream_clean_file`]):
 /// the same verdict, from the tree heads at the checkpoints' sizes instead of every leaf.
 fn verify_streamed(
     game: u32,
     log: &str,
-    clean: crate::journal::StreamedClean,
+    clean: crate::record::journal::StreamedClean,
     cps: &[PreparedCheckpoint],
 ) -> Option<GameVerification> {
     let ident = identity_of(&clean.first, game);
@@ -764,7 +766,7 @@ pub fn read_checkpoint_files(dir: &Path) -> Result<Vec<CheckpointFile>, FileErro
         }
         let path = item.path();
         let as_text = |p: &Path| {
-            crate::fsio::read_match_small(p).and_then(|b| {
+            crate::record::fsio::read_match_small(p).and_then(|b| {
                 String::from_utf8(b).map_err(|_| {
                     std::io::Error::new(
                         std::io::ErrorKind::InvalidData,
@@ -797,7 +799,7 @@ pub fn read_checkpoint_files(dir: &Path) -> Result<Vec<CheckpointFile>, FileErro
 /// The match's allowed_signers text.
 pub fn read_allowed_signers(match_dir: &Path) -> Result<String, FileError> {
     let path = layout::allowed_signers(match_dir);
-    crate::fsio::read_to_string(&path).map_err(FileError::of("read", &path))
+    crate::record::fsio::read_to_string(&path).map_err(FileError::of("read", &path))
 }
 
 fn read_signers(match_dir: &Path) -> Result<(Vec<AllowedSigner>, Vec<String>), FileError> {
@@ -805,7 +807,7 @@ fn read_signers(match_dir: &Path) -> Result<(Vec<AllowedSigner>, Vec<String>), F
 }
 
 /// Verify one game of a match folder: the fast path streams the log without keeping it or its
-/// leaf hashes ([`crate::journal::stream_clean_file`]); whenever it finds anything to report, the
+/// leaf hashes ([`crate::record::journal::stream_clean_file`]); whenever it finds anything to report, the
 /// whole file is read and verified on the exact path ([`verify_lines`]), as [`verify_log`] does.
 pub fn verify_game(match_dir: &Path, game: u32) -> GameVerification {
     verify_game_trusting(match_dir, game, None)
@@ -823,7 +825,7 @@ pub fn verify_game_trusting(
 
 /// [`verify_game_trusting`], in the same one pass over the log handing every entry in order to
 /// `each` (its seq, kind and actor; the parsed entry where `wants(kind)` asks for it: see
-/// [`crate::journal::stream_clean_file_each`]) and noting the tree heads at `sizes` besides the
+/// [`crate::record::journal::stream_clean_file_each`]) and noting the tree heads at `sizes` besides the
 /// checkpoints' own: `Some((entries, heads))` when the log streamed clean and the verdict came
 /// from that pass. `None` when it went down the exact path: then what `each` gathered is to be
 /// thrown away (the caller reads the log its own way for that rare case).
@@ -833,12 +835,12 @@ pub fn verify_game_each(
     trusted: Option<&str>,
     sizes: &[u64],
     wants: &(dyn Fn(&str) -> bool + Sync),
-    each: impl FnMut(&crate::journal::LineView<'_>),
+    each: impl FnMut(&crate::record::journal::LineView<'_>),
 ) -> (GameVerification, Option<StreamedHeads>) {
     let path = layout::log_path(match_dir, game);
     // An unreadable log is reported first, as ever; a symlink in its place is refused by name
     // (a hostile folder cannot point the verifier at another file).
-    if let Err(e) = crate::fsio::open_match_file(&path) {
+    if let Err(e) = crate::record::fsio::open_match_file(&path) {
         return (
             GameVerification::unreadable(game, &path, FileError::of("read", &path)(e).to_string()),
             None,
@@ -870,7 +872,7 @@ pub fn verify_game_each(
     let log = path.display().to_string();
     let mut all_sizes = checkpoint_sizes(&cps);
     all_sizes.extend_from_slice(sizes);
-    let clean = crate::journal::stream_clean_file_each(&path, &all_sizes, wants, each);
+    let clean = crate::record::journal::stream_clean_file_each(&path, &all_sizes, wants, each);
     let heads = clean.as_ref().map(|c| StreamedHeads {
         entries: c.entries,
         heads: c.heads.clone(),
@@ -904,7 +906,7 @@ fn verify_prepared(
     cps: &[PreparedCheckpoint],
 ) -> Result<GameVerification, String> {
     let log = path.display().to_string();
-    if let Some(v) = crate::journal::stream_clean_file(path, &checkpoint_sizes(cps))
+    if let Some(v) = crate::record::journal::stream_clean_file(path, &checkpoint_sizes(cps))
         .and_then(|c| verify_streamed(game, &log, c, cps))
     {
         return Ok(v);
@@ -923,9 +925,9 @@ fn verify_file_detailed(
     cps: &[PreparedCheckpoint],
 ) -> Result<GameVerification, String> {
     let failed = |e| FileError::of("read", path)(e).to_string();
-    let file = crate::fsio::open_regular(path).map_err(failed)?;
+    let file = crate::record::fsio::open_regular(path).map_err(failed)?;
     let mut d = Detailed::new(game, cps);
-    for line in ScanLines::new(file, crate::journal::MAX_LINE_BYTES) {
+    for line in ScanLines::new(file, crate::record::journal::MAX_LINE_BYTES) {
         d.push(&line.map_err(failed)?);
     }
     Ok(d.finish(log))
@@ -1081,7 +1083,7 @@ impl ProveError {
 /// audit path: memory stays O(log n) hashes, whatever the log's size.
 pub fn prove(match_dir: &Path, game: u32, seq: u64) -> Result<InclusionProof, ProveError> {
     let path = layout::log_path(match_dir, game);
-    drop(crate::fsio::open_regular(&path).map_err(FileError::of("read", &path))?);
+    drop(crate::record::fsio::open_regular(&path).map_err(FileError::of("read", &path))?);
     let (signers, _) = read_signers(match_dir)?;
     let files = read_checkpoint_files(&layout::checkpoints_dir(match_dir, game))?;
     let cps = prepare_checkpoints(files, &signers);
@@ -1094,7 +1096,7 @@ pub fn prove(match_dir: &Path, game: u32, seq: u64) -> Result<InclusionProof, Pr
             status: v.status.label(),
         });
     }
-    let first = crate::journal::first_entry(&path).map_err(|_| IdentityError::NoEntry)?;
+    let first = crate::record::journal::first_entry(&path).map_err(|_| IdentityError::NoEntry)?;
     let ident = identity_of(&first, game)?;
     let best = cps
         .iter()
@@ -1111,7 +1113,7 @@ pub fn prove(match_dir: &Path, game: u32, seq: u64) -> Result<InclusionProof, Pr
     let mut roots: Vec<merkle::RootBuilder> = ranges.iter().map(|_| Default::default()).collect();
     let mut entry = None;
     let mut read = 0u64;
-    crate::journal::for_each_entry(&path, |e| {
+    crate::record::journal::for_each_entry(&path, |e| {
         if let Some(k) = ranges
             .iter()
             .position(|&(lo, hi)| (lo..hi).contains(&e.seq))
@@ -1167,7 +1169,7 @@ fn audit_ranges(m: u64, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) {
 /// `len` bytes of a file from `offset`.
 fn read_span(path: &Path, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut f = crate::fsio::open_regular(path)?;
+    let mut f = crate::record::fsio::open_regular(path)?;
     f.seek(SeekFrom::Start(offset))?;
     let mut buf = Vec::new();
     f.take(len).read_to_end(&mut buf)?;
@@ -1183,7 +1185,8 @@ pub fn check_rerun(match_dir: &Path, game: u32, first: &Entry, v: &mut GameVerif
         return;
     }
     // A log whose lines do not read is left to the chain's verdict.
-    let Ok(entries) = crate::journal::read_entries(&layout::log_path(match_dir, game)) else {
+    let Ok(entries) = crate::record::journal::read_entries(&layout::log_path(match_dir, game))
+    else {
         return;
     };
     let rec = match werewolf::read(&entries) {

@@ -12,8 +12,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::core::event::Event;
-use crate::layout::{game_dir, log_path};
 use crate::log::codec::{DecodeError, event_from_value};
+use crate::record::layout::{game_dir, log_path};
 use crate::report::{Format, Input, Verification};
 
 /// Why a game log could not be read for the report.
@@ -55,7 +55,7 @@ pub fn default_path(match_dir: &Path, n: u32, format: Format) -> PathBuf {
 
 /// Read a game log line by line (the file is never held whole): the events and each line's `utc`
 /// text (empty when absent). Blank lines are skipped; a line that is not UTF-8 or longer than
-/// [`crate::journal::MAX_LINE_BYTES`] is named by its number.
+/// [`crate::record::journal::MAX_LINE_BYTES`] is named by its number.
 pub fn read_log(path: &Path) -> Result<(Vec<Event>, Vec<String>), ReadLogError> {
     let mut events = Vec::new();
     let mut utc = Vec::new();
@@ -86,7 +86,7 @@ struct Batch {
     /// Each event in the box the replay keeps it in (made on the reader's thread, or on the
     /// verifier's checking thread that decoded it: the model's thread neither copies nor moves
     /// it). An entry not decoded there is in `own`.
-    events: Vec<crate::journal::Decoded>,
+    events: Vec<crate::record::journal::Decoded>,
     /// The entries decoded by the batch's filler (its index in the batch, its event), in order.
     own: Vec<(usize, std::sync::Arc<Event>)>,
     /// The entries' `utc` texts one after another; entry `i`'s ends at `ends[i]`.
@@ -179,7 +179,7 @@ fn for_each_event_until(
         path: path.to_owned(),
         source,
     };
-    let file = crate::fsio::open_match_file(path).map_err(file_error)?;
+    let file = crate::record::fsio::open_match_file(path).map_err(file_error)?;
     let mut r = std::io::BufReader::with_capacity(1 << 16, file);
     let mut buf = Vec::new();
     let mut count = 0;
@@ -188,7 +188,7 @@ fn for_each_event_until(
         // At most the bound's bytes are held (issue 21: the buffer's capacity never passes the
         // bound, however long the line); one byte more, only looked at, tells a line longer
         // than the bound from one that ends right there.
-        let limit = crate::journal::MAX_LINE_BYTES;
+        let limit = crate::record::journal::MAX_LINE_BYTES;
         let got = (&mut r)
             .take(limit as u64)
             .read_until(b'\n', &mut buf)
@@ -212,7 +212,7 @@ fn for_each_event_until(
                 line: i + 1,
                 problem: DecodeError::Json(format!(
                     "line longer than {} bytes",
-                    crate::journal::MAX_LINE_BYTES
+                    crate::record::journal::MAX_LINE_BYTES
                 )),
             });
         }
@@ -336,13 +336,13 @@ pub fn write_report_checked(
 }
 
 /// The verifier's check of a log, handing each line it checked to the reader it is given (as
-/// [`crate::witness::verify_match_watching`] does): its verdict, and whether the reader saw
+/// [`crate::record::witness::verify_match_watching`] does): its verdict, and whether the reader saw
 /// every line of the log, in order, with the verdict given by that pass.
 pub type Watched = (Option<Verification>, bool);
 
 /// [`write_report_checked`] in one read of the log (issue 21): the report is built from the
 /// lines `verdict`'s own pass checked, each decoded on the core that checked it
-/// ([`crate::journal::with_events_decoded`]), on a thread of its own beside that pass (the
+/// ([`crate::record::journal::with_events_decoded`]), on a thread of its own beside that pass (the
 /// verifier's thread only hands the entries over, a batch at a time). When that pass did not
 /// hand over every line (a log with anything to report goes the verifier's exact way, or it
 /// changed meanwhile), what was built is thrown away and the report is made from a read of its
@@ -352,7 +352,7 @@ pub fn write_report_verified(
     n: u32,
     format: Format,
     public: bool,
-    verdict: impl FnOnce(&mut dyn FnMut(&crate::journal::LineView<'_>)) -> Watched,
+    verdict: impl FnOnce(&mut dyn FnMut(&crate::record::journal::LineView<'_>)) -> Watched,
     out: &Path,
 ) -> Result<(), WriteReportError> {
     let path = log_path(match_dir, n);
@@ -373,8 +373,9 @@ pub fn write_report_verified(
             whole: true,
             failed: None,
         };
-        let (given, streamed) =
-            crate::journal::with_events_handed(to, seen_rx, || verdict(&mut |v| feed.take(v)));
+        let (given, streamed) = crate::record::journal::with_events_handed(to, seen_rx, || {
+            verdict(&mut |v| feed.take(v))
+        });
         let fed = feed.finish(streamed);
         match model.join() {
             Ok(model) => (model, given, fed),
@@ -405,7 +406,7 @@ const FEED_QUEUE: usize = 8;
 
 /// The lines of the verifier's pass, handed to the model's thread a block at a time
 /// ([`write_report_verified`]): each block's events as its checking threads decoded them
-/// ([`crate::journal::with_events_handed`]), with its lines' `utc` texts gathered here.
+/// ([`crate::record::journal::with_events_handed`]), with its lines' `utc` texts gathered here.
 struct Feed<'p> {
     path: &'p Path,
     /// The lines seen since the last block's events came.
@@ -414,10 +415,10 @@ struct Feed<'p> {
     tx: Option<std::sync::mpsc::SyncSender<Batch>>,
     used: std::sync::mpsc::Receiver<Batch>,
     /// Each block's events, once its lines were seen.
-    events: std::sync::mpsc::Receiver<Vec<crate::journal::Decoded>>,
+    events: std::sync::mpsc::Receiver<Vec<crate::record::journal::Decoded>>,
     /// Where they go once the model saw them: to the checking threads that made them, to be
     /// dropped there.
-    seen: std::sync::mpsc::Sender<Vec<crate::journal::Decoded>>,
+    seen: std::sync::mpsc::Sender<Vec<crate::record::journal::Decoded>>,
     /// Lines taken so far (the next line's number).
     next: u64,
     /// Every line so far came in order, with its bytes, and each block's events with them.
@@ -428,7 +429,7 @@ struct Feed<'p> {
 }
 
 impl Feed<'_> {
-    fn take(&mut self, v: &crate::journal::LineView<'_>) {
+    fn take(&mut self, v: &crate::record::journal::LineView<'_>) {
         self.blocks();
         let Some(line) = v.line.filter(|_| self.whole && v.seq == self.next) else {
             self.whole = false;
@@ -741,7 +742,7 @@ pub fn head_in_front(
         write_tail(&mut f)?;
         f.sync_all()?;
         std::fs::rename(&tmp, out)?;
-        crate::journal::sync_dir(&dir_of(out))
+        crate::record::journal::sync_dir(&dir_of(out))
     })();
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -961,7 +962,7 @@ fn spool_next_to(out: &Path) -> std::io::Result<std::fs::File> {
     let nameless = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
-        .mode(crate::journal::FILE_MODE)
+        .mode(crate::record::journal::FILE_MODE)
         .custom_flags(libc::O_TMPFILE)
         .open(&dir);
     if let Ok(f) = nameless {
@@ -975,7 +976,7 @@ fn spool_next_to(out: &Path) -> std::io::Result<std::fs::File> {
         .read(true)
         .write(true)
         .create_new(true)
-        .mode(crate::journal::FILE_MODE)
+        .mode(crate::record::journal::FILE_MODE)
         .custom_flags(libc::O_NOFOLLOW)
         .open(&named)?;
     std::fs::remove_file(&named)?;
@@ -1060,7 +1061,7 @@ fn copy_rows(
     }
 }
 
-/// [`crate::journal::write_atomic_with`] with the file itself given to `fill` (so that the rows
+/// [`crate::record::journal::write_atomic_with`] with the file itself given to `fill` (so that the rows
 /// can be moved into it by the kernel): only a regular file or a new name is replaced (never a
 /// device, never through a symlink); `fill` writes a new owner-only file next to `path`, which is
 /// fsynced, then renamed over `path`, and the folder fsynced. When `fill` fails, the new file is
@@ -1076,7 +1077,7 @@ fn write_atomic_file(
     let mut f = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .mode(crate::journal::FILE_MODE)
+        .mode(crate::record::journal::FILE_MODE)
         .custom_flags(libc::O_NOFOLLOW)
         .open(&tmp)?;
     let written = fill(&mut f).and_then(|()| f.sync_all());
@@ -1086,7 +1087,7 @@ fn write_atomic_file(
         return Err(e);
     }
     std::fs::rename(&tmp, path)?;
-    crate::journal::sync_dir(&dir_of(path))
+    crate::record::journal::sync_dir(&dir_of(path))
 }
 
 /// `Ok` when `path` is a regular file or a new name, which the kit may replace (never a device,
@@ -1191,7 +1192,7 @@ pub fn render_game(
 /// Write a file readable by its owner only (0600), replacing any earlier one atomically, and only
 /// a regular file or a new name (never a device, never through a symlink).
 pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    crate::journal::write_atomic(path, bytes)
+    crate::record::journal::write_atomic(path, bytes)
 }
 
 /// The verifier's verdict on the log of game `n`, for the report.
@@ -1200,18 +1201,18 @@ pub fn verification(match_dir: &Path, n: u32) -> Verification {
 }
 
 /// [`verification`], handing `watch` each line of the log as the verifier's one pass checks it
-/// ([`crate::witness::verify_match_watching`]); `true` when that pass gave the verdict and
+/// ([`crate::record::witness::verify_match_watching`]); `true` when that pass gave the verdict and
 /// handed every line.
 pub fn verification_watching(
     match_dir: &Path,
     n: u32,
-    watch: Option<&mut dyn FnMut(&crate::journal::LineView<'_>)>,
+    watch: Option<&mut dyn FnMut(&crate::record::journal::LineView<'_>)>,
 ) -> (Verification, bool) {
     // The full check `arbiter verify` makes (demo key, bindings, index, countersignatures).
-    let (m, watched) = crate::witness::verify_match_watching(
+    let (m, watched) = crate::record::witness::verify_match_watching(
         match_dir,
         &[n],
-        &crate::witness::Trust::default(),
+        &crate::record::witness::Trust::default(),
         &[],
         watch.map(|w| (n, w)),
     );
@@ -1342,7 +1343,7 @@ mod tests {
 #[derive(Debug, thiserror::Error)]
 pub enum WerewolfReadError {
     #[error(transparent)]
-    Journal(#[from] crate::journal::JournalError),
+    Journal(#[from] crate::record::journal::JournalError),
     #[error("{}: {source}", .path.display())]
     Record {
         path: PathBuf,
@@ -1353,7 +1354,7 @@ pub enum WerewolfReadError {
 /// Whether game `game` of the match is a werewolf table's (its line 0 says so); `false` when
 /// line 0 cannot be read (the board's commands then report that as ever).
 pub fn is_werewolf_game(match_dir: &Path, game: u32) -> bool {
-    crate::journal::first_entry(&log_path(match_dir, game))
+    crate::record::journal::first_entry(&log_path(match_dir, game))
         .is_ok_and(|e| crate::report::werewolf::is_werewolf_game(&e))
 }
 
@@ -1367,7 +1368,7 @@ pub fn read_werewolf(
     if !is_werewolf_game(match_dir, game) {
         return Ok(None);
     }
-    let entries = crate::journal::read_entries(&path)?;
+    let entries = crate::record::journal::read_entries(&path)?;
     crate::report::werewolf::read(&entries)
         .map(Some)
         .map_err(|source| WerewolfReadError::Record { path, source })

@@ -22,9 +22,9 @@ pub type OnAppend = Box<dyn FnMut(&crate::log::Entry)>;
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
     #[error(transparent)]
-    Journal(#[from] crate::journal::JournalError),
+    Journal(#[from] crate::record::journal::JournalError),
     #[error(transparent)]
-    Sign(#[from] crate::sign::SignError),
+    Sign(#[from] crate::record::sign::SignError),
     #[error("the journal lost line 0")]
     LostLineZero,
     /// What binds an entry (the seal) could not be written: the entry was taken back out and is
@@ -359,7 +359,7 @@ pub fn read_declared_files(cmd: &Command) -> Result<Command, Refusal> {
     match cmd {
         Command::DeclareConfigFile { path } => {
             // A configuration document is a text of modest size: 64 MiB is far above any.
-            let bytes = crate::fsio::read(Path::new(path), 64 << 20).map_err(|e| {
+            let bytes = crate::record::fsio::read(Path::new(path), 64 << 20).map_err(|e| {
                 Refusal::new(
                     crate::core::clause::TECHNICAL,
                     format!("cannot read the configuration document {path}: {e}; nothing declared"),
@@ -371,7 +371,7 @@ pub fn read_declared_files(cmd: &Command) -> Result<Command, Refusal> {
         }
         // Issue 19: a camp's proof of possession, read here; the core checks it.
         Command::DeclareCampProofFile { name, key, path } => {
-            let bytes = crate::fsio::read(Path::new(path), 64 << 10).map_err(|e| {
+            let bytes = crate::record::fsio::read(Path::new(path), 64 << 10).map_err(|e| {
                 Refusal::new(
                     crate::core::clause::ARBITER,
                     format!("cannot read camp {name}'s proof {path}: {e}; nothing declared"),
@@ -419,7 +419,7 @@ pub enum LoadProfileError {
 }
 
 /// Largest rules profile the kit takes (bytes): line 0 embeds its text, and must stay well within
-/// a log line ([`crate::journal::MAX_LINE_BYTES`]) with the declarations beside it. The bundled
+/// a log line ([`crate::record::journal::MAX_LINE_BYTES`]) with the declarations beside it. The bundled
 /// ones are about 10 KB.
 pub const PROFILE_LIMIT: usize = 1024 * 1024;
 /// Longest profile `name` (characters): it is shown on every screen and in every report.
@@ -455,7 +455,7 @@ pub fn memory_session_with(
 /// (`rules/NAME.toml`, `NAME.toml`, `NAME`) is the profile compiled into the binary
 /// ([`crate::bundled`]), so the kit runs from any folder.
 pub fn load_profile(path: &Path) -> Result<(Profile, ProfileRef), LoadProfileError> {
-    let (text, file) = match crate::fsio::read_to_string(path) {
+    let (text, file) = match crate::record::fsio::read_to_string(path) {
         Ok(text) => (
             text,
             path.file_name()

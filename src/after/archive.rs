@@ -148,7 +148,7 @@ fn progress_bar(len: u64, what: &str, progress: bool) -> Option<indicatif::Progr
 }
 
 fn open_regular(path: &Path) -> Result<(File, fs::Metadata), ArchiveError> {
-    let file = crate::fsio::open_regular(path).map_err(io_err("open", path))?;
+    let file = crate::record::fsio::open_regular(path).map_err(io_err("open", path))?;
     let meta = file.metadata().map_err(io_err("stat", path))?;
     if !meta.is_file() {
         return Err(ArchiveError::NotAFile {
@@ -324,7 +324,7 @@ fn make_private_dir(dir: &Path) -> Result<(), ArchiveError> {
 
 /// `name -> digest` lines of an existing checksum file.
 fn read_sums(path: &Path) -> Result<Vec<(String, String)>, ArchiveError> {
-    let text = match crate::fsio::read_to_string(path) {
+    let text = match crate::record::fsio::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(io_err("read", path)(e)),

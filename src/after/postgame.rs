@@ -5,16 +5,16 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
-use crate::archive::{ArchiveError, archive_copies};
+use crate::after::archive::{ArchiveError, archive_copies};
 use crate::core::command::Command;
 use crate::core::event::Event;
 use crate::core::game::{Game, HandoverFacts, HandoverTerms, ReplayError};
 use crate::enginelog::{self, EngineLogError, MachineMove};
-use crate::journal::{Damage, Journal, JournalError};
-use crate::layout::{game_dir, log_path};
 use crate::log::codec::DecodeError;
-use crate::report::pgn::{PgnGame, PgnMove, write_pgn};
-use crate::sign::KeySource;
+use crate::record::journal::{Damage, Journal, JournalError};
+use crate::record::layout::{game_dir, log_path};
+use crate::record::sign::KeySource;
+use crate::report::pgn::{PgnMove, write_pgn};
 
 fn parse_utc(s: &str) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(s)
@@ -116,46 +116,7 @@ pub fn pgn_of(events: &[Event], first_utc: &str) -> Result<String, ReplayError> 
 /// The PGN of a rebuilt game with its [`Times`](crate::report::times::Times): the moves standing
 /// and the clock items as comments.
 pub fn pgn_of_game(game: &Game, times: &crate::report::times::Times, first_utc: &str) -> String {
-    write_pgn(&pgn_game(game, times, first_utc))
-}
-
-/// What [`pgn_of_game`] writes, before it is written (the live relay adds its tags to it).
-pub fn pgn_game(game: &Game, times: &crate::report::times::Times, first_utc: &str) -> PgnGame {
-    let date = parse_utc(first_utc).map_or_else(
-        || "????.??.??".to_string(),
-        |t| t.format("%Y.%m.%d").to_string(),
-    );
-    let name = |s| {
-        game.player(s)
-            .map_or_else(|| "?".to_string(), |p| p.name.clone())
-    };
-    let (result, termination) = match &game.outcome() {
-        Some(o) => (
-            o.score.text().to_string(),
-            Some(o.termination.pgn().to_string()),
-        ),
-        None => ("*".to_string(), None),
-    };
-    let (moves, trailing) = times.pgn_moves();
-    PgnGame {
-        event: game.profile().profile.name.clone(),
-        site: "?".into(),
-        date,
-        round: game.ctx().game.to_string(),
-        white: name(crate::core::Side::White),
-        black: name(crate::core::Side::Black),
-        result,
-        time_control: game.profile().pgn_time_control(crate::core::Side::White),
-        termination,
-        numbering: game.board().numbering(),
-        fen: game
-            .board()
-            .start_fen()
-            .filter(|f| f != crate::core::game::start::INITIAL),
-        moves,
-        trailing,
-        extra: Vec::new(),
-    }
+    write_pgn(&crate::report::pgn::pgn_game(game, times, first_utc))
 }
 
 /// Why the archive of rule 13 was refused or failed; nothing is appended to the log unless the
@@ -177,10 +138,10 @@ pub enum PostgameError {
     Refused(#[from] crate::core::Refusal),
     /// The game could not be opened for appending.
     #[error(transparent)]
-    Game(#[from] crate::matchdir::MatchError),
+    Game(#[from] crate::board::matchdir::MatchError),
     /// The archive entries were refused or could not be recorded.
     #[error(transparent)]
-    Session(#[from] crate::session::SessionError),
+    Session(#[from] crate::board::session::SessionError),
     #[error("no game_ended entry")]
     NoEnd,
     #[error("bad utc in the game_ended entry")]
@@ -230,7 +191,8 @@ pub fn archive(a: &Handover<'_>) -> Result<(String, Option<String>), PostgameErr
             return Err(PostgameError::Damaged(Box::new(d.clone())));
         }
     }
-    let opened = crate::matchdir::open_game_with(f.match_dir, Some(f.game), None, a.key, false)?;
+    let opened =
+        crate::board::matchdir::open_game_with(f.match_dir, Some(f.game), None, a.key, false)?;
     let mut session = opened.session;
     let before = session.storage.len();
     let (recorded, summary) = hand_over(&mut session, f, opened.now_ms)?;
@@ -289,14 +251,14 @@ pub struct HandedFiles<'a> {
 /// and record the hand-over through `session` (the game's open session: `arbiter archive` or the
 /// Board UI). The game's log is read again (streamed) for the moves' times of the 13c coverage.
 pub fn hand_over(
-    session: &mut crate::session::Session,
+    session: &mut crate::board::session::Session,
     a: &HandedFiles<'_>,
     now_ms: crate::core::Ms,
 ) -> Result<(Vec<Event>, String), PostgameError> {
     let path = log_path(a.match_dir, a.game);
     let mut end_utc = None;
     let mut times = crate::report::times::TimesStream::default();
-    crate::journal::for_each_entry(&path, |e| {
+    crate::record::journal::for_each_entry(&path, |e| {
         if e.kind == "game_ended" && end_utc.is_none() {
             end_utc = Some(e.utc.clone());
         }
@@ -360,10 +322,11 @@ pub fn hand_over(
 
     // 13c: what the archived log shows for every machine move.
     let stored = game_dir(a.match_dir, a.game).join(&outcome.log.name);
-    let file = crate::fsio::open_regular(&stored).map_err(|source| PostgameError::ReadStored {
-        path: stored.clone(),
-        source,
-    })?;
+    let file =
+        crate::record::fsio::open_regular(&stored).map_err(|source| PostgameError::ReadStored {
+            path: stored.clone(),
+            source,
+        })?;
     let parsed =
         enginelog::parse(std::io::BufReader::new(file)).map_err(PostgameError::EngineLog)?;
     let mm =
@@ -474,7 +437,7 @@ pub fn hand_over(
     match (signed.warning, signed.signed_upto) {
         (None, Some(n)) => s.push_str(&format!(
             "checkpoint signed: {}",
-            crate::layout::checkpoint_path(a.match_dir, a.game, n as u64).display()
+            crate::record::layout::checkpoint_path(a.match_dir, a.game, n as u64).display()
         )),
         (Some(w), _) => s.push_str(&format!("WARNING: {w}")),
         (None, None) => s.push_str("WARNING: checkpoint not signed"),

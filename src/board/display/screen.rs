@@ -9,13 +9,13 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
+use crate::board::tui::movelist::MoveTime;
+use crate::board::tui::screen::Timed;
+use crate::board::tui::{board, movelist, screen, shogiboard};
 use crate::core::event::PlayerKind;
 use crate::core::game::Phase;
 use crate::core::timefmt;
 use crate::core::view::{ClockState, ClockView, Panel, View};
-use crate::tui::movelist::MoveTime;
-use crate::tui::screen::Timed;
-use crate::tui::{board, movelist, screen, shogiboard};
 
 /// What the display draws: the view of the game at the time shown, or why there is none.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -99,7 +99,7 @@ pub fn public_lines(view: &View) -> Vec<Line<'static>> {
                 detail,
             } => format!(
                 "RESULT {score} · {}{}",
-                crate::tui::describe::termination_text(*termination),
+                crate::board::tui::describe::termination_text(*termination),
                 if detail.is_empty() {
                     String::new()
                 } else {

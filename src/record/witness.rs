@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 use ssh_key::PrivateKey;
 
-use crate::journal::{ensure_dir, write_atomic, write_new_file};
-use crate::layout;
 use crate::log::checkpoint::Checkpoint;
 use crate::log::index::{IndexResult, IndexedGame, MatchIndex};
 use crate::log::{Entry, merkle};
-use crate::sign::{self, AllowedSigner, SignError};
+use crate::record::journal::{ensure_dir, write_atomic, write_new_file};
+use crate::record::layout;
+use crate::record::sign::{self, AllowedSigner, SignError};
 
 /// Path of the match index text (its signature adds `.sig`).
 pub fn index_path(match_dir: &Path) -> PathBuf {
@@ -44,7 +44,7 @@ pub fn latest_checkpoint(match_dir: &Path, game: u32) -> Option<Checkpoint> {
         if n.parse::<u64>().is_err() {
             continue;
         }
-        let Ok(text) = crate::fsio::read_to_string(&e.path()) else {
+        let Ok(text) = crate::record::fsio::read_to_string(&e.path()) else {
             continue;
         };
         if let Ok(cp) = Checkpoint::parse(&text)
@@ -71,7 +71,7 @@ fn result_of(entries: &[Entry]) -> IndexResult {
 fn result_upto(path: &Path, size: u64) -> IndexResult {
     let mut result = IndexResult::Unfinished;
     let mut seen = 0u64;
-    let _ = crate::journal::for_each_entry(path, |e| {
+    let _ = crate::record::journal::for_each_entry(path, |e| {
         seen += 1;
         if e.kind == "game_ended" {
             result = result_of(std::slice::from_ref(&e));
@@ -116,7 +116,7 @@ pub struct LogFacts {
 /// `verify`'s to say; an unreadable folder gives none.
 pub fn countersigned_upto(match_dir: &Path, game: u32) -> Vec<(String, u64)> {
     let mut out: Vec<(String, u64)> = Vec::new();
-    let dir = crate::layout::checkpoints_dir(match_dir, game);
+    let dir = crate::record::layout::checkpoints_dir(match_dir, game);
     for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let Some(name) = e.file_name().to_str().map(str::to_owned) else {
             continue;
@@ -153,7 +153,10 @@ impl LogFacts {
 }
 
 /// Read a game log once for [`LogFacts`], with the tree hashes at `sizes`.
-pub fn log_facts(path: &Path, sizes: &[u64]) -> Result<LogFacts, crate::journal::JournalError> {
+pub fn log_facts(
+    path: &Path,
+    sizes: &[u64],
+) -> Result<LogFacts, crate::record::journal::JournalError> {
     log_facts_checked(path, sizes, None)
 }
 
@@ -215,18 +218,18 @@ pub fn log_facts_checked(
     path: &Path,
     sizes: &[u64],
     key: Option<(&ssh_key::PublicKey, &str)>,
-) -> Result<LogFacts, crate::journal::JournalError> {
+) -> Result<LogFacts, crate::record::journal::JournalError> {
     let mut facts = FactsBuilder::new(key);
     let mut roots = Vec::new();
     let mut chains = Vec::new();
     let mut tree = merkle::RootBuilder::new();
-    let n = crate::journal::for_each_entry(path, |e| {
+    let n = crate::record::journal::for_each_entry(path, |e| {
         tree.push(e.hash);
         if sizes.contains(&tree.len()) {
             roots.push((tree.len(), tree.root()));
             chains.push((tree.len(), e.hash));
         }
-        facts.take(&crate::journal::LineView {
+        facts.take(&crate::record::journal::LineView {
             seq: e.seq,
             kind: &e.kind,
             actor: crate::log::ACTORS
@@ -241,16 +244,16 @@ pub fn log_facts_checked(
         });
         true
     })?;
-    facts
-        .finish(n, roots, chains)
-        .ok_or_else(|| crate::journal::JournalError::NoFirstEntry {
+    facts.finish(n, roots, chains).ok_or_else(|| {
+        crate::record::journal::JournalError::NoFirstEntry {
             path: path.to_owned(),
             detail: "no line 0".into(),
-        })
+        }
+    })
 }
 
 /// [`LogFacts`] gathered entry by entry, from the journal's reader ([`log_facts_checked`]) or
-/// from the one pass `verify` makes over the log ([`crate::verify::verify_game_each`]). Only the
+/// from the one pass `verify` makes over the log ([`crate::record::verify::verify_game_each`]). Only the
 /// kinds [`FactsBuilder::wants`] names (and line 0) need their whole entry.
 pub struct FactsBuilder<'k> {
     key: Option<(&'k ssh_key::PublicKey, &'k str)>,
@@ -296,7 +299,7 @@ impl<'k> FactsBuilder<'k> {
     }
 
     /// Take the next entry into account.
-    pub fn take(&mut self, e: &crate::journal::LineView<'_>) {
+    pub fn take(&mut self, e: &crate::record::journal::LineView<'_>) {
         if e.seq == 0 {
             self.sealed = e.entry.is_some_and(is_sealed_log);
             self.actors = e.entry.and_then(profile_actors);
@@ -393,7 +396,7 @@ pub fn read_seal(
     origin: &str,
 ) -> Result<crate::log::seal::Seal, String> {
     let p = seal_path(match_dir, game);
-    let bytes = crate::fsio::read_match_small(&p).map_err(|e| e.to_string())?;
+    let bytes = crate::record::fsio::read_match_small(&p).map_err(|e| e.to_string())?;
     sign::verify_seal(&bytes, key, origin).map_err(|e| format!("{}: {e}", p.display()))
 }
 
@@ -432,10 +435,10 @@ pub fn latest_signed_checkpoint(
         if best.as_ref().is_some_and(|b| b.size >= size) {
             continue;
         }
-        let Ok(text) = crate::fsio::read_match_small(&e.path()) else {
+        let Ok(text) = crate::record::fsio::read_match_small(&e.path()) else {
             continue;
         };
-        let Ok(sig) = crate::fsio::read_match_small(&sig_path(&e.path())) else {
+        let Ok(sig) = crate::record::fsio::read_match_small(&sig_path(&e.path())) else {
             continue;
         };
         let (Ok(text), Ok(sig)) = (String::from_utf8(text), String::from_utf8(sig)) else {
@@ -501,9 +504,9 @@ pub fn binding_on_disk(
     match_dir: &Path,
     game: u32,
     key: &ssh_key::PublicKey,
-) -> Result<Option<(Binding, Vec<String>)>, crate::journal::JournalError> {
+) -> Result<Option<(Binding, Vec<String>)>, crate::record::journal::JournalError> {
     let log = layout::log_path(match_dir, game);
-    let first = crate::journal::first_entry(&log)?;
+    let first = crate::record::journal::first_entry(&log)?;
     if !is_sealed_log(&first) {
         return Ok(None);
     }
@@ -522,7 +525,7 @@ pub fn binding_on_disk(
     let mut heads = Vec::new();
     let mut beyond: Vec<(u64, String)> = Vec::new();
     let mut recoveries: Vec<u64> = Vec::new();
-    let n = crate::journal::for_each_entry(&log, |e| {
+    let n = crate::record::journal::for_each_entry(&log, |e| {
         if e.kind == crate::log::RECOVERY_KIND && e.actor == "kit" {
             recoveries.push(e.seq);
         }
@@ -693,7 +696,7 @@ pub fn write_index_for(
     let sp = sig_path(&path);
     write_atomic(&sp, sig.as_bytes()).map_err(io(&sp))?;
     fs::rename(&next, &path).map_err(io(&path))?;
-    crate::journal::sync_dir(match_dir).map_err(io(match_dir))?;
+    crate::record::journal::sync_dir(match_dir).map_err(io(match_dir))?;
     Ok(path)
 }
 
@@ -702,7 +705,7 @@ pub fn write_index_for(
 /// signature is written). Its version and digest are what the next checkpoint names, and the
 /// next index is one version later.
 pub fn index_in_force(match_dir: &Path) -> Option<MatchIndex> {
-    let signers = crate::verify::read_allowed_signers(match_dir)
+    let signers = crate::record::verify::read_allowed_signers(match_dir)
         .map(|t| sign::parse_allowed_signers(&t).0)
         .unwrap_or_default();
     match read_index(match_dir, &signers) {
@@ -748,12 +751,12 @@ pub fn sign_and_index(
     sign::sign_checkpoint_indexed(match_dir, game, entries, key, now, index_named(match_dir))
 }
 
-/// [`sign_and_index`] from a log's [`crate::journal::Tally`] (no entry list held): signs a
+/// [`sign_and_index`] from a log's [`crate::record::journal::Tally`] (no entry list held): signs a
 /// checkpoint over every entry it took in, then the match index.
 pub fn sign_and_index_tally(
     match_dir: &Path,
     game: u32,
-    tally: &crate::journal::Tally,
+    tally: &crate::record::journal::Tally,
     key: &PrivateKey,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, SignError> {
@@ -784,7 +787,7 @@ pub enum IndexState {
 /// Read and check `DIR/index.txt`.
 pub fn read_index(match_dir: &Path, signers: &[AllowedSigner]) -> IndexState {
     let path = index_path(match_dir);
-    let text = match crate::fsio::read_match_small(&path) {
+    let text = match crate::record::fsio::read_match_small(&path) {
         Ok(b) => match String::from_utf8(b) {
             Ok(t) => t,
             Err(_) => return IndexState::Bad(format!("{} is not UTF-8 text", path.display())),
@@ -796,8 +799,8 @@ pub fn read_index(match_dir: &Path, signers: &[AllowedSigner]) -> IndexState {
     // text beside the old one: it is the index, and the next write completes the rename.
     let next = next_path(&path);
     if let (Ok(sig), Ok(pending)) = (
-        crate::fsio::read_to_string(&sig_path(&path)),
-        crate::fsio::read_match_small(&next),
+        crate::record::fsio::read_to_string(&sig_path(&path)),
+        crate::record::fsio::read_match_small(&next),
     ) && sign::verify_signature(signers, text.as_bytes(), &sig).is_err()
         && sign::verify_signature(signers, &pending, &sig).is_ok()
         && let Ok(t) = String::from_utf8(pending)
@@ -809,7 +812,7 @@ pub fn read_index(match_dir: &Path, signers: &[AllowedSigner]) -> IndexState {
         Ok(i) => i,
         Err(e) => return IndexState::Bad(format!("{}: {e}", path.display())),
     };
-    let Ok(sig) = crate::fsio::read_to_string(&sig_path(&path)) else {
+    let Ok(sig) = crate::record::fsio::read_to_string(&sig_path(&path)) else {
         return IndexState::Bad(format!("{} has no signature file", path.display()));
     };
     match sign::verify_signature(signers, text.as_bytes(), &sig) {
@@ -841,7 +844,7 @@ pub fn check_against_index(g: &IndexedGame, facts: &LogFacts) -> Result<(), Stri
 
 /// SHA-256 of a file, lower-case hex.
 fn sha256_file(path: &Path) -> std::io::Result<String> {
-    let mut f = crate::fsio::open_regular(path)?;
+    let mut f = crate::record::fsio::open_regular(path)?;
     let mut h = Sha256::new();
     std::io::copy(&mut f, &mut h)?;
     Ok(hex::encode(h.finalize()))
@@ -966,8 +969,8 @@ impl Trust {
 /// noted short codes) with their own worst status.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct MatchVerification {
-    pub games: Vec<crate::verify::GameVerification>,
-    pub match_status: crate::verify::Status,
+    pub games: Vec<crate::record::verify::GameVerification>,
+    pub match_status: crate::record::verify::Status,
     pub match_problems: Vec<String>,
     /// Whether the signer was pinned (`--trust` / `--fingerprint`).
     pub pinned: bool,
@@ -975,12 +978,12 @@ pub struct MatchVerification {
 
 impl MatchVerification {
     /// The most severe verdict of the run.
-    pub fn worst(&self) -> crate::verify::Status {
-        crate::verify::worst(&self.games).max(self.match_status)
+    pub fn worst(&self) -> crate::record::verify::Status {
+        crate::record::verify::worst(&self.games).max(self.match_status)
     }
 }
 
-use crate::verify::raise;
+use crate::record::verify::raise;
 
 /// Verify games `games` of a match under `trust`, then everything issue 11 adds: the demo key,
 /// the pinned key, the bindings, the signed match index, and the noted short codes `codes`.
@@ -994,7 +997,10 @@ pub fn verify_match(
 }
 
 /// A reader fed by verify's one pass over a game's log: the game, and what sees its lines.
-pub type Watch<'w> = (u32, &'w mut dyn FnMut(&crate::journal::LineView<'_>));
+pub type Watch<'w> = (
+    u32,
+    &'w mut dyn FnMut(&crate::record::journal::LineView<'_>),
+);
 
 /// [`verify_match`], handing `watch`'s game's lines to its reader as verify's one pass over that
 /// log checks them (issue 21: `status` and `pgn` replay the game from the lines verify checked,
@@ -1008,11 +1014,11 @@ pub fn verify_match_watching(
     codes: &[crate::log::checkpoint::ShortCode],
     mut watch: Option<Watch<'_>>,
 ) -> (MatchVerification, bool) {
-    use crate::verify::Status;
+    use crate::record::verify::Status;
     let mut watched = false;
     let signers_text = match &trust.signers {
         Some(t) => Some(t.clone()),
-        None => crate::verify::read_allowed_signers(match_dir).ok(),
+        None => crate::record::verify::read_allowed_signers(match_dir).ok(),
     };
     let signers = signers_text
         .as_deref()
@@ -1100,7 +1106,7 @@ pub fn verify_match_watching(
             layout::checkpoints_dir(match_dir, g),
         ];
         if let Some(l) = game_links.iter().find(|l| unread.contains(l)) {
-            let mut v = crate::verify::GameVerification::unreadable(
+            let mut v = crate::record::verify::GameVerification::unreadable(
                 g,
                 &layout::log_path(match_dir, g),
                 link_refused(l),
@@ -1126,7 +1132,7 @@ pub fn verify_match_watching(
             }
         }
         // Issue 19: the arbiter key line 0 binds (as the trusted signers list it), the seal.
-        let line0 = crate::journal::first_entry(&layout::log_path(match_dir, g)).ok();
+        let line0 = crate::record::journal::first_entry(&layout::log_path(match_dir, g)).ok();
         let bound_fp = line0
             .as_ref()
             .and_then(|e| e.body.pointer("/arbiter_key/fingerprint"))
@@ -1149,7 +1155,7 @@ pub fn verify_match_watching(
             sizes.push(s.size);
         }
         let checked = public.as_ref().map(|k| (k, origin.as_str()));
-        let mut observe = |l: &crate::journal::LineView<'_>| {
+        let mut observe = |l: &crate::record::journal::LineView<'_>| {
             if let Some((w, f)) = watch.as_mut()
                 && *w == g
             {
@@ -1211,7 +1217,7 @@ pub fn verify_match_watching(
         }
         check_countersignatures(match_dir, g, &facts, &mut v);
         check_index_countersigned(match_dir, g, &facts, &kept, &mut v);
-        crate::verify::check_rerun(match_dir, g, &facts.first, &mut v);
+        crate::record::verify::check_rerun(match_dir, g, &facts.first, &mut v);
         let broken = check_bindings(match_dir, g, &facts);
         if !broken.is_empty() {
             v.problems.extend(broken);
@@ -1360,7 +1366,7 @@ pub enum FactsRead {
     Again,
 }
 
-/// The verdict on game `game` ([`crate::verify::verify_game_trusting`]) and the [`LogFacts`]
+/// The verdict on game `game` ([`crate::record::verify::verify_game_trusting`]) and the [`LogFacts`]
 /// every further check needs, with the tree hashes at `sizes`, in one pass over the log when it
 /// is clean; a log with anything to report is read again, line by line, for the facts.
 pub fn verify_game_and_facts(
@@ -1370,8 +1376,8 @@ pub fn verify_game_and_facts(
     sizes: &[u64],
     key: Option<(&ssh_key::PublicKey, &str)>,
 ) -> (
-    crate::verify::GameVerification,
-    Result<(LogFacts, FactsRead), crate::journal::JournalError>,
+    crate::record::verify::GameVerification,
+    Result<(LogFacts, FactsRead), crate::record::journal::JournalError>,
 ) {
     verify_game_and_facts_each(match_dir, game, trusted, sizes, key, &mut |_| {})
 }
@@ -1383,13 +1389,13 @@ pub fn verify_game_and_facts_each(
     trusted: Option<&str>,
     sizes: &[u64],
     key: Option<(&ssh_key::PublicKey, &str)>,
-    observe: &mut dyn FnMut(&crate::journal::LineView<'_>),
+    observe: &mut dyn FnMut(&crate::record::journal::LineView<'_>),
 ) -> (
-    crate::verify::GameVerification,
-    Result<(LogFacts, FactsRead), crate::journal::JournalError>,
+    crate::record::verify::GameVerification,
+    Result<(LogFacts, FactsRead), crate::record::journal::JournalError>,
 ) {
     let mut builder = FactsBuilder::new(key);
-    let (v, heads) = crate::verify::verify_game_each(
+    let (v, heads) = crate::record::verify::verify_game_each(
         match_dir,
         game,
         trusted,
@@ -1417,8 +1423,12 @@ pub fn verify_game_and_facts_each(
 /// Line 0's declared camp keys against the camps' keys pinned out of band (`--camps`): a camp
 /// declared with another key, or not listed, fails the game; without a pinned list, `verify`
 /// says the camps are not pinned.
-fn check_camp_keys(first: &Entry, pinned: Option<&str>, v: &mut crate::verify::GameVerification) {
-    use crate::verify::Status;
+fn check_camp_keys(
+    first: &Entry,
+    pinned: Option<&str>,
+    v: &mut crate::record::verify::GameVerification,
+) {
+    use crate::record::verify::Status;
     let camps = declared_camps(first);
     if camps.is_empty() {
         return;
@@ -1483,7 +1493,7 @@ pub fn ensure_policy(
 ) -> Result<String, String> {
     use sha2::Digest;
     let path = policy_path(match_dir);
-    if let Ok(text) = crate::fsio::read_to_string(&path) {
+    if let Ok(text) = crate::record::fsio::read_to_string(&path) {
         return Ok(hex::encode(sha2::Sha256::digest(text.as_bytes())));
     }
     // Two kits creating the match's first games at once: one writes the policy, under this
@@ -1499,7 +1509,7 @@ pub fn ensure_policy(
         .map_err(|e| format!("{}: {e}", lock_path.display()))?;
     lock.lock()
         .map_err(|e| format!("{}: {e}", lock_path.display()))?;
-    if let Ok(text) = crate::fsio::read_to_string(&path) {
+    if let Ok(text) = crate::record::fsio::read_to_string(&path) {
         return Ok(hex::encode(sha2::Sha256::digest(text.as_bytes())));
     }
     let match_id = line0
@@ -1540,9 +1550,9 @@ pub fn ensure_policy(
         .and_then(|s| s.to_pem(ssh_key::LineEnding::LF))
         .map_err(|e| e.to_string())?;
     let sig_path = sig_path(&path);
-    crate::journal::write_atomic(&sig_path, sig.as_bytes())
+    crate::record::journal::write_atomic(&sig_path, sig.as_bytes())
         .map_err(|e| format!("{}: {e}", sig_path.display()))?;
-    crate::journal::write_atomic(&path, text.as_bytes())
+    crate::record::journal::write_atomic(&path, text.as_bytes())
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(hex::encode(sha2::Sha256::digest(text.as_bytes())))
 }
@@ -1560,8 +1570,8 @@ pub fn read_policy(
         return None;
     }
     let read = || -> Result<(crate::log::policy::Policy, [u8; 32]), String> {
-        let text = crate::fsio::read_to_string(&path).map_err(|e| e.to_string())?;
-        let sig = crate::fsio::read_to_string(&sig_path(&path))
+        let text = crate::record::fsio::read_to_string(&path).map_err(|e| e.to_string())?;
+        let sig = crate::record::fsio::read_to_string(&sig_path(&path))
             .map_err(|e| format!("its signature: {e}"))?;
         sign::verify_signature(signers, text.as_bytes(), &sig)
             .map_err(|e| format!("its signature: {e}"))?;
@@ -1575,12 +1585,12 @@ pub fn read_policy(
 /// problems [`check_policy`] finds that fail a game (downgraded, of another match, camps left
 /// out or unproven), in words; none when the match has no policy or the game holds to it.
 pub fn policy_refusals(match_dir: &Path, game: u32) -> Vec<String> {
-    use crate::verify::{GameVerification, Status};
+    use crate::record::verify::{GameVerification, Status};
     let log = layout::log_path(match_dir, game);
-    let Ok(first) = crate::journal::first_entry(&log) else {
+    let Ok(first) = crate::record::journal::first_entry(&log) else {
         return Vec::new();
     };
-    let signers = crate::fsio::read_to_string(&layout::allowed_signers(match_dir))
+    let signers = crate::record::fsio::read_to_string(&layout::allowed_signers(match_dir))
         .map(|t| sign::parse_allowed_signers(&t).0)
         .unwrap_or_default();
     let policy = read_policy(match_dir, &signers);
@@ -1604,9 +1614,9 @@ fn check_policy(
     game: u32,
     first: &Entry,
     policy: &Option<Result<(crate::log::policy::Policy, [u8; 32]), String>>,
-    v: &mut crate::verify::GameVerification,
+    v: &mut crate::record::verify::GameVerification,
 ) {
-    use crate::verify::Status;
+    use crate::record::verify::Status;
     let named = first
         .body
         .pointer("/arbiter_key/policy")
@@ -1711,7 +1721,7 @@ fn check_camp_keys_kept(
     game: u32,
     first: &Entry,
     kept: &mut Vec<(String, u32, ssh_key::public::KeyData)>,
-    v: &mut crate::verify::GameVerification,
+    v: &mut crate::record::verify::GameVerification,
 ) {
     for (name, key_text) in declared_camps(first) {
         let Ok(key) = ssh_key::PublicKey::from_openssh(&key_text) else {
@@ -1724,7 +1734,7 @@ fn check_camp_keys_kept(
                     "CAMP KEY CHANGED: line 0 of game {game} declares camp {name} with {}, but game {g0} declared it with {was}: a camp's key is the match's from its first declaration (another key could be one the arbiter holds, countersigning in the camp's name); pin the camps' keys with --camps FILE if the committee agreed to the change",
                     sign::fingerprint(&key)
                 ));
-                raise(v, crate::verify::Status::BadBinding);
+                raise(v, crate::record::verify::Status::BadBinding);
             }
             Some(_) => {}
             None => kept.push((name, game, key.key_data().clone())),
@@ -1743,7 +1753,7 @@ pub fn match_camps(match_dir: &Path, game: u32) -> Vec<crate::core::game::witnes
         .collect();
     earlier.sort_unstable();
     for g in earlier {
-        let Ok(first) = crate::journal::first_entry(&layout::log_path(match_dir, g)) else {
+        let Ok(first) = crate::record::journal::first_entry(&layout::log_path(match_dir, g)) else {
             continue;
         };
         for (name, key) in declared_camps(&first) {
@@ -1762,8 +1772,8 @@ pub fn match_camps(match_dir: &Path, game: u32) -> Vec<crate::core::game::witnes
 /// Each camp's proof of possession in line 0 ([`crate::core::camp`]), checked against the
 /// declared key and line 0's match id: a proof that does not hold is a bad binding (25); a line 0
 /// written before proofs existed binds keys on the arbiter's word, and `verify` says so.
-fn check_camp_proofs(first: &Entry, v: &mut crate::verify::GameVerification) {
-    use crate::verify::Status;
+fn check_camp_proofs(first: &Entry, v: &mut crate::record::verify::GameVerification) {
+    use crate::record::verify::Status;
     let match_id = first
         .body
         .get("match_id")
@@ -1806,9 +1816,9 @@ fn check_notes(
     match_dir: &Path,
     game: u32,
     key: &ssh_key::PublicKey,
-    v: &mut crate::verify::GameVerification,
+    v: &mut crate::record::verify::GameVerification,
 ) {
-    use crate::verify::Status;
+    use crate::record::verify::Status;
     let dir = layout::checkpoints_dir(match_dir, game);
     let mut names: Vec<String> = fs::read_dir(&dir)
         .into_iter()
@@ -1841,8 +1851,8 @@ fn check_notes(
     }
     for name in names {
         let stem = name.trim_end_matches(".note");
-        let note = crate::fsio::read_match_small(&dir.join(&name));
-        let text = crate::fsio::read_match_small(&dir.join(format!("{stem}.txt")));
+        let note = crate::record::fsio::read_match_small(&dir.join(&name));
+        let text = crate::record::fsio::read_match_small(&dir.join(format!("{stem}.txt")));
         let missing = !dir.join(format!("{stem}.txt")).exists()
             && fs::symlink_metadata(dir.join(format!("{stem}.txt"))).is_err();
         let problem = match (note, text) {
@@ -1878,9 +1888,9 @@ fn check_sealed(
     facts: &LogFacts,
     seal: Option<Result<crate::log::seal::Seal, String>>,
     key_known: bool,
-    v: &mut crate::verify::GameVerification,
+    v: &mut crate::record::verify::GameVerification,
 ) {
-    use crate::verify::Status;
+    use crate::record::verify::Status;
     if !key_known {
         v.problems.push("UNAUTHORIZED: line 0's arbiter key is not among the trusted signers: no authorization can be checked".into());
         raise(v, Status::Unauthorized);
@@ -1944,7 +1954,7 @@ fn check_sealed(
 
 /// Entries recorded by an actor the game's profile does not allow for their kind: `BAD_ACTOR`,
 /// each named (the first 20).
-fn check_actors(facts: &LogFacts, v: &mut crate::verify::GameVerification) {
+fn check_actors(facts: &LogFacts, v: &mut crate::record::verify::GameVerification) {
     if facts.bad_actor_count == 0 {
         return;
     }
@@ -1957,7 +1967,7 @@ fn check_actors(facts: &LogFacts, v: &mut crate::verify::GameVerification) {
             facts.bad_actor_count
         ));
     }
-    raise(v, crate::verify::Status::BadActor);
+    raise(v, crate::record::verify::Status::BadActor);
 }
 
 /// Where a camp's countersignature comes from.
@@ -2042,7 +2052,7 @@ pub fn countersign_checkpoint(
     source: &CosignSource,
 ) -> Result<(PathBuf, String), CountersignError> {
     let log = layout::log_path(match_dir, game);
-    let first = crate::journal::first_entry(&log).map_err(|e| CountersignError::Read {
+    let first = crate::record::journal::first_entry(&log).map_err(|e| CountersignError::Read {
         path: log.clone(),
         source: std::io::Error::other(e.to_string()),
     })?;
@@ -2074,10 +2084,11 @@ pub fn countersign_checkpoint(
             .ok_or(CountersignError::NoCheckpoint(game))?,
     };
     let cp_path = layout::checkpoint_path(match_dir, game, size);
-    let text = crate::fsio::read_to_string(&cp_path).map_err(|source| CountersignError::Read {
-        path: cp_path.clone(),
-        source,
-    })?;
+    let text =
+        crate::record::fsio::read_to_string(&cp_path).map_err(|source| CountersignError::Read {
+            path: cp_path.clone(),
+            source,
+        })?;
     let armored = match source {
         CosignSource::Key {
             file,
@@ -2088,7 +2099,7 @@ pub fn countersign_checkpoint(
             sign::countersign(&key, &text)?
         }
         CosignSource::Signature(p) => {
-            crate::fsio::read_to_string(p).map_err(|source| CountersignError::Read {
+            crate::record::fsio::read_to_string(p).map_err(|source| CountersignError::Read {
                 path: p.clone(),
                 source,
             })?
@@ -2098,7 +2109,7 @@ pub fn countersign_checkpoint(
     let name = crate::log::cosign::file_name(size, camp)
         .map_err(|e| sign::CosignProblem::Malformed(e.to_string()))?;
     let out = layout::checkpoints_dir(match_dir, game).join(name);
-    if let Ok(old) = crate::fsio::read_to_string(&out) {
+    if let Ok(old) = crate::record::fsio::read_to_string(&out) {
         if old == armored {
             return Ok((out, fp));
         }
@@ -2119,9 +2130,9 @@ pub fn check_countersignatures(
     match_dir: &Path,
     game: u32,
     facts: &LogFacts,
-    v: &mut crate::verify::GameVerification,
+    v: &mut crate::record::verify::GameVerification,
 ) {
-    use crate::verify::Status;
+    use crate::record::verify::Status;
     let camps = declared_camps(&facts.first);
     let dir = layout::checkpoints_dir(match_dir, game);
     let mut valid: Vec<(u64, String)> = Vec::new();
@@ -2146,13 +2157,13 @@ pub fn check_countersignatures(
         let checked = ssh_key::PublicKey::from_openssh(key_text)
             .map_err(|e| e.to_string())
             .and_then(|k| {
-                let text = crate::fsio::read(
+                let text = crate::record::fsio::read(
                     &layout::checkpoint_path(match_dir, game, size),
-                    crate::fsio::SMALL_FILE_LIMIT,
+                    crate::record::fsio::SMALL_FILE_LIMIT,
                 )
                 .map_err(|e| e.to_string())?;
-                let sig =
-                    crate::fsio::read_to_string(&dir.join(&name)).map_err(|e| e.to_string())?;
+                let sig = crate::record::fsio::read_to_string(&dir.join(&name))
+                    .map_err(|e| e.to_string())?;
                 sign::verify_countersignature(&k, &text, &sig).map_err(|e| e.to_string())
             });
         match checked {
@@ -2231,7 +2242,7 @@ fn check_index_countersigned(
     game: u32,
     facts: &LogFacts,
     kept: &[KeptIndex],
-    v: &mut crate::verify::GameVerification,
+    v: &mut crate::record::verify::GameVerification,
 ) {
     let Some(end) = facts.end else { return };
     let camps = declared_camps(&facts.first);
@@ -2247,7 +2258,7 @@ fn check_index_countersigned(
                 && {
                     let v = k.index.version;
                     let text = k.index.to_text();
-                    crate::fsio::read_to_string(&dir.join(format!("{v}.txt.cosig-{camp}")))
+                    crate::record::fsio::read_to_string(&dir.join(format!("{v}.txt.cosig-{camp}")))
                         .is_ok_and(|sig| {
                             sign::verify_countersignature(&key, text.as_bytes(), &sig).is_ok()
                         })
@@ -2263,7 +2274,7 @@ fn check_index_countersigned(
                 v.problems.push(format!(
                     "NOT COUNTERSIGNED: camp {camp} has not countersigned a match index recording game {game} with its final result (entry {end}): the game could be deleted with the index of before it put back (arbiter countersign --match DIR --camp {camp} --index …)"
                 ));
-                raise(v, crate::verify::Status::Unwitnessed);
+                raise(v, crate::record::verify::Status::Unwitnessed);
             }
         }
     }
@@ -2274,7 +2285,7 @@ fn check_index_countersigned(
 /// one the command must fail with (the log was tampered with or cannot be checked).
 pub struct LogCheck {
     pub lines: Vec<String>,
-    pub failing: Option<crate::verify::Status>,
+    pub failing: Option<crate::record::verify::Status>,
     pub demo: bool,
     /// The entries verify read and the hash of the last (as `verify` shows it), to compare with
     /// what a second read of the log found.
@@ -2293,9 +2304,9 @@ pub fn check_before_showing(match_dir: &Path, game: u32) -> LogCheck {
 pub fn check_before_showing_watching(
     match_dir: &Path,
     game: u32,
-    watch: &mut dyn FnMut(&crate::journal::LineView<'_>),
+    watch: &mut dyn FnMut(&crate::record::journal::LineView<'_>),
 ) -> (LogCheck, bool) {
-    use crate::verify::Status;
+    use crate::record::verify::Status;
     let (m, streamed) = verify_match_watching(
         match_dir,
         &[game],
@@ -2379,12 +2390,13 @@ fn read_pair(
     size: u64,
 ) -> Result<(Checkpoint, String, String), ConsistencyError> {
     let p = layout::checkpoint_path(match_dir, game, size);
-    let text = crate::fsio::read_to_string(&p)
+    let text = crate::record::fsio::read_to_string(&p)
         .map_err(|_| ConsistencyError::NoCheckpoint { game, size })?;
-    let sig = crate::fsio::read_to_string(&sig_path(&p)).map_err(|e| ConsistencyError::Read {
-        path: sig_path(&p),
-        problem: e.to_string(),
-    })?;
+    let sig =
+        crate::record::fsio::read_to_string(&sig_path(&p)).map_err(|e| ConsistencyError::Read {
+            path: sig_path(&p),
+            problem: e.to_string(),
+        })?;
     let cp = Checkpoint::parse(&text).map_err(|e| ConsistencyError::Read {
         path: p.clone(),
         problem: e.to_string(),
@@ -2414,7 +2426,7 @@ pub fn prove_consistency(
     let mut roots: Vec<merkle::RootBuilder> = ranges.iter().map(|_| Default::default()).collect();
     let mut first = None;
     let mut read = 0u64;
-    crate::journal::for_each_entry(&log, |e| {
+    crate::record::journal::for_each_entry(&log, |e| {
         if let Some(k) = ranges
             .iter()
             .position(|&(lo, hi)| (lo..hi).contains(&e.seq))
@@ -2502,7 +2514,7 @@ pub struct ForeignOutcome {
 /// The byte offset of entry `seq` in the log at `log`, read line by line up to it.
 fn entry_offset(log: &Path, seq: u64) -> Result<u64, String> {
     let mut at = None;
-    crate::journal::for_each_entry(log, |e| {
+    crate::record::journal::for_each_entry(log, |e| {
         if e.seq == seq {
             at = Some(e.offset);
         }
@@ -2525,8 +2537,8 @@ pub fn resolve_foreign(
     accept: Option<&str>,
     utc: chrono::DateTime<chrono::Utc>,
 ) -> Result<ForeignOutcome, String> {
-    use crate::journal::Journal;
     use crate::log::NewEntry;
+    use crate::record::journal::Journal;
     let log = layout::log_path(match_dir, game);
     let Some((b, listed)) =
         binding_on_disk(match_dir, game, key.public_key()).map_err(|e| e.to_string())?
@@ -2542,7 +2554,7 @@ pub fn resolve_foreign(
         listed,
         ..ForeignOutcome::default()
     };
-    let first = crate::journal::first_entry(&log).map_err(|e| e.to_string())?;
+    let first = crate::record::journal::first_entry(&log).map_err(|e| e.to_string())?;
     let mid = first
         .body
         .get("match_id")
@@ -2565,7 +2577,7 @@ pub fn resolve_foreign(
         }
         let at = entry_offset(&log, from)?;
         let side = log.with_file_name(format!("log.jsonl.foreign-{from}"));
-        let cut = crate::journal::copy_tail_to_new_file(&log, at, &side)
+        let cut = crate::record::journal::copy_tail_to_new_file(&log, at, &side)
             .map_err(|e| format!("{}: {e}", side.display()))?;
         drop(j);
         let f = std::fs::OpenOptions::new()
@@ -2602,7 +2614,7 @@ pub fn resolve_foreign(
     let is_foreign =
         |e: &Entry| e.seq >= b.bound && !(e.kind == crate::log::RECOVERY_KIND && e.actor == "kit");
     let mut foreign = 0u64;
-    crate::journal::for_each_entry(&log, |e| {
+    crate::record::journal::for_each_entry(&log, |e| {
         foreign += u64::from(e.seq < end && is_foreign(&e));
         e.seq + 1 < end
     })
@@ -2611,7 +2623,7 @@ pub fn resolve_foreign(
         // A line whose body does not decode as an event would wedge every reader of the game:
         // it is cut, never accepted.
         let mut undecodable = None;
-        crate::journal::for_each_entry(&log, |e| {
+        crate::record::journal::for_each_entry(&log, |e| {
             if e.seq < end
                 && is_foreign(&e)
                 && let Err(why) = crate::log::codec::event_of(&e)
@@ -2632,7 +2644,7 @@ pub fn resolve_foreign(
         let from = j.len();
         let mut failed = None;
         // The notes are appended past `end` while the entries before it are read.
-        crate::journal::for_each_entry(&log, |e| {
+        crate::record::journal::for_each_entry(&log, |e| {
             if e.seq >= end {
                 return false;
             }
@@ -2722,7 +2734,8 @@ pub fn match_id_for_declarations(match_dir: &Path) -> String {
     layout::games(match_dir)
         .into_iter()
         .find_map(|n| {
-            let first = crate::journal::first_entry(&layout::log_path(match_dir, n)).ok()?;
+            let first =
+                crate::record::journal::first_entry(&layout::log_path(match_dir, n)).ok()?;
             first.body.get("match_id")?.as_str().map(str::to_owned)
         })
         .unwrap_or_else(|| layout::match_id(match_dir))
@@ -2739,7 +2752,7 @@ pub fn camp_declaration(
         .map_err(|e| sign::CosignProblem::Malformed(e.to_string()))?;
     let match_id = match_id_for_declarations(match_dir);
     let read = |p: &PathBuf| {
-        crate::fsio::read_to_string(p).map_err(|source| CountersignError::Read {
+        crate::record::fsio::read_to_string(p).map_err(|source| CountersignError::Read {
             path: p.clone(),
             source,
         })
@@ -2815,7 +2828,7 @@ pub fn kept_indexes(match_dir: &Path, signers: &[AllowedSigner]) -> Vec<KeptInde
     // Every key each camp declared in a line 0 of the match.
     let declared: Vec<(String, String)> = layout::games(match_dir)
         .into_iter()
-        .filter_map(|g| crate::journal::first_entry(&layout::log_path(match_dir, g)).ok())
+        .filter_map(|g| crate::record::journal::first_entry(&layout::log_path(match_dir, g)).ok())
         .flat_map(|first| declared_camps(&first))
         .collect();
     let mut out = Vec::new();
@@ -2834,7 +2847,7 @@ pub fn kept_indexes(match_dir: &Path, signers: &[AllowedSigner]) -> Vec<KeptInde
             continue;
         }
         let path = dir.join(name);
-        let Some(text) = crate::fsio::read_match_small(&path)
+        let Some(text) = crate::record::fsio::read_match_small(&path)
             .ok()
             .and_then(|b| String::from_utf8(b).ok())
         else {
@@ -2843,7 +2856,7 @@ pub fn kept_indexes(match_dir: &Path, signers: &[AllowedSigner]) -> Vec<KeptInde
         let Ok(index) = MatchIndex::parse(&text) else {
             continue;
         };
-        let Ok(sig) = crate::fsio::read_to_string(&dir.join(format!("{name}.sig"))) else {
+        let Ok(sig) = crate::record::fsio::read_to_string(&dir.join(format!("{name}.sig"))) else {
             continue;
         };
         if sign::verify_signature(signers, text.as_bytes(), &sig).is_err() {
@@ -2856,7 +2869,8 @@ pub fn kept_indexes(match_dir: &Path, signers: &[AllowedSigner]) -> Vec<KeptInde
             .iter()
             .filter_map(|n| n.strip_prefix(&prefix).map(|c| (n, c.to_owned())))
         {
-            let armored = crate::fsio::read_to_string(&dir.join(n)).map_err(|e| e.to_string());
+            let armored =
+                crate::record::fsio::read_to_string(&dir.join(n)).map_err(|e| e.to_string());
             let keys: Vec<&String> = declared
                 .iter()
                 .filter(|(c, _)| *c == camp)
@@ -2917,7 +2931,7 @@ pub fn named_index_versions(
             continue;
         }
         let path = dir.join(&name);
-        let Ok(text) = crate::fsio::read_to_string(&path) else {
+        let Ok(text) = crate::record::fsio::read_to_string(&path) else {
             continue;
         };
         let Ok(cp) = Checkpoint::parse(&text) else {
@@ -2926,7 +2940,7 @@ pub fn named_index_versions(
         let Some((v, d)) = cp.index else {
             continue;
         };
-        let Ok(sig) = crate::fsio::read_to_string(&dir.join(format!("{name}.sig"))) else {
+        let Ok(sig) = crate::record::fsio::read_to_string(&dir.join(format!("{name}.sig"))) else {
             continue;
         };
         if sign::verify_signature(signers, text.as_bytes(), &sig).is_ok() {
@@ -2946,9 +2960,9 @@ pub fn check_index_history(
     current: Option<(u64, [u8; 32])>,
     codes: &[crate::log::index::MatchCode],
     problems: &mut Vec<String>,
-    status: &mut crate::verify::Status,
+    status: &mut crate::record::verify::Status,
 ) {
-    use crate::verify::Status;
+    use crate::record::verify::Status;
     for k in kept {
         let v = k.index.version;
         let camps = if k.camps.is_empty() {
@@ -3032,7 +3046,7 @@ pub fn countersign_index(
     camp: &str,
     source: &CosignSource,
 ) -> Result<(PathBuf, crate::log::index::MatchCode), CountersignError> {
-    let signers = crate::verify::read_allowed_signers(match_dir)
+    let signers = crate::record::verify::read_allowed_signers(match_dir)
         .map(|t| sign::parse_allowed_signers(&t).0)
         .unwrap_or_default();
     let index = match read_index(match_dir, &signers) {
@@ -3055,7 +3069,8 @@ pub fn countersign_index(
         .iter()
         .rev()
         .find_map(|g| {
-            let first = crate::journal::first_entry(&layout::log_path(match_dir, g.game)).ok()?;
+            let first =
+                crate::record::journal::first_entry(&layout::log_path(match_dir, g.game)).ok()?;
             declared_camps(&first)
                 .into_iter()
                 .find(|(n, _)| n == camp)
@@ -3090,7 +3105,7 @@ pub fn countersign_index(
             .map_err(SignError::from)?
         }
         CosignSource::Signature(p) => {
-            crate::fsio::read_to_string(p).map_err(|source| CountersignError::Read {
+            crate::record::fsio::read_to_string(p).map_err(|source| CountersignError::Read {
                 path: p.clone(),
                 source,
             })?
@@ -3104,7 +3119,7 @@ pub fn countersign_index(
     })?;
     let keep = |name: String, bytes: &[u8]| -> Result<PathBuf, CountersignError> {
         let p = dir.join(name);
-        match crate::fsio::read_to_string(&p) {
+        match crate::record::fsio::read_to_string(&p) {
             Ok(old) if old.as_bytes() == bytes => return Ok(p),
             Ok(_) => return Err(CountersignError::Exists(p)),
             Err(_) => {}
@@ -3116,16 +3131,16 @@ pub fn countersign_index(
         Ok(p)
     };
     let v = index.version;
-    let sig = crate::fsio::read_to_string(&sig_path(&index_path(match_dir))).map_err(|source| {
-        CountersignError::Read {
+    let sig = crate::record::fsio::read_to_string(&sig_path(&index_path(match_dir))).map_err(
+        |source| CountersignError::Read {
             path: sig_path(&index_path(match_dir)),
             source,
-        }
-    })?;
+        },
+    )?;
     keep(format!("{v}.txt.sig"), sig.as_bytes())?;
     keep(format!("{v}.txt"), text.as_bytes())?;
     let out = keep(format!("{v}.txt.cosig-{camp}"), armored.as_bytes())?;
-    crate::journal::sync_dir(&dir).map_err(|source| CountersignError::Write {
+    crate::record::journal::sync_dir(&dir).map_err(|source| CountersignError::Write {
         path: dir.clone(),
         source,
     })?;
@@ -3147,9 +3162,9 @@ pub fn authorize_crashed_session(
     key: &PrivateKey,
     utc: chrono::DateTime<chrono::Utc>,
 ) -> Result<Option<String>, String> {
-    use crate::journal::Journal;
+    use crate::record::journal::Journal;
     let log = layout::log_path(match_dir, game);
-    let first = crate::journal::first_entry(&log).map_err(|e| e.to_string())?;
+    let first = crate::record::journal::first_entry(&log).map_err(|e| e.to_string())?;
     if !is_sealed_log(&first) {
         return Ok(None);
     }
@@ -3169,7 +3184,7 @@ pub fn authorize_crashed_session(
     }
     let mut j = match Journal::open(&log) {
         Ok(j) => j,
-        Err(crate::journal::JournalError::Locked(_)) => return Ok(None),
+        Err(crate::record::journal::JournalError::Locked(_)) => return Ok(None),
         Err(e) => return Err(e.to_string()),
     };
     if j.damage().is_some() {
@@ -3223,7 +3238,7 @@ fn close_seal_over(
     game: u32,
     key: &PrivateKey,
     origin: String,
-    j: &crate::journal::Journal,
+    j: &crate::record::journal::Journal,
 ) -> Result<(), String> {
     let Some(head) = j.last() else {
         return Ok(());
@@ -3241,7 +3256,7 @@ fn close_seal_over(
 /// authorization text (origin, the entry's own number, the range, the chain head before it)
 /// signed with `key`, with who authorized (`by`) and what (`command`) in words.
 fn append_authorization(
-    j: &mut crate::journal::Journal,
+    j: &mut crate::record::journal::Journal,
     key: &PrivateKey,
     origin: &str,
     (first, last): (u64, u64),
@@ -3290,14 +3305,14 @@ pub fn authorize_entry(
     reason: &str,
     utc: chrono::DateTime<chrono::Utc>,
 ) -> Result<String, String> {
-    use crate::journal::Journal;
+    use crate::record::journal::Journal;
     if reason.trim().is_empty() {
         return Err(
             "give the reason for the ruling (5b: every act is recorded with its reason)".into(),
         );
     }
     let log = layout::log_path(match_dir, game);
-    let first = crate::journal::first_entry(&log).map_err(|e| e.to_string())?;
+    let first = crate::record::journal::first_entry(&log).map_err(|e| e.to_string())?;
     if !is_sealed_log(&first) {
         return Err(format!(
             "{}: not a sealed log (format v1 without `\"binding\":\"seal/1\"`): its arbiter entries carry no authorization to rule on",
@@ -3341,7 +3356,7 @@ pub fn authorize_entry(
     }
     let mut j = match Journal::open(&log) {
         Ok(j) => j,
-        Err(crate::journal::JournalError::Locked(_)) => {
+        Err(crate::record::journal::JournalError::Locked(_)) => {
             return Err(format!(
                 "game {game} is open in a board or a script: rule once it is closed; nothing recorded"
             ));
@@ -3365,7 +3380,7 @@ pub fn authorize_entry(
         ));
     };
     let mut hash = None;
-    crate::journal::for_each_entry(&log, |e| {
+    crate::record::journal::for_each_entry(&log, |e| {
         if e.seq == seq {
             hash = Some(e.hash);
         }
@@ -3430,7 +3445,7 @@ fn crashed_plan(
     // checkpoint signed past the seal.
     let written = sealed.min(b.bound);
     let mut ruled = 0;
-    crate::journal::for_each_entry(&log, |e| {
+    crate::record::journal::for_each_entry(&log, |e| {
         if e.kind == "authorization_failed" || e.kind == "authorized" {
             ruled = e.seq + 1;
         }

@@ -357,7 +357,7 @@ pub fn verify(bytes: &[u8], key: &ssh_key::PublicKey, origin: &str) -> Result<Ve
         ));
     }
     let sig = s(&a, "sig").unwrap_or_default();
-    if !crate::sign::verify_authorization(key, &anchor.text(), &sig) {
+    if !crate::record::sign::verify_authorization(key, &anchor.text(), &sig) {
         return Err("its anchor's signature by the arbiter key does not verify".into());
     }
     let anchor_utc = DateTime::parse_from_rfc3339(&anchor.utc)

@@ -4,7 +4,7 @@
 //!
 //! The Board UI keeps only the latest entries ([`LogTail`], at most [`TAIL`] and twice that
 //! while it grows), so that its memory does not grow with the log: `[` asks the loop to read the
-//! [`PAGE`] entries before the ones shown from the log file ([`crate::tui::keys::Action::ReadLog`]),
+//! [`PAGE`] entries before the ones shown from the log file ([`crate::board::tui::keys::Action::ReadLog`]),
 //! `]` goes the other way, End comes back to the latest.
 use std::path::PathBuf;
 
@@ -23,7 +23,7 @@ use super::movelist::{MoveTime, MoveTimesFold};
 use super::timing::{clears_alarm, is_alarm_source};
 
 /// Entries the Board UI keeps (the latest); older ones are read from the log file on demand.
-pub const TAIL: usize = crate::matchdir::EVENTS_KEPT;
+pub const TAIL: usize = crate::board::matchdir::EVENTS_KEPT;
 /// Entries read from the log file at a time for the log page.
 pub const PAGE: usize = 500;
 
@@ -74,7 +74,7 @@ impl LogTail {
     }
 
     /// [`LogTail::fold`] for an entry applied to a game replayed by the caller (the open's one
-    /// replay: [`crate::matchdir::OpenObserver`]); [`LogTail::resume`] after the last one.
+    /// replay: [`crate::board::matchdir::OpenObserver`]); [`LogTail::resume`] after the last one.
     pub fn fold_replayed(&mut self, n: usize, e: &Event, r: crate::report::times::Replayed<'_>) {
         self.move_fold.fold_replayed(&mut self.move_times, e, r);
         self.fold_rest(n, e);

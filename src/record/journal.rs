@@ -212,7 +212,7 @@ pub struct CopiedTail {
 pub fn copy_tail_to_new_file(from: &Path, offset: u64, to: &Path) -> io::Result<CopiedTail> {
     use sha2::Digest;
     use std::io::{Seek, SeekFrom};
-    let mut src = crate::fsio::open_match_file(from)?;
+    let mut src = crate::record::fsio::open_match_file(from)?;
     src.seek(SeekFrom::Start(offset))?;
     let mut f = OpenOptions::new()
         .write(true)
@@ -1346,7 +1346,7 @@ impl Journal {
 /// Length and SHA-256 of a file, read in blocks.
 fn hash_file(path: &Path) -> io::Result<(u64, [u8; 32])> {
     use sha2::Digest;
-    let mut f = crate::fsio::open_match_file(path)?;
+    let mut f = crate::record::fsio::open_match_file(path)?;
     let mut h = sha2::Sha256::new();
     let n = io::copy(&mut f, &mut h)?;
     Ok((n, h.finalize().into()))
@@ -1409,7 +1409,7 @@ pub fn for_each_line(
     path: &Path,
     mut f: impl FnMut(&CheckedLine<'_>) -> bool,
 ) -> Result<u64, JournalError> {
-    let file = crate::fsio::open_match_file(path).map_err(io_err("open", path))?;
+    let file = crate::record::fsio::open_match_file(path).map_err(io_err("open", path))?;
     let mut lines = LineReader::new(file);
     lines.stop_long = true;
     let (mut n, mut offset, mut prev) = (0u64, 0u64, ZERO_HASH);
@@ -1499,7 +1499,7 @@ pub fn first_entry(path: &Path) -> Result<Entry, JournalError> {
 /// [`MAX_LINE_BYTES`] named so): only the entries returned are held, never the file's bytes or
 /// its scanned lines. For tests and tools: the kit's own readers use [`for_each_entry`].
 pub fn read_entries(path: &Path) -> Result<Vec<Entry>, JournalError> {
-    let mut file = crate::fsio::open_match_file(path).map_err(io_err("read", path))?;
+    let mut file = crate::record::fsio::open_match_file(path).map_err(io_err("read", path))?;
     let mut entries = Vec::new();
     let scan = scan_local(&mut file, true, |e, _| entries.push(e.clone()))
         .map_err(io_err("read", path))?;
@@ -1522,9 +1522,9 @@ pub fn read_entries(path: &Path) -> Result<Vec<Entry>, JournalError> {
 /// the file in blocks). `None` if the file cannot be read, changes length meanwhile, or has
 /// anything at all to report.
 pub fn scan_clean_file(path: &Path) -> Option<CleanLog> {
-    let file = crate::fsio::open_match_file(path).ok()?;
+    let file = crate::record::fsio::open_match_file(path).ok()?;
     let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
-    let clean = fast::scan_clean_source(|| crate::fsio::open_match_file(path).ok(), len)?;
+    let clean = fast::scan_clean_source(|| crate::record::fsio::open_match_file(path).ok(), len)?;
     // The file must not have grown meanwhile either (its last line was checked to end in \n).
     (file.metadata().ok()?.len() == len as u64).then_some(clean)
 }
@@ -1586,7 +1586,7 @@ thread_local! {
 /// Run `f` with every streamed pass it makes on this thread ([`stream_clean_file_each`], as
 /// `verify`'s check of a game reaches it) decoding each line's event on the checking threads,
 /// beside the check and the hashing of the other blocks ([`LineView::event`]): a reader that
-/// replays the game from the pass's lines ([`crate::matchdir::replay_verified`]) then only
+/// replays the game from the pass's lines ([`crate::board::matchdir::replay_verified`]) then only
 /// replays, and the decoding runs on the cores (issue 21).
 pub fn with_events_decoded<R>(f: impl FnOnce() -> R) -> R {
     let _on = DecodeInPass::on();
@@ -1800,7 +1800,7 @@ pub fn stream_clean_file_each(
     wants: &(dyn Fn(&str) -> bool + Sync),
     each: impl FnMut(&LineView<'_>),
 ) -> Option<StreamedClean> {
-    let file = crate::fsio::open_match_file(path).ok()?;
+    let file = crate::record::fsio::open_match_file(path).ok()?;
     stream_clean_each(file, path, sizes, wants, each)
 }
 
@@ -1912,7 +1912,7 @@ fn stream_clean_each(
         ) && join.blocks == sent;
         read.filter(|_| all)
     });
-    let unchanged = crate::fsio::open_match_file(path)
+    let unchanged = crate::record::fsio::open_match_file(path)
         .ok()?
         .metadata()
         .ok()?

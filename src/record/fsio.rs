@@ -333,7 +333,7 @@ pub fn check_output(path: &Path, purpose: Purpose, force: bool) -> Result<PathBu
         });
     }
     // A symlink, FIFO, device or folder in the file's own place is refused by the write itself
-    // ([`crate::journal::write_atomic`]: the kit writes only over a regular file or a new name).
+    // ([`crate::record::journal::write_atomic`]: the kit writes only over a regular file or a new name).
     match std::fs::symlink_metadata(path) {
         Ok(_) if purpose == Purpose::Key => Err(OutputRefused::KeyExists {
             path: path.to_owned(),

@@ -444,7 +444,7 @@ pub fn declaration_lines(view: &View) -> Vec<Line<'static>> {
     for c in &d.camps {
         let fp = ssh_key::PublicKey::from_openssh(&c.key).map_or_else(
             |_| "key unreadable".to_string(),
-            |k| crate::sign::fingerprint(&k),
+            |k| crate::record::sign::fingerprint(&k),
         );
         out.push(row("camp", Span::styled(format!("{} {fp}", c.name), bold)));
     }

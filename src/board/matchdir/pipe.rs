@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
 
-use crate::journal::Decoded;
+use crate::record::journal::Decoded;
 
 /// What the joining thread hands the replay thread one by one, in log order: the lines that did
 /// not come in a checked block (a log read entry by entry).
@@ -122,7 +122,7 @@ impl Feed<'_> {
 
 /// Run `produce` on this thread and `consume` on a thread of its own, `consume` taking every
 /// event of the blocks that the streamed passes `produce` makes hand over
-/// ([`crate::journal::with_events_handed_to`]) and every item `produce` pushes into its
+/// ([`crate::record::journal::with_events_handed_to`]) and every item `produce` pushes into its
 /// [`Feed`], in order; returns once both are done. A
 /// block's events are sent back to the checking threads (to be written over) once `hold` later
 /// events were taken: what `consume` keeps of the latest `hold` events is still theirs then (no
@@ -179,7 +179,7 @@ pub(crate) fn pipelined<T>(
             back: back_rx,
         });
         let to = Rc::clone(&pending);
-        let out = crate::journal::with_events_handed_to(
+        let out = crate::record::journal::with_events_handed_to(
             Rc::new(move |events| to.block(events)),
             seen_rx,
             || {

@@ -15,8 +15,8 @@ use chrono::{DateTime, Utc};
 use crate::core::Ms;
 use crate::core::event::{Event, EventKind};
 use crate::core::game::Game;
-use crate::layout;
 use crate::log::{ZERO_HASH, codec::event_of, hex32, parse_line};
+use crate::record::layout;
 
 /// How much of a log is read at once.
 const READ_BLOCK: u64 = 1 << 20;
@@ -96,7 +96,7 @@ impl GameTail {
         {
             return Some((f.clone(), now.len(), false));
         }
-        let f = crate::fsio::open_match_file(&self.path).ok()?;
+        let f = crate::record::fsio::open_match_file(&self.path).ok()?;
         let meta = f.metadata().ok()?;
         let other = self.file.is_some();
         let f = std::sync::Arc::new(f);

@@ -3,16 +3,16 @@
 //! Keys are Ed25519 in OpenSSH format; `DIR/allowed_signers` is the OpenSSH allowed-signers file
 //! that `ssh-keygen -Y verify` reads; checkpoints are signed with namespace
 //! [`NAMESPACE`](crate::log::checkpoint::NAMESPACE).
-use crate::journal::{TreeHead, ensure_dir, write_atomic, write_new_file};
 use crate::log::checkpoint::{self, Checkpoint, NAMESPACE};
 use crate::log::{Entry, merkle};
+use crate::record::journal::{TreeHead, ensure_dir, write_atomic, write_new_file};
 use ssh_key::{Algorithm, HashAlg, LineEnding, PrivateKey, PublicKey, SshSig};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use zeroize::Zeroizing;
 
-use crate::layout;
+use crate::record::layout;
 
 /// Comment of the key `ensure_demo_key` creates.
 pub const DEMO_KEY_COMMENT: &str = "DEMO KEY - arbiter-kit demo match only, NOT for a real match";
@@ -211,7 +211,7 @@ pub fn pub_path(out: &Path) -> PathBuf {
 
 /// Load an Ed25519 private key (decrypting it with `passphrase` if it is encrypted).
 pub fn load_key(path: &Path, passphrase: Option<&str>) -> Result<PrivateKey, SignError> {
-    let text = crate::fsio::read_to_string(path).map_err(io_err("read key", path))?;
+    let text = crate::record::fsio::read_to_string(path).map_err(io_err("read key", path))?;
     let key = PrivateKey::from_openssh(text.as_bytes()).map_err(|source| SignError::BadKey {
         path: path.to_owned(),
         source,
@@ -308,7 +308,7 @@ pub fn is_demo_key(key: &PrivateKey) -> bool {
 /// Read a public key from a `.pub` file or from a private key file (whose public half is stored
 /// in clear even when the key is encrypted).
 pub fn load_public_key(path: &Path) -> Result<PublicKey, SignError> {
-    let text = crate::fsio::read_to_string(path).map_err(io_err("read key", path))?;
+    let text = crate::record::fsio::read_to_string(path).map_err(io_err("read key", path))?;
     let key = match PublicKey::from_openssh(text.trim()) {
         Ok(k) => k,
         Err(_) => PrivateKey::from_openssh(text.as_bytes())
@@ -325,7 +325,7 @@ pub fn load_public_key(path: &Path) -> Result<PublicKey, SignError> {
 /// Read a public key of any type the camps may use (a `.pub` file, or a private key file's
 /// public half): a camp's key need not be Ed25519.
 pub fn load_any_public_key(path: &Path) -> Result<PublicKey, SignError> {
-    let text = crate::fsio::read_to_string(path).map_err(io_err("read key", path))?;
+    let text = crate::record::fsio::read_to_string(path).map_err(io_err("read key", path))?;
     match PublicKey::from_openssh(text.trim()) {
         Ok(k) => Ok(PublicKey::new(k.key_data().clone(), "")),
         Err(_) => PrivateKey::from_openssh(text.as_bytes())
@@ -434,7 +434,7 @@ pub fn ensure_allowed_signer(
     check_principal(principal)?;
     ensure_dir(match_dir).map_err(io_err("create folder", match_dir))?;
     let path = layout::allowed_signers(match_dir);
-    let existing = match crate::fsio::read_to_string(&path) {
+    let existing = match crate::record::fsio::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(io_err("read", &path)(e)),
@@ -561,7 +561,7 @@ pub fn encrypted_key(k: &KeySource, match_dir: &Path) -> Option<PrivateKey> {
         Some(p) => p.clone(),
         None => layout::arbiter_key(match_dir),
     };
-    let text = crate::fsio::read_to_string(&path).ok()?;
+    let text = crate::record::fsio::read_to_string(&path).ok()?;
     let key = PrivateKey::from_openssh(text.as_bytes()).ok()?;
     key.is_encrypted().then_some(key)
 }
@@ -668,7 +668,7 @@ pub fn sign_tree_head_indexed(
     .with_index(index);
     let path = layout::checkpoint_path(match_dir, game, cp.size);
     remove_checkpoint_leftovers(&layout::checkpoints_dir(match_dir, game));
-    if let Ok(existing) = crate::fsio::read_to_string(&path) {
+    if let Ok(existing) = crate::record::fsio::read_to_string(&path) {
         return match Checkpoint::parse(&existing) {
             Ok(old) if old.root == cp.root && old.origin == cp.origin => Ok(path),
             _ => Err(SignError::CheckpointExists(path)),

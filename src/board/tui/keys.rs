@@ -4,12 +4,12 @@
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use crate::board::session::SessionError;
 use crate::core::Refusal;
 use crate::core::board::complete_san;
 use crate::core::command::{Command, HELP, parse};
 use crate::core::event::Event;
 use crate::core::game::{Game, Phase};
-use crate::session::SessionError;
 
 use super::logpane::LogTail;
 
@@ -160,7 +160,7 @@ pub struct UiState {
     /// is pending: the `restart-gap` question is decided against it.
     pub restart_measured: Option<(crate::core::Ms, crate::core::Side)>,
     /// How much shorter than the measured gap the downtime may have been (a `charge` counts the
-    /// shorter figure: [`crate::session::restart_ruling`]).
+    /// shorter figure: [`crate::board::session::restart_ruling`]).
     pub restart_uncertainty: crate::core::Ms,
     /// Authorizations left pending at the passphrase prompt, oldest first (5b).
     pub pending_authorizations: Vec<PendingAuthorization>,
@@ -374,7 +374,7 @@ fn ask(ui: &mut UiState, cmd: Command, words: &str, game: &Game) {
             },
             Some((gap, _)),
         ) => Command::RestartGap {
-            ruling: crate::session::restart_ruling(*ruling, gap, ui.restart_uncertainty),
+            ruling: crate::board::session::restart_ruling(*ruling, gap, ui.restart_uncertainty),
             reason: reason.clone(),
             measured: *measured,
         },

@@ -366,7 +366,7 @@ pub fn render(a: &Audience, area: Rect, buf: &mut Buffer) {
 
 /// The game to follow: the one asked for, else the latest in the folder.
 fn game_to_follow(dir: &Path, only: Option<u32>) -> Option<u32> {
-    only.or_else(|| crate::layout::games(dir).last().copied())
+    only.or_else(|| crate::record::layout::games(dir).last().copied())
 }
 
 /// Follow the werewolf game `only` (or the latest, then the next ones) of match folder `dir`
@@ -392,7 +392,7 @@ fn follow(dir: &Path, only: Option<u32>, delay: Duration, gm: bool) -> std::io::
     let mut terminal = ratatui::try_init()?;
     let result = (|| -> std::io::Result<()> {
         let mut game = game_to_follow(dir, only);
-        let mut path: Option<PathBuf> = game.map(|n| crate::layout::log_path(dir, n));
+        let mut path: Option<PathBuf> = game.map(|n| crate::record::layout::log_path(dir, n));
         let mut entries: Vec<Entry> = Vec::new();
         let mut len = None;
         loop {
@@ -409,10 +409,10 @@ fn follow(dir: &Path, only: Option<u32>, delay: Duration, gm: bool) -> std::io::
             let a = audience(&entries, now, delay);
             // A finished game gives way to the next one the folder holds (unless one was asked).
             if only.is_none() && a.ended.is_some() && a.held == 0 {
-                let latest = crate::layout::games(dir).last().copied();
+                let latest = crate::record::layout::games(dir).last().copied();
                 if latest > game {
                     game = latest;
-                    path = game.map(|n| crate::layout::log_path(dir, n));
+                    path = game.map(|n| crate::record::layout::log_path(dir, n));
                     entries.clear();
                     len = None;
                     continue;
@@ -420,7 +420,7 @@ fn follow(dir: &Path, only: Option<u32>, delay: Duration, gm: bool) -> std::io::
             }
             if path.is_none() {
                 game = game_to_follow(dir, only);
-                path = game.map(|n| crate::layout::log_path(dir, n));
+                path = game.map(|n| crate::record::layout::log_path(dir, n));
             }
             terminal.draw(|f| {
                 let area = f.area();

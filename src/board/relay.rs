@@ -13,11 +13,11 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
+use crate::board::follow::{GameTail, MatchTail, Stamp};
 use crate::core::event::{Event, EventKind};
 use crate::core::game::Game;
 use crate::core::view::ClockState;
 use crate::core::{Side, timefmt};
-use crate::follow::{GameTail, MatchTail, Stamp};
 use crate::report::pgn::{format_clock, write_pgn};
 use crate::report::times::times;
 
@@ -36,7 +36,7 @@ pub fn game_pgn(events: &[Event], stamps: &[Stamp]) -> Option<String> {
     }
     let t = times(events);
     let first_utc = first.utc.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
-    let mut pg = crate::postgame::pgn_game(&game, &t, &first_utc);
+    let mut pg = crate::report::pgn::pgn_game(&game, &t, &first_utc);
 
     // Clock stops and suspensions, as comments before the move that followed them in the
     // standing record (one made after a move since taken back goes before the move played in
@@ -190,7 +190,7 @@ pub enum RelayError {
     /// The kit's rule for every output (`fsio::check_output`): not over the match's own files,
     /// not over a file that is not a PGN the kit wrote.
     #[error(transparent)]
-    Refused(#[from] crate::fsio::OutputRefused),
+    Refused(#[from] crate::record::fsio::OutputRefused),
     /// A followed game's log cannot be read further (a bad line, a broken chain).
     #[error("{0}")]
     Log(String),
@@ -225,7 +225,7 @@ impl Relay {
                 dir: match_dir.to_owned(),
             });
         }
-        crate::fsio::check_output(out, crate::fsio::Purpose::Pgn, false)?;
+        crate::record::fsio::check_output(out, crate::record::fsio::Purpose::Pgn, false)?;
         Ok(Relay {
             out: out.to_owned(),
             delay,
@@ -262,7 +262,7 @@ impl Relay {
             self.shown = shown;
             return Ok(false);
         }
-        crate::report_io::write_private(&self.out, text.as_bytes()).map_err(|source| {
+        crate::record::journal::write_atomic(&self.out, text.as_bytes()).map_err(|source| {
             RelayError::Write {
                 out: self.out.clone(),
                 source,
@@ -303,7 +303,7 @@ pub fn follow(
     keep_going: &dyn Fn() -> bool,
     warn: &mut dyn FnMut(&str),
 ) -> Result<(), RelayError> {
-    use crate::follow::{Wake, Watch, wait};
+    use crate::board::follow::{Wake, Watch, wait};
     let mut m = MatchTail::new(dir, only);
     m.poll();
     relay.update(&m, Utc::now())?;

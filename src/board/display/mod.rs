@@ -1,7 +1,7 @@
 //! `arbiter display`: the read-only second screen for the player and the audience (issue 24).
 //!
 //! It opens nothing for writing (no key, no passphrase, no lock, no file in the match folder),
-//! follows the logs as the board appends ([`crate::follow`]: change notification, polling as a
+//! follows the logs as the board appends ([`crate::board::follow`]: change notification, polling as a
 //! fallback), and draws the game from the log with the core's own clock: the time shown is the
 //! latest entry's game time plus the wall time since it was written, which is what the board's
 //! clock reads. It follows the board across a restart (the log is only read) and on to the next
@@ -23,9 +23,9 @@ use ratatui::backend::Backend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
-use crate::follow::{MatchTail, Wake, Watch, wait};
-use crate::relay::Relay;
-use crate::tui::frame::{Painter, Views};
+use crate::board::follow::{MatchTail, Wake, Watch, wait};
+use crate::board::relay::Relay;
+use crate::board::tui::frame::{Painter, Views};
 pub use screen::{Shown, render};
 
 /// What the display shows of the match at wall time `now`. Pure given the tail.
@@ -46,7 +46,7 @@ pub fn shown(m: &MatchTail, now: DateTime<Utc>) -> Shown {
 /// score, the note and the moves' times, as [`shown`] gives them. Pure given the tail.
 fn around(m: &MatchTail) -> Shown {
     let mut s = Shown {
-        score: crate::tui::score_text(&m.score()),
+        score: crate::board::tui::score_text(&m.score()),
         ..Shown::default()
     };
     let Some(g) = m.current() else {
@@ -60,7 +60,7 @@ fn around(m: &MatchTail) -> Shown {
         s.note = Some(format!("the log cannot be followed further: {p}"));
     }
     if g.game.is_some() {
-        s.times = crate::tui::movelist::move_times(&g.events);
+        s.times = crate::board::tui::movelist::move_times(&g.events);
     }
     s
 }
@@ -126,7 +126,7 @@ pub fn board_offline(
 /// The last write of the heartbeat file of `m`'s current game.
 pub fn heartbeat_written(m: &MatchTail) -> Option<DateTime<Utc>> {
     let g = m.current()?;
-    let path = crate::layout::heartbeat_path(&m.dir, g.number);
+    let path = crate::record::layout::heartbeat_path(&m.dir, g.number);
     let t = std::fs::metadata(path).ok()?.modified().ok()?;
     Some(DateTime::<Utc>::from(t))
 }
@@ -228,7 +228,7 @@ impl Display {
                 let wait = if look.offline_since.is_some() {
                     None
                 } else {
-                    Some(crate::tui::wait_for(v, at))
+                    Some(crate::board::tui::wait_for(v, at))
                 };
                 (Some(v), wait)
             }
@@ -306,8 +306,8 @@ pub fn run(dir: &Path, only: Option<u32>, mut relay: Option<Relay>) -> std::io::
         }
     });
     let look = Look {
-        ascii: !crate::tui::terminal::utf8_locale(),
-        no_color: crate::tui::terminal::no_color(),
+        ascii: !crate::board::tui::terminal::utf8_locale(),
+        no_color: crate::board::tui::terminal::no_color(),
         note: None,
         fallback: polling(&watch),
         offline_since: None,
@@ -344,7 +344,7 @@ pub fn run(dir: &Path, only: Option<u32>, mut relay: Option<Relay>) -> std::io::
                 timeout = timeout.min(Duration::from_millis(500));
             }
             if let Some(r) = &relay
-                && let Some(d) = crate::relay::next_reveal(&m, now, r.delay)
+                && let Some(d) = crate::board::relay::next_reveal(&m, now, r.delay)
             {
                 timeout = timeout.min(d + Duration::from_millis(1));
             }

@@ -24,12 +24,12 @@ use std::time::Instant;
 
 use crossterm::event::{self, Event as TermEvent};
 
+use crate::board::matchdir::MatchError;
+use crate::board::session::Session;
 use crate::core::command::{Command, parse};
 use crate::core::event::Event;
 use crate::core::{Ms, Refusal};
-use crate::matchdir::MatchError;
-use crate::session::Session;
-use crate::sign::KeySource;
+use crate::record::sign::KeySource;
 use logpane::LogTail;
 
 pub use describe::describe_event;
@@ -835,7 +835,7 @@ pub fn read_older(ui: &mut UiState, first: usize, count: usize) {
     let end = ui.log.first.min(first.saturating_add(count));
     let mut page = Vec::new();
     let mut n = 0usize;
-    let read = crate::journal::for_each_entry(&path, |e| {
+    let read = crate::record::journal::for_each_entry(&path, |e| {
         if let Ok(ev) = crate::log::codec::event_of(&e) {
             if n >= first {
                 page.push(ev);
@@ -864,7 +864,7 @@ struct Folded {
     n: usize,
 }
 
-impl crate::matchdir::OpenObserver for Folded {
+impl crate::board::matchdir::OpenObserver for Folded {
     fn event(&mut self, e: &crate::core::event::Event, r: crate::report::times::Replayed<'_>) {
         self.tail.fold_replayed(self.n, e, r);
         self.n += 1;
@@ -879,7 +879,7 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
     // The latest entries are kept; every entry is folded (moves' times, sticky alarms) from the
     // open's one replay (issue 21: the game is not replayed a second time for the times).
     let mut folded = Folded::default();
-    let opened = crate::matchdir::open_game_observed(
+    let opened = crate::board::matchdir::open_game_observed(
         a.match_dir,
         a.game,
         a.rules,
@@ -890,30 +890,29 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
     let game_n = opened.session.game.ctx().game;
     folded.tail.resume(&opened.session.game);
     let mut log = LogTail::new(opened.events_from, opened.events, folded.tail);
-    log.path = Some(crate::layout::log_path(a.match_dir, game_n));
+    log.path = Some(crate::record::layout::log_path(a.match_dir, game_n));
     let mut session = opened.session;
     let mut notes: Vec<String> = opened.notice.into_iter().collect();
     if session.game.phase() == crate::core::game::Phase::Draft {
         let game = session.game.ctx().game;
-        let previous = crate::matchdir::previous_declarations(a.match_dir, game);
-        let decl_text =
-            match (a.declarations, &previous) {
-                (Some(p), _) => Some(crate::fsio::read_to_string(p).map_err(|source| {
-                    OpenError::Declarations {
-                        path: p.to_owned(),
-                        source,
-                    }
-                })?),
-                (None, Some(_)) => None,
-                (None, None) if a.demo => Some(DEMO_DECLARATIONS.to_string()),
-                (None, None) => None,
-            };
+        let previous = crate::board::matchdir::previous_declarations(a.match_dir, game);
+        let decl_text = match (a.declarations, &previous) {
+            (Some(p), _) => Some(crate::record::fsio::read_to_string(p).map_err(|source| {
+                OpenError::Declarations {
+                    path: p.to_owned(),
+                    source,
+                }
+            })?),
+            (None, Some(_)) => None,
+            (None, None) if a.demo => Some(DEMO_DECLARATIONS.to_string()),
+            (None, None) => None,
+        };
         match (decl_text, previous) {
             (Some(t), _) => {
                 for cmd in parse_declarations(&t)? {
                     session
                         .game
-                        .declare(&crate::session::read_declared_files(&cmd)?)?;
+                        .declare(&crate::board::session::read_declared_files(&cmd)?)?;
                 }
                 let what = if a.declarations.is_some() {
                     "declarations loaded: check them below"
@@ -951,7 +950,7 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
     ui.log = log;
     ui.utc_origin = Some(session.utc_origin);
     // This game as opened: its log is not read once more for the score.
-    ui.score_table = crate::matchdir::match_score_with(
+    ui.score_table = crate::board::matchdir::match_score_with(
         a.match_dir,
         Some((session.game.ctx().game, &session.game)),
     );

@@ -6,19 +6,19 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use ssh_key::PrivateKey;
 
+use crate::board::session::{
+    LoadProfileError, OnAppend, Session, Storage, StorageError, StorageStatus, load_profile,
+};
 use crate::core::event::{
     Algorithm, Declarations, Event, EventKind, KeyRef, PlayerKind, ProfileRef,
 };
 use crate::core::game::{Game, GameContext, MatchHistory, Phase, ReplayError};
 use crate::core::{Ms, Side, timefmt};
-use crate::journal::{Journal, JournalError};
-use crate::layout::{self, games, log_path, match_id};
 use crate::log::Entry;
 use crate::log::codec::{DecodeError, event_of, events_of, new_entry};
-use crate::session::{
-    LoadProfileError, OnAppend, Session, Storage, StorageError, StorageStatus, load_profile,
-};
-use crate::sign::{self, KeySource, SignError};
+use crate::record::journal::{Journal, JournalError};
+use crate::record::layout::{self, games, log_path, match_id};
+use crate::record::sign::{self, KeySource, SignError};
 
 pub mod beat;
 mod pipe;
@@ -83,10 +83,10 @@ pub struct JournalStorage {
 pub type CountersignedSeen = (std::time::SystemTime, Vec<(String, u64)>);
 
 impl JournalStorage {
-    /// [`crate::witness::countersigned_upto`], read again only when the checkpoints folder's
+    /// [`crate::record::witness::countersigned_upto`], read again only when the checkpoints folder's
     /// modification time moved (a countersignature file added or removed).
     fn countersigned(&self) -> Vec<(String, u64)> {
-        let dir = crate::layout::checkpoints_dir(&self.match_dir, self.game);
+        let dir = crate::record::layout::checkpoints_dir(&self.match_dir, self.game);
         let Ok(mtime) = std::fs::metadata(&dir).and_then(|m| m.modified()) else {
             return Vec::new();
         };
@@ -96,7 +96,7 @@ impl JournalStorage {
         {
             return list.clone();
         }
-        let list = crate::witness::countersigned_upto(&self.match_dir, self.game);
+        let list = crate::record::witness::countersigned_upto(&self.match_dir, self.game);
         // A time still within the file system's granularity of now could be shared by a change
         // yet to come: kept only once it is a second old.
         let settled = std::time::SystemTime::now()
@@ -127,7 +127,7 @@ impl JournalStorage {
             closed,
         };
         let seq = last.seq;
-        crate::witness::write_seal(&self.match_dir, self.game, key, &seal).map_err(|e| {
+        crate::record::witness::write_seal(&self.match_dir, self.game, key, &seal).map_err(|e| {
             let said = format!(
                 "the seal could not be written ({e}): entry #{seq} is not bound to this session"
             );
@@ -148,8 +148,13 @@ impl JournalStorage {
                 // first game under one), named by its digest.
                 let policy = match self.key.as_ref() {
                     Some(key) => Some(
-                        crate::witness::ensure_policy(&self.match_dir, self.game, key, &ne.body)
-                            .map_err(StorageError::Unbound)?,
+                        crate::record::witness::ensure_policy(
+                            &self.match_dir,
+                            self.game,
+                            key,
+                            &ne.body,
+                        )
+                        .map_err(StorageError::Unbound)?,
                     ),
                     None => None,
                 };
@@ -209,10 +214,15 @@ impl JournalStorage {
     pub fn checkpoint(&mut self, now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
         let j = self.journal.as_ref().ok_or(StorageError::NothingRecorded)?;
         let key = self.key.as_ref().ok_or(StorageError::NoKey)?;
-        let p =
-            crate::witness::sign_and_index_tally(&self.match_dir, self.game, j.tally(), key, now)?;
+        let p = crate::record::witness::sign_and_index_tally(
+            &self.match_dir,
+            self.game,
+            j.tally(),
+            key,
+            now,
+        )?;
         self.signed_upto = Some(j.len() as usize);
-        self.signed_code = crate::witness::latest_checkpoint(&self.match_dir, self.game)
+        self.signed_code = crate::record::witness::latest_checkpoint(&self.match_dir, self.game)
             .map(|c| c.short_code().to_string());
         Ok(p)
     }
@@ -333,7 +343,7 @@ impl Storage for JournalStorage {
             );
             format!("{text:<79}\n")
         });
-        let path = crate::layout::heartbeat_path(&self.match_dir, self.game);
+        let path = crate::record::layout::heartbeat_path(&self.match_dir, self.game);
         w.write(&path, line.as_bytes())
             .map(|say| format!("HEARTBEAT: game-{}/heartbeat {say}", self.game))
     }
@@ -354,7 +364,7 @@ pub fn bound_arbiter_keys(
     game: Option<u32>,
 ) -> Option<(Vec<String>, String, String)> {
     let line0 = |n: u32| -> Option<(Vec<String>, String, String)> {
-        let first = crate::journal::first_entry(&log_path(match_dir, n)).ok()?;
+        let first = crate::record::journal::first_entry(&log_path(match_dir, n)).ok()?;
         let k = first.body.get("arbiter_key")?;
         let fp = k.get("fingerprint")?.as_str()?.to_owned();
         let principal = k
@@ -370,7 +380,7 @@ pub fn bound_arbiter_keys(
     if let Some(b) = games(match_dir).into_iter().find_map(line0) {
         return Some(b);
     }
-    let text = crate::fsio::read_to_string(&layout::allowed_signers(match_dir)).ok()?;
+    let text = crate::record::fsio::read_to_string(&layout::allowed_signers(match_dir)).ok()?;
     let (signers, _) = sign::parse_allowed_signers(&text);
     let fps: Vec<String> = signers
         .iter()
@@ -425,7 +435,7 @@ pub fn arbiter_key_for(
     }
     let key = sign::load_key_at(&path, k, match_dir)?;
     let fp = sign::fingerprint(key.public_key());
-    let principal = crate::fsio::read_to_string(&layout::allowed_signers(match_dir))
+    let principal = crate::record::fsio::read_to_string(&layout::allowed_signers(match_dir))
         .ok()
         .and_then(|t| {
             let (signers, _) = sign::parse_allowed_signers(&t);
@@ -451,7 +461,7 @@ pub fn arbiter_key_for(
 /// match folder keeps its identity.
 pub fn bound_match_id(match_dir: &Path, game: u32) -> String {
     let line0 = |n: u32| -> Option<String> {
-        let first = crate::journal::first_entry(&log_path(match_dir, n)).ok()?;
+        let first = crate::record::journal::first_entry(&log_path(match_dir, n)).ok()?;
         match event_of(&first).ok()?.kind {
             EventKind::GameOpened(o) => Some(o.match_id),
             _ => None,
@@ -465,7 +475,7 @@ pub fn bound_match_id(match_dir: &Path, game: u32) -> String {
 /// 6c: the algorithm in force for the previous game, if there is one.
 pub fn previous_algorithm(match_dir: &Path, game: u32) -> Option<(u32, Algorithm)> {
     let prev = games(match_dir).into_iter().filter(|g| *g < game).max()?;
-    let first = crate::journal::first_entry(&log_path(match_dir, prev)).ok()?;
+    let first = crate::record::journal::first_entry(&log_path(match_dir, prev)).ok()?;
     match event_of(&first).ok()?.kind {
         EventKind::GameOpened(o) => Some((prev, o.declarations.algorithm)),
         _ => None,
@@ -491,7 +501,7 @@ pub fn match_history(match_dir: &Path, game: u32) -> MatchHistory {
 
 /// The profile game `game`'s line 0 binds.
 fn line0_profile(match_dir: &Path, game: u32) -> Option<ProfileRef> {
-    let first = crate::journal::first_entry(&log_path(match_dir, game)).ok()?;
+    let first = crate::record::journal::first_entry(&log_path(match_dir, game)).ok()?;
     match event_of(&first).ok()?.kind {
         EventKind::GameOpened(o) => Some(o.profile),
         _ => None,
@@ -539,7 +549,7 @@ pub fn new_game_profile(
             Ok((profile, bound))
         }
         None => Ok(load_profile(
-            rules.unwrap_or(Path::new(crate::layout::DEFAULT_RULES)),
+            rules.unwrap_or(Path::new(crate::record::layout::DEFAULT_RULES)),
         )?),
     }
 }
@@ -547,7 +557,7 @@ pub fn new_game_profile(
 /// The declarations of the latest game before `game` (line 0), for the next game's draft.
 pub fn previous_declarations(match_dir: &Path, game: u32) -> Option<(u32, Declarations)> {
     let prev = games(match_dir).into_iter().filter(|g| *g < game).max()?;
-    let first = crate::journal::first_entry(&log_path(match_dir, prev)).ok()?;
+    let first = crate::record::journal::first_entry(&log_path(match_dir, prev)).ok()?;
     match event_of(&first).ok()?.kind {
         EventKind::GameOpened(o) => Some((prev, o.declarations)),
         _ => None,
@@ -621,7 +631,7 @@ pub enum MatchError {
 /// A game log read whole (strict, no lock, no repair): its entries and their events. Holds the
 /// whole log in memory (benches/replay.rs measures it): the commands use [`replay_log`].
 pub fn read_game(path: &Path) -> Result<(Vec<Entry>, Vec<Event>), MatchError> {
-    let entries = crate::journal::read_entries(path)?;
+    let entries = crate::record::journal::read_entries(path)?;
     let events = events_of(&entries)?;
     Ok((entries, events))
 }
@@ -802,12 +812,12 @@ pub struct Replayed {
 
 /// Read a game log line by line and rebuild its game, without holding the log: `each` sees every
 /// line (checked, with its hash) and its event in order. Memory is one line plus the game's
-/// state. Each line is checked, hashed and decoded once ([`crate::journal::for_each_line`],
+/// state. Each line is checked, hashed and decoded once ([`crate::record::journal::for_each_line`],
 /// [`crate::log::codec::decode_canonical`]: no `Value`); line 0 and the last line are parsed
 /// whole for [`Replayed`].
 pub fn replay_log(
     path: &Path,
-    mut each: impl FnMut(&crate::journal::CheckedLine<'_>, &Event),
+    mut each: impl FnMut(&crate::record::journal::CheckedLine<'_>, &Event),
 ) -> Result<Replayed, MatchError> {
     replay_log_with(path, |l, ev, r| {
         each(l, ev);
@@ -819,13 +829,13 @@ pub fn replay_log(
 /// replay did with it: [`Replayer::push_times`]); `false` once the replay failed.
 fn replay_log_with(
     path: &Path,
-    mut step: impl FnMut(&crate::journal::CheckedLine<'_>, &Arc<Event>, &mut Replayer) -> bool,
+    mut step: impl FnMut(&crate::record::journal::CheckedLine<'_>, &Arc<Event>, &mut Replayer) -> bool,
 ) -> Result<Replayed, MatchError> {
     let mut r = Replayer::new();
     let mut first = None;
     let (mut last, mut last_offset) = (Vec::new(), 0u64);
     let mut decode = None;
-    let entries = crate::journal::for_each_line(path, |l| {
+    let entries = crate::record::journal::for_each_line(path, |l| {
         let ok = match crate::log::codec::decode_canonical(l.bytes) {
             Ok(d) => step(l, &Arc::new(d.event), &mut r),
             Err(d) => {
@@ -868,7 +878,7 @@ fn replay_log_with(
     })
 }
 
-/// A game's log checked as `verify` checks it ([`crate::witness::check_before_showing`]) and
+/// A game's log checked as `verify` checks it ([`crate::record::witness::check_before_showing`]) and
 /// replayed from the very lines that check read (issue 21: one read, one hash and one canonical
 /// check of each line, each line decoded once by [`crate::log::codec::decode_line`]). `init`
 /// makes what `each` folds every event into (the caller's own reading of the log, as
@@ -886,7 +896,10 @@ pub fn replay_verified<S>(
     n: u32,
     init: impl Fn() -> S,
     mut each: impl FnMut(&mut S, &Event),
-) -> (crate::witness::LogCheck, Result<(Replayed, S), MatchError>) {
+) -> (
+    crate::record::witness::LogCheck,
+    Result<(Replayed, S), MatchError>,
+) {
     replay_verified_inline(match_dir, n, init, |s, ev, r| {
         each(s, ev);
         r.push_shared(Arc::clone(ev))
@@ -899,7 +912,7 @@ pub fn replay_verified_times(
     match_dir: &Path,
     n: u32,
 ) -> (
-    crate::witness::LogCheck,
+    crate::record::witness::LogCheck,
     Result<(Replayed, crate::report::times::TimesStream), MatchError>,
 ) {
     replay_verified_with(match_dir, n, Default::default, |t, ev, r| {
@@ -914,7 +927,10 @@ pub fn replay_verified_with<S: Send>(
     n: u32,
     init: impl Fn() -> S,
     mut step: impl FnMut(&mut S, &Arc<Event>, &mut Replayer) -> bool + Send,
-) -> (crate::witness::LogCheck, Result<(Replayed, S), MatchError>) {
+) -> (
+    crate::record::witness::LogCheck,
+    Result<(Replayed, S), MatchError>,
+) {
     let (mut fold, mut tail) = Fold::start(match_dir, n, init());
     // Issue 21: each line's event is decoded on the cores that check the lines; this thread
     // reads and joins them, and the game is replayed on a thread of its own ([`pipe`]), from
@@ -936,7 +952,10 @@ fn replay_verified_inline<S>(
     n: u32,
     init: impl Fn() -> S,
     mut step: impl FnMut(&mut S, &Arc<Event>, &mut Replayer) -> bool,
-) -> (crate::witness::LogCheck, Result<(Replayed, S), MatchError>) {
+) -> (
+    crate::record::witness::LogCheck,
+    Result<(Replayed, S), MatchError>,
+) {
     let (mut fold, mut tail) = Fold::start(match_dir, n, init());
     let (check, streamed) = {
         let mut consume = |item: pipe::Step<'_>| tail.take(item, &mut step);
@@ -950,12 +969,15 @@ fn replay_verified_inline<S>(
 fn verified_or_apart<S>(
     match_dir: &Path,
     n: u32,
-    (check, streamed): (crate::witness::LogCheck, bool),
+    (check, streamed): (crate::record::witness::LogCheck, bool),
     fold: Fold,
     tail: FoldTail<S>,
     init: impl Fn() -> S,
     mut step: impl FnMut(&mut S, &Arc<Event>, &mut Replayer) -> bool,
-) -> (crate::witness::LogCheck, Result<(Replayed, S), MatchError>) {
+) -> (
+    crate::record::witness::LogCheck,
+    Result<(Replayed, S), MatchError>,
+) {
     let path = log_path(match_dir, n);
     // (Every line's event reached the replay: one a line, in order.)
     if streamed && fold.whole && fold.has_last() && tail.taken == fold.entries {
@@ -1057,7 +1079,7 @@ impl Fold {
         (fold, tail)
     }
 
-    /// Verify's pass over game `n`'s log ([`crate::witness::check_before_showing_watching`]),
+    /// Verify's pass over game `n`'s log ([`crate::record::witness::check_before_showing_watching`]),
     /// each line's event decoded on the checking threads and handed to `feed`; whether the pass
     /// streamed every line.
     fn pass(
@@ -1065,15 +1087,15 @@ impl Fold {
         match_dir: &Path,
         n: u32,
         feed: &mut pipe::Feed,
-    ) -> (crate::witness::LogCheck, bool) {
-        crate::journal::with_events_decoded(|| {
-            crate::witness::check_before_showing_watching(match_dir, n, &mut |v| {
+    ) -> (crate::record::witness::LogCheck, bool) {
+        crate::record::journal::with_events_decoded(|| {
+            crate::record::witness::check_before_showing_watching(match_dir, n, &mut |v| {
                 self.take(v, feed);
             })
         })
     }
 
-    fn take(&mut self, v: &crate::journal::LineView<'_>, feed: &mut pipe::Feed) {
+    fn take(&mut self, v: &crate::record::journal::LineView<'_>, feed: &mut pipe::Feed) {
         let Some(line) = v.line.filter(|_| v.seq == self.entries) else {
             self.whole = false;
             return;
@@ -1290,7 +1312,7 @@ impl OpenPass {
             && let EventKind::GameOpened(o) = &ev.kind
         {
             self.line0_game = Some(o.game);
-            self.line0_sealed = crate::witness::is_sealed_log(e);
+            self.line0_sealed = crate::record::witness::is_sealed_log(e);
         }
         if !handed {
             feed.push(pipe::Item::Line(seq, Ok(Arc::clone(ev))));
@@ -1351,7 +1373,7 @@ impl OpenReplay {
 
     /// The end of the pass: the kept events still in their blocks (the latest events of the
     /// blocks, in order), each now referenced here.
-    fn kept(&mut self, blocks: &std::collections::VecDeque<Vec<crate::journal::Decoded>>) {
+    fn kept(&mut self, blocks: &std::collections::VecDeque<Vec<crate::record::journal::Decoded>>) {
         let mut latest = blocks
             .iter()
             .rev()
@@ -1411,7 +1433,7 @@ fn open_game_once(
         Some(n) => n,
         None => match existing.last() {
             Some(&last) if !is_finished(match_dir, last) => last,
-            Some(&last) if last >= crate::layout::MAX_GAME => {
+            Some(&last) if last >= crate::record::layout::MAX_GAME => {
                 return Err(MatchError::Full {
                     dir: match_dir.to_path_buf(),
                     last,
@@ -1438,7 +1460,7 @@ fn open_game_once(
     // Issue 19: what a crashed session of this key wrote and never authorized is authorized
     // now, recorded and said (never an entry past the seal).
     let crashed = if !retry && path.exists() {
-        crate::witness::authorize_crashed_session(match_dir, n, &key, Utc::now())
+        crate::record::witness::authorize_crashed_session(match_dir, n, &key, Utc::now())
             .unwrap_or_else(|e| {
                 Some(format!(
                     "after a crash: the entries the kit's session wrote but never authorized could not be authorized now ({e})"
@@ -1474,7 +1496,7 @@ fn open_game_once(
         };
         let game = Game::new(ctx, profile)
             .with_history(match_history(match_dir, n))
-            .with_match_camps(crate::witness::match_camps(match_dir, n));
+            .with_match_camps(crate::record::witness::match_camps(match_dir, n));
         return Ok(Attempt::Opened(Box::new(Opened {
             session: Session::new(game, Box::new(storage), Utc::now()),
             now_ms: 0,
@@ -1491,10 +1513,10 @@ fn open_game_once(
         .ok_or(MatchError::Key(SignError::EmptyLog))?;
     let origin = crate::log::checkpoint::origin(&mid, n);
     let mut sizes = Vec::new();
-    if let Ok(s) = crate::witness::read_seal(match_dir, n, &public, &origin) {
+    if let Ok(s) = crate::record::witness::read_seal(match_dir, n, &public, &origin) {
         sizes.push(s.size);
     }
-    if let Some(cp) = crate::witness::latest_signed_checkpoint(match_dir, n, &public) {
+    if let Some(cp) = crate::record::witness::latest_signed_checkpoint(match_dir, n, &public) {
         sizes.push(cp.size);
     }
     let listed_from = sizes.iter().copied().min().unwrap_or(0);
@@ -1510,10 +1532,10 @@ fn open_game_once(
         pipe::pipelined(&mut consume, hold, |feed| {
             Journal::open_streamed(
                 &path,
-                Box::new(crate::journal::RealOps),
+                Box::new(crate::record::journal::RealOps),
                 &sizes,
                 |l| match l {
-                    crate::journal::OpenLine::View(v) => match (v.event, v.line) {
+                    crate::record::journal::OpenLine::View(v) => match (v.event, v.line) {
                         // Handed over with its block (issue 21).
                         (Some(ev), _) => pass.line(v.seq, v.kind, v.entry, ev.as_ref(), true, feed),
                         (None, Some(line)) => {
@@ -1525,7 +1547,7 @@ fn open_game_once(
                             feed.push(pipe::Item::Line(v.seq, Err(DecodeError::Missing("line"))))
                         }
                     },
-                    crate::journal::OpenLine::Entry(e, line) => {
+                    crate::record::journal::OpenLine::Entry(e, line) => {
                         let ev =
                             crate::log::codec::decode_canonical(line).map(|d| Arc::new(d.event));
                         pass.line(
@@ -1537,7 +1559,7 @@ fn open_game_once(
                             feed,
                         )
                     }
-                    crate::journal::OpenLine::Restart => {
+                    crate::record::journal::OpenLine::Restart => {
                         pass = OpenPass::new(listed_from);
                         feed.push(pipe::Item::Restart);
                     }
@@ -1605,9 +1627,10 @@ fn open_game_once(
     storage.sealed = line0_sealed && journal.damage().is_none();
     if storage.sealed {
         let written = journal.len() - journal.recoveries().len() as u64;
-        let mut b = crate::witness::binding_of(match_dir, n, &public, &origin, written, &|size| {
-            heads.iter().find(|h| h.0 == size).map(|h| h.1)
-        });
+        let mut b =
+            crate::record::witness::binding_of(match_dir, n, &public, &origin, written, &|size| {
+                heads.iter().find(|h| h.0 == size).map(|h| h.1)
+            });
         b.neutral = recovered.iter().filter(|s| **s >= b.bound).count() as u64;
         if b.foreign() > 0 {
             let first = b.bound;
@@ -1652,7 +1675,7 @@ fn open_game_once(
     let damage = journal.damage().map(|d| d.to_string());
     storage.signed_upto = latest_checkpoint(match_dir, n);
     storage.signed_code =
-        crate::witness::latest_checkpoint(match_dir, n).map(|c| c.short_code().to_string());
+        crate::record::witness::latest_checkpoint(match_dir, n).map(|c| c.short_code().to_string());
     let last = journal.last().cloned().ok_or(MatchError::EmptyLog)?;
     storage.journal = Some(journal);
     // The recovery entries of this open are bound now (a seal that cannot be written is the
@@ -1754,7 +1777,7 @@ pub fn heartbeat_text(
 pub fn boot_clock() -> (String, u64) {
     static BOOT_ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let id = BOOT_ID.get_or_init(|| {
-        crate::fsio::read(Path::new("/proc/sys/kernel/random/boot_id"), 256)
+        crate::record::fsio::read(Path::new("/proc/sys/kernel/random/boot_id"), 256)
             .ok()
             .and_then(|b| String::from_utf8(b).ok())
             .map(|s| s.trim().to_owned())
@@ -1827,9 +1850,9 @@ pub fn heartbeat_findings(
     origin: &str,
     now: DateTime<Utc>,
 ) -> BeatFindings {
-    let path = crate::layout::heartbeat_path(match_dir, n);
+    let path = crate::record::layout::heartbeat_path(match_dir, n);
     let mut found = BeatFindings::default();
-    let bytes = match crate::fsio::read_match_small(&path) {
+    let bytes = match crate::record::fsio::read_match_small(&path) {
         Ok(b) => b,
         Err(_) => {
             found.notes.push("heartbeat MISSING: the gap is measured from the last entry, so it may be longer than the outage (was game-N/heartbeat removed?)".into());
@@ -1878,7 +1901,9 @@ pub fn heartbeat_findings(
 
 /// The game's last heartbeat (game time, UTC), if it can be read.
 fn read_beat(match_dir: &Path, n: u32) -> Option<(Ms, DateTime<Utc>)> {
-    let text = crate::fsio::read(&crate::layout::heartbeat_path(match_dir, n), 4096).ok()?;
+    let text =
+        crate::record::fsio::read(&crate::record::layout::heartbeat_path(match_dir, n), 4096)
+            .ok()?;
     let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
     let mono = v.get("mono_ms")?.as_u64()?;
     let utc = DateTime::parse_from_rfc3339(v.get("utc")?.as_str()?)
@@ -2001,7 +2026,7 @@ pub fn is_finished(match_dir: &Path, n: u32) -> bool {
     let path = log_path(match_dir, n);
     read_once(&SEEN, &path, || {
         let mut ended = false;
-        let _ = crate::journal::for_each_line(&path, |l| {
+        let _ = crate::record::journal::for_each_line(&path, |l| {
             let kind = match crate::log::codec::line_kind(l.bytes) {
                 Some(k) => k == "game_ended",
                 None => match crate::log::parse_line(l.bytes, l.offset) {
