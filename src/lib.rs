@@ -14,9 +14,10 @@
 //! 3. **report** (PURE) — the committee report's model and its renderings. Reads no clock and no
 //!    file; uses only the layers below it.
 //! 4. **shell** — bundled, layout, fsio, journal, sign, session, matchdir, verify, witness, archive,
-//!    postgame, report_io, tui, follow, display, relay, table: files, clocks, keys, sockets and the terminal. Returns typed errors; knows
-//!    nothing of clap, prints no `arbiter: …` message and picks no exit code. Only `table` opens
-//!    a socket (it listens; the core never uses it, and it uses neither the TUI nor the CLI).
+//!    postgame, report_io, tui, follow, display, relay, table, live: files, clocks, keys, sockets and the terminal. Returns typed errors; knows
+//!    nothing of clap, prints no `arbiter: …` message and picks no exit code. Only `table` and
+//!    `live` open sockets (`table` and `live::server` listen; `live::witness`, run on a camp's
+//!    own machine, connects to the live record; the core uses neither).
 //! 5. **cli** (and `main.rs`) — the only layer that knows clap. Turns arguments into the shell's
 //!    plain types once, prints results and `arbiter: …` messages, and maps every outcome to an
 //!    exit code through the one table in [`error`].
@@ -34,6 +35,7 @@ pub mod follow; // SHELL: following a match folder's logs read-only as the board
 pub mod fsio; // SHELL: FIFOs, devices, folders and symlinks refused at once; bounded reads
 pub mod journal; // SHELL: append + fdatasync, lock, torn-tail repair, the one log reader
 pub mod layout; // SHELL: where things live in a match folder
+pub mod live; // SHELL: `arbiter live` (the live record, listening) and `arbiter witness` (a camp's copy and cosignatures)
 pub mod log; // PURE: byte format of the game log, chain hash, Merkle tree, checkpoint text, codec
 pub mod matchdir; // SHELL: match folders: open or create games with journal and key, restart
 pub mod postgame; // SHELL: rule 13 archive into the game log, PGN export

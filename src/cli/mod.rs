@@ -30,6 +30,7 @@ pub mod display;
 pub mod docs;
 pub mod foreign;
 pub mod keygen;
+pub mod live;
 pub mod pgn;
 pub mod play;
 pub mod prove;
@@ -42,6 +43,7 @@ pub mod serve;
 pub mod status;
 pub mod verify;
 pub mod werewolf;
+pub mod witness;
 
 use std::path::PathBuf;
 
@@ -108,6 +110,12 @@ pub enum Command {
     Relay(relay::RelayArgs),
     /// The AI Werewolf game server: seats connect over WebSocket, every game is a signed log.
     Serve(serve::ServeArgs),
+    /// The live record for the camps' witnesses: follows the match folder read-only and streams
+    /// every entry and signed checkpoint over WebSocket; stores the camps' cosignatures.
+    Live(live::LiveArgs),
+    /// A camp's witness, on the camp's own machine: keeps its own copy of every game's log and
+    /// cosigns each checkpoint that extends it consistently.
+    Witness(witness::WitnessArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -261,6 +269,8 @@ pub fn run(cli: Cli) -> Result<Exit, Error> {
         Command::Display(a) => display::run(&a),
         Command::Relay(a) => relay::run(&a),
         Command::Serve(a) => serve::run(&a),
+        Command::Live(a) => live::run(&a),
+        Command::Witness(a) => witness::run(&a),
     }
 }
 

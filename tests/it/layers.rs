@@ -311,16 +311,45 @@ fn layers_the_table_uses_core_log_and_journal_never_the_tui_or_the_cli() {
 }
 
 #[test]
-fn layers_only_the_table_opens_sockets() {
+fn layers_only_serve_live_and_the_witness_open_sockets() {
+    // Only what serves a table (`serve`), the live record (`live`, listening) and a camp's
+    // witness (run on the camp's own machine, connecting to the live record) touch sockets.
+    let allowed = |p: &str| {
+        p.starts_with("src/table/")
+            || p == "src/cli/serve.rs"
+            || p == "src/live/server.rs"
+            || p == "src/live/witness.rs"
+    };
     let elsewhere: Vec<Source> = sources("src")
         .into_iter()
-        .filter(|(p, _)| !p.starts_with("src/table/") && p != "src/cli/serve.rs")
+        .filter(|(p, _)| !allowed(p))
         .collect();
     assert_none(
-        "only src/table (behind `arbiter serve`) opens a socket",
+        "only src/table (behind `arbiter serve`), src/live/server.rs (`arbiter live`) and src/live/witness.rs (`arbiter witness`) open a socket",
         lines_with(&elsewhere, &SOCKETS),
     );
     assert!(!lines_with(&sources("src/table"), &SOCKETS).is_empty());
+    // Only the witness connects out; everything else that opens a socket listens.
+    let connecting: Vec<Source> = sources("src")
+        .into_iter()
+        .filter(|(p, _)| p != "src/live/witness.rs")
+        .collect();
+    assert_none(
+        "only the camp's witness (src/live/witness.rs) opens an outbound connection",
+        lines_with(
+            &connecting,
+            &[
+                "TcpStream::connect",
+                "tungstenite::client",
+                "tungstenite::connect",
+            ],
+        ),
+    );
+    let witness: Vec<Source> = sources("src/live")
+        .into_iter()
+        .filter(|(p, _)| p == "src/live/witness.rs")
+        .collect();
+    assert!(!lines_with(&witness, &["TcpStream::connect"]).is_empty());
 }
 
 /// Every source file outside the CLI layer (`src/cli/` and `src/main.rs`).
