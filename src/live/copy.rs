@@ -394,9 +394,14 @@ pub fn check_against(match_dir: &Path, copy: &Path) -> Result<Vec<CopyFinding>, 
             for (seq, line) in held.iter().enumerate() {
                 match log.get(seq) {
                     None => {
+                        let last = held.len() - 1;
+                        let which = if last == seq {
+                            format!("entry {seq}")
+                        } else {
+                            format!("entries {seq} to {last}")
+                        };
                         problems.push(format!(
-                            "game {game}: the log lacks entries {seq}..{} the camp's copy holds (cut back)",
-                            held.len() - 1
+                            "game {game}: the log lacks {which} the camp's copy holds (cut back)"
                         ));
                         break;
                     }
