@@ -496,3 +496,120 @@ fn witness_live_two_witnesses_follow_a_game_through_a_crash_and_a_reopen() {
         );
     }
 }
+
+/// Every file of a folder (relative paths), sorted.
+fn files(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                out.push(p.strip_prefix(base).unwrap().display().to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn witness_live_refuses_anything_else_and_never_overwrites_a_countersignature() {
+    use tungstenite::Message;
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, camps, declared) = match_with_camps(tmp.path());
+    quick(tmp.path(), &m, &declared);
+    let before = files(&m);
+    let (_live, url) = live(&m);
+    let host = url
+        .strip_prefix("ws://")
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let stream = std::net::TcpStream::connect(host).unwrap();
+    stream.set_read_timeout(Some(DEADLINE)).unwrap();
+    let (mut ws, _) = tungstenite::client::client(url.as_str(), stream).unwrap();
+    // The next frame that is not an entry or a checkpoint.
+    let mut answer = |frame: String| -> serde_json::Value {
+        ws.send(Message::text(frame)).unwrap();
+        loop {
+            let Message::Text(t) = ws.read().unwrap() else {
+                continue;
+            };
+            let v: serde_json::Value = serde_json::from_str(t.as_str()).unwrap();
+            if v["type"] != "entry" && v["type"] != "checkpoint" {
+                return v;
+            }
+        }
+    };
+    let (kasparov, k_key) = &camps[0];
+    let (_, j_key) = &camps[1];
+    let text13 = std::fs::read_to_string(m.join("game-1/checkpoints/13.txt")).unwrap();
+    let sign = |key: &Path, text: &str| {
+        arbiter::sign::countersign(&arbiter::sign::load_key(key, None).unwrap(), text).unwrap()
+    };
+    let cosignature = |size: u64, camp: &str, sig: &str| {
+        serde_json::json!({"type": "cosignature", "game": 1, "size": size, "camp": camp, "signature": sig})
+            .to_string()
+    };
+    let good = sign(k_key, &text13);
+    // Before its hello, nothing is taken.
+    let r = answer(cosignature(13, kasparov, &good));
+    assert_eq!(r["type"], "refused", "{r}");
+    assert!(r["reason"].as_str().unwrap().contains("no hello"), "{r}");
+    let r = answer("not a frame".into());
+    assert_eq!(r["type"], "refused", "{r}");
+    let r = answer(
+        serde_json::json!({"type": "hello", "protocol": "arbiter-kit-live/1", "camp": kasparov})
+            .to_string(),
+    );
+    assert_eq!(r["type"], "hello", "{r}");
+    // Another frame kind, or an extra member: refused.
+    let r = answer(serde_json::json!({"type": "append", "line": "{}"}).to_string());
+    assert_eq!(r["type"], "refused", "{r}");
+    // Another camp's key signing for this camp: refused, nothing written.
+    let r = answer(cosignature(13, kasparov, &sign(j_key, &text13)));
+    assert_eq!(r["type"], "refused", "{r}");
+    assert!(
+        r["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not by the declared key"),
+        "{r}"
+    );
+    assert!(!cosig(&m, 13, kasparov).exists());
+    // For another camp than the hello's: refused.
+    let r = answer(cosignature(13, "junior", &sign(j_key, &text13)));
+    assert_eq!(r["type"], "refused", "{r}");
+    assert!(!cosig(&m, 13, "junior").exists());
+    // A checkpoint that is not there: refused.
+    let r = answer(cosignature(12, kasparov, &good));
+    assert_eq!(r["type"], "refused", "{r}");
+    // The camp's own: stored, 0600.
+    let r = answer(cosignature(13, kasparov, &good));
+    assert_eq!(r["type"], "cosigned", "{r}");
+    assert_eq!(
+        std::fs::read_to_string(cosig(&m, 13, kasparov)).unwrap(),
+        good
+    );
+    assert_eq!(crate::log_util::mode(&cosig(&m, 13, kasparov)), 0o600);
+    // Never over an existing countersignature file.
+    std::fs::write(cosig(&m, 11, kasparov), "kept as it is\n").unwrap();
+    let text11 = std::fs::read_to_string(m.join("game-1/checkpoints/11.txt")).unwrap();
+    let r = answer(cosignature(11, kasparov, &sign(k_key, &text11)));
+    assert_eq!(r["type"], "refused", "{r}");
+    assert!(r["reason"].as_str().unwrap().contains("it is kept"), "{r}");
+    assert_eq!(
+        std::fs::read_to_string(cosig(&m, 11, kasparov)).unwrap(),
+        "kept as it is\n"
+    );
+    // It wrote nothing else in the match folder.
+    let mut expected = before;
+    expected.extend([13, 11].map(|n| format!("game-1/checkpoints/{n}.txt.cosig-{kasparov}")));
+    expected.sort();
+    assert_eq!(files(&m), expected);
+}
