@@ -45,7 +45,11 @@ struct Proc {
 
 impl Proc {
     fn spawn(args: &[&str]) -> Proc {
-        let mut child = Command::new(BIN)
+        Proc::spawn_program(BIN, args)
+    }
+
+    fn spawn_program(program: &str, args: &[&str]) -> Proc {
+        let mut child = Command::new(program)
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -612,4 +616,121 @@ fn witness_live_refuses_anything_else_and_never_overwrites_a_countersignature() 
     expected.extend([13, 11].map(|n| format!("game-1/checkpoints/{n}.txt.cosig-{kasparov}")));
     expected.sort();
     assert_eq!(files(&m), expected);
+}
+
+#[test]
+fn witness_live_the_live_record_only_listens_and_only_the_witness_connects() {
+    if Command::new("strace").arg("-V").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "strace is required in CI (.ci/run installs it)"
+        );
+        println!("SKIPPED: strace is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, camps, declared) = match_with_camps(tmp.path());
+    let ms = m.to_str().unwrap();
+    let traced = |name: &str| -> (PathBuf, Vec<String>) {
+        let t = tmp.path().join(name);
+        let args = ["-f", "-qq", "-e", "trace=socket,connect,bind,listen", "-o"]
+            .map(str::to_owned)
+            .into_iter()
+            .chain([t.display().to_string(), BIN.to_owned()])
+            .collect();
+        (t, args)
+    };
+    let (live_trace, mut args) = traced("live.trace");
+    args.extend(["live", "--match", ms, "--listen", "127.0.0.1:0"].map(str::to_owned));
+    let args_ref: Vec<&str> = args.iter().map(String::as_str).collect();
+    let live_p = Proc::spawn_program("strace", &args_ref);
+    live_p.wait_for("the live record to listen", "listening on ws://");
+    let url = live_p
+        .text()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("listening on ")
+                .map(|r| r.split(' ').next().unwrap().to_owned())
+        })
+        .unwrap();
+    let (camp, key) = &camps[0];
+    let (witness_trace, mut args) = traced("witness.trace");
+    let copy = tmp.path().join("copy");
+    args.extend(
+        [
+            "witness",
+            "--once",
+            "--connect",
+            &url,
+            "--camp",
+            camp,
+            "--key",
+            key.to_str().unwrap(),
+            "--arbiter",
+            m.join("keys/arbiter.pub").to_str().unwrap(),
+            "--copy",
+            copy.to_str().unwrap(),
+        ]
+        .map(str::to_owned),
+    );
+    let args_ref: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut w = Proc::spawn_program("strace", &args_ref);
+    w.wait_for("the witness to connect", "connected to");
+    quick(tmp.path(), &m, &declared);
+    until("the camp's cosignature of checkpoint 13", || {
+        cosig(&m, 13, camp).exists()
+    });
+    // End the live record (the traced process, by its id): the witness (--once) ends with it.
+    let calls = std::fs::read_to_string(&live_trace).unwrap();
+    let pid = calls
+        .lines()
+        .find(|l| l.contains("bind("))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap()
+        .to_owned();
+    assert!(
+        Command::new("kill")
+            .args(["-9", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let end = Instant::now() + DEADLINE;
+    while w.child.try_wait().unwrap().is_none() {
+        assert!(
+            Instant::now() < end,
+            "the witness did not end: {}",
+            w.text()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(live_p);
+    let live_calls = std::fs::read_to_string(&live_trace).unwrap();
+    let port = url
+        .trim_start_matches("ws://127.0.0.1:")
+        .trim_end_matches("/live");
+    assert!(
+        live_calls.contains("bind(") && live_calls.contains("listen("),
+        "{live_calls}"
+    );
+    assert!(
+        !live_calls.contains("connect("),
+        "the live record opened a connection:\n{live_calls}"
+    );
+    let witness_calls = std::fs::read_to_string(&witness_trace).unwrap();
+    let connects: Vec<&str> = witness_calls
+        .lines()
+        .filter(|l| l.contains("connect("))
+        .collect();
+    assert!(!connects.is_empty(), "{witness_calls}");
+    for c in connects {
+        assert!(
+            c.contains("127.0.0.1") && c.contains(&format!("htons({port})")),
+            "the witness connected elsewhere than the live record: {c}"
+        );
+    }
+    assert!(
+        !witness_calls.contains("bind(") && !witness_calls.contains("listen("),
+        "the witness listens: {witness_calls}"
+    );
 }
