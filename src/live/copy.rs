@@ -37,6 +37,71 @@ fn io_err(op: &'static str, path: &Path) -> impl FnOnce(io::Error) -> CopyError 
     move |source| CopyError::Io { op, path, source }
 }
 
+/// The copy's Merkle tree, kept as it grows: every complete aligned subtree's hash, level by
+/// level, so the tree hash over any first N entries costs O(log N) (RFC 6962's split).
+#[derive(Debug, Default, Clone)]
+pub struct Tree {
+    levels: Vec<Vec<[u8; 32]>>,
+}
+
+impl Tree {
+    /// Add a leaf (an entry hash).
+    pub fn push(&mut self, leaf: [u8; 32]) {
+        let mut node = leaf;
+        let mut k = 0;
+        loop {
+            if self.levels.len() == k {
+                self.levels.push(Vec::new());
+            }
+            self.levels[k].push(node);
+            let level = &self.levels[k];
+            if level.len() % 2 == 1 {
+                break;
+            }
+            node = merkle::node_hash(&level[level.len() - 2], &level[level.len() - 1]);
+            k += 1;
+        }
+    }
+
+    pub fn len(&self) -> u64 {
+        self.levels.first().map_or(0, |l| l.len() as u64)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Leaf `i`.
+    pub fn leaf(&self, i: u64) -> Option<[u8; 32]> {
+        self.levels.first()?.get(i as usize).copied()
+    }
+
+    /// The tree hash over the first `n` leaves (`None` past the leaves held).
+    pub fn root(&self, n: u64) -> Option<[u8; 32]> {
+        if n > self.len() {
+            return None;
+        }
+        if n == 0 {
+            return Some(merkle::root(&[]));
+        }
+        self.range(0, n)
+    }
+
+    /// The hash of leaves `lo..lo+n`, where every left part of the split is an aligned subtree.
+    fn range(&self, lo: u64, n: u64) -> Option<[u8; 32]> {
+        if n.is_power_of_two() {
+            let k = n.trailing_zeros() as usize;
+            return self.levels.get(k)?.get((lo >> k) as usize).copied();
+        }
+        let k = 1u64 << (63 - (n - 1).leading_zeros());
+        let k = if k == n { k / 2 } else { k };
+        Some(merkle::node_hash(
+            &self.range(lo, k)?,
+            &self.range(lo + k, n - k)?,
+        ))
+    }
+}
+
 /// What became of an entry the live record sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Taken {
@@ -71,7 +136,7 @@ pub struct GameCopy {
     pub game: u32,
     dir: PathBuf,
     file: File,
-    leaves: Vec<[u8; 32]>,
+    leaves: Tree,
     /// The origin line its checkpoints carry (from line 0's match id), once line 0 is held.
     pub origin: Option<String>,
     /// Line 0's arbiter key fingerprint, once held.
@@ -151,7 +216,7 @@ impl GameCopy {
                 .open(&log)
                 .map_err(io_err("open", &log))?,
             dir: dir.clone(),
-            leaves: Vec::with_capacity(lines.len()),
+            leaves: Tree::default(),
             origin: None,
             arbiter_fingerprint: None,
             cosigned: None,
@@ -191,7 +256,7 @@ impl GameCopy {
 
     /// Entries held.
     pub fn len(&self) -> u64 {
-        self.leaves.len() as u64
+        self.leaves.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -202,7 +267,12 @@ impl GameCopy {
     /// `prev` is the copy's last entry hash; line 0 gives the origin and the arbiter key.
     fn check_next(&mut self, seq: u64, line: &[u8]) -> Result<(), String> {
         let e = parse_line(line, 0).map_err(|e| format!("entry {seq}: {e}"))?;
-        let prev = self.leaves.last().copied().unwrap_or(ZERO_HASH);
+        let prev = self
+            .leaves
+            .len()
+            .checked_sub(1)
+            .and_then(|i| self.leaves.leaf(i))
+            .unwrap_or(ZERO_HASH);
         if e.seq != seq || e.prev != hex32(&prev) {
             return Err(format!(
                 "entry {seq} does not follow the previous one (its seq or prev hash)"
@@ -224,8 +294,7 @@ impl GameCopy {
     pub fn take(&mut self, seq: u64, line: &str) -> Result<Taken, CopyError> {
         let bytes = line.as_bytes();
         if seq < self.len() {
-            let held = self.leaves[seq as usize];
-            if held == entry_hash(bytes) {
+            if self.leaves.leaf(seq) == Some(entry_hash(bytes)) {
                 return Ok(Taken::Same);
             }
             let problem = format!(
@@ -288,7 +357,7 @@ impl GameCopy {
             return Ok(Decision::Refused("a checkpoint of no entries".into()));
         }
         if let Some((n, root)) = self.cosigned {
-            if n <= self.len() && merkle::root(&self.leaves[..n as usize]) != root {
+            if n <= self.len() && self.leaves.root(n) != Some(root) {
                 return Err(CopyError::Damaged {
                     path: self.dir.join("log.jsonl"),
                     problem: format!(
@@ -303,14 +372,13 @@ impl GameCopy {
         if cp.size > self.len() {
             return Ok(Decision::NotYet);
         }
-        let n = cp.size as usize;
-        let root = merkle::root(&self.leaves[..n]);
-        let problem = if root != cp.root {
+        let n = cp.size;
+        let problem = if self.leaves.root(n) != Some(cp.root) {
             Some(format!(
                 "the arbiter's key signed checkpoint {} of game {} over another history: its tree hash is not the one of the copy's first {} entries",
                 cp.size, self.game, cp.size
             ))
-        } else if self.leaves[n - 1] != cp.chain {
+        } else if self.leaves.leaf(n - 1) != Some(cp.chain) {
             Some(format!(
                 "checkpoint {} of game {}: its chain line is not the copy's entry {}",
                 cp.size,
@@ -435,4 +503,28 @@ pub fn check_against(match_dir: &Path, copy: &Path) -> Result<Vec<CopyFinding>, 
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kept_tree_gives_rfc6962_roots_of_every_prefix() {
+        let leaves: Vec<[u8; 32]> = (0u8..70).map(|i| crate::log::sha256(&[i])).collect();
+        let mut t = Tree::default();
+        for (i, l) in leaves.iter().enumerate() {
+            t.push(*l);
+            for n in 0..=i + 1 {
+                assert_eq!(
+                    t.root(n as u64),
+                    Some(merkle::root(&leaves[..n])),
+                    "{n} of {}",
+                    i + 1
+                );
+            }
+        }
+        assert_eq!(t.root(71), None);
+    }
 }
