@@ -43,9 +43,18 @@ pub fn bind(addr: &str) -> io::Result<TcpListener> {
     TcpListener::bind(addr)
 }
 
+/// How often a connection lists a game's checkpoint notes when its log did not grow (a note
+/// signed after the last entry, by `arbiter checkpoint`).
+const NOTES_EVERY: Duration = Duration::from_secs(1);
+
 /// One game as a connection has sent it so far.
 #[derive(Debug, Default)]
 struct Sent {
+    /// The log, kept open: a look that finds nothing new is one stat of its path (opening it
+    /// again would wake every change watcher of the folder, `display`'s and `relay`'s).
+    file: Option<std::fs::File>,
+    /// When its notes were last listed.
+    notes_at: Option<std::time::Instant>,
     /// The log's device and inode.
     id: (u64, u64),
     /// Bytes of the log sent (complete lines).
@@ -77,21 +86,31 @@ fn games(match_dir: &Path) -> Vec<u32> {
 fn look(match_dir: &Path, game: u32, sent: &mut Sent) -> Vec<ToWitness> {
     let mut out = Vec::new();
     let path = layout::log_path(match_dir, game);
-    let Ok(f) = crate::fsio::open_match_file(&path) else {
+    let Ok(now) = std::fs::symlink_metadata(&path) else {
         return out;
     };
-    let Ok(meta) = f.metadata() else { return out };
-    let id = (meta.dev(), meta.ino());
-    if id != sent.id || meta.len() < sent.offset {
-        *sent = Sent {
-            id,
-            ..Sent::default()
+    let id = (now.dev(), now.ino());
+    if id != sent.id || now.len() < sent.offset || sent.file.is_none() {
+        let Ok(f) = crate::fsio::open_match_file(&path) else {
+            return out;
         };
+        let Ok(meta) = f.metadata() else { return out };
+        if (meta.dev(), meta.ino()) != sent.id || meta.len() < sent.offset {
+            *sent = Sent {
+                id: (meta.dev(), meta.ino()),
+                ..Sent::default()
+            };
+        }
+        sent.file = Some(f);
     }
-    if meta.len() > sent.offset && f.sync_data().is_ok() {
+    let grew = now.len() > sent.offset;
+    if let Some(f) = &sent.file
+        && grew
+        && f.sync_data().is_ok()
+    {
         let mut buf = Vec::new();
-        let want = (meta.len() - sent.offset).min(READ_BLOCK);
-        let mut r = &f;
+        let want = (now.len() - sent.offset).min(READ_BLOCK);
+        let mut r = f;
         if r.seek(SeekFrom::Start(sent.offset)).is_ok()
             && r.take(want).read_to_end(&mut buf).is_ok()
         {
@@ -109,6 +128,10 @@ fn look(match_dir: &Path, game: u32, sent: &mut Sent) -> Vec<ToWitness> {
             sent.offset += start as u64;
         }
     }
+    if !grew && sent.notes_at.is_some_and(|t| t.elapsed() < NOTES_EVERY) {
+        return out;
+    }
+    sent.notes_at = Some(std::time::Instant::now());
     let cps = layout::checkpoints_dir(match_dir, game);
     let mut notes: Vec<(u64, PathBuf)> = std::fs::read_dir(&cps)
         .into_iter()
