@@ -192,7 +192,8 @@ impl State<'_> {
     ) -> Result<(), WitnessError> {
         let c = self.game(game)?;
         match c.take(seq, line)? {
-            Taken::Appended | Taken::Same => {}
+            Taken::Appended => tell(false, &shown(game, line)),
+            Taken::Same => {}
             Taken::Gap { have } => tell(
                 true,
                 &format!("game {game}: entry {seq} sent while the copy holds {have}: not taken"),
@@ -206,6 +207,26 @@ impl State<'_> {
             ),
         }
         Ok(())
+    }
+}
+
+/// An entry as the camp sees it the moment it arrives: number, actor, kind, clause and body
+/// (long bodies cut); a clock correction or ruling is seen as it is written.
+fn shown(game: u32, line: &str) -> String {
+    const MAX_BODY: usize = 160;
+    match crate::log::parse_line(line.as_bytes(), 0) {
+        Ok(e) => {
+            let body = e.body.to_string();
+            let body = match body.char_indices().nth(MAX_BODY) {
+                Some((at, _)) => format!("{}…", &body[..at]),
+                None => body,
+            };
+            format!(
+                "game {game} #{} {} {} (clause {}) {body}",
+                e.seq, e.actor, e.kind, e.clause
+            )
+        }
+        Err(e) => format!("game {game}: an entry that does not parse: {e}"),
     }
 }
 

@@ -476,6 +476,13 @@ fn witness_live_two_witnesses_follow_a_game_through_a_crash_and_a_reopen() {
     }
     for w in &witnesses {
         assert!(!w.text().contains("ALARM"), "{}", w.text());
+        // Each entry is shown to the camp as it arrives.
+        assert!(
+            w.text().contains("game 1 #0 arbiter game_opened (clause")
+                && w.text().contains(&format!("game 1 #{} ", entries - 1)),
+            "{}",
+            w.text()
+        );
     }
     drop(witnesses);
     let torn = std::fs::read_dir(m.join("game-1"))
