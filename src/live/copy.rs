@@ -2,7 +2,8 @@
 //! against it (`arbiter verify --witness-copy DIR`). The copy is `DIR/game-<n>/log.jsonl`, every
 //! entry exactly as the live record sent it, appended and fdatasynced as it arrives;
 //! `DIR/game-<n>/cosigned` remembers the size and root of the last checkpoint the camp
-//! cosigned; `DIR/game-<n>/checkpoints/<N>.note` keeps each note it cosigned;
+//! cosigned; `DIR/game-<n>/checkpoints/<N>.note` and `<N>.cosig` keep each note it cosigned
+//! and its cosignature;
 //! `DIR/game-<n>/evidence/` keeps whatever conflicted with the copy (an entry that differs, a
 //! checkpoint the arbiter's key signed over another history). Files 0600, folders 0700.
 use std::fs::{self, File, OpenOptions};
@@ -396,15 +397,29 @@ impl GameCopy {
         Ok(Decision::Cosign)
     }
 
-    /// Remember checkpoint `cp` as cosigned (before the cosignature leaves): its note is kept
-    /// and the state file says its size and root.
-    pub fn remember(&mut self, cp: &Checkpoint, note: &str) -> Result<(), CopyError> {
+    /// The cosignature made before for checkpoint `size`, if it is the one remembered (sent
+    /// again as it was after a reconnection, never a second signature).
+    pub fn cosignature_of(&self, size: u64) -> Option<String> {
+        (self.cosigned?.0 == size)
+            .then(|| fs::read_to_string(self.dir.join(format!("checkpoints/{size}.cosig"))).ok())?
+    }
+
+    /// Remember checkpoint `cp` as cosigned (before the cosignature leaves): its note and the
+    /// cosignature are kept and the state file says its size and root.
+    pub fn remember(
+        &mut self,
+        cp: &Checkpoint,
+        note: &str,
+        signature: &str,
+    ) -> Result<(), CopyError> {
         let cps = self.dir.join("checkpoints");
         mkdir(&cps)?;
-        let kept = cps.join(format!("{}.note", cp.size));
-        if !kept.exists() {
-            crate::journal::write_new_file(&kept, note.as_bytes())
-                .map_err(io_err("write", &kept))?;
+        for (name, bytes) in [("note", note), ("cosig", signature)] {
+            let kept = cps.join(format!("{}.{name}", cp.size));
+            if !kept.exists() {
+                crate::journal::write_new_file(&kept, bytes.as_bytes())
+                    .map_err(io_err("write", &kept))?;
+            }
         }
         let state = self.dir.join("cosigned");
         let text = format!(

@@ -125,14 +125,17 @@ impl State<'_> {
         }
         match c.consider(&cp, note)? {
             Decision::Cosign => {
-                let sig = match crate::sign::countersign(&cfg.key, &signed.text) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        tell(true, &format!("cannot cosign: {e}"));
-                        return Ok(None);
-                    }
+                let sig = match c.cosignature_of(size) {
+                    Some(sig) => sig,
+                    None => match crate::sign::countersign(&cfg.key, &signed.text) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            tell(true, &format!("cannot cosign: {e}"));
+                            return Ok(None);
+                        }
+                    },
                 };
-                c.remember(&cp, note)?;
+                c.remember(&cp, note, &sig)?;
                 tell(
                     false,
                     &format!(

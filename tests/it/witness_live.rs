@@ -256,13 +256,16 @@ fn witness_live_cosigns_only_consistent_extensions() {
     }
     for n in [10, 11] {
         assert_eq!(c.consider(&checked(n), &note(n)).unwrap(), Decision::Cosign);
-        c.remember(&checked(n), &note(n)).unwrap();
+        c.remember(&checked(n), &note(n), "sig").unwrap();
     }
     // Remembered across a restart of the witness: an older checkpoint is not cosigned again.
     drop(c);
     let mut c = GameCopy::open(&copy, 1).unwrap();
     assert_eq!(c.len(), 13);
     assert_eq!(c.cosigned.map(|s| s.0), Some(11));
+    // The same checkpoint again (after a reconnection) gets the same cosignature, not another.
+    assert_eq!(c.cosignature_of(11).as_deref(), Some("sig"));
+    assert_eq!(c.cosignature_of(10), None);
     assert_eq!(
         c.consider(&checked(10), &note(10)).unwrap(),
         Decision::Older { cosigned: 11 }
@@ -289,7 +292,7 @@ fn witness_live_cosigns_only_consistent_extensions() {
     for (seq, l) in log.iter().enumerate() {
         c.take(seq as u64, l).unwrap();
     }
-    c.remember(&checked(11), &note(11)).unwrap();
+    c.remember(&checked(11), &note(11), "sig").unwrap();
     assert_eq!(
         c.consider(&checked(13), &note(13)).unwrap(),
         Decision::Cosign
