@@ -20,7 +20,7 @@ pub struct WitnessArgs {
     /// The camp, as declared in line 0 (its key and proof).
     #[arg(long)]
     pub camp: String,
-    /// The camp's Ed25519 or ECDSA P-256 private key file (the key declared for the camp).
+    /// The camp's Ed25519 private key file (the key declared for the camp, with its proof).
     #[arg(long, value_name = "FILE")]
     pub key: PathBuf,
     /// The key's passphrase from this environment variable (default: asked on the terminal).

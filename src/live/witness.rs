@@ -157,15 +157,8 @@ impl State<'_> {
                     .insert(size, note.to_owned());
                 Ok(None)
             }
-            Decision::Older { cosigned } => {
-                tell(
-                    false,
-                    &format!(
-                        "game {game}: checkpoint {size} is older than checkpoint {cosigned} cosigned before: not cosigned"
-                    ),
-                );
-                Ok(None)
-            }
+            // Sent again after a reconnection: already covered by a later cosignature.
+            Decision::Older { .. } => Ok(None),
             Decision::Refused(why) => {
                 tell(
                     true,
