@@ -63,6 +63,9 @@ pub enum Exit {
     /// game's events against its recorded inputs and revealed seed, each entry's actor and
     /// section against the rules').
     BadReplay,
+    /// `verify --witness-copy DIR`: the log lacks or rewrote an entry the camp's own copy holds,
+    /// or the camp's witness kept evidence of a conflicting history.
+    CopyConflict,
     /// `verify --proof`: the inclusion proof does not hold.
     BadProof,
     /// `prove`: no valid signed checkpoint covers the entry.
@@ -80,7 +83,7 @@ pub enum Documented {
 
 impl Exit {
     /// Every exit kind, in the order of the table.
-    pub const ALL: [Exit; 25] = [
+    pub const ALL: [Exit; 26] = [
         Exit::Ok,
         Exit::Refused,
         Exit::Usage,
@@ -106,6 +109,7 @@ impl Exit {
         Exit::ForeignGame,
         Exit::CampsNotProven,
         Exit::BadReplay,
+        Exit::CopyConflict,
     ];
 
     /// The exit code: the one table.
@@ -131,6 +135,7 @@ impl Exit {
             Exit::ForeignGame => 31,
             Exit::CampsNotProven => 32,
             Exit::BadReplay => 33,
+            Exit::CopyConflict => 34,
             Exit::BadLine => 20,
             Exit::Truncated => 21,
             Exit::BadCheckpoint => 22,
@@ -169,6 +174,7 @@ impl Exit {
             Exit::ForeignGame => Some("FOREIGN_GAME"),
             Exit::CampsNotProven => Some("CAMPS_NOT_PROVEN"),
             Exit::BadReplay => Some("BAD_REPLAY"),
+            Exit::CopyConflict => Some("COPY_CONFLICT"),
             Exit::BadLine => Some("BAD_LINE"),
             Exit::Truncated => Some("TRUNCATED"),
             Exit::BadCheckpoint => Some("BAD_CHECKPOINT"),

@@ -30,6 +30,7 @@ pub mod display;
 pub mod docs;
 pub mod foreign;
 pub mod keygen;
+pub mod live;
 pub mod pgn;
 pub mod play;
 pub mod prove;
@@ -43,6 +44,7 @@ pub mod serve;
 pub mod status;
 pub mod verify;
 pub mod werewolf;
+pub mod witness;
 
 use std::path::PathBuf;
 
@@ -111,6 +113,12 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// A human's seat at an AI Werewolf table: a terminal client of the contest's protocol.
     Seat(seat::SeatArgs),
+    /// The live record for the camps' witnesses: follows the match folder read-only and streams
+    /// every entry and signed checkpoint over WebSocket; stores the camps' cosignatures.
+    Live(live::LiveArgs),
+    /// A camp's witness, on the camp's own machine: keeps its own copy of every game's log and
+    /// cosigns each checkpoint that extends it consistently.
+    Witness(witness::WitnessArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -265,6 +273,8 @@ pub fn run(cli: Cli) -> Result<Exit, Error> {
         Command::Relay(a) => relay::run(&a),
         Command::Serve(a) => serve::run(&a),
         Command::Seat(a) => seat::run(&a),
+        Command::Live(a) => live::run(&a),
+        Command::Witness(a) => witness::run(&a),
     }
 }
 

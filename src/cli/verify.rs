@@ -40,6 +40,10 @@ pub struct VerifyArgs {
     /// the log must still hold exactly what it covered.
     #[arg(long = "code", value_name = "CODE")]
     pub codes: Vec<String>,
+    /// A camp's own copy of the match, kept by `arbiter witness --copy DIR`: every entry it
+    /// holds must be in the log as it holds it (else COPY_CONFLICT, 34).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["proof", "consistency"])]
+    pub witness_copy: Option<PathBuf>,
     /// Check a consistency proof written by `arbiter prove --from N` instead of a whole log.
     #[arg(long, value_name = "FILE", conflicts_with = "proof")]
     pub consistency: Option<PathBuf>,
@@ -54,6 +58,8 @@ struct Summary<'a> {
     never_created: &'a [NeverCreated],
     match_problems: &'a [String],
     pinned: bool,
+    /// `--witness-copy DIR`: what holding the log against the camp's copy found.
+    witness_copy: &'a [String],
 }
 
 /// A game whose creation a crash interrupted before its log took its name: nothing was recorded.
@@ -167,6 +173,15 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
     } else {
         m.worst()
     };
+    let (copy_lines, copy_conflict) = match &a.witness_copy {
+        Some(dir) => witness_copy(&a.m.dir, dir, a.game)?,
+        None => (Vec::new(), false),
+    };
+    let exit = if copy_conflict {
+        Exit::CopyConflict
+    } else {
+        worst.exit()
+    };
     let never_created: Vec<NeverCreated> = never
         .iter()
         .map(|(game, leftover)| NeverCreated {
@@ -177,11 +192,12 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
         .collect();
     if a.json {
         let s = serde_json::to_string_pretty(&Summary {
-            exit_code: worst.exit_code(),
+            exit_code: exit.code(),
             games: &m.games,
             never_created: &never_created,
             match_problems: &m.match_problems,
             pinned: m.pinned,
+            witness_copy: &copy_lines,
         })
         .map_err(Error::unreadable)?;
         outln!("{s}")?;
@@ -195,8 +211,48 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
         for n in &never_created {
             outln!("{}", n.message)?;
         }
+        for l in &copy_lines {
+            outln!("{l}")?;
+        }
     }
-    Ok(worst.exit())
+    Ok(exit)
+}
+
+/// Hold the match's games (or game `only`) against a camp's copy: one line per game, and
+/// whether any entry the camp holds is lacking or otherwise in the log (or evidence was kept).
+fn witness_copy(
+    match_dir: &Path,
+    copy: &Path,
+    only: Option<u32>,
+) -> Result<(Vec<String>, bool), Error> {
+    let found = crate::record::live::copy::check_against(match_dir, copy).map_err(Error::unreadable)?;
+    let mut lines = Vec::new();
+    let mut conflict = false;
+    for f in found.iter().filter(|f| only.is_none_or(|g| g == f.game)) {
+        if f.problems.is_empty() {
+            lines.push(format!(
+                "witness copy {}: game {}: the log holds all {} entries the camp's copy holds, as it holds them",
+                copy.display(),
+                f.game,
+                f.held
+            ));
+        } else {
+            conflict = true;
+            for p in &f.problems {
+                lines.push(format!(
+                    "COPY_CONFLICT: witness copy {}: {p}",
+                    copy.display()
+                ));
+            }
+        }
+    }
+    if found.is_empty() {
+        lines.push(format!(
+            "witness copy {}: it holds no game (no game-<n> folder)",
+            copy.display()
+        ));
+    }
+    Ok((lines, conflict))
 }
 
 fn run_proof(

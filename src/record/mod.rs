@@ -8,3 +8,4 @@ pub mod layout; // where things live in a match folder
 pub mod sign; // arbiter keys, OpenSSH SSHSIG checkpoints
 pub mod verify; // the committee's checks behind `arbiter verify` / `arbiter prove`
 pub mod witness; // signed match index, pinned trust, bindings, countersignatures
+pub mod live; // `arbiter live` (the live record, listening) and `arbiter witness` (a camp's own copy and cosignatures)

@@ -347,17 +347,47 @@ fn layers_the_board_and_the_table_do_not_use_each_other_nor_what_comes_after() {
 }
 
 #[test]
-fn layers_only_the_table_and_the_seat_open_sockets() {
+fn layers_only_serve_live_the_witness_and_the_seat_open_sockets() {
+    // Only what serves a table (`serve`, listening), its human's seat (connecting to the table),
+    // the live record (`live`, listening) and a camp's witness (run on the camp's own machine,
+    // connecting to the live record) touch sockets.
+    let allowed = |p: &str| {
+        p.starts_with("src/table/")
+            || p == "src/cli/serve.rs"
+            || p == "src/record/live/server.rs"
+            || p == "src/record/live/witness.rs"
+    };
     let elsewhere: Vec<Source> = sources("src")
         .into_iter()
-        .filter(|(p, _)| !p.starts_with("src/table/") && p != "src/cli/serve.rs")
+        .filter(|(p, _)| !allowed(p))
         .collect();
     assert_none(
-        "only src/table (its server behind `arbiter serve`, which listens, and its seat behind `arbiter seat`, the one outbound connection) opens a socket",
+        "only src/table (`arbiter serve` and `arbiter seat`) and src/record/live (`arbiter live` and `arbiter witness`) open a socket",
         lines_with(&elsewhere, &SOCKETS),
     );
     assert!(!lines_with(&sources("src/table"), &SOCKETS).is_empty());
     assert!(!lines_with(&sources("src/table/seat"), &SOCKETS).is_empty());
+    // Only the witness and the seat connect out; everything else that opens a socket listens.
+    let connecting: Vec<Source> = sources("src")
+        .into_iter()
+        .filter(|(p, _)| p != "src/record/live/witness.rs" && !p.starts_with("src/table/seat/"))
+        .collect();
+    assert_none(
+        "only a camp's witness and a human's seat open an outbound connection",
+        lines_with(
+            &connecting,
+            &[
+                "TcpStream::connect",
+                "tungstenite::client",
+                "tungstenite::connect",
+            ],
+        ),
+    );
+    let witness: Vec<Source> = sources("src/record/live")
+        .into_iter()
+        .filter(|(p, _)| p == "src/record/live/witness.rs")
+        .collect();
+    assert!(!lines_with(&witness, &["TcpStream::connect"]).is_empty());
     // The seat's model and view are pure: only its shell (mod.rs) touches the socket.
     let seat_pure: Vec<Source> = sources("src/table/seat")
         .into_iter()

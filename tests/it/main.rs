@@ -92,4 +92,5 @@ mod werewolf_support; // a werewolf table driven through decide/evolve
 mod witness; // issue 11: demo key, pinned trust, rollback, rename, never overwrite, notes
 mod witness_attacks;
 mod witness_board; // issue 19: the camps asked at each time control; camps carried to the next game
-mod witness_camps; // issue 19: camps prove possession of their keys; index versions, match codes // issue 19: each attack on a real match folder, and what the kit and verify say
+mod witness_camps;
+mod witness_live; // live witnesses: arbiter live, arbiter witness, verify --witness-copy // issue 19: camps prove possession of their keys; index versions, match codes // issue 19: each attack on a real match folder, and what the kit and verify say

@@ -1,0 +1,545 @@
+//! A camp's own copy of the match (`arbiter witness --copy DIR`), and holding a match folder
+//! against it (`arbiter verify --witness-copy DIR`). The copy is `DIR/game-<n>/log.jsonl`, every
+//! entry exactly as the live record sent it, appended and fdatasynced as it arrives;
+//! `DIR/game-<n>/cosigned` remembers the size and root of the last checkpoint the camp
+//! cosigned; `DIR/game-<n>/checkpoints/<N>.note` and `<N>.cosig` keep each note it cosigned
+//! and its cosignature;
+//! `DIR/game-<n>/evidence/` keeps whatever conflicted with the copy (an entry that differs, a
+//! checkpoint the arbiter's key signed over another history). Files 0600, folders 0700.
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+
+use crate::log::checkpoint::Checkpoint;
+use crate::log::{ZERO_HASH, entry_hash, hex32, merkle, parse_line};
+
+/// First line of the `cosigned` state file.
+const STATE_HEAD: &str = "arbiter-kit witness state v1";
+
+/// Why a copy cannot be opened or kept.
+#[derive(Debug, thiserror::Error)]
+pub enum CopyError {
+    #[error("cannot {op} {}: {source}", .path.display())]
+    Io {
+        op: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
+    #[error("the copy {} is damaged: {problem}", .path.display())]
+    Damaged { path: PathBuf, problem: String },
+}
+
+fn io_err(op: &'static str, path: &Path) -> impl FnOnce(io::Error) -> CopyError + use<> {
+    let path = path.to_owned();
+    move |source| CopyError::Io { op, path, source }
+}
+
+/// The copy's Merkle tree, kept as it grows: every complete aligned subtree's hash, level by
+/// level, so the tree hash over any first N entries costs O(log N) (RFC 6962's split).
+#[derive(Debug, Default, Clone)]
+pub struct Tree {
+    levels: Vec<Vec<[u8; 32]>>,
+}
+
+impl Tree {
+    /// Add a leaf (an entry hash).
+    pub fn push(&mut self, leaf: [u8; 32]) {
+        let mut node = leaf;
+        let mut k = 0;
+        loop {
+            if self.levels.len() == k {
+                self.levels.push(Vec::new());
+            }
+            self.levels[k].push(node);
+            let level = &self.levels[k];
+            if level.len() % 2 == 1 {
+                break;
+            }
+            node = merkle::node_hash(&level[level.len() - 2], &level[level.len() - 1]);
+            k += 1;
+        }
+    }
+
+    pub fn len(&self) -> u64 {
+        self.levels.first().map_or(0, |l| l.len() as u64)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Leaf `i`.
+    pub fn leaf(&self, i: u64) -> Option<[u8; 32]> {
+        self.levels.first()?.get(i as usize).copied()
+    }
+
+    /// The tree hash over the first `n` leaves (`None` past the leaves held).
+    pub fn root(&self, n: u64) -> Option<[u8; 32]> {
+        if n > self.len() {
+            return None;
+        }
+        if n == 0 {
+            return Some(merkle::root(&[]));
+        }
+        self.range(0, n)
+    }
+
+    /// The hash of leaves `lo..lo+n`, where every left part of the split is an aligned subtree.
+    fn range(&self, lo: u64, n: u64) -> Option<[u8; 32]> {
+        if n.is_power_of_two() {
+            let k = n.trailing_zeros() as usize;
+            return self.levels.get(k)?.get((lo >> k) as usize).copied();
+        }
+        let k = 1u64 << (63 - (n - 1).leading_zeros());
+        let k = if k == n { k / 2 } else { k };
+        Some(merkle::node_hash(
+            &self.range(lo, k)?,
+            &self.range(lo + k, n - k)?,
+        ))
+    }
+}
+
+/// What became of an entry the live record sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Taken {
+    /// New, chained to the copy, appended and fdatasynced.
+    Appended,
+    /// Already in the copy, byte for byte.
+    Same,
+    /// Not the next entry (the record skipped one): not taken.
+    Gap { have: u64 },
+    /// It differs from the copy's entry, or does not chain: kept as evidence.
+    Conflict { problem: String, evidence: PathBuf },
+}
+
+/// What a witness does with a checkpoint the arbiter's key signed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// A consistent extension of the copy and of what it cosigned before: cosign it.
+    Cosign,
+    /// It covers entries the copy does not hold yet: wait for them.
+    NotYet,
+    /// Older than the last checkpoint cosigned (nothing conflicts; nothing to sign).
+    Older { cosigned: u64 },
+    /// Refused without conflict (another game's checkpoint, the game already conflicted).
+    Refused(String),
+    /// It conflicts with the copy or with what was cosigned before: kept as evidence.
+    Conflict { problem: String, evidence: PathBuf },
+}
+
+/// One game's copy.
+#[derive(Debug)]
+pub struct GameCopy {
+    pub game: u32,
+    dir: PathBuf,
+    file: File,
+    leaves: Tree,
+    /// The origin line its checkpoints carry (from line 0's match id), once line 0 is held.
+    pub origin: Option<String>,
+    /// Line 0's arbiter key fingerprint, once held.
+    pub arbiter_fingerprint: Option<String>,
+    /// Size and root of the last checkpoint cosigned.
+    pub cosigned: Option<(u64, [u8; 32])>,
+    /// Something conflicted with this copy (evidence kept): never cosign for this game again.
+    pub conflicted: bool,
+}
+
+fn mkdir(p: &Path) -> Result<(), CopyError> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(p)
+        .map_err(io_err("create folder", p))
+}
+
+/// `DIR/game-<n>`.
+pub fn game_dir(copy: &Path, game: u32) -> PathBuf {
+    copy.join(format!("game-{game}"))
+}
+
+/// The games a copy holds, in order.
+pub fn games(copy: &Path) -> Result<Vec<u32>, CopyError> {
+    let mut out: Vec<u32> = fs::read_dir(copy)
+        .map_err(io_err("read", copy))?
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let n: u32 = name.strip_prefix("game-")?.parse().ok()?;
+            (format!("game-{n}") == name).then_some(n)
+        })
+        .collect();
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// The lines of a log file (complete lines only; a tail without its newline is left out).
+pub fn read_lines(path: &Path) -> Result<Vec<Vec<u8>>, CopyError> {
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(io_err("read", path)(e)),
+    };
+    let mut out = Vec::new();
+    let mut rest = bytes.as_slice();
+    while let Some(nl) = rest.iter().position(|b| *b == b'\n') {
+        out.push(rest[..nl].to_vec());
+        rest = &rest[nl + 1..];
+    }
+    Ok(out)
+}
+
+fn parse_state(text: &str) -> Option<(u64, [u8; 32])> {
+    let mut lines = text.lines();
+    (lines.next()? == STATE_HEAD).then_some(())?;
+    let size: u64 = lines.next()?.strip_prefix("size ")?.parse().ok()?;
+    let root = STANDARD.decode(lines.next()?.strip_prefix("root ")?).ok()?;
+    Some((size, root.try_into().ok()?))
+}
+
+impl GameCopy {
+    /// Open (or start) game `game`'s copy in `copy`: its entries are read and their chain
+    /// checked, the last cosigned checkpoint is read back.
+    pub fn open(copy: &Path, game: u32) -> Result<GameCopy, CopyError> {
+        let dir = game_dir(copy, game);
+        mkdir(&dir)?;
+        let log = dir.join("log.jsonl");
+        let lines = read_lines(&log)?;
+        let mut c = GameCopy {
+            game,
+            file: OpenOptions::new()
+                .create(true)
+                .append(true)
+                .mode(0o600)
+                .open(&log)
+                .map_err(io_err("open", &log))?,
+            dir: dir.clone(),
+            leaves: Tree::default(),
+            origin: None,
+            arbiter_fingerprint: None,
+            cosigned: None,
+            conflicted: false,
+        };
+        // A tail without its newline (a crash of the witness mid-append) is cut off.
+        let whole: u64 = lines.iter().map(|l| l.len() as u64 + 1).sum();
+        if c.file.metadata().map_err(io_err("stat", &log))?.len() > whole {
+            c.file
+                .set_len(whole)
+                .map_err(io_err("cut the torn tail of", &log))?;
+        }
+        for (seq, line) in lines.iter().enumerate() {
+            c.check_next(seq as u64, line)
+                .map_err(|problem| CopyError::Damaged {
+                    path: log.clone(),
+                    problem,
+                })?;
+            c.leaves.push(entry_hash(line));
+        }
+        let state = dir.join("cosigned");
+        match fs::read_to_string(&state) {
+            Ok(t) => {
+                c.cosigned = Some(parse_state(&t).ok_or_else(|| CopyError::Damaged {
+                    path: state.clone(),
+                    problem: "not a witness state (size, root)".into(),
+                })?);
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_err("read", &state)(e)),
+        }
+        c.conflicted = fs::read_dir(dir.join("evidence"))
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(false);
+        Ok(c)
+    }
+
+    /// Entries held.
+    pub fn len(&self) -> u64 {
+        self.leaves.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.leaves.is_empty()
+    }
+
+    /// Whether `line` may follow the copy as entry `seq`: it parses, its number is `seq`, its
+    /// `prev` is the copy's last entry hash; line 0 gives the origin and the arbiter key.
+    fn check_next(&mut self, seq: u64, line: &[u8]) -> Result<(), String> {
+        let e = parse_line(line, 0).map_err(|e| format!("entry {seq}: {e}"))?;
+        let prev = self
+            .leaves
+            .len()
+            .checked_sub(1)
+            .and_then(|i| self.leaves.leaf(i))
+            .unwrap_or(ZERO_HASH);
+        if e.seq != seq || e.prev != hex32(&prev) {
+            return Err(format!(
+                "entry {seq} does not follow the previous one (its seq or prev hash)"
+            ));
+        }
+        if seq == 0 {
+            let id = e.body.get("match_id").and_then(|m| m.as_str());
+            self.origin = id.map(|m| crate::log::checkpoint::origin(m, self.game));
+            self.arbiter_fingerprint = e
+                .body
+                .pointer("/arbiter_key/fingerprint")
+                .and_then(|f| f.as_str())
+                .map(str::to_owned);
+        }
+        Ok(())
+    }
+
+    /// Take entry `seq` as the live record sent it.
+    pub fn take(&mut self, seq: u64, line: &str) -> Result<Taken, CopyError> {
+        let bytes = line.as_bytes();
+        if seq < self.len() {
+            if self.leaves.leaf(seq) == Some(entry_hash(bytes)) {
+                return Ok(Taken::Same);
+            }
+            let problem = format!(
+                "game {} entry {seq} differs from the entry the copy holds: the history was rewritten after the camp saw it",
+                self.game
+            );
+            let evidence = self.keep_evidence(&format!("entry-{seq}.jsonl"), bytes)?;
+            return Ok(Taken::Conflict { problem, evidence });
+        }
+        if seq > self.len() {
+            return Ok(Taken::Gap { have: self.len() });
+        }
+        if bytes.contains(&b'\n') {
+            let evidence = self.keep_evidence(&format!("entry-{seq}.jsonl"), bytes)?;
+            return Ok(Taken::Conflict {
+                problem: format!("game {} entry {seq} holds a newline", self.game),
+                evidence,
+            });
+        }
+        if let Err(problem) = self.check_next(seq, bytes) {
+            let evidence = self.keep_evidence(&format!("entry-{seq}.jsonl"), bytes)?;
+            return Ok(Taken::Conflict {
+                problem: format!("game {}: {problem}", self.game),
+                evidence,
+            });
+        }
+        let log = self.dir.join("log.jsonl");
+        let mut buf = Vec::with_capacity(bytes.len() + 1);
+        buf.extend_from_slice(bytes);
+        buf.push(b'\n');
+        self.file
+            .write_all(&buf)
+            .and_then(|()| self.file.sync_data())
+            .map_err(io_err("append to", &log))?;
+        self.leaves.push(entry_hash(bytes));
+        Ok(Taken::Appended)
+    }
+
+    /// Whether to cosign checkpoint `cp` (its note already checked against the arbiter key):
+    /// it must be this game's, cover only entries the copy holds with the same tree hash and
+    /// last entry, and be no smaller than the last checkpoint cosigned, whose root the copy
+    /// must still give.
+    pub fn consider(&mut self, cp: &Checkpoint, note: &str) -> Result<Decision, CopyError> {
+        if let Some(origin) = &self.origin
+            && *origin != cp.origin
+        {
+            return Ok(Decision::Refused(format!(
+                "checkpoint of {} sent for game {} ({origin})",
+                cp.origin, self.game
+            )));
+        }
+        if self.conflicted {
+            return Ok(Decision::Refused(format!(
+                "game {} conflicted with the copy before (evidence in {}): nothing more is cosigned for it",
+                self.game,
+                self.dir.join("evidence").display()
+            )));
+        }
+        if cp.size == 0 {
+            return Ok(Decision::Refused("a checkpoint of no entries".into()));
+        }
+        if let Some((n, root)) = self.cosigned {
+            if n <= self.len() && self.leaves.root(n) != Some(root) {
+                return Err(CopyError::Damaged {
+                    path: self.dir.join("log.jsonl"),
+                    problem: format!(
+                        "its first {n} entries no longer give the root the camp cosigned"
+                    ),
+                });
+            }
+            if cp.size < n {
+                return Ok(Decision::Older { cosigned: n });
+            }
+        }
+        if cp.size > self.len() {
+            return Ok(Decision::NotYet);
+        }
+        let n = cp.size;
+        let problem = if self.leaves.root(n) != Some(cp.root) {
+            Some(format!(
+                "the arbiter's key signed checkpoint {} of game {} over another history: its tree hash is not the one of the copy's first {} entries",
+                cp.size, self.game, cp.size
+            ))
+        } else if self.leaves.leaf(n - 1) != Some(cp.chain) {
+            Some(format!(
+                "checkpoint {} of game {}: its chain line is not the copy's entry {}",
+                cp.size,
+                self.game,
+                n - 1
+            ))
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            let evidence =
+                self.keep_evidence(&format!("checkpoint-{}.note", cp.size), note.as_bytes())?;
+            return Ok(Decision::Conflict { problem, evidence });
+        }
+        Ok(Decision::Cosign)
+    }
+
+    /// The cosignature made before for checkpoint `size`, if it is the one remembered (sent
+    /// again as it was after a reconnection, never a second signature).
+    pub fn cosignature_of(&self, size: u64) -> Option<String> {
+        (self.cosigned?.0 == size)
+            .then(|| fs::read_to_string(self.dir.join(format!("checkpoints/{size}.cosig"))).ok())?
+    }
+
+    /// Remember checkpoint `cp` as cosigned (before the cosignature leaves): its note and the
+    /// cosignature are kept and the state file says its size and root.
+    pub fn remember(
+        &mut self,
+        cp: &Checkpoint,
+        note: &str,
+        signature: &str,
+    ) -> Result<(), CopyError> {
+        let cps = self.dir.join("checkpoints");
+        mkdir(&cps)?;
+        for (name, bytes) in [("note", note), ("cosig", signature)] {
+            let kept = cps.join(format!("{}.{name}", cp.size));
+            if !kept.exists() {
+                crate::record::journal::write_new_file(&kept, bytes.as_bytes())
+                    .map_err(io_err("write", &kept))?;
+            }
+        }
+        let state = self.dir.join("cosigned");
+        let text = format!(
+            "{STATE_HEAD}\nsize {}\nroot {}\n",
+            cp.size,
+            STANDARD.encode(cp.root)
+        );
+        crate::record::journal::write_atomic(&state, text.as_bytes()).map_err(io_err("write", &state))?;
+        self.cosigned = Some((cp.size, cp.root));
+        Ok(())
+    }
+
+    /// Keep `bytes` as `evidence/<name>` (a new file; `.1`, `.2`, … when one exists) and mark
+    /// the game as conflicted.
+    pub fn keep_evidence(&mut self, name: &str, bytes: &[u8]) -> Result<PathBuf, CopyError> {
+        let dir = self.dir.join("evidence");
+        mkdir(&dir)?;
+        self.conflicted = true;
+        let mut path = dir.join(name);
+        let mut k = 0;
+        while fs::symlink_metadata(&path).is_ok() {
+            k += 1;
+            path = dir.join(format!("{name}.{k}"));
+        }
+        crate::record::journal::write_new_file(&path, bytes).map_err(io_err("write", &path))?;
+        Ok(path)
+    }
+}
+
+/// What holding a match folder against a camp's copy found, per game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CopyFinding {
+    pub game: u32,
+    /// Entries the copy holds.
+    pub held: u64,
+    /// What fails (empty: every entry the camp holds is in the log as the camp holds it).
+    pub problems: Vec<String>,
+}
+
+/// Hold each game of `match_dir` against the camp's copy `copy`: every entry the copy holds
+/// must be in the game's log, byte for byte; evidence the witness kept is named.
+pub fn check_against(match_dir: &Path, copy: &Path) -> Result<Vec<CopyFinding>, CopyError> {
+    let mut out = Vec::new();
+    for game in games(copy)? {
+        let dir = game_dir(copy, game);
+        let held = read_lines(&dir.join("log.jsonl"))?;
+        let log = read_lines(&crate::record::layout::log_path(match_dir, game))?;
+        let mut problems = Vec::new();
+        if log.is_empty() && !held.is_empty() {
+            problems.push(format!(
+                "game {game}: the match folder has no log, the camp's copy holds {} entries",
+                held.len()
+            ));
+        } else {
+            for (seq, line) in held.iter().enumerate() {
+                match log.get(seq) {
+                    None => {
+                        let last = held.len() - 1;
+                        let which = if last == seq {
+                            format!("entry {seq}")
+                        } else {
+                            format!("entries {seq} to {last}")
+                        };
+                        problems.push(format!(
+                            "game {game}: the log lacks {which} the camp's copy holds (cut back)"
+                        ));
+                        break;
+                    }
+                    Some(l) if l != line => {
+                        problems.push(format!(
+                            "game {game}: entry {seq} of the log is not the one the camp's copy holds (rewritten)"
+                        ));
+                        break;
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        let mut evidence: Vec<String> = fs::read_dir(dir.join("evidence"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        evidence.sort();
+        if !evidence.is_empty() {
+            problems.push(format!(
+                "game {game}: the camp's witness kept evidence of a conflicting history: {}",
+                evidence.join(", ")
+            ));
+        }
+        out.push(CopyFinding {
+            game,
+            held: held.len() as u64,
+            problems,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kept_tree_gives_rfc6962_roots_of_every_prefix() {
+        let leaves: Vec<[u8; 32]> = (0u8..70).map(|i| crate::log::sha256(&[i])).collect();
+        let mut t = Tree::default();
+        for (i, l) in leaves.iter().enumerate() {
+            t.push(*l);
+            for n in 0..=i + 1 {
+                assert_eq!(
+                    t.root(n as u64),
+                    Some(merkle::root(&leaves[..n])),
+                    "{n} of {}",
+                    i + 1
+                );
+            }
+        }
+        assert_eq!(t.root(71), None);
+    }
+}

@@ -1,0 +1,54 @@
+//! The live record (`arbiter live`) and a camp's witness (`arbiter witness`): the match folder
+//! streamed read-only over a WebSocket to the camps' own machines, each keeping its own copy of
+//! every game's log and cosigning only checkpoints that extend it; cosignatures flow back into
+//! the match folder. Protocol `arbiter-kit-live/1` (docs/log-format.md, "The live record").
+pub mod copy;
+pub mod server;
+pub mod witness;
+
+use serde::{Deserialize, Serialize};
+
+/// The protocol's name and version, sent first by both sides.
+pub const PROTOCOL: &str = "arbiter-kit-live/1";
+/// The path the live record is served at.
+pub const PATH: &str = "/live";
+/// Largest frame either side accepts (a log line, a note or a signature is far smaller).
+pub const MAX_FRAME: usize = 4 << 20;
+
+/// A frame from the live record to a witness (JSON text frame, `type` names it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToWitness {
+    /// First frame of a connection.
+    Hello { protocol: String },
+    /// Entry `seq` of game `game`, the line exactly as the log holds it (without its newline),
+    /// sent once the file holds it durably, every entry of a game in order from entry 0.
+    Entry { game: u32, seq: u64, line: String },
+    /// A signed checkpoint note (`checkpoints/<size>.note`), sent after the entries it covers.
+    Checkpoint { game: u32, size: u64, note: String },
+    /// A cosignature accepted and stored as `file`.
+    Cosigned {
+        game: u32,
+        size: u64,
+        camp: String,
+        file: String,
+    },
+    /// A frame refused, and why (the connection stays).
+    Refused { reason: String },
+}
+
+/// A frame from a witness to the live record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum FromWitness {
+    /// First frame of a connection: the protocol and the camp's label.
+    Hello { protocol: String, camp: String },
+    /// The camp's countersignature of `checkpoints/<size>.txt` of game `game`: an armored
+    /// SSHSIG, namespace `arbiter-kit-countersign@v1`, by the camp's declared key.
+    Cosignature {
+        game: u32,
+        size: u64,
+        camp: String,
+        signature: String,
+    },
+}

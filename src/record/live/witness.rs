@@ -1,0 +1,332 @@
+//! `arbiter witness`: a camp's witness on the camp's own machine (SHELL). It connects to the
+//! live record, keeps its own copy of every game's log ([`super::copy`]), checks the chain as
+//! entries arrive, and cosigns an arbiter-signed checkpoint only when it is a consistent
+//! extension of its copy and of what it cosigned before. A conflicting entry or checkpoint is
+//! kept as evidence and said loudly; it never cosigns entries it has not seen.
+use std::collections::BTreeMap;
+use std::net::TcpStream;
+use std::path::PathBuf;
+
+use tungstenite::protocol::WebSocketConfig;
+use tungstenite::{Message, WebSocket};
+
+use super::copy::{CopyError, Decision, GameCopy, Taken};
+use super::{FromWitness, MAX_FRAME, PROTOCOL, ToWitness};
+
+/// What a witness needs.
+pub struct WitnessConfig {
+    /// `ws://HOST:PORT/live`.
+    pub url: String,
+    pub camp: String,
+    /// The camp's private key (unencrypted in memory while the witness runs).
+    pub key: ssh_key::PrivateKey,
+    /// The arbiter's public key, received out of band: every note must be signed by it.
+    pub arbiter: ssh_key::PublicKey,
+    /// The camp's copy folder.
+    pub copy: PathBuf,
+}
+
+/// How a witness's run ended.
+#[derive(Debug, thiserror::Error)]
+pub enum WitnessError {
+    #[error("{0} is not a ws://HOST:PORT/PATH address")]
+    Url(String),
+    #[error("cannot connect to {url}: {source}")]
+    Connect { url: String, source: std::io::Error },
+    #[error("the live record at {url} did not accept the WebSocket: {problem}")]
+    Handshake { url: String, problem: String },
+    #[error("the connection to the live record ended: {0}")]
+    Lost(String),
+    #[error(transparent)]
+    Copy(#[from] CopyError),
+}
+
+/// What a witness tells its camp: `loud` for a conflict.
+pub type Tell<'a> = &'a mut dyn FnMut(bool, &str);
+
+fn host_port(url: &str) -> Result<String, WitnessError> {
+    let rest = url
+        .strip_prefix("ws://")
+        .ok_or_else(|| WitnessError::Url(url.to_owned()))?;
+    let hp = rest.split('/').next().unwrap_or_default();
+    if hp.is_empty() || !hp.contains(':') {
+        return Err(WitnessError::Url(url.to_owned()));
+    }
+    Ok(hp.to_owned())
+}
+
+struct State<'c> {
+    cfg: &'c WitnessConfig,
+    games: BTreeMap<u32, GameCopy>,
+    /// Notes over entries not held yet, per game, by size.
+    pending: BTreeMap<u32, BTreeMap<u64, String>>,
+}
+
+impl State<'_> {
+    fn game(&mut self, g: u32) -> Result<&mut GameCopy, CopyError> {
+        if !self.games.contains_key(&g) {
+            let c = GameCopy::open(&self.cfg.copy, g)?;
+            self.games.insert(g, c);
+        }
+        self.games.get_mut(&g).ok_or_else(|| CopyError::Damaged {
+            path: self.cfg.copy.clone(),
+            problem: format!("game {g} could not be opened"),
+        })
+    }
+
+    /// A checkpoint note: its signature by the arbiter key, then the copy's decision; returns
+    /// the cosignature frame to send, if any.
+    fn checkpoint(
+        &mut self,
+        game: u32,
+        size: u64,
+        note: &str,
+        tell: Tell<'_>,
+    ) -> Result<Option<FromWitness>, WitnessError> {
+        let (cp, signed) = match crate::record::sign::verify_checkpoint_note(
+            note.as_bytes(),
+            &self.cfg.arbiter,
+        ) {
+            Ok(x) => x,
+            Err(e) => {
+                tell(
+                    true,
+                    &format!(
+                        "game {game} checkpoint {size}: not signed by the arbiter's key, not cosigned: {e}"
+                    ),
+                );
+                return Ok(None);
+            }
+        };
+        if cp.size != size {
+            tell(
+                true,
+                &format!(
+                    "game {game}: a note sent as checkpoint {size} is checkpoint {}",
+                    cp.size
+                ),
+            );
+            return Ok(None);
+        }
+        let fp = crate::record::sign::fingerprint(&self.cfg.arbiter);
+        let camp = self.cfg.camp.clone();
+        let cfg = self.cfg;
+        let c = self.game(game)?;
+        if let Some(bound) = &c.arbiter_fingerprint
+            && *bound != fp
+        {
+            tell(
+                true,
+                &format!(
+                    "game {game}: line 0 binds arbiter key {bound}, not the one given ({fp}): nothing is cosigned"
+                ),
+            );
+            return Ok(None);
+        }
+        match c.consider(&cp, note)? {
+            Decision::Cosign => {
+                let sig = match c.cosignature_of(size) {
+                    Some(sig) => sig,
+                    None => match crate::record::sign::countersign(&cfg.key, &signed.text) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            tell(true, &format!("cannot cosign: {e}"));
+                            return Ok(None);
+                        }
+                    },
+                };
+                c.remember(&cp, note, &sig)?;
+                tell(
+                    false,
+                    &format!(
+                        "game {game}: cosigned checkpoint {size} ({}), a consistent extension of the copy",
+                        cp.short_code()
+                    ),
+                );
+                Ok(Some(FromWitness::Cosignature {
+                    game,
+                    size,
+                    camp,
+                    signature: sig,
+                }))
+            }
+            Decision::NotYet => {
+                self.pending
+                    .entry(game)
+                    .or_default()
+                    .insert(size, note.to_owned());
+                Ok(None)
+            }
+            // Sent again after a reconnection: already covered by a later cosignature.
+            Decision::Older { .. } => Ok(None),
+            Decision::Refused(why) => {
+                tell(
+                    true,
+                    &format!("game {game} checkpoint {size} NOT cosigned: {why}"),
+                );
+                Ok(None)
+            }
+            Decision::Conflict { problem, evidence } => {
+                tell(
+                    true,
+                    &format!(
+                        "CONFLICT: {problem}; NOT cosigned; the note is kept as evidence: {}",
+                        evidence.display()
+                    ),
+                );
+                Ok(None)
+            }
+        }
+    }
+
+    fn entry(
+        &mut self,
+        game: u32,
+        seq: u64,
+        line: &str,
+        tell: Tell<'_>,
+    ) -> Result<(), WitnessError> {
+        let c = self.game(game)?;
+        match c.take(seq, line)? {
+            Taken::Appended => tell(false, &shown(game, line)),
+            Taken::Same => {}
+            Taken::Gap { have } => tell(
+                true,
+                &format!("game {game}: entry {seq} sent while the copy holds {have}: not taken"),
+            ),
+            Taken::Conflict { problem, evidence } => tell(
+                true,
+                &format!(
+                    "CONFLICT: {problem}; kept as evidence: {}",
+                    evidence.display()
+                ),
+            ),
+        }
+        Ok(())
+    }
+}
+
+/// An entry as the camp sees it the moment it arrives: number, actor, kind, clause and body
+/// (long bodies cut); a clock correction or ruling is seen as it is written.
+fn shown(game: u32, line: &str) -> String {
+    const MAX_BODY: usize = 160;
+    match crate::log::parse_line(line.as_bytes(), 0) {
+        Ok(e) => {
+            let body = e.body.to_string();
+            let body = match body.char_indices().nth(MAX_BODY) {
+                Some((at, _)) => format!("{}…", &body[..at]),
+                None => body,
+            };
+            format!(
+                "game {game} #{} {} {} (clause {}) {body}",
+                e.seq, e.actor, e.kind, e.clause
+            )
+        }
+        Err(e) => format!("game {game}: an entry that does not parse: {e}"),
+    }
+}
+
+fn send(ws: &mut WebSocket<TcpStream>, f: &FromWitness) -> Result<(), WitnessError> {
+    let text = serde_json::to_string(f).map_err(|e| WitnessError::Lost(e.to_string()))?;
+    ws.send(Message::text(text))
+        .map_err(|e| WitnessError::Lost(e.to_string()))
+}
+
+/// Connect to the live record and witness until the connection ends.
+pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
+    let hp = host_port(&cfg.url)?;
+    let stream = TcpStream::connect(&hp).map_err(|source| WitnessError::Connect {
+        url: cfg.url.clone(),
+        source,
+    })?;
+    let _ = stream.set_nodelay(true);
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(MAX_FRAME))
+        .max_frame_size(Some(MAX_FRAME));
+    let (mut ws, _) =
+        tungstenite::client::client_with_config(cfg.url.as_str(), stream, Some(config)).map_err(
+            |e| WitnessError::Handshake {
+                url: cfg.url.clone(),
+                problem: e.to_string(),
+            },
+        )?;
+    send(
+        &mut ws,
+        &FromWitness::Hello {
+            protocol: PROTOCOL.into(),
+            camp: cfg.camp.clone(),
+        },
+    )?;
+    let mut st = State {
+        cfg,
+        games: BTreeMap::new(),
+        pending: BTreeMap::new(),
+    };
+    loop {
+        let msg = ws.read().map_err(|e| WitnessError::Lost(e.to_string()))?;
+        let text = match msg {
+            Message::Text(t) => t.as_str().to_owned(),
+            Message::Close(_) => {
+                return Err(WitnessError::Lost("closed by the live record".into()));
+            }
+            _ => continue,
+        };
+        let frame: ToWitness = match serde_json::from_str(&text) {
+            Ok(f) => f,
+            Err(e) => {
+                tell(
+                    true,
+                    &format!("the live record sent a frame that is not {PROTOCOL}: {e}"),
+                );
+                continue;
+            }
+        };
+        match frame {
+            ToWitness::Hello { protocol } => {
+                if protocol != PROTOCOL {
+                    return Err(WitnessError::Handshake {
+                        url: cfg.url.clone(),
+                        problem: format!("it speaks {protocol}, not {PROTOCOL}"),
+                    });
+                }
+                tell(
+                    false,
+                    &format!("connected to {} as camp {}", cfg.url, cfg.camp),
+                );
+            }
+            ToWitness::Entry { game, seq, line } => {
+                st.entry(game, seq, &line, tell)?;
+                // Notes that waited for this entry.
+                let ready: Vec<(u64, String)> = st
+                    .pending
+                    .get_mut(&game)
+                    .map(|p| {
+                        let later = p.split_off(&(seq + 2));
+                        std::mem::replace(p, later).into_iter().collect()
+                    })
+                    .unwrap_or_default();
+                for (size, note) in ready {
+                    if let Some(f) = st.checkpoint(game, size, &note, tell)? {
+                        send(&mut ws, &f)?;
+                    }
+                }
+            }
+            ToWitness::Checkpoint { game, size, note } => {
+                if let Some(f) = st.checkpoint(game, size, &note, tell)? {
+                    send(&mut ws, &f)?;
+                }
+            }
+            ToWitness::Cosigned {
+                game, size, file, ..
+            } => tell(
+                false,
+                &format!(
+                    "game {game}: the live record stored the cosignature of checkpoint {size} as {file}"
+                ),
+            ),
+            ToWitness::Refused { reason } => {
+                tell(true, &format!("the live record refused: {reason}"));
+            }
+        }
+    }
+}
