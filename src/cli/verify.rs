@@ -225,7 +225,8 @@ fn witness_copy(
     copy: &Path,
     only: Option<u32>,
 ) -> Result<(Vec<String>, bool), Error> {
-    let found = crate::record::live::copy::check_against(match_dir, copy).map_err(Error::unreadable)?;
+    let found =
+        crate::record::live::copy::check_against(match_dir, copy).map_err(Error::unreadable)?;
     let mut lines = Vec::new();
     let mut conflict = false;
     for f in found.iter().filter(|f| only.is_none_or(|g| g == f.game)) {

@@ -42,10 +42,10 @@ pub struct WitnessArgs {
 pub fn run(a: &WitnessArgs) -> Result<Exit, Error> {
     let _ = crate::record::sign::guard_process();
     crate::log::cosign::check_camp(&a.camp).map_err(Error::bad_input)?;
-    let pass =
-        crate::record::sign::passphrase_from_env(a.passphrase_env.as_deref()).map_err(Error::refused)?;
-    let key =
-        crate::record::sign::load_key(&a.key, pass.as_ref().map(|p| p.as_str())).map_err(Error::refused)?;
+    let pass = crate::record::sign::passphrase_from_env(a.passphrase_env.as_deref())
+        .map_err(Error::refused)?;
+    let key = crate::record::sign::load_key(&a.key, pass.as_ref().map(|p| p.as_str()))
+        .map_err(Error::refused)?;
     let arbiter = crate::record::sign::load_public_key(&a.arbiter).map_err(Error::bad_input)?;
     std::fs::DirBuilder::new()
         .recursive(true)

@@ -9,8 +9,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arbiter::record::live::copy::{Decision, GameCopy, Taken};
 use arbiter::log::checkpoint::Checkpoint;
+use arbiter::record::live::copy::{Decision, GameCopy, Taken};
 
 const BIN: &str = env!("CARGO_BIN_EXE_arbiter");
 /// How long anything here may take before the test fails.
@@ -564,7 +564,11 @@ fn witness_live_refuses_anything_else_and_never_overwrites_a_countersignature() 
     let (_, j_key) = &camps[1];
     let text13 = std::fs::read_to_string(m.join("game-1/checkpoints/13.txt")).unwrap();
     let sign = |key: &Path, text: &str| {
-        arbiter::record::sign::countersign(&arbiter::record::sign::load_key(key, None).unwrap(), text).unwrap()
+        arbiter::record::sign::countersign(
+            &arbiter::record::sign::load_key(key, None).unwrap(),
+            text,
+        )
+        .unwrap()
     };
     let cosignature = |size: u64, camp: &str, sig: &str| {
         serde_json::json!({"type": "cosignature", "game": 1, "size": size, "camp": camp, "signature": sig})

@@ -427,7 +427,8 @@ impl GameCopy {
             cp.size,
             STANDARD.encode(cp.root)
         );
-        crate::record::journal::write_atomic(&state, text.as_bytes()).map_err(io_err("write", &state))?;
+        crate::record::journal::write_atomic(&state, text.as_bytes())
+            .map_err(io_err("write", &state))?;
         self.cosigned = Some((cp.size, cp.root));
         Ok(())
     }
