@@ -271,6 +271,9 @@ pub struct Game {
     pub(in crate::core) voided: Vec<u64>,
     /// Clock presses whose move notation has not been entered yet, oldest first (4a, 6b).
     pub(in crate::core) presses: std::collections::VecDeque<Press>,
+    /// 6d / 7e: moves taken back that the operator may type again while the arbiter keeps the
+    /// clocks stopped; none charges time, and the resume starts the clock of the side to move.
+    pub(in crate::core) retype: usize,
     /// Issue 23: the adjournment in progress.
     pub(in crate::core) adjourned: Option<Adjourned>,
     /// Issue 23: what the match's earlier games say (given by the shell; not in the log).
@@ -481,6 +484,7 @@ impl Game {
             recent: None,
             voided: Vec::new(),
             presses: std::collections::VecDeque::new(),
+            retype: 0,
             adjourned: None,
             history: MatchHistory::default(),
             witness: witness::ControlWitness::default(),
@@ -874,6 +878,14 @@ impl Game {
         } else {
             Ok(())
         }
+    }
+
+    /// 6d / 7e: whether a move typed now is one taken back and typed again while the arbiter
+    /// keeps the clocks stopped (no time charged, no increment given again).
+    fn retyping(&self) -> bool {
+        self.retype > 0
+            && self.presses.is_empty()
+            && matches!(self.stop, Some(Stop::Arbiter { .. }))
     }
 
     fn clock_must_run(&self) -> Result<(), Refusal> {

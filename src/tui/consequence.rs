@@ -72,7 +72,10 @@ pub fn plain(e: &Event, game: &Game, at: Ms) -> String {
                 .enumerate()
                 .map(|(i, m)| game.board().numbering().numbered(from + i, &m.san))
                 .collect();
-            format!("{} will be taken back", list.join(" "))
+            format!(
+                "{} will be taken back; typed again before the resume, no time is charged",
+                list.join(" ")
+            )
         }
         EventKind::WrongMove {
             played,

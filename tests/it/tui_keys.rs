@@ -233,7 +233,7 @@ fn clause_9b_confirmation_states_the_consequence_before_asking() {
             &r.s.game
         )
         .unwrap(),
-        "1. e4 will be taken back"
+        "1. e4 will be taken back; typed again before the resume, no time is charged"
     );
 }
 
