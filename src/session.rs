@@ -512,17 +512,22 @@ pub fn summary_text(game: &Game, now: Ms, entries: usize) -> String {
         "match {} game {} ({})\n",
         v.match_id, v.game, v.rules
     ));
+    let mut notes = Vec::new();
     for c in &v.clocks {
         let mark = if c.running { " (running)" } else { "" };
         s.push_str(&format!(
             "  {:<5} {:<24} {}{}  moves {}  period {}\n",
             game.side_label(c.side),
             c.name,
-            timefmt::clock(c.remaining_ms),
+            timefmt::clock(game.counted_remaining(c.side, c.remaining_ms)),
             mark,
             c.moves_made,
             c.period
         ));
+        notes.extend(game.flag_rule_note(c.side, c.remaining_ms));
+    }
+    for n in notes {
+        s.push_str(&format!("  {n}\n"));
     }
     let moves: Vec<String> = v.last_moves.clone();
     s.push_str(&format!(
@@ -561,6 +566,9 @@ pub fn run_script(
     let mut now = 0;
     for l in lines {
         now = l.at.max(now);
+        let shogi = session.game.board().shogi().is_some();
+        crate::core::command::side_words_fit(&l.text, shogi)
+            .map_err(|e| (l.line, SessionError::Refused(Refusal::state(e.to_string()))))?;
         session.execute(&l.command, now).map_err(|e| (l.line, e))?;
     }
     // Let due events at the last time be recorded (e.g. a flag at exactly that moment).

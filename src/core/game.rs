@@ -641,6 +641,42 @@ impl Game {
             .remaining(&self.profile, side, self.moves_of(side), now)
     }
 
+    /// The time `side` has left as the profile's flag rule counts it, from its clock's
+    /// `remaining`: under shogi-server's rule (Denryu-sen 22.3) the increment of the move in
+    /// progress counts toward it, so a clock up to the increment below zero has not fallen, and
+    /// the flag falls at 0 counted so; never below 0. Other rules: `remaining` as it is.
+    pub fn counted_remaining(&self, side: Side, remaining: i64) -> i64 {
+        if self.profile.time_control.flag != super::rules::FlagRule::ShogiServer || remaining >= 0 {
+            return remaining;
+        }
+        remaining
+            .saturating_add(self.increment_in_progress(side))
+            .max(0)
+    }
+
+    /// The increment of `side`'s move in progress (its next move), in ms.
+    fn increment_in_progress(&self, side: Side) -> i64 {
+        let n = self.moves_of(side).saturating_add(1);
+        i64::try_from(self.profile.increment_for_move(side, n)).unwrap_or(i64::MAX)
+    }
+
+    /// A line explaining a clock below zero under shogi-server's flag rule (Denryu-sen 22.3): what
+    /// the rule counts, and why the flag falls after the clock showed 0:00:00. `None` otherwise.
+    pub fn flag_rule_note(&self, side: Side, remaining: i64) -> Option<String> {
+        if self.profile.time_control.flag != super::rules::FlagRule::ShogiServer || remaining >= 0 {
+            return None;
+        }
+        let inc = self.increment_in_progress(side);
+        Some(format!(
+            "{} {} as {} counts it (shogi-server): the increment of the move in progress ({}) counts toward the time left, so the flag falls when a move's whole seconds pass the time left plus the increment; the clock ran {} past 0:00:00",
+            self.side_label(side),
+            super::timefmt::clock(self.counted_remaining(side, remaining)),
+            self.cites(c::TIME_CONTROL),
+            super::timefmt::clock(inc),
+            super::timefmt::clock(remaining.saturating_neg()),
+        ))
+    }
+
     /// What the clock face of a side shows at `now`.
     pub fn displayed(&self, side: Side, now: Ms) -> i64 {
         self.clock

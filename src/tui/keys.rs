@@ -6,7 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::core::Refusal;
 use crate::core::board::complete_san;
-use crate::core::command::{Command, HELP, parse};
+use crate::core::command::{Command, HELP, parse, parse_for};
 use crate::core::event::Event;
 use crate::core::game::{Game, Phase};
 use crate::session::SessionError;
@@ -944,7 +944,7 @@ fn submit(ui: &mut UiState, kind: LineKind, game: &Game) -> Action {
             if ui.history.last() != Some(&text) {
                 ui.history.push(text.clone());
             }
-            parse(&text)
+            parse_for(&text, game.board().shogi().is_some())
         }
     };
     ui.completion = None;
