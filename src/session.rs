@@ -94,6 +94,8 @@ pub struct StorageStatus {
     pub warning: Option<String>,
     /// Issue 19: each camp's latest countersigned checkpoint (its size).
     pub countersigned: Vec<(String, u64)>,
+    /// The camps that countersigned the match index in force (one that lists this game).
+    pub index_countersigned: Vec<String>,
 }
 
 /// In-memory storage, for dry runs and tests.

@@ -1057,5 +1057,6 @@ pub fn journal_status(s: &Session) -> Status {
         code: st.signed_code,
         alarm: s.frozen.clone(),
         countersigned: st.countersigned,
+        index_countersigned: st.index_countersigned,
     }
 }

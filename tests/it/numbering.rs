@@ -63,6 +63,8 @@ fn black_first_rig() -> Rig {
         },
         last: None,
         signed_upto: None,
+        countersigned: Vec::new(),
+        index_countersigned: Vec::new(),
     };
     r.at("0", "arbiter start");
     for (at, line) in MOVES {
