@@ -1772,6 +1772,21 @@ fn open_game_once(
         session.restart_side = Some(side);
         session.restart_uncertainty = uncertainty;
         notes.push(restart_notice(gap, uncertainty, side));
+    } else if playing
+        && matches!(
+            session.game.stop(),
+            Some(crate::core::game::Stop::Power { .. })
+        )
+    {
+        // 8b: a restart during the suspension charges nobody, and is recorded all the same: the
+        // arbiter records it before anything else.
+        session.restart_gap = Some(gap);
+        session.restart_side = None;
+        session.restart_uncertainty = 0;
+        notes.push(format!(
+            "RESTART during the 8b suspension: the kit was down {} ({gap} ms measured); no clock ran, nothing is charged: record it with :arbiter restart-gap waive REASON",
+            timefmt::clock(gap as i64)
+        ));
     }
     // The kept events as the Board UI holds them: each copied once, here (the void window may
     // still share the latest). (A place left empty would be among the oldest: the blocks kept

@@ -270,10 +270,16 @@ impl Session {
                 _ => {
                     return Err(SessionError::Refused(Refusal::new(
                         crate::core::clause::POWER_FAILURE,
-                        format!(
-                            "the kit restarted {} after it last ran with a clock running: decide first, arbiter restart-gap waive|charge [H:MM:SS] REASON (or arbiter stop)",
-                            timefmt::clock(gap as i64)
-                        ),
+                        match self.restart_side {
+                            Some(_) => format!(
+                                "the kit restarted {} after it last ran with a clock running: decide first, arbiter restart-gap waive|charge [H:MM:SS] REASON (or arbiter stop)",
+                                timefmt::clock(gap as i64)
+                            ),
+                            None => format!(
+                                "the kit restarted {} after it last ran, during the 8b suspension: record it first, arbiter restart-gap waive REASON (no clock ran, nothing is charged)",
+                                timefmt::clock(gap as i64)
+                            ),
+                        },
                     )));
                 }
             };
@@ -283,7 +289,7 @@ impl Session {
                 Some((ruling, reason)) => Command::RestartGap {
                     ruling: restart_ruling(ruling, gap, self.restart_uncertainty),
                     reason,
-                    measured: self.restart_side.map(|side| (gap, side)),
+                    measured: Some((gap, self.restart_side)),
                 },
                 None => cmd.clone(),
             };

@@ -259,11 +259,12 @@ pub enum Command {
     },
     /// 8b: the arbiter's ruling on the time a running clock was charged while the kit was
     /// down (a restart after a crash or a suspend). `measured` is filled by the shell from what it
-    /// measured at the restart (gap, side whose clock ran); without a restart it stays `None`.
+    /// measured at the restart (gap, side whose clock ran: none for a restart during an 8b
+    /// suspension, which is recorded all the same); without a restart it stays `None`.
     RestartGap {
         ruling: GapRuling,
         reason: String,
-        measured: Option<(Ms, Side)>,
+        measured: Option<(Ms, Option<Side>)>,
     },
     /// Shogi 13.1: the arbiter confirms that the entrant to move played this illegal move (as
     /// typed at the board it was refused, nothing recorded): the mover loses.

@@ -256,7 +256,7 @@ pub fn plain(e: &Event, game: &Game, at: Ms) -> String {
 pub fn consequence(
     cmd: &Command,
     game: &Game,
-    measured: Option<(Ms, Side)>,
+    measured: Option<(Ms, Option<Side>)>,
 ) -> Result<String, Refusal> {
     if let Command::HandOverFiles {
         copies,

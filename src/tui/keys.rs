@@ -158,7 +158,7 @@ pub struct UiState {
     pub press_keys: PressKeys,
     /// The restart gap the shell measured and the side whose clock ran (8b), while the ruling
     /// is pending: the `restart-gap` question is decided against it.
-    pub restart_measured: Option<(crate::core::Ms, crate::core::Side)>,
+    pub restart_measured: Option<(crate::core::Ms, Option<crate::core::Side>)>,
     /// How much shorter than the measured gap the downtime may have been (a `charge` counts the
     /// shorter figure: [`crate::session::restart_ruling`]).
     pub restart_uncertainty: crate::core::Ms,

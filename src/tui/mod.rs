@@ -229,7 +229,7 @@ fn run_loop(
         if !matches!(ui.mode, Mode::Authorize { .. }) {
             asked_at = None;
         }
-        ui.restart_measured = session.restart_gap.zip(session.restart_side);
+        ui.restart_measured = session.restart_gap.map(|g| (g, session.restart_side));
         ui.restart_uncertainty = session.restart_uncertainty;
         refresh_score(&mut ui, &session.game);
         if ui.frozen.is_none() {
