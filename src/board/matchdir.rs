@@ -77,7 +77,18 @@ pub struct JournalStorage {
     /// time then: the status the board asks for every second reads the folder again only when
     /// it changed (one stat instead of a listing). `Default` to start with.
     pub countersigned_seen: std::cell::RefCell<Option<CountersignedSeen>>,
+    /// The camps that countersigned the match index in force, with the modification times of
+    /// the index and of its kept copies' folder then (read again only when one moved).
+    pub index_seen: std::cell::RefCell<Option<IndexSeen>>,
 }
+
+/// The index's and the kept copies' folder's modification times, and the camps that
+/// countersigned the index in force.
+pub type IndexSeen = (
+    Option<std::time::SystemTime>,
+    Option<std::time::SystemTime>,
+    Vec<String>,
+);
 
 /// The checkpoints folder's modification time and each camp's latest countersigned checkpoint.
 pub type CountersignedSeen = (std::time::SystemTime, Vec<(String, u64)>);
@@ -103,6 +114,48 @@ impl JournalStorage {
             .duration_since(mtime)
             .is_ok_and(|d| d >= std::time::Duration::from_secs(1));
         *seen = settled.then(|| (mtime, list.clone()));
+        list
+    }
+
+    /// The camps whose countersignature of the match index in force is kept beside it, when
+    /// that index lists this game (an older index does not count for this game's result).
+    fn index_countersigned(&self) -> Vec<String> {
+        let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        let index = crate::record::witness::index_path(&self.match_dir);
+        let kept = crate::record::witness::kept_index_dir(&self.match_dir);
+        let (a, b) = (mtime(&index), mtime(&kept));
+        let mut seen = self.index_seen.borrow_mut();
+        if let Some((x, y, list)) = seen.as_ref()
+            && (*x, *y) == (a, b)
+            && a.is_some()
+        {
+            return list.clone();
+        }
+        let list = match crate::record::witness::index_in_force(&self.match_dir) {
+            Some(i) if i.games.iter().any(|g| g.game == self.game) => {
+                let prefix = format!("{}.txt.cosig-", i.version);
+                let mut camps: Vec<String> = std::fs::read_dir(&kept)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .filter_map(|e| {
+                        e.file_name()
+                            .to_str()
+                            .and_then(|n| n.strip_prefix(&prefix))
+                            .map(str::to_owned)
+                    })
+                    .collect();
+                camps.sort();
+                camps
+            }
+            _ => Vec::new(),
+        };
+        let settled = [a, b].into_iter().flatten().all(|t| {
+            std::time::SystemTime::now()
+                .duration_since(t)
+                .is_ok_and(|d| d >= std::time::Duration::from_secs(1))
+        });
+        *seen = settled.then(|| (a, b, list.clone()));
         list
     }
 
@@ -287,6 +340,7 @@ impl Storage for JournalStorage {
             signed_code: self.signed_code.clone(),
             warning: self.warning.clone(),
             countersigned: self.countersigned(),
+            index_countersigned: self.index_countersigned(),
         }
     }
 
@@ -1484,6 +1538,7 @@ fn open_game_once(
         sealed: true,
         beat_file: None,
         countersigned_seen: Default::default(),
+        index_seen: Default::default(),
     };
     if !path.exists() {
         let (profile, pref) = new_game_profile(match_dir, n, rules)?;
@@ -1740,6 +1795,21 @@ fn open_game_once(
         session.restart_side = Some(side);
         session.restart_uncertainty = uncertainty;
         notes.push(restart_notice(gap, uncertainty, side));
+    } else if playing
+        && matches!(
+            session.game.stop(),
+            Some(crate::core::game::Stop::Power { .. })
+        )
+    {
+        // 8b: a restart during the suspension charges nobody, and is recorded all the same: the
+        // arbiter records it before anything else.
+        session.restart_gap = Some(gap);
+        session.restart_side = None;
+        session.restart_uncertainty = 0;
+        notes.push(format!(
+            "RESTART during the 8b suspension: the kit was down {} ({gap} ms measured); no clock ran, nothing is charged: record it with :arbiter restart-gap waive REASON",
+            timefmt::clock(gap as i64)
+        ));
     }
     // The kept events as the Board UI holds them: each copied once, here (the void window may
     // still share the latest). (A place left empty would be among the oldest: the blocks kept

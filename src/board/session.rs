@@ -94,6 +94,8 @@ pub struct StorageStatus {
     pub warning: Option<String>,
     /// Issue 19: each camp's latest countersigned checkpoint (its size).
     pub countersigned: Vec<(String, u64)>,
+    /// The camps that countersigned the match index in force (one that lists this game).
+    pub index_countersigned: Vec<String>,
 }
 
 /// In-memory storage, for dry runs and tests.
@@ -268,10 +270,16 @@ impl Session {
                 _ => {
                     return Err(SessionError::Refused(Refusal::new(
                         crate::core::clause::POWER_FAILURE,
-                        format!(
-                            "the kit restarted {} after it last ran with a clock running: decide first, arbiter restart-gap waive|charge [H:MM:SS] REASON (or arbiter stop)",
-                            timefmt::clock(gap as i64)
-                        ),
+                        match self.restart_side {
+                            Some(_) => format!(
+                                "the kit restarted {} after it last ran with a clock running: decide first, arbiter restart-gap waive|charge [H:MM:SS] REASON (or arbiter stop)",
+                                timefmt::clock(gap as i64)
+                            ),
+                            None => format!(
+                                "the kit restarted {} after it last ran, during the 8b suspension: record it first, arbiter restart-gap waive REASON (no clock ran, nothing is charged)",
+                                timefmt::clock(gap as i64)
+                            ),
+                        },
                     )));
                 }
             };
@@ -281,7 +289,7 @@ impl Session {
                 Some((ruling, reason)) => Command::RestartGap {
                     ruling: restart_ruling(ruling, gap, self.restart_uncertainty),
                     reason,
-                    measured: self.restart_side.map(|side| (gap, side)),
+                    measured: Some((gap, self.restart_side)),
                 },
                 None => cmd.clone(),
             };
@@ -512,17 +520,22 @@ pub fn summary_text(game: &Game, now: Ms, entries: usize) -> String {
         "match {} game {} ({})\n",
         v.match_id, v.game, v.rules
     ));
+    let mut notes = Vec::new();
     for c in &v.clocks {
         let mark = if c.running { " (running)" } else { "" };
         s.push_str(&format!(
             "  {:<5} {:<24} {}{}  moves {}  period {}\n",
             game.side_label(c.side),
             c.name,
-            timefmt::clock(c.remaining_ms),
+            timefmt::clock(game.counted_remaining(c.side, c.remaining_ms)),
             mark,
             c.moves_made,
             c.period
         ));
+        notes.extend(game.flag_rule_note(c.side, c.remaining_ms));
+    }
+    for n in notes {
+        s.push_str(&format!("  {n}\n"));
     }
     let moves: Vec<String> = v.last_moves.clone();
     s.push_str(&format!(
@@ -561,6 +574,9 @@ pub fn run_script(
     let mut now = 0;
     for l in lines {
         now = l.at.max(now);
+        let shogi = session.game.board().shogi().is_some();
+        crate::core::command::side_words_fit(&l.text, shogi)
+            .map_err(|e| (l.line, SessionError::Refused(Refusal::state(e.to_string()))))?;
         session.execute(&l.command, now).map_err(|e| (l.line, e))?;
     }
     // Let due events at the last time be recorded (e.g. a flag at exactly that moment).

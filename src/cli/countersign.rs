@@ -47,6 +47,9 @@ pub struct CountersignArgs {
     /// `DIR/index/<version>.txt` with the countersignature beside it; note the match code printed.
     #[arg(long, conflicts_with_all = ["checkpoint", "game", "public"])]
     pub index: bool,
+    /// With --key: sign without asking y/n after the list of what is signed (a script).
+    #[arg(long)]
+    pub yes: bool,
     /// With --declaration: the camp's public key whose declaration text to print.
     #[arg(long, value_name = "KEY.pub", requires = "declaration")]
     pub public: Option<PathBuf>,
@@ -108,6 +111,10 @@ pub fn run(a: &CountersignArgs) -> Result<Exit, Error> {
             outln!("{line}")?;
         }
     }
+    // Signing here with the camp's key: the camp confirms what it was shown first.
+    if matches!(source, CosignSource::Key { .. }) && !a.yes {
+        confirm(&a.camp, &mut std::io::stdin().lock())?;
+    }
     let (path, fp) = countersign_checkpoint(&a.m.dir, game, a.checkpoint, &a.camp, &source)
         .map_err(Error::refused)?;
     outln!(
@@ -118,9 +125,46 @@ pub fn run(a: &CountersignArgs) -> Result<Exit, Error> {
     Ok(Exit::Ok)
 }
 
+/// Ask camp `camp` y/n on standard output, reading its answer from `input`: anything but `y`
+/// or `yes` (an empty line, the input closed) signs nothing.
+fn confirm(camp: &str, input: &mut impl std::io::BufRead) -> Result<(), Error> {
+    use std::io::Write;
+    out!("sign this for camp {camp}? [y/n] ")?;
+    let _ = std::io::stdout().flush();
+    let mut answer = String::new();
+    let read = input.read_line(&mut answer);
+    match (read, answer.trim().to_lowercase().as_str()) {
+        (Ok(_), "y" | "yes") => Ok(()),
+        (Ok(0), _) | (Err(_), _) => Err(Error::refused(format!(
+            "not countersigned: no answer to the question (the input closed); answer y to sign, or give --yes to sign what is listed without asking (camp {camp})"
+        ))),
+        (Ok(_), other) => Err(Error::refused(format!(
+            "not countersigned: camp {camp} answered '{other}', not y: nothing written"
+        ))),
+    }
+}
+
+/// Entries that start, stop or change a clock whoever records them (the supervisor's 8a stop of
+/// the machine's clock, a power failure, a restart gap): a camp sees each before it signs.
+const MOVES_A_CLOCK: [&str; 12] = [
+    "clock_stopped",
+    "clock_resumed",
+    "info_stopped",
+    "info_resumed",
+    "power_failed",
+    "power_restored",
+    "clock_corrected",
+    "internal_clock_corrected",
+    "restart_gap",
+    "adjourned",
+    "adjournment_resumed",
+    "moves_taken_back",
+];
+
 /// What camp `camp` signs when it countersigns checkpoint `size` of game `game`: the result,
 /// both clocks at the checkpoint's last entry, and every entry by the arbiter or the committee
-/// (corrections, rulings, voids, results) since the camp's last countersignature. Empty when
+/// (corrections, rulings, voids, results) and every entry that stopped, resumed or changed a
+/// clock, whoever recorded it, since the camp's last countersignature. Empty when
 /// the log cannot be read (the countersignature's own checks then say why).
 pub fn what_is_signed(dir: &std::path::Path, game: u32, size: u64, camp: &str) -> Vec<String> {
     use crate::core::Side;
@@ -145,7 +189,9 @@ pub fn what_is_signed(dir: &std::path::Path, game: u32, size: u64, camp: &str) -
         }
         if e.seq >= since.unwrap_or(1)
             && e.seq > 0
-            && (e.actor == "arbiter" || e.actor == "committee")
+            && (e.actor == "arbiter"
+                || e.actor == "committee"
+                || MOVES_A_CLOCK.contains(&e.kind.as_str()))
             && !crate::record::witness::WITNESS_NEUTRAL.contains(&e.kind.as_str())
         {
             acts.push(format!(
@@ -185,7 +231,7 @@ pub fn what_is_signed(dir: &std::path::Path, game: u32, size: u64, camp: &str) -
             clock(Side::Black)
         ),
         format!(
-            "  arbiter and committee entries since {}: {}",
+            "  stops, clock changes, arbiter and committee entries since {}: {}",
             since.map_or_else(
                 || "the start (no earlier countersignature)".to_owned(),
                 |n| format!("its countersignature of checkpoint {n}")

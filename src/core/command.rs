@@ -259,11 +259,12 @@ pub enum Command {
     },
     /// 8b: the arbiter's ruling on the time a running clock was charged while the kit was
     /// down (a restart after a crash or a suspend). `measured` is filled by the shell from what it
-    /// measured at the restart (gap, side whose clock ran); without a restart it stays `None`.
+    /// measured at the restart (gap, side whose clock ran: none for a restart during an 8b
+    /// suspension, which is recorded all the same); without a restart it stays `None`.
     RestartGap {
         ruling: GapRuling,
         reason: String,
-        measured: Option<(Ms, Side)>,
+        measured: Option<(Ms, Option<Side>)>,
     },
     /// Shogi 13.1: the arbiter confirms that the entrant to move played this illegal move (as
     /// typed at the board it was refused, nothing recorded): the mover loses.
@@ -755,8 +756,13 @@ pub enum CommandError {
         "the {what} holds a control character ({code}): names and free text are printable text only (a terminal would act on it): nothing recorded"
     )]
     ControlCharacter { what: String, code: String },
-    #[error("'{0}' is not a side (white, black, human, machine)")]
+    #[error("'{0}' is not a side (white, black, human, machine; in shogi sente, gote, 先手, 後手)")]
     NotASide(String),
+    /// A chess side named in a shogi game: shogi names its sides sente and gote.
+    #[error(
+        "'{word}' names a chess side: a shogi game's sides are sente (先手) and gote (後手); say '{instead}': nothing recorded"
+    )]
+    ChessSideInShogi { word: String, instead: String },
     #[error("'{0}' is not human or machine")]
     NotAKind(String),
     #[error("give the {0} number")]
@@ -820,16 +826,67 @@ fn need_text(words: &[&str], what: &str) -> Result<String, CommandError> {
     Ok(text)
 }
 
+/// Shogi's sente (the first player, 先手) is the kit's white, gote (後手) black.
+const WHITE_WORDS: [&str; 3] = ["white", "sente", "先手"];
+const BLACK_WORDS: [&str; 3] = ["black", "gote", "後手"];
+
+/// Whether `w` names a side by colour or by shogi's words.
+fn is_side_word(w: &str) -> bool {
+    WHITE_WORDS.contains(&w) || BLACK_WORDS.contains(&w)
+}
+
+/// The side a word names (white, black, sente, gote, 先手, 後手).
+fn side_of(w: &str) -> Option<Side> {
+    if WHITE_WORDS.contains(&w) {
+        Some(Side::White)
+    } else if BLACK_WORDS.contains(&w) {
+        Some(Side::Black)
+    } else {
+        None
+    }
+}
+
+/// The words of a command line that name a side by colour or shogi word, where a command takes
+/// a side: `SIDE resign`, `arbiter declare SIDE …`, `arbiter no-show SIDE`,
+/// `arbiter archive --side SIDE …`, `arbiter correct 6d|7e clock SIDE …`.
+fn side_words<'a>(words: &[&'a str]) -> Option<&'a str> {
+    let w = match words {
+        [who, ..] if is_side_word(who) => *who,
+        ["arbiter", "declare" | "no-show", s, ..]
+        | ["arbiter", "archive", "--side", s, ..]
+        | ["arbiter", "correct", _, "clock", s, ..] => *s,
+        _ => return None,
+    };
+    is_side_word(w).then_some(w)
+}
+
+/// Parse a command line of a game whose sides are named as `shogi` says: in a shogi game
+/// `white` and `black` are refused, naming sente and gote (先手/後手 accepted everywhere).
+pub fn parse_for(line: &str, shogi: bool) -> Result<Command, CommandError> {
+    side_words_fit(line, shogi)?;
+    parse(line)
+}
+
+/// Refuse a command line naming a chess side (`white`, `black`) in a shogi game.
+pub fn side_words_fit(line: &str, shogi: bool) -> Result<(), CommandError> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match side_words(&words) {
+        Some(w @ ("white" | "black")) if shogi => Err(CommandError::ChessSideInShogi {
+            word: w.to_string(),
+            instead: if w == "white" { "sente" } else { "gote" }.to_string(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 fn side_ref(w: Option<&&str>) -> Result<SideRef, CommandError> {
     match w.copied() {
-        // Shogi's sente (the first player) is the kit's white, gote black.
-        Some("white" | "sente") => Ok(SideRef::Side(Side::White)),
-        Some("black" | "gote") => Ok(SideRef::Side(Side::Black)),
+        Some(s) if let Some(side) = side_of(s) => Ok(SideRef::Side(side)),
         Some("human") => Ok(SideRef::Human),
         Some("machine") => Ok(SideRef::Machine),
         Some(o) => Err(CommandError::NotASide(o.to_string())),
         None => Err(CommandError::Usage(
-            "give a side (white, black, human, machine)",
+            "give a side (white, black, human, machine; in shogi sente, gote, 先手, 後手)",
         )),
     }
 }
@@ -1036,11 +1093,11 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
         ("arbiter", "no-show") => Command::NoShow {
             side: side_ref(args.first())?,
         },
-        (s @ ("sente" | "gote" | "white" | "black"), "consulted") => Command::Consulted {
+        (s, "consulted") if is_side_word(s) => Command::Consulted {
             side: side_ref(Some(&s))?,
             text: need_text(args, "what was consulted")?,
         },
-        (s @ ("sente" | "gote" | "white" | "black"), "resign" | "declare") => {
+        (s, "resign" | "declare") if is_side_word(s) => {
             if !args.is_empty() {
                 return Err(CommandError::TakesNothing {
                     who: s.to_string(),
@@ -1249,28 +1306,12 @@ fn parse_entrant(side: Side, kind: &str, rest: &[&str]) -> Result<Command, Comma
 
 fn parse_declare(args: &[&str]) -> Result<Command, CommandError> {
     match args {
-        [
-            side @ ("white" | "black" | "sente" | "gote"),
-            kind @ ("program" | "team" | "consulting"),
-            rest @ ..,
-        ] => {
-            let side = if matches!(*side, "white" | "sente") {
-                Side::White
-            } else {
-                Side::Black
-            };
+        [side, kind @ ("program" | "team" | "consulting"), rest @ ..] if is_side_word(side) => {
+            let side = side_of(side).unwrap_or(Side::White);
             parse_entrant(side, kind, rest)
         }
-        [
-            side @ ("white" | "black" | "sente" | "gote"),
-            kind,
-            name @ ..,
-        ] => {
-            let side = if matches!(*side, "white" | "sente") {
-                Side::White
-            } else {
-                Side::Black
-            };
+        [side, kind, name @ ..] if is_side_word(side) => {
+            let side = side_of(side).unwrap_or(Side::White);
             let kind = match *kind {
                 "human" => PlayerKind::Human,
                 "machine" => PlayerKind::Machine,

@@ -271,6 +271,9 @@ pub struct Game {
     pub(in crate::core) voided: Vec<u64>,
     /// Clock presses whose move notation has not been entered yet, oldest first (4a, 6b).
     pub(in crate::core) presses: std::collections::VecDeque<Press>,
+    /// 6d / 7e: moves taken back that the operator may type again while the arbiter keeps the
+    /// clocks stopped; none charges time, and the resume starts the clock of the side to move.
+    pub(in crate::core) retype: usize,
     /// Issue 23: the adjournment in progress.
     pub(in crate::core) adjourned: Option<Adjourned>,
     /// Issue 23: what the match's earlier games say (given by the shell; not in the log).
@@ -481,6 +484,7 @@ impl Game {
             recent: None,
             voided: Vec::new(),
             presses: std::collections::VecDeque::new(),
+            retype: 0,
             adjourned: None,
             history: MatchHistory::default(),
             witness: witness::ControlWitness::default(),
@@ -635,6 +639,42 @@ impl Game {
     pub fn remaining(&self, side: Side, now: Ms) -> i64 {
         self.clock
             .remaining(&self.profile, side, self.moves_of(side), now)
+    }
+
+    /// The time `side` has left as the profile's flag rule counts it, from its clock's
+    /// `remaining`: under shogi-server's rule (Denryu-sen 22.3) the increment of the move in
+    /// progress counts toward it, so a clock up to the increment below zero has not fallen, and
+    /// the flag falls at 0 counted so; never below 0. Other rules: `remaining` as it is.
+    pub fn counted_remaining(&self, side: Side, remaining: i64) -> i64 {
+        if self.profile.time_control.flag != super::rules::FlagRule::ShogiServer || remaining >= 0 {
+            return remaining;
+        }
+        remaining
+            .saturating_add(self.increment_in_progress(side))
+            .max(0)
+    }
+
+    /// The increment of `side`'s move in progress (its next move), in ms.
+    fn increment_in_progress(&self, side: Side) -> i64 {
+        let n = self.moves_of(side).saturating_add(1);
+        i64::try_from(self.profile.increment_for_move(side, n)).unwrap_or(i64::MAX)
+    }
+
+    /// A line explaining a clock below zero under shogi-server's flag rule (Denryu-sen 22.3): what
+    /// the rule counts, and why the flag falls after the clock showed 0:00:00. `None` otherwise.
+    pub fn flag_rule_note(&self, side: Side, remaining: i64) -> Option<String> {
+        if self.profile.time_control.flag != super::rules::FlagRule::ShogiServer || remaining >= 0 {
+            return None;
+        }
+        let inc = self.increment_in_progress(side);
+        Some(format!(
+            "{} {} as {} counts it (shogi-server): the increment of the move in progress ({}) counts toward the time left, so the flag falls when a move's whole seconds pass the time left plus the increment; the clock ran {} past 0:00:00",
+            self.side_label(side),
+            super::timefmt::clock(self.counted_remaining(side, remaining)),
+            self.cites(c::TIME_CONTROL),
+            super::timefmt::clock(inc),
+            super::timefmt::clock(remaining.saturating_neg()),
+        ))
     }
 
     /// What the clock face of a side shows at `now`.
@@ -874,6 +914,14 @@ impl Game {
         } else {
             Ok(())
         }
+    }
+
+    /// 6d / 7e: whether a move typed now is one taken back and typed again while the arbiter
+    /// keeps the clocks stopped (no time charged, no increment given again).
+    fn retyping(&self) -> bool {
+        self.retype > 0
+            && self.presses.is_empty()
+            && matches!(self.stop, Some(Stop::Arbiter { .. }))
     }
 
     fn clock_must_run(&self) -> Result<(), Refusal> {

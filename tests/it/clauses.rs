@@ -1289,6 +1289,39 @@ fn clause_7e_wrong_entry_corrected_position_and_clocks_time_conserved() {
 }
 
 #[test]
+fn clause_7e_the_resume_restarts_the_clock_of_the_side_to_move_not_of_the_side_that_pressed() {
+    // The human (white) played d4 and pressed at 10 s; the operator entered e4. The arbiter stops,
+    // takes e4 back and the operator types d4 again, the clocks stopped: nobody is charged for the
+    // retyping, and the resume restarts the machine's clock (black is to move), not the human's.
+    let mut m = started();
+    m.at("10 move e4");
+    m.when("20 arbiter stop wrong entry")
+        .then(|_, _| {})
+        .and("25 arbiter correct 7e takeback 1 operator entered e4 for d4")
+        .when("36 move d4")
+        .then(|_, ev| {
+            let (side, san, spent, increment, _, _) = move_made(&ev[0]);
+            assert_eq!(
+                (side, san.as_str(), spent, increment),
+                (Side::White, "d4", 0, 0)
+            );
+        })
+        .when("40 arbiter resume")
+        .then(|m, ev| {
+            match &ev[0].kind {
+                EventKind::ClockResumed { side } => assert_eq!(*side, Side::Black),
+                k => panic!("{k:?}"),
+            }
+            // White: 10 s for d4, nothing for the retyping (36 s - 25 s), nothing since.
+            assert_eq!(m.remaining(Side::White, 50_000), H as i64 - 10_000);
+            // Black: 10 s on the wrong move before the stop, 10 s since the resume.
+            assert_eq!(m.remaining(Side::Black, 50_000), H as i64 - 20_000);
+        })
+        .when("50 move e5")
+        .then(|_, ev| assert_eq!(move_made(&ev[0]).2, 10_000));
+}
+
+#[test]
 fn clause_6d_clock_corrected_below_zero_flag_falls_at_once() {
     // White's clock runs from 0; at 100 s the arbiter takes 2 h off it: -100 s left.
     let m = started();

@@ -907,3 +907,99 @@ fn denryusen_profile_names_its_game_and_a_bad_shogi_section_is_refused() {
     let free = rules_text("../tests/fixtures/profiles/free-text.toml");
     assert!(Profile::parse("free.toml", &free).is_ok());
 }
+
+#[test]
+fn denryusen_22_3_status_after_the_flag_prints_the_time_as_the_rule_counts_it_and_explains_it() {
+    let mut m = denryusen();
+    m.at("1.999 move 7g7f");
+    m.at("5.499 move 3c3d");
+    m.at("188.498 move 2g2f"); // sente: 1 s left
+    m.at("190 move 8c8d");
+    let flag = m.game().flag_at().unwrap();
+    m.tick(flag);
+    // The clock ran the 2 s increment past zero before the flag fell: -0:00:02 on the clock.
+    assert_eq!(m.game().remaining(Side::White, flag), -2_000);
+    let s = arbiter::board::session::summary_text(m.game(), flag, m.log.len());
+    assert!(!s.contains("-0:"), "{s}");
+    let sente = s
+        .lines()
+        .find(|l| l.trim_start().starts_with("sente "))
+        .unwrap();
+    assert!(sente.contains(" 0:00:00 "), "{sente}");
+    assert!(
+        s.contains("sente 0:00:00 as 22.3 counts it (shogi-server)")
+            && s.contains("increment of the move in progress (0:00:02)")
+            && s.contains("ran 0:00:02 past 0:00:00"),
+        "{s}"
+    );
+    // Gote's clock never went below zero: nothing to explain for it.
+    assert!(!s.contains("gote 0:00:00 as"), "{s}");
+}
+
+#[test]
+fn denryusen_5_2_commands_name_the_sides_sente_and_gote_and_refuse_white_and_black() {
+    use arbiter::core::command::{CommandError, parse_for};
+    // 先手/後手 and sente/gote wherever a command takes a side.
+    for line in [
+        "sente resign",
+        "先手 resign",
+        "後手 declare",
+        "gote consulted the book",
+        "arbiter declare 先手 machine Sente Program",
+        "arbiter declare 後手 program Gote Program",
+        "arbiter no-show 後手",
+        "arbiter correct 6d clock 先手 +10 the clock was set wrong",
+        "arbiter archive --side 後手 a.log b.log",
+    ] {
+        parse_for(line, true).unwrap_or_else(|e| panic!("{line}: {e}"));
+    }
+    // A chess side in a shogi game: refused, naming sente and gote.
+    for (line, instead) in [
+        ("white resign", "sente"),
+        ("black declare", "gote"),
+        ("arbiter declare white machine Sente Program", "sente"),
+        ("arbiter no-show black", "gote"),
+        (
+            "arbiter correct 6d clock white +10 the clock was set wrong",
+            "sente",
+        ),
+        ("arbiter archive --side black a.log b.log", "gote"),
+    ] {
+        let e = parse_for(line, true).unwrap_err();
+        assert!(
+            matches!(e, CommandError::ChessSideInShogi { .. }),
+            "{line}: {e}"
+        );
+        let text = e.to_string();
+        assert!(
+            text.contains("sente (先手)")
+                && text.contains("gote (後手)")
+                && text.contains(&format!("say '{instead}'")),
+            "{text}"
+        );
+        // Chess keeps its words; free text naming a colour is not a side.
+        parse_for(line, false).unwrap();
+    }
+    parse_for("arbiter note white to play, the operator said", true).unwrap();
+    // A script of a shogi game: refused at its line, nothing recorded.
+    let mut s = arbiter::board::session::memory_session(
+        &crate::clauses::rules_path(DENRYUSEN_2024),
+        "m",
+        1,
+    )
+    .unwrap();
+    let lines = arbiter::core::script::parse_script(
+        "0 arbiter declare 先手 machine Sente Program\n\
+         0 arbiter declare 後手 machine Gote Program\n\
+         0 arbiter declare operator Tournament Operator\n\
+         0 arbiter start\n\
+         1 move 7g7f\n\
+         2 white resign\n",
+    )
+    .unwrap();
+    let (line, e) = arbiter::board::session::run_script(&mut s, &lines).unwrap_err();
+    assert_eq!(line, 6);
+    assert!(e.to_string().contains("say 'sente'"), "{e}");
+    assert_eq!(s.game.outcome(), None);
+    assert_eq!(s.game.board().plies(), 1);
+}

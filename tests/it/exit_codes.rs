@@ -373,6 +373,7 @@ fn exit_codes_readme_table_driven_on_every_command() {
         (
             v(&[
                 "countersign",
+                "--yes",
                 "--match",
                 &d,
                 "--camp",

@@ -358,6 +358,7 @@ fn journal_storage(dir: &Path, journal: Option<Journal>) -> JournalStorage {
         sealed: false,
         beat_file: None,
         countersigned_seen: Default::default(),
+        index_seen: Default::default(),
     }
 }
 

@@ -1629,6 +1629,7 @@ fn readers(slot: &str) -> &'static [&'static [&'static str]] {
             ],
             &[
                 "countersign",
+                "--yes",
                 "--match",
                 ".",
                 "--camp",
@@ -1643,6 +1644,7 @@ fn readers(slot: &str) -> &'static [&'static [&'static str]] {
             &["status", "--match", "."],
             &[
                 "countersign",
+                "--yes",
                 "--match",
                 ".",
                 "--camp",
@@ -1683,6 +1685,7 @@ fn readers(slot: &str) -> &'static [&'static [&'static str]] {
             ],
             &[
                 "countersign",
+                "--yes",
                 "--match",
                 ".",
                 "--camp",

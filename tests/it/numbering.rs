@@ -63,6 +63,8 @@ fn black_first_rig() -> Rig {
         },
         last: None,
         signed_upto: None,
+        countersigned: Vec::new(),
+        index_countersigned: Vec::new(),
     };
     r.at("0", "arbiter start");
     for (at, line) in MOVES {
@@ -111,7 +113,7 @@ fn rule_6a_board_move_list_numbers_from_black_when_black_moves_first_80x24() {
             &r.s.game
         )
         .unwrap(),
-        "2. Nf3 2... Nc6 3. Bb5 will be taken back"
+        "2. Nf3 2... Nc6 3. Bb5 will be taken back; typed again before the resume, no time is charged"
     );
     insta::assert_snapshot!(s);
 }

@@ -119,7 +119,9 @@ impl Ledger {
                 self.plies += 1;
                 self.turn = Some(side.other());
                 self.banked = 0;
-                self.since = Some(at);
+                // 7e: a move taken back and typed again while the arbiter keeps the clocks
+                // stopped passes the turn with the clocks still stopped.
+                self.since = self.since.map(|_| at);
             }
             EventKind::ClockStopped { .. }
             | EventKind::InfoStopped { .. }

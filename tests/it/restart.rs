@@ -468,3 +468,83 @@ fn clause_8b_heartbeat_file_kept_open_regular_only() {
         );
     }
 }
+
+/// Clause 8b: the kit restarted while play was suspended for a power failure. No clock ran, so
+/// nothing is charged, but the restart is recorded: the board takes nothing before the arbiter's
+/// `restart-gap waive REASON`, which is an entry (charging is refused naming 8b).
+#[test]
+fn clause_8b_a_restart_during_the_suspension_leaves_an_entry() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&dir);
+    let script = tmp.path().join("s.arb");
+    std::fs::write(
+        &script,
+        "0 arbiter declare white human Garry Kasparov
+0 arbiter declare black machine Deep Junior
+0 arbiter declare operator Amir Ban
+0 arbiter start
+0:00:10 move e4
+0:00:20 arbiter power-failure the hall lost power
+",
+    )
+    .unwrap();
+    crate::realgame::ok(&crate::realgame::arbiter(&[
+        "script",
+        script.to_str().unwrap(),
+        "--match",
+        dir.to_str().unwrap(),
+    ]));
+    let key = arbiter::record::sign::KeySource::default();
+    let rules = std::path::Path::new("rules/kasparov-deep-junior-2003.toml");
+    let mut o =
+        arbiter::board::matchdir::open_game_with(&dir, Some(1), Some(rules), &key, false).unwrap();
+    let notice = o.notice.clone().unwrap_or_default();
+    assert!(
+        notice.contains("RESTART during the 8b suspension"),
+        "{notice}"
+    );
+    assert_eq!(o.session.restart_side, None);
+    assert!(o.session.restart_gap.is_some());
+    let parse = |l: &str| arbiter::core::command::parse(l).unwrap();
+    let before = o.session.storage.len();
+    // Nothing else first; and nothing can be charged: no clock ran.
+    let e = o
+        .session
+        .execute(&parse("arbiter power-restored"), o.now_ms)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("during the 8b suspension"), "{e}");
+    let e = o
+        .session
+        .execute(
+            &parse("arbiter restart-gap charge the board was down"),
+            o.now_ms,
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("8b") && e.contains("nothing is charged"), "{e}");
+    assert_eq!(o.session.storage.len(), before);
+    let ev = o
+        .session
+        .execute(
+            &parse("arbiter restart-gap waive the board was restarted during the power cut"),
+            o.now_ms,
+        )
+        .unwrap();
+    assert_eq!(ev[0].clause, "8b");
+    match &ev[0].kind {
+        EventKind::RestartGap {
+            side,
+            charged,
+            charged_ms,
+            ..
+        } => assert_eq!((*side, *charged, *charged_ms), (None, false, Some(0))),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(o.session.storage.len(), before + 1);
+    // Then play goes on under 8b as before.
+    o.session
+        .execute(&parse("arbiter power-restored"), o.now_ms)
+        .unwrap();
+}

@@ -233,7 +233,7 @@ fn clause_9b_confirmation_states_the_consequence_before_asking() {
             &r.s.game
         )
         .unwrap(),
-        "1. e4 will be taken back"
+        "1. e4 will be taken back; typed again before the resume, no time is charged"
     );
 }
 
@@ -550,7 +550,7 @@ fn laws_6_2_a_press_key_acts_in_every_state_of_the_screen() {
 fn question(r: &mut Rig, line: &str) -> Result<String, String> {
     let g = &r.s.game;
     let mut ui = UiState {
-        restart_measured: r.s.restart_gap.zip(r.s.restart_side),
+        restart_measured: r.s.restart_gap.map(|g| (g, r.s.restart_side)),
         ..UiState::default()
     };
     on_key(&mut ui, ch(':'), g);

@@ -72,6 +72,10 @@ pub struct Rig {
     pub ui: UiState,
     pub last: Option<String>,
     pub signed_upto: Option<usize>,
+    /// What the shell would find beside the log: the camps' countersignatures.
+    pub countersigned: Vec<(String, u64)>,
+    /// The camps that countersigned the match index in force.
+    pub index_countersigned: Vec<String>,
 }
 
 impl Rig {
@@ -89,6 +93,8 @@ impl Rig {
             },
             last: None,
             signed_upto: None,
+            countersigned: Vec::new(),
+            index_countersigned: Vec::new(),
         }
     }
 
@@ -157,7 +163,8 @@ impl Rig {
             signed_upto: self.signed_upto,
             code: None,
             alarm: None,
-            countersigned: Vec::new(),
+            countersigned: self.countersigned.clone(),
+            index_countersigned: self.index_countersigned.clone(),
         }
     }
 
@@ -205,6 +212,8 @@ pub fn rig_with_profile(rules: &str) -> Rig {
         },
         last: None,
         signed_upto: None,
+        countersigned: Vec::new(),
+        index_countersigned: Vec::new(),
     }
 }
 

@@ -325,6 +325,7 @@ fn witness_finished_game_without_the_camps_countersignatures_is_not_ok() {
     let ms = m.to_str().unwrap();
     let wrong = arbiter(&[
         "countersign",
+        "--yes",
         "--match",
         ms,
         "--camp",
@@ -335,6 +336,7 @@ fn witness_finished_game_without_the_camps_countersignatures_is_not_ok() {
     assert_eq!(wrong.status.code(), Some(1), "{}", text(&wrong));
     let o = arbiter(&[
         "countersign",
+        "--yes",
         "--match",
         ms,
         "--camp",

@@ -60,6 +60,7 @@ fn countersigned(tmp: &Path) -> (PathBuf, PathBuf) {
         for (camp, k) in &keys {
             let mut args = vec![
                 "countersign",
+                "--yes",
                 "--match",
                 ms,
                 "--camp",

@@ -86,6 +86,8 @@ fn rig(g: Game) -> Rig {
         },
         last: None,
         signed_upto: None,
+        countersigned: Vec::new(),
+        index_countersigned: Vec::new(),
     }
 }
 
@@ -479,6 +481,7 @@ fn camps_match(
 fn cosign(m: &Path, camp: &str, key: &Path, index: bool) {
     let mut args = vec![
         "countersign",
+        "--yes",
         "--match",
         m.to_str().unwrap(),
         "--camp",
@@ -580,6 +583,7 @@ fn witness_checkpoint_signed_at_the_time_control_for_the_camps() {
         }
         let (code, out) = arbiter_cmd(&[
             "countersign",
+            "--yes",
             "--match",
             ms,
             "--camp",

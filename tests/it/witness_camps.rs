@@ -314,6 +314,7 @@ fn match_with_games(tmp: &Path, games: u32) -> (PathBuf, PathBuf, Vec<String>) {
         for (camp, k) in &keys {
             let o = arbiter(&[
                 "countersign",
+                "--yes",
                 "--match",
                 &ms,
                 "--game",
@@ -384,6 +385,7 @@ fn witness_older_index_omitting_a_deleted_game_is_rolled_back() {
             for extra in [&["--game", "2"][..], &["--index"][..]] {
                 let mut args = vec![
                     "countersign",
+                    "--yes",
                     "--match",
                     m.to_str().unwrap(),
                     "--camp",
@@ -507,6 +509,7 @@ fn witness_countersign_shows_the_result_clocks_and_rulings_signed() {
     let cosign = |extra: &[&str]| {
         let mut args = vec![
             "countersign",
+            "--yes",
             "--match",
             m.to_str().unwrap(),
             "--camp",
@@ -572,4 +575,139 @@ fn witness_board_asks_the_camps_to_countersign_when_the_game_ends() {
     plain.at("0:00:10", "human resign");
     let s = plain.shot("0:00:11", 120, 30);
     assert!(!s.contains("CAMPS"), "{s}");
+}
+
+/// After the game the board asks each camp for the result, then for the match index, and stops
+/// asking once every camp has countersigned both (the index in force, listing this game).
+#[test]
+fn witness_board_stops_asking_for_the_index_once_every_camp_countersigned_it() {
+    let mut r = crate::tui_support::Rig::new();
+    let dir = tempfile::tempdir().unwrap();
+    for camp in ["kasparov", "junior"] {
+        let public = arbiter::record::sign::keygen(&dir.path().join(camp), None, camp).unwrap();
+        let key = public.to_openssh().unwrap();
+        let statement = arbiter::core::camp::statement(&r.s.game.ctx().match_id, camp, &key);
+        let proof = arbiter::record::sign::load_key(&dir.path().join(camp), None)
+            .unwrap()
+            .sign(
+                arbiter::core::camp::NAMESPACE,
+                ssh_key::HashAlg::Sha512,
+                statement.as_bytes(),
+            )
+            .unwrap()
+            .to_pem(ssh_key::LineEnding::LF)
+            .unwrap();
+        r.s.game
+            .declare(&arbiter::core::command::Command::DeclareCamp {
+                name: camp.into(),
+                key,
+                proof: Some(proof),
+            })
+            .unwrap();
+    }
+    r.at("0", "arbiter start").at("0:00:05", "move e4");
+    r.at("0:00:10", "human resign");
+    let all = r.s.storage.len() as u64;
+    r.countersigned = vec![("kasparov".into(), all), ("junior".into(), all)];
+    let s = r.shot("0:00:11", 160, 30);
+    assert!(
+        s.contains("CAMPS kasparov, junior: the result is countersigned; now the match index"),
+        "{s}"
+    );
+    r.index_countersigned = vec!["junior".into()];
+    let s = r.shot("0:00:12", 160, 30);
+    assert!(
+        s.contains("CAMPS kasparov: the result is countersigned; now the match index"),
+        "{s}"
+    );
+    r.index_countersigned = vec!["junior".into(), "kasparov".into()];
+    let s = r.shot("0:00:13", 160, 30);
+    assert!(!s.contains("now the match index"), "{s}");
+    assert!(
+        s.contains("CAMPS: the result and the match index are countersigned by every camp"),
+        "{s}"
+    );
+}
+
+/// Clause 8a: the supervisor's stop of the machine's clock moved a clock, so the camp sees it
+/// among what it signs; with its key here, the camp is asked y/n before anything is signed, and
+/// only `y` signs (`n` or no answer writes nothing).
+#[test]
+fn clause_8a_countersign_lists_the_machines_clock_stop_and_asks_y_n_before_signing() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let (k, line) = crate::witness::proven_camp(tmp.path(), &m, "kasparov");
+    // The machine (black) to move after 8. e3; its clock stopped for the supervisor's question.
+    let script = std::fs::read_to_string("examples/scripts/quick.arb")
+        .unwrap()
+        .replacen(
+            "0        arbiter start\n",
+            &format!("{line}0        arbiter start\n"),
+            1,
+        )
+        + "0:16:20  move e3\n\
+           0:16:30  operator technical-problem engine crashed\n\
+           0:16:40  supervisor info-stop what are you changing?\n\
+           0:16:50  supervisor info-resume\n\
+           0:17:00  human resign\n";
+    let p = tmp.path().join("stop.arb");
+    std::fs::write(&p, script).unwrap();
+    let o = arbiter(&[
+        "script",
+        p.to_str().unwrap(),
+        "--match",
+        m.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let cosigs = || {
+        std::fs::read_dir(m.join("game-1/checkpoints"))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().contains("cosig"))
+            .count()
+    };
+    let cosign = |answer: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args([
+                "countersign",
+                "--match",
+                m.to_str().unwrap(),
+                "--camp",
+                "kasparov",
+                "--key",
+                k.to_str().unwrap(),
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = c.stdin.take().unwrap();
+        if let Some(a) = answer {
+            stdin.write_all(a.as_bytes()).unwrap();
+        }
+        drop(stdin);
+        c.wait_with_output().unwrap()
+    };
+    for answer in [None, Some("n\n"), Some("\n")] {
+        let o = cosign(answer);
+        let out = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{answer:?}: {out}");
+        assert!(out.contains("not countersigned"), "{out}");
+        assert!(out.contains("sign this for camp kasparov? [y/n]"), "{out}");
+        assert_eq!(cosigs(), 0, "{answer:?}: nothing written");
+    }
+    let o = cosign(Some("y\n"));
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    // The supervisor's stop and resume of the machine's clock are listed, before the question.
+    let asked = out.find("[y/n]").unwrap();
+    let stop = out.find("info_stopped (clause 8a)").expect(&out);
+    let resume = out.find("info_resumed (clause 8a)").expect(&out);
+    assert!(stop < asked && resume < asked, "{out}");
+    assert!(out.contains("countersigned by camp kasparov"), "{out}");
+    assert_eq!(cosigs(), 1);
 }

@@ -7,7 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use crate::board::session::SessionError;
 use crate::core::Refusal;
 use crate::core::board::complete_san;
-use crate::core::command::{Command, HELP, parse};
+use crate::core::command::{Command, HELP, parse, parse_for};
 use crate::core::event::Event;
 use crate::core::game::{Game, Phase};
 
@@ -158,7 +158,7 @@ pub struct UiState {
     pub press_keys: PressKeys,
     /// The restart gap the shell measured and the side whose clock ran (8b), while the ruling
     /// is pending: the `restart-gap` question is decided against it.
-    pub restart_measured: Option<(crate::core::Ms, crate::core::Side)>,
+    pub restart_measured: Option<(crate::core::Ms, Option<crate::core::Side>)>,
     /// How much shorter than the measured gap the downtime may have been (a `charge` counts the
     /// shorter figure: [`crate::board::session::restart_ruling`]).
     pub restart_uncertainty: crate::core::Ms,
@@ -944,7 +944,7 @@ fn submit(ui: &mut UiState, kind: LineKind, game: &Game) -> Action {
             if ui.history.last() != Some(&text) {
                 ui.history.push(text.clone());
             }
-            parse(&text)
+            parse_for(&text, game.board().shogi().is_some())
         }
     };
     ui.completion = None;

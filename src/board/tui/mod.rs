@@ -229,7 +229,7 @@ fn run_loop(
         if !matches!(ui.mode, Mode::Authorize { .. }) {
             asked_at = None;
         }
-        ui.restart_measured = session.restart_gap.zip(session.restart_side);
+        ui.restart_measured = session.restart_gap.map(|g| (g, session.restart_side));
         ui.restart_uncertainty = session.restart_uncertainty;
         refresh_score(&mut ui, &session.game);
         if ui.frozen.is_none() {
@@ -1056,5 +1056,6 @@ pub fn journal_status(s: &Session) -> Status {
         code: st.signed_code,
         alarm: s.frozen.clone(),
         countersigned: st.countersigned,
+        index_countersigned: st.index_countersigned,
     }
 }

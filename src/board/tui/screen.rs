@@ -30,6 +30,8 @@ pub struct Status {
     pub alarm: Option<String>,
     /// Issue 19: each camp's latest countersigned checkpoint (its size), as found beside the log.
     pub countersigned: Vec<(String, u64)>,
+    /// The camps that countersigned the match index in force (one that lists this game).
+    pub index_countersigned: Vec<String>,
 }
 
 /// Amber: under two minutes (the same threshold as the core's 9e urgency).
@@ -219,7 +221,7 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
         completion_line(ui, rows[7], buf);
     }
     status_lines(status, rows[8], buf);
-    input_line(view, ui, rows[9], buf);
+    input_line(view, ui, status, rows[9], buf);
 
     match &ui.mode {
         Mode::Help { scroll } => help(*scroll, &ui.press_keys, view, area, buf),
@@ -1074,7 +1076,7 @@ fn status_lines(s: &Status, area: Rect, buf: &mut Buffer) {
     .render(area, buf);
 }
 
-fn input_line(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
+fn input_line(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer) {
     let cursor = Span::styled(" ", Style::new().bg(Color::White));
     let line = match (&ui.mode, ui.frozen.is_some()) {
         (_, true) => Line::from(Span::styled(
@@ -1111,12 +1113,25 @@ fn input_line(view: &View, ui: &UiState, area: Rect, buf: &mut Buffer) {
         // Issue 19: the game is over; the declared camps are asked to countersign it now
         // (`arbiter countersign` shows each the result, both clocks and every ruling it signs).
         (_, false) if view.phase == Phase::Ended && !view.declarations.camps.is_empty() => {
+            let index_left: Vec<&str> = view
+                .declarations
+                .camps
+                .iter()
+                .map(|c| c.name.as_str())
+                .filter(|n| !status.index_countersigned.iter().any(|d| d == n))
+                .collect();
             let ask = match super::countersign::end_camps(view) {
                 Some(names) => format!(
                     " CAMPS {}: countersign the result now: arbiter countersign --camp NAME (it shows what is signed), then --index ",
                     names.join(", ")
                 ),
-                None => " CAMPS: the result is countersigned; now the match index: arbiter countersign --camp NAME --index ".into(),
+                None if index_left.is_empty() => {
+                    " CAMPS: the result and the match index are countersigned by every camp ".into()
+                }
+                None => format!(
+                    " CAMPS {}: the result is countersigned; now the match index: arbiter countersign --camp NAME --index ",
+                    index_left.join(", ")
+                ),
             };
             Line::from(vec![
                 Span::styled(ask, Style::new().fg(Color::Black).bg(Color::Cyan)),

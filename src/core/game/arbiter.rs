@@ -149,6 +149,7 @@ impl Game {
                 }
                 self.clock.resume(at);
                 self.stop = None;
+                self.retype = 0;
             }
             _ => {}
         }

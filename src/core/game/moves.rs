@@ -276,6 +276,19 @@ impl Game {
                             .into());
                         }
                     },
+                    None if self.retyping() => {
+                        // 6d / 7e: typed again with the clocks stopped; the turn passes, stopped.
+                        if *spent_ms != 0 || *increment_ms != 0 {
+                            return Err(format!(
+                                "a move typed again with the clocks stopped is charged {spent_ms} ms and given {increment_ms} ms"
+                            )
+                            .into());
+                        }
+                        self.retype -= 1;
+                        self.clock.end_turn(at);
+                        self.clock.start_turn(side.other(), at);
+                        self.clock.stop(at);
+                    }
                     None => {
                         if !self.presses.is_empty() {
                             return Err(
@@ -329,6 +342,7 @@ impl Game {
             EventKind::ClockCorrected { side, delta_ms, .. } => self.clock.add(*side, *delta_ms),
             EventKind::MovesTakenBack { plies, .. } => {
                 self.owed_move = None;
+                self.retype = self.retype.saturating_add(*plies);
                 self.clock.end_turn(at);
                 self.board.take_back(*plies)?;
                 self.clock.turn = Some(crate::core::clock::Turn {
@@ -365,7 +379,8 @@ impl Game {
         self.playing()?;
         let side = self.board.side_to_move();
         let press = self.presses.front();
-        if press.is_none() {
+        let retyped = press.is_none() && self.retyping();
+        if press.is_none() && !retyped {
             // The move and its press are one act: the clock must run.
             self.clock_must_run()?;
         }
@@ -424,7 +439,15 @@ impl Game {
             out.extend(self.sync_not_made(side, now));
             return Ok(out);
         }
-        let f = self.press_figures(side, now);
+        let mut f = self.press_figures(side, now);
+        if retyped {
+            // 6d / 7e: a move taken back, typed again with the clocks stopped: its time and its
+            // increment were counted when it was first pressed.
+            f.remaining = f
+                .remaining
+                .saturating_sub(i64::try_from(f.increment).unwrap_or(0));
+            f.increment = 0;
+        }
         let (byoyomi_periods_lost, byoyomi_periods_left) = self.byoyomi_figures(side, &f);
         let kind = EventKind::MoveMade {
             side,

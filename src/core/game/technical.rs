@@ -102,6 +102,13 @@ impl Game {
                 };
                 let charged_ms = match *ruling {
                     GapRuling::Waive => 0,
+                    // 8b: the kit restarted during a suspension; no clock ran, nothing to charge.
+                    _ if side.is_none() => {
+                        return refuse(
+                            c::POWER_FAILURE,
+                            "the kit restarted during the 8b suspension: no clock ran, nothing is charged; record the restart with arbiter restart-gap waive REASON",
+                        );
+                    }
                     GapRuling::Charge => gap_ms,
                     GapRuling::ChargePart(x) if x <= gap_ms => x,
                     GapRuling::ChargePart(x) => {
@@ -128,7 +135,7 @@ impl Game {
                     EventKind::RestartGap {
                         gap_ms,
                         charged: charged_ms > 0,
-                        side: Some(side),
+                        side,
                         charged_ms: Some(charged_ms),
                         reason: Some(reason.clone()),
                     },
