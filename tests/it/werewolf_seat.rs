@@ -348,6 +348,17 @@ fn werewolf_seat_a_human_plays_among_four_agents_and_the_audience_follows() {
     // The delayed display: nothing before its time plus the delay.
     let ended = es.iter().find(|e| e["kind"] == "game_ended").unwrap();
     late.wait_for("the game is over", Duration::from_secs(DELAY_S as u64 + 10));
+    // The watcher samples on its own: let it take a look at the end before it stops.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline
+        && !looks
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.screen.contains("the game is over"))
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     stop.store(true, Ordering::Relaxed);
     watcher.join().unwrap();
     let looks = looks.lock().unwrap();
