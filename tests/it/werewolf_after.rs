@@ -167,6 +167,18 @@ fn seq_of(m: &Path, pred: impl Fn(&serde_json::Value) -> bool) -> usize {
         .unwrap()
 }
 
+fn record(m: &Path, format: &str) -> Output {
+    arbiter(&[
+        "record",
+        "--match",
+        m.to_str().unwrap(),
+        "--game",
+        "1",
+        "--format",
+        format,
+    ])
+}
+
 fn verify(m: &Path) -> Output {
     arbiter(&["verify", "--match", m.to_str().unwrap()])
 }
@@ -238,15 +250,7 @@ fn werewolf_record_aiwolf_log_is_the_official_servers_csv() {
     let tmp = tempfile::tempdir().unwrap();
     let g = played();
     let m = match_of(&g, tmp.path());
-    let o = arbiter(&[
-        "record",
-        "--match",
-        m.to_str().unwrap(),
-        "--game",
-        "1",
-        "--format",
-        "aiwolf-log",
-    ]);
+    let o = record(&m, "aiwolf-log");
     assert_eq!(code(&o), 0, "{}", text(&o));
     let log = String::from_utf8(o.stdout).unwrap();
     let lines: Vec<&str> = log.lines().collect();
@@ -307,15 +311,7 @@ fn werewolf_record_aiwolf_json_pairs_every_request_with_its_answer() {
     let tmp = tempfile::tempdir().unwrap();
     let g = played();
     let m = match_of(&g, tmp.path());
-    let o = arbiter(&[
-        "record",
-        "--match",
-        m.to_str().unwrap(),
-        "--game",
-        "1",
-        "--format",
-        "aiwolf-json",
-    ]);
+    let o = record(&m, "aiwolf-json");
     assert_eq!(code(&o), 0, "{}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["game_id"], "GAME1");
@@ -346,15 +342,7 @@ fn werewolf_record_aiwolf_json_pairs_every_request_with_its_answer() {
         }
     }
     // Chess and shogi formats are refused for a werewolf game, and the other way round.
-    let o = arbiter(&[
-        "record",
-        "--match",
-        m.to_str().unwrap(),
-        "--game",
-        "1",
-        "--format",
-        "pgn",
-    ]);
+    let o = record(&m, "pgn");
     assert_eq!(code(&o), 65, "{}", text(&o));
 }
 
