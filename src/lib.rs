@@ -24,7 +24,7 @@
 //!    - **board** — the two-sided board games at the board: the Board UI, the match folder's games,
 //!      the session, the audience's display, the live relay and the follower they read with.
 //!    - **table** — the werewolf table: the game server (the one command that listens for seats)
-//!      and a human's seat (the one outbound connection, to the table). Uses neither the board
+//!      and a human's seat (run on the player's machine; it connects to the table). Uses neither the board
 //!      nor the CLI; the board does not use it.
 //!    - **after** — after the game: the committee report's files, the rule-13 archive. Uses the
 //!      record and the board's replay; the board and the table never use it.

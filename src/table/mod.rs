@@ -7,7 +7,7 @@ pub mod auth;
 pub mod control;
 pub mod game;
 pub mod net;
-pub mod seat; // `arbiter seat`, a human's seat at a werewolf table (the one outbound connection)
+pub mod seat; // `arbiter seat`, a human's seat at a werewolf table (run on the player's machine; it connects to the table)
 pub mod serve;
 
 use std::collections::{HashMap, VecDeque};
