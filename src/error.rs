@@ -45,7 +45,7 @@ pub enum Exit {
     /// game deleted) or another log.
     RolledBack,
     /// `verify`: an arbiter-only entry of a sealed log lacks a valid signed authorization by the
-    /// match's arbiter key (issue 19).
+    /// match's arbiter key.
     Unauthorized,
     /// `verify`: an entry recorded by an actor the game's rules profile does not allow for its
     /// kind (an operator's clock correction).

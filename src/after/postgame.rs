@@ -196,7 +196,7 @@ pub fn archive(a: &Handover<'_>) -> Result<(String, Option<String>), PostgameErr
     let mut session = opened.session;
     let before = session.storage.len();
     let (recorded, summary) = hand_over(&mut session, f, opened.now_ms)?;
-    // 5b (issue 19): `arbiter archive` ran with the arbiter's own key; its entries are covered
+    // 5b: `arbiter archive` ran with the arbiter's own key; its entries are covered
     // by an authorization naming the key and signed by it, as a script's are.
     let after = session.storage.len();
     if after > before {

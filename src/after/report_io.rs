@@ -185,7 +185,7 @@ fn for_each_event_until(
     let mut count = 0;
     for i in 0.. {
         buf.clear();
-        // At most the bound's bytes are held (issue 21: the buffer's capacity never passes the
+        // At most the bound's bytes are held (the buffer's capacity never passes the
         // bound, however long the line); one byte more, only looked at, tells a line longer
         // than the bound from one that ends right there.
         let limit = crate::record::journal::MAX_LINE_BYTES;
@@ -340,7 +340,7 @@ pub fn write_report_checked(
 /// every line of the log, in order, with the verdict given by that pass.
 pub type Watched = (Option<Verification>, bool);
 
-/// [`write_report_checked`] in one read of the log (issue 21): the report is built from the
+/// [`write_report_checked`] in one read of the log: the report is built from the
 /// lines `verdict`'s own pass checked, each decoded on the core that checked it
 /// ([`crate::record::journal::with_events_decoded`]), on a thread of its own beside that pass (the
 /// verifier's thread only hands the entries over, a batch at a time). When that pass did not
@@ -399,7 +399,7 @@ pub fn write_report_verified(
     write_out(&path, format, public, pass, given, out)
 }
 
-/// Blocks of entries handed to the model's thread and not yet taken by it (issue 21: with one,
+/// Blocks of entries handed to the model's thread and not yet taken by it (with one,
 /// the thread joining the verifier's blocks waited on the model's whenever it was a block
 /// behind, and the checking threads with it).
 const FEED_QUEUE: usize = 8;
@@ -515,7 +515,7 @@ fn canonical_utc(line: &[u8]) -> Option<&str> {
     // The rest of a JSON string whose opening quote was read, and what follows its closing
     // quote; `None` for an escape or a control character.
     // `hint`: where the closing quote usually is (a hash's 64 hex digits, a UTC time's 24
-    // characters), looked at first (issue 21: a byte-by-byte search for it cost more than the
+    // characters), looked at first (a byte-by-byte search for it cost more than the
     // rest of the line's handing over).
     fn plain(s: &[u8], hint: usize) -> Option<(&[u8], &[u8])> {
         let end = match s.get(hint) {
@@ -571,7 +571,7 @@ fn write_out(
     };
     let head = crate::report::head_part(&report, rows, rows_bytes, format);
     // The tail is written from the report a piece at a time, rendered on a thread of its own
-    // while this one writes (issue 21: a long log's clock lines are megabytes).
+    // while this one writes (a long log's clock lines are megabytes).
     let write_tail = |f: &mut std::fs::File| {
         write_rendered(f, |s, flush| {
             crate::report::tail_part(s, &report, rows, format, TAIL_PIECE, flush)
@@ -694,7 +694,7 @@ pub(crate) fn drop_aside<T: Send + 'static>(what: T) {
 /// the file system where the head is longer than the room (`FALLOC_FL_INSERT_RANGE`, which
 /// shifts the rows by whole blocks: [`crate::report::align_head`] makes the head a whole number
 /// of them), the tail after them, the file synced and renamed over `out`, as
-/// [`write_atomic_file`] replaces it (issue 21: on the 1,000,000-entry log, copying 126 MB of
+/// [`write_atomic_file`] replaces it (on the 1,000,000-entry log, copying 126 MB of
 /// rows behind the head cost ~90 ms after the pass, on one core; inserting the head in front of
 /// them, ~9 ms).
 ///
@@ -809,7 +809,7 @@ fn model_pass(
     let spool = spool_next_to(out);
     // The rows are rendered and written on a thread of their own (the model's thread hands them
     // over marked, a batch at a time, as what their texts are made of, and gets the batches
-    // back to fill again: issue 21).
+    // back to fill again).
     let (tx, rows_rx) = std::sync::mpsc::sync_channel::<Rows>(4);
     let (rows_back, used) = std::sync::mpsc::channel::<Rows>();
     std::thread::scope(|s| {
@@ -942,7 +942,7 @@ fn write_rows(
 
 /// Starts writing `len` bytes of `f` from `at` to its disk, without waiting (`POSIX_FADV_DONTNEED`
 /// starts the writeback of dirty pages, and lets the pages go once written): the fsync before a
-/// rename then finds them written (issue 21: on the 1,000,000-entry log it waited ~55 ms for
+/// rename then finds them written (on the 1,000,000-entry log it waited ~55 ms for
 /// 126 MB of rows, ~2 ms after). A hint: where it is not taken, nothing changes but the wait.
 fn start_writeback(f: &std::fs::File, at: u64, len: u64) {
     let _ = rustix::fs::fadvise(
@@ -1291,7 +1291,7 @@ mod tests {
         s
     }
 
-    /// Issue 21: the tail rendered on a thread of its own is written after what the file
+    /// The tail rendered on a thread of its own is written after what the file
     /// already holds, every piece in order, however many.
     #[test]
     fn issue_21_write_rendered_writes_every_piece_in_order() {
@@ -1310,7 +1310,7 @@ mod tests {
         }
     }
 
-    /// Issue 21: a write that fails is the answer, once the rendering is over (its thread is not
+    /// A write that fails is the answer, once the rendering is over (its thread is not
     /// left waiting on a writer that stopped).
     #[test]
     fn issue_21_write_rendered_answers_a_failed_write() {
@@ -1322,7 +1322,7 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"");
     }
 
-    /// Issue 21: a panic of the rendering thread is handed on, not swallowed into a short file.
+    /// A panic of the rendering thread is handed on, not swallowed into a short file.
     #[test]
     #[should_panic(expected = "rendering failed")]
     fn issue_21_write_rendered_hands_on_a_panic_of_the_rendering() {

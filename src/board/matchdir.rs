@@ -66,11 +66,11 @@ pub struct JournalStorage {
     pub warning: Option<String>,
     /// Called after every durable append (script mode's `--echo`).
     pub on_append: Option<OnAppend>,
-    /// The log is sealed (issue 19): after every append the kit re-signs `game-<n>/seal`, and
+    /// The log is sealed: after every append the kit re-signs `game-<n>/seal`, and
     /// each `authorized` entry carries the key's fingerprint and signature.
     pub sealed: bool,
     /// `game-<n>/heartbeat` and this session's hash chain (heartbeat v2), made at the first
-    /// beat: the file is kept open (issue 25: an open, a write and a close each second), opened
+    /// beat: the file is kept open (an open, a write and a close each second), opened
     /// again when it was removed or replaced. `None` to start with.
     pub beat_file: Option<beat::BeatFile>,
     /// The camps' countersignatures as last read, with the checkpoints folder's modification
@@ -369,7 +369,7 @@ impl Storage for JournalStorage {
         let origin = self.origin();
         let w = self.beat_file.get_or_insert_with(Default::default);
         // A sealed log's beat is heartbeat v2: a hash chain whose anchor the arbiter key signed
-        // once (issue 25: a signature each second was a tenth of the idle board's time).
+        // once (a signature each second was a tenth of the idle board's time).
         let record = match (self.sealed, self.key.as_ref()) {
             (true, Some(key)) => {
                 let (boot_id, boottime_ms) = boot_clock();
@@ -408,7 +408,7 @@ pub fn arbiter_key(k: &KeySource, match_dir: &Path) -> Result<(PrivateKey, KeyRe
     arbiter_key_for(k, match_dir, None)
 }
 
-/// Which keys a match accepts as its arbiter's (issue 19: a key is the match's or nothing): the
+/// Which keys a match accepts as its arbiter's (a key is the match's or nothing): the
 /// key line 0 of `game` binds, else line 0 of the match's first game, else (no game yet) the
 /// keys `allowed_signers` lists for the principal `arbiter` (`keygen` registers them). Returns
 /// the fingerprints, the principal and where the binding comes from; `None` when the match
@@ -536,7 +536,7 @@ pub fn previous_algorithm(match_dir: &Path, game: u32) -> Option<(u32, Algorithm
     }
 }
 
-/// Issue 23: what the match's games before `game` say, for its `[match]` rules: the latest earlier
+/// What the match's games before `game` say, for its `[match]` rules: the latest earlier
 /// game's number and the side its human had (line 0), and the score of the earlier games.
 pub fn match_history(match_dir: &Path, game: u32) -> MatchHistory {
     let colours = previous_declarations(match_dir, game).and_then(|(k, d)| {
@@ -733,7 +733,7 @@ impl Replayer {
     }
 
     /// [`Replayer::push`] with the event handed over: the game's void window keeps it without
-    /// a copy (issue 21).
+    /// a copy.
     pub fn push_owned(&mut self, ev: Event) -> bool {
         self.push_shared(Arc::new(ev))
     }
@@ -933,7 +933,7 @@ fn replay_log_with(
 }
 
 /// A game's log checked as `verify` checks it ([`crate::record::witness::check_before_showing`]) and
-/// replayed from the very lines that check read (issue 21: one read, one hash and one canonical
+/// replayed from the very lines that check read (one read, one hash and one canonical
 /// check of each line, each line decoded once by [`crate::log::codec::decode_line`]). `init`
 /// makes what `each` folds every event into (the caller's own reading of the log, as
 /// [`replay_log`]'s `each`); it is made again when the check could not hand the replay every line
@@ -941,7 +941,7 @@ fn replay_log_with(
 /// apart ([`replay_log`]), and when that read finds other entries than the check's while the
 /// check passed, the replay is refused ([`MatchError::Changed`]) rather than show a state verify
 /// did not check. The check is returned either way. `each` sees each event as the pass reads
-/// it, on this thread: `status` replays here (issue 21: with nothing else to fold, this thread
+/// it, on this thread: `status` replays here (with nothing else to fold, this thread
 /// is no busier than the checking threads, and a replay on a thread of its own cost more CPU
 /// than it saved; `pgn` and the open, which fold the times as well, replay apart:
 /// [`replay_verified_with`], [`open_game_observed`]).
@@ -986,7 +986,7 @@ pub fn replay_verified_with<S: Send>(
     Result<(Replayed, S), MatchError>,
 ) {
     let (mut fold, mut tail) = Fold::start(match_dir, n, init());
-    // Issue 21: each line's event is decoded on the cores that check the lines; this thread
+    // Each line's event is decoded on the cores that check the lines; this thread
     // reads and joins them, and the game is replayed on a thread of its own ([`pipe`]), from
     // each block's events handed over whole. The replay's void window keeps the latest events.
     fold.handed = true;
@@ -1158,7 +1158,7 @@ impl Fold {
             self.first = v.entry.cloned();
         }
         self.entries += 1;
-        // Issue 21: not a copy of each line (365 MB of copying for a 1,000,000-entry log).
+        // Not a copy of each line (365 MB of copying for a 1,000,000-entry log).
         let end = self.offset + line.len() as u64;
         if end + 1 >= self.tail_from {
             self.last.clear();
@@ -1168,7 +1168,7 @@ impl Fold {
         }
         self.offset = end + 1;
         match v.event {
-            // Handed over with its block (issue 21: not touched on this thread).
+            // Handed over with its block (not touched on this thread).
             Some(_) if self.handed => {}
             Some(e) => feed.push(pipe::Item::Line(v.seq, e.clone())),
             None => feed.push(pipe::Item::Line(
@@ -1257,7 +1257,7 @@ pub fn open_game_with(
 
 /// What folds a game's events as [`open_game_observed`] replays them (the Board UI's move times
 /// and alarms), without keeping the log. It runs on the replay's thread, beside the reading of
-/// the log (issue 21), hence `Send`.
+/// the log, hence `Send`.
 pub trait OpenObserver: Send {
     /// The next event of the log, with what the open's one replay did with it (the clocks
     /// before it, the game after it: [`crate::report::times::TimesStream::push_replayed`]).
@@ -1378,7 +1378,7 @@ impl OpenPass {
 struct OpenReplay {
     replay: Replayer,
     keep_events: bool,
-    /// The latest events, shared with the pass (issue 21: a copy of each of 1,000,000 events,
+    /// The latest events, shared with the pass (a copy of each of 1,000,000 events,
     /// dropped soon after, was a third of the joining thread's time); copied once, at the end.
     /// Their blocks are held as long ([`pipe::pipelined`]'s `hold`): an event let go here is
     /// never the last reference, and its block's checking thread writes over it. `None`: an
@@ -1511,7 +1511,7 @@ fn open_game_once(
         }
     }
     let (key, keyref) = arbiter_key_for(key, match_dir, Some(n))?;
-    // Issue 19: what a crashed session of this key wrote and never authorized is authorized
+    // What a crashed session of this key wrote and never authorized is authorized
     // now, recorded and said (never an entry past the seal).
     let crashed = if !retry && path.exists() {
         crate::record::witness::authorize_crashed_session(match_dir, n, &key, Utc::now())
@@ -1560,7 +1560,7 @@ fn open_game_once(
             events_from: 0,
         })));
     }
-    // Issue 19: how far the arbiter's own word (the seal, a signed checkpoint) binds the log.
+    // How far the arbiter's own word (the seal, a signed checkpoint) binds the log.
     let public = storage
         .key
         .as_ref()
@@ -1575,7 +1575,7 @@ fn open_game_once(
         sizes.push(cp.size);
     }
     let listed_from = sizes.iter().copied().min().unwrap_or(0);
-    // Issue 21: the log is read once, by the checked pass (on the cores, as verify reads it),
+    // The log is read once, by the checked pass (on the cores, as verify reads it),
     // each line decoded once and the game replayed once, for the session and for `each`, on a
     // thread of its own beside the reading ([`pipe`]).
     let mut pass = OpenPass::new(listed_from);
@@ -1591,7 +1591,7 @@ fn open_game_once(
                 &sizes,
                 |l| match l {
                     crate::record::journal::OpenLine::View(v) => match (v.event, v.line) {
-                        // Handed over with its block (issue 21).
+                        // Handed over with its block.
                         (Some(ev), _) => pass.line(v.seq, v.kind, v.entry, ev.as_ref(), true, feed),
                         (None, Some(line)) => {
                             let ev = crate::log::codec::decode_canonical(line)
@@ -2066,7 +2066,7 @@ pub fn unfinished_before(match_dir: &Path, n: u32) -> Vec<u32> {
         .collect()
 }
 
-/// Issue 20: game `n` is opened while an earlier game of the match has no result. The arbiter
+/// Game `n` is opened while an earlier game of the match has no result. The arbiter
 /// may have a reason (an adjourned game, a game suspended under 8b, a dispute before the
 /// committee, 12), so the kit does not refuse; it names the unfinished games wherever game `n` is
 /// opened or shown (`play`'s board, `script`, `status`), so the score is never read as final.
@@ -2118,7 +2118,7 @@ type Seen<T> = std::sync::Mutex<Vec<(PathBuf, (u64, Option<std::time::SystemTime
 
 /// `read()` of the log at `path`, or what it gave before in this process if the file has the
 /// same length and modification time (a command that opens game `n` asks of the earlier games
-/// more than once: whether each is finished, the score; issue 21).
+/// more than once: whether each is finished, the score).
 fn read_once<T: Clone>(seen: &Seen<T>, path: &Path, read: impl FnOnce() -> T) -> T {
     let stamp = std::fs::symlink_metadata(path)
         .map(|m| (m.len(), m.modified().ok()))
@@ -2165,7 +2165,7 @@ fn match_score_before(match_dir: &Path, before: Option<u32>) -> Vec<(String, f64
 }
 
 /// [`match_score`] with one game already rebuilt by the caller (`known`: its number and state,
-/// as the log holds it): that game's log is not read again (issue 21: `status` and the board's
+/// as the log holds it): that game's log is not read again (`status` and the board's
 /// opening read a 1,000,000-entry log once more for the score alone).
 pub fn match_score_with(match_dir: &Path, known: Option<(u32, &Game)>) -> Vec<(String, f64)> {
     score_table(match_dir, None, known)

@@ -92,7 +92,7 @@ pub struct StorageStatus {
     pub signed_code: Option<String>,
     /// A problem that does not stop play (e.g. a checkpoint that could not be signed).
     pub warning: Option<String>,
-    /// Issue 19: each camp's latest countersigned checkpoint (its size).
+    /// Each camp's latest countersigned checkpoint (its size).
     pub countersigned: Vec<(String, u64)>,
     /// The camps that countersigned the match index in force (one that lists this game).
     pub index_countersigned: Vec<String>,
@@ -224,7 +224,7 @@ impl Session {
             self.frozen = Some(msg.clone());
             return Err(SessionError::Storage(msg));
         }
-        // Issue 19: at a time control (where the profile says) a checkpoint is signed over the
+        // At a time control (where the profile says) a checkpoint is signed over the
         // control move, for the camps to countersign. The entry is durable; a checkpoint that
         // cannot be signed is the storage's warning, and storage without a log has none to sign.
         let control = next.profile().countersign_at_controls()
@@ -377,7 +377,7 @@ pub fn read_declared_files(cmd: &Command) -> Result<Command, Refusal> {
                 sha256: hex::encode(Sha256::digest(&bytes)),
             })
         }
-        // Issue 19: a camp's proof of possession, read here; the core checks it.
+        // A camp's proof of possession, read here; the core checks it.
         Command::DeclareCampProofFile { name, key, path } => {
             let bytes = crate::record::fsio::read(Path::new(path), 64 << 10).map_err(|e| {
                 Refusal::new(

@@ -1,5 +1,5 @@
 //! `arbiter authorize`: the arbiter's ruling on one arbiter-only entry that stands UNAUTHORIZED
-//! (the entry in flight at a crash, issue 21): checked, it is authorized with the arbiter's key,
+//! (the entry in flight at a crash): checked, it is authorized with the arbiter's key,
 //! recorded with the reason, signed (a checkpoint and the index), so `verify` reads it.
 use chrono::Utc;
 use clap::Args;

@@ -22,7 +22,7 @@ pub fn run(a: &CheckpointArgs) -> Result<Exit, Error> {
     let dir = &a.m.dir;
     let n = a.m.game_or_last(a.game)?;
     let (key, _) = arbiter_key_for(&a.key.source(), dir, Some(n)).map_err(Error::cannot_read)?;
-    // Issue 19: a crashed session's unauthorized entries are authorized first (recorded, said).
+    // A crashed session's unauthorized entries are authorized first (recorded, said).
     if let Some(said) = crate::record::witness::authorize_crashed_session(dir, n, &key, Utc::now())
         .map_err(Error::write_failed)?
     {
@@ -39,7 +39,7 @@ pub fn run(a: &CheckpointArgs) -> Result<Exit, Error> {
         )));
     }
     let t = tally(&layout::log_path(dir, n)).map_err(super::journal_failure)?;
-    // Issue 19: never sign entries the kit did not write in a session of this key.
+    // Never sign entries the kit did not write in a session of this key.
     if let Some((b, listed)) = crate::record::witness::binding_on_disk(dir, n, key.public_key())
         .map_err(super::journal_failure)?
         && b.foreign() > 0

@@ -101,7 +101,7 @@ pub fn run(a: &CountersignArgs) -> Result<Exit, Error> {
         },
         (None, None) => return Err(Error::bad_input("give --key FILE or --signature FILE")),
     };
-    // Issue 19: what the camp signs, shown before it signs (the result, both clocks, every
+    // What the camp signs, shown before it signs (the result, both clocks, every
     // correction and ruling since its last countersignature).
     let size = a
         .checkpoint

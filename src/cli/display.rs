@@ -1,4 +1,4 @@
-//! `arbiter display`: the read-only screen for the player and the audience (issue 24).
+//! `arbiter display`: the read-only screen for the player and the audience.
 use std::path::PathBuf;
 
 use clap::Args;

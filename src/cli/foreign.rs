@@ -1,5 +1,5 @@
 //! `arbiter foreign`: the entries of a game the kit did not write in a session of the match's
-//! arbiter key (issue 19) — shown, cut to a side file, or accepted one by one with a reason.
+//! arbiter key — shown, cut to a side file, or accepted one by one with a reason.
 use chrono::Utc;
 use clap::Args;
 

@@ -83,7 +83,7 @@ pub enum Command {
     Checkpoint(checkpoint::CheckpointArgs),
     /// A camp countersigns a checkpoint (its own key here, or a stock `ssh-keygen -Y sign`).
     Countersign(countersign::CountersignArgs),
-    /// Show the entries of a game the kit did not write in a session of the match's key; cut them to a side file or accept them with a reason (issue 19).
+    /// Show the entries of a game the kit did not write in a session of the match's key; cut them to a side file or accept them with a reason.
     Foreign(foreign::ForeignArgs),
     /// The arbiter's ruling on an arbiter-only entry that stands UNAUTHORIZED (in flight at a crash): authorized with the key, with the reason, recorded and signed.
     Authorize(authorize::AuthorizeArgs),
@@ -165,7 +165,7 @@ pub enum NoGame {
         n: u32,
         dir: std::path::PathBuf,
         games: Vec<u32>,
-        /// Issue 21: the creation leftover its folder holds only, if so.
+        /// The creation leftover its folder holds only, if so.
         leftover: Option<String>,
     },
     #[error(transparent)]

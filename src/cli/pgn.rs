@@ -31,7 +31,7 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
             .map_err(super::output_refused)?;
     }
     a.m.require_game(a.game).map_err(Error::cannot_read)?;
-    // Issue 21: the game is replayed once, from the lines verify's one pass checked, for the
+    // The game is replayed once, from the lines verify's one pass checked, for the
     // moves and their times.
     let (check, replayed) = replay_verified_times(&a.m.dir, a.game);
     let (r, times) =
@@ -56,7 +56,7 @@ pub fn run(a: &PgnArgs) -> Result<Exit, Error> {
     let warning = (check.demo || check.failing.is_some())
         .then(|| check.lines.join("; ").replace(['{', '}'], ""));
     match a.out.as_deref() {
-        // Issue 21: written to the file as it is made, not held whole first.
+        // Written to the file as it is made, not held whole first.
         Some(p) => {
             crate::record::journal::write_atomic_with(p, |w| {
                 crate::report::pgn::write_pgn_to(&game, warning.as_deref(), w)

@@ -1,4 +1,4 @@
-//! `arbiter relay`: keep a PGN file of the match so far for a broadcaster (issue 24).
+//! `arbiter relay`: keep a PGN file of the match so far for a broadcaster.
 use std::path::PathBuf;
 use std::time::Duration;
 

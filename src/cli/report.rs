@@ -58,7 +58,7 @@ pub fn run(a: &ReportArgs) -> Result<Exit, Error> {
         return super::werewolf::report(dir, a.game, &out);
     }
     let (game, public) = (a.game, a.public);
-    // Issue 21: the report is built from the lines the verifier's full check reads, decoded
+    // The report is built from the lines the verifier's full check reads, decoded
     // on the cores that check them (the log is read once).
     let verdict = move |watch: &mut dyn FnMut(&crate::record::journal::LineView<'_>)| {
         let (mut verdict, watched) = verification_watching(dir, game, Some(watch));

@@ -43,7 +43,7 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     if crate::after::report_io::is_werewolf_game(dir, n) {
         return super::werewolf::status(dir, n, a.json);
     }
-    // Issue 21: the game is replayed from the lines verify's one pass checked.
+    // The game is replayed from the lines verify's one pass checked.
     let (check, replayed) = replay_verified(dir, n, || (), |_, _| {});
     let (
         Replayed {
@@ -60,7 +60,7 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
     let wall = Utc::now();
     let (now, computed) = game_time_now(&g, Some(&last), wall);
     let score = match_score_with(dir, Some((n, &g)));
-    // Issue 23: the match rules of this game's profile say whether the score decides the match.
+    // The match rules of this game's profile say whether the score decides the match.
     let decided = g
         .profile()
         .match_rules

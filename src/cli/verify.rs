@@ -54,7 +54,7 @@ pub struct VerifyArgs {
 struct Summary<'a> {
     exit_code: u8,
     games: &'a [GameVerification],
-    /// Game folders holding only what a crash during the game's creation left (issue 21).
+    /// Game folders holding only what a crash during the game's creation left.
     never_created: &'a [NeverCreated],
     match_problems: &'a [String],
     pinned: bool,
@@ -107,7 +107,7 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
             },
         );
     }
-    // Issue 21: a game folder holding only a creation leftover is a game never created, not a
+    // A game folder holding only a creation leftover is a game never created, not a
     // damaged one: whole-match and `--game N` say so alike (the index, if it names the game,
     // makes verify_match fail for it).
     let never: Vec<(u32, String)> = crate::record::layout::creation_leftovers(&a.m.dir)
@@ -122,7 +122,7 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
         }
         None => a.m.games().map_err(Error::unreadable)?,
     };
-    // Issue 19: a match whose index (or a countersigned copy of it) survives has had games;
+    // A match whose index (or a countersigned copy of it) survives has had games;
     // with none left, the index's games are judged missing (ROLLED_BACK), not "no games".
     let indexed = [
         crate::record::witness::index_path(&a.m.dir),
@@ -152,7 +152,7 @@ pub fn run(a: &VerifyArgs) -> Result<Exit, Error> {
                 .map_err(Error::unreadable)?,
         );
     }
-    // Issue 19: a match code (`M7-…`, the match index's) is accepted as a game's code is.
+    // A match code (`M7-…`, the match index's) is accepted as a game's code is.
     let (match_codes, game_codes): (Vec<&String>, Vec<&String>) = a
         .codes
         .iter()

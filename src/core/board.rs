@@ -434,7 +434,7 @@ impl Board {
         }
     }
 
-    /// [`Board::play`] with the move handed over (issue 21: the replay does not copy it twice).
+    /// [`Board::play`] with the move handed over (the replay does not copy it twice).
     pub fn play_owned(&mut self, mv: RecordedMove) -> Result<(), BoardError> {
         match self {
             Board::Shogi(s) => Ok(s.play(&mv)?),
@@ -592,7 +592,7 @@ impl Board {
 pub const ELEMENTARY_WINS: &str =
     "K+Q, K+R, K+B+B (bishops on both colours) or K+B+N, with or without more, against a lone king";
 
-/// A move as people write it, in the form shakmaty's SAN parser reads (issue 20): a move number
+/// A move as people write it, in the form shakmaty's SAN parser reads: a move number
 /// in front (`20.Kf2`, `20...Kf2`, `20…Kf2`) dropped; castling with letter O in either case or
 /// with zeros (`o-o`, `0-0`, FIDE Laws Appendix C.13) as `O-O`; a promotion written `e8Q`,
 /// `e8q`, `e8(Q)`, `e8/Q` or `e8=q` as `e8=Q` (FIDE's own form, Appendix C.9, writes the piece
@@ -816,7 +816,7 @@ mod tests {
 
     #[test]
     fn takeback_of_any_length_equals_playing_the_kept_moves_afresh() {
-        // Issue 21: a takeback keeps the moves and the positions' keys up to the kept ply
+        // A takeback keeps the moves and the positions' keys up to the kept ply
         // instead of playing them all again; the board must be the one played afresh.
         let line = [
             "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3",

@@ -1,5 +1,5 @@
 //! A camp's proof of possession of its witness key, version 1 (PURE: the statement's bytes and
-//! the check of a signature over them; issue 19).
+//! the check of a signature over them).
 //!
 //! Before a camp's key is bound into line 0, the camp signs its own declaration with that key:
 //! an armored OpenSSH SSHSIG (namespace [`NAMESPACE`], what `ssh-keygen -Y sign -n

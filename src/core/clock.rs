@@ -38,7 +38,7 @@ pub struct Clock {
     pub byoyomi_lost: [u32; 2],
 }
 
-/// Byo-yomi as a clock face shows it (issue 23).
+/// Byo-yomi as a clock face shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct ByoyomiFace {
     /// Periods left, counting the one running.

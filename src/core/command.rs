@@ -111,18 +111,18 @@ pub enum TablebaseProbe {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum Command {
-    /// Issue 23: adjourn the game, the move open or sealed (the hex SHA-256 of `MOVE NONCE`).
+    /// Adjourn the game, the move open or sealed (the hex SHA-256 of `MOVE NONCE`).
     Adjourn {
         sealed_sha256: Option<String>,
     },
-    /// Issue 23: the operator records that the engine was stopped during the adjournment.
+    /// The operator records that the engine was stopped during the adjournment.
     EngineStopped,
     /// Issue 23 (Deep Blue 1996/97): replace the machine's operator during the game.
     ReplaceOperator {
         name: String,
         reason: String,
     },
-    /// Issue 23: resume an adjourned game; a sealed move is revealed as `MOVE NONCE`.
+    /// Resume an adjourned game; a sealed move is revealed as `MOVE NONCE`.
     ResumeAdjourned {
         reveal: Option<(String, String)>,
     },

@@ -6,7 +6,7 @@ use super::board::PositionEnd;
 use super::{Actor, Ms, Side};
 
 /// A short text of an event (a clause, a move's SAN or UCI, a FEN, a note): at most 24 bytes are
-/// kept inline, without an allocation (issue 21: a move's entry was five allocations, read a
+/// kept inline, without an allocation (a move's entry was five allocations, read a
 /// million times by `status`, `pgn`, `report` and the Board UI's open).
 pub type Text = compact_str::CompactString;
 
@@ -302,11 +302,11 @@ pub enum EventKind {
         /// its press are one act at this entry's time.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pressed_at: Option<Ms>,
-        /// Issue 23: byo-yomi periods that ran out during the move (for readers; the state
+        /// Byo-yomi periods that ran out during the move (for readers; the state
         /// recomputes it). Present only when the mover has byo-yomi.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         byoyomi_periods_lost: Option<u32>,
-        /// Issue 23: byo-yomi periods the mover has left after the move. Present only when the
+        /// Byo-yomi periods the mover has left after the move. Present only when the
         /// mover has byo-yomi.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         byoyomi_periods_left: Option<u32>,
@@ -321,10 +321,10 @@ pub enum EventKind {
         increment_ms: Ms,
         /// The side's remaining time after the press.
         remaining_ms: i64,
-        /// Issue 23: byo-yomi periods that ran out during the move (present with byo-yomi only).
+        /// Byo-yomi periods that ran out during the move (present with byo-yomi only).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         byoyomi_periods_lost: Option<u32>,
-        /// Issue 23: byo-yomi periods left after the press (present with byo-yomi only).
+        /// Byo-yomi periods left after the press (present with byo-yomi only).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         byoyomi_periods_left: Option<u32>,
     },
@@ -468,7 +468,7 @@ pub enum EventKind {
     },
     /// 5b: an arbiter-only command at the keyboard whose authorization failed; nothing else recorded.
     AuthorizationFailed { command: String, why: String },
-    /// Issue 23: the game is adjourned (or a break begins); both clocks stop. With a sealed move,
+    /// The game is adjourned (or a break begins); both clocks stop. With a sealed move,
     /// `sealed_sha256` commits to it: SHA-256 of `MOVE NONCE` (hex), revealed at resumption.
     Adjourned {
         /// The side to move, whose move is open or sealed.
@@ -476,7 +476,7 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sealed_sha256: Option<String>,
     },
-    /// Issue 23: the operator records that the engine was stopped during the adjournment.
+    /// The operator records that the engine was stopped during the adjournment.
     EngineStopped,
     /// Issue 23 (Deep Blue 1996/97): the machine's operator replaced during the game, when it was
     /// not the human's turn.
@@ -485,7 +485,7 @@ pub enum EventKind {
         to: String,
         reason: String,
     },
-    /// Issue 23: play resumes after an adjournment; a sealed move's reveal, checked against the
+    /// Play resumes after an adjournment; a sealed move's reveal, checked against the
     /// commitment, is recorded here and its move follows as its own entry.
     AdjournmentResumed {
         #[serde(default, skip_serializing_if = "Option::is_none")]

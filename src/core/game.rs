@@ -274,18 +274,18 @@ pub struct Game {
     /// 6d / 7e: moves taken back that the operator may type again while the arbiter keeps the
     /// clocks stopped; none charges time, and the resume starts the clock of the side to move.
     pub(in crate::core) retype: usize,
-    /// Issue 23: the adjournment in progress.
+    /// The adjournment in progress.
     pub(in crate::core) adjourned: Option<Adjourned>,
-    /// Issue 23: what the match's earlier games say (given by the shell; not in the log).
+    /// What the match's earlier games say (given by the shell; not in the log).
     pub(in crate::core) history: MatchHistory,
-    /// Issue 19: what the camps are asked to countersign at the latest time control.
+    /// What the camps are asked to countersign at the latest time control.
     pub(in crate::core) witness: witness::ControlWitness,
     /// Issue 25: [`Game::due_result`] depends on the applied entries only, so it is judged once
     /// after each entry, not at every tick; emptied by every change of state.
     pub(in crate::core) due_result_memo: DueMemo,
 }
 
-/// Issue 25: the result the state calls for, judged once per state. A cache, not state: it is
+/// The result the state calls for, judged once per state. A cache, not state: it is
 /// left out of the game's `Debug` so that a refusal's unchanged-state check does not see it.
 #[derive(Clone, Default)]
 pub(in crate::core) struct DueMemo(std::sync::OnceLock<Option<Event>>);
@@ -712,7 +712,7 @@ impl Game {
     }
 
     /// A result the state itself calls for (position, forfeit, move cap), not yet recorded.
-    /// Judged once per state (issue 25): an idle tick only reads it back.
+    /// Judged once per state: an idle tick only reads it back.
     fn due_result(&self) -> Option<Event> {
         self.due_result_memo
             .0
@@ -1121,7 +1121,7 @@ impl Game {
     }
 
     /// [`Game::evolve`] with the event handed over: the void window keeps it as it is, not a
-    /// copy (issue 21: what a replay of a log uses, as it owns each event it decoded).
+    /// copy (what a replay of a log uses, as it owns each event it decoded).
     pub fn evolve_owned(&mut self, e: Event) -> Result<(), Inconsistent> {
         self.evolve_shared(std::sync::Arc::new(e))
     }
@@ -1156,7 +1156,7 @@ impl Game {
             EventKind::EntryVoided { .. } => {
                 let (seq, passed) = (self.applied as u64, self.controls_passed_if_witnessed());
                 let done = self.evolve_void(&mut recent, e);
-                // Issue 19: a void is a ruling the camps sign at the next control.
+                // A void is a ruling the camps sign at the next control.
                 if done.is_ok() {
                     self.note_for_camps(e, seq, passed);
                 }
@@ -1168,7 +1168,7 @@ impl Game {
             recent.push(keep(), self);
         }
         self.recent = Some(recent);
-        // Issue 25: the state changed (or may have, on an error): judge its result afresh.
+        // The state changed (or may have, on an error): judge its result afresh.
         self.due_result_memo = DueMemo::default();
         applied
     }
@@ -1181,7 +1181,7 @@ impl Game {
             );
         }
         let at = e.at;
-        // Issue 19: counted only where the profile has the camps countersign at controls.
+        // Counted only where the profile has the camps countersign at controls.
         let passed_before = self.controls_passed_if_witnessed();
         match &e.kind {
             EventKind::EntryVoided { .. } => {
@@ -1273,7 +1273,7 @@ impl Game {
             | EventKind::ConsultationEnded { .. }
             | EventKind::DrawDeclined { .. } => self.evolve_draws(e)?,
         }
-        // Issue 23: a machine's move made during a break leaves the clocks stopped until play
+        // A machine's move made during a break leaves the clocks stopped until play
         // resumes.
         if self.adjourned.is_some() && matches!(e.kind, EventKind::MoveMade { .. }) {
             self.clock.stop(at);

@@ -389,7 +389,7 @@ pub enum StartError {
     NotExactlyOne,
 }
 
-/// Match rules (issue 23): who may offer draws, the match's length and winning score.
+/// Match rules: who may offer draws, the match's length and winning score.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MatchRules {
@@ -412,7 +412,7 @@ pub struct MatchRules {
     pub operator_replaceable_off_human_turn: bool,
 }
 
-/// Adjournments and breaks (issue 23): open or sealed move, whether the engine may think meanwhile.
+/// Adjournments and breaks: open or sealed move, whether the engine may think meanwhile.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Adjournment {
@@ -487,7 +487,7 @@ pub struct Profile {
     pub match_rules: Option<MatchRules>,
     /// Adjournments and breaks.
     pub adjournment: Option<Adjournment>,
-    /// Issue 19: when the camps are asked to countersign.
+    /// When the camps are asked to countersign.
     pub witness: Option<Witness>,
     /// Which actor may record each kind of entry, and the clause that says so. Absent (profiles
     /// embedded in older logs): any actor may record any kind.
@@ -550,7 +550,7 @@ impl Actors {
     }
 }
 
-/// When the camps countersign the record (issue 19). Always when the game ends; with
+/// When the camps countersign the record. Always when the game ends; with
 /// `countersign_at_controls` also at each time control, after the control move.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -585,7 +585,7 @@ impl Profile {
             .map_or(a.key(), String::as_str)
     }
 
-    /// Whether the camps are asked to countersign at each time control (issue 19).
+    /// Whether the camps are asked to countersign at each time control.
     pub fn countersign_at_controls(&self) -> bool {
         self.witness
             .as_ref()

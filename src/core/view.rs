@@ -22,7 +22,7 @@ pub struct ClockView {
     pub moves_to_control: Option<u32>,
     /// The clock's state in words, so no screen has to tell it by colour alone.
     pub state: ClockState,
-    /// Issue 23: byo-yomi (periods left, their length, the current period's time), when the side
+    /// Byo-yomi (periods left, their length, the current period's time), when the side
     /// has byo-yomi.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub byoyomi: Option<super::clock::ByoyomiFace>,
@@ -187,7 +187,7 @@ pub enum Panel {
         program_left_ms: Option<i64>,
         program_handed: bool,
     },
-    /// Issue 19: a time control was passed under a profile that has the camps countersign at
+    /// A time control was passed under a profile that has the camps countersign at
     /// each one: what they sign (checkpoint `checkpoint` covers the control move), and who.
     Countersign {
         control: usize,
@@ -202,7 +202,7 @@ pub enum Panel {
         /// The declared camps still to countersign it.
         camps: Vec<CampToSign>,
     },
-    /// Issue 19: the game is over; the camps countersign a checkpoint covering the result (of
+    /// The game is over; the camps countersign a checkpoint covering the result (of
     /// `checkpoint` entries at least), each shown the result, both clocks and the arbiter's and
     /// committee's entries since its own last countersignature.
     CountersignEnd {
@@ -222,7 +222,7 @@ pub enum Panel {
     },
 }
 
-/// Issue 19: a declared camp asked to countersign, with its latest countersigned checkpoint (its
+/// A declared camp asked to countersign, with its latest countersigned checkpoint (its
 /// size) as the shell found it beside the log (`None` in the core's view: the core reads no file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CampToSign {
@@ -283,7 +283,7 @@ impl View {
 
 /// What a [`View`] of a game was made from, but for the time: two equal stamps are the same
 /// events applied to the same game, so everything in the view but what [`Game::retime`] sets
-/// is the same (issue 25: the Board UI keeps its view from tick to tick and retimes it).
+/// is the same (the Board UI keeps its view from tick to tick and retimes it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ViewStamp {
     game: u32,

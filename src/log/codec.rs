@@ -223,7 +223,7 @@ pub fn decode_canonical(line: &[u8]) -> Result<LineEvent<'_>, DecodeError> {
 }
 
 /// [`decode_canonical`]'s event alone, shared: the same event for any line. A hot kind's line is
-/// read straight into the shared event, without the [`LineEvent`] around it (issue 21: a move's
+/// read straight into the shared event, without the [`LineEvent`] around it (a move's
 /// event was copied three times on its way to the heap, 6 % of `status`).
 pub fn decode_shared(line: &[u8]) -> Result<std::sync::Arc<Event>, DecodeError> {
     if let Some((head, kind, body)) = canonical_header(line)
@@ -240,7 +240,7 @@ pub fn decode_shared(line: &[u8]) -> Result<std::sync::Arc<Event>, DecodeError> 
 }
 
 /// [`decode_shared`] of a line that [`crate::log::fast::check_line`] proved canonical, with what
-/// it read of the header (`meta`) and the line's `kind`: the header is not read again (issue 21).
+/// it read of the header (`meta`) and the line's `kind`: the header is not read again.
 /// The same event as [`decode_shared`] (and so [`decode_line`]) for the line.
 ///
 /// `reuse`, an event nothing else holds, is written over (its memory and its strings' reused:
@@ -464,7 +464,7 @@ impl<'a> Canon<'a> {
     fn plain(&mut self) -> Option<&'a str> {
         let start = self.i;
         let b = self.bytes();
-        // Eight bytes at a time up to the first that may end the string (issue 21: a line's
+        // Eight bytes at a time up to the first that may end the string (a line's
         // `prev` alone is 64 bytes); then byte by byte from there.
         while let Some(w) = b.get(self.i..self.i + 8) {
             let w = u64::from_le_bytes(w.try_into().ok()?);
@@ -482,7 +482,7 @@ impl<'a> Canon<'a> {
                 _ => self.i += 1,
             }
         }
-        // Each string is checked to be UTF-8 on its own (issue 21: a body read while its line is
+        // Each string is checked to be UTF-8 on its own (a body read while its line is
         // checked, `decode_fused`, is not checked whole; its other bytes are the ASCII of its
         // keys, numbers and literals, which the readers compare).
         let s = std::str::from_utf8(b.get(start..self.i)?).ok()?;

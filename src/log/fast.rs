@@ -60,7 +60,7 @@ pub fn check_line(rest: &[u8]) -> Option<(LineFacts, usize)> {
 }
 
 /// Where a line's body starts, with the header [`check_line_reading`] read before it, for a
-/// reader of the body (issue 21).
+/// reader of the body.
 #[derive(Debug, Clone, Copy)]
 pub struct BodyAt<'a> {
     /// The `kind` (its bytes; a kind with an escape is never handed over).
@@ -78,7 +78,7 @@ pub struct BodyAt<'a> {
 }
 
 /// [`check_line`], the line's body first handed to `read` (the line from its start, and where
-/// its body is: [`BodyAt`]), which may read it as it reads it into an event (issue 21: the body
+/// its body is: [`BodyAt`]), which may read it as it reads it into an event (the body
 /// of a line decoded in the pass is then read once, not checked and then read). `read` returns
 /// where the body ends (the index after its closing brace) only when what it read there is a
 /// JSON object this check accepts: keys without escapes in strictly increasing byte order,
@@ -568,7 +568,7 @@ pub struct LineMeta {
     /// as they were checked and hashed).
     pub line: (u32, u32),
     /// What [`check_line`] read of the header on the way, for the line's decoding on the same
-    /// thread (issue 21: the header is not read twice): `mono_ms`, the clause's place in the
+    /// thread (the header is not read twice): `mono_ms`, the clause's place in the
     /// line (`None` when it holds an escape) and where the body starts.
     pub at: u64,
     pub clause: Option<(u32, u32)>,
@@ -605,7 +605,7 @@ pub struct BlockFacts {
     /// The parsed entries (line 0, recoveries, those asked for), by index in the block.
     pub entries: Vec<(u32, Entry)>,
     /// Each line's `utc` text, [`UTC_LEN`] bytes a line, when its reader gathered them (a pass
-    /// that decodes the lines, issue 21: the thread that joins the blocks then does not read
+    /// that decodes the lines: the thread that joins the blocks then does not read
     /// each line again for it); else empty.
     pub utc: String,
 }
@@ -622,7 +622,7 @@ pub const UTC_LEN: usize = 24;
 ///
 /// `lines` is a buffer to reuse for [`BlockFacts::lines`] (emptied first); the other buffers of
 /// the check are this thread's own and kept from block to block ([`Scratch`]): a block's check
-/// takes no large allocation (issue 21: with the events of a replay freed on the same thread, a
+/// takes no large allocation (with the events of a replay freed on the same thread, a
 /// fresh buffer a block made glibc's malloc consolidate its free lists at every block).
 pub fn check_block(
     block: Vec<u8>,

@@ -8,7 +8,7 @@
 //! game <n> <entries> <base64 Merkle tree hash> <result>
 //! …
 //! ```
-//! `version` counts the index's rewrites from 1 (issue 19: each checkpoint names the index
+//! `version` counts the index's rewrites from 1 (each checkpoint names the index
 //! version it was signed with, and the camps note a version's [`MatchCode`]). Version 1 of the
 //! format (header `… v1`, no `version` line) is still read, as version 0.
 //! One `game` line per game, in increasing game order; `<entries>` and the tree hash are those

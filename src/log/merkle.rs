@@ -844,7 +844,7 @@ impl AlignedRun {
     }
 
     /// [`AlignedRun::from_leaves`] with the buffers of the subtrees' levels given (reused from
-    /// block to block by the caller: issue 21).
+    /// block to block by the caller).
     pub fn from_leaves_in(
         start: u64,
         leaves: &[[u8; 32]],

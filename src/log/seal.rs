@@ -1,4 +1,4 @@
-//! The session binding, version 1 (PURE, issue 19): what ties every entry of a log to the kit
+//! The session binding, version 1 (PURE): what ties every entry of a log to the kit
 //! that wrote it in a session of the match's own arbiter key.
 //!
 //! - **The seal** (`game-<n>/seal`): after every append the kit rewrites one C2SP signed note

@@ -2,7 +2,7 @@
 //! lines [`super::scan::scan_reader`] collects, and [`FaultFinder`] finds
 //! [`super::scan::first_fault`]'s fault as the lines go by, with one line of lookahead. Together
 //! they let `verify`'s detailed path (a log with something to report) hold a few lines, not the
-//! log (issue 21: a damaged log of 1,000,000 entries took 1.5 GB).
+//! log (a damaged log of 1,000,000 entries took 1.5 GB).
 use super::scan::{Fault, Plain, Problem, ScannedLine, Witness, scan_line};
 use super::{LineError, ZERO_HASH, entry_hash, fast};
 use std::io::{self, BufRead, Read};

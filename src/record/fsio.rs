@@ -1,4 +1,4 @@
-//! Reading the files a match is made of without trusting them (SHELL, issue 14): a FIFO, a
+//! Reading the files a match is made of without trusting them (SHELL): a FIFO, a
 //! device or a folder in a file's place is refused at once with a clear message (opened
 //! non-blocking, then checked to be a regular file), match files are opened without following a
 //! symlink, and inputs with a natural size are read with a bound.
@@ -295,7 +295,7 @@ pub fn check_output(path: &Path, purpose: Purpose, force: bool) -> Result<PathBu
             continue;
         };
         let game = is_game_folder_name(first);
-        // `index/` keeps the camps' countersigned copies of the index (issue 19).
+        // `index/` keeps the camps' countersigned copies of the index.
         let own = matches!(
             first,
             "keys" | "allowed_signers" | "index.txt" | "index.txt.sig" | "index"

@@ -462,7 +462,7 @@ struct LineReader<R> {
     buf: Vec<u8>,
     /// Stop reading a line once it is known to be too long (its length then counts only what
     /// was read): for readers that refuse such a line anyway, so one endless line (a sparse
-    /// 6 GiB log) is not read to its end (issue 19).
+    /// 6 GiB log) is not read to its end.
     stop_long: bool,
 }
 
@@ -563,7 +563,7 @@ fn restore_last(tally: &mut Tally, last: &[u8], offset: u64) {
 }
 
 /// `whole`: every entry handed to `each` with its body; otherwise only line 0's, the last one's
-/// and those [`tally_reads_body`] names (issue 21: the others' bodies are skipped, not parsed).
+/// and those [`tally_reads_body`] names (the others' bodies are skipped, not parsed).
 fn scan_local(
     file: &mut File,
     whole: bool,
@@ -1587,7 +1587,7 @@ thread_local! {
 /// `verify`'s check of a game reaches it) decoding each line's event on the checking threads,
 /// beside the check and the hashing of the other blocks ([`LineView::event`]): a reader that
 /// replays the game from the pass's lines ([`crate::board::matchdir::replay_verified`]) then only
-/// replays, and the decoding runs on the cores (issue 21).
+/// replays, and the decoding runs on the cores.
 pub fn with_events_decoded<R>(f: impl FnOnce() -> R) -> R {
     let _on = DecodeInPass::on();
     f()
@@ -1610,7 +1610,7 @@ type Handing = (
 /// `each` saw the block's lines (in log order, one `Vec` a block, an event for each of its
 /// lines), instead of going back to the checking threads: a reader that keeps them (the
 /// report's model, on a thread of its own) takes them without touching each on the joining
-/// thread (issue 21: no reference count of an event made on one core taken on another only to
+/// thread (no reference count of an event made on one core taken on another only to
 /// be handed on). The `Vec`s sent back by `back` (their events seen) go to the checking threads
 /// with their next blocks, to be dropped there, where they were made.
 pub fn with_events_handed<R>(
@@ -1664,7 +1664,7 @@ impl Drop for DecodeInPass {
 
 /// [`check_block`] of a block whose events the pass decodes, each into `out` in line order: a
 /// hot kind's body read into its event while its line is checked
-/// ([`crate::log::codec::decode_fused`]: read once, not checked and then read again; issue 21),
+/// ([`crate::log::codec::decode_fused`]: read once, not checked and then read again),
 /// any other line decoded once the block is checked ([`crate::log::codec::decode_checked`]). `out` is emptied
 /// first; on `None` it holds anything.
 fn check_and_decode(
@@ -1758,7 +1758,7 @@ fn keep_unshared(done: &mut Vec<Decoded>, reuse: &mut Reuse) {
 
 /// What the joining thread hands back to a checking thread with its next block: a joined
 /// block's decoded events (dropped by the thread that made them) and its lines' buffer, both
-/// reused (issue 21: no buffer of a block's size made on one thread and freed on another).
+/// reused (no buffer of a block's size made on one thread and freed on another).
 type DoneWith = (Vec<Decoded>, Vec<crate::log::fast::LineMeta>);
 
 /// Bytes handed from the reader to a checking thread at a time (whole lines).
@@ -1839,7 +1839,7 @@ fn stream_clean_each(
             let (jobs, done) = (Arc::clone(&jobs_rx), done_tx.clone());
             s.spawn(move || {
                 // Events of blocks joined before that nothing holds any more: their memory is
-                // written over by the next block's events (issue 21: no allocation per event).
+                // written over by the next block's events (no allocation per event).
                 let mut reuse = Reuse::default();
                 loop {
                     let job = match jobs.lock() {
@@ -1868,7 +1868,7 @@ fn stream_clean_each(
         let limit = (workers * STREAM_QUEUE) as u64;
         let spare: std::cell::RefCell<Vec<Vec<u8>>> = Default::default();
         let mut garbage: std::collections::VecDeque<DoneWith> = Default::default();
-        // Issue 21: a joined block's events go back to a checking thread only once the reader
+        // A joined block's events go back to a checking thread only once the reader
         // that replays them is most likely done with them, so that the thread that made them
         // writes over them or drops them (freed where they were taken).
         let hold = if decode { GARBAGE_HOLD } else { 0 };

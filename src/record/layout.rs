@@ -63,7 +63,7 @@ pub fn demo_key(match_dir: &Path) -> PathBuf {
 /// Name a game log takes while it is created (`log.jsonl.new-<pid>`), before it takes its name.
 const NEW_LOG_PREFIX: &str = "log.jsonl.new-";
 
-/// Issue 21: game `n`'s folder holds only what a creation killed before its log took its name
+/// Game `n`'s folder holds only what a creation killed before its log took its name
 /// leaves (`log.jsonl.new-<pid>` of processes no longer running, no `log.jsonl`, nothing else):
 /// the game was never created and nothing was recorded. Returns the leftover's name. A creation
 /// still under way (its process alive, this one included) is not a leftover.

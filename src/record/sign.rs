@@ -89,7 +89,7 @@ pub enum SignError {
         "{0} exists and is over a different log: refusing to overwrite a checkpoint (the log was rewritten, or the folder holds another match's files)"
     )]
     CheckpointExists(PathBuf),
-    /// A key that is not the match's own (issue 19): the message names the file, its
+    /// A key that is not the match's own: the message names the file, its
     /// fingerprint and the match's key ([`not_match_key`]).
     #[error("{0}")]
     NotMatchKey(Box<str>),
@@ -645,7 +645,7 @@ pub fn sign_tree_head(
 }
 
 /// [`sign_tree_head`], the checkpoint naming the match index version in force and its text's
-/// SHA-256 (issue 19: an older index put back is then seen against the checkpoint).
+/// SHA-256 (an older index put back is then seen against the checkpoint).
 pub fn sign_tree_head_indexed(
     match_dir: &Path,
     game: u32,

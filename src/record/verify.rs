@@ -428,7 +428,7 @@ pub fn verify_lines(
 /// The detailed (exact) path of `verify`, fed one line at a time: the fault as
 /// [`scan::first_fault`] finds it ([`FaultFinder`], one line of lookahead), line 0's identity,
 /// the tree heads at the checkpoints' sizes and the recovery entries. It keeps no line past the
-/// next, so a damaged log of any length is verified in bounded memory (issue 21).
+/// next, so a damaged log of any length is verified in bounded memory.
 struct Detailed<'c> {
     game: u32,
     cps: &'c [PreparedCheckpoint],
@@ -916,7 +916,7 @@ fn verify_prepared(
 
 /// The exact path over the log file, read one line at a time ([`ScanLines`]) and verified as
 /// the lines go by ([`Detailed`]): neither the file nor its lines are held, and a line past the
-/// log's line bound ends the read, so memory stays bounded whatever the file holds (issue 21: a
+/// log's line bound ends the read, so memory stays bounded whatever the file holds (a
 /// sparse file of 20 GB, zeros, lines of 15 MiB, a damaged log of 1,000,000 entries).
 fn verify_file_detailed(
     game: u32,

@@ -1,4 +1,4 @@
-//! What makes a match's record hard to rewrite (SHELL, issue 11): the signed match index written
+//! What makes a match's record hard to rewrite (SHELL): the signed match index written
 //! beside every checkpoint, and the checks `verify` adds on top of each game's chain verdict —
 //! the pinned trust anchor, the demo key, the bindings of line 0 and of the rule-13 archive, the
 //! index (rollback, deleted games) and the camps' countersignatures.
@@ -656,7 +656,7 @@ pub fn write_index_for(
             result,
         });
     }
-    // Forward only (issue 19): a game the previous index records whose folder is gone keeps its
+    // Forward only: a game the previous index records whose folder is gone keeps its
     // line, so the kit never signs a deletion away (verify then names the missing folder).
     if let Some(p) = &previous {
         for g in &p.games {
@@ -729,7 +729,7 @@ pub fn sign_and_index(
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, SignError> {
     // The index first, recording the tree head about to be signed, then the checkpoint naming
-    // that index (issue 19): a crash between the two leaves an index that is ahead of the
+    // that index: a crash between the two leaves an index that is ahead of the
     // checkpoints (what it records, the log holds), never one that is behind them, which is what
     // an older index put back looks like.
     let match_id = entries
@@ -1003,7 +1003,7 @@ pub type Watch<'w> = (
 );
 
 /// [`verify_match`], handing `watch`'s game's lines to its reader as verify's one pass over that
-/// log checks them (issue 21: `status` and `pgn` replay the game from the lines verify checked,
+/// log checks them (`status` and `pgn` replay the game from the lines verify checked,
 /// not from a second read). `true` when that pass gave the verdict and handed every line; `false`
 /// when the log went down the exact path (or was not read): what the reader gathered is then to
 /// be thrown away.
@@ -1044,7 +1044,7 @@ pub fn verify_match_watching(
                     ));
                     match_status = match_status.max(Status::RolledBack);
                 } else if let Some(l) = layout::creation_leftover(match_dir, g.game) {
-                    // Issue 21: a leftover of a creation cannot stand for a game the index signed.
+                    // A leftover of a creation cannot stand for a game the index signed.
                     match_problems.push(format!(
                         "ROLLBACK: the signed match index records game {} ({} entries, result {}) but its folder holds only {l}, a leftover of a creation: its log is missing",
                         g.game,
@@ -1057,7 +1057,7 @@ pub fn verify_match_watching(
         }
         IndexState::Absent => {}
     }
-    // Issue 19: the countersigned copies of earlier index versions, and the index versions the
+    // The countersigned copies of earlier index versions, and the index versions the
     // games' checkpoints were signed with.
     let kept = kept_indexes(match_dir, &signers);
     let current_version = match &index {
@@ -1072,7 +1072,7 @@ pub fn verify_match_watching(
         &mut match_problems,
         &mut match_status,
     );
-    // Issue 19: no link is followed. A link in a game's folder fails that game (its folder,
+    // No link is followed. A link in a game's folder fails that game (its folder,
     // log or checkpoints folder a link: the game is not read at all); any other fails the match.
     let (links, cut) = links_in(match_dir);
     if cut {
@@ -1093,7 +1093,7 @@ pub fn verify_match_watching(
     let mut results = Vec::new();
     let mut code_hits = vec![false; codes.len()];
     let mut any_finished = false;
-    // Issue 19: each camp's key as the match's first game declaring it bound it.
+    // Each camp's key as the match's first game declaring it bound it.
     let mut camp_keys: Vec<(String, u32, ssh_key::public::KeyData)> = Vec::new();
     let mut games: Vec<u32> = games.to_vec();
     games.sort_unstable();
@@ -1131,7 +1131,7 @@ pub fn verify_match_watching(
                 sizes.push(ig.size);
             }
         }
-        // Issue 19: the arbiter key line 0 binds (as the trusted signers list it), the seal.
+        // The arbiter key line 0 binds (as the trusted signers list it), the seal.
         let line0 = crate::record::journal::first_entry(&layout::log_path(match_dir, g)).ok();
         let bound_fp = line0
             .as_ref()
@@ -1311,7 +1311,7 @@ pub fn verify_match_watching(
 const LINK_SCAN_DEPTH: usize = 4;
 const LINK_SCAN_ENTRIES: usize = 100_000;
 
-/// Symbolic links in a match folder (issue 19: a hostile folder cannot steer the verifier): every
+/// Symbolic links in a match folder (a hostile folder cannot steer the verifier): every
 /// link below `match_dir` (the index, its countersigned copies, each game's folder, log, seal,
 /// heartbeat, checkpoints and archive) but `keys/` (the arbiter's key is his to keep where he
 /// likes; `verify` reads none). The kit writes no link, so any is someone else's. Never goes
@@ -1516,20 +1516,7 @@ pub fn ensure_policy(
         .get("match_id")
         .and_then(|m| m.as_str())
         .ok_or("line 0 binds no match id")?;
-    let camps = line0
-        .pointer("/declarations/camps")
-        .and_then(|c| c.as_array())
-        .map(|a| {
-            a.iter()
-                .filter_map(|c| {
-                    Some((
-                        c.get("name")?.as_str()?.to_owned(),
-                        c.get("key")?.as_str()?.to_owned(),
-                    ))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let camps = camps_in(line0);
     let mut instance = [0u8; 16];
     rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut instance);
     let policy = crate::log::policy::Policy {
@@ -1713,7 +1700,7 @@ fn check_policy(
     }
 }
 
-/// A camp's key is the match's from the first game that declares it (issue 19): a later game's
+/// A camp's key is the match's from the first game that declares it: a later game's
 /// line 0 declaring another key for the camp (the arbiter binding a key of his own, with his own
 /// proof, to countersign in the camp's name) is a bad binding (25), named with both fingerprints
 /// and games. With the camps pinned (`--camps`) the pinned list rules instead.
@@ -1859,7 +1846,7 @@ fn check_notes(
             (Err(e), _) => Some(format!("cannot be read: {e}")),
             // The kit writes a checkpoint's text last, so a note signed by the key with no text
             // beside it is what a crash mid-checkpoint leaves (the next open removes it): said,
-            // not held against the log (issue 19: an honest crash is not tampering).
+            // not held against the log (an honest crash is not tampering).
             (Ok(note), Err(_)) if missing && sign::verify_checkpoint_note(&note, key).is_ok() => {
                 v.problems.push(format!(
                     "checkpoints/{name}: a leftover of a checkpoint interrupted before its text was written (a crash; the next open removes it); it covers nothing"
@@ -1882,7 +1869,7 @@ fn check_notes(
     }
 }
 
-/// The checks of a sealed log (issue 19): every arbiter-only entry covered by a signed
+/// The checks of a sealed log: every arbiter-only entry covered by a signed
 /// authorization, and the entries past the seal and every signed checkpoint named.
 fn check_sealed(
     facts: &LogFacts,
@@ -2012,7 +1999,7 @@ pub enum CountersignError {
     Refused(#[from] sign::CosignProblem),
     #[error("{0} exists with another countersignature; it is kept")]
     Exists(PathBuf),
-    /// A camp's proof of possession that does not hold (issue 19).
+    /// A camp's proof of possession that does not hold.
     #[error("{0}")]
     Proof(String),
     #[error("cannot write {path}: {source}")]
@@ -2024,8 +2011,12 @@ pub enum CountersignError {
 
 /// The camps line 0 declares: (name, OpenSSH public key text).
 pub fn declared_camps(first: &Entry) -> Vec<(String, String)> {
-    first
-        .body
+    camps_in(&first.body)
+}
+
+/// The camps a line 0 body declares: (name, OpenSSH public key text).
+fn camps_in(line0: &serde_json::Value) -> Vec<(String, String)> {
+    line0
         .pointer("/declarations/camps")
         .and_then(|c| c.as_array())
         .map(|cs| {
@@ -2181,7 +2172,7 @@ pub fn check_countersignatures(
             }
         }
     }
-    // A witnessed result stays witnessed (issue 19): the final state is judged. Every declared
+    // A witnessed result stays witnessed: the final state is judged. Every declared
     // camp must have countersigned a checkpoint covering the last result, and nothing after the
     // latest checkpoint all camps countersigned may change a result, a clock or a ruling.
     let Some(end) = facts.end else {
@@ -2231,7 +2222,7 @@ pub fn check_countersignatures(
     }
 }
 
-/// The committee's rule (issue 19): a finished game with declared camps counts as witnessed
+/// The committee's rule: a finished game with declared camps counts as witnessed
 /// only when every camp declared in its line 0 also countersigned a match-index version that
 /// records the game at or past its final result. The game's own countersignatures say what the
 /// result was; only the index's say the game is still in the match (deleting the whole game and
@@ -2609,7 +2600,7 @@ pub fn resolve_foreign(
         out.cut = Some((side, cut.lines));
     }
     // The foreign entries are read from the file one at a time (twice when accepted: counted,
-    // then each recorded), never held together (issue 21).
+    // then each recorded), never held together.
     let end = j.len();
     let is_foreign =
         |e: &Entry| e.seq >= b.bound && !(e.kind == crate::log::RECOVERY_KIND && e.actor == "kit");
@@ -3289,7 +3280,7 @@ fn append_authorization(
     .map_err(|e| e.to_string())
 }
 
-/// The arbiter's ruling on one arbiter-only entry that stands UNAUTHORIZED (issue 21): the entry
+/// The arbiter's ruling on one arbiter-only entry that stands UNAUTHORIZED: the entry
 /// in flight at a crash, which nothing tells from an entry appended by anything else, so no
 /// reopen authorizes it. Having checked it (and voided it at the board if it records something
 /// that did not happen), the arbiter authorizes it here with the key: an `authorized` entry

@@ -402,7 +402,7 @@ pub fn timeline_row(s: &mut String, t: &TimelineEntry) {
     s.push_str("</td></tr>");
 }
 
-/// [`timeline_row`] of each row of `rows` (the same bytes, issue 21): every text escaped but the
+/// [`timeline_row`] of each row of `rows` (the same bytes): every text escaped but the
 /// numbers and an internal clock's text (digits, colons, signs and words of the kit's: nothing to
 /// escape), written as they are.
 pub fn rows(s: &mut String, rows: &super::rows::Rows) {

@@ -322,7 +322,7 @@ pub fn timeline_row(s: &mut String, t: &TimelineEntry) {
     s.push_str(" |\n");
 }
 
-/// [`timeline_row`] of each row of `rows` (the same bytes, issue 21): every text escaped but the
+/// [`timeline_row`] of each row of `rows` (the same bytes): every text escaped but the
 /// numbers and an internal clock's text (digits, colons, signs and words of the kit's: nothing to
 /// escape), written as they are.
 pub fn rows(s: &mut String, rows: &super::rows::Rows) {
@@ -404,7 +404,7 @@ fn times(s: &mut String, r: &Report, piece: usize, flush: &mut dyn FnMut(&mut St
             s,
             &["When", "Clock of", "Clause", "What", "Line", "On the clock"],
         );
-        // Each line written in place, as `row` writes its cells (issue 21: a long log's
+        // Each line written in place, as `row` writes its cells (a long log's
         // take-backs give megabytes of them, written after the pass).
         for t in &r.time_items {
             if s.len() >= piece {

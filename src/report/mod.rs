@@ -92,7 +92,7 @@ pub fn head_part(r: &Report, rows: usize, rows_bytes: u64, format: Format) -> St
 
 /// What comes after the last row ([`parts`]), appended to `s`, `flush` handed `s` whenever it
 /// holds `piece` bytes or more (it may write and empty it): the clock lines of a long log's
-/// take-backs are megabytes of text, never held whole (issue 21).
+/// take-backs are megabytes of text, never held whole.
 pub fn tail_part(
     s: &mut String,
     r: &Report,
@@ -133,7 +133,7 @@ pub fn write_tail_in_pieces(
 
 /// Rows of [`ALIGN_FROM`] bytes or more start at a multiple of this many bytes ([`align_head`]):
 /// the room `arbiter report` leaves before the rows it writes during its pass, so that a head of
-/// up to this size is written into it, with nothing moved or inserted (issue 21: inserting the
+/// up to this size is written into it, with nothing moved or inserted (inserting the
 /// head in front of 126 MB of rows took ~9 ms on one core after the pass, the page cache of the
 /// whole file dropped).
 pub const ROWS_ALIGN: usize = 64 * 1024;
@@ -176,7 +176,7 @@ pub fn timeline_rows(out: &mut String, rows: &rows::Rows, format: Format) {
 
 /// Where the first byte of `s` that `special` picks is. Each row's texts are looked at 32 bytes
 /// at a time, with no early exit inside the 32 (the compiler then compares them all at once),
-/// and byte by byte only in the 32 that hold one (issue 21: the rows' escaping was most of the
+/// and byte by byte only in the 32 that hold one (the rows' escaping was most of the
 /// row writer's time).
 pub(crate) fn find_special(s: &[u8], special: impl Fn(u8) -> bool) -> Option<usize> {
     let mut at = 0;

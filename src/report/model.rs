@@ -682,7 +682,7 @@ pub fn termination_text(t: Termination) -> String {
 enum RowTo<'a> {
     /// A [`TimelineEntry`], written over one of these (rows handed back) when there is one.
     Entry(Option<&'a mut Vec<TimelineEntry>>),
-    /// Appended to a batch of rows (issue 21: [`Rows`]).
+    /// Appended to a batch of rows ([`Rows`]).
     Rows(&'a mut Rows),
     /// Counted only.
     Count,
@@ -953,7 +953,7 @@ impl Stream {
     }
 
     /// [`Stream::push_row_shared`], the row (if any) appended to `rows` as what its text is made
-    /// of (issue 21: the row writer's thread renders it, [`Rows`]); without its voids' marks
+    /// of (the row writer's thread renders it, [`Rows`]); without its voids' marks
     /// ([`Stream::mark_voided_rows`]).
     pub fn push_rows(&mut self, e: &std::sync::Arc<Event>, utc: &str, rows: &mut Rows) {
         let _ = self.push_row_with(e, Some(e), utc, RowTo::Rows(rows));
@@ -1009,7 +1009,7 @@ impl Stream {
     }
 
     /// How many take-backs the report and its times keep for a void to give back (rule 1):
-    /// only those a void can still reach, bounded however long the log (issue 21).
+    /// only those a void can still reach, bounded however long the log.
     pub fn take_backs_kept(&self) -> usize {
         self.b.taken.len() + self.times.take_backs_kept()
     }
@@ -1226,7 +1226,7 @@ impl Builder {
 
     fn moves_of(&self, side: Side) -> u32 {
         // Each row's number counts its side's moves up to it, so the side's latest row says how
-        // many it has (issue 21: the line is not counted again for every move).
+        // many it has (the line is not counted again for every move).
         self.line
             .iter()
             .rev()
@@ -1251,7 +1251,7 @@ impl Builder {
 
     /// Replay entry `i`: its timeline row (kept in the report when [`Builder::keep_timeline`]),
     /// and its section.
-    /// `shared`: the same event, handed over to the game's void window without a copy (issue 21).
+    /// `shared`: the same event, handed over to the game's void window without a copy.
     fn apply(
         &mut self,
         i: usize,
@@ -1381,7 +1381,7 @@ impl Builder {
                 ..
             } => {
                 // The bytes of [`Builder::describe_move`]'s, without the moves joined into a text
-                // of their own first (issue 21: a long log's take-backs of 60 plies).
+                // of their own first (a long log's take-backs of 60 plies).
                 push_number(out, *plies as u64);
                 out.push_str(" move(s) taken back (");
                 for (k, m) in removed.iter().enumerate() {
@@ -1598,7 +1598,7 @@ impl Builder {
                     .into(),
             );
         }
-        // The items' texts and stamps are moved, not copied (issue 21: a long log's take-backs
+        // The items' texts and stamps are moved, not copied (a long log's take-backs
         // give a clock line each).
         let who = Side::BOTH.map(|s| self.who(s));
         self.report.time_items.reserve(t.items.len());

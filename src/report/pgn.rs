@@ -72,11 +72,11 @@ pub struct PgnMove {
 
 /// A free-text comment's words handed to `w` one by one: the text's words, single-spaced, in
 /// braces (braces cannot appear inside one: theirs become parentheses, and words are kept
-/// whole). Each is written into `tok` (issue 21: a 1,000,000-entry log's take-backs are 20,000
+/// whole). Each is written into `tok` (a 1,000,000-entry log's take-backs are 20,000
 /// comments, whose four copies each were a tenth of `pgn`).
 fn comment_tokens(text: &str, w: &mut Wrap<'_>, tok: &mut String) {
     // Most comments are words of printable ASCII one space apart: in braces, they are wrapped a
-    // line at a time (issue 21: the take-backs of a 1,000,000-entry log are 1.6 million words).
+    // line at a time (the take-backs of a 1,000,000-entry log are 1.6 million words).
     if single_spaced(text) {
         tok.clear();
         tok.push('{');
@@ -127,7 +127,7 @@ fn words_tokens<'t>(words: impl Iterator<Item = &'t str>, w: &mut Wrap<'_>, tok:
             }));
             w.token_in(open, tok, close);
         } else {
-            // Issue 21: the word goes into the text as it is, not through a copy of its own.
+            // The word goes into the text as it is, not through a copy of its own.
             w.token_in(open, word, close);
         }
         open = "";
@@ -190,7 +190,7 @@ fn result_token(r: &str) -> &str {
 /// The game as PGN: the Seven Tag Roster in order, TimeControl, Termination (when known), then
 /// the movetext with a clock comment on every move, ending with the result.
 /// Movetext wrapped at [`MAX_LINE`] columns as its tokens come, written straight onto `out`
-/// (issue 21: not into a line of its own first, copied again at each break).
+/// (not into a line of its own first, copied again at each break).
 struct Wrap<'a> {
     out: &'a mut String,
     /// The bytes of the line being written, at the end of `out`.
@@ -281,7 +281,7 @@ impl Wrap<'_> {
 
 pub fn write_pgn(game: &PgnGame) -> String {
     // About 40 bytes a move and the comments' text, a newline every line: the text is not copied
-    // as it grows (issue 21: a 1,000,000-entry log).
+    // as it grows (a 1,000,000-entry log).
     let comments: usize = game
         .moves
         .iter()
@@ -295,7 +295,7 @@ pub fn write_pgn(game: &PgnGame) -> String {
     out
 }
 
-/// [`write_pgn`] written onto `w` as it is made, a chunk at a time (issue 21: the 8 MB PGN of a
+/// [`write_pgn`] written onto `w` as it is made, a chunk at a time (the 8 MB PGN of a
 /// 1,000,000-entry log is not held whole), with `lead`, when given, as a comment of its own
 /// before the moves (a warning that travels with the file). The first write error is returned.
 pub fn write_pgn_to(
@@ -525,7 +525,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Issue 21: a comment of single-spaced words, wrapped a line at a time, is the text and
+        /// A comment of single-spaced words, wrapped a line at a time, is the text and
         /// the column its words give written one by one, from any column, whatever their length.
         #[test]
         fn issue_21_single_spaced_words_wrapped_a_line_at_a_time_as_one_by_one(

@@ -1,5 +1,5 @@
 //! The timeline's rows of a streamed report, a batch at a time, as what their text is made of
-//! rather than the text (issue 21): `arbiter report` makes a row for most entries of a long log,
+//! rather than the text: `arbiter report` makes a row for most entries of a long log,
 //! and building each row's five texts on the model's thread, then moving them from thread to
 //! thread, cost more than the replay itself. A batch holds each row's numbers and the event's
 //! kind and actor, and the row's UTC, clause and written text one after another in one buffer;

@@ -292,7 +292,7 @@ struct Ledger {
 }
 
 /// Strings of moves a take-back removed and the ledger forgot, filled again by the next moves
-/// (issue 21: a string made and dropped for each of 600,000 moves). Not copied with the ledger.
+/// (a string made and dropped for each of 600,000 moves). Not copied with the ledger.
 #[derive(Debug, Default)]
 struct Spare(Vec<String>);
 
@@ -326,7 +326,7 @@ impl Clone for Spare {
 }
 
 fn increment_of(e: &Event) -> i64 {
-    // Read from the event itself (it was serialized to JSON for every press before: issue 21).
+    // Read from the event itself (it was serialized to JSON for every press before).
     match &e.kind {
         EventKind::MoveMade { increment_ms, .. } | EventKind::ClockPressed { increment_ms, .. } => {
             i64::try_from(*increment_ms).unwrap_or(0)
@@ -443,7 +443,7 @@ impl Ledger {
         // Rule 1: a void reaches only the latest entries (`VOID_WINDOW`), so a take-back older
         // than that can never be given back: forget it (memory flat in the log's length). The
         // moves of the last one forgotten are replaced by these in place (no buffer of a
-        // take-back's size made and dropped per take-back: issue 21).
+        // take-back's size made and dropped per take-back).
         let reach = i.saturating_sub(2 * crate::core::game::VOID_WINDOW);
         let mut removed = Vec::new();
         while let Some(old) = self.taken.first_entry() {
@@ -456,7 +456,7 @@ impl Ledger {
             self.spare.give(m.san);
         }
         if keep == 0 {
-            // Every move taken back: they change hands whole, not one by one (issue 21).
+            // Every move taken back: they change hands whole, not one by one.
             std::mem::swap(&mut removed, &mut self.moves);
         } else {
             removed.extend(self.moves.drain(keep..));
@@ -477,7 +477,7 @@ impl Ledger {
             self.pending[side.index()] += t;
             // The bytes of `{numbered, ...} taken back: {its|their} time ({}) stays on {}'s
             // clock and counts in {}'s next move`, written in place into a string sized once
-            // (issue 21: a take-back of 60 plies grew its two lines a dozen times through the
+            // (a take-back of 60 plies grew its two lines a dozen times through the
             // formatting machinery, a fifth of a 1,000,000-entry replay's time).
             let (count, sans) = mine
                 .clone()
@@ -1114,7 +1114,7 @@ impl TimesStream {
 impl TimeItem {
     /// The item as one line: clause, what happened, and the time involved.
     pub fn line(&self) -> String {
-        // Sized once (issue 21: a long log's 20,000 take-backs each grew a text of 400 bytes).
+        // Sized once (a long log's 20,000 take-backs each grew a text of 400 bytes).
         let mut s = String::with_capacity(self.clause.len() + self.text.len() + 24);
         s.push_str(&self.clause);
         s.push_str(": ");

@@ -1,4 +1,4 @@
-//! `arbiter display`: the read-only second screen for the player and the audience (issue 24).
+//! `arbiter display`: the read-only second screen for the player and the audience.
 //!
 //! It opens nothing for writing (no key, no passphrase, no lock, no file in the match folder),
 //! follows the logs as the board appends ([`crate::board::follow`]: change notification, polling as a
@@ -7,7 +7,7 @@
 //! clock reads. It follows the board across a restart (the log is only read) and on to the next
 //! game. One key: `q`.
 //!
-//! At idle it costs no more than the board (issue 24): [`Display`] keeps the view and retimes it,
+//! At idle it costs no more than the board: [`Display`] keeps the view and retimes it,
 //! and paints with the Board UI's own [`Painter`], so a tick of the clock draws only the clocks and
 //! the "this move" row and writes only the cells that changed; the folder is looked at when it
 //! changes (or at the safety poll), not at every tick.

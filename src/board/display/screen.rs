@@ -153,7 +153,7 @@ pub fn public_lines(view: &View) -> Vec<Line<'static>> {
             }
             // The machine's internal clock (6c), its parameters (6l) and the hand-over (13)
             // are for the arbiter's screen only.
-            // The camps' countersignature at a time control (issue 19) too.
+            // The camps' countersignature at a time control too.
             Panel::SyncWarning { .. }
             | Panel::ParamRequests { .. }
             | Panel::Handover { .. }

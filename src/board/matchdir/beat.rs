@@ -412,7 +412,7 @@ pub fn verify(bytes: &[u8], key: &ssh_key::PublicKey, origin: &str) -> Result<Ve
     })
 }
 
-/// Where the beats go: `game-<n>/heartbeat`, opened once and kept open (issue 25: an open, a
+/// Where the beats go: `game-<n>/heartbeat`, opened once and kept open (an open, a
 /// write and a close each second cost wakeups). A [`Watch`] on the game folder says when the
 /// name `heartbeat` was removed, renamed or made anew; only then does a beat ask the path (one
 /// `statx`, never following a link) whether it still names the open file, and write it again if

@@ -1,4 +1,4 @@
-//! Issue 21: the replay of a game on a thread of its own, beside the thread that reads the log
+//! The replay of a game on a thread of its own, beside the thread that reads the log
 //! and joins its checked blocks. The joining thread hands each joined block's events (decoded on
 //! the checking threads) over whole, by value, and goes on reading; the replay thread applies
 //! them to the game and folds them (the times, the Board UI's move list) in log order. Replaying
@@ -27,7 +27,7 @@ pub(crate) enum Step<'a> {
     /// Entry `seq`'s event in a joined block ([`pipelined`]), which stays in its block until
     /// `hold` later events of blocks were taken, and among the [`Step::Kept`] blocks when it is
     /// one of the latest `hold`: a consumer that keeps the latest events need not hold a
-    /// reference of its own to each (issue 21: a reference count taken on each of 1,000,000
+    /// reference of its own to each (a reference count taken on each of 1,000,000
     /// events and given back 2,000 events later, on memory long gone cold, was a twentieth of
     /// a `play` open's time).
     Held(u64, &'a Decoded),
@@ -50,7 +50,7 @@ const BATCH: usize = 128;
 /// they hold) stay a few blocks whatever the log's length: the joining thread waits for the
 /// replay, and the checking threads for the joining thread. Eight blocks (about 2 MB of events)
 /// rather than two: with two, the joining thread waited for the replay often enough to leave a
-/// core idle (issue 21: pgn at 1,000,000 entries 0.565 -> 0.55 s wall, medians of 6 quiet rounds).
+/// core idle (pgn at 1,000,000 entries 0.565 -> 0.55 s wall, medians of 6 quiet rounds).
 const QUEUE: usize = 8;
 
 /// What takes each step, in log order.

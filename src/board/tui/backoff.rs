@@ -1,4 +1,4 @@
-//! The wait after failed passphrases (issue 19): after each wrong or empty passphrase the
+//! The wait after failed passphrases: after each wrong or empty passphrase the
 //! prompt takes the next one only after a wait that doubles, 1 s, 2 s, 4 s … up to
 //! [`MAX_WAIT_MS`]; a right passphrase resets it. The failures themselves are logged by the
 //! shell (5b). PURE: times are arguments, in ms on the board's monotonic clock.

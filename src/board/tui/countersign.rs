@@ -1,4 +1,4 @@
-//! The Board UI's request to the camps (issue 19): at each time control where the profile says,
+//! The Board UI's request to the camps: at each time control where the profile says,
 //! and when the game ends, each declared camp is shown what IT signs — the result, both clocks,
 //! and every entry of the arbiter or the committee since its own last countersignature (as
 //! `arbiter countersign` prints it) — and leaves the request once it has countersigned. Pure: the

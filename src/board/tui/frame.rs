@@ -152,7 +152,7 @@ fn same_but_time(then: &View, now: &View) -> bool {
         && *last_moves == then.last_moves
 }
 
-/// The view kept from tick to tick (issue 25): rebuilt (move list, position, declarations)
+/// The view kept from tick to tick: rebuilt (move list, position, declarations)
 /// only when an event was applied since, otherwise only retimed ([`Game::retime`]). What it
 /// gives is always [`Game::view`] of the same state at the same time.
 #[derive(Default)]

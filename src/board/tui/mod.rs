@@ -488,7 +488,7 @@ fn ms_at(origin: Instant, offset_ms: u64, at: Instant) -> Ms {
 
 /// Run `check` (a passphrase against the key's KDF) while another thread goes on reading the
 /// terminal, so that no key waits for the check: each is returned with the instant it came, to
-/// be handled in order at that time (a press acts at the instant of the key, issue 25).
+/// be handled in order at that time (a press acts at the instant of the key).
 fn check_reading_keys(check: impl FnOnce() -> bool) -> (bool, Vec<(Instant, TermEvent)>) {
     use std::sync::atomic::{AtomicBool, Ordering};
     let done = AtomicBool::new(false);
@@ -714,7 +714,7 @@ arbiter declare config 3151b90fbc02afcb28e4f6e600a0cd2cb71e4292b48c398bffcc35b5e
 /// The next game's declarations from the previous game's: the players with colours swapped, each
 /// as the same kind of entrant (Denryu-sen 5.2: a program, a human, a team with its members, a
 /// human consulting an AI with the program and method declared), the same operator and team, and
-/// the same camps (names, keys and proofs of possession; issue 19). The
+/// the same camps (names, keys and proofs of possession). The
 /// 8a configuration digest is not carried over (the document is submitted before each game), and
 /// the 6c algorithm carries over by itself (the context's previous algorithm).
 pub fn carry_over(d: &crate::core::event::Declarations) -> Vec<Command> {
@@ -744,7 +744,7 @@ pub fn carry_over(d: &crate::core::event::Declarations) -> Vec<Command> {
             names: d.team.clone(),
         });
     }
-    // Issue 19: the camps witness the whole match; each one's proof of possession is over
+    // The camps witness the whole match; each one's proof of possession is over
     // (match, camp, key), so it holds for every game and carries over with its key.
     out.extend(d.camps.iter().map(|c| Command::DeclareCamp {
         name: c.name.clone(),
@@ -877,7 +877,7 @@ impl crate::board::matchdir::OpenObserver for Folded {
 
 pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState), OpenError> {
     // The latest entries are kept; every entry is folded (moves' times, sticky alarms) from the
-    // open's one replay (issue 21: the game is not replayed a second time for the times).
+    // open's one replay (the game is not replayed a second time for the times).
     let mut folded = Folded::default();
     let opened = crate::board::matchdir::open_game_observed(
         a.match_dir,
@@ -934,7 +934,7 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
                 "game {game}: declare the game first (:arbiter declare white human NAME, black machine NAME, operator, team), then Space starts White's clock"
             )),
         }
-        // Issue 23: the match rules say whether the earlier games decided the match.
+        // The match rules say whether the earlier games decided the match.
         if let Some(line) = session.game.match_decided_text() {
             notes.push(line);
         }
@@ -990,7 +990,7 @@ pub fn refresh_score(ui: &mut UiState, game: &crate::core::game::Game) {
 }
 
 /// The header's match score, with "MATCH DECIDED" once the profile's winning score is reached
-/// (issue 23), and whether the remaining games are still played.
+///, and whether the remaining games are still played.
 pub fn score_with_decision(
     table: &[(String, f64)],
     game: &crate::core::game::Game,

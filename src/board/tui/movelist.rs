@@ -251,7 +251,7 @@ pub fn compact_rows(view: &View, times: &[Option<MoveTime>], timed: bool) -> Vec
 }
 
 /// The list's second line: the running move's time so far and the last move, the one line of
-/// the list that changes with the time alone (issue 25: a tick draws only it).
+/// the list that changes with the time alone (a tick draws only it).
 fn this_move_line(view: &View) -> Line<'static> {
     let mut second = Vec::new();
     if let Some(ms) = view.turn_elapsed_ms {

@@ -28,7 +28,7 @@ pub struct Status {
     pub code: Option<String>,
     /// A failure the shell reports (e.g. the journal cannot write): shown as the red banner.
     pub alarm: Option<String>,
-    /// Issue 19: each camp's latest countersigned checkpoint (its size), as found beside the log.
+    /// Each camp's latest countersigned checkpoint (its size), as found beside the log.
     pub countersigned: Vec<(String, u64)>,
     /// The camps that countersigned the match index in force (one that lists this game).
     pub index_countersigned: Vec<String>,
@@ -640,7 +640,7 @@ pub fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
     if inner.height == 0 {
         return;
     }
-    // Issue 23: in byo-yomi the face counts down the current period.
+    // In byo-yomi the face counts down the current period.
     let face = match c.byoyomi {
         Some(b) if b.in_byoyomi => timefmt::clock(i64::try_from(b.period_left_ms).unwrap_or(0)),
         _ => timefmt::clock(c.shown_ms),
@@ -968,7 +968,7 @@ pub fn panel_lines(view: &View) -> Vec<Line<'static>> {
                 }
                 out.push(Line::from(spans));
             }
-            // Issue 19: the camps countersign, each seeing what it signs.
+            // The camps countersign, each seeing what it signs.
             Panel::Countersign { .. } | Panel::CountersignEnd { .. } => {
                 out.extend(super::countersign::lines(p));
             }
@@ -1110,7 +1110,7 @@ fn input_line(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut 
             Span::raw(ui.line.clone()),
             cursor,
         ]),
-        // Issue 19: the game is over; the declared camps are asked to countersign it now
+        // The game is over; the declared camps are asked to countersign it now
         // (`arbiter countersign` shows each the result, both clocks and every ruling it signs).
         (_, false) if view.phase == Phase::Ended && !view.declarations.camps.is_empty() => {
             let index_left: Vec<&str> = view

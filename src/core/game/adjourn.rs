@@ -1,4 +1,4 @@
-//! Rules of adjournment and breaks (a profile's `[adjournment]`, issue 23): the game adjourned
+//! Rules of adjournment and breaks (a profile's `[adjournment]`): the game adjourned
 //! with the move open or sealed (committed by the SHA-256 of `MOVE NONCE`, revealed at resumption
 //! and checked), both clocks stopped at the adjournment and restored exactly at resumption, and
 //! the engine stopped meanwhile when the profile bars it from thinking (the operator records it).

@@ -1,4 +1,4 @@
-//! Rules of the match across games (a profile's `[match]`, issue 23): the operator replaceable
+//! Rules of the match across games (a profile's `[match]`): the operator replaceable
 //! during a game only when it is not the human's turn (Deep Blue 1996/97), colours alternating by
 //! game number whatever postponements or forfeits happen (Deep Blue 1996/97), and no further game
 //! once the match is decided unless the rules still play the remaining games (X3D 2003; Bonn 2006).

@@ -530,7 +530,7 @@ impl Game {
         )
     }
 
-    /// Issue 23: the byo-yomi periods a move with figures `f` loses and leaves (None without
+    /// The byo-yomi periods a move with figures `f` loses and leaves (None without
     /// byo-yomi).
     fn byoyomi_figures(
         &self,

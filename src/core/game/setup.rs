@@ -168,7 +168,7 @@ impl Game {
             }
             Command::DeclareConfig { sha256 } => self.draft.config_sha256 = Some(sha256.clone()),
             Command::DeclareCamp { name, key, proof } => {
-                // Issue 19: a camp's key is bound only with the camp's own signature over its
+                // A camp's key is bound only with the camp's own signature over its
                 // declaration (proof of possession), never on the arbiter's word alone.
                 let fp = crate::core::camp::fingerprint(key);
                 let Some(proof) = proof else {

@@ -1,4 +1,4 @@
-//! Rules of the start (a profile's `[start]`, issue 23): starts other than the initial position —
+//! Rules of the start (a profile's `[start]`): starts other than the initial position —
 //! a FEN per game, named odds positions and Chess960 by its number. The start is part of the rules
 //! profile, which line 0 embeds, so the log binds it; the board begins there and the PGN writes
 //! `[SetUp "1"]` and `[FEN …]`.

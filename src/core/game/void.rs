@@ -1,4 +1,4 @@
-//! Rule 1 (the arbiter's authority; issue 10): the arbiter voids an entry that records something
+//! Rule 1 (the arbiter's authority): the arbiter voids an entry that records something
 //! that did not happen — a mis-keyed F7 offer, a claim or a resignation typed for the wrong side.
 //! The entry stays in the trail, an `entry_voided` entry names it with the reason, and the game is
 //! rebuilt as if its effect had never been: every later entry is applied again without it.
@@ -20,9 +20,9 @@ pub const WINDOW: usize = 256;
 /// The game as it stood at entry `base_seq` and the events applied since: what a void rebuilds
 /// from. Shared, not copied, when the game is cloned (the session clones the game for every
 /// entry it checks before writing): cloning the window is a few reference counts, so a long game
-/// or script stays linear in its length (issue 21).
+/// or script stays linear in its length.
 ///
-/// Issue 21: the window costs next to nothing per entry. The events are kept as the caller hands
+/// The window costs next to nothing per entry. The events are kept as the caller hands
 /// them over ([`Game::evolve_shared`] takes an `Arc` without copying the event), and the base
 /// moves on by a snapshot of the game taken when the window held `WINDOW` events (`mid`), not by
 /// applying those events a second time. A void rebuilds the game from the base and takes the

@@ -1,4 +1,4 @@
-//! Rule 3's time controls, witnessed (issue 19): the camps countersign at each control where
+//! Rule 3's time controls, witnessed: the camps countersign at each control where
 //! the profile says (`[witness] countersign_at_controls`), and at the end. What they are asked to
 //! sign is folded from the log like all state: the control just passed, both clocks at the
 //! control move, the result, and the entries of the arbiter or the committee (corrections,
@@ -78,7 +78,7 @@ pub struct ControlWitness {
 }
 
 /// The latest [`ACTS_KEPT`] acts, oldest first, in chunks shared between clones of the game
-/// (issue 21): a clone costs a reference count per chunk, and the next act after a clone copies
+///: a clone costs a reference count per chunk, and the next act after a clone copies
 /// one chunk at most, not the whole list (the void window snapshots the game every
 /// `VOID_WINDOW` entries).
 #[derive(Clone)]
@@ -89,7 +89,7 @@ struct Kept<T> {
     len: usize,
 }
 
-/// An act as the fold keeps it: its entry, kind and clause (issue 21: its text, `#SEQ kind
+/// An act as the fold keeps it: its entry, kind and clause (its text, `#SEQ kind
 /// (clause C)`, is written when a camp is shown it, not at each of the arbiter's entries).
 type Act = (u64, &'static str, crate::core::event::Text);
 
@@ -110,7 +110,7 @@ impl<T: Clone> Kept<T> {
     fn push(&mut self, act: T) -> bool {
         match self.chunks.back_mut() {
             Some(c) if c.len() < Self::CHUNK => std::sync::Arc::make_mut(c).push(act),
-            // A chunk's room taken once (issue 21: grown from one act it was reallocated six
+            // A chunk's room taken once (grown from one act it was reallocated six
             // times, on the replay's thread).
             _ => {
                 let mut chunk = Vec::with_capacity(Self::CHUNK);
@@ -150,7 +150,7 @@ impl<T: Clone + std::fmt::Debug> std::fmt::Debug for Kept<T> {
 }
 
 /// A camp's key as the first earlier game of the match declaring it bound it (line 0): a camp's
-/// key is the match's from its first declaration (issue 19).
+/// key is the match's from its first declaration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatchCamp {
     pub name: String,
@@ -284,7 +284,7 @@ mod kept_tests {
 
     #[test]
     fn kept_acts_equal_a_plain_list_of_the_latest_through_clones() {
-        // Issue 21: the chunked list keeps what the plain list of the latest ACTS_KEPT kept,
+        // The chunked list keeps what the plain list of the latest ACTS_KEPT kept,
         // and a clone changed afterwards leaves the original as it was.
         type Plain = (u64, String);
         let mut kept = Kept::<Plain>::default();

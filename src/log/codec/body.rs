@@ -1,5 +1,5 @@
 //! The body of the hot event kinds read at fixed shape, as [`super::Canon`] reads a line's header
-//! (issue 21): in the kit's canonical form a body's keys come in sorted order, without
+//!: in the kit's canonical form a body's keys come in sorted order, without
 //! whitespace, its integers in canonical form and its strings as written. `None` on any byte in
 //! another shape (an escape, a key out of place, an optional field written otherwise, a number
 //! out of range…): serde's reading then decides, so results and errors stay serde's.
@@ -19,7 +19,7 @@ pub(super) fn read(kind: &str, body: &[u8]) -> Option<EventKind> {
     Some(k)
 }
 
-/// [`read`] written into `out` where it reads (issue 21: the event is made in its place, in the
+/// [`read`] written into `out` where it reads (the event is made in its place, in the
 /// shared event's memory, not copied there whole); `out` holds anything when it does not.
 pub(super) fn read_into(kind: &str, body: &[u8], out: &mut EventKind) -> Option<()> {
     (read_prefix(kind.as_bytes(), body, out)? == body.len()).then_some(())

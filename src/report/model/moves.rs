@@ -5,7 +5,7 @@ use super::{Builder, MoveRow, Stamp};
 use crate::core::Side;
 use crate::core::event::{Event, EventKind};
 
-/// Most rows of moves taken back kept to be written over by later moves (issue 21): a few
+/// Most rows of moves taken back kept to be written over by later moves: a few
 /// take-backs' worth, whatever the log's length.
 const SPARE_ROWS: usize = 1024;
 
@@ -70,7 +70,7 @@ impl Builder {
     }
 
     /// [`Builder::collect_move`] of a move made (entry `i`, `utc` its UTC text), its row written
-    /// over a spare one, texts and all (issue 21: a long log makes and drops no text per move).
+    /// over a spare one, texts and all (a long log makes and drops no text per move).
     pub(super) fn collect_move_made(&mut self, i: usize, e: &Event, utc: &str) {
         let Some(mut row) = self.spare_rows.pop() else {
             self.collect_move(super::stamp(i, e, utc), e);
@@ -160,7 +160,7 @@ impl Builder {
         // Rule 1: a void reaches only the latest entries, so an older take-back can never be
         // given back: forget it (memory flat in the log's length). The rows of the last one
         // forgotten are replaced by these in place (no buffer of a take-back's size made and
-        // dropped per take-back: issue 21), and its rows kept to be written over by the moves
+        // dropped per take-back), and its rows kept to be written over by the moves
         // to come.
         let reach = entry.saturating_sub(2 * crate::core::game::VOID_WINDOW) as u64;
         let mut removed = Vec::new();
@@ -170,7 +170,7 @@ impl Builder {
             }
             removed = old.remove();
             if self.spare_rows.is_empty() {
-                // They become the spare rows whole (issue 21: not moved one by one).
+                // They become the spare rows whole (not moved one by one).
                 std::mem::swap(&mut self.spare_rows, &mut removed);
                 self.spare_rows.truncate(SPARE_ROWS);
             } else {
@@ -182,7 +182,7 @@ impl Builder {
         removed.clear();
         if keep == 0 {
             // The whole line taken back (back to the start position): its rows change hands
-            // whole, not one by one (issue 21).
+            // whole, not one by one.
             std::mem::swap(&mut removed, &mut self.line);
         } else {
             removed.extend(self.line.drain(keep..));
