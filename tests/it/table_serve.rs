@@ -753,8 +753,17 @@ fn table_serve_arbiter_acts_from_the_control_channel() {
         &["--games", "1", "--control", "-"],
         Stdio::piped(),
     );
+    // One seat holds its first talk until the probe, so the game is still on when the arbiter's
+    // lines arrive, however fast the other seats are.
     let mut seats: Vec<Child> = (1..=5)
-        .map(|i| seat(&s.url, &format!("kit{i}"), "none", &[]))
+        .map(|i| {
+            seat(
+                &s.url,
+                &format!("kit{i}"),
+                if i == 1 { "probe" } else { "none" },
+                &[],
+            )
+        })
         .collect();
     wait_for_entry(&m, "the deal", |e| e["kind"] == "dealt");
     let mut ctl = s.child.stdin.take().unwrap();

@@ -403,8 +403,13 @@ fn witness_live_two_witnesses_follow_a_game_through_a_crash_and_a_reopen() {
     std::fs::write(
         &script,
         format!(
-            "{declared}{}",
-            std::fs::read_to_string("tests/fixtures/crash.arb").unwrap()
+            "{declared}{}{}",
+            std::fs::read_to_string("tests/fixtures/crash.arb").unwrap(),
+            // Notes after the moves, so that the writer is still writing when it is killed
+            // however busy the machine is.
+            (0..5_000)
+                .map(|i| format!("{}.{:03} arbiter note line {i}\n", 600 + i / 1000, i % 1000))
+                .collect::<String>()
         ),
     )
     .unwrap();
