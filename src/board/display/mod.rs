@@ -240,10 +240,9 @@ impl Display {
             view,
             same,
             |area, buf| screen::render_frame(s, view, area, buf),
-            |which, shown, r, buf| {
-                if let Some(v) = view {
-                    screen::render_timed(s, v, which, shown, r, buf);
-                }
+            |which, shown, r, buf| match view {
+                Some(v) => screen::render_timed(s, v, which, shown, r, buf),
+                None => Rect::default(),
             },
         )?;
         Ok(wait)

@@ -273,14 +273,15 @@ impl Painter {
     /// move list's "this move" row) in their areas. Otherwise `whole` draws the whole frame and
     /// says where those widgets are (`None`: something covers them, the next frame is whole).
     /// `timed` draws over a buffer that holds what the terminal shows in its area, and is told
-    /// which clock the terminal shows there (so that a tick may draw only a clock's face).
+    /// which clock the terminal shows there (so that a tick may draw only a clock's face); it
+    /// returns the part of the area it drew.
     pub fn paint_screen<B: Backend>(
         &mut self,
         backend: &mut B,
         view: Option<&View>,
         same: bool,
         whole: impl FnOnce(Rect, &mut Buffer) -> Option<Timed>,
-        mut timed: impl FnMut(Option<usize>, Option<&ClockView>, Rect, &mut Buffer),
+        mut timed: impl FnMut(Option<usize>, Option<&ClockView>, Rect, &mut Buffer) -> Rect,
     ) -> Result<(), B::Error> {
         let area = self.shown.area;
         let kept = match (&self.memo, view) {
@@ -315,14 +316,14 @@ impl Painter {
                     if self.parts.len() <= k {
                         self.parts.push(Part {
                             prev: part_of(&self.shown, r),
-                            next: Buffer::empty(r),
+                            next: part_of(&self.shown, r),
                             clock: drawn(),
                         });
                     }
                     if self.parts[k].prev.area != r {
                         self.parts[k] = Part {
                             prev: part_of(&self.shown, r),
-                            next: Buffer::empty(r),
+                            next: part_of(&self.shown, r),
                             clock: drawn(),
                         };
                     }
@@ -335,10 +336,9 @@ impl Painter {
                         }
                         shown = std::mem::replace(&mut part.clock, now.cloned());
                     }
-                    // Drawn over what the terminal shows there: a clock whose time alone
-                    // changed draws only its face.
-                    part.next.content.clone_from(&part.prev.content);
-                    timed(which, shown.as_ref(), r, &mut part.next);
+                    // Drawn over what the terminal shows there (`next` equals `prev` between
+                    // ticks): a clock whose time alone changed draws only its face.
+                    let drawn = timed(which, shown.as_ref(), r, &mut part.next).intersection(r);
                     let mut rows = Vec::new();
                     let changed = part.prev.diff(&part.next);
                     for (_, y, _) in &changed {
@@ -354,7 +354,12 @@ impl Painter {
                             self.shown[(x, y)] = part.next[(x, y)].clone();
                         }
                     }
-                    std::mem::swap(&mut part.prev, &mut part.next);
+                    // `prev` is what the terminal shows again, and `next` equals it.
+                    for y in drawn.top()..drawn.bottom() {
+                        for x in drawn.left()..drawn.right() {
+                            part.prev[(x, y)].clone_from(&part.next[(x, y)]);
+                        }
+                    }
                 }
             }
             None => {

@@ -1,9 +1,10 @@
 //! Board-side terminal UI (`arbiter play`).
 //!
 //! Shape: keys -> [`Action`] is the pure [`on_key`]; the screen is the pure [`render`] of
-//! (`&View`, `&UiState`, `&Status`); this file's [`run`] is the thin loop that owns the terminal,
-//! reads the monotonic clock, sleeps until something on screen changes, and passes commands to
-//! [`Session::execute`] (which returns only after the log append).
+//! (`&View`, `&UiState`, `&Status`); this file's [`run`] owns the terminal, and its key loop
+//! (`keyloop`, split by concern) reads the monotonic clock, sleeps until something on screen
+//! changes or a key comes, and passes commands to [`Session::execute`] (which returns only after
+//! the log append).
 pub mod backoff; // the wait after failed passphrases (issue 19)
 pub mod board;
 pub mod consequence;

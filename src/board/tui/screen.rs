@@ -95,7 +95,8 @@ pub fn render_frame(
 /// area may be just that widget's, and which holds what the terminal shows there): clock `which`
 /// (0, 1), the terminal showing clock `shown` there (then only its face may need drawing), or
 /// (`None`) the move list's "this move" row, `area` being [`movelist::this_move_row`] of the
-/// list's area. Cells are the same as a whole [`render`] of the same state would give.
+/// list's area. Cells are the same as a whole [`render`] of the same state would give. Returns
+/// the part of `area` drawn.
 pub fn render_timed(
     view: &View,
     ui: &UiState,
@@ -103,18 +104,20 @@ pub fn render_timed(
     shown: Option<&ClockView>,
     area: Rect,
     buf: &mut Buffer,
-) {
-    match which.and_then(|i| view.clocks.get(i)) {
+) -> Rect {
+    let drawn = match which.and_then(|i| view.clocks.get(i)) {
         Some(c) => clock_over(shown, c, area, buf),
         // The move list's "this move" row ([`movelist::this_move_row`]).
         None => {
             buf.reset();
             movelist::render_this_move(view, area, buf);
+            area
         }
-    }
+    };
     if ui.no_color {
-        strip_colour(area, buf);
+        strip_colour(drawn, buf);
     }
+    drawn
 }
 
 /// `NO_COLOR`: every colour removed; what had a background (tags, the cursor, banners) is shown
@@ -783,8 +786,8 @@ fn only_time_differs(shown: &ClockView, c: &ClockView) -> bool {
 /// Draw clock `c` into `buf`, which holds what the terminal shows in `area`: clock `shown` as
 /// [`clock`] drew it, or anything else (`None`). When only the time differs, only the face is
 /// drawn again; otherwise the whole clock. Either way `buf` ends as [`clock`] draws `c` on an
-/// empty buffer.
-pub fn clock_over(shown: Option<&ClockView>, c: &ClockView, area: Rect, buf: &mut Buffer) {
+/// empty buffer. Returns the part of `area` drawn.
+pub fn clock_over(shown: Option<&ClockView>, c: &ClockView, area: Rect, buf: &mut Buffer) -> Rect {
     let inner = Rect::new(
         area.x.saturating_add(1),
         area.y.saturating_add(1),
@@ -802,10 +805,11 @@ pub fn clock_over(shown: Option<&ClockView>, c: &ClockView, area: Rect, buf: &mu
             }
         }
         draw_face(face_of(c), px, digits_style(c), r, buf);
-        return;
+        return r;
     }
     buf.reset();
     clock(c, area, buf);
+    area
 }
 
 fn tag(text: &str, color: Color) -> Span<'static> {
