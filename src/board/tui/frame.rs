@@ -7,7 +7,7 @@
 //! drawn in part is cell for cell the frame [`super::render`] would draw whole (a test compares
 //! both over a game, second by second).
 use ratatui::backend::Backend;
-use ratatui::buffer::Buffer;
+use ratatui::buffer::{Buffer, Cell, CellDiffOption};
 use ratatui::layout::Rect;
 
 use crate::core::Ms;
@@ -193,6 +193,31 @@ fn part_of(shown: &Buffer, r: Rect) -> Buffer {
     b
 }
 
+/// The cells to write to bring the terminal from `prev` to `next`, two buffers of one area that
+/// differ only in `drawn`: those of `drawn` that differ, when each of them is one column wide
+/// on both sides (a clock's face); otherwise ratatui's diff of the whole area, which handles
+/// wide characters.
+fn diff_in<'n>(prev: &Buffer, next: &'n Buffer, drawn: Rect) -> Vec<(u16, u16, &'n Cell)> {
+    use unicode_width::UnicodeWidthStr;
+    if drawn == next.area {
+        return prev.diff(next);
+    }
+    let one = |c: &Cell| c.symbol().width() == 1 && matches!(c.diff_option, CellDiffOption::None);
+    let mut out = Vec::new();
+    for y in drawn.top()..drawn.bottom() {
+        for x in drawn.left()..drawn.right() {
+            let (p, n) = (&prev[(x, y)], &next[(x, y)]);
+            if p != n {
+                if !(one(p) && one(n)) {
+                    return prev.diff(next);
+                }
+                out.push((x, y, n));
+            }
+        }
+    }
+    out
+}
+
 /// The screen state `ui` without its log (moved out and back: the log is not copied).
 fn ui_without_log(ui: &mut UiState) -> UiState {
     let log = std::mem::take(&mut ui.log);
@@ -340,7 +365,7 @@ impl Painter {
                     // ticks): a clock whose time alone changed draws only its face.
                     let drawn = timed(which, shown.as_ref(), r, &mut part.next).intersection(r);
                     let mut rows = Vec::new();
-                    let changed = part.prev.diff(&part.next);
+                    let changed = diff_in(&part.prev, &part.next, drawn);
                     for (_, y, _) in &changed {
                         if rows.last() != Some(y) {
                             rows.push(*y);

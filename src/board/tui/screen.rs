@@ -799,17 +799,73 @@ pub fn clock_over(shown: Option<&ClockView>, c: &ClockView, area: Rect, buf: &mu
         && only_time_differs(s, c)
     {
         let (r, px) = face_area(inner);
-        for y in r.top()..r.bottom() {
-            for x in r.left()..r.right() {
-                buf[(x, y)].reset();
-            }
+        let (face, was) = (face_of(c), face_of(s));
+        if let Some(drawn) = glyphs_over(&was, &face, px, digits_style(c), r, buf) {
+            return drawn;
         }
-        draw_face(face_of(c), px, digits_style(c), r, buf);
+        reset(r, buf);
+        draw_face(face, px, digits_style(c), r, buf);
         return r;
     }
     buf.reset();
     clock(c, area, buf);
     area
+}
+
+fn reset(r: Rect, buf: &mut Buffer) {
+    for y in r.top()..r.bottom() {
+        for x in r.left()..r.right() {
+            buf[(x, y)].reset();
+        }
+    }
+}
+
+/// A big face of as many glyphs as `was` (drawn in `area` as [`draw_face`] draws it): only the
+/// glyphs that differ in `face` are drawn again, in the cells BigText lays a centred line out
+/// in. Returns the cells drawn (empty when no glyph changed); `None` when the faces differ in
+/// length or are not drawn big (then the face is drawn whole).
+fn glyphs_over(
+    was: &str,
+    face: &str,
+    px: Option<PixelSize>,
+    style: Style,
+    area: Rect,
+    buf: &mut Buffer,
+) -> Option<Rect> {
+    // A glyph is 8×8 pixels; each pixel size puts one, two or four of them in a cell.
+    let (w, h): (u16, u16) = match px? {
+        PixelSize::Full => (8, 8),
+        PixelSize::HalfHeight => (8, 4),
+        PixelSize::HalfWidth => (4, 8),
+        PixelSize::Quadrant => (4, 4),
+        _ => return None,
+    };
+    let n = face.chars().count();
+    if n != was.chars().count() {
+        return None;
+    }
+    let line_w = u16::try_from(n.saturating_mul(usize::from(w))).unwrap_or(u16::MAX);
+    let left = area.left() + (area.width / 2).saturating_sub(line_w / 2);
+    let mut drawn = Rect::new(area.x, area.y, 0, 0);
+    let mut x = left;
+    for (now, then) in face.chars().zip(was.chars()) {
+        if x >= area.right() {
+            break;
+        }
+        if now != then {
+            let g = Rect::new(x, area.top(), w.min(area.right() - x), h.min(area.height));
+            reset(g, buf);
+            BigText::builder()
+                .pixel_size(px?)
+                .style(style)
+                .lines(vec![Line::from(now.to_string())])
+                .build()
+                .render(g, buf);
+            drawn = if drawn.is_empty() { g } else { drawn.union(g) };
+        }
+        x = x.saturating_add(w);
+    }
+    Some(drawn)
 }
 
 fn tag(text: &str, color: Color) -> Span<'static> {
