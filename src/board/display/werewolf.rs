@@ -756,12 +756,16 @@ pub fn render_master_with(m: &Master, ui: &super::gm::GmUi, area: Rect, buf: &mu
     .areas(area);
     let mut head = vec![
         Span::styled(" Game master ", rev),
-        Span::raw(format!(
-            " {} · day {} · game time {:.1} s",
-            a.game_id,
-            a.day,
-            m.game_ms as f64 / 1000.0
-        )),
+        Span::raw(if a.seats.is_empty() {
+            " waiting for the game".to_string()
+        } else {
+            format!(
+                " {} · day {} · game time {:.1} s",
+                a.game_id,
+                a.day,
+                m.game_ms as f64 / 1000.0
+            )
+        }),
     ];
     if m.paused {
         head.push(Span::styled(" · PAUSED", bold));
