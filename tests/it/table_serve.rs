@@ -1020,8 +1020,20 @@ fn table_serve_listens_and_opens_no_outbound_connection() {
         "serve connected out:\n{}",
         outbound.join("\n")
     );
-    let sockets = calls.lines().filter(|l| l.contains("socket(")).count();
-    assert_eq!(sockets, 1, "one socket, the listener: {calls}");
+    // One network socket, the listener; besides it only the match folder's control socket (a
+    // file of the folder, for the game master's screen).
+    let network = calls
+        .lines()
+        .filter(|l| l.contains("socket(") && !l.contains("socket(AF_UNIX"))
+        .count();
+    assert_eq!(network, 1, "one network socket, the listener: {calls}");
+    let sock = m.join("control.sock").display().to_string();
+    let unix: Vec<&str> = calls.lines().filter(|l| l.contains("AF_UNIX")).collect();
+    assert!(
+        unix.iter()
+            .all(|l| l.contains("socket(AF_UNIX") || l.contains(&format!("sun_path=\"{sock}\""))),
+        "a Unix socket elsewhere than the match folder's control socket: {calls}"
+    );
 }
 
 #[test]
