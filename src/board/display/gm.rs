@@ -139,6 +139,8 @@ pub struct GmUi {
     pub game: Option<u32>,
     /// The address the table is served on (`serve`'s own screen), shown in the title.
     pub address: Option<String>,
+    /// No table is served from the match folder (no `serve` runs on it): an act has nowhere to go.
+    pub no_table: bool,
 }
 
 /// What the shell does after a key.
@@ -180,6 +182,13 @@ fn after_choice(draft: Draft) -> Step {
 
 /// Start the act `kind` at the screen as it stands, or say why it cannot be given now.
 fn start(ui: &mut GmUi, kind: ActKind, m: &Master) {
+    if ui.no_table {
+        ui.message = Some(
+            "no table is served from this match folder: the acts go to a running arbiter serve"
+                .into(),
+        );
+        return;
+    }
     if m.table.seats.is_empty() {
         ui.message = Some("no game is under way yet: nothing to act on".into());
         return;
@@ -642,7 +651,7 @@ mod tests {
         assert!(c.contains("Bob (seat 2, bot2) is OUT"), "{c}");
         assert!(c.contains("its awaited TALK fails now"), "{c}");
         assert!(
-            c.contains("game 1's log as the arbiter's entry ejected"),
+            c.contains("game 1's log: the arbiter's entry «ejected»"),
             "{c}"
         );
         // y asks the passphrase; what is typed there never acts: `q` is a character of it.
@@ -686,5 +695,13 @@ mod tests {
         let _ = on_key(&mut ui, key(KeyCode::Char('r')), &m);
         assert!(matches!(ui.step, Step::Idle));
         assert!(ui.message.unwrap().contains("not paused"));
+        // No serve runs on the folder: no act is begun.
+        let mut ui = GmUi {
+            no_table: true,
+            ..GmUi::default()
+        };
+        let _ = on_key(&mut ui, key(KeyCode::Char('n')), &m);
+        assert!(matches!(ui.step, Step::Idle));
+        assert!(ui.message.unwrap().contains("no table is served"));
     }
 }

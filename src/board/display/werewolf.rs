@@ -511,6 +511,8 @@ fn follow(
                 ui.message = Some(last);
             }
             ui.game = game;
+            ui.no_table = acts.is_some()
+                && std::fs::symlink_metadata(crate::record::layout::control_socket(dir)).is_err();
             let m = master(&entries, now);
             terminal.draw(|f| {
                 let area = f.area();
