@@ -854,3 +854,52 @@ fn x3d_fritz_2003_the_boards_header_says_match_decided() {
         "Garry Kasparov 2½ – X3D Fritz 1½ · MATCH DECIDED for Garry Kasparov (the remaining games are still played)"
     );
 }
+
+#[test]
+fn kramnik_deep_fritz_2006_adjournment_after_six_hours_of_play_at_any_move() {
+    let mut m = started("kramnik-deep-fritz-2006.toml");
+    shuffle(&mut m, 30);
+    let six_hours = 6 * 3_600_000;
+    // The clocks stand still for most of the afternoon; the six hours are hours of play, not
+    // of the clocks.
+    m.at(&format!(
+        "{} arbiter stop power failure",
+        (m.now + 1000) / 1000
+    ));
+    m.at(&format!("{} arbiter resume", (six_hours - 120_000) / 1000));
+    let h = arbiter::core::game::seal("Nf6", "envelope-1");
+    // At 5:59:59, move 31: neither move 56 nor six hours; refused, naming both.
+    m = m
+        .when(&format!(
+            "{} arbiter adjourn sealed {h}",
+            (six_hours - 1000) / 1000
+        ))
+        .then_refused_saying("1", "only after move 56 or after 6 hours of play (5:59:59")
+        .m;
+    // At 21:00 the human may play on...
+    m.at(&format!("{}.000 move Nf3", six_hours / 1000));
+    // ...and, still before move 56, adjourn whenever he chooses (the machine's move sealed).
+    m = m
+        .when(&format!(
+            "{} arbiter adjourn sealed {h}",
+            (six_hours + 5000) / 1000
+        ))
+        .then_events(&[("adjourned", "adjournment")])
+        .m;
+    // The next day play resumes: the six hours count again from the resumption.
+    let resume = six_hours + 86_400_000;
+    m.at(&format!(
+        "{} arbiter resume-adjourned Nf6 envelope-1",
+        resume / 1000
+    ));
+    m = m
+        .when(&format!(
+            "{} arbiter adjourn sealed {h}",
+            (resume + 2000) / 1000
+        ))
+        .then_refused_saying("1", "(0:00:02 played since play began)")
+        .m;
+    // The replay of the log agrees.
+    let replayed = Game::replay(&m.log).unwrap();
+    assert_eq!(replayed.clock().running(), m.game().clock().running());
+}

@@ -65,6 +65,7 @@ impl Game {
                     return Err("clock_started when the game is not waiting to start".into());
                 }
                 self.started_at = Some(at);
+                self.session_since = Some(at);
                 self.phase = Phase::Playing;
                 self.clock.start_turn(*side, at);
             }
