@@ -903,3 +903,42 @@ fn kramnik_deep_fritz_2006_adjournment_after_six_hours_of_play_at_any_move() {
     let replayed = Game::replay(&m.log).unwrap();
     assert_eq!(replayed.clock().running(), m.game().clock().running());
 }
+
+#[test]
+fn match_games_a_four_game_match_has_no_fifth_game() {
+    for (file, name) in [
+        (
+            "x3d-fritz-2003.toml",
+            "Kasparov vs X3D Fritz, New York 2003",
+        ),
+        (
+            "nakamura-komodo-2016.toml",
+            "Nakamura vs Komodo, Chess.com 2016",
+        ),
+    ] {
+        let text = rules_text(file);
+        // Game 4 opens and starts.
+        given_game(game_from_text(file, &text, 4, None), HUMAN_WHITE).and("0 arbiter start");
+        // Game 5 is refused at `arbiter open` and at `arbiter start`, naming the clause, with
+        // nothing recorded.
+        let m = given_game(game_from_text(file, &text, 5, None), HUMAN_WHITE);
+        let m = m
+            .when("0 arbiter open")
+            .then_refused_saying(
+                "1",
+                &format!("the match has 4 games ({name}, clause match): game 5 may not be opened"),
+            )
+            .m;
+        let m = m
+            .when("0 arbiter start")
+            .then_refused_saying("1", "game 5 may not be opened")
+            .m;
+        assert!(m.log.is_empty(), "{file}: nothing recorded");
+        assert_eq!(m.game().phase(), Phase::Draft);
+    }
+    // A six-game match: game 6 opens, game 7 does not.
+    given_game(deep_blue_game(6, None), MACHINE_WHITE).and("0 arbiter start");
+    Match::new(deep_blue_game(7, None))
+        .when("0 arbiter open")
+        .then_refused_saying("1", "the match has 6 games");
+}

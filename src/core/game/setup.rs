@@ -12,6 +12,7 @@ impl Game {
                 if self.phase != Phase::Draft {
                     return refuse_state("the game is already opened");
                 }
+                self.check_match_length()?;
                 self.check_match_not_decided()?;
                 self.one(
                     now,
@@ -24,6 +25,7 @@ impl Game {
                 let mut out = Vec::new();
                 match self.phase {
                     Phase::Draft => out.push({
+                        self.check_match_length()?;
                         self.check_match_not_decided()?;
                         self.ev(
                             now,
