@@ -780,6 +780,9 @@ pub fn sign_and_index_tally(
 /// The match index, if there is one, with its signature checked against `signers`.
 pub enum IndexState {
     Absent,
+    /// Something stands where the index should be but cannot be read as a file (a FIFO, a
+    /// device, a folder, a symlink): read as an index removed.
+    Unreadable(String),
     Bad(String),
     Signed(MatchIndex),
 }
@@ -793,7 +796,7 @@ pub fn read_index(match_dir: &Path, signers: &[AllowedSigner]) -> IndexState {
             Err(_) => return IndexState::Bad(format!("{} is not UTF-8 text", path.display())),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return IndexState::Absent,
-        Err(e) => return IndexState::Bad(format!("{}: {e}", path.display())),
+        Err(e) => return IndexState::Unreadable(format!("{}: {e}", path.display())),
     };
     // An index write interrupted between its signature and its text (a crash) left the new
     // text beside the old one: it is the index, and the next write completes the rename.
@@ -1055,7 +1058,7 @@ pub fn verify_match_watching(
                 }
             }
         }
-        IndexState::Absent => {}
+        IndexState::Absent | IndexState::Unreadable(_) => {}
     }
     // The countersigned copies of earlier index versions, and the index versions the
     // games' checkpoints were signed with.
@@ -1289,6 +1292,16 @@ pub fn verify_match_watching(
         }
     }
     let any_signed = results.iter().any(|v| v.signed_entries > 0);
+    if let IndexState::Unreadable(p) = &index {
+        match_problems.push(format!(
+            "ROLLBACK: THE MATCH INDEX CANNOT BE READ ({p}): something else stands in its place; a deleted game or a log cut back to an older checkpoint cannot be ruled out"
+        ));
+        match_status = match_status.max(if any_signed {
+            Status::RolledBack
+        } else {
+            Status::BadCheckpoint
+        });
+    }
     if matches!(index, IndexState::Absent) && (any_finished || any_signed) {
         match_problems.push(format!(
             "ROLLBACK: NO SIGNED MATCH INDEX ({}), but the match has signed checkpoints: the index was removed; a deleted game or a log cut back to an older checkpoint cannot be ruled out",
@@ -3048,7 +3061,7 @@ pub fn countersign_index(
                 match_dir.display()
             )));
         }
-        IndexState::Bad(p) => {
+        IndexState::Bad(p) | IndexState::Unreadable(p) => {
             return Err(CountersignError::Proof(format!(
                 "the match index does not verify: {p}; nothing countersigned"
             )));
