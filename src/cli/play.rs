@@ -134,6 +134,17 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     }
     match result {
         Ok(()) => match &session.frozen {
+            // Nothing of ours was written and the log exists now: another board or script
+            // created it first (not available, 70, as for a script).
+            Some(m)
+                if session.storage.is_empty()
+                    && crate::record::layout::log_path(&match_dir, game).exists() =>
+            {
+                Err(Error::unavailable(format!(
+                    "game {game} of {}: another board or script opened this game first; nothing was written ({m}); open the game again",
+                    match_dir.display()
+                )))
+            }
             Some(m) => Err(super::session_failure(
                 SessionError::Storage(m.clone()),
                 |s| s.into(),

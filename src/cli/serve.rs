@@ -50,7 +50,7 @@ fn profile_text(path: &std::path::Path) -> Result<(String, String), Error> {
             Some((file, text)) if e.kind() == std::io::ErrorKind::NotFound => {
                 Ok((text.to_string(), file))
             }
-            _ => Err(Error::cannot_read(format!("{}: {e}", path.display()))),
+            _ => Err(super::input_failure(&e, format!("{}: {e}", path.display()))),
         },
     }
 }

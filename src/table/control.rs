@@ -11,7 +11,8 @@
 //! end WINNER REASON     WINNER: VILLAGER, WEREWOLF or NONE
 //! ```
 //! Blank lines and lines starting with `#` are ignored. A SEAT written `#N` is the seat numbered
-//! N from 1, whatever the seats' names.
+//! N from 1, whatever the seats' names. A board game's side (white, black, sente, gote) is
+//! refused where a seat or a winner is named: a werewolf table has neither.
 //!
 //! While `serve` runs, the same commands also come from the game master's screen (`arbiter play
 //! --match DIR`, or `serve`'s own screen) through the match folder's owner-only Unix socket
@@ -49,7 +50,23 @@ pub enum ControlError {
     Missing(&'static str, &'static str),
     #[error("`end` names the winner as VILLAGER, WEREWOLF or NONE, not {0:?}")]
     Winner(String),
+    /// A board game's side (white, black, sente, gote) where a werewolf table names a seat or
+    /// a winning team.
+    #[error(
+        "{0:?} is a board game's side: a werewolf table has no white or black; `{1}` names {2}"
+    )]
+    BoardSide(String, &'static str, &'static str),
 }
+
+/// A board game's side, in any case: chess's and shogi's words.
+fn board_side(word: &str) -> bool {
+    matches!(
+        word.to_lowercase().as_str(),
+        "white" | "black" | "sente" | "gote" | "先手" | "後手"
+    )
+}
+
+const SEAT: &str = "a seat by its NAME (kanolab3) or its number from 1";
 
 /// Parse one line; `Ok(None)` for a blank line or a comment.
 pub fn parse(line: &str) -> Result<Option<Command>, ControlError> {
@@ -81,6 +98,20 @@ pub fn parse(line: &str) -> Result<Option<Command>, ControlError> {
             Command::Note {
                 text: rest.to_string(),
             }
+        }
+        "eject" | "readmit" if board_side(first) => {
+            return Err(ControlError::BoardSide(
+                first.to_string(),
+                if verb == "eject" { "eject" } else { "readmit" },
+                SEAT,
+            ));
+        }
+        "end" if board_side(first) => {
+            return Err(ControlError::BoardSide(
+                first.to_string(),
+                "end",
+                "the winning team: VILLAGER, WEREWOLF or NONE",
+            ));
         }
         "eject" => {
             need("eject", "a seat and a reason", first)?;
@@ -422,5 +453,36 @@ mod tests {
         assert!(seat_of("readmit #4").is_err());
         assert!(seat_of("readmit #0").is_err());
         assert!(seat_of("readmit #kanolab3").is_err());
+    }
+
+    #[test]
+    fn control_lines_refuse_a_board_games_sides() {
+        for line in [
+            "eject white abusive talk",
+            "eject Black abusive talk",
+            "readmit white",
+            "readmit 後手",
+            "end WHITE the arbiter rules",
+            "end black the arbiter rules",
+            "end sente the arbiter rules",
+        ] {
+            let e = parse(line).unwrap_err();
+            assert!(matches!(e, ControlError::BoardSide(..)), "{line}: {e:?}");
+            let said = e.to_string();
+            assert!(
+                said.contains("a werewolf table has no white or black"),
+                "{said}"
+            );
+        }
+        assert_eq!(
+            parse("end white because").unwrap_err().to_string(),
+            "\"white\" is a board game's side: a werewolf table has no white or black; `end` names the winning team: VILLAGER, WEREWOLF or NONE"
+        );
+        assert_eq!(
+            parse("eject white abusive").unwrap_err().to_string(),
+            "\"white\" is a board game's side: a werewolf table has no white or black; `eject` names a seat by its NAME (kanolab3) or its number from 1"
+        );
+        // A seat's own name is still a seat.
+        assert!(parse("eject whitehall abusive").is_ok());
     }
 }

@@ -770,6 +770,8 @@ fn table_serve_arbiter_acts_from_the_control_channel() {
     writeln!(ctl, "pause a seat's machine rebooting").unwrap();
     writeln!(ctl, "note the table waits").unwrap();
     writeln!(ctl, "bogus line").unwrap();
+    writeln!(ctl, "eject white abusive talk").unwrap();
+    writeln!(ctl, "end black ruled").unwrap();
     writeln!(ctl, "resume").unwrap();
     writeln!(ctl, "end NONE ruled by the arbiter in the test").unwrap();
     ctl.flush().unwrap();
@@ -785,7 +787,18 @@ fn table_serve_arbiter_acts_from_the_control_channel() {
         assert_eq!(e[0]["actor"], "arbiter", "{k} is the arbiter's act");
     }
     assert_eq!(winner(&es), "NONE");
-    assert!(server_said(&m, &s).contains("bogus"), "a bad line is said");
+    let said = server_said(&m, &s);
+    assert!(said.contains("bogus"), "a bad line is said");
+    // A board game's side is refused by name, and records nothing.
+    assert!(
+        said.contains("control refused: \"eject white abusive talk\": \"white\" is a board game's side: a werewolf table has no white or black"),
+        "{said}"
+    );
+    assert!(
+        said.contains("\"end black ruled\": \"black\" is a board game's side"),
+        "{said}"
+    );
+    assert!(kinds(&es, "ejected").is_empty());
 }
 
 #[test]

@@ -241,9 +241,9 @@ impl Display {
             view,
             same,
             |area, buf| screen::render_frame(s, view, area, buf),
-            |which, r, buf| {
+            |which, shown, r, buf| {
                 if let Some(v) = view {
-                    screen::render_timed(s, v, which, r, buf);
+                    screen::render_timed(s, v, which, shown, r, buf);
                 }
             },
         )?;
