@@ -415,7 +415,7 @@ fn crashed_script_match(m: &Path) -> arbiter::record::sign::KeySource {
         closed: false,
     };
     drop(j);
-    arbiter::record::witness::write_seal(m, 1, &k, &seal).unwrap();
+    crate::log_util::write_seal_v1(m, 1, &k, &seal).unwrap();
     key
 }
 

@@ -260,7 +260,7 @@ fn reopen_seal(m: &Path) {
     };
     drop(j);
     let k = arbiter::record::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
-    arbiter::record::witness::write_seal(m, 1, &k, &seal).unwrap();
+    crate::log_util::write_seal_v1(m, 1, &k, &seal).unwrap();
 }
 
 fn verify_code(m: &Path) -> (i32, String) {

@@ -382,9 +382,18 @@ fn run_loop(
                 if ok {
                     backoff.succeed();
                 }
+                // The passphrase that opened the key signs what this act records (its
+                // authorization, a checkpoint, the heartbeat's anchor), then is dropped.
+                let armed = if ok {
+                    passphrase.clone().map(zeroize::Zeroizing::new)
+                } else {
+                    None
+                };
                 match (ok, recorded) {
                     (true, Some((first, last_seq))) => {
                         let later = matches!(cmd, Command::Authorize { .. });
+                        let live = now_ms(origin, offset_ms);
+                        session.storage.arm(armed, live, session.utc_at(live));
                         authorize(
                             session,
                             &mut ui,
@@ -393,6 +402,7 @@ fn run_loop(
                             (first as usize, last_seq as usize + 1),
                             now,
                         );
+                        session.storage.arm(None, live, session.utc_at(live));
                         if later {
                             // Given on the board after it was left pending.
                             let more = match ui.pending_authorizations.len() {
@@ -408,7 +418,11 @@ fn run_loop(
                         }
                         continue;
                     }
-                    (true, None) => (cmd, Some("passphrase")),
+                    (true, None) => {
+                        let live = now_ms(origin, offset_ms);
+                        session.storage.arm(armed, live, session.utc_at(live));
+                        (cmd, Some("passphrase"))
+                    }
                     (false, _) => {
                         match (passphrase.as_deref(), recorded) {
                             // Esc on entries recorded at the key: they stand, their
@@ -476,6 +490,9 @@ fn run_loop(
             (before, after),
             now,
         );
+        // The act is recorded: its passphrase is dropped (no-op when none was armed).
+        let live = now_ms(origin, offset_ms);
+        session.storage.arm(None, live, session.utc_at(live));
     }
 }
 
@@ -892,6 +909,17 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
     let mut log = LogTail::new(opened.events_from, opened.events, folded.tail);
     log.path = Some(crate::record::layout::log_path(a.match_dir, game_n));
     let mut session = opened.session;
+    // The key is decrypted once now (its passphrase asked on the terminal before the board
+    // draws) for the heartbeat's anchor, then wiped: the board holds no decrypted key.
+    let at_open = opened.now_ms;
+    if let Err(e) = session.storage.open_key(at_open, session.utc_at(at_open)) {
+        return Err(match e {
+            crate::board::session::StorageError::Sign(k) => MatchError::Key(k).into(),
+            other => {
+                MatchError::Key(crate::record::sign::SignError::Index(other.to_string())).into()
+            }
+        });
+    }
     let mut notes: Vec<String> = opened.notice.into_iter().collect();
     if session.game.phase() == crate::core::game::Phase::Draft {
         let game = session.game.ctx().game;
