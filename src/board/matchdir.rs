@@ -62,10 +62,11 @@ pub struct JournalStorage {
     /// The arbiter's key as the session keeps it: its file and public half, never decrypted
     /// between two signatures ([`sign::SessionKey::sign_with`]).
     pub signer: Option<sign::SessionKey>,
-    /// The passphrase the arbiter typed for the act being recorded ([`Storage::arm`]): the
-    /// act's authorization, the checkpoint it signs and a heartbeat anchor are signed with it,
-    /// then it is dropped (wiped) when the act is done.
-    pub armed: Option<Zeroizing<String>>,
+    /// The key opened with the passphrase the arbiter typed for the act being recorded
+    /// ([`Storage::arm`]): the act's authorization, the checkpoint it signs and a heartbeat
+    /// anchor are signed with it, and it is dropped (wiped) when the act is recorded — within
+    /// the one key press that recorded it. `None` at every other moment.
+    pub armed: Option<sign::ActKey>,
     /// Whether a signature may ask the passphrase on the terminal (a script's; never the
     /// Board UI's, whose terminal is the board).
     pub may_ask: bool,
@@ -180,7 +181,7 @@ impl JournalStorage {
         f: impl FnOnce(&ssh_key::PrivateKey) -> T,
     ) -> Result<T, StorageError> {
         let signer = self.signer.as_ref().ok_or(StorageError::NoKey)?;
-        Ok(signer.sign_with(self.armed.as_deref().map(|p| p.as_str()), self.may_ask, f)?)
+        Ok(signer.sign_with_act(self.armed.as_ref(), self.may_ask, f)?)
     }
 
     /// An anchor's signature, when the key can sign without asking anything.
@@ -378,6 +379,13 @@ impl Storage for JournalStorage {
         signed
     }
 
+    fn needs_key_first(&self) -> bool {
+        self.journal.is_none()
+            && self.sealed
+            && !self.can_sign()
+            && !crate::record::witness::policy_path(&self.match_dir).exists()
+    }
+
     fn allow_prompt(&mut self) {
         self.may_ask = true;
     }
@@ -387,41 +395,49 @@ impl Storage for JournalStorage {
             return Ok(());
         };
         // Decrypted once (its passphrase asked on the terminal, before the board draws), used
-        // for the anchor, and wiped.
-        let key_failed = std::cell::RefCell::new(None);
-        let sign = |text: &str| match signer
-            .sign_with(None, true, |k| sign::sign_authorization(k, text).ok())
-        {
-            Ok(s) => s,
-            Err(e) => {
-                *key_failed.borrow_mut() = Some(e);
-                None
+        // for the anchor, and wiped. The anchor is taken once the key is open: the game time
+        // stands still until the board starts, while UTC and the boot clock run on.
+        let started = std::time::Instant::now();
+        let origin = self.origin();
+        let sealed = self.sealed;
+        let mut w = self.beat_file.take().unwrap_or_default();
+        let signed = signer.sign_with(None, true, |k| {
+            if sealed {
+                let (boot_id, boottime_ms) = boot_clock();
+                let utc = chrono::Duration::from_std(started.elapsed())
+                    .ok()
+                    .and_then(|d| utc.checked_add_signed(d))
+                    .unwrap_or(utc);
+                let t = beat::BeatTimes {
+                    boot_id: &boot_id,
+                    boottime_ms,
+                    mono_ms: now,
+                    utc: &utc,
+                };
+                w.beater
+                    .prepare(&origin, t, &|text| sign::sign_authorization(k, text).ok());
             }
-        };
-        if self.sealed {
-            let origin = self.origin();
-            let mut w = self.beat_file.take().unwrap_or_default();
-            let (boot_id, boottime_ms) = boot_clock();
-            let t = beat::BeatTimes {
-                boot_id: &boot_id,
-                boottime_ms,
-                mono_ms: now,
-                utc: &utc,
-            };
-            w.beater.prepare(&origin, t, &sign);
-            self.beat_file = Some(w);
-        } else {
-            // A log read only: the passphrase is still checked at the open.
-            sign("");
-        }
-        match key_failed.into_inner() {
-            Some(e) => Err(StorageError::Sign(e)),
-            None => Ok(()),
-        }
+        });
+        self.beat_file = Some(w);
+        signed.map_err(StorageError::Sign)
     }
 
     fn arm(&mut self, passphrase: Option<Zeroizing<String>>, now: Ms, utc: DateTime<Utc>) {
-        self.armed = passphrase;
+        let key = match (passphrase, self.signer.as_ref()) {
+            (Some(p), Some(s)) => match s.open_for_act(&p) {
+                Ok(k) => Some(k),
+                Err(e) => {
+                    self.warning = Some(format!("the act's signatures cannot be made: {e}"));
+                    None
+                }
+            },
+            _ => None,
+        };
+        self.arm_key(key, now, utc);
+    }
+
+    fn arm_key(&mut self, key: Option<sign::ActKey>, now: Ms, utc: DateTime<Utc>) {
+        self.armed = key;
         if self.armed.is_some() && self.sealed {
             // The heartbeat's anchor is signed now, while the key may be used, for the hours
             // the board runs on (each later beat reveals a value of its hash chain; none needs

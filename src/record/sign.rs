@@ -646,6 +646,33 @@ impl SessionKey {
         !self.encrypted || self.passphrase_env.is_some()
     }
 
+    /// The key opened for one act of the arbiter with the passphrase he just typed: what the
+    /// act signs (its authorization, a checkpoint, the heartbeat's anchor) uses it, and it is
+    /// dropped (wiped) when the act is recorded.
+    pub fn open_for_act(&self, typed: &str) -> Result<ActKey, SignError> {
+        let key = load_key(&self.path, Some(typed))?;
+        if key.public_key().key_data() != self.public.key_data() {
+            return Err(SignError::KeyChanged(self.path.clone()));
+        }
+        Ok(ActKey(key))
+    }
+
+    /// Use the key once: `act`'s (opened for the act being recorded), else decrypted now with
+    /// `typed`, the environment's passphrase (a rehearsal) or, with `ask`, one asked on the
+    /// terminal; `f` gets the key, and a key decrypted here is dropped (wiped) before this
+    /// returns. A key file changed since the session began (another public half) is refused.
+    pub fn sign_with_act<T>(
+        &self,
+        act: Option<&ActKey>,
+        ask: bool,
+        f: impl FnOnce(&PrivateKey) -> T,
+    ) -> Result<T, SignError> {
+        match act {
+            Some(k) => Ok(f(&k.0)),
+            None => self.sign_with(None, ask, f),
+        }
+    }
+
     /// Decrypt the key for one use: with `typed` (the passphrase the arbiter just typed for
     /// this act), else the environment's (a rehearsal), else, with `ask`, asked on the
     /// terminal; `f` gets the key, which is dropped (wiped) before this returns. A key file
@@ -670,6 +697,15 @@ impl SessionKey {
             return Err(SignError::KeyChanged(self.path.clone()));
         }
         Ok(f(&key))
+    }
+}
+
+/// The arbiter's key opened for one act ([`SessionKey::open_for_act`]); wiped when dropped.
+pub struct ActKey(PrivateKey);
+
+impl std::fmt::Debug for ActKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ActKey(..)")
     }
 }
 

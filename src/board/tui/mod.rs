@@ -323,7 +323,9 @@ fn run_loop(
             Action::Execute(cmd) if needs_authority(&cmd, &session.game) => match authority {
                 Authority::Open => (cmd, None),
                 Authority::UnencryptedKey => (cmd, Some(UNENCRYPTED)),
-                Authority::Passphrase(_) if keys::timed_at_key(&cmd) => {
+                Authority::Passphrase(_)
+                    if keys::timed_at_key(&cmd) && !session.storage.needs_key_first() =>
+                {
                     // Its effect on a clock depends on when it happens: recorded now, at the
                     // key's time; the passphrase authorizes it afterwards (README: "A stop is
                     // timed at the key").
@@ -368,32 +370,30 @@ fn run_loop(
                     continue;
                 }
                 asked_at = None;
+                let mut opened = None;
                 let ok = match (authority, &passphrase) {
                     (_, None) => false,
                     (Authority::Passphrase(check), Some(p)) => {
                         // The KDF takes a noticeable part of a second: the keys pressed
                         // meanwhile (a clock press above all) keep the instant they came.
-                        let (ok, held) = check_reading_keys(|| check(p));
+                        let (key, held) = check_reading_keys(|| check(p));
                         queued.extend(held);
-                        ok
+                        opened = key;
+                        opened.is_some()
                     }
                     (Authority::Open | Authority::UnencryptedKey, Some(_)) => true,
                 };
                 if ok {
                     backoff.succeed();
                 }
-                // The passphrase that opened the key signs what this act records (its
+                // The key the passphrase opened signs what this act records (its
                 // authorization, a checkpoint, the heartbeat's anchor), then is dropped.
-                let armed = if ok {
-                    passphrase.clone().map(zeroize::Zeroizing::new)
-                } else {
-                    None
-                };
+                let armed = opened.take();
                 match (ok, recorded) {
                     (true, Some((first, last_seq))) => {
                         let later = matches!(cmd, Command::Authorize { .. });
                         let live = now_ms(origin, offset_ms);
-                        session.storage.arm(armed, live, session.utc_at(live));
+                        session.storage.arm_key(armed, live, session.utc_at(live));
                         authorize(
                             session,
                             &mut ui,
@@ -420,7 +420,7 @@ fn run_loop(
                     }
                     (true, None) => {
                         let live = now_ms(origin, offset_ms);
-                        session.storage.arm(armed, live, session.utc_at(live));
+                        session.storage.arm_key(armed, live, session.utc_at(live));
                         (cmd, Some("passphrase"))
                     }
                     (false, _) => {
@@ -506,7 +506,7 @@ fn ms_at(origin: Instant, offset_ms: u64, at: Instant) -> Ms {
 /// Run `check` (a passphrase against the key's KDF) while another thread goes on reading the
 /// terminal, so that no key waits for the check: each is returned with the instant it came, to
 /// be handled in order at that time (a press acts at the instant of the key).
-fn check_reading_keys(check: impl FnOnce() -> bool) -> (bool, Vec<(Instant, TermEvent)>) {
+fn check_reading_keys<T: Send>(check: impl FnOnce() -> T) -> (T, Vec<(Instant, TermEvent)>) {
     use std::sync::atomic::{AtomicBool, Ordering};
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {
@@ -685,6 +685,9 @@ fn left_pending(
     ));
 }
 
+/// Opens the arbiter's key for one act with the passphrase typed (`None`: it does not open).
+pub type OpensKey<'a> = Box<dyn Fn(&str) -> Option<crate::record::sign::ActKey> + Send + Sync + 'a>;
+
 /// How the arbiter's authorization is given at this keyboard.
 pub enum Authority<'a> {
     /// No gate (rehearsals in memory, tests): nothing asked, nothing recorded.
@@ -692,8 +695,10 @@ pub enum Authority<'a> {
     /// The signing key is not encrypted: there is nothing to ask; each arbiter-only command is
     /// recorded as authorized by an unencrypted key (anyone at the keyboard could give it).
     UnencryptedKey,
-    /// The signing key's passphrase, asked for each arbiter-only command and checked here.
-    Passphrase(Box<dyn Fn(&str) -> bool + 'a>),
+    /// The signing key's passphrase, asked for each arbiter-only command and checked here: the
+    /// check opens the key for the act (`None`: the passphrase does not open it), which signs
+    /// what the act records and is dropped once it is recorded.
+    Passphrase(OpensKey<'a>),
 }
 
 const UNENCRYPTED: &str = "unencrypted-key (anyone at this keyboard)";
@@ -912,7 +917,13 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
     // The key is decrypted once now (its passphrase asked on the terminal before the board
     // draws) for the heartbeat's anchor, then wiped: the board holds no decrypted key.
     let at_open = opened.now_ms;
-    if let Err(e) = session.storage.open_key(at_open, session.utc_at(at_open)) {
+    let asked = Instant::now();
+    let signed = session.storage.open_key(at_open, session.utc_at(at_open));
+    // The game time stood still while the passphrase was typed: UTC moves on with it.
+    if let Ok(d) = chrono::Duration::from_std(asked.elapsed()) {
+        session.utc_origin += d;
+    }
+    if let Err(e) = signed {
         return Err(match e {
             crate::board::session::StorageError::Sign(k) => MatchError::Key(k).into(),
             other => {
