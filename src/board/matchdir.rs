@@ -782,7 +782,7 @@ pub enum MatchError {
     )]
     Full { dir: PathBuf, last: u32 },
     #[error(
-        "game {game}: {count} entr{} of {} {} not written by this kit in a session of the match's arbiter key (the kit's seal and signed checkpoints bind {bound} entries): {listed}; nothing is appended or signed over {}. Have them cut to a side file or accepted one by one with a reason: arbiter foreign --match DIR --game {game} [--cut-from SEQ] [--accept REASON]",
+        "game {game}: {count} entr{} of {} {} not bound by the arbiter's word (not written by this kit in a session of the match's arbiter key, or from an arbiter-only entry no signed authorization covers; {bound} entries are bound): {listed}; nothing is appended or signed over {}. Have them cut to a side file or accepted one by one with a reason: arbiter foreign --match DIR --game {game} [--cut-from SEQ] [--accept REASON], or arbiter authorize --game {game} --entry SEQ --reason REASON",
         if *.count == 1 { "y" } else { "ies" },
         .path.display(),
         if *.count == 1 { "was" } else { "were" },
@@ -1899,17 +1899,20 @@ fn open_game_once(
         notes.push(w);
     }
     if storage.sealed && !line0_seal_v1 {
-        // Arbiter-only entries no signed authorization covers (the one in flight at a crash,
-        // one left pending at the prompt, one appended by anything else): said at the open;
-        // the arbiter accepts each with a reason or cuts it (`arbiter authorize`, `foreign`).
+        // An arbiter-only entry no signed authorization covers (the one in flight at a crash,
+        // one left pending at the prompt, one appended by anything else): nothing is appended
+        // past it; the arbiter accepts it with a reason or cuts it (`authorize`, `foreign`).
         if let Ok(Some((b, listed))) =
             crate::record::witness::binding_on_disk(match_dir, n, &public)
             && b.foreign() > 0
         {
-            notes.push(format!(
-                "UNAUTHORIZED in game {n}: {}; no routine command signs for them: the arbiter accepts each with a reason (arbiter authorize --match DIR --game {n} --entry SEQ --reason R, or :arbiter authorize at the board for one left pending) or cuts them (arbiter foreign --cut-from SEQ)",
-                listed.join(", ")
-            ));
+            return Err(MatchError::Foreign {
+                path: path.clone(),
+                game: n,
+                count: b.foreign(),
+                bound: b.bound,
+                listed: format!("UNAUTHORIZED from #{}: {}", b.bound, listed.join(", ")),
+            });
         }
     }
     let seal_v1 = storage.sealed && line0_seal_v1;

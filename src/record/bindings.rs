@@ -235,18 +235,21 @@ fn signed_acts_binding(
         .map(|(s, _)| *s)
         .min()
         .unwrap_or(facts.entries);
-    let listed: Vec<String> = facts
-        .unauthorized
-        .iter()
-        .take(20)
-        .map(|(s, k)| format!("#{s} arbiter {k} (no signed authorization covers it)"))
-        .collect();
+    // The entries from the first unauthorized one on (the latest 20), as a sealed log's are
+    // listed.
+    let mut listed: std::collections::VecDeque<String> = std::collections::VecDeque::new();
     let mut recoveries = 0;
     crate::record::journal::for_each_entry(log, |e| {
-        recoveries +=
-            u64::from(e.seq >= bound && e.kind == crate::log::RECOVERY_KIND && e.actor == "kit");
+        if e.seq >= bound {
+            recoveries += u64::from(e.kind == crate::log::RECOVERY_KIND && e.actor == "kit");
+            if listed.len() == 20 {
+                listed.pop_front();
+            }
+            listed.push_back(format!("#{} {} {} ({})", e.seq, e.actor, e.kind, e.clause));
+        }
         true
     })?;
+    let listed: Vec<String> = listed.into();
     Ok((
         Binding {
             bound,
