@@ -11,6 +11,7 @@
 //! and paints with the Board UI's own [`Painter`], so a tick of the clock draws only the clocks and
 //! the "this move" row and writes only the cells that changed; the folder is looked at when it
 //! changes (or at the safety poll), not at every tick.
+pub mod gm;
 pub mod screen;
 pub mod werewolf;
 
