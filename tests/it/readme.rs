@@ -418,7 +418,7 @@ fn readme_match_day_runs_as_written() {
             }
             Some(["arbiter", "display"]) => {
                 let t = shell("display", cmd);
-                t.wait_for("waiting for the board", DEADLINE);
+                t.wait_for("arbiter display", DEADLINE);
                 display = Some(t);
             }
             Some(["arbiter", "relay" | "live" | "witness"]) => {
