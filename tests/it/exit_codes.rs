@@ -453,13 +453,20 @@ fn exit_codes_play_through_a_terminal() {
     b[line2] = b'#';
     std::fs::write(&log, b).unwrap();
     let dd = s(&md).to_string();
-    let exited = |name: &str, args: &[&str], keys: &[&str], code: i32| {
+    let exited = |name: &str, args: &[&str], quit: bool, code: i32| {
         let tm = Tmux::start_watched(name, args, &repo_dir(), 100, 30);
-        if !keys.is_empty() {
+        if quit {
+            // Ctrl-C: a board that writes its log asks first (y answers once the question is on
+            // the screen); a read-only one quits at once.
             tm.wait_for("log: ", DEADLINE);
-            for k in keys {
-                tm.keys(&[k]);
-                std::thread::sleep(std::time::Duration::from_millis(100));
+            tm.keys(&["C-c"]);
+            let s = tm.wait_until(
+                |s| s.contains("quit the board UI?") || s.contains("arbiter exited"),
+                "the quit question or the exit",
+                DEADLINE,
+            );
+            if !s.contains("arbiter exited") {
+                tm.keys(&["y"]);
             }
         }
         let screen = tm.wait_for("arbiter exited", DEADLINE);
@@ -474,7 +481,7 @@ fn exit_codes_play_through_a_terminal() {
     exited(
         "x0",
         &["play", "--match", &d, "--game", "1", "--rules", &rules],
-        &["C-c", "y"],
+        true,
         0,
     );
     let decl = refused.display().to_string();
@@ -491,21 +498,21 @@ fn exit_codes_play_through_a_terminal() {
             "--declarations",
             &decl,
         ],
-        &[],
+        false,
         1,
     );
     assert!(s1.contains("arbiter: "), "{s1}");
     let s66 = exited(
         "x66",
         &["play", "--match", &d, "--game", "2", "--rules", &missing],
-        &[],
+        false,
         66,
     );
     assert!(s66.contains("missing.toml"), "{s66}");
     let s74 = exited(
         "x74",
         &["play", "--match", &dd, "--game", "1", "--rules", &rules],
-        &["C-c", "y"],
+        true,
         74,
     );
     assert!(s74.contains("arbiter: "), "{s74}");
@@ -513,7 +520,7 @@ fn exit_codes_play_through_a_terminal() {
     let s70 = exited(
         "x70",
         &["play", "--match", &d, "--game", "1", "--rules", &rules],
-        &[],
+        false,
         70,
     );
     assert!(s70.contains("another arbiter process"), "{s70}");
