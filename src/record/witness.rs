@@ -1597,7 +1597,7 @@ pub fn policy_refusals(match_dir: &Path, game: u32) -> Vec<String> {
 /// policy whose signature does not hold is a `BAD_CHECKPOINT`, as an index's); one that leaves
 /// out a camp the policy names is `CAMPS_DROPPED`; a camp key
 /// without its proof of possession in such a game is `CAMPS_NOT_PROVEN`.
-fn check_policy(
+pub fn check_policy(
     game: u32,
     first: &Entry,
     policy: &Option<Result<(crate::log::policy::Policy, [u8; 32]), String>>,

@@ -437,7 +437,8 @@ fn witness_live_two_witnesses_follow_a_game_through_a_crash_and_a_reopen() {
         held.split(|b| *b == b'\n').count() > 30,
         "killed mid-game, after entry 30"
     );
-    // Both witnesses cosigned a checkpoint written before the crash.
+    // Both witnesses saw a checkpoint written before the crash and hold it: the script
+    // authorizes its arbiter-only entries at its end, which the kill never reached.
     let checkpoints = || -> Vec<u64> {
         let mut n: Vec<u64> = std::fs::read_dir(m.join("game-1/checkpoints"))
             .unwrap()
@@ -450,10 +451,14 @@ fn witness_live_two_witnesses_follow_a_game_through_a_crash_and_a_reopen() {
     let first = *checkpoints()
         .first()
         .expect("a checkpoint before the crash");
+    for w in &witnesses {
+        w.wait_for(
+            "each camp's witness to hold the first checkpoint",
+            &format!("checkpoint {first} held, not cosigned yet"),
+        );
+    }
     for (c, _) in &camps {
-        until("each camp's cosignature of the first checkpoint", || {
-            cosig(&m, first, c).exists()
-        });
+        assert!(!cosig(&m, first, c).exists());
     }
     // The reopen: the arbiter's routine checkpoint repairs the tail and signs what stands; an
     // entry in flight at the kill (written, durable, already seen by the witnesses) the
@@ -481,6 +486,8 @@ fn witness_live_two_witnesses_follow_a_game_through_a_crash_and_a_reopen() {
             "each camp's cosignature of the checkpoint after the reopen",
             || cosig(&m, last, c).exists(),
         );
+        // The one held before the crash, once the reopen authorized what it covers.
+        assert!(cosig(&m, first, c).exists(), "checkpoint {first}");
     }
     for w in &witnesses {
         assert!(!w.text().contains("ALARM"), "{}", w.text());
@@ -514,6 +521,159 @@ fn witness_live_two_witnesses_follow_a_game_through_a_crash_and_a_reopen() {
             "{out}"
         );
     }
+}
+
+/// Append an entry of `kind` by `actor` to game 1's log with `body`, chained as the kit would
+/// (what anyone who can write the folder can do while the board is down); its number.
+fn append_forged(m: &Path, actor: &str, clause: &str, kind: &str, body: serde_json::Value) -> u64 {
+    let mut j = arbiter::record::journal::Journal::open(&m.join("game-1/log.jsonl")).unwrap();
+    let at = j.last().unwrap().mono_ms + 1_000;
+    j.append(arbiter::log::NewEntry {
+        mono_ms: at,
+        utc: chrono::Utc::now(),
+        actor: actor.into(),
+        clause: clause.into(),
+        kind: kind.into(),
+        body,
+    })
+    .unwrap();
+    j.len() - 1
+}
+
+/// Sign a checkpoint over the whole of game 1's log with the arbiter's key and write it where
+/// the live record finds it; its size.
+fn sign_all(m: &Path) -> u64 {
+    let lines = lines_of(&m.join("game-1/log.jsonl"));
+    let origin =
+        Checkpoint::parse(&std::fs::read_to_string(m.join("game-1/checkpoints/10.txt")).unwrap())
+            .unwrap()
+            .origin;
+    let (cp, note) = signed_note(m, &origin, &lines);
+    std::fs::write(
+        m.join(format!("game-1/checkpoints/{}.txt", cp.size)),
+        cp.to_text(),
+    )
+    .unwrap();
+    std::fs::write(m.join(format!("game-1/checkpoints/{}.note", cp.size)), note).unwrap();
+    cp.size
+}
+
+/// The witness replays the rules and the match policy as each entry arrives: a +10:00 clock
+/// correction appended as the arbiter's without his signed authorization holds back the
+/// checkpoint over it; a forged authorization, and the same correction by the operator (5b:
+/// the arbiter's alone), are flagged the moment they are written, naming the entry, its clause
+/// and the problem; no checkpoint over them is cosigned, even one the arbiter's key signed, and
+/// the camp's copy keeps the evidence.
+#[test]
+fn witness_live_flags_a_forged_clock_correction_as_it_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, camps, declared) = match_with_camps(tmp.path());
+    let (_live, url) = live(&m);
+    let (camp, key) = &camps[0];
+    let copy = tmp.path().join("copy");
+    let w = witness(&url, &m, camp, key, &copy);
+    // The policy came first, checked with the arbiter's key.
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    crate::log_util::script_into(
+        &m,
+        &tmp.path().join("g.arb"),
+        &format!(
+            "{declared}{quick}0:16:40  arbiter correct 7e clock machine +20 its clock ran on\n"
+        ),
+    );
+    let n = lines_of(&m.join("game-1/log.jsonl")).len() as u64;
+    until("the camp's cosignature of the whole game", || {
+        cosig(&m, n, camp).exists()
+    });
+    w.wait_for("the policy", "the match policy of match");
+    // The genuine correction was shown as it came, awaiting and then given its authorization.
+    w.wait_for(
+        "the genuine correction",
+        "arbiter clock_corrected (clause 7e) {\"delta_ms\":20000",
+    );
+    assert!(
+        w.text().contains("awaits his signed authorization"),
+        "{}",
+        w.text()
+    );
+    assert!(
+        w.text().contains("the arbiter's signature holds]"),
+        "{}",
+        w.text()
+    );
+    assert!(!w.text().contains("ALARM"), "{}", w.text());
+    let ten_minutes = |from: i64| {
+        serde_json::json!({"delta_ms": 600_000, "from_ms": from, "how": "delta",
+            "reason": "its clock ran on", "side": "black", "to_ms": from + 600_000})
+    };
+    // 1. +10:00 for the machine as the arbiter's entry, no authorization: the checkpoint the
+    // arbiter's key signs over it is held, not cosigned.
+    let forged = append_forged(
+        &m,
+        "arbiter",
+        "7e",
+        "clock_corrected",
+        ten_minutes(6_790_000),
+    );
+    let size = sign_all(&m);
+    w.wait_for(
+        "the checkpoint held",
+        &format!("checkpoint {size} held, not cosigned yet: arbiter-only entry #{forged} clock_corrected awaits"),
+    );
+    assert!(!w.text().contains("ALARM"), "{}", w.text());
+    // 2. An authorization whose signature is not the arbiter's: flagged as it is written.
+    let fp = arbiter::record::sign::fingerprint(
+        &arbiter::record::sign::load_public_key(&m.join("keys/arbiter.pub")).unwrap(),
+    );
+    let fake = append_forged(
+        &m,
+        "arbiter",
+        "5b",
+        "authorized",
+        serde_json::json!({"by": "the arbiter", "command": "correct", "first": forged,
+            "last": forged, "key": fp, "sig": "AAAA"}),
+    );
+    w.wait_for(
+        "the forged authorization flagged",
+        &format!("ALARM: game 1 entry #{fake} arbiter authorized (clause 5b) refused under clause 5b: UNAUTHORIZED"),
+    );
+    // 3. The same +10:00 written as the operator's: refused by the actors of the profile (5b).
+    let by_operator = append_forged(
+        &m,
+        "operator",
+        "7e",
+        "clock_corrected",
+        ten_minutes(7_390_000),
+    );
+    w.wait_for(
+        "the operator's correction flagged",
+        &format!("ALARM: game 1 entry #{by_operator} operator clock_corrected (clause 7e) refused under clause 5b: BAD_ACTOR"),
+    );
+    // The arbiter's key signs over all of it: not cosigned.
+    let size = sign_all(&m);
+    w.wait_for(
+        "the checkpoint refused",
+        &format!("game 1 checkpoint {size} NOT cosigned: the arbiter's key signed it over an entry #{fake}"),
+    );
+    for s in n + 1..=size {
+        assert!(!cosig(&m, s, camp).exists(), "{}", w.text());
+    }
+    // The evidence: each refused entry with its verdict, and the note signed over them.
+    let kept = copy.join("game-1/evidence");
+    let op =
+        std::fs::read_to_string(kept.join(format!("refused-entry-{by_operator}.txt"))).unwrap();
+    assert!(
+        op.contains("BAD_ACTOR") && op.contains("\"actor\":\"operator\""),
+        "{op}"
+    );
+    assert!(kept.join(format!("refused-entry-{fake}.txt")).exists());
+    assert!(
+        kept.join(format!("refused-checkpoint-{size}.note"))
+            .exists()
+    );
+    let (code, out) = verify_copy(&m, &copy);
+    assert_eq!(code, 34, "{out}");
+    assert!(out.contains("refused entries under the rules"), "{out}");
 }
 
 /// Every file of a folder (relative paths), sorted.
@@ -560,7 +720,7 @@ fn witness_live_refuses_anything_else_and_never_overwrites_a_countersignature() 
                 continue;
             };
             let v: serde_json::Value = serde_json::from_str(t.as_str()).unwrap();
-            if v["type"] != "entry" && v["type"] != "checkpoint" {
+            if v["type"] != "entry" && v["type"] != "checkpoint" && v["type"] != "policy" {
                 return v;
             }
         }

@@ -5,7 +5,8 @@
 //! signed checkpoint note after the entries it covers. From a witness it takes only its hello
 //! and its camp's cosignatures, each checked against the camp key line 0 declares (with its
 //! proof of possession) and the match policy, and stored as `checkpoints/<N>.txt.cosig-<camp>`
-//! (0600, never over another). It writes nothing else in the match folder.
+//! (0600, never over another). It writes nothing else in the match folder. The match policy
+//! (`policy.txt` and its signature) goes to each witness before any entry.
 use std::collections::BTreeMap;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::net::{TcpListener, TcpStream};
@@ -161,6 +162,40 @@ fn look(match_dir: &Path, game: u32, sent: &mut Sent) -> Vec<ToWitness> {
         });
     }
     out
+}
+
+/// The policy file's stamp when last read, and the digest of the text last sent.
+type PolicySent = (Option<(u64, u64, i64, i64)>, Option<[u8; 32]>);
+
+/// The match policy and its signature, when the match has one that was not sent yet (or
+/// changed since): read before any entry, so that a witness holds line 0 to it.
+/// The policy file is read again only when its inode, size or time changed (a stat opens
+/// nothing: change watchers of the folder are not woken).
+fn policy_frame(match_dir: &Path, sent: &mut PolicySent) -> Option<ToWitness> {
+    let path = crate::record::witness::policy_path(match_dir);
+    let meta = std::fs::symlink_metadata(&path).ok()?;
+    let stamp = (meta.ino(), meta.len(), meta.mtime(), meta.mtime_nsec());
+    if sent.0 == Some(stamp) {
+        return None;
+    }
+    let text = crate::record::fsio::read(&path, crate::record::fsio::SMALL_FILE_LIMIT).ok()?;
+    sent.0 = Some(stamp);
+    let digest = crate::log::sha256(&text);
+    if sent.1 == Some(digest) {
+        return None;
+    }
+    let mut sig_name = path.file_name()?.to_os_string();
+    sig_name.push(".sig");
+    let sig = crate::record::fsio::read(
+        &path.with_file_name(sig_name),
+        crate::record::fsio::SMALL_FILE_LIMIT,
+    )
+    .unwrap_or_default();
+    sent.1 = Some(digest);
+    Some(ToWitness::Policy {
+        text: String::from_utf8_lossy(&text).into_owned(),
+        signature: String::from_utf8_lossy(&sig).into_owned(),
+    })
 }
 
 /// Why a cosignature was not stored.
@@ -377,6 +412,7 @@ fn connection(stream: TcpStream, match_dir: &Path, say: &Say) {
     };
     let mut camp: Option<String> = None;
     let mut sent: BTreeMap<u32, Sent> = BTreeMap::new();
+    let mut policy_sent: PolicySent = (None, None);
     loop {
         let reply = match ws.read() {
             Ok(Message::Text(t)) => Some(answer(match_dir, t.as_str(), &mut camp, say)),
@@ -410,6 +446,11 @@ fn connection(stream: TcpStream, match_dir: &Path, say: &Say) {
         }
         if camp.is_none() {
             continue;
+        }
+        if let Some(f) = policy_frame(match_dir, &mut policy_sent)
+            && send(&mut ws, &f).is_err()
+        {
+            break;
         }
         let mut failed = false;
         'games: for g in games(match_dir) {
