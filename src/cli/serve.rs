@@ -31,6 +31,10 @@ pub struct ServeArgs {
     pub control: Option<PathBuf>,
     #[command(flatten)]
     pub key: KeyArgs,
+    /// Also publish the live record of the match, read-only, for the camps' witnesses at
+    /// ws://ADDR/live (HOST:PORT; port 0 picks a free one), from this process: as `arbiter live`.
+    #[arg(long, value_name = "ADDR")]
+    pub record_listen: Option<String>,
 }
 
 /// The profile's text and the file name it came from (a file, else a bundled profile).
@@ -124,6 +128,17 @@ pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
         .local_addr()
         .map_err(|e| Error::unavailable(format!("cannot listen on {}: {e}", a.listen)))?;
     outln!("listening on ws://{addr}/ws")?;
+    if let Some(at) = &a.record_listen {
+        let say: crate::record::live::server::Say = std::sync::Arc::new(|s: &str| {
+            errln!("live record: {s}");
+        });
+        let (at, _) = crate::record::live::server::start(at, dir.clone(), say)
+            .map_err(|e| Error::unavailable(format!("cannot listen on {at}: {e}")))?;
+        outln!(
+            "the live record on ws://{at}{} (read-only; camps connect with arbiter witness --connect)",
+            crate::record::live::PATH
+        )?;
+    }
     let opts = ServeOptions {
         match_dir: dir.clone(),
         profile_text: text,

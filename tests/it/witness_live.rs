@@ -913,3 +913,131 @@ fn witness_live_the_live_record_only_listens_and_only_the_witness_connects() {
         "the witness listens: {witness_calls}"
     );
 }
+
+/// A free loopback address (bound, then let go) for a process that must be told its port.
+fn free_addr() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().to_string()
+}
+
+/// `arbiter play --listen ADDR` serves the live record from the board process itself: a camp's
+/// witness follows the game as the board writes it, the board's status area shows each camp's
+/// witness (connected, how far it cosigned, its lag in entries), and a witness that goes away
+/// is a red alarm line while the game goes on.
+#[test]
+fn witness_live_the_board_publishes_the_record_and_shows_each_camps_witness() {
+    if !crate::pty::tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, camps, declared) = match_with_camps(tmp.path());
+    let decl = tmp.path().join("declarations.arb");
+    let camp_lines: String = declared
+        .lines()
+        .map(|l| format!("{}\n", l.trim_start_matches('0').trim_start()))
+        .collect();
+    std::fs::write(
+        &decl,
+        format!("{}{camp_lines}", arbiter::board::tui::DEMO_DECLARATIONS),
+    )
+    .unwrap();
+    let addr = free_addr();
+    let rules = crate::pty::repo_dir().join("rules/kasparov-deep-junior-2003.toml");
+    let board = crate::pty::Tmux::start(
+        "live-board",
+        &[
+            "play",
+            "--match",
+            m.to_str().unwrap(),
+            "--rules",
+            rules.to_str().unwrap(),
+            "--declarations",
+            decl.to_str().unwrap(),
+            "--key",
+            m.join("keys/arbiter").to_str().unwrap(),
+            "--listen",
+            &addr,
+        ],
+        &crate::pty::repo_dir(),
+        180,
+        40,
+    );
+    let d = crate::pty::DEADLINE;
+    board.wait_for(&format!("ws://{addr}/live"), d);
+    board.wait_for("PRE-GAME", d);
+    board.keys(&["Space"]);
+    board.wait_for("RUNNING", d);
+    board.wait_for_all(&["kasparov not connected", "junior not connected"], d);
+    let url = format!("ws://{addr}/live");
+    let (camp, key) = &camps[0];
+    let copy = tmp.path().join("copy");
+    let w = witness(&url, &m, camp, key, &copy);
+    board.wait_for("kasparov ✓ connected, nothing cosigned yet, lag", d);
+    w.wait_for("line 0 shown", "game 1 #0 arbiter game_opened");
+    // The witness goes away: an alarm on the screen, and the game goes on.
+    drop(w);
+    board.wait_for("ALARM: kasparov witness LOST", d);
+    board.type_text("d");
+    board.wait_for("▸", d);
+    board.type_text("4");
+    board.keys(&["Enter"]);
+    board.wait_until(
+        |s| s.contains("1. d4") && s.contains("ALARM: kasparov witness LOST"),
+        "the move recorded under the alarm",
+        d,
+    );
+}
+
+/// `arbiter serve --record-listen ADDR` publishes the live record of the table's match from the
+/// table server's own process: a witness's hello is answered there, beside the seats' socket.
+#[test]
+fn witness_live_the_table_server_publishes_the_record_beside_the_seats() {
+    use tungstenite::Message;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let p = Proc::spawn(&[
+        "serve",
+        "--match",
+        m.to_str().unwrap(),
+        "--rules",
+        "tests/fixtures/aiwolf/test-5.toml",
+        "--listen",
+        "127.0.0.1:0",
+        "--record-listen",
+        "127.0.0.1:0",
+    ]);
+    p.wait_for("the live record to listen", "the live record on ws://");
+    let url = p
+        .text()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("the live record on ")
+                .map(|r| r.split(' ').next().unwrap().to_owned())
+        })
+        .unwrap();
+    let host = url
+        .strip_prefix("ws://")
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap();
+    let stream = std::net::TcpStream::connect(host).unwrap();
+    stream.set_read_timeout(Some(DEADLINE)).unwrap();
+    let (mut ws, _) = tungstenite::client::client(url.as_str(), stream).unwrap();
+    ws.send(Message::text(
+        serde_json::json!({"type": "hello", "protocol": "arbiter-kit-live/1", "camp": "kasparov"})
+            .to_string(),
+    ))
+    .unwrap();
+    let Message::Text(t) = ws.read().unwrap() else {
+        panic!("not a text frame")
+    };
+    let v: serde_json::Value = serde_json::from_str(t.as_str()).unwrap();
+    assert_eq!(v["type"], "hello", "{v}");
+    p.wait_for(
+        "the table server to say so",
+        "witness of camp kasparov connected",
+    );
+}

@@ -37,7 +37,7 @@ pub use keys::{
     Action, Alarm, LineKind, Message, Mode, MsgKind, Pending, UiState, after_execute, on_key,
     on_recorded,
 };
-pub use screen::{Screen, Status, render};
+pub use screen::{Screen, Status, WitnessShown, render};
 pub use timing::{bell, sticky_alarms, wait_for};
 
 /// How many of the latest moves (plies) the view carries: a wide screen shows the whole game up
@@ -124,8 +124,8 @@ struct Hooks<'s, 'h, 'a> {
 }
 
 /// What the status depended on when it was asked for: entries, the storage's count of changes
-/// seen outside this process, events handled.
-type StatusAsked = (usize, Option<u64>, u64);
+/// seen outside this process, events handled, the live witnesses' changes.
+type StatusAsked = (usize, Option<u64>, u64, u64);
 
 fn run_loop(
     terminal: &mut ratatui::DefaultTerminal,
@@ -238,11 +238,13 @@ fn run_loop(
         let view = views.at(&session.game, now, LAST_MOVES);
         // The status is asked for again only when something it reports may have changed: an
         // entry, a key, the session frozen, or a change the storage's watch saw outside this
-        // process (a countersignature); a storage with no watch is asked at every frame.
+        // process (a countersignature), a camp's live witness come or gone; a storage with no
+        // watch is asked at every frame.
         let asks = (
             session.storage.len(),
             session.storage.outside_changes(),
             handled,
+            crate::record::live::server::changes(),
         );
         let st = match &asked {
             Some((k, frozen, st))
@@ -1057,5 +1059,6 @@ pub fn journal_status(s: &Session) -> Status {
         alarm: s.frozen.clone(),
         countersigned: st.countersigned,
         index_countersigned: st.index_countersigned,
+        witnesses: Vec::new(),
     }
 }

@@ -32,11 +32,71 @@ pub type Say = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Serve the live record of `match_dir` on `listener` until the process ends.
 pub fn serve(listener: TcpListener, match_dir: PathBuf, say: Say) {
+    serve_watched(listener, match_dir, say, Arc::new(Witnesses::default()));
+}
+
+/// [`serve`], keeping each camp's witnesses in `watch` (what the board shows).
+pub fn serve_watched(listener: TcpListener, match_dir: PathBuf, say: Say, watch: Arc<Witnesses>) {
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
-        let (dir, say) = (match_dir.clone(), Arc::clone(&say));
-        std::thread::spawn(move || connection(stream, &dir, &say));
+        let (dir, say, watch) = (match_dir.clone(), Arc::clone(&say), Arc::clone(&watch));
+        std::thread::spawn(move || connection(stream, &dir, &say, &watch));
     }
+}
+
+/// Serve the live record of `match_dir` on `addr` from a thread of this process (the board's,
+/// or the table server's): the address it listens on, and each camp's witnesses as they come
+/// and go.
+pub fn start(
+    addr: &str,
+    match_dir: PathBuf,
+    say: Say,
+) -> io::Result<(std::net::SocketAddr, Arc<Witnesses>)> {
+    let listener = bind(addr)?;
+    let at = listener.local_addr()?;
+    let watch = Arc::new(Witnesses::default());
+    let w = Arc::clone(&watch);
+    std::thread::Builder::new()
+        .name("live record".into())
+        .spawn(move || serve_watched(listener, match_dir, say, w))?;
+    Ok((at, watch))
+}
+
+/// One camp's witnesses as the live record sees them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CampWitness {
+    /// Connections that said hello as this camp, open now.
+    pub connected: usize,
+    /// Each game's largest checkpoint this camp cosigned over the socket.
+    pub cosigned: BTreeMap<u32, u64>,
+}
+
+/// Each camp's witnesses (by camp label), since the live record started.
+#[derive(Debug, Default)]
+pub struct Witnesses {
+    camps: std::sync::Mutex<BTreeMap<String, CampWitness>>,
+}
+
+impl Witnesses {
+    /// The camps seen so far.
+    pub fn snapshot(&self) -> BTreeMap<String, CampWitness> {
+        self.camps.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn change(&self, camp: &str, f: impl FnOnce(&mut CampWitness)) {
+        let mut camps = self.camps.lock().unwrap_or_else(|e| e.into_inner());
+        f(camps.entry(camp.to_owned()).or_default());
+        CHANGES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Changes to any [`Witnesses`] of this process.
+static CHANGES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many times a witness came, went or cosigned in this process: a screen that shows them
+/// asks for them again when this changed.
+pub fn changes() -> u64 {
+    CHANGES.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Bind the live record's listener on `addr` (`HOST:PORT`).
@@ -381,7 +441,7 @@ fn answer(match_dir: &Path, text: &str, camp: &mut Option<String>, say: &Say) ->
     }
 }
 
-fn connection(stream: TcpStream, match_dir: &Path, say: &Say) {
+fn connection(stream: TcpStream, match_dir: &Path, say: &Say, watch: &Witnesses) {
     let peer = stream
         .peer_addr()
         .map(|a| a.to_string())
@@ -414,6 +474,7 @@ fn connection(stream: TcpStream, match_dir: &Path, say: &Say) {
     let mut sent: BTreeMap<u32, Sent> = BTreeMap::new();
     let mut policy_sent: PolicySent = (None, None);
     loop {
+        let was = camp.clone();
         let reply = match ws.read() {
             Ok(Message::Text(t)) => Some(answer(match_dir, t.as_str(), &mut camp, say)),
             Ok(Message::Binary(b)) => Some(refused(format!(
@@ -433,6 +494,26 @@ fn connection(stream: TcpStream, match_dir: &Path, say: &Say) {
             Err(tungstenite::Error::Capacity(e)) => Some(refused(format!("frame too large: {e}"))),
             Err(_) => break,
         };
+        if camp != was {
+            if let Some(c) = &was {
+                watch.change(c, |w| w.connected = w.connected.saturating_sub(1));
+            }
+            if let Some(c) = &camp {
+                watch.change(c, |w| w.connected += 1);
+            }
+        }
+        if let Some(ToWitness::Cosigned {
+            game,
+            size,
+            camp: c,
+            ..
+        }) = &reply
+        {
+            watch.change(c, |w| {
+                let at = w.cosigned.entry(*game).or_default();
+                *at = (*at).max(*size);
+            });
+        }
         if let Some(r) = reply {
             if let ToWitness::Refused { reason } = &r {
                 say(&format!(
@@ -465,6 +546,9 @@ fn connection(stream: TcpStream, match_dir: &Path, say: &Say) {
         if failed {
             break;
         }
+    }
+    if let Some(c) = &camp {
+        watch.change(c, |w| w.connected = w.connected.saturating_sub(1));
     }
     say(&format!(
         "{peer} ({}): disconnected",
