@@ -38,7 +38,7 @@ fn until(what: &str, mut done: impl FnMut() -> bool) {
 }
 
 /// A running `arbiter` process whose output lines are collected; killed when dropped.
-struct Proc {
+pub(crate) struct Proc {
     child: Child,
     lines: Arc<Mutex<Vec<String>>>,
 }
@@ -96,7 +96,7 @@ impl Drop for Proc {
 }
 
 /// `arbiter live` on a free loopback port, and its URL.
-fn live(m: &Path) -> (Proc, String) {
+pub(crate) fn live(m: &Path) -> (Proc, String) {
     let p = Proc::spawn(&[
         "live",
         "--match",

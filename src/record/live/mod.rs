@@ -48,6 +48,9 @@ pub enum ToWitness {
 pub enum FromWitness {
     /// First frame of a connection: the protocol and the camp's label.
     Hello { protocol: String, camp: String },
+    /// First frame of a read-only follower (`display --connect`, `relay --connect`): the
+    /// record is streamed as to a witness; it cosigns nothing.
+    Follow { protocol: String },
     /// The camp's countersignature of `checkpoints/<size>.txt` of game `game`: an armored
     /// SSHSIG, namespace `arbiter-kit-countersign@v1`, by the camp's declared key.
     Cosignature {

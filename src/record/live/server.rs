@@ -380,7 +380,13 @@ fn refused(reason: String) -> ToWitness {
 }
 
 /// What a connection answers to one frame from its witness.
-fn answer(match_dir: &Path, text: &str, camp: &mut Option<String>, say: &Say) -> ToWitness {
+fn answer(
+    match_dir: &Path,
+    text: &str,
+    camp: &mut Option<String>,
+    follower: &mut bool,
+    say: &Say,
+) -> ToWitness {
     let frame: FromWitness = match serde_json::from_str(text) {
         Ok(f) => f,
         Err(e) => {
@@ -401,6 +407,18 @@ fn answer(match_dir: &Path, text: &str, camp: &mut Option<String>, say: &Say) ->
             }
             say(&format!("witness of camp {c} connected"));
             *camp = Some(c.clone());
+            ToWitness::Hello {
+                protocol: PROTOCOL.into(),
+            }
+        }
+        FromWitness::Follow { protocol } => {
+            if protocol != PROTOCOL {
+                return refused(format!(
+                    "protocol {protocol:?} is not spoken here ({PROTOCOL})"
+                ));
+            }
+            say("a read-only follower connected");
+            *follower = true;
             ToWitness::Hello {
                 protocol: PROTOCOL.into(),
             }
@@ -473,10 +491,13 @@ fn connection(stream: TcpStream, match_dir: &Path, say: &Say, watch: &Witnesses)
     let mut camp: Option<String> = None;
     let mut sent: BTreeMap<u32, Sent> = BTreeMap::new();
     let mut policy_sent: PolicySent = (None, None);
+    let mut follower = false;
     loop {
         let was = camp.clone();
         let reply = match ws.read() {
-            Ok(Message::Text(t)) => Some(answer(match_dir, t.as_str(), &mut camp, say)),
+            Ok(Message::Text(t)) => {
+                Some(answer(match_dir, t.as_str(), &mut camp, &mut follower, say))
+            }
             Ok(Message::Binary(b)) => Some(refused(format!(
                 "a binary frame of {} bytes: {PROTOCOL} speaks JSON text frames",
                 b.len()
@@ -525,7 +546,7 @@ fn connection(stream: TcpStream, match_dir: &Path, say: &Say, watch: &Witnesses)
                 break;
             }
         }
-        if camp.is_none() {
+        if camp.is_none() && !follower {
             continue;
         }
         if let Some(f) = policy_frame(match_dir, &mut policy_sent)

@@ -378,24 +378,65 @@ fn send(ws: &mut WebSocket<TcpStream>, f: &FromWitness) -> Result<(), WitnessErr
         .map_err(|e| WitnessError::Lost(e.to_string()))
 }
 
-/// Connect to the live record and witness until the connection ends.
-pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
-    let hp = host_port(&cfg.url)?;
+/// The WebSocket to the live record at `url`.
+fn open(url: &str) -> Result<WebSocket<TcpStream>, WitnessError> {
+    let hp = host_port(url)?;
     let stream = TcpStream::connect(&hp).map_err(|source| WitnessError::Connect {
-        url: cfg.url.clone(),
+        url: url.to_owned(),
         source,
     })?;
     let _ = stream.set_nodelay(true);
     let config = WebSocketConfig::default()
         .max_message_size(Some(MAX_FRAME))
         .max_frame_size(Some(MAX_FRAME));
-    let (mut ws, _) =
-        tungstenite::client::client_with_config(cfg.url.as_str(), stream, Some(config)).map_err(
-            |e| WitnessError::Handshake {
-                url: cfg.url.clone(),
+    let (ws, _) =
+        tungstenite::client::client_with_config(url, stream, Some(config)).map_err(|e| {
+            WitnessError::Handshake {
+                url: url.to_owned(),
                 problem: e.to_string(),
-            },
-        )?;
+            }
+        })?;
+    Ok(ws)
+}
+
+/// Follow the live record at `url` read-only (`display --connect`, `relay --connect`): every
+/// frame it sends goes to `each` until `each` says stop (`false`) or the connection ends. It
+/// says it follows, never cosigns and writes nothing.
+pub fn follow(url: &str, each: &mut dyn FnMut(ToWitness) -> bool) -> Result<(), WitnessError> {
+    let mut ws = open(url)?;
+    send(
+        &mut ws,
+        &FromWitness::Follow {
+            protocol: PROTOCOL.into(),
+        },
+    )?;
+    loop {
+        let text = match ws.read().map_err(|e| WitnessError::Lost(e.to_string()))? {
+            Message::Text(t) => t.as_str().to_owned(),
+            Message::Close(_) => {
+                return Err(WitnessError::Lost("closed by the live record".into()));
+            }
+            _ => continue,
+        };
+        let frame: ToWitness = serde_json::from_str(&text)
+            .map_err(|e| WitnessError::Lost(format!("a frame that is not {PROTOCOL}: {e}")))?;
+        if let ToWitness::Hello { protocol } = &frame
+            && protocol != PROTOCOL
+        {
+            return Err(WitnessError::Handshake {
+                url: url.to_owned(),
+                problem: format!("it speaks {protocol}, not {PROTOCOL}"),
+            });
+        }
+        if !each(frame) {
+            return Ok(());
+        }
+    }
+}
+
+/// Connect to the live record and witness until the connection ends.
+pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
+    let mut ws = open(&cfg.url)?;
     send(
         &mut ws,
         &FromWitness::Hello {
