@@ -422,8 +422,12 @@ pub struct Adjournment {
     /// The engine may think during the adjournment; if not, the operator records that it was
     /// stopped before play resumes.
     pub engine_may_think: bool,
-    /// No adjournment before this move number (Manama 2002, Bonn 2006: after move 56).
+    /// No adjournment before this move number (Manama 2002, Bonn 2006: after move 56)...
     pub after_move: Option<u32>,
+    /// ...unless this many hours of play have passed since play began (the clock's start, or the
+    /// latest resumption of an adjournment): Bonn 2006, a game not finished within six hours
+    /// may be adjourned whatever its move number.
+    pub after_hours: Option<u32>,
     /// A break, not an adjournment: the engine, to move, keeps thinking, and a move it completes
     /// during the break is entered then and counts at resumption (its time charged up to the
     /// break; the opponent's clock starts at resumption).

@@ -12,6 +12,7 @@ impl Game {
                 if self.phase != Phase::Draft {
                     return refuse_state("the game is already opened");
                 }
+                self.check_match_length()?;
                 self.check_match_not_decided()?;
                 self.one(
                     now,
@@ -24,6 +25,7 @@ impl Game {
                 let mut out = Vec::new();
                 match self.phase {
                     Phase::Draft => out.push({
+                        self.check_match_length()?;
                         self.check_match_not_decided()?;
                         self.ev(
                             now,
@@ -65,6 +67,7 @@ impl Game {
                     return Err("clock_started when the game is not waiting to start".into());
                 }
                 self.started_at = Some(at);
+                self.session_since = Some(at);
                 self.phase = Phase::Playing;
                 self.clock.start_turn(*side, at);
             }
