@@ -209,7 +209,13 @@ impl Judge {
     /// Line 0: the family, the actors table, the binding, the policy and the camp's own key.
     fn line0(&mut self, e: &Entry) -> Option<Fault> {
         self.actors = crate::record::witness::profile_actors(e);
-        self.sealed = crate::record::witness::is_sealed_log(e);
+        // Every binding a line 0 names (`seal/1`, and the bindings after it) signs the
+        // arbiter's acts with authorizations; a log without one (format v1) carries none.
+        self.sealed = crate::record::witness::is_sealed_log(e)
+            || e.body
+                .pointer("/arbiter_key/binding")
+                .and_then(|b| b.as_str())
+                .is_some();
         let match_id = e.body.get("match_id").and_then(|m| m.as_str());
         self.origin = match_id
             .map(|m| crate::log::checkpoint::origin(m, self.game))
@@ -231,7 +237,7 @@ impl Judge {
         );
         v.status = crate::record::verify::Status::Ok;
         v.problems.clear();
-        crate::record::witness::check_policy(self.game, e, &self.policy, &mut v);
+        crate::record::policy::check_policy(self.game, e, &self.policy, &mut v);
         if v.status != crate::record::verify::Status::Ok {
             return fault(v.problems.join("; "));
         }
