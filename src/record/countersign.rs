@@ -430,7 +430,7 @@ pub fn countersign_index(
                 match_dir.display()
             )));
         }
-        IndexState::Bad(p) => {
+        IndexState::Bad(p) | IndexState::Unreadable(p) => {
             return Err(CountersignError::Proof(format!(
                 "the match index does not verify: {p}; nothing countersigned"
             )));

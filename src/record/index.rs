@@ -208,6 +208,9 @@ pub fn sign_and_index_tally(
 /// The match index, if there is one, with its signature checked against `signers`.
 pub enum IndexState {
     Absent,
+    /// Something stands where the index should be but cannot be read as a file (a FIFO, a
+    /// device, a folder, a symlink): read as an index removed.
+    Unreadable(String),
     Bad(String),
     Signed(MatchIndex),
 }
@@ -221,7 +224,7 @@ pub fn read_index(match_dir: &Path, signers: &[AllowedSigner]) -> IndexState {
             Err(_) => return IndexState::Bad(format!("{} is not UTF-8 text", path.display())),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return IndexState::Absent,
-        Err(e) => return IndexState::Bad(format!("{}: {e}", path.display())),
+        Err(e) => return IndexState::Unreadable(format!("{}: {e}", path.display())),
     };
     // An index write interrupted between its signature and its text (a crash) left the new
     // text beside the old one: it is the index, and the next write completes the rename.

@@ -231,7 +231,7 @@ pub fn verify_match_watching(
                 }
             }
         }
-        IndexState::Absent => {}
+        IndexState::Absent | IndexState::Unreadable(_) => {}
     }
     // The countersigned copies of earlier index versions, and the index versions the
     // games' checkpoints were signed with.
@@ -465,6 +465,16 @@ pub fn verify_match_watching(
         }
     }
     let any_signed = results.iter().any(|v| v.signed_entries > 0);
+    if let IndexState::Unreadable(p) = &index {
+        match_problems.push(format!(
+            "ROLLBACK: THE MATCH INDEX CANNOT BE READ ({p}): something else stands in its place; a deleted game or a log cut back to an older checkpoint cannot be ruled out"
+        ));
+        match_status = match_status.max(if any_signed {
+            Status::RolledBack
+        } else {
+            Status::BadCheckpoint
+        });
+    }
     if matches!(index, IndexState::Absent) && (any_finished || any_signed) {
         match_problems.push(format!(
             "ROLLBACK: NO SIGNED MATCH INDEX ({}), but the match has signed checkpoints: the index was removed; a deleted game or a log cut back to an older checkpoint cannot be ruled out",

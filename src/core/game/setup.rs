@@ -267,10 +267,10 @@ impl Game {
                 ..a.clone()
             },
             (None, None) => Algorithm {
-                text: format!(
+                text: self.profile.no_sync_rule_text().unwrap_or_else(|| format!(
                     "default of rule {}: adjust the internal clock to the game clock when a move is entered and they differ by the threshold or more",
                     self.profile.cite(c::INTERNAL_CLOCK)
-                ),
+                )),
                 threshold_ms: self.profile.sync_threshold_ms(),
                 source: "default".into(),
             },
