@@ -154,9 +154,17 @@ pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
         .local_addr()
         .map_err(|e| Error::unavailable(format!("cannot listen on {}: {e}", a.listen)))?;
     outln!("listening on ws://{addr}/ws")?;
+    use std::io::IsTerminal;
+    let screen = !a.plain
+        && std::io::stdout().is_terminal()
+        && std::io::stdin().is_terminal()
+        && a.control.as_deref() != Some(std::path::Path::new("-"));
     if let Some(at) = &a.record_listen {
-        let say: crate::record::live::server::Say = std::sync::Arc::new(|s: &str| {
-            errln!("live record: {s}");
+        // Its witnesses come and go in plain lines; never over the game master's screen.
+        let say: crate::record::live::server::Say = std::sync::Arc::new(move |s: &str| {
+            if !screen {
+                errln!("live record: {s}");
+            }
         });
         let (at, _) = crate::record::live::server::start(at, dir.clone(), say)
             .map_err(|e| Error::unavailable(format!("cannot listen on {at}: {e}")))?;
@@ -176,11 +184,6 @@ pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
         secret,
         measure: false,
     };
-    use std::io::IsTerminal;
-    let screen = !a.plain
-        && std::io::stdout().is_terminal()
-        && std::io::stdin().is_terminal()
-        && a.control.as_deref() != Some(std::path::Path::new("-"));
     if !screen {
         early.iter().for_each(say);
         serve_with(&opts, listener, socket, &mut |n| say(&n)).map_err(failure)?;

@@ -1041,3 +1041,81 @@ fn witness_live_the_table_server_publishes_the_record_beside_the_seats() {
         "witness of camp kasparov connected",
     );
 }
+
+/// The witness holds line 0 as `verify` does, to the match policy the live record sends (checked
+/// with the arbiter's key) and to the camp's own key: a game of another match, a policy whose
+/// signature does not hold, or line 0 declaring the camp with another key is refused at entry
+/// #0, and nothing over it is cosigned; the genuine game holds throughout.
+#[test]
+fn witness_live_holds_line_0_to_the_policy_and_the_camps_own_key() {
+    use arbiter::record::live::rules::{Judge, Over, Verdict, read_sent_policy};
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, camps, declared) = match_with_camps(tmp.path());
+    quick(tmp.path(), &m, &declared);
+    let lines = lines_of(&m.join("game-1/log.jsonl"));
+    let arbiter_pub = arbiter::record::sign::load_public_key(&m.join("keys/arbiter.pub")).unwrap();
+    let arbiter_key = arbiter::record::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let text = std::fs::read_to_string(m.join("policy.txt")).unwrap();
+    let sig = std::fs::read_to_string(m.join("policy.txt.sig")).unwrap();
+    let public = |k: &Path| {
+        arbiter::record::sign::load_key(k, None)
+            .unwrap()
+            .public_key()
+            .clone()
+    };
+    let judged = |camp: &str, key: ssh_key::PublicKey, text: &str, sig: &str| {
+        let policy = read_sent_policy(text, sig, &arbiter_pub);
+        let mut j = Judge::new(1, camp, key, arbiter_pub.clone(), policy);
+        let verdicts: Vec<Verdict> = lines.iter().map(|l| j.take(l.as_bytes())).collect();
+        (verdicts, j.over(lines.len() as u64))
+    };
+    let (kasparov, k_key) = &camps[0];
+    let (_, j_key) = &camps[1];
+    // The genuine game: every entry holds, the arbiter's are authorized by the end.
+    let (verdicts, over) = judged(kasparov, public(k_key), &text, &sig);
+    assert!(
+        verdicts.iter().all(|v| !matches!(v, Verdict::Refused(_))),
+        "{verdicts:?}"
+    );
+    assert_eq!(over, Over::Holds);
+    let refused_at_0 = |(verdicts, over): (Vec<Verdict>, Over), what: &str| {
+        match &verdicts[0] {
+            Verdict::Refused(f) => assert!(
+                f.seq == 0 && f.breaks == "the match policy" && f.problem.contains(what),
+                "{f}"
+            ),
+            v => panic!("line 0 not refused ({what}): {v:?}"),
+        }
+        assert!(matches!(over, Over::Refused(_)), "{over:?}");
+    };
+    // A policy of another match, signed with the arbiter's key: this game was brought in.
+    let other = text.replacen("\nmatch ", "\nmatch another-", 1);
+    let other_sig = arbiter_key
+        .sign(
+            arbiter::log::checkpoint::NAMESPACE,
+            ssh_key::HashAlg::Sha512,
+            other.as_bytes(),
+        )
+        .unwrap()
+        .to_pem(ssh_key::LineEnding::LF)
+        .unwrap();
+    refused_at_0(
+        judged(kasparov, public(k_key), &other, &other_sig),
+        "FOREIGN_GAME",
+    );
+    // The policy's text changed under its signature.
+    refused_at_0(
+        judged(kasparov, public(k_key), &other, &sig),
+        "BAD MATCH POLICY",
+    );
+    // A witness whose key is not the one line 0 binds for its camp.
+    refused_at_0(
+        judged(kasparov, public(j_key), &text, &sig),
+        "CAMP KEY CHANGED",
+    );
+    // A camp line 0 does not declare.
+    refused_at_0(
+        judged("nobody", public(k_key), &text, &sig),
+        "CAMPS_DROPPED",
+    );
+}
