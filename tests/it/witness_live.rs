@@ -1119,3 +1119,36 @@ fn witness_live_holds_line_0_to_the_policy_and_the_camps_own_key() {
         "CAMPS_DROPPED",
     );
 }
+
+/// A werewolf table's entries are held to the table's rules as they come (each event's actor
+/// and section as the rules give them): a recorded game holds entry by entry, and an entry
+/// relabelled as another actor's is refused the moment it arrives.
+#[test]
+fn witness_live_holds_a_werewolf_tables_entries_to_its_rules() {
+    use arbiter::record::live::rules::{Judge, Verdict};
+    let lines = lines_of(Path::new("tests/fixtures/aiwolf/human-game.jsonl"));
+    let tmp = tempfile::tempdir().unwrap();
+    let key = arbiter::record::sign::keygen(&tmp.path().join("k"), None, "k").unwrap();
+    let judge = |lines: &[String]| {
+        let mut j = Judge::new(1, "nobody", key.clone(), key.clone(), None);
+        lines
+            .iter()
+            .map(|l| j.take(l.as_bytes()))
+            .collect::<Vec<Verdict>>()
+    };
+    // Line 0 declares no camp: refused for this witness; every later entry holds.
+    let v = judge(&lines);
+    assert!(matches!(&v[0], Verdict::Refused(f) if f.problem.contains("CAMPS_DROPPED")));
+    assert!(v[1..].iter().all(|x| *x == Verdict::Holds), "{v:?}");
+    // The fifth entry relabelled as the arbiter's: refused as it arrives.
+    let mut forged = lines.clone();
+    forged[4] = forged[4].replacen("\"actor\":\"kit\"", "\"actor\":\"arbiter\"", 1);
+    let v = judge(&forged);
+    match &v[4] {
+        Verdict::Refused(f) => assert!(
+            f.seq == 4 && f.problem.contains("BAD_REPLAY") && f.problem.contains("\"kit\""),
+            "{f}"
+        ),
+        x => panic!("a relabelled entry holds: {x:?}"),
+    }
+}

@@ -158,11 +158,11 @@ impl Judge {
             breaks: format!("clause {breaks}"),
             problem,
         };
-        if e.seq == 0 {
-            if let Some(f) = self.line0(&e) {
-                return self.refuse(f);
-            }
-        } else if let Some(actors) = &self.actors
+        // Line 0's own faults are said after it is replayed (the game is still rebuilt, so that
+        // every later entry is judged all the same).
+        let line0 = if e.seq == 0 { self.line0(&e) } else { None };
+        if e.seq > 0
+            && let Some(actors) = &self.actors
             && let Err(r) = actors.check(&e.kind, &e.actor)
         {
             return self.refuse(fault(&r.clause, format!("BAD_ACTOR: {r}")));
@@ -170,6 +170,9 @@ impl Judge {
         if let Some(problem) = self.replay(&e) {
             self.stopped = Some(e.seq);
             return self.refuse(fault(&e.clause, format!("BAD_REPLAY: {problem}")));
+        }
+        if let Some(f) = line0 {
+            return self.refuse(f);
         }
         if !self.sealed {
             return Verdict::Holds;
