@@ -212,13 +212,9 @@ impl Judge {
     /// Line 0: the family, the actors table, the binding, the policy and the camp's own key.
     fn line0(&mut self, e: &Entry) -> Option<Fault> {
         self.actors = crate::record::witness::profile_actors(e);
-        // Every binding a line 0 names (`seal/1`, and the bindings after it) signs the
-        // arbiter's acts with authorizations; a log without one (format v1) carries none.
-        self.sealed = crate::record::witness::is_sealed_log(e)
-            || e.body
-                .pointer("/arbiter_key/binding")
-                .and_then(|b| b.as_str())
-                .is_some();
+        // A binding that signs the arbiter's acts (`signed-acts/1`, `seal/1`): each
+        // arbiter-only entry awaits a signed authorization; a log without one carries none.
+        self.sealed = crate::record::witness::signs_acts(e);
         let match_id = e.body.get("match_id").and_then(|m| m.as_str());
         self.origin = match_id
             .map(|m| crate::log::checkpoint::origin(m, self.game))
