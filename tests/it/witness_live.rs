@@ -592,7 +592,9 @@ fn witness_live_flags_a_forged_clock_correction_as_it_is_written() {
         "arbiter clock_corrected (clause 7e) {\"delta_ms\":20000",
     );
     assert!(
-        w.text().contains("awaits his signed authorization"),
+        w.text().contains("awaits his signed authorization")
+            && w.text().contains("operator move_made (clause 6a)")
+            && w.text().contains("[holds]"),
         "{}",
         w.text()
     );

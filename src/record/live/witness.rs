@@ -303,7 +303,7 @@ impl State<'_> {
         let (c, judge) = self.game(game, tell)?;
         match c.take(seq, line)? {
             Taken::Appended => match judge.take(line.as_bytes()) {
-                Verdict::Holds => tell(false, &shown(game, line)),
+                Verdict::Holds => tell(false, &format!("{} [holds]", shown(game, line))),
                 Verdict::AwaitsAuthorization => tell(
                     false,
                     &format!(
