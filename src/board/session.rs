@@ -27,10 +27,10 @@ pub enum StorageError {
     Sign(#[from] crate::record::sign::SignError),
     #[error("the journal lost line 0")]
     LostLineZero,
-    /// What binds an entry (the seal) could not be written: the entry was taken back out and is
-    /// not acknowledged.
+    /// What binds an entry (the match policy it names, the authorization's signature) could not
+    /// be written or made: the entry is not recorded and not acknowledged.
     #[error(
-        "the entry could not be bound and is not recorded: {0}; the game stops until there is room (a full disk?) and opens again as it was"
+        "the entry could not be bound and is not recorded: {0}; the game stops until it can be (room on a full disk, a folder the kit may write, the key at hand) and opens again as it was"
     )]
     Unbound(String),
     #[error("nothing recorded yet")]
