@@ -36,7 +36,7 @@ pub use keys::{
     Action, Alarm, LineKind, Message, Mode, MsgKind, Pending, UiState, after_execute, on_key,
     on_recorded,
 };
-pub use screen::{Screen, Status, render};
+pub use screen::{Screen, Status, WitnessShown, render};
 pub use timing::{bell, sticky_alarms, wait_for};
 
 /// How many of the latest moves (plies) the view carries: a wide screen shows the whole game up
@@ -488,5 +488,6 @@ pub fn journal_status(s: &Session) -> Status {
         alarm: s.frozen.clone(),
         countersigned: st.countersigned,
         index_countersigned: st.index_countersigned,
+        witnesses: Vec::new(),
     }
 }
