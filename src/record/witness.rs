@@ -32,19 +32,27 @@ fn next_path(p: &Path) -> PathBuf {
     p.with_extension("txt.next")
 }
 
-/// The latest checkpoint file of a game, parsed (the largest `<N>.txt` that parses).
+/// The latest checkpoint file of a game, parsed (the largest `<N>.txt` that parses). The folder
+/// is listed, and files are read from the largest name down: one read, not one per checkpoint.
 pub fn latest_checkpoint(match_dir: &Path, game: u32) -> Option<Checkpoint> {
     let dir = layout::checkpoints_dir(match_dir, game);
+    let mut named: Vec<(u64, PathBuf)> = fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let n = name.to_str()?.strip_suffix(".txt")?.parse::<u64>().ok()?;
+            Some((n, e.path()))
+        })
+        .collect();
+    named.sort_unstable_by_key(|b| std::cmp::Reverse(b.0));
     let mut best: Option<Checkpoint> = None;
-    for e in fs::read_dir(dir).ok()?.flatten() {
-        let name = e.file_name();
-        let Some(n) = name.to_str().and_then(|f| f.strip_suffix(".txt")) else {
-            continue;
-        };
-        if n.parse::<u64>().is_err() {
-            continue;
+    for (n, path) in named {
+        // Read from the largest name down, until the best found covers the next name.
+        if best.as_ref().is_some_and(|b| b.size >= n) {
+            break;
         }
-        let Ok(text) = crate::record::fsio::read_to_string(&e.path()) else {
+        let Ok(text) = crate::record::fsio::read_to_string(&path) else {
             continue;
         };
         if let Ok(cp) = Checkpoint::parse(&text)
@@ -760,6 +768,19 @@ pub fn sign_and_index_tally(
     key: &PrivateKey,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, SignError> {
+    sign_and_index_tally_swept(match_dir, game, tally, key, now, true)
+}
+
+/// [`sign_and_index_tally`], the checkpoints folder swept of an interrupted signing's leftovers
+/// first only when `sweep` ([`sign::sign_tree_head_swept`]).
+pub fn sign_and_index_tally_swept(
+    match_dir: &Path,
+    game: u32,
+    tally: &crate::record::journal::Tally,
+    key: &PrivateKey,
+    now: chrono::DateTime<chrono::Utc>,
+    sweep: bool,
+) -> Result<PathBuf, SignError> {
     let head = match tally.head() {
         Some(h) => h,
         None if tally.is_empty() => return Err(SignError::EmptyLog),
@@ -774,7 +795,8 @@ pub fn sign_and_index_tally(
         key,
         Some((head.size, head.root)),
     )?;
-    sign::sign_tree_head_indexed(match_dir, game, &head, key, now, index_named(match_dir))
+    let index = index_named(match_dir);
+    sign::sign_tree_head_swept(match_dir, game, &head, key, now, index, sweep)
 }
 
 /// The match index, if there is one, with its signature checked against `signers`.
@@ -1828,7 +1850,7 @@ fn check_notes(
         texts.sort();
         for t in texts {
             let note = format!("{}.note", t.trim_end_matches(".txt"));
-            if !names.contains(&note) {
+            if names.binary_search(&note).is_err() {
                 v.problems.push(format!(
                     "NOTE MISSING: checkpoints/{note}, the signed note the kit writes with checkpoints/{t}, is gone (deleted)"
                 ));
@@ -1836,35 +1858,42 @@ fn check_notes(
             }
         }
     }
-    for name in names {
+    // Each note read and its signature checked on the cores (thousands in a game with a
+    // checkpoint at every stop); what they say is reported in order.
+    let judged = crate::record::verify::map_on_cores(names, |name| {
         let stem = name.trim_end_matches(".note");
         let note = crate::record::fsio::read_match_small(&dir.join(&name));
         let text = crate::record::fsio::read_match_small(&dir.join(format!("{stem}.txt")));
         let missing = !dir.join(format!("{stem}.txt")).exists()
             && fs::symlink_metadata(dir.join(format!("{stem}.txt"))).is_err();
         let problem = match (note, text) {
-            (Err(e), _) => Some(format!("cannot be read: {e}")),
+            (Err(e), _) => Err(format!("cannot be read: {e}")),
             // The kit writes a checkpoint's text last, so a note signed by the key with no text
             // beside it is what a crash mid-checkpoint leaves (the next open removes it): said,
             // not held against the log (an honest crash is not tampering).
             (Ok(note), Err(_)) if missing && sign::verify_checkpoint_note(&note, key).is_ok() => {
-                v.problems.push(format!(
+                Ok(Some(format!(
                     "checkpoints/{name}: a leftover of a checkpoint interrupted before its text was written (a crash; the next open removes it); it covers nothing"
-                ));
-                None
+                )))
             }
-            (_, Err(_)) => Some(format!("has no checkpoint {stem}.txt beside it")),
+            (_, Err(_)) => Err(format!("has no checkpoint {stem}.txt beside it")),
             (Ok(note), Ok(text)) => match sign::verify_checkpoint_note(&note, key) {
-                Err(e) => Some(e.to_string()),
+                Err(e) => Err(e.to_string()),
                 Ok((_, n)) if n.text.as_bytes() != text.as_slice() => {
-                    Some(format!("its text is not {stem}.txt"))
+                    Err(format!("its text is not {stem}.txt"))
                 }
-                Ok(_) => None,
+                Ok(_) => Ok(None),
             },
         };
-        if let Some(p) = problem {
-            v.problems.push(format!("BAD NOTE checkpoints/{name}: {p}"));
-            raise(v, Status::BadCheckpoint);
+        (name, problem)
+    });
+    for (name, problem) in judged {
+        match problem {
+            Ok(said) => v.problems.extend(said),
+            Err(p) => {
+                v.problems.push(format!("BAD NOTE checkpoints/{name}: {p}"));
+                raise(v, Status::BadCheckpoint);
+            }
         }
     }
 }
@@ -2913,31 +2942,23 @@ pub fn named_index_versions(
     signers: &[AllowedSigner],
 ) -> Vec<(u64, u64, [u8; 32])> {
     let dir = layout::checkpoints_dir(match_dir, game);
-    let mut out = Vec::new();
-    for e in fs::read_dir(&dir).into_iter().flatten().flatten() {
-        let Some(name) = e.file_name().to_str().map(str::to_owned) else {
-            continue;
-        };
-        if !name.ends_with(".txt") {
-            continue;
-        }
-        let path = dir.join(&name);
-        let Ok(text) = crate::record::fsio::read_to_string(&path) else {
-            continue;
-        };
-        let Ok(cp) = Checkpoint::parse(&text) else {
-            continue;
-        };
-        let Some((v, d)) = cp.index else {
-            continue;
-        };
-        let Ok(sig) = crate::record::fsio::read_to_string(&dir.join(format!("{name}.sig"))) else {
-            continue;
-        };
-        if sign::verify_signature(signers, text.as_bytes(), &sig).is_ok() {
-            out.push((cp.size, v, d));
-        }
-    }
+    let names: Vec<String> = fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|name| name.ends_with(".txt"))
+        .collect();
+    let named = crate::record::verify::map_on_cores(names, |name| {
+        let text = crate::record::fsio::read_to_string(&dir.join(&name)).ok()?;
+        let cp = Checkpoint::parse(&text).ok()?;
+        let (v, d) = cp.index?;
+        let sig = crate::record::fsio::read_to_string(&dir.join(format!("{name}.sig"))).ok()?;
+        sign::verify_signature(signers, text.as_bytes(), &sig)
+            .is_ok()
+            .then_some((cp.size, v, d))
+    });
+    let mut out: Vec<(u64, u64, [u8; 32])> = named.into_iter().flatten().collect();
     out.sort();
     out
 }
