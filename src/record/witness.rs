@@ -1245,7 +1245,7 @@ pub fn verify_match_watching(
             v.problems.extend(broken);
             raise(&mut v, Status::BadBinding);
         }
-        let named = named_index_versions(match_dir, g, &signers);
+        let named = named_index_versions(match_dir, g, &signers, &v.checkpoints);
         if let IndexState::Signed(idx) = &index {
             match idx.game(g) {
                 Some(ig) => {
@@ -2936,11 +2936,20 @@ pub fn kept_indexes(match_dir: &Path, signers: &[AllowedSigner]) -> Vec<KeptInde
 }
 
 /// The index versions game `game`'s validly signed checkpoints name: (entries, version, digest).
+/// `known`: checkpoint files whose signature `verify` already found good against the same
+/// `signers` (its reports): those are parsed, not checked again.
 pub fn named_index_versions(
     match_dir: &Path,
     game: u32,
     signers: &[AllowedSigner],
+    known: &[crate::record::verify::CheckpointReport],
 ) -> Vec<(u64, u64, [u8; 32])> {
+    let mut good: Vec<&str> = known
+        .iter()
+        .filter(|r| r.signer.is_some())
+        .map(|r| r.file.as_str())
+        .collect();
+    good.sort_unstable();
     let dir = layout::checkpoints_dir(match_dir, game);
     let names: Vec<String> = fs::read_dir(&dir)
         .into_iter()
@@ -2953,6 +2962,9 @@ pub fn named_index_versions(
         let text = crate::record::fsio::read_to_string(&dir.join(&name)).ok()?;
         let cp = Checkpoint::parse(&text).ok()?;
         let (v, d) = cp.index?;
+        if good.binary_search(&name.as_str()).is_ok() {
+            return Some((cp.size, v, d));
+        }
         let sig = crate::record::fsio::read_to_string(&dir.join(format!("{name}.sig"))).ok()?;
         sign::verify_signature(signers, text.as_bytes(), &sig)
             .is_ok()
