@@ -94,6 +94,7 @@ pub fn audit_6c(
         machine == Some(crate::core::Side::White),
         &official,
         threshold,
+        game.profile().sync_rule(),
     )
 }
 

@@ -380,7 +380,15 @@ impl Storage for JournalStorage {
     fn heartbeat(&mut self, now: Ms, utc: DateTime<Utc>) -> Option<String> {
         // Best effort: a lost beat only makes the next restart's measured gap longer (and a
         // sealed log's reopen says the beat is missing).
-        let origin = self.origin();
+        // The game's origin and the beat's path stay the same for the session: made at its first
+        // beat, kept with the file.
+        let (origin, path) = match self.beat_file.as_mut().and_then(|w| w.names.take()) {
+            Some(names) => names,
+            None => (
+                self.origin(),
+                crate::record::layout::heartbeat_path(&self.match_dir, self.game),
+            ),
+        };
         let w = self.beat_file.get_or_insert_with(Default::default);
         // A sealed log's beat is heartbeat v2: a hash chain whose anchor the arbiter key signed
         // once (a signature each second was a tenth of the idle board's time).
@@ -388,7 +396,7 @@ impl Storage for JournalStorage {
             (true, Some(key)) => {
                 let (boot_id, boottime_ms) = boot_clock();
                 let t = beat::BeatTimes {
-                    boot_id: &boot_id,
+                    boot_id,
                     boottime_ms,
                     mono_ms: now,
                     utc: &utc,
@@ -411,9 +419,9 @@ impl Storage for JournalStorage {
             );
             format!("{text:<79}\n")
         });
-        let path = crate::record::layout::heartbeat_path(&self.match_dir, self.game);
-        w.write(&path, line.as_bytes())
-            .map(|say| format!("HEARTBEAT: game-{}/heartbeat {say}", self.game))
+        let said = w.write(&path, line.as_bytes());
+        w.names = Some((origin, path));
+        said.map(|say| format!("HEARTBEAT: game-{}/heartbeat {say}", self.game))
     }
 }
 
@@ -1859,7 +1867,7 @@ pub fn heartbeat_text(
 /// This machine's boot id and milliseconds since boot (`/proc/sys/kernel/random/boot_id`, read
 /// once: it is the same until the machine restarts; CLOCK_BOOTTIME, the clock of `/proc/uptime`,
 /// read without a file: the heartbeat asks every second); empty where the id cannot be read.
-pub fn boot_clock() -> (String, u64) {
+pub fn boot_clock() -> (&'static str, u64) {
     static BOOT_ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let id = BOOT_ID.get_or_init(|| {
         crate::record::fsio::read(Path::new("/proc/sys/kernel/random/boot_id"), 256)
@@ -1874,7 +1882,7 @@ pub fn boot_clock() -> (String, u64) {
         .unwrap_or(0)
         .saturating_mul(1000)
         .saturating_add(u64::try_from(t.tv_nsec / 1_000_000).unwrap_or(0));
-    (id.clone(), up)
+    (id.as_str(), up)
 }
 
 /// What a reopen learns from the heartbeat of a sealed log.

@@ -28,21 +28,36 @@ pub fn run(a: &DisplayArgs) -> Result<Exit, Error> {
     let latest = a
         .game
         .or_else(|| crate::record::layout::games(&a.m.dir).last().copied());
+    let opened = latest.is_some_and(|n| {
+        crate::record::journal::first_entry(&crate::record::layout::log_path(&a.m.dir, n)).is_ok()
+    });
+    let werewolf = latest.is_some_and(|n| crate::after::report_io::is_werewolf_game(&a.m.dir, n));
     if let Some(n) = latest
-        && crate::after::report_io::is_werewolf_game(&a.m.dir, n)
+        && werewolf
+        && a.relay.is_some()
     {
-        if a.relay.is_some() {
-            return Err(Error::bad_input(format!(
-                "--relay writes a chess PGN; game {n} is an AI Werewolf game"
-            )));
-        }
+        return Err(Error::bad_input(format!(
+            "--relay writes a chess PGN; game {n} is an AI Werewolf game"
+        )));
+    }
+    // A werewolf game, or no game opened yet (a relay is a chess match's): the screen waits for
+    // the game and shows a werewolf table's itself; any other game has the board's display.
+    if werewolf || (!opened && a.relay.is_none()) {
         let delay = std::time::Duration::from_secs(a.delay);
         return match crate::board::display::werewolf::run(&a.m.dir, a.game, delay) {
-            Ok(()) => Ok(Exit::Ok),
+            Ok(crate::board::display::werewolf::Followed::Quit) => Ok(Exit::Ok),
+            Ok(crate::board::display::werewolf::Followed::NotWerewolf(_)) => {
+                board_display(a, a.game)
+            }
             Err(e) if e.kind() == std::io::ErrorKind::Other => Err(Error::bad_input(e.to_string())),
             Err(e) => Err(Error::write_failed(format!("terminal: {e}"))),
         };
     }
+    board_display(a, a.game)
+}
+
+/// The board's display of a chess or shogi match (game `only`, else the latest and the next).
+fn board_display(a: &DisplayArgs, only: Option<u32>) -> Result<Exit, Error> {
     if a.delay > 0 && a.relay.is_none() {
         return Err(Error::bad_input(
             "--delay on a chess or shogi match is the relay's (give --relay FILE); the board's display shows the game live",
@@ -52,7 +67,7 @@ pub fn run(a: &DisplayArgs) -> Result<Exit, Error> {
         Some(out) => Some(relay_for(&a.m, out, a.delay)?),
         None => None,
     };
-    match crate::board::display::run(&a.m.dir, a.game, relay) {
+    match crate::board::display::run(&a.m.dir, only, relay) {
         Ok(()) => Ok(Exit::Ok),
         Err(e) if e.kind() == std::io::ErrorKind::Other => Err(Error::bad_input(e.to_string())),
         Err(e) => Err(Error::write_failed(format!("terminal: {e}"))),

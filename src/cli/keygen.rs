@@ -37,7 +37,7 @@ pub struct KeygenArgs {
 pub fn run(a: &KeygenArgs) -> Result<Exit, Error> {
     if let Some(out) = &a.out {
         crate::record::fsio::check_output(out, crate::record::fsio::Purpose::Key, false)
-            .map_err(super::output_refused)?;
+            .map_err(Error::refused)?;
     }
     // Every failure of keygen is a refusal (exit 1), as documented in docs/log-format.md.
     let msg = register(a).map_err(Error::refused)?;

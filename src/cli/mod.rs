@@ -374,6 +374,17 @@ pub fn session_failure(
     }
 }
 
+/// The kind of failure reading an input file is: one that is not text the kit takes (not
+/// UTF-8, larger than the kit reads) is bad input (65), as a malformed one; any other failure
+/// is a file that cannot be read (66).
+pub fn input_failure(source: &std::io::Error, e: impl Into<crate::error::Cause>) -> Error {
+    if source.kind() == std::io::ErrorKind::InvalidData {
+        Error::bad_input(e)
+    } else {
+        Error::cannot_read(e)
+    }
+}
+
 /// The kind of failure a journal error is: another process holds the game (70), a file that
 /// cannot be read (66), one that cannot be written (74), or a log that is not a valid log (65).
 pub fn journal_failure(e: crate::record::journal::JournalError) -> Error {
@@ -382,12 +393,13 @@ pub fn journal_failure(e: crate::record::journal::JournalError) -> Error {
         J::Locked(_) | J::Exists(_) => Error::Unavailable(e.into()),
         // Opened to append, refused, yet readable: the log cannot be written (a read-only
         // folder or file), not a file that cannot be read.
+        // A folder that refuses a new file (its lock, a new game's log) is the same failure.
         J::Io {
-            op: "open",
+            op: "open" | "lock",
             path,
             source,
         } if source.kind() == std::io::ErrorKind::PermissionDenied
-            && std::fs::File::open(path).is_ok() =>
+            && (std::fs::File::open(path).is_ok() || std::fs::symlink_metadata(path).is_err()) =>
         {
             Error::write_failed(e)
         }
@@ -479,10 +491,16 @@ pub fn match_failure(e: crate::board::matchdir::MatchError) -> Error {
         M::Key(k) => Error::cannot_read(k),
         e @ (M::Foreign { .. } | M::OtherProfile { .. }) => Error::refused(e),
         e @ (M::Full { .. } | M::Changed { .. }) => Error::unavailable(e),
-        M::Profile(p) => match p {
-            crate::board::session::LoadProfileError::Read { .. } => Error::cannot_read(p),
-            _ => Error::bad_input(p),
-        },
+        M::Profile(p) => {
+            let bad_data = matches!(&p, crate::board::session::LoadProfileError::Read { source, .. }
+                if source.kind() == std::io::ErrorKind::InvalidData);
+            match p {
+                crate::board::session::LoadProfileError::Read { .. } if !bad_data => {
+                    Error::cannot_read(p)
+                }
+                _ => Error::bad_input(p),
+            }
+        }
         e @ (M::Decode(_) | M::Replay { .. } | M::EmptyLog | M::WrongGame { .. }) => {
             Error::bad_input(e)
         }

@@ -43,14 +43,25 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     let recovered = tui::terminal::recover();
     // No terminal: say so before anything is opened or written (and print no escape sequence).
     tui::terminal::require().map_err(Error::bad_input)?;
-    // A werewolf match: the game master's screen (read-only; the acts go to serve --control).
+    // A werewolf match (a werewolf game in the folder, or a table served from it): the game
+    // master's screen, whose acts go to the table `serve` runs.
     let latest = a
         .game
         .or_else(|| crate::record::layout::games(&a.m.dir).last().copied());
-    if let Some(n) = latest
-        && crate::after::report_io::is_werewolf_game(&a.m.dir, n)
-    {
-        return match crate::board::display::werewolf::run_master(&a.m.dir, a.game) {
+    let served = std::fs::symlink_metadata(crate::record::layout::control_socket(&a.m.dir))
+        .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_socket(&m.file_type()));
+    if served || latest.is_some_and(|n| crate::after::report_io::is_werewolf_game(&a.m.dir, n)) {
+        let (authority, note) = authority(&a.key.source(), &a.m.dir);
+        let dir = a.m.dir.clone();
+        let mut send = |game: Option<u32>, line: &str| act_on_table(&dir, game, line);
+        let acts = crate::board::display::werewolf::Acts {
+            authority: &authority,
+            send: &mut send,
+            notices: None,
+            note: note.map(str::to_string),
+            address: None,
+        };
+        return match crate::board::display::werewolf::run_master(&a.m.dir, a.game, acts) {
             Ok(()) => Ok(Exit::Ok),
             Err(e) => Err(Error::write_failed(format!("terminal: {e}"))),
         };
@@ -102,17 +113,10 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
         )
         .map_err(|e| e.to_string())
     };
-    // Only the arbiter decides (5b): his signing key's passphrase authorizes each arbiter-only
-    // command at this keyboard; an unencrypted key can only be recorded as such.
-    let authority = match crate::record::sign::encrypted_key(&key, &a.m.dir) {
-        Some(k) => {
-            tui::Authority::Passphrase(Box::new(move |p: &str| crate::record::sign::opens(&k, p)))
-        }
-        None => {
-            ui.prepend_note("the arbiter's key is not encrypted: arbiter-only commands are not asked for a passphrase and are logged as authorized by an unencrypted key");
-            tui::Authority::UnencryptedKey
-        }
-    };
+    let (authority, note) = authority(&key, &a.m.dir);
+    if let Some(n) = note {
+        ui.prepend_note(n);
+    }
     let result = tui::run(
         &mut session,
         origin,
@@ -130,6 +134,17 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     }
     match result {
         Ok(()) => match &session.frozen {
+            // Nothing of ours was written and the log exists now: another board or script
+            // created it first (not available, 70, as for a script).
+            Some(m)
+                if session.storage.is_empty()
+                    && crate::record::layout::log_path(&match_dir, game).exists() =>
+            {
+                Err(Error::unavailable(format!(
+                    "game {game} of {}: another board or script opened this game first; nothing was written ({m}); open the game again",
+                    match_dir.display()
+                )))
+            }
             Some(m) => Err(super::session_failure(
                 SessionError::Storage(m.clone()),
                 |s| s.into(),
@@ -149,5 +164,45 @@ fn open_failure(e: tui::OpenError) -> Error {
         e @ O::Parse(_) => Error::bad_input(e),
         // A declaration the rules refuse: as `script` and `archive` report a refusal.
         O::Refused(r) => super::session_failure(r.into(), |s| s.into()),
+    }
+}
+
+/// Only the arbiter decides (5b): his signing key's passphrase authorizes each arbiter-only
+/// command or act at this keyboard; an unencrypted key can only be recorded as such (said by the
+/// note). The one place the board and the game master's screen open the arbiter's key.
+pub(super) fn authority(
+    key: &crate::record::sign::KeySource,
+    dir: &Path,
+) -> (tui::Authority<'static>, Option<&'static str>) {
+    match crate::record::sign::encrypted_key(key, dir) {
+        Some(k) => (
+            tui::Authority::Passphrase(Box::new(move |p: &str| crate::record::sign::opens(&k, p))),
+            None,
+        ),
+        None => (
+            tui::Authority::UnencryptedKey,
+            Some(
+                "the arbiter's key is not encrypted: arbiter-only commands are not asked for a passphrase and are logged as authorized by an unencrypted key",
+            ),
+        ),
+    }
+}
+
+/// Hand an act from the game master's screen to the table served from `dir`: its answer.
+pub(super) fn act_on_table(
+    dir: &Path,
+    game: Option<u32>,
+    line: &str,
+) -> crate::board::display::werewolf::ActOutcome {
+    use crate::board::display::werewolf::ActOutcome;
+    match crate::table::control::send(dir, game, line) {
+        Ok(r) => ActOutcome {
+            recorded: r.recorded,
+            text: r.text,
+        },
+        Err(e) => ActOutcome {
+            recorded: false,
+            text: e.to_string(),
+        },
     }
 }

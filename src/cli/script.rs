@@ -65,7 +65,7 @@ fn echo(session: &mut Session, failed: Rc<RefCell<Option<std::io::Error>>>) {
 pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
     let file = a.file.display();
     let text = crate::record::fsio::read_to_string(&a.file)
-        .map_err(|e| Error::cannot_read(format!("{file}: {e}")))?;
+        .map_err(|e| super::input_failure(&e, format!("{file}: {e}")))?;
     let lines = parse_script(&text).map_err(|e| Error::bad_input(clip(format!("{file}:{e}"))))?;
     let dir = &a.m.dir;
     let n = match a.game {
@@ -84,7 +84,7 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
     let echo_failed = Rc::new(RefCell::new(None));
     let mut session = if a.dry_run {
         // As `play --rules` and README: a profile that cannot be read (missing, a folder, a
-        // FIFO, not UTF-8) is 66; one that is malformed, 65. A rehearsal writes nothing: it
+        // FIFO) is 66; one that is malformed (not UTF-8 among them), 65. A rehearsal writes nothing: it
         // takes the profile named, else the match's own.
         let (profile, pref) = match a.rules.as_deref() {
             Some(p) => crate::board::session::load_profile(p).map_err(|e| {

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{KeyArgs, MatchArg};
+use super::{KeyArgs, MatchArg, warn};
 use crate::error::{Error, Exit};
-use crate::table::serve::{ServeOptions, parse_profile, serve};
+use crate::table::serve::{ServeOptions, parse_profile, serve_with};
 use crate::table::{Notice, TableError};
 
 #[derive(Debug, Clone, Args)]
@@ -29,6 +29,9 @@ pub struct ServeArgs {
     /// input.
     #[arg(long, value_name = "FIFO")]
     pub control: Option<PathBuf>,
+    /// Plain lines on standard error even on a terminal (no game master's screen).
+    #[arg(long)]
+    pub plain: bool,
     #[command(flatten)]
     pub key: KeyArgs,
 }
@@ -47,28 +50,33 @@ fn profile_text(path: &std::path::Path) -> Result<(String, String), Error> {
             Some((file, text)) if e.kind() == std::io::ErrorKind::NotFound => {
                 Ok((text.to_string(), file))
             }
-            _ => Err(Error::cannot_read(format!("{}: {e}", path.display()))),
+            _ => Err(super::input_failure(&e, format!("{}: {e}", path.display()))),
         },
     }
 }
 
 fn say(n: &Notice) {
+    errln!("{}", words(n));
+}
+
+/// A notice in words.
+fn words(n: &Notice) -> String {
     match n {
         Notice::Waiting {
             name,
             waiting,
             need,
-        } => errln!("seat {name} waits ({waiting} of {need})"),
-        Notice::Refused(r) => errln!(
+        } => format!("seat {name} waits ({waiting} of {need})"),
+        Notice::Refused(r) => format!(
             "refused {} from {}: {}",
             r.name.as_deref().unwrap_or("a connection"),
             r.peer,
             r.reason
         ),
         Notice::GameOpened { game, seats } => {
-            errln!("game {game} opened: {}", seats.join(" "))
+            format!("game {game} opened: {}", seats.join(" "))
         }
-        Notice::Restarted { game, resumed } => errln!(
+        Notice::Restarted { game, resumed } => format!(
             "game {game} taken up from its log: {}",
             if *resumed {
                 "resumed (seats reconnect by name)"
@@ -77,14 +85,17 @@ fn say(n: &Notice) {
             }
         ),
         Notice::Reconnected { name, seat } => {
-            errln!("seat {} ({name}) reconnected", seat + 1)
+            format!("seat {} ({name}) reconnected", seat + 1)
         }
-        Notice::GameEnded { game, winner } => errln!("game {game} ended: {winner}"),
+        Notice::GameEnded { game, winner } => format!("game {game} ended: {winner}"),
         Notice::Signed { game, checkpoint } => {
-            errln!("game {game}: signed {}", checkpoint.display())
+            format!("game {game}: signed {}", checkpoint.display())
         }
-        Notice::ControlRefused(m) => errln!("control refused: {m}"),
-        Notice::CoreRefused(m) => errln!("refused: {m}"),
+        Notice::ControlRefused(m) => format!("control refused: {m}"),
+        Notice::CoreRefused(m) => format!("refused: {m}"),
+        Notice::NoControlSocket(m) => {
+            format!("the game master's screen cannot act on this table: {m}")
+        }
     }
 }
 
@@ -92,6 +103,7 @@ fn failure(e: TableError) -> Error {
     match e {
         TableError::Journal(j) => super::journal_failure(j),
         e @ (TableError::Profile(_) | TableError::Restart { .. }) => Error::bad_input(e),
+        e @ TableError::Busy(_) => Error::unavailable(e),
         e @ TableError::Sign(_) => Error::write_failed(e),
         e @ (TableError::Io { .. } | TableError::Closed | TableError::Stuck(_)) => {
             Error::write_failed(e)
@@ -118,6 +130,20 @@ pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
     };
     let (key, keyref) = crate::board::matchdir::arbiter_key_for(&a.key.source(), dir, None)
         .map_err(Error::cannot_read)?;
+    // The control socket before the address is said: once `listening on` is printed, the game
+    // master's screen can act.
+    let mut early = Vec::new();
+    let _ = crate::record::journal::ensure_dir(dir);
+    let socket = match crate::table::control::bind(dir) {
+        Ok(s) => Some(s),
+        Err(e @ crate::table::control::SocketError::Busy(_)) => {
+            return Err(Error::unavailable(e));
+        }
+        Err(e) => {
+            early.push(Notice::NoControlSocket(e.to_string()));
+            None
+        }
+    };
     let listener = TcpListener::bind(&a.listen)
         .map_err(|e| Error::unavailable(format!("cannot listen on {}: {e}", a.listen)))?;
     let addr = listener
@@ -135,6 +161,68 @@ pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
         secret,
         measure: false,
     };
-    serve(&opts, listener, &mut |n| say(&n)).map_err(failure)?;
+    use std::io::IsTerminal;
+    let screen = !a.plain
+        && std::io::stdout().is_terminal()
+        && std::io::stdin().is_terminal()
+        && a.control.as_deref() != Some(std::path::Path::new("-"));
+    if !screen {
+        early.iter().for_each(say);
+        serve_with(&opts, listener, socket, &mut |n| say(&n)).map_err(failure)?;
+        return Ok(Exit::Ok);
+    }
+    // On a terminal: the game master's screen, the table served on a thread of its own; its
+    // notices go to the screen's message line, and to standard error once the screen is left.
+    let (ntx, nrx) = std::sync::mpsc::channel::<Notice>();
+    let table = std::thread::Builder::new()
+        .name("table".into())
+        .spawn(move || {
+            for n in early {
+                let _ = ntx.send(n);
+            }
+            serve_with(&opts, listener, socket, &mut |n| {
+                let _ = ntx.send(n);
+            })
+        })
+        .map_err(|e| Error::write_failed(format!("cannot start the table's thread: {e}")))?;
+    let (authority, note) = super::play::authority(&a.key.source(), dir);
+    let mut send = |game: Option<u32>, line: &str| super::play::act_on_table(dir, game, line);
+    let mut stopped = false;
+    let mut notices = || {
+        let mut out = Vec::new();
+        loop {
+            match nrx.try_recv() {
+                Ok(n) => out.push(words(&n)),
+                Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    if !stopped {
+                        stopped = true;
+                        out.push("the server stopped: q leaves the screen".into());
+                    }
+                    break;
+                }
+            }
+        }
+        out
+    };
+    let acts = crate::board::display::werewolf::Acts {
+        authority: &authority,
+        send: &mut send,
+        notices: Some(&mut notices),
+        note: note.map(str::to_string),
+        address: Some(format!("ws://{addr}/ws")),
+    };
+    let shown = crate::board::display::werewolf::run_master(dir, None, acts);
+    if let Err(e) = &shown {
+        warn(format!("the game master's screen: {e}"));
+    }
+    // The screen left: the table goes on with plain lines until its last game.
+    for n in nrx.iter() {
+        say(&n);
+    }
+    match table.join() {
+        Ok(r) => r.map_err(failure)?,
+        Err(_) => return Err(Error::write_failed("the table's thread stopped abnormally")),
+    };
     Ok(Exit::Ok)
 }

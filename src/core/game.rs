@@ -243,6 +243,9 @@ pub struct Game {
     pub(in crate::core) board: Board,
     pub(in crate::core) clock: Clock,
     pub(in crate::core) started_at: Option<Ms>,
+    /// When the current session of play began: the clock's start, or the latest resumption of
+    /// an adjournment (the hours of play an adjournment rule counts).
+    pub(in crate::core) session_since: Option<Ms>,
     pub(in crate::core) stop: Option<Stop>,
     pub(in crate::core) machine_has_moved: bool,
     pub(in crate::core) infractions: u32,
@@ -465,6 +468,7 @@ impl Game {
             board,
             clock,
             started_at: None,
+            session_since: None,
             stop: None,
             machine_has_moved: false,
             infractions: 0,

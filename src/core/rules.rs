@@ -248,6 +248,16 @@ pub struct PowerFailure {
 pub struct InternalClock {
     pub clause: String,
     pub sync_threshold_seconds: u64,
+    /// The rules make the operator keep the engine's own clock within the threshold of the game
+    /// clock (2003 rule 6c). When false the rules set no duty on the engine's clock (Denryu-sen
+    /// 22.3: the server's measurement is the time): no correction is ever owed, and the audit
+    /// shows every difference of the threshold or more as information.
+    #[serde(default = "sync_rule_default")]
+    pub sync_rule: bool,
+}
+
+fn sync_rule_default() -> bool {
+    true
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -422,8 +432,12 @@ pub struct Adjournment {
     /// The engine may think during the adjournment; if not, the operator records that it was
     /// stopped before play resumes.
     pub engine_may_think: bool,
-    /// No adjournment before this move number (Manama 2002, Bonn 2006: after move 56).
+    /// No adjournment before this move number (Manama 2002, Bonn 2006: after move 56)...
     pub after_move: Option<u32>,
+    /// ...unless this many hours of play have passed since play began (the clock's start, or the
+    /// latest resumption of an adjournment): Bonn 2006, a game not finished within six hours
+    /// may be adjourned whatever its move number.
+    pub after_hours: Option<u32>,
     /// A break, not an adjournment: the engine, to move, keeps thinking, and a move it completes
     /// during the break is entered then and counts at resumption (its time charged up to the
     /// break; the opponent's clock starts at resumption).
@@ -1063,6 +1077,25 @@ impl Profile {
         self.match_rules
             .as_ref()
             .map_or(DrawOffersBy::Both, |m| m.draw_offers_by)
+    }
+
+    /// Whether the rules make the operator correct the engine's clock (rule 6c; true when the
+    /// profile has no `[internal_clock]`).
+    pub fn sync_rule(&self) -> bool {
+        self.internal_clock.as_ref().is_none_or(|c| c.sync_rule)
+    }
+
+    /// What the rules say of the engine's own clock when they set no duty on it, for the
+    /// declarations, the reports and the audit (`None` under a sync rule).
+    pub fn no_sync_rule_text(&self) -> Option<String> {
+        let c = self.internal_clock.as_ref().filter(|c| !c.sync_rule)?;
+        Some(format!(
+            "no rule on the engine's own clock ({}: the server's measurement is the time); differences of {} or more are shown, no correction is owed",
+            self.cite(super::clause::INTERNAL_CLOCK),
+            super::timefmt::clock(
+                i64::try_from(c.sync_threshold_seconds.saturating_mul(1000)).unwrap_or(i64::MAX)
+            )
+        ))
     }
 
     /// Sync threshold of rule 6c in ms (120 s by default when the profile has none).

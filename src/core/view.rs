@@ -642,10 +642,12 @@ impl Game {
                 let algorithm = match (&d.algorithm, &self.ctx.previous_algorithm) {
                     (Some(a), _) => format!("{} (declared)", a.text),
                     (None, Some((n, a))) => format!("{} (carried over from game {n})", a.text),
-                    (None, None) => format!(
-                        "the default of rule {}",
-                        self.profile.cite(super::clause::INTERNAL_CLOCK)
-                    ),
+                    (None, None) => self.profile.no_sync_rule_text().unwrap_or_else(|| {
+                        format!(
+                            "the default of rule {}",
+                            self.profile.cite(super::clause::INTERNAL_CLOCK)
+                        )
+                    }),
                 };
                 DeclarationsView {
                     recorded: false,

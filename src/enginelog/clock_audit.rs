@@ -49,6 +49,10 @@ pub struct ClockCheck {
 pub struct ClockAudit {
     /// The 6c threshold (declared algorithm, else the profile's).
     pub threshold_ms: u64,
+    /// The rules make the operator correct the engine's clock at the threshold (6c); when false
+    /// the differences are information only (then written in the archive entry).
+    #[serde(skip_serializing_if = "is_true")]
+    pub sync_rule: bool,
     pub machine_moves: usize,
     /// Machine moves whose search shows the clock given.
     pub with_clock: usize,
@@ -58,6 +62,10 @@ pub struct ClockAudit {
     pub unsynced: Vec<usize>,
     /// One line for the report and the archive output.
     pub summary: String,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// Most moves named one by one in the summary (which names moves only: the engine's figures are
@@ -72,6 +80,7 @@ pub fn clock_audit(
     engine_white: bool,
     official: &[OfficialClock],
     threshold_ms: u64,
+    sync_rule: bool,
 ) -> ClockAudit {
     let threshold = i64::try_from(threshold_ms).unwrap_or(i64::MAX);
     let mut checks = Vec::new();
@@ -112,9 +121,11 @@ pub fn clock_audit(
         &checks,
         &unsynced,
         threshold.max(0).unsigned_abs(),
+        sync_rule,
     );
     ClockAudit {
         threshold_ms,
+        sync_rule,
         machine_moves: coverage.moves.len(),
         with_clock: checks.len(),
         checks,
@@ -123,7 +134,13 @@ pub fn clock_audit(
     }
 }
 
-fn summary_line(moves: usize, checks: &[ClockCheck], unsynced: &[usize], threshold: u64) -> String {
+fn summary_line(
+    moves: usize,
+    checks: &[ClockCheck],
+    unsynced: &[usize],
+    threshold: u64,
+    sync_rule: bool,
+) -> String {
     let limit = timefmt::clock(i64::try_from(threshold).unwrap_or(i64::MAX));
     if checks.is_empty() {
         return format!(
@@ -139,6 +156,9 @@ fn summary_line(moves: usize, checks: &[ClockCheck], unsynced: &[usize], thresho
         .iter()
         .filter(|c| c.beyond_threshold && c.synced)
         .count();
+    if !sync_rule {
+        s.push_str("no rule on the engine's own clock, no correction owed; ");
+    }
     if unsynced.is_empty() {
         s.push_str(&format!(
             "none differed from the official clock by {limit} or more without a sync"

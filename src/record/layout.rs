@@ -7,6 +7,7 @@
 //! DIR/game-<n>/checkpoints/<N>.txt      signed checkpoints (and .sig)
 //! DIR/game-<n>/engine/                  rule 13 archive
 //! DIR/game-<n>/report.html, report.md   the committee report
+//! DIR/control.sock                      while `serve` runs: the arbiter's acts reach its table
 //! ```
 use std::path::{Path, PathBuf};
 
@@ -43,6 +44,12 @@ pub fn checkpoints_dir(match_dir: &Path, n: u32) -> PathBuf {
 /// Checkpoint text over the first `entries` entries of game `n` (its signature adds `.sig`).
 pub fn checkpoint_path(match_dir: &Path, n: u32, entries: u64) -> PathBuf {
     checkpoints_dir(match_dir, n).join(format!("{entries}.txt"))
+}
+
+/// The Unix socket (owner-only) through which the game master's screen hands the arbiter's acts
+/// to the table `arbiter serve` runs in this folder; it exists only while `serve` runs.
+pub fn control_socket(match_dir: &Path) -> PathBuf {
+    match_dir.join("control.sock")
 }
 
 /// The OpenSSH allowed-signers file of the match.

@@ -10,12 +10,25 @@
 //! readmit SEAT
 //! end WINNER REASON     WINNER: VILLAGER, WEREWOLF or NONE
 //! ```
-//! Blank lines and lines starting with `#` are ignored.
-use std::io::BufRead;
+//! Blank lines and lines starting with `#` are ignored. A SEAT written `#N` is the seat numbered
+//! N from 1, whatever the seats' names. A board game's side (white, black, sente, gote) is
+//! refused where a seat or a winner is named: a werewolf table has neither.
+//!
+//! While `serve` runs, the same commands also come from the game master's screen (`arbiter play
+//! --match DIR`, or `serve`'s own screen) through the match folder's owner-only Unix socket
+//! `DIR/control.sock` ([`bind`], [`send`]): one JSON request a connection
+//! (`{"game": N, "line": "pause power cut"}`), one JSON answer, given once the act's entries are
+//! written and fdatasynced, or once it is refused (`{"recorded": false, "text": "…"}`). The
+//! socket is a file of the match folder (0600 in the 0700 folder), not a network connection:
+//! whoever may write the match folder may already hand the table its acts through `--control`.
+use std::io::{BufRead, Read, Write};
+use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
+use std::time::Duration;
 
 use super::net::Msg;
+use crate::record::layout;
 
 /// One control line, parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +50,23 @@ pub enum ControlError {
     Missing(&'static str, &'static str),
     #[error("`end` names the winner as VILLAGER, WEREWOLF or NONE, not {0:?}")]
     Winner(String),
+    /// A board game's side (white, black, sente, gote) where a werewolf table names a seat or
+    /// a winning team.
+    #[error(
+        "{0:?} is a board game's side: a werewolf table has no white or black; `{1}` names {2}"
+    )]
+    BoardSide(String, &'static str, &'static str),
 }
+
+/// A board game's side, in any case: chess's and shogi's words.
+fn board_side(word: &str) -> bool {
+    matches!(
+        word.to_lowercase().as_str(),
+        "white" | "black" | "sente" | "gote" | "先手" | "後手"
+    )
+}
+
+const SEAT: &str = "a seat by its NAME (kanolab3) or its number from 1";
 
 /// Parse one line; `Ok(None)` for a blank line or a comment.
 pub fn parse(line: &str) -> Result<Option<Command>, ControlError> {
@@ -69,6 +98,20 @@ pub fn parse(line: &str) -> Result<Option<Command>, ControlError> {
             Command::Note {
                 text: rest.to_string(),
             }
+        }
+        "eject" | "readmit" if board_side(first) => {
+            return Err(ControlError::BoardSide(
+                first.to_string(),
+                if verb == "eject" { "eject" } else { "readmit" },
+                SEAT,
+            ));
+        }
+        "end" if board_side(first) => {
+            return Err(ControlError::BoardSide(
+                first.to_string(),
+                "end",
+                "the winning team: VILLAGER, WEREWOLF or NONE",
+            ));
         }
         "eject" => {
             need("eject", "a seat and a reason", first)?;
@@ -138,6 +181,207 @@ fn feed(r: impl BufRead, tx: &Sender<Msg>) -> bool {
     true
 }
 
+/// An act handed to the table through the control socket: the game the screen shows (the act is
+/// refused if the table plays another), and the control line.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ActRequest {
+    pub game: Option<u32>,
+    pub line: String,
+}
+
+/// The table's answer to an act: recorded (its entries are durable) or not, and in words.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ActReply {
+    pub recorded: bool,
+    pub text: String,
+}
+
+impl ActReply {
+    pub fn refused(text: impl Into<String>) -> ActReply {
+        ActReply {
+            recorded: false,
+            text: text.into(),
+        }
+    }
+}
+
+/// The control socket could not be opened, or the act not handed over.
+#[derive(Debug, thiserror::Error)]
+pub enum SocketError {
+    #[error("another arbiter serve runs this match folder ({0} answers): one table a match folder")]
+    Busy(PathBuf),
+    #[error("cannot {op} {path}: {source}")]
+    Io {
+        op: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "no table is served from this match folder ({path}: {source}): start arbiter serve --match on it"
+    )]
+    NoTable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the table's answer could not be read: {0}")]
+    Answer(String),
+}
+
+/// The largest request a connection may send (bytes): a control line is short.
+const MAX_REQUEST: u64 = 16 * 1024;
+/// How long a connection may take to send its request.
+const REQUEST_WITHIN: Duration = Duration::from_secs(5);
+/// How long the socket waits for the game loop's answer (an append and an fdatasync).
+const ANSWER_WITHIN: Duration = Duration::from_secs(30);
+
+/// The control socket of a running `serve`: removed when dropped.
+#[derive(Debug)]
+pub struct SocketGuard {
+    path: PathBuf,
+}
+
+impl SocketGuard {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for SocketGuard {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// The match folder's control socket, bound, not yet answering.
+#[derive(Debug)]
+pub struct ControlSocket {
+    listener: UnixListener,
+    guard: SocketGuard,
+}
+
+impl ControlSocket {
+    /// Hand every act that comes through the socket to the game loop on `tx`, on a thread of
+    /// its own.
+    pub fn answer(self, tx: Sender<Msg>) -> Result<SocketGuard, SocketError> {
+        let ControlSocket { listener, guard } = self;
+        std::thread::Builder::new()
+            .name("control-socket".into())
+            .spawn(move || {
+                for conn in listener.incoming() {
+                    let Ok(stream) = conn else {
+                        continue;
+                    };
+                    if !answer(stream, &tx) {
+                        return;
+                    }
+                }
+            })
+            .map_err(|source| SocketError::Io {
+                op: "start the thread of",
+                path: guard.path.clone(),
+                source,
+            })?;
+        Ok(guard)
+    }
+}
+
+/// Bind the match folder's control socket (owner-only). A socket left by a server that was
+/// killed is replaced; one that answers belongs to another `serve` of the same folder: refused.
+pub fn bind(match_dir: &Path) -> Result<ControlSocket, SocketError> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = layout::control_socket(match_dir);
+    let io = |op: &'static str, path: &Path| {
+        let path = path.to_path_buf();
+        move |source| SocketError::Io { op, path, source }
+    };
+    if std::fs::symlink_metadata(&path).is_ok() {
+        if UnixStream::connect(&path).is_ok() {
+            return Err(SocketError::Busy(path));
+        }
+        std::fs::remove_file(&path).map_err(io("remove the stale socket", &path))?;
+    }
+    let listener = UnixListener::bind(&path).map_err(io("create the control socket", &path))?;
+    let guard = SocketGuard { path: path.clone() };
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+        .map_err(io("make owner-only", &path))?;
+    Ok(ControlSocket { listener, guard })
+}
+
+/// One connection: its request to the game loop, the loop's answer back. `false` once the game
+/// loop is gone.
+fn answer(stream: UnixStream, tx: &Sender<Msg>) -> bool {
+    let _ = stream.set_read_timeout(Some(REQUEST_WITHIN));
+    let _ = stream.set_write_timeout(Some(REQUEST_WITHIN));
+    let mut line = String::new();
+    let read = std::io::BufReader::new((&stream).take(MAX_REQUEST)).read_line(&mut line);
+    if read.is_err() || line.trim().is_empty() {
+        // A look at whether the socket answers (another serve starting), or a silent client.
+        return true;
+    }
+    let reply = match serde_json::from_str::<ActRequest>(line.trim()) {
+        Err(e) => ActReply::refused(format!("not an act request: {e}; nothing recorded")),
+        Ok(request) => {
+            let (rtx, rrx) = std::sync::mpsc::channel();
+            if tx
+                .send(Msg::Act {
+                    request,
+                    reply: rtx,
+                })
+                .is_err()
+            {
+                return false;
+            }
+            match rrx.recv_timeout(ANSWER_WITHIN) {
+                Ok(r) => r,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => ActReply::refused(format!(
+                    "the table has not answered within {} s: read the log before acting again",
+                    ANSWER_WITHIN.as_secs()
+                )),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    ActReply::refused("the table stopped before it answered: read the log")
+                }
+            }
+        }
+    };
+    let mut out = serde_json::to_string(&reply).unwrap_or_default();
+    out.push('\n');
+    let _ = (&stream).write_all(out.as_bytes());
+    true
+}
+
+/// Hand the act `line` to the table served from `match_dir` (meant for game `game`, the one the
+/// screen shows) and wait for its answer: given once the act's entries are durable.
+pub fn send(match_dir: &Path, game: Option<u32>, line: &str) -> Result<ActReply, SocketError> {
+    let path = layout::control_socket(match_dir);
+    let stream = UnixStream::connect(&path).map_err(|source| SocketError::NoTable {
+        path: path.clone(),
+        source,
+    })?;
+    let _ = stream.set_write_timeout(Some(REQUEST_WITHIN));
+    let _ = stream.set_read_timeout(Some(ANSWER_WITHIN + REQUEST_WITHIN));
+    let request = ActRequest {
+        game,
+        line: line.to_string(),
+    };
+    let mut out =
+        serde_json::to_string(&request).map_err(|e| SocketError::Answer(e.to_string()))?;
+    out.push('\n');
+    (&stream)
+        .write_all(out.as_bytes())
+        .map_err(|e| SocketError::Answer(e.to_string()))?;
+    let mut back = String::new();
+    std::io::BufReader::new((&stream).take(MAX_REQUEST))
+        .read_line(&mut back)
+        .map_err(|e| SocketError::Answer(e.to_string()))?;
+    serde_json::from_str(back.trim()).map_err(|e| {
+        SocketError::Answer(if back.is_empty() {
+            "the table closed the connection without an answer".into()
+        } else {
+            e.to_string()
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -176,5 +420,36 @@ mod tests {
             Err(ControlError::Winner("villagers".into()))
         );
         assert!(matches!(parse("halt"), Err(ControlError::Unknown(_))));
+    }
+
+    #[test]
+    fn control_lines_refuse_a_board_games_sides() {
+        for line in [
+            "eject white abusive talk",
+            "eject Black abusive talk",
+            "readmit white",
+            "readmit 後手",
+            "end WHITE the arbiter rules",
+            "end black the arbiter rules",
+            "end sente the arbiter rules",
+        ] {
+            let e = parse(line).unwrap_err();
+            assert!(matches!(e, ControlError::BoardSide(..)), "{line}: {e:?}");
+            let said = e.to_string();
+            assert!(
+                said.contains("a werewolf table has no white or black"),
+                "{said}"
+            );
+        }
+        assert_eq!(
+            parse("end white because").unwrap_err().to_string(),
+            "\"white\" is a board game's side: a werewolf table has no white or black; `end` names the winning team: VILLAGER, WEREWOLF or NONE"
+        );
+        assert_eq!(
+            parse("eject white abusive").unwrap_err().to_string(),
+            "\"white\" is a board game's side: a werewolf table has no white or black; `eject` names a seat by its NAME (kanolab3) or its number from 1"
+        );
+        // A seat's own name is still a seat.
+        assert!(parse("eject whitehall abusive").is_ok());
     }
 }

@@ -35,6 +35,8 @@ pub struct Turnaround {
 
 /// A game under way: the core's table, its log, its seats, its clock.
 pub struct GameRun<'a> {
+    /// The game's number in the match folder (set by whoever opens the game).
+    pub game: u32,
     pub table: Table,
     pub journal: Journal,
     pub seats: Vec<Seat>,
@@ -64,6 +66,7 @@ impl<'a> GameRun<'a> {
         notice: &'a mut dyn FnMut(Notice),
     ) -> GameRun<'a> {
         GameRun {
+            game: 0,
             table,
             journal,
             seats,
@@ -182,6 +185,23 @@ impl<'a> GameRun<'a> {
                 self.lobby.refused.push(r);
             }
             Msg::Control(line) => self.control(&line)?,
+            Msg::Act { request, reply } => {
+                let answer = match request.game {
+                    Some(g) if g != self.game => super::control::ActReply::refused(format!(
+                        "game {g} is not the game under way (game {}): nothing recorded",
+                        self.game
+                    )),
+                    _ => self.act(&request.line)?,
+                };
+                if !answer.recorded {
+                    (self.notice)(Notice::ControlRefused(format!(
+                        "{:?} (game master's screen): {}",
+                        request.line, answer.text
+                    )));
+                }
+                // The screen may have gone meanwhile: the log holds the act all the same.
+                let _ = reply.send(answer);
+            }
         }
         Ok(())
     }
@@ -222,36 +242,72 @@ impl<'a> GameRun<'a> {
         }
     }
 
-    /// An arbiter's control line.
+    /// An arbiter's control line (`--control`): a refusal is said.
     fn control(&mut self, line: &str) -> Result<(), TableError> {
+        let answer = self.act(line)?;
+        if !answer.recorded && !answer.text.is_empty() {
+            (self.notice)(Notice::ControlRefused(format!("{line:?}: {}", answer.text)));
+        }
+        Ok(())
+    }
+
+    /// An arbiter's act as a control line: recorded (its entries durable) or refused, in words.
+    /// A blank line or a comment is neither (an empty answer).
+    fn act(&mut self, line: &str) -> Result<super::control::ActReply, TableError> {
+        use super::control::ActReply;
         let cmd = match super::control::parse(line) {
             Ok(Some(c)) => c,
-            Ok(None) => return Ok(()),
-            Err(e) => {
-                (self.notice)(Notice::ControlRefused(format!("{line:?}: {e}")));
-                return Ok(());
-            }
+            Ok(None) => return Ok(ActReply::refused("")),
+            Err(e) => return Ok(ActReply::refused(format!("{e}: nothing recorded"))),
         };
         let act = match super::act_of(&cmd, &self.seats) {
             Ok(a) => a,
-            Err(e) => {
-                (self.notice)(Notice::ControlRefused(format!("{line:?}: {e}")));
-                return Ok(());
-            }
+            Err(e) => return Ok(ActReply::refused(format!("{e}: nothing recorded"))),
         };
         let at_ms = self.now_ms();
-        self.feed(Input::Arbiter { act, at_ms }, None).map(|_| ())
+        let first = self.journal.len();
+        match self.record(Input::Arbiter { act, at_ms }, None)? {
+            Ok(kinds) => Ok(ActReply {
+                recorded: true,
+                text: format!(
+                    "recorded in game {}'s log as #{}{}: {}",
+                    self.game,
+                    first,
+                    match self.journal.len().saturating_sub(1) {
+                        last if last > first => format!("–#{last}"),
+                        _ => String::new(),
+                    },
+                    in_words(&kinds)
+                ),
+            }),
+            Err(refusal) => Ok(ActReply::refused(format!(
+                "the rules refuse it ({refusal}): nothing recorded"
+            ))),
+        }
     }
 
     /// The core decides on `input`; every event is made durable, then applied, then its
     /// frames sent. A refusal changes nothing and is said. Whether the input was taken.
     pub fn feed(&mut self, input: Input, received: Option<Instant>) -> Result<bool, TableError> {
-        let events = match ww::decide(&self.table, &input) {
-            Ok(e) => e,
+        match self.record(input, received)? {
+            Ok(_) => Ok(true),
             Err(refusal) => {
                 (self.notice)(Notice::CoreRefused(refusal.to_string()));
-                return Ok(false);
+                Ok(false)
             }
+        }
+    }
+
+    /// [`GameRun::feed`] without saying a refusal: the kinds of the entries recorded, or the
+    /// core's refusal (nothing changed).
+    fn record(
+        &mut self,
+        input: Input,
+        received: Option<Instant>,
+    ) -> Result<Result<Vec<&'static str>, crate::core::Refusal>, TableError> {
+        let events = match ww::decide(&self.table, &input) {
+            Ok(e) => e,
+            Err(refusal) => return Ok(Err(refusal)),
         };
         let at = input.at_ms();
         // Entries never go back in time: two readers' stamps may cross on their way here.
@@ -302,7 +358,7 @@ impl<'a> GameRun<'a> {
                 sync,
             });
         }
-        Ok(true)
+        Ok(Ok(events.iter().map(|e| e.kind()).collect()))
     }
 
     /// Close every seat's connection (after FINISH, as the official server does).
@@ -323,4 +379,22 @@ impl<'a> GameRun<'a> {
             .filter_map(|(i, s)| s.conn.map(|c| (c, i)))
             .collect()
     }
+}
+
+/// Entry kinds in order, runs of one kind counted: `ruled, sent ×5, game_ended`.
+fn in_words(kinds: &[&str]) -> String {
+    let mut runs: Vec<(&str, usize)> = Vec::new();
+    for k in kinds {
+        match runs.last_mut() {
+            Some((last, n)) if last == k => *n += 1,
+            _ => runs.push((k, 1)),
+        }
+    }
+    runs.iter()
+        .map(|(k, n)| match n {
+            1 => k.to_string(),
+            n => format!("{k} ×{n}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }

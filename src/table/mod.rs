@@ -36,6 +36,8 @@ pub enum TableError {
     Closed,
     #[error("the rules refuse the tick at their own deadline (the table would stall): {0}")]
     Stuck(String),
+    #[error("{0}")]
+    Busy(String),
 }
 
 impl TableError {
@@ -84,6 +86,9 @@ pub enum Notice {
     ControlRefused(String),
     /// The core refused an input (an arbiter act out of place, say): nothing changed.
     CoreRefused(String),
+    /// The control socket could not be opened: the game master's screen cannot act on this
+    /// table (`--control` still can).
+    NoControlSocket(String),
 }
 
 /// What a seat sent while it waited for its game.
@@ -157,10 +162,19 @@ impl Lobby {
 
 /// A seat named by a control line: its NAME, or its number from 1.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("no seat {0:?} at this table (name a seat by its NAME answer or its number from 1)")]
+#[error(
+    "no seat {0:?} at this table (name a seat by its NAME answer, or its number from 1 as N or #N)"
+)]
 pub struct NoSeat(pub String);
 
 fn seat_named(name: &str, seats: &[game::Seat]) -> Result<usize, NoSeat> {
+    // `#N`: the seat numbered N, whatever the seats' names.
+    if let Some(n) = name.strip_prefix('#') {
+        return match n.parse::<usize>() {
+            Ok(n) if (1..=seats.len()).contains(&n) => Ok(n - 1),
+            _ => Err(NoSeat(name.to_string())),
+        };
+    }
     if let Some(i) = seats.iter().position(|s| s.spec.name == name) {
         return Ok(i);
     }

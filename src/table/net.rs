@@ -77,6 +77,12 @@ pub enum Msg {
     Refused(DoorRefusal),
     /// One line of the arbiter's control channel.
     Control(String),
+    /// An act from the game master's screen (the control socket), answered once its entries
+    /// are durable or it is refused.
+    Act {
+        request: super::control::ActRequest,
+        reply: std::sync::mpsc::Sender<super::control::ActReply>,
+    },
 }
 
 /// How the door treats connections.

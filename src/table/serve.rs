@@ -58,10 +58,31 @@ pub fn parse_profile(text: &str) -> Result<Profile, TableError> {
     Profile::parse(text).map_err(|e| TableError::Profile(e.to_string()))
 }
 
-/// Serve games on `listener` until `opts.games` are played.
+/// Serve games on `listener` until `opts.games` are played; the game master's screen reaches
+/// the table through the match folder's control socket, opened here.
 pub fn serve(
     opts: &ServeOptions,
     listener: TcpListener,
+    notice: &mut dyn FnMut(Notice),
+) -> Result<Served, TableError> {
+    let socket = match super::control::bind(&opts.match_dir) {
+        Ok(s) => Some(s),
+        Err(e @ super::control::SocketError::Busy(_)) => {
+            return Err(TableError::Busy(e.to_string()));
+        }
+        Err(e) => {
+            notice(Notice::NoControlSocket(e.to_string()));
+            None
+        }
+    };
+    serve_with(opts, listener, socket, notice)
+}
+
+/// [`serve`] with the control socket already bound (`None`: none could be).
+pub fn serve_with(
+    opts: &ServeOptions,
+    listener: TcpListener,
+    socket: Option<super::control::ControlSocket>,
     notice: &mut dyn FnMut(Notice),
 ) -> Result<Served, TableError> {
     let profile = parse_profile(&opts.profile_text)?;
@@ -83,6 +104,15 @@ pub fn serve(
         super::control::spawn_reader(c.clone(), tx.clone())
             .map_err(TableError::io("read the control channel", c))?;
     }
+    // The game master's screen reaches the table through the match folder's control socket.
+    let _socket = match socket.map(|s| s.answer(tx.clone())) {
+        Some(Ok(g)) => Some(g),
+        Some(Err(e)) => {
+            notice(Notice::NoControlSocket(e.to_string()));
+            None
+        }
+        None => None,
+    };
     drop(tx);
     let mut lobby = Lobby::default();
     let mut served = Served::default();
@@ -125,10 +155,17 @@ pub fn serve(
                 }
                 Msg::Control(line) => {
                     if !line.trim().is_empty() {
-                        notice(Notice::ControlRefused(format!(
-                            "{line:?}: no game is under way (seats are still connecting)"
-                        )));
+                        notice(Notice::ControlRefused(format!("{line:?}: {NO_GAME}")));
                     }
+                }
+                Msg::Act { request, reply } => {
+                    let _ = reply.send(super::control::ActReply::refused(format!(
+                        "{NO_GAME}: nothing recorded"
+                    )));
+                    notice(Notice::ControlRefused(format!(
+                        "{:?} (game master's screen): {NO_GAME}",
+                        request.line
+                    )));
                 }
             }
         };
@@ -139,6 +176,9 @@ pub fn serve(
     }
     Ok(served)
 }
+
+/// Why an act between games is refused.
+const NO_GAME: &str = "no game is under way (seats are still connecting)";
 
 /// The number of the next new game, and the game the log shows under way, if any.
 fn next_game(dir: &Path) -> Result<(u32, Option<u32>), TableError> {
@@ -381,6 +421,7 @@ fn play_new(
         })
         .collect();
     let mut run = GameRun::new(table, journal, seats, 0, rx, lobby, notice);
+    run.game = n;
     if opts.measure {
         run.turnarounds = Some(Vec::new());
     }
@@ -514,6 +555,7 @@ fn resume(
         .collect();
     let on_restart = profile.table.on_restart;
     let mut run = GameRun::new(table, journal, seats, last_ms, rx, lobby, notice);
+    run.game = n;
     if opts.measure {
         run.turnarounds = Some(Vec::new());
     }

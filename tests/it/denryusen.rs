@@ -1003,3 +1003,65 @@ fn denryusen_5_2_commands_name_the_sides_sente_and_gote_and_refuse_white_and_bla
     assert_eq!(s.game.outcome(), None);
     assert_eq!(s.game.board().plies(), 1);
 }
+
+/// 22.3: shogi-server-dr measures each move's time and keeps the total; the rules set no duty on
+/// an engine's own clock. Line 0 says so (no 2003 rule-6c default under another number), a report
+/// of the engine's clock owes no correction whatever the difference, and the operator may still
+/// set it right.
+#[test]
+fn denryusen_22_3_the_engines_own_clock_is_shown_and_owes_no_correction() {
+    let m = given_game(
+        new_game(DENRYUSEN_2024),
+        &[
+            "0 arbiter declare sente machine Sente Program",
+            "0 arbiter declare gote human Gote Player",
+            "0 arbiter declare operator Tournament Operator",
+        ],
+    )
+    .and("0 arbiter start");
+    let EventKind::GameOpened(o) = &m.log[0].kind else {
+        panic!("line 0 opens the game")
+    };
+    let a = &o.declarations.algorithm;
+    assert!(!a.text.contains("default of rule"), "{a:?}");
+    assert!(
+        a.text.starts_with(
+            "no rule on the engine's own clock (22.3: the server's measurement is the time)"
+        ),
+        "{a:?}"
+    );
+    assert_eq!(a.threshold_ms, 1000);
+    // Sente's engine thinks it has 1:00 left when the official clock shows 2:40: 100 s off on a
+    // 180 s clock, shown, nothing owed.
+    let m = m
+        .when("20 operator internal-clock 0:01:00")
+        .then(|_, ev| {
+            assert_eq!(ev.len(), 1);
+            assert_eq!(ev[0].clause, "22.3");
+            let EventKind::InternalClockReported {
+                diff_ms,
+                threshold_ms,
+                correction_owed,
+                ..
+            } = ev[0].kind
+            else {
+                panic!("{ev:?}")
+            };
+            assert_eq!(
+                (diff_ms, threshold_ms, correction_owed),
+                (-100_000, 1000, false)
+            );
+        })
+        .m;
+    // The operator may set it right; the move that follows records no "sync not made".
+    let m = m
+        .when("21 operator sync-internal-clock")
+        .then_events(&[("internal_clock_corrected", "22.3")])
+        .m;
+    m.when("22 move 7g7f").then(|_, ev| {
+        assert!(
+            ev.iter().all(|e| e.kind_name() != "sync_not_made"),
+            "{ev:?}"
+        )
+    });
+}

@@ -453,13 +453,20 @@ fn exit_codes_play_through_a_terminal() {
     b[line2] = b'#';
     std::fs::write(&log, b).unwrap();
     let dd = s(&md).to_string();
-    let exited = |name: &str, args: &[&str], keys: &[&str], code: i32| {
+    let exited = |name: &str, args: &[&str], quit: bool, code: i32| {
         let tm = Tmux::start_watched(name, args, &repo_dir(), 100, 30);
-        if !keys.is_empty() {
+        if quit {
+            // Ctrl-C: a board that writes its log asks first (y answers once the question is on
+            // the screen); a read-only one quits at once.
             tm.wait_for("log: ", DEADLINE);
-            for k in keys {
-                tm.keys(&[k]);
-                std::thread::sleep(std::time::Duration::from_millis(100));
+            tm.keys(&["C-c"]);
+            let s = tm.wait_until(
+                |s| s.contains("quit the board UI?") || s.contains("arbiter exited"),
+                "the quit question or the exit",
+                DEADLINE,
+            );
+            if !s.contains("arbiter exited") {
+                tm.keys(&["y"]);
             }
         }
         let screen = tm.wait_for("arbiter exited", DEADLINE);
@@ -474,7 +481,7 @@ fn exit_codes_play_through_a_terminal() {
     exited(
         "x0",
         &["play", "--match", &d, "--game", "1", "--rules", &rules],
-        &["C-c", "y"],
+        true,
         0,
     );
     let decl = refused.display().to_string();
@@ -491,21 +498,21 @@ fn exit_codes_play_through_a_terminal() {
             "--declarations",
             &decl,
         ],
-        &[],
+        false,
         1,
     );
     assert!(s1.contains("arbiter: "), "{s1}");
     let s66 = exited(
         "x66",
         &["play", "--match", &d, "--game", "2", "--rules", &missing],
-        &[],
+        false,
         66,
     );
     assert!(s66.contains("missing.toml"), "{s66}");
     let s74 = exited(
         "x74",
         &["play", "--match", &dd, "--game", "1", "--rules", &rules],
-        &["C-c", "y"],
+        true,
         74,
     );
     assert!(s74.contains("arbiter: "), "{s74}");
@@ -513,11 +520,36 @@ fn exit_codes_play_through_a_terminal() {
     let s70 = exited(
         "x70",
         &["play", "--match", &d, "--game", "1", "--rules", &rules],
-        &[],
+        false,
         70,
     );
     assert!(s70.contains("another arbiter process"), "{s70}");
     drop(held);
+    // 70, not 74: a second board on a new game, whose log another script created while the
+    // board was open, writes nothing and says the game was opened first.
+    let tm = Tmux::start_watched(
+        "x70new",
+        &["play", "--match", &d, "--game", "2", "--rules", &rules],
+        &repo_dir(),
+        100,
+        30,
+    );
+    tm.wait_for("log: ", DEADLINE);
+    let quick = repo_dir().join(QUICK).display().to_string();
+    let r = run(&["script", &quick, "--match", &d, "--game", "2"]);
+    assert_eq!(r.code, Some(0), "{r:?}");
+    tm.keys(&["Space"]);
+    // 8a: no configuration digest declared; start without it.
+    tm.wait_for("y = yes", DEADLINE);
+    tm.keys(&["y"]);
+    tm.wait_for("NOT recorded", DEADLINE);
+    tm.keys(&["q"]);
+    let screen = tm.wait_for("arbiter exited", DEADLINE);
+    assert!(screen.contains("arbiter exited 70"), "{screen}");
+    assert!(
+        screen.contains("another board or script opened this game first"),
+        "{screen}"
+    );
 }
 
 /// `verify` and `prove`: every code of docs/log-format.md's table that one game can show, each
@@ -586,6 +618,19 @@ fn exit_codes_verify_and_prove_table_driven() {
     let r = run(&["script", QUICK, "--match", s(&rolled), "--game", "2"]);
     assert_eq!(r.code, Some(0), "{r:?}");
     std::fs::remove_dir_all(rolled.join("game-2")).unwrap();
+    // 26 too: a FIFO, then a folder, where the signed index should be (read as an index removed).
+    let fifo_index = rehearsal_named(t, "fifo-index", false);
+    std::fs::remove_file(fifo_index.join("index.txt")).unwrap();
+    assert!(
+        Command::new("mkfifo")
+            .arg(fifo_index.join("index.txt"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    let folder_index = rehearsal_named(t, "folder-index", false);
+    std::fs::remove_file(folder_index.join("index.txt")).unwrap();
+    std::fs::create_dir(folder_index.join("index.txt")).unwrap();
     // 25: an archived engine log changed after the archive.
     let bound = rehearsal_named(t, "binding", true);
     let copies: Vec<String> = ["c1", "c2"]
@@ -652,6 +697,8 @@ fn exit_codes_verify_and_prove_table_driven() {
         ),
         (v(&["verify", "--match", s(&bound)]), 25),
         (v(&["verify", "--match", s(&rolled)]), 26),
+        (v(&["verify", "--match", s(&fifo_index)]), 26),
+        (v(&["verify", "--match", s(&folder_index)]), 26),
         (
             v(&["prove", "--match", s(&ok), "--game", "1", "--seq", "3"]),
             0,
@@ -808,11 +855,12 @@ fn exit_codes_unreadable_rules_and_scripts_are_66() {
     let malformed = script(tmp.path(), "bad.toml", "this is not toml\n");
     let missing = tmp.path().join("missing.toml").display().to_string();
     let (fifo, not_utf8, folder) = (s(&fifo), s(&not_utf8), s(&folder));
+    // Not UTF-8 is read but is not text: bad input (65), like a malformed file.
     for (rules, want) in [
         (missing.as_str(), 66),
         (folder, 66),
         (fifo, 66),
-        (not_utf8, 66),
+        (not_utf8, 65),
         (malformed.as_str(), 65),
     ] {
         for dry in [true, false] {
@@ -824,10 +872,76 @@ fn exit_codes_unreadable_rules_and_scripts_are_66() {
             assert_eq!(r.code, Some(want), "{args:?}: {r:?}");
         }
     }
-    for file in [fifo, not_utf8, folder] {
+    for (file, want) in [(fifo, 66), (not_utf8, 65), (folder, 66)] {
         let r = run(&["script", file, "--dry-run", "--match", &ms]);
-        assert_eq!(r.code, Some(66), "{file}: {r:?}");
+        assert_eq!(r.code, Some(want), "{file}: {r:?}");
+        assert!(r.stderr.starts_with("arbiter: "), "{r:?}");
     }
+    // The same for the table's profile.
+    let r = run(&[
+        "serve",
+        "--rules",
+        not_utf8,
+        "--match",
+        &ms,
+        "--listen",
+        "127.0.0.1:0",
+    ]);
+    assert_eq!(r.code, Some(65), "{r:?}");
+    assert!(r.stderr.contains("not UTF-8"), "{r:?}");
+}
+
+/// `keygen`: every failure is 1 (refused), as README's table and docs/log-format.md say — an
+/// `--out` that names an existing file or a folder among them.
+#[test]
+fn exit_codes_keygen_fails_with_1() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let m = t.join("m");
+    let ms = s(&m).to_string();
+    let r = run(&["keygen", "--match", &ms, "--no-passphrase"]);
+    assert_eq!(r.code, Some(0), "{r:?}");
+    let folder = t.join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    let existing = t.join("existing");
+    std::fs::write(&existing, "x").unwrap();
+    let garbage = t.join("garbage.pub");
+    std::fs::write(&garbage, "not a key\n").unwrap();
+    let other = t.join("other").display().to_string();
+    for args in [
+        vec!["keygen", "--match", &ms, "--no-passphrase"],
+        vec![
+            "keygen",
+            "--match",
+            &other,
+            "--no-passphrase",
+            "--out",
+            s(&folder),
+        ],
+        vec![
+            "keygen",
+            "--match",
+            &other,
+            "--no-passphrase",
+            "--out",
+            s(&existing),
+        ],
+        vec!["keygen", "--match", &other, "--existing", s(&garbage)],
+        vec!["keygen", "--match", &other, "--existing", "missing.pub"],
+        vec![
+            "keygen",
+            "--match",
+            &other,
+            "--principal",
+            "a b",
+            "--no-passphrase",
+        ],
+    ] {
+        let r = run(&args);
+        assert_eq!(r.code, Some(1), "{args:?}: {r:?}");
+        assert!(r.stderr.starts_with("arbiter: "), "{args:?}: {r:?}");
+    }
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "x");
 }
 
 /// Issue 21, messages that say what is wrong: a torn tail after a crash is "a crash left an

@@ -215,7 +215,7 @@ fn witness_heartbeat_v2_value_from_another_session_is_not_authentic() {
         .record(
             &origin,
             BeatTimes {
-                boot_id: &boot_id,
+                boot_id,
                 boottime_ms,
                 mono_ms: u(&beat_b, "mono_ms") + 60_000,
                 utc: &utc,
@@ -242,7 +242,7 @@ fn witness_heartbeat_v1_still_readable() {
     drop(o);
     let utc = arbiter::log::format_utc(&Utc::now());
     let (boot_id, boottime) = arbiter::board::matchdir::boot_clock();
-    let text = arbiter::board::matchdir::heartbeat_text(&origin, mono, &utc, &boot_id, boottime);
+    let text = arbiter::board::matchdir::heartbeat_text(&origin, mono, &utc, boot_id, boottime);
     let sig = arbiter::record::sign::sign_authorization(&key(&g.dir), &text).unwrap();
     let v1 = format!(
         "{{\"boot_id\":\"{boot_id}\",\"boottime_ms\":{boottime},\"mono_ms\":{mono},\"sig\":\"{sig}\",\"utc\":\"{utc}\"}}"

@@ -347,6 +347,34 @@ fn layers_the_board_and_the_table_do_not_use_each_other_nor_what_comes_after() {
 }
 
 #[test]
+fn layers_only_the_tables_control_channel_uses_a_unix_socket() {
+    // The game master's screen hands the arbiter's acts to the table through the match folder's
+    // own socket file (`layout::control_socket`, owner-only): not a network connection, and no
+    // other module opens a Unix socket.
+    let unix = ["UnixStream", "UnixListener", "UnixDatagram"];
+    let outside: Vec<Source> = sources("src")
+        .into_iter()
+        .filter(|(p, _)| p != "src/table/control.rs")
+        .collect();
+    assert_none(
+        "only src/table/control.rs (the control socket of the match folder) uses a Unix socket",
+        lines_with(&outside, &unix),
+    );
+    let control: Vec<Source> = sources("src/table")
+        .into_iter()
+        .filter(|(p, _)| p == "src/table/control.rs")
+        .collect();
+    assert!(!lines_with(&control, &["UnixListener::bind"]).is_empty());
+    assert!(!lines_with(&control, &["layout::control_socket(match_dir)"]).is_empty());
+    // The checker sees a violation.
+    let shown = vec![(
+        "src/board/x.rs".to_string(),
+        "let s = UnixStream::connect(p);".to_string(),
+    )];
+    assert!(!lines_with(&shown, &unix).is_empty());
+}
+
+#[test]
 fn layers_only_serve_live_the_witness_and_the_seat_open_sockets() {
     // Only what serves a table (`serve`, listening), its human's seat (connecting to the table),
     // the live record (`live`, listening) and a camp's witness (run on the camp's own machine,

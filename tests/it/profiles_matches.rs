@@ -854,3 +854,91 @@ fn x3d_fritz_2003_the_boards_header_says_match_decided() {
         "Garry Kasparov 2½ – X3D Fritz 1½ · MATCH DECIDED for Garry Kasparov (the remaining games are still played)"
     );
 }
+
+#[test]
+fn kramnik_deep_fritz_2006_adjournment_after_six_hours_of_play_at_any_move() {
+    let mut m = started("kramnik-deep-fritz-2006.toml");
+    shuffle(&mut m, 30);
+    let six_hours = 6 * 3_600_000;
+    // The clocks stand still for most of the afternoon; the six hours are hours of play, not
+    // of the clocks.
+    m.at(&format!(
+        "{} arbiter stop power failure",
+        (m.now + 1000) / 1000
+    ));
+    m.at(&format!("{} arbiter resume", (six_hours - 120_000) / 1000));
+    let h = arbiter::core::game::seal("Nf6", "envelope-1");
+    // At 5:59:59, move 31: neither move 56 nor six hours; refused, naming both.
+    m = m
+        .when(&format!(
+            "{} arbiter adjourn sealed {h}",
+            (six_hours - 1000) / 1000
+        ))
+        .then_refused_saying("1", "only after move 56 or after 6 hours of play (5:59:59")
+        .m;
+    // At 21:00 the human may play on...
+    m.at(&format!("{}.000 move Nf3", six_hours / 1000));
+    // ...and, still before move 56, adjourn whenever he chooses (the machine's move sealed).
+    m = m
+        .when(&format!(
+            "{} arbiter adjourn sealed {h}",
+            (six_hours + 5000) / 1000
+        ))
+        .then_events(&[("adjourned", "adjournment")])
+        .m;
+    // The next day play resumes: the six hours count again from the resumption.
+    let resume = six_hours + 86_400_000;
+    m.at(&format!(
+        "{} arbiter resume-adjourned Nf6 envelope-1",
+        resume / 1000
+    ));
+    m = m
+        .when(&format!(
+            "{} arbiter adjourn sealed {h}",
+            (resume + 2000) / 1000
+        ))
+        .then_refused_saying("1", "(0:00:02 played since play began)")
+        .m;
+    // The replay of the log agrees.
+    let replayed = Game::replay(&m.log).unwrap();
+    assert_eq!(replayed.clock().running(), m.game().clock().running());
+}
+
+#[test]
+fn match_games_a_four_game_match_has_no_fifth_game() {
+    for (file, name) in [
+        (
+            "x3d-fritz-2003.toml",
+            "Kasparov vs X3D Fritz, New York 2003",
+        ),
+        (
+            "nakamura-komodo-2016.toml",
+            "Nakamura vs Komodo, Chess.com 2016",
+        ),
+    ] {
+        let text = rules_text(file);
+        // Game 4 opens and starts.
+        given_game(game_from_text(file, &text, 4, None), HUMAN_WHITE).and("0 arbiter start");
+        // Game 5 is refused at `arbiter open` and at `arbiter start`, naming the clause, with
+        // nothing recorded.
+        let m = given_game(game_from_text(file, &text, 5, None), HUMAN_WHITE);
+        let m = m
+            .when("0 arbiter open")
+            .then_refused_saying(
+                "1",
+                &format!("the match has 4 games ({name}, clause match): game 5 may not be opened"),
+            )
+            .m;
+        let m = m
+            .when("0 arbiter start")
+            .then_refused_saying("1", "game 5 may not be opened")
+            .m;
+        assert!(m.log.is_empty(), "{file}: nothing recorded");
+        assert_eq!(m.game().phase(), Phase::Draft);
+    }
+    // A six-game match: game 6 opens, game 7 does not.
+    given_game(deep_blue_game(6, None), MACHINE_WHITE).and("0 arbiter start");
+    Match::new(deep_blue_game(7, None))
+        .when("0 arbiter open")
+        .then_refused_saying("1", "the match has 6 games");
+}

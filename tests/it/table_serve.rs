@@ -770,6 +770,8 @@ fn table_serve_arbiter_acts_from_the_control_channel() {
     writeln!(ctl, "pause a seat's machine rebooting").unwrap();
     writeln!(ctl, "note the table waits").unwrap();
     writeln!(ctl, "bogus line").unwrap();
+    writeln!(ctl, "eject white abusive talk").unwrap();
+    writeln!(ctl, "end black ruled").unwrap();
     writeln!(ctl, "resume").unwrap();
     writeln!(ctl, "end NONE ruled by the arbiter in the test").unwrap();
     ctl.flush().unwrap();
@@ -785,7 +787,132 @@ fn table_serve_arbiter_acts_from_the_control_channel() {
         assert_eq!(e[0]["actor"], "arbiter", "{k} is the arbiter's act");
     }
     assert_eq!(winner(&es), "NONE");
-    assert!(server_said(&m, &s).contains("bogus"), "a bad line is said");
+    let said = server_said(&m, &s);
+    assert!(said.contains("bogus"), "a bad line is said");
+    // A board game's side is refused by name, and records nothing.
+    assert!(
+        said.contains("control refused: \"eject white abusive talk\": \"white\" is a board game's side: a werewolf table has no white or black"),
+        "{said}"
+    );
+    assert!(
+        said.contains("\"end black ruled\": \"black\" is a board game's side"),
+        "{said}"
+    );
+    assert!(kinds(&es, "ejected").is_empty());
+}
+
+#[test]
+fn table_serve_arbiter_acts_from_the_control_socket_each_one_entry() {
+    use arbiter::table::control::send;
+    if !python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = match_dir(tmp.path());
+    // Before any serve: no table answers.
+    let none = send(&m, None, "note nobody hears").unwrap_err().to_string();
+    assert!(none.contains("no table is served"), "{none}");
+    let mut s = serve(&m, P5, "127.0.0.1:0", &["--games", "1"], Stdio::null());
+    let sock = m.join("control.sock");
+    {
+        use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+        let md = std::fs::symlink_metadata(&sock).unwrap();
+        assert!(md.file_type().is_socket());
+        assert_eq!(md.permissions().mode() & 0o777, 0o600, "owner-only");
+    }
+    // Between games (seats still connecting): refused, nothing recorded.
+    let early = send(&m, Some(1), "note too early").unwrap();
+    assert!(
+        !early.recorded && early.text.contains("no game is under way"),
+        "{early:?}"
+    );
+    // A second serve of the same folder is refused while this one runs.
+    let second = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["serve", "--match"])
+        .arg(&m)
+        .args(["--rules", P5, "--listen", "127.0.0.1:0", "--games", "1"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    assert!(
+        String::from_utf8_lossy(&second.stderr)
+            .contains("another arbiter serve runs this match folder"),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    assert!(
+        sock.exists(),
+        "the refused serve leaves the running one's socket"
+    );
+    let mut seats: Vec<Child> = (1..=5)
+        .map(|i| {
+            seat(
+                &s.url,
+                &format!("kit{i}"),
+                if i == 1 { "probe" } else { "none" },
+                &[],
+            )
+        })
+        .collect();
+    wait_for_entry(&m, "the deal", |e| e["kind"] == "dealt");
+    let before = entries(&m, 1).len();
+    // Refused: another game, no such seat, out of place for the rules. Nothing recorded.
+    for (line, game, why) in [
+        (
+            "note for game 2",
+            Some(2),
+            "game 2 is not the game under way",
+        ),
+        ("eject #9 no such seat", Some(1), "no seat \"#9\""),
+        ("resume", Some(1), "not paused"),
+        ("halt now", Some(1), "unknown control command"),
+    ] {
+        let r = send(&m, game, line).unwrap();
+        assert!(!r.recorded, "{line}: {r:?}");
+        assert!(
+            r.text.contains(why) && r.text.contains("nothing recorded"),
+            "{line}: {r:?}"
+        );
+    }
+    let paused = send(&m, Some(1), "pause a seat's machine rebooting").unwrap();
+    assert!(paused.recorded, "{paused:?}");
+    let es = entries(&m, 1);
+    let arbiter: Vec<&Value> = es[before..]
+        .iter()
+        .filter(|e| e["actor"] == "arbiter")
+        .collect();
+    assert_eq!(arbiter.len(), 1, "one act, one entry of the arbiter's");
+    let e = arbiter[0];
+    assert_eq!(e["kind"], "paused");
+    assert_eq!(e["body"]["reason"], "a seat's machine rebooting");
+    assert!(e["clause"].as_str().unwrap().contains("the arbiter's acts"));
+    // The answer names the entry it recorded: written and synced before it came.
+    let seq = e["seq"].as_u64().unwrap();
+    assert!(
+        paused.text.contains(&format!("#{seq}: paused")),
+        "{paused:?}"
+    );
+    let ended = send(&m, Some(1), "end NONE ruled from the game master's screen").unwrap();
+    assert!(ended.recorded && ended.text.contains("ruled"), "{ended:?}");
+    assert!(wait(&mut s.child, "arbiter serve", 60).success());
+    for c in &mut seats {
+        wait(c, "seat", 20);
+    }
+    let es = entries(&m, 1);
+    let acts: Vec<&str> = es
+        .iter()
+        .filter(|e| e["actor"] == "arbiter")
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        acts,
+        ["paused", "ruled"],
+        "each act is one entry; refusals none"
+    );
+    assert_eq!(winner(&es), "NONE");
+    assert_game_recorded(&m, &es);
+    assert!(!sock.exists(), "serve removes its socket when it ends");
 }
 
 #[test]
@@ -906,8 +1033,20 @@ fn table_serve_listens_and_opens_no_outbound_connection() {
         "serve connected out:\n{}",
         outbound.join("\n")
     );
-    let sockets = calls.lines().filter(|l| l.contains("socket(")).count();
-    assert_eq!(sockets, 1, "one socket, the listener: {calls}");
+    // One network socket, the listener; besides it only the match folder's control socket (a
+    // file of the folder, for the game master's screen).
+    let network = calls
+        .lines()
+        .filter(|l| l.contains("socket(") && !l.contains("socket(AF_UNIX"))
+        .count();
+    assert_eq!(network, 1, "one network socket, the listener: {calls}");
+    let sock = m.join("control.sock").display().to_string();
+    let unix: Vec<&str> = calls.lines().filter(|l| l.contains("AF_UNIX")).collect();
+    assert!(
+        unix.iter()
+            .all(|l| l.contains("socket(AF_UNIX") || l.contains(&format!("sun_path=\"{sock}\""))),
+        "a Unix socket elsewhere than the match folder's control socket: {calls}"
+    );
 }
 
 #[test]

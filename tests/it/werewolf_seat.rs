@@ -813,3 +813,376 @@ fn werewolf_seat_connects_again_when_the_table_restarts() {
     );
     assert_eq!(es.last().unwrap()["kind"], "game_ended");
 }
+
+// ----- the game master's acts, end to end -----
+
+const PASS: &str = "the arbiter's own passphrase";
+
+/// A match folder whose arbiter key is encrypted with [`PASS`] (the tests' cheap KDF cost).
+fn encrypted_match(m: &Path) {
+    use arbiter::record::sign;
+    let public = sign::keygen_with_rounds(
+        &m.join("keys").join("arbiter"),
+        Some(PASS),
+        "test arbiter",
+        sign::TEST_KDF_ROUNDS,
+    )
+    .unwrap();
+    sign::ensure_allowed_signer(m, "arbiter", &public).unwrap();
+}
+
+/// The arbiter's entries of game 1, as (kind, body).
+fn arbiter_entries(m: &Path) -> Vec<(String, Value)> {
+    entries(m)
+        .into_iter()
+        .filter(|e| e["actor"] == "arbiter")
+        .map(|e| (e["kind"].as_str().unwrap().to_string(), e["body"].clone()))
+        .collect()
+}
+
+/// Type the passphrase at the open prompt; the screen once `done` is on it.
+fn passphrase(t: &Tmux, done: &str) -> String {
+    t.type_text(PASS);
+    t.keys(&["Enter"]);
+    t.wait_for(done, Duration::from_secs(15))
+}
+
+#[test]
+fn werewolf_master_acts_typed_on_the_screens_reach_the_log_and_the_seats() {
+    if !ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    encrypted_match(&m);
+    let md = m.display().to_string();
+    let profile = crate::pty::repo_dir().join(PROFILE).display().to_string();
+    let mut reap = Reap(Vec::new());
+    // The audience's screen, started before any game: it waits for the game.
+    let audience = Tmux::start_shell(
+        "ww-gm-audience",
+        &format!("LANG=C.UTF-8 exec {{arbiter}} display --match '{md}'"),
+        tmp.path(),
+        80,
+        24,
+    );
+    audience.wait_for("waiting for the game", Duration::from_secs(15));
+    // `serve` on a terminal: the game master's screen itself.
+    let serve = Tmux::start_shell(
+        "ww-gm-serve",
+        &format!(
+            "LANG=C.UTF-8 ARBITER_GM_PASS=\"{PASS}\" exec {{arbiter}} serve --match '{md}' --rules '{profile}' --listen 127.0.0.1:0 --games 1 --passphrase-env ARBITER_GM_PASS"
+        ),
+        tmp.path(),
+        120,
+        40,
+    );
+    let s = serve.wait_for("serving ws://", Duration::from_secs(20));
+    let url = {
+        let i = s.find("ws://").unwrap();
+        let rest = &s[i..];
+        rest[..rest.find("/ws").unwrap() + 3].to_string()
+    };
+    let seat = Tmux::start_shell(
+        "ww-gm-seat",
+        &format!("LANG=C.UTF-8 exec {{arbiter}} seat --connect {url} --team human"),
+        tmp.path(),
+        80,
+        24,
+    );
+    seat.wait_for("answered NAME as human1", Duration::from_secs(20));
+    let mut bots: Vec<Child> = (1..=4)
+        .map(|i| {
+            Command::new("python3")
+                .arg(SEAT)
+                .args(["--url", &url, "--name", &format!("bot{i}")])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let until = Instant::now() + Duration::from_secs(20);
+    while !entries(&m).iter().any(|e| e["kind"] == "dealt") {
+        assert!(Instant::now() < until, "no deal within 20 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+
+    // On serve's own screen: pause the table, with the passphrase.
+    serve.wait_for("human1, human", Duration::from_secs(10));
+    serve.keys(&["p"]);
+    serve.wait_for("the reason:", Duration::from_secs(5));
+    serve.type_text("power cut in hall B");
+    serve.keys(&["Enter"]);
+    serve.wait_for_all(
+        &["the table PAUSES", "«paused»", "«power cut in hall B»"],
+        Duration::from_secs(5),
+    );
+    serve.keys(&["y"]);
+    serve.wait_for("arbiter's passphrase (signing key)", Duration::from_secs(5));
+    passphrase(&serve, "recorded in game 1's log as #");
+    let acts = arbiter_entries(&m);
+    assert_eq!(acts.len(), 1, "{acts:?}");
+    assert_eq!(acts[0].0, "paused");
+    assert_eq!(acts[0].1["reason"], "power cut in hall B");
+    serve.wait_for("PAUSED", Duration::from_secs(5));
+
+    // On `play --match`'s screen, another process: end the game with a ruling. A wrong
+    // passphrase first: nothing reaches the table, the prompt stays open.
+    let gm = Tmux::start_shell(
+        "ww-gm-play",
+        &format!("LANG=C.UTF-8 exec {{arbiter}} play --match '{md}'"),
+        tmp.path(),
+        80,
+        24,
+    );
+    gm.wait_for_all(&["Game master", "PAUSED"], Duration::from_secs(15));
+    gm.keys(&["x"]);
+    gm.wait_for("the ruling's winner", Duration::from_secs(5));
+    gm.keys(&["Down", "Down", "Enter"]);
+    gm.wait_for("the ruling's reason (NONE wins)", Duration::from_secs(5));
+    gm.type_text("the hall lost power for good");
+    gm.keys(&["Enter"]);
+    gm.wait_for_all(
+        &["the game ENDS now with NO winner", "«ruled»"],
+        Duration::from_secs(5),
+    );
+    gm.keys(&["y"]);
+    gm.wait_for("arbiter's passphrase (signing key)", Duration::from_secs(5));
+    gm.type_text("not the passphrase");
+    gm.keys(&["Enter"]);
+    let s = gm.wait_for("wrong passphrase", Duration::from_secs(10));
+    let failed = Instant::now();
+    assert!(s.contains("the next is taken in 1 s"), "{s}");
+    assert!(
+        s.contains("arbiter's passphrase (signing key)"),
+        "the prompt stays open:\n{s}"
+    );
+    assert_eq!(
+        arbiter_entries(&m).len(),
+        1,
+        "a wrong passphrase records nothing"
+    );
+    // As long as the screen says the next passphrase waits.
+    while failed.elapsed() < Duration::from_secs(1) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let s = passphrase(&gm, "recorded in game 1's log as #");
+    assert!(s.contains("ruled"), "{s}");
+
+    // The log: each act one entry of the arbiter's, with its clause and reason.
+    let es = entries(&m);
+    let acts: Vec<&Value> = es.iter().filter(|e| e["actor"] == "arbiter").collect();
+    assert_eq!(
+        acts.iter()
+            .map(|e| e["kind"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["paused", "ruled"]
+    );
+    for e in &acts {
+        assert!(
+            e["clause"].as_str().unwrap().contains("the arbiter's acts"),
+            "{e}"
+        );
+    }
+    assert_eq!(acts[1]["body"]["winner"], "NONE");
+    assert_eq!(acts[1]["body"]["reason"], "the hall lost power for good");
+    let end = es.iter().find(|e| e["kind"] == "game_ended").unwrap();
+    assert_eq!(end["body"]["winner"], "NONE");
+
+    // The seats see it: FINISH reaches every one (the agents end cleanly, the human's screen
+    // shows the game over), and the audience sees the roles now.
+    seat.wait_for("the game is over", Duration::from_secs(15));
+    for b in &mut bots {
+        let until = Instant::now() + Duration::from_secs(20);
+        let st = loop {
+            if let Some(st) = b.try_wait().unwrap() {
+                break st;
+            }
+            assert!(Instant::now() < until, "an agent did not end after FINISH");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(st.success(), "an agent failed: {st}");
+    }
+    reap.0.append(&mut bots);
+    audience.wait_for_all(
+        &["the game is over: NONE", "WEREWOLF"],
+        Duration::from_secs(15),
+    );
+    serve.wait_for_all(
+        &[
+            "ended by the arbiter: the hall lost power for good",
+            "the server stopped",
+        ],
+        Duration::from_secs(15),
+    );
+    assert!(!m.join("control.sock").exists(), "serve removed its socket");
+    serve.keys(&["q"]);
+    gm.keys(&["q"]);
+}
+
+#[test]
+fn werewolf_display_started_before_any_game_waits_then_follows_whichever_game_opens() {
+    if !tmux_available() {
+        println!("SKIPPED: tmux is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let md = m.display().to_string();
+    let d = Tmux::start_shell(
+        "ww-wait-chess",
+        &format!("LANG=C.UTF-8 exec {{arbiter}} display --match '{md}'"),
+        tmp.path(),
+        100,
+        30,
+    );
+    d.wait_for("waiting for the game", Duration::from_secs(15));
+    // A chess game opens: the board's display takes over.
+    let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["script", "examples/scripts/quick.arb", "--match"])
+        .arg(&m)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    d.wait_for_all(&["Garry Kasparov", "Nf6"], Duration::from_secs(15));
+    // A werewolf game written into an empty folder is shown as one.
+    let w = tmp.path().join("w");
+    std::fs::create_dir_all(&w).unwrap();
+    let wd = w.display().to_string();
+    let d = Tmux::start_shell(
+        "ww-wait-ww",
+        &format!("LANG=C.UTF-8 exec {{arbiter}} display --match '{wd}'"),
+        tmp.path(),
+        80,
+        24,
+    );
+    d.wait_for("waiting for the game", Duration::from_secs(15));
+    std::fs::create_dir_all(w.join("game-1")).unwrap();
+    std::fs::copy(
+        "tests/fixtures/aiwolf/human-game.jsonl",
+        w.join("game-1/log.jsonl"),
+    )
+    .unwrap();
+    d.wait_for_all(
+        &["AI Werewolf", "the game is over"],
+        Duration::from_secs(15),
+    );
+}
+
+// ----- the game master's acts, drawn -----
+
+fn gm_keys(
+    ui: &mut arbiter::board::display::gm::GmUi,
+    m: &arbiter::board::display::werewolf::Master,
+    keys: &[crossterm::event::KeyCode],
+) {
+    for k in keys {
+        let _ = arbiter::board::display::gm::on_key(
+            ui,
+            crossterm::event::KeyEvent::new(*k, crossterm::event::KeyModifiers::NONE),
+            m,
+        );
+    }
+}
+
+fn gm_text(
+    ui: &mut arbiter::board::display::gm::GmUi,
+    m: &arbiter::board::display::werewolf::Master,
+    text: &str,
+) {
+    let keys: Vec<crossterm::event::KeyCode> =
+        text.chars().map(crossterm::event::KeyCode::Char).collect();
+    gm_keys(ui, m, &keys);
+}
+
+/// The game master's screen while the human's first talk is awaited.
+fn master_at_first_talk() -> arbiter::board::display::werewolf::Master {
+    let es = recorded();
+    let sent = es
+        .iter()
+        .find(|e| e.kind == "sent" && e.body["seat"] == 0 && e.body["request"] == "TALK")
+        .unwrap();
+    arbiter::board::display::werewolf::master(&es, sent.utc + chrono::Duration::seconds(1))
+}
+
+#[test]
+fn werewolf_master_screens_eject_picker_question_and_passphrase() {
+    use arbiter::board::display::gm::GmUi;
+    use arbiter::board::display::werewolf::render_master_with;
+    use crossterm::event::KeyCode as K;
+    let m = master_at_first_talk();
+    let mut ui = GmUi {
+        asks_passphrase: true,
+        game: Some(1),
+        ..GmUi::default()
+    };
+    // The picker of the seats, the second marked.
+    gm_keys(&mut ui, &m, &[K::Char('e'), K::Down]);
+    for (w, h) in [(120, 40), (80, 24)] {
+        let s = draw(w, h, |a, b| render_master_with(&m, &ui, a, b));
+        assert!(s.contains("▶ 2 Bob POSSESSED (bot1)"), "{s}");
+        insta::assert_snapshot!(format!("werewolf_master_eject_picker_{w}x{h}"), s);
+    }
+    // What it records, asked y/n.
+    gm_keys(&mut ui, &m, &[K::Enter]);
+    gm_text(&mut ui, &m, "abusive talk");
+    gm_keys(&mut ui, &m, &[K::Enter]);
+    for (w, h) in [(120, 40), (80, 24)] {
+        let s = draw(w, h, |a, b| render_master_with(&m, &ui, a, b));
+        assert!(s.contains("is OUT") && s.contains("«ejected»"), "{s}");
+        insta::assert_snapshot!(format!("werewolf_master_eject_question_{w}x{h}"), s);
+    }
+    // The passphrase, masked, after a wrong one.
+    gm_keys(&mut ui, &m, &[K::Char('y')]);
+    gm_text(&mut ui, &m, "secret");
+    ui.message = Some(
+        "wrong passphrase: nothing reached the table · 1 failed passphrase in a row: the next is taken in 1 s · the prompt stays open (Esc leaves it)".into(),
+    );
+    for (w, h) in [(120, 40), (80, 24)] {
+        let s = draw(w, h, |a, b| render_master_with(&m, &ui, a, b));
+        assert!(s.contains("key): ******") && !s.contains("secret"), "{s}");
+        insta::assert_snapshot!(format!("werewolf_master_passphrase_{w}x{h}"), s);
+    }
+}
+
+#[test]
+fn werewolf_master_screens_ruling_and_the_wait_for_a_game() {
+    use arbiter::board::display::gm::GmUi;
+    use arbiter::board::display::werewolf::{Master, render, render_master_with};
+    use crossterm::event::KeyCode as K;
+    let m = master_at_first_talk();
+    let mut ui = GmUi {
+        game: Some(1),
+        ..GmUi::default()
+    };
+    gm_keys(&mut ui, &m, &[K::Char('x'), K::Down, K::Down, K::Enter]);
+    gm_text(&mut ui, &m, "server fault");
+    gm_keys(&mut ui, &m, &[K::Enter]);
+    for (w, h) in [(120, 40), (80, 24)] {
+        let s = draw(w, h, |a, b| render_master_with(&m, &ui, a, b));
+        assert!(s.contains("NO winner") && s.contains("y records it"), "{s}");
+        insta::assert_snapshot!(format!("werewolf_master_ruling_question_{w}x{h}"), s);
+    }
+    // `serve`'s own screen before any game, and the audience's.
+    let idle = Master::default();
+    let ui = GmUi {
+        address: Some("ws://127.0.0.1:8080/ws".into()),
+        message: Some("seat human1 waits (1 of 5)".into()),
+        ..GmUi::default()
+    };
+    let empty =
+        arbiter::board::display::werewolf::audience(&[], chrono::Utc::now(), Duration::ZERO);
+    for (w, h) in [(120, 40), (80, 24)] {
+        let s = draw(w, h, |a, b| render_master_with(&idle, &ui, a, b));
+        assert!(s.contains("serving ws://127.0.0.1:8080/ws"), "{s}");
+        insta::assert_snapshot!(format!("werewolf_master_waiting_{w}x{h}"), s);
+        let s = draw(w, h, |a, b| render(&empty, a, b));
+        assert!(
+            s.contains("waiting for the game") && !s.contains("AI Werewolf"),
+            "{s}"
+        );
+        insta::assert_snapshot!(format!("werewolf_display_waiting_{w}x{h}"), s);
+    }
+}

@@ -11,6 +11,7 @@
 //! and paints with the Board UI's own [`Painter`], so a tick of the clock draws only the clocks and
 //! the "this move" row and writes only the cells that changed; the folder is looked at when it
 //! changes (or at the safety poll), not at every tick.
+pub mod gm;
 pub mod screen;
 pub mod werewolf;
 
@@ -240,9 +241,9 @@ impl Display {
             view,
             same,
             |area, buf| screen::render_frame(s, view, area, buf),
-            |which, r, buf| {
+            |which, shown, r, buf| {
                 if let Some(v) = view {
-                    screen::render_timed(s, v, which, r, buf);
+                    screen::render_timed(s, v, which, shown, r, buf);
                 }
             },
         )?;

@@ -182,12 +182,23 @@ pub fn render_frame(s: &Shown, view: Option<&View>, area: Rect, buf: &mut Buffer
     timed
 }
 
-/// Draw one time-dependent widget of [`render_frame`] again in its area (`Some(i)`: clock `i`;
-/// `None`: the move list's "this move" row): the same cells the whole frame draws there.
-pub fn render_timed(s: &Shown, view: &View, which: Option<usize>, area: Rect, buf: &mut Buffer) {
+/// Draw one time-dependent widget of [`render_frame`] again in its area (`Some(i)`: clock `i`,
+/// the terminal showing clock `shown` there; `None`: the move list's "this move" row) over `buf`,
+/// which holds what the terminal shows there: the same cells the whole frame draws there.
+pub fn render_timed(
+    s: &Shown,
+    view: &View,
+    which: Option<usize>,
+    shown: Option<&ClockView>,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     match which.and_then(|i| view.clocks.get(i)) {
-        Some(c) => screen::clock(c, area, buf),
-        None => movelist::render_this_move(view, area, buf),
+        Some(c) => screen::clock_over(shown, c, area, buf),
+        None => {
+            buf.reset();
+            movelist::render_this_move(view, area, buf);
+        }
     }
     if s.no_color {
         plain(area, buf);

@@ -5,6 +5,10 @@
 //! every seat's role stay hidden until the game ends; then all of it is shown. With a delay,
 //! nothing appears before its entry's time plus the delay.
 //!
+//! The game master's screen ([`master`], [`render_master`]) shows everything as it happens and
+//! takes the arbiter's acts ([`super::gm`]); it writes nothing itself: the shell hands each act
+//! to the table ([`Acts`]), which records it.
+//!
 //! [`audience`] and [`render`] are pure (the time is given); [`run`] is the shell.
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -297,10 +301,15 @@ pub fn render(a: &Audience, area: Rect, buf: &mut Buffer) {
         Constraint::Length(1),
     ])
     .areas(area);
-    let mut head = vec![
-        Span::styled(" AI Werewolf ", rev),
-        Span::raw(format!(" {} · day {}", a.game_id, a.day)),
-    ];
+    let mut head = if a.seats.is_empty() {
+        // Before line 0: the match may be any game's.
+        vec![Span::styled(" arbiter display ", rev)]
+    } else {
+        vec![
+            Span::styled(" AI Werewolf ", rev),
+            Span::raw(format!(" {} · day {}", a.game_id, a.day)),
+        ]
+    };
     if a.delay_s > 0 {
         head.push(Span::raw(format!(" · {} s behind the table", a.delay_s)));
     }
@@ -369,19 +378,68 @@ fn game_to_follow(dir: &Path, only: Option<u32>) -> Option<u32> {
     only.or_else(|| crate::record::layout::games(dir).last().copied())
 }
 
+/// How a follow of the folder ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Followed {
+    /// `q`.
+    Quit,
+    /// The game that appeared (the screen waited for one) is not a werewolf game: its number.
+    NotWerewolf(u32),
+}
+
 /// Follow the werewolf game `only` (or the latest, then the next ones) of match folder `dir`
-/// until `q`, `delay` behind the table.
-pub fn run(dir: &Path, only: Option<u32>, delay: Duration) -> std::io::Result<()> {
-    follow(dir, only, delay, false)
+/// until `q`, `delay` behind the table. Before any game's line 0 is written it waits; if the
+/// game that appears is not a werewolf table's, it returns that game's number for its own screen.
+pub fn run(dir: &Path, only: Option<u32>, delay: Duration) -> std::io::Result<Followed> {
+    follow(dir, only, delay, None)
 }
 
-/// The game master's screen of game `only` (or the latest, then the next ones): read-only,
-/// nothing hidden, no delay.
-pub fn run_master(dir: &Path, only: Option<u32>) -> std::io::Result<()> {
-    follow(dir, only, Duration::ZERO, true)
+/// What the game master's screen tells the shell an act became.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActOutcome {
+    /// The act's entries are in the log (durable).
+    pub recorded: bool,
+    /// In words: the entries, or why nothing was recorded.
+    pub text: String,
 }
 
-fn follow(dir: &Path, only: Option<u32>, delay: Duration, gm: bool) -> std::io::Result<()> {
+/// How the game master's screen acts on the table: the shell's hooks.
+pub struct Acts<'a> {
+    /// How the arbiter's authorization is given at this keyboard.
+    pub authority: &'a crate::board::tui::Authority<'a>,
+    /// Hand an act (a control line, meant for the game shown) to the table; its answer.
+    pub send: &'a mut dyn FnMut(Option<u32>, &str) -> ActOutcome,
+    /// What the server said since the last call (`serve`'s own screen), oldest first.
+    pub notices: Option<&'a mut dyn FnMut() -> Vec<String>>,
+    /// The first word on the message line (a note on the key).
+    pub note: Option<String>,
+    /// The address the table is served on, when the screen is `serve`'s own.
+    pub address: Option<String>,
+}
+
+/// The game master's screen of game `only` (or the latest, then the next ones): nothing hidden,
+/// no delay, and the arbiter's acts handed to the table through `acts`.
+pub fn run_master(dir: &Path, only: Option<u32>, acts: Acts<'_>) -> std::io::Result<()> {
+    follow(dir, only, Duration::ZERO, Some(acts)).map(|_| ())
+}
+
+/// The first entry of `entries` is a werewolf table's line 0.
+fn is_werewolf(entries: &[Entry]) -> Option<bool> {
+    let first = entries.first()?;
+    Some(
+        first.kind == "game_opened"
+            && first.body["profile"]["toml"]
+                .as_str()
+                .is_some_and(crate::core::werewolf::is_werewolf),
+    )
+}
+
+fn follow(
+    dir: &Path,
+    only: Option<u32>,
+    delay: Duration,
+    mut acts: Option<Acts<'_>>,
+) -> std::io::Result<Followed> {
     use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
     use std::io::IsTerminal;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
@@ -390,7 +448,19 @@ fn follow(dir: &Path, only: Option<u32>, delay: Duration, gm: bool) -> std::io::
         ));
     }
     let mut terminal = ratatui::try_init()?;
-    let result = (|| -> std::io::Result<()> {
+    let origin = std::time::Instant::now();
+    let mono_ms = || u64::try_from(origin.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let mut ui = super::gm::GmUi {
+        asks_passphrase: matches!(
+            acts.as_ref().map(|a| a.authority),
+            Some(crate::board::tui::Authority::Passphrase(_))
+        ),
+        message: acts.as_ref().and_then(|a| a.note.clone()),
+        address: acts.as_ref().and_then(|a| a.address.clone()),
+        ..super::gm::GmUi::default()
+    };
+    let mut backoff = crate::board::tui::backoff::Backoff::default();
+    let result = (|| -> std::io::Result<Followed> {
         let mut game = game_to_follow(dir, only);
         let mut path: Option<PathBuf> = game.map(|n| crate::record::layout::log_path(dir, n));
         let mut entries: Vec<Entry> = Vec::new();
@@ -405,6 +475,13 @@ fn follow(dir: &Path, only: Option<u32>, delay: Duration, gm: bool) -> std::io::
                     len = now_len;
                 }
             }
+            // The audience waits for a game; one that is not a werewolf table's has its own
+            // screen.
+            if acts.is_none()
+                && let (Some(n), Some(false)) = (game, is_werewolf(&entries))
+            {
+                return Ok(Followed::NotWerewolf(n));
+            }
             let now = Utc::now();
             let a = audience(&entries, now, delay);
             // A finished game gives way to the next one the folder holds (unless one was asked).
@@ -418,14 +495,29 @@ fn follow(dir: &Path, only: Option<u32>, delay: Duration, gm: bool) -> std::io::
                     continue;
                 }
             }
-            if path.is_none() {
-                game = game_to_follow(dir, only);
-                path = game.map(|n| crate::record::layout::log_path(dir, n));
+            if path.is_none() || (entries.is_empty() && only.is_none()) {
+                let latest = game_to_follow(dir, only);
+                if latest != game {
+                    game = latest;
+                    path = game.map(|n| crate::record::layout::log_path(dir, n));
+                    entries.clear();
+                    len = None;
+                }
             }
+            if let Some(a) = acts.as_mut()
+                && let Some(more) = a.notices.as_mut()
+                && let Some(last) = more().pop()
+            {
+                ui.message = Some(last);
+            }
+            ui.game = game;
+            ui.no_table = acts.is_some()
+                && std::fs::symlink_metadata(crate::record::layout::control_socket(dir)).is_err();
+            let m = master(&entries, now);
             terminal.draw(|f| {
                 let area = f.area();
-                if gm {
-                    render_master(&master(&entries, now), area, f.buffer_mut());
+                if acts.is_some() {
+                    render_master_with(&m, &ui, area, f.buffer_mut());
                 } else {
                     render(&a, area, f.buffer_mut());
                 }
@@ -434,24 +526,76 @@ fn follow(dir: &Path, only: Option<u32>, delay: Duration, gm: bool) -> std::io::
             if let Some(d) = next_reveal(&entries, now, delay) {
                 wait = wait.min(d + Duration::from_millis(1));
             }
-            if crossterm::event::poll(wait)? {
-                match crossterm::event::read()? {
-                    TermEvent::Key(k)
-                        if k.kind != KeyEventKind::Release
-                            && (matches!(k.code, KeyCode::Char('q') | KeyCode::Char('Q'))
-                                || (k.code == KeyCode::Char('c')
-                                    && k.modifiers.contains(KeyModifiers::CONTROL))) =>
-                    {
-                        return Ok(());
-                    }
-                    TermEvent::Resize(..) => terminal.autoresize()?,
-                    _ => {}
-                }
+            if !crossterm::event::poll(wait)? {
+                continue;
             }
+            let key = match crossterm::event::read()? {
+                TermEvent::Key(k) if k.kind != KeyEventKind::Release => k,
+                TermEvent::Resize(..) => {
+                    terminal.autoresize()?;
+                    continue;
+                }
+                _ => continue,
+            };
+            let Some(acts) = acts.as_mut() else {
+                if matches!(key.code, KeyCode::Char('q') | KeyCode::Char('Q'))
+                    || (key.code == KeyCode::Char('c')
+                        && key.modifiers.contains(KeyModifiers::CONTROL))
+                {
+                    return Ok(Followed::Quit);
+                }
+                continue;
+            };
+            use super::gm::Do;
+            let draft = match super::gm::on_key(&mut ui, key, &m) {
+                Do::Nothing => continue,
+                Do::Quit => return Ok(Followed::Quit),
+                Do::Send(d) => d,
+                Do::Check { draft, passphrase } => {
+                    let t = mono_ms();
+                    if backoff.wait_left(t).is_some() {
+                        // Too soon after a failure: not checked, the prompt stays open.
+                        ui.message = Some(format!("passphrase not checked: {}", backoff.say(t)));
+                        super::gm::reopen(&mut ui, draft);
+                        continue;
+                    }
+                    if passphrase.is_empty() {
+                        ui.message = Some(
+                            "type the arbiter's passphrase, then Enter (Esc leaves the prompt)"
+                                .into(),
+                        );
+                        super::gm::reopen(&mut ui, draft);
+                        continue;
+                    }
+                    let ok = match acts.authority {
+                        crate::board::tui::Authority::Passphrase(check) => check(&passphrase),
+                        _ => true,
+                    };
+                    drop(passphrase);
+                    if !ok {
+                        let t = mono_ms();
+                        backoff.fail(t);
+                        ui.message = Some(format!(
+                            "wrong passphrase: nothing reached the table · {} · the prompt stays open (Esc leaves it)",
+                            backoff.say(t)
+                        ));
+                        super::gm::reopen(&mut ui, draft);
+                        continue;
+                    }
+                    backoff.succeed();
+                    draft
+                }
+            };
+            let out = (acts.send)(game, &draft.line());
+            ui.message = Some(if out.recorded {
+                out.text
+            } else {
+                format!("not recorded: {}", out.text)
+            });
         }
     })();
     let restored = ratatui::try_restore();
-    result.and(restored)
+    result.and_then(|f| restored.map(|()| f))
 }
 
 /// The game master's screen: every seat with its role and connection, the request awaited and
@@ -593,29 +737,43 @@ pub fn master(entries: &[Entry], now: DateTime<Utc>) -> Master {
     m
 }
 
-/// Draw the game master's screen.
+/// Draw the game master's screen, no act under way.
 pub fn render_master(m: &Master, area: Rect, buf: &mut Buffer) {
+    render_master_with(m, &super::gm::GmUi::default(), area, buf);
+}
+
+/// Draw the game master's screen with the acts' state: the message line, and the act's dialog
+/// over the screen.
+pub fn render_master_with(m: &Master, ui: &super::gm::GmUi, area: Rect, buf: &mut Buffer) {
     let bold = Style::default().add_modifier(Modifier::BOLD);
     let rev = Style::default().add_modifier(Modifier::REVERSED);
     let a = &m.table;
-    let [title, middle, wait, foot] = Layout::vertical([
+    let [title, middle, wait, said, foot] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(6),
+        Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Length(1),
     ])
     .areas(area);
     let mut head = vec![
         Span::styled(" Game master ", rev),
-        Span::raw(format!(
-            " {} · day {} · game time {:.1} s",
-            a.game_id,
-            a.day,
-            m.game_ms as f64 / 1000.0
-        )),
+        Span::raw(if a.seats.is_empty() {
+            " waiting for the game".to_string()
+        } else {
+            format!(
+                " {} · day {} · game time {:.1} s",
+                a.game_id,
+                a.day,
+                m.game_ms as f64 / 1000.0
+            )
+        }),
     ];
     if m.paused {
         head.push(Span::styled(" · PAUSED", bold));
+    }
+    if let Some(at) = &ui.address {
+        head.push(Span::raw(format!(" · serving {at}")));
     }
     if let Some(e) = &a.ended {
         head.push(Span::styled(format!(" · over: {e}"), bold));
@@ -673,6 +831,9 @@ pub fn render_master(m: &Master, area: Rect, buf: &mut Buffer) {
     tail("Incidents", &m.incidents, inc, buf);
     tail("Table", &a.lines, talk, buf);
     let w = match &m.pending {
+        Some((who, what, _)) if m.paused => {
+            format!("awaiting {who}: {what} · PAUSED: no deadline runs")
+        }
         Some((who, what, Some(d))) => format!(
             "awaiting {who}: {what}, due at {:.1} s ({:+.1} s)",
             *d as f64 / 1000.0,
@@ -682,9 +843,16 @@ pub fn render_master(m: &Master, area: Rect, buf: &mut Buffer) {
         None => "no answer awaited".into(),
     };
     Paragraph::new(Line::styled(w, bold)).render(wait, buf);
+    if a.seats.is_empty() && ui.message.is_none() {
+        Paragraph::new(Line::raw("waiting for the game")).render(said, buf);
+    }
+    if let Some(t) = &ui.message {
+        Paragraph::new(Line::raw(t.clone())).render(said, buf);
+    }
     Paragraph::new(Line::from(vec![
         Span::styled("q quit", bold),
-        Span::raw("  · acts: serve --control (pause, resume, note, eject, readmit, end)"),
+        Span::raw(" · p pause · r resume · n note · e eject · a readmit · x end (ruling)"),
     ]))
     .render(foot, buf);
+    super::gm::render(ui, m, area, buf);
 }

@@ -14,6 +14,7 @@
 //! keeps only every [`SEGMENT`]-th value and the segment in use (flat memory), so a beat costs
 //! about two hashes per slot on average. A chain that runs out (the boot clock past slot `L`) is
 //! renewed with a new seed and anchor, signed once.
+use std::fmt::Write as _;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
@@ -32,6 +33,8 @@ pub const CHAIN_LENGTH: u64 = 8192;
 pub const SEGMENT: u64 = 128;
 /// The longest chain a reopen walks (a hostile file cannot make it hash for long).
 pub const MAX_CHAIN_LENGTH: u64 = 1 << 20;
+/// The beat line's length (padded with spaces), so that a beat overwrites the last in place.
+const BEAT_LINE: usize = 255;
 /// How far a beat's own game time and UTC may lie from what its anchor gives for its boot time.
 pub const TIME_TOLERANCE_MS: i64 = 2_000;
 
@@ -273,14 +276,24 @@ impl Beater {
         let c = self.current.as_mut()?;
         let i = (t.boottime_ms - c.anchor.boottime_ms) / c.anchor.slot_ms;
         let value = c.chain.value(i)?;
-        let beat = format!(
+        // The anchor line, then the beat line padded to 255 characters (all ASCII), written
+        // straight into one string: the idle board makes this every second.
+        let mut out = String::with_capacity(c.line.len() + BEAT_LINE + 2);
+        out.push_str(&c.line);
+        out.push('\n');
+        let start = out.len();
+        let _ = write!(
+            out,
             "{{\"i\":{i},\"boottime_ms\":{},\"mono_ms\":{},\"utc\":\"{}\",\"value\":\"{}\"}}",
             t.boottime_ms,
             t.mono_ms,
             crate::log::format_utc(t.utc),
             hex::encode(value)
         );
-        Some(format!("{}\n{beat:<255}\n", c.line))
+        let pad = BEAT_LINE.saturating_sub(out.len() - start);
+        out.extend(std::iter::repeat_n(' ', pad));
+        out.push('\n');
+        Some(out)
     }
 
     /// The chain in use (tests: its memory).
@@ -429,6 +442,8 @@ pub struct BeatFile {
     failing: bool,
     /// The v2 beats of this session.
     pub beater: Beater,
+    /// The game's origin and the beat's path, made at the session's first beat.
+    pub names: Option<(String, std::path::PathBuf)>,
 }
 
 impl BeatFile {

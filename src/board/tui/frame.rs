@@ -253,7 +253,7 @@ impl Painter {
             Some(view),
             same,
             |area, buf| render_frame(view, screen, status, area, buf),
-            |which, r, buf| render_timed(view, screen, which, r, buf),
+            |which, shown, r, buf| render_timed(view, screen, which, shown, r, buf),
         )?;
         if self.whole != whole {
             self.board = Some(BoardMemo {
@@ -272,13 +272,15 @@ impl Painter {
     /// `timed` draws again only the time-dependent widgets (`Some(i)`: clock `i`; `None`: the
     /// move list's "this move" row) in their areas. Otherwise `whole` draws the whole frame and
     /// says where those widgets are (`None`: something covers them, the next frame is whole).
+    /// `timed` draws over a buffer that holds what the terminal shows in its area, and is told
+    /// which clock the terminal shows there (so that a tick may draw only a clock's face).
     pub fn paint_screen<B: Backend>(
         &mut self,
         backend: &mut B,
         view: Option<&View>,
         same: bool,
         whole: impl FnOnce(Rect, &mut Buffer) -> Option<Timed>,
-        mut timed: impl FnMut(Option<usize>, Rect, &mut Buffer),
+        mut timed: impl FnMut(Option<usize>, Option<&ClockView>, Rect, &mut Buffer),
     ) -> Result<(), B::Error> {
         let area = self.shown.area;
         let kept = match (&self.memo, view) {
@@ -325,15 +327,18 @@ impl Painter {
                         };
                     }
                     let part = &mut self.parts[k];
+                    let mut shown = None;
                     if let Some(i) = which {
                         let now = view.clocks.get(i);
                         if now.is_some() && part.clock.as_ref() == now {
                             continue;
                         }
-                        part.clock = now.cloned();
+                        shown = std::mem::replace(&mut part.clock, now.cloned());
                     }
-                    part.next.reset();
-                    timed(which, r, &mut part.next);
+                    // Drawn over what the terminal shows there: a clock whose time alone
+                    // changed draws only its face.
+                    part.next.content.clone_from(&part.prev.content);
+                    timed(which, shown.as_ref(), r, &mut part.next);
                     let mut rows = Vec::new();
                     let changed = part.prev.diff(&part.next);
                     for (_, y, _) in &changed {

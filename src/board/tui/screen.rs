@@ -92,14 +92,25 @@ pub fn render_frame(
 }
 
 /// Draw again only what changes with the time, where [`render_frame`] said, into `buf` (whose
-/// area may be just that widget's): clock `which` (0, 1), or (`None`) the move list's "this move"
-/// row, `area` being [`movelist::this_move_row`] of the list's area. Cells are
-/// the same as a whole [`render`] of the same state would give.
-pub fn render_timed(view: &View, ui: &UiState, which: Option<usize>, area: Rect, buf: &mut Buffer) {
+/// area may be just that widget's, and which holds what the terminal shows there): clock `which`
+/// (0, 1), the terminal showing clock `shown` there (then only its face may need drawing), or
+/// (`None`) the move list's "this move" row, `area` being [`movelist::this_move_row`] of the
+/// list's area. Cells are the same as a whole [`render`] of the same state would give.
+pub fn render_timed(
+    view: &View,
+    ui: &UiState,
+    which: Option<usize>,
+    shown: Option<&ClockView>,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     match which.and_then(|i| view.clocks.get(i)) {
-        Some(c) => clock(c, area, buf),
+        Some(c) => clock_over(shown, c, area, buf),
         // The move list's "this move" row ([`movelist::this_move_row`]).
-        None => movelist::render_this_move(view, area, buf),
+        None => {
+            buf.reset();
+            movelist::render_this_move(view, area, buf);
+        }
     }
     if ui.no_color {
         strip_colour(area, buf);
@@ -598,20 +609,12 @@ fn clock_state(c: &ClockView) -> (&'static str, Color) {
 /// One big clock with its state in words (the Board UI's, shared with `arbiter display`).
 pub fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
     let (mark, colour) = clock_state(c);
-    let live = !matches!(
-        c.state,
-        ClockState::Waiting | ClockState::NotStarted | ClockState::Over
-    );
-    let (border, digits) = if live {
-        (
-            Style::new().fg(colour).add_modifier(Modifier::BOLD),
-            Style::new().fg(colour).add_modifier(Modifier::BOLD),
-        )
+    let live = is_live(c);
+    let digits = digits_style(c);
+    let border = if live {
+        Style::new().fg(colour).add_modifier(Modifier::BOLD)
     } else {
-        (
-            Style::new().fg(Color::DarkGray),
-            Style::new().fg(Color::Gray),
-        )
+        Style::new().fg(Color::DarkGray)
     };
     let title = match &c.shogi {
         // A shogi clock names its side as shogi does, with the entrant's kind (Denryu-sen 5.2).
@@ -640,11 +643,7 @@ pub fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
     if inner.height == 0 {
         return;
     }
-    // In byo-yomi the face counts down the current period.
-    let face = match c.byoyomi {
-        Some(b) if b.in_byoyomi => timefmt::clock(i64::try_from(b.period_left_ms).unwrap_or(0)),
-        _ => timefmt::clock(c.shown_ms),
-    };
+    let face = face_of(c);
     if inner.height == 1 {
         // The smallest layout: the time and the state on one line.
         Line::from(vec![
@@ -688,29 +687,125 @@ pub fn clock(c: &ClockView, area: Rect, buf: &mut Buffer) {
         ])
         .find(|s| s.chars().count() <= usize::from(inner.width))
         .unwrap_or_default();
-    let big_h = inner.height.saturating_sub(1);
-    match digits_for(inner.width, big_h) {
-        Some((px, h)) => {
-            let top = inner.y + (big_h - h) / 2;
-            let big_area = Rect::new(inner.x, top, inner.width, h);
-            BigText::builder()
-                .pixel_size(px)
-                .style(digits)
-                .lines(vec![Line::from(face)])
-                .centered()
-                .build()
-                .render(big_area, buf);
-        }
-        None => {
-            let r = Rect::new(inner.x, inner.y, inner.width, 1);
-            Line::from(face).style(digits).centered().render(r, buf);
-        }
-    }
+    let (face_area, px) = face_area(inner);
+    draw_face(face, px, digits, face_area, buf);
     let info_area = Rect::new(inner.x, inner.y + inner.height - 1, inner.width, 1);
     Line::from(info)
         .style(Style::new().fg(Color::Gray))
         .centered()
         .render(info_area, buf);
+}
+
+/// What a clock's face shows: its time, or in byo-yomi the current period's.
+fn face_of(c: &ClockView) -> String {
+    match c.byoyomi {
+        Some(b) if b.in_byoyomi => timefmt::clock(i64::try_from(b.period_left_ms).unwrap_or(0)),
+        _ => timefmt::clock(c.shown_ms),
+    }
+}
+
+/// Where a clock's face is inside its frame (`inner`, of two lines or more: the last one is the
+/// period line), and in which size: big digits, or (`None`) one line of text.
+fn face_area(inner: Rect) -> (Rect, Option<PixelSize>) {
+    let big_h = inner.height.saturating_sub(1);
+    match digits_for(inner.width, big_h) {
+        Some((px, h)) => {
+            let top = inner.y + (big_h - h) / 2;
+            (Rect::new(inner.x, top, inner.width, h), Some(px))
+        }
+        None => (Rect::new(inner.x, inner.y, inner.width, 1), None),
+    }
+}
+
+fn draw_face(face: String, px: Option<PixelSize>, style: Style, area: Rect, buf: &mut Buffer) {
+    match px {
+        Some(px) => BigText::builder()
+            .pixel_size(px)
+            .style(style)
+            .lines(vec![Line::from(face)])
+            .centered()
+            .build()
+            .render(area, buf),
+        None => Line::from(face).style(style).centered().render(area, buf),
+    }
+}
+
+/// The style of a clock's digits: its state's colour while it is live, grey otherwise.
+fn digits_style(c: &ClockView) -> Style {
+    let (_, colour) = clock_state(c);
+    if is_live(c) {
+        Style::new().fg(colour).add_modifier(Modifier::BOLD)
+    } else {
+        Style::new().fg(Color::Gray)
+    }
+}
+
+fn is_live(c: &ClockView) -> bool {
+    !matches!(
+        c.state,
+        ClockState::Waiting | ClockState::NotStarted | ClockState::Over
+    )
+}
+
+/// Whether clock `c` is drawn as `shown` is but for the time on its face: same frame, title,
+/// state, colour and period line. Every field is named, so a field added to the clock is decided
+/// here.
+fn only_time_differs(shown: &ClockView, c: &ClockView) -> bool {
+    let ClockView {
+        side,
+        name,
+        kind,
+        shown_ms: _,
+        remaining_ms: _,
+        running,
+        period,
+        moves_made,
+        moves_to_control,
+        state,
+        // In byo-yomi the period line counts periods: drawn whole when anything in it differs.
+        byoyomi,
+        shogi,
+    } = c;
+    *side == shown.side
+        && *name == shown.name
+        && *kind == shown.kind
+        && *running == shown.running
+        && *period == shown.period
+        && *moves_made == shown.moves_made
+        && *moves_to_control == shown.moves_to_control
+        && *state == shown.state
+        && *byoyomi == shown.byoyomi
+        && *shogi == shown.shogi
+        // The colour turns amber near the end of the time.
+        && clock_state(c) == clock_state(shown)
+}
+
+/// Draw clock `c` into `buf`, which holds what the terminal shows in `area`: clock `shown` as
+/// [`clock`] drew it, or anything else (`None`). When only the time differs, only the face is
+/// drawn again; otherwise the whole clock. Either way `buf` ends as [`clock`] draws `c` on an
+/// empty buffer.
+pub fn clock_over(shown: Option<&ClockView>, c: &ClockView, area: Rect, buf: &mut Buffer) {
+    let inner = Rect::new(
+        area.x.saturating_add(1),
+        area.y.saturating_add(1),
+        area.width.saturating_sub(2),
+        area.height.saturating_sub(2),
+    );
+    if let Some(s) = shown
+        && inner.height >= 2
+        && only_time_differs(s, c)
+    {
+        let (r, px) = face_area(inner);
+        for y in r.top()..r.bottom() {
+            for x in r.left()..r.right() {
+                buf[(x, y)].reset();
+            }
+        }
+        draw_face(face_of(c), px, digits_style(c), r, buf);
+        return;
+    }
+    buf.reset();
+    clock(c, area, buf);
 }
 
 fn tag(text: &str, color: Color) -> Span<'static> {

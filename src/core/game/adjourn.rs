@@ -48,16 +48,30 @@ impl Game {
                 self.no_pending_press(c::ARBITER)?;
                 let side = self.clock_side();
                 let number = self.moves_of(side).saturating_add(1);
-                if let Some(after) = rules.after_move
-                    && self.moves_of(Side::White).max(self.moves_of(Side::Black)) < after
-                {
-                    return refuse(
-                        c::ARBITER,
-                        format!(
-                            "the game may be adjourned only after move {after} ({}, clause {})",
-                            self.profile.profile.name, rules.clause
-                        ),
-                    );
+                if let Some(after) = rules.after_move {
+                    let moved = self.moves_of(Side::White).max(self.moves_of(Side::Black));
+                    let played = now.saturating_sub(self.session_since.unwrap_or(now));
+                    let hours_passed = rules
+                        .after_hours
+                        .is_some_and(|h| played >= Ms::from(h).saturating_mul(3_600_000));
+                    if moved < after && !hours_passed {
+                        let or_hours = match rules.after_hours {
+                            Some(h) => format!(
+                                " or after {h} hours of play ({} played since play began)",
+                                crate::core::timefmt::clock(
+                                    i64::try_from(played).unwrap_or(i64::MAX)
+                                )
+                            ),
+                            None => String::new(),
+                        };
+                        return refuse(
+                            c::ARBITER,
+                            format!(
+                                "the game may be adjourned only after move {after}{or_hours} ({}, clause {})",
+                                self.profile.profile.name, rules.clause
+                            ),
+                        );
+                    }
                 }
                 match (rules.sealed, sealed_sha256) {
                     (true, None) => {
@@ -256,6 +270,7 @@ impl Game {
                 }
                 self.clock.resume(at);
                 self.stop = None;
+                self.session_since = Some(at);
             }
             _ => {}
         }

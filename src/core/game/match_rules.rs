@@ -1,7 +1,8 @@
 //! Rules of the match across games (a profile's `[match]`): the operator replaceable
 //! during a game only when it is not the human's turn (Deep Blue 1996/97), colours alternating by
 //! game number whatever postponements or forfeits happen (Deep Blue 1996/97), and no further game
-//! once the match is decided unless the rules still play the remaining games (X3D 2003; Bonn 2006).
+//! once the match is decided unless the rules still play the remaining games (X3D 2003; Bonn 2006),
+//! and none beyond the match's length (a four-game match has no fifth game).
 //!
 //! The core reads no file: what the earlier games of the match say (the colours of one of them,
 //! the score) is gathered by the shell into a [`MatchHistory`] given with the game.
@@ -76,6 +77,24 @@ impl Game {
             .match_rules
             .as_ref()?
             .decided_text(&self.history.scores)
+    }
+
+    /// No game is opened beyond the match's length: game N+1 of an N-game match is refused,
+    /// naming the rule (none of the matches' rules provides a tie-break).
+    pub(super) fn check_match_length(&self) -> Result<(), Refusal> {
+        let Some(m) = self.profile.match_rules.as_ref() else {
+            return Ok(());
+        };
+        match m.games {
+            Some(n) if self.ctx.game > n => refuse(
+                c::ARBITER,
+                format!(
+                    "the match has {n} games ({}, clause {}): game {} may not be opened, and these rules provide no tie-break",
+                    self.profile.profile.name, m.clause, self.ctx.game
+                ),
+            ),
+            _ => Ok(()),
+        }
     }
 
     /// No game is opened after the match is decided, unless the rules still play the remaining

@@ -124,7 +124,7 @@ impl Game {
                 let game_clock = self.remaining(m, now);
                 let threshold = self.sync_threshold_ms();
                 let diff = *reading_ms as i64 - game_clock;
-                let owed = diff.unsigned_abs() >= threshold;
+                let owed = self.profile.sync_rule() && diff.unsigned_abs() >= threshold;
                 self.one(
                     now,
                     Actor::Operator,
@@ -141,8 +141,14 @@ impl Game {
             C::SyncInternalClock => {
                 self.playing()?;
                 let m = self.need_machine()?;
+                // Without a sync rule nothing is owed, but the operator may still set the
+                // engine's clock to the official one after reporting a difference.
+                let voluntary = |r: &InternalReport| {
+                    !self.profile.sync_rule()
+                        && r.diff_ms.unsigned_abs() >= self.sync_threshold_ms()
+                };
                 match &self.internal {
-                    Some(r) if r.owed => self.one(
+                    Some(r) if r.owed || voluntary(r) => self.one(
                         now,
                         Actor::Operator,
                         c::INTERNAL_CLOCK,

@@ -12,6 +12,7 @@ impl Game {
                 if self.phase != Phase::Draft {
                     return refuse_state("the game is already opened");
                 }
+                self.check_match_length()?;
                 self.check_match_not_decided()?;
                 self.one(
                     now,
@@ -24,6 +25,7 @@ impl Game {
                 let mut out = Vec::new();
                 match self.phase {
                     Phase::Draft => out.push({
+                        self.check_match_length()?;
                         self.check_match_not_decided()?;
                         self.ev(
                             now,
@@ -65,6 +67,7 @@ impl Game {
                     return Err("clock_started when the game is not waiting to start".into());
                 }
                 self.started_at = Some(at);
+                self.session_since = Some(at);
                 self.phase = Phase::Playing;
                 self.clock.start_turn(*side, at);
             }
@@ -264,10 +267,10 @@ impl Game {
                 ..a.clone()
             },
             (None, None) => Algorithm {
-                text: format!(
+                text: self.profile.no_sync_rule_text().unwrap_or_else(|| format!(
                     "default of rule {}: adjust the internal clock to the game clock when a move is entered and they differ by the threshold or more",
                     self.profile.cite(c::INTERNAL_CLOCK)
-                ),
+                )),
                 threshold_ms: self.profile.sync_threshold_ms(),
                 source: "default".into(),
             },

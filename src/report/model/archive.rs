@@ -148,6 +148,10 @@ fn archive_section(
         .pointer("/clock_audit/summary")
         .and_then(|s| s.as_str())
         .map(str::to_string);
+    let sync_rule = v
+        .pointer("/clock_audit/sync_rule")
+        .and_then(|b| b.as_bool())
+        .unwrap_or(true);
     let mut clock_problems = Vec::new();
     if let Some(checks) = v.pointer("/clock_audit/checks").and_then(|m| m.as_array()) {
         for c in checks {
@@ -163,11 +167,16 @@ fn archive_section(
                 san: c.get("san").map(scalar).unwrap_or_default(),
                 problems: vec![format!(
                     "the engine was given {} ({}, search at line {line}) when the official clock \
-                     showed {} ({}); no sync recorded ({})",
+                     showed {} ({}); no sync recorded{} ({})",
                     timefmt::clock(ms("given_ms")),
                     c.get("source").map(scalar).unwrap_or_default(),
                     timefmt::clock(ms("official_ms")),
                     super::signed_hms(ms("diff_ms")),
+                    if sync_rule {
+                        ""
+                    } else {
+                        ", none owed: the rules set no duty on the engine's own clock"
+                    },
                     cites.as_ref().map_or("6c", |c| c.clock_audit.as_str())
                 )],
             });
@@ -189,6 +198,7 @@ fn archive_section(
             || k == "coverage.status"
             || k.starts_with("coverage.moves")
             || k == "clock_audit.summary"
+            || k == "clock_audit.sync_rule"
             || k.starts_with("clock_audit.checks")
             || k.starts_with("clock_audit.unsynced")
         {
