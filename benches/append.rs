@@ -4,9 +4,7 @@
 //!    match folder (`open_game_with`, then `run_script` feeding the game's moves and notes: encode,
 //!    check, append with its fdatasync, bind), against the floor: the same line bytes (read back
 //!    from the log the path wrote) written and fdatasynced one by one into a file in the same
-//!    folder. The ratio is shown with the seal as it stands (re-signed and written after every
-//!    entry) and without it (the same path with the storage's seal turned off; beside it, the
-//!    seal's own cost, `write_seal` over the same sizes in the same folder). Target: <= 1.3x.
+//!    folder. Target: <= 1.3x.
 //! 2. **`Journal::append`** alone against SQLite (WAL, `synchronous=FULL`, one row per event)
 //!    and the same floor.
 //! 3. **Script mode at length**: a script with a stop, a take-back and a resume (each signs a
@@ -158,38 +156,12 @@ fn keyed_match(dir: &Path) -> PathBuf {
 /// command opens it, the lines run as it runs them; its printing and the closing checkpoint
 /// left out). Seconds per entry recorded, and the entries recorded.
 fn script_path(m: &Path, text: &str) -> (f64, u64) {
-    script_path_sealed(m, text, true)
-}
-
-/// [`script_path`]; without the per-entry seal when not `sealed` (the storage the command opens,
-/// made again with its seal turned off before the first entry).
-fn script_path_sealed(m: &Path, text: &str, sealed: bool) -> (f64, u64) {
     let lines = parse_script(text).unwrap();
     let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join(RULES);
     let next = arbiter::record::layout::games(m)
         .last()
         .map_or(1, |g| g + 1);
     let mut o = open_game_with(m, Some(next), Some(&rules), &KeySource::default(), false).unwrap();
-    if !sealed {
-        assert!(o.session.storage.is_empty());
-        o.session.storage = Box::new(arbiter::board::matchdir::JournalStorage {
-            match_dir: m.to_path_buf(),
-            game: next,
-            match_id: arbiter::record::layout::match_id(m),
-            path: arbiter::record::layout::log_path(m, next),
-            journal: None,
-            key: Some(sign::load_key_from(&KeySource::default(), m).unwrap()),
-            signed_upto: None,
-            signed_code: None,
-            warning: None,
-            on_append: None,
-            sealed: false,
-            beat_file: None,
-            countersigned_seen: Default::default(),
-            index_seen: Default::default(),
-            checkpoints_swept: false,
-        });
-    }
     let before = o.session.storage.len() as u64;
     let t = Instant::now();
     run_script(&mut o.session, &lines).unwrap_or_else(|(l, e)| panic!("line {l}: {e}"));
@@ -213,46 +185,22 @@ fn log_lines(m: &Path) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// The seal as the path writes it after each of `n` entries: signed and written to the game's
-/// folder (`write_seal`). Seconds per entry.
-fn seal_only(m: &Path, game: u32, n: u64) -> f64 {
-    let key = sign::load_key_from(&KeySource::default(), m).unwrap();
-    let t = Instant::now();
-    for size in 1..=n {
-        let seal = arbiter::log::seal::Seal {
-            origin: arbiter::log::checkpoint::origin("bench", game),
-            size,
-            chain: [7; 32],
-            closed: false,
-        };
-        arbiter::record::witness::write_seal(m, game, &key, &seal).unwrap();
-    }
-    t.elapsed().as_secs_f64() / n as f64
-}
-
-/// 1: the command path against the floor, with and without the seal.
+/// 1: the command path against the floor.
 fn command_path(n: usize, rounds: usize) {
     let text = presses(n);
-    let (mut path, mut floor, mut seal, mut unsealed) = (vec![], vec![], vec![], vec![]);
+    let (mut path, mut floor) = (vec![], vec![]);
     for r in 0..rounds {
         let dir = scratch(&format!("append-path-{r}"));
         let m = keyed_match(&dir);
-        let (p, entries) = script_path(&m, &text);
+        let (p, _) = script_path(&m, &text);
         let lines = log_lines(&m);
         // The same bytes, in the same folder, each written and fdatasynced.
         let f = raw(&m, &lines[0], &lines[1..]);
-        // The seal alone, over the game's own seal file (the game is done with it).
-        let s = seal_only(&m, newest(&m), entries);
-        // The same path with its seal turned off, into the next game.
-        let (u, _) = script_path_sealed(&m, &text, false);
         path.push(p);
         floor.push(f);
-        seal.push(s);
-        unsealed.push(u);
         let _ = std::fs::remove_dir_all(&dir);
     }
-    let (path, floor, seal) = (median(&mut path), median(&mut floor), median(&mut seal));
-    let unsealed = median(&mut unsealed);
+    let (path, floor) = (median(&mut path), median(&mut floor));
     let us = |s: f64| s * 1e6;
     println!("   -- the whole entry path of `arbiter script` ({n} entries, moves then notes)");
     println!(
@@ -260,27 +208,13 @@ fn command_path(n: usize, rounds: usize) {
         us(floor)
     );
     println!(
-        "   ours   script path (seal as it stands):     {:8.1} us/entry",
+        "   ours   the script path:                     {:8.1} us/entry",
         us(path)
     );
+    let ratio = path / floor;
     println!(
-        "   ours   script path, its seal turned off:    {:8.1} us/entry",
-        us(unsealed)
-    );
-    println!(
-        "   the seal alone (write_seal, same sizes):    {:8.1} us/entry",
-        us(seal)
-    );
-    let with = path / floor;
-    let without = unsealed / floor;
-    let taken_off = (path - seal).max(0.0) / floor;
-    println!(
-        "   ratio path/raw, seal included  = {with:.2}x (target <= 1.3x: {})",
-        verdict(with <= 1.3)
-    );
-    println!(
-        "   ratio path/raw, seal off       = {without:.2}x (target <= 1.3x: {}); the seal's own time taken off instead: {taken_off:.2}x",
-        verdict(without <= 1.3)
+        "   ratio path/raw = {ratio:.2}x (target <= 1.3x: {})",
+        verdict(ratio <= 1.3)
     );
 }
 

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use ssh_key::PrivateKey;
+use zeroize::Zeroizing;
 
 use crate::board::session::{
     LoadProfileError, OnAppend, Session, Storage, StorageError, StorageStatus, load_profile,
@@ -59,15 +59,26 @@ pub struct JournalStorage {
     pub match_id: String,
     pub path: PathBuf,
     pub journal: Option<Journal>,
-    pub key: Option<PrivateKey>,
+    /// The arbiter's key as the session keeps it: its file and public half, never decrypted
+    /// between two signatures ([`sign::SessionKey::sign_with`]).
+    pub signer: Option<sign::SessionKey>,
+    /// The key opened with the passphrase the arbiter typed for the act being recorded
+    /// ([`Storage::arm`]): the act's authorization, the checkpoint it signs and a heartbeat
+    /// anchor are signed with it, and it is dropped (wiped) when the act is recorded — within
+    /// the one key press that recorded it. `None` at every other moment.
+    pub armed: Option<sign::ActKey>,
+    /// Whether a signature may ask the passphrase on the terminal (a script's; never the
+    /// Board UI's, whose terminal is the board).
+    pub may_ask: bool,
     pub signed_upto: Option<usize>,
     /// The short code of that checkpoint (shown on the Board UI for the camps' scoresheets).
     pub signed_code: Option<String>,
     pub warning: Option<String>,
     /// Called after every durable append (script mode's `--echo`).
     pub on_append: Option<OnAppend>,
-    /// The log is sealed: after every append the kit re-signs `game-<n>/seal`, and
-    /// each `authorized` entry carries the key's fingerprint and signature.
+    /// The log binds its acts (`signed-acts/1`): line 0 names the binding and the match
+    /// policy, each `authorized` entry carries the key's fingerprint and signature, and the
+    /// heartbeat is v2. Nothing else is written per entry: one write and one fdatasync.
     pub sealed: bool,
     /// `game-<n>/heartbeat` and this session's hash chain (heartbeat v2), made at the first
     /// beat: the file is kept open (an open, a write and a close each second), opened
@@ -166,34 +177,56 @@ impl JournalStorage {
         crate::log::checkpoint::origin(&self.match_id, self.game)
     }
 
-    /// Re-sign the seal over everything recorded (`closed` when the session ends); the error in
-    /// words when it could not be written.
-    pub fn seal(&mut self, closed: bool) -> Result<(), String> {
-        if !self.sealed {
-            return Ok(());
-        }
-        let (Some(j), Some(key)) = (self.journal.as_ref(), self.key.as_ref()) else {
-            return Ok(());
-        };
-        let Some(last) = j.last() else { return Ok(()) };
-        let seal = crate::log::seal::Seal {
-            origin: self.origin(),
-            size: j.len(),
-            chain: last.hash,
-            closed,
-        };
-        let seq = last.seq;
-        crate::record::witness::write_seal(&self.match_dir, self.game, key, &seal).map_err(|e| {
-            let said = format!(
-                "the seal could not be written ({e}): entry #{seq} is not bound to this session"
-            );
-            self.warning = Some(said.clone());
-            said
-        })
+    /// Use the arbiter's key once ([`sign::SessionKey::sign_with`]): with the passphrase armed for
+    /// the act, else the environment's (a rehearsal), else (a script) asked on the terminal.
+    pub fn sign_with<T>(
+        &self,
+        f: impl FnOnce(&ssh_key::PrivateKey) -> T,
+    ) -> Result<T, StorageError> {
+        let signer = self.signer.as_ref().ok_or(StorageError::NoKey)?;
+        Ok(signer.sign_with_act(self.armed.as_ref(), self.may_ask, f)?)
     }
 
-    /// The fields a sealed log adds to an entry's body before it is written: the binding in
-    /// line 0, the key and signature of an `authorized` entry.
+    /// An anchor's signature, when the key can sign without asking anything.
+    fn sign_anchor(&self, text: &str) -> Option<String> {
+        if !self.can_sign() {
+            return None;
+        }
+        self.sign_with(|k| sign::sign_authorization(k, text).ok())
+            .ok()
+            .flatten()
+    }
+
+    /// Sign the heartbeat's anchor now (at game time `now`) when the chain in use has less
+    /// than half its length to run (or there is none), so that the beats of the hours to come
+    /// need no key.
+    pub fn prepare_anchor(&mut self, now: Ms, utc: DateTime<Utc>) {
+        if !self.sealed || self.signer.is_none() {
+            return;
+        }
+        let origin = self.origin();
+        let mut w = self.beat_file.take().unwrap_or_default();
+        let (boot_id, boottime_ms) = boot_clock();
+        let t = beat::BeatTimes {
+            boot_id,
+            boottime_ms,
+            mono_ms: now,
+            utc: &utc,
+        };
+        w.beater.prepare(&origin, t, &|text| self.sign_anchor(text));
+        self.beat_file = Some(w);
+    }
+
+    /// Whether a signature can be made now without asking anything.
+    pub fn can_sign(&self) -> bool {
+        self.signer
+            .as_ref()
+            .is_some_and(|s| self.armed.is_some() || s.at_hand())
+    }
+
+    /// The fields a log that binds its acts adds to an entry's body before it is written: the
+    /// binding and the policy in line 0, the key and signature of an `authorized` entry. The
+    /// key is decrypted for that signature only.
     fn bind(&self, e: &Event, ne: &mut crate::log::NewEntry) -> Result<(), StorageError> {
         if !self.sealed {
             return Ok(());
@@ -202,12 +235,17 @@ impl JournalStorage {
             (None, EventKind::GameOpened(_)) => {
                 // The match policy this game is held to (written and signed now for the match's
                 // first game under one), named by its digest.
-                let policy = match self.key.as_ref() {
-                    Some(key) => Some(
+                let policy = match self.signer.as_ref() {
+                    Some(signer) => Some(
                         crate::record::witness::ensure_policy(
                             &self.match_dir,
                             self.game,
-                            key,
+                            signer.public(),
+                            signer.demo() || signer.from_env(),
+                            &|text| {
+                                self.sign_with(|k| sign::sign_policy(k, text))
+                                    .map_err(|e| e.to_string())?
+                            },
                             &ne.body,
                         )
                         .map_err(StorageError::Unbound)?,
@@ -221,7 +259,7 @@ impl JournalStorage {
                 {
                     k.insert(
                         "binding".into(),
-                        serde_json::Value::String(crate::log::seal::BINDING.into()),
+                        serde_json::Value::String(crate::log::seal::SIGNED_ACTS.into()),
                     );
                     if let Some(p) = policy {
                         k.insert("policy".into(), serde_json::Value::String(p));
@@ -229,9 +267,10 @@ impl JournalStorage {
                 }
             }
             (Some(j), EventKind::Authorized { first, last, .. }) => {
-                let (Some(key), Some(prev)) = (self.key.as_ref(), j.last()) else {
+                let (Some(signer), Some(prev)) = (self.signer.as_ref(), j.last()) else {
                     return Ok(());
                 };
+                let fingerprint = sign::fingerprint(signer.public());
                 let text = crate::log::seal::authorization_text(
                     &self.origin(),
                     j.len(),
@@ -239,14 +278,11 @@ impl JournalStorage {
                     *last,
                     &crate::log::hex32(&prev.hash),
                 );
-                let Ok(sig) = sign::sign_authorization(key, &text) else {
-                    return Ok(());
-                };
+                let sig = self
+                    .sign_with(|k| sign::sign_authorization(k, &text))?
+                    .map_err(|e| StorageError::Unbound(e.to_string()))?;
                 if let Some(b) = ne.body.as_object_mut() {
-                    b.insert(
-                        "key".into(),
-                        serde_json::Value::String(sign::fingerprint(key.public_key())),
-                    );
+                    b.insert("key".into(), serde_json::Value::String(fingerprint));
                     b.insert("sig".into(), serde_json::Value::String(sig));
                 }
             }
@@ -256,34 +292,26 @@ impl JournalStorage {
     }
 }
 
-impl Drop for JournalStorage {
-    fn drop(&mut self) {
-        // The session ends: the seal says so, so that an entry appended afterwards is never
-        // taken for the one in flight at a crash. (A seal that cannot be written leaves it open:
-        // nothing was recorded since the last one that was.)
-        let _ = self.seal(true);
-    }
-}
-
 impl JournalStorage {
     /// Sign a checkpoint over everything recorded so far.
     pub fn checkpoint(&mut self, now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
         let j = self.journal.as_ref().ok_or(StorageError::NothingRecorded)?;
-        let key = self.key.as_ref().ok_or(StorageError::NoKey)?;
         // The folder's leftovers of an interrupted signing are swept at this session's first
         // checkpoint (and again after one that failed): only this session signs this game's
         // checkpoints meanwhile, so a checkpoint costs the same at the ten-thousandth as at the
         // first (no listing of the folder).
         let sweep = !self.checkpoints_swept;
         self.checkpoints_swept = false;
-        let p = crate::record::witness::sign_and_index_tally_swept(
-            &self.match_dir,
-            self.game,
-            j.tally(),
-            key,
-            now,
-            sweep,
-        )?;
+        let p = self.sign_with(|key| {
+            crate::record::witness::sign_and_index_tally_swept(
+                &self.match_dir,
+                self.game,
+                j.tally(),
+                key,
+                now,
+                sweep,
+            )
+        })??;
         self.checkpoints_swept = true;
         self.signed_upto = Some(j.len() as usize);
         // The checkpoint just signed is the latest: its code from the tree head signed.
@@ -316,19 +344,13 @@ impl Storage for JournalStorage {
                 first
             }
         };
-        if let Err(why) = self.seal(false) {
-            // Never acknowledged: an entry the kit cannot bind is taken back out of the log and
-            // the session stops (the board freezes with its alarm, a script ends with 74); once
-            // there is space again the game opens as it was before the entry.
-            if let Some(j) = self.journal.as_mut() {
-                j.retract_last(&why)?;
-            }
-            return Err(StorageError::Unbound(why));
-        }
         if let Some(f) = self.on_append.as_mut() {
             f(&entry);
         }
+        // A checkpoint at the moments the rules make important, when the key can sign now (the
+        // act's passphrase armed, or nothing to ask); else the next one covers it.
         if signs_checkpoint(&e.kind)
+            && self.can_sign()
             && let Err(w) = self.checkpoint(Utc::now())
         {
             // The entry is durable; only the signature is missing. Tell the arbiter, go on.
@@ -371,6 +393,73 @@ impl Storage for JournalStorage {
         signed
     }
 
+    fn needs_key_first(&self) -> bool {
+        self.journal.is_none()
+            && self.sealed
+            && !self.can_sign()
+            && !crate::record::witness::policy_path(&self.match_dir).exists()
+    }
+
+    fn allow_prompt(&mut self) {
+        self.may_ask = true;
+    }
+
+    fn open_key(&mut self, now: Ms, utc: DateTime<Utc>) -> Result<(), StorageError> {
+        let Some(signer) = self.signer.clone() else {
+            return Ok(());
+        };
+        // Decrypted once (its passphrase asked on the terminal, before the board draws), used
+        // for the anchor, and wiped. The anchor is taken once the key is open: the game time
+        // stands still until the board starts, while UTC and the boot clock run on.
+        let started = std::time::Instant::now();
+        let origin = self.origin();
+        let sealed = self.sealed;
+        let mut w = self.beat_file.take().unwrap_or_default();
+        let signed = signer.sign_with(None, true, |k| {
+            if sealed {
+                let (boot_id, boottime_ms) = boot_clock();
+                let utc = chrono::Duration::from_std(started.elapsed())
+                    .ok()
+                    .and_then(|d| utc.checked_add_signed(d))
+                    .unwrap_or(utc);
+                let t = beat::BeatTimes {
+                    boot_id,
+                    boottime_ms,
+                    mono_ms: now,
+                    utc: &utc,
+                };
+                w.beater
+                    .prepare(&origin, t, &|text| sign::sign_authorization(k, text).ok());
+            }
+        });
+        self.beat_file = Some(w);
+        signed.map_err(StorageError::Sign)
+    }
+
+    fn arm(&mut self, passphrase: Option<Zeroizing<String>>, now: Ms, utc: DateTime<Utc>) {
+        let key = match (passphrase, self.signer.as_ref()) {
+            (Some(p), Some(s)) => match s.open_for_act(&p) {
+                Ok(k) => Some(k),
+                Err(e) => {
+                    self.warning = Some(format!("the act's signatures cannot be made: {e}"));
+                    None
+                }
+            },
+            _ => None,
+        };
+        self.arm_key(key, now, utc);
+    }
+
+    fn arm_key(&mut self, key: Option<sign::ActKey>, now: Ms, utc: DateTime<Utc>) {
+        self.armed = key;
+        if self.armed.is_some() && self.sealed {
+            // The heartbeat's anchor is signed now, while the key may be used, for the hours
+            // the board runs on (each later beat reveals a value of its hash chain; none needs
+            // the key).
+            self.prepare_anchor(now, utc);
+        }
+    }
+
     fn outside_changes(&self) -> Option<u64> {
         self.beat_file
             .as_ref()
@@ -382,18 +471,20 @@ impl Storage for JournalStorage {
         // sealed log's reopen says the beat is missing).
         // The game's origin and the beat's path stay the same for the session: made at its first
         // beat, kept with the file.
-        let (origin, path) = match self.beat_file.as_mut().and_then(|w| w.names.take()) {
+        let mut w = self.beat_file.take().unwrap_or_default();
+        let (origin, path) = match w.names.take() {
             Some(names) => names,
             None => (
                 self.origin(),
                 crate::record::layout::heartbeat_path(&self.match_dir, self.game),
             ),
         };
-        let w = self.beat_file.get_or_insert_with(Default::default);
-        // A sealed log's beat is heartbeat v2: a hash chain whose anchor the arbiter key signed
-        // once (a signature each second was a tenth of the idle board's time).
-        let record = match (self.sealed, self.key.as_ref()) {
-            (true, Some(key)) => {
+        // A log that binds its acts beats heartbeat v2: a hash chain whose anchor the arbiter
+        // key signed once, when it was at hand (the session's open, an act of the arbiter); a
+        // beat past the chain with no key at hand is a plain one (the reopen says it is not
+        // authentic and measures from the last entry).
+        let record = match (self.sealed, self.signer.is_some()) {
+            (true, true) => {
                 let (boot_id, boottime_ms) = boot_clock();
                 let t = beat::BeatTimes {
                     boot_id,
@@ -401,8 +492,11 @@ impl Storage for JournalStorage {
                     mono_ms: now,
                     utc: &utc,
                 };
-                w.beater
-                    .record(&origin, t, &|text| sign::sign_authorization(key, text).ok())
+                if self.can_sign() {
+                    w.beater.record(&origin, t, &|text| self.sign_anchor(text))
+                } else {
+                    w.beater.record_unsigned(&origin, t)
+                }
             }
             _ => None,
         };
@@ -421,12 +515,52 @@ impl Storage for JournalStorage {
         });
         let said = w.write(&path, line.as_bytes());
         w.names = Some((origin, path));
+        self.beat_file = Some(w);
         said.map(|say| format!("HEARTBEAT: game-{}/heartbeat {say}", self.game))
     }
 }
 
+/// [`arbiter_key_for`] without decrypting the key: the match's key as a session keeps it (its
+/// file and public half), checked to be the match's before anything else.
+pub fn signer_for(
+    k: &KeySource,
+    match_dir: &Path,
+    game: Option<u32>,
+) -> Result<(sign::SessionKey, KeyRef), SignError> {
+    let path = sign::key_path(k, match_dir)?;
+    let public = sign::load_public_key(&path)?;
+    check_match_key(&path, &public, match_dir, game)?;
+    let signer = sign::SessionKey::new(&path, k, match_dir)?;
+    let fp = sign::fingerprint(signer.public());
+    Ok((
+        signer.clone(),
+        KeyRef {
+            principal: principal_of(match_dir, &fp),
+            fingerprint: fp,
+            demo: signer.demo(),
+        },
+    ))
+}
+
+/// The principal `allowed_signers` lists for the key `fp` (else `arbiter`).
+fn principal_of(match_dir: &Path, fp: &str) -> String {
+    crate::record::fsio::read_to_string(&layout::allowed_signers(match_dir))
+        .ok()
+        .and_then(|t| {
+            let (signers, _) = sign::parse_allowed_signers(&t);
+            signers
+                .into_iter()
+                .find(|s| sign::fingerprint(&s.key) == fp)
+                .and_then(|s| s.principals.first().cloned())
+        })
+        .unwrap_or_else(|| sign::DEFAULT_PRINCIPAL.to_string())
+}
+
 /// The arbiter's key of a match and how line 0 names it (see [`arbiter_key_for`]).
-pub fn arbiter_key(k: &KeySource, match_dir: &Path) -> Result<(PrivateKey, KeyRef), SignError> {
+pub fn arbiter_key(
+    k: &KeySource,
+    match_dir: &Path,
+) -> Result<(ssh_key::PrivateKey, KeyRef), SignError> {
     arbiter_key_for(k, match_dir, None)
 }
 
@@ -482,10 +616,35 @@ pub fn arbiter_key_for(
     k: &KeySource,
     match_dir: &Path,
     game: Option<u32>,
-) -> Result<(PrivateKey, KeyRef), SignError> {
+) -> Result<(ssh_key::PrivateKey, KeyRef), SignError> {
     let path = sign::key_path(k, match_dir)?;
     let public = sign::load_public_key(&path)?;
-    let found = sign::fingerprint(&public);
+    check_match_key(&path, &public, match_dir, game)?;
+    let key = sign::load_key_at(&path, k, match_dir)?;
+    let fp = sign::fingerprint(key.public_key());
+    let principal = principal_of(match_dir, &fp);
+    let demo = sign::is_demo_key(&key);
+    Ok((
+        key,
+        KeyRef {
+            principal,
+            fingerprint: fp,
+            demo,
+        },
+    ))
+}
+
+/// The key at `path` (public half `public`) is the one match `match_dir` binds for `game`
+/// ([`bound_arbiter_keys`]): any other is refused by name and fingerprint, before a passphrase
+/// is asked.
+fn check_match_key(
+    path: &Path,
+    public: &ssh_key::PublicKey,
+    match_dir: &Path,
+    game: Option<u32>,
+) -> Result<(), SignError> {
+    let path = path.to_path_buf();
+    let found = sign::fingerprint(public);
     match bound_arbiter_keys(match_dir, game) {
         Some((fps, _, _)) if fps.contains(&found) => {}
         Some((fps, principal, bound_by)) => {
@@ -509,27 +668,7 @@ pub fn arbiter_key_for(
             ));
         }
     }
-    let key = sign::load_key_at(&path, k, match_dir)?;
-    let fp = sign::fingerprint(key.public_key());
-    let principal = crate::record::fsio::read_to_string(&layout::allowed_signers(match_dir))
-        .ok()
-        .and_then(|t| {
-            let (signers, _) = sign::parse_allowed_signers(&t);
-            signers
-                .into_iter()
-                .find(|s| sign::fingerprint(&s.key) == fp)
-                .and_then(|s| s.principals.first().cloned())
-        })
-        .unwrap_or_else(|| sign::DEFAULT_PRINCIPAL.to_string());
-    let demo = sign::is_demo_key(&key);
-    Ok((
-        key,
-        KeyRef {
-            principal,
-            fingerprint: fp,
-            demo,
-        },
-    ))
+    Ok(())
 }
 
 /// The match id a game binds: line 0's of the game if it exists, else line 0's of the match's
@@ -663,7 +802,7 @@ pub enum MatchError {
     )]
     Full { dir: PathBuf, last: u32 },
     #[error(
-        "game {game}: {count} entr{} of {} {} not written by this kit in a session of the match's arbiter key (the kit's seal and signed checkpoints bind {bound} entries): {listed}; nothing is appended or signed over {}. Have them cut to a side file or accepted one by one with a reason: arbiter foreign --match DIR --game {game} [--cut-from SEQ] [--accept REASON]",
+        "game {game}: {count} entr{} of {} {} not bound by the arbiter's word (not written by this kit in a session of the match's arbiter key, or from an arbiter-only entry no signed authorization covers; {bound} entries are bound): {listed}; nothing is appended or signed over {}. Have them cut to a side file or accepted one by one with a reason: arbiter foreign --match DIR --game {game} [--cut-from SEQ] [--accept REASON], or arbiter authorize --game {game} --entry SEQ --reason REASON",
         if *.count == 1 { "y" } else { "ies" },
         .path.display(),
         if *.count == 1 { "was" } else { "were" },
@@ -1344,6 +1483,8 @@ struct OpenPass {
     listed_from: u64,
     beyond: Vec<String>,
     line0_sealed: bool,
+    /// Line 0 binds with the seal (`seal/1`), which this kit no longer writes.
+    line0_seal_v1: bool,
     recovered: Vec<u64>,
     line0_game: Option<u32>,
 }
@@ -1354,6 +1495,7 @@ impl OpenPass {
             listed_from,
             beyond: Vec::new(),
             line0_sealed: false,
+            line0_seal_v1: false,
             recovered: Vec::new(),
             line0_game: None,
         }
@@ -1388,7 +1530,8 @@ impl OpenPass {
             && let EventKind::GameOpened(o) = &ev.kind
         {
             self.line0_game = Some(o.game);
-            self.line0_sealed = crate::record::witness::is_sealed_log(e);
+            self.line0_sealed = crate::record::witness::signs_acts(e);
+            self.line0_seal_v1 = crate::record::witness::is_sealed_log(e);
         }
         if !handed {
             feed.push(pipe::Item::Line(seq, Ok(Arc::clone(ev))));
@@ -1532,19 +1675,8 @@ fn open_game_once(
             same_profile(asked, game, &bound)?;
         }
     }
-    let (key, keyref) = arbiter_key_for(key, match_dir, Some(n))?;
-    // What a crashed session of this key wrote and never authorized is authorized
-    // now, recorded and said (never an entry past the seal).
-    let crashed = if !retry && path.exists() {
-        crate::record::witness::authorize_crashed_session(match_dir, n, &key, Utc::now())
-            .unwrap_or_else(|e| {
-                Some(format!(
-                    "after a crash: the entries the kit's session wrote but never authorized could not be authorized now ({e})"
-                ))
-            })
-    } else {
-        None
-    };
+    // The key is read, not decrypted: it is decrypted for each signature only.
+    let (signer, keyref) = signer_for(key, match_dir, Some(n))?;
     let mid = bound_match_id(match_dir, n);
     let mut storage = JournalStorage {
         match_dir: match_dir.to_path_buf(),
@@ -1552,7 +1684,9 @@ fn open_game_once(
         match_id: mid.clone(),
         path: path.clone(),
         journal: None,
-        key: Some(key),
+        signer: Some(signer),
+        armed: None,
+        may_ask: false,
         signed_upto: None,
         signed_code: None,
         warning: None,
@@ -1585,9 +1719,9 @@ fn open_game_once(
     }
     // How far the arbiter's own word (the seal, a signed checkpoint) binds the log.
     let public = storage
-        .key
+        .signer
         .as_ref()
-        .map(|k| k.public_key().clone())
+        .map(|k| k.public().clone())
         .ok_or(MatchError::Key(SignError::EmptyLog))?;
     let origin = crate::log::checkpoint::origin(&mid, n);
     let mut sizes = Vec::new();
@@ -1656,6 +1790,7 @@ fn open_game_once(
     let OpenPass {
         beyond,
         line0_sealed,
+        line0_seal_v1,
         recovered,
         line0_game,
         ..
@@ -1700,10 +1835,10 @@ fn open_game_once(
             return Ok(Attempt::Cut { game: n, what });
         }
     };
-    let mut notes: Vec<String> = crashed.into_iter().collect();
+    let mut notes: Vec<String> = Vec::new();
     // A damaged log opens read-only: nothing is appended or sealed, nothing to refuse.
     storage.sealed = line0_sealed && journal.damage().is_none();
-    if storage.sealed {
+    if storage.sealed && line0_seal_v1 {
         let written = journal.len() - journal.recoveries().len() as u64;
         let mut b =
             crate::record::witness::binding_of(match_dir, n, &public, &origin, written, &|size| {
@@ -1756,9 +1891,6 @@ fn open_game_once(
         crate::record::witness::latest_checkpoint(match_dir, n).map(|c| c.short_code().to_string());
     let last = journal.last().cloned().ok_or(MatchError::EmptyLog)?;
     storage.journal = Some(journal);
-    // The recovery entries of this open are bound now (a seal that cannot be written is the
-    // status line's warning; the first append then stops on it).
-    let _ = storage.seal(false);
     let last_utc = DateTime::parse_from_rfc3339(&last.utc)
         .map(|t| t.with_timezone(&Utc))
         .unwrap_or_else(|_| Utc::now());
@@ -1787,7 +1919,34 @@ fn open_game_once(
     {
         notes.push(w);
     }
+    if storage.sealed && !line0_seal_v1 {
+        // An arbiter-only entry no signed authorization covers (the one in flight at a crash,
+        // one left pending at the prompt, one appended by anything else): nothing is appended
+        // past it; the arbiter accepts it with a reason or cuts it (`authorize`, `foreign`).
+        if let Ok(Some((b, listed))) =
+            crate::record::witness::binding_on_disk(match_dir, n, &public)
+            && b.foreign() > 0
+        {
+            return Err(MatchError::Foreign {
+                path: path.clone(),
+                game: n,
+                count: b.foreign(),
+                bound: b.bound,
+                listed: format!("UNAUTHORIZED from #{}: {}", b.bound, listed.join(", ")),
+            });
+        }
+    }
+    let seal_v1 = storage.sealed && line0_seal_v1;
     let mut session = Session::new(game, Box::new(storage), origin);
+    if seal_v1 {
+        // The seal of `seal/1` is read, never written any more: the game is shown, verified and
+        // signed as it is, and not continued.
+        let m = format!(
+            "game {n} binds its entries with the per-entry seal (seal/1), which this kit reads but no longer writes: it opens read-only (verify, checkpoint, status and pgn read it; a new game binds signed-acts/1)"
+        );
+        session.frozen = Some(m.clone());
+        notes.push(m);
+    }
     if let Some(d) = damage {
         session.frozen = Some(format!("the log is damaged and open read-only: {d}"));
         notes.push(format!("LOG DAMAGED, read-only: {d}"));

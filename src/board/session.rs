@@ -75,6 +75,39 @@ pub trait Storage {
     }
 
     fn set_on_append(&mut self, _f: OnAppend) {}
+    /// The passphrase the arbiter just typed for an act (`Some`), kept only until the act is
+    /// recorded (`None` drops it): what the act signs (its authorization, a checkpoint, the
+    /// heartbeat's anchor at game time `now`) is signed with it. Storage without a key ignores it.
+    /// Whether the next entry needs the key at once (line 0 of a match's first game under a
+    /// policy: the policy is signed with it) and nothing is at hand to sign: the arbiter's
+    /// passphrase is then asked before the command, even one timed at the key.
+    fn needs_key_first(&self) -> bool {
+        false
+    }
+    /// Let a signature with no passphrase armed ask it on the terminal (a script's; never the
+    /// Board UI's).
+    fn allow_prompt(&mut self) {}
+    /// Sign what a session signs when it opens (the heartbeat's anchor at game time `now`),
+    /// asking the passphrase on the terminal if the key needs one; the key is wiped after.
+    fn open_key(&mut self, _now: Ms, _utc: DateTime<Utc>) -> Result<(), StorageError> {
+        Ok(())
+    }
+    /// [`Storage::arm`] with the key already opened for the act (the Board UI's check of the
+    /// passphrase opened it: one key derivation per act).
+    fn arm_key(
+        &mut self,
+        _key: Option<crate::record::sign::ActKey>,
+        _now: Ms,
+        _utc: DateTime<Utc>,
+    ) {
+    }
+    fn arm(
+        &mut self,
+        _passphrase: Option<zeroize::Zeroizing<String>>,
+        _now: Ms,
+        _utc: DateTime<Utc>,
+    ) {
+    }
     /// Sign a checkpoint now (when the arbiter asks). Returns its path.
     fn checkpoint_now(&mut self, _now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
         Err(StorageError::NoLog)

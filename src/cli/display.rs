@@ -28,8 +28,9 @@ pub fn run(a: &DisplayArgs) -> Result<Exit, Error> {
     let latest = a
         .game
         .or_else(|| crate::record::layout::games(&a.m.dir).last().copied());
+    // A log takes its name once line 0 is in it (written aside, then renamed).
     let opened = latest.is_some_and(|n| {
-        crate::record::journal::first_entry(&crate::record::layout::log_path(&a.m.dir, n)).is_ok()
+        std::fs::metadata(crate::record::layout::log_path(&a.m.dir, n)).is_ok_and(|m| m.len() > 0)
     });
     let werewolf = latest.is_some_and(|n| crate::after::report_io::is_werewolf_game(&a.m.dir, n));
     if let Some(n) = latest

@@ -127,10 +127,26 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
         ui,
     );
     if session.frozen.is_none() && !session.storage.is_empty() {
-        // Closing the board: sign everything recorded.
+        // Closing the board: sign everything recorded, the key's passphrase asked once more on
+        // the terminal (the board kept none); an empty one leaves it to `arbiter checkpoint`.
+        let armed = if key.passphrase_env.is_none()
+            && crate::record::sign::encrypted_key(&key, &a.m.dir).is_some()
+        {
+            crate::record::sign::ask_passphrase(
+                "passphrase of the arbiter's key to sign the checkpoint at close (Enter alone: arbiter checkpoint signs it later): ",
+            )
+            .ok()
+            .flatten()
+            .filter(|p| !p.is_empty())
+        } else {
+            None
+        };
+        let at = session.game.last_at();
+        session.storage.arm(armed, at, session.utc_at(at));
         if let Err(w) = session.storage.checkpoint_now(Utc::now()) {
             warn(format!("checkpoint not signed: {w}"));
         }
+        session.storage.arm(None, at, session.utc_at(at));
     }
     match result {
         Ok(()) => match &session.frozen {
@@ -174,9 +190,14 @@ pub(super) fn authority(
     key: &crate::record::sign::KeySource,
     dir: &Path,
 ) -> (tui::Authority<'static>, Option<&'static str>) {
-    match crate::record::sign::encrypted_key(key, dir) {
-        Some(k) => (
-            tui::Authority::Passphrase(Box::new(move |p: &str| crate::record::sign::opens(&k, p))),
+    match crate::record::sign::encrypted_key(key, dir)
+        .and_then(|_| crate::board::matchdir::signer_for(key, dir, None).ok())
+    {
+        // The passphrase opens the key for the act it authorizes (one key derivation).
+        Some((k, _)) => (
+            tui::Authority::Passphrase(Box::new(move |p: &str| {
+                (!p.is_empty()).then(|| k.open_for_act(p).ok()).flatten()
+            })),
             None,
         ),
         None => (

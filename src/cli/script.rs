@@ -132,7 +132,28 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
         o.session
     };
     session.syzygy = a.syzygy.clone();
+    // The key is decrypted for each signature only (the match's policy when its first game
+    // starts, the script's authorization and checkpoint at its end), its passphrase asked on
+    // the terminal then unless a rehearsal gives it in the environment.
+    session.storage.allow_prompt();
     let result = run_script(&mut session, &lines);
+    if !a.dry_run && !session.storage.is_empty() && session.frozen.is_none() {
+        // One passphrase for the end: the script's authorization and the closing checkpoint.
+        let source = a.key.source();
+        let armed = if source.passphrase_env.is_none()
+            && crate::record::sign::encrypted_key(&source, dir).is_some()
+        {
+            crate::record::sign::ask_passphrase(
+                "passphrase of the arbiter's key (the script's authorization and checkpoint): ",
+            )
+            .ok()
+            .flatten()
+        } else {
+            None
+        };
+        let at = session.game.last_at();
+        session.storage.arm(armed, at, session.utc_at(at));
+    }
     if !a.dry_run {
         record_script_authority(&mut session, a, &text, lines.len());
     }
@@ -142,6 +163,8 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
             warn(format!("checkpoint not signed: {w}"));
         }
     }
+    let at = session.game.last_at();
+    session.storage.arm(None, at, session.utc_at(at));
     let now = match &result {
         Ok(t) => *t,
         Err(_) => session.game.last_at(),
@@ -205,11 +228,11 @@ fn record_script_authority(session: &mut Session, a: &ScriptArgs, text: &str, li
     }
     let dir = &a.m.dir;
     let source = a.key.source();
-    let key = crate::board::matchdir::arbiter_key(&source, dir)
+    let key = crate::board::matchdir::signer_for(&source, dir, None)
         .map(|(_, r)| r.fingerprint)
         .unwrap_or_else(|_| "?".into());
     let how = if crate::record::sign::encrypted_key(&source, dir).is_some() {
-        "its passphrase given"
+        "its passphrase given at the end"
     } else {
         "an unencrypted key"
     };

@@ -24,6 +24,9 @@ pub struct Policy {
     /// The camps every game declares: label and key (`<type> <base64>`), each with its proof in
     /// line 0.
     pub camps: Vec<(String, String)>,
+    /// A rehearsal's policy (the line `rehearsal`): the match was made with the demo key or with
+    /// the passphrase in the environment, which only a rehearsal may give.
+    pub rehearsal: bool,
 }
 
 /// A policy text that does not parse: what is wrong, in words.
@@ -49,6 +52,7 @@ impl Policy {
     /// binding <binding>
     /// arbiter <fingerprint>
     /// first-game <n>
+    /// rehearsal                        (only in a rehearsal's policy)
     /// camp <label> <type> <base64>     (one line per camp, in declaration order)
     /// ```
     pub fn to_text(&self) -> Result<String, PolicyError> {
@@ -60,6 +64,9 @@ impl Policy {
             "{HEADER}\nmatch {}\ninstance {}\nbinding {}\narbiter {}\nfirst-game {}\n",
             self.match_id, self.instance, self.binding, self.arbiter, self.first_game
         );
+        if self.rehearsal {
+            t.push_str("rehearsal\n");
+        }
         for (label, key) in &self.camps {
             plain("camp", label)?;
             let parts: Vec<&str> = key.split_whitespace().take(2).collect();
@@ -101,6 +108,8 @@ impl Policy {
             .parse::<u32>()
             .map_err(|_| PolicyError("first-game is not a game number".into()))?;
         let mut camps = Vec::new();
+        let mut lines = lines.peekable();
+        let rehearsal = lines.next_if_eq(&"rehearsal").is_some();
         for line in lines {
             let parts: Vec<&str> = line.split(' ').collect();
             let ["camp", label, kind, b64] = parts.as_slice() else {
@@ -117,6 +126,7 @@ impl Policy {
             arbiter,
             first_game,
             camps,
+            rehearsal,
         };
         if p.to_text()? != text {
             return Err(PolicyError(
@@ -141,9 +151,17 @@ mod tests {
             arbiter: "SHA256:abc".into(),
             first_game: 1,
             camps: vec![("white".into(), "ssh-ed25519 AAAA".into())],
+            rehearsal: false,
         };
         let t = p.to_text().unwrap();
         assert_eq!(Policy::parse(&t).unwrap(), p);
+        let r = Policy {
+            rehearsal: true,
+            ..p.clone()
+        };
+        let rt = r.to_text().unwrap();
+        assert!(rt.contains("first-game 1\nrehearsal\ncamp white"), "{rt}");
+        assert_eq!(Policy::parse(&rt).unwrap(), r);
         assert!(Policy::parse(&t.replace("binding seal/1", "binding none")).is_ok());
         assert!(Policy::parse(&t.replace("first-game 1", "first-game 01")).is_err());
         assert!(Policy::parse(&t.replace("\n", "\r\n")).is_err());

@@ -12,8 +12,14 @@
 //!   covered range.
 use super::hex32;
 
-/// What line 0's `arbiter_key.binding` says in a log whose entries are sealed.
+/// What line 0's `arbiter_key.binding` says in a log whose entries are sealed (session binding
+/// v1, still read: the kit no longer writes seals).
 pub const BINDING: &str = "seal/1";
+/// What line 0's `arbiter_key.binding` says in a log of the session binding v2: no seal; every
+/// arbiter-only entry is covered by an `authorized` entry signed at the act (the key decrypted
+/// for that signature only), routine entries need none, and what lies past the last signed
+/// checkpoint is bound by the camps' live witnesses and the next checkpoint.
+pub const SIGNED_ACTS: &str = "signed-acts/1";
 /// First line of a seal's text.
 pub const SEAL_HEADER: &str = "arbiter-kit seal v1";
 /// First line of an authorization's signed text.

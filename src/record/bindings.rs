@@ -23,6 +23,18 @@ pub fn is_sealed_log(first: &Entry) -> bool {
         == Some(crate::log::seal::BINDING)
 }
 
+/// Whether line 0 (an entry) binds the log's acts: sealed (`seal/1`, still read) or
+/// `signed-acts/1` (every arbiter-only entry covered by an authorization signed at the act).
+pub fn signs_acts(first: &Entry) -> bool {
+    matches!(
+        first
+            .body
+            .pointer("/arbiter_key/binding")
+            .and_then(|b| b.as_str()),
+        Some(crate::log::seal::BINDING | crate::log::seal::SIGNED_ACTS)
+    )
+}
+
 /// Whether an `authorized` entry carries a valid signature by `key` over what it covers.
 pub fn authorization_holds(
     e: &Entry,
@@ -144,8 +156,10 @@ impl Binding {
 }
 
 /// [`binding_of`] for a log on disk, read once (for `arbiter checkpoint`, which holds no
-/// session): `Ok(None)` for a v1 log (not sealed), else its binding and the entries past it in
-/// words (at most 20).
+/// session): `Ok(None)` for a v1 log (no binding), else its binding and the entries past it in
+/// words (at most 20). In a `signed-acts/1` log (no seal) the binding ends at the first
+/// arbiter-only entry no signed authorization covers (what no routine command signs past:
+/// the arbiter accepts it with a reason or cuts it), else at the log's end.
 pub fn binding_on_disk(
     match_dir: &Path,
     game: u32,
@@ -153,13 +167,16 @@ pub fn binding_on_disk(
 ) -> Result<Option<(Binding, Vec<String>)>, crate::record::journal::JournalError> {
     let log = layout::log_path(match_dir, game);
     let first = crate::record::journal::first_entry(&log)?;
-    if !is_sealed_log(&first) {
+    if !signs_acts(&first) {
         return Ok(None);
     }
     let Some(mid) = first.body.get("match_id").and_then(|m| m.as_str()) else {
         return Ok(None);
     };
     let origin = crate::log::checkpoint::origin(mid, game);
+    if !is_sealed_log(&first) {
+        return signed_acts_binding(&log, key, &origin).map(Some);
+    }
     let mut sizes = Vec::new();
     if let Ok(s) = read_seal(match_dir, game, key, &origin) {
         sizes.push(s.size);
@@ -202,6 +219,47 @@ pub fn binding_on_disk(
         .map(|(_, d)| d)
         .collect();
     Ok(Some((b, listed)))
+}
+
+/// [`binding_on_disk`] of a `signed-acts/1` log: bound up to its first unauthorized
+/// arbiter-only entry.
+fn signed_acts_binding(
+    log: &Path,
+    key: &ssh_key::PublicKey,
+    origin: &str,
+) -> Result<(Binding, Vec<String>), crate::record::journal::JournalError> {
+    let facts = log_facts_checked(log, &[], Some((key, origin)))?;
+    let bound = facts
+        .unauthorized
+        .iter()
+        .map(|(s, _)| *s)
+        .min()
+        .unwrap_or(facts.entries);
+    // The entries from the first unauthorized one on (the latest 20), as a sealed log's are
+    // listed.
+    let mut listed: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+    let mut recoveries = 0;
+    crate::record::journal::for_each_entry(log, |e| {
+        if e.seq >= bound {
+            recoveries += u64::from(e.kind == crate::log::RECOVERY_KIND && e.actor == "kit");
+            if listed.len() == 20 {
+                listed.pop_front();
+            }
+            listed.push_back(format!("#{} {} {} ({})", e.seq, e.actor, e.kind, e.clause));
+        }
+        true
+    })?;
+    let listed: Vec<String> = listed.into();
+    Ok((
+        Binding {
+            bound,
+            entries: facts.entries,
+            in_flight: false,
+            seal_problem: None,
+            neutral: recoveries,
+        },
+        listed,
+    ))
 }
 
 /// How far game `game`'s log is bound, given the chain heads `chain_at(size)` of the log, its
@@ -248,11 +306,13 @@ pub fn binding_of(
     }
 }
 
-/// The checks of a sealed log: every arbiter-only entry covered by a signed
-/// authorization, and the entries past the seal and every signed checkpoint named.
+/// The checks of a log that binds its acts: every arbiter-only entry covered by a signed
+/// authorization; in a sealed log (`seal_v1`), the entries past the seal and every signed
+/// checkpoint named too.
 pub(crate) fn check_sealed(
     facts: &LogFacts,
     seal: Option<Result<crate::log::seal::Seal, String>>,
+    seal_v1: bool,
     key_known: bool,
     v: &mut crate::record::verify::GameVerification,
 ) {
@@ -289,6 +349,11 @@ pub(crate) fn check_sealed(
     }
     if !unauthorized.is_empty() || !facts.bad_authorizations.is_empty() {
         raise(v, Status::Unauthorized);
+    }
+    if !seal_v1 {
+        // signed-acts/1: no seal; the entries past the last signed checkpoint are the unsigned
+        // tail the chain's verdict names (bound by the camps' live witnesses meanwhile).
+        return;
     }
     let sealed_upto = match seal {
         Some(Ok(s)) if facts.chain_at(s.size) == Some(s.chain) => s.size,
@@ -379,12 +444,13 @@ pub fn authorize_entry(
     }
     let log = layout::log_path(match_dir, game);
     let first = crate::record::journal::first_entry(&log).map_err(|e| e.to_string())?;
-    if !is_sealed_log(&first) {
+    if !signs_acts(&first) {
         return Err(format!(
-            "{}: not a sealed log (format v1 without `\"binding\":\"seal/1\"`): its arbiter entries carry no authorization to rule on",
+            "{}: a log of format v1 without a `binding` in line 0: its arbiter entries carry no authorization to rule on",
             log.display()
         ));
     }
+    let seal_v1 = is_sealed_log(&first);
     let mid = first
         .body
         .get("match_id")
@@ -392,7 +458,12 @@ pub fn authorize_entry(
         .ok_or("line 0 binds no match id")?
         .to_owned();
     let origin = crate::log::checkpoint::origin(&mid, game);
-    let binding = binding_on_disk(match_dir, game, key.public_key()).map_err(|e| e.to_string())?;
+    let binding = if seal_v1 {
+        binding_on_disk(match_dir, game, key.public_key()).map_err(|e| e.to_string())?
+    } else {
+        // signed-acts/1: every unauthorized entry is the arbiter's to rule on, one by one.
+        None
+    };
     // The one entry in flight at a crash is the arbiter's to rule on, here or with `foreign`;
     // the crashed session's own sealed entries are bound with that ruling.
     let in_flight = binding
@@ -401,8 +472,9 @@ pub fn authorize_entry(
     let crash = if in_flight {
         crashed_plan(match_dir, game, key.public_key(), &origin, true)?.filter(|p| p.count > 0)
     } else {
-        if crashed_plan(match_dir, game, key.public_key(), &origin, false)?
-            .is_some_and(|p| p.count > 0)
+        if seal_v1
+            && crashed_plan(match_dir, game, key.public_key(), &origin, false)?
+                .is_some_and(|p| p.count > 0)
         {
             return Err(format!(
                 "game {game} was left by a crash and not reopened: its sealed entries are authorized at the reopen first (arbiter checkpoint --game {game}); nothing recorded"
@@ -472,7 +544,6 @@ pub fn authorize_entry(
         ),
         utc,
     )?;
-    close_seal_over(match_dir, game, key, origin, &j)?;
     Ok(format!(
         "entry #{seq} ({kind}) of game {game} authorized by the arbiter (recorded as entry #{at}, signed): {reason}"
     ))

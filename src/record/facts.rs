@@ -79,7 +79,8 @@ pub struct LogFacts {
     pub roots: Vec<(u64, [u8; 32])>,
     /// Chain heads `E_{size-1}` at the sizes asked for.
     pub chains: Vec<(u64, [u8; 32])>,
-    /// Line 0 says `"binding":"seal/1"`: the log is sealed and its authorizations signed.
+    /// Line 0 binds the log's acts (`"binding":"seal/1"` or `"signed-acts/1"`): its
+    /// arbiter-only entries must be covered by signed authorizations.
     pub sealed: bool,
     /// Arbiter-only entries no valid signed authorization covers (sealed logs only).
     pub unauthorized: Vec<(u64, String)>,
@@ -242,7 +243,7 @@ impl<'k> FactsBuilder<'k> {
     /// Take the next entry into account.
     pub fn take(&mut self, e: &crate::record::journal::LineView<'_>) {
         if e.seq == 0 {
-            self.sealed = e.entry.is_some_and(is_sealed_log);
+            self.sealed = e.entry.is_some_and(signs_acts);
             self.actors = e.entry.and_then(profile_actors);
         }
         if let Some(actors) = &self.actors

@@ -59,7 +59,7 @@ pub fn resolve_foreign(
         binding_on_disk(match_dir, game, key.public_key()).map_err(|e| e.to_string())?
     else {
         return Err(format!(
-            "{}: not a sealed log (format v1 without `\"binding\":\"seal/1\"`): there is no seal to hold entries against",
+            "{}: a log of format v1 without a `binding` in line 0: no authorization to hold entries against",
             log.display()
         ));
     };
@@ -223,9 +223,6 @@ pub fn resolve_foreign(
                 utc,
             )?;
         }
-    }
-    if out.remaining == 0 {
-        close_seal_over(match_dir, game, key, origin, &j)?;
     }
     Ok(out)
 }

@@ -3,8 +3,6 @@
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use ssh_key::PrivateKey;
-
 use crate::log::Entry;
 use crate::record::countersign::*;
 use crate::record::index::*;
@@ -72,13 +70,17 @@ pub fn policy_path(match_dir: &Path) -> PathBuf {
     match_dir.join("policy.txt")
 }
 
-/// The SHA-256 (hex) of the policy a new game's line 0 names: the match's, written and signed
-/// with `key` now when the match has none yet (it then holds games from `game` on, with the
-/// camps `line0` declares). A policy that is there is kept as it is (`verify` checks it).
+/// The SHA-256 (hex) of the policy a new game's line 0 names: the match's, written now when the
+/// match has none yet (it then holds games from `game` on, with the camps `line0` declares, and
+/// binds them `signed-acts/1`), signed by `sign` (the armored SSHSIG of the text, by the key
+/// whose public half is `public`: the key is decrypted for that signature only). `rehearsal`
+/// writes the `rehearsal` line. A policy that is there is kept as it is (`verify` checks it).
 pub fn ensure_policy(
     match_dir: &Path,
     game: u32,
-    key: &PrivateKey,
+    public: &ssh_key::PublicKey,
+    rehearsal: bool,
+    sign: &dyn Fn(&[u8]) -> Result<String, String>,
     line0: &serde_json::Value,
 ) -> Result<String, String> {
     use sha2::Digest;
@@ -112,20 +114,14 @@ pub fn ensure_policy(
     let policy = crate::log::policy::Policy {
         match_id: match_id.to_owned(),
         instance: hex::encode(instance),
-        binding: crate::log::seal::BINDING.to_owned(),
-        arbiter: sign::fingerprint(key.public_key()),
+        binding: crate::log::seal::SIGNED_ACTS.to_owned(),
+        arbiter: sign::fingerprint(public),
         first_game: game,
         camps,
+        rehearsal,
     };
     let text = policy.to_text().map_err(|e| e.to_string())?;
-    let sig = key
-        .sign(
-            crate::log::checkpoint::NAMESPACE,
-            ssh_key::HashAlg::Sha512,
-            text.as_bytes(),
-        )
-        .and_then(|s| s.to_pem(ssh_key::LineEnding::LF))
-        .map_err(|e| e.to_string())?;
+    let sig = sign(text.as_bytes())?;
     let sig_path = sig_path(&path);
     crate::record::journal::write_atomic(&sig_path, sig.as_bytes())
         .map_err(|e| format!("{}: {e}", sig_path.display()))?;

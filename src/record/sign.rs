@@ -65,6 +65,16 @@ pub enum SignError {
         "keygen encrypts the key: give a passphrase on the terminal or with --passphrase-env VAR, or say --no-passphrase to write it unencrypted"
     )]
     NoPassphrase,
+    #[error(
+        "the arbiter's key {0} is encrypted and no passphrase was given for this signature: it is asked only for an act of the arbiter; `arbiter checkpoint` signs (asking it)"
+    )]
+    NeedsPassphrase(PathBuf),
+    #[error("the key file {0} changed while the session ran (another key): nothing signed")]
+    KeyChanged(PathBuf),
+    #[error(
+        "--passphrase-env is for rehearsals: the policy of match {0} is not a rehearsal's (the environment of a process is readable by every process of the account); type the passphrase on the terminal"
+    )]
+    PassphraseEnvInMatch(String),
     #[error("wrong passphrase for key {0}")]
     WrongPassphrase(PathBuf),
     #[error("key {path} is {algorithm}, but the arbiter key must be ssh-ed25519")]
@@ -564,6 +574,167 @@ pub fn encrypted_key(k: &KeySource, match_dir: &Path) -> Option<PrivateKey> {
     let text = crate::record::fsio::read_to_string(&path).ok()?;
     let key = PrivateKey::from_openssh(text.as_bytes()).ok()?;
     key.is_encrypted().then_some(key)
+}
+
+/// The arbiter's key as a session keeps it: where the file is and its public half, never the
+/// decrypted key. [`SessionKey::sign_with`] decrypts it for one signature, hands it to the caller
+/// and drops it (ssh-key wipes the seed when a key is dropped), so no session struct can hold a
+/// decrypted key between two signatures.
+#[derive(Debug, Clone)]
+pub struct SessionKey {
+    path: PathBuf,
+    public: PublicKey,
+    encrypted: bool,
+    demo: bool,
+    passphrase_env: Option<String>,
+}
+
+impl SessionKey {
+    /// The key at `path` (the file [`key_path`] chose for `k`), read but not decrypted. The demo
+    /// key outside the demo match is refused, and so is `--passphrase-env` in a match whose
+    /// policy is not a rehearsal's ([`check_passphrase_env`]).
+    pub fn new(path: &Path, k: &KeySource, match_dir: &Path) -> Result<SessionKey, SignError> {
+        let text = crate::record::fsio::read_to_string(path).map_err(io_err("read key", path))?;
+        let key =
+            PrivateKey::from_openssh(text.as_bytes()).map_err(|source| SignError::BadKey {
+                path: path.to_owned(),
+                source,
+            })?;
+        require_ed25519(path, key.public_key())?;
+        let demo = !key.is_encrypted() && is_demo_key(&key);
+        if demo && !is_demo_match(match_dir) {
+            return Err(SignError::NoArbiterKey(match_dir.display().to_string()));
+        }
+        check_passphrase_env(k, match_dir)?;
+        Ok(SessionKey {
+            path: path.to_owned(),
+            public: key.public_key().clone(),
+            encrypted: key.is_encrypted(),
+            demo,
+            passphrase_env: k.passphrase_env.clone(),
+        })
+    }
+
+    /// The key's public half.
+    pub fn public(&self) -> &PublicKey {
+        &self.public
+    }
+
+    /// The key file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether the key is encrypted (its passphrase is needed for each signature).
+    pub fn encrypted(&self) -> bool {
+        self.encrypted
+    }
+
+    /// Whether the key is the demo key.
+    pub fn demo(&self) -> bool {
+        self.demo
+    }
+
+    /// Whether the passphrase comes from the environment (`--passphrase-env`: rehearsals).
+    pub fn from_env(&self) -> bool {
+        self.encrypted && self.passphrase_env.is_some()
+    }
+
+    /// Whether a signature needs nothing typed now: the key is not encrypted, or its passphrase
+    /// is in the environment (a rehearsal).
+    pub fn at_hand(&self) -> bool {
+        !self.encrypted || self.passphrase_env.is_some()
+    }
+
+    /// The key opened for one act of the arbiter with the passphrase he just typed: what the
+    /// act signs (its authorization, a checkpoint, the heartbeat's anchor) uses it, and it is
+    /// dropped (wiped) when the act is recorded.
+    pub fn open_for_act(&self, typed: &str) -> Result<ActKey, SignError> {
+        let key = load_key(&self.path, Some(typed))?;
+        if key.public_key().key_data() != self.public.key_data() {
+            return Err(SignError::KeyChanged(self.path.clone()));
+        }
+        Ok(ActKey(key))
+    }
+
+    /// Use the key once: `act`'s (opened for the act being recorded), else decrypted now with
+    /// `typed`, the environment's passphrase (a rehearsal) or, with `ask`, one asked on the
+    /// terminal; `f` gets the key, and a key decrypted here is dropped (wiped) before this
+    /// returns. A key file changed since the session began (another public half) is refused.
+    pub fn sign_with_act<T>(
+        &self,
+        act: Option<&ActKey>,
+        ask: bool,
+        f: impl FnOnce(&PrivateKey) -> T,
+    ) -> Result<T, SignError> {
+        match act {
+            Some(k) => Ok(f(&k.0)),
+            None => self.sign_with(None, ask, f),
+        }
+    }
+
+    /// Decrypt the key for one use: with `typed` (the passphrase the arbiter just typed for
+    /// this act), else the environment's (a rehearsal), else, with `ask`, asked on the
+    /// terminal; `f` gets the key, which is dropped (wiped) before this returns. A key file
+    /// changed since the session began (another public half) is refused.
+    pub fn sign_with<T>(
+        &self,
+        typed: Option<&str>,
+        ask: bool,
+        f: impl FnOnce(&PrivateKey) -> T,
+    ) -> Result<T, SignError> {
+        let env = if typed.is_none() {
+            passphrase_from_env(self.passphrase_env.as_deref())?
+        } else {
+            None
+        };
+        let given = typed.or(env.as_ref().map(|p| p.as_str()));
+        if self.encrypted && given.is_none() && !ask {
+            return Err(SignError::NeedsPassphrase(self.path.clone()));
+        }
+        let key = load_key(&self.path, given)?;
+        if key.public_key().key_data() != self.public.key_data() {
+            return Err(SignError::KeyChanged(self.path.clone()));
+        }
+        Ok(f(&key))
+    }
+}
+
+/// The arbiter's key opened for one act ([`SessionKey::open_for_act`]); wiped when dropped.
+pub struct ActKey(PrivateKey);
+
+impl std::fmt::Debug for ActKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ActKey(..)")
+    }
+}
+
+/// The armored SSHSIG (namespace `arbiter-kit-checkpoint`) of `text` by `key`: a match
+/// policy's signature.
+pub fn sign_policy(key: &PrivateKey, text: &[u8]) -> Result<String, String> {
+    key.sign(NAMESPACE, HashAlg::Sha512, text)
+        .and_then(|s| s.to_pem(LineEnding::LF))
+        .map_err(|e| e.to_string())
+}
+
+/// `--passphrase-env` puts the passphrase where every process of the account may read it
+/// (`/proc/PID/environ` of whoever started the kit): it is for rehearsals. Refused in a match
+/// whose policy exists and does not say `rehearsal` (a match made with the passphrase in the
+/// environment, or with the demo key, says so in its signed policy).
+pub fn check_passphrase_env(k: &KeySource, match_dir: &Path) -> Result<(), SignError> {
+    if k.passphrase_env.is_none() {
+        return Ok(());
+    }
+    let path = match_dir.join("policy.txt");
+    let Ok(text) = crate::record::fsio::read_to_string(&path) else {
+        return Ok(());
+    };
+    match crate::log::policy::Policy::parse(&text) {
+        Ok(p) if p.rehearsal => Ok(()),
+        _ => Err(SignError::PassphraseEnvInMatch(
+            match_dir.display().to_string(),
+        )),
+    }
 }
 
 /// Whether `passphrase` opens the encrypted `key`.

@@ -354,7 +354,8 @@ pub fn verify_match_watching(
             continue;
         };
         if facts.sealed {
-            check_sealed(&facts, seal, public.is_some(), &mut v);
+            let v1 = is_sealed_log(&facts.first);
+            check_sealed(&facts, seal.filter(|_| v1), v1, public.is_some(), &mut v);
         }
         check_actors(&facts, &mut v);
         if let Some(k) = &public {

@@ -384,7 +384,7 @@ pub fn send(match_dir: &Path, game: Option<u32>, line: &str) -> Result<ActReply,
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
 
     #[test]
@@ -420,6 +420,39 @@ mod tests {
             Err(ControlError::Winner("villagers".into()))
         );
         assert!(matches!(parse("halt"), Err(ControlError::Unknown(_))));
+    }
+
+    #[test]
+    fn a_seat_is_named_by_its_name_its_number_or_hash_number() {
+        use crate::core::werewolf::{Act, SeatSpec};
+        let seats: Vec<crate::table::game::Seat> = ["kanolab3", "2", "bob"]
+            .iter()
+            .map(|n| crate::table::game::Seat {
+                spec: SeatSpec {
+                    name: n.to_string(),
+                    team: n.to_string(),
+                    human: false,
+                },
+                conn: None,
+                writer: None,
+            })
+            .collect();
+        let seat_of =
+            |line: &str| match crate::table::act_of(&parse(line).unwrap().unwrap(), &seats) {
+                Ok(Act::Readmit { seat }) => Ok(seat),
+                Ok(other) => panic!("{other:?}"),
+                Err(e) => Err(e),
+            };
+        assert_eq!(seat_of("readmit kanolab3"), Ok(0));
+        // A name first: the seat NAMEd "2" is the second seat here by name, not by number.
+        assert_eq!(seat_of("readmit 2"), Ok(1));
+        assert_eq!(seat_of("readmit 3"), Ok(2));
+        // `#N` is always the number, whatever the names.
+        assert_eq!(seat_of("readmit #1"), Ok(0));
+        assert_eq!(seat_of("readmit #3"), Ok(2));
+        assert!(seat_of("readmit #4").is_err());
+        assert!(seat_of("readmit #0").is_err());
+        assert!(seat_of("readmit #kanolab3").is_err());
     }
 
     #[test]

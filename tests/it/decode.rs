@@ -191,7 +191,7 @@ fn issue_21_a_log_that_changes_between_the_check_and_the_replay_is_not_shown() {
             closed: true,
         };
         drop(j);
-        arbiter::record::witness::write_seal(&m, 1, &key, &seal).unwrap();
+        crate::log_util::write_seal_v1(&m, 1, &key, &seal).unwrap();
     };
     let before = std::fs::read(&path).unwrap().len();
     let (grew, inits) = (Cell::new(false), Cell::new(0));

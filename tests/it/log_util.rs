@@ -155,3 +155,15 @@ pub fn script_into(m: &Path, file: &Path, text: &str) {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// Write game `game`'s seal as a kit of the session binding v1 (`seal/1`) did after every
+/// append: the kit reads such seals but no longer writes them, so tests of old logs make them.
+pub fn write_seal_v1(
+    m: &Path,
+    game: u32,
+    key: &ssh_key::PrivateKey,
+    seal: &arbiter::log::seal::Seal,
+) -> Result<(), String> {
+    let note = sign::sign_seal(key, seal).map_err(|e| e.to_string())?;
+    std::fs::write(m.join(format!("game-{game}/seal")), note).map_err(|e| e.to_string())
+}

@@ -685,6 +685,9 @@ fn pty_clause_5b_only_the_arbiter_s_passphrase_records_an_arbiter_only_command()
     t.keys(&["q"]);
     t.wait_for("quit the board UI?", DEADLINE);
     t.keys(&["y"]);
+    // The closing checkpoint asks the passphrase (the board kept none): Enter alone leaves it.
+    t.wait_for("checkpoint at close", DEADLINE);
+    t.keys(&["Enter"]);
     assert!(t.wait_exit(DEADLINE), "{}", t.screen());
     let log = m.join("game-1/log.jsonl");
     let entries = arbiter::record::journal::read_entries(&log).unwrap();
@@ -1214,6 +1217,10 @@ fn pty_the_log_page_numbers_entries_as_the_file_after_a_failed_authorization() {
     t.keys(&["q"]);
     t.wait_for("quit the board UI?", DEADLINE);
     t.keys(&["y"]);
+    // The board kept no key: the closing checkpoint asks the passphrase once more.
+    t.wait_for("checkpoint at close", DEADLINE);
+    t.type_text("kasparov-2003");
+    t.keys(&["Enter"]);
     assert!(t.wait_exit(DEADLINE), "{}", t.screen());
     let e = log_entries(&m);
     let stopped = e.iter().find(|x| x.kind == "clock_stopped").unwrap();

@@ -226,18 +226,41 @@ fn run_lines(session: &mut arbiter::board::session::Session, text: &str) {
     }
 }
 
-/// Game 1 played by the kit's own session (its arbiter-only entries not yet authorized: a
-/// script authorizes at its end), then stopped by a power cut: the seal is set back to `open`,
-/// as the cut leaves it, and `torn` bytes of a line being written are left at the end.
+/// [`run_lines`] as the Board UI records them: each arbiter-only command followed by its
+/// signed authorization (the key decrypted for that signature: the test key is unencrypted).
+fn run_acts(session: &mut arbiter::board::session::Session, text: &str) {
+    use arbiter::core::command::{Command, Role};
+    for l in arbiter::core::script::parse_script(text).unwrap() {
+        let before = session.storage.len();
+        session.execute(&l.command, l.at).unwrap();
+        let after = session.storage.len();
+        if l.command.role() == Role::Arbiter && after > before {
+            session
+                .execute(
+                    &Command::Authorize {
+                        by: "passphrase".into(),
+                        words: "act".into(),
+                        first: before as u64,
+                        last: after as u64 - 1,
+                    },
+                    l.at,
+                )
+                .unwrap();
+        }
+    }
+}
+
+/// Game 1 played by the kit's own session as the Board UI records it (each arbiter act
+/// followed by its signed authorization), then stopped by a power cut: `torn` bytes of a line
+/// being written are left at the end.
 fn power_cut(m: &Path, torn: &[u8]) {
     let key = key_of(m);
     let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
     let mut o =
         arbiter::board::matchdir::open_game_with(m, Some(1), Some(Path::new(RULES)), &key, false)
             .unwrap();
-    run_lines(&mut o.session, &quick);
+    run_acts(&mut o.session, &quick);
     drop(o);
-    reopen_seal(m);
     use std::io::Write;
     let mut f = std::fs::OpenOptions::new()
         .append(true)
@@ -246,32 +269,15 @@ fn power_cut(m: &Path, torn: &[u8]) {
     f.write_all(torn).unwrap();
 }
 
-/// Set game 1's seal back to `open` over the whole log (the session was killed).
-fn reopen_seal(m: &Path) {
-    let log = m.join("game-1/log.jsonl");
-    let j = arbiter::record::journal::Journal::open(&log).unwrap();
-    let last = j.last().unwrap().clone();
-    let line0 = arbiter::record::journal::first_entry(&log).unwrap();
-    let seal = arbiter::log::seal::Seal {
-        origin: arbiter::log::checkpoint::origin(line0.body["match_id"].as_str().unwrap(), 1),
-        size: j.len(),
-        chain: last.hash,
-        closed: false,
-    };
-    drop(j);
-    let k = arbiter::record::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
-    arbiter::record::witness::write_seal(m, 1, &k, &seal).unwrap();
-}
-
 fn verify_code(m: &Path) -> (i32, String) {
     let o = arbiter(&["verify", "--match", m.to_str().unwrap()]);
     (o.status.code().unwrap_or(-1), said(&o))
 }
 
 /// A power cut mid-write: the torn tail is cut at the reopen (a recovery entry, the bytes in a
-/// side file), and the kit's own entries of the crashed session stand authorized (at the
-/// reopen, with the reason): after the next checkpoint verify says RECOVERED (11), never
-/// UNAUTHORIZED (27), whatever the torn bytes.
+/// side file), and the kit's own entries of the crashed session stand authorized (each act
+/// signed as it was recorded; nothing is authorized at the reopen): after the next checkpoint
+/// verify says RECOVERED (11), never UNAUTHORIZED (27), whatever the torn bytes.
 #[test]
 fn crash_torn_tail_is_recovered_not_unauthorized() {
     let tmp = tempfile::tempdir().unwrap();
@@ -291,7 +297,8 @@ fn crash_torn_tail_is_recovered_not_unauthorized() {
         )
         .unwrap();
         let notice = o.notice.clone().unwrap_or_default();
-        assert!(notice.contains("after a crash"), "{case}: {notice}");
+        assert!(notice.contains("recovered"), "{case}: {notice}");
+        assert!(!notice.contains("UNAUTHORIZED"), "{case}: {notice}");
         drop(o);
         let o = arbiter(&["checkpoint", "--match", m.to_str().unwrap(), "--game", "1"]);
         assert_eq!(o.status.code(), Some(0), "{case}: {}", said(&o));
@@ -301,10 +308,11 @@ fn crash_torn_tail_is_recovered_not_unauthorized() {
     }
 }
 
-/// The attack: the board is killed after its last authorization (its seal left open) and one
-/// arbiter-only line is appended. No routine `checkpoint`, however often, signs or authorizes
-/// it (each refuses, naming it as in flight, and writes nothing); the arbiter then rules on it:
-/// cut to a side file (recorded) or accepted with a reason (recorded, signed).
+/// The attack: the board is killed after its last authorization and one arbiter-only line
+/// (+20 s for the machine) is appended — the entry in flight at a crash looks the same. No
+/// routine `checkpoint`, however often, signs or authorizes it (each refuses, naming it, and
+/// writes nothing: a checkpoint never launders it); the arbiter then rules on it: cut to a
+/// side file (recorded) or accepted with a reason (recorded, signed).
 #[test]
 fn inflight_entry_is_never_authorized_by_routine_checkpoints() {
     let tmp = tempfile::tempdir().unwrap();
@@ -313,7 +321,6 @@ fn inflight_entry_is_never_authorized_by_routine_checkpoints() {
         let ms = m.to_str().unwrap();
         let _ = played(&tmp.path().join(format!("{ruling}-src")), "");
         std::fs::rename(tmp.path().join(format!("{ruling}-src/m")), &m).unwrap();
-        reopen_seal(&m);
         let seq = append_as(&m, "clock_corrected", "arbiter");
         let log = m.join("game-1/log.jsonl");
         let before = std::fs::read(&log).unwrap();
@@ -322,7 +329,8 @@ fn inflight_entry_is_never_authorized_by_routine_checkpoints() {
             let out = said(&o);
             assert_eq!(o.status.code(), Some(1), "{ruling}: {out}");
             assert!(
-                out.contains(&format!("entry #{seq} was in flight at a crash")),
+                out.contains(&format!("#{seq} arbiter clock_corrected"))
+                    && out.contains("no checkpoint is signed"),
                 "{ruling}: {out}"
             );
             assert_eq!(std::fs::read(&log).unwrap(), before, "nothing recorded");
@@ -388,7 +396,6 @@ fn inflight_line_that_does_not_decode_is_cut_never_authorized() {
     let _ = played(tmp.path(), "");
     let m = tmp.path().join("m");
     let ms = m.to_str().unwrap();
-    reopen_seal(&m);
     let log = m.join("game-1/log.jsonl");
     let mut j = arbiter::record::journal::Journal::open(&log).unwrap();
     let at = j.last().unwrap().mono_ms;
@@ -481,10 +488,10 @@ impl Drop for SmallDisk {
     }
 }
 
-/// The disk fills up between an entry and what binds it (the entry still fits in the log's
-/// last page; the seal, a new file, does not): the entry is not acknowledged (the command
-/// fails, the session freezes, the log holds nothing more than before), and once space is back
-/// the game opens as it was and goes on, and verifies.
+/// The disk fills up as an entry is written (the log's last page has no room for the line, no
+/// page is left): in `signed-acts/1` the entry's one write is all that binds it, and it is not
+/// acknowledged (the command fails, the session freezes, the log holds nothing more than
+/// before); once space is back the game opens as it was, goes on, and verifies.
 #[test]
 fn disk_full_at_binding_is_not_acknowledged() {
     let disk = match SmallDisk::mount("2m") {
@@ -501,19 +508,18 @@ fn disk_full_at_binding_is_not_acknowledged() {
         arbiter::board::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
             .unwrap();
     let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
-    run_lines(&mut o.session, &quick);
-    // Room in the log's last page for one more line, none anywhere else.
+    run_acts(&mut o.session, &quick);
+    // No room in the log's last page for one more line, none anywhere else.
     let mut at = 17 * 60;
-    while !(200..3000).contains(&(std::fs::metadata(&log).unwrap().len() % 4096)) {
+    let shuffle = ["Ng1", "Ng8", "Nf3", "Nf6"];
+    let mut k = 0;
+    while !(3946..4096).contains(&(std::fs::metadata(&log).unwrap().len() % 4096)) {
         at += 1;
         run_lines(
             &mut o.session,
-            &format!(
-                "0:{}:{:02}  arbiter note filling the page\n",
-                at / 60,
-                at % 60
-            ),
+            &format!("0:{}:{:02}  move {}\n", at / 60, at % 60, shuffle[k % 4]),
         );
+        k += 1;
     }
     let before = std::fs::read(&log).unwrap();
     let filler = disk.fill();
@@ -525,8 +531,8 @@ fn disk_full_at_binding_is_not_acknowledged() {
     ))
     .unwrap();
     let r = o.session.execute(&l[0].command, l[0].at);
-    let err = r.expect_err("an entry the kit cannot bind is not acknowledged");
-    assert!(err.to_string().contains("could not be bound"), "{err}");
+    let err = r.expect_err("an entry the kit cannot write is not acknowledged");
+    assert!(err.to_string().to_lowercase().contains("space"), "{err}");
     assert!(o.session.frozen.is_some(), "input frozen");
     assert!(o.session.execute(&l[0].command, l[0].at).is_err());
     drop(o);
@@ -535,8 +541,8 @@ fn disk_full_at_binding_is_not_acknowledged() {
         before,
         "nothing more in the log"
     );
-    // Space back: the game opens as it was (the session's entries authorized at the reopen, as
-    // after any crash), verifies, and goes on.
+    // Space back: the game opens as it was (its acts authorized as they were recorded),
+    // verifies, and goes on.
     std::fs::remove_file(filler).unwrap();
     let o =
         arbiter::board::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
@@ -625,13 +631,13 @@ fn live_game_2(m: &Path) {
         false,
     )
     .unwrap();
-    run_lines(
+    run_acts(
         &mut o.session,
         "0        arbiter declare white machine Deep Junior\n0        arbiter declare black human Garry Kasparov\n0        arbiter declare operator Amir Ban\n0        arbiter start\n0:00:05  move d4\n",
     );
 }
 
-/// Downgrade: `"binding":"seal/1"` (and the policy it names) removed from line 0 of a live game
+/// Downgrade: `"binding":"signed-acts/1"` (and the policy it names) removed from line 0 of a live game
 /// before its first checkpoint, the log chained again. The signed match policy holds every game
 /// from the first on to its binding: `checkpoint` refuses to sign it and verify fails with
 /// DOWNGRADED (29).
@@ -685,7 +691,8 @@ fn policy_downgrade_fails_verify() {
     // (BAD_CHECKPOINT, 22, as an index's); deleted while line 0 names it: DOWNGRADED.
     let p = m.join("policy.txt");
     let text = std::fs::read_to_string(&p).unwrap();
-    std::fs::write(&p, text.replace("binding seal/1", "binding none")).unwrap();
+    assert!(text.contains("binding signed-acts/1\n"), "{text}");
+    std::fs::write(&p, text.replace("binding signed-acts/1", "binding none")).unwrap();
     let (code, out) = verify_code(&m);
     assert_eq!(code, 22, "{out}");
     assert!(out.contains("BAD MATCH POLICY"), "{out}");
@@ -891,4 +898,236 @@ fn control_characters_in_names_and_notes_are_refused_or_escaped() {
         assert!(!out.contains('\u{1b}'), "{args:?}: {out}");
         assert!(out.contains("\\u{1b}[2JKasparov"), "{args:?}: {out}");
     }
+}
+
+/// A copy of the `seal/1` match the kit wrote before `signed-acts/1` (kept under
+/// tests/fixtures), with the folder's modes as the kit makes them.
+fn seal_v1_match(tmp: &Path) -> std::path::PathBuf {
+    let m = tmp.join("m");
+    assert!(
+        Command::new("cp")
+            .arg("-r")
+            .arg("tests/fixtures/seal-v1-match")
+            .arg(&m)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for e in walk(&m) {
+        let mode = if e.is_dir() { 0o700 } else { 0o600 };
+        std::fs::set_permissions(&e, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    m
+}
+
+fn walk(p: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = vec![p.to_path_buf()];
+    if p.is_dir() {
+        for e in std::fs::read_dir(p).unwrap() {
+            out.extend(walk(&e.unwrap().path()));
+        }
+    }
+    out
+}
+
+/// Which guarantees each binding has, on logs the kit wrote:
+/// - format v1 without a binding: no authorization is checked (an operator's arbiter-only line
+///   is not UNAUTHORIZED), no policy;
+/// - `seal/1` (read, no longer written): arbiter-only entries need signed authorizations, and
+///   entries past the seal and every signed checkpoint are FOREIGN; the kit opens such a game
+///   read-only (it writes no seal any more);
+/// - `signed-acts/1`: arbiter-only entries need signed authorizations, no seal file exists, and
+///   what lies past the last signed checkpoint is the unsigned tail (bound meanwhile by the
+///   camps' live witnesses).
+#[test]
+fn seal_v1_logs_verify_as_before_and_each_binding_says_what_it_guarantees() {
+    let tmp = tempfile::tempdir().unwrap();
+    // seal/1, as the earlier kit left it: verifies 0, its seal read.
+    let m = seal_v1_match(tmp.path());
+    let line0 = arbiter::record::journal::first_entry(&m.join("game-1/log.jsonl")).unwrap();
+    assert_eq!(line0.body["arbiter_key"]["binding"], "seal/1");
+    assert!(m.join("game-1/seal").exists());
+    let (code, out) = verify_code(&m);
+    assert_eq!(code, 0, "{out}");
+    // An arbiter-only line appended past the seal and the checkpoints: FOREIGN and UNAUTHORIZED.
+    let seq = append_as(&m, "clock_corrected", "arbiter");
+    let (code, out) = verify_code(&m);
+    assert_ne!(code, 0, "{out}");
+    assert!(
+        out.contains("FOREIGN") && out.contains(&format!("entries #{seq}")),
+        "{out}"
+    );
+    // The kit does not continue it: it opens read-only, and writes no seal.
+    let seal_before = std::fs::read(m.join("game-1/seal")).unwrap();
+    let key = arbiter::record::sign::KeySource {
+        file: Some(m.join("keys/arbiter")),
+        passphrase_env: None,
+    };
+    match arbiter::board::matchdir::open_game_with(&m, Some(1), None, &key, false) {
+        Ok(o) => assert!(o.session.frozen.is_some(), "a seal/1 game opens read-only"),
+        Err(e) => assert!(
+            e.to_string().contains("foreign") || e.to_string().contains("not written by this kit"),
+            "{e}"
+        ),
+    }
+    assert_eq!(std::fs::read(m.join("game-1/seal")).unwrap(), seal_before);
+
+    // signed-acts/1, as the kit writes now: no seal; its acts signed; verifies 0.
+    let t2 = tmp.path().join("new");
+    let m2 = played(&t2, "");
+    let line0 = arbiter::record::journal::first_entry(&m2.join("game-1/log.jsonl")).unwrap();
+    assert_eq!(line0.body["arbiter_key"]["binding"], "signed-acts/1");
+    assert!(!m2.join("game-1/seal").exists(), "no seal is written");
+    let policy = std::fs::read_to_string(m2.join("policy.txt")).unwrap();
+    assert!(policy.contains("binding signed-acts/1\n"), "{policy}");
+    let (code, out) = verify_code(&m2);
+    assert_eq!(code, 0, "{out}");
+    let seq = append_as(&m2, "clock_corrected", "arbiter");
+    let (code, out) = verify_code(&m2);
+    assert_ne!(code, 0, "{out}");
+    assert!(!out.contains("FOREIGN"), "no seal, no FOREIGN: {out}");
+    // Signed past it (as a laundering kit would), it stands UNAUTHORIZED (27).
+    let k = arbiter::record::sign::load_key(&m2.join("keys/arbiter"), None).unwrap();
+    let log = m2.join("game-1/log.jsonl");
+    let j = arbiter::record::journal::Journal::open(&log).unwrap();
+    let entries = j.entries().to_vec();
+    drop(j);
+    arbiter::record::witness::sign_and_index(&m2, 1, &entries, &k, chrono::Utc::now()).unwrap();
+    let (code, out) = verify_code(&m2);
+    assert_eq!(code, 27, "{out}");
+    assert!(out.contains(&format!("#{seq} clock_corrected")), "{out}");
+
+    // Format v1 without a binding: an arbiter-only line by anyone is not checked.
+    let t3 = tmp.path().join("v1");
+    let m3 = played(&t3, "");
+    rewrite_line0(&m3, 1, |b| {
+        let k = b["arbiter_key"].as_object_mut().unwrap();
+        k.remove("binding");
+        k.remove("policy");
+    });
+    let _ = std::fs::remove_file(m3.join("policy.txt"));
+    let _ = std::fs::remove_file(m3.join("policy.txt.sig"));
+    let _ = std::fs::remove_dir_all(m3.join("game-1/checkpoints"));
+    let _ = std::fs::remove_file(m3.join("index.txt"));
+    let _ = std::fs::remove_file(m3.join("index.txt.sig"));
+    append_as(&m3, "clock_corrected", "arbiter");
+    let (_, out) = verify_code(&m3);
+    assert!(
+        !out.contains("UNAUTHORIZED"),
+        "v1 checks no authorization: {out}"
+    );
+}
+
+/// `--passphrase-env` puts the passphrase in `/proc/PID/environ`: it is for rehearsals. A
+/// match made with it says `rehearsal` in its signed policy and takes it again; a match whose
+/// policy does not (made with the passphrase typed, or an unencrypted key) refuses it, before
+/// anything is read or written.
+#[test]
+fn passphrase_env_is_refused_in_a_match_that_is_not_a_rehearsal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = played(tmp.path(), "");
+    let ms = m.to_str().unwrap();
+    let policy = std::fs::read_to_string(m.join("policy.txt")).unwrap();
+    assert!(!policy.contains("rehearsal"), "{policy}");
+    let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args([
+            "checkpoint",
+            "--match",
+            ms,
+            "--game",
+            "1",
+            "--passphrase-env",
+            "ARB_PASS",
+        ])
+        .env("ARB_PASS", "not-asked")
+        .output()
+        .unwrap();
+    let out = said(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("--passphrase-env is for rehearsals"), "{out}");
+    // A rehearsal: the match made with the passphrase in the environment.
+    let r = tmp.path().join("r");
+    let key = r.join("keys/arbiter");
+    let public = arbiter::record::sign::keygen_with_rounds(
+        &key,
+        Some("rehearsal passphrase"),
+        "rehearsal",
+        arbiter::record::sign::TEST_KDF_ROUNDS,
+    )
+    .unwrap();
+    arbiter::record::sign::ensure_allowed_signer(&r, "arbiter", &public).unwrap();
+    let script = tmp.path().join("quick.arb");
+    std::fs::copy("examples/scripts/quick.arb", &script).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args([
+            "script",
+            script.to_str().unwrap(),
+            "--match",
+            r.to_str().unwrap(),
+        ])
+        .args(["--passphrase-env", "ARB_PASS"])
+        .env("ARB_PASS", "rehearsal passphrase")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", said(&o));
+    let policy = std::fs::read_to_string(r.join("policy.txt")).unwrap();
+    assert!(policy.contains("\nrehearsal\n"), "{policy}");
+    let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["checkpoint", "--match", r.to_str().unwrap(), "--game", "1"])
+        .args(["--passphrase-env", "ARB_PASS"])
+        .env("ARB_PASS", "rehearsal passphrase")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", said(&o));
+}
+
+/// The session's storage keeps the arbiter's key as a [`SessionKey`] (its file and public
+/// half) and at most the passphrase of the act being recorded: no field can hold a decrypted
+/// key between two signatures (the exhaustive pattern below stops compiling if one is added).
+#[test]
+fn board_session_holds_no_decrypted_key() {
+    use arbiter::board::matchdir::JournalStorage;
+    use arbiter::record::sign::SessionKey;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    let key = key_of(&m);
+    let o =
+        arbiter::board::matchdir::open_game_with(&m, Some(1), Some(Path::new(RULES)), &key, false)
+            .unwrap();
+    drop(o);
+    fn fields(s: JournalStorage) -> Option<SessionKey> {
+        let JournalStorage {
+            match_dir: _,
+            game: _,
+            match_id: _,
+            path: _,
+            journal: _,
+            signer,
+            armed,
+            may_ask: _,
+            signed_upto: _,
+            signed_code: _,
+            warning: _,
+            on_append: _,
+            sealed: _,
+            beat_file: _,
+            countersigned_seen: _,
+            index_seen: _,
+            checkpoints_swept: _,
+        } = s;
+        // The key opened for the act being recorded, dropped once it is recorded.
+        let _: Option<arbiter::record::sign::ActKey> = armed;
+        signer
+    }
+    let _ = fields;
+    // The session key's debug form shows its file and public half, never the seed.
+    let k = arbiter::record::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let seed = hex::encode(k.key_data().ed25519().unwrap().private.to_bytes());
+    let s = SessionKey::new(&m.join("keys/arbiter"), &key, &m).unwrap();
+    let shown = format!("{s:?}");
+    assert!(!shown.contains(&seed), "{shown}");
+    let signed = s
+        .sign_with(None, false, |k| k.public_key().clone())
+        .unwrap();
+    assert_eq!(&signed, s.public());
 }

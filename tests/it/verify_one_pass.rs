@@ -83,7 +83,10 @@ fn issue_21_verify_one_pass_gives_the_line_readers_facts_on_a_sealed_game() {
     let log = arbiter::record::layout::log_path(&m, 1);
     let text = std::fs::read_to_string(&log).unwrap();
     let n = text.lines().count() as u64;
-    assert!(text.contains(r#""binding":"seal/1""#), "a sealed log");
+    assert!(
+        text.contains(r#""binding":"signed-acts/1""#),
+        "a log that binds its acts"
+    );
     assert!(
         text.contains(r#""kind":"authorized""#),
         "with authorizations"
@@ -92,12 +95,12 @@ fn issue_21_verify_one_pass_gives_the_line_readers_facts_on_a_sealed_game() {
     assert_eq!(how, FactsRead::Streamed);
     assert_eq!(v.lines, n);
     // A flipped byte in the middle: the verdict and the facts come from the exact readers.
+    let key = key_of(&m);
+    let origin = origin_of(&m, 1);
     let mut bytes = text.into_bytes();
     let at = bytes.len() / 2;
     bytes[at] ^= 0x20;
     std::fs::write(&log, &bytes).unwrap();
-    let key = key_of(&m);
-    let origin = origin_of(&m, 1);
     let (v, facts) = verify_game_and_facts(&m, 1, None, &[n], Some((&key, &origin)));
     assert_eq!(v.status, arbiter::record::verify::Status::BadLine, "{v:?}");
     assert!(facts.is_err(), "the line reader stops at the bad line");

@@ -246,7 +246,11 @@ fn witness_foreign_tail_not_signed() {
     let before = listing(&m.join("game-1/checkpoints"));
     let o = arbiter(&["checkpoint", "--match", m.to_str().unwrap(), "--game", "1"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(text(&o).contains("not written by this kit"), "{}", text(&o));
+    assert!(
+        text(&o).contains("not bound by the arbiter's word"),
+        "{}",
+        text(&o)
+    );
     assert!(
         text(&o).contains("entry_voided"),
         "the entry is shown: {}",
@@ -275,7 +279,7 @@ fn witness_foreign_tail_not_signed() {
     );
     let (code, out) = verify(&m, &["--trust", pinned.to_str().unwrap()]);
     assert_ne!(code, 0, "{out}");
-    assert!(out.contains("FOREIGN"), "{out}");
+    assert!(out.contains("UNSIGNED TAIL"), "{out}");
 }
 
 #[test]
@@ -415,11 +419,12 @@ fn witness_foreign_entries_cut_or_accepted_are_recorded() {
         j.len() - 1
     };
     // Cut: the entries go to a side file, nothing lost, and the cut is recorded.
-    let seq = append("work_note", "supervisor");
+    // An arbiter-only entry no signed authorization covers (routine entries need none).
+    let seq = append("note", "arbiter");
     let o = arbiter(&["foreign", "--match", ms, "--game", "1"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
-        text(&o).contains(&format!("#{seq} supervisor work_note")),
+        text(&o).contains(&format!("#{seq} arbiter note")),
         "{}",
         text(&o)
     );
@@ -446,7 +451,7 @@ fn witness_foreign_entries_cut_or_accepted_are_recorded() {
     assert_eq!(code, 11, "a recorded cut is a recovery to review: {out}");
 
     // Accept: one recorded note per entry with the reason, signed by the arbiter key.
-    let seq = append("work_note", "supervisor");
+    let seq = append("note", "arbiter");
     let o = arbiter(&[
         "foreign",
         "--match",
@@ -459,7 +464,7 @@ fn witness_foreign_entries_cut_or_accepted_are_recorded() {
     assert!(o.status.success(), "{}", text(&o));
     let now = std::fs::read_to_string(log(&m)).unwrap();
     assert!(
-        now.contains(&format!("entry #{seq} (supervisor work_note")),
+        now.contains(&format!("entry #{seq} (arbiter note")),
         "{now}"
     );
     assert!(now.contains("typed by the operator at the spare laptop"));
@@ -676,7 +681,6 @@ fn witness_symlinks_anywhere_in_the_folder_are_refused() {
         "index",
         "allowed_signers",
         "game-1",
-        "game-1/seal",
         "game-1/checkpoints",
         "game-1/checkpoints/14.txt.cosig-kasparov",
         "game-1/checkpoints/14.note",
@@ -954,8 +958,8 @@ fn witness_foreign_accepted_is_covered_by_the_next_signature() {
         let mut j = Journal::open(&log(&m)).unwrap();
         let at = j.last().unwrap().mono_ms;
         j.append(forged(
-            "work_note",
-            "supervisor",
+            "note",
+            "arbiter",
             serde_json::json!({"text": "x"}),
             at,
         ))
@@ -984,7 +988,7 @@ fn witness_foreign_accepted_is_covered_by_the_next_signature() {
     assert!(
         std::fs::read_to_string(log(&m))
             .unwrap()
-            .contains(&format!("entry #{seq} (supervisor work_note")),
+            .contains(&format!("entry #{seq} (arbiter note")),
         "the acceptance is recorded"
     );
     // Nothing foreign is left: a second run has nothing to accept and signs nothing new.

@@ -11,6 +11,10 @@
 //! and paints with the Board UI's own [`Painter`], so a tick of the clock draws only the clocks and
 //! the "this move" row and writes only the cells that changed; the folder is looked at when it
 //! changes (or at the safety poll), not at every tick.
+//!
+//! The werewolf table's screens live here too ([`werewolf`]): the audience's (read-only, as
+//! above) and the game master's (`play` and `serve` on a werewolf match), whose acts ([`gm`])
+//! the shell hands to the table; the screen itself writes nothing in the match folder.
 pub mod gm;
 pub mod screen;
 pub mod werewolf;

@@ -568,7 +568,9 @@ fn follow(
                         continue;
                     }
                     let ok = match acts.authority {
-                        crate::board::tui::Authority::Passphrase(check) => check(&passphrase),
+                        crate::board::tui::Authority::Passphrase(check) => {
+                            check(&passphrase).is_some()
+                        }
                         _ => true,
                     };
                     drop(passphrase);

@@ -27,8 +27,10 @@ pub const V2: &str = "arbiter-kit heartbeat v2";
 /// The length of a slot of the boot clock: a beat proves the kit ran at the start of its slot, so
 /// this is added to the uncertainty of a gap measured from a v2 beat.
 pub const SLOT_MS: u64 = 200;
-/// Slots per anchor (8,192 × 0.2 s ≈ 27 min); a multiple of [`SEGMENT`].
-pub const CHAIN_LENGTH: u64 = 8192;
+/// Slots per anchor (131,072 × 0.2 s ≈ 7 h 17 min: the anchor is signed when the key is at
+/// hand, at the open or an act of the arbiter, and renewed at an act past half its chain); a
+/// multiple of [`SEGMENT`].
+pub const CHAIN_LENGTH: u64 = 1 << 17;
 /// Every `SEGMENT`-th chain value is kept; the others are computed a segment at a time.
 pub const SEGMENT: u64 = 128;
 /// The longest chain a reopen walks (a hostile file cannot make it hash for long).
@@ -194,6 +196,17 @@ struct Current {
     line: String,
 }
 
+/// Whether anchor `c` serves a beat at `t` of game `origin`, with at least `1/part` of its chain
+/// still to run after `t` (`part` 1: any of it).
+fn fits(c: &Current, origin: &str, t: BeatTimes<'_>, part: u64) -> bool {
+    let len = c.chain.length();
+    let limit = if part <= 1 { len } else { len - len / part };
+    c.anchor.origin == origin
+        && c.anchor.boot_id == t.boot_id
+        && t.boottime_ms >= c.anchor.boottime_ms
+        && (t.boottime_ms - c.anchor.boottime_ms) / c.anchor.slot_ms <= limit
+}
+
 /// Makes a session's v2 beats: anchors (signed once per chain) and the beat lines.
 pub struct Beater {
     length: u64,
@@ -237,42 +250,20 @@ impl Beater {
         t: BeatTimes<'_>,
         sign: &dyn Fn(&str) -> Option<String>,
     ) -> Option<String> {
-        let fits = |c: &Current| {
-            c.anchor.origin == origin
-                && c.anchor.boot_id == t.boot_id
-                && t.boottime_ms >= c.anchor.boottime_ms
-                && (t.boottime_ms - c.anchor.boottime_ms) / c.anchor.slot_ms <= c.chain.length()
-        };
-        if !self.current.as_ref().is_some_and(fits) {
+        self.ensure_anchor(origin, t, sign, 1);
+        self.beat_line(origin, t)
+    }
+
+    /// The heartbeat file for a beat at `t` on the anchor in use, when it still fits `t`
+    /// (nothing is signed: the key is not at hand); `None` past its chain.
+    pub fn record_unsigned(&mut self, origin: &str, t: BeatTimes<'_>) -> Option<String> {
+        if !self.current.as_ref().is_some_and(|c| fits(c, origin, t, 1)) {
             self.current = None;
-            let mut seed = [0u8; 32];
-            let mut session = [0u8; 16];
-            {
-                use rand_core::RngCore as _;
-                rand_core::OsRng.try_fill_bytes(&mut seed).ok()?;
-                rand_core::OsRng.try_fill_bytes(&mut session).ok()?;
-            }
-            let chain = Chain::new(seed, session, self.length);
-            let anchor = Anchor {
-                origin: origin.to_owned(),
-                session,
-                boot_id: t.boot_id.to_owned(),
-                boottime_ms: t.boottime_ms,
-                utc: crate::log::format_utc(t.utc),
-                mono_ms: t.mono_ms,
-                slot_ms: SLOT_MS,
-                length: chain.length(),
-                head: chain.head(),
-            };
-            let sig = sign(&anchor.text())?;
-            let line = anchor.line(&sig);
-            self.current = Some(Current {
-                anchor,
-                chain,
-                line,
-            });
-            self.anchors += 1;
         }
+        self.beat_line(origin, t)
+    }
+
+    fn beat_line(&mut self, _origin: &str, t: BeatTimes<'_>) -> Option<String> {
         let c = self.current.as_mut()?;
         let i = (t.boottime_ms - c.anchor.boottime_ms) / c.anchor.slot_ms;
         let value = c.chain.value(i)?;
@@ -294,6 +285,72 @@ impl Beater {
         out.extend(std::iter::repeat_n(' ', pad));
         out.push('\n');
         Some(out)
+    }
+
+    /// Sign a new anchor at `t` unless the chain in use still has at least half its length to
+    /// run after `t` (an act of the arbiter, when the key is at hand: the beats of the hours
+    /// after it need none). `false` when no anchor could be made.
+    pub fn prepare(
+        &mut self,
+        origin: &str,
+        t: BeatTimes<'_>,
+        sign: &dyn Fn(&str) -> Option<String>,
+    ) -> bool {
+        self.ensure_anchor(origin, t, sign, 2)
+    }
+
+    /// The anchor in use fits `t` with at least `1/part` of its chain still to run after it;
+    /// else a new one is drawn and signed (`None` from `sign`: the current one is kept if it
+    /// still fits at all).
+    fn ensure_anchor(
+        &mut self,
+        origin: &str,
+        t: BeatTimes<'_>,
+        sign: &dyn Fn(&str) -> Option<String>,
+        part: u64,
+    ) -> bool {
+        if !self
+            .current
+            .as_ref()
+            .is_some_and(|c| fits(c, origin, t, part))
+        {
+            if !self.current.as_ref().is_some_and(|c| fits(c, origin, t, 1)) {
+                self.current = None;
+            }
+            let mut seed = [0u8; 32];
+            let mut session = [0u8; 16];
+            {
+                use rand_core::RngCore as _;
+                if rand_core::OsRng.try_fill_bytes(&mut seed).is_err()
+                    || rand_core::OsRng.try_fill_bytes(&mut session).is_err()
+                {
+                    return self.current.is_some();
+                }
+            }
+            let chain = Chain::new(seed, session, self.length);
+            let anchor = Anchor {
+                origin: origin.to_owned(),
+                session,
+                boot_id: t.boot_id.to_owned(),
+                boottime_ms: t.boottime_ms,
+                utc: crate::log::format_utc(t.utc),
+                mono_ms: t.mono_ms,
+                slot_ms: SLOT_MS,
+                length: chain.length(),
+                head: chain.head(),
+            };
+            let Some(sig) = sign(&anchor.text()) else {
+                return self.current.is_some();
+            };
+            let line = anchor.line(&sig);
+            self.current = Some(Current {
+                anchor,
+                chain,
+                line,
+            });
+            self.anchors += 1;
+        }
+        true
     }
 
     /// The chain in use (tests: its memory).

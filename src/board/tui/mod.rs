@@ -90,6 +90,9 @@ pub fn run(
     result.and(restored)
 }
 
+/// Opens the arbiter's key for one act with the passphrase typed (`None`: it does not open).
+pub type OpensKey<'a> = Box<dyn Fn(&str) -> Option<crate::record::sign::ActKey> + Send + Sync + 'a>;
+
 /// How the arbiter's authorization is given at this keyboard.
 pub enum Authority<'a> {
     /// No gate (rehearsals in memory, tests): nothing asked, nothing recorded.
@@ -97,8 +100,10 @@ pub enum Authority<'a> {
     /// The signing key is not encrypted: there is nothing to ask; each arbiter-only command is
     /// recorded as authorized by an unencrypted key (anyone at the keyboard could give it).
     UnencryptedKey,
-    /// The signing key's passphrase, asked for each arbiter-only command and checked here.
-    Passphrase(Box<dyn Fn(&str) -> bool + 'a>),
+    /// The signing key's passphrase, asked for each arbiter-only command and checked here: the
+    /// check opens the key for the act (`None`: the passphrase does not open it), which signs
+    /// what the act records and is dropped once it is recorded.
+    Passphrase(OpensKey<'a>),
 }
 
 /// Whether `cmd` needs the arbiter's authorization: arbiter-only commands once the game is
@@ -300,6 +305,23 @@ pub fn open_session(a: &PlaySetup<'_>) -> Result<(Session, Instant, u64, UiState
     let mut log = LogTail::new(opened.events_from, opened.events, folded.tail);
     log.path = Some(crate::record::layout::log_path(a.match_dir, game_n));
     let mut session = opened.session;
+    // The key is decrypted once now (its passphrase asked on the terminal before the board
+    // draws) for the heartbeat's anchor, then wiped: the board holds no decrypted key.
+    let at_open = opened.now_ms;
+    let asked = Instant::now();
+    let signed = session.storage.open_key(at_open, session.utc_at(at_open));
+    // The game time stood still while the passphrase was typed: UTC moves on with it.
+    if let Ok(d) = chrono::Duration::from_std(asked.elapsed()) {
+        session.utc_origin += d;
+    }
+    if let Err(e) = signed {
+        return Err(match e {
+            crate::board::session::StorageError::Sign(k) => MatchError::Key(k).into(),
+            other => {
+                MatchError::Key(crate::record::sign::SignError::Index(other.to_string())).into()
+            }
+        });
+    }
     let mut notes: Vec<String> = opened.notice.into_iter().collect();
     if session.game.phase() == crate::core::game::Phase::Draft {
         let game = session.game.ctx().game;

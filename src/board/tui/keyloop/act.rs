@@ -65,7 +65,17 @@ impl Board<'_, '_, '_> {
         // 5b: how the arbiter's entries were authorized, right after them.
         let after = self.session.storage.len();
         self.authorize((by, words), (before, after), now);
+        // The act is recorded: the key opened for it is dropped (no-op when none was).
+        self.arm(None);
         Flow::Next
+    }
+
+    /// Hand the key opened for the act being recorded to the storage (`None` drops it), at the
+    /// game time now.
+    fn arm(&mut self, key: Option<crate::record::sign::ActKey>) {
+        let live = crate::board::tui::now_ms(self.origin, self.offset_ms);
+        let utc = self.session.utc_at(live);
+        self.session.storage.arm_key(key, live, utc);
     }
 
     /// An arbiter-only command at this keyboard: recorded at once where the key asks nothing;
@@ -75,7 +85,9 @@ impl Board<'_, '_, '_> {
         match self.authority {
             Authority::Open => Some((cmd, None)),
             Authority::UnencryptedKey => Some((cmd, Some(UNENCRYPTED))),
-            Authority::Passphrase(_) if keys::timed_at_key(&cmd) => {
+            Authority::Passphrase(_)
+                if keys::timed_at_key(&cmd) && !self.session.storage.needs_key_first() =>
+            {
                 // Its effect on a clock depends on when it happens: recorded now, at the key's
                 // time; the passphrase authorizes it afterwards (README: "A stop is timed at
                 // the key").
@@ -126,14 +138,17 @@ impl Board<'_, '_, '_> {
             return None;
         }
         self.timers.asked_at = None;
+        let mut opened = None;
         let ok = match (self.authority, &passphrase) {
             (_, None) => false,
             (Authority::Passphrase(check), Some(p)) => {
                 // The KDF takes a noticeable part of a second: the keys pressed meanwhile (a
-                // clock press above all) keep the instant they came.
-                let (ok, held) = check_reading_keys(|| check(p));
+                // clock press above all) keep the instant they came. The check opens the key
+                // for this act: what the act records is signed with it, then it is dropped.
+                let (key, held) = check_reading_keys(|| check(p));
                 self.queued.extend(held);
-                ok
+                opened = key;
+                opened.is_some()
             }
             (Authority::Open | Authority::UnencryptedKey, Some(_)) => true,
         };
@@ -143,11 +158,13 @@ impl Board<'_, '_, '_> {
         match (ok, recorded) {
             (true, Some((first, last_seq))) => {
                 let later = matches!(cmd, Command::Authorize { .. });
+                self.arm(opened.take());
                 self.authorize(
                     (Some("passphrase"), words.clone()),
                     (first as usize, last_seq as usize + 1),
                     now,
                 );
+                self.arm(None);
                 if later {
                     // Given on the board after it was left pending.
                     let more = match self.ui.pending_authorizations.len() {
@@ -163,7 +180,10 @@ impl Board<'_, '_, '_> {
                 }
                 None
             }
-            (true, None) => Some((cmd, Some("passphrase"))),
+            (true, None) => {
+                self.arm(opened.take());
+                Some((cmd, Some("passphrase")))
+            }
             (false, _) => {
                 self.not_given(cmd, words, passphrase.as_deref(), recorded, now);
                 None

@@ -135,9 +135,9 @@ pub(super) fn words_of(ui: &UiState, cmd: &Command) -> String {
 /// Run `check` (a passphrase against the key's KDF) while another thread goes on reading the
 /// terminal, so that no key waits for the check: each is returned with the instant it came, to
 /// be handled in order at that time (a press acts at the instant of the key).
-pub(super) fn check_reading_keys(
-    check: impl FnOnce() -> bool,
-) -> (bool, Vec<(Instant, TermEvent)>) {
+pub(super) fn check_reading_keys<T: Send>(
+    check: impl FnOnce() -> T,
+) -> (T, Vec<(Instant, TermEvent)>) {
     use std::sync::atomic::{AtomicBool, Ordering};
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {
