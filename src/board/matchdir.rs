@@ -91,6 +91,9 @@ pub struct JournalStorage {
     /// The camps that countersigned the match index in force, with the modification times of
     /// the index and of its kept copies' folder then (read again only when one moved).
     pub index_seen: std::cell::RefCell<Option<IndexSeen>>,
+    /// This session's checkpoints folder holds no leftover of an interrupted signing (swept at
+    /// its first checkpoint). `false` to start with.
+    pub checkpoints_swept: bool,
 }
 
 /// The index's and the kept copies' folder's modification times, and the camps that
@@ -293,18 +296,29 @@ impl JournalStorage {
     /// Sign a checkpoint over everything recorded so far.
     pub fn checkpoint(&mut self, now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
         let j = self.journal.as_ref().ok_or(StorageError::NothingRecorded)?;
+        // The folder's leftovers of an interrupted signing are swept at this session's first
+        // checkpoint (and again after one that failed): only this session signs this game's
+        // checkpoints meanwhile, so a checkpoint costs the same at the ten-thousandth as at the
+        // first (no listing of the folder).
+        let sweep = !self.checkpoints_swept;
+        self.checkpoints_swept = false;
         let p = self.sign_with(|key| {
-            crate::record::witness::sign_and_index_tally(
+            crate::record::witness::sign_and_index_tally_swept(
                 &self.match_dir,
                 self.game,
                 j.tally(),
                 key,
                 now,
+                sweep,
             )
         })??;
+        self.checkpoints_swept = true;
         self.signed_upto = Some(j.len() as usize);
-        self.signed_code = crate::record::witness::latest_checkpoint(&self.match_dir, self.game)
-            .map(|c| c.short_code().to_string());
+        // The checkpoint just signed is the latest: its code from the tree head signed.
+        self.signed_code = j
+            .tally()
+            .head()
+            .map(|h| crate::log::checkpoint::ShortCode::of(h.size, &h.root).to_string());
         Ok(p)
     }
 }
@@ -1681,6 +1695,7 @@ fn open_game_once(
         beat_file: None,
         countersigned_seen: Default::default(),
         index_seen: Default::default(),
+        checkpoints_swept: false,
     };
     if !path.exists() {
         let (profile, pref) = new_game_profile(match_dir, n, rules)?;

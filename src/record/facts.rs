@@ -1,7 +1,7 @@
 //! What the record's checks need from a game log (SHELL), gathered in one streaming pass: line 0,
 //! the result, the changes past the camps' word, the tree heads at chosen sizes.
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::log::checkpoint::Checkpoint;
 use crate::log::index::IndexResult;
@@ -9,19 +9,27 @@ use crate::log::{Entry, merkle};
 use crate::record::bindings::*;
 use crate::record::layout;
 
-/// The latest checkpoint file of a game, parsed (the largest `<N>.txt` that parses).
+/// The latest checkpoint file of a game, parsed (the largest `<N>.txt` that parses). The folder
+/// is listed, and files are read from the largest name down: one read, not one per checkpoint.
 pub fn latest_checkpoint(match_dir: &Path, game: u32) -> Option<Checkpoint> {
     let dir = layout::checkpoints_dir(match_dir, game);
+    let mut named: Vec<(u64, PathBuf)> = fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let n = name.to_str()?.strip_suffix(".txt")?.parse::<u64>().ok()?;
+            Some((n, e.path()))
+        })
+        .collect();
+    named.sort_unstable_by_key(|b| std::cmp::Reverse(b.0));
     let mut best: Option<Checkpoint> = None;
-    for e in fs::read_dir(dir).ok()?.flatten() {
-        let name = e.file_name();
-        let Some(n) = name.to_str().and_then(|f| f.strip_suffix(".txt")) else {
-            continue;
-        };
-        if n.parse::<u64>().is_err() {
-            continue;
+    for (n, path) in named {
+        // Read from the largest name down, until the best found covers the next name.
+        if best.as_ref().is_some_and(|b| b.size >= n) {
+            break;
         }
-        let Ok(text) = crate::record::fsio::read_to_string(&e.path()) else {
+        let Ok(text) = crate::record::fsio::read_to_string(&path) else {
             continue;
         };
         if let Ok(cp) = Checkpoint::parse(&text)

@@ -188,6 +188,19 @@ pub fn sign_and_index_tally(
     key: &PrivateKey,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, SignError> {
+    sign_and_index_tally_swept(match_dir, game, tally, key, now, true)
+}
+
+/// [`sign_and_index_tally`], the checkpoints folder swept of an interrupted signing's leftovers
+/// first only when `sweep` ([`sign::sign_tree_head_swept`]).
+pub fn sign_and_index_tally_swept(
+    match_dir: &Path,
+    game: u32,
+    tally: &crate::record::journal::Tally,
+    key: &PrivateKey,
+    now: chrono::DateTime<chrono::Utc>,
+    sweep: bool,
+) -> Result<PathBuf, SignError> {
     let head = match tally.head() {
         Some(h) => h,
         None if tally.is_empty() => return Err(SignError::EmptyLog),
@@ -202,7 +215,8 @@ pub fn sign_and_index_tally(
         key,
         Some((head.size, head.root)),
     )?;
-    sign::sign_tree_head_indexed(match_dir, game, &head, key, now, index_named(match_dir))
+    let index = index_named(match_dir);
+    sign::sign_tree_head_swept(match_dir, game, &head, key, now, index, sweep)
 }
 
 /// The match index, if there is one, with its signature checked against `signers`.
@@ -385,37 +399,41 @@ pub fn kept_indexes(match_dir: &Path, signers: &[AllowedSigner]) -> Vec<KeptInde
 }
 
 /// The index versions game `game`'s validly signed checkpoints name: (entries, version, digest).
+/// `known`: checkpoint files whose signature `verify` already found good against the same
+/// `signers` (its reports): those are parsed, not checked again.
 pub fn named_index_versions(
     match_dir: &Path,
     game: u32,
     signers: &[AllowedSigner],
+    known: &[crate::record::verify::CheckpointReport],
 ) -> Vec<(u64, u64, [u8; 32])> {
+    let mut good: Vec<&str> = known
+        .iter()
+        .filter(|r| r.signer.is_some())
+        .map(|r| r.file.as_str())
+        .collect();
+    good.sort_unstable();
     let dir = layout::checkpoints_dir(match_dir, game);
-    let mut out = Vec::new();
-    for e in fs::read_dir(&dir).into_iter().flatten().flatten() {
-        let Some(name) = e.file_name().to_str().map(str::to_owned) else {
-            continue;
-        };
-        if !name.ends_with(".txt") {
-            continue;
+    let names: Vec<String> = fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|name| name.ends_with(".txt"))
+        .collect();
+    let named = crate::record::verify::map_on_cores(names, |name| {
+        let text = crate::record::fsio::read_to_string(&dir.join(&name)).ok()?;
+        let cp = Checkpoint::parse(&text).ok()?;
+        let (v, d) = cp.index?;
+        if good.binary_search(&name.as_str()).is_ok() {
+            return Some((cp.size, v, d));
         }
-        let path = dir.join(&name);
-        let Ok(text) = crate::record::fsio::read_to_string(&path) else {
-            continue;
-        };
-        let Ok(cp) = Checkpoint::parse(&text) else {
-            continue;
-        };
-        let Some((v, d)) = cp.index else {
-            continue;
-        };
-        let Ok(sig) = crate::record::fsio::read_to_string(&dir.join(format!("{name}.sig"))) else {
-            continue;
-        };
-        if sign::verify_signature(signers, text.as_bytes(), &sig).is_ok() {
-            out.push((cp.size, v, d));
-        }
-    }
+        let sig = crate::record::fsio::read_to_string(&dir.join(format!("{name}.sig"))).ok()?;
+        sign::verify_signature(signers, text.as_bytes(), &sig)
+            .is_ok()
+            .then_some((cp.size, v, d))
+    });
+    let mut out: Vec<(u64, u64, [u8; 32])> = named.into_iter().flatten().collect();
     out.sort();
     out
 }

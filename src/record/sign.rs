@@ -825,6 +825,21 @@ pub fn sign_tree_head_indexed(
     now: chrono::DateTime<chrono::Utc>,
     index: Option<(u64, [u8; 32])>,
 ) -> Result<PathBuf, SignError> {
+    sign_tree_head_swept(match_dir, game, head, key, now, index, true)
+}
+
+/// [`sign_tree_head_indexed`], the checkpoints folder swept of an interrupted signing's leftovers
+/// ([`remove_checkpoint_leftovers`], a listing of the whole folder) first only when `sweep`: a
+/// session that swept it at its first checkpoint, and has signed every one since, skips it.
+pub fn sign_tree_head_swept(
+    match_dir: &Path,
+    game: u32,
+    head: &TreeHead,
+    key: &PrivateKey,
+    now: chrono::DateTime<chrono::Utc>,
+    index: Option<(u64, [u8; 32])>,
+    sweep: bool,
+) -> Result<PathBuf, SignError> {
     if head.size == 0 {
         return Err(SignError::EmptyLog);
     }
@@ -838,7 +853,9 @@ pub fn sign_tree_head_indexed(
     .with_demo(is_demo_key(key))
     .with_index(index);
     let path = layout::checkpoint_path(match_dir, game, cp.size);
-    remove_checkpoint_leftovers(&layout::checkpoints_dir(match_dir, game));
+    if sweep {
+        remove_checkpoint_leftovers(&layout::checkpoints_dir(match_dir, game));
+    }
     if let Ok(existing) = crate::record::fsio::read_to_string(&path) {
         return match Checkpoint::parse(&existing) {
             Ok(old) if old.root == cp.root && old.origin == cp.origin => Ok(path),

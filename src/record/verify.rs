@@ -217,22 +217,53 @@ pub fn prepare_checkpoints(
     files: Vec<CheckpointFile>,
     signers: &[AllowedSigner],
 ) -> Vec<PreparedCheckpoint> {
-    files
-        .into_iter()
-        .map(|file| {
-            let parsed = Checkpoint::parse(&file.text);
-            let signer = match &file.sig {
-                None => Err(CheckpointProblem::NoSignature(file.name.clone())),
-                Some(sig) => verify_signature(signers, file.text.as_bytes(), sig)
-                    .map_err(CheckpointProblem::from),
-            };
-            PreparedCheckpoint {
-                file,
-                parsed,
-                signer,
-            }
-        })
-        .collect()
+    map_on_cores(files, |file| {
+        let parsed = Checkpoint::parse(&file.text);
+        let signer = match &file.sig {
+            None => Err(CheckpointProblem::NoSignature(file.name.clone())),
+            Some(sig) => verify_signature(signers, file.text.as_bytes(), sig)
+                .map_err(CheckpointProblem::from),
+        };
+        PreparedCheckpoint {
+            file,
+            parsed,
+            signer,
+        }
+    })
+}
+
+/// Below this many items [`map_on_cores`] maps on the calling thread.
+const ON_CORES_MIN: usize = 64;
+
+/// `items` mapped by `f`, in order, on the machine's cores (at most 8 threads) when there are
+/// many: a game's checkpoints are independent signatures, and thousands of them (a checkpoint at
+/// every stop, take-back and resume) are checked side by side.
+pub fn map_on_cores<T: Send, U: Send>(items: Vec<T>, f: impl Fn(T) -> U + Sync) -> Vec<U> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if cores < 2 || items.len() < ON_CORES_MIN {
+        return items.into_iter().map(f).collect();
+    }
+    let per = items.len().div_ceil(cores);
+    let mut chunks: Vec<Vec<T>> = Vec::with_capacity(cores);
+    let mut items = items.into_iter();
+    loop {
+        let chunk: Vec<T> = items.by_ref().take(per).collect();
+        if chunk.is_empty() {
+            break;
+        }
+        chunks.push(chunk);
+    }
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|c| s.spawn(move || c.into_iter().map(f).collect::<Vec<U>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
 }
 
 /// What line 0 binds.
@@ -390,24 +421,46 @@ struct LogFacts {
     recoveries: Vec<RecoveryReport>,
 }
 
-/// Every entry count a checkpoint of `cps` names (the sizes whose tree hash the verdict needs).
+/// Every entry count a checkpoint of `cps` names (the sizes whose tree hash the verdict needs),
+/// ascending, each once (none of 0: no tree head is taken before the first entry).
 fn checkpoint_sizes(cps: &[PreparedCheckpoint]) -> Vec<u64> {
-    cps.iter()
+    let mut sizes: Vec<u64> = cps
+        .iter()
         .filter_map(|c| c.parsed.as_ref().ok().map(|p| p.size))
-        .collect()
+        .filter(|&s| s > 0)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
 }
 
-/// The tree hash of the first N leaves for each of `sizes` within reach, in one pass.
+/// The tree hash of the first N leaves for each of `sizes` (ascending, each once) within reach,
+/// in one pass: the frontier's root is taken as the pass reaches each size, so thousands of
+/// checkpoints cost O(log n) hashes each, not a pass each.
 fn roots_at(leaves: impl Iterator<Item = [u8; 32]>, sizes: &[u64]) -> Vec<(u64, [u8; 32])> {
     let mut tree = merkle::RootBuilder::new();
     let mut out = Vec::new();
+    let mut next = sizes.iter().peekable();
     for leaf in leaves {
+        if next.peek().is_none() {
+            break;
+        }
         tree.push(leaf);
-        if sizes.contains(&tree.len()) && !out.iter().any(|(s, _)| *s == tree.len()) {
+        if next.next_if_eq(&&tree.len()).is_some() {
             out.push((tree.len(), tree.root()));
         }
     }
     out
+}
+
+/// The tree hash at `size` among `roots` (ascending by size, as [`roots_at`] and the streamed
+/// pass give them).
+fn root_at(roots: &[(u64, [u8; 32])], size: u64) -> Option<[u8; 32]> {
+    roots
+        .binary_search_by_key(&size, |r| r.0)
+        .ok()
+        .and_then(|i| roots.get(i))
+        .map(|r| r.1)
 }
 
 /// Verify scanned lines against prepared checkpoints. TRUNCATED wins over BAD LINE when the only
@@ -481,7 +534,8 @@ impl<'c> Detailed<'c> {
         f.last = Some(l.hash);
         self.tree.push(l.hash);
         let size = self.tree.len();
-        if self.sizes.contains(&size) && !f.roots.iter().any(|(s, _)| *s == size) {
+        // `sizes` ascending: the next one the pass reaches is at `f.roots.len()`.
+        if self.sizes.get(f.roots.len()) == Some(&size) {
             f.roots.push((size, self.tree.root()));
         }
         if let Ok(e) = &l.entry
@@ -556,7 +610,11 @@ fn verify_streamed(
     let ident = identity_of(&clean.first, game);
     let findings = checkpoint_findings(cps, ident.as_ref().ok(), game);
     let n = clean.entries;
-    let chain_at = |size: u64| clean.heads.iter().find(|h| h.0 == size).map(|h| h.2);
+    // The heads come ascending by size (the pass notes them as it reaches each).
+    let chain_at = |size: u64| {
+        let i = clean.heads.binary_search_by_key(&size, |h| h.0).ok()?;
+        clean.heads.get(i).map(|h| h.2)
+    };
     let disagrees = findings
         .1
         .iter()
@@ -687,11 +745,7 @@ fn verdict(
             if size > n {
                 continue;
             }
-            let root = facts
-                .roots
-                .iter()
-                .find(|(s, _)| *s == size)
-                .map(|(_, r)| *r);
+            let root = root_at(&facts.roots, size);
             if root == Some(parsed.root) {
                 signed = signed.max(size);
             } else {

@@ -400,7 +400,7 @@ pub fn verify_match_watching(
             v.problems.extend(broken);
             raise(&mut v, Status::BadBinding);
         }
-        let named = named_index_versions(match_dir, g, &signers);
+        let named = named_index_versions(match_dir, g, &signers, &v.checkpoints);
         if let IndexState::Signed(idx) = &index {
             match idx.game(g) {
                 Some(ig) => {
@@ -639,7 +639,7 @@ fn check_notes(
         texts.sort();
         for t in texts {
             let note = format!("{}.note", t.trim_end_matches(".txt"));
-            if !names.contains(&note) {
+            if names.binary_search(&note).is_err() {
                 v.problems.push(format!(
                     "NOTE MISSING: checkpoints/{note}, the signed note the kit writes with checkpoints/{t}, is gone (deleted)"
                 ));
@@ -647,35 +647,42 @@ fn check_notes(
             }
         }
     }
-    for name in names {
+    // Each note read and its signature checked on the cores (thousands in a game with a
+    // checkpoint at every stop); what they say is reported in order.
+    let judged = crate::record::verify::map_on_cores(names, |name| {
         let stem = name.trim_end_matches(".note");
         let note = crate::record::fsio::read_match_small(&dir.join(&name));
         let text = crate::record::fsio::read_match_small(&dir.join(format!("{stem}.txt")));
         let missing = !dir.join(format!("{stem}.txt")).exists()
             && fs::symlink_metadata(dir.join(format!("{stem}.txt"))).is_err();
         let problem = match (note, text) {
-            (Err(e), _) => Some(format!("cannot be read: {e}")),
+            (Err(e), _) => Err(format!("cannot be read: {e}")),
             // The kit writes a checkpoint's text last, so a note signed by the key with no text
             // beside it is what a crash mid-checkpoint leaves (the next open removes it): said,
             // not held against the log (an honest crash is not tampering).
             (Ok(note), Err(_)) if missing && sign::verify_checkpoint_note(&note, key).is_ok() => {
-                v.problems.push(format!(
+                Ok(Some(format!(
                     "checkpoints/{name}: a leftover of a checkpoint interrupted before its text was written (a crash; the next open removes it); it covers nothing"
-                ));
-                None
+                )))
             }
-            (_, Err(_)) => Some(format!("has no checkpoint {stem}.txt beside it")),
+            (_, Err(_)) => Err(format!("has no checkpoint {stem}.txt beside it")),
             (Ok(note), Ok(text)) => match sign::verify_checkpoint_note(&note, key) {
-                Err(e) => Some(e.to_string()),
+                Err(e) => Err(e.to_string()),
                 Ok((_, n)) if n.text.as_bytes() != text.as_slice() => {
-                    Some(format!("its text is not {stem}.txt"))
+                    Err(format!("its text is not {stem}.txt"))
                 }
-                Ok(_) => None,
+                Ok(_) => Ok(None),
             },
         };
-        if let Some(p) = problem {
-            v.problems.push(format!("BAD NOTE checkpoints/{name}: {p}"));
-            raise(v, Status::BadCheckpoint);
+        (name, problem)
+    });
+    for (name, problem) in judged {
+        match problem {
+            Ok(said) => v.problems.extend(said),
+            Err(p) => {
+                v.problems.push(format!("BAD NOTE checkpoints/{name}: {p}"));
+                raise(v, Status::BadCheckpoint);
+            }
         }
     }
 }

@@ -361,6 +361,7 @@ fn journal_storage(dir: &Path, journal: Option<Journal>) -> JournalStorage {
         beat_file: None,
         countersigned_seen: Default::default(),
         index_seen: Default::default(),
+        checkpoints_swept: false,
     }
 }
 

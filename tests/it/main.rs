@@ -2,6 +2,7 @@
 mod anywhere; // issue 21: bundled profiles, any folder, completions, man page
 mod archive_copies; // rule 13a: copies compared, hashed, stored; SHA256SUMS
 mod board_match; // issue 13: config-file digest, next game carried over, status computed now
+mod checkpoint_cost; // a checkpoint's tree head kept while appending, and verify's heads in one pass
 mod clauses; // one test per clause of the 2003 rules, given / when / then
 mod clauses13; // rule 13 through the binary: 13a, 13c, 13d, 13e
 mod clauses13_core;
