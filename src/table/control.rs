@@ -17,7 +17,9 @@
 //! While `serve` runs, the same commands also come from the game master's screen (`arbiter play
 //! --match DIR`, or `serve`'s own screen) through the match folder's owner-only Unix socket
 //! `DIR/control.sock` ([`bind`], [`send`]): one JSON request a connection
-//! (`{"game": N, "line": "pause power cut"}`), one JSON answer, given once the act's entries are
+//! (`{"game": N, "line": "pause power cut"}`, with `approval` — how the screen approved it,
+//! as the `approved` entry records it — or `failed` — a wrong passphrase typed for it, recorded
+//! as an `authorization_failed` entry), one JSON answer, given once the act's entries are
 //! written and fdatasynced, or once it is refused (`{"recorded": false, "text": "…"}`). The
 //! socket is a file of the match folder (0600 in the 0700 folder), not a network connection:
 //! whoever may write the match folder may already hand the table its acts through `--control`.
@@ -187,6 +189,12 @@ fn feed(r: impl BufRead, tx: &Sender<Msg>) -> bool {
 pub struct ActRequest {
     pub game: Option<u32>,
     pub line: String,
+    /// How the act was approved at the screen (none: the socket's owner, no passphrase).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<crate::core::werewolf::Approval>,
+    /// Not an act: a wrong passphrase typed for `line` at the screen (why), to be recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
 }
 
 /// The table's answer to an act: recorded (its entries are durable) or not, and in words.
@@ -352,6 +360,20 @@ fn answer(stream: UnixStream, tx: &Sender<Msg>) -> bool {
 /// Hand the act `line` to the table served from `match_dir` (meant for game `game`, the one the
 /// screen shows) and wait for its answer: given once the act's entries are durable.
 pub fn send(match_dir: &Path, game: Option<u32>, line: &str) -> Result<ActReply, SocketError> {
+    send_request(
+        match_dir,
+        &ActRequest {
+            game,
+            line: line.to_string(),
+            approval: None,
+            failed: None,
+        },
+    )
+}
+
+/// Hand `request` to the table served from `match_dir` and wait for its answer (given once
+/// what it records is durable).
+pub fn send_request(match_dir: &Path, request: &ActRequest) -> Result<ActReply, SocketError> {
     let path = layout::control_socket(match_dir);
     let stream = UnixStream::connect(&path).map_err(|source| SocketError::NoTable {
         path: path.clone(),
@@ -359,12 +381,7 @@ pub fn send(match_dir: &Path, game: Option<u32>, line: &str) -> Result<ActReply,
     })?;
     let _ = stream.set_write_timeout(Some(REQUEST_WITHIN));
     let _ = stream.set_read_timeout(Some(ANSWER_WITHIN + REQUEST_WITHIN));
-    let request = ActRequest {
-        game,
-        line: line.to_string(),
-    };
-    let mut out =
-        serde_json::to_string(&request).map_err(|e| SocketError::Answer(e.to_string()))?;
+    let mut out = serde_json::to_string(request).map_err(|e| SocketError::Answer(e.to_string()))?;
     out.push('\n');
     (&stream)
         .write_all(out.as_bytes())

@@ -168,6 +168,13 @@ impl Lobby {
 pub struct NoSeat(pub String);
 
 fn seat_named(name: &str, seats: &[game::Seat]) -> Result<usize, NoSeat> {
+    let names: Vec<&str> = seats.iter().map(|s| s.spec.name.as_str()).collect();
+    seat_in(name, &names)
+}
+
+/// The seat a control line names among seats named `names` (in seat order).
+pub fn seat_in(name: &str, names: &[&str]) -> Result<usize, NoSeat> {
+    let seats = names;
     // `#N`: the seat numbered N, whatever the seats' names.
     if let Some(n) = name.strip_prefix('#') {
         return match n.parse::<usize>() {
@@ -175,7 +182,7 @@ fn seat_named(name: &str, seats: &[game::Seat]) -> Result<usize, NoSeat> {
             _ => Err(NoSeat(name.to_string())),
         };
     }
-    if let Some(i) = seats.iter().position(|s| s.spec.name == name) {
+    if let Some(i) = seats.iter().position(|s| *s == name) {
         return Ok(i);
     }
     match name.parse::<usize>() {
