@@ -411,7 +411,7 @@ pub enum Approve {
     /// The key is not encrypted: anyone at this keyboard.
     UnencryptedKey,
     /// The passphrase opened the arbiter's key for this act: it signs the act.
-    Key(crate::record::sign::ActKey),
+    Key(Box<crate::record::sign::ActKey>),
     /// A wrong passphrase typed for the act (why): recorded, the act not handed over.
     Failed(String),
 }
@@ -589,7 +589,7 @@ fn follow(
                     }
                     let approve = match acts.authority {
                         crate::board::tui::Authority::Passphrase(check) => {
-                            check(&passphrase).map(Approve::Key)
+                            check(&passphrase).map(|k| Approve::Key(Box::new(k)))
                         }
                         crate::board::tui::Authority::UnencryptedKey => {
                             Some(Approve::UnencryptedKey)
