@@ -1138,12 +1138,70 @@ fn werewolf_master_screens_eject_picker_question_and_passphrase() {
     gm_keys(&mut ui, &m, &[K::Char('y')]);
     gm_text(&mut ui, &m, "secret");
     ui.message = Some(
-        "wrong passphrase: nothing reached the table · 1 failed passphrase in a row: the next is taken in 1 s · the prompt stays open (Esc leaves it)".into(),
+        "wrong passphrase: the act did not reach the table (the failure is logged) · 1 failed passphrase in a row: the next is taken in 1 s · the prompt stays open (Esc leaves it)".into(),
     );
     for (w, h) in [(120, 40), (80, 24)] {
         let s = draw(w, h, |a, b| render_master_with(&m, &ui, a, b));
         assert!(s.contains("key): ******") && !s.contains("secret"), "{s}");
         insta::assert_snapshot!(format!("werewolf_master_passphrase_{w}x{h}"), s);
+    }
+}
+
+/// The arbiter's acts, rule 5b as the board keeps it: a wrong passphrase typed at the game
+/// master's screen is on its incident list; the audience's display never shows it (nor the
+/// approvals of the acts), and no frame to a seat comes of it.
+#[test]
+fn werewolf_master_screens_rule_5b_a_failed_passphrase_is_an_incident_never_shown_to_the_audience()
+{
+    use arbiter::board::display::werewolf::{Entry, audience, master, render, render_master};
+    let mut es = recorded();
+    let at = es
+        .iter()
+        .position(|e| e.kind == "sent" && e.body["seat"] == 0 && e.body["request"] == "TALK")
+        .unwrap();
+    let (utc, mono_ms) = (es[at].utc, es[at].mono_ms);
+    let entry = |kind: &str, body: serde_json::Value| Entry {
+        utc,
+        mono_ms,
+        kind: kind.into(),
+        body,
+    };
+    let added = [
+        entry(
+            "authorization_failed",
+            serde_json::json!({"at_ms": mono_ms, "command": "eject #2 abusive talk", "why": "wrong passphrase"}),
+        ),
+        entry(
+            "approved",
+            serde_json::json!({"at_ms": mono_ms, "command": "note the hall is noisy",
+                "act": {"Note": {"text": "the hall is noisy"}},
+                "approval": {"by": "passphrase", "key": "SHA256:k", "signed_at": "2026-11-28T12:00:00.000Z", "sig": "c2ln"}}),
+        ),
+        entry(
+            "noted",
+            serde_json::json!({"at_ms": mono_ms, "text": "the hall is noisy"}),
+        ),
+    ];
+    es.splice(at + 1..at + 1, added);
+    let now = utc + chrono::Duration::seconds(1);
+    let m = master(&es, now);
+    assert!(
+        m.incidents.iter().any(|i| i.contains(
+            "wrong passphrase at the game master's screen for \"eject #2 abusive talk\""
+        )),
+        "{:?}",
+        m.incidents
+    );
+    for (w, h) in [(120, 40), (80, 24)] {
+        let s = draw(w, h, |area, b| render_master(&m, area, b));
+        assert!(s.contains("wrong passphrase"), "{s}");
+        insta::assert_snapshot!(format!("werewolf_master_failed_passphrase_{w}x{h}"), s);
+        let a = audience(&es, now, Duration::ZERO);
+        let s = draw(w, h, |area, b| render(&a, area, b));
+        assert!(
+            !s.contains("passphrase") && !s.contains("SHA256") && !s.contains("eject"),
+            "{s}"
+        );
     }
 }
 
