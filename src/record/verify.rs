@@ -1253,10 +1253,11 @@ pub fn check_approvals(
         else {
             continue; // the re-run says what does not read
         };
-        let said = crate::table::control::parse(&command)
+        use crate::core::werewolf::control_line as cl;
+        let said = cl::parse(&command)
             .ok()
             .flatten()
-            .and_then(|c| act_of_names(&c, &names));
+            .and_then(|c| cl::act_of_names(&c, &names).ok());
         if said.as_ref() != Some(&act) {
             bad(
                 v,
@@ -1301,36 +1302,6 @@ pub fn check_approvals(
             "{signed} act(s) of the arbiter signed at the game master's screen: signatures hold"
         ));
     }
-}
-
-/// The core's act a control command names, seats named as line 0 lists them.
-fn act_of_names(
-    cmd: &crate::table::control::Command,
-    names: &[&str],
-) -> Option<crate::core::werewolf::Act> {
-    use crate::core::werewolf::{Act, Winner};
-    use crate::table::control::Command as C;
-    let seat = |s: &str| crate::table::seat_in(s, names).ok();
-    Some(match cmd {
-        C::Pause { reason } => Act::Pause {
-            reason: reason.clone(),
-        },
-        C::Resume => Act::Resume,
-        C::Note { text } => Act::Note { text: text.clone() },
-        C::Eject { seat: s, reason } => Act::Eject {
-            seat: seat(s)?,
-            reason: reason.clone(),
-        },
-        C::Readmit { seat: s } => Act::Readmit { seat: seat(s)? },
-        C::End { winner, reason } => Act::End {
-            winner: match winner.as_str() {
-                "VILLAGER" => Winner::Villager,
-                "WEREWOLF" => Winner::Werewolf,
-                _ => Winner::None,
-            },
-            reason: reason.clone(),
-        },
-    })
 }
 
 /// Raise a game's verdict to `s` (never lower it).

@@ -7,6 +7,7 @@
 //! verdict); [`evolve`] applies one event; [`replay`] re-runs a recorded game and checks every event.
 mod arbiter;
 mod ballots;
+pub mod control_line;
 pub mod event;
 mod flow;
 pub mod length;
