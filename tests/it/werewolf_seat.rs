@@ -922,9 +922,18 @@ fn werewolf_master_acts_typed_on_the_screens_reach_the_log_and_the_seats() {
     serve.wait_for("arbiter's passphrase (signing key)", Duration::from_secs(5));
     passphrase(&serve, "recorded in game 1's log as #");
     let acts = arbiter_entries(&m);
-    assert_eq!(acts.len(), 1, "{acts:?}");
-    assert_eq!(acts[0].0, "paused");
-    assert_eq!(acts[0].1["reason"], "power cut in hall B");
+    assert_eq!(acts.len(), 2, "{acts:?}");
+    // The act's approval: the passphrase opened the key, which signed the act.
+    assert_eq!(acts[0].0, "approved");
+    assert_eq!(acts[0].1["command"], "pause power cut in hall B");
+    assert_eq!(acts[0].1["approval"]["by"], "passphrase");
+    assert_eq!(
+        acts[0].1["approval"]["key"],
+        entries(&m)[0]["body"]["arbiter_key"]["fingerprint"]
+    );
+    assert!(acts[0].1["approval"]["sig"].is_string());
+    assert_eq!(acts[1].0, "paused");
+    assert_eq!(acts[1].1["reason"], "power cut in hall B");
     serve.wait_for("PAUSED", Duration::from_secs(5));
 
     // On `play --match`'s screen, another process: end the game with a ruling. A wrong
@@ -960,9 +969,22 @@ fn werewolf_master_acts_typed_on_the_screens_reach_the_log_and_the_seats() {
     );
     assert_eq!(
         arbiter_entries(&m).len(),
-        1,
-        "a wrong passphrase records nothing"
+        2,
+        "a wrong passphrase records no act"
     );
+    // Rule 5b, as the board keeps it: the failed passphrase itself is recorded, and listed.
+    let failures: Vec<Value> = entries(&m)
+        .into_iter()
+        .filter(|e| e["kind"] == "authorization_failed")
+        .collect();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0]["actor"], "kit");
+    assert_eq!(
+        failures[0]["body"]["command"],
+        "end NONE the hall lost power for good"
+    );
+    assert_eq!(failures[0]["body"]["why"], "wrong passphrase");
+    assert!(s.contains("the failure is logged"), "{s}");
     // As long as the screen says the next passphrase waits.
     while failed.elapsed() < Duration::from_secs(1) {
         std::thread::sleep(Duration::from_millis(20));
@@ -972,7 +994,10 @@ fn werewolf_master_acts_typed_on_the_screens_reach_the_log_and_the_seats() {
 
     // The log: each act one entry of the arbiter's, with its clause and reason.
     let es = entries(&m);
-    let acts: Vec<&Value> = es.iter().filter(|e| e["actor"] == "arbiter").collect();
+    let acts: Vec<&Value> = es
+        .iter()
+        .filter(|e| e["actor"] == "arbiter" && e["kind"] != "approved")
+        .collect();
     assert_eq!(
         acts.iter()
             .map(|e| e["kind"].as_str().unwrap())
@@ -1017,6 +1042,19 @@ fn werewolf_master_acts_typed_on_the_screens_reach_the_log_and_the_seats() {
         Duration::from_secs(15),
     );
     assert!(!m.join("control.sock").exists(), "serve removed its socket");
+    // The audience never saw the failed passphrase; both signed acts verify.
+    let shown = audience.screen();
+    assert!(!shown.contains("passphrase"), "{shown}");
+    let v = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["verify", "--match", &md])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&v.stdout).to_string();
+    assert!(v.status.success(), "{said}");
+    assert!(
+        said.contains("2 act(s) of the arbiter signed at the game master's screen"),
+        "{said}"
+    );
     serve.keys(&["q"]);
     gm.keys(&["q"]);
 }
