@@ -35,7 +35,7 @@ pub use keys::{
     Action, Alarm, LineKind, Message, Mode, MsgKind, Pending, UiState, after_execute, on_key,
     on_recorded,
 };
-pub use screen::{Screen, Status, render};
+pub use screen::{Screen, Status, WitnessShown, render};
 pub use timing::{bell, sticky_alarms, wait_for};
 
 /// How many of the latest moves (plies) the view carries: a wide screen shows the whole game up
@@ -487,5 +487,6 @@ pub fn journal_status(s: &Session) -> Status {
         alarm: s.frozen.clone(),
         countersigned: st.countersigned,
         index_countersigned: st.index_countersigned,
+        witnesses: Vec::new(),
     }
 }

@@ -32,6 +32,20 @@ pub struct Status {
     pub countersigned: Vec<(String, u64)>,
     /// The camps that countersigned the match index in force (one that lists this game).
     pub index_countersigned: Vec<String>,
+    /// Each camp's live witness, when the board serves the live record (`play --listen`).
+    pub witnesses: Vec<WitnessShown>,
+}
+
+/// A camp's live witness as the board shows it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WitnessShown {
+    pub camp: String,
+    /// Connected now.
+    pub connected: bool,
+    /// It was connected during this session (not connected now: lost).
+    pub seen: bool,
+    /// Entries of this game its cosignatures cover (the largest checkpoint it cosigned).
+    pub cosigned: Option<u64>,
 }
 
 /// Amber: under two minutes (the same threshold as the core's 9e urgency).
@@ -159,7 +173,8 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
         .as_ref()
         .map_or(1, |p| wrapped_height(p, area.width).clamp(1, 4));
     let alarm_h = if alarm.is_some() { 3 } else { 0 };
-    let fixed = 1 + alarm_h + sticky_h + panels_h + msg_h + u16::from(completion) + 2 + 1;
+    let status_h = 2 + u16::from(!status.witnesses.is_empty());
+    let fixed = 1 + alarm_h + sticky_h + panels_h + msg_h + u16::from(completion) + status_h + 1;
     let rest = area.height.saturating_sub(fixed);
     let chess = view.fen.is_some() && view.phase != Phase::Draft;
     let min_mid = match view.phase {
@@ -194,7 +209,7 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
         Constraint::Length(panels_h),
         Constraint::Length(msg_h),
         Constraint::Length(u16::from(completion)),
-        Constraint::Length(2),
+        Constraint::Length(status_h),
         Constraint::Length(1),
     ])
     .split(area);
@@ -1167,8 +1182,46 @@ fn status_lines(s: &Status, area: Rect, buf: &mut Buffer) {
             ),
         ]),
         Line::from(Span::styled(format!(" last entry: {last}"), gray)),
+        witness_line(s),
     ])
     .render(area, buf);
+}
+
+/// Each camp's live witness: connected, how far it cosigned and how many entries it lags; a
+/// lost witness is a red alarm (the game goes on).
+fn witness_line(s: &Status) -> Line<'static> {
+    let mut spans = vec![Span::styled(" witnesses:", Style::new().fg(Color::Gray))];
+    for w in &s.witnesses {
+        let through = match w.cosigned {
+            Some(n) if n > 0 => format!(
+                "cosigned through #{}, lag {}",
+                n - 1,
+                (s.entries as u64).saturating_sub(n)
+            ),
+            _ => format!("nothing cosigned yet, lag {}", s.entries),
+        };
+        let (text, style) = if w.connected {
+            (
+                format!(" {} ✓ connected, {through}", w.camp),
+                Style::new().fg(Color::Green),
+            )
+        } else if w.seen {
+            (
+                format!(" ALARM: {} witness LOST ({through})", w.camp),
+                Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+            )
+        } else {
+            (
+                format!(" {} not connected ({through})", w.camp),
+                Style::new().fg(AMBER),
+            )
+        };
+        if spans.len() > 1 {
+            spans.push(Span::styled(" ·", Style::new().fg(Color::Gray)));
+        }
+        spans.push(Span::styled(text, style));
+    }
+    Line::from(spans)
 }
 
 fn input_line(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer) {
