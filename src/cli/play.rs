@@ -60,7 +60,10 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     if served || latest.is_some_and(|n| crate::after::report_io::is_werewolf_game(&a.m.dir, n)) {
         let (authority, note) = authority(&a.key.source(), &a.m.dir);
         let dir = a.m.dir.clone();
-        let mut send = |game: Option<u32>, line: &str| act_on_table(&dir, game, line);
+        let mut send =
+            |game: Option<u32>, line: &str, approve: crate::board::display::werewolf::Approve| {
+                act_on_table(&dir, game, line, approve)
+            };
         let acts = crate::board::display::werewolf::Acts {
             authority: &authority,
             send: &mut send,
@@ -283,21 +286,57 @@ pub(super) fn authority(
     }
 }
 
-/// Hand an act from the game master's screen to the table served from `dir`: its answer.
+/// Hand an act from the game master's screen to the table served from `dir` with how it was
+/// approved (the key the passphrase opened signs it), or a failed passphrase to record: the
+/// table's answer.
 pub(super) fn act_on_table(
     dir: &Path,
     game: Option<u32>,
     line: &str,
+    approve: crate::board::display::werewolf::Approve,
 ) -> crate::board::display::werewolf::ActOutcome {
-    use crate::board::display::werewolf::ActOutcome;
-    match crate::table::control::send(dir, game, line) {
+    use crate::board::display::werewolf::{ActOutcome, Approve};
+    use crate::core::werewolf::{Approval, act_authorization_text};
+    let refused = |text: String| ActOutcome {
+        recorded: false,
+        text,
+    };
+    let mut request = crate::table::control::ActRequest {
+        game,
+        line: line.to_string(),
+        approval: None,
+        failed: None,
+    };
+    match approve {
+        Approve::Open => {}
+        Approve::UnencryptedKey => request.approval = Some(Approval::UnencryptedKey),
+        Approve::Failed(why) => request.failed = Some(why),
+        Approve::Key(key) => {
+            let Some(n) = game.or_else(|| crate::record::layout::games(dir).last().copied()) else {
+                return refused("no game to sign the act for: nothing sent".into());
+            };
+            let origin = crate::log::checkpoint::origin(&crate::table::serve::match_id(dir), n);
+            let signed_at = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            let text = act_authorization_text(&origin, line.trim(), &signed_at);
+            match key.sign_text(&text) {
+                Ok(sig) => {
+                    request.approval = Some(Approval::Passphrase {
+                        key: key.fingerprint(),
+                        signed_at,
+                        sig,
+                    })
+                }
+                Err(e) => {
+                    return refused(format!("the act could not be signed ({e}): nothing sent"));
+                }
+            }
+        }
+    }
+    match crate::table::control::send_request(dir, &request) {
         Ok(r) => ActOutcome {
             recorded: r.recorded,
             text: r.text,
         },
-        Err(e) => ActOutcome {
-            recorded: false,
-            text: e.to_string(),
-        },
+        Err(e) => refused(e.to_string()),
     }
 }

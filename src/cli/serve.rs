@@ -204,7 +204,10 @@ pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
         })
         .map_err(|e| Error::write_failed(format!("cannot start the table's thread: {e}")))?;
     let (authority, note) = super::play::authority(&a.key.source(), dir);
-    let mut send = |game: Option<u32>, line: &str| super::play::act_on_table(dir, game, line);
+    let mut send =
+        |game: Option<u32>, line: &str, approve: crate::board::display::werewolf::Approve| {
+            super::play::act_on_table(dir, game, line, approve)
+        };
     let mut stopped = false;
     let mut notices = || {
         let mut out = Vec::new();

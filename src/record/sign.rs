@@ -703,6 +703,18 @@ impl SessionKey {
 /// The arbiter's key opened for one act ([`SessionKey::open_for_act`]); wiped when dropped.
 pub struct ActKey(PrivateKey);
 
+impl ActKey {
+    /// The key's fingerprint (SHA256:…).
+    pub fn fingerprint(&self) -> String {
+        fingerprint(self.0.public_key())
+    }
+
+    /// The base64 Ed25519 signature of an authorization text (see [`sign_authorization`]).
+    pub fn sign_text(&self, text: &str) -> Result<String, WitnessError> {
+        sign_authorization(&self.0, text)
+    }
+}
+
 impl std::fmt::Debug for ActKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("ActKey(..)")

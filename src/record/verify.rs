@@ -1260,6 +1260,104 @@ pub fn check_rerun(match_dir: &Path, game: u32, first: &Entry, v: &mut GameVerif
     }
 }
 
+/// The arbiter's acts at a werewolf table approved at the game master's screen: each
+/// `approved` entry `by` `passphrase` names the arbiter key of line 0 and carries its signature
+/// over the act's text (`act_authorization_text`), and its `command` is the act that follows;
+/// otherwise `UNAUTHORIZED`. `public`: the arbiter key the trusted signers give, if any.
+pub fn check_approvals(
+    match_dir: &Path,
+    game: u32,
+    first: &Entry,
+    public: Option<&ssh_key::PublicKey>,
+    origin: &str,
+    v: &mut GameVerification,
+) {
+    use crate::core::werewolf::{Approval, Event, act_authorization_text};
+    if !crate::report::werewolf::is_werewolf_game(first) {
+        return;
+    }
+    let Ok(entries) = crate::record::journal::read_entries(&layout::log_path(match_dir, game))
+    else {
+        return;
+    };
+    let names: Vec<String> = first
+        .body
+        .pointer("/table/seats")
+        .and_then(|s| s.as_array())
+        .map(|a| {
+            a.iter()
+                .map(|s| s["name"].as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let bad = |v: &mut GameVerification, seq: u64, why: String| {
+        v.problems
+            .push(format!("UNAUTHORIZED: entry #{seq} (approved): {why}"));
+        raise(v, Status::Unauthorized);
+    };
+    let mut signed = 0usize;
+    for e in entries.iter().filter(|e| e.kind == "approved") {
+        let Ok(Event::Approved {
+            command,
+            act,
+            approval,
+            ..
+        }) = Event::from_entry(&e.kind, &e.body)
+        else {
+            continue; // the re-run says what does not read
+        };
+        use crate::core::werewolf::control_line as cl;
+        let said = cl::parse(&command)
+            .ok()
+            .flatten()
+            .and_then(|c| cl::act_of_names(&c, &names).ok());
+        if said.as_ref() != Some(&act) {
+            bad(
+                v,
+                e.seq,
+                format!("its command {command:?} is not the act it approves"),
+            );
+            continue;
+        }
+        let Approval::Passphrase {
+            key,
+            signed_at,
+            sig,
+        } = approval
+        else {
+            continue;
+        };
+        let Some(k) = public else {
+            v.problems.push(format!(
+                "entry #{} (approved): signed by {key}, not checked: no trusted arbiter key",
+                e.seq
+            ));
+            continue;
+        };
+        let fp = crate::record::sign::fingerprint(k);
+        if key != fp {
+            bad(
+                v,
+                e.seq,
+                format!("names key {key}, not the arbiter key {fp}"),
+            );
+            continue;
+        }
+        let text = act_authorization_text(origin, &command, &signed_at);
+        if !crate::record::sign::verify_authorization(k, &text, &sig) {
+            bad(v, e.seq, format!("its signature by {fp} does not verify"));
+            continue;
+        }
+        signed += 1;
+    }
+    if signed > 0 {
+        v.problems.push(format!(
+            "{signed} act(s) of the arbiter signed at the game master's screen: signatures hold"
+        ));
+    }
+}
+
 /// Raise a game's verdict to `s` (never lower it).
 pub(crate) fn raise(v: &mut GameVerification, s: Status) {
     if s > v.status {

@@ -395,6 +395,14 @@ pub fn verify_match_watching(
         check_countersignatures(match_dir, g, &facts, &mut v);
         check_index_countersigned(match_dir, g, &facts, &kept, &mut v);
         crate::record::verify::check_rerun(match_dir, g, &facts.first, &mut v);
+        crate::record::verify::check_approvals(
+            match_dir,
+            g,
+            &facts.first,
+            public.as_ref(),
+            &origin,
+            &mut v,
+        );
         let broken = check_bindings(match_dir, g, &facts);
         if !broken.is_empty() {
             v.problems.extend(broken);

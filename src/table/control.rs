@@ -17,7 +17,9 @@
 //! While `serve` runs, the same commands also come from the game master's screen (`arbiter play
 //! --match DIR`, or `serve`'s own screen) through the match folder's owner-only Unix socket
 //! `DIR/control.sock` ([`bind`], [`send`]): one JSON request a connection
-//! (`{"game": N, "line": "pause power cut"}`), one JSON answer, given once the act's entries are
+//! (`{"game": N, "line": "pause power cut"}`, with `approval` — how the screen approved it,
+//! as the `approved` entry records it — or `failed` — a wrong passphrase typed for it, recorded
+//! as an `authorization_failed` entry), one JSON answer, given once the act's entries are
 //! written and fdatasynced, or once it is refused (`{"recorded": false, "text": "…"}`). The
 //! socket is a file of the match folder (0600 in the 0700 folder), not a network connection:
 //! whoever may write the match folder may already hand the table its acts through `--control`.
@@ -30,117 +32,7 @@ use std::time::Duration;
 use super::net::Msg;
 use crate::record::layout;
 
-/// One control line, parsed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
-    Pause { reason: String },
-    Resume,
-    Note { text: String },
-    Eject { seat: String, reason: String },
-    Readmit { seat: String },
-    End { winner: String, reason: String },
-}
-
-/// A control line that is not a command.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ControlError {
-    #[error("unknown control command {0:?} (pause, resume, note, eject, readmit, end)")]
-    Unknown(String),
-    #[error("`{0}` needs {1}")]
-    Missing(&'static str, &'static str),
-    #[error("`end` names the winner as VILLAGER, WEREWOLF or NONE, not {0:?}")]
-    Winner(String),
-    /// A board game's side (white, black, sente, gote) where a werewolf table names a seat or
-    /// a winning team.
-    #[error(
-        "{0:?} is a board game's side: a werewolf table has no white or black; `{1}` names {2}"
-    )]
-    BoardSide(String, &'static str, &'static str),
-}
-
-/// A board game's side, in any case: chess's and shogi's words.
-fn board_side(word: &str) -> bool {
-    matches!(
-        word.to_lowercase().as_str(),
-        "white" | "black" | "sente" | "gote" | "先手" | "後手"
-    )
-}
-
-const SEAT: &str = "a seat by its NAME (kanolab3) or its number from 1";
-
-/// Parse one line; `Ok(None)` for a blank line or a comment.
-pub fn parse(line: &str) -> Result<Option<Command>, ControlError> {
-    let line = line.trim();
-    if line.is_empty() || line.starts_with('#') {
-        return Ok(None);
-    }
-    let (verb, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-    let rest = rest.trim();
-    let (first, tail) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    let tail = tail.trim().to_string();
-    let need = |v: &'static str, what: &'static str, s: &str| {
-        if s.is_empty() {
-            Err(ControlError::Missing(v, what))
-        } else {
-            Ok(())
-        }
-    };
-    Ok(Some(match verb {
-        "pause" => {
-            need("pause", "a reason", rest)?;
-            Command::Pause {
-                reason: rest.to_string(),
-            }
-        }
-        "resume" => Command::Resume,
-        "note" => {
-            need("note", "a text", rest)?;
-            Command::Note {
-                text: rest.to_string(),
-            }
-        }
-        "eject" | "readmit" if board_side(first) => {
-            return Err(ControlError::BoardSide(
-                first.to_string(),
-                if verb == "eject" { "eject" } else { "readmit" },
-                SEAT,
-            ));
-        }
-        "end" if board_side(first) => {
-            return Err(ControlError::BoardSide(
-                first.to_string(),
-                "end",
-                "the winning team: VILLAGER, WEREWOLF or NONE",
-            ));
-        }
-        "eject" => {
-            need("eject", "a seat and a reason", first)?;
-            need("eject", "a reason after the seat", &tail)?;
-            Command::Eject {
-                seat: first.to_string(),
-                reason: tail,
-            }
-        }
-        "readmit" => {
-            need("readmit", "a seat", first)?;
-            Command::Readmit {
-                seat: first.to_string(),
-            }
-        }
-        "end" => {
-            need("end", "a winner and a reason", first)?;
-            if !matches!(first, "VILLAGER" | "WEREWOLF" | "NONE") {
-                return Err(ControlError::Winner(first.to_string()));
-            }
-            need("end", "a reason after the winner", &tail)?;
-            Command::End {
-                winner: first.to_string(),
-                reason: tail,
-            }
-        }
-        other => return Err(ControlError::Unknown(other.to_string())),
-    }))
-}
+pub use crate::core::werewolf::control_line::{Command, ControlError, parse};
 
 /// Read control lines from `source` (`-`: standard input; otherwise a file or FIFO, reopened
 /// at each end so that several writers may come one after another) on a thread of its own.
@@ -187,6 +79,12 @@ fn feed(r: impl BufRead, tx: &Sender<Msg>) -> bool {
 pub struct ActRequest {
     pub game: Option<u32>,
     pub line: String,
+    /// How the act was approved at the screen (none: the socket's owner, no passphrase).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<crate::core::werewolf::Approval>,
+    /// Not an act: a wrong passphrase typed for `line` at the screen (why), to be recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
 }
 
 /// The table's answer to an act: recorded (its entries are durable) or not, and in words.
@@ -352,6 +250,20 @@ fn answer(stream: UnixStream, tx: &Sender<Msg>) -> bool {
 /// Hand the act `line` to the table served from `match_dir` (meant for game `game`, the one the
 /// screen shows) and wait for its answer: given once the act's entries are durable.
 pub fn send(match_dir: &Path, game: Option<u32>, line: &str) -> Result<ActReply, SocketError> {
+    send_request(
+        match_dir,
+        &ActRequest {
+            game,
+            line: line.to_string(),
+            approval: None,
+            failed: None,
+        },
+    )
+}
+
+/// Hand `request` to the table served from `match_dir` and wait for its answer (given once
+/// what it records is durable).
+pub fn send_request(match_dir: &Path, request: &ActRequest) -> Result<ActReply, SocketError> {
     let path = layout::control_socket(match_dir);
     let stream = UnixStream::connect(&path).map_err(|source| SocketError::NoTable {
         path: path.clone(),
@@ -359,12 +271,7 @@ pub fn send(match_dir: &Path, game: Option<u32>, line: &str) -> Result<ActReply,
     })?;
     let _ = stream.set_write_timeout(Some(REQUEST_WITHIN));
     let _ = stream.set_read_timeout(Some(ANSWER_WITHIN + REQUEST_WITHIN));
-    let request = ActRequest {
-        game,
-        line: line.to_string(),
-    };
-    let mut out =
-        serde_json::to_string(&request).map_err(|e| SocketError::Answer(e.to_string()))?;
+    let mut out = serde_json::to_string(request).map_err(|e| SocketError::Answer(e.to_string()))?;
     out.push('\n');
     (&stream)
         .write_all(out.as_bytes())

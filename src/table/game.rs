@@ -10,7 +10,7 @@ use chrono::Utc;
 
 use super::net::{FrameKind, Joined, Msg, SeatWriter};
 use super::{Lobby, Notice, TableError};
-use crate::core::werewolf::{self as ww, Event, Input, SeatSpec, Table};
+use crate::core::werewolf::{self as ww, Approval, Event, Input, SeatSpec, Table};
 use crate::log::NewEntry;
 use crate::record::journal::Journal;
 
@@ -191,7 +191,15 @@ impl<'a> GameRun<'a> {
                         "game {g} is not the game under way (game {}): nothing recorded",
                         self.game
                     )),
-                    _ => self.act(&request.line)?,
+                    _ => match &request.failed {
+                        Some(why) => self.failed(&request.line, why)?,
+                        None => self.act(
+                            &request.line,
+                            request.approval.clone().unwrap_or(Approval::Owner {
+                                channel: "control.sock".into(),
+                            }),
+                        )?,
+                    },
                 };
                 if !answer.recorded {
                     (self.notice)(Notice::ControlRefused(format!(
@@ -244,7 +252,12 @@ impl<'a> GameRun<'a> {
 
     /// An arbiter's control line (`--control`): a refusal is said.
     fn control(&mut self, line: &str) -> Result<(), TableError> {
-        let answer = self.act(line)?;
+        let answer = self.act(
+            line,
+            Approval::Owner {
+                channel: "--control".into(),
+            },
+        )?;
         if !answer.recorded && !answer.text.is_empty() {
             (self.notice)(Notice::ControlRefused(format!("{line:?}: {}", answer.text)));
         }
@@ -253,7 +266,11 @@ impl<'a> GameRun<'a> {
 
     /// An arbiter's act as a control line: recorded (its entries durable) or refused, in words.
     /// A blank line or a comment is neither (an empty answer).
-    fn act(&mut self, line: &str) -> Result<super::control::ActReply, TableError> {
+    fn act(
+        &mut self,
+        line: &str,
+        approval: Approval,
+    ) -> Result<super::control::ActReply, TableError> {
         use super::control::ActReply;
         let cmd = match super::control::parse(line) {
             Ok(Some(c)) => c,
@@ -266,7 +283,13 @@ impl<'a> GameRun<'a> {
         };
         let at_ms = self.now_ms();
         let first = self.journal.len();
-        match self.record(Input::Arbiter { act, at_ms }, None)? {
+        let input = Input::Approved {
+            act,
+            command: line.trim().to_string(),
+            approval,
+            at_ms,
+        };
+        match self.record(input, None)? {
             Ok(kinds) => Ok(ActReply {
                 recorded: true,
                 text: format!(
@@ -284,6 +307,30 @@ impl<'a> GameRun<'a> {
                 "the rules refuse it ({refusal}): nothing recorded"
             ))),
         }
+    }
+
+    /// A wrong passphrase typed at the game master's screen for the act `line`: recorded.
+    fn failed(&mut self, line: &str, why: &str) -> Result<super::control::ActReply, TableError> {
+        use super::control::ActReply;
+        let at_ms = self.now_ms();
+        let first = self.journal.len();
+        let input = Input::AuthorizationFailed {
+            command: line.trim().to_string(),
+            why: why.to_string(),
+            at_ms,
+        };
+        Ok(match self.record(input, None)? {
+            Ok(_) => ActReply {
+                recorded: true,
+                text: format!(
+                    "the failed passphrase is recorded in game {}'s log as #{first}; the act is not",
+                    self.game
+                ),
+            },
+            Err(refusal) => {
+                ActReply::refused(format!("the failed passphrase is not recorded ({refusal})"))
+            }
+        })
     }
 
     /// The core decides on `input`; every event is made durable, then applied, then its

@@ -12,7 +12,7 @@ pub mod serve;
 
 use std::collections::{HashMap, VecDeque};
 
-use crate::core::werewolf::{self as ww, Act};
+use crate::core::werewolf::Act;
 use net::{DoorRefusal, FrameKind, Inbound, Joined};
 
 /// Why the table stopped; each names the file or the problem.
@@ -160,53 +160,10 @@ impl Lobby {
     }
 }
 
-/// A seat named by a control line: its NAME, or its number from 1.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "no seat {0:?} at this table (name a seat by its NAME answer, or its number from 1 as N or #N)"
-)]
-pub struct NoSeat(pub String);
-
-fn seat_named(name: &str, seats: &[game::Seat]) -> Result<usize, NoSeat> {
-    // `#N`: the seat numbered N, whatever the seats' names.
-    if let Some(n) = name.strip_prefix('#') {
-        return match n.parse::<usize>() {
-            Ok(n) if (1..=seats.len()).contains(&n) => Ok(n - 1),
-            _ => Err(NoSeat(name.to_string())),
-        };
-    }
-    if let Some(i) = seats.iter().position(|s| s.spec.name == name) {
-        return Ok(i);
-    }
-    match name.parse::<usize>() {
-        Ok(n) if (1..=seats.len()).contains(&n) => Ok(n - 1),
-        _ => Err(NoSeat(name.to_string())),
-    }
-}
+pub use crate::core::werewolf::control_line::{NoSeat, seat_in};
 
 /// The core's arbiter act for a control command.
 pub fn act_of(cmd: &control::Command, seats: &[game::Seat]) -> Result<Act, NoSeat> {
-    use control::Command as C;
-    Ok(match cmd {
-        C::Pause { reason } => Act::Pause {
-            reason: reason.clone(),
-        },
-        C::Resume => Act::Resume,
-        C::Note { text } => Act::Note { text: text.clone() },
-        C::Eject { seat, reason } => Act::Eject {
-            seat: seat_named(seat, seats)?,
-            reason: reason.clone(),
-        },
-        C::Readmit { seat } => Act::Readmit {
-            seat: seat_named(seat, seats)?,
-        },
-        C::End { winner, reason } => Act::End {
-            winner: match winner.as_str() {
-                "VILLAGER" => ww::Winner::Villager,
-                "WEREWOLF" => ww::Winner::Werewolf,
-                _ => ww::Winner::None,
-            },
-            reason: reason.clone(),
-        },
-    })
+    let names: Vec<&str> = seats.iter().map(|s| s.spec.name.as_str()).collect();
+    crate::core::werewolf::control_line::act_of_names(cmd, &names)
 }

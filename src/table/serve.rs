@@ -228,7 +228,7 @@ fn complete_finished(
 }
 
 /// The match id: line 0's of the match's first game, else the folder's name.
-fn match_id(dir: &Path) -> String {
+pub fn match_id(dir: &Path) -> String {
     layout::games(dir)
         .into_iter()
         .find_map(|n| {

@@ -50,6 +50,151 @@ impl Drop for Server {
 }
 
 /// A match folder with an arbiter key.
+fn verify(m: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["verify", "--match"])
+        .arg(m)
+        .output()
+        .unwrap()
+}
+
+/// A table of five seats served from a fresh match folder, the game dealt and held open (one
+/// seat waits for the probe on its first talk).
+fn dealt_table(tmp: &Path) -> (PathBuf, Server, Vec<Child>) {
+    let m = match_dir(tmp);
+    let s = serve(&m, P5, "127.0.0.1:0", &["--games", "1"], Stdio::null());
+    let seats: Vec<Child> = (1..=5)
+        .map(|i| {
+            seat(
+                &s.url,
+                &format!("kit{i}"),
+                if i == 1 { "probe" } else { "none" },
+                &[],
+            )
+        })
+        .collect();
+    wait_for_entry(&m, "the deal", |e| e["kind"] == "dealt");
+    (m, s, seats)
+}
+
+/// The act `line` for game 1 signed with the match's (unencrypted test) arbiter key, as the
+/// game master's screen signs it once the passphrase opened the key.
+fn signed_act(m: &Path, line: &str) -> arbiter::table::control::ActRequest {
+    use arbiter::core::werewolf::{Approval, act_authorization_text};
+    let key = ssh_key::PrivateKey::read_openssh_file(&m.join("keys/arbiter")).unwrap();
+    let origin = arbiter::log::checkpoint::origin(&arbiter::table::serve::match_id(m), 1);
+    let signed_at = "2026-11-28T12:00:00.000Z".to_string();
+    let text = act_authorization_text(&origin, line, &signed_at);
+    arbiter::table::control::ActRequest {
+        game: Some(1),
+        line: line.into(),
+        approval: Some(Approval::Passphrase {
+            key: arbiter::record::sign::fingerprint(key.public_key()),
+            signed_at,
+            sig: arbiter::record::sign::sign_authorization(&key, &text).unwrap(),
+        }),
+        failed: None,
+    }
+}
+
+/// End the held game with a ruling through the socket and let everyone finish.
+fn end_held(m: &Path, mut s: Server, mut seats: Vec<Child>) -> Vec<Value> {
+    let ended = arbiter::table::control::send(m, Some(1), "end NONE ruled in the test").unwrap();
+    assert!(ended.recorded, "{ended:?}");
+    assert!(wait(&mut s.child, "arbiter serve", 60).success());
+    for c in &mut seats {
+        wait(c, "seat", 20);
+    }
+    entries(m, 1)
+}
+
+/// The arbiter's acts (the regulation's section on them), rule 5b as the board keeps it: a wrong
+/// passphrase at the game master's screen is recorded (actor kit, the acts' section) and
+/// nothing else; an act the screen signed with the key the passphrase opened is recorded with
+/// its approval (the key's fingerprint and the signature), and `verify` checks the signature.
+#[test]
+fn table_serve_arbiter_acts_rule_5b_a_wrong_passphrase_is_recorded_and_a_signed_act_verifies() {
+    use arbiter::table::control::{ActRequest, send_request};
+    if !python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, s, seats) = dealt_table(tmp.path());
+    let before = entries(&m, 1).len();
+    let failed = send_request(
+        &m,
+        &ActRequest {
+            game: Some(1),
+            line: "pause power cut".into(),
+            approval: None,
+            failed: Some("wrong passphrase".into()),
+        },
+    )
+    .unwrap();
+    assert!(failed.recorded, "{failed:?}");
+    let es = entries(&m, 1);
+    let new: Vec<&Value> = es[before..]
+        .iter()
+        .filter(|e| e["actor"] == "arbiter" || e["kind"] == "authorization_failed")
+        .collect();
+    assert_eq!(new.len(), 1, "the failure alone, no act: {new:?}");
+    let f = new[0];
+    assert_eq!(f["kind"], "authorization_failed");
+    assert_eq!(f["actor"], "kit");
+    assert!(f["clause"].as_str().unwrap().contains("the arbiter's acts"));
+    assert_eq!(f["body"]["command"], "pause power cut");
+    assert_eq!(f["body"]["why"], "wrong passphrase");
+    assert!(kinds(&es, "paused").is_empty(), "the act is not recorded");
+    // The same act, signed.
+    let r = send_request(&m, &signed_act(&m, "note the power is back")).unwrap();
+    assert!(r.recorded, "{r:?}");
+    let es = end_held(&m, s, seats);
+    let a = kinds(&es, "approved");
+    let a = a
+        .iter()
+        .find(|e| e["body"]["command"] == "note the power is back")
+        .unwrap();
+    assert_eq!(a["body"]["approval"]["by"], "passphrase");
+    assert_eq!(
+        a["body"]["approval"]["key"],
+        es[0]["body"]["arbiter_key"]["fingerprint"]
+    );
+    assert_game_recorded(&m, &es);
+    let v = verify(&m);
+    let said = String::from_utf8_lossy(&v.stdout).to_string();
+    assert!(v.status.success(), "{said}");
+    assert!(said.contains("1 act(s) of the arbiter signed"), "{said}");
+}
+
+/// The arbiter's acts: a signature that is not the arbiter key's over the act's text (forged,
+/// or moved to another act) is UNAUTHORIZED (27) at `verify`, as for the board's acts.
+#[test]
+fn table_serve_arbiter_acts_a_forged_signature_fails_verify_unauthorized() {
+    use arbiter::core::werewolf::Approval;
+    use arbiter::table::control::send_request;
+    if !python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, s, seats) = dealt_table(tmp.path());
+    // Signed for another act, handed over with this one.
+    let mut forged = signed_act(&m, "note the power is back");
+    let Some(Approval::Passphrase { sig, .. }) = signed_act(&m, "note something else").approval
+    else {
+        unreachable!()
+    };
+    if let Some(Approval::Passphrase { sig: s, .. }) = forged.approval.as_mut() {
+        *s = sig;
+    }
+    assert!(send_request(&m, &forged).unwrap().recorded);
+    let _ = end_held(&m, s, seats);
+    let v = verify(&m);
+    let said = String::from_utf8_lossy(&v.stdout).to_string();
+    assert_eq!(v.status.code(), Some(27), "{said}");
+    assert!(said.contains("UNAUTHORIZED"), "{said}");
+    assert!(said.contains("signature"), "{said}");
+}
+
 fn match_dir(tmp: &Path) -> PathBuf {
     let m = tmp.join("m");
     crate::log_util::arbiter_key_in(&m);
@@ -787,6 +932,15 @@ fn table_serve_arbiter_acts_from_the_control_channel() {
         assert_eq!(e[0]["actor"], "arbiter", "{k} is the arbiter's act");
     }
     assert_eq!(winner(&es), "NONE");
+    // Each act says how it was approved: through `--control`, its owner's, no passphrase.
+    let approved = kinds(&es, "approved");
+    assert_eq!(approved.len(), 4, "one approval an act");
+    for a in approved {
+        assert_eq!(a["body"]["approval"]["by"], "owner", "{a}");
+        assert_eq!(a["body"]["approval"]["channel"], "--control", "{a}");
+    }
+    let v = verify(&m);
+    assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stdout));
     let said = server_said(&m, &s);
     assert!(said.contains("bogus"), "a bad line is said");
     // A board game's side is refused by name, and records nothing.
@@ -887,15 +1041,21 @@ fn table_serve_arbiter_acts_from_the_control_socket_each_one_entry() {
         .iter()
         .filter(|e| e["actor"] == "arbiter")
         .collect();
-    assert_eq!(arbiter.len(), 1, "one act, one entry of the arbiter's");
-    let e = arbiter[0];
+    assert_eq!(
+        arbiter.len(),
+        2,
+        "one act, its approval and its one entry of the arbiter's"
+    );
+    assert_eq!(arbiter[0]["kind"], "approved");
+    assert_eq!(arbiter[0]["body"]["approval"]["channel"], "control.sock");
+    let e = arbiter[1];
     assert_eq!(e["kind"], "paused");
     assert_eq!(e["body"]["reason"], "a seat's machine rebooting");
     assert!(e["clause"].as_str().unwrap().contains("the arbiter's acts"));
     // The answer names the entry it recorded: written and synced before it came.
     let seq = e["seq"].as_u64().unwrap();
     assert!(
-        paused.text.contains(&format!("#{seq}: paused")),
+        paused.text.contains(&format!("–#{seq}: approved, paused")),
         "{paused:?}"
     );
     let ended = send(&m, Some(1), "end NONE ruled from the game master's screen").unwrap();
@@ -907,7 +1067,7 @@ fn table_serve_arbiter_acts_from_the_control_socket_each_one_entry() {
     let es = entries(&m, 1);
     let acts: Vec<&str> = es
         .iter()
-        .filter(|e| e["actor"] == "arbiter")
+        .filter(|e| e["actor"] == "arbiter" && e["kind"] != "approved")
         .map(|e| e["kind"].as_str().unwrap())
         .collect();
     assert_eq!(

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use arbiter::core::werewolf::{
-    self, Act, Event, Input, Limits, OnRestart, Request, Seed, count_length, cut, replay,
+    self, Act, Approval, Event, Input, Limits, OnRestart, Request, Seed, count_length, cut, replay,
 };
 use proptest::prelude::*;
 
@@ -13,6 +13,65 @@ use crate::werewolf_support::{G, quiet};
 
 fn replayed(g: &G) -> Result<werewolf::Table, werewolf::Mismatch> {
     replay(&g.profile, "GAME1", g.seats.clone(), &g.seed, &g.events)
+}
+
+/// The arbiter's acts, rule 5b as the board keeps it: a wrong passphrase at the game master's
+/// screen is an entry of its own (the kit's, the acts' section) that changes nothing; an act with
+/// its approval is an `approved` entry (the arbiter's) before the act's own; both re-run.
+#[test]
+fn arbiter_acts_a_failed_passphrase_and_an_approval_are_recorded_and_re_run() {
+    let mut g = G::new("aiwolf-2025-5", 3);
+    g.begin();
+    let before = g.t.clone();
+    g.now += 1;
+    let failed = g.input(Input::AuthorizationFailed {
+        command: "pause power cut".into(),
+        why: "wrong passphrase".into(),
+        at_ms: g.now,
+    });
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].kind(), "authorization_failed");
+    assert_eq!(failed[0].actor(), "kit");
+    assert!(failed[0].section().contains("the arbiter's acts"));
+    assert_eq!(
+        g.t, before,
+        "a failed passphrase changes nothing at the table"
+    );
+    g.now += 1;
+    let act = g.input(Input::Approved {
+        act: Act::Pause {
+            reason: "power cut".into(),
+        },
+        command: "pause power cut".into(),
+        approval: Approval::Owner {
+            channel: "--control".into(),
+        },
+        at_ms: g.now,
+    });
+    let kinds: Vec<&str> = act.iter().map(|e| e.kind()).collect();
+    assert_eq!(kinds, ["approved", "paused"]);
+    assert_eq!(act[0].actor(), "arbiter");
+    assert_eq!(act[0].body()["approval"]["by"], "owner");
+    assert!(g.t.paused());
+    // A refused act records no approval either.
+    assert!(
+        werewolf::decide(
+            &g.t,
+            &Input::Approved {
+                act: Act::Pause {
+                    reason: "again".into()
+                },
+                command: "pause again".into(),
+                approval: Approval::UnencryptedKey,
+                at_ms: g.now,
+            }
+        )
+        .is_err()
+    );
+    assert_eq!(replayed(&g).unwrap(), g.t);
+    for e in &g.events {
+        assert_eq!(&Event::from_entry(e.kind(), &e.body()).unwrap(), e);
+    }
 }
 
 #[test]
@@ -104,7 +163,7 @@ fn step(g: &mut G, code: u8, n: u32) {
         "おはようございます\r\n",
     ];
     let paused = g.t.paused();
-    match code % 16 {
+    match code % 18 {
         0..=5 => {
             let Some((seat, req)) = g.pending() else {
                 return;
@@ -203,6 +262,35 @@ fn step(g: &mut G, code: u8, n: u32) {
                 }
             };
             g.input(Input::Arbiter { act, at_ms: g.now });
+        }
+        16 => {
+            g.now += 1;
+            g.input(Input::AuthorizationFailed {
+                command: format!("note {n}"),
+                why: "wrong passphrase".into(),
+                at_ms: g.now,
+            });
+        }
+        17 => {
+            g.now += 1;
+            g.input(Input::Approved {
+                act: Act::Note {
+                    text: format!("approved {n}"),
+                },
+                command: format!("note approved {n}"),
+                approval: if n.is_multiple_of(2) {
+                    Approval::Owner {
+                        channel: "--control".into(),
+                    }
+                } else {
+                    Approval::Passphrase {
+                        key: "SHA256:x".into(),
+                        signed_at: "2026-11-28T12:00:00.000Z".into(),
+                        sig: "c2ln".into(),
+                    }
+                },
+                at_ms: g.now,
+            });
         }
         15 if !paused => {
             g.now += 1000;

@@ -922,9 +922,18 @@ fn werewolf_master_acts_typed_on_the_screens_reach_the_log_and_the_seats() {
     serve.wait_for("arbiter's passphrase (signing key)", Duration::from_secs(5));
     passphrase(&serve, "recorded in game 1's log as #");
     let acts = arbiter_entries(&m);
-    assert_eq!(acts.len(), 1, "{acts:?}");
-    assert_eq!(acts[0].0, "paused");
-    assert_eq!(acts[0].1["reason"], "power cut in hall B");
+    assert_eq!(acts.len(), 2, "{acts:?}");
+    // The act's approval: the passphrase opened the key, which signed the act.
+    assert_eq!(acts[0].0, "approved");
+    assert_eq!(acts[0].1["command"], "pause power cut in hall B");
+    assert_eq!(acts[0].1["approval"]["by"], "passphrase");
+    assert_eq!(
+        acts[0].1["approval"]["key"],
+        entries(&m)[0]["body"]["arbiter_key"]["fingerprint"]
+    );
+    assert!(acts[0].1["approval"]["sig"].is_string());
+    assert_eq!(acts[1].0, "paused");
+    assert_eq!(acts[1].1["reason"], "power cut in hall B");
     serve.wait_for("PAUSED", Duration::from_secs(5));
 
     // On `play --match`'s screen, another process: end the game with a ruling. A wrong
@@ -960,9 +969,22 @@ fn werewolf_master_acts_typed_on_the_screens_reach_the_log_and_the_seats() {
     );
     assert_eq!(
         arbiter_entries(&m).len(),
-        1,
-        "a wrong passphrase records nothing"
+        2,
+        "a wrong passphrase records no act"
     );
+    // Rule 5b, as the board keeps it: the failed passphrase itself is recorded, and listed.
+    let failures: Vec<Value> = entries(&m)
+        .into_iter()
+        .filter(|e| e["kind"] == "authorization_failed")
+        .collect();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0]["actor"], "kit");
+    assert_eq!(
+        failures[0]["body"]["command"],
+        "end NONE the hall lost power for good"
+    );
+    assert_eq!(failures[0]["body"]["why"], "wrong passphrase");
+    assert!(s.contains("the failure is logged"), "{s}");
     // As long as the screen says the next passphrase waits.
     while failed.elapsed() < Duration::from_secs(1) {
         std::thread::sleep(Duration::from_millis(20));
@@ -972,7 +994,10 @@ fn werewolf_master_acts_typed_on_the_screens_reach_the_log_and_the_seats() {
 
     // The log: each act one entry of the arbiter's, with its clause and reason.
     let es = entries(&m);
-    let acts: Vec<&Value> = es.iter().filter(|e| e["actor"] == "arbiter").collect();
+    let acts: Vec<&Value> = es
+        .iter()
+        .filter(|e| e["actor"] == "arbiter" && e["kind"] != "approved")
+        .collect();
     assert_eq!(
         acts.iter()
             .map(|e| e["kind"].as_str().unwrap())
@@ -1017,6 +1042,19 @@ fn werewolf_master_acts_typed_on_the_screens_reach_the_log_and_the_seats() {
         Duration::from_secs(15),
     );
     assert!(!m.join("control.sock").exists(), "serve removed its socket");
+    // The audience never saw the failed passphrase; both signed acts verify.
+    let shown = audience.screen();
+    assert!(!shown.contains("passphrase"), "{shown}");
+    let v = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["verify", "--match", &md])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&v.stdout).to_string();
+    assert!(v.status.success(), "{said}");
+    assert!(
+        said.contains("2 act(s) of the arbiter signed at the game master's screen"),
+        "{said}"
+    );
     serve.keys(&["q"]);
     gm.keys(&["q"]);
 }
@@ -1138,12 +1176,70 @@ fn werewolf_master_screens_eject_picker_question_and_passphrase() {
     gm_keys(&mut ui, &m, &[K::Char('y')]);
     gm_text(&mut ui, &m, "secret");
     ui.message = Some(
-        "wrong passphrase: nothing reached the table · 1 failed passphrase in a row: the next is taken in 1 s · the prompt stays open (Esc leaves it)".into(),
+        "wrong passphrase: the act did not reach the table (the failure is logged) · 1 failed passphrase in a row: the next is taken in 1 s · the prompt stays open (Esc leaves it)".into(),
     );
     for (w, h) in [(120, 40), (80, 24)] {
         let s = draw(w, h, |a, b| render_master_with(&m, &ui, a, b));
         assert!(s.contains("key): ******") && !s.contains("secret"), "{s}");
         insta::assert_snapshot!(format!("werewolf_master_passphrase_{w}x{h}"), s);
+    }
+}
+
+/// The arbiter's acts, rule 5b as the board keeps it: a wrong passphrase typed at the game
+/// master's screen is on its incident list; the audience's display never shows it (nor the
+/// approvals of the acts), and no frame to a seat comes of it.
+#[test]
+fn werewolf_master_screens_rule_5b_a_failed_passphrase_is_an_incident_never_shown_to_the_audience()
+{
+    use arbiter::board::display::werewolf::{Entry, audience, master, render, render_master};
+    let mut es = recorded();
+    let at = es
+        .iter()
+        .position(|e| e.kind == "sent" && e.body["seat"] == 0 && e.body["request"] == "TALK")
+        .unwrap();
+    let (utc, mono_ms) = (es[at].utc, es[at].mono_ms);
+    let entry = |kind: &str, body: serde_json::Value| Entry {
+        utc,
+        mono_ms,
+        kind: kind.into(),
+        body,
+    };
+    let added = [
+        entry(
+            "authorization_failed",
+            serde_json::json!({"at_ms": mono_ms, "command": "eject #2 abusive talk", "why": "wrong passphrase"}),
+        ),
+        entry(
+            "approved",
+            serde_json::json!({"at_ms": mono_ms, "command": "note the hall is noisy",
+                "act": {"Note": {"text": "the hall is noisy"}},
+                "approval": {"by": "passphrase", "key": "SHA256:k", "signed_at": "2026-11-28T12:00:00.000Z", "sig": "c2ln"}}),
+        ),
+        entry(
+            "noted",
+            serde_json::json!({"at_ms": mono_ms, "text": "the hall is noisy"}),
+        ),
+    ];
+    es.splice(at + 1..at + 1, added);
+    let now = utc + chrono::Duration::seconds(1);
+    let m = master(&es, now);
+    assert!(
+        m.incidents.iter().any(|i| i.contains(
+            "wrong passphrase at the game master's screen for \"eject #2 abusive talk\""
+        )),
+        "{:?}",
+        m.incidents
+    );
+    for (w, h) in [(120, 40), (80, 24)] {
+        let s = draw(w, h, |area, b| render_master(&m, area, b));
+        assert!(s.contains("wrong passphrase"), "{s}");
+        insta::assert_snapshot!(format!("werewolf_master_failed_passphrase_{w}x{h}"), s);
+        let a = audience(&es, now, Duration::ZERO);
+        let s = draw(w, h, |area, b| render(&a, area, b));
+        assert!(
+            !s.contains("passphrase") && !s.contains("SHA256") && !s.contains("eject"),
+            "{s}"
+        );
     }
 }
 

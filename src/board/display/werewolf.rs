@@ -403,12 +403,26 @@ pub struct ActOutcome {
     pub text: String,
 }
 
+/// How the arbiter approved an act at the game master's screen, for the shell to hand over.
+#[derive(Debug)]
+pub enum Approve {
+    /// Nothing asked (no gate: rehearsals, tests).
+    Open,
+    /// The key is not encrypted: anyone at this keyboard.
+    UnencryptedKey,
+    /// The passphrase opened the arbiter's key for this act: it signs the act.
+    Key(Box<crate::record::sign::ActKey>),
+    /// A wrong passphrase typed for the act (why): recorded, the act not handed over.
+    Failed(String),
+}
+
 /// How the game master's screen acts on the table: the shell's hooks.
 pub struct Acts<'a> {
     /// How the arbiter's authorization is given at this keyboard.
     pub authority: &'a crate::board::tui::Authority<'a>,
-    /// Hand an act (a control line, meant for the game shown) to the table; its answer.
-    pub send: &'a mut dyn FnMut(Option<u32>, &str) -> ActOutcome,
+    /// Hand an act (a control line, meant for the game shown) to the table with how it was
+    /// approved (or a failed passphrase for it, to be recorded); its answer.
+    pub send: &'a mut dyn FnMut(Option<u32>, &str, Approve) -> ActOutcome,
     /// What the server said since the last call (`serve`'s own screen), oldest first.
     pub notices: Option<&'a mut dyn FnMut() -> Vec<String>>,
     /// The first word on the message line (a note on the key).
@@ -547,10 +561,16 @@ fn follow(
                 continue;
             };
             use super::gm::Do;
-            let draft = match super::gm::on_key(&mut ui, key, &m) {
+            let (draft, approve) = match super::gm::on_key(&mut ui, key, &m) {
                 Do::Nothing => continue,
                 Do::Quit => return Ok(Followed::Quit),
-                Do::Send(d) => d,
+                Do::Send(d) => (
+                    d,
+                    match acts.authority {
+                        crate::board::tui::Authority::UnencryptedKey => Approve::UnencryptedKey,
+                        _ => Approve::Open,
+                    },
+                ),
                 Do::Check { draft, passphrase } => {
                     let t = mono_ms();
                     if backoff.wait_left(t).is_some() {
@@ -567,28 +587,42 @@ fn follow(
                         super::gm::reopen(&mut ui, draft);
                         continue;
                     }
-                    let ok = match acts.authority {
+                    let approve = match acts.authority {
                         crate::board::tui::Authority::Passphrase(check) => {
-                            check(&passphrase).is_some()
+                            check(&passphrase).map(|k| Approve::Key(Box::new(k)))
                         }
-                        _ => true,
+                        crate::board::tui::Authority::UnencryptedKey => {
+                            Some(Approve::UnencryptedKey)
+                        }
+                        crate::board::tui::Authority::Open => Some(Approve::Open),
                     };
                     drop(passphrase);
-                    if !ok {
+                    let Some(approve) = approve else {
                         let t = mono_ms();
                         backoff.fail(t);
+                        // Every failed passphrase is recorded (the act is not).
+                        let out = (acts.send)(
+                            game,
+                            &draft.line(),
+                            Approve::Failed("wrong passphrase".into()),
+                        );
                         ui.message = Some(format!(
-                            "wrong passphrase: nothing reached the table · {} · the prompt stays open (Esc leaves it)",
+                            "wrong passphrase: the act did not reach the table{} · {} · the prompt stays open (Esc leaves it)",
+                            if out.recorded {
+                                " (the failure is logged)"
+                            } else {
+                                " (the failure could not be logged)"
+                            },
                             backoff.say(t)
                         ));
                         super::gm::reopen(&mut ui, draft);
                         continue;
-                    }
+                    };
                     backoff.succeed();
-                    draft
+                    (draft, approve)
                 }
             };
-            let out = (acts.send)(game, &draft.line());
+            let out = (acts.send)(game, &draft.line(), approve);
             ui.message = Some(if out.recorded {
                 out.text
             } else {
@@ -731,6 +765,9 @@ pub fn master(entries: &[Entry], now: DateTime<Utc>) -> Master {
             Event::Readmitted { seat, .. } => incident(format!("{} readmitted", name(*seat))),
             Event::Ruled { reason, .. } => incident(format!("ended by the arbiter: {reason}")),
             Event::Restarted { .. } => incident("the server restarted".into()),
+            Event::AuthorizationFailed { command, why, .. } => {
+                incident(format!("{why} at the game master's screen for {command:?}"))
+            }
             Event::GameEnded { .. } => m.pending = None,
             _ => {}
         }

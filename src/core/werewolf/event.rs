@@ -232,6 +232,20 @@ pub enum Event {
         winner: Winner,
         reason: String,
     },
+    /// How the arbiter's act that follows (in the same decision) was approved.
+    Approved {
+        at_ms: u64,
+        /// The act as its control line (what a signature covers).
+        command: String,
+        act: super::Act,
+        approval: super::Approval,
+    },
+    /// A wrong passphrase at the game master's screen: nothing reached the table.
+    AuthorizationFailed {
+        at_ms: u64,
+        command: String,
+        why: String,
+    },
     /// The serving process restarted; the profile says whether the game resumes or ends.
     Restarted { at_ms: u64, on_restart: OnRestart },
 
@@ -408,6 +422,7 @@ impl Event {
             | Event::Ejected { .. }
             | Event::Readmitted { .. }
             | Event::Ruled { .. }
+            | Event::Approved { .. }
             | Event::Resumed {
                 by_arbiter: true, ..
             } => "arbiter",
@@ -436,7 +451,9 @@ impl Event {
             | Event::Noted { .. }
             | Event::Ejected { .. }
             | Event::Readmitted { .. }
-            | Event::Ruled { .. } => s::ARBITER,
+            | Event::Ruled { .. }
+            | Event::Approved { .. }
+            | Event::AuthorizationFailed { .. } => s::ARBITER,
             Event::Restarted { .. } => s::RESTART,
             Event::Dealt { .. } => s::ROLES,
             Event::Sent { .. } => s::PROTOCOL,
@@ -580,6 +597,26 @@ impl Event {
                     winner: *winner,
                     reason: reason.clone(),
                 },
+            },
+            Event::Approved {
+                at_ms,
+                command,
+                act,
+                approval,
+            } => Input::Approved {
+                at_ms: *at_ms,
+                command: command.clone(),
+                act: act.clone(),
+                approval: approval.clone(),
+            },
+            Event::AuthorizationFailed {
+                at_ms,
+                command,
+                why,
+            } => Input::AuthorizationFailed {
+                at_ms: *at_ms,
+                command: command.clone(),
+                why: why.clone(),
             },
             Event::Restarted { at_ms, on_restart } => Input::Restarted {
                 at_ms: *at_ms,

@@ -151,6 +151,29 @@ pub(super) fn decide(t: &Table, input: &Input) -> Result<Vec<Event>, Refusal> {
         }
         Input::Tick { at_ms } => verdicts::on_tick(&mut r, t, *at_ms),
         Input::Arbiter { act, at_ms } => arbiter::arbiter(&mut r, t, act, *at_ms)?,
+        Input::Approved {
+            act,
+            command,
+            approval,
+            at_ms,
+        } => {
+            r.emit(Event::Approved {
+                at_ms: *at_ms,
+                command: command.clone(),
+                act: act.clone(),
+                approval: approval.clone(),
+            });
+            arbiter::arbiter(&mut r, t, act, *at_ms)?
+        }
+        Input::AuthorizationFailed {
+            command,
+            why,
+            at_ms,
+        } => r.emit(Event::AuthorizationFailed {
+            at_ms: *at_ms,
+            command: command.clone(),
+            why: why.clone(),
+        }),
         Input::Restarted { at_ms, on_restart } => {
             arbiter::on_restarted(&mut r, *at_ms, *on_restart)
         }

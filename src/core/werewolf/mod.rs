@@ -7,6 +7,7 @@
 //! verdict); [`evolve`] applies one event; [`replay`] re-runs a recorded game and checks every event.
 mod arbiter;
 mod ballots;
+pub mod control_line;
 pub mod event;
 mod flow;
 pub mod length;
@@ -96,6 +97,33 @@ pub enum Act {
     },
 }
 
+/// How an arbiter's act was approved (the `approved` entry before the act's own).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum Approval {
+    /// Through a channel of the match folder with no passphrase (`--control`, or the control
+    /// socket without one): whoever owns the channel, i.e. may write the match folder.
+    Owner { channel: String },
+    /// At the game master's screen, the arbiter's passphrase typed: it opened the key `key`
+    /// (fingerprint), which signed [`act_authorization_text`] (`sig`: base64 ed25519).
+    Passphrase {
+        key: String,
+        signed_at: String,
+        sig: String,
+    },
+    /// At the game master's screen with an unencrypted key: anyone at that keyboard.
+    UnencryptedKey,
+}
+
+/// The first line of the text an arbiter's act at a werewolf table is signed over.
+pub const ACT_AUTH_HEADER: &str = "arbiter-kit werewolf act v1";
+
+/// The text the arbiter's key signs to approve the act `command` (its control line) in the game
+/// `origin` (`arbiter-kit/<match-id>/game-<n>`), signed at `signed_at` (RFC 3339, UTC).
+pub fn act_authorization_text(origin: &str, command: &str, signed_at: &str) -> String {
+    format!("{ACT_AUTH_HEADER}\n{origin}\nact {command}\nsigned-at {signed_at}\n")
+}
+
 /// What happens at the table. Every input carries `at_ms`: milliseconds since the game's start,
 /// of a monotonic clock, stamped where the input arose (a frame by its seat's reader).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,6 +164,19 @@ pub enum Input {
         act: Act,
         at_ms: u64,
     },
+    /// An arbiter's act with how it was approved: an `approved` entry, then the act's.
+    Approved {
+        act: Act,
+        command: String,
+        approval: Approval,
+        at_ms: u64,
+    },
+    /// A wrong passphrase at the game master's screen: recorded, nothing else happens.
+    AuthorizationFailed {
+        command: String,
+        why: String,
+        at_ms: u64,
+    },
     /// The serving process restarted (and read the log back).
     Restarted {
         at_ms: u64,
@@ -154,6 +195,8 @@ impl Input {
             | Input::Reconnected { at_ms, .. }
             | Input::Tick { at_ms }
             | Input::Arbiter { at_ms, .. }
+            | Input::Approved { at_ms, .. }
+            | Input::AuthorizationFailed { at_ms, .. }
             | Input::Restarted { at_ms, .. } => *at_ms,
         }
     }

@@ -285,7 +285,9 @@ impl Table {
             | Event::TalkCut { .. }
             | Event::TalkReplaced { .. }
             | Event::TieBroken { .. }
-            | Event::Ruled { .. } => {}
+            | Event::Ruled { .. }
+            | Event::Approved { .. }
+            | Event::AuthorizationFailed { .. } => {}
             Event::ConnectionClosed { seat, .. } => {
                 if let Some(s) = self.seats.get_mut(*seat) {
                     s.connected = false;
