@@ -231,7 +231,9 @@ fn record_script_authority(session: &mut Session, a: &ScriptArgs, text: &str, li
     let key = crate::board::matchdir::signer_for(&source, dir, None)
         .map(|(_, r)| r.fingerprint)
         .unwrap_or_else(|_| "?".into());
-    let how = if crate::record::sign::encrypted_key(&source, dir).is_some() {
+    let how = if source.agent {
+        "the ssh-agent at SSH_AUTH_SOCK (--agent)"
+    } else if crate::record::sign::encrypted_key(&source, dir).is_some() {
         "its passphrase given at the end"
     } else {
         "an unencrypted key"

@@ -217,6 +217,7 @@ fn key_of(m: &Path) -> arbiter::record::sign::KeySource {
     arbiter::record::sign::KeySource {
         file: Some(m.join("keys/arbiter")),
         passphrase_env: None,
+        agent: false,
     }
 }
 
@@ -962,6 +963,7 @@ fn seal_v1_logs_verify_as_before_and_each_binding_says_what_it_guarantees() {
     let key = arbiter::record::sign::KeySource {
         file: Some(m.join("keys/arbiter")),
         passphrase_env: None,
+        agent: false,
     };
     match arbiter::board::matchdir::open_game_with(&m, Some(1), None, &key, false) {
         Ok(o) => assert!(o.session.frozen.is_some(), "a seal/1 game opens read-only"),
