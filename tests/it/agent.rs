@@ -262,3 +262,45 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// Script mode with a key that signs with nothing typed (`--agent`): each act of the arbiter is
+/// followed at once by its `authorized` entry, so a script killed midway leaves none
+/// unauthorized.
+#[test]
+fn agent_script_authorizes_each_act_as_it_is_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, private) = match_without_the_key(tmp.path());
+    let Some(agent) = agent_with(tmp.path(), &private) else {
+        return;
+    };
+    let ms = m.to_str().unwrap();
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    let script = format!(
+        "{quick}0:16:40  arbiter correct 7e clock machine +20 its clock ran on\n0:17:00  move e3\n"
+    );
+    let p = tmp.path().join("game.arb");
+    std::fs::write(&p, script).unwrap();
+    let o = arbiter(
+        &agent.sock,
+        &["script", p.to_str().unwrap(), "--match", ms, "--agent"],
+    );
+    assert!(o.status.success(), "{}", said(&o));
+    let es: Vec<serde_json::Value> = std::fs::read_to_string(m.join("game-1/log.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let at = es
+        .iter()
+        .position(|e| e["kind"] == "clock_corrected")
+        .unwrap();
+    let next = &es[at + 1];
+    assert_eq!(next["kind"], "authorized", "{next}");
+    let text = next.to_string();
+    assert!(
+        text.contains("line") && text.contains("ssh-agent"),
+        "{text}"
+    );
+    let o = arbiter(&agent.sock, &["verify", "--match", ms]);
+    assert_eq!(o.status.code(), Some(0), "{}", said(&o));
+}
