@@ -4,7 +4,8 @@
 //! writing, nothing is locked, nothing is created in the folder.
 //!
 //! [`Watch`] wakes the follower when the folder changes (inotify through the `notify` crate) and
-//! falls back to polling when change notification is not available.
+//! falls back to polling when change notification is not available. [`MatchTail::connect`]
+//! follows the live record over its socket instead (`display --connect`, `relay --connect`).
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
@@ -203,12 +204,34 @@ impl GameTail {
     }
 }
 
+/// What the live record's connection hands a follower.
+#[derive(Debug)]
+pub enum Live {
+    /// Connected (again): the record is sent from entry 0 of every game.
+    Connected,
+    Entry {
+        game: u32,
+        line: String,
+    },
+    /// The connection ended, and why (it is tried again every second).
+    Lost(String),
+}
+
+/// How long a follower of the live record waits before connecting again.
+const RECONNECT_AFTER: Duration = Duration::from_secs(1);
+
 /// Every game of a match folder (or one of them) as read so far.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct MatchTail {
     pub dir: PathBuf,
     only: Option<u32>,
     pub games: Vec<GameTail>,
+    /// Following the live record (`--connect URL`) instead of the folder: what its connection
+    /// hands over, and how the connection stands.
+    live: Option<Receiver<Live>>,
+    pub live_problem: Option<String>,
+    /// The live record answered (its entries follow).
+    pub live_connected: bool,
     /// Until when to look often: a game folder just appeared, or entries just came (a new
     /// folder's first writes can land before its change notification is in place).
     brisk_until: Option<Instant>,
@@ -225,9 +248,97 @@ impl MatchTail {
             dir: dir.to_owned(),
             only,
             games: Vec::new(),
+            live: None,
+            live_problem: None,
+            live_connected: false,
             brisk_until: None,
             listed: None,
         }
+    }
+
+    /// Follow the live record at `url` (`ws://HOST:PORT/live`) read-only instead of a folder:
+    /// its connection runs on a thread of its own (connecting again every second when lost),
+    /// and each frame sends [`Wake::Folder`] on `wake`. Nothing is written anywhere.
+    pub fn connect<K: Send + 'static>(
+        url: &str,
+        only: Option<u32>,
+        wake: Sender<Wake<K>>,
+    ) -> MatchTail {
+        let (tx, rx) = std::sync::mpsc::channel::<Live>();
+        let url = url.to_owned();
+        std::thread::spawn(move || {
+            loop {
+                let mut each = |f: crate::record::live::ToWitness| {
+                    let item = match f {
+                        crate::record::live::ToWitness::Hello { .. } => Live::Connected,
+                        crate::record::live::ToWitness::Entry { game, line, .. } => {
+                            Live::Entry { game, line }
+                        }
+                        _ => return true,
+                    };
+                    tx.send(item).is_ok() && wake.send(Wake::Folder).is_ok()
+                };
+                let why = match crate::record::live::witness::follow(&url, &mut each) {
+                    Ok(()) => return,
+                    Err(e) => e.to_string(),
+                };
+                if tx.send(Live::Lost(why)).is_err() || wake.send(Wake::Folder).is_err() {
+                    return;
+                }
+                std::thread::sleep(RECONNECT_AFTER);
+            }
+        });
+        MatchTail {
+            live: Some(rx),
+            ..MatchTail::new(Path::new(""), only)
+        }
+    }
+
+    /// Whether this follows the live record rather than a folder.
+    pub fn is_live(&self) -> bool {
+        self.live.is_some()
+    }
+
+    /// Take in what the live record's connection handed over.
+    fn poll_live(&mut self) -> bool {
+        let Some(rx) = &self.live else {
+            return false;
+        };
+        let mut changed = false;
+        while let Ok(item) = rx.try_recv() {
+            changed = true;
+            match item {
+                Live::Connected => {
+                    // Sent again from entry 0 of every game.
+                    self.games.clear();
+                    self.live_problem = None;
+                    self.live_connected = true;
+                }
+                Live::Lost(why) => {
+                    self.live_connected = false;
+                    self.live_problem = Some(format!("the live record: {why}; connecting again"));
+                }
+                Live::Entry { game, line } => {
+                    let g = match self.games.iter().position(|g| g.number == game) {
+                        Some(i) => &mut self.games[i],
+                        None => {
+                            self.games.push(GameTail::new(Path::new(""), game));
+                            self.games.sort_by_key(|g| g.number);
+                            let Some(i) = self.games.iter().position(|g| g.number == game) else {
+                                continue;
+                            };
+                            &mut self.games[i]
+                        }
+                    };
+                    if g.problem.is_none()
+                        && let Err(p) = g.take_line(line.as_bytes(), 0)
+                    {
+                        g.problem = Some(format!("game {game} (live record): {p}"));
+                    }
+                }
+            }
+        }
+        changed
     }
 
     /// The longest wait before looking at the folder again: [`FALLBACK_POLL`] for a second after
@@ -241,6 +352,9 @@ impl MatchTail {
 
     /// Take in what was appended, and any new game. Returns whether anything changed.
     pub fn poll(&mut self) -> bool {
+        if self.live.is_some() {
+            return self.poll_live();
+        }
         let mut changed = false;
         for n in self.list() {
             if self.games.iter().any(|g| g.number == n) {
@@ -326,6 +440,8 @@ pub enum Watch {
     Notify(Notifier),
     /// No notification available: the folder is polled every [`FALLBACK_POLL`].
     Poll(String),
+    /// The live record is followed (`--connect`): its connection wakes the follower.
+    Live,
 }
 
 /// What is watched: the match folder (a new game folder), and each game's log alone (the
@@ -425,7 +541,7 @@ impl Watch {
     /// The longest the follower may wait before looking at the folder itself.
     pub fn poll_every(&self) -> Duration {
         match self {
-            Watch::Notify(_) => SAFETY_POLL,
+            Watch::Notify(_) | Watch::Live => SAFETY_POLL,
             Watch::Poll(_) => FALLBACK_POLL,
         }
     }

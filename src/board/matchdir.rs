@@ -1934,11 +1934,13 @@ fn open_game_once(
         notes.push(format!("LOG DAMAGED, read-only: {d}"));
     }
     let (mut gap, mut uncertainty) = (gap, uncertainty);
+    let mut wall_clock = None;
     if playing && running.is_some() && line0_sealed {
         // A sealed log's gap runs only from a beat the arbiter key vouches for (never from the
         // unauthenticated read above).
         let found = heartbeat_findings(match_dir, n, &public, &log_origin, Utc::now());
-        notes.extend(found.notes);
+        notes.extend(found.notes.iter().cloned());
+        wall_clock = found.wall_clock.clone();
         let from_beat;
         (gap, uncertainty, from_beat) = gap_from_beat(
             Utc::now(),
@@ -1958,6 +1960,7 @@ fn open_game_once(
         session.restart_gap = Some(gap);
         session.restart_side = Some(side);
         session.restart_uncertainty = uncertainty;
+        session.restart_wall_clock = wall_clock;
         notes.push(restart_notice(gap, uncertainty, side));
     } else if playing
         && matches!(
@@ -2038,6 +2041,41 @@ pub struct BeatFindings {
     /// How long after `beat` the kit may still have run: the beat interval, plus a v2 beat's slot
     /// (the beat proves only the start of its slot).
     pub after_beat: Ms,
+    /// After a restart of the machine: the boot clock's floor on the outage (the kit was down
+    /// at least since this boot began), when the wall clock gives less (it was set back). The
+    /// gap itself stays the wall clock's, as the running clock was advanced by it: the arbiter
+    /// rules with both readings in sight.
+    pub reboot_floor: Option<Ms>,
+    /// The wall clock disagreed with the boot clock across the outage: both readings, in words
+    /// (for the ruling's entry).
+    pub wall_clock: Option<String>,
+}
+
+/// Across a restart of the machine (the beat's boot is not this one) the boot clock cannot
+/// measure the gap, but it bounds it from below: the kit was down from its last beat on, so at
+/// least as long as this machine has been up (`up_ms`). A wall-clock reading since the beat
+/// (`wall_ms`) shorter than that means the wall clock was set back across the restart: both
+/// readings, in words, and the floor.
+pub fn reboot_reading(wall_ms: i64, up_ms: u64) -> Option<(String, Ms)> {
+    let up = i64::try_from(up_ms).ok()?;
+    if wall_ms + 2_000 >= up {
+        return None;
+    }
+    let wall = if wall_ms < 0 {
+        format!("{} BEFORE the last heartbeat", timefmt::clock(-wall_ms))
+    } else {
+        format!("{} since the last heartbeat", timefmt::clock(wall_ms))
+    };
+    Some((
+        format!(
+            "the WALL CLOCK was set BACK across the restart of the machine by at least {}: it reads {wall}, but the machine has been up {} since it restarted (boot clock) and the kit was down all that time; the outage was at least {} (boot clock), the gap measured below is the wall clock's {}",
+            timefmt::clock(up - wall_ms),
+            timefmt::clock(up),
+            timefmt::clock(up),
+            timefmt::clock(wall_ms.max(0))
+        ),
+        up_ms,
+    ))
 }
 
 /// A v1 heartbeat (one line, each beat signed by the arbiter key), still read.
@@ -2113,22 +2151,34 @@ pub fn heartbeat_findings(
         let by_boot = now_boot - v.boottime_ms;
         let diff = wall - by_boot as i64;
         if diff.abs() > 2_000 {
-            found.notes.push(format!(
+            let note = format!(
                 "the WALL CLOCK {} by {} while the kit was down (boot clock: {} ms, wall clock: {} ms): the gap is measured on the boot clock",
-                if diff < 0 { "moved BACKWARDS" } else { "JUMPED forward" },
+                if diff < 0 {
+                    "moved BACKWARDS"
+                } else {
+                    "JUMPED forward"
+                },
                 timefmt::clock(diff.abs()),
                 by_boot,
                 wall
-            ));
+            );
+            found.wall_clock = Some(note.clone());
+            found.notes.push(note);
         }
         found.by_boot = Some(by_boot);
         return found;
     }
-    if wall < 0 {
-        found.notes.push(format!(
+    if let Some((note, floor)) = reboot_reading(wall, now_boot) {
+        found.wall_clock = Some(note.clone());
+        found.notes.push(note);
+        found.reboot_floor = Some(floor);
+    } else if wall < 0 {
+        let note = format!(
             "the WALL CLOCK is {} behind the last heartbeat and the machine restarted: it was set back while the kit was down; the measured gap is not reliable",
             timefmt::clock(-wall)
-        ));
+        );
+        found.wall_clock = Some(note.clone());
+        found.notes.push(note);
     }
     found
 }

@@ -303,9 +303,42 @@ pub fn follow(
     keep_going: &dyn Fn() -> bool,
     warn: &mut dyn FnMut(&str),
 ) -> Result<(), RelayError> {
+    follow_from(dir, None, only, relay, once, keep_going, warn)
+}
+
+/// [`follow`], following the live record at `connect` (`ws://HOST:PORT/live`) instead of the
+/// folder when given (read-only; `once` waits until the record sent what it holds now).
+pub fn follow_from(
+    dir: &Path,
+    connect: Option<&str>,
+    only: Option<u32>,
+    relay: &mut Relay,
+    once: bool,
+    keep_going: &dyn Fn() -> bool,
+    warn: &mut dyn FnMut(&str),
+) -> Result<(), RelayError> {
     use crate::board::follow::{Wake, Watch, wait};
-    let mut m = MatchTail::new(dir, only);
+    let (tx, rx) = std::sync::mpsc::channel::<Wake<()>>();
+    let (mut m, mut watch) = match connect {
+        Some(url) => (MatchTail::connect(url, only, tx), Watch::Live),
+        None => {
+            let w = Watch::start(dir, tx);
+            (MatchTail::new(dir, only), w)
+        }
+    };
     m.poll();
+    if m.is_live() && once {
+        // The record as it stands: what comes before a quiet moment after the connection.
+        let mut quiet_since = std::time::Instant::now();
+        while quiet_since.elapsed() < LIVE_SETTLE || !m.live_connected {
+            if !wait(&rx, LIVE_SETTLE).is_empty() && m.poll() {
+                quiet_since = std::time::Instant::now();
+            }
+            if let Some(p) = &m.live_problem {
+                return Err(RelayError::Log(p.clone()));
+            }
+        }
+    }
     relay.update(&m, Utc::now())?;
     if once {
         return match m.followed().find_map(|g| g.problem.clone()) {
@@ -315,7 +348,8 @@ pub fn follow(
     }
     let mut told: Vec<String> = Vec::new();
     let mut tell = |m: &MatchTail| {
-        for p in m.followed().filter_map(|g| g.problem.as_ref()) {
+        let problems = m.followed().filter_map(|g| g.problem.as_ref());
+        for p in problems.chain(m.live_problem.as_ref()) {
             if !told.contains(p) {
                 warn(p);
                 told.push(p.clone());
@@ -323,8 +357,6 @@ pub fn follow(
         }
     };
     tell(&m);
-    let (tx, rx) = std::sync::mpsc::channel::<Wake<()>>();
-    let mut watch = Watch::start(dir, tx);
     watch.follow(&m);
     while keep_going() {
         let mut timeout = m.poll_every(&watch);
@@ -340,3 +372,6 @@ pub fn follow(
     }
     Ok(())
 }
+
+/// How long the live record must stay quiet before `relay --connect --once` writes.
+const LIVE_SETTLE: Duration = Duration::from_millis(500);

@@ -27,10 +27,10 @@ pub enum StorageError {
     Sign(#[from] crate::record::sign::SignError),
     #[error("the journal lost line 0")]
     LostLineZero,
-    /// What binds an entry (the seal) could not be written: the entry was taken back out and is
-    /// not acknowledged.
+    /// What binds an entry (the match policy it names, the authorization's signature) could not
+    /// be written or made: the entry is not recorded and not acknowledged.
     #[error(
-        "the entry could not be bound and is not recorded: {0}; the game stops until there is room (a full disk?) and opens again as it was"
+        "the entry could not be bound and is not recorded: {0}; the game stops until it can be (room on a full disk, a folder the kit may write, the key at hand) and opens again as it was"
     )]
     Unbound(String),
     #[error("nothing recorded yet")]
@@ -199,6 +199,9 @@ pub struct Session {
     /// it (0 when the gap is not measured from a beat). A `charge` counts the shorter figure:
     /// the uncertainty goes to the side whose clock ran ([`restart_ruling`]).
     pub restart_uncertainty: Ms,
+    /// What the kit saw of the wall clock across that restart when it disagrees with the boot
+    /// clock (both readings, in words): recorded in the ruling's entry.
+    pub restart_wall_clock: Option<String>,
     /// Syzygy endgame tables the arbiter gave the kit (`--syzygy DIR`), to check 10a claims.
     pub syzygy: Option<PathBuf>,
 }
@@ -213,6 +216,7 @@ impl Session {
             restart_gap: None,
             restart_side: None,
             restart_uncertainty: 0,
+            restart_wall_clock: None,
             syzygy: None,
         }
     }
@@ -326,7 +330,12 @@ impl Session {
                 },
                 None => cmd.clone(),
             };
-            let events = self.game.decide(&decided, now)?;
+            let mut events = self.game.decide(&decided, now)?;
+            for e in &mut events {
+                if let crate::core::event::EventKind::RestartGap { wall_clock, .. } = &mut e.kind {
+                    wall_clock.clone_from(&self.restart_wall_clock);
+                }
+            }
             let mut out = Vec::new();
             for e in &events {
                 self.record(e)?;
@@ -337,6 +346,7 @@ impl Session {
                 self.restart_gap = None;
                 self.restart_side = None;
                 self.restart_uncertainty = 0;
+                self.restart_wall_clock = None;
                 out.extend(self.catch_up(now)?);
             }
             return Ok(out);

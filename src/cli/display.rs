@@ -21,9 +21,37 @@ pub struct DisplayArgs {
     /// an AI Werewolf game (nothing appears before its time plus the delay).
     #[arg(long, value_name = "SECONDS", default_value_t = 0)]
     pub delay: u64,
+    /// Follow the live record at this URL (ws://HOST:PORT/live, as `play --listen` or `arbiter
+    /// live` serve it) instead of the match folder: read-only, from another machine (a chess or
+    /// shogi game).
+    #[arg(long, value_name = "URL")]
+    pub connect: Option<String>,
 }
 
 pub fn run(a: &DisplayArgs) -> Result<Exit, Error> {
+    if let Some(url) = &a.connect {
+        let relay = match &a.relay {
+            Some(out) => Some(
+                crate::board::relay::Relay::new(
+                    out,
+                    std::path::Path::new(""),
+                    std::time::Duration::from_secs(a.delay),
+                )
+                .map_err(super::relay::relay_failure)?,
+            ),
+            None => None,
+        };
+        return match crate::board::display::run_from(
+            std::path::Path::new(""),
+            Some(url),
+            a.game,
+            relay,
+        ) {
+            Ok(()) => Ok(Exit::Ok),
+            Err(e) if e.kind() == std::io::ErrorKind::Other => Err(Error::bad_input(e.to_string())),
+            Err(e) => Err(Error::write_failed(format!("terminal: {e}"))),
+        };
+    }
     super::relay::match_folder(&a.m.dir)?;
     let latest = a
         .game

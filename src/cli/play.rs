@@ -36,6 +36,13 @@ pub struct PlayArgs {
     /// The key the operator presses the machine's clock with (the same choice of keys).
     #[arg(long, value_name = "KEY", default_value = "F4")]
     pub machine_key: String,
+    /// Publish the live record of the match from the board itself at ws://ADDR/live (HOST:PORT,
+    /// port 0 picks a free one), read-only, for the camps' witnesses (`arbiter witness
+    /// --connect`, `display --connect`, `relay --connect`); the header shows each camp's witness.
+    /// Give the address of the network the camps' machines are on (loopback only reaches this
+    /// machine).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
 }
 
 pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
@@ -117,11 +124,47 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     if let Some(n) = note {
         ui.prepend_note(n);
     }
+    // The live record, served from a thread of this process; each camp's witness on the
+    // screen. A witness lost is an alarm on the screen, never a stop.
+    let mut live = match &a.listen {
+        Some(addr) => {
+            let (at, watch) = crate::record::live::server::start(
+                addr,
+                a.m.dir.clone(),
+                std::sync::Arc::new(|_: &str| {}),
+            )
+            .map_err(crate::error::FileError::of("listen on", Path::new(addr)))
+            .map_err(Error::unavailable)?;
+            ui.prepend_note(&format!(
+                "the live record is served at ws://{at}{} (read-only; camps connect with arbiter witness --connect)",
+                crate::record::live::PATH
+            ));
+            Some((watch, Vec::new()))
+        }
+        None => None,
+    };
+    let log = crate::record::layout::log_path(&a.m.dir, game);
+    let mut status = |s: &crate::board::session::Session| {
+        let mut st = tui::journal_status(s);
+        if let Some((watch, declared)) = &mut live {
+            // The camps line 0 declares (written when the game starts).
+            if declared.is_empty()
+                && let Ok(first) = crate::record::journal::first_entry(&log)
+            {
+                *declared = crate::record::witness::declared_camps(&first)
+                    .into_iter()
+                    .map(|(c, _)| c)
+                    .collect();
+            }
+            st.witnesses = witnesses_shown(watch, declared, &st, game);
+        }
+        st
+    };
     let result = tui::run(
         &mut session,
         origin,
         offset,
-        &mut tui::journal_status,
+        &mut status,
         &mut hand_over,
         &authority,
         ui,
@@ -169,6 +212,37 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
         },
         Err(e) => Err(Error::write_failed(format!("terminal: {e}"))),
     }
+}
+
+/// Each camp's live witness for the screen: the camps line 0 declares and any other that
+/// connected, with how far each cosigned this game (its cosignature files count too).
+pub fn witnesses_shown(
+    watch: &crate::record::live::server::Witnesses,
+    declared: &[String],
+    st: &tui::Status,
+    game: u32,
+) -> Vec<tui::WitnessShown> {
+    let seen = watch.snapshot();
+    let mut camps: Vec<String> = declared.to_vec();
+    camps.extend(seen.keys().filter(|c| !declared.contains(c)).cloned());
+    camps
+        .into_iter()
+        .map(|camp| {
+            let live = seen.get(&camp);
+            let on_file = st
+                .countersigned
+                .iter()
+                .find(|(c, _)| *c == camp)
+                .map(|(_, n)| *n);
+            let by_socket = live.and_then(|w| w.cosigned.get(&game).copied());
+            tui::WitnessShown {
+                connected: live.is_some_and(|w| w.connected > 0),
+                seen: live.is_some(),
+                cosigned: on_file.max(by_socket),
+                camp,
+            }
+        })
+        .collect()
 }
 
 /// The kind of failure opening the board is: see [`super::match_failure`].

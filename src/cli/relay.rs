@@ -5,7 +5,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::MatchArg;
-use crate::board::relay::{Relay, RelayError, follow};
+use crate::board::relay::{Relay, RelayError, follow_from};
 use crate::error::{Error, Exit};
 
 #[derive(Debug, Clone, Args)]
@@ -24,6 +24,10 @@ pub struct RelayArgs {
     /// Write the file once, as the log stands now, and stop.
     #[arg(long)]
     pub once: bool,
+    /// Follow the live record at this URL (ws://HOST:PORT/live, as `play --listen` or `arbiter
+    /// live` serve it) instead of the match folder: read-only, from another machine.
+    #[arg(long, value_name = "URL")]
+    pub connect: Option<String>,
 }
 
 /// The relay's failure as the exit-code table sees it.
@@ -56,17 +60,36 @@ pub fn relay_for(m: &MatchArg, out: &std::path::Path, delay: u64) -> Result<Rela
 }
 
 pub fn run(a: &RelayArgs) -> Result<Exit, Error> {
-    let mut relay = relay_for(&a.m, &a.out, a.delay)?;
+    let mut relay = match &a.connect {
+        Some(_) => Relay::new(
+            &a.out,
+            std::path::Path::new(""),
+            Duration::from_secs(a.delay),
+        )
+        .map_err(relay_failure)?,
+        None => relay_for(&a.m, &a.out, a.delay)?,
+    };
     if !a.once {
         errln!(
             "arbiter: relay: {} follows {} (delay {} s); Ctrl-C stops it",
             a.out.display(),
-            a.m.dir.display(),
+            a.connect
+                .clone()
+                .unwrap_or_else(|| a.m.dir.display().to_string()),
             a.delay
         );
     }
     let mut warn = |p: &str| super::warn(format!("relay: {p}"));
-    follow(&a.m.dir, a.game, &mut relay, a.once, &|| true, &mut warn).map_err(relay_failure)?;
+    follow_from(
+        &a.m.dir,
+        a.connect.as_deref(),
+        a.game,
+        &mut relay,
+        a.once,
+        &|| true,
+        &mut warn,
+    )
+    .map_err(relay_failure)?;
     if a.once {
         outln!("{} ({} written)", a.out.display(), relay.writes)?;
     }

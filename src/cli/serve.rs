@@ -34,6 +34,10 @@ pub struct ServeArgs {
     pub plain: bool,
     #[command(flatten)]
     pub key: KeyArgs,
+    /// Also publish the live record of the match, read-only, for the camps' witnesses at
+    /// ws://ADDR/live (HOST:PORT; port 0 picks a free one), from this process: as `arbiter live`.
+    #[arg(long, value_name = "ADDR")]
+    pub record_listen: Option<String>,
 }
 
 /// The profile's text and the file name it came from (a file, else a bundled profile).
@@ -159,6 +163,20 @@ pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
         && std::io::stdout().is_terminal()
         && std::io::stdin().is_terminal()
         && a.control.as_deref() != Some(std::path::Path::new("-"));
+    if let Some(at) = &a.record_listen {
+        // Its witnesses come and go in plain lines; never over the game master's screen.
+        let say: crate::record::live::server::Say = std::sync::Arc::new(move |s: &str| {
+            if !screen {
+                errln!("live record: {s}");
+            }
+        });
+        let (at, _) = crate::record::live::server::start(at, dir.clone(), say)
+            .map_err(|e| Error::unavailable(format!("cannot listen on {at}: {e}")))?;
+        outln!(
+            "the live record on ws://{at}{} (read-only; camps connect with arbiter witness --connect)",
+            crate::record::live::PATH
+        )?;
+    }
     let opts = ServeOptions {
         match_dir: dir.clone(),
         profile_text: text,

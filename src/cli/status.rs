@@ -44,7 +44,21 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
         return super::werewolf::status(dir, n, a.json);
     }
     // The game is replayed from the lines verify's one pass checked.
-    let (check, replayed) = replay_verified(dir, n, || (), |_, _| {});
+    // A restart whose wall clock disagreed with the boot clock: the ruling's entry says so.
+    let (check, replayed) = replay_verified(dir, n, Vec::new, |seen: &mut Vec<String>, e| {
+        if let crate::core::event::EventKind::RestartGap {
+            gap_ms,
+            wall_clock: Some(w),
+            ..
+        } = &e.kind
+        {
+            seen.push(format!(
+                "restart (gap {} ruled on at game time {}): {w}",
+                timefmt::clock(*gap_ms as i64),
+                timefmt::clock(e.at as i64)
+            ));
+        }
+    });
     let (
         Replayed {
             game: g,
@@ -52,7 +66,7 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
             last,
             ..
         },
-        (),
+        wall_clock,
     ) = replayed.map_err(|e| super::replay_failure_checked(dir, n, e, Some(&check)))?;
     for l in &check.lines {
         errln!("arbiter: {l}");
@@ -89,6 +103,9 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
                 }),
             );
             o.insert("unfinished_games".into(), serde_json::json!(unfinished));
+            if !wall_clock.is_empty() {
+                o.insert("wall_clock".into(), serde_json::json!(wall_clock));
+            }
             o.insert(
                 "match_score".into(),
                 serde_json::Value::Array(
@@ -133,6 +150,9 @@ pub fn run(a: &StatusArgs) -> Result<Exit, Error> {
         }
         if let Some(w) = &warning {
             outln!("{w}")?;
+        }
+        for w in &wall_clock {
+            outln!("{}", super::printable(w))?;
         }
     }
     Ok(check.failing.map_or(Exit::Ok, |s| s.exit()))

@@ -504,6 +504,10 @@ pub enum EventKind {
         /// Why the arbiter ruled so.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
+        /// What the kit saw of the wall clock across the restart, when it does not agree with
+        /// the boot clock (set back, or jumped): both readings, in words.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wall_clock: Option<String>,
     },
     /// The game is over.
     GameEnded {

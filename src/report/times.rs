@@ -777,6 +777,7 @@ impl Ledger {
                 side,
                 charged_ms,
                 reason,
+                ..
             } => {
                 let gap = i64::try_from(*gap_ms).unwrap_or(i64::MAX);
                 let charged_ms = charged_ms.unwrap_or(if *charged { *gap_ms } else { 0 });

@@ -733,3 +733,40 @@ fn display_laws_6_a_board_offline_is_marked_within_3_s_and_no_clock_runs_unseen(
     assert!(!back.contains("BOARD OFFLINE"), "{back}");
     assert_ne!(clocks(&back), clocks(&online), "running again");
 }
+
+/// `display --connect URL` follows the live record over its socket (from another machine)
+/// instead of the folder: a game another process writes shows as it comes.
+#[test]
+fn display_connect_follows_the_live_record_over_its_socket() {
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let ms = m.to_str().unwrap();
+    let (_live, url) = crate::witness_live::live(&m);
+    let t = Tmux::start(
+        "display-connect",
+        &["display", "--connect", &url],
+        &crate::pty::repo_dir(),
+        110,
+        44,
+    );
+    t.wait_for("waiting for the board", DEADLINE);
+    ok(&arbiter(&[
+        "script",
+        "examples/scripts/quick.arb",
+        "--match",
+        ms,
+    ]));
+    let s = t.wait_for("Nf6", DEADLINE);
+    assert!(s.contains("game 1"), "{s}");
+    assert!(
+        s.contains("Garry Kasparov") && s.contains("Deep Junior"),
+        "{s}"
+    );
+    t.keys(&["q"]);
+    assert!(t.wait_exit(DEADLINE), "q quits");
+}

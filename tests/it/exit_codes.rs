@@ -1016,8 +1016,9 @@ fn exit_codes_messages_say_what_is_wrong() {
     assert!(r.stderr.contains("move it aside"), "{r:?}");
 }
 
-/// Issue 21: `archive` on a game whose folder and log are read-only for the user is 74 (the log
-/// cannot be written), as README says, not 66. Run as another user through `setpriv` when the
+/// `archive` on a game whose folder and log are read-only for the user is 74 (the log cannot be
+/// written), as README says, not 66; and so is a new game in a match folder the user may not
+/// write. Run as another user through `setpriv` when the
 /// tests run as root (root writes anything), else as this user.
 #[test]
 fn exit_codes_read_only_log_is_74() {
@@ -1038,29 +1039,28 @@ fn exit_codes_read_only_log_is_74() {
     }
     open(&m.join("game-1"), 0o555).unwrap();
     open(&m.join("game-1/log.jsonl"), 0o444).unwrap();
-    let args = ["archive", "--match", s(&m), "--game", "1", &copy, &copy];
     let root = std::fs::OpenOptions::new()
         .append(true)
         .open(m.join("game-1/log.jsonl"))
         .is_ok();
-    let o = if root {
-        match Command::new("setpriv")
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .arg(env!("CARGO_BIN_EXE_arbiter"))
-            .args(args)
-            .output()
-        {
-            Ok(o) => o,
-            Err(_) => {
-                println!("SKIPPED: root, and no setpriv to run as another user");
-                return;
-            }
+    let as_user = |args: &[&str]| -> Option<std::process::Output> {
+        if root {
+            Command::new("setpriv")
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(env!("CARGO_BIN_EXE_arbiter"))
+                .args(args)
+                .output()
+                .ok()
+        } else {
+            Command::new(env!("CARGO_BIN_EXE_arbiter"))
+                .args(args)
+                .output()
+                .ok()
         }
-    } else {
-        Command::new(env!("CARGO_BIN_EXE_arbiter"))
-            .args(args)
-            .output()
-            .unwrap()
+    };
+    let Some(o) = as_user(&["archive", "--match", s(&m), "--game", "1", &copy, &copy]) else {
+        println!("SKIPPED: root, and no setpriv to run as another user");
+        return;
     };
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(
@@ -1069,5 +1069,15 @@ fn exit_codes_read_only_log_is_74() {
         "{err}"
     );
     assert!(err.contains("Permission denied"), "{err}");
+    // A new game in a match folder the user may not write: 74 too, nothing created.
+    let o = as_user(&["script", QUICK, "--match", s(&m)]).unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(Exit::WriteFailed.code().into()),
+        "{err}"
+    );
+    assert!(err.contains("Permission denied"), "{err}");
+    assert!(!m.join("game-2").exists());
     open(&m.join("game-1"), 0o700).unwrap();
 }

@@ -485,3 +485,78 @@ fn clause_8b_heartbeat_watch_sees_the_checkpoints_folder_change() {
     std::fs::remove_file(cp.join("99.camp-x.sig")).unwrap();
     wait_past(written);
 }
+
+/// After a restart of the machine the boot clock cannot measure the outage, but it bounds it:
+/// the kit was down at least as long as the machine has been up since. A wall clock set back
+/// across the restart (an 8:37 outage read as 5:37) is shown with both readings at the reopen,
+/// and the ruling's entry records both readings, which `status` and the report then show.
+#[test]
+fn crash_gap_with_the_wall_clock_set_back_is_shown() {
+    let g = running();
+    one_beat(&g.dir);
+    let (anchor, _) = lines(&g.dir);
+    let a: Value = serde_json::from_str(&anchor).unwrap();
+    let origin = a["origin"].as_str().unwrap().to_string();
+    let o = open(&g.dir);
+    let mono = o.now_ms;
+    drop(o);
+    // This machine has been up `up` since it started; the wall clock reads less than that
+    // since the last beat, which another boot of the machine wrote.
+    let (_, up) = arbiter::board::matchdir::boot_clock();
+    let wall = (5 * 60 + 37) * 1000_u64;
+    let wall = if up > 2 * wall { wall } else { up / 2 };
+    assert!(up > wall + 2_000, "the machine is up {up} ms");
+    let utc = arbiter::log::format_utc(&(Utc::now() - chrono::Duration::milliseconds(wall as i64)));
+    let boot_id = "00000000-0000-0000-0000-000000000000";
+    let text = arbiter::board::matchdir::heartbeat_text(&origin, mono, &utc, boot_id, 5_000);
+    let sig = arbiter::record::sign::sign_authorization(&key(&g.dir), &text).unwrap();
+    let v1 = format!(
+        "{{\"boot_id\":\"{boot_id}\",\"boottime_ms\":5000,\"mono_ms\":{mono},\"sig\":\"{sig}\",\"utc\":\"{utc}\"}}"
+    );
+    std::fs::write(beat_path(&g.dir), format!("{v1:<255}\n")).unwrap();
+    let mut o = open(&g.dir);
+    let n = o.notice.clone().unwrap_or_default();
+    let shown = arbiter::core::timefmt::clock(wall as i64);
+    assert!(
+        n.contains("WALL CLOCK was set BACK across the restart")
+            && n.contains(&format!("reads {shown} since the last heartbeat"))
+            && n.contains("since it restarted (boot clock)"),
+        "{n}"
+    );
+    // The gap stays the wall clock's (the running clock was advanced by it); the arbiter rules
+    // with both readings in sight, and the ruling records them.
+    assert!(o.session.restart_gap.is_some());
+    let cmd = arbiter::core::command::parse("arbiter restart-gap waive the power went").unwrap();
+    let at = o.now_ms;
+    o.session.execute(&cmd, at).unwrap();
+    drop(o);
+    let log = std::fs::read_to_string(g.dir.join("game-1/log.jsonl")).unwrap();
+    let entry: Value = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["kind"] == "restart_gap")
+        .unwrap();
+    let recorded = entry["body"]["wall_clock"].as_str().unwrap_or_default();
+    assert!(
+        recorded.contains("set BACK") && recorded.contains(&shown),
+        "{entry}"
+    );
+    let dir = g.dir.to_str().unwrap();
+    let status = crate::realgame::arbiter(&["status", "--match", dir, "--game", "1"]);
+    let said = String::from_utf8_lossy(&status.stdout).into_owned();
+    assert!(said.contains("WALL CLOCK was set BACK"), "{said}");
+    let md = g.dir.parent().unwrap().join("report.md");
+    crate::realgame::ok(&crate::realgame::arbiter(&[
+        "report",
+        "--match",
+        dir,
+        "--game",
+        "1",
+        "--markdown",
+        "--out",
+        md.to_str().unwrap(),
+    ]));
+    let report = std::fs::read_to_string(&md).unwrap();
+    let flat = report.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("WALL CLOCK was set BACK"), "{report}");
+}

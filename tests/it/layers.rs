@@ -407,7 +407,9 @@ fn layers_only_serve_live_the_witness_and_the_seat_open_sockets() {
     );
     assert!(!lines_with(&sources("src/table"), &SOCKETS).is_empty());
     assert!(!lines_with(&sources("src/table/seat"), &SOCKETS).is_empty());
-    // Only the witness and the seat connect out; everything else that opens a socket listens.
+    // Only a command given a URL connects out: the seat to its table; the witness, `display
+    // --connect` and `relay --connect` (all through record/live/witness.rs) to a live record.
+    // Everything else that opens a socket listens.
     let connecting: Vec<Source> = sources("src")
         .into_iter()
         .filter(|(p, _)| p != "src/record/live/witness.rs" && !p.starts_with("src/table/seat/"))

@@ -578,3 +578,85 @@ fn relay_rule_3_clk_includes_the_additions_at_move_40_and_move_60() {
         assert_eq!(ok(&out).trim(), format!("130 {}", got[118]));
     }
 }
+
+/// `relay --connect URL` follows the live record over its socket instead of the folder, from
+/// another machine: the file it writes is the one `relay --match` writes, and nothing is written
+/// in the match folder.
+#[test]
+fn relay_connect_follows_the_live_record_as_the_folder_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = played(
+        tmp.path(),
+        &[
+            "examples/scripts/every-clause.arb",
+            "examples/scripts/full-game.arb",
+        ],
+    );
+    let files = |d: &Path| -> Vec<(String, u64)> {
+        let mut out = Vec::new();
+        for e in walk(d) {
+            out.push((
+                e.display().to_string(),
+                std::fs::metadata(&e).unwrap().len(),
+            ));
+        }
+        out.sort();
+        out
+    };
+    let before = files(&m);
+    let (_live, url) = crate::witness_live::live(&m);
+    let by_socket = tmp.path().join("socket.pgn");
+    let o = arbiter(&[
+        "relay",
+        "--connect",
+        &url,
+        "--out",
+        by_socket.to_str().unwrap(),
+        "--once",
+    ]);
+    ok(&o);
+    let by_folder = tmp.path().join("folder.pgn");
+    ok(&arbiter(&[
+        "relay",
+        "--match",
+        m.to_str().unwrap(),
+        "--out",
+        by_folder.to_str().unwrap(),
+        "--once",
+    ]));
+    let text = std::fs::read_to_string(&by_socket).unwrap();
+    assert_eq!(text.matches("[Round ").count(), 2, "{text}");
+    assert_eq!(text, std::fs::read_to_string(&by_folder).unwrap());
+    assert_eq!(files(&m), before, "nothing written in the match folder");
+    // No live record there: said, exit not 0, nothing written.
+    let nowhere = tmp.path().join("nowhere.pgn");
+    let o = arbiter(&[
+        "relay",
+        "--connect",
+        "ws://127.0.0.1:9/live",
+        "--out",
+        nowhere.to_str().unwrap(),
+        "--once",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("cannot connect"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!nowhere.exists());
+}
+
+/// Every file below `d`.
+fn walk(d: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(d).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -50,6 +50,7 @@ fn clause_8b_restart_gap_charges_part_of_the_measured_gap_with_its_reason_once()
             side,
             charged_ms,
             reason,
+            ..
         } => {
             assert_eq!(
                 (*gap_ms, *charged, *side, *charged_ms),

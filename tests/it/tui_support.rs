@@ -165,6 +165,7 @@ impl Rig {
             alarm: None,
             countersigned: self.countersigned.clone(),
             index_countersigned: self.index_countersigned.clone(),
+            ..Status::default()
         }
     }
 

@@ -38,7 +38,7 @@ fn until(what: &str, mut done: impl FnMut() -> bool) {
 }
 
 /// A running `arbiter` process whose output lines are collected; killed when dropped.
-struct Proc {
+pub(crate) struct Proc {
     child: Child,
     lines: Arc<Mutex<Vec<String>>>,
 }
@@ -96,7 +96,7 @@ impl Drop for Proc {
 }
 
 /// `arbiter live` on a free loopback port, and its URL.
-fn live(m: &Path) -> (Proc, String) {
+pub(crate) fn live(m: &Path) -> (Proc, String) {
     let p = Proc::spawn(&[
         "live",
         "--match",
@@ -437,7 +437,8 @@ fn witness_live_two_witnesses_follow_a_game_through_a_crash_and_a_reopen() {
         held.split(|b| *b == b'\n').count() > 30,
         "killed mid-game, after entry 30"
     );
-    // Both witnesses cosigned a checkpoint written before the crash.
+    // Both witnesses saw a checkpoint written before the crash and hold it: the script
+    // authorizes its arbiter-only entries at its end, which the kill never reached.
     let checkpoints = || -> Vec<u64> {
         let mut n: Vec<u64> = std::fs::read_dir(m.join("game-1/checkpoints"))
             .unwrap()
@@ -450,10 +451,14 @@ fn witness_live_two_witnesses_follow_a_game_through_a_crash_and_a_reopen() {
     let first = *checkpoints()
         .first()
         .expect("a checkpoint before the crash");
+    for w in &witnesses {
+        w.wait_for(
+            "each camp's witness to hold the first checkpoint",
+            &format!("checkpoint {first} held, not cosigned yet"),
+        );
+    }
     for (c, _) in &camps {
-        until("each camp's cosignature of the first checkpoint", || {
-            cosig(&m, first, c).exists()
-        });
+        assert!(!cosig(&m, first, c).exists());
     }
     // The reopen: the arbiter's routine checkpoint repairs the tail and signs what stands; an
     // entry in flight at the kill (written, durable, already seen by the witnesses) the
@@ -481,6 +486,8 @@ fn witness_live_two_witnesses_follow_a_game_through_a_crash_and_a_reopen() {
             "each camp's cosignature of the checkpoint after the reopen",
             || cosig(&m, last, c).exists(),
         );
+        // The one held before the crash, once the reopen authorized what it covers.
+        assert!(cosig(&m, first, c).exists(), "checkpoint {first}");
     }
     for w in &witnesses {
         assert!(!w.text().contains("ALARM"), "{}", w.text());
@@ -514,6 +521,161 @@ fn witness_live_two_witnesses_follow_a_game_through_a_crash_and_a_reopen() {
             "{out}"
         );
     }
+}
+
+/// Append an entry of `kind` by `actor` to game 1's log with `body`, chained as the kit would
+/// (what anyone who can write the folder can do while the board is down); its number.
+fn append_forged(m: &Path, actor: &str, clause: &str, kind: &str, body: serde_json::Value) -> u64 {
+    let mut j = arbiter::record::journal::Journal::open(&m.join("game-1/log.jsonl")).unwrap();
+    let at = j.last().unwrap().mono_ms + 1_000;
+    j.append(arbiter::log::NewEntry {
+        mono_ms: at,
+        utc: chrono::Utc::now(),
+        actor: actor.into(),
+        clause: clause.into(),
+        kind: kind.into(),
+        body,
+    })
+    .unwrap();
+    j.len() - 1
+}
+
+/// Sign a checkpoint over the whole of game 1's log with the arbiter's key and write it where
+/// the live record finds it; its size.
+fn sign_all(m: &Path) -> u64 {
+    let lines = lines_of(&m.join("game-1/log.jsonl"));
+    let origin =
+        Checkpoint::parse(&std::fs::read_to_string(m.join("game-1/checkpoints/10.txt")).unwrap())
+            .unwrap()
+            .origin;
+    let (cp, note) = signed_note(m, &origin, &lines);
+    std::fs::write(
+        m.join(format!("game-1/checkpoints/{}.txt", cp.size)),
+        cp.to_text(),
+    )
+    .unwrap();
+    std::fs::write(m.join(format!("game-1/checkpoints/{}.note", cp.size)), note).unwrap();
+    cp.size
+}
+
+/// The witness replays the rules and the match policy as each entry arrives: a +10:00 clock
+/// correction appended as the arbiter's without his signed authorization holds back the
+/// checkpoint over it; a forged authorization, and the same correction by the operator (5b:
+/// the arbiter's alone), are flagged the moment they are written, naming the entry, its clause
+/// and the problem; no checkpoint over them is cosigned, even one the arbiter's key signed, and
+/// the camp's copy keeps the evidence.
+#[test]
+fn witness_live_flags_a_forged_clock_correction_as_it_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, camps, declared) = match_with_camps(tmp.path());
+    let (_live, url) = live(&m);
+    let (camp, key) = &camps[0];
+    let copy = tmp.path().join("copy");
+    let w = witness(&url, &m, camp, key, &copy);
+    // The policy came first, checked with the arbiter's key.
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    crate::log_util::script_into(
+        &m,
+        &tmp.path().join("g.arb"),
+        &format!(
+            "{declared}{quick}0:16:40  arbiter correct 7e clock machine +20 its clock ran on\n"
+        ),
+    );
+    let n = lines_of(&m.join("game-1/log.jsonl")).len() as u64;
+    until("the camp's cosignature of the whole game", || {
+        cosig(&m, n, camp).exists()
+    });
+    w.wait_for("the policy", "the match policy of match");
+    // The genuine correction was shown as it came, awaiting and then given its authorization.
+    w.wait_for(
+        "the genuine correction",
+        "arbiter clock_corrected (clause 7e) {\"delta_ms\":20000",
+    );
+    assert!(
+        w.text().contains("awaits his signed authorization")
+            && w.text().contains("operator move_made (clause 6a)")
+            && w.text().contains("[holds]"),
+        "{}",
+        w.text()
+    );
+    assert!(
+        w.text().contains("the arbiter's signature holds]"),
+        "{}",
+        w.text()
+    );
+    assert!(!w.text().contains("ALARM"), "{}", w.text());
+    let ten_minutes = |from: i64| {
+        serde_json::json!({"delta_ms": 600_000, "from_ms": from, "how": "delta",
+            "reason": "its clock ran on", "side": "black", "to_ms": from + 600_000})
+    };
+    // 1. +10:00 for the machine as the arbiter's entry, no authorization: the checkpoint the
+    // arbiter's key signs over it is held, not cosigned.
+    let forged = append_forged(
+        &m,
+        "arbiter",
+        "7e",
+        "clock_corrected",
+        ten_minutes(6_790_000),
+    );
+    let size = sign_all(&m);
+    w.wait_for(
+        "the checkpoint held",
+        &format!("checkpoint {size} held, not cosigned yet: arbiter-only entry #{forged} clock_corrected awaits"),
+    );
+    assert!(!w.text().contains("ALARM"), "{}", w.text());
+    // 2. An authorization whose signature is not the arbiter's: flagged as it is written.
+    let fp = arbiter::record::sign::fingerprint(
+        &arbiter::record::sign::load_public_key(&m.join("keys/arbiter.pub")).unwrap(),
+    );
+    let fake = append_forged(
+        &m,
+        "arbiter",
+        "5b",
+        "authorized",
+        serde_json::json!({"by": "the arbiter", "command": "correct", "first": forged,
+            "last": forged, "key": fp, "sig": "AAAA"}),
+    );
+    w.wait_for(
+        "the forged authorization flagged",
+        &format!("ALARM: game 1 entry #{fake} arbiter authorized (clause 5b) refused under clause 5b: UNAUTHORIZED"),
+    );
+    // 3. The same +10:00 written as the operator's: refused by the actors of the profile (5b).
+    let by_operator = append_forged(
+        &m,
+        "operator",
+        "7e",
+        "clock_corrected",
+        ten_minutes(7_390_000),
+    );
+    w.wait_for(
+        "the operator's correction flagged",
+        &format!("ALARM: game 1 entry #{by_operator} operator clock_corrected (clause 7e) refused under clause 5b: BAD_ACTOR"),
+    );
+    // The arbiter's key signs over all of it: not cosigned.
+    let size = sign_all(&m);
+    w.wait_for(
+        "the checkpoint refused",
+        &format!("game 1 checkpoint {size} NOT cosigned: the arbiter's key signed it over an entry #{fake}"),
+    );
+    for s in n + 1..=size {
+        assert!(!cosig(&m, s, camp).exists(), "{}", w.text());
+    }
+    // The evidence: each refused entry with its verdict, and the note signed over them.
+    let kept = copy.join("game-1/evidence");
+    let op =
+        std::fs::read_to_string(kept.join(format!("refused-entry-{by_operator}.txt"))).unwrap();
+    assert!(
+        op.contains("BAD_ACTOR") && op.contains("\"actor\":\"operator\""),
+        "{op}"
+    );
+    assert!(kept.join(format!("refused-entry-{fake}.txt")).exists());
+    assert!(
+        kept.join(format!("refused-checkpoint-{size}.note"))
+            .exists()
+    );
+    let (code, out) = verify_copy(&m, &copy);
+    assert_eq!(code, 34, "{out}");
+    assert!(out.contains("refused entries under the rules"), "{out}");
 }
 
 /// Every file of a folder (relative paths), sorted.
@@ -560,7 +722,7 @@ fn witness_live_refuses_anything_else_and_never_overwrites_a_countersignature() 
                 continue;
             };
             let v: serde_json::Value = serde_json::from_str(t.as_str()).unwrap();
-            if v["type"] != "entry" && v["type"] != "checkpoint" {
+            if v["type"] != "entry" && v["type"] != "checkpoint" && v["type"] != "policy" {
                 return v;
             }
         }
@@ -752,4 +914,243 @@ fn witness_live_the_live_record_only_listens_and_only_the_witness_connects() {
         !witness_calls.contains("bind(") && !witness_calls.contains("listen("),
         "the witness listens: {witness_calls}"
     );
+}
+
+/// A free loopback address (bound, then let go) for a process that must be told its port.
+fn free_addr() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().to_string()
+}
+
+/// `arbiter play --listen ADDR` serves the live record from the board process itself: a camp's
+/// witness follows the game as the board writes it, the board's status area shows each camp's
+/// witness (connected, how far it cosigned, its lag in entries), and a witness that goes away
+/// is a red alarm line while the game goes on.
+#[test]
+fn witness_live_the_board_publishes_the_record_and_shows_each_camps_witness() {
+    if !crate::pty::tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, camps, declared) = match_with_camps(tmp.path());
+    let decl = tmp.path().join("declarations.arb");
+    let camp_lines: String = declared
+        .lines()
+        .map(|l| format!("{}\n", l.trim_start_matches('0').trim_start()))
+        .collect();
+    std::fs::write(
+        &decl,
+        format!("{}{camp_lines}", arbiter::board::tui::DEMO_DECLARATIONS),
+    )
+    .unwrap();
+    let addr = free_addr();
+    let rules = crate::pty::repo_dir().join("rules/kasparov-deep-junior-2003.toml");
+    let board = crate::pty::Tmux::start(
+        "live-board",
+        &[
+            "play",
+            "--match",
+            m.to_str().unwrap(),
+            "--rules",
+            rules.to_str().unwrap(),
+            "--declarations",
+            decl.to_str().unwrap(),
+            "--key",
+            m.join("keys/arbiter").to_str().unwrap(),
+            "--listen",
+            &addr,
+        ],
+        &crate::pty::repo_dir(),
+        180,
+        40,
+    );
+    let d = crate::pty::DEADLINE;
+    board.wait_for(&format!("ws://{addr}/live"), d);
+    board.wait_for("PRE-GAME", d);
+    board.keys(&["Space"]);
+    board.wait_for("RUNNING", d);
+    board.wait_for_all(&["kasparov not connected", "junior not connected"], d);
+    let url = format!("ws://{addr}/live");
+    let (camp, key) = &camps[0];
+    let copy = tmp.path().join("copy");
+    let w = witness(&url, &m, camp, key, &copy);
+    board.wait_for("kasparov ✓ connected, nothing cosigned yet, lag", d);
+    w.wait_for("line 0 shown", "game 1 #0 arbiter game_opened");
+    // The witness goes away: an alarm on the screen, and the game goes on.
+    drop(w);
+    board.wait_for("ALARM: kasparov witness LOST", d);
+    board.type_text("d");
+    board.wait_for("▸", d);
+    board.type_text("4");
+    board.keys(&["Enter"]);
+    board.wait_until(
+        |s| s.contains("1. d4") && s.contains("ALARM: kasparov witness LOST"),
+        "the move recorded under the alarm",
+        d,
+    );
+}
+
+/// `arbiter serve --record-listen ADDR` publishes the live record of the table's match from the
+/// table server's own process: a witness's hello is answered there, beside the seats' socket.
+#[test]
+fn witness_live_the_table_server_publishes_the_record_beside_the_seats() {
+    use tungstenite::Message;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let p = Proc::spawn(&[
+        "serve",
+        "--match",
+        m.to_str().unwrap(),
+        "--rules",
+        "tests/fixtures/aiwolf/test-5.toml",
+        "--listen",
+        "127.0.0.1:0",
+        "--record-listen",
+        "127.0.0.1:0",
+    ]);
+    p.wait_for("the live record to listen", "the live record on ws://");
+    let url = p
+        .text()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("the live record on ")
+                .map(|r| r.split(' ').next().unwrap().to_owned())
+        })
+        .unwrap();
+    let host = url
+        .strip_prefix("ws://")
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap();
+    let stream = std::net::TcpStream::connect(host).unwrap();
+    stream.set_read_timeout(Some(DEADLINE)).unwrap();
+    let (mut ws, _) = tungstenite::client::client(url.as_str(), stream).unwrap();
+    ws.send(Message::text(
+        serde_json::json!({"type": "hello", "protocol": "arbiter-kit-live/1", "camp": "kasparov"})
+            .to_string(),
+    ))
+    .unwrap();
+    let Message::Text(t) = ws.read().unwrap() else {
+        panic!("not a text frame")
+    };
+    let v: serde_json::Value = serde_json::from_str(t.as_str()).unwrap();
+    assert_eq!(v["type"], "hello", "{v}");
+    p.wait_for(
+        "the table server to say so",
+        "witness of camp kasparov connected",
+    );
+}
+
+/// The witness holds line 0 as `verify` does, to the match policy the live record sends (checked
+/// with the arbiter's key) and to the camp's own key: a game of another match, a policy whose
+/// signature does not hold, or line 0 declaring the camp with another key is refused at entry
+/// #0, and nothing over it is cosigned; the genuine game holds throughout.
+#[test]
+fn witness_live_holds_line_0_to_the_policy_and_the_camps_own_key() {
+    use arbiter::record::live::rules::{Judge, Over, Verdict, read_sent_policy};
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, camps, declared) = match_with_camps(tmp.path());
+    quick(tmp.path(), &m, &declared);
+    let lines = lines_of(&m.join("game-1/log.jsonl"));
+    let arbiter_pub = arbiter::record::sign::load_public_key(&m.join("keys/arbiter.pub")).unwrap();
+    let arbiter_key = arbiter::record::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let text = std::fs::read_to_string(m.join("policy.txt")).unwrap();
+    let sig = std::fs::read_to_string(m.join("policy.txt.sig")).unwrap();
+    let public = |k: &Path| {
+        arbiter::record::sign::load_key(k, None)
+            .unwrap()
+            .public_key()
+            .clone()
+    };
+    let judged = |camp: &str, key: ssh_key::PublicKey, text: &str, sig: &str| {
+        let policy = read_sent_policy(text, sig, &arbiter_pub);
+        let mut j = Judge::new(1, camp, key, arbiter_pub.clone(), policy);
+        let verdicts: Vec<Verdict> = lines.iter().map(|l| j.take(l.as_bytes())).collect();
+        (verdicts, j.over(lines.len() as u64))
+    };
+    let (kasparov, k_key) = &camps[0];
+    let (_, j_key) = &camps[1];
+    // The genuine game: every entry holds, the arbiter's are authorized by the end.
+    let (verdicts, over) = judged(kasparov, public(k_key), &text, &sig);
+    assert!(
+        verdicts.iter().all(|v| !matches!(v, Verdict::Refused(_))),
+        "{verdicts:?}"
+    );
+    assert_eq!(over, Over::Holds);
+    let refused_at_0 = |(verdicts, over): (Vec<Verdict>, Over), what: &str| {
+        match &verdicts[0] {
+            Verdict::Refused(f) => assert!(
+                f.seq == 0 && f.breaks == "the match policy" && f.problem.contains(what),
+                "{f}"
+            ),
+            v => panic!("line 0 not refused ({what}): {v:?}"),
+        }
+        assert!(matches!(over, Over::Refused(_)), "{over:?}");
+    };
+    // A policy of another match, signed with the arbiter's key: this game was brought in.
+    let other = text.replacen("\nmatch ", "\nmatch another-", 1);
+    let other_sig = arbiter_key
+        .sign(
+            arbiter::log::checkpoint::NAMESPACE,
+            ssh_key::HashAlg::Sha512,
+            other.as_bytes(),
+        )
+        .unwrap()
+        .to_pem(ssh_key::LineEnding::LF)
+        .unwrap();
+    refused_at_0(
+        judged(kasparov, public(k_key), &other, &other_sig),
+        "FOREIGN_GAME",
+    );
+    // The policy's text changed under its signature.
+    refused_at_0(
+        judged(kasparov, public(k_key), &other, &sig),
+        "BAD MATCH POLICY",
+    );
+    // A witness whose key is not the one line 0 binds for its camp.
+    refused_at_0(
+        judged(kasparov, public(j_key), &text, &sig),
+        "CAMP KEY CHANGED",
+    );
+    // A camp line 0 does not declare.
+    refused_at_0(
+        judged("nobody", public(k_key), &text, &sig),
+        "CAMPS_DROPPED",
+    );
+}
+
+/// A werewolf table's entries are held to the table's rules as they come (each event's actor
+/// and section as the rules give them): a recorded game holds entry by entry, and an entry
+/// relabelled as another actor's is refused the moment it arrives.
+#[test]
+fn witness_live_holds_a_werewolf_tables_entries_to_its_rules() {
+    use arbiter::record::live::rules::{Judge, Verdict};
+    let lines = lines_of(Path::new("tests/fixtures/aiwolf/human-game.jsonl"));
+    let tmp = tempfile::tempdir().unwrap();
+    let key = arbiter::record::sign::keygen(&tmp.path().join("k"), None, "k").unwrap();
+    let judge = |lines: &[String]| {
+        let mut j = Judge::new(1, "nobody", key.clone(), key.clone(), None);
+        lines
+            .iter()
+            .map(|l| j.take(l.as_bytes()))
+            .collect::<Vec<Verdict>>()
+    };
+    // Line 0 declares no camp: refused for this witness; every later entry holds.
+    let v = judge(&lines);
+    assert!(matches!(&v[0], Verdict::Refused(f) if f.problem.contains("CAMPS_DROPPED")));
+    assert!(v[1..].iter().all(|x| *x == Verdict::Holds), "{v:?}");
+    // The fifth entry relabelled as the arbiter's: refused as it arrives.
+    let mut forged = lines.clone();
+    forged[4] = forged[4].replacen("\"actor\":\"kit\"", "\"actor\":\"arbiter\"", 1);
+    let v = judge(&forged);
+    match &v[4] {
+        Verdict::Refused(f) => assert!(
+            f.seq == 4 && f.problem.contains("BAD_REPLAY") && f.problem.contains("\"kit\""),
+            "{f}"
+        ),
+        x => panic!("a relabelled entry holds: {x:?}"),
+    }
 }

@@ -130,6 +130,9 @@ pub fn board_offline(
 
 /// The last write of the heartbeat file of `m`'s current game.
 pub fn heartbeat_written(m: &MatchTail) -> Option<DateTime<Utc>> {
+    if m.is_live() {
+        return None;
+    }
     let g = m.current()?;
     let path = crate::record::layout::heartbeat_path(&m.dir, g.number);
     let t = std::fs::metadata(path).ok()?.modified().ok()?;
@@ -245,10 +248,9 @@ impl Display {
             view,
             same,
             |area, buf| screen::render_frame(s, view, area, buf),
-            |which, shown, r, buf| {
-                if let Some(v) = view {
-                    screen::render_timed(s, v, which, shown, r, buf);
-                }
+            |which, shown, r, buf| match view {
+                Some(v) => screen::render_timed(s, v, which, shown, r, buf),
+                None => Rect::default(),
             },
         )?;
         Ok(wait)
@@ -259,7 +261,7 @@ impl Display {
 fn polling(watch: &Watch) -> Option<String> {
     match watch {
         Watch::Poll(why) => Some(format!("{why}: polling")),
-        Watch::Notify(_) => None,
+        Watch::Notify(_) | Watch::Live => None,
     }
 }
 
@@ -275,17 +277,34 @@ fn quits(ev: &TermEvent) -> bool {
 
 /// Run the display on match folder `dir` (game `only`, or the latest and the ones after it)
 /// until `q`; with `relay`, keep its file up to date as well.
-pub fn run(dir: &Path, only: Option<u32>, mut relay: Option<Relay>) -> std::io::Result<()> {
+pub fn run(dir: &Path, only: Option<u32>, relay: Option<Relay>) -> std::io::Result<()> {
+    run_from(dir, None, only, relay)
+}
+
+/// [`run`], following the live record at `connect` (`ws://HOST:PORT/live`) instead of the
+/// folder when given: read-only, nothing written anywhere but the relay's own file.
+pub fn run_from(
+    dir: &Path,
+    connect: Option<&str>,
+    only: Option<u32>,
+    mut relay: Option<Relay>,
+) -> std::io::Result<()> {
     use std::io::IsTerminal;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(std::io::Error::other(
             "arbiter display needs a terminal (stdin and stdout); for a file, use arbiter relay",
         ));
     }
-    let mut m = MatchTail::new(dir, only);
-    m.poll();
     let (tx, rx) = std::sync::mpsc::channel::<Wake<TermEvent>>();
-    let mut watch = Watch::start(dir, tx.clone());
+    let (mut m, mut watch) = match connect {
+        Some(url) => (MatchTail::connect(url, only, tx.clone()), Watch::Live),
+        None => {
+            let m = MatchTail::new(dir, only);
+            let w = Watch::start(dir, tx.clone());
+            (m, w)
+        }
+    };
+    m.poll();
     watch.follow(&m);
     let mut terminal = match ratatui::try_init() {
         Ok(t) => t,
@@ -371,7 +390,7 @@ pub fn run(dir: &Path, only: Option<u32>, mut relay: Option<Relay>) -> std::io::
             if look_again || polled.elapsed() >= every / 2 {
                 if m.poll() {
                     watch.follow(&m);
-                    look.fallback = polling(&watch);
+                    look.fallback = polling(&watch).or_else(|| m.live_problem.clone());
                 }
                 polled = Instant::now();
             }

@@ -185,6 +185,7 @@ pub fn render_frame(s: &Shown, view: Option<&View>, area: Rect, buf: &mut Buffer
 /// Draw one time-dependent widget of [`render_frame`] again in its area (`Some(i)`: clock `i`,
 /// the terminal showing clock `shown` there; `None`: the move list's "this move" row) over `buf`,
 /// which holds what the terminal shows there: the same cells the whole frame draws there.
+/// Returns the part of `area` drawn.
 pub fn render_timed(
     s: &Shown,
     view: &View,
@@ -192,17 +193,19 @@ pub fn render_timed(
     shown: Option<&ClockView>,
     area: Rect,
     buf: &mut Buffer,
-) {
-    match which.and_then(|i| view.clocks.get(i)) {
+) -> Rect {
+    let drawn = match which.and_then(|i| view.clocks.get(i)) {
         Some(c) => screen::clock_over(shown, c, area, buf),
         None => {
             buf.reset();
             movelist::render_this_move(view, area, buf);
+            area
         }
-    }
+    };
     if s.no_color {
-        plain(area, buf);
+        plain(drawn, buf);
     }
+    drawn
 }
 
 /// `NO_COLOR`: no colour but the board's squares.

@@ -273,13 +273,17 @@ impl Beater {
         out.push_str(&c.line);
         out.push('\n');
         let start = out.len();
+        let mut hex = [0u8; 64];
+        let hex = match hex::encode_to_slice(value, &mut hex) {
+            Ok(()) => std::str::from_utf8(&hex).unwrap_or_default(),
+            Err(_) => "",
+        };
         let _ = write!(
             out,
-            "{{\"i\":{i},\"boottime_ms\":{},\"mono_ms\":{},\"utc\":\"{}\",\"value\":\"{}\"}}",
+            "{{\"i\":{i},\"boottime_ms\":{},\"mono_ms\":{},\"utc\":\"{}\",\"value\":\"{hex}\"}}",
             t.boottime_ms,
             t.mono_ms,
             crate::log::format_utc(t.utc),
-            hex::encode(value)
         );
         let pad = BEAT_LINE.saturating_sub(out.len() - start);
         out.extend(std::iter::repeat_n(' ', pad));

@@ -7,7 +7,7 @@
 //! drawn in part is cell for cell the frame [`super::render`] would draw whole (a test compares
 //! both over a game, second by second).
 use ratatui::backend::Backend;
-use ratatui::buffer::Buffer;
+use ratatui::buffer::{Buffer, Cell, CellDiffOption};
 use ratatui::layout::Rect;
 
 use crate::core::Ms;
@@ -193,6 +193,31 @@ fn part_of(shown: &Buffer, r: Rect) -> Buffer {
     b
 }
 
+/// The cells to write to bring the terminal from `prev` to `next`, two buffers of one area that
+/// differ only in `drawn`: those of `drawn` that differ, when each of them is one column wide
+/// on both sides (a clock's face); otherwise ratatui's diff of the whole area, which handles
+/// wide characters.
+fn diff_in<'n>(prev: &Buffer, next: &'n Buffer, drawn: Rect) -> Vec<(u16, u16, &'n Cell)> {
+    use unicode_width::UnicodeWidthStr;
+    if drawn == next.area {
+        return prev.diff(next);
+    }
+    let one = |c: &Cell| c.symbol().width() == 1 && matches!(c.diff_option, CellDiffOption::None);
+    let mut out = Vec::new();
+    for y in drawn.top()..drawn.bottom() {
+        for x in drawn.left()..drawn.right() {
+            let (p, n) = (&prev[(x, y)], &next[(x, y)]);
+            if p != n {
+                if !(one(p) && one(n)) {
+                    return prev.diff(next);
+                }
+                out.push((x, y, n));
+            }
+        }
+    }
+    out
+}
+
 /// The screen state `ui` without its log (moved out and back: the log is not copied).
 fn ui_without_log(ui: &mut UiState) -> UiState {
     let log = std::mem::take(&mut ui.log);
@@ -273,14 +298,15 @@ impl Painter {
     /// move list's "this move" row) in their areas. Otherwise `whole` draws the whole frame and
     /// says where those widgets are (`None`: something covers them, the next frame is whole).
     /// `timed` draws over a buffer that holds what the terminal shows in its area, and is told
-    /// which clock the terminal shows there (so that a tick may draw only a clock's face).
+    /// which clock the terminal shows there (so that a tick may draw only a clock's face); it
+    /// returns the part of the area it drew.
     pub fn paint_screen<B: Backend>(
         &mut self,
         backend: &mut B,
         view: Option<&View>,
         same: bool,
         whole: impl FnOnce(Rect, &mut Buffer) -> Option<Timed>,
-        mut timed: impl FnMut(Option<usize>, Option<&ClockView>, Rect, &mut Buffer),
+        mut timed: impl FnMut(Option<usize>, Option<&ClockView>, Rect, &mut Buffer) -> Rect,
     ) -> Result<(), B::Error> {
         let area = self.shown.area;
         let kept = match (&self.memo, view) {
@@ -315,14 +341,14 @@ impl Painter {
                     if self.parts.len() <= k {
                         self.parts.push(Part {
                             prev: part_of(&self.shown, r),
-                            next: Buffer::empty(r),
+                            next: part_of(&self.shown, r),
                             clock: drawn(),
                         });
                     }
                     if self.parts[k].prev.area != r {
                         self.parts[k] = Part {
                             prev: part_of(&self.shown, r),
-                            next: Buffer::empty(r),
+                            next: part_of(&self.shown, r),
                             clock: drawn(),
                         };
                     }
@@ -335,12 +361,11 @@ impl Painter {
                         }
                         shown = std::mem::replace(&mut part.clock, now.cloned());
                     }
-                    // Drawn over what the terminal shows there: a clock whose time alone
-                    // changed draws only its face.
-                    part.next.content.clone_from(&part.prev.content);
-                    timed(which, shown.as_ref(), r, &mut part.next);
+                    // Drawn over what the terminal shows there (`next` equals `prev` between
+                    // ticks): a clock whose time alone changed draws only its face.
+                    let drawn = timed(which, shown.as_ref(), r, &mut part.next).intersection(r);
                     let mut rows = Vec::new();
-                    let changed = part.prev.diff(&part.next);
+                    let changed = diff_in(&part.prev, &part.next, drawn);
                     for (_, y, _) in &changed {
                         if rows.last() != Some(y) {
                             rows.push(*y);
@@ -354,7 +379,12 @@ impl Painter {
                             self.shown[(x, y)] = part.next[(x, y)].clone();
                         }
                     }
-                    std::mem::swap(&mut part.prev, &mut part.next);
+                    // `prev` is what the terminal shows again, and `next` equals it.
+                    for y in drawn.top()..drawn.bottom() {
+                        for x in drawn.left()..drawn.right() {
+                            part.prev[(x, y)].clone_from(&part.next[(x, y)]);
+                        }
+                    }
                 }
             }
             None => {

@@ -1,9 +1,10 @@
 //! Board-side terminal UI (`arbiter play`).
 //!
 //! Shape: keys -> [`Action`] is the pure [`on_key`]; the screen is the pure [`render`] of
-//! (`&View`, `&UiState`, `&Status`); this file's [`run`] is the thin loop that owns the terminal,
-//! reads the monotonic clock, sleeps until something on screen changes, and passes commands to
-//! [`Session::execute`] (which returns only after the log append).
+//! (`&View`, `&UiState`, `&Status`); this file's [`run`] owns the terminal, and its key loop
+//! (`keyloop`, split by concern) reads the monotonic clock, sleeps until something on screen
+//! changes or a key comes, and passes commands to [`Session::execute`] (which returns only after
+//! the log append).
 pub mod backoff; // the wait after failed passphrases (issue 19)
 pub mod board;
 pub mod consequence;
@@ -35,7 +36,7 @@ pub use keys::{
     Action, Alarm, LineKind, Message, Mode, MsgKind, Pending, UiState, after_execute, on_key,
     on_recorded,
 };
-pub use screen::{Screen, Status, render};
+pub use screen::{Screen, Status, WitnessShown, render};
 pub use timing::{bell, sticky_alarms, wait_for};
 
 /// How many of the latest moves (plies) the view carries: a wide screen shows the whole game up
@@ -487,5 +488,6 @@ pub fn journal_status(s: &Session) -> Status {
         alarm: s.frozen.clone(),
         countersigned: st.countersigned,
         index_countersigned: st.index_countersigned,
+        witnesses: Vec::new(),
     }
 }

@@ -32,6 +32,20 @@ pub struct Status {
     pub countersigned: Vec<(String, u64)>,
     /// The camps that countersigned the match index in force (one that lists this game).
     pub index_countersigned: Vec<String>,
+    /// Each camp's live witness, when the board serves the live record (`play --listen`).
+    pub witnesses: Vec<WitnessShown>,
+}
+
+/// A camp's live witness as the board shows it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WitnessShown {
+    pub camp: String,
+    /// Connected now.
+    pub connected: bool,
+    /// It was connected during this session (not connected now: lost).
+    pub seen: bool,
+    /// Entries of this game its cosignatures cover (the largest checkpoint it cosigned).
+    pub cosigned: Option<u64>,
 }
 
 /// Amber: under two minutes (the same threshold as the core's 9e urgency).
@@ -95,7 +109,8 @@ pub fn render_frame(
 /// area may be just that widget's, and which holds what the terminal shows there): clock `which`
 /// (0, 1), the terminal showing clock `shown` there (then only its face may need drawing), or
 /// (`None`) the move list's "this move" row, `area` being [`movelist::this_move_row`] of the
-/// list's area. Cells are the same as a whole [`render`] of the same state would give.
+/// list's area. Cells are the same as a whole [`render`] of the same state would give. Returns
+/// the part of `area` drawn.
 pub fn render_timed(
     view: &View,
     ui: &UiState,
@@ -103,18 +118,20 @@ pub fn render_timed(
     shown: Option<&ClockView>,
     area: Rect,
     buf: &mut Buffer,
-) {
-    match which.and_then(|i| view.clocks.get(i)) {
+) -> Rect {
+    let drawn = match which.and_then(|i| view.clocks.get(i)) {
         Some(c) => clock_over(shown, c, area, buf),
         // The move list's "this move" row ([`movelist::this_move_row`]).
         None => {
             buf.reset();
             movelist::render_this_move(view, area, buf);
+            area
         }
-    }
+    };
     if ui.no_color {
-        strip_colour(area, buf);
+        strip_colour(drawn, buf);
     }
+    drawn
 }
 
 /// `NO_COLOR`: every colour removed; what had a background (tags, the cursor, banners) is shown
@@ -159,7 +176,8 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
         .as_ref()
         .map_or(1, |p| wrapped_height(p, area.width).clamp(1, 4));
     let alarm_h = if alarm.is_some() { 3 } else { 0 };
-    let fixed = 1 + alarm_h + sticky_h + panels_h + msg_h + u16::from(completion) + 2 + 1;
+    let status_h = 2 + u16::from(!status.witnesses.is_empty());
+    let fixed = 1 + alarm_h + sticky_h + panels_h + msg_h + u16::from(completion) + status_h + 1;
     let rest = area.height.saturating_sub(fixed);
     let chess = view.fen.is_some() && view.phase != Phase::Draft;
     let min_mid = match view.phase {
@@ -194,7 +212,7 @@ fn draw(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer
         Constraint::Length(panels_h),
         Constraint::Length(msg_h),
         Constraint::Length(u16::from(completion)),
-        Constraint::Length(2),
+        Constraint::Length(status_h),
         Constraint::Length(1),
     ])
     .split(area);
@@ -783,8 +801,8 @@ fn only_time_differs(shown: &ClockView, c: &ClockView) -> bool {
 /// Draw clock `c` into `buf`, which holds what the terminal shows in `area`: clock `shown` as
 /// [`clock`] drew it, or anything else (`None`). When only the time differs, only the face is
 /// drawn again; otherwise the whole clock. Either way `buf` ends as [`clock`] draws `c` on an
-/// empty buffer.
-pub fn clock_over(shown: Option<&ClockView>, c: &ClockView, area: Rect, buf: &mut Buffer) {
+/// empty buffer. Returns the part of `area` drawn.
+pub fn clock_over(shown: Option<&ClockView>, c: &ClockView, area: Rect, buf: &mut Buffer) -> Rect {
     let inner = Rect::new(
         area.x.saturating_add(1),
         area.y.saturating_add(1),
@@ -796,16 +814,73 @@ pub fn clock_over(shown: Option<&ClockView>, c: &ClockView, area: Rect, buf: &mu
         && only_time_differs(s, c)
     {
         let (r, px) = face_area(inner);
-        for y in r.top()..r.bottom() {
-            for x in r.left()..r.right() {
-                buf[(x, y)].reset();
-            }
+        let (face, was) = (face_of(c), face_of(s));
+        if let Some(drawn) = glyphs_over(&was, &face, px, digits_style(c), r, buf) {
+            return drawn;
         }
-        draw_face(face_of(c), px, digits_style(c), r, buf);
-        return;
+        reset(r, buf);
+        draw_face(face, px, digits_style(c), r, buf);
+        return r;
     }
     buf.reset();
     clock(c, area, buf);
+    area
+}
+
+fn reset(r: Rect, buf: &mut Buffer) {
+    for y in r.top()..r.bottom() {
+        for x in r.left()..r.right() {
+            buf[(x, y)].reset();
+        }
+    }
+}
+
+/// A big face of as many glyphs as `was` (drawn in `area` as [`draw_face`] draws it): only the
+/// glyphs that differ in `face` are drawn again, in the cells BigText lays a centred line out
+/// in. Returns the cells drawn (empty when no glyph changed); `None` when the faces differ in
+/// length or are not drawn big (then the face is drawn whole).
+fn glyphs_over(
+    was: &str,
+    face: &str,
+    px: Option<PixelSize>,
+    style: Style,
+    area: Rect,
+    buf: &mut Buffer,
+) -> Option<Rect> {
+    // A glyph is 8×8 pixels; each pixel size puts one, two or four of them in a cell.
+    let (w, h): (u16, u16) = match px? {
+        PixelSize::Full => (8, 8),
+        PixelSize::HalfHeight => (8, 4),
+        PixelSize::HalfWidth => (4, 8),
+        PixelSize::Quadrant => (4, 4),
+        _ => return None,
+    };
+    let n = face.chars().count();
+    if n != was.chars().count() {
+        return None;
+    }
+    let line_w = u16::try_from(n.saturating_mul(usize::from(w))).unwrap_or(u16::MAX);
+    let left = area.left() + (area.width / 2).saturating_sub(line_w / 2);
+    let mut drawn = Rect::new(area.x, area.y, 0, 0);
+    let mut x = left;
+    for (now, then) in face.chars().zip(was.chars()) {
+        if x >= area.right() {
+            break;
+        }
+        if now != then {
+            let g = Rect::new(x, area.top(), w.min(area.right() - x), h.min(area.height));
+            reset(g, buf);
+            BigText::builder()
+                .pixel_size(px?)
+                .style(style)
+                .lines(vec![Line::from(now.to_string())])
+                .build()
+                .render(g, buf);
+            drawn = if drawn.is_empty() { g } else { drawn.union(g) };
+        }
+        x = x.saturating_add(w);
+    }
+    Some(drawn)
 }
 
 fn tag(text: &str, color: Color) -> Span<'static> {
@@ -1167,8 +1242,46 @@ fn status_lines(s: &Status, area: Rect, buf: &mut Buffer) {
             ),
         ]),
         Line::from(Span::styled(format!(" last entry: {last}"), gray)),
+        witness_line(s),
     ])
     .render(area, buf);
+}
+
+/// Each camp's live witness: connected, how far it cosigned and how many entries it lags; a
+/// lost witness is a red alarm (the game goes on).
+fn witness_line(s: &Status) -> Line<'static> {
+    let mut spans = vec![Span::styled(" witnesses:", Style::new().fg(Color::Gray))];
+    for w in &s.witnesses {
+        let through = match w.cosigned {
+            Some(n) if n > 0 => format!(
+                "cosigned through #{}, lag {}",
+                n - 1,
+                (s.entries as u64).saturating_sub(n)
+            ),
+            _ => format!("nothing cosigned yet, lag {}", s.entries),
+        };
+        let (text, style) = if w.connected {
+            (
+                format!(" {} ✓ connected, {through}", w.camp),
+                Style::new().fg(Color::Green),
+            )
+        } else if w.seen {
+            (
+                format!(" ALARM: {} witness LOST ({through})", w.camp),
+                Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+            )
+        } else {
+            (
+                format!(" {} not connected ({through})", w.camp),
+                Style::new().fg(AMBER),
+            )
+        };
+        if spans.len() > 1 {
+            spans.push(Span::styled(" ·", Style::new().fg(Color::Gray)));
+        }
+        spans.push(Span::styled(text, style));
+    }
+    Line::from(spans)
 }
 
 fn input_line(view: &View, ui: &UiState, status: &Status, area: Rect, buf: &mut Buffer) {

@@ -138,6 +138,7 @@ impl Game {
                         side,
                         charged_ms: Some(charged_ms),
                         reason: Some(reason.clone()),
+                        wall_clock: None,
                     },
                 )
             }

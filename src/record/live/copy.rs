@@ -5,7 +5,9 @@
 //! cosigned; `DIR/game-<n>/checkpoints/<N>.note` and `<N>.cosig` keep each note it cosigned
 //! and its cosignature;
 //! `DIR/game-<n>/evidence/` keeps whatever conflicted with the copy (an entry that differs, a
-//! checkpoint the arbiter's key signed over another history). Files 0600, folders 0700.
+//! checkpoint the arbiter's key signed over another history) and, as `refused-…`, what the
+//! rules refused (the entry with its verdict, a checkpoint signed over it). Files 0600,
+//! folders 0700.
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
@@ -349,7 +351,7 @@ impl GameCopy {
         }
         if self.conflicted {
             return Ok(Decision::Refused(format!(
-                "game {} conflicted with the copy before (evidence in {}): nothing more is cosigned for it",
+                "game {} conflicted with the copy or broke the rules before (evidence in {}): nothing more is cosigned for it",
                 self.game,
                 self.dir.join("evidence").display()
             )));
@@ -433,6 +435,20 @@ impl GameCopy {
         Ok(())
     }
 
+    /// Keep an entry the rules refused as `evidence/refused-entry-<seq>.txt`: the verdict,
+    /// then the entry as the copy holds it (the game is cosigned no more).
+    pub fn keep_refused(&mut self, f: &super::rules::Fault) -> Result<PathBuf, CopyError> {
+        let log = self.dir.join("log.jsonl");
+        let line = read_lines(&log)?
+            .into_iter()
+            .nth(f.seq as usize)
+            .unwrap_or_default();
+        let mut text = format!("{f}\n").into_bytes();
+        text.extend_from_slice(&line);
+        text.push(b'\n');
+        self.keep_evidence(&format!("refused-entry-{}.txt", f.seq), &text)
+    }
+
     /// Keep `bytes` as `evidence/<name>` (a new file; `.1`, `.2`, … when one exists) and mark
     /// the game as conflicted.
     pub fn keep_evidence(&mut self, name: &str, bytes: &[u8]) -> Result<PathBuf, CopyError> {
@@ -506,10 +522,19 @@ pub fn check_against(match_dir: &Path, copy: &Path) -> Result<Vec<CopyFinding>, 
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect();
         evidence.sort();
-        if !evidence.is_empty() {
+        let (refused, conflicting): (Vec<String>, Vec<String>) = evidence
+            .into_iter()
+            .partition(|n| n.starts_with("refused-"));
+        if !conflicting.is_empty() {
             problems.push(format!(
                 "game {game}: the camp's witness kept evidence of a conflicting history: {}",
-                evidence.join(", ")
+                conflicting.join(", ")
+            ));
+        }
+        if !refused.is_empty() {
+            problems.push(format!(
+                "game {game}: the camp's witness refused entries under the rules or the match policy as they were written, and kept them: {}",
+                refused.join(", ")
             ));
         }
         out.push(CopyFinding {

@@ -3,6 +3,7 @@
 //! every game's log and cosigning only checkpoints that extend it; cosignatures flow back into
 //! the match folder. Protocol `arbiter-kit-live/1` (docs/log-format.md, "The live record").
 pub mod copy;
+pub mod rules;
 pub mod server;
 pub mod witness;
 
@@ -21,6 +22,10 @@ pub const MAX_FRAME: usize = 4 << 20;
 pub enum ToWitness {
     /// First frame of a connection.
     Hello { protocol: String },
+    /// The match policy (`policy.txt`) and its signature by the arbiter's key
+    /// (`policy.txt.sig`), sent before any entry once the match has one (again if it changes):
+    /// the witness holds every game's line 0 to it.
+    Policy { text: String, signature: String },
     /// Entry `seq` of game `game`, the line exactly as the log holds it (without its newline),
     /// sent once the file holds it durably, every entry of a game in order from entry 0.
     Entry { game: u32, seq: u64, line: String },
@@ -43,6 +48,9 @@ pub enum ToWitness {
 pub enum FromWitness {
     /// First frame of a connection: the protocol and the camp's label.
     Hello { protocol: String, camp: String },
+    /// First frame of a read-only follower (`display --connect`, `relay --connect`): the
+    /// record is streamed as to a witness; it cosigns nothing.
+    Follow { protocol: String },
     /// The camp's countersignature of `checkpoints/<size>.txt` of game `game`: an armored
     /// SSHSIG, namespace `arbiter-kit-countersign@v1`, by the camp's declared key.
     Cosignature {

@@ -5,7 +5,8 @@
 //! signed checkpoint note after the entries it covers. From a witness it takes only its hello
 //! and its camp's cosignatures, each checked against the camp key line 0 declares (with its
 //! proof of possession) and the match policy, and stored as `checkpoints/<N>.txt.cosig-<camp>`
-//! (0600, never over another). It writes nothing else in the match folder.
+//! (0600, never over another). It writes nothing else in the match folder. The match policy
+//! (`policy.txt` and its signature) goes to each witness before any entry.
 use std::collections::BTreeMap;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::net::{TcpListener, TcpStream};
@@ -31,11 +32,71 @@ pub type Say = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Serve the live record of `match_dir` on `listener` until the process ends.
 pub fn serve(listener: TcpListener, match_dir: PathBuf, say: Say) {
+    serve_watched(listener, match_dir, say, Arc::new(Witnesses::default()));
+}
+
+/// [`serve`], keeping each camp's witnesses in `watch` (what the board shows).
+pub fn serve_watched(listener: TcpListener, match_dir: PathBuf, say: Say, watch: Arc<Witnesses>) {
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
-        let (dir, say) = (match_dir.clone(), Arc::clone(&say));
-        std::thread::spawn(move || connection(stream, &dir, &say));
+        let (dir, say, watch) = (match_dir.clone(), Arc::clone(&say), Arc::clone(&watch));
+        std::thread::spawn(move || connection(stream, &dir, &say, &watch));
     }
+}
+
+/// Serve the live record of `match_dir` on `addr` from a thread of this process (the board's,
+/// or the table server's): the address it listens on, and each camp's witnesses as they come
+/// and go.
+pub fn start(
+    addr: &str,
+    match_dir: PathBuf,
+    say: Say,
+) -> io::Result<(std::net::SocketAddr, Arc<Witnesses>)> {
+    let listener = bind(addr)?;
+    let at = listener.local_addr()?;
+    let watch = Arc::new(Witnesses::default());
+    let w = Arc::clone(&watch);
+    std::thread::Builder::new()
+        .name("live record".into())
+        .spawn(move || serve_watched(listener, match_dir, say, w))?;
+    Ok((at, watch))
+}
+
+/// One camp's witnesses as the live record sees them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CampWitness {
+    /// Connections that said hello as this camp, open now.
+    pub connected: usize,
+    /// Each game's largest checkpoint this camp cosigned over the socket.
+    pub cosigned: BTreeMap<u32, u64>,
+}
+
+/// Each camp's witnesses (by camp label), since the live record started.
+#[derive(Debug, Default)]
+pub struct Witnesses {
+    camps: std::sync::Mutex<BTreeMap<String, CampWitness>>,
+}
+
+impl Witnesses {
+    /// The camps seen so far.
+    pub fn snapshot(&self) -> BTreeMap<String, CampWitness> {
+        self.camps.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn change(&self, camp: &str, f: impl FnOnce(&mut CampWitness)) {
+        let mut camps = self.camps.lock().unwrap_or_else(|e| e.into_inner());
+        f(camps.entry(camp.to_owned()).or_default());
+        CHANGES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Changes to any [`Witnesses`] of this process.
+static CHANGES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many times a witness came, went or cosigned in this process: a screen that shows them
+/// asks for them again when this changed.
+pub fn changes() -> u64 {
+    CHANGES.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Bind the live record's listener on `addr` (`HOST:PORT`).
@@ -163,6 +224,40 @@ fn look(match_dir: &Path, game: u32, sent: &mut Sent) -> Vec<ToWitness> {
     out
 }
 
+/// The policy file's stamp when last read, and the digest of the text last sent.
+type PolicySent = (Option<(u64, u64, i64, i64)>, Option<[u8; 32]>);
+
+/// The match policy and its signature, when the match has one that was not sent yet (or
+/// changed since): read before any entry, so that a witness holds line 0 to it.
+/// The policy file is read again only when its inode, size or time changed (a stat opens
+/// nothing: change watchers of the folder are not woken).
+fn policy_frame(match_dir: &Path, sent: &mut PolicySent) -> Option<ToWitness> {
+    let path = crate::record::witness::policy_path(match_dir);
+    let meta = std::fs::symlink_metadata(&path).ok()?;
+    let stamp = (meta.ino(), meta.len(), meta.mtime(), meta.mtime_nsec());
+    if sent.0 == Some(stamp) {
+        return None;
+    }
+    let text = crate::record::fsio::read(&path, crate::record::fsio::SMALL_FILE_LIMIT).ok()?;
+    sent.0 = Some(stamp);
+    let digest = crate::log::sha256(&text);
+    if sent.1 == Some(digest) {
+        return None;
+    }
+    let mut sig_name = path.file_name()?.to_os_string();
+    sig_name.push(".sig");
+    let sig = crate::record::fsio::read(
+        &path.with_file_name(sig_name),
+        crate::record::fsio::SMALL_FILE_LIMIT,
+    )
+    .unwrap_or_default();
+    sent.1 = Some(digest);
+    Some(ToWitness::Policy {
+        text: String::from_utf8_lossy(&text).into_owned(),
+        signature: String::from_utf8_lossy(&sig).into_owned(),
+    })
+}
+
 /// Why a cosignature was not stored.
 #[derive(Debug, thiserror::Error)]
 pub enum CosignRefusal {
@@ -285,7 +380,13 @@ fn refused(reason: String) -> ToWitness {
 }
 
 /// What a connection answers to one frame from its witness.
-fn answer(match_dir: &Path, text: &str, camp: &mut Option<String>, say: &Say) -> ToWitness {
+fn answer(
+    match_dir: &Path,
+    text: &str,
+    camp: &mut Option<String>,
+    follower: &mut bool,
+    say: &Say,
+) -> ToWitness {
     let frame: FromWitness = match serde_json::from_str(text) {
         Ok(f) => f,
         Err(e) => {
@@ -306,6 +407,18 @@ fn answer(match_dir: &Path, text: &str, camp: &mut Option<String>, say: &Say) ->
             }
             say(&format!("witness of camp {c} connected"));
             *camp = Some(c.clone());
+            ToWitness::Hello {
+                protocol: PROTOCOL.into(),
+            }
+        }
+        FromWitness::Follow { protocol } => {
+            if protocol != PROTOCOL {
+                return refused(format!(
+                    "protocol {protocol:?} is not spoken here ({PROTOCOL})"
+                ));
+            }
+            say("a read-only follower connected");
+            *follower = true;
             ToWitness::Hello {
                 protocol: PROTOCOL.into(),
             }
@@ -346,7 +459,7 @@ fn answer(match_dir: &Path, text: &str, camp: &mut Option<String>, say: &Say) ->
     }
 }
 
-fn connection(stream: TcpStream, match_dir: &Path, say: &Say) {
+fn connection(stream: TcpStream, match_dir: &Path, say: &Say, watch: &Witnesses) {
     let peer = stream
         .peer_addr()
         .map(|a| a.to_string())
@@ -377,9 +490,14 @@ fn connection(stream: TcpStream, match_dir: &Path, say: &Say) {
     };
     let mut camp: Option<String> = None;
     let mut sent: BTreeMap<u32, Sent> = BTreeMap::new();
+    let mut policy_sent: PolicySent = (None, None);
+    let mut follower = false;
     loop {
+        let was = camp.clone();
         let reply = match ws.read() {
-            Ok(Message::Text(t)) => Some(answer(match_dir, t.as_str(), &mut camp, say)),
+            Ok(Message::Text(t)) => {
+                Some(answer(match_dir, t.as_str(), &mut camp, &mut follower, say))
+            }
             Ok(Message::Binary(b)) => Some(refused(format!(
                 "a binary frame of {} bytes: {PROTOCOL} speaks JSON text frames",
                 b.len()
@@ -397,6 +515,26 @@ fn connection(stream: TcpStream, match_dir: &Path, say: &Say) {
             Err(tungstenite::Error::Capacity(e)) => Some(refused(format!("frame too large: {e}"))),
             Err(_) => break,
         };
+        if camp != was {
+            if let Some(c) = &was {
+                watch.change(c, |w| w.connected = w.connected.saturating_sub(1));
+            }
+            if let Some(c) = &camp {
+                watch.change(c, |w| w.connected += 1);
+            }
+        }
+        if let Some(ToWitness::Cosigned {
+            game,
+            size,
+            camp: c,
+            ..
+        }) = &reply
+        {
+            watch.change(c, |w| {
+                let at = w.cosigned.entry(*game).or_default();
+                *at = (*at).max(*size);
+            });
+        }
         if let Some(r) = reply {
             if let ToWitness::Refused { reason } = &r {
                 say(&format!(
@@ -408,8 +546,13 @@ fn connection(stream: TcpStream, match_dir: &Path, say: &Say) {
                 break;
             }
         }
-        if camp.is_none() {
+        if camp.is_none() && !follower {
             continue;
+        }
+        if let Some(f) = policy_frame(match_dir, &mut policy_sent)
+            && send(&mut ws, &f).is_err()
+        {
+            break;
         }
         let mut failed = false;
         'games: for g in games(match_dir) {
@@ -424,6 +567,9 @@ fn connection(stream: TcpStream, match_dir: &Path, say: &Say) {
         if failed {
             break;
         }
+    }
+    if let Some(c) = &camp {
+        watch.change(c, |w| w.connected = w.connected.saturating_sub(1));
     }
     say(&format!(
         "{peer} ({}): disconnected",

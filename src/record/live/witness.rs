@@ -1,8 +1,11 @@
 //! `arbiter witness`: a camp's witness on the camp's own machine (SHELL). It connects to the
 //! live record, keeps its own copy of every game's log ([`super::copy`]), checks the chain as
-//! entries arrive, and cosigns an arbiter-signed checkpoint only when it is a consistent
-//! extension of its copy and of what it cosigned before. A conflicting entry or checkpoint is
-//! kept as evidence and said loudly; it never cosigns entries it has not seen.
+//! entries arrive and holds each to the rules and the match policy ([`super::rules`]: the
+//! replay `verify` makes), showing the camp every entry with its verdict as it comes. It
+//! cosigns an arbiter-signed checkpoint only when it is a consistent extension of its copy and
+//! of what it cosigned before, over entries the rules accept and the arbiter authorized. A
+//! conflicting entry or checkpoint, or an entry the rules refuse, is kept as evidence and said
+//! loudly; it never cosigns entries it has not seen.
 use std::collections::BTreeMap;
 use std::net::TcpStream;
 use std::path::PathBuf;
@@ -11,6 +14,7 @@ use tungstenite::protocol::WebSocketConfig;
 use tungstenite::{Message, WebSocket};
 
 use super::copy::{CopyError, Decision, GameCopy, Taken};
+use super::rules::{Judge, Over, SentPolicy, Verdict};
 use super::{FromWitness, MAX_FRAME, PROTOCOL, ToWitness};
 
 /// What a witness needs.
@@ -57,21 +61,97 @@ fn host_port(url: &str) -> Result<String, WitnessError> {
 
 struct State<'c> {
     cfg: &'c WitnessConfig,
-    games: BTreeMap<u32, GameCopy>,
+    games: BTreeMap<u32, (GameCopy, Judge)>,
     /// Notes over entries not held yet, per game, by size.
     pending: BTreeMap<u32, BTreeMap<u64, String>>,
+    /// Notes over arbiter-only entries not authorized yet, per game, by size.
+    held: BTreeMap<u32, BTreeMap<u64, String>>,
+    /// The match policy as the live record sent it (none before it does).
+    policy: SentPolicy,
 }
 
 impl State<'_> {
-    fn game(&mut self, g: u32) -> Result<&mut GameCopy, CopyError> {
+    /// Game `g`'s copy and its judge: opened (the copy's entries judged again, quietly) the
+    /// first time.
+    fn game(&mut self, g: u32, tell: Tell<'_>) -> Result<&mut (GameCopy, Judge), CopyError> {
         if !self.games.contains_key(&g) {
-            let c = GameCopy::open(&self.cfg.copy, g)?;
-            self.games.insert(g, c);
+            let mut c = GameCopy::open(&self.cfg.copy, g)?;
+            let mut judge = Judge::new(
+                g,
+                &self.cfg.camp,
+                self.cfg.key.public_key().clone(),
+                self.cfg.arbiter.clone(),
+                self.policy.clone(),
+            );
+            let held = super::copy::read_lines(
+                &super::copy::game_dir(&self.cfg.copy, g).join("log.jsonl"),
+            )?;
+            for line in &held {
+                judge.take(line);
+            }
+            if let Some(f) = judge.refused().cloned() {
+                let evidence = c.keep_refused(&f)?;
+                tell(
+                    true,
+                    &format!(
+                        "game {g}: the copy holds an entry the rules refuse: {f}; nothing over it is cosigned (evidence: {})",
+                        evidence.display()
+                    ),
+                );
+            }
+            self.games.insert(g, (c, judge));
         }
         self.games.get_mut(&g).ok_or_else(|| CopyError::Damaged {
             path: self.cfg.copy.clone(),
             problem: format!("game {g} could not be opened"),
         })
+    }
+
+    /// The match policy as the live record sent it, checked with the arbiter's key.
+    fn policy(&mut self, text: &str, signature: &str, tell: Tell<'_>) {
+        let p = super::rules::read_sent_policy(text, signature, &self.cfg.arbiter);
+        match &p {
+            Some(Ok((policy, _))) => {
+                let camps: Vec<&str> = policy.camps.iter().map(|(c, _)| c.as_str()).collect();
+                tell(
+                    false,
+                    &format!(
+                        "the match policy of match {}, signed by the arbiter's key: entries bound by {}, camps {}",
+                        policy.match_id,
+                        policy.binding,
+                        if camps.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            camps.join(", ")
+                        }
+                    ),
+                );
+                if !policy.camps.is_empty() && !camps.contains(&self.cfg.camp.as_str()) {
+                    tell(
+                        true,
+                        &format!(
+                            "the match policy does not name camp {}: its witness is not asked for",
+                            self.cfg.camp
+                        ),
+                    );
+                }
+            }
+            Some(Err(why)) => tell(
+                true,
+                &format!(
+                    "the match policy sent does not hold: {why}; every game's line 0 is held to it all the same (and refused)"
+                ),
+            ),
+            None => {}
+        }
+        if self.policy.is_some() && self.policy != p {
+            tell(
+                true,
+                "the match policy changed while the match runs: games already opened stay held to the one sent first",
+            );
+            return;
+        }
+        self.policy = p;
     }
 
     /// A checkpoint note: its signature by the arbiter key, then the copy's decision; returns
@@ -111,7 +191,19 @@ impl State<'_> {
         let fp = crate::record::sign::fingerprint(&self.cfg.arbiter);
         let camp = self.cfg.camp.clone();
         let cfg = self.cfg;
-        let c = self.game(game)?;
+        let (c, judge) = self.game(game, tell)?;
+        if let Over::Refused(f) = judge.over(size) {
+            let evidence =
+                c.keep_evidence(&format!("refused-checkpoint-{size}.note"), note.as_bytes())?;
+            tell(
+                true,
+                &format!(
+                    "game {game} checkpoint {size} NOT cosigned: the arbiter's key signed it over an {f}; the note is kept as evidence: {}",
+                    evidence.display()
+                ),
+            );
+            return Ok(None);
+        }
         if let Some(bound) = &c.arbiter_fingerprint
             && *bound != fp
         {
@@ -125,6 +217,28 @@ impl State<'_> {
         }
         match c.consider(&cp, note)? {
             Decision::Cosign => {
+                if let Over::Awaits(waiting) = judge.over(size) {
+                    let named: Vec<String> = waiting
+                        .iter()
+                        .take(8)
+                        .map(|(s, k)| format!("#{s} {k}"))
+                        .collect();
+                    tell(
+                        false,
+                        &format!(
+                            "game {game}: checkpoint {size} held, not cosigned yet: arbiter-only entr{} {}{} await{} the arbiter's signed authorization (5b)",
+                            if waiting.len() == 1 { "y" } else { "ies" },
+                            named.join(", "),
+                            if waiting.len() > 8 { ", …" } else { "" },
+                            if waiting.len() == 1 { "s" } else { "" },
+                        ),
+                    );
+                    self.held
+                        .entry(game)
+                        .or_default()
+                        .insert(size, note.to_owned());
+                    return Ok(None);
+                }
                 let sig = match c.cosignature_of(size) {
                     Some(sig) => sig,
                     None => match crate::record::sign::countersign(&cfg.key, &signed.text) {
@@ -186,9 +300,41 @@ impl State<'_> {
         line: &str,
         tell: Tell<'_>,
     ) -> Result<(), WitnessError> {
-        let c = self.game(game)?;
+        let (c, judge) = self.game(game, tell)?;
         match c.take(seq, line)? {
-            Taken::Appended => tell(false, &shown(game, line)),
+            Taken::Appended => match judge.take(line.as_bytes()) {
+                Verdict::Holds => tell(false, &format!("{} [holds]", shown(game, line))),
+                Verdict::AwaitsAuthorization => tell(
+                    false,
+                    &format!(
+                        "{} [arbiter-only: awaits his signed authorization, 5b]",
+                        shown(game, line)
+                    ),
+                ),
+                Verdict::Authorizes { first, last } => {
+                    tell(
+                        false,
+                        &format!(
+                            "{} [authorizes #{first}..#{last}: the arbiter's signature holds]",
+                            shown(game, line)
+                        ),
+                    );
+                    // Checkpoints held for this authorization.
+                    if let Some(held) = self.held.remove(&game) {
+                        self.pending.entry(game).or_default().extend(held);
+                    }
+                }
+                Verdict::Refused(f) => {
+                    let evidence = c.keep_refused(&f)?;
+                    tell(
+                        true,
+                        &format!(
+                            "game {game} {f}; no checkpoint over it is cosigned; kept as evidence: {}",
+                            evidence.display()
+                        ),
+                    );
+                }
+            },
             Taken::Same => {}
             Taken::Gap { have } => tell(
                 true,
@@ -232,24 +378,65 @@ fn send(ws: &mut WebSocket<TcpStream>, f: &FromWitness) -> Result<(), WitnessErr
         .map_err(|e| WitnessError::Lost(e.to_string()))
 }
 
-/// Connect to the live record and witness until the connection ends.
-pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
-    let hp = host_port(&cfg.url)?;
+/// The WebSocket to the live record at `url`.
+fn open(url: &str) -> Result<WebSocket<TcpStream>, WitnessError> {
+    let hp = host_port(url)?;
     let stream = TcpStream::connect(&hp).map_err(|source| WitnessError::Connect {
-        url: cfg.url.clone(),
+        url: url.to_owned(),
         source,
     })?;
     let _ = stream.set_nodelay(true);
     let config = WebSocketConfig::default()
         .max_message_size(Some(MAX_FRAME))
         .max_frame_size(Some(MAX_FRAME));
-    let (mut ws, _) =
-        tungstenite::client::client_with_config(cfg.url.as_str(), stream, Some(config)).map_err(
-            |e| WitnessError::Handshake {
-                url: cfg.url.clone(),
+    let (ws, _) =
+        tungstenite::client::client_with_config(url, stream, Some(config)).map_err(|e| {
+            WitnessError::Handshake {
+                url: url.to_owned(),
                 problem: e.to_string(),
-            },
-        )?;
+            }
+        })?;
+    Ok(ws)
+}
+
+/// Follow the live record at `url` read-only (`display --connect`, `relay --connect`): every
+/// frame it sends goes to `each` until `each` says stop (`false`) or the connection ends. It
+/// says it follows, never cosigns and writes nothing.
+pub fn follow(url: &str, each: &mut dyn FnMut(ToWitness) -> bool) -> Result<(), WitnessError> {
+    let mut ws = open(url)?;
+    send(
+        &mut ws,
+        &FromWitness::Follow {
+            protocol: PROTOCOL.into(),
+        },
+    )?;
+    loop {
+        let text = match ws.read().map_err(|e| WitnessError::Lost(e.to_string()))? {
+            Message::Text(t) => t.as_str().to_owned(),
+            Message::Close(_) => {
+                return Err(WitnessError::Lost("closed by the live record".into()));
+            }
+            _ => continue,
+        };
+        let frame: ToWitness = serde_json::from_str(&text)
+            .map_err(|e| WitnessError::Lost(format!("a frame that is not {PROTOCOL}: {e}")))?;
+        if let ToWitness::Hello { protocol } = &frame
+            && protocol != PROTOCOL
+        {
+            return Err(WitnessError::Handshake {
+                url: url.to_owned(),
+                problem: format!("it speaks {protocol}, not {PROTOCOL}"),
+            });
+        }
+        if !each(frame) {
+            return Ok(());
+        }
+    }
+}
+
+/// Connect to the live record and witness until the connection ends.
+pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
+    let mut ws = open(&cfg.url)?;
     send(
         &mut ws,
         &FromWitness::Hello {
@@ -261,6 +448,8 @@ pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
         cfg,
         games: BTreeMap::new(),
         pending: BTreeMap::new(),
+        held: BTreeMap::new(),
+        policy: None,
     };
     loop {
         let msg = ws.read().map_err(|e| WitnessError::Lost(e.to_string()))?;
@@ -294,6 +483,7 @@ pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
                     &format!("connected to {} as camp {}", cfg.url, cfg.camp),
                 );
             }
+            ToWitness::Policy { text, signature } => st.policy(&text, &signature, tell),
             ToWitness::Entry { game, seq, line } => {
                 st.entry(game, seq, &line, tell)?;
                 // Notes that waited for this entry.

@@ -71,8 +71,9 @@ impl Builder {
                 side,
                 charged_ms,
                 reason,
+                wall_clock,
             } => format!(
-                "gap of {} after a restart of the kit {}{}",
+                "gap of {} after a restart of the kit {}{}{}",
                 hms(*gap_ms),
                 match (charged, side, charged_ms) {
                     (true, Some(s), Some(x)) if x < gap_ms => {
@@ -84,7 +85,10 @@ impl Builder {
                 },
                 reason
                     .as_ref()
-                    .map_or_else(String::new, |r| format!(" ({r})"))
+                    .map_or_else(String::new, |r| format!(" ({r})")),
+                wall_clock
+                    .as_ref()
+                    .map_or_else(String::new, |w| format!("; {w}"))
             ),
             _ => e.kind_name(),
         }

@@ -11,8 +11,8 @@ use crate::board::tui::{LAST_MOVES, Status, bell, frame, refresh_score, sticky_a
 use crate::core::Ms;
 
 /// What the status depended on when it was asked for: entries, the storage's count of changes
-/// seen outside this process, events handled.
-type StatusAsked = (usize, Option<u64>, u64);
+/// seen outside this process, events handled, the live witnesses' changes.
+type StatusAsked = (usize, Option<u64>, u64, u64);
 
 /// The screen kept from frame to frame.
 pub(super) struct Redraw<'s> {
@@ -80,11 +80,13 @@ impl<'s> Redraw<'s> {
         let view = self.views.at(&session.game, now, LAST_MOVES);
         // The status is asked for again only when something it reports may have changed: an
         // entry, a key, the session frozen, or a change the storage's watch saw outside this
-        // process (a countersignature); a storage with no watch is asked at every frame.
+        // process (a countersignature), a camp's live witness come or gone; a storage with no
+        // watch is asked at every frame.
         let asks = (
             session.storage.len(),
             session.storage.outside_changes(),
             self.handled,
+            crate::record::live::server::changes(),
         );
         let st = match &self.asked {
             Some((k, frozen, st))
