@@ -248,6 +248,7 @@ fn open_game_child(dir: &str, keep: bool) {
     let key = arbiter::record::sign::KeySource {
         file: None,
         passphrase_env: None,
+        agent: false,
     };
     if keep {
         // What `arbiter play` does before its first frame: the session and the Board UI's state

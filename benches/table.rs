@@ -162,10 +162,15 @@ fn main() {
     let public =
         arbiter::record::sign::keygen(&m.join("keys").join("arbiter"), None, "bench").unwrap();
     arbiter::record::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
-    let key = arbiter::record::sign::load_key(&m.join("keys").join("arbiter"), None).unwrap();
+    let key = arbiter::record::sign::SessionKey::new(
+        &m.join("keys").join("arbiter"),
+        &arbiter::record::sign::KeySource::default(),
+        &m,
+    )
+    .unwrap();
     let keyref = KeyRef {
         principal: "arbiter".into(),
-        fingerprint: arbiter::record::sign::fingerprint(key.public_key()),
+        fingerprint: arbiter::record::sign::fingerprint(key.public()),
         demo: false,
     };
     let (file, text) = arbiter::bundled::get("aiwolf-2025-13").unwrap();
@@ -190,6 +195,7 @@ fn main() {
         profile_file: file,
         key,
         keyref,
+        ask: false,
         games: Some(games as u32),
         control: None,
         secret: None,

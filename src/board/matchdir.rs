@@ -179,10 +179,7 @@ impl JournalStorage {
 
     /// Use the arbiter's key once ([`sign::SessionKey::sign_with`]): with the passphrase armed for
     /// the act, else the environment's (a rehearsal), else (a script) asked on the terminal.
-    pub fn sign_with<T>(
-        &self,
-        f: impl FnOnce(&ssh_key::PrivateKey) -> T,
-    ) -> Result<T, StorageError> {
+    pub fn sign_with<T>(&self, f: impl FnOnce(&dyn sign::Signs) -> T) -> Result<T, StorageError> {
         let signer = self.signer.as_ref().ok_or(StorageError::NoKey)?;
         Ok(signer.sign_with_act(self.armed.as_ref(), self.may_ask, f)?)
     }

@@ -614,13 +614,25 @@ pub fn run_script(
     session: &mut Session,
     lines: &[ScriptLine],
 ) -> Result<Ms, (usize, SessionError)> {
+    run_script_with(session, lines, |_, _, _, _| Ok(()))
+}
+
+/// [`run_script`], calling `after(session, line, entries before it, now)` once each line is
+/// recorded (a script that authorizes each act of the arbiter as it is recorded).
+pub fn run_script_with(
+    session: &mut Session,
+    lines: &[ScriptLine],
+    mut after: impl FnMut(&mut Session, &ScriptLine, usize, Ms) -> Result<(), SessionError>,
+) -> Result<Ms, (usize, SessionError)> {
     let mut now = 0;
     for l in lines {
         now = l.at.max(now);
         let shogi = session.game.board().shogi().is_some();
         crate::core::command::side_words_fit(&l.text, shogi)
             .map_err(|e| (l.line, SessionError::Refused(Refusal::state(e.to_string()))))?;
+        let before = session.storage.len();
         session.execute(&l.command, now).map_err(|e| (l.line, e))?;
+        after(session, l, before, now).map_err(|e| (l.line, e))?;
     }
     // Let due events at the last time be recorded (e.g. a flag at exactly that moment).
     session.catch_up(now).map_err(|e| (0, e))?;

@@ -5,7 +5,7 @@ use chrono::Utc;
 use clap::Args;
 
 use super::{KeyArgs, MatchArg};
-use crate::board::matchdir::arbiter_key_for;
+use crate::board::matchdir::signer_for;
 use crate::error::{Error, Exit};
 
 #[derive(Debug, Clone, Args)]
@@ -32,16 +32,18 @@ pub fn run(a: &AuthorizeArgs) -> Result<Exit, Error> {
             "--reason needs a reason (5b: every act is recorded with its reason)",
         ));
     }
-    let (key, _) = arbiter_key_for(&a.key.source(), dir, Some(n)).map_err(Error::cannot_read)?;
-    let said =
-        crate::record::witness::authorize_entry(dir, n, &key, a.entry, &a.reason, Utc::now())
-            .map_err(Error::refused)?;
+    // The agent (`--agent`), else the key decrypted for this command and wiped at its end.
+    let (signer, _) = signer_for(&a.key.source(), dir, Some(n)).map_err(Error::cannot_read)?;
+    let key = signer.open_once(true).map_err(Error::cannot_read)?;
+    let key = key.as_ref();
+    let said = crate::record::witness::authorize_entry(dir, n, key, a.entry, &a.reason, Utc::now())
+        .map_err(Error::refused)?;
     outln!("{said}")?;
     // What was just recorded is covered by a signed checkpoint, so `verify` reads what this
     // command says.
     let t = crate::record::journal::tally(&crate::record::layout::log_path(dir, n))
         .map_err(super::journal_failure)?;
-    let p = crate::record::witness::sign_and_index_tally(dir, n, &t, &key, Utc::now())
+    let p = crate::record::witness::sign_and_index_tally(dir, n, &t, key, Utc::now())
         .map_err(Error::write_failed)?;
     outln!("checkpoint signed: {}", p.display())?;
     Ok(Exit::Ok)

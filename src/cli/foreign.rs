@@ -4,7 +4,7 @@ use chrono::Utc;
 use clap::Args;
 
 use super::{KeyArgs, MatchArg};
-use crate::board::matchdir::arbiter_key_for;
+use crate::board::matchdir::signer_for;
 use crate::error::{Error, Exit};
 
 #[derive(Debug, Clone, Args)]
@@ -32,11 +32,14 @@ pub fn run(a: &ForeignArgs) -> Result<Exit, Error> {
             "--accept needs a reason (5b: every act is recorded with its reason)",
         ));
     }
-    let (key, _) = arbiter_key_for(&a.key.source(), dir, Some(n)).map_err(Error::cannot_read)?;
+    // The agent (`--agent`), else the key decrypted for this command and wiped at its end.
+    let (signer, _) = signer_for(&a.key.source(), dir, Some(n)).map_err(Error::cannot_read)?;
+    let key = signer.open_once(true).map_err(Error::cannot_read)?;
+    let key = key.as_ref();
     let o = crate::record::witness::resolve_foreign(
         dir,
         n,
-        &key,
+        key,
         a.cut_from,
         a.accept.as_deref(),
         Utc::now(),
@@ -58,7 +61,7 @@ pub fn run(a: &ForeignArgs) -> Result<Exit, Error> {
         // this command says (no unsigned tail left for a later `checkpoint` to close).
         let t = crate::record::journal::tally(&crate::record::layout::log_path(dir, n))
             .map_err(super::journal_failure)?;
-        let p = crate::record::witness::sign_and_index_tally(dir, n, &t, &key, Utc::now())
+        let p = crate::record::witness::sign_and_index_tally(dir, n, &t, key, Utc::now())
             .map_err(Error::write_failed)?;
         if o.accepted > 0 {
             outln!(

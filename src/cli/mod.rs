@@ -138,6 +138,10 @@ pub struct KeyArgs {
     /// the variable, and anything started from that shell, has the passphrase).
     #[arg(long, value_name = "VAR")]
     pub passphrase_env: Option<String>,
+    /// Sign through the ssh-agent at SSH_AUTH_SOCK (the key in an agent under another account
+    /// or on a hardware key; `--key` may then name its `.pub` file). Nothing is decrypted here.
+    #[arg(long, conflicts_with = "passphrase_env")]
+    pub agent: bool,
 }
 
 /// `--game N`: a game number from 1 to [`crate::record::layout::MAX_GAME`] (clap's usage error, exit 2,
@@ -245,6 +249,7 @@ impl KeyArgs {
         KeySource {
             file: self.key.clone(),
             passphrase_env: self.passphrase_env.clone(),
+            agent: self.agent,
         }
     }
 }

@@ -267,7 +267,11 @@ pub(super) fn authority(
     key: &crate::record::sign::KeySource,
     dir: &Path,
 ) -> (tui::Authority<'static>, Option<&'static str>) {
-    match crate::record::sign::encrypted_key(key, dir)
+    // `--agent`: the agent (its confirmation, a hardware key's touch) is the gate; no key file
+    // is decrypted here to check a passphrase.
+    match (!key.agent)
+        .then(|| crate::record::sign::encrypted_key(key, dir))
+        .flatten()
         .and_then(|_| crate::board::matchdir::signer_for(key, dir, None).ok())
     {
         // The passphrase opens the key for the act it authorizes (one key derivation).

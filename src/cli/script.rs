@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::{KeyArgs, MatchArg, warn};
 use crate::board::matchdir::{match_score_with, open_game_with};
-use crate::board::session::{Session, SessionError, run_script, summary_text};
+use crate::board::session::{Session, SessionError, run_script_with, summary_text};
 use crate::core::script::parse_script;
 use crate::error::{Error, Exit};
 use crate::log::{Entry, hex32};
@@ -136,7 +136,25 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
     // starts, the script's authorization and checkpoint at its end), its passphrase asked on
     // the terminal then unless a rehearsal gives it in the environment.
     session.storage.allow_prompt();
-    let result = run_script(&mut session, &lines);
+    // A key that signs with nothing typed (`--agent`, a rehearsal's `--passphrase-env`):
+    // each act of the arbiter is authorized as it is recorded, so a script killed midway
+    // leaves no act unauthorized. Otherwise the passphrase is asked once, at the end.
+    let per_act = !a.dry_run && (a.key.agent || a.key.passphrase_env.is_some());
+    let by = per_act.then(|| script_authority(&a.key.source(), dir));
+    let result = run_script_with(&mut session, &lines, |s, l, before, now| {
+        let Some(by) = &by else { return Ok(()) };
+        let after = s.storage.len();
+        if after <= before || l.command.role() != crate::core::command::Role::Arbiter {
+            return Ok(());
+        }
+        let cmd = crate::core::command::Command::Authorize {
+            by: by.clone(),
+            words: format!("script {} line {}", a.file.display(), l.line),
+            first: before as u64,
+            last: after as u64 - 1,
+        };
+        s.execute(&cmd, now).map(|_| ())
+    });
     if !a.dry_run && !session.storage.is_empty() && session.frozen.is_none() {
         // One passphrase for the end: the script's authorization and the closing checkpoint.
         let source = a.key.source();
@@ -227,18 +245,10 @@ fn record_script_authority(session: &mut Session, a: &ScriptArgs, text: &str, li
         return;
     }
     let dir = &a.m.dir;
-    let source = a.key.source();
-    let key = crate::board::matchdir::signer_for(&source, dir, None)
-        .map(|(_, r)| r.fingerprint)
-        .unwrap_or_else(|_| "?".into());
-    let how = if crate::record::sign::encrypted_key(&source, dir).is_some() {
-        "its passphrase given at the end"
-    } else {
-        "an unencrypted key"
-    };
+    let by = script_authority(&a.key.source(), dir);
     let digest = crate::log::hex32(&<sha2::Sha256 as sha2::Digest>::digest(text.as_bytes()).into());
     let cmd = crate::core::command::Command::Authorize {
-        by: format!("script, with the arbiter's signing key {key} ({how})"),
+        by,
         words: format!(
             "script {} sha256 {digest} ({lines} lines)",
             a.file.display()
@@ -250,6 +260,23 @@ fn record_script_authority(session: &mut Session, a: &ScriptArgs, text: &str, li
     if let Err(e) = session.execute(&cmd, now) {
         warn(format!("the script's authorization was not recorded: {e}"));
     }
+}
+
+/// Who authorizes a script's acts: the arbiter's key by fingerprint, and how it signs.
+fn script_authority(source: &crate::record::sign::KeySource, dir: &std::path::Path) -> String {
+    let key = crate::board::matchdir::signer_for(source, dir, None)
+        .map(|(_, r)| r.fingerprint)
+        .unwrap_or_else(|_| "?".into());
+    let how = if source.agent {
+        "the ssh-agent at SSH_AUTH_SOCK (--agent)"
+    } else if source.passphrase_env.is_some() {
+        "its passphrase from the environment (a rehearsal)"
+    } else if crate::record::sign::encrypted_key(source, dir).is_some() {
+        "its passphrase given at the end"
+    } else {
+        "an unencrypted key"
+    };
+    format!("script, with the arbiter's signing key {key} ({how})")
 }
 
 /// Exit 70: the game was created by another process while this script started.

@@ -95,6 +95,9 @@ fn words(n: &Notice) -> String {
         Notice::Signed { game, checkpoint } => {
             format!("game {game}: signed {}", checkpoint.display())
         }
+        Notice::NotSigned { game, reason } => format!(
+            "game {game}: recorded, its checkpoint not signed ({reason}); `arbiter checkpoint --match DIR --game {game}` signs it"
+        ),
         Notice::ControlRefused(m) => format!("control refused: {m}"),
         Notice::CoreRefused(m) => format!("refused: {m}"),
         Notice::NoControlSocket(m) => {
@@ -132,7 +135,8 @@ pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
     } else {
         None
     };
-    let (key, keyref) = crate::board::matchdir::arbiter_key_for(&a.key.source(), dir, None)
+    // The key's file and public half: decrypted only for each game's checkpoint.
+    let (key, keyref) = crate::board::matchdir::signer_for(&a.key.source(), dir, None)
         .map_err(Error::cannot_read)?;
     // The control socket before the address is said: once `listening on` is printed, the game
     // master's screen can act.
@@ -179,6 +183,11 @@ pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
         profile_file: file,
         key,
         keyref,
+        // Plain lines on a terminal: the passphrase is asked at each game's end; under the game
+        // master's screen the terminal is the screen's, and `arbiter checkpoint` signs.
+        ask: !screen
+            && std::io::stdin().is_terminal()
+            && a.control.as_deref() != Some(std::path::Path::new("-")),
         games: a.games,
         control: a.control.clone(),
         secret,

@@ -3,8 +3,6 @@
 use std::fs;
 use std::path::Path;
 
-use ssh_key::PrivateKey;
-
 use crate::log::Entry;
 use crate::log::checkpoint::Checkpoint;
 use crate::record::facts::*;
@@ -388,7 +386,7 @@ pub(crate) fn check_sealed(
 /// signed with `key`, with who authorized (`by`) and what (`command`) in words.
 pub(crate) fn append_authorization(
     j: &mut crate::record::journal::Journal,
-    key: &PrivateKey,
+    key: &dyn crate::record::sign::Signs,
     origin: &str,
     (first, last): (u64, u64),
     by: &str,
@@ -431,7 +429,7 @@ pub(crate) fn append_authorization(
 pub fn authorize_entry(
     match_dir: &Path,
     game: u32,
-    key: &PrivateKey,
+    key: &dyn crate::record::sign::Signs,
     seq: u64,
     reason: &str,
     utc: chrono::DateTime<chrono::Utc>,

@@ -3,8 +3,6 @@
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use ssh_key::PrivateKey;
-
 use crate::log::Entry;
 use crate::record::bindings::*;
 use crate::record::layout;
@@ -47,7 +45,7 @@ pub(crate) fn entry_offset(log: &Path, seq: u64) -> Result<u64, String> {
 pub fn resolve_foreign(
     match_dir: &Path,
     game: u32,
-    key: &PrivateKey,
+    key: &dyn crate::record::sign::Signs,
     cut_from: Option<u64>,
     accept: Option<&str>,
     utc: chrono::DateTime<chrono::Utc>,

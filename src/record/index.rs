@@ -3,8 +3,6 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use ssh_key::PrivateKey;
-
 use crate::log::checkpoint::Checkpoint;
 use crate::log::index::{IndexResult, IndexedGame, MatchIndex};
 use crate::log::{Entry, merkle};
@@ -37,7 +35,7 @@ pub fn write_index(
     match_dir: &Path,
     game: u32,
     entries: &[Entry],
-    key: &PrivateKey,
+    key: &dyn crate::record::sign::Signs,
 ) -> Result<PathBuf, SignError> {
     let match_id = entries
         .first()
@@ -54,7 +52,7 @@ pub fn write_index_for(
     game: u32,
     match_id: String,
     this_result: IndexResult,
-    key: &PrivateKey,
+    key: &dyn crate::record::sign::Signs,
     this_head: Option<(u64, [u8; 32])>,
 ) -> Result<PathBuf, SignError> {
     let previous = index_in_force(match_dir);
@@ -153,7 +151,7 @@ pub fn sign_and_index(
     match_dir: &Path,
     game: u32,
     entries: &[Entry],
-    key: &PrivateKey,
+    key: &dyn crate::record::sign::Signs,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, SignError> {
     // The index first, recording the tree head about to be signed, then the checkpoint naming
@@ -185,7 +183,7 @@ pub fn sign_and_index_tally(
     match_dir: &Path,
     game: u32,
     tally: &crate::record::journal::Tally,
-    key: &PrivateKey,
+    key: &dyn crate::record::sign::Signs,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, SignError> {
     sign_and_index_tally_swept(match_dir, game, tally, key, now, true)

@@ -2,6 +2,7 @@
 //! the match index, policy and countersignatures, and the committee's checks. It knows no game's
 //! shell (neither the board, the table nor what comes after the game); each family brings its
 //! replay through the pure layers.
+pub mod agent; // `--agent`: signing through the ssh-agent at SSH_AUTH_SOCK (a local Unix socket)
 pub mod bindings; // arbiter-only entries bound by signed authorizations; `arbiter authorize`
 pub mod countersign; // the camps' countersignatures and declarations
 pub mod facts; // what the checks need from a log, in one streaming pass

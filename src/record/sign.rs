@@ -105,6 +105,10 @@ pub enum SignError {
     NotMatchKey(Box<str>),
     #[error("key operation failed: {0}")]
     Ssh(#[from] ssh_key::Error),
+    #[error(transparent)]
+    Agent(#[from] crate::record::agent::AgentError),
+    #[error("cannot sign: {0}")]
+    Signing(String),
     /// The process could not be made non-dumpable: the key is not decrypted in it.
     #[error(
         "this process could not be made non-dumpable ({0}): the key is not decrypted where its own account could read it from /proc/PID/mem or a core file"
@@ -527,6 +531,9 @@ pub struct KeySource {
     pub file: Option<PathBuf>,
     /// The environment variable holding the key's passphrase, if it is encrypted.
     pub passphrase_env: Option<String>,
+    /// Sign through the ssh-agent at `SSH_AUTH_SOCK` (`--agent`): `file` then names the key's
+    /// public half (a `.pub` file or the private key file, whose public half is in clear).
+    pub agent: bool,
 }
 
 /// The signing key a [`KeySource`] names: the given file, else `DIR/keys/arbiter` if it exists,
@@ -545,6 +552,9 @@ pub fn key_path(k: &KeySource, match_dir: &Path) -> Result<PathBuf, SignError> {
             let default = layout::arbiter_key(match_dir);
             if default.exists() {
                 default
+            } else if k.agent && pub_path(&default).exists() {
+                // `--agent`: the private half is in the agent; its public half names it.
+                pub_path(&default)
             } else if is_demo_match(match_dir) {
                 ensure_demo_key(match_dir)?
             } else {
@@ -576,6 +586,105 @@ pub fn encrypted_key(k: &KeySource, match_dir: &Path) -> Option<PrivateKey> {
     key.is_encrypted().then_some(key)
 }
 
+/// What signs as the arbiter: the key decrypted for this signature ([`PrivateKey`]) or the
+/// ssh-agent holding it ([`AgentKey`], `--agent`). Ed25519 signatures are deterministic, so both
+/// make the same bytes and every format is the same.
+pub trait Signs {
+    /// The key's public half.
+    fn public_key(&self) -> &PublicKey;
+    /// Whether the key is still encrypted (nothing can sign with it).
+    fn is_encrypted(&self) -> bool;
+    /// Whether this is the demo key.
+    fn is_demo(&self) -> bool;
+    /// The raw Ed25519 signature of `msg`.
+    fn sign_ed25519(&self, msg: &[u8]) -> Result<[u8; 64], WitnessError>;
+}
+
+impl Signs for PrivateKey {
+    fn public_key(&self) -> &PublicKey {
+        PrivateKey::public_key(self)
+    }
+    fn is_encrypted(&self) -> bool {
+        PrivateKey::is_encrypted(self)
+    }
+    fn is_demo(&self) -> bool {
+        is_demo_key(self)
+    }
+    fn sign_ed25519(&self, msg: &[u8]) -> Result<[u8; 64], WitnessError> {
+        if PrivateKey::is_encrypted(self) {
+            return Err(WitnessError::Encrypted);
+        }
+        let pair = self
+            .key_data()
+            .ed25519()
+            .ok_or_else(|| WitnessError::NotEd25519(self.algorithm().to_string()))?;
+        let seed = zeroize::Zeroizing::new(pair.private.to_bytes());
+        let signing = ed25519_dalek::SigningKey::from_bytes(&seed);
+        Ok(ed25519_dalek::Signer::sign(&signing, msg).to_bytes())
+    }
+}
+
+/// The arbiter's key in the ssh-agent at `SSH_AUTH_SOCK` (`--agent`): its public half and the
+/// agent's socket; the kit never sees the private half.
+#[derive(Debug, Clone)]
+pub struct AgentKey {
+    public: PublicKey,
+    raw: [u8; 32],
+    socket: PathBuf,
+}
+
+impl AgentKey {
+    /// The key `public` in the agent at `socket`, checked there now (an agent that is gone or
+    /// does not hold the key is said before anything is recorded).
+    pub fn new(public: &PublicKey, socket: PathBuf) -> Result<AgentKey, SignError> {
+        let raw = ed25519_public(public).map_err(|_| {
+            SignError::Agent(crate::record::agent::AgentError::KeyNotHeld {
+                path: socket.clone(),
+                fingerprint: fingerprint(public),
+            })
+        })?;
+        crate::record::agent::holds(&socket, &raw, &fingerprint(public))?;
+        Ok(AgentKey {
+            public: public.clone(),
+            raw,
+            socket,
+        })
+    }
+}
+
+impl Signs for AgentKey {
+    fn public_key(&self) -> &PublicKey {
+        &self.public
+    }
+    fn is_encrypted(&self) -> bool {
+        false
+    }
+    fn is_demo(&self) -> bool {
+        false
+    }
+    fn sign_ed25519(&self, msg: &[u8]) -> Result<[u8; 64], WitnessError> {
+        Ok(crate::record::agent::sign(&self.socket, &self.raw, msg)?)
+    }
+}
+
+/// The armored SSHSIG (namespace `arbiter-kit-checkpoint`, SHA-512) of `text` by `key`: what
+/// `PrivateKey::sign` makes, byte for byte, from any [`Signs`].
+fn sshsig(key: &dyn Signs, text: &[u8]) -> Result<String, WitnessError> {
+    if key.is_encrypted() {
+        return Err(WitnessError::Encrypted);
+    }
+    let data = SshSig::signed_data(NAMESPACE, HashAlg::Sha512, text)?;
+    let raw = key.sign_ed25519(&data)?;
+    let sig = ssh_key::Signature::new(ssh_key::Algorithm::Ed25519, raw.to_vec())?;
+    Ok(SshSig::new(
+        key.public_key().key_data().clone(),
+        NAMESPACE,
+        HashAlg::Sha512,
+        sig,
+    )?
+    .to_pem(LineEnding::LF)?)
+}
+
 /// The arbiter's key as a session keeps it: where the file is and its public half, never the
 /// decrypted key. [`SessionKey::sign_with`] decrypts it for one signature, hands it to the caller
 /// and drops it (ssh-key wipes the seed when a key is dropped), so no session struct can hold a
@@ -587,6 +696,8 @@ pub struct SessionKey {
     encrypted: bool,
     demo: bool,
     passphrase_env: Option<String>,
+    /// `--agent`: the ssh-agent holding the key signs; no key file is decrypted.
+    agent: Option<AgentKey>,
 }
 
 impl SessionKey {
@@ -594,6 +705,19 @@ impl SessionKey {
     /// key outside the demo match is refused, and so is `--passphrase-env` in a match whose
     /// policy is not a rehearsal's ([`check_passphrase_env`]).
     pub fn new(path: &Path, k: &KeySource, match_dir: &Path) -> Result<SessionKey, SignError> {
+        if k.agent {
+            let public = load_public_key(path)?;
+            let socket = crate::record::agent::socket_from_env()?;
+            let agent = AgentKey::new(&public, socket)?;
+            return Ok(SessionKey {
+                path: path.to_owned(),
+                public,
+                encrypted: false,
+                demo: false,
+                passphrase_env: None,
+                agent: Some(agent),
+            });
+        }
         let text = crate::record::fsio::read_to_string(path).map_err(io_err("read key", path))?;
         let key =
             PrivateKey::from_openssh(text.as_bytes()).map_err(|source| SignError::BadKey {
@@ -612,7 +736,32 @@ impl SessionKey {
             encrypted: key.is_encrypted(),
             demo,
             passphrase_env: k.passphrase_env.clone(),
+            agent: None,
         })
+    }
+
+    /// Whether the ssh-agent signs (`--agent`).
+    pub fn agent(&self) -> bool {
+        self.agent.is_some()
+    }
+
+    /// The signer a one-shot command uses: the agent (`--agent`), else the key decrypted now
+    /// (with the environment's passphrase or, with `ask`, one asked on the terminal), dropped
+    /// (wiped) with the box.
+    pub fn open_once(&self, ask: bool) -> Result<Box<dyn Signs>, SignError> {
+        if let Some(a) = &self.agent {
+            return Ok(Box::new(a.clone()));
+        }
+        let env = passphrase_from_env(self.passphrase_env.as_deref())?;
+        if self.encrypted && env.is_none() && !ask {
+            return Err(SignError::NeedsPassphrase(self.path.clone()));
+        }
+        let given = env.as_ref().map(|p| p.as_str());
+        let key = load_key(&self.path, given)?;
+        if key.public_key().key_data() != self.public.key_data() {
+            return Err(SignError::KeyChanged(self.path.clone()));
+        }
+        Ok(Box::new(key))
     }
 
     /// The key's public half.
@@ -640,21 +789,28 @@ impl SessionKey {
         self.encrypted && self.passphrase_env.is_some()
     }
 
-    /// Whether a signature needs nothing typed now: the key is not encrypted, or its passphrase
-    /// is in the environment (a rehearsal).
+    /// Whether a signature needs nothing typed now: the ssh-agent signs, the key is not
+    /// encrypted, or its passphrase is in the environment (a rehearsal).
     pub fn at_hand(&self) -> bool {
-        !self.encrypted || self.passphrase_env.is_some()
+        self.agent.is_some() || !self.encrypted || self.passphrase_env.is_some()
     }
 
     /// The key opened for one act of the arbiter with the passphrase he just typed: what the
     /// act signs (its authorization, a checkpoint, the heartbeat's anchor) uses it, and it is
     /// dropped (wiped) when the act is recorded.
     pub fn open_for_act(&self, typed: &str) -> Result<ActKey, SignError> {
+        if self.agent.is_some() {
+            // The agent (its confirmation, a hardware key's touch) is the gate: a typed
+            // passphrase would check nothing.
+            return Err(SignError::Signing(
+                "with --agent the ssh-agent authorizes each signature: no passphrase is checked here".into(),
+            ));
+        }
         let key = load_key(&self.path, Some(typed))?;
         if key.public_key().key_data() != self.public.key_data() {
             return Err(SignError::KeyChanged(self.path.clone()));
         }
-        Ok(ActKey(key))
+        Ok(ActKey(Held::Key(key)))
     }
 
     /// Use the key once: `act`'s (opened for the act being recorded), else decrypted now with
@@ -665,10 +821,10 @@ impl SessionKey {
         &self,
         act: Option<&ActKey>,
         ask: bool,
-        f: impl FnOnce(&PrivateKey) -> T,
+        f: impl FnOnce(&dyn Signs) -> T,
     ) -> Result<T, SignError> {
         match act {
-            Some(k) => Ok(f(&k.0)),
+            Some(k) => Ok(f(k.signs())),
             None => self.sign_with(None, ask, f),
         }
     }
@@ -681,8 +837,11 @@ impl SessionKey {
         &self,
         typed: Option<&str>,
         ask: bool,
-        f: impl FnOnce(&PrivateKey) -> T,
+        f: impl FnOnce(&dyn Signs) -> T,
     ) -> Result<T, SignError> {
+        if let Some(a) = &self.agent {
+            return Ok(f(a));
+        }
         let env = if typed.is_none() {
             passphrase_from_env(self.passphrase_env.as_deref())?
         } else {
@@ -701,7 +860,19 @@ impl SessionKey {
 }
 
 /// The arbiter's key opened for one act ([`SessionKey::open_for_act`]); wiped when dropped.
-pub struct ActKey(PrivateKey);
+pub struct ActKey(Held);
+
+enum Held {
+    Key(PrivateKey),
+}
+
+impl ActKey {
+    fn signs(&self) -> &dyn Signs {
+        match &self.0 {
+            Held::Key(k) => k,
+        }
+    }
+}
 
 impl ActKey {
     /// The key's fingerprint (SHA256:…).
@@ -723,10 +894,8 @@ impl std::fmt::Debug for ActKey {
 
 /// The armored SSHSIG (namespace `arbiter-kit-checkpoint`) of `text` by `key`: a match
 /// policy's signature.
-pub fn sign_policy(key: &PrivateKey, text: &[u8]) -> Result<String, String> {
-    key.sign(NAMESPACE, HashAlg::Sha512, text)
-        .and_then(|s| s.to_pem(LineEnding::LF))
-        .map_err(|e| e.to_string())
+pub fn sign_policy(key: &dyn Signs, text: &[u8]) -> Result<String, String> {
+    sshsig(key, text).map_err(|e| e.to_string())
 }
 
 /// `--passphrase-env` puts the passphrase where every process of the account may read it
@@ -776,7 +945,7 @@ pub fn sign_checkpoint(
     match_dir: &Path,
     game: u32,
     entries: &[Entry],
-    key: &PrivateKey,
+    key: &dyn Signs,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, SignError> {
     sign_checkpoint_indexed(match_dir, game, entries, key, now, None)
@@ -787,7 +956,7 @@ pub fn sign_checkpoint_indexed(
     match_dir: &Path,
     game: u32,
     entries: &[Entry],
-    key: &PrivateKey,
+    key: &dyn Signs,
     now: chrono::DateTime<chrono::Utc>,
     index: Option<(u64, [u8; 32])>,
 ) -> Result<PathBuf, SignError> {
@@ -821,7 +990,7 @@ pub fn sign_tree_head(
     match_dir: &Path,
     game: u32,
     head: &TreeHead,
-    key: &PrivateKey,
+    key: &dyn Signs,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, SignError> {
     sign_tree_head_indexed(match_dir, game, head, key, now, None)
@@ -833,7 +1002,7 @@ pub fn sign_tree_head_indexed(
     match_dir: &Path,
     game: u32,
     head: &TreeHead,
-    key: &PrivateKey,
+    key: &dyn Signs,
     now: chrono::DateTime<chrono::Utc>,
     index: Option<(u64, [u8; 32])>,
 ) -> Result<PathBuf, SignError> {
@@ -862,7 +1031,7 @@ pub fn sign_tree_head_swept(
         head.last_hash,
         now,
     )
-    .with_demo(is_demo_key(key))
+    .with_demo(key.is_demo())
     .with_index(index);
     let path = layout::checkpoint_path(match_dir, game, cp.size);
     if sweep {
@@ -875,9 +1044,11 @@ pub fn sign_tree_head_swept(
         };
     }
     let text = cp.to_text();
-    let sig = key
-        .sign(NAMESPACE, HashAlg::Sha512, text.as_bytes())?
-        .to_pem(LineEnding::LF)?;
+    let sig = sshsig(key, text.as_bytes()).map_err(|e| match e {
+        WitnessError::Agent(a) => SignError::Agent(a),
+        WitnessError::Ssh(e) => SignError::Ssh(e),
+        e => SignError::Signing(e.to_string()),
+    })?;
     if let Some(dir) = path.parent() {
         ensure_dir(dir).map_err(io_err("create folder", dir))?;
     }
@@ -980,6 +1151,8 @@ pub enum WitnessError {
     Encrypted,
     #[error("key operation failed: {0}")]
     Ssh(#[from] ssh_key::Error),
+    #[error(transparent)]
+    Agent(#[from] crate::record::agent::AgentError),
 }
 
 /// The raw Ed25519 public key of an SSH key (`ssh-ed25519` only).
@@ -1001,29 +1174,19 @@ pub fn note_verifier_key(
 
 /// Sign `text` as a C2SP signed note under key name `name` with an (unencrypted) Ed25519 key:
 /// returns `text`, a blank line and `— <name> <base64(key ID || Ed25519 signature)>`.
-pub fn sign_note(
-    key: &ssh_key::PrivateKey,
-    name: &str,
-    text: &str,
-) -> Result<String, WitnessError> {
+pub fn sign_note(key: &dyn Signs, name: &str, text: &str) -> Result<String, WitnessError> {
     crate::log::note::check_text(text)?;
     if key.is_encrypted() {
         return Err(WitnessError::Encrypted);
     }
-    let pair = key
-        .key_data()
-        .ed25519()
-        .ok_or_else(|| WitnessError::NotEd25519(key.algorithm().to_string()))?;
-    let vkey = VerifierKey::ed25519(name, pair.public.0)?;
-    let seed = zeroize::Zeroizing::new(pair.private.to_bytes());
-    let signing = ed25519_dalek::SigningKey::from_bytes(&seed);
-    let sig = ed25519_dalek::Signer::sign(&signing, text.as_bytes());
+    let vkey = VerifierKey::ed25519(name, ed25519_public(key.public_key())?)?;
+    let sig = key.sign_ed25519(text.as_bytes())?;
     let note = SignedNote {
         text: text.to_owned(),
         signatures: vec![crate::log::note::NoteSignature {
             name: vkey.name,
             key_id: vkey.key_id,
-            signature: sig.to_bytes().to_vec(),
+            signature: sig.to_vec(),
         }],
     };
     Ok(note.to_text())
@@ -1032,10 +1195,7 @@ pub fn sign_note(
 /// The arbiter's checkpoint as a C2SP tlog-checkpoint signed note: the checkpoint text exactly
 /// (it is a tlog checkpoint body with `chain` and `time` extension lines), signed under the
 /// checkpoint's origin as key name. The text must be a valid kit checkpoint.
-pub fn checkpoint_note(
-    key: &ssh_key::PrivateKey,
-    checkpoint_text: &str,
-) -> Result<String, WitnessError> {
+pub fn checkpoint_note(key: &dyn Signs, checkpoint_text: &str) -> Result<String, WitnessError> {
     let cp = Checkpoint::parse(checkpoint_text)?;
     sign_note(key, &cp.origin, checkpoint_text)
 }
@@ -1150,13 +1310,8 @@ pub fn verify_countersignature(
 /// The arbiter's signature of the match index text: an armored SSHSIG in the checkpoint
 /// namespace, checked like a checkpoint's with [`verify_signature`] (an index's first line,
 /// `arbiter-kit match index v1`, can never be a checkpoint's origin line `arbiter-kit/…`).
-pub fn sign_index(key: &ssh_key::PrivateKey, index: &MatchIndex) -> Result<String, WitnessError> {
-    if key.is_encrypted() {
-        return Err(WitnessError::Encrypted);
-    }
-    Ok(key
-        .sign(NAMESPACE, HashAlg::Sha512, index.to_text().as_bytes())?
-        .to_pem(LineEnding::LF)?)
+pub fn sign_index(key: &dyn Signs, index: &MatchIndex) -> Result<String, WitnessError> {
+    sshsig(key, index.to_text().as_bytes())
 }
 
 // ---- Issue 19: the session binding (seal) and signed authorizations ------------------------
@@ -1164,7 +1319,7 @@ pub fn sign_index(key: &ssh_key::PrivateKey, index: &MatchIndex) -> Result<Strin
 use crate::log::seal::{self, Seal};
 
 /// Sign a seal ([`crate::log::seal`]) as a C2SP signed note under `<origin>/seal`.
-pub fn sign_seal(key: &ssh_key::PrivateKey, s: &Seal) -> Result<String, WitnessError> {
+pub fn sign_seal(key: &dyn Signs, s: &Seal) -> Result<String, WitnessError> {
     sign_note(key, &seal::seal_key_name(&s.origin), &seal::seal_text(s))
 }
 
@@ -1182,19 +1337,10 @@ pub fn verify_seal(msg: &[u8], key: &ssh_key::PublicKey, origin: &str) -> Result
 }
 
 /// The base64 Ed25519 signature of an authorization text by an (unencrypted) key.
-pub fn sign_authorization(key: &ssh_key::PrivateKey, text: &str) -> Result<String, WitnessError> {
+pub fn sign_authorization(key: &dyn Signs, text: &str) -> Result<String, WitnessError> {
     use base64::Engine as _;
-    if key.is_encrypted() {
-        return Err(WitnessError::Encrypted);
-    }
-    let pair = key
-        .key_data()
-        .ed25519()
-        .ok_or_else(|| WitnessError::NotEd25519(key.algorithm().to_string()))?;
-    let seed = zeroize::Zeroizing::new(pair.private.to_bytes());
-    let signing = ed25519_dalek::SigningKey::from_bytes(&seed);
-    let sig = ed25519_dalek::Signer::sign(&signing, text.as_bytes());
-    Ok(base64::engine::general_purpose::STANDARD.encode(sig.to_bytes()))
+    let sig = key.sign_ed25519(text.as_bytes())?;
+    Ok(base64::engine::general_purpose::STANDARD.encode(sig))
 }
 
 /// Whether `sig` (base64) is the Ed25519 signature of `text` by `key`.

@@ -82,6 +82,12 @@ pub enum Notice {
         game: u32,
         checkpoint: std::path::PathBuf,
     },
+    /// Game `game` ended and is recorded, but its checkpoint is not signed (the key's
+    /// passphrase is not at hand): `arbiter checkpoint` signs it.
+    NotSigned {
+        game: u32,
+        reason: String,
+    },
     /// An arbiter's control line that is not a command, or names no seat.
     ControlRefused(String),
     /// The core refused an input (an arbiter act out of place, say): nothing changed.

@@ -2,7 +2,10 @@
 //! of the match folder. A game opens when the profile's number of seats have answered NAME
 //! (self-match: the first N connections); its seed (32 bytes from the OS) is kept in
 //! `game-N/seed` (0600) until `game_ended` reveals it; line 0 commits to it. After each game a
-//! checkpoint and the match index are signed with the match's key. A game the log shows under
+//! checkpoint and the match index are signed with the match's key, decrypted for that signature
+//! and dropped (the run holds the key's file and public half, never the decrypted key; the
+//! arbiter's acts from `--control` or the game master's screen are recorded, not signed: the
+//! screen checks the passphrase on its side). A game the log shows under
 //! way (the server was killed) is replayed from its log and resumed or ended, as the profile
 //! says, before any new game.
 use std::net::TcpListener;
@@ -28,8 +31,12 @@ pub struct ServeOptions {
     /// The profile's TOML and the file name it came from.
     pub profile_text: String,
     pub profile_file: String,
-    pub key: ssh_key::PrivateKey,
+    /// The arbiter's key: its file and public half, decrypted only for each game's checkpoint.
+    pub key: crate::record::sign::SessionKey,
     pub keyref: KeyRef,
+    /// Ask the key's passphrase on the terminal at a game's end when it is not at hand (plain
+    /// lines on a terminal); otherwise such a game's checkpoint is left to `arbiter checkpoint`.
+    pub ask: bool,
     /// Games to play (`None`: until interrupted).
     pub games: Option<u32>,
     /// The arbiter's control channel (`-`: standard input).
@@ -213,7 +220,7 @@ fn complete_finished(
         return Ok(());
     }
     let t = journal::tally(&log)?;
-    let signed = crate::record::witness::latest_signed_checkpoint(dir, n, opts.key.public_key())
+    let signed = crate::record::witness::latest_signed_checkpoint(dir, n, opts.key.public())
         .is_some_and(|cp| cp.size >= t.len());
     if !t.finished() || (signed && !seed_path(dir, n).exists()) {
         return Ok(());
@@ -437,7 +444,10 @@ fn play_new(
 }
 
 /// After the last entry: the seed (now in the log) is removed, a checkpoint and the match
-/// index are signed.
+/// index are signed with the key decrypted for this signature (dropped, wiped, once signed).
+/// An encrypted key whose passphrase is neither in the environment (a rehearsal) nor asked
+/// (`ask`) signs nothing here: the game is recorded, and the notice says to run
+/// `arbiter checkpoint`.
 fn finish(
     opts: &ServeOptions,
     n: u32,
@@ -459,13 +469,17 @@ fn finish(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(TableError::io("remove", &sp)(e)),
     }
-    let cp = crate::record::witness::sign_and_index_tally(
-        dir,
-        n,
-        journal.tally(),
-        &opts.key,
-        Utc::now(),
-    )?;
+    if !opts.ask && !opts.key.at_hand() {
+        notice(Notice::NotSigned {
+            game: n,
+            reason: crate::record::sign::SignError::NeedsPassphrase(opts.key.path().to_owned())
+                .to_string(),
+        });
+        return Ok(());
+    }
+    let cp = opts.key.sign_with(None, opts.ask, |key| {
+        crate::record::witness::sign_and_index_tally(dir, n, journal.tally(), key, Utc::now())
+    })??;
     notice(Notice::Signed {
         game: n,
         checkpoint: cp,

@@ -323,6 +323,7 @@ fn crash_unappliable_last_unsigned_line_is_cut_to_a_side_file() {
         let key = arbiter::record::sign::KeySource {
             file: Some(m.join("keys/arbiter")),
             passphrase_env: None,
+            agent: false,
         };
         let opened = arbiter::board::matchdir::open_game_with(
             &m,
@@ -387,6 +388,7 @@ fn crashed_session_match(m: &Path, per_act: bool) -> arbiter::record::sign::KeyS
     let key = arbiter::record::sign::KeySource {
         file: Some(m.join("keys/arbiter")),
         passphrase_env: None,
+        agent: false,
     };
     let lines =
         parse_script(&std::fs::read_to_string("examples/scripts/quick.arb").unwrap()).unwrap();

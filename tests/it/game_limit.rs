@@ -77,6 +77,7 @@ fn issue_21_game_9999_ended_play_and_script_refuse_game_10000() {
     let key = arbiter::record::sign::KeySource {
         file: None,
         passphrase_env: None,
+        agent: false,
     };
     let rules = Path::new(RULES);
     let e = arbiter::board::tui::open_session(&arbiter::board::tui::PlaySetup {
@@ -121,6 +122,7 @@ fn issue_21_game_9999_not_ended_is_the_one_play_opens() {
     let key = arbiter::record::sign::KeySource {
         file: None,
         passphrase_env: None,
+        agent: false,
     };
     let o = arbiter::board::matchdir::open_game_with(&m, None, Some(Path::new(RULES)), &key, false)
         .unwrap_or_else(|e| panic!("{e}"));

@@ -347,18 +347,28 @@ fn layers_the_board_and_the_table_do_not_use_each_other_nor_what_comes_after() {
 }
 
 #[test]
-fn layers_only_the_tables_control_channel_uses_a_unix_socket() {
+fn layers_only_the_tables_control_channel_and_the_agent_client_use_a_unix_socket() {
     // The game master's screen hands the arbiter's acts to the table through the match folder's
-    // own socket file (`layout::control_socket`, owner-only): not a network connection, and no
-    // other module opens a Unix socket.
+    // own socket file (`layout::control_socket`, owner-only), and `--agent` asks the local
+    // ssh-agent at SSH_AUTH_SOCK for a signature (src/record/agent.rs, a client only): neither
+    // is a network connection, and no other module opens a Unix socket.
     let unix = ["UnixStream", "UnixListener", "UnixDatagram"];
     let outside: Vec<Source> = sources("src")
         .into_iter()
-        .filter(|(p, _)| p != "src/table/control.rs")
+        .filter(|(p, _)| p != "src/table/control.rs" && p != "src/record/agent.rs")
         .collect();
     assert_none(
-        "only src/table/control.rs (the control socket of the match folder) uses a Unix socket",
+        "only src/table/control.rs (the control socket of the match folder) and src/record/agent.rs (the ssh-agent client) use a Unix socket",
         lines_with(&outside, &unix),
+    );
+    let agent: Vec<Source> = sources("src/record")
+        .into_iter()
+        .filter(|(p, _)| p == "src/record/agent.rs")
+        .collect();
+    assert!(!lines_with(&agent, &["UnixStream::connect"]).is_empty());
+    assert_none(
+        "the agent client connects to the agent's socket; it never listens",
+        lines_with(&agent, &["UnixListener", "UnixDatagram", "std::net"]),
     );
     let control: Vec<Source> = sources("src/table")
         .into_iter()
@@ -384,6 +394,8 @@ fn layers_only_serve_live_the_witness_and_the_seat_open_sockets() {
             || p == "src/cli/serve.rs"
             || p == "src/record/live/server.rs"
             || p == "src/record/live/witness.rs"
+            // The ssh-agent client (`--agent`): a local Unix socket, never the network.
+            || p == "src/record/agent.rs"
     };
     let elsewhere: Vec<Source> = sources("src")
         .into_iter()

@@ -1,4 +1,5 @@
 //! The one integration-test binary: each module drives one part of the kit.
+mod agent;
 mod anywhere; // issue 21: bundled profiles, any folder, completions, man page
 mod archive_copies; // rule 13a: copies compared, hashed, stored; SHA256SUMS
 mod board_match; // issue 13: config-file digest, next game carried over, status computed now

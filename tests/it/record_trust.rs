@@ -217,6 +217,7 @@ fn key_of(m: &Path) -> arbiter::record::sign::KeySource {
     arbiter::record::sign::KeySource {
         file: Some(m.join("keys/arbiter")),
         passphrase_env: None,
+        agent: false,
     }
 }
 
@@ -962,6 +963,7 @@ fn seal_v1_logs_verify_as_before_and_each_binding_says_what_it_guarantees() {
     let key = arbiter::record::sign::KeySource {
         file: Some(m.join("keys/arbiter")),
         passphrase_env: None,
+        agent: false,
     };
     match arbiter::board::matchdir::open_game_with(&m, Some(1), None, &key, false) {
         Ok(o) => assert!(o.session.frozen.is_some(), "a seal/1 game opens read-only"),
@@ -1130,4 +1132,43 @@ fn board_session_holds_no_decrypted_key() {
         .sign_with(None, false, |k| k.public_key().clone())
         .unwrap();
     assert_eq!(&signed, s.public());
+}
+
+/// `arbiter serve` holds the arbiter's key as a session does: its file and public half
+/// ([`SessionKey`]), decrypted only for each game's checkpoint; the run's options hold no
+/// decrypted key (a `PrivateKey` field would not compile here).
+#[test]
+fn serve_holds_no_decrypted_key() {
+    use arbiter::record::sign::SessionKey;
+    use arbiter::table::serve::ServeOptions;
+    fn fields(o: ServeOptions) -> SessionKey {
+        let ServeOptions {
+            match_dir: _,
+            profile_text: _,
+            profile_file: _,
+            key,
+            keyref: _,
+            ask: _,
+            games: _,
+            control: _,
+            secret: _,
+            measure: _,
+        } = o;
+        key
+    }
+    let _ = fields;
+    // The key `serve` opens (the CLI's) is a session key: it signs once per call and keeps
+    // nothing, and a key file replaced while the table runs signs nothing.
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    let key = key_of(&m);
+    let (s, _) = arbiter::board::matchdir::signer_for(&key, &m, None).unwrap();
+    let k = arbiter::record::sign::load_key(&m.join("keys/arbiter"), None).unwrap();
+    let seed = hex::encode(k.key_data().ed25519().unwrap().private.to_bytes());
+    assert!(!format!("{s:?}").contains(&seed));
+    std::fs::remove_file(m.join("keys/arbiter")).unwrap();
+    std::fs::remove_file(m.join("keys/arbiter.pub")).unwrap();
+    arbiter::record::sign::keygen(&m.join("keys/arbiter"), None, "another").unwrap();
+    let e = s.sign_with(None, false, |_| ()).unwrap_err();
+    assert!(e.to_string().contains("changed"), "{e}");
 }

@@ -1114,6 +1114,93 @@ fn table_serve_a_game_killed_before_its_checkpoint_is_signed_at_the_next_start()
     assert!(!m.join("game-2").exists(), "no seat came: no second game");
 }
 
+/// A match folder whose arbiter key is encrypted with `pass`.
+fn match_dir_encrypted(tmp: &Path, pass: &str) -> PathBuf {
+    use arbiter::record::sign;
+    let m = tmp.join("m");
+    let public = sign::keygen_with_rounds(
+        &m.join("keys/arbiter"),
+        Some(pass),
+        "test",
+        sign::TEST_KDF_ROUNDS,
+    )
+    .unwrap();
+    sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
+    m
+}
+
+/// One game of five plain seats served from `m` with `env`; the server's exit and what it said.
+fn play_in(m: &Path, env: &[(&str, &str)], extra: &[&str]) -> String {
+    let mut args = vec!["--games", "1"];
+    args.extend_from_slice(extra);
+    let mut s = serve_env(m, P5, "127.0.0.1:0", &args, Stdio::null(), env);
+    let mut seats: Vec<Child> = (1..=5)
+        .map(|i| seat(&s.url, &format!("kit{i}"), "none", &[]))
+        .collect();
+    let status = wait(&mut s.child, "arbiter serve", 90);
+    for c in &mut seats {
+        wait(c, "seat", 20);
+    }
+    let said = server_said(m, &s);
+    assert!(status.success(), "serve: {status}\n{said}");
+    said
+}
+
+/// Each game's checkpoint is signed with the key decrypted for it: with the passphrase in the
+/// environment (a rehearsal) the game ends signed, as with an unencrypted key.
+#[test]
+fn table_serve_encrypted_key_signs_each_game_end_with_the_rehearsal_passphrase() {
+    if !python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = match_dir_encrypted(tmp.path(), "table passphrase 1");
+    play_in(
+        &m,
+        &[("ARBITER_T_PASS", "table passphrase 1")],
+        &["--passphrase-env", "ARBITER_T_PASS"],
+    );
+    assert_game_recorded(&m, &entries(&m, 1));
+}
+
+/// With an encrypted key whose passphrase is not at hand (no terminal, no environment), the
+/// table holds no key to sign with: the game is recorded whole, the server says its checkpoint
+/// is not signed and which command signs it, and `arbiter checkpoint` then does.
+#[test]
+fn table_serve_encrypted_key_without_its_passphrase_records_and_leaves_the_checkpoint() {
+    if !python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = match_dir_encrypted(tmp.path(), "table passphrase 2");
+    let said = play_in(&m, &[], &[]);
+    let es = entries(&m, 1);
+    assert_eq!(es.last().unwrap()["kind"], "game_ended");
+    assert!(!m.join("game-1/seed").exists(), "{said}");
+    assert!(
+        said.contains("game 1: recorded, its checkpoint not signed")
+            && said.contains("arbiter checkpoint --match DIR --game 1"),
+        "{said}"
+    );
+    assert!(
+        !m.join("game-1/checkpoints").exists() || {
+            std::fs::read_dir(m.join("game-1/checkpoints"))
+                .unwrap()
+                .next()
+                .is_none()
+        }
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["checkpoint", "--match"])
+        .arg(&m)
+        .args(["--game", "1", "--passphrase-env", "ARBITER_T_PASS"])
+        .env("ARBITER_T_PASS", "table passphrase 2")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_game_recorded(&m, &es);
+}
+
 #[test]
 fn table_serve_frames_sent_while_waiting_for_the_game_are_in_line_0() {
     if !python_ready() {
