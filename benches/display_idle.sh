@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The display's idle cost against the board's (issue 24): `arbiter play` with White's clock
+# The display's idle cost against the board's: `arbiter play` with White's clock
 # running and `arbiter display` following the same match, both run at the same time in one private
 # tmux server, same terminal size, for ARBITER_IDLE_SECONDS (default 60), with tty-clock as the
 # same anchor benches/tui_idle.sh uses. Reads on-CPU time and wakeups summed over every thread

@@ -9,7 +9,7 @@
 //!
 //! The anchor is the same command on the small log: a command whose memory does not grow with
 //! the log shows a ratio near 1. Target: at most 64 MB for every command on the large log; the
-//! benchmark exits 1 when a command passes it (issue 21's regression guard, not a timed test).
+//! benchmark exits 1 when a command passes it (regression guard, not a timed test).
 //! Times are printed as wall time and as CPU time (user + system, all threads), with each
 //! command's CPU time over `verify`'s on the large log.
 //!
@@ -320,7 +320,7 @@ fn main() {
     );
     let mut worst: f64 = 0.0;
     // The large log's CPU time of `verify` (the first command), for each command's ratio
-    // (issue 21: `status`, `pgn`, `report` and opening a game each within 2x of it).
+    // (`status`, `pgn`, `report` and opening a game each within 2x of it).
     let mut verify_large: Option<f64> = None;
     // And its wall time, for the ratio the issue states (on a quiet machine; printed beside).
     let mut verify_wall: Option<f64> = None;

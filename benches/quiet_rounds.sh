@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 21: the commands users run against `arbiter verify` and `openssl dgst -sha256` on a large
+# The commands users run against `arbiter verify` and `openssl dgst -sha256` on a large
 # match folder, interleaved round by round, counting only the rounds in which nothing else used
 # the CPU: the machine's busy time is read from /proc/stat before and after each round, and a
 # round is dropped when more than ARBITER_FOREIGN_CPU seconds (default 0.08) of it were not the

@@ -52,7 +52,7 @@ fn main() {
         assert_eq!(g.board().fen(), expected.board().fen());
         replay.push(t);
 
-        // The events handed over, as a replay of a log does (issue 21: no copy kept).
+        // The events handed over, as a replay of a log does (no copy kept).
         let given = events.clone();
         let (t, g) = timed(|| {
             let mut it = given.into_iter();

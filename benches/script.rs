@@ -1,4 +1,4 @@
-//! Script mode at length (issue 21): `arbiter script --dry-run` of `ARBITER_BENCH_SCRIPT_LINES`
+//! Script mode at length: `arbiter script --dry-run` of `ARBITER_BENCH_SCRIPT_LINES`
 //! note lines (default 200,000) after the declarations and the start — the parse
 //! (`core::script::parse_script`) and the run (`session::run_script` on a memory session), the
 //! path of the command without its printing. Linearity: the same at a quarter of the length, the

@@ -1294,7 +1294,7 @@ mod tests {
     /// The tail rendered on a thread of its own is written after what the file
     /// already holds, every piece in order, however many.
     #[test]
-    fn issue_21_write_rendered_writes_every_piece_in_order() {
+    fn write_rendered_writes_every_piece_in_order() {
         let tmp = tempfile::tempdir().unwrap();
         for n in [0, 1, 2, 5, 1_000, 20_000] {
             let path = tmp.path().join(format!("tail-{n}"));
@@ -1313,7 +1313,7 @@ mod tests {
     /// A write that fails is the answer, once the rendering is over (its thread is not
     /// left waiting on a writer that stopped).
     #[test]
-    fn issue_21_write_rendered_answers_a_failed_write() {
+    fn write_rendered_answers_a_failed_write() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("read-only");
         std::fs::write(&path, "").unwrap();
@@ -1325,7 +1325,7 @@ mod tests {
     /// A panic of the rendering thread is handed on, not swallowed into a short file.
     #[test]
     #[should_panic(expected = "rendering failed")]
-    fn issue_21_write_rendered_hands_on_a_panic_of_the_rendering() {
+    fn write_rendered_hands_on_a_panic_of_the_rendering() {
         let tmp = tempfile::tempdir().unwrap();
         let mut f = std::fs::File::create(tmp.path().join("tail")).unwrap();
         let _ = write_rendered(

@@ -501,7 +501,7 @@ impl Storage for JournalStorage {
         // (metadata work that blocks), and a beat stays in the page cache, which a killed kit
         // (kill -9, a crash) does not lose; after a power cut an older beat, or a torn one that
         // does not parse (then the last entry counts), is read: the gap is longer and the
-        // arbiter rules on it either way. Issue 25: a create, rename and two fsyncs a second
+        // arbiter rules on it either way. A create, rename and two fsyncs a second
         // woke the board several more times a second.
         let line = record.unwrap_or_else(|| {
             let text = format!(
@@ -812,7 +812,7 @@ pub enum MatchError {
         bound: u64,
         listed: String,
     },
-    /// Issue 21: `verify` and the replay of a command that shows a game read the log apart (it
+    /// `verify` and the replay of a command that shows a game read the log apart (it
     /// had something to report, or grew meanwhile) and did not read the same entries.
     #[error(
         "{}: the log changed while it was read (verify checked {verified} entries, the replay read {read}): nothing is shown; run the command again",
@@ -1500,7 +1500,7 @@ impl OpenPass {
 
     /// Line `seq` (of kind `kind`; `first` is line 0's entry) decoded from its checked bytes:
     /// what this thread reads of it. The event goes to the replay with its block (`handed`:
-    /// issue 21, not touched here), or else from here.
+    /// Not touched here), or else from here.
     fn line(
         &mut self,
         seq: u64,
@@ -2318,7 +2318,7 @@ pub fn unfinished_warning(match_dir: &Path, n: u32) -> Option<String> {
 }
 
 /// Whether a game's log records a result. Each line's kind is read from its header (the
-/// entries are not parsed: issue 21, opening game 2 after a 1,000,000-entry game 1); what a log
+/// entries are not parsed: opening game 2 after a 1,000,000-entry game 1); what a log
 /// said is kept for the process while the file stays as it was ([`read_once`]).
 pub fn is_finished(match_dir: &Path, n: u32) -> bool {
     static SEEN: Seen<bool> = std::sync::Mutex::new(Vec::new());

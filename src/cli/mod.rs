@@ -176,7 +176,7 @@ pub enum NoGame {
     Folder(#[from] FileError),
 }
 
-/// Issue 21: ": game N was never created: …" when the folder holds only a creation leftover.
+/// ": game N was never created: …" when the folder holds only a creation leftover.
 fn never(n: u32, leftover: &Option<String>) -> String {
     leftover
         .as_deref()

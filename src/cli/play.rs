@@ -281,6 +281,12 @@ pub(super) fn authority(
             })),
             None,
         ),
+        None if key.agent => (
+            tui::Authority::Agent,
+            Some(
+                "the arbiter's key is in ssh-agent: arbiter-only commands are not asked for a passphrase here; the agent's confirmation is the gate",
+            ),
+        ),
         None => (
             tui::Authority::UnencryptedKey,
             Some(

@@ -731,7 +731,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn issue_21_each_positions_key_from_the_one_before_is_the_whole_positions_key() {
+    fn each_positions_key_from_the_one_before_is_the_whole_positions_key() {
         // Many pseudo-random games (castling, en passant, promotions and captures on the rook
         // squares among them): after each move the key kept is the key of the position hashed
         // whole, and takebacks keep them so.

@@ -117,7 +117,7 @@ pub enum Command {
     },
     /// The operator records that the engine was stopped during the adjournment.
     EngineStopped,
-    /// Issue 23 (Deep Blue 1996/97): replace the machine's operator during the game.
+    /// Deep Blue 1996/97: replace the machine's operator during the game.
     ReplaceOperator {
         name: String,
         reason: String,

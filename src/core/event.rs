@@ -120,7 +120,7 @@ pub struct Camp {
     pub key: String,
     /// The camp's proof of possession, version 1 ([`super::camp`]): its armored SSHSIG
     /// (namespace `arbiter-kit-camp-key@v1`) over its own declaration. Absent in lines 0
-    /// written before issue 19 (`verify` then says the camp keys are not proven).
+    /// written by kits of the first log format (`verify` then says the camp keys are not proven).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proof: Option<String>,
 }
@@ -478,7 +478,7 @@ pub enum EventKind {
     },
     /// The operator records that the engine was stopped during the adjournment.
     EngineStopped,
-    /// Issue 23 (Deep Blue 1996/97): the machine's operator replaced during the game, when it was
+    /// Deep Blue 1996/97: the machine's operator replaced during the game, when it was
     /// not the human's turn.
     OperatorReplaced {
         from: String,

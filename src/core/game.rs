@@ -31,22 +31,22 @@ use super::event::*;
 use super::rules::{GameKind, Profile};
 use super::{Actor, Ms, Refusal, Side, clause as c};
 
-mod adjourn; // issue 23: adjournments, sealed moves, breaks
+mod adjourn; // Adjournments, sealed moves, breaks
 mod after; // rule 13
 mod arbiter; // rules 1, 5b
 mod cite; // every rule: entries and refusals cite the profile's article map
 mod claims; // rules 2, 10a
 mod committee; // rule 12
 mod draws; // rule 9
-mod match_rules; // issue 23: the [match] rules across games: operator, colours, decided match
+mod match_rules; // The [match] rules across games: operator, colours, decided match
 mod moves; // rules 6a-6l, 7e
 mod operator_errors; // rules 7b, 7c
 mod setup; // rules 1, 3, 4, 6c, 8a, 9c
 mod shogi; // Denryu-sen 13, 22, 23: shogi's ends, the declaration; any entrant's resignation
-pub mod start; // issue 23: odds starts, Chess960, a FEN per game
+pub mod start; // Odds starts, Chess960, a FEN per game
 mod technical; // rules 8a, 8b
 mod void; // rule 1: the arbiter voids a mis-keyed entry
-pub mod witness; // issue 19: what the camps countersign at each time control
+pub mod witness; // What the camps countersign at each time control
 
 pub use adjourn::{Adjourned, seal};
 pub use after::{HandoverDue, HandoverFacts, HandoverTerms};
@@ -283,7 +283,7 @@ pub struct Game {
     pub(in crate::core) history: MatchHistory,
     /// What the camps are asked to countersign at the latest time control.
     pub(in crate::core) witness: witness::ControlWitness,
-    /// Issue 25: [`Game::due_result`] depends on the applied entries only, so it is judged once
+    /// [`Game::due_result`] depends on the applied entries only, so it is judged once
     /// after each entry, not at every tick; emptied by every change of state.
     pub(in crate::core) due_result_memo: DueMemo,
 }

@@ -3,7 +3,7 @@
 //! an [`event::Event`] produced by [`game::Game::decide`] and applied by [`game::Game::evolve`].
 pub mod articles; // the article map: what a profile's rulebook numbers each clause the kit names (profile data)
 pub mod board; // the game seam: chess via shakmaty, shogi via rsshogi, or free-text moves
-pub mod camp; // a camp's proof of possession of its witness key: the statement it signs (issue 19)
+pub mod camp; // a camp's proof of possession of its witness key: the statement it signs
 pub mod clock; // multi-period clock arithmetic: remaining = budget - elapsed
 pub mod command; // the command words shared by script mode and the Board UI
 pub mod event; // what the log records

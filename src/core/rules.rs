@@ -102,7 +102,7 @@ impl Rounding {
     }
 
     /// `ms` rounded down to the unit (each unit a constant: no division by a unit read at run
-    /// time, and none at all for milliseconds; issue 21: the replay charges several times an
+    /// time, and none at all for milliseconds; the replay charges several times an
     /// entry).
     pub fn apply(self, ms: Ms) -> Ms {
         match self {

@@ -6,7 +6,7 @@
 //! chain <hex of E_{N-1}>
 //! time <RFC 3339 UTC>
 //! ```
-//! then, since issue 19, `index <version> <base64 SHA-256>`: the match index version in force
+//! then, in checkpoints of the current version, `index <version> <base64 SHA-256>`: the match index version in force
 //! when the checkpoint was signed, and the digest of its text (a tlog extension line; older
 //! checkpoints have none),
 //! and, when the game is signed with the demo key of `logs/demo`, a last line `demo-key`
@@ -31,7 +31,7 @@ pub struct Checkpoint {
     /// Signed with the public demo key (`demo-key` line): proves nothing.
     pub demo: bool,
     /// The match index version in force when it was signed, and its text's SHA-256 (`index`
-    /// line; `None` in checkpoints written before issue 19).
+    /// line; `None` in checkpoints written by kits of the first log format).
     pub index: Option<(u64, [u8; 32])>,
 }
 

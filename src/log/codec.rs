@@ -243,8 +243,8 @@ pub fn decode_shared(line: &[u8]) -> Result<std::sync::Arc<Event>, DecodeError> 
 /// it read of the header (`meta`) and the line's `kind`: the header is not read again.
 /// The same event as [`decode_shared`] (and so [`decode_line`]) for the line.
 ///
-/// `reuse`, an event nothing else holds, is written over (its memory and its strings' reused:
-/// issue 21) where the line reads at fixed shape.
+/// `reuse`, an event nothing else holds, is written over (its memory and its strings' reused)
+/// Where the line reads at fixed shape.
 pub fn decode_checked(
     line: &[u8],
     meta: &crate::log::fast::LineMeta,
@@ -282,7 +282,7 @@ pub fn decode_checked(
 /// line, and the body is a JSON object the check accepts: the fixed-shape readers take keys in
 /// strictly increasing order without escapes, integers in canonical form, `true`, `false`,
 /// `null`, strings without escapes or control characters, each checked to be UTF-8, and arrays
-/// of such strings (the test `issue_21_a_body_read_in_the_check_is_a_body_the_check_accepts`).
+/// of such strings (the test `a_body_read_in_the_check_is_a_body_the_check_accepts`).
 ///
 /// `reuse`, an event nothing else holds, is written over (its memory reused).
 pub fn decode_fused(

@@ -195,7 +195,7 @@ pub fn sign_and_index_tally_swept(
     match_dir: &Path,
     game: u32,
     tally: &crate::record::journal::Tally,
-    key: &PrivateKey,
+    key: &dyn crate::record::sign::Signs,
     now: chrono::DateTime<chrono::Utc>,
     sweep: bool,
 ) -> Result<PathBuf, SignError> {

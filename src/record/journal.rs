@@ -858,7 +858,7 @@ impl Journal {
     /// [`Journal::open_with`], handing `each` every valid entry in order as the log is read
     /// (before any repair is appended): the one pass a caller replays the game from.
     ///
-    /// `each` gets every valid entry with its line's bytes. Issue 21: the entry's `body` is read
+    /// `each` gets every valid entry with its line's bytes. The entry's `body` is read
     /// only for line 0, `game_ended` and `recovery` (it is `null` for the others): read the event
     /// from the bytes ([`crate::log::codec::decode_canonical`]), each line then parsed once.
     pub fn open_each(
@@ -1769,7 +1769,7 @@ const STREAM_QUEUE: usize = 4;
 /// (when the pass decodes events): a reader that replays on this thread (`status`) still holds
 /// the latest 512 in its void window when a block is joined, fewer than a block's lines. A
 /// reader on a thread of its own hands each block back itself once done with it
-/// ([`with_events_handed_to`]); five blocks more (issue 21, for events handed one by one) only
+/// ([`with_events_handed_to`]); five blocks more (for events handed one by one) only
 /// kept them away from the checking threads until they were cold (pgn at 1M entries 0.605 ->
 /// 0.575 s with one, medians of 12 quiet rounds).
 const GARBAGE_HOLD: usize = 1;

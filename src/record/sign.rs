@@ -877,12 +877,12 @@ impl ActKey {
 impl ActKey {
     /// The key's fingerprint (SHA256:…).
     pub fn fingerprint(&self) -> String {
-        fingerprint(self.0.public_key())
+        fingerprint(self.signs().public_key())
     }
 
     /// The base64 Ed25519 signature of an authorization text (see [`sign_authorization`]).
     pub fn sign_text(&self, text: &str) -> Result<String, WitnessError> {
-        sign_authorization(&self.0, text)
+        sign_authorization(self.signs(), text)
     }
 }
 
@@ -1016,7 +1016,7 @@ pub fn sign_tree_head_swept(
     match_dir: &Path,
     game: u32,
     head: &TreeHead,
-    key: &PrivateKey,
+    key: &dyn Signs,
     now: chrono::DateTime<chrono::Utc>,
     index: Option<(u64, [u8; 32])>,
     sweep: bool,
@@ -1129,7 +1129,7 @@ pub fn verify_signature(
     })
 }
 
-// ---- Issue 11: signed notes, countersignatures, the match index ----------------------------
+// ---- signed notes, countersignatures, the match index ----------------------------
 //
 // Pure formats live in `log::note`, `log::cosign` and `log::index`; the functions below add the
 // keys. None of them touches a file.
@@ -1314,7 +1314,7 @@ pub fn sign_index(key: &dyn Signs, index: &MatchIndex) -> Result<String, Witness
     sshsig(key, index.to_text().as_bytes())
 }
 
-// ---- Issue 19: the session binding (seal) and signed authorizations ------------------------
+// ---- the session binding (seal) and signed authorizations ------------------------
 
 use crate::log::seal::{self, Seal};
 

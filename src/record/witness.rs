@@ -161,7 +161,7 @@ impl MatchVerification {
 
 use crate::record::verify::raise;
 
-/// Verify games `games` of a match under `trust`, then everything issue 11 adds: the demo key,
+/// Verify games `games` of a match under `trust`, then everything the signed record adds: the demo key,
 /// the pinned key, the bindings, the signed match index, and the noted short codes `codes`.
 pub fn verify_match(
     match_dir: &Path,

@@ -918,7 +918,7 @@ fn archives(s: &mut String, r: &Report) {
 
 #[cfg(test)]
 mod tests {
-    /// Issue 21: [`super::special`] picks exactly the bytes of the table it replaced.
+    /// [`super::special`] picks exactly the bytes of the table it replaced.
     #[test]
     fn special_is_the_table_it_replaced() {
         for b in 0..=255u8 {

@@ -798,7 +798,7 @@ fn archive(s: &mut String, a: &ArchiveSection, public: bool, cites: &Cites) {
 
 #[cfg(test)]
 mod tests {
-    /// Issue 21: [`super::special`] picks exactly the bytes of the table it replaced.
+    /// [`super::special`] picks exactly the bytes of the table it replaced.
     #[test]
     fn special_is_the_table_it_replaced() {
         for b in 0..=255u8 {

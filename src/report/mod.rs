@@ -145,7 +145,7 @@ pub const ALIGN_FROM: u64 = 4 << 20;
 /// bytes or more, to a multiple of [`ROWS_ALIGN`] bytes: a line of spaces inserted at `at`,
 /// between two sections, which HTML and Markdown both read as nothing (a blank line). The
 /// rows of a long log then start on a block of the file system, where `arbiter report` puts
-/// the head in front of rows already written without copying them (issue 21:
+/// the head in front of rows already written without copying them (see
 /// `report_io::write_out`). Whether and how much is padded depends on the text alone, never
 /// on the file system: the bytes are the same wherever they are written.
 pub(crate) fn align_head(head: &mut String, at: usize, rows_bytes: u64) {

@@ -472,7 +472,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn issue_21_a_comments_tokens_are_its_words_in_braces() {
+    fn a_comments_tokens_are_its_words_in_braces() {
         // The comment as it was written whole before: its words joined, braces replaced,
         // wrapped in braces, and cut at its spaces; the wrapped text the same either way.
         fn whole(text: &str) -> Vec<String> {
@@ -528,7 +528,7 @@ mod tests {
         /// A comment of single-spaced words, wrapped a line at a time, is the text and
         /// the column its words give written one by one, from any column, whatever their length.
         #[test]
-        fn issue_21_single_spaced_words_wrapped_a_line_at_a_time_as_one_by_one(
+        fn single_spaced_words_wrapped_a_line_at_a_time_as_one_by_one(
             words in proptest::collection::vec("[!-z|~]{1,12}|[a-z]{70,90}", 1..60),
             line in 0usize..100,
         ) {
@@ -552,7 +552,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_21_only_single_spaced_plain_words_take_the_line_at_a_time_path() {
+    fn only_single_spaced_plain_words_take_the_line_at_a_time_path() {
         for (text, plain) in [
             ("a b c", true),
             ("6d: 1. d4 taken back", true),
@@ -599,7 +599,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_21_pgn_written_a_chunk_at_a_time_is_the_whole_text() {
+    fn pgn_written_a_chunk_at_a_time_is_the_whole_text() {
         // Over 64 KB of movetext: several chunks, cut anywhere in a line.
         let mut g = game(
             (0..5_000)

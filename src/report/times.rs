@@ -1097,7 +1097,7 @@ impl TimesStream {
     }
 
     /// How many take-backs are kept for a void to give back (rule 1): only those a void can
-    /// still reach, so this stays bounded however long the log (issue 21's memory guard).
+    /// still reach, so this stays bounded however long the log (memory guard).
     pub fn take_backs_kept(&self) -> usize {
         self.ledger.taken.len()
     }

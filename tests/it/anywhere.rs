@@ -1,4 +1,4 @@
-//! Issue 21, a kit that runs anywhere: the bundled rules profiles are compiled into the binary,
+//! A kit that runs anywhere: the bundled rules profiles are compiled into the binary,
 //! so the built binary runs a match from any folder (no `rules/` beside it); `--rules FILE` still
 //! overrides; `arbiter rules list|show NAME` prints them; every `rules/*.toml` is bundled;
 //! shell completions and the manual page come from the clap definitions.

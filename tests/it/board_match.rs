@@ -1,4 +1,4 @@
-//! Issue 13's match-level pieces around the Board UI: `declare config-file` (the shell hashes
+//! Match-level pieces around the Board UI: `declare config-file` (the shell hashes
 //! the document), the next game's declarations carried over with colours swapped, README's
 //! `--declarations` lines, and `arbiter status` computing a running clock for now.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

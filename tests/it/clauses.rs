@@ -402,7 +402,7 @@ fn clause_2_checkmate_ends_the_game_automatically() {
 
 #[test]
 fn clause_2_automatic_end_is_judged_after_each_entry_while_idle_ticks_still_let_the_flag_fall() {
-    // Issue 25: the automatic end is judged once per entry. Idle ticks read it back; the next
+    // The automatic end is judged once per entry. Idle ticks read it back; the next
     // entry judges afresh (the mate below), and the flag (clause 3) still falls at its instant.
     let idle = || {
         let mut m = started();
@@ -2120,7 +2120,7 @@ fn clause_10a_tables_given_but_silent_leave_the_arbiter_s_word_and_say_so() {
         .then_events(&[("game_ended", "10a")])
         .then(|_, ev| {
             let (_, _, detail, _) = ended(&ev[0]);
-            // Issue 20: an empty folder is said as such, not as "too many pieces".
+            // An empty folder is said as such, not as "too many pieces".
             assert!(
                 detail.contains("the Syzygy tables could not answer (")
                     && detail.contains("holds no Syzygy table files")

@@ -199,7 +199,7 @@ fn clause_13e_public_report_withholds_the_engine_log_contents() {
         public.to_str().unwrap(),
     ]));
     let text = std::fs::read_to_string(&public).unwrap();
-    // Issue 20: each copy is its digest and size; its name and folder are left out.
+    // Each copy is its digest and size; its name and folder are left out.
     assert!(
         text.contains(&digest),
         "the public version shows the copy by its digest"
@@ -212,7 +212,7 @@ fn clause_13e_public_report_withholds_the_engine_log_contents() {
     assert!(text.contains("13e"));
 }
 
-/// Issue 11: the archived engine log edited together with SHA256SUMS is caught by `verify`,
+/// The archived engine log edited together with SHA256SUMS is caught by `verify`,
 /// because the signed log holds the original digest (BAD_BINDING, 25); so is the program copy.
 #[test]
 fn clause_13a_edited_archive_is_caught_against_the_signed_digest() {
@@ -257,7 +257,7 @@ fn clause_13a_edited_archive_is_caught_against_the_signed_digest() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("the archived file was changed"));
 }
 
-/// Issue 20: times the kit can check, it checks. A delivery time in the future is refused (13a);
+/// Times the kit can check, it checks. A delivery time in the future is refused (13a);
 /// without --delivered, a game recorded faster than real time is delivered at its end, and the
 /// entry's `delivered` and `after_game_end_ms` agree; a missing program copy (13d) is said on the
 /// command line, and so is a late one.
@@ -322,7 +322,7 @@ fn clause_13a_13d_delivery_times_checked_and_the_program_copy_said() {
     );
 }
 
-/// Issue 20, 13c: an empty or unrecognisable engine log is archived and recorded as a 13c finding,
+/// 13c: an empty or unrecognisable engine log is archived and recorded as a 13c finding,
 /// and the command exits non-zero naming 13c.
 #[test]
 fn clause_13c_an_empty_or_binary_engine_log_is_a_finding() {

@@ -1,4 +1,4 @@
-//! Issue 20: the rules' corners the committee reads — each test named after its clause or FIDE
+//! The rules' corners the committee reads — each test named after its clause or FIDE
 //! article, driving the core through it (given / when / then, `clauses`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -488,7 +488,7 @@ fn rule_1_a_voided_take_back_restores_the_per_move_times() {
     assert!(!pgn.contains("taken back"), "{pgn}");
 }
 
-/// Rule 1 (the arbiter runs the match; issue 20's unclear item): a game opened while an earlier
+/// Rule 1 (the arbiter runs the match; an item the rules leave unclear): a game opened while an earlier
 /// game of the match has no result. The kit does not refuse (an adjourned game, a suspension
 /// under 8b or a ruling awaited under 12 may leave it open), but `script`, `status` and the
 /// board (`play`'s opening notice) name the unfinished game, and the score leaves it out.

@@ -217,7 +217,7 @@ fn crash_loop_sigkill_never_loses_an_acknowledged_entry() {
     );
 }
 
-/// Issue 21: two scripts started at once on a new match race for game 1. Exactly one creates it;
+/// Two scripts started at once on a new match race for game 1. Exactly one creates it;
 /// the other ends with 70 and "another board or script opened this game first", having written
 /// nothing — never a missing file (74) or a refusal of its declarations (1). Ten pairs, with
 /// `--game 1` and without.
@@ -277,7 +277,7 @@ fn crash_concurrent_scripts_on_a_new_match_give_70() {
     }
 }
 
-/// Issue 21, every crash corner has a way back: a last entry no checkpoint signs, complete and
+/// Every crash corner has a way back: a last entry no checkpoint signs, complete and
 /// chained, that decodes but names an impossible move (`d6t5`: a flipped byte) or a move the
 /// position refuses, used to wedge the game (every open failed with 65). Opening the game now
 /// cuts it into a side file like a torn tail, records a `recovery` entry with its digest and
@@ -558,7 +558,7 @@ fn witness_arbiter_entry_in_flight_at_a_crash_is_named_and_nothing_signs_past_it
 /// other request is refused with nothing written: an entry already authorized, line 0, one
 /// that does not exist, no reason.
 #[test]
-fn issue_21_the_arbiter_rules_on_the_entry_in_flight_at_a_crash_with_arbiter_authorize() {
+fn the_arbiter_rules_on_the_entry_in_flight_at_a_crash_with_arbiter_authorize() {
     let base = tempfile::tempdir().unwrap();
     let m = base.path().join("a");
     let (_, seq) = arbiter_entry_in_flight(&m);
@@ -744,7 +744,7 @@ fn crash_during_creation_of_an_indexed_game_fails_verify() {
     );
 }
 
-/// Issue 21: `verify --json` carries the "never created" note the text gives, and
+/// `verify --json` carries the "never created" note the text gives, and
 /// `verify --game N` on a game never created says what whole-match verify says, with its exit
 /// code (0: nothing was recorded), alone and beside a real game.
 #[test]

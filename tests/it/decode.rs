@@ -1,4 +1,4 @@
-//! Issue 21: the typed decoder of a log line (`log::codec::decode_line`, one serde pass, no
+//! The typed decoder of a log line (`log::codec::decode_line`, one serde pass, no
 //! `serde_json::Value`) reads every line of the six games of Kasparov – Deep Junior 2003, entered
 //! both ways (move-and-press, press-then-notation), as the `Value` path reads it
 //! (`log::parse_line` then `codec::event_of`), and each line through the typed pass itself.
@@ -31,7 +31,7 @@ fn lines_of(events: &[Event]) -> Vec<Vec<u8>> {
 }
 
 #[test]
-fn issue_21_the_six_2003_games_logs_decode_typed_as_the_value_path_reads_them() {
+fn the_six_2003_games_logs_decode_typed_as_the_value_path_reads_them() {
     let mut lines_seen = 0usize;
     for n in 1..=6u32 {
         let g = real_game(n);
@@ -90,11 +90,11 @@ pub(crate) fn scripted_match(dir: &std::path::Path, plies: usize) -> std::path::
     m
 }
 
-/// Issue 21: `status` and `pgn` replay the game from the lines verify's one pass checked
+/// `status` and `pgn` replay the game from the lines verify's one pass checked
 /// (`matchdir::replay_verified`): the same game, events, first and last entries as reading the log
 /// on its own (`matchdir::replay_log`), and the same verdict as `check_before_showing`.
 #[test]
-fn issue_21_a_shown_game_is_replayed_from_the_lines_verify_checked() {
+fn a_shown_game_is_replayed_from_the_lines_verify_checked() {
     use arbiter::board::matchdir::{replay_log, replay_verified};
     let tmp = tempfile::tempdir().unwrap();
     let m = scripted_match(tmp.path(), 40);
@@ -122,10 +122,10 @@ fn issue_21_a_shown_game_is_replayed_from_the_lines_verify_checked() {
     );
 }
 
-/// Issue 21: a log verify's pass cannot hand over whole (a crash's torn tail) is replayed apart,
+/// A log verify's pass cannot hand over whole (a crash's torn tail) is replayed apart,
 /// and fails as before, with the crash named; nothing the pass gathered is shown.
 #[test]
-fn issue_21_a_log_verify_reads_apart_is_replayed_apart() {
+fn a_log_verify_reads_apart_is_replayed_apart() {
     use std::io::Write;
     let tmp = tempfile::tempdir().unwrap();
     let m = scripted_match(tmp.path(), 10);
@@ -156,13 +156,13 @@ fn issue_21_a_log_verify_reads_apart_is_replayed_apart() {
     }
 }
 
-/// Issue 21: the log grows between the check and the replay that a read-only command shows.
+/// The log grows between the check and the replay that a read-only command shows.
 /// Verify's pass is made to read it apart (a line appended while it streams), and another line
 /// lands before the second read: that read finds entries the check never passed, so nothing is
 /// shown — `MatchError::Changed`, which the commands turn into exit 70, "the log changed while it
 /// was read".
 #[test]
-fn issue_21_a_log_that_changes_between_the_check_and_the_replay_is_not_shown() {
+fn a_log_that_changes_between_the_check_and_the_replay_is_not_shown() {
     use arbiter::board::matchdir::{MatchError, replay_verified};
     use std::cell::Cell;
     let tmp = tempfile::tempdir().unwrap();
@@ -230,7 +230,7 @@ fn issue_21_a_log_that_changes_between_the_check_and_the_replay_is_not_shown() {
 #[path = "../../benches/support/mod.rs"]
 mod bench_support;
 
-/// The kinds whose bodies `codec::fixed_line` reads at fixed shape (issue 21).
+/// The kinds whose bodies `codec::fixed_line` reads at fixed shape.
 const HOT: [&str; 8] = [
     "move_made",
     "internal_clock_reported",
@@ -248,7 +248,7 @@ fn kind_of(line: &[u8]) -> String {
     v["kind"].as_str().unwrap_or("").to_owned()
 }
 
-/// Issue 21: where the fixed-shape body reader reads `line` its result is serde's
+/// Where the fixed-shape body reader reads `line` its result is serde's
 /// ([`decode_line`]), and [`decode_canonical`] gives serde's result whatever the line. Whether
 /// the fixed reader read it.
 fn fixed_as_serde(line: &[u8], what: &str) -> bool {
@@ -264,7 +264,7 @@ fn fixed_as_serde(line: &[u8], what: &str) -> bool {
     }
 }
 
-/// Issue 21: where verify's check reads `line` as canonical, the event decoded from what that
+/// Where verify's check reads `line` as canonical, the event decoded from what that
 /// check read of the header (`decode_checked`, as the streamed pass decodes) is serde's.
 fn checked_as_serde(
     line: &[u8],
@@ -312,7 +312,7 @@ fn checked_as_serde(
     }
 }
 
-/// Issue 21: `ended` (a line and its newline, or any bytes) checked with its body read into an
+/// `ended` (a line and its newline, or any bytes) checked with its body read into an
 /// event in the check (`check_line_reading` with `decode_fused`, as the pass that decodes checks
 /// each line) is accepted exactly when the check alone accepts it, with the same facts; the
 /// event read there, if any (also written over each event of [`reused_events`]: the same).
@@ -407,12 +407,12 @@ fn check_lines(
     }
 }
 
-/// Issue 21: every line of every log under `tests/fixtures` and of a generated game (the
+/// Every line of every log under `tests/fixtures` and of a generated game (the
 /// benchmarks' `game_events`: moves, internal-clock reports, notes, stops, take-backs, resumes)
 /// is read by the fixed-shape body reader as serde reads it, and every line of a hot kind as the
 /// kit writes it is read by it.
 #[test]
-fn issue_21_the_fixed_shape_body_reader_reads_fixtures_and_a_generated_game_as_serde() {
+fn the_fixed_shape_body_reader_reads_fixtures_and_a_generated_game_as_serde() {
     let mut read = std::collections::BTreeMap::new();
     let mut logs = Vec::new();
     let mut dirs = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")];
@@ -512,11 +512,11 @@ fn canonical_bodies() -> Vec<(&'static str, &'static str)> {
     .to_vec()
 }
 
-/// Issue 21: every single-byte change, deletion and insertion of a line of each hot kind is
+/// Every single-byte change, deletion and insertion of a line of each hot kind is
 /// accepted by the check that reads its body into an event exactly when the check alone accepts
 /// it, with the same facts, and the event read there is serde's (`fused_as_plain`).
 #[test]
-fn issue_21_a_body_read_in_the_check_is_a_body_the_check_accepts() {
+fn a_body_read_in_the_check_is_a_body_the_check_accepts() {
     let alphabet = b"\"\\{}[],:.-+0129aefnrtuzEZT \t\n\r\x00\x01\x7f\xc3\xa9\xff";
     let mut read = 0usize;
     let mut seen = 0usize;
@@ -553,12 +553,12 @@ fn issue_21_a_body_read_in_the_check_is_a_body_the_check_accepts() {
     );
 }
 
-/// Issue 21: bodies in any shape but the kit's (keys reordered, an extra key, whitespace, a
+/// Bodies in any shape but the kit's (keys reordered, an extra key, whitespace, a
 /// leading zero, an escaped string, a sign or a null where the reader reads none, numbers out of
 /// range, a field missing) are not read at fixed shape, and give exactly serde's result, event
 /// or error.
 #[test]
-fn issue_21_bodies_in_other_shapes_give_serdes_result() {
+fn bodies_in_other_shapes_give_serdes_result() {
     let canonical = canonical_bodies();
     let mut oks = 0;
     let mut errs = 0;
@@ -820,12 +820,12 @@ mod fixed_props {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 2_000, ..ProptestConfig::default() })]
 
-        /// Issue 21: each hot kind with its fields at random (negatives, extremes, unicode,
+        /// Each hot kind with its fields at random (negatives, extremes, unicode,
         /// strings JSON escapes, optional fields present or not), written as the kit writes it,
         /// is read by the fixed-shape reader as serde reads it, and is read by it unless a string
         /// was written with an escape.
         #[test]
-        fn issue_21_the_fixed_shape_reader_reads_each_hot_kind_as_serde(
+        fn the_fixed_shape_reader_reads_each_hot_kind_as_serde(
             kind in hot_kind(),
             at in 0u64..1u64 << 50,
             clause in text(),
@@ -840,13 +840,13 @@ mod fixed_props {
     }
 }
 
-/// Issue 21: the header's and the bodies' strings are scanned eight bytes at a time up to the
+/// The header's and the bodies' strings are scanned eight bytes at a time up to the
 /// first byte that may end them. A quote, a backslash, a control character or a multi-byte
 /// character at every position of a note's text (and of the header's clause) is read as serde
 /// reads it, by [`decode_canonical`], [`fixed_line`] where it reads the line, and
 /// [`arbiter::log::codec::decode_shared`].
 #[test]
-fn issue_21_strings_scanned_by_the_word_are_read_as_serde_at_every_position() {
+fn strings_scanned_by_the_word_are_read_as_serde_at_every_position() {
     let specials = [
         "\\\"", "\\\\", "\\n", "\\u0000", "\\u001f", "é", "€", "😀", "\u{7f}",
     ];

@@ -1,4 +1,4 @@
-//! A real USI engine's own log checked against Denryu-sen games (issue 22): rule 13c's coverage
+//! A real USI engine's own log checked against Denryu-sen games: rule 13c's coverage
 //! (every program move has a search with iterations, evaluations, time, and its `bestmove` is the
 //! move played) and the audit of the clocks the engine was told (`go btime/wtime/binc/winc`)
 //! against the official clock of 21/22.1. The fixtures `tests/fixtures/shogi/` are made by

@@ -1,4 +1,4 @@
-//! Issue 24, the player's screen: `arbiter display` follows a game that another process appends
+//! The player's screen: `arbiter display` follows a game that another process appends
 //! (tmux), goes on to the next game, never writes a byte in the match folder (hashed before and
 //! after), and shows the clocks' states in words with nothing of the machine's internal clock.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -458,7 +458,7 @@ fn display_beside_the_board_across_a_kill_and_restart() {
     board.keys(&[":"]);
     board.type_text("arbiter restart-gap waive the kit was killed by the test");
     board.keys(&["Enter"]);
-    // The question says what the ruling does to the clock, in words (issue 25), then y.
+    // The question says what the ruling does to the clock, in words, then y.
     board.wait_for("is charged nothing", DEADLINE);
     board.keys(&["y"]);
     board.wait_for("log: 7 entries", DEADLINE);
@@ -487,7 +487,7 @@ fn display_beside_the_board_across_a_kill_and_restart() {
     assert!(text.contains("1. e4 {[%clk"), "{text}");
 }
 
-/// Issue 24, idle cost: the display keeps its view and paints with the Board UI's painter, so a
+/// Idle cost: the display keeps its view and paints with the Board UI's painter, so a
 /// tick of the clock draws only the clocks and the "this move" row. What the terminal shows must
 /// be, cell for cell and style for style, the whole frame of a fresh [`arbiter::board::display::shown`]
 /// at the same wall time: two real games' logs (every clause of the 2003 rules, then a full game)

@@ -1,4 +1,4 @@
-//! Rule 6c audited from the engine's own log (issue 12): the clock a real Stockfish was given at
+//! Rule 6c audited from the engine's own log: the clock a real Stockfish was given at
 //! each search (`go wtime/btime`) against the official clock, through `arbiter archive` and
 //! `arbiter report`, and the clock a real Fairy-Max was given over CECP (`time/otim`). The fixtures
 //! `tests/fixtures/stockfish-6c/` and `tests/fixtures/fairymax-6c/` are made by their `make.py`

@@ -245,7 +245,7 @@ fn exit_codes_readme_table_driven_on_every_command() {
             v(&["pgn", "--match", &d, "--game", "1", "--out", &out_dir]),
             74,
         ),
-        // relay (issue 24): --once writes the file as the log stands
+        // relay: --once writes the file as the log stands
         (
             v(&["relay", "--match", &d, "--out", &tp("live.pgn"), "--once"]),
             0,
@@ -729,7 +729,7 @@ fn exit_codes_verify_and_prove_table_driven() {
     assert_eq!(seen["prove"], [0, 3, 20, 24]);
 }
 
-/// Issue 21: a game that does not exist is "no game N" on every command that takes `--game`
+/// A game that does not exist is "no game N" on every command that takes `--game`
 /// (66; 3 for `verify` and `prove`, whose own table says unreadable), never "DOES NOT VERIFY …
 /// may have been tampered with"; game numbers run from 1 to 9999 (0 and numbers past the
 /// maximum are usage errors: no `game-0` is ever created); a match folder the user may not read
@@ -832,7 +832,7 @@ fn exit_codes_no_game_n_and_game_numbers_from_1() {
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
 }
 
-/// Issue 21: a rules profile or a script that cannot be read — missing, a folder, a FIFO, not
+/// A rules profile or a script that cannot be read — missing, a folder, a FIFO, not
 /// UTF-8 — is 66 on `script` (dry run or not) as on `play`, README's "a file that cannot be
 /// read"; a malformed profile is 65.
 #[test]
@@ -944,7 +944,7 @@ fn exit_codes_keygen_fails_with_1() {
     assert_eq!(std::fs::read_to_string(&existing).unwrap(), "x");
 }
 
-/// Issue 21, messages that say what is wrong: a torn tail after a crash is "a crash left an
+/// Messages that say what is wrong: a torn tail after a crash is "a crash left an
 /// incomplete last line" with the way back, not "may have been tampered with"; an empty
 /// `log.jsonl` says why and what to do; a NUL byte or an escape sequence from a script is shown
 /// escaped, never sent raw; `verify --proof` reads a proof from a pipe (`<(arbiter prove …)`),

@@ -2,7 +2,7 @@
 //!
 //! - Journal: a write or fdatasync fails at every position of a game, torn at several lengths
 //!   (`FaultPlan`). Nothing is acknowledged that was not written; every later append is refused;
-//!   the partial line is cut back out at once (issue 14), so after reopening the log holds
+//!   the partial line is cut back out at once, so after reopening the log holds
 //!   exactly the acknowledged entries and nothing is left to recover.
 //! - Session: in-memory storage failing from every index (`Memory { fail_from }`) and the journal
 //!   storage failing mid-game: input frozen (`Session::frozen`), every later command refused with
@@ -152,7 +152,7 @@ fn journal_run(dir: &Path, events: &[Event], at: u64, inject: Inject) {
     drop(journal);
 
     // Reopen: exactly the acknowledged entries.
-    // A failed append cuts its partial line back out before freezing (issue 14), so the file
+    // A failed append cuts its partial line back out before freezing, so the file
     // holds exactly the acknowledged entries and a reopen has nothing to recover. (A torn tail
     // still happens when the process dies mid-write: tests/it/crash.rs covers that.)
     if at == 0 {
@@ -535,7 +535,7 @@ fn wall_clock_jump_in_the_log_utc_column_does_not_reach_the_replay() {
     assert_eq!(replays[0], replays[2]);
 }
 
-/// Issue 21, line 0 bounded at declaration time: a rules profile whose name or text could make
+/// Line 0 bounded at declaration time: a rules profile whose name or text could make
 /// line 0 longer than a log line may hold is refused when it is loaded (65, `profile.name` or
 /// the size named), and no game folder is created; and the journal never writes any line the log
 /// could not be read back with: it is refused before writing, the log unchanged and reopenable.

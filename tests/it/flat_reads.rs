@@ -1,4 +1,4 @@
-//! Issue 21: the last whole-file readers read line by line. `verify`'s detailed path (a log with
+//! The last whole-file readers read line by line. `verify`'s detailed path (a log with
 //! something to report) finds the same first bad line as `scan::first_fault` over the whole log
 //! while holding one line of lookahead; run under a cap on its data segment, it verifies a
 //! damaged log many times the cap's size.
@@ -99,7 +99,7 @@ fn streamed(
 /// [`ScanLines`] yields one at a time are the lines `scan` and `scan_reader` collect, long lines
 /// included.
 #[test]
-fn issue_21_streamed_fault_search_names_the_first_bad_line_as_the_whole_log_scan() {
+fn streamed_fault_search_names_the_first_bad_line_as_the_whole_log_scan() {
     let (cases, anchors) = tampered();
     let mut wrong = anchors.clone();
     wrong.push((77, [9; 32]));
@@ -237,12 +237,12 @@ fn capped(args: &[&str]) -> (Option<i32>, String) {
     (r.status.code(), text)
 }
 
-/// Issue 21: `verify` and `prove` on a damaged log larger than the cap on their data segment
+/// `verify` and `prove` on a damaged log larger than the cap on their data segment
 /// (90 MB of entries against 64 MB; the detailed path used to hold every parsed entry, 1.5 GB
 /// for a log of 1,000,000), one byte changed near the start and near the end: each names the
 /// bad line (20) without running out of memory.
 #[test]
-fn issue_21_verify_of_a_damaged_log_larger_than_its_memory_cap_names_the_bad_line() {
+fn verify_of_a_damaged_log_larger_than_its_memory_cap_names_the_bad_line() {
     if Command::new("prlimit").arg("--version").output().is_err() {
         assert!(
             std::env::var_os("CI").is_none(),
@@ -276,12 +276,12 @@ fn issue_21_verify_of_a_damaged_log_larger_than_its_memory_cap_names_the_bad_lin
     }
 }
 
-/// Issue 21: `foreign` lists and `foreign --cut-from` cuts 90 MB of entries the kit did not
+/// `foreign` lists and `foreign --cut-from` cuts 90 MB of entries the kit did not
 /// write (a log larger than the 64 MB cap on their data segment): the side file holds exactly
 /// the bytes cut, copied in blocks; the cut is recorded and signed, and `verify` reads it as a
 /// recovery to review (11).
 #[test]
-fn issue_21_foreign_cut_from_moves_a_tail_larger_than_its_memory_cap() {
+fn foreign_cut_from_moves_a_tail_larger_than_its_memory_cap() {
     if Command::new("prlimit").arg("--version").output().is_err() {
         assert!(
             std::env::var_os("CI").is_none(),
@@ -342,11 +342,11 @@ fn issue_21_foreign_cut_from_moves_a_tail_larger_than_its_memory_cap() {
     assert_eq!(code, Some(11), "{text}");
 }
 
-/// Issue 21: `journal::read_entries` reads line by line (as `Journal::open` does) and still
+/// `journal::read_entries` reads line by line (as `Journal::open` does) and still
 /// gives what the whole-file scan gave: the entries of an intact log, `scan::first_local_fault`'s
 /// fault as `Damaged`, an empty file as `NoFirstEntry`, for every tampering.
 #[test]
-fn issue_21_read_entries_line_by_line_gives_the_whole_file_scans_answer() {
+fn read_entries_line_by_line_gives_the_whole_file_scans_answer() {
     use arbiter::log::scan::first_local_fault;
     use arbiter::record::journal::{JournalError, read_entries};
     let (cases, _) = tampered();

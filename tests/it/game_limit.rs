@@ -1,4 +1,4 @@
-//! Issue 21: a match holds at most 9999 games. Once game 9999 has ended, `play` and `script`
+//! A match holds at most 9999 games. Once game 9999 has ended, `play` and `script`
 //! without `--game` refuse to open game 10000 (70, "the highest a match may hold"): nothing is
 //! created and nothing else in the match changes.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -59,7 +59,7 @@ fn match_at_9999(tmp: &Path, ended: bool) -> std::path::PathBuf {
 }
 
 #[test]
-fn issue_21_game_9999_ended_play_and_script_refuse_game_10000() {
+fn game_9999_ended_play_and_script_refuse_game_10000() {
     let tmp = tempfile::tempdir().unwrap();
     let m = match_at_9999(tmp.path(), true);
     let d = m.display().to_string();
@@ -116,7 +116,7 @@ fn issue_21_game_9999_ended_play_and_script_refuse_game_10000() {
 }
 
 #[test]
-fn issue_21_game_9999_not_ended_is_the_one_play_opens() {
+fn game_9999_not_ended_is_the_one_play_opens() {
     let tmp = tempfile::tempdir().unwrap();
     let m = match_at_9999(tmp.path(), false);
     let key = arbiter::record::sign::KeySource {

@@ -1,4 +1,4 @@
-//! Issue 25 with issue 19: heartbeat v2. The arbiter key signs ONE anchor per hash chain; a beat
+//! Heartbeat v2. The arbiter key signs ONE anchor per hash chain; a beat
 //! reveals the chain value of its slot of the boot clock. A beat moved later (a later index, an
 //! edited time) or taken from another session is NOT AUTHENTIC at the reopen; v1 beats (each one
 //! signed) are still read; a chain that runs out is renewed; a heartbeat removed or replaced while
@@ -454,7 +454,7 @@ fn pty_clause_8b_heartbeat_removed_while_the_board_runs_is_shown() {
     assert!(path.exists(), "written again");
 }
 
-/// Issue 25: the idle board asks nothing of the folder each second. The game folder's watch
+/// The idle board asks nothing of the folder each second. The game folder's watch
 /// (inotify, its own sleeping thread) tells the status when the checkpoints folder changed (a
 /// camp's countersignature), and the beat when its name changed.
 #[test]

@@ -1,4 +1,4 @@
-//! Issue 14 through the binary: hostile output and input files. Device nodes and FIFOs are made
+//! Through the binary: hostile output and input files. Device nodes and FIFOs are made
 //! in a temporary folder (never a real device path).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -92,7 +92,7 @@ fn hostile_stdout_on_a_full_device_exits_74_without_a_panic() {
     );
 }
 
-/// Issue 21, no silent exit: standard output is a pipe whose reader has gone (closed before the
+/// No silent exit: standard output is a pipe whose reader has gone (closed before the
 /// command starts, so the outcome does not depend on timing): every command that prints exits 74
 /// with one line on standard error, never 0 — a proof that never arrived must not look delivered.
 #[test]
@@ -171,7 +171,7 @@ fn hostile_stdout_into_a_closed_pipe_exits_74_with_one_line() {
     assert_eq!(o.status.code(), Some(0), "{o:?}");
 }
 
-/// Issue 21: `arbiter --help` into a full device (a device node like /dev/full, made in a temp
+/// `arbiter --help` into a full device (a device node like /dev/full, made in a temp
 /// folder) exits 74 with one line on standard error, never a silent 0.
 #[test]
 fn hostile_help_on_a_full_device_exits_74() {

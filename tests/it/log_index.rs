@@ -144,7 +144,7 @@ fn clause_5b_match_index_text() {
         games: vec![],
     };
     assert_eq!(MatchIndex::parse(&empty.to_text()).unwrap(), empty);
-    // Issue 19: an index of format v1 (no version line) is still read, as version 0.
+    // An index of format v1 (no version line) is still read, as version 0.
     let v1 = MatchIndex {
         version: 0,
         ..sample_index()

@@ -74,7 +74,7 @@ fn log_scan_fast_path_equals_the_strict_parser_for_every_damaged_byte() {
 /// each part — the head's fields, a body key, a string, a number, a literal — must make it refuse
 /// (and the exact parser refuse too): this fails if any one of those checks is taken out.
 #[test]
-fn issue_21_fast_check_refuses_a_non_canonical_byte_in_each_part_of_a_line() {
+fn fast_check_refuses_a_non_canonical_byte_in_each_part_of_a_line() {
     use arbiter::log::{NewEntry, encode_line, fast::check_line, parse_line};
     use chrono::{DateTime, Utc};
     let e = NewEntry {

@@ -132,7 +132,7 @@ pub fn mode(p: &Path) -> u32 {
 }
 
 /// A real (unencrypted, test-only) arbiter key in `dir/keys/arbiter`, listed in
-/// `dir/allowed_signers`: every match but the demo match needs one (issue 11).
+/// `dir/allowed_signers`: every match but the demo match needs one.
 pub fn arbiter_key_in(dir: &Path) {
     let key_path = dir.join("keys").join("arbiter");
     if key_path.exists() {

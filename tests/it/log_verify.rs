@@ -179,7 +179,7 @@ fn log_verify_cli_keygen() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("m");
     let d = dir.to_str().unwrap();
-    // Issue 19: a one-character passphrase is refused (the minimum is 12 characters).
+    // A one-character passphrase is refused (the minimum is 12 characters).
     let short = bin()
         .args(["keygen", "--match", d])
         .env("ARB_PP", "p")
@@ -201,7 +201,7 @@ fn log_verify_cli_keygen() {
     assert!(
         arbiter::record::sign::load_key(&dir.join("keys/arbiter"), Some("pw-of-twelve")).is_ok()
     );
-    // Issue 19: the key is encrypted at the kit's KDF cost, not OpenSSH's 16 rounds.
+    // The key is encrypted at the kit's KDF cost, not OpenSSH's 16 rounds.
     let pem = std::fs::read_to_string(dir.join("keys/arbiter")).unwrap();
     let kdf = ssh_key::PrivateKey::from_openssh(&pem)
         .unwrap()

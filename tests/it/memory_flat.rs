@@ -1,4 +1,4 @@
-//! Issue 21: memory flat in the log's length. A void (rule 1) reaches only the latest entries
+//! Memory flat in the log's length. A void (rule 1) reaches only the latest entries
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! (`VOID_WINDOW`), so what the readers keep for it (the moves of each take-back, to give them
 //! back) is bounded: a long log of take-backs keeps only those a void can still reach.
@@ -123,7 +123,7 @@ fn plant(log: &std::path::Path, kind: Hostile) {
     }
 }
 
-/// Issue 21 (and issue 19's "a hostile folder": every reader bounds a line): each command that
+/// (and "a hostile folder": every reader bounds a line): each command that
 /// reads a game log, on a sparse 20 GiB tail, a file of zeros and lines of 15 MiB, run under a
 /// cap on its data segment: it ends with an exit code and one `arbiter:` line naming the
 /// problem, never killed by the cap, never a panic.
@@ -216,12 +216,12 @@ fn hostile_logs_are_read_in_bounded_memory_with_a_clear_error() {
     }
 }
 
-/// Issue 21 (CPU): an entry's event is read from its body in place (`log::codec::event_of`: the
+/// (CPU): an entry's event is read from its body in place (`log::codec::event_of`: the
 /// kind handed to serde before the body, so the body is neither copied nor buffered). Every
 /// event of two real scripts (the full test game and `every-clause.arb`, all kinds of entry)
 /// comes back equal to the event written, and a body that does not fit its kind is refused.
 #[test]
-fn issue_21_event_of_reads_every_kind_back_from_its_line() {
+fn event_of_reads_every_kind_back_from_its_line() {
     use arbiter::log::codec::{event_of, new_entry};
     let (mut events, _) = crate::report_support::game_events("Garry Kasparov").unwrap();
     let every = std::fs::read_to_string(concat!(
@@ -264,7 +264,7 @@ fn issue_21_event_of_reads_every_kind_back_from_its_line() {
 }
 
 #[test]
-fn issue_21_report_take_back_text_written_in_place_is_the_described_text() {
+fn report_take_back_text_written_in_place_is_the_described_text() {
     // The committee version writes a take-back's timeline text in place (its moves not joined
     // into a text of their own first); the public version's is the described text with the
     // paths taken out. For take-backs whose reasons name no file, the two are the same bytes.

@@ -1,4 +1,4 @@
-//! Issue 20: move numbers follow the side that moved first. From a start with Black to move
+//! Move numbers follow the side that moved first. From a start with Black to move
 //! (a FEN or odds), Black's first move is move 1 (`1... e5`, as the PGN writes it) on the board's
 //! move list, on `arbiter display`, and in `wrong-move N` (7c).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

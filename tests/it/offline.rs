@@ -26,7 +26,7 @@ fn clause_11_the_kit_opens_no_network_connection() {
         &["status", "--match", &m],
         &["report", "--match", &m, "--game", "1"],
         &["pgn", "--match", &m, "--game", "1"],
-        // Issue 24: the live relay only writes a file; the broadcaster's uploader sends it.
+        // The live relay only writes a file; the broadcaster's uploader sends it.
         &["relay", "--match", &m, "--out", &live, "--once"],
     ];
     for args in runs {

@@ -1,4 +1,4 @@
-//! Issue 21: commands that rebuild a game read its log once. The match score of `status`, of the
+//! Commands that rebuild a game read its log once. The match score of `status`, of the
 //! board's opening and of `script` takes the game the command already rebuilt
 //! (`matchdir::match_score_with`) instead of reading its log again: the same table as reading
 //! every game's log.
@@ -32,7 +32,7 @@ fn script(dir: &std::path::Path, m: &std::path::Path, name: &str, end: &str) {
 }
 
 #[test]
-fn issue_21_match_score_with_the_rebuilt_game_equals_reading_every_log() {
+fn match_score_with_the_rebuilt_game_equals_reading_every_log() {
     let tmp = tempfile::tempdir().unwrap();
     let m = tmp.path().join("m");
     crate::log_util::arbiter_key_in(&m);
@@ -89,10 +89,10 @@ fn issue_21_match_score_with_the_rebuilt_game_equals_reading_every_log() {
     );
 }
 
-/// Issue 21: what a process learnt of an earlier game's log (finished or not, its points) is
+/// What a process learnt of an earlier game's log (finished or not, its points) is
 /// kept only while the file stays as it was: a log that changed is read again.
 #[test]
-fn issue_21_a_game_log_read_once_a_process_is_read_again_when_it_changed() {
+fn a_game_log_read_once_a_process_is_read_again_when_it_changed() {
     let tmp = tempfile::tempdir().unwrap();
     let m = tmp.path().join("m");
     crate::log_util::arbiter_key_in(&m);

@@ -1,4 +1,4 @@
-//! Issue 21: `pgn` replays the game once. Its times are gathered from the replay that rebuilds
+//! `pgn` replays the game once. Its times are gathered from the replay that rebuilds
 //! the game (`matchdir::Replayer::push_times`, `TimesStream::push_replayed`), not from a second
 //! game of their own (`TimesStream::push`); both give the same times on every log.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -88,7 +88,7 @@ proptest! {
 
     /// Take-backs, 6d/7e corrections, 7c wrong moves, stops and restart gaps.
     #[test]
-    fn issue_21_pgn_times_from_the_one_replay_equal_a_replay_of_their_own(
+    fn pgn_times_from_the_one_replay_equal_a_replay_of_their_own(
         machine_white in any::<bool>(),
         steps in prop::collection::vec(time_step(), 1..200),
     ) {
@@ -100,11 +100,11 @@ proptest! {
         prop_assert_eq!(game.map(|g| g.board().fen()), Some(alone.board().fen()));
     }
 
-    /// Issue 21: 6c reports and notes, between moves and at the end of the log, and an entry that
+    /// 6c reports and notes, between moves and at the end of the log, and an entry that
     /// does not apply right after them: the one replay's times (which read the clocks at such
     /// entries only when they must) are those of a replay of their own, which reads them at each.
     #[test]
-    fn issue_21_times_around_entries_that_move_no_clock_equal_a_replay_of_their_own(
+    fn times_around_entries_that_move_no_clock_equal_a_replay_of_their_own(
         steps in prop::collection::vec((any::<u8>(), any::<u16>()), 1..120),
         tail in 0usize..4,
         broken in any::<prop::sample::Index>(),
@@ -134,7 +134,7 @@ proptest! {
 
 /// The six games of 2003, entered both ways (move and press; press, then the notation).
 #[test]
-fn issue_21_pgn_times_from_the_one_replay_on_the_six_2003_games() {
+fn pgn_times_from_the_one_replay_on_the_six_2003_games() {
     use crate::pgn_clocks::play_both;
     use crate::pgn_real2003::{ending, real_game};
     let mut moves = 0;
@@ -162,7 +162,7 @@ fn issue_21_pgn_times_from_the_one_replay_on_the_six_2003_games() {
 /// An entry the game cannot take: from it on both give the log's own times, with the same
 /// reason.
 #[test]
-fn issue_21_pgn_times_from_the_one_replay_when_an_entry_does_not_apply() {
+fn pgn_times_from_the_one_replay_when_an_entry_does_not_apply() {
     let (mut log, _, _) = time_session(false, &[(0, 1, 4_000); 30]);
     assert!(log.len() > 30, "{} entries", log.len());
     let k = log.len() / 2;
@@ -182,7 +182,7 @@ fn issue_21_pgn_times_from_the_one_replay_when_an_entry_does_not_apply() {
 
 /// `arbiter pgn` writes what a replay of the log and a times fold of their own would write.
 #[test]
-fn issue_21_pgn_command_output_is_that_of_two_replays() {
+fn pgn_command_output_is_that_of_two_replays() {
     let tmp = tempfile::tempdir().unwrap();
     let m = crate::decode::scripted_match(tmp.path(), 60);
     let want = pgn_is_that_of_two_replays(&m);
@@ -206,11 +206,11 @@ fn pgn_is_that_of_two_replays(m: &std::path::Path) -> String {
     want
 }
 
-/// Issue 21: `play` opens a game with one replay. The move list's times and the alarms the Board
+/// `play` opens a game with one replay. The move list's times and the alarms the Board
 /// UI folds come from the open's replay (`OpenObserver`), equal to a fold with a replay of its
 /// own, and the entries recorded after the open are timed from the game the open rebuilt.
 #[test]
-fn issue_21_play_open_folds_the_move_times_from_the_one_replay() {
+fn play_open_folds_the_move_times_from_the_one_replay() {
     use arbiter::board::tui::logpane::LogTail;
     use arbiter::board::tui::{self, PlaySetup};
     use arbiter::core::command::parse;
@@ -282,13 +282,13 @@ fn issue_21_play_open_folds_the_move_times_from_the_one_replay() {
     assert!(ui.log.move_times.iter().all(Option::is_some));
 }
 
-/// Issue 21: `pgn` and the `play` open take each checked block's events whole, on the replay's
+/// `pgn` and the `play` open take each checked block's events whole, on the replay's
 /// thread, and give a block back to the checking threads only once the events kept from it (the
 /// void window's, the open's latest 2,000) are let go. On a log of many blocks (over 1 MB: two
 /// checking threads), the PGN is that of two replays of their own, and the open's game and its
 /// latest events are those of the log, in order, numbered from the right entry.
 #[test]
-fn issue_21_pgn_and_the_open_from_events_handed_over_a_block_at_a_time() {
+fn pgn_and_the_open_from_events_handed_over_a_block_at_a_time() {
     let tmp = tempfile::tempdir().unwrap();
     let m = tmp.path().join("m");
     crate::log_util::arbiter_key_in(&m);

@@ -1,4 +1,4 @@
-//! Issue 21: no output path can land on a match's own files. `pgn --out`, `report --out`,
+//! No output path can land on a match's own files. `pgn --out`, `report --out`,
 //! `report --markdown --out` and `keygen --out` refuse every file of a match folder — a game log,
 //! a checkpoint and its signature, the engine archive, the keys, the allowed signers, the signed
 //! index — named directly, through `..` or through a symlink, with or without the game held open
@@ -102,7 +102,7 @@ fn slots(m: &str, target: &str) -> Vec<Vec<String>> {
 
 fn refuse_every_slot(tmp: &Path, m: &Path) {
     std::fs::create_dir_all(m.join("game-1/engine")).unwrap();
-    // The camps' countersigned copies of the index (issue 19) are kept in DIR/index/.
+    // The camps' countersigned copies of the index are kept in DIR/index/.
     std::fs::create_dir_all(m.join("index")).unwrap();
     let ms = m.display().to_string();
     let before = snapshot(m);

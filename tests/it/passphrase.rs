@@ -1,4 +1,4 @@
-//! Issue 19, "Downtime measured honestly": every failed passphrase is logged (5b) in every state
+//! "Downtime measured honestly": every failed passphrase is logged (5b) in every state
 //! of the game, a pending restart ruling included, and after failures the prompt takes the next
 //! passphrase only after a wait that doubles (1 s, 2 s, 4 s …, capped), shown on screen.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

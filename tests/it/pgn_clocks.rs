@@ -1,4 +1,4 @@
-//! Issue 20: the PGN is the log's arithmetic. A game entered press-then-notation (presses running
+//! The PGN is the log's arithmetic. A game entered press-then-notation (presses running
 //! ahead of the notation, up to four waiting) gives the same PGN movetext, byte for byte, as the
 //! same game entered move-and-press at the same instants; and every ply's `%clk` / `%emt` is the
 //! log's own clock and time for that press, rounded as the PGN module says.

@@ -1,4 +1,4 @@
-//! Issue 20: the six games of Kasparov – Deep Junior, New York 2003, their real moves
+//! The six games of Kasparov – Deep Junior, New York 2003, their real moves
 //! (tests/fixtures/kasparov-deep-junior-2003, sources in its SOURCES.md), each entered twice:
 //! move-and-press, and press-then-notation with the notation typed after random delays, the
 //! presses running up to three ahead of it. Both entries give the same clocks ply by ply (the

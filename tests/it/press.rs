@@ -1,4 +1,4 @@
-//! The press is the time (issue 12; rules 4a, 6b; FIDE 6.2): a clock press is its own act, recorded
+//! The press is the time (rules 4a, 6b; FIDE 6.2): a clock press is its own act, recorded
 //! the instant its key goes down; the move's notation is entered after it, while the opponent's
 //! clock runs, and attaches to that press. Presses may run ahead of notation. `move SAN` still
 //! means move-and-press at once.

@@ -606,7 +606,7 @@ fn pty_kill_9_and_resume_from_the_log() {
     );
 }
 
-/// Issue 11: an encrypted arbiter key's passphrase is asked on the terminal before the board
+/// An encrypted arbiter key's passphrase is asked on the terminal before the board
 /// opens (no environment variable, nothing in shell history); a wrong one gets a clear message.
 /// A match (not the demo) whose arbiter key is encrypted with the passphrase `kasparov-2003`.
 fn encrypted_match() -> (tempfile::TempDir, Vec<String>, PathBuf) {
@@ -677,7 +677,7 @@ fn pty_clause_5b_only_the_arbiter_s_passphrase_records_an_arbiter_only_command()
     assert!(!s.contains("not-it"), "the passphrase is masked:\n{s}");
     t.keys(&["Enter"]);
     t.wait_for("refused (rule 5b): wrong passphrase", DEADLINE);
-    // Issue 19: after a failure the next passphrase waits, and the screen says how long.
+    // After a failure the next passphrase waits, and the screen says how long.
     t.wait_for("passphrase in a row: the next is taken in 1 s", DEADLINE);
     // The prompt stays open after the failure: Esc leaves it (nothing recorded), then q quits.
     t.keys(&["Escape"]);
@@ -838,7 +838,7 @@ fn started_encrypted(name: &str, args: &[String]) -> Tmux {
     t
 }
 
-/// Issue 25, 4a / 6b: a press is never lost. F12 (the human's) and F4 (the operator's for the
+/// 4a / 6b: a press is never lost. F12 (the human's) and F4 (the operator's for the
 /// machine) press in every state of the screen — the `:` line, the log page, help, a y/n
 /// question, the passphrase prompt — the dialog stays open, and nothing is typed into it.
 #[test]
@@ -921,7 +921,7 @@ fn utc_ms(e: &arbiter::log::Entry) -> i64 {
         .timestamp_millis()
 }
 
-/// Issue 25, 4a / 6b: a press while the passphrase is being checked (the KDF takes a part of a
+/// 4a / 6b: a press while the passphrase is being checked (the KDF takes a part of a
 /// second at the kit's cost, here seconds with a slower key) is recorded at its key's instant,
 /// not when the check ends: the board reads keys while it checks.
 #[test]
@@ -963,7 +963,7 @@ fn pty_laws_6_2_a_press_while_the_passphrase_is_checked_keeps_its_instant() {
     );
 }
 
-/// Issue 25, rule 1 and 5b: the stop is timed at the key. `s`, then 3 s before the passphrase:
+/// Rule 1 and 5b: the stop is timed at the key. `s`, then 3 s before the passphrase:
 /// the stop's time is the key's (to the 100 ms), not the passphrase's; the authorization follows
 /// with its own time. Esc instead of the passphrase leaves the act recorded, its authorization
 /// pending.
@@ -1018,7 +1018,7 @@ fn pty_clause_1_the_stop_is_timed_at_the_key_not_at_the_passphrase() {
     t.wait_for("authorization pending", DEADLINE);
 }
 
-/// Issue 25: the screen shows only what is in the log. The board is killed (kill -9) with help
+/// The screen shows only what is in the log. The board is killed (kill -9) with help
 /// over the screen and reopened in the same terminal: its screen equals a fresh board's on the
 /// same log, cell for cell (digits masked: the clocks run), no stale cell left.
 #[test]
@@ -1113,7 +1113,7 @@ fn pty_a_board_reopened_after_kill_9_in_the_same_terminal_shows_no_stale_cell() 
     );
 }
 
-/// Issue 25: one number per entry. After a failed authorization (wrong passphrase) the log
+/// One number per entry. After a failed authorization (wrong passphrase) the log
 /// page shows every entry under the number it has in the file (`seq`), the failed authorization
 /// included, and the title counts what the file holds.
 #[test]

@@ -101,7 +101,7 @@ fn readme_examples_run_as_written() {
     assert!(tmp.path().join("proof.json").is_file());
 }
 
-/// README's block of each match's profile (issue 23), run as written by bash from a fresh folder
+/// README's block of each match's profile, run as written by bash from a fresh folder
 /// holding `examples/` and `rules/`: every profile loads with `arbiter script --rules`.
 #[test]
 fn readme_profile_examples_run_as_written() {
@@ -165,7 +165,7 @@ fn readme_declarations_example_opens_and_starts_a_game() {
     let decl = dir.path().join("decl.arb");
     std::fs::write(&decl, &readme[start..end]).unwrap();
     let m = dir.path().join("nyc-2003");
-    crate::log_util::arbiter_key_in(&m); // a real match needs a real key (issue 11)
+    crate::log_util::arbiter_key_in(&m); // a real match needs a real key
     let key = arbiter::record::sign::KeySource::default();
     let (mut s, _, _, _) = arbiter::board::tui::open_session(&arbiter::board::tui::PlaySetup {
         match_dir: &m,

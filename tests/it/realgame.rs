@@ -138,7 +138,7 @@ fn realgame_archive_twice_and_13c_coverage() {
     let entries =
         arbiter::record::journal::read_entries(&Path::new(&p.dir).join("game-1/log.jsonl"))
             .unwrap();
-    // (followed by the archive's own signed authorization, issue 19)
+    // (followed by the archive's own signed authorization)
     assert_eq!(entries.last().unwrap().kind, "authorized");
     let last = entries
         .iter()

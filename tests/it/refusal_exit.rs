@@ -1,4 +1,4 @@
-//! Issue 22: a refusal by the rules reaches the command line through one mapping
+//! A refusal by the rules reaches the command line through one mapping
 //! (`cli::session_failure`) from every command that runs the core — `script`, `archive` and the
 //! board's opening (`play`) — and exits with the same code, 1, the message naming the clause.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

@@ -1,4 +1,4 @@
-//! Issue 24, the live relay: the PGN file is whole and clean after every entry of a scripted game
+//! The live relay: the PGN file is whole and clean after every entry of a scripted game
 //! (python-chess and pgn-extract), its `%clk` is the core's clock after each move across move 40,
 //! its tags carry the clocks, the delay hides the last minutes on the log's own times, several
 //! games come in order, stops and suspensions are comments, and the file never lands in the

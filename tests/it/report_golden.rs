@@ -1,4 +1,4 @@
-//! Issue 21: `arbiter report` made faster must write the same bytes. The six games of Kasparov –
+//! `arbiter report` made faster must write the same bytes. The six games of Kasparov –
 //! Deep Junior, New York 2003 (tests/fixtures/report-2003: the real moves, seeded times, a note,
 //! an internal-clock report, a stop and resume, a correction, a draw offer and consultation, the
 //! real results), reported in HTML and Markdown, committee and public versions, are compared
@@ -13,7 +13,7 @@ use crate::report_support::TestResult;
 const DIR: &str = "tests/fixtures/report-2003";
 
 #[test]
-fn issue_21_report_of_the_six_2003_games_is_byte_identical_to_the_reference() -> TestResult {
+fn report_of_the_six_2003_games_is_byte_identical_to_the_reference() -> TestResult {
     let tmp = tempfile::tempdir()?;
     let mut compared = 0;
     for n in 1..=6 {

@@ -355,7 +355,7 @@ fn report_public_version_leaves_out_the_engine_log_contents() -> TestResult {
     let part_sec = section(&part, "engine-log");
     assert!(full_sec.contains(sha) && full_sec.contains(sums));
     assert!(full_sec.contains("Nxc1"));
-    // Issue 20: each copy by its digest and size; no file name, no folder (13e).
+    // Each copy by its digest and size; no file name, no folder (13e).
     assert!(part.contains(sha) && part.contains(sums));
     assert!(!part.contains("/media/usb1") && !part.contains("junior-game1.log"));
     assert!(!part_sec.contains("Nxc1"));

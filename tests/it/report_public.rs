@@ -1,4 +1,4 @@
-//! Issue 20, rule 13e and 5b: `report --public` holds no local path and nothing 13e keeps
+//! Rule 13e and 5b: `report --public` holds no local path and nothing 13e keeps
 //! confidential: the match folder, the folders the copies came from, the program copy's file name
 //! and the script's path appear in neither the HTML nor the Markdown; each copy is its digest and
 //! size. The committee version keeps them.

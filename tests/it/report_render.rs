@@ -126,7 +126,7 @@ fn report_cli_writes_html_and_markdown_readable_by_the_owner_only() -> TestResul
     assert_eq!(mode(&public)?, 0o600);
     let text = std::fs::read_to_string(&public)?;
     assert!(text.contains("Public version (rule 5b release)"));
-    // Issue 20: copies by digest and size, never by their folder (13e).
+    // Copies by digest and size, never by their folder (13e).
     assert!(text.contains("aa11bb22cc33dd44ee55ff66aa11bb22cc33dd44ee55ff66aa11bb22cc33dd44"));
     assert!(!text.contains("/media/usb1"));
 
@@ -182,11 +182,11 @@ fn report_of_a_changed_log_is_made_and_a_bad_line_stops_it() -> TestResult {
     Ok(())
 }
 
-/// Issue 21: a line that is not JSON at all is named as such, by its number, not with serde's
+/// A line that is not JSON at all is named as such, by its number, not with serde's
 /// "expected value at line 1 column 1" (every line is serde's line 1); the log is unchanged and
 /// no report is written, Markdown or HTML.
 #[test]
-fn issue_21_report_says_which_line_is_not_json() -> TestResult {
+fn report_says_which_line_is_not_json() -> TestResult {
     let tmp = tempfile::tempdir()?;
     let dir = tmp.path().join("ny-2003");
     write_log(&dir, 1, "Garry Kasparov")?;

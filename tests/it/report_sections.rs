@@ -1,4 +1,4 @@
-//! Issue 20: every section of the report follows the timeline. For a game with voided entries,
+//! Every section of the report follows the timeline. For a game with voided entries,
 //! clock corrections (one voided), a 7c penalty and both time controls (moves 40 and 60, one of
 //! them pressed ahead of its notation): no table lists what the timeline marks VOIDED, every table
 //! row is an entry of the timeline, and the period additions are rule-3 lines.
@@ -262,11 +262,11 @@ fn rule_1_a_voided_resume_takes_the_run_out_of_the_move() {
     }
 }
 
-/// Issue 21: when no move stands at the end (every move taken back, 6d), the HTML report still
+/// When no move stands at the end (every move taken back, 6d), the HTML report still
 /// gives the clocks' totals and their lines of their own, as the Markdown does: a take-back's
 /// time is on the clock whether or not a move follows it.
 #[test]
-fn issue_21_html_keeps_the_clock_lines_when_no_move_stands() {
+fn html_keeps_the_clock_lines_when_no_move_stands() {
     let mut m = started();
     m.moves("e4 e5 Nf3", 10_000);
     m.at("35 arbiter stop technical problem");

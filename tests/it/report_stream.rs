@@ -1,4 +1,4 @@
-//! Issue 14, memory flat: `arbiter report` streams the log (`report_io::write_report`; issue 21:
+//! Memory flat: `arbiter report` streams the log (`report_io::write_report`:
 //! in one pass, each row held until no void can reach it, a second pass for a void reaching
 //! further) and writes exactly the bytes of the whole rendering (`report_io::render_game`),
 //! Markdown and HTML, committee and public, voided entries marked; the clock chart keeps a
@@ -72,7 +72,7 @@ fn streamed_equals_whole(dir: &Path) -> Result<Vec<String>, Box<dyn std::error::
 }
 
 #[test]
-fn issue_14_report_streamed_writes_the_bytes_of_the_whole_rendering() -> TestResult {
+fn report_streamed_writes_the_bytes_of_the_whole_rendering() -> TestResult {
     let tmp = tempfile::tempdir()?;
     let dir = tmp.path().join("ny-2003");
     let (events, utc) = game_events("Garry Kasparov")?;
@@ -116,7 +116,7 @@ fn clause_1_report_streamed_marks_the_voided_entries() -> TestResult {
 }
 
 #[test]
-fn issue_14_report_a_failed_write_leaves_the_old_file_and_no_temporary() -> TestResult {
+fn report_a_failed_write_leaves_the_old_file_and_no_temporary() -> TestResult {
     let tmp = tempfile::tempdir()?;
     let dir = tmp.path().join("ny-2003");
     let (events, utc) = game_events("Garry Kasparov")?;
@@ -135,7 +135,7 @@ fn issue_14_report_a_failed_write_leaves_the_old_file_and_no_temporary() -> Test
 }
 
 #[test]
-fn issue_14_report_clock_chart_keeps_a_bounded_number_of_marks() -> TestResult {
+fn report_clock_chart_keeps_a_bounded_number_of_marks() -> TestResult {
     let mut script = String::from(
         "0 arbiter declare white human Garry Kasparov\n\
          0 arbiter declare black machine Deep Junior\n\
@@ -198,7 +198,7 @@ fn notes_script(notes: usize) -> String {
 }
 
 #[test]
-fn issue_21_report_one_pass_marks_a_void_made_far_after_its_entry() -> TestResult {
+fn report_one_pass_marks_a_void_made_far_after_its_entry() -> TestResult {
     // Rule 1: a void reaches back up to 2 x VOID_WINDOW entries; the one pass holds each row
     // until no later entry can void it, so the row written carries its mark.
     let tmp = tempfile::tempdir()?;
@@ -221,7 +221,7 @@ fn issue_21_report_one_pass_marks_a_void_made_far_after_its_entry() -> TestResul
 }
 
 #[test]
-fn issue_21_report_a_void_beyond_the_rows_held_gets_a_second_pass() -> TestResult {
+fn report_a_void_beyond_the_rows_held_gets_a_second_pass() -> TestResult {
     // A changed log whose void names an entry older than any void may reach (the game refuses
     // it; the report reads the log leniently): the row was already written by the one pass, so
     // the rows come from a second pass, and the bytes are still those of the whole rendering.
@@ -257,7 +257,7 @@ fn issue_21_report_a_void_beyond_the_rows_held_gets_a_second_pass() -> TestResul
 }
 
 #[test]
-fn issue_21_report_clock_text_written_in_place_is_timefmt_clock() {
+fn report_clock_text_written_in_place_is_timefmt_clock() {
     // The report writes the game time of every entry, and four clock figures for each internal
     // clock report, in place: the same text as `timefmt::clock`, at every edge.
     use arbiter::core::timefmt::clock;
@@ -302,7 +302,7 @@ fn issue_21_report_clock_text_written_in_place_is_timefmt_clock() {
 }
 
 #[test]
-fn issue_21_report_rows_moved_into_the_output_are_on_disk_once() -> TestResult {
+fn report_rows_moved_into_the_output_are_on_disk_once() -> TestResult {
     // The spooled rows are moved into the report by the kernel a chunk at a time, each chunk
     // punched out of the spool at once: the output gets every byte, in order, after what it
     // already had, and the spool no longer holds the blocks it gave.
@@ -347,7 +347,7 @@ fn issue_21_report_rows_moved_into_the_output_are_on_disk_once() -> TestResult {
 }
 
 #[test]
-fn issue_21_report_escaping_by_runs_is_the_escaping_char_by_char() {
+fn report_escaping_by_runs_is_the_escaping_char_by_char() {
     // The escapers copy runs of plain text whole and look only at the bytes between: the text is
     // that of escaping each character on its own, for every character of the first 256 and some
     // beyond, alone and among plain text.
@@ -399,12 +399,12 @@ fn issue_21_report_escaping_by_runs_is_the_escaping_char_by_char() {
     }
 }
 
-/// Issue 21: `arbiter report` builds the report from the lines verify's own pass checks and
+/// `arbiter report` builds the report from the lines verify's own pass checks and
 /// decodes (`report_io::write_report_verified`): the bytes of the whole rendering, with the
 /// verdict; and when that pass does not hand every line over (a tampered log goes verify's
 /// exact way, or no line was watched), the report reads the log itself: the same bytes again.
 #[test]
-fn issue_21_report_from_verifys_pass_writes_the_bytes_of_the_whole_rendering() -> TestResult {
+fn report_from_verifys_pass_writes_the_bytes_of_the_whole_rendering() -> TestResult {
     use arbiter::after::report_io::{verification, verification_watching, write_report_verified};
     let tmp = tempfile::tempdir()?;
     // A match the kit made (keys, checkpoints), notes with quotes and a letter beyond ASCII.
@@ -472,11 +472,11 @@ fn issue_21_report_from_verifys_pass_writes_the_bytes_of_the_whole_rendering() -
     Ok(())
 }
 
-/// Issue 21: the tail of either format (a long log's clock lines are megabytes) is written a
+/// The tail of either format (a long log's clock lines are megabytes) is written a
 /// piece at a time (`report::write_tail_in_pieces`; `arbiter report` renders the pieces on a
 /// thread of its own): the bytes of `parts`' tail, whatever the piece.
 #[test]
-fn issue_21_report_tail_written_in_pieces_is_the_whole_tail() -> TestResult {
+fn report_tail_written_in_pieces_is_the_whole_tail() -> TestResult {
     let (events, utc) = game_events("Garry <Kasparov> | `the` *human* [w]")?;
     let r = model::build(&events, &utc, &verdict(), false);
     assert!(r.time_items.len() > 1, "no clock lines to write");
@@ -497,8 +497,8 @@ fn issue_21_report_tail_written_in_pieces_is_the_whole_tail() -> TestResult {
 }
 
 #[test]
-fn issue_21_report_rows_handed_over_as_figures_are_the_second_passs_rows() -> TestResult {
-    // Issue 21: the one pass hands the timeline's rows to the writer's thread as what their
+fn report_rows_handed_over_as_figures_are_the_second_passs_rows() -> TestResult {
+    // The one pass hands the timeline's rows to the writer's thread as what their
     // texts are made of (`report::rows`: an internal clock reported by its figures, any other
     // text written out), a batch at a time, each batch marked with the voids found so far. Those
     // rows are the second pass's (`model::Timeline`), and render its bytes, in both formats and
@@ -626,14 +626,14 @@ fn write_log_at_once(match_dir: &Path, n: u32, events: &[Event], utc: &[String])
     Ok(())
 }
 
-/// Issue 21: the rows of a long log ([`arbiter::report::ALIGN_FROM`] bytes or more) start on a
+/// The rows of a long log ([`arbiter::report::ALIGN_FROM`] bytes or more) start on a
 /// block of the file: what comes before them is padded with a line of spaces between two
 /// sections, so that `arbiter report` puts it in front of the rows written during the pass
 /// without copying them (`report_io::head_in_front`). The file written is the whole rendering,
 /// padding included, in both formats; without the padding line it is the rendering of a head
 /// that is not padded.
 #[test]
-fn issue_21_report_long_rows_start_on_a_block_of_the_file() -> TestResult {
+fn report_long_rows_start_on_a_block_of_the_file() -> TestResult {
     let tmp = tempfile::tempdir()?;
     let dir = tmp.path().join("ny-2003");
     let (mut events, mut utc) = run(&notes_script(1))?;
@@ -705,13 +705,13 @@ fn issue_21_report_long_rows_start_on_a_block_of_the_file() -> TestResult {
     Ok(())
 }
 
-/// Issue 21: `report_io::head_in_front` puts a head of whole blocks in front of rows already
+/// `report_io::head_in_front` puts a head of whole blocks in front of rows already
 /// written (into the room left before them, made larger by the file system when the head is
 /// longer), and a tail after them, and renames the file over `out`; where it cannot (tmpfs for
 /// a head longer than the room, a head not of whole blocks or shorter than the room) it changes
 /// nothing and says so.
 #[test]
-fn issue_21_report_head_put_in_front_of_the_rows_without_moving_them() -> TestResult {
+fn report_head_put_in_front_of_the_rows_without_moving_them() -> TestResult {
     use std::os::unix::fs::{FileExt, OpenOptionsExt};
     let tmp = tempfile::tempdir()?;
     let out = tmp.path().join("report.html");

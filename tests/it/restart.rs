@@ -229,7 +229,7 @@ fn clause_8b_restart_gap_charged_in_full_cites_8b_not_6d() {
     assert_eq!(m.remaining(Side::White, 70_000), H2 - 10_000 - 50_000);
 }
 
-/// Issue 21: the gap runs from the kit's last heartbeat, and the kit may have run on for up to
+/// The gap runs from the kit's last heartbeat, and the kit may have run on for up to
 /// one beat interval after it: the real downtime lies between `gap - uncertainty` and `gap`.
 /// Measured from the last entry (no beat that fits), no uncertainty is given.
 #[test]
@@ -261,7 +261,7 @@ fn clause_8b_restart_gap_from_a_heartbeat_carries_its_uncertainty() {
     assert!(!restart_notice(80_000, 0, Side::White).contains("between"));
 }
 
-/// Issue 21: the uncertainty goes to the side whose clock ran: `charge` charges the short end of
+/// The uncertainty goes to the side whose clock ran: `charge` charges the short end of
 /// the range (the gap less the uncertainty), `waive` gives back the whole measured gap, and an
 /// explicit `charge H:MM:SS` stands as given.
 #[test]
@@ -310,7 +310,7 @@ fn clause_8b_restart_gap_charge_counts_the_short_end_of_the_uncertainty() {
     );
 }
 
-/// Issue 21, through the match folder: a game reopened after a heartbeat (a signed one, on the
+/// Through the match folder: a game reopened after a heartbeat (a signed one, on the
 /// boot clock) has its gap from that beat and the beat interval as its uncertainty (never more
 /// than the gap); without the heartbeat file, the gap runs from the last entry with none.
 #[test]
@@ -379,7 +379,7 @@ fn open_count(path: &std::path::Path) -> usize {
         .count()
 }
 
-/// Issue 25: the heartbeat file is opened once and kept open (a beat is one write, no open or
+/// The heartbeat file is opened once and kept open (a beat is one write, no open or
 /// stat each second), each beat replaces the last whole; a link or a FIFO planted in its place
 /// is never written through and never blocks the beat; a reopen reads the last beat.
 #[test]

@@ -324,7 +324,7 @@ fn screen_many_panels_at_once_80x24() {
     insta::assert_snapshot!(s);
 }
 
-// ----- issue 13: the board screen an arbiter wants ----------------------------------------------
+// ----- the board screen an arbiter wants ----------------------------------------------
 
 /// The two sizes every new panel is drawn at.
 const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
@@ -573,7 +573,7 @@ fn clause_6c_owed_correction_clears_itself_once_corrected() {
         !s.contains("6c SYNC INTERNAL CLOCK"),
         "the panel goes with the correction:\n{s}"
     );
-    // Issue 25: what the alarm asks for is recorded: it clears itself.
+    // What the alarm asks for is recorded: it clears itself.
     assert!(
         !s.contains("6c internal clock off by -9:40"),
         "the alarm clears itself once the correction is recorded:\n{s}"
@@ -695,7 +695,7 @@ fn clause_13a_board_counts_down_the_hand_over_after_the_result() {
     assert!(s.contains("LATE by 1:00"), "{s}");
 }
 
-/// Issue 25: at 120×40 the move list uses the width — column pairs side by side — so the whole
+/// At 120×40 the move list uses the width — column pairs side by side — so the whole
 /// game up to 60 moves is visible, move 1 included; at 80×24 it follows the game as before.
 #[test]
 fn clause_6a_at_120x40_the_whole_game_of_60_moves_is_visible() {
@@ -726,7 +726,7 @@ fn clause_6a_at_120x40_the_whole_game_of_60_moves_is_visible() {
     assert!(s.contains("30. Ng1    0:07 Ng8    0:07"), "{s}");
 }
 
-/// Issue 25: a move's time on the board is the one PGN's %emt and the report give (the same
+/// A move's time on the board is the one PGN's %emt and the report give (the same
 /// function): 78.089 s reads 1:18, never 1:19.
 #[test]
 fn clause_6a_move_time_is_computed_as_in_pgn() {
@@ -747,7 +747,7 @@ fn clause_6a_move_time_is_computed_as_in_pgn() {
     assert!(row.contains("1:18"), "{s}");
 }
 
-/// Issue 25: the camps and their keys' fingerprints are on the declarations panel, or "none: the
+/// The camps and their keys' fingerprints are on the declarations panel, or "none: the
 /// result will not be witnessed".
 #[test]
 fn clause_12_declarations_panel_names_the_camps_and_their_fingerprints() {
@@ -759,7 +759,7 @@ fn clause_12_declarations_panel_names_the_camps_and_their_fingerprints() {
     let dir = tempfile::tempdir().unwrap();
     let public = arbiter::record::sign::keygen(&dir.path().join("camp"), None, "kasparov").unwrap();
     let key = public.to_openssh().unwrap();
-    // Issue 19: the camp's proof of possession comes with its key.
+    // The camp's proof of possession comes with its key.
     let statement = arbiter::core::camp::statement(&r.s.game.ctx().match_id, "kasparov", &key);
     let proof = arbiter::record::sign::load_key(&dir.path().join("camp"), None)
         .unwrap()
@@ -799,7 +799,7 @@ fn clause_3_the_log_page_counts_game_time_as_the_log_does_not_from_the_clock_sta
     assert!(row.contains(" 0:05:10 "), "{s}");
 }
 
-/// Issue 25: alarms clear themselves when what they ask for is recorded: the restart alarm with
+/// Alarms clear themselves when what they ask for is recorded: the restart alarm with
 /// the ruling, the 8b window's with the machine's clock restarted.
 #[test]
 fn clause_8b_alarms_clear_themselves_when_what_they_ask_for_is_recorded() {

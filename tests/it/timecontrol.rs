@@ -1,4 +1,4 @@
-//! Issue 23: the time-control model. Vectors worked out by hand for the disputed cases (the
+//! The time-control model. Vectors worked out by hand for the disputed cases (the
 //! increment before move 1, a move ending exactly at zero, the period addition at the control, a
 //! delay longer than the move, byo-yomi, shogi-server's flag rule), and a property test that drives
 //! the core with random controls and move times against `Reference`, a second implementation

@@ -1,4 +1,4 @@
-//! Times that add up (issue 12): every per-move time in the report and the PGN is the drop of that
+//! Times that add up: every per-move time in the report and the PGN is the drop of that
 //! side's clock between its presses; take-backs (6d), penalties (7c), clock corrections (6d, 7e)
 //! and restart gaps appear as their own lines; per-game totals equal the clocks.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -74,7 +74,7 @@ fn move_row(md: &str, n: u32) -> String {
         .to_string()
 }
 
-/// Issue 12's first example: White's 2. Nf3 is taken back and played again. The clock of White
+/// The first example: White's 2. Nf3 is taken back and played again. The clock of White
 /// fell 9.7 s between its presses at 1. e4 and the final 2. Nf3 (9.3 s before the take-back, 0.4 s
 /// after it), and the report showed 0.4 s.
 const TAKEBACK: &str = "5 move e4
@@ -146,7 +146,7 @@ fn through_restart(body: &str) -> (String, String, String) {
     (md, html, pgn)
 }
 
-/// Issue 12's second example: a waived restart gap of 59 s was counted as thinking (23… Qc7 shown
+/// The second example: a waived restart gap of 59 s was counted as thinking (23… Qc7 shown
 /// 2:14, the clock fell 1:15). Here on Black's first move: the kit last ran at 5 s, came back at
 /// 64 s, and the arbiter waived the gap.
 const WAIVED: &str = "5 move e4
@@ -195,7 +195,7 @@ fn clause_8b_a_partly_charged_restart_gap_counts_only_its_charged_part() {
     );
 }
 
-/// Issue 12's third example: per-game totals (8:01) differed from the clocks (7:08). Black's moves
+/// The third example: per-game totals (8:01) differed from the clocks (7:08). Black's moves
 /// take 2:00 + 3:00 + 3:01 = 8:01 by the entries; a waived gap of 53 s inside the last one makes
 /// its clock fall 7:08.
 const TOTALS: &str = "0:00:10 move e4
@@ -592,7 +592,7 @@ proptest! {
 #[test]
 fn clause_3_the_property_fails_on_the_entries_own_move_times() {
     // Not a tautology: the figures the report used to show (each standing move's entry
-    // `spent_ms`) fail it on the take-back game of issue 12, and the clock's figures pass.
+    // `spent_ms`) fail it on the take-back game of and the clock's figures pass.
     let text = format!("{HEAD}{TAKEBACK}");
     let p = play(TAKEBACK);
     let (_, events) = arbiter::board::matchdir::read_game(&p.dir.join("game-1/log.jsonl")).unwrap();

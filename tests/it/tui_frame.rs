@@ -1,4 +1,4 @@
-//! Issue 25 (idle cost): the Board UI writes only what changed, and a tick of the clock draws
+//! (idle cost): the Board UI writes only what changed, and a tick of the clock draws
 //! only the clocks and the move list again. What the terminal shows must be, cell for cell, the
 //! screen a whole frame draws: a painter on a TestBackend follows a game second by second
 //! (moves, a stop, help, a draw offer with its countdown, a message, a resize) and is compared
@@ -156,7 +156,7 @@ fn frame_no_color_ticks_match_a_whole_frame() {
     assert!(p.partial >= 4);
 }
 
-/// Issue 25: the Board UI keeps its view (move list, position, declarations) from tick to tick
+/// The Board UI keeps its view (move list, position, declarations) from tick to tick
 /// and only retimes it; it is built again only after an entry. At every half second through
 /// moves (past the screen's move list), a draw offer's countdown, a stop and a power failure's
 /// window, the kept view is the view built fresh from the same state at the same time.

@@ -485,7 +485,7 @@ fn laws_6_2_press_keys_are_checked_when_mapped() {
     );
 }
 
-/// 4a / 6b (issue 25): a press is never lost. The human's and the operator's press keys act first
+/// 4a / 6b: a press is never lost. The human's and the operator's press keys act first
 /// in every state of the screen (the `:` line, the move line, help, the log page, a y/n question,
 /// the passphrase prompt): the press is the action, the open dialog stays as it was, and the key
 /// is never taken as text.
@@ -583,7 +583,7 @@ fn assert_words(line: &str, q: &str) {
     );
 }
 
-/// Issue 25, one way to confirm (5b): every arbiter-only command of the every-clause rehearsal,
+/// One way to confirm (5b): every arbiter-only command of the every-clause rehearsal,
 /// typed on the board at the moment the script gives it, asks y/n with its consequence in words
 /// decided by a dry run — except the clock acts timed at the key (start, stop, resume, info-stop,
 /// info-resume, power-failure, power-restored), recorded at once.

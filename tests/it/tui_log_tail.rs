@@ -1,4 +1,4 @@
-//! Issue 14, memory flat: the Board UI keeps only the latest entries of a long log (with the
+//! Memory flat: the Board UI keeps only the latest entries of a long log (with the
 //! number of the first), folds the move list's times and the sticky alarms from every entry, and
 //! the log page reads older entries from the log file a page at a time when asked (`[`, `]`,
 //! End), numbering them as in the log.
@@ -68,7 +68,7 @@ fn page(ui: &UiState, w: u16, h: u16) -> String {
 }
 
 #[test]
-fn issue_14_board_keeps_the_latest_entries_and_folds_the_rest() {
+fn board_keeps_the_latest_entries_and_folds_the_rest() {
     let dir = long_game();
     let m = dir.path().join("m");
     let (session, _, _, mut ui) = tui::open_session(&PlaySetup {
@@ -181,7 +181,7 @@ fn issue_14_board_keeps_the_latest_entries_and_folds_the_rest() {
 }
 
 #[test]
-fn issue_14_board_memory_is_bounded_as_entries_are_recorded() {
+fn board_memory_is_bounded_as_entries_are_recorded() {
     let mut t = LogTail::default();
     let e = arbiter::core::event::Event {
         at: 5,

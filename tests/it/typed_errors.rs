@@ -1,4 +1,4 @@
-//! Issue 22: the core's refusals are typed. A move the chess board and the shogi board refuse is
+//! The core's refusals are typed. A move the chess board and the shogi board refuse is
 //! the same type ([`BoardError`]); wrapped in the core's [`Refusal`] with the rule it breaks (2003
 //! rule 2, the FIDE Laws; Denryu-sen 13.1, shogi-server's judgement), it reaches the CLI's one
 //! exit-code table the same way from either game.

@@ -1,4 +1,4 @@
-//! Issue 21: `arbiter verify` reads each log once. The facts the match-level checks need
+//! `arbiter verify` reads each log once. The facts the match-level checks need
 //! (seal, authorizations, archive, index, codes) are gathered in the verifier's one streamed pass;
 //! they must equal what the journal's line reader gives, and a log with anything to report must
 //! still be read the exact way.
@@ -62,7 +62,7 @@ fn both(
 }
 
 #[test]
-fn issue_21_verify_one_pass_gives_the_line_readers_facts_on_a_sealed_game() {
+fn verify_one_pass_gives_the_line_readers_facts_on_a_sealed_game() {
     let tmp = tempfile::tempdir().unwrap();
     let m = tmp.path().join("m");
     crate::log_util::arbiter_key_in(&m);
@@ -107,7 +107,7 @@ fn issue_21_verify_one_pass_gives_the_line_readers_facts_on_a_sealed_game() {
 }
 
 #[test]
-fn issue_21_verify_one_pass_gives_the_line_readers_facts_across_block_cuts() {
+fn verify_one_pass_gives_the_line_readers_facts_across_block_cuts() {
     // Over 1 MiB: read in 256 KiB blocks checked on every core; sizes on both sides of each cut.
     let tmp = tempfile::tempdir().unwrap();
     let m = tmp.path().join("match");

@@ -1,4 +1,4 @@
-//! Issue 21: `verify`'s one pass checks the log in blocks of whole lines on both cores (each
+//! `verify`'s one pass checks the log in blocks of whole lines on both cores (each
 //! block's lines checked, hashed side by side and linked on their own; the blocks joined in
 //! order). Damage exactly at the seam between two blocks (the last line of one, the first line of
 //! the next) must get the verdict and the line number the exact path gives.
@@ -121,7 +121,7 @@ fn rechained(
 }
 
 #[test]
-fn issue_21_damage_at_the_thread_seam_gets_the_exact_paths_verdict_and_line() {
+fn damage_at_the_thread_seam_gets_the_exact_paths_verdict_and_line() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("match");
     crate::log_verify::bench_match(&dir, 4_000);

@@ -1,4 +1,4 @@
-//! Rule 1 (issue 10): the arbiter voids an entry that records something that did not happen. The
+//! Rule 1: the arbiter voids an entry that records something that did not happen. The
 //! entry stays in the log, an `entry_voided` entry names it with the reason, and the game goes on as
 //! if its effect had never been; replay of the log gives the same game.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -197,7 +197,7 @@ fn step(m: &mut Match, k: &mut usize, text: &str) {
 
 #[test]
 fn clause_1_void_keeps_its_effect_when_the_window_moves_on_past_it() {
-    // Issue 21: the window's next base is a snapshot of the game taken when it held VOID_WINDOW
+    // The window's next base is a snapshot of the game taken when it held VOID_WINDOW
     // entries. A void made after that snapshot, of an entry before it, must reach the base too:
     // a later void rebuilds from that base, and the voided offer must not come back.
     let w = arbiter::core::game::VOID_WINDOW;

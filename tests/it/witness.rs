@@ -1,4 +1,4 @@
-//! Issue 11 through the binary: each attack on a copy of a match folder, and what `verify` says.
+//! Through the binary: each attack on a copy of a match folder, and what `verify` says.
 //! The demo key refused for a real match; a rewrite with an attacker key under `--trust` and
 //! `--fingerprint`; a log cut back to an older checkpoint, a deleted game and a camp's noted
 //! short code; a renamed folder; an edited archive (bindings).
@@ -249,7 +249,7 @@ fn witness_signed_note_beside_each_checkpoint_verifies_with_the_arbiter_key() {
     assert_eq!(cp.size, 13);
 }
 
-/// Issue 19: camp `camp`'s key (created in `tmp`) and the script line declaring it in match `m`
+/// Camp `camp`'s key (created in `tmp`) and the script line declaring it in match `m`
 /// with its proof of possession, made with `arbiter countersign --declaration --key`.
 pub(crate) fn proven_camp(tmp: &Path, m: &Path, camp: &str) -> (PathBuf, String) {
     let k = tmp.join(format!("{camp}-key"));
@@ -462,7 +462,7 @@ fn witness_status_and_pgn_check_the_log_first() {
         "{}",
         text(&o)
     );
-    // Issue 21: the file `--out` writes as the PGN is made is the same text, mark included.
+    // The file `--out` writes as the PGN is made is the same text, mark included.
     let file = tmp.path().join("demo.pgn");
     let f = arbiter(&[
         "pgn",

@@ -1,4 +1,4 @@
-//! Issue 19 through the binary: each attack an insider tried on a copy of a real match folder
+//! Through the binary: each attack an insider tried on a copy of a real match folder
 //! (arbiter key, camps declared and countersigning), and what the kit and `verify` say now.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -54,7 +54,7 @@ fn countersigned(tmp: &Path) -> (PathBuf, PathBuf) {
     let ms = m.to_str().unwrap();
     let o = arbiter(&["script", p.to_str().unwrap(), "--match", ms]);
     assert!(o.status.success(), "{}", text(&o));
-    // Each camp countersigns the game's final checkpoint, then the match index (issue 19: both
+    // Each camp countersigns the game's final checkpoint, then the match index (both
     // are needed for the game to count as witnessed).
     for index in [false, true] {
         for (camp, k) in &keys {

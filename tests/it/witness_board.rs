@@ -1,4 +1,4 @@
-//! Issue 19 on the Board UI: the camps asked to countersign at each time control where the
+//! On the Board UI: the camps asked to countersign at each time control where the
 //! profile says (`[witness] countersign_at_controls`), seeing what they sign; the camps carried
 //! over to the next game's declarations like the players.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -257,7 +257,7 @@ fn camp_line<'a>(screen: &'a str, camp: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no request line for {camp}: {screen}"))
 }
 
-/// Issue 19: the request shows what EACH camp signs. Kasparov's camp countersigned the first
+/// The request shows what EACH camp signs. Kasparov's camp countersigned the first
 /// control, Junior's did not: at the second control Kasparov's is shown the arbiter's entries
 /// since its own countersignature (the second correction only), Junior's every one since the
 /// start. At the end each is shown the result, both clocks and the entries since its own last

@@ -1,4 +1,4 @@
-//! Issue 19, the remaining items: camps prove they hold the keys they declare (with the kit or
+//! The remaining items: camps prove they hold the keys they declare (with the kit or
 //! stock `ssh-keygen -Y sign`), and `verify` checks those proofs in line 0.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

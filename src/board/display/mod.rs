@@ -147,7 +147,7 @@ pub fn offline_note(seen: DateTime<Utc>) -> String {
     )
 }
 
-/// What the display keeps from frame to frame (issue 24, idle cost): the view, retimed at a tick
+/// What the display keeps from frame to frame (idle cost): the view, retimed at a tick
 /// and built again only after an entry ([`Views`]); the score, the note and the moves' times,
 /// folded again only when the tail took in entries; and the Board UI's [`Painter`], so a tick
 /// draws only the clocks and the "this move" row and writes only the cells that changed.

@@ -594,6 +594,8 @@ fn follow(
                         crate::board::tui::Authority::UnencryptedKey => {
                             Some(Approve::UnencryptedKey)
                         }
+                        // The agent is the gate: the table records the channel's owner.
+                        crate::board::tui::Authority::Agent => Some(Approve::Open),
                         crate::board::tui::Authority::Open => Some(Approve::Open),
                     };
                     drop(passphrase);

@@ -1,4 +1,4 @@
-//! The heartbeat of a sealed log, version 2 (issue 25 with issue 19): authenticated at the cost of
+//! The heartbeat of a sealed log, version 2: authenticated at the cost of
 //! a few hashes a beat instead of a signature each second.
 //!
 //! When a session first beats it draws a random seed (kept in memory only) and a random session

@@ -1,4 +1,4 @@
-//! What reaches the terminal each frame (issue 25, idle cost): the whole screen is drawn only
+//! What reaches the terminal each frame (idle cost): the whole screen is drawn only
 //! when something but the time changed; a tick of the clock draws again only the widgets that
 //! show the time (the two clocks, the move list's "this move"), compares them with what the
 //! terminal shows, and writes the cells that differ.

@@ -5,12 +5,12 @@
 //! (`keyloop`, split by concern) reads the monotonic clock, sleeps until something on screen
 //! changes or a key comes, and passes commands to [`Session::execute`] (which returns only after
 //! the log append).
-pub mod backoff; // the wait after failed passphrases (issue 19)
+pub mod backoff; // the wait after failed passphrases
 pub mod board;
 pub mod consequence;
-pub mod countersign; // issue 19: what each camp is asked to countersign
+pub mod countersign; // What each camp is asked to countersign
 pub mod describe;
-pub mod frame; // what reaches the terminal: whole frames, or only the clocks (issue 25)
+pub mod frame; // what reaches the terminal: whole frames, or only the clocks
 mod keyloop; // the key loop of `run`, by concern
 pub mod keys;
 pub mod logpane;
@@ -101,6 +101,10 @@ pub enum Authority<'a> {
     /// The signing key is not encrypted: there is nothing to ask; each arbiter-only command is
     /// recorded as authorized by an unencrypted key (anyone at the keyboard could give it).
     UnencryptedKey,
+    /// The key is in ssh-agent (`--agent`): the agent is the gate (its own confirmation,
+    /// `ssh-add -c`, or a hardware key's touch); nothing is asked here and each arbiter-only
+    /// command is recorded as authorized through the agent.
+    Agent,
     /// The signing key's passphrase, asked for each arbiter-only command and checked here: the
     /// check opens the key for the act (`None`: the passphrase does not open it), which signs
     /// what the act records and is dropped once it is recorded.

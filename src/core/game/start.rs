@@ -21,7 +21,7 @@ pub enum Odds {
     RookA1,
     /// Queen odds: White without its queen.
     Queen,
-    /// Exchange odds as Komodo gave them to Nakamura (2016, game 3, as issue 23 describes it):
+    /// Exchange odds as Komodo gave them to Nakamura (2016, game 3, as a summary of the match describes it):
     /// White without its a1 rook, Black without its b8 knight, Black's rook on b8.
     Exchange,
 }

@@ -15,6 +15,7 @@ use crate::core::command::Command;
 
 /// How an arbiter-only command recorded through an unencrypted key is authorized (5b).
 const UNENCRYPTED: &str = "unencrypted-key (anyone at this keyboard)";
+const AGENT: &str = "ssh-agent (the agent's own confirmation or the hardware key's touch)";
 
 /// A command to record and how the arbiter authorized it (`None`: it needs no authority).
 type Authorized = (Command, Option<&'static str>);
@@ -85,6 +86,7 @@ impl Board<'_, '_, '_> {
         match self.authority {
             Authority::Open => Some((cmd, None)),
             Authority::UnencryptedKey => Some((cmd, Some(UNENCRYPTED))),
+            Authority::Agent => Some((cmd, Some(AGENT))),
             Authority::Passphrase(_)
                 if keys::timed_at_key(&cmd) && !self.session.storage.needs_key_first() =>
             {
@@ -150,7 +152,7 @@ impl Board<'_, '_, '_> {
                 opened = key;
                 opened.is_some()
             }
-            (Authority::Open | Authority::UnencryptedKey, Some(_)) => true,
+            (Authority::Open | Authority::UnencryptedKey | Authority::Agent, Some(_)) => true,
         };
         if ok {
             self.backoff.succeed();
