@@ -16,7 +16,7 @@ use crate::core::view::{ClockView, View, ViewStamp};
 
 use super::keys::UiState;
 use super::logpane::LogTail;
-use super::screen::{Status, Timed, render_frame, render_timed};
+use super::screen::{Status, Timed, only_time_differs, render_frame, render_timed};
 
 /// What the log page holds, in short: the screen shows entries only through it, and it changes
 /// only when an entry is recorded or an older page is read.
@@ -104,32 +104,6 @@ fn same_but_time(then: &View, now: &View) -> bool {
         next_deadline: _,
         articles,
     } = now;
-    let same_clock = |a: &ClockView, b: &ClockView| {
-        let ClockView {
-            side,
-            name,
-            kind,
-            shown_ms: _,
-            remaining_ms: _,
-            running,
-            period,
-            moves_made,
-            moves_to_control,
-            state,
-            byoyomi,
-            shogi,
-        } = a;
-        *side == b.side
-            && *name == b.name
-            && *kind == b.kind
-            && *running == b.running
-            && *period == b.period
-            && *moves_made == b.moves_made
-            && *moves_to_control == b.moves_to_control
-            && *state == b.state
-            && *byoyomi == b.byoyomi
-            && *shogi == b.shogi
-    };
     *phase == then.phase
         && *game == then.game
         && *to_move == then.to_move
@@ -140,7 +114,7 @@ fn same_but_time(then: &View, now: &View) -> bool {
         && clocks
             .iter()
             .zip(then.clocks.iter())
-            .all(|(a, b)| same_clock(a, b))
+            .all(|(a, b)| only_time_differs(a, b))
         && *panels == then.panels
         && *last_move == then.last_move
         && *fen == then.fen

@@ -768,7 +768,7 @@ fn is_live(c: &ClockView) -> bool {
 /// Whether clock `c` is drawn as `shown` is but for the time on its face: same frame, title,
 /// state, colour and period line. Every field is named, so a field added to the clock is decided
 /// here.
-fn only_time_differs(shown: &ClockView, c: &ClockView) -> bool {
+pub(super) fn only_time_differs(shown: &ClockView, c: &ClockView) -> bool {
     let ClockView {
         side,
         name,
