@@ -33,6 +33,14 @@ pub struct Turnaround {
     pub sync: Duration,
 }
 
+/// What an approval signed at the game master's screen is checked against as it arrives: the
+/// match's arbiter key and the game's origin (`arbiter-kit/<match-id>/game-<n>`).
+#[derive(Debug, Clone)]
+pub struct Approver {
+    pub key: ssh_key::PublicKey,
+    pub origin: String,
+}
+
 /// A game under way: the core's table, its log, its seats, its clock.
 pub struct GameRun<'a> {
     /// The game's number in the match folder (set by whoever opens the game).
@@ -52,6 +60,8 @@ pub struct GameRun<'a> {
     pub turnarounds: Option<Vec<Turnaround>>,
     /// The highest `mono_ms` written (entries never go back in time).
     last_ms: u64,
+    /// The key a signed approval must hold under (none: every signed approval is refused).
+    pub approver: Option<Approver>,
 }
 
 impl<'a> GameRun<'a> {
@@ -78,6 +88,7 @@ impl<'a> GameRun<'a> {
             pending: VecDeque::new(),
             turnarounds: None,
             last_ms: base_ms,
+            approver: None,
         }
     }
 
@@ -191,9 +202,10 @@ impl<'a> GameRun<'a> {
                         "game {g} is not the game under way (game {}): nothing recorded",
                         self.game
                     )),
-                    _ => match &request.failed {
-                        Some(why) => self.failed(&request.line, why)?,
-                        None => self.act(
+                    _ => match (&request.failed, self.approval_refused(&request)) {
+                        (Some(why), _) => self.failed(&request.line, why)?,
+                        (None, Some(why)) => self.forged(&request.line, &why)?,
+                        (None, None) => self.act(
                             &request.line,
                             request.approval.clone().unwrap_or(Approval::Owner {
                                 channel: "control.sock".into(),
@@ -307,6 +319,43 @@ impl<'a> GameRun<'a> {
                 "the rules refuse it ({refusal}): nothing recorded"
             ))),
         }
+    }
+
+    /// Why an act's signed approval does not hold under the match's arbiter key (none: it
+    /// holds, or the act is not signed).
+    fn approval_refused(&self, request: &super::control::ActRequest) -> Option<String> {
+        let Some(Approval::Passphrase {
+            key,
+            signed_at,
+            sig,
+        }) = &request.approval
+        else {
+            return None;
+        };
+        let Some(a) = &self.approver else {
+            return Some(format!(
+                "signed approval by {key} refused: the table has no arbiter key to check it against"
+            ));
+        };
+        let command = request.line.trim();
+        crate::record::verify::approval_holds(&a.key, &a.origin, command, key, signed_at, sig)
+            .err()
+            .map(|why| format!("signed approval refused: it {why}"))
+    }
+
+    /// An act whose signed approval does not hold: recorded as a failed authorization (the
+    /// reason named), the act not; the answer is a refusal that says so.
+    fn forged(&mut self, line: &str, why: &str) -> Result<super::control::ActReply, TableError> {
+        let r = self.failed(line, why)?;
+        Ok(super::control::ActReply::refused(if r.recorded {
+            format!(
+                "{why}: the act is not recorded; the refusal is, in game {}'s log as #{}",
+                self.game,
+                self.journal.len().saturating_sub(1)
+            )
+        } else {
+            format!("{why}: nothing recorded ({})", r.text)
+        }))
     }
 
     /// A wrong passphrase typed at the game master's screen for the act `line`: recorded.
