@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use arbiter::record::sign::{self, Signs};
 
 /// A running `ssh-agent -D -a SOCK`, killed when dropped.
-struct Agent {
+pub(crate) struct Agent {
     child: Child,
-    sock: PathBuf,
+    pub(crate) sock: PathBuf,
 }
 
 impl Drop for Agent {
@@ -25,8 +25,13 @@ impl Drop for Agent {
 }
 
 /// Start an agent on `dir/agent.sock` and add `key` to it; `None` when ssh-agent is missing.
-fn agent_with(dir: &Path, key: &Path) -> Option<Agent> {
-    let sock = dir.join("agent.sock");
+pub(crate) fn agent_with(dir: &Path, key: &Path) -> Option<Agent> {
+    agent_at(&dir.join("agent.sock"), key)
+}
+
+/// Start an agent on the socket `sock` and add `key` to it; `None` when ssh-agent is missing.
+pub(crate) fn agent_at(sock: &Path, key: &Path) -> Option<Agent> {
+    let sock = sock.to_path_buf();
     let child = match Command::new("ssh-agent")
         .args(["-D", "-a"])
         .arg(&sock)
