@@ -309,3 +309,243 @@ fn agent_script_authorizes_each_act_as_it_is_recorded() {
     let o = arbiter(&agent.sock, &["verify", "--match", ms]);
     assert_eq!(o.status.code(), Some(0), "{}", said(&o));
 }
+
+/// What every `--agent` command leaves behind: no private key anywhere in the match folder,
+/// `arbiter verify` exits `code`, and game `game`'s latest checkpoint note and every `authorized`
+/// entry are signed by the agent's key (`public`).
+fn signed_by_the_agent(m: &Path, game: u32, public: &ssh_key::PublicKey, code: i32) -> usize {
+    for f in walk(m) {
+        let bytes = std::fs::read(&f).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("PRIVATE KEY"),
+            "a private key in the match folder: {}",
+            f.display()
+        );
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["verify", "--match"])
+        .arg(m)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(code), "{}", said(&o));
+    let cps = m.join(format!("game-{game}/checkpoints"));
+    let last = std::fs::read_dir(&cps)
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".note")?
+                .parse::<u64>()
+                .ok()
+        })
+        .max()
+        .expect("a signed checkpoint");
+    let note = std::fs::read(cps.join(format!("{last}.note"))).unwrap();
+    let (cp, _) = sign::verify_checkpoint_note(&note, public).unwrap();
+    let log = m.join(format!("game-{game}/log.jsonl"));
+    let entries = std::fs::read_to_string(&log).unwrap().lines().count() as u64;
+    assert_eq!(cp.size, entries, "the checkpoint covers the whole log");
+    let fp = sign::fingerprint(public);
+    let mut authorized = 0;
+    for e in arbiter::record::journal::read_entries(&log).unwrap() {
+        if e.kind == "authorized" {
+            assert_eq!(
+                e.body.get("key").and_then(|k| k.as_str()),
+                Some(fp.as_str()),
+                "#{} authorized by the agent's key",
+                e.seq
+            );
+            authorized += 1;
+        }
+    }
+    authorized
+}
+
+/// The agent's key, the public half of the key file put in it.
+fn agent_public(private: &Path) -> ssh_key::PublicKey {
+    sign::load_public_key(&sign::pub_path(private)).unwrap()
+}
+
+/// Lines of game 1's log as JSON.
+fn log_entries(m: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(m.join("game-1/log.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `archive --agent`: the machine's log copies are archived, the archive's entry authorized and
+/// the checkpoint over it signed through the agent.
+#[test]
+fn agent_archive_authorizes_its_entry_and_signs_the_checkpoint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, private) = match_without_the_key(tmp.path());
+    let Some(agent) = agent_with(tmp.path(), &private) else {
+        return;
+    };
+    let ms = m.to_str().unwrap();
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    let p = tmp.path().join("game.arb");
+    std::fs::write(&p, format!("{quick}0:17:00  human resign\n")).unwrap();
+    let o = arbiter(
+        &agent.sock,
+        &["script", p.to_str().unwrap(), "--match", ms, "--agent"],
+    );
+    assert!(o.status.success(), "{}", said(&o));
+    let before = log_entries(&m).len();
+    let copy = tmp.path().join("copy1.log");
+    std::fs::write(&copy, "info depth 1 score cp 10 pv e2e4\nbestmove e2e4\n").unwrap();
+    let copy2 = tmp.path().join("copy2.log");
+    std::fs::copy(&copy, &copy2).unwrap();
+    let o = arbiter(
+        &agent.sock,
+        &[
+            "archive",
+            "--match",
+            ms,
+            "--game",
+            "1",
+            copy.to_str().unwrap(),
+            copy2.to_str().unwrap(),
+            "--agent",
+        ],
+    );
+    assert!(o.status.success(), "{}", said(&o));
+    let es = log_entries(&m);
+    let new: Vec<&str> = es[before..]
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        new.contains(&"authorized") && new.len() >= 2,
+        "the archive's entry and its authorization: {new:?}"
+    );
+    assert!(signed_by_the_agent(&m, 1, &agent_public(&private), 0) > 0);
+}
+
+/// `foreign --accept --agent` and `foreign --cut-from --agent`: an arbiter-only entry written past
+/// the record is accepted with a reason, or cut to a side file; either is recorded and signed
+/// through the agent. An accepted entry verifies 0; a cut is a recovery to review (11).
+#[test]
+fn agent_foreign_accept_and_cut_from_sign_through_the_agent() {
+    for accept in [true, false] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (m, private) = match_without_the_key(tmp.path());
+        let Some(agent) = agent_with(tmp.path(), &private) else {
+            return;
+        };
+        let ms = m.to_str().unwrap();
+        let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+        let p = tmp.path().join("game.arb");
+        std::fs::write(&p, &quick).unwrap();
+        let o = arbiter(
+            &agent.sock,
+            &["script", p.to_str().unwrap(), "--match", ms, "--agent"],
+        );
+        assert!(o.status.success(), "{}", said(&o));
+        // An arbiter's note written past the record (the operator at the folder).
+        let seq = {
+            let log = m.join("game-1/log.jsonl");
+            let mut j = arbiter::record::journal::Journal::open(&log).unwrap();
+            let at = j.last().unwrap().mono_ms;
+            j.append(arbiter::log::NewEntry {
+                mono_ms: at,
+                utc: chrono::Utc::now(),
+                actor: "arbiter".into(),
+                clause: "1".into(),
+                kind: "note".into(),
+                body: serde_json::json!({"text": "typed past the record"}),
+            })
+            .unwrap();
+            j.len() - 1
+        };
+        let s = seq.to_string();
+        let args: Vec<&str> = if accept {
+            vec![
+                "foreign",
+                "--match",
+                ms,
+                "--game",
+                "1",
+                "--accept",
+                "typed by the arbiter at the spare laptop",
+                "--agent",
+            ]
+        } else {
+            vec![
+                "foreign",
+                "--match",
+                ms,
+                "--game",
+                "1",
+                "--cut-from",
+                &s,
+                "--agent",
+            ]
+        };
+        let o = arbiter(&agent.sock, &args);
+        assert!(o.status.success(), "{}", said(&o));
+        let text = std::fs::read_to_string(m.join("game-1/log.jsonl")).unwrap();
+        if accept {
+            assert!(
+                text.contains("typed by the arbiter at the spare laptop"),
+                "{text}"
+            );
+        } else {
+            assert!(m.join(format!("game-1/log.jsonl.foreign-{seq}")).exists());
+        }
+        let o = arbiter(
+            &agent.sock,
+            &["checkpoint", "--match", ms, "--game", "1", "--agent"],
+        );
+        assert!(o.status.success(), "{}", said(&o));
+        let code = if accept { 0 } else { 11 };
+        assert!(signed_by_the_agent(&m, 1, &agent_public(&private), code) > 0);
+    }
+}
+
+/// `serve --agent`: a werewolf table whose match folder holds only the key's public half plays a
+/// whole game; its end-of-game checkpoint and the match index are signed through the agent.
+#[test]
+fn agent_serve_signs_the_tables_checkpoint_and_index_through_the_agent() {
+    use crate::table_serve as ts;
+    if !ts::python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, private) = match_without_the_key(tmp.path());
+    let Some(agent) = agent_with(tmp.path(), &private) else {
+        return;
+    };
+    let mut s = ts::serve_env(
+        &m,
+        ts::P5,
+        "127.0.0.1:0",
+        &["--games", "1", "--agent"],
+        Stdio::null(),
+        &[("SSH_AUTH_SOCK", agent.sock.to_str().unwrap())],
+    );
+    let mut seats: Vec<Child> = (1..=5)
+        .map(|i| ts::seat(&s.url, &format!("kit{i}"), "none", &[]))
+        .collect();
+    let status = ts::wait(&mut s.child, "arbiter serve", 90);
+    assert!(
+        status.success(),
+        "serve: {status}\n{}",
+        ts::server_said(&m, &s)
+    );
+    for c in &mut seats {
+        ts::wait(c, "seat", 20);
+    }
+    let es = ts::entries(&m, 1);
+    ts::assert_game_recorded(&m, &es);
+    let public = agent_public(&private);
+    signed_by_the_agent(&m, 1, &public, 0);
+    let index = std::fs::read(m.join("index.txt")).unwrap();
+    let sig = std::fs::read_to_string(m.join("index.txt.sig")).unwrap();
+    let signers = format!("arbiter {}", public.to_openssh().unwrap());
+    let (signers, _) = sign::parse_allowed_signers(&signers);
+    sign::verify_signature(&signers, &index, &sig).expect("the index is signed by the agent's key");
+}

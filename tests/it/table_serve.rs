@@ -15,12 +15,12 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 const SEAT: &str = "tests/fixtures/aiwolf/seat.py";
-const P5: &str = "tests/fixtures/aiwolf/test-5.toml";
+pub(crate) const P5: &str = "tests/fixtures/aiwolf/test-5.toml";
 const P13: &str = "tests/fixtures/aiwolf/test-13.toml";
 const KEY_VAR: &str = "ARBITER_TEST_TABLE_KEY";
 
 /// Whether the seat program can run here (CI installs aiwolf-nlp-common; say so elsewhere).
-fn python_ready() -> bool {
+pub(crate) fn python_ready() -> bool {
     let ok = Command::new("python3")
         .args(["-c", "import aiwolf_nlp_common, websocket"])
         .status()
@@ -36,9 +36,9 @@ fn python_ready() -> bool {
 }
 
 /// A running `arbiter serve`.
-struct Server {
-    child: Child,
-    url: String,
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) url: String,
     addr: String,
 }
 
@@ -326,7 +326,7 @@ fn serve(m: &Path, rules: &str, listen: &str, extra: &[&str], stdin: Stdio) -> S
     serve_env(m, rules, listen, extra, stdin, &[])
 }
 
-fn serve_env(
+pub(crate) fn serve_env(
     m: &Path,
     rules: &str,
     listen: &str,
@@ -406,7 +406,7 @@ fn serve_under(
 }
 
 /// Start one seat program.
-fn seat(url: &str, name: &str, fault: &str, extra: &[&str]) -> Child {
+pub(crate) fn seat(url: &str, name: &str, fault: &str, extra: &[&str]) -> Child {
     Command::new("python3")
         .arg(SEAT)
         .args(["--url", url, "--name", name, "--fault", fault])
@@ -418,7 +418,7 @@ fn seat(url: &str, name: &str, fault: &str, extra: &[&str]) -> Child {
 }
 
 /// Wait for a child with a deadline; kill it and fail past it.
-fn wait(child: &mut Child, what: &str, secs: u64) -> ExitStatus {
+pub(crate) fn wait(child: &mut Child, what: &str, secs: u64) -> ExitStatus {
     let deadline = Instant::now() + Duration::from_secs(secs);
     loop {
         if let Some(s) = child.try_wait().unwrap() {
@@ -442,7 +442,7 @@ fn stderr_of(child: &mut Child) -> String {
 }
 
 /// The entries of game `n`'s log.
-fn entries(m: &Path, n: u32) -> Vec<Value> {
+pub(crate) fn entries(m: &Path, n: u32) -> Vec<Value> {
     std::fs::read_to_string(m.join(format!("game-{n}/log.jsonl")))
         .unwrap_or_default()
         .lines()
@@ -456,7 +456,7 @@ fn kinds<'a>(es: &'a [Value], kind: &str) -> Vec<&'a Value> {
 }
 
 /// The server's standard error so far.
-fn server_said(m: &Path, s: &Server) -> String {
+pub(crate) fn server_said(m: &Path, s: &Server) -> String {
     std::fs::read_to_string(m.with_extension(format!("stderr-{}", s.child.id())))
         .unwrap_or_default()
 }
@@ -492,7 +492,7 @@ fn play(rules: &str, faults: &[&str]) -> (tempfile::TempDir, Vec<Value>) {
 
 /// What every finished game's record holds: line 0 with its seats and the seed's commitment,
 /// the seed revealed by `game_ended` (and its file gone), a signed checkpoint, the index.
-fn assert_game_recorded(m: &Path, es: &[Value]) {
+pub(crate) fn assert_game_recorded(m: &Path, es: &[Value]) {
     use sha2::Digest;
     let first = &es[0];
     assert_eq!(first["kind"], "game_opened");
