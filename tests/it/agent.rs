@@ -549,3 +549,71 @@ fn agent_serve_signs_the_tables_checkpoint_and_index_through_the_agent() {
     let (signers, _) = sign::parse_allowed_signers(&signers);
     sign::verify_signature(&signers, &index, &sig).expect("the index is signed by the agent's key");
 }
+
+/// `play --agent` on the board, in a real terminal (tmux): the match folder holds only the key's
+/// public half; no passphrase is asked; the clock's start and an arbiter's clock correction are
+/// recorded, each followed by its `authorized` entry naming the ssh-agent as the gate and
+/// signed by the agent's key; the checkpoint at close is signed there too; verify 0.
+#[test]
+fn agent_play_records_an_arbiter_act_authorized_through_the_agent() {
+    use crate::pty::{DEADLINE, Tmux, repo_dir, tmux_available};
+    if !tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, private) = match_without_the_key(tmp.path());
+    let Some(agent) = agent_with(tmp.path(), &private) else {
+        return;
+    };
+    let decl = tmp.path().join("declarations.arb");
+    std::fs::write(&decl, arbiter::board::tui::DEMO_DECLARATIONS).unwrap();
+    let q = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
+    let line = format!(
+        "SSH_AUTH_SOCK={} exec {{arbiter}} play --match {} --rules {} --declarations {} --agent",
+        q(&agent.sock),
+        q(&m),
+        q(&repo_dir().join("rules/kasparov-deep-junior-2003.toml")),
+        q(&decl),
+    );
+    let t = Tmux::start_shell("agent-play", &line, &repo_dir(), 100, 30);
+    t.wait_for("the arbiter's key is in ssh-agent", DEADLINE);
+    t.wait_for("PRE-GAME", DEADLINE);
+    t.keys(&["Space"]);
+    t.wait_for("RUNNING", DEADLINE);
+    assert!(!t.screen().contains("passphrase of"), "{}", t.screen());
+    t.type_text("e");
+    t.wait_for("▸", DEADLINE);
+    t.type_text("4");
+    t.keys(&["Enter"]);
+    t.wait_for("1. e4", DEADLINE);
+    t.keys(&[":"]);
+    t.type_text("arbiter correct 6d clock machine +20 its clock ran on");
+    t.keys(&["Enter"]);
+    t.wait_for("y = yes", DEADLINE);
+    t.keys(&["y"]);
+    t.wait_for("clock_corrected", DEADLINE);
+    t.keys(&["q"]);
+    t.wait_for("quit the board UI?", DEADLINE);
+    t.keys(&["y"]);
+    assert!(t.wait_exit(DEADLINE), "{}", t.screen());
+    let es = log_entries(&m);
+    let at = es
+        .iter()
+        .position(|e| e["kind"] == "clock_corrected")
+        .expect("the correction is recorded");
+    let auth = &es[at + 1];
+    assert_eq!(auth["kind"], "authorized", "{auth}");
+    assert!(
+        auth["body"]["by"].as_str().unwrap().contains("ssh-agent"),
+        "{auth}"
+    );
+    assert!(
+        auth["body"]["command"]
+            .as_str()
+            .unwrap()
+            .starts_with("arbiter correct 6d clock machine +20"),
+        "{auth}"
+    );
+    assert!(signed_by_the_agent(&m, 1, &agent_public(&private), 0) >= 2);
+}
