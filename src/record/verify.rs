@@ -1320,11 +1320,16 @@ pub fn check_approvals(
             );
             continue;
         }
-        let Approval::Passphrase {
+        let (Approval::Passphrase {
             key,
             signed_at,
             sig,
-        } = approval
+        }
+        | Approval::Agent {
+            key,
+            signed_at,
+            sig,
+        }) = approval
         else {
             continue;
         };

@@ -324,11 +324,16 @@ impl<'a> GameRun<'a> {
     /// Why an act's signed approval does not hold under the match's arbiter key (none: it
     /// holds, or the act is not signed).
     fn approval_refused(&self, request: &super::control::ActRequest) -> Option<String> {
-        let Some(Approval::Passphrase {
+        let (Some(Approval::Passphrase {
             key,
             signed_at,
             sig,
-        }) = &request.approval
+        })
+        | Some(Approval::Agent {
+            key,
+            signed_at,
+            sig,
+        })) = &request.approval
         else {
             return None;
         };

@@ -617,3 +617,94 @@ fn agent_play_records_an_arbiter_act_authorized_through_the_agent() {
     );
     assert!(signed_by_the_agent(&m, 1, &agent_public(&private), 0) >= 2);
 }
+
+/// The game master's screen under `--agent` (`play --match DIR --agent`, in a terminal) beside a
+/// table `serve --agent` runs: no passphrase is asked; the ruling typed there is signed by the
+/// ssh-agent, checked by the table as it arrives and recorded with its approval (`by`: `agent`,
+/// the agent's key); the end-of-game checkpoint is signed there too and `verify` checks the act's
+/// signature: 0.
+#[test]
+fn agent_game_master_acts_are_signed_by_the_agent_and_checked_by_the_table() {
+    use crate::pty::{Tmux, tmux_available};
+    use crate::table_serve as ts;
+    if !tmux_available() || !ts::python_ready() {
+        eprintln!("skipped: tmux or the seat program is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, private) = match_without_the_key(tmp.path());
+    let Some(agent) = agent_with(tmp.path(), &private) else {
+        return;
+    };
+    let sock = agent.sock.to_str().unwrap();
+    let mut s = ts::serve_env(
+        &m,
+        ts::P5,
+        "127.0.0.1:0",
+        &["--games", "1", "--agent"],
+        Stdio::null(),
+        &[("SSH_AUTH_SOCK", sock)],
+    );
+    // One seat waits for the probe on its first talk: the game is held open.
+    let mut seats: Vec<Child> = (1..=5)
+        .map(|i| {
+            let fault = if i == 1 { "probe" } else { "none" };
+            ts::seat(&s.url, &format!("kit{i}"), fault, &[])
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !ts::entries(&m, 1).iter().any(|e| e["kind"] == "dealt") {
+        assert!(Instant::now() < deadline, "no deal within 20 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let gm = Tmux::start_shell(
+        "agent-gm",
+        &format!(
+            "LANG=C.UTF-8 SSH_AUTH_SOCK='{sock}' exec {{arbiter}} play --match '{}' --agent",
+            m.display()
+        ),
+        tmp.path(),
+        80,
+        24,
+    );
+    let wait = Duration::from_secs(15);
+    gm.wait_for("Game master", wait);
+    gm.keys(&["x"]);
+    gm.wait_for("the ruling's winner", wait);
+    gm.keys(&["Down", "Down", "Enter"]);
+    gm.wait_for("the ruling's reason (NONE wins)", wait);
+    gm.type_text("the hall lost power for good");
+    gm.keys(&["Enter"]);
+    gm.wait_for("the game ENDS now with NO winner", wait);
+    gm.keys(&["y"]);
+    let screen = gm.wait_for("recorded in game 1's log as #", wait);
+    assert!(!screen.contains("passphrase (signing key)"), "{screen}");
+    let status = ts::wait(&mut s.child, "arbiter serve", 60);
+    assert!(
+        status.success(),
+        "serve: {status}\n{}",
+        ts::server_said(&m, &s)
+    );
+    for c in &mut seats {
+        ts::wait(c, "seat", 20);
+    }
+    let es = ts::entries(&m, 1);
+    let approved: Vec<&serde_json::Value> = es.iter().filter(|e| e["kind"] == "approved").collect();
+    assert_eq!(approved.len(), 1, "{approved:?}");
+    let a = &approved[0]["body"];
+    assert_eq!(a["command"], "end NONE the hall lost power for good");
+    assert_eq!(a["approval"]["by"], "agent", "{a}");
+    let public = agent_public(&private);
+    assert_eq!(a["approval"]["key"], sign::fingerprint(&public));
+    assert!(
+        !es.iter().any(|e| e["kind"] == "authorization_failed"),
+        "the table took the agent's signature"
+    );
+    signed_by_the_agent(&m, 1, &public, 0);
+    let o = arbiter(&agent.sock, &["verify", "--match", m.to_str().unwrap()]);
+    assert!(
+        said(&o).contains("1 act(s) of the arbiter signed at the game master's screen"),
+        "{}",
+        said(&o)
+    );
+}
