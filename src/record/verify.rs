@@ -1297,6 +1297,8 @@ pub fn check_approvals(
         raise(v, Status::Unauthorized);
     };
     let mut signed = 0usize;
+    // Signature → the entry that carries it first: an approval is used once.
+    let mut seen: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
     for e in entries.iter().filter(|e| e.kind == "approved") {
         let Ok(Event::Approved {
             command,
@@ -1344,6 +1346,17 @@ pub fn check_approvals(
             bad(v, e.seq, why);
             continue;
         }
+        if let Some(first) = seen.get(&sig) {
+            bad(
+                v,
+                e.seq,
+                format!(
+                    "its signature is the one entry #{first} already carries: an approval is used once (replayed)"
+                ),
+            );
+            continue;
+        }
+        seen.insert(sig, e.seq);
         signed += 1;
     }
     if signed > 0 {

@@ -433,6 +433,7 @@ fn play_new(
     run.approver = Some(super::game::Approver {
         key: opts.key.public().clone(),
         origin: crate::log::checkpoint::origin(&match_id(dir), n),
+        seen: Default::default(),
     });
     if opts.measure {
         run.turnarounds = Some(Vec::new());
@@ -512,7 +513,15 @@ fn resume(
     let mut first = None;
     let mut events = Vec::new();
     let mut decode_error = None;
+    // The signed approvals the game recorded: each is used once.
+    let mut seen = std::collections::HashMap::new();
     journal::for_each_entry(&path, |e| {
+        if let Some(sig) = (e.kind == "approved")
+            .then(|| e.body.pointer("/approval/sig")?.as_str())
+            .flatten()
+        {
+            seen.insert(sig.to_string(), e.seq);
+        }
         if e.seq == 0 {
             first = Some(e);
         } else if e.kind != RECOVERY_KIND {
@@ -583,6 +592,7 @@ fn resume(
     run.approver = Some(super::game::Approver {
         key: opts.key.public().clone(),
         origin: crate::log::checkpoint::origin(&line0_match_id, n),
+        seen,
     });
     if opts.measure {
         run.turnarounds = Some(Vec::new());

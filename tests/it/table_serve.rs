@@ -80,10 +80,16 @@ fn dealt_table(tmp: &Path) -> (PathBuf, Server, Vec<Child>) {
 /// The act `line` for game 1 signed with the match's (unencrypted test) arbiter key, as the
 /// game master's screen signs it once the passphrase opened the key.
 fn signed_act(m: &Path, line: &str) -> arbiter::table::control::ActRequest {
+    let signed_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    signed_act_at(m, line, &signed_at)
+}
+
+/// [`signed_act`] signed at `signed_at`.
+fn signed_act_at(m: &Path, line: &str, signed_at: &str) -> arbiter::table::control::ActRequest {
     use arbiter::core::werewolf::{Approval, act_authorization_text};
     let key = ssh_key::PrivateKey::read_openssh_file(&m.join("keys/arbiter")).unwrap();
     let origin = arbiter::log::checkpoint::origin(&arbiter::table::serve::match_id(m), 1);
-    let signed_at = "2026-11-28T12:00:00.000Z".to_string();
+    let signed_at = signed_at.to_string();
     let text = act_authorization_text(&origin, line, &signed_at);
     arbiter::table::control::ActRequest {
         game: Some(1),
@@ -310,6 +316,107 @@ fn table_serve_arbiter_acts_a_forged_signature_is_refused_at_receipt_and_recorde
         v.problems
             .iter()
             .any(|p| p.contains("UNAUTHORIZED") && p.contains("does not verify")),
+        "{:?}",
+        v.problems
+    );
+}
+
+/// The arbiter's acts: a signed approval is used once and only soon after it was signed. The same
+/// request handed over again (replayed by whoever can reach the socket) is refused, naming the
+/// entry that already carries its signature; one signed an hour ago is refused, naming its age;
+/// each refusal is recorded as a failed authorization, the act not; the match verifies 0.
+#[test]
+fn table_serve_arbiter_acts_a_replayed_or_stale_approval_is_refused() {
+    use arbiter::table::control::send_request;
+    if !python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, s, seats) = dealt_table(tmp.path());
+    let act = signed_act(&m, "note the power is back");
+    let r = send_request(&m, &act).unwrap();
+    assert!(r.recorded, "{r:?}");
+    let first = entries(&m, 1)
+        .iter()
+        .rposition(|e| e["kind"] == "approved")
+        .unwrap();
+    let r = send_request(&m, &act).unwrap();
+    assert!(!r.recorded, "{r:?}");
+    assert!(
+        r.text
+            .contains(&format!("the one entry #{first} already carries")),
+        "{r:?}"
+    );
+    let hour_ago = (chrono::Utc::now() - chrono::Duration::hours(1))
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let r = send_request(&m, &signed_act_at(&m, "pause power cut", &hour_ago)).unwrap();
+    assert!(!r.recorded, "{r:?}");
+    assert!(
+        r.text
+            .contains(&format!("it was signed at {hour_ago}, 3600 s before")),
+        "{r:?}"
+    );
+    let es = end_held(&m, s, seats);
+    let failed = kinds(&es, "authorization_failed");
+    assert_eq!(failed.len(), 2, "{failed:?}");
+    assert_eq!(
+        kinds(&es, "noted").len(),
+        1,
+        "the note is recorded once: {:?}",
+        kinds(&es, "noted")
+    );
+    assert!(kinds(&es, "paused").is_empty());
+    let v = verify(&m);
+    let said = String::from_utf8_lossy(&v.stdout).to_string();
+    assert_eq!(v.status.code(), Some(0), "{said}");
+
+    // The replay written into a log all the same: `verify` names it.
+    let copy = tmp.path().join("copy");
+    let log = copy.join("game-1/log.jsonl");
+    std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+    let to_new = |e: &Value| arbiter::log::NewEntry {
+        mono_ms: e["mono_ms"].as_u64().unwrap(),
+        utc: e["utc"].as_str().unwrap().parse().unwrap(),
+        actor: e["actor"].as_str().unwrap().into(),
+        clause: e["clause"].as_str().unwrap().into(),
+        kind: e["kind"].as_str().unwrap().into(),
+        body: e["body"].clone(),
+    };
+    let mut j = arbiter::record::journal::Journal::create(&log, to_new(&es[0])).unwrap();
+    for (i, e) in es.iter().enumerate().skip(1) {
+        j.append(to_new(e)).unwrap();
+        if i == first + 1 {
+            j.append(to_new(&es[first])).unwrap();
+            j.append(to_new(&es[first + 1])).unwrap();
+        }
+    }
+    drop(j);
+    let first_entry = arbiter::record::journal::first_entry(&log).unwrap();
+    let public = ssh_key::PrivateKey::read_openssh_file(&m.join("keys/arbiter"))
+        .unwrap()
+        .public_key()
+        .clone();
+    let origin = arbiter::log::checkpoint::origin(&arbiter::table::serve::match_id(&m), 1);
+    let mut v = arbiter::record::verify::GameVerification::unreadable(1, &log, String::new());
+    v.status = arbiter::record::verify::Status::Ok;
+    v.problems.clear();
+    arbiter::record::verify::check_approvals(
+        &copy,
+        1,
+        &first_entry,
+        Some(&public),
+        &origin,
+        &mut v,
+    );
+    assert_eq!(
+        v.status,
+        arbiter::record::verify::Status::Unauthorized,
+        "{v:?}"
+    );
+    assert!(
+        v.problems
+            .iter()
+            .any(|p| p.contains(&format!("the one entry #{first} already carries"))),
         "{:?}",
         v.problems
     );
