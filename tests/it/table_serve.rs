@@ -549,12 +549,13 @@ fn stderr_of(child: &mut Child) -> String {
 }
 
 /// The entries of game `n`'s log.
+/// The complete entries of game `n`'s log: a line the server is still writing (no newline yet)
+/// is left for the next read.
 pub(crate) fn entries(m: &Path, n: u32) -> Vec<Value> {
-    std::fs::read_to_string(m.join(format!("game-{n}/log.jsonl")))
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
+    let text = std::fs::read_to_string(m.join(format!("game-{n}/log.jsonl"))).unwrap_or_default();
+    text.split_inclusive('\n')
+        .filter(|l| l.ends_with('\n') && l.len() > 1)
+        .map(|l| serde_json::from_str(l.trim_end()).unwrap())
         .collect()
 }
 
