@@ -9,11 +9,10 @@
 use std::collections::BTreeMap;
 use std::net::TcpStream;
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use tungstenite::protocol::WebSocketConfig;
 use tungstenite::{Message, WebSocket};
-
-use std::rc::Rc;
 
 use super::copy::{CopyError, Decision, GameCopy, Taken};
 use super::rules::{Judge, Over, SentPolicy, Verdict};
