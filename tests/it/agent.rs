@@ -55,12 +55,19 @@ pub(crate) fn agent_at(sock: &Path, key: &Path) -> Option<Agent> {
         assert!(Instant::now() < deadline, "ssh-agent made no socket");
         std::thread::sleep(Duration::from_millis(10));
     }
-    let o = Command::new("ssh-add")
-        .arg(key)
-        .env("SSH_AUTH_SOCK", &agent.sock)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", said(&o));
+    // The socket exists from the agent's bind, before it listens: retry until it answers.
+    loop {
+        let o = Command::new("ssh-add")
+            .arg(key)
+            .env("SSH_AUTH_SOCK", &agent.sock)
+            .output()
+            .unwrap();
+        if o.status.success() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{}", said(&o));
+        std::thread::sleep(Duration::from_millis(20));
+    }
     Some(agent)
 }
 
