@@ -1,0 +1,271 @@
+//! The match policy's live witnesses: the profile's `[witness] every = N` becomes one signed
+//! `witness <camp> every <N>` line per camp, the kit signs a checkpoint every N entries (with a
+//! key that signs without asking, or refuses at open), and `verify` fails a game whose camp left
+//! an interval uncosigned (`UNWITNESSED_INTERVAL`, 35).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::witness_live::{Proc, cosig, live, match_with_camps, until, witness};
+
+const BIN: &str = env!("CARGO_BIN_EXE_arbiter");
+const RULES: &str = "rules/kasparov-deep-junior-2003.toml";
+/// The camps witness live, a checkpoint every 4 entries.
+const LIVE: &str = "\n[witness]\nevery = 4\n";
+
+fn arbiter(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+fn said(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// The 2003 profile with `extra` appended, written beside the match.
+fn rules_with(tmp: &Path, extra: &str) -> PathBuf {
+    let p = tmp.join("2003-live.toml");
+    std::fs::write(&p, std::fs::read_to_string(RULES).unwrap() + extra).unwrap();
+    p
+}
+
+/// examples/scripts/quick.arb with the camps declared, run into `m` under `rules`.
+fn quick(tmp: &Path, m: &Path, declared: &str, rules: &Path) -> Output {
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    let s = tmp.join("quick.arb");
+    std::fs::write(&s, format!("{declared}{quick}")).unwrap();
+    arbiter(&[
+        "script",
+        s.to_str().unwrap(),
+        "--match",
+        m.to_str().unwrap(),
+        "--rules",
+        rules.to_str().unwrap(),
+    ])
+}
+
+/// The sizes of game 1's signed checkpoints, smallest first.
+fn checkpoints(m: &Path) -> Vec<u64> {
+    let mut n: Vec<u64> = std::fs::read_dir(m.join("game-1/checkpoints"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".txt.sig")?
+                .parse()
+                .ok()
+        })
+        .collect();
+    n.sort_unstable();
+    n
+}
+
+fn verify(m: &Path) -> (i32, String) {
+    let o = arbiter(&["verify", "--match", m.to_str().unwrap()]);
+    (o.status.code().unwrap_or(-1), said(&o))
+}
+
+/// A match with two camps declared with their proofs, both camps' witnesses following the live
+/// record while `quick.arb` is played under `extra` appended to the 2003 profile, until each
+/// camp cosigned every checkpoint: the folder, the checkpoint sizes and the witnesses.
+fn witnessed_game(tmp: &Path, extra: &str) -> (PathBuf, Vec<u64>, Vec<Proc>) {
+    let (m, camps, declared) = match_with_camps(tmp);
+    let (live, url) = live(&m);
+    let mut procs = vec![live];
+    for (c, k) in &camps {
+        procs.push(witness(&url, &m, c, k, &tmp.join(format!("copy-{c}"))));
+    }
+    let o = quick(tmp, &m, &declared, &rules_with(tmp, extra));
+    assert!(o.status.success(), "{}", said(&o));
+    let sizes = checkpoints(&m);
+    until("both camps' cosignatures of every checkpoint", || {
+        sizes
+            .iter()
+            .all(|s| camps.iter().all(|(c, _)| cosig(&m, *s, c).exists()))
+    });
+    (m, sizes, procs)
+}
+
+/// Every file of a folder with its bytes.
+fn contents(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                let bytes = std::fs::read(&p).unwrap();
+                out.push((p, bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn policy_witness_line_is_written_and_signed_from_the_profile() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, sizes, _procs) = witnessed_game(tmp.path(), LIVE);
+    let text = std::fs::read_to_string(m.join("policy.txt")).unwrap();
+    assert!(
+        text.ends_with("witness kasparov every 4\nwitness junior every 4\n"),
+        "{text}"
+    );
+    // Signed with the rest: the policy verifies with the match's allowed signers.
+    let signers = arbiter::record::sign::parse_allowed_signers(
+        &std::fs::read_to_string(m.join("allowed_signers")).unwrap(),
+    )
+    .0;
+    let (p, _) = arbiter::record::witness::read_policy(&m, &signers)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        p.witness,
+        vec![("kasparov".to_owned(), 4), ("junior".to_owned(), 4)]
+    );
+    // The kit signed at the interval: no stretch of more than 4 entries between checkpoints.
+    let mut last = 0;
+    for s in &sizes {
+        assert!(s - last <= 4, "checkpoints {sizes:?}");
+        last = *s;
+    }
+    let entries = std::fs::read_to_string(m.join("game-1/log.jsonl"))
+        .unwrap()
+        .lines()
+        .count() as u64;
+    assert_eq!(last, entries, "the closing checkpoint covers the log");
+}
+
+#[test]
+fn policy_witness_interval_cosigned_by_both_camps_verifies_0() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, _, procs) = witnessed_game(tmp.path(), LIVE);
+    drop(procs);
+    let (code, out) = verify(&m);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("camp kasparov witnessed live") && out.contains("camp junior witnessed live"),
+        "{out}"
+    );
+}
+
+#[test]
+fn policy_witness_interval_without_one_camps_cosignatures_fails_naming_the_camp_and_stretch() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, sizes, procs) = witnessed_game(tmp.path(), LIVE);
+    drop(procs);
+    // A checkpoint whose removal leaves more than 4 entries between its neighbours.
+    let i = (0..sizes.len() - 1)
+        .find(|&i| {
+            let before = if i == 0 { 0 } else { sizes[i - 1] };
+            sizes[i + 1] - before > 4
+        })
+        .unwrap_or_else(|| panic!("checkpoints {sizes:?}"));
+    let before = if i == 0 { 0 } else { sizes[i - 1] };
+    std::fs::remove_file(cosig(&m, sizes[i], "junior")).unwrap();
+    let (code, out) = verify(&m);
+    assert_eq!(code, 35, "{out}");
+    assert!(out.contains("INTERVAL NOT WITNESSED"), "{out}");
+    let stretch = format!(
+        "UNWITNESSED_INTERVAL: camp junior cosigned no checkpoint over entries {before}..{}",
+        sizes[i + 1] - 1
+    );
+    assert!(out.contains(&stretch), "{stretch}\n{out}");
+    assert!(out.contains("camp kasparov witnessed live"), "{out}");
+    let o = arbiter(&["verify", "--match", m.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["games"][0]["status"], "UNWITNESSED_INTERVAL", "{v}");
+}
+
+#[test]
+fn policy_witness_interval_needs_a_key_that_signs_without_asking() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    let key = m.join("keys/arbiter");
+    std::fs::create_dir_all(key.parent().unwrap()).unwrap();
+    let public = arbiter::record::sign::keygen_with_rounds(
+        &key,
+        Some("correct horse"),
+        "arbiter",
+        arbiter::record::sign::TEST_KDF_ROUNDS,
+    )
+    .unwrap();
+    arbiter::record::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
+    let (_, _, declared) = match_with_camps(tmp.path());
+    let before = contents(&m);
+    let o = Command::new(BIN)
+        .env_remove("SSH_AUTH_SOCK")
+        .args(["script", "--match", m.to_str().unwrap(), "--rules"])
+        .arg(rules_with(tmp.path(), LIVE))
+        .arg({
+            let s = tmp.path().join("quick.arb");
+            let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+            std::fs::write(&s, format!("{declared}{quick}")).unwrap();
+            s
+        })
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let out = said(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("witness live every 4 entries")
+            && out.contains("is encrypted and no ssh-agent signs for it")
+            && out.contains("--agent")
+            && out.contains("nothing is opened or recorded"),
+        "{out}"
+    );
+    assert_eq!(contents(&m), before, "the folder is unchanged");
+    // The same key with its passphrase in the environment (a rehearsal) signs without asking:
+    // the game is recorded, checkpoints every 4 entries.
+    let o = Command::new(BIN)
+        .env_remove("SSH_AUTH_SOCK")
+        .env("ARBITER_TEST_PASS", "correct horse")
+        .args(["script", "--match", m.to_str().unwrap(), "--rules"])
+        .arg(rules_with(tmp.path(), LIVE))
+        .arg(tmp.path().join("quick.arb"))
+        .args(["--passphrase-env", "ARBITER_TEST_PASS"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", said(&o));
+    let policy = std::fs::read_to_string(m.join("policy.txt")).unwrap();
+    assert!(
+        policy.contains("\nrehearsal\n") && policy.contains("witness junior every 4\n"),
+        "{policy}"
+    );
+    assert_eq!(checkpoints(&m).first(), Some(&4));
+}
+
+#[test]
+fn policy_without_witness_lines_verifies_as_before() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, sizes, procs) = witnessed_game(tmp.path(), "");
+    drop(procs);
+    let text = std::fs::read_to_string(m.join("policy.txt")).unwrap();
+    assert!(!text.contains("\nwitness "), "{text}");
+    assert!(
+        arbiter::log::policy::Policy::parse(&text)
+            .unwrap()
+            .witness
+            .is_empty()
+    );
+    // Checkpoints only where the rules put them (no interval).
+    assert_eq!(sizes, vec![10, 11, 13]);
+    // One camp's cosignature removed: as before, a game in play asks for none.
+    std::fs::remove_file(cosig(&m, 10, "junior")).unwrap();
+    let (code, out) = verify(&m);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        !out.contains("UNWITNESSED_INTERVAL") && !out.contains("witnessed live"),
+        "{out}"
+    );
+}
