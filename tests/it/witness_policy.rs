@@ -269,3 +269,93 @@ fn policy_without_witness_lines_verifies_as_before() {
         "{out}"
     );
 }
+
+#[test]
+fn policy_witness_profile_bad_values_are_named_with_the_profile_key_and_problem() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (extra, key, problem) in [
+        (
+            "\n[witness]\nevery = 0\n",
+            "witness.every",
+            "must be at least 1",
+        ),
+        (
+            "\n[witness]\ncamps = [\"kasparov\"]\n",
+            "witness.camps",
+            "which needs `every`",
+        ),
+        (
+            "\n[witness]\nevery = 4\ncamps = []\n",
+            "witness.camps",
+            "is empty",
+        ),
+        (
+            "\n[witness]\nevery = 4\ncamps = [\"Kasparov\"]\n",
+            "witness.camps",
+            "is not a camp label",
+        ),
+        (
+            "\n[witness]\nevery = 4\ncamps = [\"junior\", \"junior\"]\n",
+            "witness.camps",
+            "named twice",
+        ),
+        (
+            "\n[witness]\nevery = 4000000\n",
+            "witness.every",
+            "is more than 1000000",
+        ),
+        // A value of another type: the parser's words, at the key's line.
+        ("\n[witness]\nevery = -3\n", ": every: ", "invalid value"),
+    ] {
+        let rules = rules_with(tmp.path(), extra);
+        let o = arbiter(&[
+            "script",
+            "--dry-run",
+            "--rules",
+            rules.to_str().unwrap(),
+            "examples/scripts/quick.arb",
+        ]);
+        let out = said(&o);
+        assert_eq!(o.status.code(), Some(65), "{extra}: {out}");
+        assert!(
+            out.contains("2003-live.toml") && out.contains(key) && out.contains(problem),
+            "{extra}: {out}"
+        );
+    }
+}
+
+#[test]
+fn policy_witness_camps_must_be_declared_before_the_game_opens() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, _, declared) = match_with_camps(tmp.path());
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    for (extra, script, says) in [
+        (LIVE, quick.clone(), "but no camp is declared"),
+        (
+            "\n[witness]\nevery = 4\ncamps = [\"kasparov\", \"karpov\"]\n",
+            format!("{declared}{quick}"),
+            "but camp karpov is not declared",
+        ),
+    ] {
+        let s = tmp.path().join("g.arb");
+        std::fs::write(&s, script).unwrap();
+        let before = contents(&m);
+        let o = arbiter(&[
+            "script",
+            s.to_str().unwrap(),
+            "--match",
+            m.to_str().unwrap(),
+            "--rules",
+            rules_with(tmp.path(), extra).to_str().unwrap(),
+        ]);
+        let out = said(&o);
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        assert!(
+            out.contains("the profile has the camps witness live every 4 entries")
+                && out.contains(says)
+                && out.contains("the game is not opened"),
+            "{out}"
+        );
+        assert_eq!(contents(&m), before, "nothing recorded");
+    }
+}
