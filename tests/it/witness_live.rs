@@ -525,7 +525,13 @@ fn witness_live_two_witnesses_follow_a_game_through_a_crash_and_a_reopen() {
 
 /// Append an entry of `kind` by `actor` to game 1's log with `body`, chained as the kit would
 /// (what anyone who can write the folder can do while the board is down); its number.
-fn append_forged(m: &Path, actor: &str, clause: &str, kind: &str, body: serde_json::Value) -> u64 {
+pub(crate) fn append_forged(
+    m: &Path,
+    actor: &str,
+    clause: &str,
+    kind: &str,
+    body: serde_json::Value,
+) -> u64 {
     let mut j = arbiter::record::journal::Journal::open(&m.join("game-1/log.jsonl")).unwrap();
     let at = j.last().unwrap().mono_ms + 1_000;
     j.append(arbiter::log::NewEntry {

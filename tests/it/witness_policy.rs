@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::witness_live::{Proc, cosig, live, match_with_camps, until, witness};
+use crate::witness_live::{Proc, append_forged, cosig, live, match_with_camps, until, witness};
 
 const BIN: &str = env!("CARGO_BIN_EXE_arbiter");
 const RULES: &str = "rules/kasparov-deep-junior-2003.toml";
@@ -33,11 +33,12 @@ fn rules_with(tmp: &Path, extra: &str) -> PathBuf {
     p
 }
 
-/// examples/scripts/quick.arb with the camps declared, run into `m` under `rules`.
-fn quick(tmp: &Path, m: &Path, declared: &str, rules: &Path) -> Output {
+/// examples/scripts/quick.arb with the camps declared and `tail` after it, run into `m` under
+/// `rules`.
+fn quick(tmp: &Path, m: &Path, declared: &str, rules: &Path, tail: &str) -> Output {
     let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
     let s = tmp.join("quick.arb");
-    std::fs::write(&s, format!("{declared}{quick}")).unwrap();
+    std::fs::write(&s, format!("{declared}{quick}{tail}")).unwrap();
     arbiter(&[
         "script",
         s.to_str().unwrap(),
@@ -74,13 +75,18 @@ fn verify(m: &Path) -> (i32, String) {
 /// record while `quick.arb` is played under `extra` appended to the 2003 profile, until each
 /// camp cosigned every checkpoint: the folder, the checkpoint sizes and the witnesses.
 fn witnessed_game(tmp: &Path, extra: &str) -> (PathBuf, Vec<u64>, Vec<Proc>) {
+    witnessed_game_with(tmp, extra, "")
+}
+
+/// [`witnessed_game`] with `tail` played after quick.arb.
+fn witnessed_game_with(tmp: &Path, extra: &str, tail: &str) -> (PathBuf, Vec<u64>, Vec<Proc>) {
     let (m, camps, declared) = match_with_camps(tmp);
     let (live, url) = live(&m);
     let mut procs = vec![live];
     for (c, k) in &camps {
         procs.push(witness(&url, &m, c, k, &tmp.join(format!("copy-{c}"))));
     }
-    let o = quick(tmp, &m, &declared, &rules_with(tmp, extra));
+    let o = quick(tmp, &m, &declared, &rules_with(tmp, extra), tail);
     assert!(o.status.success(), "{}", said(&o));
     let sizes = checkpoints(&m);
     until("both camps' cosignatures of every checkpoint", || {
@@ -358,4 +364,79 @@ fn policy_witness_camps_must_be_declared_before_the_game_opens() {
         );
         assert_eq!(contents(&m), before, "nothing recorded");
     }
+}
+
+#[test]
+fn policy_witness_result_must_be_cosigned_once_the_game_has_ended() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, sizes, procs) = witnessed_game_with(tmp.path(), LIVE, "0:17:00  operator resign\n");
+    drop(procs);
+    let log = std::fs::read_to_string(m.join("game-1/log.jsonl")).unwrap();
+    let end = log
+        .lines()
+        .position(|l| l.contains("\"kind\":\"game_ended\""))
+        .unwrap() as u64;
+    let last = *sizes.last().unwrap();
+    assert!(
+        last > end,
+        "the closing checkpoint {last} covers the result {end}"
+    );
+    // Before: the result cosigned by both (12 only for the match index the camps did not sign).
+    let (code, out) = verify(&m);
+    assert_eq!(code, 12, "{out}");
+    // One camp's cosignatures of the checkpoints that cover the result removed: those before
+    // leave no stretch of more than 4 entries, but the result is no longer covered by a
+    // checkpoint that camp cosigned.
+    for s in sizes.iter().filter(|s| **s > end) {
+        std::fs::remove_file(cosig(&m, *s, "kasparov")).unwrap();
+    }
+    let before = *sizes.iter().filter(|s| **s <= end).max().unwrap();
+    assert!(last - before <= 4, "checkpoints {sizes:?}");
+    let (code, out) = verify(&m);
+    assert_eq!(code, 35, "{out}");
+    assert!(
+        out.contains(&format!(
+            "camp kasparov cosigned no checkpoint over entries {before}..{} ({} entries, up to the result, which no checkpoint it cosigned covers)",
+            last - 1,
+            last - before
+        )),
+        "{out}"
+    );
+}
+
+#[test]
+fn policy_witness_entries_past_the_last_checkpoint_beyond_the_interval_fail() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, sizes, procs) = witnessed_game(tmp.path(), LIVE);
+    drop(procs);
+    let last = *sizes.last().unwrap();
+    // Written past the kit's checkpoints (the kit signs every 4: these were never offered to
+    // the camps). Four are within the interval; the fifth is not.
+    for i in 0..4 {
+        append_forged(
+            &m,
+            "supervisor",
+            "5b",
+            "work_note",
+            serde_json::json!({"text": format!("n{i}")}),
+        );
+    }
+    let (code, out) = verify(&m);
+    assert_eq!(code, 10, "an unsigned tail, within the interval: {out}");
+    append_forged(
+        &m,
+        "supervisor",
+        "5b",
+        "work_note",
+        serde_json::json!({"text": "n4"}),
+    );
+    let (code, out) = verify(&m);
+    assert_eq!(code, 35, "{out}");
+    assert!(
+        out.contains(&format!(
+            "camp kasparov cosigned no checkpoint over entries {last}..{} (5 entries, up to the end of the log: the kit signed no checkpoint over them)",
+            last + 4
+        )),
+        "{out}"
+    );
 }
