@@ -440,3 +440,27 @@ fn policy_witness_entries_past_the_last_checkpoint_beyond_the_interval_fail() {
         "{out}"
     );
 }
+
+#[test]
+fn policy_witness_signed_checkpoints_a_camp_left_uncosigned_past_the_interval_fail() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, sizes, procs) = witnessed_game(tmp.path(), LIVE);
+    drop(procs);
+    let last = *sizes.last().unwrap();
+    // The camp's witness went away: its cosignatures of the last checkpoints missing, back to
+    // one more than an interval before the last signed checkpoint.
+    let kept = *sizes.iter().rev().find(|s| last - **s > 4).unwrap();
+    for s in sizes.iter().filter(|s| **s > kept) {
+        std::fs::remove_file(cosig(&m, *s, "junior")).unwrap();
+    }
+    let (code, out) = verify(&m);
+    assert_eq!(code, 35, "{out}");
+    assert!(
+        out.contains(&format!(
+            "camp junior cosigned no checkpoint over entries {kept}..{} ({} entries, up to the last signed checkpoint, which it did not cosign)",
+            last - 1,
+            last - kept
+        )),
+        "{out}"
+    );
+}
