@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use arbiter::record::sign::{self, Signs};
 
 /// A running `ssh-agent -D -a SOCK`, killed when dropped.
-struct Agent {
+pub(crate) struct Agent {
     child: Child,
-    sock: PathBuf,
+    pub(crate) sock: PathBuf,
 }
 
 impl Drop for Agent {
@@ -25,7 +25,7 @@ impl Drop for Agent {
 }
 
 /// Start an agent on `dir/agent.sock` and add `key` to it; `None` when ssh-agent is missing.
-fn agent_with(dir: &Path, key: &Path) -> Option<Agent> {
+pub(crate) fn agent_with(dir: &Path, key: &Path) -> Option<Agent> {
     let sock = dir.join("agent.sock");
     let child = match Command::new("ssh-agent")
         .args(["-D", "-a"])
@@ -79,7 +79,7 @@ fn arbiter(sock: &Path, args: &[&str]) -> Output {
 
 /// A key made outside the match (it goes into the agent) and a match folder that holds only its
 /// public half (`keys/arbiter.pub`, allowed_signers). Returns (match folder, private key file).
-fn match_without_the_key(tmp: &Path) -> (PathBuf, PathBuf) {
+pub(crate) fn match_without_the_key(tmp: &Path) -> (PathBuf, PathBuf) {
     let private = tmp.join("elsewhere/arbiter");
     let public = sign::keygen(&private, None, "arbiter in the agent").unwrap();
     let m = tmp.join("m");

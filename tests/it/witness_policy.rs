@@ -494,3 +494,57 @@ fn policy_witness_signed_checkpoints_a_camp_left_uncosigned_past_the_interval_fa
         "{out}"
     );
 }
+
+#[test]
+fn policy_witness_interval_signed_through_the_agent_is_cosigned_live_and_verifies_0() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The key only in the agent: the match folder holds its public half.
+    let (m, private) = crate::agent::match_without_the_key(tmp.path());
+    let Some(agent) = crate::agent::agent_with(tmp.path(), &private) else {
+        return;
+    };
+    let mut declared = String::new();
+    let mut camps = Vec::new();
+    for camp in ["kasparov", "junior"] {
+        let (k, line) = crate::witness::proven_camp(tmp.path(), &m, camp);
+        declared.push_str(&line);
+        camps.push((camp, k));
+    }
+    let (_live, url) = live(&m);
+    let _witnesses: Vec<Proc> = camps
+        .iter()
+        .map(|(c, k)| witness(&url, &m, c, k, &tmp.path().join(format!("copy-{c}"))))
+        .collect();
+    let s = tmp.path().join("quick.arb");
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    std::fs::write(&s, format!("{declared}{quick}")).unwrap();
+    let o = Command::new(BIN)
+        .env("SSH_AUTH_SOCK", &agent.sock)
+        .args([
+            "script",
+            s.to_str().unwrap(),
+            "--agent",
+            "--match",
+            m.to_str().unwrap(),
+            "--rules",
+        ])
+        .arg(rules_with(tmp.path(), LIVE))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", said(&o));
+    assert!(
+        !m.join("keys/arbiter").exists(),
+        "no private key in the folder"
+    );
+    let sizes = checkpoints(&m);
+    assert_eq!(sizes.first(), Some(&4), "{sizes:?}");
+    until("both camps' cosignatures of every checkpoint", || {
+        sizes
+            .iter()
+            .all(|s| camps.iter().all(|(c, _)| cosig(&m, *s, c).exists()))
+    });
+    let (code, out) = verify(&m);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("camp junior witnessed live"), "{out}");
+}
