@@ -854,7 +854,9 @@ pub enum MatchError {
     /// The match policy (or, for a match's first game, its profile) has the camps witness live,
     /// and the arbiter's key cannot sign the checkpoint due every N entries without asking.
     #[error(
-        "game {game}: {why} has the camps witness live every {every} entries, so the kit signs a checkpoint every {every} entries without asking anything; the key {} is encrypted and no ssh-agent signs for it: nothing is opened or recorded. Load the key into ssh-agent (ssh-add) and give --agent (a key with no passphrase, or --passphrase-env, only in a rehearsal)",
+        "game {game}: {why} has the camps witness live {}, so the kit signs a checkpoint {} without asking anything; the key {} is encrypted and no ssh-agent signs for it: nothing is opened or recorded. Load the key into ssh-agent (ssh-add) and give --agent (a key with no passphrase, or --passphrase-env, only in a rehearsal)",
+        crate::core::rules::every_entries(*.every),
+        crate::core::rules::every_entries(*.every),
         .path.display()
     )]
     LiveWitnessKey {

@@ -584,6 +584,15 @@ pub struct Witness {
     pub camps: Option<Vec<String>>,
 }
 
+/// How often the camps witness live, in words: `every entry`, `every 4 entries`.
+pub fn every_entries(n: u64) -> String {
+    if n == 1 {
+        "every entry".to_owned()
+    } else {
+        format!("every {n} entries")
+    }
+}
+
 /// The largest `[witness] every` a profile may give (a million entries: no game is longer).
 pub const MAX_WITNESS_EVERY: u64 = 1_000_000;
 

@@ -444,14 +444,17 @@ pub(crate) fn check_live_witnesses(
         }
         if let Some((a, b, to)) = gap {
             v.problems.push(format!(
-                "UNWITNESSED_INTERVAL: camp {camp} cosigned no checkpoint over entries {a}..{} ({} entries, up to {to}); the match policy has it witness live every {every} entries",
+                "UNWITNESSED_INTERVAL: camp {camp} cosigned no checkpoint over entries {a}..{} ({} entr{}, up to {to}); the match policy has it witness live {}",
                 b - 1,
-                b - a
+                b - a,
+                if b - a == 1 { "y" } else { "ies" },
+                crate::core::rules::every_entries(every)
             ));
             raise(v, Status::UnwitnessedInterval);
         } else {
             v.problems.push(format!(
-                "camp {camp} witnessed live: its cosigned checkpoints leave no stretch of more than {every} entries"
+                "camp {camp} witnessed live: its cosigned checkpoints leave no stretch of more than {}",
+                if every == 1 { "1 entry".to_owned() } else { format!("{every} entries") }
             ));
         }
     }

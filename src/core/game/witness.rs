@@ -199,7 +199,8 @@ impl Game {
             Some(c) => super::refuse(
                 crate::core::clause::ARBITER,
                 format!(
-                    "the profile has the camps witness live every {every} entries ([witness] {}), but {}: declare it with its proof first (arbiter declare camp {c} proof FILE); the game is not opened",
+                    "the profile has the camps witness live {} ([witness] {}), but {}: declare it with its proof first (arbiter declare camp {c} proof FILE); the game is not opened",
+                    crate::core::rules::every_entries(every),
                     if w.camps.is_some() { "camps" } else { "every" },
                     if w.camps.is_some() {
                         format!("camp {c} is not declared")
