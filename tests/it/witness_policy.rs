@@ -548,3 +548,51 @@ fn policy_witness_interval_signed_through_the_agent_is_cosigned_live_and_verifie
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("camp junior witnessed live"), "{out}");
 }
+
+/// The Board UI (`arbiter play`, in a terminal) refuses the same way at open, before it asks
+/// any passphrase or draws the board.
+#[test]
+fn policy_witness_interval_needs_a_key_that_signs_without_asking_on_the_board_too() {
+    if !crate::pty::tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    let key = m.join("keys/arbiter");
+    std::fs::create_dir_all(key.parent().unwrap()).unwrap();
+    let public = arbiter::record::sign::keygen_with_rounds(
+        &key,
+        Some("correct horse"),
+        "arbiter",
+        arbiter::record::sign::TEST_KDF_ROUNDS,
+    )
+    .unwrap();
+    arbiter::record::sign::ensure_allowed_signer(&m, "arbiter", &public).unwrap();
+    let rules = rules_with(tmp.path(), LIVE);
+    let before = contents(&m);
+    let t = crate::pty::Tmux::start_shell(
+        "live-witness-key",
+        &format!(
+            "env -u SSH_AUTH_SOCK {{arbiter}} play --match '{}' --rules '{}'; echo \"arbiter exited $?\"; exec sleep 600",
+            m.display(),
+            rules.display()
+        ),
+        tmp.path(),
+        220,
+        40,
+    );
+    let screen = t.wait_for("arbiter exited", std::time::Duration::from_secs(20));
+    let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("arbiter exited 1")
+            && flat.contains("the camps witness live every 4 entries")
+            && flat.contains("--agent"),
+        "{screen}"
+    );
+    assert!(
+        !flat.contains("passphrase of"),
+        "no passphrase asked: {screen}"
+    );
+    assert_eq!(contents(&m), before, "the folder is unchanged");
+}
