@@ -249,19 +249,38 @@ fn policy_witness_interval_needs_a_key_that_signs_without_asking() {
         "{policy}"
     );
     assert_eq!(checkpoints(&m).first(), Some(&4));
-    // Now the match policy asks for live witnesses: the next game's script, and a table
-    // served into the match, are refused the same way without the passphrase at hand.
+    // Now the match policy asks for live witnesses: the next game's script, a table served
+    // into the match and the archive of game 1 are refused the same way without the passphrase
+    // at hand.
+    let copy = tmp.path().join("engine.log");
+    std::fs::write(&copy, "engine log\n").unwrap();
     let before = contents(&m);
-    for args in [
-        vec!["script", tmp.path().join("quick.arb").to_str().unwrap()],
-        vec![
-            "serve",
-            "--rules",
-            "rules/aiwolf-2025-5.toml",
-            "--listen",
-            "127.0.0.1:0",
-            "--plain",
-        ],
+    for (game, args) in [
+        (
+            2,
+            vec!["script", tmp.path().join("quick.arb").to_str().unwrap()],
+        ),
+        (
+            2,
+            vec![
+                "serve",
+                "--rules",
+                "rules/aiwolf-2025-5.toml",
+                "--listen",
+                "127.0.0.1:0",
+                "--plain",
+            ],
+        ),
+        (
+            1,
+            vec![
+                "archive",
+                "--game",
+                "1",
+                copy.to_str().unwrap(),
+                copy.to_str().unwrap(),
+            ],
+        ),
     ] {
         let o = Command::new(BIN)
             .env_remove("SSH_AUTH_SOCK")
@@ -273,8 +292,9 @@ fn policy_witness_interval_needs_a_key_that_signs_without_asking() {
         let out = said(&o);
         assert_eq!(o.status.code(), Some(1), "{args:?}: {out}");
         assert!(
-            out.contains("game 2: the match policy has the camps witness live every 4 entries")
-                && out.contains("--agent"),
+            out.contains(&format!(
+                "game {game}: the match policy has the camps witness live every 4 entries"
+            )) && out.contains("--agent"),
             "{args:?}: {out}"
         );
         assert_eq!(contents(&m), before, "{args:?}: the folder is unchanged");
