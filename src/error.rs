@@ -66,6 +66,9 @@ pub enum Exit {
     /// `verify --witness-copy DIR`: the log lacks or rewrote an entry the camp's own copy holds,
     /// or the camp's witness kept evidence of a conflicting history.
     CopyConflict,
+    /// `verify`: in a game the match policy holds to live witnesses, a camp's cosigned
+    /// checkpoints leave a stretch of more entries than the policy's interval uncovered.
+    UnwitnessedInterval,
     /// `verify --proof`: the inclusion proof does not hold.
     BadProof,
     /// `prove`: no valid signed checkpoint covers the entry.
@@ -83,7 +86,7 @@ pub enum Documented {
 
 impl Exit {
     /// Every exit kind, in the order of the table.
-    pub const ALL: [Exit; 26] = [
+    pub const ALL: [Exit; 27] = [
         Exit::Ok,
         Exit::Refused,
         Exit::Usage,
@@ -110,6 +113,7 @@ impl Exit {
         Exit::CampsNotProven,
         Exit::BadReplay,
         Exit::CopyConflict,
+        Exit::UnwitnessedInterval,
     ];
 
     /// The exit code: the one table.
@@ -136,6 +140,7 @@ impl Exit {
             Exit::CampsNotProven => 32,
             Exit::BadReplay => 33,
             Exit::CopyConflict => 34,
+            Exit::UnwitnessedInterval => 35,
             Exit::BadLine => 20,
             Exit::Truncated => 21,
             Exit::BadCheckpoint => 22,
@@ -175,6 +180,7 @@ impl Exit {
             Exit::CampsNotProven => Some("CAMPS_NOT_PROVEN"),
             Exit::BadReplay => Some("BAD_REPLAY"),
             Exit::CopyConflict => Some("COPY_CONFLICT"),
+            Exit::UnwitnessedInterval => Some("UNWITNESSED_INTERVAL"),
             Exit::BadLine => Some("BAD_LINE"),
             Exit::Truncated => Some("TRUNCATED"),
             Exit::BadCheckpoint => Some("BAD_CHECKPOINT"),

@@ -94,6 +94,10 @@ pub struct JournalStorage {
     /// This session's checkpoints folder holds no leftover of an interrupted signing (swept at
     /// its first checkpoint). `false` to start with.
     pub checkpoints_swept: bool,
+    /// The match policy has the camps witness live every N entries (`witness <camp> every
+    /// <N>`): a checkpoint is signed whenever N entries were recorded since the last one, so
+    /// that each camp's witness can cosign every interval. `None`: no such policy.
+    pub witness_every: Option<u64>,
 }
 
 /// The index's and the kept copies' folder's modification times, and the camps that
@@ -290,6 +294,15 @@ impl JournalStorage {
 }
 
 impl JournalStorage {
+    /// Whether the policy's live-witness interval is reached: N entries recorded since the last
+    /// checkpoint signed (since entry 0 when none is).
+    fn witness_due(&self) -> bool {
+        self.witness_every.is_some_and(|n| {
+            let since = self.len().saturating_sub(self.signed_upto.unwrap_or(0));
+            since as u64 >= n
+        })
+    }
+
     /// Sign a checkpoint over everything recorded so far.
     pub fn checkpoint(&mut self, now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
         let j = self.journal.as_ref().ok_or(StorageError::NothingRecorded)?;
@@ -344,14 +357,20 @@ impl Storage for JournalStorage {
         if let Some(f) = self.on_append.as_mut() {
             f(&entry);
         }
-        // A checkpoint at the moments the rules make important, when the key can sign now (the
-        // act's passphrase armed, or nothing to ask); else the next one covers it.
-        if signs_checkpoint(&e.kind)
+        // A checkpoint at the moments the rules make important, and every N entries when the
+        // camps witness live, when the key can sign now (the act's passphrase armed, or nothing
+        // to ask); else the next one covers it.
+        let interval = self.witness_due();
+        if (signs_checkpoint(&e.kind) || interval)
             && self.can_sign()
             && let Err(w) = self.checkpoint(Utc::now())
         {
             // The entry is durable; only the signature is missing. Tell the arbiter, go on.
             self.warning = Some(format!("checkpoint not signed: {w}"));
+        } else if interval && !self.can_sign() {
+            self.warning = Some(
+                "checkpoint not signed: the camps witness live, but the key cannot sign without asking (the ssh-agent is gone?): the interval goes unwitnessed".into(),
+            );
         }
         Ok(())
     }
@@ -831,6 +850,20 @@ pub enum MatchError {
         named: String,
         bound: String,
         game: u32,
+    },
+    /// The match policy (or, for a match's first game, its profile) has the camps witness live,
+    /// and the arbiter's key cannot sign the checkpoint due every N entries without asking.
+    #[error(
+        "game {game}: {why} has the camps witness live {}, so the kit signs a checkpoint {} without asking anything; the key {} is encrypted and no ssh-agent signs for it: nothing is opened or recorded. Load the key into ssh-agent (ssh-add) and give --agent (a key with no passphrase, or --passphrase-env, only in a rehearsal)",
+        crate::core::rules::every_entries(*.every),
+        crate::core::rules::every_entries(*.every),
+        .path.display()
+    )]
+    LiveWitnessKey {
+        game: u32,
+        every: u64,
+        path: PathBuf,
+        why: &'static str,
     },
     #[error("{}: line 0 binds game {found}, but this is the folder of game {want}: nothing is appended", .path.display())]
     WrongGame {
@@ -1693,9 +1726,32 @@ fn open_game_once(
         countersigned_seen: Default::default(),
         index_seen: Default::default(),
         checkpoints_swept: false,
+        witness_every: None,
     };
-    if !path.exists() {
-        let (profile, pref) = new_game_profile(match_dir, n, rules)?;
+    let new_game = if path.exists() {
+        None
+    } else {
+        Some(new_game_profile(match_dir, n, rules)?)
+    };
+    // Under a policy that has the camps witness live, the kit signs a checkpoint every N
+    // entries without asking: a key that cannot is refused now, before anything is written.
+    storage.witness_every =
+        crate::record::witness::witness_interval(match_dir, n, new_game.as_ref().map(|(p, _)| p));
+    if let (Some(every), Some(signer)) = (storage.witness_every, storage.signer.as_ref())
+        && !signer.at_hand()
+    {
+        return Err(MatchError::LiveWitnessKey {
+            game: n,
+            every,
+            path: signer.path().to_owned(),
+            why: if crate::record::witness::policy_path(match_dir).exists() {
+                "the match policy"
+            } else {
+                "the profile's [witness] every (the match policy this game writes)"
+            },
+        });
+    }
+    if let Some((profile, pref)) = new_game {
         let ctx = GameContext {
             match_id: mid,
             game: n,

@@ -81,6 +81,8 @@ impl From<PostgameError> for Error {
             P::Refused(r) => super::session_failure(r.into(), |s| P::Session(s).into()),
             P::Session(s) => super::session_failure(s, |s| P::Session(s).into()),
             P::Game(ref m) if m.is_held_elsewhere() => Error::unavailable(e),
+            // Refused as `play` and `script` refuse it (exit 1), naming --agent.
+            P::Game(crate::board::matchdir::MatchError::LiveWitnessKey { .. }) => Error::refused(e),
             P::Game(_) => Error::cannot_read(e),
             P::Open(j) => super::journal_failure(j),
             P::ReadStored { .. } | P::EngineLog(_) => Error::cannot_read(e),

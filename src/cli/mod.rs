@@ -494,7 +494,9 @@ pub fn match_failure(e: crate::board::matchdir::MatchError) -> Error {
     match e {
         M::Journal(j) => journal_failure(j),
         M::Key(k) => Error::cannot_read(k),
-        e @ (M::Foreign { .. } | M::OtherProfile { .. }) => Error::refused(e),
+        e @ (M::Foreign { .. } | M::OtherProfile { .. } | M::LiveWitnessKey { .. }) => {
+            Error::refused(e)
+        }
         e @ (M::Full { .. } | M::Changed { .. }) => Error::unavailable(e),
         M::Profile(p) => {
             let bad_data = matches!(&p, crate::board::session::LoadProfileError::Read { source, .. }

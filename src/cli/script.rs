@@ -138,8 +138,12 @@ pub fn run(a: &ScriptArgs) -> Result<Exit, Error> {
     session.storage.allow_prompt();
     // A key that signs with nothing typed (`--agent`, a rehearsal's `--passphrase-env`):
     // each act of the arbiter is authorized as it is recorded, so a script killed midway
-    // leaves no act unauthorized. Otherwise the passphrase is asked once, at the end.
-    let per_act = !a.dry_run && (a.key.agent || a.key.passphrase_env.is_some());
+    // leaves no act unauthorized; so too in a match whose policy has the camps witness live
+    // (the open refused a key that cannot), so that each interval's checkpoint is cosigned as
+    // it is signed, not held until the end. Otherwise the passphrase is asked once, at the end.
+    let live = !a.dry_run
+        && crate::record::witness::witness_interval(dir, n, Some(session.game.profile())).is_some();
+    let per_act = !a.dry_run && (a.key.agent || a.key.passphrase_env.is_some() || live);
     let by = per_act.then(|| script_authority(&a.key.source(), dir));
     let result = run_script_with(&mut session, &lines, |s, l, before, now| {
         let Some(by) = &by else { return Ok(()) };

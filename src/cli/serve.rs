@@ -138,6 +138,23 @@ pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
     // The key's file and public half: decrypted only for each game's checkpoint.
     let (key, keyref) = crate::board::matchdir::signer_for(&a.key.source(), dir, None)
         .map_err(Error::cannot_read)?;
+    // A match whose policy has the camps witness live is written only with a key that signs
+    // without asking: refused before anything is written.
+    let next = crate::record::layout::games(dir)
+        .last()
+        .map_or(1, |g| g.saturating_add(1));
+    if let Some(every) = crate::record::witness::witness_interval(dir, next, None)
+        && !key.at_hand()
+    {
+        return Err(Error::refused(
+            crate::board::matchdir::MatchError::LiveWitnessKey {
+                game: next,
+                every,
+                path: key.path().to_owned(),
+                why: "the match policy",
+            },
+        ));
+    }
     // The control socket before the address is said: once `listening on` is printed, the game
     // master's screen can act.
     let mut early = Vec::new();

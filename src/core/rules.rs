@@ -565,7 +565,9 @@ impl Actors {
 }
 
 /// When the camps countersign the record. Always when the game ends; with
-/// `countersign_at_controls` also at each time control, after the control move.
+/// `countersign_at_controls` also at each time control, after the control move; with `every`,
+/// live: the camps' witnesses (`arbiter witness`) cosign a checkpoint the kit signs at least
+/// every `every` entries, and the match policy says so.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Witness {
@@ -573,6 +575,99 @@ pub struct Witness {
     /// that completes the control for both sides), not only when the game ends.
     #[serde(default)]
     pub countersign_at_controls: bool,
+    /// The camps witness live: the kit signs a checkpoint whenever this many entries were
+    /// recorded since the last one it signed, and each live camp's cosignatures must leave no
+    /// stretch of more entries uncovered (`1`: every entry, every move). At least 1.
+    pub every: Option<u64>,
+    /// The camps that witness live, by the labels line 0 declares them under. Absent: every
+    /// camp line 0 declares. Only with `every`.
+    pub camps: Option<Vec<String>>,
+}
+
+/// How often the camps witness live, in words: `every entry`, `every 4 entries`.
+pub fn every_entries(n: u64) -> String {
+    if n == 1 {
+        "every entry".to_owned()
+    } else {
+        format!("every {n} entries")
+    }
+}
+
+/// The largest `[witness] every` a profile may give (a million entries: no game is longer).
+pub const MAX_WITNESS_EVERY: u64 = 1_000_000;
+
+impl Witness {
+    /// The `[witness]` table of a profile's text, read alone (the rest of the profile is not
+    /// checked here): `Ok(None)` when the profile has none.
+    pub fn of_profile_text(text: &str) -> Result<Option<Witness>, toml::de::Error> {
+        #[derive(Deserialize)]
+        struct Only {
+            witness: Option<Witness>,
+        }
+        toml::from_str::<Only>(text).map(|o| o.witness)
+    }
+
+    /// What is wrong with the live-witness keys, if anything: the key and the problem.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        match self.every {
+            Some(0) => {
+                return Err((
+                    "witness.every",
+                    "must be at least 1 (entries between two checkpoints the camps cosign; 1 is every entry)".into(),
+                ));
+            }
+            Some(n) if n > MAX_WITNESS_EVERY => {
+                return Err((
+                    "witness.every",
+                    format!(
+                        "{n} entries is more than {MAX_WITNESS_EVERY}: no game is that long, the camps would witness nothing live"
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        let Some(camps) = &self.camps else {
+            return Ok(());
+        };
+        if self.every.is_none() {
+            return Err((
+                "witness.camps",
+                "names the camps that witness live, which needs `every` (how many entries between two checkpoints they cosign)".into(),
+            ));
+        }
+        if camps.is_empty() {
+            return Err((
+                "witness.camps",
+                "is empty: name at least one camp, or leave it out for every camp line 0 declares"
+                    .into(),
+            ));
+        }
+        for (i, c) in camps.iter().enumerate() {
+            if !is_camp_label(c) {
+                return Err((
+                    "witness.camps",
+                    format!(
+                        "{c:?} is not a camp label (1 to 32 characters from a-z, 0-9, - and _, starting with a letter or digit)"
+                    ),
+                ));
+            }
+            if camps[..i].contains(c) {
+                return Err(("witness.camps", format!("camp {c:?} is named twice")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A camp's label as line 0 declares it: 1 to 32 characters from `a-z`, `0-9`, `-`, `_`,
+/// starting with a letter or digit.
+fn is_camp_label(s: &str) -> bool {
+    (1..=32).contains(&s.len())
+        && s.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
 }
 
 impl Profile {
@@ -667,6 +762,16 @@ impl Profile {
     }
 
     fn validate(&self) -> Result<(), (String, &'static str, String)> {
+        if let Some(w) = &self.witness
+            && let Err((key, message)) = w.check()
+        {
+            let needle = if key == "witness.camps" {
+                "camps"
+            } else {
+                "every"
+            };
+            return Err((key.into(), needle, message));
+        }
         match (self.profile.game, &self.shogi) {
             (GameKind::Shogi, None) => {
                 return Err((

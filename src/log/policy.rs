@@ -3,7 +3,8 @@
 //! `DIR/policy.txt.sig`), and named by the SHA-256 of its text in every such game's line 0
 //! (`arbiter_key.policy`). `verify` holds each game numbered from `first-game` on to it: no
 //! game of another match, no binding but the policy's, no camp the policy names left out, no camp
-//! key without its proof of possession.
+//! key without its proof of possession, and, where the policy names camps that witness live, no
+//! stretch of entries longer than the policy's interval without each such camp's cosignature.
 
 /// First line of a policy's text (never a checkpoint's `arbiter-kit/…` origin, nor an index's).
 pub const HEADER: &str = "arbiter-kit match policy v1";
@@ -27,6 +28,10 @@ pub struct Policy {
     /// A rehearsal's policy (the line `rehearsal`): the match was made with the demo key or with
     /// the passphrase in the environment, which only a rehearsal may give.
     pub rehearsal: bool,
+    /// The camps that witness live, each with its interval (`witness <label> every <N>`): every
+    /// game's checkpoints that camp cosigned must leave no stretch of more than N entries
+    /// uncovered. Empty: no live witness is required (and the lines are absent).
+    pub witness: Vec<(String, u64)>,
 }
 
 /// A policy text that does not parse: what is wrong, in words.
@@ -54,6 +59,7 @@ impl Policy {
     /// first-game <n>
     /// rehearsal                        (only in a rehearsal's policy)
     /// camp <label> <type> <base64>     (one line per camp, in declaration order)
+    /// witness <label> every <N>         (one line per camp that witnesses live, if any)
     /// ```
     pub fn to_text(&self) -> Result<String, PolicyError> {
         plain("match", &self.match_id)?;
@@ -76,6 +82,15 @@ impl Policy {
                 )));
             };
             t.push_str(&format!("camp {label} {kind} {b64}\n"));
+        }
+        for (label, every) in &self.witness {
+            plain("witness", label)?;
+            if *every == 0 {
+                return Err(PolicyError(format!(
+                    "witness {label}: the interval must be at least 1 entry"
+                )));
+            }
+            t.push_str(&format!("witness {label} every {every}\n"));
         }
         Ok(t)
     }
@@ -108,16 +123,27 @@ impl Policy {
             .parse::<u32>()
             .map_err(|_| PolicyError("first-game is not a game number".into()))?;
         let mut camps = Vec::new();
+        let mut witness = Vec::new();
         let mut lines = lines.peekable();
         let rehearsal = lines.next_if_eq(&"rehearsal").is_some();
         for line in lines {
             let parts: Vec<&str> = line.split(' ').collect();
-            let ["camp", label, kind, b64] = parts.as_slice() else {
-                return Err(PolicyError(format!(
-                    "expected `camp <label> <type> <base64>`, found {line:?}"
-                )));
-            };
-            camps.push(((*label).to_owned(), format!("{kind} {b64}")));
+            match parts.as_slice() {
+                ["camp", label, kind, b64] if witness.is_empty() => {
+                    camps.push(((*label).to_owned(), format!("{kind} {b64}")));
+                }
+                ["witness", label, "every", n] => {
+                    let every = n.parse::<u64>().map_err(|_| {
+                        PolicyError(format!("witness {label}: {n:?} is not a number of entries"))
+                    })?;
+                    witness.push(((*label).to_owned(), every));
+                }
+                _ => {
+                    return Err(PolicyError(format!(
+                        "expected `camp <label> <type> <base64>` or `witness <label> every <N>`, found {line:?}"
+                    )));
+                }
+            }
         }
         let p = Policy {
             match_id,
@@ -127,6 +153,7 @@ impl Policy {
             first_game,
             camps,
             rehearsal,
+            witness,
         };
         if p.to_text()? != text {
             return Err(PolicyError(
@@ -152,6 +179,7 @@ mod tests {
             first_game: 1,
             camps: vec![("white".into(), "ssh-ed25519 AAAA".into())],
             rehearsal: false,
+            witness: Vec::new(),
         };
         let t = p.to_text().unwrap();
         assert_eq!(Policy::parse(&t).unwrap(), p);
@@ -166,5 +194,39 @@ mod tests {
         assert!(Policy::parse(&t.replace("first-game 1", "first-game 01")).is_err());
         assert!(Policy::parse(&t.replace("\n", "\r\n")).is_err());
         assert!(Policy::parse(t.trim_end()).is_err());
+    }
+
+    #[test]
+    fn policy_witness_lines_round_trip_after_the_camps_and_refuse_a_zero_interval() {
+        let p = Policy {
+            match_id: "m".into(),
+            instance: "00112233445566778899aabbccddeeff".into(),
+            binding: "signed-acts/1".into(),
+            arbiter: "SHA256:abc".into(),
+            first_game: 1,
+            camps: vec![
+                ("white".into(), "ssh-ed25519 AAAA".into()),
+                ("black".into(), "ssh-ed25519 BBBB".into()),
+            ],
+            rehearsal: false,
+            witness: vec![("white".into(), 8), ("black".into(), 8)],
+        };
+        let t = p.to_text().unwrap();
+        assert!(
+            t.ends_with(
+                "camp black ssh-ed25519 BBBB\nwitness white every 8\nwitness black every 8\n"
+            ),
+            "{t}"
+        );
+        assert_eq!(Policy::parse(&t).unwrap(), p);
+        // A camp line after a witness line, a zero or padded interval: not its one form.
+        let moved = t.replace(
+            "camp black ssh-ed25519 BBBB\nwitness white every 8\n",
+            "witness white every 8\ncamp black ssh-ed25519 BBBB\n",
+        );
+        assert!(Policy::parse(&moved).is_err());
+        assert!(Policy::parse(&t.replace("white every 8", "white every 0")).is_err());
+        assert!(Policy::parse(&t.replace("white every 8", "white every 08")).is_err());
+        assert!(Policy::parse(&t.replace("white every 8", "white each 8")).is_err());
     }
 }

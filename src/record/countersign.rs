@@ -170,13 +170,14 @@ pub fn countersign_checkpoint(
 }
 
 /// The countersignatures of a game, checked: one report line each, and for a finished game a
-/// finding for each declared camp that has not countersigned its final checkpoint.
+/// finding for each declared camp that has not countersigned its final checkpoint. Returns the
+/// countersignatures that hold: (checkpoint size, camp).
 pub fn check_countersignatures(
     match_dir: &Path,
     game: u32,
     facts: &LogFacts,
     v: &mut crate::record::verify::GameVerification,
-) {
+) -> Vec<(u64, String)> {
     use crate::record::verify::Status;
     let camps = declared_camps(&facts.first);
     let dir = layout::checkpoints_dir(match_dir, game);
@@ -230,13 +231,13 @@ pub fn check_countersignatures(
     // camp must have countersigned a checkpoint covering the last result, and nothing after the
     // latest checkpoint all camps countersigned may change a result, a clock or a ruling.
     let Some(end) = facts.end else {
-        return;
+        return valid;
     };
     if camps.is_empty() {
         v.problems.push(
             "no camp declared a witness key in line 0: the final checkpoint has no countersignature to check".into(),
         );
-        return;
+        return valid;
     }
     let covers = end + 1;
     // The latest checkpoint every camp countersigned (0: some camp signed none).
@@ -258,7 +259,7 @@ pub fn check_countersignatures(
     }
     let w = witnessed;
     if w == 0 || w == u64::MAX {
-        return;
+        return valid;
     }
     let after: Vec<String> = facts
         .changes
@@ -274,6 +275,7 @@ pub fn check_countersignatures(
         ));
         raise(v, Status::Unwitnessed);
     }
+    valid
 }
 
 /// The committee's rule: a finished game with declared camps counts as witnessed

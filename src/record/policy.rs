@@ -109,6 +109,7 @@ pub fn ensure_policy(
         .and_then(|m| m.as_str())
         .ok_or("line 0 binds no match id")?;
     let camps = camps_in(line0);
+    let witness = live_witnesses(line0, &camps)?;
     let mut instance = [0u8; 16];
     rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut instance);
     let policy = crate::log::policy::Policy {
@@ -119,6 +120,7 @@ pub fn ensure_policy(
         first_game: game,
         camps,
         rehearsal,
+        witness,
     };
     let text = policy.to_text().map_err(|e| e.to_string())?;
     let sig = sign(text.as_bytes())?;
@@ -128,6 +130,76 @@ pub fn ensure_policy(
     crate::record::journal::write_atomic(&path, text.as_bytes())
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(hex::encode(sha2::Sha256::digest(text.as_bytes())))
+}
+
+/// The camps that witness live under the profile line 0 embeds (`[witness] every`, `camps`),
+/// each with the interval, for a new policy's `witness` lines: the camps the profile names, or
+/// every camp line 0 declares (`camps`). A profile that asks for live witnesses with no camp
+/// declared, or names one line 0 does not declare, is refused: the policy would ask for
+/// cosignatures no one can give.
+pub(crate) fn live_witnesses(
+    line0: &serde_json::Value,
+    camps: &[(String, String)],
+) -> Result<Vec<(String, u64)>, String> {
+    let Some(text) = line0.pointer("/profile/toml").and_then(|t| t.as_str()) else {
+        return Ok(Vec::new());
+    };
+    let file = line0
+        .pointer("/profile/file")
+        .and_then(|f| f.as_str())
+        .unwrap_or("the profile");
+    let Some(w) = crate::core::rules::Witness::of_profile_text(text)
+        .map_err(|e| format!("{file}: [witness]: {}", e.message()))?
+    else {
+        return Ok(Vec::new());
+    };
+    if let Err((key, problem)) = w.check() {
+        return Err(format!("{file}: {key}: {problem}"));
+    }
+    let Some(every) = w.every else {
+        return Ok(Vec::new());
+    };
+    let named: Vec<String> = match &w.camps {
+        Some(c) => c.clone(),
+        None => camps.iter().map(|(n, _)| n.clone()).collect(),
+    };
+    if named.is_empty() {
+        return Err(format!(
+            "{file}: witness.every = {every} asks the camps to witness live, but line 0 declares no camp: declare each camp with its proof (arbiter declare camp NAME proof FILE) before the game starts"
+        ));
+    }
+    let mut out = Vec::new();
+    for c in named {
+        if !camps.iter().any(|(n, _)| *n == c) {
+            return Err(format!(
+                "{file}: witness.camps names camp {c}, which line 0 does not declare: declare it with its proof (arbiter declare camp {c} proof FILE) before the game starts"
+            ));
+        }
+        out.push((c, every));
+    }
+    Ok(out)
+}
+
+/// How often the kit signs a checkpoint of game `game` so that the camps can witness it live:
+/// the smallest interval of the match policy's `witness` lines (when the policy holds the game),
+/// else, for a match with no policy yet, the `[witness] every` of `profile` (the profile the
+/// game is created under: its policy will say so). `None`: no live witness is required. The
+/// policy is read as the kit wrote it (`verify` checks its signature).
+pub fn witness_interval(
+    match_dir: &Path,
+    game: u32,
+    profile: Option<&crate::core::rules::Profile>,
+) -> Option<u64> {
+    match crate::record::fsio::read_to_string(&policy_path(match_dir)) {
+        Ok(text) => {
+            let p = crate::log::policy::Policy::parse(&text).ok()?;
+            if game < p.first_game {
+                return None;
+            }
+            p.witness.iter().map(|(_, n)| *n).min()
+        }
+        Err(_) => profile?.witness.as_ref()?.every,
+    }
 }
 
 /// The match's policy as `verify` reads it: `None` when the match has none, else the policy and
@@ -282,6 +354,108 @@ pub(crate) fn check_policy(
                 "CAMPS_NOT_PROVEN: line 0 binds camp {name} without its proof of possession, in a game the match policy holds (written after proofs existed)"
             ));
             raise(v, Status::CampsNotProven);
+        }
+    }
+}
+
+/// Hold game `game` to the match policy's live witnesses (`witness <camp> every <N>`), from
+/// the countersignatures that hold (`cosigned`: checkpoint size, camp) on the game's valid
+/// signed checkpoints. For each such camp, with `0 = c_0 < c_1 < … < c_k` the sizes of the
+/// checkpoints it cosigned, `S` the largest signed checkpoint and `L` the entries in the log:
+/// every `c_{i+1} − c_i ≤ N`; `S − c_k ≤ N` (one interval may still await its cosignature while
+/// the game runs); `L − S ≤ N` (the kit signs at least every N entries); and once the game has
+/// a result (entry `e`), `c_k > e`. The first stretch that breaks one of these fails the game
+/// (`UNWITNESSED_INTERVAL`), named with the camp and its entries; a live camp line 0 does not
+/// declare is `CAMPS_DROPPED`.
+pub(crate) fn check_live_witnesses(
+    game: u32,
+    facts: &crate::record::facts::LogFacts,
+    policy: &Option<Result<(crate::log::policy::Policy, [u8; 32]), String>>,
+    cosigned: &[(u64, String)],
+    v: &mut crate::record::verify::GameVerification,
+) {
+    use crate::record::verify::Status;
+    let Some(Ok((p, _))) = policy else {
+        return;
+    };
+    if p.witness.is_empty() || game < p.first_game {
+        return;
+    }
+    let valid: std::collections::HashSet<u64> = v
+        .checkpoints
+        .iter()
+        .filter(|c| c.ok)
+        .filter_map(|c| c.entries)
+        .collect();
+    let signed = valid.iter().copied().max().unwrap_or(0);
+    let entries = facts.entries;
+    let declared = declared_camps(&facts.first);
+    for (camp, every) in &p.witness {
+        let every = *every;
+        if !declared.iter().any(|(n, _)| n == camp) {
+            if !p.camps.iter().any(|(n, _)| n == camp) {
+                v.problems.push(format!(
+                    "CAMPS_DROPPED: the match policy names camp {camp} as a live witness, which line 0 does not declare: its cosignatures would not be asked for"
+                ));
+                raise(v, Status::CampsDropped);
+            }
+            continue;
+        }
+        let mut sizes: Vec<u64> = cosigned
+            .iter()
+            .filter(|(s, c)| c == camp && valid.contains(s) && *s <= entries)
+            .map(|(s, _)| *s)
+            .collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        let mut last = 0u64;
+        let mut gap: Option<(u64, u64, &str)> = None;
+        for s in &sizes {
+            if s - last > every {
+                gap = Some((last, *s, "the next checkpoint it cosigned"));
+                break;
+            }
+            last = *s;
+        }
+        if gap.is_none() && signed > last && signed - last > every {
+            gap = Some((
+                last,
+                signed,
+                "the last signed checkpoint, which it did not cosign",
+            ));
+        }
+        if gap.is_none()
+            && let Some(e) = facts.end
+            && last <= e
+        {
+            gap = Some((
+                last,
+                signed.max(e + 1),
+                "the result, which no checkpoint it cosigned covers",
+            ));
+        }
+        if gap.is_none() && entries > signed.max(last) && entries - signed.max(last) > every {
+            let from = signed.max(last);
+            gap = Some((
+                from,
+                entries,
+                "the end of the log: the kit signed no checkpoint over them",
+            ));
+        }
+        if let Some((a, b, to)) = gap {
+            v.problems.push(format!(
+                "UNWITNESSED_INTERVAL: camp {camp} cosigned no checkpoint over entries {a}..{} ({} entr{}, up to {to}); the match policy has it witness live {}",
+                b - 1,
+                b - a,
+                if b - a == 1 { "y" } else { "ies" },
+                crate::core::rules::every_entries(every)
+            ));
+            raise(v, Status::UnwitnessedInterval);
+        } else {
+            v.problems.push(format!(
+                "camp {camp} witnessed live: its cosigned checkpoints leave no stretch of more than {}",
+                if every == 1 { "1 entry".to_owned() } else { format!("{every} entries") }
+            ));
         }
     }
 }

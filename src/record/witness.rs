@@ -392,7 +392,8 @@ pub fn verify_match_watching(
         if trust.camps.is_none() {
             check_camp_keys_kept(g, &facts.first, &mut camp_keys, &mut v);
         }
-        check_countersignatures(match_dir, g, &facts, &mut v);
+        let cosigned = check_countersignatures(match_dir, g, &facts, &mut v);
+        check_live_witnesses(g, &facts, &policy, &cosigned, &mut v);
         check_index_countersigned(match_dir, g, &facts, &kept, &mut v);
         crate::record::verify::check_rerun(match_dir, g, &facts.first, &mut v);
         crate::record::verify::check_approvals(

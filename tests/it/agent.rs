@@ -91,7 +91,7 @@ fn arbiter(sock: &Path, args: &[&str]) -> Output {
 
 /// A key made outside the match (it goes into the agent) and a match folder that holds only its
 /// public half (`keys/arbiter.pub`, allowed_signers). Returns (match folder, private key file).
-fn match_without_the_key(tmp: &Path) -> (PathBuf, PathBuf) {
+pub(crate) fn match_without_the_key(tmp: &Path) -> (PathBuf, PathBuf) {
     let private = tmp.join("elsewhere/arbiter");
     let public = sign::keygen(&private, None, "arbiter in the agent").unwrap();
     let m = tmp.join("m");

@@ -362,6 +362,7 @@ fn journal_storage(dir: &Path, journal: Option<Journal>) -> JournalStorage {
         countersigned_seen: Default::default(),
         index_seen: Default::default(),
         checkpoints_swept: false,
+        witness_every: None,
     }
 }
 

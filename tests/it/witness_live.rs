@@ -29,7 +29,7 @@ fn text(o: &Output) -> String {
 }
 
 /// Poll `done` until it holds or the deadline passes (then fail, saying `what`).
-fn until(what: &str, mut done: impl FnMut() -> bool) {
+pub(crate) fn until(what: &str, mut done: impl FnMut() -> bool) {
     let end = Instant::now() + DEADLINE;
     while !done() {
         assert!(Instant::now() < end, "timed out waiting for {what}");
@@ -76,7 +76,7 @@ impl Proc {
         Proc { child, lines }
     }
 
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.lines.lock().unwrap().join("\n")
     }
 
@@ -84,7 +84,7 @@ impl Proc {
         self.child.try_wait().unwrap()
     }
 
-    fn wait_for(&self, what: &str, needle: &str) {
+    pub(crate) fn wait_for(&self, what: &str, needle: &str) {
         let end = Instant::now() + DEADLINE;
         while !self.text().contains(needle) {
             assert!(
@@ -130,7 +130,7 @@ pub(crate) fn live(m: &Path) -> (Proc, String) {
 }
 
 /// A camp's witness with its own key and copy.
-fn witness(url: &str, m: &Path, camp: &str, key: &Path, copy: &Path) -> Proc {
+pub(crate) fn witness(url: &str, m: &Path, camp: &str, key: &Path, copy: &Path) -> Proc {
     let p = Proc::spawn(&[
         "witness",
         "--connect",
@@ -150,7 +150,7 @@ fn witness(url: &str, m: &Path, camp: &str, key: &Path, copy: &Path) -> Proc {
 
 /// A match folder with the arbiter's key and two camps declared with their proofs: the folder,
 /// the camps' key files and the declaration lines for a script.
-fn match_with_camps(tmp: &Path) -> (PathBuf, Vec<(String, PathBuf)>, String) {
+pub(crate) fn match_with_camps(tmp: &Path) -> (PathBuf, Vec<(String, PathBuf)>, String) {
     let m = tmp.join("m");
     crate::log_util::arbiter_key_in(&m);
     let mut declared = String::new();
@@ -169,7 +169,7 @@ fn quick(tmp: &Path, m: &Path, declared: &str) {
     crate::log_util::script_into(m, &tmp.join("quick.arb"), &format!("{declared}{quick}"));
 }
 
-fn cosig(m: &Path, size: u64, camp: &str) -> PathBuf {
+pub(crate) fn cosig(m: &Path, size: u64, camp: &str) -> PathBuf {
     m.join(format!("game-1/checkpoints/{size}.txt.cosig-{camp}"))
 }
 
@@ -534,7 +534,13 @@ fn witness_live_two_witnesses_follow_a_game_through_a_crash_and_a_reopen() {
 
 /// Append an entry of `kind` by `actor` to game 1's log with `body`, chained as the kit would
 /// (what anyone who can write the folder can do while the board is down); its number.
-fn append_forged(m: &Path, actor: &str, clause: &str, kind: &str, body: serde_json::Value) -> u64 {
+pub(crate) fn append_forged(
+    m: &Path,
+    actor: &str,
+    clause: &str,
+    kind: &str,
+    body: serde_json::Value,
+) -> u64 {
     let mut j = arbiter::record::journal::Journal::open(&m.join("game-1/log.jsonl")).unwrap();
     let at = j.last().unwrap().mono_ms + 1_000;
     j.append(arbiter::log::NewEntry {

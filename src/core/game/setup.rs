@@ -14,6 +14,7 @@ impl Game {
                 }
                 self.check_match_length()?;
                 self.check_match_not_decided()?;
+                self.check_live_camps_declared()?;
                 self.one(
                     now,
                     Actor::Arbiter,
@@ -27,6 +28,7 @@ impl Game {
                     Phase::Draft => out.push({
                         self.check_match_length()?;
                         self.check_match_not_decided()?;
+                        self.check_live_camps_declared()?;
                         self.ev(
                             now,
                             Actor::Arbiter,

@@ -177,6 +177,41 @@ impl Game {
             .find(|c| c.name == name && c.key != key)
     }
 
+    /// A profile that has the camps witness live (`[witness] every`) opens no game without them:
+    /// every camp `[witness] camps` names, or (without `camps`) at least one camp, declared with
+    /// its proof before line 0 is written — the match policy would ask for cosignatures no one
+    /// could give.
+    pub(super) fn check_live_camps_declared(&self) -> Result<(), crate::core::Refusal> {
+        let Some(w) = self.profile.witness.as_ref() else {
+            return Ok(());
+        };
+        let Some(every) = w.every else {
+            return Ok(());
+        };
+        let declared = |c: &str| self.draft.camps.iter().any(|d| d.name == c);
+        let missing = match &w.camps {
+            Some(named) => named.iter().find(|c| !declared(c)).cloned(),
+            None if self.draft.camps.is_empty() => Some("NAME".to_owned()),
+            None => None,
+        };
+        match missing {
+            None => Ok(()),
+            Some(c) => super::refuse(
+                crate::core::clause::ARBITER,
+                format!(
+                    "the profile has the camps witness live {} ([witness] {}), but {}: declare it with its proof first (arbiter declare camp {c} proof FILE); the game is not opened",
+                    crate::core::rules::every_entries(every),
+                    if w.camps.is_some() { "camps" } else { "every" },
+                    if w.camps.is_some() {
+                        format!("camp {c} is not declared")
+                    } else {
+                        "no camp is declared".to_owned()
+                    }
+                ),
+            ),
+        }
+    }
+
     /// Time controls both sides have passed (each side's periods completed, counting repeats).
     pub fn controls_passed(&self) -> usize {
         Side::BOTH
