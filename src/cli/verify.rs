@@ -230,6 +230,9 @@ fn witness_copy(
     let mut lines = Vec::new();
     let mut conflict = false;
     for f in found.iter().filter(|f| only.is_none_or(|g| g == f.game)) {
+        for n in &f.notes {
+            lines.push(format!("witness copy {}: {n}", copy.display()));
+        }
         if f.problems.is_empty() {
             lines.push(format!(
                 "witness copy {}: game {}: the log holds all {} entries the camp's copy holds, as it holds them",

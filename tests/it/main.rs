@@ -95,4 +95,5 @@ mod witness; // demo key, pinned trust, rollback, rename, never overwrite, notes
 mod witness_attacks;
 mod witness_board; // the camps asked at each time control; camps carried to the next game
 mod witness_camps;
+mod witness_clock; // a camp's witness holds the record's outage to its own clock
 mod witness_live; // live witnesses: arbiter live, arbiter witness, verify --witness-copy // camps prove possession of their keys; index versions, match codes // each attack on a real match folder, and what the kit and verify say

@@ -16,11 +16,11 @@ const BIN: &str = env!("CARGO_BIN_EXE_arbiter");
 /// How long anything here may take before the test fails.
 const DEADLINE: Duration = Duration::from_secs(20);
 
-fn arbiter(args: &[&str]) -> Output {
+pub(crate) fn arbiter(args: &[&str]) -> Output {
     Command::new(BIN).args(args).output().unwrap()
 }
 
-fn text(o: &Output) -> String {
+pub(crate) fn text(o: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
@@ -29,7 +29,7 @@ fn text(o: &Output) -> String {
 }
 
 /// Poll `done` until it holds or the deadline passes (then fail, saying `what`).
-fn until(what: &str, mut done: impl FnMut() -> bool) {
+pub(crate) fn until(what: &str, mut done: impl FnMut() -> bool) {
     let end = Instant::now() + DEADLINE;
     while !done() {
         assert!(Instant::now() < end, "timed out waiting for {what}");
@@ -44,7 +44,7 @@ pub(crate) struct Proc {
 }
 
 impl Proc {
-    fn spawn(args: &[&str]) -> Proc {
+    pub(crate) fn spawn(args: &[&str]) -> Proc {
         Proc::spawn_program(BIN, args)
     }
 
@@ -71,11 +71,11 @@ impl Proc {
         Proc { child, lines }
     }
 
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.lines.lock().unwrap().join("\n")
     }
 
-    fn wait_for(&self, what: &str, needle: &str) {
+    pub(crate) fn wait_for(&self, what: &str, needle: &str) {
         let end = Instant::now() + DEADLINE;
         while !self.text().contains(needle) {
             assert!(
@@ -121,7 +121,7 @@ pub(crate) fn live(m: &Path) -> (Proc, String) {
 }
 
 /// A camp's witness with its own key and copy.
-fn witness(url: &str, m: &Path, camp: &str, key: &Path, copy: &Path) -> Proc {
+pub(crate) fn witness(url: &str, m: &Path, camp: &str, key: &Path, copy: &Path) -> Proc {
     let p = Proc::spawn(&[
         "witness",
         "--connect",
@@ -141,7 +141,7 @@ fn witness(url: &str, m: &Path, camp: &str, key: &Path, copy: &Path) -> Proc {
 
 /// A match folder with the arbiter's key and two camps declared with their proofs: the folder,
 /// the camps' key files and the declaration lines for a script.
-fn match_with_camps(tmp: &Path) -> (PathBuf, Vec<(String, PathBuf)>, String) {
+pub(crate) fn match_with_camps(tmp: &Path) -> (PathBuf, Vec<(String, PathBuf)>, String) {
     let m = tmp.join("m");
     crate::log_util::arbiter_key_in(&m);
     let mut declared = String::new();
@@ -160,11 +160,11 @@ fn quick(tmp: &Path, m: &Path, declared: &str) {
     crate::log_util::script_into(m, &tmp.join("quick.arb"), &format!("{declared}{quick}"));
 }
 
-fn cosig(m: &Path, size: u64, camp: &str) -> PathBuf {
+pub(crate) fn cosig(m: &Path, size: u64, camp: &str) -> PathBuf {
     m.join(format!("game-1/checkpoints/{size}.txt.cosig-{camp}"))
 }
 
-fn verify_copy(m: &Path, copy: &Path) -> (i32, String) {
+pub(crate) fn verify_copy(m: &Path, copy: &Path) -> (i32, String) {
     let o = arbiter(&[
         "verify",
         "--match",

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use tungstenite::protocol::WebSocketConfig;
 use tungstenite::{Message, WebSocket};
 
+use super::clock::Outage;
 use super::copy::{CopyError, Decision, GameCopy, Taken};
 use super::rules::{Judge, Over, SentPolicy, Verdict};
 use super::{FromWitness, MAX_FRAME, PROTOCOL, ToWitness};
@@ -68,7 +69,14 @@ struct State<'c> {
     held: BTreeMap<u32, BTreeMap<u64, String>>,
     /// The match policy as the live record sent it (none before it does).
     policy: SentPolicy,
+    /// The connection has caught up with the record (it was quiet for [`QUIET`] once): each new
+    /// entry is received as it is written, and noted `live`.
+    live: bool,
 }
+
+/// How long the live record stays silent before the witness holds itself caught up with it: it
+/// sends what it holds at once, in looks 50 ms apart.
+const QUIET: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl State<'_> {
     /// Game `g`'s copy and its judge: opened (the copy's entries judged again, quietly) the
@@ -300,8 +308,11 @@ impl State<'_> {
         line: &str,
         tell: Tell<'_>,
     ) -> Result<(), WitnessError> {
+        let live = self.live;
         let (c, judge) = self.game(game, tell)?;
-        match c.take(seq, line)? {
+        let taken = c.take_as(seq, line, live)?;
+        let appended = taken == Taken::Appended;
+        match taken {
             Taken::Appended => match judge.take(line.as_bytes()) {
                 Verdict::Holds => tell(false, &format!("{} [holds]", shown(game, line))),
                 Verdict::AwaitsAuthorization => tell(
@@ -347,6 +358,41 @@ impl State<'_> {
                     evidence.display()
                 ),
             ),
+        }
+        if appended {
+            self.outage(game, seq, line, tell)?;
+        }
+        Ok(())
+    }
+
+    /// An entry that records an outage (a restart's ruling), held to the witness's own clock:
+    /// more than the witness saw pass is an alarm, kept as evidence, and nothing over it is
+    /// cosigned; one the witness cannot bound is said, not alarmed.
+    fn outage(
+        &mut self,
+        game: u32,
+        seq: u64,
+        line: &str,
+        tell: Tell<'_>,
+    ) -> Result<(), WitnessError> {
+        let Some((c, _)) = self.games.get_mut(&game) else {
+            return Ok(());
+        };
+        let Some(o) = c.outage(seq, line.as_bytes()) else {
+            return Ok(());
+        };
+        match &o {
+            Outage::Exceeds { .. } => {
+                let evidence = c.keep_outage(&o, line.as_bytes())?;
+                tell(
+                    true,
+                    &format!(
+                        "game {game} {o}; no checkpoint over it is cosigned; kept as evidence: {}",
+                        evidence.display()
+                    ),
+                );
+            }
+            _ => tell(false, &format!("game {game} {o}")),
         }
         Ok(())
     }
@@ -450,9 +496,32 @@ pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
         pending: BTreeMap::new(),
         held: BTreeMap::new(),
         policy: None,
+        live: false,
     };
+    // A read that waits QUIET for nothing says the witness caught up with the record.
+    ws.get_ref()
+        .set_read_timeout(Some(QUIET))
+        .map_err(|e| WitnessError::Lost(e.to_string()))?;
     loop {
-        let msg = ws.read().map_err(|e| WitnessError::Lost(e.to_string()))?;
+        let msg = match ws.read() {
+            Ok(m) => m,
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                if !st.live {
+                    st.live = true;
+                    tell(
+                        false,
+                        "caught up with the live record: each new entry's reception is noted by this machine's clock as it is written",
+                    );
+                }
+                continue;
+            }
+            Err(e) => return Err(WitnessError::Lost(e.to_string())),
+        };
         let text = match msg {
             Message::Text(t) => t.as_str().to_owned(),
             Message::Close(_) => {
