@@ -128,6 +128,36 @@ pub fn claimed_gap(line: &[u8]) -> Option<u64> {
     e.body.get("gap_ms")?.as_u64().filter(|g| *g > 0)
 }
 
+/// What the witness keeps of each entry it holds, to find where an outage lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    /// Its game time (`mono_ms`).
+    pub mono_ms: u64,
+    /// One of the entries the kit may record after a restart before the arbiter's ruling on
+    /// it ([`MAY_PRECEDE_THE_RULING`]).
+    pub before_ruling: bool,
+}
+
+/// The kinds the kit may record between a restart with a clock running and the arbiter's ruling
+/// on its gap (every other command is refused until he rules): the repair of a torn tail, the
+/// clocks stopped meanwhile, and authorizations.
+pub const MAY_PRECEDE_THE_RULING: [&str; 4] = [
+    crate::log::RECOVERY_KIND,
+    "clock_stopped",
+    "authorized",
+    "authorization_failed",
+];
+
+impl Written {
+    /// What is kept of `kind` at game time `mono_ms`.
+    pub fn new(mono_ms: u64, kind: &str) -> Written {
+        Written {
+            mono_ms,
+            before_ruling: MAY_PRECEDE_THE_RULING.contains(&kind),
+        }
+    }
+}
+
 /// What the witness's clock says of an outage entry `entry` claims.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outage {
@@ -156,22 +186,27 @@ pub enum Outage {
     },
 }
 
-/// Hold the outage of `claimed` ms that entry `entry` records to the witness's clock. `mono`
-/// holds the game time (`mono_ms`) of every entry up to `entry` at least; `received` gives the
+/// Hold the outage of `claimed` ms that entry `entry` records (a restart's ruling) to the
+/// witness's clock. `written` gives what is kept of every entry up to `entry`; `received`, the
 /// reception of an entry, if noted.
 ///
 /// Where the outage lies: a restart goes on in game time from the last entry plus the gap it
-/// measured, so the first entry after the outage (`to`) is the last one up to `entry` whose game
-/// time is at least the gap (less the tolerance) past the entry before it. The entries before it
-/// that share that entry's game time are the last of the session that went down and those written
-/// while the kit was down (a recovery, an authorization: they take the last entry's game time);
-/// the first of them (`from`) was written before the outage began. At most what the witness's
-/// clock measured between receiving `from` and `to` passed between the two writes, provided
-/// `from` reached it as it was written (`live`).
+/// measured, so the first entry after the outage follows the one before it by at least the gap
+/// in game time; and between the restart and the ruling the kit records only the entries of
+/// [`MAY_PRECEDE_THE_RULING`]. So each entry `to` of the ruling's trailing run of such entries
+/// (the ruling included) whose game time is at least the gap (less the tolerance) past the entry
+/// before it may be the first after the outage; the first of the entries before it sharing that
+/// entry's game time is `from` (entries written while the kit was down, a recovery or an
+/// authorization, take the last entry's game time, and come after it). At most what the
+/// witness's clock measured between receiving `from` and `to` passed between the two writes,
+/// provided `from` reached it as it was written (`live`). A candidate after the restart is no
+/// outage at all (its game time ran on the laptop's monotonic clock): it holds whatever the gap.
+/// The claim exceeds the witness's bound if it does for one candidate; it holds if it does for
+/// all, and the first (the restart) is named.
 pub fn judge(
     entry: u64,
     claimed: u64,
-    mono: &dyn Fn(u64) -> Option<u64>,
+    written: &dyn Fn(u64) -> Option<Written>,
     received: &dyn Fn(u64) -> Option<Reception>,
 ) -> Outage {
     let cannot = |why: String| Outage::CannotBound {
@@ -179,47 +214,65 @@ pub fn judge(
         claimed,
         why,
     };
-    let Some(to) = (1..=entry).rev().find(|&b| match (mono(b - 1), mono(b)) {
-        (Some(x), Some(y)) => y.saturating_sub(x) + TOLERANCE_MS >= claimed,
-        _ => false,
-    }) else {
-        return cannot(format!(
-            "no entry up to #{entry} follows the one before it by as much game time: the record does not show where the outage lies"
-        ));
-    };
-    let run = mono(to - 1);
-    let mut from = to - 1;
-    while from > 0 && mono(from - 1) == run {
-        from -= 1;
+    let mono = |s: u64| written(s).map(|w| w.mono_ms);
+    let mut first = entry;
+    while first > 0 && written(first - 1).is_some_and(|w| w.before_ruling) {
+        first -= 1;
     }
-    let (Some(a), Some(b)) = (received(from), received(to)) else {
+    let candidates: Vec<u64> = (first.max(1)..=entry)
+        .filter(|&b| match (mono(b - 1), mono(b)) {
+            (Some(x), Some(y)) => y.saturating_sub(x) + TOLERANCE_MS >= claimed,
+            _ => false,
+        })
+        .collect();
+    if candidates.is_empty() {
         return cannot(format!(
-            "this witness noted no reception time for entry #{from} or #{to} (received before it noted them)"
-        ));
-    };
-    if !a.live {
-        return cannot(format!(
-            "entry #{from}, the last before the outage, reached this witness while it caught up with the record (it connected after it was written), not as it was written"
+            "no entry from the restart to #{entry} follows the one before it by as much game time: the record does not show where the outage lies"
         ));
     }
-    let bound = b.since(&a).max(0) as u64;
-    if claimed > bound + TOLERANCE_MS {
-        Outage::Exceeds {
-            entry,
-            claimed,
-            bound,
-            from,
-            to,
-        }
-    } else {
-        Outage::Holds {
-            entry,
-            claimed,
-            bound,
-            from,
-            to,
-        }
-    }
+    let verdicts: Vec<Outage> = candidates
+        .into_iter()
+        .map(|to| {
+            let run = mono(to - 1);
+            let mut from = to - 1;
+            while from > 0 && mono(from - 1) == run {
+                from -= 1;
+            }
+            let (Some(a), Some(b)) = (received(from), received(to)) else {
+                return cannot(format!(
+                    "this witness noted no reception time for entry #{from} or #{to} (received before it noted them)"
+                ));
+            };
+            if !a.live {
+                return cannot(format!(
+                    "entry #{from}, the last before the outage, reached this witness while it caught up with the record (it connected after it was written), not as it was written"
+                ));
+            }
+            let bound = b.since(&a).max(0) as u64;
+            if claimed > bound + TOLERANCE_MS {
+                Outage::Exceeds {
+                    entry,
+                    claimed,
+                    bound,
+                    from,
+                    to,
+                }
+            } else {
+                Outage::Holds {
+                    entry,
+                    claimed,
+                    bound,
+                    from,
+                    to,
+                }
+            }
+        })
+        .collect();
+    let first_of = |f: &dyn Fn(&Outage) -> bool| verdicts.iter().find(|v| f(v)).cloned();
+    first_of(&|v| matches!(v, Outage::Exceeds { .. }))
+        .or_else(|| first_of(&|v| matches!(v, Outage::CannotBound { .. })))
+        .or_else(|| first_of(&|_| true))
+        .unwrap_or_else(|| cannot("no candidate".into()))
 }
 
 impl std::fmt::Display for Outage {
@@ -279,47 +332,66 @@ mod tests {
         }
     }
 
-    /// Entries 0..=2 before a crash, a recovery at the same game time, then the ruling.
-    fn case(gap: u64, witnessed: u64, live: bool) -> Outage {
-        let monos = [0, 1_000, 5_000, 5_000, 5_000 + gap + 3_000];
+    /// Entries 0..=2 before a crash, a recovery at the same game time, the clocks stopped at the
+    /// reopening, then the ruling `after` later.
+    fn case(gap: u64, witnessed: u64, live: bool, after: u64) -> Outage {
+        let w = |mono_ms, kind| Written::new(mono_ms, kind);
+        let written = [
+            w(0, "game_opened"),
+            w(1_000, "move_made"),
+            w(5_000, "move_made"),
+            w(5_000, "recovery"),
+            w(5_000 + gap + 3_000, "clock_stopped"),
+            w(5_000 + gap + 3_000 + after, "restart_gap"),
+        ];
         let recv = [
             at(0, 0, live),
             at(1, 1_000, live),
             at(2, 5_000, live),
             at(3, 5_000 + witnessed, true),
             at(4, 5_000 + witnessed + 3_000, true),
+            at(5, 5_000 + witnessed + 3_000 + after, true),
         ];
-        judge(4, gap, &|s| monos.get(s as usize).copied(), &|s| {
+        judge(5, gap, &|s| written.get(s as usize).copied(), &|s| {
             recv.get(s as usize).cloned()
         })
     }
 
     #[test]
     fn an_outage_longer_than_the_witness_saw_exceeds_it_and_a_true_one_holds() {
-        // 8 minutes recorded, 8 minutes seen: holds; from #2 (not the recovery #3) to #4.
-        assert_eq!(
-            case(480_000, 480_000, true),
-            Outage::Holds {
-                entry: 4,
-                claimed: 480_000,
-                bound: 483_000,
-                from: 2,
-                to: 4
-            }
-        );
-        // 1 h 08 recorded, 8 minutes seen.
-        assert!(matches!(
-            case(4_080_000, 480_000, true),
-            Outage::Exceeds {
-                bound: 483_000,
-                from: 2,
-                to: 4,
-                ..
-            }
-        ));
+        // 8 minutes recorded, 8 minutes seen: holds; from #2 (not the recovery #3) to #4, the
+        // clocks stopped at the reopening, whether the ruling came at once or 10 minutes later.
+        for after in [1_000, 600_000] {
+            assert_eq!(
+                case(480_000, 480_000, true, after),
+                Outage::Holds {
+                    entry: 5,
+                    claimed: 480_000,
+                    bound: 483_000,
+                    from: 2,
+                    to: 4
+                }
+            );
+        }
+        // 1 h 08 recorded, 8 minutes seen: the ruling at once, or long after the clocks were
+        // stopped (its game time since then is the laptop's monotonic clock's, and true).
+        for after in [1_000, 5_000_000] {
+            assert!(
+                matches!(
+                    case(4_080_000, 480_000, true, after),
+                    Outage::Exceeds {
+                        bound: 483_000,
+                        from: 2,
+                        to: 4,
+                        ..
+                    }
+                ),
+                "{after}"
+            );
+        }
         // The same, entry #2 received while catching up: no bound.
         assert!(matches!(
-            case(4_080_000, 480_000, false),
+            case(4_080_000, 480_000, false, 1_000),
             Outage::CannotBound { .. }
         ));
     }

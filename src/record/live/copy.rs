@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
-use super::clock::{Outage, RECEIVED_HEAD, Reception};
+use super::clock::{Outage, RECEIVED_HEAD, Reception, Written};
 use crate::log::checkpoint::Checkpoint;
 use crate::log::{ZERO_HASH, entry_hash, hex32, merkle, parse_line};
 
@@ -151,8 +151,8 @@ pub struct GameCopy {
     pub cosigned: Option<(u64, [u8; 32])>,
     /// Something conflicted with this copy (evidence kept): never cosign for this game again.
     pub conflicted: bool,
-    /// Each entry's game time (`mono_ms`).
-    monos: Vec<u64>,
+    /// What is kept of each entry to find where an outage lies (its game time, its kind).
+    written: Vec<Written>,
     /// When the witness received each entry, by its own clock (first reception only).
     received: Vec<Option<Reception>>,
     /// `received`, opened for appending.
@@ -283,7 +283,7 @@ impl GameCopy {
             arbiter_fingerprint: None,
             cosigned: None,
             conflicted: false,
-            monos: Vec::new(),
+            written: Vec::new(),
             received: Vec::new(),
             received_file,
         };
@@ -312,16 +312,16 @@ impl GameCopy {
                 .map_err(io_err("cut the torn tail of", &log))?;
         }
         for (seq, line) in lines.iter().enumerate() {
-            let mono = c
+            let w = c
                 .check_next(seq as u64, line)
                 .map_err(|problem| CopyError::Damaged {
                     path: log.clone(),
                     problem,
                 })?;
             c.leaves.push(entry_hash(line));
-            c.monos.push(mono);
+            c.written.push(w);
         }
-        c.received = vec![None; c.monos.len()];
+        c.received = vec![None; c.written.len()];
         for r in noted.lines {
             if let Some(slot) = c.received.get_mut(r.seq as usize)
                 && slot.is_none()
@@ -357,8 +357,8 @@ impl GameCopy {
 
     /// Whether `line` may follow the copy as entry `seq`: it parses, its number is `seq`, its
     /// `prev` is the copy's last entry hash; line 0 gives the origin and the arbiter key.
-    /// Its game time when it may.
-    fn check_next(&mut self, seq: u64, line: &[u8]) -> Result<u64, String> {
+    /// Its game time and kind when it may.
+    fn check_next(&mut self, seq: u64, line: &[u8]) -> Result<Written, String> {
         let e = parse_line(line, 0).map_err(|e| format!("entry {seq}: {e}"))?;
         let prev = self
             .leaves
@@ -381,7 +381,7 @@ impl GameCopy {
                 .and_then(|f| f.as_str())
                 .map(str::to_owned);
         }
-        Ok(e.mono_ms)
+        Ok(Written::new(e.mono_ms, &e.kind))
     }
 
     /// Take entry `seq` as the live record sent it (received while catching up: see
@@ -416,8 +416,8 @@ impl GameCopy {
                 evidence,
             });
         }
-        let mono = match self.check_next(seq, bytes) {
-            Ok(mono) => mono,
+        let w = match self.check_next(seq, bytes) {
+            Ok(w) => w,
             Err(problem) => {
                 let evidence = self.keep_evidence(&format!("entry-{seq}.jsonl"), bytes)?;
                 return Ok(Taken::Conflict {
@@ -435,7 +435,7 @@ impl GameCopy {
             .and_then(|()| self.file.sync_data())
             .map_err(io_err("append to", &log))?;
         self.leaves.push(entry_hash(bytes));
-        self.monos.push(mono);
+        self.written.push(w);
         let r = Reception::now(seq, live);
         write_synced(
             &mut self.received_file,
@@ -453,7 +453,7 @@ impl GameCopy {
         Some(super::clock::judge(
             seq,
             claimed,
-            &|s| self.monos.get(s as usize).copied(),
+            &|s| self.written.get(s as usize).copied(),
             &|s| self.received.get(s as usize).cloned().flatten(),
         ))
     }
@@ -628,13 +628,13 @@ pub fn outages(copy: &Path, game: u32) -> Result<Vec<Outage>, CopyError> {
     let dir = game_dir(copy, game);
     let log = dir.join("log.jsonl");
     let lines = read_lines(&log)?;
-    let mut monos = Vec::with_capacity(lines.len());
+    let mut written = Vec::with_capacity(lines.len());
     for (seq, l) in lines.iter().enumerate() {
         let e = parse_line(l, 0).map_err(|e| CopyError::Damaged {
             path: log.clone(),
             problem: format!("entry {seq}: {e}"),
         })?;
-        monos.push(e.mono_ms);
+        written.push(Written::new(e.mono_ms, &e.kind));
     }
     let mut received: Vec<Option<Reception>> = vec![None; lines.len()];
     let path = dir.join("received");
@@ -655,7 +655,7 @@ pub fn outages(copy: &Path, game: u32) -> Result<Vec<Outage>, CopyError> {
             Some(super::clock::judge(
                 seq as u64,
                 claimed,
-                &|s| monos.get(s as usize).copied(),
+                &|s| written.get(s as usize).copied(),
                 &|s| received.get(s as usize).cloned().flatten(),
             ))
         })
