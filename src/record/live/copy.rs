@@ -157,6 +157,8 @@ pub struct GameCopy {
     received: Vec<Option<Reception>>,
     /// `received`, opened for appending.
     received_file: File,
+    /// Receptions written to `received` and not yet fdatasynced (noted while catching up).
+    received_unsynced: bool,
 }
 
 fn mkdir(p: &Path) -> Result<(), CopyError> {
@@ -203,8 +205,10 @@ pub fn read_lines(path: &Path) -> Result<Vec<Vec<u8>>, CopyError> {
     Ok(out)
 }
 
-/// The `received` file as read: its receptions, and the bytes of its whole lines (a torn last
-/// line, from a crash of the witness mid-append, is left out; 0 for a file not started).
+/// The `received` file as read: its receptions, and the bytes of its lines up to the first that
+/// is not whole or does not read (a crash of the witness mid-append, or before the lines of a
+/// catch-up were made durable, may leave a torn or zeroed tail; the entries it names just have
+/// no reception noted); 0 for a file not started.
 struct Noted {
     lines: Vec<Reception>,
     whole: u64,
@@ -212,28 +216,26 @@ struct Noted {
 
 fn read_received(path: &Path) -> Result<Noted, CopyError> {
     let lines = read_lines(path)?;
-    let whole: u64 = lines.iter().map(|l| l.len() as u64 + 1).sum();
-    let damaged = |problem: String| CopyError::Damaged {
-        path: path.to_owned(),
-        problem,
-    };
     let mut out = Noted {
         lines: Vec::new(),
-        whole,
+        whole: 0,
     };
     for (i, l) in lines.iter().enumerate() {
-        let text = std::str::from_utf8(l).map_err(|_| damaged(format!("line {i} is not UTF-8")))?;
+        let text = std::str::from_utf8(l).ok();
         if i == 0 {
-            if text != RECEIVED_HEAD {
-                return Err(damaged(format!("its first line is not {RECEIVED_HEAD:?}")));
+            if text != Some(RECEIVED_HEAD) {
+                return Err(CopyError::Damaged {
+                    path: path.to_owned(),
+                    problem: format!("its first line is not {RECEIVED_HEAD:?}"),
+                });
             }
-            continue;
+        } else {
+            match text.and_then(Reception::parse) {
+                Some(r) => out.lines.push(r),
+                None => break,
+            }
         }
-        out.lines.push(Reception::parse(text).ok_or_else(|| {
-            damaged(format!(
-                "line {i} is not `SEQ UTC BOOT-ID BOOT-MS live|backlog`"
-            ))
-        })?);
+        out.whole += l.len() as u64 + 1;
     }
     Ok(out)
 }
@@ -286,6 +288,7 @@ impl GameCopy {
             written: Vec::new(),
             received: Vec::new(),
             received_file,
+            received_unsynced: false,
         };
         if noted.whole
             < c.received_file
@@ -437,13 +440,30 @@ impl GameCopy {
         self.leaves.push(entry_hash(bytes));
         self.written.push(w);
         let r = Reception::now(seq, live);
-        write_synced(
-            &mut self.received_file,
-            r.line().as_bytes(),
-            &self.dir.join("received"),
-        )?;
+        let path = self.dir.join("received");
+        if live {
+            write_synced(&mut self.received_file, r.line().as_bytes(), &path)?;
+        } else {
+            // While catching up, one fdatasync per entry would double the cost of taking a
+            // long log: the receptions are made durable together once caught up.
+            self.received_file
+                .write_all(r.line().as_bytes())
+                .map_err(io_err("append to", &path))?;
+            self.received_unsynced = true;
+        }
         self.received.push(Some(r));
         Ok(Taken::Appended)
+    }
+
+    /// Make the receptions noted while catching up durable (one fdatasync).
+    pub fn sync_received(&mut self) -> Result<(), CopyError> {
+        if self.received_unsynced {
+            self.received_file
+                .sync_data()
+                .map_err(io_err("sync", &self.dir.join("received")))?;
+            self.received_unsynced = false;
+        }
+        Ok(())
     }
 
     /// What the witness's clock says of the outage entry `seq` records, if it records one
@@ -777,5 +797,70 @@ mod tests {
             }
         }
         assert_eq!(t.root(71), None);
+    }
+
+    /// `n` chained note lines.
+    fn chained(n: u64) -> Vec<String> {
+        let mut prev = ZERO_HASH;
+        (0..n)
+            .map(|seq| {
+                let e = crate::log::NewEntry {
+                    mono_ms: seq * 1_000,
+                    utc: chrono::Utc::now(),
+                    actor: "arbiter".into(),
+                    clause: "5b".into(),
+                    kind: "note".into(),
+                    body: serde_json::json!({"text": format!("note {seq}")}),
+                };
+                let line = crate::log::encode_line(seq, &prev, &e);
+                let line = String::from_utf8(line).unwrap().trim_end().to_owned();
+                prev = entry_hash(line.as_bytes());
+                line
+            })
+            .collect()
+    }
+
+    #[test]
+    fn received_notes_each_entry_once_and_a_torn_tail_is_cut_at_the_reopening() {
+        let tmp = tempfile::tempdir().unwrap();
+        let lines = chained(4);
+        let mut c = GameCopy::open(tmp.path(), 1).unwrap();
+        for (seq, l) in lines.iter().enumerate().take(3) {
+            assert_eq!(c.take_as(seq as u64, l, seq > 0).unwrap(), Taken::Appended);
+        }
+        // Sent again after a reconnection: its first reception stands.
+        assert_eq!(c.take_as(1, &lines[1], false).unwrap(), Taken::Same);
+        c.sync_received().unwrap();
+        drop(c);
+        let path = game_dir(tmp.path(), 1).join("received");
+        let whole = fs::read(&path).unwrap();
+        let text = String::from_utf8(whole.clone()).unwrap();
+        let kept: Vec<&str> = text.lines().collect();
+        assert_eq!(kept.len(), 4, "{text}");
+        assert_eq!(kept[0], RECEIVED_HEAD);
+        assert!(
+            kept[1].starts_with("0 ") && kept[1].ends_with(" backlog"),
+            "{text}"
+        );
+        assert!(
+            kept[3].starts_with("2 ") && kept[3].ends_with(" live"),
+            "{text}"
+        );
+        // A zeroed line and a torn one, as a machine down before they were made durable leaves.
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"\0\0\0\n3 2026-").unwrap();
+        drop(f);
+        let mut c = GameCopy::open(tmp.path(), 1).unwrap();
+        assert_eq!(
+            fs::read(&path).unwrap(),
+            whole,
+            "cut back to its whole lines"
+        );
+        assert_eq!(c.take_as(3, &lines[3], true).unwrap(), Taken::Appended);
+        let r = read_received(&path).unwrap();
+        assert_eq!(
+            r.lines.iter().map(|r| (r.seq, r.live)).collect::<Vec<_>>(),
+            [(0, false), (1, true), (2, true), (3, true)]
+        );
     }
 }

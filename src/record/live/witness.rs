@@ -513,6 +513,9 @@ pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
             {
                 if !st.live {
                     st.live = true;
+                    for (c, _) in st.games.values_mut() {
+                        c.sync_received()?;
+                    }
                     tell(
                         false,
                         "caught up with the live record: each new entry's reception is noted by this machine's clock as it is written",
