@@ -69,28 +69,40 @@ fn first_session(m: &Path, declared: &str, behind_ms: i64) -> u64 {
 }
 
 /// The reopening after the reboot: the gap the kit measured (White's clock ran), the arbiter's
-/// ruling on it (waived, authorized) and a checkpoint signed over the whole log. The gap, the
-/// ruling's number and the checkpoint's size.
-fn reopen_and_rule(m: &Path) -> (u64, u64, u64) {
+/// ruling on it (waived, authorized) and a checkpoint signed over the whole log. With
+/// `stop_for`, the arbiter first stops the clocks and rules that long after. The gap, the number
+/// of the first entry after the outage (the clocks stopped, or the ruling), the ruling's number
+/// and the checkpoint's size.
+fn reopen_and_rule(m: &Path, stop_for: Option<Duration>) -> (u64, u64, u64, u64) {
     let mut o = open(m);
     let gap = o
         .session
         .restart_gap
         .expect("a restart with White's clock running");
+    let first = o.session.storage.len() as u64;
+    let reopened = Instant::now();
+    let at = |since: Instant| o.now_ms + since.elapsed().as_millis() as u64;
+    if let Some(d) = stop_for {
+        let now = at(reopened);
+        o.session
+            .execute(&parse("arbiter stop the laptop restarted").unwrap(), now)
+            .unwrap();
+        until("the ruling's time", || reopened.elapsed() >= d);
+    }
     let ruling = o.session.storage.len() as u64;
-    let at = o.now_ms;
+    let now = at(reopened);
     o.session
         .execute(
             &parse("arbiter restart-gap waive the laptop restarted").unwrap(),
-            at,
+            now,
         )
         .unwrap();
-    authorize(&mut o, ruling, at);
+    authorize(&mut o, first, now);
     o.session
         .storage
         .checkpoint_now(chrono::Utc::now())
         .unwrap();
-    (gap, ruling, o.session.storage.len() as u64)
+    (gap, first, ruling, o.session.storage.len() as u64)
 }
 
 struct Camp {
@@ -148,7 +160,7 @@ fn witness_clock_catches_a_wall_clock_moved_forward_across_a_reboot() {
     }
     let mut w = w;
     drop(w.pop()); // the second camp's witness loses the connection with the laptop
-    let (gap, ruling, size) = reopen_and_rule(&m);
+    let (gap, _, ruling, size) = reopen_and_rule(&m, None);
     assert!(
         gap >= JUMP_MS as u64 && gap < JUMP_MS as u64 + 60_000,
         "the ruling records the wall clock's 1 h 08 min: {gap}"
@@ -200,9 +212,10 @@ fn witness_clock_catches_a_wall_clock_moved_forward_across_a_reboot() {
 }
 
 /// The same reboot with the laptop's wall clock right: the outage the ruling records (a few
-/// seconds) is no more than each witness saw pass, the one connected throughout and the one
-/// connected again after the reopening alike; no alarm, the checkpoint over the ruling is
-/// cosigned, and `verify --witness-copy` passes with the bound said.
+/// seconds, the clocks stopped at the reopening and the ruling given later) is no more than each
+/// witness saw pass between the last entry before it and the clocks stopped, the one connected
+/// throughout and the one connected again after the reopening alike; no alarm, the checkpoint
+/// over the ruling is cosigned, and `verify --witness-copy` passes with the bound said.
 #[test]
 fn witness_clock_passes_an_honest_outage() {
     let tmp = tempfile::tempdir().unwrap();
@@ -227,8 +240,11 @@ fn witness_clock_passes_an_honest_outage() {
     until("an outage of 3 s", || {
         down.elapsed() >= Duration::from_secs(3)
     });
-    let (gap, ruling, size) = reopen_and_rule(&m);
+    // The arbiter stops the clocks at once and rules 4 s later: the outage lies before the
+    // clocks stopped, not between them and the ruling.
+    let (gap, first, ruling, size) = reopen_and_rule(&m, Some(Duration::from_secs(4)));
     assert!((3_000..60_000).contains(&gap), "{gap}");
+    assert_eq!(ruling, first + 1, "the clocks stopped, then the ruling");
     let held = format!("game 1 entry #{ruling} records an outage of 0:00:0");
     w[0].wait_for("the outage held to the witness's clock", &held);
     let again = camps[1].witness(&url, &m);
@@ -236,7 +252,9 @@ fn witness_clock_passes_an_honest_outage() {
     for (p, c) in [(&w[0], &camps[0]), (&again, &camps[1])] {
         assert!(
             p.text()
-                .contains("; it holds against this witness's clock: "),
+                .contains("; it holds against this witness's clock: ")
+                && p.text()
+                    .contains(&format!("and #{first}, the first after it")),
             "{}",
             p.text()
         );
@@ -269,7 +287,7 @@ fn witness_clock_connected_only_after_the_outage_cannot_bound_it_and_raises_no_a
     let (m, keys, declared) = match_with_camps(tmp.path());
     let camps = camps(tmp.path(), keys);
     first_session(&m, &declared, JUMP_MS);
-    let (gap, ruling, size) = reopen_and_rule(&m);
+    let (gap, _, ruling, size) = reopen_and_rule(&m, None);
     assert!(gap >= JUMP_MS as u64, "{gap}");
     let (_live, url) = live(&m);
     let p = camps[0].witness(&url, &m);

@@ -201,8 +201,8 @@ pub enum Outage {
 /// witness's clock measured between receiving `from` and `to` passed between the two writes,
 /// provided `from` reached it as it was written (`live`). A candidate after the restart is no
 /// outage at all (its game time ran on the laptop's monotonic clock): it holds whatever the gap.
-/// The claim exceeds the witness's bound if it does for one candidate; it holds if it does for
-/// all, and the first (the restart) is named.
+/// The claim exceeds the witness's bound if it does for one candidate; else it holds, naming the
+/// first candidate the witness could bound; else the witness cannot bound it.
 pub fn judge(
     entry: u64,
     claimed: u64,
@@ -270,7 +270,7 @@ pub fn judge(
         .collect();
     let first_of = |f: &dyn Fn(&Outage) -> bool| verdicts.iter().find(|v| f(v)).cloned();
     first_of(&|v| matches!(v, Outage::Exceeds { .. }))
-        .or_else(|| first_of(&|v| matches!(v, Outage::CannotBound { .. })))
+        .or_else(|| first_of(&|v| matches!(v, Outage::Holds { .. })))
         .or_else(|| first_of(&|_| true))
         .unwrap_or_else(|| cannot("no candidate".into()))
 }
