@@ -139,7 +139,8 @@ fn evidence(c: &Camp, ruling: u64) -> PathBuf {
 /// the moment the ruling arrives, naming the entry, the gap claimed and its own bound, keeps the
 /// evidence and cosigns no checkpoint over it; the other camp's witness, down with the laptop
 /// and connected again after the reopening, holds the ruling to its reception of the last entry
-/// before the outage and raises the same alarm. `verify --witness-copy` holds each copy's
+/// before the outage and raises the same alarm; a witness started again on a copy holding the
+/// ruling without its evidence keeps it then. `verify --witness-copy` holds each copy's
 /// receptions against the log afterwards: COPY_CONFLICT (34).
 #[test]
 fn witness_clock_catches_a_wall_clock_moved_forward_across_a_reboot() {
@@ -191,6 +192,13 @@ fn witness_clock_catches_a_wall_clock_moved_forward_across_a_reboot() {
     assert!(evidence(&camps[1], ruling).exists());
     drop(w);
     drop(again);
+    // A witness killed after it took the ruling and before it kept the evidence: started again,
+    // it holds the entries of its copy to its receptions and keeps it then.
+    std::fs::remove_file(evidence(&camps[0], ruling)).unwrap();
+    let restarted = camps[0].witness(&url, &m);
+    restarted.wait_for("the alarm from the copy", &alarm);
+    assert!(evidence(&camps[0], ruling).exists());
+    drop(restarted);
     for c in &camps {
         let received = std::fs::read_to_string(c.copy.join("game-1/received")).unwrap();
         assert!(

@@ -478,6 +478,16 @@ impl GameCopy {
         ))
     }
 
+    /// Whether the evidence of an outage entry `seq` records was kept.
+    pub fn has_outage_evidence(&self, seq: u64) -> bool {
+        fs::symlink_metadata(
+            self.dir
+                .join("evidence")
+                .join(format!("outage-entry-{seq}.txt")),
+        )
+        .is_ok()
+    }
+
     /// Keep the evidence of an outage the witness's clock does not allow as
     /// `evidence/outage-entry-<seq>.txt`: the verdict, the entry, and the reception lines of the
     /// entries before and after the outage (the game is cosigned no more).

@@ -97,6 +97,22 @@ impl State<'_> {
             for line in &held {
                 judge.take(line);
             }
+            // An outage the witness's clock does not allow, taken before a crash of the witness
+            // left no evidence of it: kept now (nothing over it is cosigned).
+            for (seq, line) in held.iter().enumerate() {
+                if let Some(o @ Outage::Exceeds { .. }) = c.outage(seq as u64, line)
+                    && !c.has_outage_evidence(seq as u64)
+                {
+                    let evidence = c.keep_outage(&o, line)?;
+                    tell(
+                        true,
+                        &format!(
+                            "game {g} {o}; no checkpoint over it is cosigned; kept as evidence: {}",
+                            evidence.display()
+                        ),
+                    );
+                }
+            }
             if let Some(f) = judge.refused().cloned() {
                 let evidence = c.keep_refused(&f)?;
                 tell(
