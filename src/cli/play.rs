@@ -60,9 +60,10 @@ pub fn run(a: &PlayArgs) -> Result<Exit, Error> {
     if served || latest.is_some_and(|n| crate::after::report_io::is_werewolf_game(&a.m.dir, n)) {
         let (authority, note) = authority(&a.key.source(), &a.m.dir);
         let dir = a.m.dir.clone();
+        let agent = agent_for_acts(&a.key.source(), &dir)?;
         let mut send =
             |game: Option<u32>, line: &str, approve: crate::board::display::werewolf::Approve| {
-                act_on_table(&dir, game, line, approve)
+                act_on_table(&dir, game, line, approve, agent.as_ref())
             };
         let acts = crate::board::display::werewolf::Acts {
             authority: &authority,
@@ -296,14 +297,29 @@ pub(super) fn authority(
     }
 }
 
+/// `--agent` at the game master's screen: the ssh-agent that signs its acts (checked now: an
+/// agent that is gone or does not hold the match's key is said before the screen opens).
+pub(super) fn agent_for_acts(
+    key: &crate::record::sign::KeySource,
+    dir: &Path,
+) -> Result<Option<crate::record::sign::SessionKey>, Error> {
+    if !key.agent {
+        return Ok(None);
+    }
+    crate::board::matchdir::signer_for(key, dir, None)
+        .map(|(k, _)| Some(k))
+        .map_err(Error::refused)
+}
+
 /// Hand an act from the game master's screen to the table served from `dir` with how it was
-/// approved (the key the passphrase opened signs it), or a failed passphrase to record: the
-/// table's answer.
+/// approved (the key the passphrase opened signs it, or the ssh-agent `agent` does), or a
+/// failed passphrase to record: the table's answer.
 pub(super) fn act_on_table(
     dir: &Path,
     game: Option<u32>,
     line: &str,
     approve: crate::board::display::werewolf::Approve,
+    agent: Option<&crate::record::sign::SessionKey>,
 ) -> crate::board::display::werewolf::ActOutcome {
     use crate::board::display::werewolf::{ActOutcome, Approve};
     use crate::core::werewolf::{Approval, act_authorization_text};
@@ -321,6 +337,37 @@ pub(super) fn act_on_table(
         Approve::Open => {}
         Approve::UnencryptedKey => request.approval = Some(Approval::UnencryptedKey),
         Approve::Failed(why) => request.failed = Some(why),
+        Approve::Agent => {
+            let Some(agent) = agent else {
+                return refused("no ssh-agent to sign the act (--agent): nothing sent".into());
+            };
+            let Some(n) = game.or_else(|| crate::record::layout::games(dir).last().copied()) else {
+                return refused("no game to sign the act for: nothing sent".into());
+            };
+            let origin = crate::log::checkpoint::origin(&crate::table::serve::match_id(dir), n);
+            let signed_at = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            let text = act_authorization_text(&origin, line.trim(), &signed_at);
+            let signed = agent
+                .sign_with(None, false, |k| {
+                    crate::record::sign::sign_authorization(k, &text).map_err(|e| e.to_string())
+                })
+                .map_err(|e| e.to_string())
+                .and_then(|r| r);
+            match signed {
+                Ok(sig) => {
+                    request.approval = Some(Approval::Agent {
+                        key: crate::record::sign::fingerprint(agent.public()),
+                        signed_at,
+                        sig,
+                    })
+                }
+                Err(e) => {
+                    return refused(format!(
+                        "the act could not be signed through the ssh-agent ({e}): nothing sent"
+                    ));
+                }
+            }
+        }
         Approve::Key(key) => {
             let Some(n) = game.or_else(|| crate::record::layout::games(dir).last().copied()) else {
                 return refused("no game to sign the act for: nothing sent".into());

@@ -201,6 +201,8 @@ pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
     // On a terminal: the game master's screen, the table served on a thread of its own; its
     // notices go to the screen's message line, and to standard error once the screen is left.
     let (ntx, nrx) = std::sync::mpsc::channel::<Notice>();
+    // `--agent`: the agent that signs the checkpoints signs the screen's acts too.
+    let agent = opts.key.agent().then(|| opts.key.clone());
     let table = std::thread::Builder::new()
         .name("table".into())
         .spawn(move || {
@@ -215,7 +217,7 @@ pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
     let (authority, note) = super::play::authority(&a.key.source(), dir);
     let mut send =
         |game: Option<u32>, line: &str, approve: crate::board::display::werewolf::Approve| {
-            super::play::act_on_table(dir, game, line, approve)
+            super::play::act_on_table(dir, game, line, approve, agent.as_ref())
         };
     let mut stopped = false;
     let mut notices = || {

@@ -32,9 +32,13 @@ pub enum AgentError {
         source: std::io::Error,
     },
     #[error(
-        "--agent: the ssh-agent at {SOCK_VAR}={path} does not hold the arbiter's key {fingerprint} (ssh-add it)"
+        "--agent: the ssh-agent at {SOCK_VAR}={path} does not hold {whose} {fingerprint} (ssh-add it)"
     )]
-    KeyNotHeld { path: PathBuf, fingerprint: String },
+    KeyNotHeld {
+        path: PathBuf,
+        whose: String,
+        fingerprint: String,
+    },
     #[error("--agent: the ssh-agent at {SOCK_VAR}={path} refused to sign")]
     Refused { path: PathBuf },
     #[error("--agent: the ssh-agent at {SOCK_VAR}={path} answered something unexpected: {what}")]
@@ -97,8 +101,25 @@ fn exchange(sock: &Path, kind: u8, payload: &[u8]) -> Result<(u8, Vec<u8>), Agen
     Ok((body[0], body.split_off(1)))
 }
 
-/// Whether the agent at `sock` holds the Ed25519 key `public`.
-pub fn holds(sock: &Path, public: &[u8; 32], fingerprint: &str) -> Result<(), AgentError> {
+/// Whether an agent answers at `sock` (its identities list), whatever keys it holds.
+pub fn answers(sock: &Path) -> Result<(), AgentError> {
+    match exchange(sock, REQUEST_IDENTITIES, &[])? {
+        (IDENTITIES_ANSWER, _) => Ok(()),
+        _ => Err(AgentError::Garbled {
+            path: sock.to_owned(),
+            what: "no list of identities",
+        }),
+    }
+}
+
+/// Whether the agent at `sock` holds the Ed25519 key `public` (`whose` key it is, and its
+/// fingerprint, for the error that says it does not).
+pub fn holds(
+    sock: &Path,
+    public: &[u8; 32],
+    whose: &str,
+    fingerprint: &str,
+) -> Result<(), AgentError> {
     let garbled = |what| AgentError::Garbled {
         path: sock.to_owned(),
         what,
@@ -124,6 +145,7 @@ pub fn holds(sock: &Path, public: &[u8; 32], fingerprint: &str) -> Result<(), Ag
     }
     Err(AgentError::KeyNotHeld {
         path: sock.to_owned(),
+        whose: whose.to_owned(),
         fingerprint: fingerprint.to_owned(),
     })
 }

@@ -637,13 +637,20 @@ impl AgentKey {
     /// The key `public` in the agent at `socket`, checked there now (an agent that is gone or
     /// does not hold the key is said before anything is recorded).
     pub fn new(public: &PublicKey, socket: PathBuf) -> Result<AgentKey, SignError> {
+        AgentKey::of(public, socket, "the arbiter's key")
+    }
+
+    /// The key `public` (`whose`: "the arbiter's key", "camp X's key") in the agent at
+    /// `socket`, checked there now.
+    pub fn of(public: &PublicKey, socket: PathBuf, whose: &str) -> Result<AgentKey, SignError> {
         let raw = ed25519_public(public).map_err(|_| {
             SignError::Agent(crate::record::agent::AgentError::KeyNotHeld {
                 path: socket.clone(),
+                whose: whose.to_owned(),
                 fingerprint: fingerprint(public),
             })
         })?;
-        crate::record::agent::holds(&socket, &raw, &fingerprint(public))?;
+        crate::record::agent::holds(&socket, &raw, whose, &fingerprint(public))?;
         Ok(AgentKey {
             public: public.clone(),
             raw,
@@ -670,15 +677,20 @@ impl Signs for AgentKey {
 /// The armored SSHSIG (namespace `arbiter-kit-checkpoint`, SHA-512) of `text` by `key`: what
 /// `PrivateKey::sign` makes, byte for byte, from any [`Signs`].
 fn sshsig(key: &dyn Signs, text: &[u8]) -> Result<String, WitnessError> {
+    sshsig_in(key, NAMESPACE, text)
+}
+
+/// The armored SSHSIG (SHA-512) of `text` by `key` in `namespace`.
+fn sshsig_in(key: &dyn Signs, namespace: &str, text: &[u8]) -> Result<String, WitnessError> {
     if key.is_encrypted() {
         return Err(WitnessError::Encrypted);
     }
-    let data = SshSig::signed_data(NAMESPACE, HashAlg::Sha512, text)?;
+    let data = SshSig::signed_data(namespace, HashAlg::Sha512, text)?;
     let raw = key.sign_ed25519(&data)?;
     let sig = ssh_key::Signature::new(ssh_key::Algorithm::Ed25519, raw.to_vec())?;
     Ok(SshSig::new(
         key.public_key().key_data().clone(),
-        NAMESPACE,
+        namespace,
         HashAlg::Sha512,
         sig,
     )?
@@ -1249,21 +1261,13 @@ pub fn verify_checkpoint_note(
 /// A camp's countersignature of a checkpoint text: an armored SSHSIG (namespace
 /// `arbiter-kit-countersign@v1`, SHA-512), the same bytes `ssh-keygen -Y sign -n
 /// arbiter-kit-countersign@v1` writes. The text must be a valid kit checkpoint.
-pub fn countersign(
-    key: &ssh_key::PrivateKey,
-    checkpoint_text: &str,
-) -> Result<String, WitnessError> {
+pub fn countersign(key: &dyn Signs, checkpoint_text: &str) -> Result<String, WitnessError> {
     Checkpoint::parse(checkpoint_text)?;
-    if key.is_encrypted() {
-        return Err(WitnessError::Encrypted);
-    }
-    Ok(key
-        .sign(
-            crate::log::cosign::NAMESPACE,
-            HashAlg::Sha512,
-            checkpoint_text.as_bytes(),
-        )?
-        .to_pem(LineEnding::LF)?)
+    sshsig_in(
+        key,
+        crate::log::cosign::NAMESPACE,
+        checkpoint_text.as_bytes(),
+    )
 }
 
 /// Why a countersignature is refused.

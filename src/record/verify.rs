@@ -1272,7 +1272,7 @@ pub fn check_approvals(
     origin: &str,
     v: &mut GameVerification,
 ) {
-    use crate::core::werewolf::{Approval, Event, act_authorization_text};
+    use crate::core::werewolf::{Approval, Event};
     if !crate::report::werewolf::is_werewolf_game(first) {
         return;
     }
@@ -1297,6 +1297,8 @@ pub fn check_approvals(
         raise(v, Status::Unauthorized);
     };
     let mut signed = 0usize;
+    // Signature → the entry that carries it first: an approval is used once.
+    let mut seen: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
     for e in entries.iter().filter(|e| e.kind == "approved") {
         let Ok(Event::Approved {
             command,
@@ -1320,11 +1322,16 @@ pub fn check_approvals(
             );
             continue;
         }
-        let Approval::Passphrase {
+        let (Approval::Passphrase {
             key,
             signed_at,
             sig,
-        } = approval
+        }
+        | Approval::Agent {
+            key,
+            signed_at,
+            sig,
+        }) = approval
         else {
             continue;
         };
@@ -1335,20 +1342,21 @@ pub fn check_approvals(
             ));
             continue;
         };
-        let fp = crate::record::sign::fingerprint(k);
-        if key != fp {
+        if let Err(why) = approval_holds(k, origin, &command, &key, &signed_at, &sig) {
+            bad(v, e.seq, why);
+            continue;
+        }
+        if let Some(first) = seen.get(&sig) {
             bad(
                 v,
                 e.seq,
-                format!("names key {key}, not the arbiter key {fp}"),
+                format!(
+                    "its signature is the one entry #{first} already carries: an approval is used once (replayed)"
+                ),
             );
             continue;
         }
-        let text = act_authorization_text(origin, &command, &signed_at);
-        if !crate::record::sign::verify_authorization(k, &text, &sig) {
-            bad(v, e.seq, format!("its signature by {fp} does not verify"));
-            continue;
-        }
+        seen.insert(sig, e.seq);
         signed += 1;
     }
     if signed > 0 {
@@ -1356,6 +1364,30 @@ pub fn check_approvals(
             "{signed} act(s) of the arbiter signed at the game master's screen: signatures hold"
         ));
     }
+}
+
+/// Whether an act's approval `by` `passphrase` holds: `key` names the arbiter key `k` and `sig`
+/// is its signature over the act's text (`command` in the game `origin`, signed at
+/// `signed_at`); otherwise why not. `serve` checks it as the act arrives, `verify` again.
+pub fn approval_holds(
+    k: &ssh_key::PublicKey,
+    origin: &str,
+    command: &str,
+    key: &str,
+    signed_at: &str,
+    sig: &str,
+) -> Result<(), String> {
+    let fp = crate::record::sign::fingerprint(k);
+    if key != fp {
+        return Err(format!("names key {key}, not the arbiter key {fp}"));
+    }
+    let text = crate::core::werewolf::act_authorization_text(origin, command, signed_at);
+    if !crate::record::sign::verify_authorization(k, &text, sig) {
+        return Err(format!(
+            "its signature by {fp} does not verify over the act's text"
+        ));
+    }
+    Ok(())
 }
 
 /// Raise a game's verdict to `s` (never lower it).

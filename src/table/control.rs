@@ -18,8 +18,10 @@
 //! --match DIR`, or `serve`'s own screen) through the match folder's owner-only Unix socket
 //! `DIR/control.sock` ([`bind`], [`send`]): one JSON request a connection
 //! (`{"game": N, "line": "pause power cut"}`, with `approval` — how the screen approved it,
-//! as the `approved` entry records it — or `failed` — a wrong passphrase typed for it, recorded
-//! as an `authorization_failed` entry), one JSON answer, given once the act's entries are
+//! as the `approved` entry records it; one signed with a key is checked against the match's
+//! arbiter key first, and one that does not hold is refused and recorded as an
+//! `authorization_failed` entry naming why — or `failed` — a wrong passphrase typed for it,
+//! recorded as an `authorization_failed` entry), one JSON answer, given once the act's entries are
 //! written and fdatasynced, or once it is refused (`{"recorded": false, "text": "…"}`). The
 //! socket is a file of the match folder (0600 in the 0700 folder), not a network connection:
 //! whoever may write the match folder may already hand the table its acts through `--control`.

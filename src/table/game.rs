@@ -33,6 +33,23 @@ pub struct Turnaround {
     pub sync: Duration,
 }
 
+/// What an approval signed at the game master's screen is checked against as it arrives: the
+/// match's arbiter key, the game's origin (`arbiter-kit/<match-id>/game-<n>`), and the
+/// signatures of the approvals the game already recorded (each is used once).
+#[derive(Debug, Clone)]
+pub struct Approver {
+    pub key: ssh_key::PublicKey,
+    pub origin: String,
+    /// Signature → the `approved` entry that carries it.
+    pub seen: HashMap<String, u64>,
+}
+
+/// How long a signed approval is good for after it was signed (the screen signs the act as it
+/// sends it, on this machine's clock).
+pub const APPROVAL_GOOD_FOR: Duration = Duration::from_secs(300);
+/// How far ahead of the table's clock an approval's signing time may be.
+const APPROVAL_AHEAD: Duration = Duration::from_secs(60);
+
 /// A game under way: the core's table, its log, its seats, its clock.
 pub struct GameRun<'a> {
     /// The game's number in the match folder (set by whoever opens the game).
@@ -52,6 +69,8 @@ pub struct GameRun<'a> {
     pub turnarounds: Option<Vec<Turnaround>>,
     /// The highest `mono_ms` written (entries never go back in time).
     last_ms: u64,
+    /// The key a signed approval must hold under (none: every signed approval is refused).
+    pub approver: Option<Approver>,
 }
 
 impl<'a> GameRun<'a> {
@@ -78,6 +97,7 @@ impl<'a> GameRun<'a> {
             pending: VecDeque::new(),
             turnarounds: None,
             last_ms: base_ms,
+            approver: None,
         }
     }
 
@@ -191,9 +211,10 @@ impl<'a> GameRun<'a> {
                         "game {g} is not the game under way (game {}): nothing recorded",
                         self.game
                     )),
-                    _ => match &request.failed {
-                        Some(why) => self.failed(&request.line, why)?,
-                        None => self.act(
+                    _ => match (&request.failed, self.approval_refused(&request)) {
+                        (Some(why), _) => self.failed(&request.line, why)?,
+                        (None, Some(why)) => self.forged(&request.line, &why)?,
+                        (None, None) => self.act(
                             &request.line,
                             request.approval.clone().unwrap_or(Approval::Owner {
                                 channel: "control.sock".into(),
@@ -283,6 +304,10 @@ impl<'a> GameRun<'a> {
         };
         let at_ms = self.now_ms();
         let first = self.journal.len();
+        let sig = match &approval {
+            Approval::Passphrase { sig, .. } | Approval::Agent { sig, .. } => Some(sig.clone()),
+            _ => None,
+        };
         let input = Input::Approved {
             act,
             command: line.trim().to_string(),
@@ -290,23 +315,94 @@ impl<'a> GameRun<'a> {
             at_ms,
         };
         match self.record(input, None)? {
-            Ok(kinds) => Ok(ActReply {
-                recorded: true,
-                text: format!(
-                    "recorded in game {}'s log as #{}{}: {}",
-                    self.game,
-                    first,
-                    match self.journal.len().saturating_sub(1) {
-                        last if last > first => format!("–#{last}"),
-                        _ => String::new(),
-                    },
-                    in_words(&kinds)
-                ),
+            Ok(kinds) => Ok({
+                if let (Some(sig), Some(a)) = (sig, self.approver.as_mut()) {
+                    a.seen.insert(sig, first);
+                }
+                ActReply {
+                    recorded: true,
+                    text: format!(
+                        "recorded in game {}'s log as #{}{}: {}",
+                        self.game,
+                        first,
+                        match self.journal.len().saturating_sub(1) {
+                            last if last > first => format!("–#{last}"),
+                            _ => String::new(),
+                        },
+                        in_words(&kinds)
+                    ),
+                }
             }),
             Err(refusal) => Ok(ActReply::refused(format!(
                 "the rules refuse it ({refusal}): nothing recorded"
             ))),
         }
+    }
+
+    /// Why an act's signed approval does not hold under the match's arbiter key (none: it
+    /// holds, or the act is not signed).
+    fn approval_refused(&self, request: &super::control::ActRequest) -> Option<String> {
+        let (Some(Approval::Passphrase {
+            key,
+            signed_at,
+            sig,
+        })
+        | Some(Approval::Agent {
+            key,
+            signed_at,
+            sig,
+        })) = &request.approval
+        else {
+            return None;
+        };
+        let Some(a) = &self.approver else {
+            return Some(format!(
+                "signed approval by {key} refused: the table has no arbiter key to check it against"
+            ));
+        };
+        let command = request.line.trim();
+        if let Err(why) =
+            crate::record::verify::approval_holds(&a.key, &a.origin, command, key, signed_at, sig)
+        {
+            return Some(format!("signed approval refused: it {why}"));
+        }
+        if let Some(n) = a.seen.get(sig) {
+            return Some(format!(
+                "signed approval refused: its signature is the one entry #{n} already carries (an approval is used once)"
+            ));
+        }
+        let Ok(at) = chrono::DateTime::parse_from_rfc3339(signed_at) else {
+            return Some(format!(
+                "signed approval refused: its signing time {signed_at:?} is not an RFC 3339 time"
+            ));
+        };
+        let age = Utc::now().signed_duration_since(at.with_timezone(&Utc));
+        let good = chrono::Duration::from_std(APPROVAL_GOOD_FOR).unwrap_or_default();
+        let ahead = chrono::Duration::from_std(APPROVAL_AHEAD).unwrap_or_default();
+        if age > good || -age > ahead {
+            return Some(format!(
+                "signed approval refused: it was signed at {signed_at}, {} s {} the table received it (an approval is good for {} s after it is signed)",
+                age.num_seconds().abs(),
+                if age > good { "before" } else { "after" },
+                APPROVAL_GOOD_FOR.as_secs()
+            ));
+        }
+        None
+    }
+
+    /// An act whose signed approval does not hold: recorded as a failed authorization (the
+    /// reason named), the act not; the answer is a refusal that says so.
+    fn forged(&mut self, line: &str, why: &str) -> Result<super::control::ActReply, TableError> {
+        let r = self.failed(line, why)?;
+        Ok(super::control::ActReply::refused(if r.recorded {
+            format!(
+                "{why}: the act is not recorded; the refusal is, in game {}'s log as #{}",
+                self.game,
+                self.journal.len().saturating_sub(1)
+            )
+        } else {
+            format!("{why}: nothing recorded ({})", r.text)
+        }))
     }
 
     /// A wrong passphrase typed at the game master's screen for the act `line`: recorded.

@@ -5,7 +5,8 @@
 //! checkpoint and the match index are signed with the match's key, decrypted for that signature
 //! and dropped (the run holds the key's file and public half, never the decrypted key; the
 //! arbiter's acts from `--control` or the game master's screen are recorded, not signed: the
-//! screen checks the passphrase on its side). A game the log shows under
+//! screen signs an act with the key its passphrase opened, and the table records it only if that
+//! signature holds under the match's key, otherwise a failed authorization naming why). A game the log shows under
 //! way (the server was killed) is replayed from its log and resumed or ended, as the profile
 //! says, before any new game.
 use std::net::TcpListener;
@@ -429,6 +430,11 @@ fn play_new(
         .collect();
     let mut run = GameRun::new(table, journal, seats, 0, rx, lobby, notice);
     run.game = n;
+    run.approver = Some(super::game::Approver {
+        key: opts.key.public().clone(),
+        origin: crate::log::checkpoint::origin(&match_id(dir), n),
+        seen: Default::default(),
+    });
     if opts.measure {
         run.turnarounds = Some(Vec::new());
     }
@@ -507,7 +513,15 @@ fn resume(
     let mut first = None;
     let mut events = Vec::new();
     let mut decode_error = None;
+    // The signed approvals the game recorded: each is used once.
+    let mut seen = std::collections::HashMap::new();
     journal::for_each_entry(&path, |e| {
+        if let Some(sig) = (e.kind == "approved")
+            .then(|| e.body.pointer("/approval/sig")?.as_str())
+            .flatten()
+        {
+            seen.insert(sig.to_string(), e.seq);
+        }
         if e.seq == 0 {
             first = Some(e);
         } else if e.kind != RECOVERY_KIND {
@@ -538,6 +552,11 @@ fn resume(
         .map(str::to_string)
         .unwrap_or_else(|| game_id(&match_id(dir), n));
     let specs = seats_of(body).ok_or_else(|| bad("line 0 names no seats".into()))?;
+    let line0_match_id = body
+        .get("match_id")
+        .and_then(|m| m.as_str())
+        .map(str::to_string)
+        .unwrap_or_else(|| match_id(dir));
     let sp = seed_path(dir, n);
     let text = crate::record::fsio::read_to_string(&sp)
         .map_err(|e| bad(format!("its seed {} cannot be read: {e}", sp.display())))?;
@@ -570,6 +589,11 @@ fn resume(
     let on_restart = profile.table.on_restart;
     let mut run = GameRun::new(table, journal, seats, last_ms, rx, lobby, notice);
     run.game = n;
+    run.approver = Some(super::game::Approver {
+        key: opts.key.public().clone(),
+        origin: crate::log::checkpoint::origin(&line0_match_id, n),
+        seen,
+    });
     if opts.measure {
         run.turnarounds = Some(Vec::new());
     }

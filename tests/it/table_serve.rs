@@ -15,12 +15,12 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 const SEAT: &str = "tests/fixtures/aiwolf/seat.py";
-const P5: &str = "tests/fixtures/aiwolf/test-5.toml";
+pub(crate) const P5: &str = "tests/fixtures/aiwolf/test-5.toml";
 const P13: &str = "tests/fixtures/aiwolf/test-13.toml";
 const KEY_VAR: &str = "ARBITER_TEST_TABLE_KEY";
 
 /// Whether the seat program can run here (CI installs aiwolf-nlp-common; say so elsewhere).
-fn python_ready() -> bool {
+pub(crate) fn python_ready() -> bool {
     let ok = Command::new("python3")
         .args(["-c", "import aiwolf_nlp_common, websocket"])
         .status()
@@ -36,9 +36,9 @@ fn python_ready() -> bool {
 }
 
 /// A running `arbiter serve`.
-struct Server {
-    child: Child,
-    url: String,
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) url: String,
     addr: String,
 }
 
@@ -80,10 +80,16 @@ fn dealt_table(tmp: &Path) -> (PathBuf, Server, Vec<Child>) {
 /// The act `line` for game 1 signed with the match's (unencrypted test) arbiter key, as the
 /// game master's screen signs it once the passphrase opened the key.
 fn signed_act(m: &Path, line: &str) -> arbiter::table::control::ActRequest {
+    let signed_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    signed_act_at(m, line, &signed_at)
+}
+
+/// [`signed_act`] signed at `signed_at`.
+fn signed_act_at(m: &Path, line: &str, signed_at: &str) -> arbiter::table::control::ActRequest {
     use arbiter::core::werewolf::{Approval, act_authorization_text};
     let key = ssh_key::PrivateKey::read_openssh_file(&m.join("keys/arbiter")).unwrap();
     let origin = arbiter::log::checkpoint::origin(&arbiter::table::serve::match_id(m), 1);
-    let signed_at = "2026-11-28T12:00:00.000Z".to_string();
+    let signed_at = signed_at.to_string();
     let text = act_authorization_text(&origin, line, &signed_at);
     arbiter::table::control::ActRequest {
         game: Some(1),
@@ -166,10 +172,13 @@ fn table_serve_arbiter_acts_rule_5b_a_wrong_passphrase_is_recorded_and_a_signed_
     assert!(said.contains("1 act(s) of the arbiter signed"), "{said}");
 }
 
-/// The arbiter's acts: a signature that is not the arbiter key's over the act's text (forged,
-/// or moved to another act) is UNAUTHORIZED (27) at `verify`, as for the board's acts.
+/// The arbiter's acts: an approval whose signature is not the arbiter key's over the act's text
+/// (signed for another act, or by another key) is refused as it reaches the table, the reason
+/// named to the screen and recorded as the failed authorization it is (actor kit), the act not;
+/// the match verifies 0. `verify` still checks every `approved` entry's signature: the same
+/// forgery written into a log is UNAUTHORIZED.
 #[test]
-fn table_serve_arbiter_acts_a_forged_signature_fails_verify_unauthorized() {
+fn table_serve_arbiter_acts_a_forged_signature_is_refused_at_receipt_and_recorded_as_failed() {
     use arbiter::core::werewolf::Approval;
     use arbiter::table::control::send_request;
     if !python_ready() {
@@ -177,6 +186,8 @@ fn table_serve_arbiter_acts_a_forged_signature_fails_verify_unauthorized() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let (m, s, seats) = dealt_table(tmp.path());
+    let said_path = m.with_extension(format!("stderr-{}", s.child.id()));
+    let before = entries(&m, 1).len();
     // Signed for another act, handed over with this one.
     let mut forged = signed_act(&m, "note the power is back");
     let Some(Approval::Passphrase { sig, .. }) = signed_act(&m, "note something else").approval
@@ -186,13 +197,229 @@ fn table_serve_arbiter_acts_a_forged_signature_fails_verify_unauthorized() {
     if let Some(Approval::Passphrase { sig: s, .. }) = forged.approval.as_mut() {
         *s = sig;
     }
-    assert!(send_request(&m, &forged).unwrap().recorded);
-    let _ = end_held(&m, s, seats);
+    let r = send_request(&m, &forged).unwrap();
+    assert!(!r.recorded, "{r:?}");
+    assert!(
+        r.text.contains("signed approval refused")
+            && r.text.contains("does not verify")
+            && r.text.contains("the act is not recorded"),
+        "{r:?}"
+    );
+    // Signed by a key that is not the match's.
+    let other = tmp.path().join("other");
+    let other_pub = arbiter::record::sign::keygen(&other, None, "not the arbiter").unwrap();
+    let other_fp = arbiter::record::sign::fingerprint(&other_pub);
+    let mut by_other = signed_act(&m, "pause power cut");
+    let other_key = ssh_key::PrivateKey::read_openssh_file(&other).unwrap();
+    if let Some(Approval::Passphrase {
+        key,
+        signed_at,
+        sig,
+    }) = by_other.approval.as_mut()
+    {
+        let origin = arbiter::log::checkpoint::origin(&arbiter::table::serve::match_id(&m), 1);
+        let text =
+            arbiter::core::werewolf::act_authorization_text(&origin, "pause power cut", signed_at);
+        *sig = arbiter::record::sign::sign_authorization(&other_key, &text).unwrap();
+        *key = other_fp.clone();
+    }
+    let r = send_request(&m, &by_other).unwrap();
+    assert!(!r.recorded, "{r:?}");
+    assert!(
+        r.text
+            .contains(&format!("names key {other_fp}, not the arbiter key")),
+        "{r:?}"
+    );
+    let es = entries(&m, 1);
+    let new: Vec<&Value> = es[before..]
+        .iter()
+        .filter(|e| {
+            e["actor"] == "arbiter"
+                || e["kind"] == "authorization_failed"
+                || e["kind"] == "approved"
+        })
+        .collect();
+    assert_eq!(new.len(), 2, "the two refusals alone, no act: {new:?}");
+    for (f, (command, why)) in new.iter().zip([
+        ("note the power is back", "does not verify"),
+        ("pause power cut", "not the arbiter key"),
+    ]) {
+        assert_eq!(f["kind"], "authorization_failed", "{f}");
+        assert_eq!(f["actor"], "kit");
+        assert_eq!(f["body"]["command"], command);
+        let w = f["body"]["why"].as_str().unwrap();
+        assert!(
+            w.contains("signed approval refused") && w.contains(why),
+            "{w}"
+        );
+    }
+    let es = end_held(&m, s, seats);
+    assert!(kinds(&es, "paused").is_empty(), "the act is not recorded");
+    assert!(
+        kinds(&es, "noted").is_empty(),
+        "the act is not recorded: {:?}",
+        kinds(&es, "noted")
+    );
+    let screen = std::fs::read_to_string(&said_path).unwrap_or_default();
+    assert!(screen.contains("signed approval refused"), "{screen}");
+    assert_game_recorded(&m, &es);
     let v = verify(&m);
     let said = String::from_utf8_lossy(&v.stdout).to_string();
-    assert_eq!(v.status.code(), Some(27), "{said}");
-    assert!(said.contains("UNAUTHORIZED"), "{said}");
-    assert!(said.contains("signature"), "{said}");
+    assert_eq!(v.status.code(), Some(0), "{said}");
+
+    // The forgery written into the log all the same (the end's approval claimed as signed):
+    // `verify`'s own check names it UNAUTHORIZED.
+    let copy = tmp.path().join("copy");
+    let log = copy.join("game-1/log.jsonl");
+    std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+    let to_new = |e: &Value| arbiter::log::NewEntry {
+        mono_ms: e["mono_ms"].as_u64().unwrap(),
+        utc: e["utc"].as_str().unwrap().parse().unwrap(),
+        actor: e["actor"].as_str().unwrap().into(),
+        clause: e["clause"].as_str().unwrap().into(),
+        kind: e["kind"].as_str().unwrap().into(),
+        body: e["body"].clone(),
+    };
+    let Some(Approval::Passphrase { key, signed_at, .. }) = forged.approval.clone() else {
+        unreachable!()
+    };
+    let Some(Approval::Passphrase { sig, .. }) = signed_act(&m, "note something else").approval
+    else {
+        unreachable!()
+    };
+    let mut j = arbiter::record::journal::Journal::create(&log, to_new(&es[0])).unwrap();
+    for e in &es[1..] {
+        let mut n = to_new(e);
+        if e["kind"] == "approved" {
+            n.body["approval"] = serde_json::json!({"by": "passphrase", "key": key,
+                "signed_at": signed_at, "sig": sig});
+        }
+        j.append(n).unwrap();
+    }
+    drop(j);
+    let first = arbiter::record::journal::first_entry(&log).unwrap();
+    let public = ssh_key::PrivateKey::read_openssh_file(&m.join("keys/arbiter"))
+        .unwrap()
+        .public_key()
+        .clone();
+    let origin = arbiter::log::checkpoint::origin(&arbiter::table::serve::match_id(&m), 1);
+    let mut v = arbiter::record::verify::GameVerification::unreadable(1, &log, String::new());
+    v.status = arbiter::record::verify::Status::Ok;
+    v.problems.clear();
+    arbiter::record::verify::check_approvals(&copy, 1, &first, Some(&public), &origin, &mut v);
+    assert_eq!(
+        v.status,
+        arbiter::record::verify::Status::Unauthorized,
+        "{v:?}"
+    );
+    assert!(
+        v.problems
+            .iter()
+            .any(|p| p.contains("UNAUTHORIZED") && p.contains("does not verify")),
+        "{:?}",
+        v.problems
+    );
+}
+
+/// The arbiter's acts: a signed approval is used once and only soon after it was signed. The same
+/// request handed over again (replayed by whoever can reach the socket) is refused, naming the
+/// entry that already carries its signature; one signed an hour ago is refused, naming its age;
+/// each refusal is recorded as a failed authorization, the act not; the match verifies 0.
+#[test]
+fn table_serve_arbiter_acts_a_replayed_or_stale_approval_is_refused() {
+    use arbiter::table::control::send_request;
+    if !python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, s, seats) = dealt_table(tmp.path());
+    let act = signed_act(&m, "note the power is back");
+    let r = send_request(&m, &act).unwrap();
+    assert!(r.recorded, "{r:?}");
+    let first = entries(&m, 1)
+        .iter()
+        .rposition(|e| e["kind"] == "approved")
+        .unwrap();
+    let r = send_request(&m, &act).unwrap();
+    assert!(!r.recorded, "{r:?}");
+    assert!(
+        r.text
+            .contains(&format!("the one entry #{first} already carries")),
+        "{r:?}"
+    );
+    let hour_ago = (chrono::Utc::now() - chrono::Duration::hours(1))
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let r = send_request(&m, &signed_act_at(&m, "pause power cut", &hour_ago)).unwrap();
+    assert!(!r.recorded, "{r:?}");
+    assert!(
+        r.text
+            .contains(&format!("it was signed at {hour_ago}, 3600 s before")),
+        "{r:?}"
+    );
+    let es = end_held(&m, s, seats);
+    let failed = kinds(&es, "authorization_failed");
+    assert_eq!(failed.len(), 2, "{failed:?}");
+    assert_eq!(
+        kinds(&es, "noted").len(),
+        1,
+        "the note is recorded once: {:?}",
+        kinds(&es, "noted")
+    );
+    assert!(kinds(&es, "paused").is_empty());
+    let v = verify(&m);
+    let said = String::from_utf8_lossy(&v.stdout).to_string();
+    assert_eq!(v.status.code(), Some(0), "{said}");
+
+    // The replay written into a log all the same: `verify` names it.
+    let copy = tmp.path().join("copy");
+    let log = copy.join("game-1/log.jsonl");
+    std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+    let to_new = |e: &Value| arbiter::log::NewEntry {
+        mono_ms: e["mono_ms"].as_u64().unwrap(),
+        utc: e["utc"].as_str().unwrap().parse().unwrap(),
+        actor: e["actor"].as_str().unwrap().into(),
+        clause: e["clause"].as_str().unwrap().into(),
+        kind: e["kind"].as_str().unwrap().into(),
+        body: e["body"].clone(),
+    };
+    let mut j = arbiter::record::journal::Journal::create(&log, to_new(&es[0])).unwrap();
+    for (i, e) in es.iter().enumerate().skip(1) {
+        j.append(to_new(e)).unwrap();
+        if i == first + 1 {
+            j.append(to_new(&es[first])).unwrap();
+            j.append(to_new(&es[first + 1])).unwrap();
+        }
+    }
+    drop(j);
+    let first_entry = arbiter::record::journal::first_entry(&log).unwrap();
+    let public = ssh_key::PrivateKey::read_openssh_file(&m.join("keys/arbiter"))
+        .unwrap()
+        .public_key()
+        .clone();
+    let origin = arbiter::log::checkpoint::origin(&arbiter::table::serve::match_id(&m), 1);
+    let mut v = arbiter::record::verify::GameVerification::unreadable(1, &log, String::new());
+    v.status = arbiter::record::verify::Status::Ok;
+    v.problems.clear();
+    arbiter::record::verify::check_approvals(
+        &copy,
+        1,
+        &first_entry,
+        Some(&public),
+        &origin,
+        &mut v,
+    );
+    assert_eq!(
+        v.status,
+        arbiter::record::verify::Status::Unauthorized,
+        "{v:?}"
+    );
+    assert!(
+        v.problems
+            .iter()
+            .any(|p| p.contains(&format!("the one entry #{first} already carries"))),
+        "{:?}",
+        v.problems
+    );
 }
 
 fn match_dir(tmp: &Path) -> PathBuf {
@@ -206,7 +433,7 @@ fn serve(m: &Path, rules: &str, listen: &str, extra: &[&str], stdin: Stdio) -> S
     serve_env(m, rules, listen, extra, stdin, &[])
 }
 
-fn serve_env(
+pub(crate) fn serve_env(
     m: &Path,
     rules: &str,
     listen: &str,
@@ -286,7 +513,7 @@ fn serve_under(
 }
 
 /// Start one seat program.
-fn seat(url: &str, name: &str, fault: &str, extra: &[&str]) -> Child {
+pub(crate) fn seat(url: &str, name: &str, fault: &str, extra: &[&str]) -> Child {
     Command::new("python3")
         .arg(SEAT)
         .args(["--url", url, "--name", name, "--fault", fault])
@@ -298,7 +525,7 @@ fn seat(url: &str, name: &str, fault: &str, extra: &[&str]) -> Child {
 }
 
 /// Wait for a child with a deadline; kill it and fail past it.
-fn wait(child: &mut Child, what: &str, secs: u64) -> ExitStatus {
+pub(crate) fn wait(child: &mut Child, what: &str, secs: u64) -> ExitStatus {
     let deadline = Instant::now() + Duration::from_secs(secs);
     loop {
         if let Some(s) = child.try_wait().unwrap() {
@@ -322,12 +549,13 @@ fn stderr_of(child: &mut Child) -> String {
 }
 
 /// The entries of game `n`'s log.
-fn entries(m: &Path, n: u32) -> Vec<Value> {
-    std::fs::read_to_string(m.join(format!("game-{n}/log.jsonl")))
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
+/// The complete entries of game `n`'s log: a line the server is still writing (no newline yet)
+/// is left for the next read.
+pub(crate) fn entries(m: &Path, n: u32) -> Vec<Value> {
+    let text = std::fs::read_to_string(m.join(format!("game-{n}/log.jsonl"))).unwrap_or_default();
+    text.split_inclusive('\n')
+        .filter(|l| l.ends_with('\n') && l.len() > 1)
+        .map(|l| serde_json::from_str(l.trim_end()).unwrap())
         .collect()
 }
 
@@ -336,7 +564,7 @@ fn kinds<'a>(es: &'a [Value], kind: &str) -> Vec<&'a Value> {
 }
 
 /// The server's standard error so far.
-fn server_said(m: &Path, s: &Server) -> String {
+pub(crate) fn server_said(m: &Path, s: &Server) -> String {
     std::fs::read_to_string(m.with_extension(format!("stderr-{}", s.child.id())))
         .unwrap_or_default()
 }
@@ -372,7 +600,7 @@ fn play(rules: &str, faults: &[&str]) -> (tempfile::TempDir, Vec<Value>) {
 
 /// What every finished game's record holds: line 0 with its seats and the seed's commitment,
 /// the seed revealed by `game_ended` (and its file gone), a signed checkpoint, the index.
-fn assert_game_recorded(m: &Path, es: &[Value]) {
+pub(crate) fn assert_game_recorded(m: &Path, es: &[Value]) {
     use sha2::Digest;
     let first = &es[0];
     assert_eq!(first["kind"], "game_opened");

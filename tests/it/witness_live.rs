@@ -49,8 +49,13 @@ impl Proc {
     }
 
     fn spawn_program(program: &str, args: &[&str]) -> Proc {
+        Proc::spawn_env(program, args, &[])
+    }
+
+    fn spawn_env(program: &str, args: &[&str], env: &[(&str, &Path)]) -> Proc {
         let mut child = Command::new(program)
             .args(args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -73,6 +78,10 @@ impl Proc {
 
     pub(crate) fn text(&self) -> String {
         self.lines.lock().unwrap().join("\n")
+    }
+
+    fn child_status(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().unwrap()
     }
 
     pub(crate) fn wait_for(&self, what: &str, needle: &str) {
@@ -1153,4 +1162,178 @@ fn witness_live_holds_a_werewolf_tables_entries_to_its_rules() {
         ),
         x => panic!("a relabelled entry holds: {x:?}"),
     }
+}
+
+/// `arbiter witness --agent`: the camp's key lives in an ssh-agent (or on a hardware key), never
+/// in a file the witness reads. It follows the live record, asks the agent for the key the match
+/// declares for its camp, and its cosignatures are the camp key's, byte for byte those of the
+/// key file, and verify. With the agent gone it says so (naming `SSH_AUTH_SOCK`) and writes no
+/// cosignature; an agent without the camp's declared key is named with the fingerprint wanted.
+#[test]
+fn witness_live_agent_cosigns_through_the_ssh_agent_without_a_key_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, camps, declared) = match_with_camps(tmp.path());
+    let (kasparov, k_file) = &camps[0];
+    let (junior, j_file) = &camps[1];
+    let Some(agent) = crate::agent::agent_with(tmp.path(), k_file) else {
+        return;
+    };
+    let camp_key = arbiter::record::sign::load_key(k_file, None).unwrap();
+    let (_live, live_url) = live(&m);
+    // The witness's machine: no key file anywhere it is told of.
+    let witness_agent = |copy: &Path, camp: &str, sock: &Path| {
+        Proc::spawn_env(
+            BIN,
+            &[
+                "witness",
+                "--connect",
+                &live_url,
+                "--camp",
+                camp,
+                "--agent",
+                "--arbiter",
+                m.join("keys/arbiter.pub").to_str().unwrap(),
+                "--copy",
+                copy.to_str().unwrap(),
+            ],
+            &[("SSH_AUTH_SOCK", sock)],
+        )
+    };
+    let copy = tmp.path().join("copy-kasparov");
+    let w = witness_agent(&copy, kasparov, &agent.sock);
+    w.wait_for("the witness to connect", "connected to");
+    let other = witness(
+        &live_url,
+        &m,
+        junior,
+        j_file,
+        &tmp.path().join("copy-junior"),
+    );
+    quick(tmp.path(), &m, &declared);
+    let fp = arbiter::record::sign::fingerprint(camp_key.public_key());
+    w.wait_for(
+        "the agent to be asked for the camp's declared key",
+        &format!("camp kasparov's declared key {fp} is in the ssh-agent"),
+    );
+    for size in [10, 11, 13] {
+        until("kasparov's cosignature through the agent", || {
+            cosig(&m, size, kasparov).exists()
+        });
+        let text =
+            std::fs::read_to_string(m.join(format!("game-1/checkpoints/{size}.txt"))).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(cosig(&m, size, kasparov))
+                .unwrap()
+                .trim(),
+            arbiter::record::sign::countersign(&camp_key, &text)
+                .unwrap()
+                .trim(),
+            "checkpoint {size}: the agent's cosignature is the camp key's"
+        );
+    }
+    until("junior's cosignature", || cosig(&m, 13, junior).exists());
+    assert!(!w.text().contains("ALARM"), "{}", w.text());
+    drop(other);
+    let o = arbiter(&["verify", "--match", m.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let (code, out) = verify_copy(&m, &copy);
+    assert_eq!(code, 0, "{out}");
+
+    // The agent stops while the witness runs: the next game's checkpoints are not cosigned,
+    // and the witness says why, naming SSH_AUTH_SOCK.
+    let sock = agent.sock.clone();
+    drop(agent);
+    crate::log_util::script_into(
+        &m,
+        &tmp.path().join("game2.arb"),
+        &format!(
+            "{declared}{}",
+            std::fs::read_to_string("examples/scripts/quick.arb").unwrap()
+        ),
+    );
+    w.wait_for("the witness to say it cannot cosign", "cannot cosign");
+    let said = w.text();
+    assert!(
+        said.contains("ALARM") && said.contains("SSH_AUTH_SOCK"),
+        "{said}"
+    );
+    let game2 = |camp: &str| {
+        std::fs::read_dir(m.join("game-2/checkpoints"))
+            .unwrap()
+            .flatten()
+            .any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .ends_with(&format!("cosig-{camp}"))
+            })
+    };
+    assert!(!game2(kasparov), "no cosignature without the agent");
+    drop(w);
+
+    // Started with no agent at all: refused at once, before connecting.
+    let before = files(&m);
+    let o = Command::new(BIN)
+        .args([
+            "witness",
+            "--connect",
+            &live_url,
+            "--camp",
+            kasparov,
+            "--agent",
+            "--arbiter",
+            m.join("keys/arbiter.pub").to_str().unwrap(),
+            "--copy",
+            tmp.path().join("copy-none").to_str().unwrap(),
+            "--once",
+        ])
+        .env("SSH_AUTH_SOCK", &sock)
+        .output()
+        .unwrap();
+    assert!(
+        !o.status.success() && text(&o).contains("SSH_AUTH_SOCK"),
+        "{}",
+        text(&o)
+    );
+    // An agent without the camp's declared key: the fingerprint wanted is named.
+    let Some(wrong) = crate::agent::agent_at(&tmp.path().join("wrong.sock"), j_file) else {
+        return;
+    };
+    let mut w = witness_agent(&tmp.path().join("copy-wrong"), kasparov, &wrong.sock);
+    let end = Instant::now() + DEADLINE;
+    let status = loop {
+        if let Some(s) = w.child_status() {
+            break s;
+        }
+        assert!(
+            Instant::now() < end,
+            "the witness did not stop: {}",
+            w.text()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(!status.success());
+    w.wait_for("the fingerprint wanted", &fp);
+    assert!(
+        w.text()
+            .contains("does not hold camp kasparov's declared key"),
+        "{}",
+        w.text()
+    );
+    assert_eq!(before, files(&m), "nothing written into the match folder");
+    // `--key` and `--agent` together are refused by the command line.
+    let o = arbiter(&[
+        "witness",
+        "--connect",
+        &live_url,
+        "--camp",
+        kasparov,
+        "--agent",
+        "--key",
+        k_file.to_str().unwrap(),
+        "--arbiter",
+        "x.pub",
+        "--copy",
+        "c",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
 }

@@ -412,6 +412,8 @@ pub enum Approve {
     UnencryptedKey,
     /// The passphrase opened the arbiter's key for this act: it signs the act.
     Key(Box<crate::record::sign::ActKey>),
+    /// `--agent`: the ssh-agent holding the arbiter's key signs the act.
+    Agent,
     /// A wrong passphrase typed for the act (why): recorded, the act not handed over.
     Failed(String),
 }
@@ -568,6 +570,7 @@ fn follow(
                     d,
                     match acts.authority {
                         crate::board::tui::Authority::UnencryptedKey => Approve::UnencryptedKey,
+                        crate::board::tui::Authority::Agent => Approve::Agent,
                         _ => Approve::Open,
                     },
                 ),
@@ -594,8 +597,8 @@ fn follow(
                         crate::board::tui::Authority::UnencryptedKey => {
                             Some(Approve::UnencryptedKey)
                         }
-                        // The agent is the gate: the table records the channel's owner.
-                        crate::board::tui::Authority::Agent => Some(Approve::Open),
+                        // The agent is the gate: it signs the act.
+                        crate::board::tui::Authority::Agent => Some(Approve::Agent),
                         crate::board::tui::Authority::Open => Some(Approve::Open),
                     };
                     drop(passphrase);

@@ -113,6 +113,14 @@ pub enum Approval {
     },
     /// At the game master's screen with an unencrypted key: anyone at that keyboard.
     UnencryptedKey,
+    /// At the game master's screen under `--agent`: the ssh-agent holding the arbiter's key
+    /// `key` (fingerprint) signed [`act_authorization_text`] (`sig`: base64 ed25519); the
+    /// agent's confirmation or a hardware key's touch is the gate.
+    Agent {
+        key: String,
+        signed_at: String,
+        sig: String,
+    },
 }
 
 /// The first line of the text an arbiter's act at a werewolf table is signed over.

@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::net::TcpStream;
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use tungstenite::protocol::WebSocketConfig;
 use tungstenite::{Message, WebSocket};
@@ -17,18 +18,28 @@ use super::clock::Outage;
 use super::copy::{CopyError, Decision, GameCopy, Taken};
 use super::rules::{Judge, Over, SentPolicy, Verdict};
 use super::{FromWitness, MAX_FRAME, PROTOCOL, ToWitness};
+use crate::record::sign::Signs;
 
 /// What a witness needs.
 pub struct WitnessConfig {
     /// `ws://HOST:PORT/live`.
     pub url: String,
     pub camp: String,
-    /// The camp's private key (unencrypted in memory while the witness runs).
-    pub key: ssh_key::PrivateKey,
+    /// What signs the camp's cosignatures.
+    pub key: CampKey,
     /// The arbiter's public key, received out of band: every note must be signed by it.
     pub arbiter: ssh_key::PublicKey,
     /// The camp's copy folder.
     pub copy: PathBuf,
+}
+
+/// What signs a camp's cosignatures.
+pub enum CampKey {
+    /// The camp's key file (unencrypted in memory while the witness runs).
+    File(Box<ssh_key::PrivateKey>),
+    /// `--agent`: the ssh-agent at this socket, which must hold the key the match declares for
+    /// the camp (its signed policy's, else line 0's); the witness never holds the key.
+    Agent(PathBuf),
 }
 
 /// How a witness's run ended.
@@ -44,6 +55,12 @@ pub enum WitnessError {
     Lost(String),
     #[error(transparent)]
     Copy(#[from] CopyError),
+    #[error(transparent)]
+    Agent(#[from] crate::record::sign::SignError),
+    #[error(
+        "game {0}: the match declares no key for camp {1}, so the ssh-agent (--agent) cannot be asked for it"
+    )]
+    Undeclared(u32, String),
 }
 
 /// What a witness tells its camp: `loud` for a conflict.
@@ -72,6 +89,8 @@ struct State<'c> {
     /// The connection has caught up with the record (it was quiet for [`QUIET`] once): each new
     /// entry is received as it is written, and noted `live`.
     live: bool,
+    /// What signs the camp's cosignatures (with `--agent`: once the match declares its key).
+    signer: Option<Rc<dyn Signs>>,
 }
 
 /// How long the live record stays silent before the witness holds itself caught up with it: it
@@ -81,19 +100,26 @@ const QUIET: std::time::Duration = std::time::Duration::from_secs(1);
 impl State<'_> {
     /// Game `g`'s copy and its judge: opened (the copy's entries judged again, quietly) the
     /// first time.
-    fn game(&mut self, g: u32, tell: Tell<'_>) -> Result<&mut (GameCopy, Judge), CopyError> {
+    fn game(&mut self, g: u32, tell: Tell<'_>) -> Result<&mut (GameCopy, Judge), WitnessError> {
         if !self.games.contains_key(&g) {
             let mut c = GameCopy::open(&self.cfg.copy, g)?;
-            let mut judge = Judge::new(
-                g,
-                &self.cfg.camp,
-                self.cfg.key.public_key().clone(),
-                self.cfg.arbiter.clone(),
-                self.policy.clone(),
-            );
             let held = super::copy::read_lines(
                 &super::copy::game_dir(&self.cfg.copy, g).join("log.jsonl"),
             )?;
+            if let Some(line0) = held.first() {
+                self.agent_signer(declared_in(line0, &self.cfg.camp), tell)?;
+            }
+            let camp_key = match &self.signer {
+                Some(s) => s.public_key().clone(),
+                None => return Err(WitnessError::Undeclared(g, self.cfg.camp.clone())),
+            };
+            let mut judge = Judge::new(
+                g,
+                &self.cfg.camp,
+                camp_key,
+                self.cfg.arbiter.clone(),
+                self.policy.clone(),
+            );
             for line in &held {
                 judge.take(line);
             }
@@ -125,14 +151,44 @@ impl State<'_> {
             }
             self.games.insert(g, (c, judge));
         }
-        self.games.get_mut(&g).ok_or_else(|| CopyError::Damaged {
-            path: self.cfg.copy.clone(),
-            problem: format!("game {g} could not be opened"),
+        self.games.get_mut(&g).ok_or_else(|| {
+            WitnessError::Copy(CopyError::Damaged {
+                path: self.cfg.copy.clone(),
+                problem: format!("game {g} could not be opened"),
+            })
         })
     }
 
+    /// With `--agent`, the camp's key is the one the match declares for it (`declared`: its
+    /// OpenSSH text), which the agent must hold; found once, then kept (a game that declares
+    /// another is refused by its judge as with a key file).
+    fn agent_signer(
+        &mut self,
+        declared: Option<String>,
+        tell: Tell<'_>,
+    ) -> Result<(), WitnessError> {
+        let CampKey::Agent(socket) = &self.cfg.key else {
+            return Ok(());
+        };
+        let public = declared.and_then(|d| ssh_key::PublicKey::from_openssh(&d).ok());
+        let (None, Some(public)) = (&self.signer, public) else {
+            return Ok(());
+        };
+        let whose = format!("camp {}'s declared key", self.cfg.camp);
+        let agent = crate::record::sign::AgentKey::of(&public, socket.clone(), &whose)?;
+        tell(
+            false,
+            &format!(
+                "{whose} {} is in the ssh-agent: it signs the cosignatures",
+                crate::record::sign::fingerprint(&public)
+            ),
+        );
+        self.signer = Some(Rc::new(agent));
+        Ok(())
+    }
+
     /// The match policy as the live record sent it, checked with the arbiter's key.
-    fn policy(&mut self, text: &str, signature: &str, tell: Tell<'_>) {
+    fn policy(&mut self, text: &str, signature: &str, tell: Tell<'_>) -> Result<(), WitnessError> {
         let p = super::rules::read_sent_policy(text, signature, &self.cfg.arbiter);
         match &p {
             Some(Ok((policy, _))) => {
@@ -173,9 +229,18 @@ impl State<'_> {
                 true,
                 "the match policy changed while the match runs: games already opened stay held to the one sent first",
             );
-            return;
+            return Ok(());
         }
+        let declared = match &p {
+            Some(Ok((policy, _))) => policy
+                .camps
+                .iter()
+                .find(|(c, _)| *c == self.cfg.camp)
+                .map(|(_, k)| k.clone()),
+            _ => None,
+        };
         self.policy = p;
+        self.agent_signer(declared, tell)
     }
 
     /// A checkpoint note: its signature by the arbiter key, then the copy's decision; returns
@@ -214,7 +279,16 @@ impl State<'_> {
         }
         let fp = crate::record::sign::fingerprint(&self.cfg.arbiter);
         let camp = self.cfg.camp.clone();
-        let cfg = self.cfg;
+        if self.signer.is_none() && !self.games.contains_key(&game) {
+            // `--agent` before the game's line 0 declared the camp's key: held until it does.
+            self.pending
+                .entry(game)
+                .or_default()
+                .insert(size, note.to_owned());
+            return Ok(None);
+        }
+        self.game(game, tell)?;
+        let signer = self.signer.clone();
         let (c, judge) = self.game(game, tell)?;
         if let Over::Refused(f) = judge.over(size) {
             let evidence =
@@ -265,7 +339,11 @@ impl State<'_> {
                 }
                 let sig = match c.cosignature_of(size) {
                     Some(sig) => sig,
-                    None => match crate::record::sign::countersign(&cfg.key, &signed.text) {
+                    None => match signer
+                        .as_deref()
+                        .map(|k| crate::record::sign::countersign(k, &signed.text))
+                        .unwrap_or(Err(crate::record::sign::WitnessError::Encrypted))
+                    {
                         Ok(s) => s,
                         Err(e) => {
                             tell(true, &format!("cannot cosign: {e}"));
@@ -325,6 +403,9 @@ impl State<'_> {
         tell: Tell<'_>,
     ) -> Result<(), WitnessError> {
         let live = self.live;
+        if seq == 0 {
+            self.agent_signer(declared_in(line.as_bytes(), &self.cfg.camp), tell)?;
+        }
         let (c, judge) = self.game(game, tell)?;
         let taken = c.take_as(seq, line, live)?;
         let appended = taken == Taken::Appended;
@@ -412,6 +493,15 @@ impl State<'_> {
         }
         Ok(())
     }
+}
+
+/// The key line 0 (`line`) declares for `camp`, as OpenSSH text.
+fn declared_in(line: &[u8], camp: &str) -> Option<String> {
+    let e = crate::log::parse_line(line, 0).ok()?;
+    crate::record::countersign::declared_camps(&e)
+        .into_iter()
+        .find(|(c, _)| c == camp)
+        .map(|(_, k)| k)
 }
 
 /// An entry as the camp sees it the moment it arrives: number, actor, kind, clause and body
@@ -513,6 +603,10 @@ pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
         held: BTreeMap::new(),
         policy: None,
         live: false,
+        signer: match &cfg.key {
+            CampKey::File(k) => Some(Rc::new(k.as_ref().clone())),
+            CampKey::Agent(_) => None,
+        },
     };
     // A read that waits QUIET for nothing says the witness caught up with the record.
     ws.get_ref()
@@ -571,7 +665,7 @@ pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
                     &format!("connected to {} as camp {}", cfg.url, cfg.camp),
                 );
             }
-            ToWitness::Policy { text, signature } => st.policy(&text, &signature, tell),
+            ToWitness::Policy { text, signature } => st.policy(&text, &signature, tell)?,
             ToWitness::Entry { game, seq, line } => {
                 st.entry(game, seq, &line, tell)?;
                 // Notes that waited for this entry.
