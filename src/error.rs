@@ -64,7 +64,8 @@ pub enum Exit {
     /// section against the rules').
     BadReplay,
     /// `verify --witness-copy DIR`: the log lacks or rewrote an entry the camp's own copy holds,
-    /// or the camp's witness kept evidence of a conflicting history.
+    /// the camp's witness kept evidence of a conflicting history, or a restart's ruling claims a
+    /// longer outage than the witness's own clock saw pass.
     CopyConflict,
     /// `verify`: in a game the match policy holds to live witnesses, a camp's cosigned
     /// checkpoints leave a stretch of more entries than the policy's interval uncovered.

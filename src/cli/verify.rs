@@ -41,7 +41,8 @@ pub struct VerifyArgs {
     #[arg(long = "code", value_name = "CODE")]
     pub codes: Vec<String>,
     /// A camp's own copy of the match, kept by `arbiter witness --copy DIR`: every entry it
-    /// holds must be in the log as it holds it (else COPY_CONFLICT, 34).
+    /// holds must be in the log as it holds it, and no restart's ruling may claim a longer outage
+    /// than the witness's own clock saw pass (else COPY_CONFLICT, 34).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["proof", "consistency"])]
     pub witness_copy: Option<PathBuf>,
     /// Check a consistency proof written by `arbiter prove --from N` instead of a whole log.
@@ -230,6 +231,9 @@ fn witness_copy(
     let mut lines = Vec::new();
     let mut conflict = false;
     for f in found.iter().filter(|f| only.is_none_or(|g| g == f.game)) {
+        for n in &f.notes {
+            lines.push(format!("witness copy {}: {n}", copy.display()));
+        }
         if f.problems.is_empty() {
             lines.push(format!(
                 "witness copy {}: game {}: the log holds all {} entries the camp's copy holds, as it holds them",

@@ -36,7 +36,8 @@ pub struct WitnessArgs {
     #[arg(long, value_name = "KEY.pub")]
     pub arbiter: PathBuf,
     /// The camp's own copy of the match (created if missing): every game's log as received,
-    /// what was cosigned, and any evidence of a conflicting history.
+    /// when each entry was received by this machine's clock, what was cosigned, and any evidence
+    /// of a conflicting history.
     #[arg(long, value_name = "DIR")]
     pub copy: PathBuf,
     /// End when the connection ends (default: connect again).

@@ -92,8 +92,9 @@ mod werewolf_replay; // a werewolf game re-run from its events; the length count
 mod werewolf_seat; // a human's seat (arbiter seat in tmux) among Python seats; the audience's display; their screens
 mod werewolf_support; // a werewolf table driven through decide/evolve
 mod witness; // demo key, pinned trust, rollback, rename, never overwrite, notes
-mod witness_attacks;
+mod witness_attacks; // each attack on a real match folder, and what the kit and verify say
 mod witness_board; // the camps asked at each time control; camps carried to the next game
-mod witness_camps;
-mod witness_live;
-mod witness_policy; // the policy's live witnesses: signed from the profile, signed at the interval, verify per camp // live witnesses: arbiter live, arbiter witness, verify --witness-copy // camps prove possession of their keys; index versions, match codes // each attack on a real match folder, and what the kit and verify say
+mod witness_camps; // camps prove possession of their keys; index versions, match codes
+mod witness_clock; // a camp's witness holds the record's outage to its own clock
+mod witness_live; // live witnesses: arbiter live, arbiter witness, verify --witness-copy
+mod witness_policy; // the policy's live witnesses: signed from the profile, signed at the interval, verify per camp

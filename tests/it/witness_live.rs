@@ -16,11 +16,11 @@ const BIN: &str = env!("CARGO_BIN_EXE_arbiter");
 /// How long anything here may take before the test fails.
 const DEADLINE: Duration = Duration::from_secs(20);
 
-fn arbiter(args: &[&str]) -> Output {
+pub(crate) fn arbiter(args: &[&str]) -> Output {
     Command::new(BIN).args(args).output().unwrap()
 }
 
-fn text(o: &Output) -> String {
+pub(crate) fn text(o: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
@@ -44,7 +44,7 @@ pub(crate) struct Proc {
 }
 
 impl Proc {
-    fn spawn(args: &[&str]) -> Proc {
+    pub(crate) fn spawn(args: &[&str]) -> Proc {
         Proc::spawn_program(BIN, args)
     }
 
@@ -173,7 +173,7 @@ pub(crate) fn cosig(m: &Path, size: u64, camp: &str) -> PathBuf {
     m.join(format!("game-1/checkpoints/{size}.txt.cosig-{camp}"))
 }
 
-fn verify_copy(m: &Path, copy: &Path) -> (i32, String) {
+pub(crate) fn verify_copy(m: &Path, copy: &Path) -> (i32, String) {
     let o = arbiter(&[
         "verify",
         "--match",

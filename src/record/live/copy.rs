@@ -3,10 +3,12 @@
 //! entry exactly as the live record sent it, appended and fdatasynced as it arrives;
 //! `DIR/game-<n>/cosigned` remembers the size and root of the last checkpoint the camp
 //! cosigned; `DIR/game-<n>/checkpoints/<N>.note` and `<N>.cosig` keep each note it cosigned
-//! and its cosignature;
+//! and its cosignature; `DIR/game-<n>/received` notes when the witness received each entry, by
+//! its own clock ([`super::clock`]), appended and fdatasynced with the entry;
 //! `DIR/game-<n>/evidence/` keeps whatever conflicted with the copy (an entry that differs, a
 //! checkpoint the arbiter's key signed over another history) and, as `refused-…`, what the
-//! rules refused (the entry with its verdict, a checkpoint signed over it). Files 0600,
+//! rules refused (the entry with its verdict, a checkpoint signed over it), and as `outage-…`
+//! an outage the record claims that the witness's clock does not allow. Files 0600,
 //! folders 0700.
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -16,6 +18,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
+use super::clock::{Outage, RECEIVED_HEAD, Reception, Written};
 use crate::log::checkpoint::Checkpoint;
 use crate::log::{ZERO_HASH, entry_hash, hex32, merkle, parse_line};
 
@@ -148,6 +151,14 @@ pub struct GameCopy {
     pub cosigned: Option<(u64, [u8; 32])>,
     /// Something conflicted with this copy (evidence kept): never cosign for this game again.
     pub conflicted: bool,
+    /// What is kept of each entry to find where an outage lies (its game time, its kind).
+    written: Vec<Written>,
+    /// When the witness received each entry, by its own clock (first reception only).
+    received: Vec<Option<Reception>>,
+    /// `received`, opened for appending.
+    received_file: File,
+    /// Receptions written to `received` and not yet fdatasynced (noted while catching up).
+    received_unsynced: bool,
 }
 
 fn mkdir(p: &Path) -> Result<(), CopyError> {
@@ -194,6 +205,48 @@ pub fn read_lines(path: &Path) -> Result<Vec<Vec<u8>>, CopyError> {
     Ok(out)
 }
 
+/// The `received` file as read: its receptions, and the bytes of its lines up to the first that
+/// is not whole or does not read (a crash of the witness mid-append, or before the lines of a
+/// catch-up were made durable, may leave a torn or zeroed tail; the entries it names just have
+/// no reception noted); 0 for a file not started.
+struct Noted {
+    lines: Vec<Reception>,
+    whole: u64,
+}
+
+fn read_received(path: &Path) -> Result<Noted, CopyError> {
+    let lines = read_lines(path)?;
+    let mut out = Noted {
+        lines: Vec::new(),
+        whole: 0,
+    };
+    for (i, l) in lines.iter().enumerate() {
+        let text = std::str::from_utf8(l).ok();
+        if i == 0 {
+            if text != Some(RECEIVED_HEAD) {
+                return Err(CopyError::Damaged {
+                    path: path.to_owned(),
+                    problem: format!("its first line is not {RECEIVED_HEAD:?}"),
+                });
+            }
+        } else {
+            match text.and_then(Reception::parse) {
+                Some(r) => out.lines.push(r),
+                None => break,
+            }
+        }
+        out.whole += l.len() as u64 + 1;
+    }
+    Ok(out)
+}
+
+/// Append `bytes` to `file` and fdatasync it.
+fn write_synced(file: &mut File, bytes: &[u8], path: &Path) -> Result<(), CopyError> {
+    file.write_all(bytes)
+        .and_then(|()| file.sync_data())
+        .map_err(io_err("append to", path))
+}
+
 fn parse_state(text: &str) -> Option<(u64, [u8; 32])> {
     let mut lines = text.lines();
     (lines.next()? == STATE_HEAD).then_some(())?;
@@ -210,6 +263,14 @@ impl GameCopy {
         mkdir(&dir)?;
         let log = dir.join("log.jsonl");
         let lines = read_lines(&log)?;
+        let received_path = dir.join("received");
+        let noted = read_received(&received_path)?;
+        let received_file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(&received_path)
+            .map_err(io_err("open", &received_path))?;
         let mut c = GameCopy {
             game,
             file: OpenOptions::new()
@@ -224,7 +285,28 @@ impl GameCopy {
             arbiter_fingerprint: None,
             cosigned: None,
             conflicted: false,
+            written: Vec::new(),
+            received: Vec::new(),
+            received_file,
+            received_unsynced: false,
         };
+        if noted.whole
+            < c.received_file
+                .metadata()
+                .map_err(io_err("stat", &received_path))?
+                .len()
+        {
+            c.received_file
+                .set_len(noted.whole)
+                .map_err(io_err("cut the torn tail of", &received_path))?;
+        }
+        if noted.whole == 0 {
+            write_synced(
+                &mut c.received_file,
+                format!("{RECEIVED_HEAD}\n").as_bytes(),
+                &received_path,
+            )?;
+        }
         // A tail without its newline (a crash of the witness mid-append) is cut off.
         let whole: u64 = lines.iter().map(|l| l.len() as u64 + 1).sum();
         if c.file.metadata().map_err(io_err("stat", &log))?.len() > whole {
@@ -233,12 +315,22 @@ impl GameCopy {
                 .map_err(io_err("cut the torn tail of", &log))?;
         }
         for (seq, line) in lines.iter().enumerate() {
-            c.check_next(seq as u64, line)
+            let w = c
+                .check_next(seq as u64, line)
                 .map_err(|problem| CopyError::Damaged {
                     path: log.clone(),
                     problem,
                 })?;
             c.leaves.push(entry_hash(line));
+            c.written.push(w);
+        }
+        c.received = vec![None; c.written.len()];
+        for r in noted.lines {
+            if let Some(slot) = c.received.get_mut(r.seq as usize)
+                && slot.is_none()
+            {
+                *slot = Some(r);
+            }
         }
         let state = dir.join("cosigned");
         match fs::read_to_string(&state) {
@@ -268,7 +360,8 @@ impl GameCopy {
 
     /// Whether `line` may follow the copy as entry `seq`: it parses, its number is `seq`, its
     /// `prev` is the copy's last entry hash; line 0 gives the origin and the arbiter key.
-    fn check_next(&mut self, seq: u64, line: &[u8]) -> Result<(), String> {
+    /// Its game time and kind when it may.
+    fn check_next(&mut self, seq: u64, line: &[u8]) -> Result<Written, String> {
         let e = parse_line(line, 0).map_err(|e| format!("entry {seq}: {e}"))?;
         let prev = self
             .leaves
@@ -281,6 +374,7 @@ impl GameCopy {
                 "entry {seq} does not follow the previous one (its seq or prev hash)"
             ));
         }
+
         if seq == 0 {
             let id = e.body.get("match_id").and_then(|m| m.as_str());
             self.origin = id.map(|m| crate::log::checkpoint::origin(m, self.game));
@@ -290,11 +384,19 @@ impl GameCopy {
                 .and_then(|f| f.as_str())
                 .map(str::to_owned);
         }
-        Ok(())
+        Ok(Written::new(e.mono_ms, &e.kind))
     }
 
-    /// Take entry `seq` as the live record sent it.
+    /// Take entry `seq` as the live record sent it (received while catching up: see
+    /// [`GameCopy::take_as`]).
     pub fn take(&mut self, seq: u64, line: &str) -> Result<Taken, CopyError> {
+        self.take_as(seq, line, false)
+    }
+
+    /// Take entry `seq` as the live record sent it; a new entry's reception is noted in
+    /// `received` by the witness's clock, `live` when the connection had caught up with the
+    /// record.
+    pub fn take_as(&mut self, seq: u64, line: &str, live: bool) -> Result<Taken, CopyError> {
         let bytes = line.as_bytes();
         if seq < self.len() {
             if self.leaves.leaf(seq) == Some(entry_hash(bytes)) {
@@ -317,13 +419,16 @@ impl GameCopy {
                 evidence,
             });
         }
-        if let Err(problem) = self.check_next(seq, bytes) {
-            let evidence = self.keep_evidence(&format!("entry-{seq}.jsonl"), bytes)?;
-            return Ok(Taken::Conflict {
-                problem: format!("game {}: {problem}", self.game),
-                evidence,
-            });
-        }
+        let w = match self.check_next(seq, bytes) {
+            Ok(w) => w,
+            Err(problem) => {
+                let evidence = self.keep_evidence(&format!("entry-{seq}.jsonl"), bytes)?;
+                return Ok(Taken::Conflict {
+                    problem: format!("game {}: {problem}", self.game),
+                    evidence,
+                });
+            }
+        };
         let log = self.dir.join("log.jsonl");
         let mut buf = Vec::with_capacity(bytes.len() + 1);
         buf.extend_from_slice(bytes);
@@ -333,7 +438,75 @@ impl GameCopy {
             .and_then(|()| self.file.sync_data())
             .map_err(io_err("append to", &log))?;
         self.leaves.push(entry_hash(bytes));
+        self.written.push(w);
+        let r = Reception::now(seq, live);
+        let path = self.dir.join("received");
+        if live {
+            write_synced(&mut self.received_file, r.line().as_bytes(), &path)?;
+        } else {
+            // While catching up, one fdatasync per entry would double the cost of taking a
+            // long log: the receptions are made durable together once caught up.
+            self.received_file
+                .write_all(r.line().as_bytes())
+                .map_err(io_err("append to", &path))?;
+            self.received_unsynced = true;
+        }
+        self.received.push(Some(r));
         Ok(Taken::Appended)
+    }
+
+    /// Make the receptions noted while catching up durable (one fdatasync).
+    pub fn sync_received(&mut self) -> Result<(), CopyError> {
+        if self.received_unsynced {
+            self.received_file
+                .sync_data()
+                .map_err(io_err("sync", &self.dir.join("received")))?;
+            self.received_unsynced = false;
+        }
+        Ok(())
+    }
+
+    /// What the witness's clock says of the outage entry `seq` records, if it records one
+    /// (a `restart_gap` ruling).
+    pub fn outage(&self, seq: u64, line: &[u8]) -> Option<Outage> {
+        let claimed = super::clock::claimed_gap(line)?;
+        Some(super::clock::judge(
+            seq,
+            claimed,
+            &|s| self.written.get(s as usize).copied(),
+            &|s| self.received.get(s as usize).cloned().flatten(),
+        ))
+    }
+
+    /// Whether the evidence of an outage entry `seq` records was kept.
+    pub fn has_outage_evidence(&self, seq: u64) -> bool {
+        fs::symlink_metadata(
+            self.dir
+                .join("evidence")
+                .join(format!("outage-entry-{seq}.txt")),
+        )
+        .is_ok()
+    }
+
+    /// Keep the evidence of an outage the witness's clock does not allow as
+    /// `evidence/outage-entry-<seq>.txt`: the verdict, the entry, and the reception lines of the
+    /// entries before and after the outage (the game is cosigned no more).
+    pub fn keep_outage(&mut self, o: &Outage, line: &[u8]) -> Result<PathBuf, CopyError> {
+        let Outage::Exceeds {
+            entry, from, to, ..
+        } = o
+        else {
+            return Ok(self.dir.join("evidence"));
+        };
+        let mut text = format!("{o}\n").into_bytes();
+        text.extend_from_slice(line);
+        text.push(b'\n');
+        for s in [from, to] {
+            if let Some(r) = self.received.get(*s as usize).cloned().flatten() {
+                text.extend_from_slice(r.line().as_bytes());
+            }
+        }
+        self.keep_evidence(&format!("outage-entry-{entry}.txt"), &text)
     }
 
     /// Whether to cosign checkpoint `cp` (its note already checked against the arbiter key):
@@ -474,6 +647,49 @@ pub struct CopyFinding {
     pub held: u64,
     /// What fails (empty: every entry the camp holds is in the log as the camp holds it).
     pub problems: Vec<String>,
+    /// What the camp's witness's clock says of each outage the copy's entries record, when it
+    /// is no failure (it holds, or the witness cannot bound it).
+    pub notes: Vec<String>,
+}
+
+/// What the witness's clock, as its `received` file noted it, says of each outage the entries
+/// of game `game` in the copy record (read only: nothing is written).
+pub fn outages(copy: &Path, game: u32) -> Result<Vec<Outage>, CopyError> {
+    let dir = game_dir(copy, game);
+    let log = dir.join("log.jsonl");
+    let lines = read_lines(&log)?;
+    let mut written = Vec::with_capacity(lines.len());
+    for (seq, l) in lines.iter().enumerate() {
+        let e = parse_line(l, 0).map_err(|e| CopyError::Damaged {
+            path: log.clone(),
+            problem: format!("entry {seq}: {e}"),
+        })?;
+        written.push(Written::new(e.mono_ms, &e.kind));
+    }
+    let mut received: Vec<Option<Reception>> = vec![None; lines.len()];
+    let path = dir.join("received");
+    if fs::symlink_metadata(&path).is_ok() {
+        for r in read_received(&path)?.lines {
+            if let Some(slot) = received.get_mut(r.seq as usize)
+                && slot.is_none()
+            {
+                *slot = Some(r);
+            }
+        }
+    }
+    Ok(lines
+        .iter()
+        .enumerate()
+        .filter_map(|(seq, l)| {
+            let claimed = super::clock::claimed_gap(l)?;
+            Some(super::clock::judge(
+                seq as u64,
+                claimed,
+                &|s| written.get(s as usize).copied(),
+                &|s| received.get(s as usize).cloned().flatten(),
+            ))
+        })
+        .collect())
 }
 
 /// Hold each game of `match_dir` against the camp's copy `copy`: every entry the copy holds
@@ -522,6 +738,29 @@ pub fn check_against(match_dir: &Path, copy: &Path) -> Result<Vec<CopyFinding>, 
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect();
         evidence.sort();
+        let mut notes = Vec::new();
+        let mut flagged = Vec::new();
+        for o in outages(copy, game)? {
+            match &o {
+                Outage::Exceeds { entry, .. } => {
+                    flagged.push(format!("outage-entry-{entry}.txt"));
+                    problems.push(format!("game {game}: {o}"));
+                }
+                _ => notes.push(format!("game {game}: {o}")),
+            }
+        }
+        let (outage, evidence): (Vec<String>, Vec<String>) =
+            evidence.into_iter().partition(|n| n.starts_with("outage-"));
+        let unflagged: Vec<String> = outage
+            .into_iter()
+            .filter(|n| !flagged.contains(n))
+            .collect();
+        if !unflagged.is_empty() {
+            problems.push(format!(
+                "game {game}: the camp's witness found an outage its clock did not allow as it was written, and kept it: {}",
+                unflagged.join(", ")
+            ));
+        }
         let (refused, conflicting): (Vec<String>, Vec<String>) = evidence
             .into_iter()
             .partition(|n| n.starts_with("refused-"));
@@ -541,6 +780,7 @@ pub fn check_against(match_dir: &Path, copy: &Path) -> Result<Vec<CopyFinding>, 
             game,
             held: held.len() as u64,
             problems,
+            notes,
         });
     }
     Ok(out)
@@ -567,5 +807,70 @@ mod tests {
             }
         }
         assert_eq!(t.root(71), None);
+    }
+
+    /// `n` chained note lines.
+    fn chained(n: u64) -> Vec<String> {
+        let mut prev = ZERO_HASH;
+        (0..n)
+            .map(|seq| {
+                let e = crate::log::NewEntry {
+                    mono_ms: seq * 1_000,
+                    utc: chrono::Utc::now(),
+                    actor: "arbiter".into(),
+                    clause: "5b".into(),
+                    kind: "note".into(),
+                    body: serde_json::json!({"text": format!("note {seq}")}),
+                };
+                let line = crate::log::encode_line(seq, &prev, &e);
+                let line = String::from_utf8(line).unwrap().trim_end().to_owned();
+                prev = entry_hash(line.as_bytes());
+                line
+            })
+            .collect()
+    }
+
+    #[test]
+    fn received_notes_each_entry_once_and_a_torn_tail_is_cut_at_the_reopening() {
+        let tmp = tempfile::tempdir().unwrap();
+        let lines = chained(4);
+        let mut c = GameCopy::open(tmp.path(), 1).unwrap();
+        for (seq, l) in lines.iter().enumerate().take(3) {
+            assert_eq!(c.take_as(seq as u64, l, seq > 0).unwrap(), Taken::Appended);
+        }
+        // Sent again after a reconnection: its first reception stands.
+        assert_eq!(c.take_as(1, &lines[1], false).unwrap(), Taken::Same);
+        c.sync_received().unwrap();
+        drop(c);
+        let path = game_dir(tmp.path(), 1).join("received");
+        let whole = fs::read(&path).unwrap();
+        let text = String::from_utf8(whole.clone()).unwrap();
+        let kept: Vec<&str> = text.lines().collect();
+        assert_eq!(kept.len(), 4, "{text}");
+        assert_eq!(kept[0], RECEIVED_HEAD);
+        assert!(
+            kept[1].starts_with("0 ") && kept[1].ends_with(" backlog"),
+            "{text}"
+        );
+        assert!(
+            kept[3].starts_with("2 ") && kept[3].ends_with(" live"),
+            "{text}"
+        );
+        // A zeroed line and a torn one, as a machine down before they were made durable leaves.
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"\0\0\0\n3 2026-").unwrap();
+        drop(f);
+        let mut c = GameCopy::open(tmp.path(), 1).unwrap();
+        assert_eq!(
+            fs::read(&path).unwrap(),
+            whole,
+            "cut back to its whole lines"
+        );
+        assert_eq!(c.take_as(3, &lines[3], true).unwrap(), Taken::Appended);
+        let r = read_received(&path).unwrap();
+        assert_eq!(
+            r.lines.iter().map(|r| (r.seq, r.live)).collect::<Vec<_>>(),
+            [(0, false), (1, true), (2, true), (3, true)]
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! streamed read-only over a WebSocket to the camps' own machines, each keeping its own copy of
 //! every game's log and cosigning only checkpoints that extend it; cosignatures flow back into
 //! the match folder. Protocol `arbiter-kit-live/1` (docs/log-format.md, "The live record").
+pub mod clock;
 pub mod copy;
 pub mod rules;
 pub mod server;

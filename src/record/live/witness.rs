@@ -14,6 +14,7 @@ use std::rc::Rc;
 use tungstenite::protocol::WebSocketConfig;
 use tungstenite::{Message, WebSocket};
 
+use super::clock::Outage;
 use super::copy::{CopyError, Decision, GameCopy, Taken};
 use super::rules::{Judge, Over, SentPolicy, Verdict};
 use super::{FromWitness, MAX_FRAME, PROTOCOL, ToWitness};
@@ -85,9 +86,16 @@ struct State<'c> {
     held: BTreeMap<u32, BTreeMap<u64, String>>,
     /// The match policy as the live record sent it (none before it does).
     policy: SentPolicy,
+    /// The connection has caught up with the record (it was quiet for [`QUIET`] once): each new
+    /// entry is received as it is written, and noted `live`.
+    live: bool,
     /// What signs the camp's cosignatures (with `--agent`: once the match declares its key).
     signer: Option<Rc<dyn Signs>>,
 }
+
+/// How long the live record stays silent before the witness holds itself caught up with it: it
+/// sends what it holds at once, in looks 50 ms apart.
+const QUIET: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl State<'_> {
     /// Game `g`'s copy and its judge: opened (the copy's entries judged again, quietly) the
@@ -114,6 +122,22 @@ impl State<'_> {
             );
             for line in &held {
                 judge.take(line);
+            }
+            // An outage the witness's clock does not allow, taken before a crash of the witness
+            // left no evidence of it: kept now (nothing over it is cosigned).
+            for (seq, line) in held.iter().enumerate() {
+                if let Some(o @ Outage::Exceeds { .. }) = c.outage(seq as u64, line)
+                    && !c.has_outage_evidence(seq as u64)
+                {
+                    let evidence = c.keep_outage(&o, line)?;
+                    tell(
+                        true,
+                        &format!(
+                            "game {g} {o}; no checkpoint over it is cosigned; kept as evidence: {}",
+                            evidence.display()
+                        ),
+                    );
+                }
             }
             if let Some(f) = judge.refused().cloned() {
                 let evidence = c.keep_refused(&f)?;
@@ -378,11 +402,14 @@ impl State<'_> {
         line: &str,
         tell: Tell<'_>,
     ) -> Result<(), WitnessError> {
+        let live = self.live;
         if seq == 0 {
             self.agent_signer(declared_in(line.as_bytes(), &self.cfg.camp), tell)?;
         }
         let (c, judge) = self.game(game, tell)?;
-        match c.take(seq, line)? {
+        let taken = c.take_as(seq, line, live)?;
+        let appended = taken == Taken::Appended;
+        match taken {
             Taken::Appended => match judge.take(line.as_bytes()) {
                 Verdict::Holds => tell(false, &format!("{} [holds]", shown(game, line))),
                 Verdict::AwaitsAuthorization => tell(
@@ -428,6 +455,41 @@ impl State<'_> {
                     evidence.display()
                 ),
             ),
+        }
+        if appended {
+            self.outage(game, seq, line, tell)?;
+        }
+        Ok(())
+    }
+
+    /// An entry that records an outage (a restart's ruling), held to the witness's own clock:
+    /// more than the witness saw pass is an alarm, kept as evidence, and nothing over it is
+    /// cosigned; one the witness cannot bound is said, not alarmed.
+    fn outage(
+        &mut self,
+        game: u32,
+        seq: u64,
+        line: &str,
+        tell: Tell<'_>,
+    ) -> Result<(), WitnessError> {
+        let Some((c, _)) = self.games.get_mut(&game) else {
+            return Ok(());
+        };
+        let Some(o) = c.outage(seq, line.as_bytes()) else {
+            return Ok(());
+        };
+        match &o {
+            Outage::Exceeds { .. } => {
+                let evidence = c.keep_outage(&o, line.as_bytes())?;
+                tell(
+                    true,
+                    &format!(
+                        "game {game} {o}; no checkpoint over it is cosigned; kept as evidence: {}",
+                        evidence.display()
+                    ),
+                );
+            }
+            _ => tell(false, &format!("game {game} {o}")),
         }
         Ok(())
     }
@@ -540,13 +602,39 @@ pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
         pending: BTreeMap::new(),
         held: BTreeMap::new(),
         policy: None,
+        live: false,
         signer: match &cfg.key {
             CampKey::File(k) => Some(Rc::new(k.as_ref().clone())),
             CampKey::Agent(_) => None,
         },
     };
+    // A read that waits QUIET for nothing says the witness caught up with the record.
+    ws.get_ref()
+        .set_read_timeout(Some(QUIET))
+        .map_err(|e| WitnessError::Lost(e.to_string()))?;
     loop {
-        let msg = ws.read().map_err(|e| WitnessError::Lost(e.to_string()))?;
+        let msg = match ws.read() {
+            Ok(m) => m,
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                if !st.live {
+                    st.live = true;
+                    for (c, _) in st.games.values_mut() {
+                        c.sync_received()?;
+                    }
+                    tell(
+                        false,
+                        "caught up with the live record: each new entry's reception is noted by this machine's clock as it is written",
+                    );
+                }
+                continue;
+            }
+            Err(e) => return Err(WitnessError::Lost(e.to_string())),
+        };
         let text = match msg {
             Message::Text(t) => t.as_str().to_owned(),
             Message::Close(_) => {
