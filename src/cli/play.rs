@@ -240,6 +240,9 @@ pub fn witnesses_shown(
                 .map(|(_, n)| *n);
             let by_socket = live.and_then(|w| w.cosigned.get(&game).copied());
             tui::WitnessShown {
+                alarm: live
+                    .and_then(|w| w.alarm.as_ref())
+                    .map(|a| crate::cli::printable(&a.shown(Some(game))).into_owned()),
                 connected: live.is_some_and(|w| w.connected > 0),
                 seen: live.is_some(),
                 cosigned: on_file.max(by_socket),

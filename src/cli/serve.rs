@@ -180,15 +180,23 @@ pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
         && std::io::stdout().is_terminal()
         && std::io::stdin().is_terminal()
         && a.control.as_deref() != Some(std::path::Path::new("-"));
+    let mut witnesses = None;
     if let Some(at) = &a.record_listen {
         // Its witnesses come and go in plain lines; never over the game master's screen.
+        // A witness's alarm goes to standard output; under the screen, to its message line.
         let say: crate::record::live::server::Say = std::sync::Arc::new(move |s: &str| {
-            if !screen {
+            if screen {
+                return;
+            }
+            if s.starts_with("ALARM") {
+                let _ = outln!("live record: {s}");
+            } else {
                 errln!("live record: {s}");
             }
         });
-        let (at, _) = crate::record::live::server::start(at, dir.clone(), say)
+        let (at, watch) = crate::record::live::server::start(at, dir.clone(), say)
             .map_err(|e| Error::unavailable(format!("cannot listen on {at}: {e}")))?;
+        witnesses = Some(watch);
         outln!(
             "the live record on ws://{at}{} (read-only; camps connect with arbiter witness --connect)",
             crate::record::live::PATH
@@ -237,8 +245,23 @@ pub fn run(a: &ServeArgs) -> Result<Exit, Error> {
             super::play::act_on_table(dir, game, line, approve, agent.as_ref())
         };
     let mut stopped = false;
+    // Each camp's latest alarm shown so far on the screen's message line.
+    let mut alarms_shown = std::collections::BTreeMap::new();
     let mut notices = || {
         let mut out = Vec::new();
+        if let Some(w) = &witnesses {
+            for (camp, seen) in w.snapshot() {
+                if let Some(alarm) = seen.alarm
+                    && alarms_shown.get(&camp) != Some(&alarm)
+                {
+                    out.push(format!(
+                        "{camp} {} (camp {camp}'s witness; the game goes on)",
+                        alarm.shown(None)
+                    ));
+                    alarms_shown.insert(camp, alarm);
+                }
+            }
+        }
         loop {
             match nrx.try_recv() {
                 Ok(n) => out.push(words(&n)),

@@ -92,6 +92,7 @@ mod werewolf_replay; // a werewolf game re-run from its events; the length count
 mod werewolf_seat; // a human's seat (arbiter seat in tmux) among Python seats; the audience's display; their screens
 mod werewolf_support; // a werewolf table driven through decide/evolve
 mod witness; // demo key, pinned trust, rollback, rename, never overwrite, notes
+mod witness_alarms; // what a camp's witness disputes reaches the arbiter at once; the policy's interval held live
 mod witness_attacks; // each attack on a real match folder, and what the kit and verify say
 mod witness_board; // the camps asked at each time control; camps carried to the next game
 mod witness_camps; // camps prove possession of their keys; index versions, match codes

@@ -20,9 +20,9 @@ use crate::witness_live::{Proc, cosig, live, match_with_camps, until, verify_cop
 
 const RULES: &str = "rules/kasparov-deep-junior-2003.toml";
 /// How far the laptop's wall clock moved forward across the reboot: 1 h 08 min.
-const JUMP_MS: i64 = 68 * 60 * 1000;
+pub(crate) const JUMP_MS: i64 = 68 * 60 * 1000;
 /// What the witnesses say when they caught up with the live record.
-const CAUGHT_UP: &str = "caught up with the live record";
+pub(crate) const CAUGHT_UP: &str = "caught up with the live record";
 
 fn open(m: &Path) -> arbiter::board::matchdir::Opened {
     open_game_with(
@@ -51,7 +51,7 @@ fn authorize(o: &mut arbiter::board::matchdir::Opened, first: u64, at: u64) {
 /// `behind_ms` behind the true time: the declarations (both camps with their proofs), the start
 /// and White's first move, authorized; White's clock runs. Then the board's process dies: the
 /// session is dropped, nothing more is written. The entries recorded.
-fn first_session(m: &Path, declared: &str, behind_ms: i64) -> u64 {
+pub(crate) fn first_session(m: &Path, declared: &str, behind_ms: i64) -> u64 {
     let mut o = open(m);
     assert!(o.session.storage.is_empty());
     o.session.utc_origin -= chrono::Duration::milliseconds(behind_ms);
@@ -73,7 +73,7 @@ fn first_session(m: &Path, declared: &str, behind_ms: i64) -> u64 {
 /// `stop_for`, the arbiter first stops the clocks and rules that long after. The gap, the number
 /// of the first entry after the outage (the clocks stopped, or the ruling), the ruling's number
 /// and the checkpoint's size.
-fn reopen_and_rule(m: &Path, stop_for: Option<Duration>) -> (u64, u64, u64, u64) {
+pub(crate) fn reopen_and_rule(m: &Path, stop_for: Option<Duration>) -> (u64, u64, u64, u64) {
     let mut o = open(m);
     let gap = o
         .session
@@ -105,19 +105,19 @@ fn reopen_and_rule(m: &Path, stop_for: Option<Duration>) -> (u64, u64, u64, u64)
     (gap, first, ruling, o.session.storage.len() as u64)
 }
 
-struct Camp {
-    name: String,
-    key: PathBuf,
-    copy: PathBuf,
+pub(crate) struct Camp {
+    pub(crate) name: String,
+    pub(crate) key: PathBuf,
+    pub(crate) copy: PathBuf,
 }
 
 impl Camp {
-    fn witness(&self, url: &str, m: &Path) -> Proc {
+    pub(crate) fn witness(&self, url: &str, m: &Path) -> Proc {
         witness(url, m, &self.name, &self.key, &self.copy)
     }
 }
 
-fn camps(tmp: &Path, camps: Vec<(String, PathBuf)>) -> Vec<Camp> {
+pub(crate) fn camps(tmp: &Path, camps: Vec<(String, PathBuf)>) -> Vec<Camp> {
     camps
         .into_iter()
         .map(|(name, key)| Camp {
@@ -128,7 +128,7 @@ fn camps(tmp: &Path, camps: Vec<(String, PathBuf)>) -> Vec<Camp> {
         .collect()
 }
 
-fn evidence(c: &Camp, ruling: u64) -> PathBuf {
+pub(crate) fn evidence(c: &Camp, ruling: u64) -> PathBuf {
     c.copy
         .join(format!("game-1/evidence/outage-entry-{ruling}.txt"))
 }

@@ -184,7 +184,7 @@ pub(crate) fn verify_copy(m: &Path, copy: &Path) -> (i32, String) {
     (o.status.code().unwrap_or(-1), text(&o))
 }
 
-fn lines_of(p: &Path) -> Vec<String> {
+pub(crate) fn lines_of(p: &Path) -> Vec<String> {
     std::fs::read_to_string(p)
         .unwrap()
         .lines()
@@ -694,7 +694,7 @@ fn witness_live_flags_a_forged_clock_correction_as_it_is_written() {
 }
 
 /// Every file of a folder (relative paths), sorted.
-fn files(dir: &Path) -> Vec<String> {
+pub(crate) fn files(dir: &Path) -> Vec<String> {
     fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
         for e in std::fs::read_dir(dir).unwrap().flatten() {
             let p = e.path();
@@ -932,7 +932,7 @@ fn witness_live_the_live_record_only_listens_and_only_the_witness_connects() {
 }
 
 /// A free loopback address (bound, then let go) for a process that must be told its port.
-fn free_addr() -> String {
+pub(crate) fn free_addr() -> String {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     l.local_addr().unwrap().to_string()
 }

@@ -12,7 +12,7 @@ use crate::witness_live::{Proc, append_forged, cosig, live, match_with_camps, un
 const BIN: &str = env!("CARGO_BIN_EXE_arbiter");
 const RULES: &str = "rules/kasparov-deep-junior-2003.toml";
 /// The camps witness live, a checkpoint every 4 entries.
-const LIVE: &str = "\n[witness]\nevery = 4\n";
+pub(crate) const LIVE: &str = "\n[witness]\nevery = 4\n";
 
 fn arbiter(args: &[&str]) -> Output {
     Command::new(BIN).args(args).output().unwrap()
@@ -27,7 +27,7 @@ fn said(o: &Output) -> String {
 }
 
 /// The 2003 profile with `extra` appended, written beside the match.
-fn rules_with(tmp: &Path, extra: &str) -> PathBuf {
+pub(crate) fn rules_with(tmp: &Path, extra: &str) -> PathBuf {
     let p = tmp.join("2003-live.toml");
     std::fs::write(&p, std::fs::read_to_string(RULES).unwrap() + extra).unwrap();
     p
@@ -35,7 +35,7 @@ fn rules_with(tmp: &Path, extra: &str) -> PathBuf {
 
 /// examples/scripts/quick.arb with the camps declared and `tail` after it, run into `m` under
 /// `rules`.
-fn quick(tmp: &Path, m: &Path, declared: &str, rules: &Path, tail: &str) -> Output {
+pub(crate) fn quick(tmp: &Path, m: &Path, declared: &str, rules: &Path, tail: &str) -> Output {
     let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
     let s = tmp.join("quick.arb");
     std::fs::write(&s, format!("{declared}{quick}{tail}")).unwrap();
@@ -74,12 +74,16 @@ fn verify(m: &Path) -> (i32, String) {
 /// A match with two camps declared with their proofs, both camps' witnesses following the live
 /// record while `quick.arb` is played under `extra` appended to the 2003 profile, until each
 /// camp cosigned every checkpoint: the folder, the checkpoint sizes and the witnesses.
-fn witnessed_game(tmp: &Path, extra: &str) -> (PathBuf, Vec<u64>, Vec<Proc>) {
+pub(crate) fn witnessed_game(tmp: &Path, extra: &str) -> (PathBuf, Vec<u64>, Vec<Proc>) {
     witnessed_game_with(tmp, extra, "")
 }
 
 /// [`witnessed_game`] with `tail` played after quick.arb.
-fn witnessed_game_with(tmp: &Path, extra: &str, tail: &str) -> (PathBuf, Vec<u64>, Vec<Proc>) {
+pub(crate) fn witnessed_game_with(
+    tmp: &Path,
+    extra: &str,
+    tail: &str,
+) -> (PathBuf, Vec<u64>, Vec<Proc>) {
     let (m, camps, declared) = match_with_camps(tmp);
     let (live, url) = live(&m);
     let mut procs = vec![live];
@@ -98,7 +102,7 @@ fn witnessed_game_with(tmp: &Path, extra: &str, tail: &str) -> (PathBuf, Vec<u64
 }
 
 /// Every file of a folder with its bytes.
-fn contents(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+pub(crate) fn contents(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {

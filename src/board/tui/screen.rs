@@ -46,6 +46,8 @@ pub struct WitnessShown {
     pub seen: bool,
     /// Entries of this game its cosignatures cover (the largest checkpoint it cosigned).
     pub cosigned: Option<u64>,
+    /// The latest alarm its witness raised, as shown (`ALARM #45: …`): red, the game goes on.
+    pub alarm: Option<String>,
 }
 
 /// Amber: under two minutes (the same threshold as the core's 9e urgency).
@@ -1260,7 +1262,15 @@ fn witness_line(s: &Status) -> Line<'static> {
             ),
             _ => format!("nothing cosigned yet, lag {}", s.entries),
         };
-        let (text, style) = if w.connected {
+        let red = Style::new().fg(Color::Red).add_modifier(Modifier::BOLD);
+        let (text, style) = if let Some(alarm) = &w.alarm {
+            let state = if w.connected {
+                format!("connected, {through}")
+            } else {
+                format!("witness LOST, {through}")
+            };
+            (format!(" {} {alarm} ({state})", w.camp), red)
+        } else if w.connected {
             (
                 format!(" {} ✓ connected, {through}", w.camp),
                 Style::new().fg(Color::Green),

@@ -639,6 +639,120 @@ impl GameCopy {
     }
 }
 
+/// Append one alarm (a JSON line: the frame sent to the live record) to game `game`'s
+/// `alarms` in the copy, and fdatasync it.
+pub fn keep_alarm(copy: &Path, game: u32, line: &str) -> Result<(), CopyError> {
+    let dir = game_dir(copy, game);
+    mkdir(&dir)?;
+    let path = dir.join("alarms");
+    let mut f = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(&path)
+        .map_err(io_err("open", &path))?;
+    write_synced(&mut f, format!("{line}\n").as_bytes(), &path)
+}
+
+/// The alarms kept in game `game`'s copy (`alarms`), one line each (a torn last line left out).
+pub fn kept_alarms(copy: &Path, game: u32) -> Result<Vec<String>, CopyError> {
+    Ok(read_lines(&game_dir(copy, game).join("alarms"))?
+        .into_iter()
+        .filter_map(|l| String::from_utf8(l).ok())
+        .collect())
+}
+
+/// An alarm for each piece of evidence game `game`'s copy keeps: the entry or checkpoint it is
+/// about, its kind, its summary and its text (a refused entry's or an outage's verdict is the
+/// first line of its evidence). A checkpoint signed over a refused entry raises none of its own.
+pub fn evidence_alarms(
+    copy: &Path,
+    game: u32,
+) -> Result<Vec<(u64, super::AlarmKind, String, String)>, CopyError> {
+    use super::AlarmKind as K;
+    let dir = game_dir(copy, game).join("evidence");
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for name in names {
+        let number = |prefix: &str, suffix: &str| -> Option<u64> {
+            name.strip_prefix(prefix)?
+                .strip_suffix(suffix)?
+                .parse()
+                .ok()
+        };
+        let first_line = || -> String {
+            fs::read(dir.join(&name))
+                .ok()
+                .and_then(|b| {
+                    let end = b.iter().position(|c| *c == b'\n').unwrap_or(b.len());
+                    String::from_utf8(b[..end.min(4096)].to_vec()).ok()
+                })
+                .unwrap_or_default()
+        };
+        let kept = dir.join(&name);
+        let found = if let Some(seq) = number("refused-entry-", ".txt") {
+            let verdict = first_line();
+            let summary = verdict
+                .split_once(") ")
+                .map_or(verdict.as_str(), |(_, r)| r)
+                .to_owned();
+            Some((
+                seq,
+                K::RefusedEntry,
+                summary,
+                format!(
+                    "game {game} {verdict}; kept as evidence: {}",
+                    kept.display()
+                ),
+            ))
+        } else if let Some(seq) = number("outage-entry-", ".txt") {
+            let verdict = first_line();
+            Some((
+                seq,
+                K::Outage,
+                verdict
+                    .split_once("; ")
+                    .map_or(verdict.as_str(), |(a, _)| a)
+                    .to_owned(),
+                format!(
+                    "game {game} {verdict}; kept as evidence: {}",
+                    kept.display()
+                ),
+            ))
+        } else if let Some(seq) = number("entry-", ".jsonl") {
+            Some((
+                seq,
+                K::Conflict,
+                format!("entry {seq} conflicted with the copy"),
+                format!(
+                    "CONFLICT: game {game} entry {seq} differed from the copy or did not chain; kept as evidence: {}",
+                    kept.display()
+                ),
+            ))
+        } else {
+            number("checkpoint-", ".note").map(|size| {
+                (
+                    size,
+                    K::Conflict,
+                    format!("checkpoint {size} signed over another history"),
+                    format!(
+                        "CONFLICT: the arbiter's key signed checkpoint {size} of game {game} over another history than the copy's; kept as evidence: {}",
+                        kept.display()
+                    ),
+                )
+            })
+        };
+        out.extend(found);
+    }
+    Ok(out)
+}
+
 /// What holding a match folder against a camp's copy found, per game.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CopyFinding {

@@ -60,4 +60,81 @@ pub enum FromWitness {
         camp: String,
         signature: String,
     },
+    /// An alarm the camp's witness raised about game `game` (`seq`: the entry, or the checkpoint
+    /// size, it is about), sent as it is raised and again after each reconnection: `text` is the
+    /// alarm line as the camp sees it, `summary` its short form for a status line. Shown to the
+    /// arbiter; it stops nothing and nothing of it is recorded in the match folder.
+    Alarm {
+        game: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+        camp: String,
+        kind: AlarmKind,
+        summary: String,
+        text: String,
+    },
+}
+
+/// What a witness's alarm is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AlarmKind {
+    /// An entry the rules or the match policy refuse.
+    RefusedEntry,
+    /// An entry or a checkpoint that conflicts with the camp's copy.
+    Conflict,
+    /// An outage the record claims that the witness's clock does not allow.
+    Outage,
+    /// More entries past the last checkpoint than the match policy's interval.
+    Interval,
+}
+
+impl AlarmKind {
+    /// Its name in the protocol.
+    pub fn name(self) -> &'static str {
+        match self {
+            AlarmKind::RefusedEntry => "refused-entry",
+            AlarmKind::Conflict => "conflict",
+            AlarmKind::Outage => "outage",
+            AlarmKind::Interval => "interval",
+        }
+    }
+}
+
+/// Most characters of an alarm's `text`.
+pub const MAX_ALARM_TEXT: usize = 600;
+/// Most characters of an alarm's `summary`.
+pub const MAX_ALARM_SUMMARY: usize = 120;
+
+/// `s` cut to at most `max` characters (the last one `…` when cut), control characters
+/// replaced by `?`: what a witness puts in an alarm frame.
+pub fn alarm_field(s: &str, max: usize) -> String {
+    let clean: String = s
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    match clean.char_indices().nth(max.saturating_sub(1)) {
+        Some((at, _)) if clean.chars().count() > max => format!("{}…", &clean[..at]),
+        _ => clean,
+    }
+}
+
+/// Why the live record refuses an alarm's `summary` or `text` (`what`), if it does: too long,
+/// empty, or holding a control character.
+pub fn alarm_field_problem(what: &str, s: &str, max: usize) -> Option<String> {
+    let n = s.chars().count();
+    if n == 0 {
+        Some(format!("the alarm's {what} is empty"))
+    } else if n > max {
+        Some(format!(
+            "the alarm's {what} is {n} characters long, more than {max}"
+        ))
+    } else {
+        s.chars().find(|c| c.is_control()).map(|c| {
+            format!(
+                "the alarm's {what} holds the control character U+{:04X}",
+                c as u32
+            )
+        })
+    }
 }

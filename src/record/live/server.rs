@@ -19,7 +19,10 @@ use tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tungstenite::protocol::WebSocketConfig;
 use tungstenite::{Message, WebSocket};
 
-use super::{FromWitness, MAX_FRAME, PATH, PROTOCOL, ToWitness};
+use super::{
+    FromWitness, MAX_ALARM_SUMMARY, MAX_ALARM_TEXT, MAX_FRAME, PATH, PROTOCOL, ToWitness,
+    alarm_field_problem,
+};
 use crate::record::layout;
 
 /// How long a connection waits for a witness's frame before it looks at the folder again.
@@ -69,6 +72,36 @@ pub struct CampWitness {
     pub connected: usize,
     /// Each game's largest checkpoint this camp cosigned over the socket.
     pub cosigned: BTreeMap<u32, u64>,
+    /// The latest alarm this camp's witness raised (shown to the arbiter; recorded nowhere).
+    pub alarm: Option<LiveAlarm>,
+    /// Alarms received so far: one sent again after a reconnection is not said again.
+    pub alarms: std::collections::BTreeSet<LiveAlarm>,
+}
+
+/// An alarm a camp's witness sent, as the live record keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LiveAlarm {
+    pub game: u32,
+    /// The entry, or the checkpoint size, it is about.
+    pub seq: Option<u64>,
+    pub kind: super::AlarmKind,
+    /// Its short form, for a status line.
+    pub summary: String,
+    /// The alarm line as the camp sees it.
+    pub text: String,
+}
+
+impl LiveAlarm {
+    /// `ALARM #45: summary` (`game 2 #45` when about another game than `game`).
+    pub fn shown(&self, game: Option<u32>) -> String {
+        let at = match (game == Some(self.game), self.seq) {
+            (true, Some(s)) => format!(" #{s}"),
+            (true, None) => String::new(),
+            (false, Some(s)) => format!(" game {} #{s}", self.game),
+            (false, None) => format!(" game {}", self.game),
+        };
+        format!("ALARM{at}: {}", self.summary)
+    }
 }
 
 /// Each camp's witnesses (by camp label), since the live record started.
@@ -386,24 +419,72 @@ fn answer(
     camp: &mut Option<String>,
     follower: &mut bool,
     say: &Say,
-) -> ToWitness {
+    watch: &Witnesses,
+) -> Option<ToWitness> {
     let frame: FromWitness = match serde_json::from_str(text) {
         Ok(f) => f,
         Err(e) => {
-            return refused(format!(
-                "not a frame of {PROTOCOL} (a hello or a cosignature): {e}"
-            ));
+            return Some(refused(format!(
+                "not a frame of {PROTOCOL} (a hello, a cosignature or an alarm): {e}"
+            )));
         }
     };
-    match frame {
+    if let FromWitness::Alarm {
+        game,
+        seq,
+        camp: c,
+        kind,
+        summary,
+        text,
+    } = frame
+    {
+        if *follower {
+            return Some(refused(
+                "an alarm from a read-only follower: only a camp's witness raises one".into(),
+            ));
+        }
+        if camp.as_deref() != Some(c.as_str()) {
+            return Some(refused(format!(
+                "an alarm for camp {c:?} on a connection that said hello as {}",
+                camp.as_deref().unwrap_or("nobody (no hello yet)")
+            )));
+        }
+        if let Some(p) = alarm_field_problem("summary", &summary, MAX_ALARM_SUMMARY)
+            .or_else(|| alarm_field_problem("text", &text, MAX_ALARM_TEXT))
+        {
+            return Some(refused(p));
+        }
+        let alarm = LiveAlarm {
+            game,
+            seq,
+            kind,
+            summary,
+            text,
+        };
+        let mut new = false;
+        watch.change(&c, |w| {
+            new = w.alarms.insert(alarm.clone());
+            w.alarm = Some(alarm.clone());
+        });
+        if new {
+            say(&format!(
+                "ALARM from camp {c}'s witness ({}): game {game}{}: {}",
+                kind.name(),
+                seq.map(|s| format!(" #{s}")).unwrap_or_default(),
+                alarm.text
+            ));
+        }
+        return None;
+    }
+    Some(match frame {
         FromWitness::Hello { protocol, camp: c } => {
             if protocol != PROTOCOL {
-                return refused(format!(
+                return Some(refused(format!(
                     "protocol {protocol:?} is not spoken here ({PROTOCOL})"
-                ));
+                )));
             }
             if let Err(e) = crate::log::cosign::check_camp(&c) {
-                return refused(e.to_string());
+                return Some(refused(e.to_string()));
             }
             say(&format!("witness of camp {c} connected"));
             *camp = Some(c.clone());
@@ -413,9 +494,9 @@ fn answer(
         }
         FromWitness::Follow { protocol } => {
             if protocol != PROTOCOL {
-                return refused(format!(
+                return Some(refused(format!(
                     "protocol {protocol:?} is not spoken here ({PROTOCOL})"
-                ));
+                )));
             }
             say("a read-only follower connected");
             *follower = true;
@@ -430,10 +511,10 @@ fn answer(
             signature,
         } => {
             if camp.as_deref() != Some(c.as_str()) {
-                return refused(format!(
+                return Some(refused(format!(
                     "a cosignature for camp {c:?} on a connection that said hello as {}",
                     camp.as_deref().unwrap_or("nobody (no hello yet)")
-                ));
+                )));
             }
             match accept_cosignature(match_dir, game, size, &c, &signature) {
                 Ok(file) => {
@@ -456,7 +537,8 @@ fn answer(
                 }
             }
         }
-    }
+        FromWitness::Alarm { .. } => refused("an alarm out of place".into()),
+    })
 }
 
 fn connection(stream: TcpStream, match_dir: &Path, say: &Say, watch: &Witnesses) {
@@ -496,7 +578,7 @@ fn connection(stream: TcpStream, match_dir: &Path, say: &Say, watch: &Witnesses)
         let was = camp.clone();
         let reply = match ws.read() {
             Ok(Message::Text(t)) => {
-                Some(answer(match_dir, t.as_str(), &mut camp, &mut follower, say))
+                answer(match_dir, t.as_str(), &mut camp, &mut follower, say, watch)
             }
             Ok(Message::Binary(b)) => Some(refused(format!(
                 "a binary frame of {} bytes: {PROTOCOL} speaks JSON text frames",

@@ -6,7 +6,7 @@
 //! of what it cosigned before, over entries the rules accept and the arbiter authorized. A
 //! conflicting entry or checkpoint, or an entry the rules refuse, is kept as evidence and said
 //! loudly; it never cosigns entries it has not seen.
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -17,7 +17,10 @@ use tungstenite::{Message, WebSocket};
 use super::clock::Outage;
 use super::copy::{CopyError, Decision, GameCopy, Taken};
 use super::rules::{Judge, Over, SentPolicy, Verdict};
-use super::{FromWitness, MAX_FRAME, PROTOCOL, ToWitness};
+use super::{
+    AlarmKind, FromWitness, MAX_ALARM_SUMMARY, MAX_ALARM_TEXT, MAX_FRAME, PROTOCOL, ToWitness,
+    alarm_field,
+};
 use crate::record::sign::Signs;
 
 /// What a witness needs.
@@ -91,6 +94,15 @@ struct State<'c> {
     live: bool,
     /// What signs the camp's cosignatures (with `--agent`: once the match declares its key).
     signer: Option<Rc<dyn Signs>>,
+    /// Alarms raised and not sent yet (sent after the frame that raised them).
+    alarms_out: Vec<FromWitness>,
+    /// Each game's alarms kept in the copy (`alarms`), by kind and entry: each is raised once.
+    alarms_kept: BTreeMap<u32, BTreeSet<(AlarmKind, Option<u64>)>>,
+    /// Each game's largest checkpoint the live record sent (signed by the arbiter's key).
+    notes_seen: BTreeMap<u32, u64>,
+    /// Each game whose entries run past its last checkpoint beyond the policy's interval: that
+    /// checkpoint's size, and since when.
+    overdue: BTreeMap<u32, (u64, std::time::Instant)>,
 }
 
 /// How long the live record stays silent before the witness holds itself caught up with it: it
@@ -123,6 +135,7 @@ impl State<'_> {
             for line in &held {
                 judge.take(line);
             }
+            let mut raised = Vec::new();
             // An outage the witness's clock does not allow, taken before a crash of the witness
             // left no evidence of it: kept now (nothing over it is cosigned).
             for (seq, line) in held.iter().enumerate() {
@@ -130,26 +143,37 @@ impl State<'_> {
                     && !c.has_outage_evidence(seq as u64)
                 {
                     let evidence = c.keep_outage(&o, line)?;
-                    tell(
-                        true,
-                        &format!(
-                            "game {g} {o}; no checkpoint over it is cosigned; kept as evidence: {}",
-                            evidence.display()
-                        ),
+                    let text = format!(
+                        "game {g} {o}; no checkpoint over it is cosigned; kept as evidence: {}",
+                        evidence.display()
                     );
+                    tell(true, &text);
+                    raised.push((
+                        Some(seq as u64),
+                        AlarmKind::Outage,
+                        outage_summary(&o),
+                        text,
+                    ));
                 }
             }
             if let Some(f) = judge.refused().cloned() {
                 let evidence = c.keep_refused(&f)?;
-                tell(
-                    true,
-                    &format!(
-                        "game {g}: the copy holds an entry the rules refuse: {f}; nothing over it is cosigned (evidence: {})",
-                        evidence.display()
-                    ),
+                let text = format!(
+                    "game {g}: the copy holds an entry the rules refuse: {f}; nothing over it is cosigned (evidence: {})",
+                    evidence.display()
                 );
+                tell(true, &text);
+                raised.push((
+                    Some(f.seq),
+                    AlarmKind::RefusedEntry,
+                    fault_summary(&f),
+                    text,
+                ));
             }
             self.games.insert(g, (c, judge));
+            for (seq, kind, summary, text) in raised {
+                self.alarm(g, seq, kind, &summary, &text)?;
+            }
         }
         self.games.get_mut(&g).ok_or_else(|| {
             WitnessError::Copy(CopyError::Damaged {
@@ -277,6 +301,8 @@ impl State<'_> {
             );
             return Ok(None);
         }
+        let seen = self.notes_seen.entry(game).or_default();
+        *seen = (*seen).max(size);
         let fp = crate::record::sign::fingerprint(&self.cfg.arbiter);
         let camp = self.cfg.camp.clone();
         if self.signer.is_none() && !self.games.contains_key(&game) {
@@ -383,13 +409,18 @@ impl State<'_> {
                 Ok(None)
             }
             Decision::Conflict { problem, evidence } => {
-                tell(
-                    true,
-                    &format!(
-                        "CONFLICT: {problem}; NOT cosigned; the note is kept as evidence: {}",
-                        evidence.display()
-                    ),
+                let text = format!(
+                    "CONFLICT: {problem}; NOT cosigned; the note is kept as evidence: {}",
+                    evidence.display()
                 );
+                tell(true, &text);
+                self.alarm(
+                    game,
+                    Some(size),
+                    AlarmKind::Conflict,
+                    &brief(&problem),
+                    &text,
+                )?;
                 Ok(None)
             }
         }
@@ -409,6 +440,7 @@ impl State<'_> {
         let (c, judge) = self.game(game, tell)?;
         let taken = c.take_as(seq, line, live)?;
         let appended = taken == Taken::Appended;
+        let mut raised = None;
         match taken {
             Taken::Appended => match judge.take(line.as_bytes()) {
                 Verdict::Holds => tell(false, &format!("{} [holds]", shown(game, line))),
@@ -434,13 +466,17 @@ impl State<'_> {
                 }
                 Verdict::Refused(f) => {
                     let evidence = c.keep_refused(&f)?;
-                    tell(
-                        true,
-                        &format!(
-                            "game {game} {f}; no checkpoint over it is cosigned; kept as evidence: {}",
-                            evidence.display()
-                        ),
+                    let text = format!(
+                        "game {game} {f}; no checkpoint over it is cosigned; kept as evidence: {}",
+                        evidence.display()
                     );
+                    tell(true, &text);
+                    raised = Some((
+                        Some(f.seq),
+                        AlarmKind::RefusedEntry,
+                        fault_summary(&f),
+                        text,
+                    ));
                 }
             },
             Taken::Same => {}
@@ -448,13 +484,17 @@ impl State<'_> {
                 true,
                 &format!("game {game}: entry {seq} sent while the copy holds {have}: not taken"),
             ),
-            Taken::Conflict { problem, evidence } => tell(
-                true,
-                &format!(
+            Taken::Conflict { problem, evidence } => {
+                let text = format!(
                     "CONFLICT: {problem}; kept as evidence: {}",
                     evidence.display()
-                ),
-            ),
+                );
+                tell(true, &text);
+                raised = Some((Some(seq), AlarmKind::Conflict, brief(&problem), text));
+            }
+        }
+        if let Some((seq, kind, summary, text)) = raised {
+            self.alarm(game, seq, kind, &summary, &text)?;
         }
         if appended {
             self.outage(game, seq, line, tell)?;
@@ -481,18 +521,220 @@ impl State<'_> {
         match &o {
             Outage::Exceeds { .. } => {
                 let evidence = c.keep_outage(&o, line.as_bytes())?;
-                tell(
-                    true,
-                    &format!(
-                        "game {game} {o}; no checkpoint over it is cosigned; kept as evidence: {}",
-                        evidence.display()
-                    ),
+                let text = format!(
+                    "game {game} {o}; no checkpoint over it is cosigned; kept as evidence: {}",
+                    evidence.display()
                 );
+                tell(true, &text);
+                self.alarm(
+                    game,
+                    Some(seq),
+                    AlarmKind::Outage,
+                    &outage_summary(&o),
+                    &text,
+                )?;
             }
             _ => tell(false, &format!("game {game} {o}")),
         }
         Ok(())
     }
+}
+
+impl State<'_> {
+    /// Raise an alarm about game `game` for the arbiter: kept in the copy's `alarms` (once per
+    /// kind and entry) and sent to the live record, now and again after each reconnection.
+    fn alarm(
+        &mut self,
+        game: u32,
+        seq: Option<u64>,
+        kind: AlarmKind,
+        summary: &str,
+        text: &str,
+    ) -> Result<(), WitnessError> {
+        let copy = self.cfg.copy.clone();
+        let kept = match self.alarms_kept.entry(game) {
+            std::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
+            std::collections::btree_map::Entry::Vacant(v) => v.insert(
+                kept_alarms(&copy, game)?
+                    .iter()
+                    .filter_map(alarm_key)
+                    .collect(),
+            ),
+        };
+        if !kept.insert((kind, seq)) {
+            return Ok(());
+        }
+        let frame = FromWitness::Alarm {
+            game,
+            seq,
+            camp: self.cfg.camp.clone(),
+            kind,
+            summary: alarm_field(summary, MAX_ALARM_SUMMARY),
+            text: alarm_field(text, MAX_ALARM_TEXT),
+        };
+        super::copy::keep_alarm(
+            &copy,
+            game,
+            &serde_json::to_string(&frame).unwrap_or_default(),
+        )?;
+        self.alarms_out.push(frame);
+        Ok(())
+    }
+
+    /// After the hello: every alarm the copy keeps, sent again (the live record may have missed
+    /// it: the connection was down, or the board started again), and one for any evidence the
+    /// copy keeps without its alarm (a copy kept before alarms were).
+    fn alarms_again(&mut self, tell: Tell<'_>) -> Result<(), WitnessError> {
+        for game in super::copy::games(&self.cfg.copy)? {
+            let kept = kept_alarms(&self.cfg.copy, game)?;
+            let mut keys = BTreeSet::new();
+            for mut f in kept {
+                if let Some(k) = alarm_key(&f) {
+                    keys.insert(k);
+                }
+                if let FromWitness::Alarm { camp, .. } = &mut f {
+                    camp.clone_from(&self.cfg.camp);
+                }
+                self.alarms_out.push(f);
+            }
+            self.alarms_kept.insert(game, keys);
+            for (seq, kind, summary, text) in super::copy::evidence_alarms(&self.cfg.copy, game)? {
+                self.alarm(game, Some(seq), kind, &summary, &text)?;
+            }
+        }
+        if !self.alarms_out.is_empty() {
+            tell(
+                false,
+                &format!(
+                    "{} alarm{} kept in the copy sent again to the live record",
+                    self.alarms_out.len(),
+                    if self.alarms_out.len() == 1 { "" } else { "s" }
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// The match policy's interval for this camp in game `game` (`witness <camp> every <N>`).
+    fn every(&self, game: u32) -> Option<u64> {
+        let Some(Ok((p, _))) = &self.policy else {
+            return None;
+        };
+        if game < p.first_game {
+            return None;
+        }
+        p.witness
+            .iter()
+            .find(|(c, _)| *c == self.cfg.camp)
+            .map(|(_, n)| *n)
+    }
+
+    /// Hold each game to the match policy's interval: more than N entries past the last
+    /// checkpoint the live record sent is an alarm, once per stretch, when the record was quiet
+    /// (`quiet`: it sent everything it holds), or, caught up with it, when no checkpoint came
+    /// within [`QUIET`] of the entry that went past (the kit signs right after the N-th entry).
+    fn intervals(&mut self, quiet: bool, tell: Tell<'_>) -> Result<(), WitnessError> {
+        let games: Vec<(u32, u64)> = self.games.iter().map(|(g, (c, _))| (*g, c.len())).collect();
+        for (game, held) in games {
+            let Some(every) = self.every(game) else {
+                continue;
+            };
+            let last = self.notes_seen.get(&game).copied().unwrap_or(0);
+            if held <= last + every {
+                self.overdue.remove(&game);
+                continue;
+            }
+            let since = match self.overdue.get(&game) {
+                Some((at, t)) if *at == last => *t,
+                _ => {
+                    let now = std::time::Instant::now();
+                    self.overdue.insert(game, (last, now));
+                    now
+                }
+            };
+            if !quiet && since.elapsed() < QUIET {
+                continue;
+            }
+            if self
+                .alarms_kept
+                .get(&game)
+                .is_some_and(|k| k.contains(&(AlarmKind::Interval, Some(last + every))))
+            {
+                continue;
+            }
+            let past = held - last;
+            let after = if last == 0 {
+                "since the game began, with no checkpoint".to_owned()
+            } else {
+                format!("past checkpoint {last}, the last the live record sent,")
+            };
+            let text = format!(
+                "game {game}: {past} entries (#{last}..#{}) arrived {after} and no checkpoint over them: the match policy has the kit sign one every {every} entries for camp {} to cosign live; the interval goes unwitnessed",
+                held - 1,
+                self.cfg.camp
+            );
+            tell(true, &text);
+            let summary = format!(
+                "{past} entries #{last}..#{} past checkpoint {last}, none signed (every {every})",
+                held - 1
+            );
+            self.alarm(
+                game,
+                Some(last + every),
+                AlarmKind::Interval,
+                &summary,
+                &text,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The alarms kept in game `game`'s copy, as frames.
+fn kept_alarms(copy: &std::path::Path, game: u32) -> Result<Vec<FromWitness>, WitnessError> {
+    Ok(super::copy::kept_alarms(copy, game)?
+        .iter()
+        .filter_map(|l| serde_json::from_str::<FromWitness>(l).ok())
+        .filter(|f| matches!(f, FromWitness::Alarm { .. }))
+        .collect())
+}
+
+fn alarm_key(f: &FromWitness) -> Option<(AlarmKind, Option<u64>)> {
+    match f {
+        FromWitness::Alarm { kind, seq, .. } => Some((*kind, *seq)),
+        _ => None,
+    }
+}
+
+/// A refused entry in short: its actor and kind, the clause it breaks and the problem.
+fn fault_summary(f: &super::rules::Fault) -> String {
+    format!(
+        "{} {} refused under {}: {}",
+        f.actor, f.kind, f.breaks, f.problem
+    )
+}
+
+/// An outage beyond the witness's clock in short: what the record claims, what the clock saw.
+fn outage_summary(o: &Outage) -> String {
+    let t = |ms: u64| crate::core::timefmt::clock(i64::try_from(ms).unwrap_or(i64::MAX));
+    match o {
+        Outage::Exceeds { claimed, bound, .. } => format!(
+            "restart_gap claims {}, its clock saw {}",
+            t(*claimed),
+            t(*bound)
+        ),
+        other => brief(&other.to_string()),
+    }
+}
+
+/// A problem without its leading `game N` (the status line names the game).
+fn brief(problem: &str) -> String {
+    let rest = problem
+        .strip_prefix("game ")
+        .map(|r| r.trim_start_matches(|c: char| c.is_ascii_digit()))
+        .map(|r| r.trim_start_matches(':').trim_start())
+        .unwrap_or(problem);
+    rest.to_owned()
 }
 
 /// The key line 0 (`line`) declares for `camp`, as OpenSSH text.
@@ -607,6 +849,10 @@ pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
             CampKey::File(k) => Some(Rc::new(k.as_ref().clone())),
             CampKey::Agent(_) => None,
         },
+        alarms_out: Vec::new(),
+        alarms_kept: BTreeMap::new(),
+        notes_seen: BTreeMap::new(),
+        overdue: BTreeMap::new(),
     };
     // A read that waits QUIET for nothing says the witness caught up with the record.
     ws.get_ref()
@@ -631,6 +877,8 @@ pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
                         "caught up with the live record: each new entry's reception is noted by this machine's clock as it is written",
                     );
                 }
+                st.intervals(true, tell)?;
+                send_alarms(&mut ws, &mut st)?;
                 continue;
             }
             Err(e) => return Err(WitnessError::Lost(e.to_string())),
@@ -664,6 +912,7 @@ pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
                     false,
                     &format!("connected to {} as camp {}", cfg.url, cfg.camp),
                 );
+                st.alarms_again(tell)?;
             }
             ToWitness::Policy { text, signature } => st.policy(&text, &signature, tell)?,
             ToWitness::Entry { game, seq, line } => {
@@ -681,6 +930,9 @@ pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
                     if let Some(f) = st.checkpoint(game, size, &note, tell)? {
                         send(&mut ws, &f)?;
                     }
+                }
+                if st.live {
+                    st.intervals(false, tell)?;
                 }
             }
             ToWitness::Checkpoint { game, size, note } => {
@@ -700,5 +952,14 @@ pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
                 tell(true, &format!("the live record refused: {reason}"));
             }
         }
+        send_alarms(&mut ws, &mut st)?;
     }
+}
+
+/// Send the alarms raised since the last frame.
+fn send_alarms(ws: &mut WebSocket<TcpStream>, st: &mut State<'_>) -> Result<(), WitnessError> {
+    for f in std::mem::take(&mut st.alarms_out) {
+        send(ws, &f)?;
+    }
+    Ok(())
 }
