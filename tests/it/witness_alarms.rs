@@ -488,7 +488,8 @@ fn witness_alarm_interval_fires_when_the_checkpoints_stop() {
 }
 
 /// The same entries past the last checkpoint in a match whose policy has no `witness` line: the
-/// kit is asked to sign at no interval, and the witness raises no alarm.
+/// kit is asked to sign at no interval, and the witness raises no interval alarm (an entry the
+/// rules refuse, written after them, is still the one alarm the live record says).
 #[test]
 fn witness_alarm_no_interval_alarm_without_the_policy_line() {
     let tmp = tempfile::tempdir().unwrap();
@@ -518,4 +519,22 @@ fn witness_alarm_no_interval_alarm_without_the_policy_line() {
     );
     never_within(&w, "ALARM", Duration::from_millis(2_500));
     assert!(!record.text().contains("ALARM"), "{}", record.text());
+    // The witness still alarms: an entry the rules refuse reaches the record, alone.
+    let forged = append_forged(
+        &m,
+        "operator",
+        "7e",
+        "clock_corrected",
+        ten_minutes(6_790_000),
+    );
+    record.wait_for(
+        "the refused entry's alarm",
+        &said_at_the_record(camp, "refused-entry", forged),
+    );
+    assert_eq!(
+        record.text().matches("ALARM").count(),
+        1,
+        "{}",
+        record.text()
+    );
 }
