@@ -538,3 +538,57 @@ fn witness_alarm_no_interval_alarm_without_the_policy_line() {
         record.text()
     );
 }
+
+/// `serve --record-listen` (plain lines, no screen): a camp's alarm is a line of the table
+/// server's standard output, and the table goes on.
+#[test]
+fn witness_alarm_is_said_by_the_table_server() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let p = Proc::spawn(&[
+        "serve",
+        "--match",
+        m.to_str().unwrap(),
+        "--rules",
+        "tests/fixtures/aiwolf/test-5.toml",
+        "--listen",
+        "127.0.0.1:0",
+        "--record-listen",
+        "127.0.0.1:0",
+    ]);
+    p.wait_for("the live record to listen", "the live record on ws://");
+    let url = p
+        .text()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("the live record on ")
+                .map(|r| r.split(' ').next().unwrap().to_owned())
+        })
+        .unwrap();
+    let host = url
+        .strip_prefix("ws://")
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap();
+    let stream = std::net::TcpStream::connect(host).unwrap();
+    let (mut ws, _) = tungstenite::client::client(url.as_str(), stream).unwrap();
+    ws.send(Message::text(
+        serde_json::json!({"type": "hello", "protocol": "arbiter-kit-live/1", "camp": "kasparov"})
+            .to_string(),
+    ))
+    .unwrap();
+    ws.send(Message::text(
+        serde_json::json!({"type": "alarm", "game": 1, "seq": 7, "camp": "kasparov",
+            "kind": "conflict", "summary": "entry 7 conflicted with the copy",
+            "text": "CONFLICT: game 1 entry 7 differs from the entry the copy holds"})
+        .to_string(),
+    ))
+    .unwrap();
+    p.wait_for(
+        "the table server to say the alarm",
+        "live record: ALARM from camp kasparov's witness (conflict): game 1 #7: CONFLICT: game 1 entry 7 differs",
+    );
+    assert!(!p.text().contains("refused"), "{}", p.text());
+}
