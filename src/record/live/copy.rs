@@ -698,10 +698,14 @@ pub fn evidence_alarms(
         let kept = dir.join(&name);
         let found = if let Some(seq) = number("refused-entry-", ".txt") {
             let verdict = first_line();
+            // `entry #N actor kind (clause c) refused under …` → `actor kind refused under …`.
             let summary = verdict
-                .split_once(") ")
-                .map_or(verdict.as_str(), |(_, r)| r)
-                .to_owned();
+                .strip_prefix(&format!("entry #{seq} "))
+                .and_then(|r| {
+                    let (who, rest) = r.split_once(" (clause ")?;
+                    Some(format!("{who} {}", rest.split_once(") ")?.1))
+                })
+                .unwrap_or_else(|| verdict.clone());
             Some((
                 seq,
                 K::RefusedEntry,
@@ -942,6 +946,42 @@ mod tests {
                 line
             })
             .collect()
+    }
+
+    #[test]
+    fn evidence_kept_without_its_alarm_gives_one_alarm_each() {
+        use super::super::AlarmKind as K;
+        let tmp = tempfile::tempdir().unwrap();
+        let ev = game_dir(tmp.path(), 2).join("evidence");
+        fs::create_dir_all(&ev).unwrap();
+        let refused = "entry #7 operator clock_corrected (clause 7e) refused under clause 5b: BAD_ACTOR: not the operator's";
+        fs::write(ev.join("refused-entry-7.txt"), format!("{refused}\n{{}}\n")).unwrap();
+        fs::write(ev.join("refused-entry-7.txt.1"), "again\n").unwrap();
+        fs::write(ev.join("refused-checkpoint-9.note"), "note\n").unwrap();
+        fs::write(ev.join("entry-3.jsonl"), "{}").unwrap();
+        fs::write(ev.join("checkpoint-12.note"), "note\n").unwrap();
+        let got = evidence_alarms(tmp.path(), 2).unwrap();
+        let kinds: Vec<(u64, K, &str)> = got
+            .iter()
+            .map(|(s, k, summary, _)| (*s, *k, summary.as_str()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (12, K::Conflict, "checkpoint 12 signed over another history"),
+                (3, K::Conflict, "entry 3 conflicted with the copy"),
+                (
+                    7,
+                    K::RefusedEntry,
+                    "operator clock_corrected refused under clause 5b: BAD_ACTOR: not the operator's"
+                ),
+            ]
+        );
+        assert!(
+            got[2]
+                .3
+                .starts_with(&format!("game 2 {refused}; kept as evidence: "))
+        );
     }
 
     #[test]

@@ -109,6 +109,11 @@ struct State<'c> {
 /// sends what it holds at once, in looks 50 ms apart.
 const QUIET: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// How long more entries than the policy's interval may stand past the last checkpoint the
+/// live record sent before the witness raises the alarm: the record lists a game's notes at
+/// least once a second, and sends a note signed right after an entry within that.
+const OVERDUE_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
+
 impl State<'_> {
     /// Game `g`'s copy and its judge: opened (the copy's entries judged again, quietly) the
     /// first time.
@@ -629,11 +634,11 @@ impl State<'_> {
             .map(|(_, n)| *n)
     }
 
-    /// Hold each game to the match policy's interval: more than N entries past the last
-    /// checkpoint the live record sent is an alarm, once per stretch, when the record was quiet
-    /// (`quiet`: it sent everything it holds), or, caught up with it, when no checkpoint came
-    /// within [`QUIET`] of the entry that went past (the kit signs right after the N-th entry).
-    fn intervals(&mut self, quiet: bool, tell: Tell<'_>) -> Result<(), WitnessError> {
+    /// Hold each game to the match policy's interval, once caught up with the record: more than
+    /// N entries past the last checkpoint the live record sent, with no checkpoint within
+    /// [`OVERDUE_AFTER`], is an alarm, once per stretch (the kit signs right after the N-th entry,
+    /// and the record sends a note at most a second after it is written).
+    fn intervals(&mut self, tell: Tell<'_>) -> Result<(), WitnessError> {
         let games: Vec<(u32, u64)> = self.games.iter().map(|(g, (c, _))| (*g, c.len())).collect();
         for (game, held) in games {
             let Some(every) = self.every(game) else {
@@ -652,7 +657,7 @@ impl State<'_> {
                     now
                 }
             };
-            if !quiet && since.elapsed() < QUIET {
+            if since.elapsed() < OVERDUE_AFTER {
                 continue;
             }
             if self
@@ -869,6 +874,8 @@ pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
             {
                 if !st.live {
                     st.live = true;
+                    // What was found overdue while catching up is timed from now.
+                    st.overdue.clear();
                     for (c, _) in st.games.values_mut() {
                         c.sync_received()?;
                     }
@@ -877,7 +884,7 @@ pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
                         "caught up with the live record: each new entry's reception is noted by this machine's clock as it is written",
                     );
                 }
-                st.intervals(true, tell)?;
+                st.intervals(tell)?;
                 send_alarms(&mut ws, &mut st)?;
                 continue;
             }
@@ -932,7 +939,7 @@ pub fn run(cfg: &WitnessConfig, tell: Tell<'_>) -> Result<(), WitnessError> {
                     }
                 }
                 if st.live {
-                    st.intervals(false, tell)?;
+                    st.intervals(tell)?;
                 }
             }
             ToWitness::Checkpoint { game, size, note } => {
