@@ -443,6 +443,9 @@ fn witness_alarm_interval_fires_when_the_checkpoints_stop() {
     let (camp, key) = &camps[0];
     let copy = tmp.path().join("copy");
     let w = witness(&url, &m, camp, key, &copy);
+    // Caught up first: each entry of the game is taken as it is written, before the checkpoint
+    // signed right after it comes; none of the kit's own intervals is an alarm.
+    w.wait_for("the witness to catch up", CAUGHT_UP);
     let n = played(tmp.path(), &m, &declared, Some(LIVE));
     until("the camp's cosignature of the game", || {
         cosig(&m, n, camp).exists()

@@ -25,6 +25,8 @@ use super::{
 };
 use crate::record::layout;
 
+/// Most alarms kept per camp to say each once.
+const MAX_ALARMS_KEPT: usize = 4096;
 /// How long a connection waits for a witness's frame before it looks at the folder again.
 const LOOK_EVERY: Duration = Duration::from_millis(50);
 /// Most bytes of one log read and sent per look (a long log goes out over several looks).
@@ -463,6 +465,11 @@ fn answer(
         };
         let mut new = false;
         watch.change(&c, |w| {
+            // A witness that sends alarms without end holds no more than this much memory here
+            // (past it, an alarm sent again may be said again).
+            if w.alarms.len() >= MAX_ALARMS_KEPT {
+                w.alarms.clear();
+            }
             new = w.alarms.insert(alarm.clone());
             w.alarm = Some(alarm.clone());
         });

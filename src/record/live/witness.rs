@@ -668,19 +668,27 @@ impl State<'_> {
                 continue;
             }
             let past = held - last;
-            let after = if last == 0 {
-                "since the game began, with no checkpoint".to_owned()
+            let (after, past_what) = if last == 0 {
+                (
+                    "arrived and no checkpoint over them since the game began".to_owned(),
+                    "since the game began".to_owned(),
+                )
             } else {
-                format!("past checkpoint {last}, the last the live record sent,")
+                (
+                    format!(
+                        "arrived past checkpoint {last}, the last the live record sent, and no checkpoint over them"
+                    ),
+                    format!("past checkpoint {last}"),
+                )
             };
             let text = format!(
-                "game {game}: {past} entries (#{last}..#{}) arrived {after} and no checkpoint over them: the match policy has the kit sign one every {every} entries for camp {} to cosign live; the interval goes unwitnessed",
+                "game {game}: {past} entries (#{last}..#{}) {after}: the match policy has the kit sign one every {every} entries for camp {} to cosign live; the interval goes unwitnessed",
                 held - 1,
                 self.cfg.camp
             );
             tell(true, &text);
             let summary = format!(
-                "{past} entries #{last}..#{} past checkpoint {last}, none signed (every {every})",
+                "{past} entries #{last}..#{} {past_what}, none signed (every {every})",
                 held - 1
             );
             self.alarm(
