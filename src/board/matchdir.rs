@@ -1989,6 +1989,24 @@ fn open_game_once(
             });
         }
     }
+    // Under a policy that has the camps witness live, the entries a crash left past the latest
+    // checkpoint (and the recovery entry of a torn tail) are signed at once, before anything new
+    // is recorded: the interval resumes from here, and the stretch the camps cosign is never
+    // longer than the N entries the policy allows.
+    if storage.sealed
+        && !line0_seal_v1
+        && damage.is_none()
+        && storage.witness_every.is_some()
+        && storage.can_sign()
+        && storage.len() > storage.signed_upto.unwrap_or(0)
+        && let Err(w) = storage.checkpoint(Utc::now())
+    {
+        let w = format!(
+            "CHECKPOINT NOT SIGNED at the reopen: {w}; the camps witness live, so the kit signs it again at the next entry"
+        );
+        storage.warning = Some(w.clone());
+        notes.push(w);
+    }
     let seal_v1 = storage.sealed && line0_seal_v1;
     let mut session = Session::new(game, Box::new(storage), origin);
     if seal_v1 {

@@ -12,7 +12,7 @@ use crate::witness_live::{Proc, append_forged, cosig, live, match_with_camps, un
 const BIN: &str = env!("CARGO_BIN_EXE_arbiter");
 const RULES: &str = "rules/kasparov-deep-junior-2003.toml";
 /// The camps witness live, a checkpoint every 4 entries.
-const LIVE: &str = "\n[witness]\nevery = 4\n";
+pub(crate) const LIVE: &str = "\n[witness]\nevery = 4\n";
 
 fn arbiter(args: &[&str]) -> Output {
     Command::new(BIN).args(args).output().unwrap()
@@ -27,7 +27,7 @@ fn said(o: &Output) -> String {
 }
 
 /// The 2003 profile with `extra` appended, written beside the match.
-fn rules_with(tmp: &Path, extra: &str) -> PathBuf {
+pub(crate) fn rules_with(tmp: &Path, extra: &str) -> PathBuf {
     let p = tmp.join("2003-live.toml");
     std::fs::write(&p, std::fs::read_to_string(RULES).unwrap() + extra).unwrap();
     p
@@ -50,7 +50,7 @@ fn quick(tmp: &Path, m: &Path, declared: &str, rules: &Path, tail: &str) -> Outp
 }
 
 /// The sizes of game 1's signed checkpoints, smallest first.
-fn checkpoints(m: &Path) -> Vec<u64> {
+pub(crate) fn checkpoints(m: &Path) -> Vec<u64> {
     let mut n: Vec<u64> = std::fs::read_dir(m.join("game-1/checkpoints"))
         .unwrap()
         .flatten()
@@ -66,7 +66,7 @@ fn checkpoints(m: &Path) -> Vec<u64> {
     n
 }
 
-fn verify(m: &Path) -> (i32, String) {
+pub(crate) fn verify(m: &Path) -> (i32, String) {
     let o = arbiter(&["verify", "--match", m.to_str().unwrap()]);
     (o.status.code().unwrap_or(-1), said(&o))
 }
