@@ -98,6 +98,9 @@ pub struct JournalStorage {
     /// <N>`): a checkpoint is signed whenever N entries were recorded since the last one, so
     /// that each camp's witness can cosign every interval. `None`: no such policy.
     pub witness_every: Option<u64>,
+    /// Under that policy, the entry count at which a due checkpoint could not be written (a
+    /// full disk): it is tried again at each entry until one is signed. `None`: none owed.
+    pub checkpoint_owed: Option<u64>,
 }
 
 /// The index's and the kept copies' folder's modification times, and the camps that
@@ -299,8 +302,35 @@ impl JournalStorage {
     fn witness_due(&self) -> bool {
         self.witness_every.is_some_and(|n| {
             let since = self.len().saturating_sub(self.signed_upto.unwrap_or(0));
-            since as u64 >= n
+            since as u64 >= n || self.checkpoint_owed.is_some()
         })
+    }
+
+    /// The interval's checkpoint that could not be written (`err`): owed from now, tried
+    /// again at each entry, and said in red on the status line until one is signed.
+    fn checkpoint_failed(&mut self, err: &StorageError) {
+        let every = self.witness_every.unwrap_or(0);
+        let from = self.signed_upto.unwrap_or(0);
+        let owed = *self.checkpoint_owed.get_or_insert(self.len() as u64);
+        self.warning = Some(format!(
+            "CHECKPOINT NOT SIGNED: {err}; the camps witness live every {every} entries, and entries #{from}..#{} await a checkpoint (owed since entry #{owed}): the kit tries again at each entry; free space on the disk",
+            self.len().saturating_sub(1)
+        ));
+    }
+
+    /// A checkpoint signed over `from..len` after one was owed: the stretch is the kit's gap when
+    /// longer than the interval (`verify` names it so), said once on the status line.
+    fn checkpoint_paid(&mut self, from: usize) {
+        let Some(owed) = self.checkpoint_owed.take() else {
+            return;
+        };
+        let every = self.witness_every.unwrap_or(0);
+        let to = self.len();
+        let stretch = to.saturating_sub(from) as u64;
+        self.warning = (stretch > every).then(|| format!(
+            "checkpoint signed again over entries #{from}..#{} (owed since entry #{owed}): {stretch} entries since the one before, more than the {every} the match policy allows; verify names the stretch as the kit's gap, not the camps'",
+            to.saturating_sub(1),
+        ));
     }
 
     /// Sign a checkpoint over everything recorded so far.
@@ -361,12 +391,16 @@ impl Storage for JournalStorage {
         // camps witness live, when the key can sign now (the act's passphrase armed, or nothing
         // to ask); else the next one covers it.
         let interval = self.witness_due();
-        if (signs_checkpoint(&e.kind) || interval)
-            && self.can_sign()
-            && let Err(w) = self.checkpoint(Utc::now())
-        {
-            // The entry is durable; only the signature is missing. Tell the arbiter, go on.
-            self.warning = Some(format!("checkpoint not signed: {w}"));
+        let from = self.signed_upto.unwrap_or(0);
+        if (signs_checkpoint(&e.kind) || interval) && self.can_sign() {
+            match self.checkpoint(Utc::now()) {
+                // The entry is durable and acknowledged (the camps' witnesses already hold
+                // it); only the signature is missing. Under a live policy the checkpoint is
+                // owed, tried again at each entry, and the arbiter is told in red.
+                Err(w) if self.witness_every.is_some() => self.checkpoint_failed(&w),
+                Err(w) => self.warning = Some(format!("checkpoint not signed: {w}")),
+                Ok(_) => self.checkpoint_paid(from),
+            }
         } else if interval && !self.can_sign() {
             self.warning = Some(
                 "checkpoint not signed: the camps witness live, but the key cannot sign without asking (the ssh-agent is gone?): the interval goes unwitnessed".into(),
@@ -401,10 +435,12 @@ impl Storage for JournalStorage {
     }
 
     fn checkpoint_now(&mut self, now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
+        let from = self.signed_upto.unwrap_or(0);
         let signed = self.checkpoint(now);
-        if let Err(w) = &signed {
+        match &signed {
             // The status line says so too (the caller may have nobody to tell).
-            self.warning = Some(format!("checkpoint not signed: {w}"));
+            Err(w) => self.warning = Some(format!("checkpoint not signed: {w}")),
+            Ok(_) => self.checkpoint_paid(from),
         }
         signed
     }
@@ -1727,6 +1763,7 @@ fn open_game_once(
         index_seen: Default::default(),
         checkpoints_swept: false,
         witness_every: None,
+        checkpoint_owed: None,
     };
     let new_game = if path.exists() {
         None
@@ -2001,11 +2038,8 @@ fn open_game_once(
         && storage.len() > storage.signed_upto.unwrap_or(0)
         && let Err(w) = storage.checkpoint(Utc::now())
     {
-        let w = format!(
-            "CHECKPOINT NOT SIGNED at the reopen: {w}; the camps witness live, so the kit signs it again at the next entry"
-        );
-        storage.warning = Some(w.clone());
-        notes.push(w);
+        storage.checkpoint_failed(&w);
+        notes.extend(storage.warning.clone());
     }
     let seal_v1 = storage.sealed && line0_seal_v1;
     let mut session = Session::new(game, Box::new(storage), origin);

@@ -1117,6 +1117,7 @@ fn board_session_holds_no_decrypted_key() {
             index_seen: _,
             checkpoints_swept: _,
             witness_every: _,
+            checkpoint_owed: _,
         } = s;
         // The key opened for the act being recorded, dropped once it is recorded.
         let _: Option<arbiter::record::sign::ActKey> = armed;

@@ -315,3 +315,139 @@ fn witness_policy_torn_tail_under_a_live_policy_is_recovered_not_unwitnessed() {
     );
     assert!(!out.contains("UNWITNESSED_INTERVAL"), "{out}");
 }
+
+/// The disk fills up under a live policy with room left in the log's last page for a few
+/// entries, none for a checkpoint's files: the entries are written and acknowledged (the camps'
+/// witnesses hold them as they come), the interval's checkpoint is not silently skipped — it is
+/// owed, tried again at each entry, and the status line says so in red — and once space is back
+/// the next entry signs it. `verify` names the stretch as the kit's gap (35), never blames the
+/// camps, who cosigned every checkpoint the kit signed.
+#[test]
+fn witness_policy_full_disk_at_the_interval_is_the_kits_gap_not_the_camps() {
+    let disk = match crate::record_trust::SmallDisk::mount("2m") {
+        Ok(d) => d,
+        Err(why) => {
+            eprintln!(
+                "witness_policy_full_disk_at_the_interval_is_the_kits_gap_not_the_camps skipped: no tmpfs ({why})"
+            );
+            return;
+        }
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, camps, declared) = match_with_camps(disk.path());
+    let rules = rules_with(tmp.path(), LIVE);
+    let (_live, url) = live(&m);
+    let _witnesses: Vec<Proc> = camps
+        .iter()
+        .map(|(c, k)| witness(&url, &m, c, k, &tmp.path().join(format!("copy-{c}"))))
+        .collect();
+    let key = arbiter::record::sign::KeySource {
+        file: Some(m.join("keys/arbiter")),
+        passphrase_env: None,
+        agent: false,
+    };
+    let log = m.join("game-1/log.jsonl");
+    let mut o =
+        arbiter::board::matchdir::open_game_with(&m, Some(1), Some(&rules), &key, false).unwrap();
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    crate::record_trust::run_acts(&mut o.session, &format!("{declared}{quick}"));
+    // Knights out and back until a checkpoint was just signed and the log's last page has room
+    // for several more lines.
+    let shuffle = ["Ng1", "Ng8", "Nf3", "Nf6"];
+    let mut at = 17 * 60;
+    let mut k = 0;
+    let mut play = |s: &mut arbiter::board::session::Session| {
+        at += 1;
+        let l = arbiter::core::script::parse_script(&format!(
+            "{}  move {}\n",
+            clock(at * 1000),
+            shuffle[k % 4]
+        ))
+        .unwrap();
+        k += 1;
+        s.execute(&l[0].command, l[0].at).map(|_| ())
+    };
+    while !(std::fs::metadata(&log).unwrap().len() % 4096 < 1024 && latest(&m) == lines_in(&m)) {
+        play(&mut o.session).unwrap();
+    }
+    let before = latest(&m);
+    let filler = disk.fill();
+    // One interval and one more entry: each written and acknowledged, the checkpoint owed.
+    for _ in 0..=EVERY {
+        play(&mut o.session).unwrap();
+    }
+    assert_eq!(lines_in(&m), before + EVERY + 1);
+    assert_eq!(latest(&m), before, "no checkpoint could be written");
+    let warning = o.session.storage.status().warning.unwrap_or_default();
+    assert!(
+        warning.contains("CHECKPOINT NOT SIGNED")
+            && warning.contains("the camps witness live every 4 entries")
+            && warning.contains(&format!("entries #{before}..#{}", before + EVERY))
+            && warning.contains("tries again at each entry")
+            && warning.contains("free space"),
+        "{warning}"
+    );
+    assert!(o.session.frozen.is_none(), "the entries stand acknowledged");
+    // Space back: the next entry signs the owed checkpoint.
+    std::fs::remove_file(filler).unwrap();
+    play(&mut o.session).unwrap();
+    let paid = latest(&m);
+    assert_eq!(paid, before + EVERY + 2, "signed at the next entry");
+    let warning = o.session.storage.status().warning.unwrap_or_default();
+    assert!(
+        warning.contains(&format!(
+            "checkpoint signed again over entries #{before}..#{}",
+            paid - 1
+        )) && warning.contains("the kit's gap"),
+        "{warning}"
+    );
+    // The game goes on to its result, every interval signed again.
+    for _ in 0..6 {
+        play(&mut o.session).unwrap();
+    }
+    crate::record_trust::run_acts(
+        &mut o.session,
+        &format!("{}  operator resign\n", clock((at + 1) * 1000)),
+    );
+    o.session
+        .storage
+        .checkpoint_now(chrono::Utc::now())
+        .unwrap();
+    drop(o);
+    let sizes = checkpoints(&m);
+    until("both camps' cosignatures of every checkpoint", || {
+        sizes
+            .iter()
+            .all(|s| camps.iter().all(|(c, _)| cosig(&m, *s, c).exists()))
+    });
+    for (c, k) in &camps {
+        let o = Command::new(BIN)
+            .args(["countersign", "--index", "--camp", c, "--key"])
+            .arg(k)
+            .arg("--match")
+            .arg(&m)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let (code, out) = verify(&m);
+    assert_eq!(code, 35, "{out}");
+    assert!(
+        out.contains(&format!(
+            "UNWITNESSED_INTERVAL: the kit signed no checkpoint over entries {before}..{} ({} entries, up to the next checkpoint it signed): the kit's gap, not the camps'",
+            paid - 1,
+            paid - before
+        )),
+        "{out}"
+    );
+    assert!(
+        !out.contains("cosigned no checkpoint"),
+        "no camp blamed: {out}"
+    );
+    for (c, _) in &camps {
+        assert!(
+            out.contains(&format!("camp {c} witnessed live")) && out.contains("but the kit's own"),
+            "{out}"
+        );
+    }
+}
