@@ -2131,26 +2131,7 @@ pub fn heartbeat_text(
     format!("arbiter-kit heartbeat v1\n{origin}\n{mono_ms}\n{utc}\n{boot_id}\n{boottime_ms}\n")
 }
 
-/// This machine's boot id and milliseconds since boot (`/proc/sys/kernel/random/boot_id`, read
-/// once: it is the same until the machine restarts; CLOCK_BOOTTIME, the clock of `/proc/uptime`,
-/// read without a file: the heartbeat asks every second); empty where the id cannot be read.
-pub fn boot_clock() -> (&'static str, u64) {
-    static BOOT_ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    let id = BOOT_ID.get_or_init(|| {
-        crate::record::fsio::read(Path::new("/proc/sys/kernel/random/boot_id"), 256)
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok())
-            .map(|s| s.trim().to_owned())
-            .filter(|s| s.chars().all(|c| c.is_ascii_hexdigit() || c == '-'))
-            .unwrap_or_default()
-    });
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
-    let up = u64::try_from(t.tv_sec)
-        .unwrap_or(0)
-        .saturating_mul(1000)
-        .saturating_add(u64::try_from(t.tv_nsec / 1_000_000).unwrap_or(0));
-    (id.as_str(), up)
-}
+pub use crate::record::live::clock::boot_clock;
 
 /// What a reopen learns from the heartbeat of a sealed log.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
