@@ -451,3 +451,100 @@ fn witness_policy_full_disk_at_the_interval_is_the_kits_gap_not_the_camps() {
         );
     }
 }
+
+/// A game reopened after a crash on a full disk: the checkpoint the reopen owes over the entries
+/// the crash left cannot be written; the game opens all the same, says so in red, and signs it
+/// at the first entry once space is back — not N entries later.
+#[test]
+fn witness_policy_a_checkpoint_the_reopen_cannot_write_is_owed_and_signed_once_space_is_back() {
+    let disk = match crate::record_trust::SmallDisk::mount("2m") {
+        Ok(d) => d,
+        Err(why) => {
+            eprintln!(
+                "witness_policy_a_checkpoint_the_reopen_cannot_write_is_owed_and_signed_once_space_is_back skipped: no tmpfs ({why})"
+            );
+            return;
+        }
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, _camps, declared) = match_with_camps(disk.path());
+    let rules = rules_with(tmp.path(), LIVE);
+    let key = arbiter::record::sign::KeySource {
+        file: Some(m.join("keys/arbiter")),
+        passphrase_env: None,
+        agent: false,
+    };
+    let log = m.join("game-1/log.jsonl");
+    let open = || {
+        arbiter::board::matchdir::open_game_with(&m, Some(1), Some(&rules), &key, false).unwrap()
+    };
+    let mut o = open();
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    crate::record_trust::run_acts(&mut o.session, &format!("{declared}{quick}"));
+    let shuffle = ["Ng1", "Ng8", "Nf3", "Nf6"];
+    let mut at = 17 * 60;
+    let mut k = 0;
+    let mut play = |s: &mut arbiter::board::session::Session| {
+        at += 1;
+        let l = arbiter::core::script::parse_script(&format!(
+            "{}  move {}\n",
+            clock(at * 1000),
+            shuffle[k % 4]
+        ))
+        .unwrap();
+        k += 1;
+        s.execute(&l[0].command, l[0].at).unwrap();
+    };
+    // One entry past a checkpoint, room in the log's last page: then the crash (the session
+    // dropped with nothing closed).
+    while !(std::fs::metadata(&log).unwrap().len() % 4096 < 1024 && lines_in(&m) == latest(&m) + 1)
+    {
+        play(&mut o.session);
+    }
+    drop(o);
+    let before = latest(&m);
+    let filler = disk.fill();
+    let mut o = open();
+    assert_eq!(latest(&m), before, "nothing could be signed");
+    let notice = o.notice.clone().unwrap_or_default();
+    let warning = o.session.storage.status().warning.unwrap_or_default();
+    for said in [&notice, &warning] {
+        assert!(
+            said.contains("CHECKPOINT NOT SIGNED")
+                && said.contains(&format!("entries #{before}..#{before}"))
+                && said.contains("free space"),
+            "{said}"
+        );
+    }
+    // Still full: the arbiter's ruling on the restart is written, the checkpoint still owed.
+    let now = o.now_ms;
+    let l = arbiter::core::script::parse_script(&format!(
+        "{}  arbiter restart-gap waive the kit was killed\n",
+        clock(now)
+    ))
+    .unwrap();
+    o.session.execute(&l[0].command, now).unwrap();
+    assert_eq!(lines_in(&m), before + 2);
+    assert_eq!(latest(&m), before);
+    std::fs::remove_file(filler).unwrap();
+    // Space back: signed at the next entry (the ruling's authorization), three past the last
+    // checkpoint, not four.
+    o.session
+        .execute(
+            &Act::Authorize {
+                by: "passphrase".into(),
+                words: "act".into(),
+                first: before + 1,
+                last: before + 1,
+            },
+            now,
+        )
+        .unwrap();
+    assert_eq!(lines_in(&m), before + 3);
+    assert_eq!(
+        latest(&m),
+        before + 3,
+        "signed at the first entry with space"
+    );
+    assert!(o.session.storage.status().warning.is_none());
+}
