@@ -307,7 +307,7 @@ impl JournalStorage {
     }
 
     /// The interval's checkpoint that could not be written (`err`): owed from now, tried
-    /// again at each entry, and said in red on the status line until one is signed.
+    /// again at each entry, and said on the status line (⚠) until one is signed.
     fn checkpoint_failed(&mut self, err: &StorageError) {
         let every = self.witness_every.unwrap_or(0);
         let from = self.signed_upto.unwrap_or(0);
@@ -396,7 +396,7 @@ impl Storage for JournalStorage {
             match self.checkpoint(Utc::now()) {
                 // The entry is durable and acknowledged (the camps' witnesses already hold
                 // it); only the signature is missing. Under a live policy the checkpoint is
-                // owed, tried again at each entry, and the arbiter is told in red.
+                // owed, tried again at each entry, and the arbiter is told on the status line.
                 Err(w) if self.witness_every.is_some() => self.checkpoint_failed(&w),
                 Err(w) => self.warning = Some(format!("checkpoint not signed: {w}")),
                 Ok(_) => self.checkpoint_paid(from),
