@@ -98,6 +98,9 @@ pub struct JournalStorage {
     /// <N>`): a checkpoint is signed whenever N entries were recorded since the last one, so
     /// that each camp's witness can cosign every interval. `None`: no such policy.
     pub witness_every: Option<u64>,
+    /// Under that policy, the entry count at which a due checkpoint could not be written (a
+    /// full disk): it is tried again at each entry until one is signed. `None`: none owed.
+    pub checkpoint_owed: Option<u64>,
 }
 
 /// The index's and the kept copies' folder's modification times, and the camps that
@@ -299,8 +302,35 @@ impl JournalStorage {
     fn witness_due(&self) -> bool {
         self.witness_every.is_some_and(|n| {
             let since = self.len().saturating_sub(self.signed_upto.unwrap_or(0));
-            since as u64 >= n
+            since as u64 >= n || self.checkpoint_owed.is_some()
         })
+    }
+
+    /// The interval's checkpoint that could not be written (`err`): owed from now, tried
+    /// again at each entry, and said on the status line (⚠) until one is signed.
+    fn checkpoint_failed(&mut self, err: &StorageError) {
+        let every = self.witness_every.unwrap_or(0);
+        let from = self.signed_upto.unwrap_or(0);
+        let owed = *self.checkpoint_owed.get_or_insert(self.len() as u64);
+        self.warning = Some(format!(
+            "CHECKPOINT NOT SIGNED: {err}; the camps witness live every {every} entries, and entries #{from}..#{} await a checkpoint (owed since entry #{owed}): the kit tries again at each entry; free space on the disk",
+            self.len().saturating_sub(1)
+        ));
+    }
+
+    /// A checkpoint signed over `from..len` after one was owed: the stretch is the kit's gap when
+    /// longer than the interval (`verify` names it so), said once on the status line.
+    fn checkpoint_paid(&mut self, from: usize) {
+        let Some(owed) = self.checkpoint_owed.take() else {
+            return;
+        };
+        let every = self.witness_every.unwrap_or(0);
+        let to = self.len();
+        let stretch = to.saturating_sub(from) as u64;
+        self.warning = (stretch > every).then(|| format!(
+            "checkpoint signed again over entries #{from}..#{} (owed since entry #{owed}): {stretch} entries since the one before, more than the {every} the match policy allows; verify names the stretch as the kit's gap, not the camps'",
+            to.saturating_sub(1),
+        ));
     }
 
     /// Sign a checkpoint over everything recorded so far.
@@ -361,12 +391,16 @@ impl Storage for JournalStorage {
         // camps witness live, when the key can sign now (the act's passphrase armed, or nothing
         // to ask); else the next one covers it.
         let interval = self.witness_due();
-        if (signs_checkpoint(&e.kind) || interval)
-            && self.can_sign()
-            && let Err(w) = self.checkpoint(Utc::now())
-        {
-            // The entry is durable; only the signature is missing. Tell the arbiter, go on.
-            self.warning = Some(format!("checkpoint not signed: {w}"));
+        let from = self.signed_upto.unwrap_or(0);
+        if (signs_checkpoint(&e.kind) || interval) && self.can_sign() {
+            match self.checkpoint(Utc::now()) {
+                // The entry is durable and acknowledged (the camps' witnesses already hold
+                // it); only the signature is missing. Under a live policy the checkpoint is
+                // owed, tried again at each entry, and the arbiter is told on the status line.
+                Err(w) if self.witness_every.is_some() => self.checkpoint_failed(&w),
+                Err(w) => self.warning = Some(format!("checkpoint not signed: {w}")),
+                Ok(_) => self.checkpoint_paid(from),
+            }
         } else if interval && !self.can_sign() {
             self.warning = Some(
                 "checkpoint not signed: the camps witness live, but the key cannot sign without asking (the ssh-agent is gone?): the interval goes unwitnessed".into(),
@@ -401,10 +435,12 @@ impl Storage for JournalStorage {
     }
 
     fn checkpoint_now(&mut self, now: DateTime<Utc>) -> Result<PathBuf, StorageError> {
+        let from = self.signed_upto.unwrap_or(0);
         let signed = self.checkpoint(now);
-        if let Err(w) = &signed {
+        match &signed {
             // The status line says so too (the caller may have nobody to tell).
-            self.warning = Some(format!("checkpoint not signed: {w}"));
+            Err(w) => self.warning = Some(format!("checkpoint not signed: {w}")),
+            Ok(_) => self.checkpoint_paid(from),
         }
         signed
     }
@@ -1727,6 +1763,7 @@ fn open_game_once(
         index_seen: Default::default(),
         checkpoints_swept: false,
         witness_every: None,
+        checkpoint_owed: None,
     };
     let new_game = if path.exists() {
         None
@@ -1989,6 +2026,21 @@ fn open_game_once(
             });
         }
     }
+    // Under a policy that has the camps witness live, the entries a crash left past the latest
+    // checkpoint (and the recovery entry of a torn tail) are signed at once, before anything new
+    // is recorded: the interval resumes from here, and the stretch the camps cosign is never
+    // longer than the N entries the policy allows.
+    if storage.sealed
+        && !line0_seal_v1
+        && damage.is_none()
+        && storage.witness_every.is_some()
+        && storage.can_sign()
+        && storage.len() > storage.signed_upto.unwrap_or(0)
+        && let Err(w) = storage.checkpoint(Utc::now())
+    {
+        storage.checkpoint_failed(&w);
+        notes.extend(storage.warning.clone());
+    }
     let seal_v1 = storage.sealed && line0_seal_v1;
     let mut session = Session::new(game, Box::new(storage), origin);
     if seal_v1 {
@@ -2079,26 +2131,7 @@ pub fn heartbeat_text(
     format!("arbiter-kit heartbeat v1\n{origin}\n{mono_ms}\n{utc}\n{boot_id}\n{boottime_ms}\n")
 }
 
-/// This machine's boot id and milliseconds since boot (`/proc/sys/kernel/random/boot_id`, read
-/// once: it is the same until the machine restarts; CLOCK_BOOTTIME, the clock of `/proc/uptime`,
-/// read without a file: the heartbeat asks every second); empty where the id cannot be read.
-pub fn boot_clock() -> (&'static str, u64) {
-    static BOOT_ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    let id = BOOT_ID.get_or_init(|| {
-        crate::record::fsio::read(Path::new("/proc/sys/kernel/random/boot_id"), 256)
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok())
-            .map(|s| s.trim().to_owned())
-            .filter(|s| s.chars().all(|c| c.is_ascii_hexdigit() || c == '-'))
-            .unwrap_or_default()
-    });
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
-    let up = u64::try_from(t.tv_sec)
-        .unwrap_or(0)
-        .saturating_mul(1000)
-        .saturating_add(u64::try_from(t.tv_nsec / 1_000_000).unwrap_or(0));
-    (id.as_str(), up)
-}
+pub use crate::record::live::clock::boot_clock;
 
 /// What a reopen learns from the heartbeat of a sealed log.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

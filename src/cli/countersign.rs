@@ -1,6 +1,6 @@
 //! `arbiter countersign`: a camp countersigns a checkpoint (by default the latest), as both
 //! players sign the scoresheet — with its own key here, or with a signature it made with stock
-//! OpenSSH on its own laptop or hardware key.
+//! OpenSSH on its own laptop or hardware key, or through the ssh-agent that holds its key.
 use std::path::PathBuf;
 
 use clap::Args;
@@ -28,10 +28,14 @@ pub struct CountersignArgs {
     #[arg(
         long,
         value_name = "FILE",
-        conflicts_with_all = ["signature", "public"],
-        required_unless_present_any = ["signature", "public"]
+        conflicts_with_all = ["signature", "public", "agent"],
+        required_unless_present_any = ["signature", "public", "agent"]
     )]
     pub key: Option<PathBuf>,
+    /// Sign through the ssh-agent at `SSH_AUTH_SOCK`, which holds the camp's declared key
+    /// (the key can stay in an agent under another account or on a hardware key).
+    #[arg(long, conflicts_with_all = ["key", "signature", "public", "declaration", "passphrase_env"])]
+    pub agent: bool,
     /// The key's passphrase from this environment variable (default: asked on the terminal).
     #[arg(long, value_name = "VAR")]
     pub passphrase_env: Option<String>,
@@ -47,7 +51,7 @@ pub struct CountersignArgs {
     /// `DIR/index/<version>.txt` with the countersignature beside it; note the match code printed.
     #[arg(long, conflicts_with_all = ["checkpoint", "game", "public"])]
     pub index: bool,
-    /// With --key: sign without asking y/n after the list of what is signed (a script).
+    /// With --key or --agent: sign without asking y/n after the list of what is signed (a script).
     #[arg(long)]
     pub yes: bool,
     /// With --declaration: the camp's public key whose declaration text to print.
@@ -75,12 +79,15 @@ pub fn run(a: &CountersignArgs) -> Result<Exit, Error> {
         return Ok(Exit::Ok);
     }
     let source = |a: &CountersignArgs| match (&a.key, &a.signature) {
+        _ if a.agent => Ok(CosignSource::Agent),
         (_, Some(sig)) => Ok(CosignSource::Signature(sig.clone())),
         (Some(file), None) => Ok(CosignSource::Key {
             file: file.clone(),
             passphrase_env: a.passphrase_env.clone(),
         }),
-        (None, None) => Err(Error::bad_input("give --key FILE or --signature FILE")),
+        (None, None) => Err(Error::bad_input(
+            "give --key FILE, --agent or --signature FILE",
+        )),
     };
     if a.index {
         let (path, code) =
@@ -94,12 +101,17 @@ pub fn run(a: &CountersignArgs) -> Result<Exit, Error> {
     }
     let game = a.m.game_or_last(a.game)?;
     let source = match (&a.key, &a.signature) {
+        _ if a.agent => CosignSource::Agent,
         (_, Some(sig)) => CosignSource::Signature(sig.clone()),
         (Some(file), None) => CosignSource::Key {
             file: file.clone(),
             passphrase_env: a.passphrase_env.clone(),
         },
-        (None, None) => return Err(Error::bad_input("give --key FILE or --signature FILE")),
+        (None, None) => {
+            return Err(Error::bad_input(
+                "give --key FILE, --agent or --signature FILE",
+            ));
+        }
     };
     // What the camp signs, shown before it signs (the result, both clocks, every
     // correction and ruling since its last countersignature).
@@ -112,7 +124,7 @@ pub fn run(a: &CountersignArgs) -> Result<Exit, Error> {
         }
     }
     // Signing here with the camp's key: the camp confirms what it was shown first.
-    if matches!(source, CosignSource::Key { .. }) && !a.yes {
+    if matches!(source, CosignSource::Key { .. } | CosignSource::Agent) && !a.yes {
         confirm(&a.camp, &mut std::io::stdin().lock())?;
     }
     let (path, fp) = countersign_checkpoint(&a.m.dir, game, a.checkpoint, &a.camp, &source)

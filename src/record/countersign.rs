@@ -23,6 +23,16 @@ pub enum CosignSource {
     /// An armored signature the camp made with stock OpenSSH (`ssh-keygen -Y sign -n
     /// arbiter-kit-countersign@v1`).
     Signature(PathBuf),
+    /// Sign through the ssh-agent at `SSH_AUTH_SOCK` (`--agent`), which must hold the key the
+    /// camp declared: the kit never sees the private half.
+    Agent,
+}
+
+/// The camp's declared key in the ssh-agent at `SSH_AUTH_SOCK`, checked there now: an agent
+/// that does not hold it is named with the fingerprint wanted.
+fn camp_agent(camp: &str, declared: &ssh_key::PublicKey) -> Result<sign::AgentKey, SignError> {
+    let socket = crate::record::agent::socket_from_env()?;
+    sign::AgentKey::of(declared, socket, &format!("camp {camp}'s declared key"))
 }
 
 /// Why a countersignature was not stored.
@@ -143,6 +153,7 @@ pub fn countersign_checkpoint(
             let key = sign::load_key(file, pass.as_ref().map(|p| p.as_str()))?;
             sign::countersign(&key, &text)?
         }
+        CosignSource::Agent => sign::countersign(&camp_agent(camp, &declared)?, &text)?,
         CosignSource::Signature(p) => {
             crate::record::fsio::read_to_string(p).map_err(|source| CountersignError::Read {
                 path: p.clone(),
@@ -393,6 +404,9 @@ pub fn camp_declaration(
                 .and_then(|s| s.to_pem(ssh_key::LineEnding::LF))
                 .map_err(SignError::from)?)
         }
+        DeclarationAct::Sign(CosignSource::Agent) => Err(CountersignError::Proof(
+            "a camp's declaration is signed with --key FILE, or with ssh-keygen -Y sign -n arbiter-kit-camp-key@v1 (which signs through the ssh-agent too) and checked with --signature".into(),
+        )),
         DeclarationAct::Sign(CosignSource::Signature(p)) | DeclarationAct::Check(p) => {
             let proof = read(p)?;
             let key = crate::core::camp::signer_of(&proof)
@@ -479,6 +493,7 @@ pub fn countersign_index(
             .and_then(|s| s.to_pem(ssh_key::LineEnding::LF))
             .map_err(SignError::from)?
         }
+        CosignSource::Agent => sign::countersign_text(&camp_agent(camp, &declared)?, &text)?,
         CosignSource::Signature(p) => {
             crate::record::fsio::read_to_string(p).map_err(|source| CountersignError::Read {
                 path: p.clone(),

@@ -390,6 +390,31 @@ pub(crate) fn check_live_witnesses(
     let signed = valid.iter().copied().max().unwrap_or(0);
     let entries = facts.entries;
     let declared = declared_camps(&facts.first);
+    // The kit's own gaps: two of its signed checkpoints (entry 0 the first) further apart than
+    // the tightest interval the policy asks (a checkpoint it could not write at the interval,
+    // on a full disk). Each is named once, as the kit's; no camp is blamed for a stretch it
+    // could not cosign because no checkpoint was offered.
+    let mut kit_signed: Vec<u64> = valid.iter().copied().filter(|s| *s <= entries).collect();
+    kit_signed.push(0);
+    kit_signed.sort_unstable();
+    kit_signed.dedup();
+    let tightest = p.witness.iter().map(|(_, n)| *n).min().unwrap_or(u64::MAX);
+    let mut kit_gaps = 0;
+    for w in kit_signed.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if b - a > tightest {
+            kit_gaps += 1;
+            v.problems.push(format!(
+                "UNWITNESSED_INTERVAL: the kit signed no checkpoint over entries {a}..{} ({} entries, up to the next checkpoint it signed): the kit's gap, not the camps' (its checkpoint was not written at the interval: a full disk, a key that could not sign); the match policy has the camps witness live {}",
+                b - 1,
+                b - a,
+                crate::core::rules::every_entries(tightest)
+            ));
+            raise(v, Status::UnwitnessedInterval);
+        }
+    }
+    // Whether a signed checkpoint lies strictly between `a` and `b`.
+    let offered_between = |a: u64, b: u64| kit_signed.iter().any(|s| *s > a && *s < b);
     for (camp, every) in &p.witness {
         let every = *every;
         if !declared.iter().any(|(n, _)| n == camp) {
@@ -411,7 +436,8 @@ pub(crate) fn check_live_witnesses(
         let mut last = 0u64;
         let mut gap: Option<(u64, u64, &str)> = None;
         for s in &sizes {
-            if s - last > every {
+            // A stretch with no checkpoint offered inside it is the kit's gap (named above).
+            if s - last > every && offered_between(last, *s) {
                 gap = Some((last, *s, "the next checkpoint it cosigned"));
                 break;
             }
@@ -451,6 +477,12 @@ pub(crate) fn check_live_witnesses(
                 crate::core::rules::every_entries(every)
             ));
             raise(v, Status::UnwitnessedInterval);
+        } else if kit_gaps > 0 {
+            v.problems.push(format!(
+                "camp {camp} witnessed live: its cosigned checkpoints leave no stretch of more than {} but the kit's own (above: no checkpoint was offered over {})",
+                if every == 1 { "1 entry".to_owned() } else { format!("{every} entries") },
+                if kit_gaps == 1 { "it" } else { "them" },
+            ));
         } else {
             v.problems.push(format!(
                 "camp {camp} witnessed live: its cosigned checkpoints leave no stretch of more than {}",

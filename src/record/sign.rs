@@ -1270,6 +1270,12 @@ pub fn countersign(key: &dyn Signs, checkpoint_text: &str) -> Result<String, Wit
     )
 }
 
+/// A camp's countersignature (namespace `arbiter-kit-countersign@v1`, SHA-512) of `text` by
+/// `key`, whatever the text (the match index): byte for byte what the key file signs.
+pub fn countersign_text(key: &dyn Signs, text: &str) -> Result<String, WitnessError> {
+    sshsig_in(key, crate::log::cosign::NAMESPACE, text.as_bytes())
+}
+
 /// Why a countersignature is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CosignProblem {

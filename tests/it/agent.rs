@@ -715,3 +715,173 @@ fn agent_game_master_acts_are_signed_by_the_agent_and_checked_by_the_table() {
         said(&o)
     );
 }
+
+/// Every file under `dir` (relative) with its bytes.
+fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out: Vec<(PathBuf, Vec<u8>)> = walk(dir)
+        .into_iter()
+        .filter(|p| p.is_file())
+        .map(|p| {
+            (
+                p.strip_prefix(dir).unwrap().to_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    let o = Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", said(&o));
+}
+
+/// A camp countersigns the latest checkpoint and the match index through the ssh-agent that
+/// holds its declared key (`--agent`): each countersignature verifies against the declared key
+/// and is byte for byte what the camp's key file makes. An agent without the camp's key is
+/// named with the fingerprint wanted, and nothing is written; `--agent` with `--key` is refused.
+#[test]
+fn agent_countersign_through_the_agent_is_the_key_files_countersignature() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (m, camps, declared) = crate::witness_live::match_with_camps(tmp.path());
+    let quick = std::fs::read_to_string("examples/scripts/quick.arb").unwrap();
+    crate::log_util::script_into(
+        &m,
+        &tmp.path().join("quick.arb"),
+        &format!("{declared}{quick}0:17:00  operator resign\n"),
+    );
+    let (camp, key) = &camps[0];
+    let Some(agent) = agent_with(tmp.path(), key) else {
+        return;
+    };
+    let ms = m.to_str().unwrap();
+    let by_file = tmp.path().join("by-file");
+    copy_tree(&m, &by_file);
+    let before = tree(&m);
+    // The same acts, with the key file in a copy of the folder and through the agent here.
+    for args in [
+        vec!["countersign", "--camp", camp, "--yes"],
+        vec!["countersign", "--camp", camp, "--index"],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(&args)
+            .arg("--key")
+            .arg(key)
+            .arg("--match")
+            .arg(&by_file)
+            .env_remove("SSH_AUTH_SOCK")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{args:?} --key: {}", said(&o));
+        let o = arbiter(
+            &agent.sock,
+            &[&args[..], &["--agent", "--match", ms]].concat(),
+        );
+        assert!(o.status.success(), "{args:?} --agent: {}", said(&o));
+    }
+    let after = tree(&m);
+    assert_eq!(after, tree(&by_file), "byte for byte the key file's");
+    let added: Vec<&PathBuf> = after
+        .iter()
+        .filter(|f| !before.contains(f))
+        .map(|(p, _)| p)
+        .collect();
+    assert!(
+        added
+            .iter()
+            .any(|p| p.to_string_lossy().contains(&format!(".cosig-{camp}")))
+            && added.iter().any(|p| p.starts_with("index")),
+        "a checkpoint's and the index's countersignatures: {added:?}"
+    );
+    // Each verifies against the key the camp declared.
+    let o = arbiter(&agent.sock, &["verify", "--match", ms]);
+    let out = said(&o);
+    assert!(
+        out.contains(&format!("countersigned by camp {camp}"))
+            || out.contains(&format!("camp {camp} countersigned")),
+        "{out}"
+    );
+    assert!(
+        !out.contains("refused") && !out.contains("does not verify"),
+        "{out}"
+    );
+    // The other camp's key is not in this agent: named with the fingerprint wanted.
+    let (other, other_key) = &camps[1];
+    let wanted = sign::fingerprint(
+        &sign::load_key(other_key, None)
+            .unwrap()
+            .public_key()
+            .clone(),
+    );
+    for extra in [&[][..], &["--index"][..]] {
+        let o = arbiter(
+            &agent.sock,
+            &[
+                &[
+                    "countersign",
+                    "--camp",
+                    other,
+                    "--agent",
+                    "--yes",
+                    "--match",
+                    ms,
+                ][..],
+                extra,
+            ]
+            .concat(),
+        );
+        let out = said(&o);
+        assert!(!o.status.success(), "{out}");
+        assert!(
+            out.contains("does not hold")
+                && out.contains(&wanted)
+                && out.contains(&format!("camp {other}'s declared key"))
+                && out.contains("SSH_AUTH_SOCK"),
+            "{out}"
+        );
+    }
+    // Without an agent at all: SSH_AUTH_SOCK is named.
+    let o = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args([
+            "countersign",
+            "--camp",
+            camp,
+            "--agent",
+            "--yes",
+            "--match",
+            ms,
+        ])
+        .env_remove("SSH_AUTH_SOCK")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        !o.status.success() && said(&o).contains("SSH_AUTH_SOCK"),
+        "{}",
+        said(&o)
+    );
+    // `--agent` or `--key`, not both.
+    let o = arbiter(
+        &agent.sock,
+        &[
+            "countersign",
+            "--camp",
+            camp,
+            "--agent",
+            "--key",
+            key.to_str().unwrap(),
+            "--match",
+            ms,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", said(&o));
+    assert!(said(&o).contains("cannot be used with"), "{}", said(&o));
+    assert_eq!(tree(&m), after, "nothing written by the refusals");
+}

@@ -363,6 +363,7 @@ fn journal_storage(dir: &Path, journal: Option<Journal>) -> JournalStorage {
         index_seen: Default::default(),
         checkpoints_swept: false,
         witness_every: None,
+        checkpoint_owed: None,
     }
 }
 

@@ -99,3 +99,4 @@ mod witness_camps; // camps prove possession of their keys; index versions, matc
 mod witness_clock; // a camp's witness holds the record's outage to its own clock
 mod witness_live; // live witnesses: arbiter live, arbiter witness, verify --witness-copy
 mod witness_policy; // the policy's live witnesses: signed from the profile, signed at the interval, verify per camp
+mod witness_policy_crash; // a live-witness policy across a crash, a torn tail and a full disk

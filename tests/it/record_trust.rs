@@ -229,7 +229,7 @@ fn run_lines(session: &mut arbiter::board::session::Session, text: &str) {
 
 /// [`run_lines`] as the Board UI records them: each arbiter-only command followed by its
 /// signed authorization (the key decrypted for that signature: the test key is unencrypted).
-fn run_acts(session: &mut arbiter::board::session::Session, text: &str) {
+pub(crate) fn run_acts(session: &mut arbiter::board::session::Session, text: &str) {
     use arbiter::core::command::{Command, Role};
     for l in arbiter::core::script::parse_script(text).unwrap() {
         let before = session.storage.len();
@@ -440,12 +440,12 @@ fn inflight_line_that_does_not_decode_is_cut_never_authorized() {
 }
 
 /// A small tmpfs mounted in a temp folder (unmounted when dropped), or why there is none.
-struct SmallDisk {
+pub(crate) struct SmallDisk {
     dir: tempfile::TempDir,
 }
 
 impl SmallDisk {
-    fn mount(size: &str) -> Result<SmallDisk, String> {
+    pub(crate) fn mount(size: &str) -> Result<SmallDisk, String> {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let o = Command::new("mount")
             .args([
@@ -464,12 +464,12 @@ impl SmallDisk {
         Ok(SmallDisk { dir })
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
     /// Fill the file system: a file grows until the write fails.
-    fn fill(&self) -> std::path::PathBuf {
+    pub(crate) fn fill(&self) -> std::path::PathBuf {
         use std::io::Write;
         let p = self.path().join("filler");
         let mut f = std::fs::File::create(&p).unwrap();
@@ -1117,6 +1117,7 @@ fn board_session_holds_no_decrypted_key() {
             index_seen: _,
             checkpoints_swept: _,
             witness_every: _,
+            checkpoint_owed: _,
         } = s;
         // The key opened for the act being recorded, dropped once it is recorded.
         let _: Option<arbiter::record::sign::ActKey> = armed;

@@ -50,7 +50,7 @@ pub(crate) fn quick(tmp: &Path, m: &Path, declared: &str, rules: &Path, tail: &s
 }
 
 /// The sizes of game 1's signed checkpoints, smallest first.
-fn checkpoints(m: &Path) -> Vec<u64> {
+pub(crate) fn checkpoints(m: &Path) -> Vec<u64> {
     let mut n: Vec<u64> = std::fs::read_dir(m.join("game-1/checkpoints"))
         .unwrap()
         .flatten()
@@ -66,7 +66,7 @@ fn checkpoints(m: &Path) -> Vec<u64> {
     n
 }
 
-fn verify(m: &Path) -> (i32, String) {
+pub(crate) fn verify(m: &Path) -> (i32, String) {
     let o = arbiter(&["verify", "--match", m.to_str().unwrap()]);
     (o.status.code().unwrap_or(-1), said(&o))
 }

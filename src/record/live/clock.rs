@@ -32,8 +32,10 @@ pub struct Reception {
     pub live: bool,
 }
 
-/// This machine's boot id (read once; empty where it cannot be read) and milliseconds since boot.
-fn boot_clock() -> (&'static str, u64) {
+/// This machine's boot id and milliseconds since boot (`/proc/sys/kernel/random/boot_id`, read
+/// once: it is the same until the machine restarts; CLOCK_BOOTTIME, the clock of `/proc/uptime`,
+/// read without a file: the heartbeat asks every second); empty where the id cannot be read.
+pub fn boot_clock() -> (&'static str, u64) {
     static BOOT_ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let id = BOOT_ID.get_or_init(|| {
         crate::record::fsio::read(std::path::Path::new("/proc/sys/kernel/random/boot_id"), 256)
