@@ -2,11 +2,13 @@
 //! `GET /live` over a std `TcpListener` (tungstenite, synchronous, one thread per witness). Each
 //! connection follows the match folder: every entry of every game in order, sent only once the
 //! file holds it durably (the server fdatasyncs what it read before sending it), and every
-//! signed checkpoint note after the entries it covers. From a witness it takes only its hello
-//! and its camp's cosignatures, each checked against the camp key line 0 declares (with its
+//! signed checkpoint note after the entries it covers. From a witness it takes only its hello,
+//! its camp's cosignatures, each checked against the camp key line 0 declares (with its
 //! proof of possession) and the match policy, and stored as `checkpoints/<N>.txt.cosig-<camp>`
-//! (0600, never over another). It writes nothing else in the match folder. The match policy
-//! (`policy.txt` and its signature) goes to each witness before any entry.
+//! (0600, never over another), and its camp's alarms, kept in memory (each camp's latest, for
+//! the board and the terminal) and said, never written. It writes nothing else in the match
+//! folder. The match policy (`policy.txt` and its signature) goes to each witness before any
+//! entry.
 use std::collections::BTreeMap;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::net::{TcpListener, TcpStream};

@@ -5,7 +5,10 @@
 //! cosigns an arbiter-signed checkpoint only when it is a consistent extension of its copy and
 //! of what it cosigned before, over entries the rules accept and the arbiter authorized. A
 //! conflicting entry or checkpoint, or an entry the rules refuse, is kept as evidence and said
-//! loudly; it never cosigns entries it has not seen.
+//! loudly; it never cosigns entries it has not seen. Every alarm (a refused entry, a conflict,
+//! an outage beyond its clock, an interval of the match policy left unsigned) is also kept in
+//! the copy's `alarms` and sent to the live record for the arbiter, as it is raised and again
+//! after each reconnection.
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::TcpStream;
 use std::path::PathBuf;
