@@ -595,3 +595,45 @@ fn witness_alarm_is_said_by_the_table_server() {
     );
     assert!(!p.text().contains("refused"), "{}", p.text());
 }
+
+/// `serve --record-listen` on a terminal: a camp's alarm is on the game master's screen.
+#[test]
+fn witness_alarm_is_on_the_game_masters_screen() {
+    if !crate::pty::tmux_available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    crate::log_util::arbiter_key_in(&m);
+    let record = free_addr();
+    let serve = crate::pty::Tmux::start_shell(
+        "alarm-gm-serve",
+        &format!(
+            "LANG=C.UTF-8 exec {{arbiter}} serve --match '{}' --rules '{}' --listen 127.0.0.1:0 --record-listen {record}",
+            m.display(),
+            crate::pty::repo_dir()
+                .join("tests/fixtures/aiwolf/test-5.toml")
+                .display()
+        ),
+        tmp.path(),
+        160,
+        40,
+    );
+    serve.wait_for("serving ws://", Duration::from_secs(20));
+    let url = format!("ws://{record}/live");
+    let stream = std::net::TcpStream::connect(&record).unwrap();
+    let (mut ws, _) = tungstenite::client::client(url.as_str(), stream).unwrap();
+    for f in [
+        serde_json::json!({"type": "hello", "protocol": "arbiter-kit-live/1", "camp": "kasparov"}),
+        serde_json::json!({"type": "alarm", "game": 1, "seq": 7, "camp": "kasparov",
+            "kind": "conflict", "summary": "entry 7 conflicted with the copy",
+            "text": "CONFLICT: game 1 entry 7 differs from the entry the copy holds"}),
+    ] {
+        ws.send(Message::text(f.to_string())).unwrap();
+    }
+    serve.wait_for(
+        "kasparov ALARM game 1 #7: entry 7 conflicted with the copy",
+        Duration::from_secs(20),
+    );
+}
