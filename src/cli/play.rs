@@ -242,7 +242,8 @@ pub fn witnesses_shown(
             tui::WitnessShown {
                 alarm: live
                     .and_then(|w| w.alarm.as_ref())
-                    .map(|a| crate::cli::printable(&a.shown(Some(game))).into_owned()),
+                    // Short enough to leave the other camps on the line.
+                    .map(|a| crate::record::live::alarm_field(&a.shown(Some(game)), 80)),
                 connected: live.is_some_and(|w| w.connected > 0),
                 seen: live.is_some(),
                 cosigned: on_file.max(by_socket),
