@@ -548,41 +548,7 @@ fn witness_alarm_no_interval_alarm_without_the_policy_line() {
 #[test]
 fn witness_alarm_is_said_by_the_table_server() {
     let tmp = tempfile::tempdir().unwrap();
-    let m = tmp.path().join("m");
-    crate::log_util::arbiter_key_in(&m);
-    let p = Proc::spawn(&[
-        "serve",
-        "--match",
-        m.to_str().unwrap(),
-        "--rules",
-        "tests/fixtures/aiwolf/test-5.toml",
-        "--listen",
-        "127.0.0.1:0",
-        "--record-listen",
-        "127.0.0.1:0",
-    ]);
-    p.wait_for("the live record to listen", "the live record on ws://");
-    let url = p
-        .text()
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("the live record on ")
-                .map(|r| r.split(' ').next().unwrap().to_owned())
-        })
-        .unwrap();
-    let host = url
-        .strip_prefix("ws://")
-        .unwrap()
-        .split('/')
-        .next()
-        .unwrap();
-    let stream = std::net::TcpStream::connect(host).unwrap();
-    let (mut ws, _) = tungstenite::client::client(url.as_str(), stream).unwrap();
-    ws.send(Message::text(
-        serde_json::json!({"type": "hello", "protocol": "arbiter-kit-live/1", "camp": "kasparov"})
-            .to_string(),
-    ))
-    .unwrap();
+    let (p, mut ws) = crate::witness_live::served_table_with_a_camp(tmp.path());
     ws.send(Message::text(
         serde_json::json!({"type": "alarm", "game": 1, "seq": 7, "camp": "kasparov",
             "kind": "conflict", "summary": "entry 7 conflicted with the copy",

@@ -1006,13 +1006,14 @@ fn witness_live_the_board_publishes_the_record_and_shows_each_camps_witness() {
     );
 }
 
-/// `arbiter serve --record-listen ADDR` publishes the live record of the table's match from the
-/// table server's own process: a witness's hello is answered there, beside the seats' socket.
-#[test]
-fn witness_live_the_table_server_publishes_the_record_beside_the_seats() {
+/// A werewolf table served with its live record (`serve --record-listen`, plain lines) on a
+/// fresh match in `tmp`, and a WebSocket that said hello as camp kasparov: the server and the
+/// socket (reads time out after the deadline).
+pub(crate) fn served_table_with_a_camp(
+    tmp: &Path,
+) -> (Proc, tungstenite::WebSocket<std::net::TcpStream>) {
     use tungstenite::Message;
-    let tmp = tempfile::tempdir().unwrap();
-    let m = tmp.path().join("m");
+    let m = tmp.join("m");
     crate::log_util::arbiter_key_in(&m);
     let p = Proc::spawn(&[
         "serve",
@@ -1048,6 +1049,16 @@ fn witness_live_the_table_server_publishes_the_record_beside_the_seats() {
             .to_string(),
     ))
     .unwrap();
+    (p, ws)
+}
+
+/// `arbiter serve --record-listen ADDR` publishes the live record of the table's match from the
+/// table server's own process: a witness's hello is answered there, beside the seats' socket.
+#[test]
+fn witness_live_the_table_server_publishes_the_record_beside_the_seats() {
+    use tungstenite::Message;
+    let tmp = tempfile::tempdir().unwrap();
+    let (p, mut ws) = served_table_with_a_camp(tmp.path());
     let Message::Text(t) = ws.read().unwrap() else {
         panic!("not a text frame")
     };
