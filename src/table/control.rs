@@ -134,11 +134,20 @@ const REQUEST_WITHIN: Duration = Duration::from_secs(5);
 /// How long the socket waits for the game loop's answer (an append and an fdatasync).
 const ANSWER_WITHIN: Duration = Duration::from_secs(30);
 
-/// The control socket of a running `serve`: removed when dropped.
+/// The control socket of a running `serve`: removed when dropped, once every act the game loop
+/// answered has had its answer written back (the last game's `end` included, which lets
+/// `serve` finish).
 #[derive(Debug)]
 pub struct SocketGuard {
     path: PathBuf,
+    pending: Pending,
 }
+
+/// Connections whose act went to the game loop and whose answer is not written back yet.
+type Pending = std::sync::Arc<(std::sync::Mutex<usize>, std::sync::Condvar)>;
+
+/// How long a closing `serve` waits for the answers still being written.
+const ANSWERS_WRITTEN_WITHIN: Duration = Duration::from_secs(5);
 
 impl SocketGuard {
     pub fn path(&self) -> &Path {
@@ -148,6 +157,10 @@ impl SocketGuard {
 
 impl Drop for SocketGuard {
     fn drop(&mut self) {
+        let (count, written) = &*self.pending;
+        if let Ok(n) = count.lock() {
+            let _ = written.wait_timeout_while(n, ANSWERS_WRITTEN_WITHIN, |n| *n > 0);
+        }
         let _ = std::fs::remove_file(&self.path);
     }
 }
@@ -164,6 +177,7 @@ impl ControlSocket {
     /// its own.
     pub fn answer(self, tx: Sender<Msg>) -> Result<SocketGuard, SocketError> {
         let ControlSocket { listener, guard } = self;
+        let pending = guard.pending.clone();
         std::thread::Builder::new()
             .name("control-socket".into())
             .spawn(move || {
@@ -171,7 +185,7 @@ impl ControlSocket {
                     let Ok(stream) = conn else {
                         continue;
                     };
-                    if !answer(stream, &tx) {
+                    if !answer(stream, &tx, &pending) {
                         return;
                     }
                 }
@@ -201,15 +215,25 @@ pub fn bind(match_dir: &Path) -> Result<ControlSocket, SocketError> {
         std::fs::remove_file(&path).map_err(io("remove the stale socket", &path))?;
     }
     let listener = UnixListener::bind(&path).map_err(io("create the control socket", &path))?;
-    let guard = SocketGuard { path: path.clone() };
+    let guard = SocketGuard {
+        path: path.clone(),
+        pending: Pending::default(),
+    };
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
         .map_err(io("make owner-only", &path))?;
     Ok(ControlSocket { listener, guard })
 }
 
-/// One connection: its request to the game loop, the loop's answer back. `false` once the game
-/// loop is gone.
-fn answer(stream: UnixStream, tx: &Sender<Msg>) -> bool {
+/// One connection: its request to the game loop, the loop's answer back (counted in `pending`
+/// from the request's hand-over until its answer is written). `false` once the game loop is gone.
+fn answer(stream: UnixStream, tx: &Sender<Msg>, pending: &Pending) -> bool {
+    let (count, written) = &**pending;
+    let add = |d: isize| {
+        if let Ok(mut n) = count.lock() {
+            *n = n.saturating_add_signed(d);
+        }
+        written.notify_all();
+    };
     let _ = stream.set_read_timeout(Some(REQUEST_WITHIN));
     let _ = stream.set_write_timeout(Some(REQUEST_WITHIN));
     let mut line = String::new();
@@ -218,10 +242,12 @@ fn answer(stream: UnixStream, tx: &Sender<Msg>) -> bool {
         // A look at whether the socket answers (another serve starting), or a silent client.
         return true;
     }
+    let mut is_act = false;
     let reply = match serde_json::from_str::<ActRequest>(line.trim()) {
         Err(e) => ActReply::refused(format!("not an act request: {e}; nothing recorded")),
         Ok(request) => {
             let (rtx, rrx) = std::sync::mpsc::channel();
+            add(1);
             if tx
                 .send(Msg::Act {
                     request,
@@ -229,8 +255,10 @@ fn answer(stream: UnixStream, tx: &Sender<Msg>) -> bool {
                 })
                 .is_err()
             {
+                add(-1);
                 return false;
             }
+            is_act = true;
             match rrx.recv_timeout(ANSWER_WITHIN) {
                 Ok(r) => r,
                 Err(std::sync::mpsc::RecvTimeoutError::Timeout) => ActReply::refused(format!(
@@ -246,6 +274,9 @@ fn answer(stream: UnixStream, tx: &Sender<Msg>) -> bool {
     let mut out = serde_json::to_string(&reply).unwrap_or_default();
     out.push('\n');
     let _ = (&stream).write_all(out.as_bytes());
+    if is_act {
+        add(-1);
+    }
     true
 }
 
