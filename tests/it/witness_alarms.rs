@@ -165,30 +165,8 @@ fn witness_alarm_shows_on_the_boards_witness_line() {
     .unwrap();
     let addr = free_addr();
     let rules = crate::pty::repo_dir().join(RULES);
-    let board = crate::pty::Tmux::start(
-        "alarm-board",
-        &[
-            "play",
-            "--match",
-            m.to_str().unwrap(),
-            "--rules",
-            rules.to_str().unwrap(),
-            "--declarations",
-            decl.to_str().unwrap(),
-            "--key",
-            m.join("keys/arbiter").to_str().unwrap(),
-            "--listen",
-            &addr,
-        ],
-        &crate::pty::repo_dir(),
-        200,
-        40,
-    );
-    let d = crate::pty::DEADLINE;
-    board.wait_for(&format!("ws://{addr}/live"), d);
-    board.wait_for("PRE-GAME", d);
-    board.keys(&["Space"]);
-    board.wait_for("RUNNING", d);
+    let (board, d) =
+        crate::witness_live::board_listening("alarm-board", &m, &rules, &decl, &addr, 200);
     let (camp, key) = &camps[0];
     let w = witness(
         &format!("ws://{addr}/live"),

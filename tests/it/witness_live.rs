@@ -532,6 +532,43 @@ fn witness_live_two_witnesses_follow_a_game_through_a_crash_and_a_reopen() {
     }
 }
 
+/// The Board UI in tmux (`name`, `width` columns) on `m` under `rules` with `decl`'s camps,
+/// publishing the live record at `addr`, its clock started: the board and the deadline.
+pub(crate) fn board_listening(
+    name: &str,
+    m: &Path,
+    rules: &Path,
+    decl: &Path,
+    addr: &str,
+    width: u16,
+) -> (crate::pty::Tmux, Duration) {
+    let board = crate::pty::Tmux::start(
+        name,
+        &[
+            "play",
+            "--match",
+            m.to_str().unwrap(),
+            "--rules",
+            rules.to_str().unwrap(),
+            "--declarations",
+            decl.to_str().unwrap(),
+            "--key",
+            m.join("keys/arbiter").to_str().unwrap(),
+            "--listen",
+            addr,
+        ],
+        &crate::pty::repo_dir(),
+        width,
+        40,
+    );
+    let d = crate::pty::DEADLINE;
+    board.wait_for(&format!("ws://{addr}/live"), d);
+    board.wait_for("PRE-GAME", d);
+    board.keys(&["Space"]);
+    board.wait_for("RUNNING", d);
+    (board, d)
+}
+
 /// Append an entry of `kind` by `actor` to game 1's log with `body`, chained as the kit would
 /// (what anyone who can write the folder can do while the board is down); its number.
 pub(crate) fn append_forged(
@@ -961,30 +998,7 @@ fn witness_live_the_board_publishes_the_record_and_shows_each_camps_witness() {
     .unwrap();
     let addr = free_addr();
     let rules = crate::pty::repo_dir().join("rules/kasparov-deep-junior-2003.toml");
-    let board = crate::pty::Tmux::start(
-        "live-board",
-        &[
-            "play",
-            "--match",
-            m.to_str().unwrap(),
-            "--rules",
-            rules.to_str().unwrap(),
-            "--declarations",
-            decl.to_str().unwrap(),
-            "--key",
-            m.join("keys/arbiter").to_str().unwrap(),
-            "--listen",
-            &addr,
-        ],
-        &crate::pty::repo_dir(),
-        180,
-        40,
-    );
-    let d = crate::pty::DEADLINE;
-    board.wait_for(&format!("ws://{addr}/live"), d);
-    board.wait_for("PRE-GAME", d);
-    board.keys(&["Space"]);
-    board.wait_for("RUNNING", d);
+    let (board, d) = board_listening("live-board", &m, &rules, &decl, &addr, 180);
     board.wait_for_all(&["kasparov not connected", "junior not connected"], d);
     let url = format!("ws://{addr}/live");
     let (camp, key) = &camps[0];
